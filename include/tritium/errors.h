@@ -1,0 +1,45 @@
+// The error types tritium throws across its public surface.
+// CompileError: the kernel source is wrong (always located). LaunchError: the call is wrong
+// (arguments, grid, device). InternalError: a bug in tritium itself (names the pass and op).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tritium {
+
+// A user error in kernel source. what() is the full `file:line:col: error: message`
+// report with the source line and a caret under the column.
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(std::string file, int line, int col, std::string message, std::string excerpt);
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int col() const { return col_; }
+  const std::string& message() const { return message_; }
+  // The offending source line followed by a line with a caret under the column.
+  const std::string& excerpt() const { return excerpt_; }
+
+ private:
+  std::string file_;
+  int line_;
+  int col_;
+  std::string message_;
+  std::string excerpt_;
+};
+
+// A user error at launch time: wrong arguments, bad grid, no device, driver failures.
+// The message names the kernel and, where there is one, the argument.
+class LaunchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A compiler bug: an invariant broke. Never the user's fault; the message names where.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+}  // namespace tritium

@@ -1,0 +1,123 @@
+// tritium's public C++ API: launch a Triton kernel from C++ alone.
+//
+//   tritium::Kernel add(source, "add_kernel");
+//   add.launch({cdiv(n, 1024)}, {Arg::pointer(x, DType::fp32, n * 4), ..., Arg::integer(n),
+//                                Arg::integer(1024)});
+//
+// Arguments are given for every parameter of the kernel, in order (constexpr ones too);
+// named arguments may follow. No LLVM or CUDA types appear here (DESIGN law 7).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tritium/errors.h"
+
+namespace tritium {
+
+enum class DType { i1, i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64 };
+
+// One kernel argument: what a Python caller could pass.
+class Arg {
+ public:
+  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType };
+
+  // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
+  // (the interpreter checks every access against it); 0 means unknown.
+  static Arg pointer(const void* address, DType element, size_t bytes = 0);
+  static Arg integer(int64_t value);
+  static Arg unsigned_integer(uint64_t value);  // for values in [2^63, 2^64)
+  static Arg floating(double value);
+  static Arg boolean(bool value);
+  static Arg none();
+  static Arg string(std::string value);  // constexpr strings
+  static Arg dtype(DType value);         // constexpr dtypes
+
+  Kind kind() const { return kind_; }
+  uint64_t address() const { return address_; }
+  DType element() const { return dtype_; }
+  size_t bytes() const { return bytes_; }
+  int64_t int_value() const { return static_cast<int64_t>(bits_); }
+  uint64_t uint_value() const { return bits_; }
+  bool is_unsigned() const { return unsigned_; }
+  double float_value() const { return float_; }
+  bool bool_value() const { return bits_ != 0; }
+  const std::string& str() const { return str_; }
+  DType dtype_value() const { return dtype_; }
+
+ private:
+  Kind kind_ = Kind::None;
+  uint64_t address_ = 0;
+  DType dtype_ = DType::i32;
+  size_t bytes_ = 0;
+  uint64_t bits_ = 0;
+  bool unsigned_ = false;
+  double float_ = 0;
+  std::string str_;
+};
+
+struct Grid {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+enum class Backend {
+  Auto,         // the GPU when one is present, else the interpreter (with a one-line notice)
+  Interpreter,  // the CPU reference interpreter (also chosen by TRITIUM_INTERPRET=1)
+  Cuda,         // the GPU; an error when none is present
+};
+
+struct LaunchConfig {
+  int num_warps = 4;
+  int num_stages = 3;
+  Backend backend = Backend::Auto;
+  void* stream = nullptr;  // a CUstream; null is the default stream
+};
+
+// The stages `Kernel::emit` can print.
+enum class Stage { Ast, Ir, IrOpt };
+
+// A parsed kernel source that can be launched many times; specializations are cached.
+class Kernel {
+ public:
+  // `source` is Python text holding a @jit function named `name` (and whatever it calls);
+  // `path` and `first_line` are what diagnostics print.
+  Kernel(std::string source, std::string name, std::string path = "<source>", int first_line = 1);
+  ~Kernel();
+  Kernel(Kernel&&) noexcept;
+  Kernel& operator=(Kernel&&) noexcept;
+
+  const std::string& name() const;
+  // Parameter names in order.
+  std::vector<std::string> param_names() const;
+
+  void launch(const Grid& grid, const std::vector<Arg>& args,
+              const std::vector<std::pair<std::string, Arg>>& named = {},
+              const LaunchConfig& config = {});
+
+  // The canonical specialization signature these arguments produce.
+  std::string signature(const std::vector<Arg>& args,
+                        const std::vector<std::pair<std::string, Arg>>& named = {}) const;
+
+  // A stage printed for a signature given in text form (`*fp32:16, i32, BLOCK=128`).
+  std::string emit(Stage stage, const std::string& signature_text,
+                   const LaunchConfig& config = {}) const;
+
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses `source`, specializes `kernel_name` on `args` and launches it on `grid`.
+void jit_launch(const std::string& source, const std::string& kernel_name, const Grid& grid,
+                const std::vector<Arg>& args, const LaunchConfig& config = {});
+
+// (x + y - 1) / y for positive y.
+inline uint32_t cdiv(int64_t x, int64_t y) { return static_cast<uint32_t>((x + y - 1) / y); }
+
+}  // namespace tritium

@@ -1,0 +1,41 @@
+// The CPU reference interpreter: runs a specialized kernel (tile IR) over a 1-3-D grid on
+// host memory, one program after another, with exact integer semantics and fp16/bf16
+// rounding. Every load, store and atomic is bounds-checked against the known buffers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tritium::interp {
+
+// The runtime value of one entry argument, in the order of Function::body().args().
+struct ArgValue {
+  enum class Kind { Pointer, Int, Float };
+  Kind kind = Kind::Int;
+  uint64_t address = 0;  // Pointer
+  int64_t int_bits = 0;  // Int: the value's bits, sign- or zero-extended per its type
+  double float_value = 0;
+};
+
+// A block of host memory the kernel may touch. An access outside every range is a
+// CompileError-style report pointing at the kernel line ("out-of-bounds load ...").
+struct MemoryRange {
+  uint64_t begin = 0;
+  uint64_t size = 0;  // bytes
+  std::string name;   // the argument it came from, for messages
+};
+
+struct Grid {
+  std::array<uint32_t, 3> dims{1, 1, 1};
+};
+
+// Runs every program of `grid`. Throws tritium::CompileError (located at the op) for
+// out-of-bounds accesses and tritium::InternalError for malformed IR.
+void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
+         const std::vector<MemoryRange>& memory);
+
+}  // namespace tritium::interp

@@ -1,0 +1,175 @@
+// The tile IR: values in SSA form, ops from the op table (ops.def), structured regions,
+// and the kernel Function with the specialization facts of its entry arguments.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/types.h"
+#include "support/source.h"
+
+namespace tritium::ir {
+
+enum class OpKind : uint16_t {
+#define TRITIUM_OP(name, keyword, traits) name,
+#include "ir/ops.def"
+#undef TRITIUM_OP
+};
+
+enum OpTrait : uint32_t {
+  kPure = 1u << 0,         // no side effects; removable when unused
+  kElementwise = 1u << 1,  // applies per element; operands and result share one shape
+  kCommutative = 1u << 2,
+  kMemory = 1u << 3,       // reads or writes memory
+  kHasRegions = 1u << 4,   // structured control flow
+  kTerminator = 1u << 5,   // ends a region
+};
+
+const char* op_name(OpKind kind);  // the printed keyword
+uint32_t op_traits(OpKind kind);
+inline bool has_trait(OpKind kind, OpTrait trait) { return (op_traits(kind) & trait) != 0; }
+
+class Op;
+class Region;
+
+// An SSA value: the result of an op or an argument of a region.
+class Value {
+ public:
+  Value(const Type* type, Op* def, Region* region, int index)
+      : type_(type), def_(def), region_(region), index_(index) {}
+
+  const Type* type() const { return type_; }
+  void set_type(const Type* type) { type_ = type; }
+  Op* def() const { return def_; }            // null for region arguments
+  Region* region() const { return region_; }  // the region a region argument belongs to
+  int index() const { return index_; }        // result number or argument number
+  bool is_region_arg() const { return def_ == nullptr; }
+
+ private:
+  const Type* type_;
+  Op* def_;
+  Region* region_;
+  int index_;
+};
+
+// An attribute value: integers (also bools and int constants, as int64 bit patterns),
+// floats, strings, and integer lists (shapes, hints).
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
+
+struct Attr {
+  std::string name;
+  AttrValue value;
+};
+
+// A region: one block of ops with arguments (loop-carried values, iteration variables).
+class Region {
+ public:
+  explicit Region(Op* parent) : parent_(parent) {}
+
+  Op* parent() const { return parent_; }  // null for the function body
+  const std::vector<std::unique_ptr<Value>>& args() const { return args_; }
+  Value* arg(int i) const { return args_.at(i).get(); }
+  Value* add_arg(const Type* type);
+
+  std::vector<std::unique_ptr<Op>>& ops() { return ops_; }
+  const std::vector<std::unique_ptr<Op>>& ops() const { return ops_; }
+  Op* terminator() const;  // the last op when it is a terminator, else null
+
+ private:
+  Op* parent_;
+  std::vector<std::unique_ptr<Value>> args_;
+  std::vector<std::unique_ptr<Op>> ops_;
+};
+
+class Op {
+ public:
+  Op(OpKind kind, Loc loc) : kind_(kind), loc_(loc) {}
+
+  OpKind kind() const { return kind_; }
+  const char* name() const { return op_name(kind_); }
+  const Loc& loc() const { return loc_; }
+  Region* parent() const { return parent_; }
+  void set_parent(Region* region) { parent_ = region; }
+
+  std::vector<Value*>& operands() { return operands_; }
+  const std::vector<Value*>& operands() const { return operands_; }
+  Value* operand(int i) const { return operands_.at(i); }
+  int num_operands() const { return static_cast<int>(operands_.size()); }
+
+  const std::vector<std::unique_ptr<Value>>& results() const { return results_; }
+  Value* result(int i = 0) const { return results_.at(i).get(); }
+  int num_results() const { return static_cast<int>(results_.size()); }
+  Value* add_result(const Type* type);
+
+  const std::vector<std::unique_ptr<Region>>& regions() const { return regions_; }
+  Region* region(int i) const { return regions_.at(i).get(); }
+  Region* add_region();
+
+  // Attributes are kept sorted by name so the printer's output is stable.
+  const std::vector<Attr>& attrs() const { return attrs_; }
+  void set_attr(const std::string& name, AttrValue value);
+  const AttrValue* find_attr(const std::string& name) const;
+  bool has_attr(const std::string& name) const { return find_attr(name) != nullptr; }
+  // Typed getters; an absent attribute or one of another type is an InternalError.
+  int64_t int_attr(const std::string& name) const;
+  double float_attr(const std::string& name) const;
+  const std::string& str_attr(const std::string& name) const;
+  const std::vector<int64_t>& ints_attr(const std::string& name) const;
+
+ private:
+  OpKind kind_;
+  Loc loc_;
+  Region* parent_ = nullptr;
+  std::vector<Value*> operands_;
+  std::vector<std::unique_ptr<Value>> results_;
+  std::vector<std::unique_ptr<Region>> regions_;
+  std::vector<Attr> attrs_;
+};
+
+// Optional operands of memory ops (see ops.def); null when absent.
+Value* load_mask(const Op& op);
+Value* load_other(const Op& op);
+Value* store_mask(const Op& op);
+Value* atomic_mask(const Op& op);
+
+// What specialization proved about one entry argument (DESIGN law 2: facts live on the
+// values that were passed in, never on names).
+struct ArgFacts {
+  // Pointers: the byte address is a multiple of this. Integers: the value is. 1 = nothing known.
+  int64_t divisibility = 1;
+};
+
+// One parameter of the kernel as written and what specialization made of it.
+struct Param {
+  std::string name;
+  Value* arg = nullptr;  // the entry argument; null when the parameter was folded to a constant
+  ArgFacts facts;        // meaningful only when arg != null
+  std::string folded;    // when arg == null: the constant as text ("1", "None", "1024", "fp16")
+};
+
+// A specialized kernel: one function with the callees inlined.
+class Function {
+ public:
+  Function(std::string name, Loc loc) : name_(std::move(name)), loc_(loc), body_(nullptr) {}
+
+  const std::string& name() const { return name_; }
+  const Loc& loc() const { return loc_; }
+  Region& body() { return body_; }
+  const Region& body() const { return body_; }
+  std::vector<Param>& params() { return params_; }
+  const std::vector<Param>& params() const { return params_; }
+
+  // The facts of an entry argument (a region argument of the body); default facts otherwise.
+  ArgFacts facts_of(const Value* value) const;
+
+ private:
+  std::string name_;
+  Loc loc_;
+  Region body_;  // its args are the entry arguments, in parameter order, folded ones skipped
+  std::vector<Param> params_;
+};
+
+}  // namespace tritium::ir

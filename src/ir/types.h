@@ -1,0 +1,73 @@
+// The types of the tile IR: scalars, pointers to scalars, and blocks (a static shape of
+// scalars or pointers). Types are interned and immutable: equality is a pointer compare.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tritium::ir {
+
+enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+
+// Properties of a scalar kind.
+int bit_width(ScalarKind k);
+bool is_integer(ScalarKind k);  // i1 counts as an integer (unsigned, one bit)
+bool is_signed(ScalarKind k);   // i8..i64; i1 and the u* kinds are unsigned
+bool is_float(ScalarKind k);
+// Triton's spelling: "i1", "i32", "u64", "fp16", "bf16", "fp32", ...
+const char* scalar_name(ScalarKind k);
+// The inverse of scalar_name; also accepts Triton's long names ("int32", "float16",
+// "bfloat16", "uint8", "int1"). Returns false when `name` is none of them.
+bool parse_scalar_name(const std::string& name, ScalarKind* out);
+
+class Type {
+ public:
+  enum class Kind : uint8_t { Scalar, Pointer, Block };
+
+  // Interned constructors; thread-safe; the returned pointers live for the whole process.
+  static const Type* scalar(ScalarKind k);
+  static const Type* pointer(const Type* pointee);  // pointee must be a scalar
+  static const Type* block(const Type* element, const std::vector<int64_t>& shape);  // element: scalar or pointer
+
+  Kind kind() const { return kind_; }
+  bool is_scalar() const { return kind_ == Kind::Scalar; }
+  bool is_pointer() const { return kind_ == Kind::Pointer; }
+  bool is_block() const { return kind_ == Kind::Block; }
+
+  // Scalar kind of a scalar type. Only valid when is_scalar().
+  ScalarKind scalar_kind() const { return scalar_; }
+  // Pointee of a pointer type (a scalar type). Only valid when is_pointer().
+  const Type* pointee() const { return inner_; }
+  // Element of a block (scalar or pointer), or the type itself for non-blocks.
+  const Type* element() const { return is_block() ? inner_ : this; }
+  // Shape of a block; empty for scalars and pointers.
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t num_elements() const;
+
+  // The same shape with another element type (a scalar result for a non-block).
+  const Type* with_element(const Type* element) const;
+
+  // Convenience on the element type.
+  bool is_int() const;    // element is an integer scalar (i1 included)
+  bool is_float() const;  // element is a float scalar
+  bool is_ptr() const;    // element is a pointer
+  bool is_bool() const;   // element is i1
+
+  // Printed form: i32, ptr<fp32>, block<128x64xfp16>, block<128xptr<fp32>>.
+  std::string str() const;
+
+ private:
+  Type(Kind kind, ScalarKind scalar, const Type* inner, std::vector<int64_t> shape)
+      : kind_(kind), scalar_(scalar), inner_(inner), shape_(std::move(shape)) {}
+
+  Kind kind_;
+  ScalarKind scalar_;
+  const Type* inner_;
+  std::vector<int64_t> shape_;
+
+  friend class TypeTable;
+};
+
+}  // namespace tritium::ir

@@ -1,0 +1,56 @@
+// AST -> tile IR for one kernel specialized on one signature: names become SSA values
+// (DESIGN law 2), constexprs are evaluated, tl.* builtins expand, jit callees are inlined.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "ir/ir.h"
+#include "lower/const_value.h"
+#include "lower/signature.h"
+
+namespace tritium {
+
+// What a global name of the kernel refers to. Python hands these over (the globals the
+// kernel reads); for a whole source file the module's own imports, constant assignments
+// and functions provide them too.
+struct GlobalBinding {
+  enum class Kind {
+    Module,    // `tl` -> "triton.language", `triton` -> "triton" (tritium's names are equivalent)
+    Constant,  // a constexpr global: `BLOCK = tl.constexpr(128)` or a plain int/float/bool/str
+    Function,  // a @jit function: its FunctionDef lives in `module_ast`
+  };
+  Kind kind = Kind::Constant;
+  std::string module;       // Module: the dotted module name
+  ConstValue value;         // Constant
+  std::shared_ptr<const ast::Module> module_ast;  // Function: the parsed source holding it
+  std::string function;     // Function: its name in module_ast
+};
+
+using Globals = std::map<std::string, GlobalBinding>;
+
+// The parameters of a jit function as the runtime needs them before lowering.
+struct KernelParams {
+  std::vector<std::string> names;
+  std::vector<bool> is_constexpr;        // annotated with tl.constexpr
+  std::vector<bool> has_default;
+  std::vector<ConstValue> defaults;       // evaluated constexpr defaults (None when absent)
+  std::vector<int> do_not_specialize;     // parameter indices, from the decorator
+  std::vector<int> do_not_specialize_on_alignment;
+  std::vector<ir::ScalarKind> annotated_dtype;  // forced scalar type by annotation, or...
+  std::vector<bool> has_annotated_dtype;        // ...false when none
+};
+
+// Reads the parameter list and decorator options of `fn`; errors are located.
+KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals);
+
+// Lowers `kernel` (a FunctionDef of `module`) for `signature`. Globals are resolved first in
+// `globals`, then in the module's own top-level statements. Throws CompileError.
+std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module,
+                                           const std::string& kernel, const Signature& signature,
+                                           const Globals& globals);
+
+}  // namespace tritium

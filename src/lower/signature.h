@@ -1,0 +1,48 @@
+// The specialization signature of one call (DESIGN: Specialization): for each parameter,
+// its type and the facts the runtime proved, or the constant it was folded to. Its text
+// form (`*fp32:16, *fp32:16, i32:16, 1, BLOCK=1024`) is used by the CLI, the cache key and
+// error messages.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/types.h"
+#include "lower/const_value.h"
+
+namespace tritium {
+
+struct ParamSig {
+  enum class Kind {
+    Pointer,   // `*fp32` / `*fp32:16`: pointer to `dtype`; divisibility 16 = 16-byte aligned
+    Scalar,    // `i32` / `i32:16` / `i64` / `u64` / `fp32` / `i1`; divisibility for ints
+    Constant,  // folded: an int equal to 1 (`1`), None (`None`), a constexpr (`NAME=value`)
+  };
+
+  Kind kind = Kind::Scalar;
+  ir::ScalarKind dtype = ir::ScalarKind::I32;  // Pointer: the pointee; Scalar: the type
+  int divisibility = 1;                        // 1 or 16
+  ConstValue value;                            // Constant only
+  bool is_constexpr = false;  // the parameter is annotated tl.constexpr (value printed NAME=v)
+
+  bool operator==(const ParamSig& other) const;
+};
+
+struct Signature {
+  std::vector<ParamSig> params;
+
+  // Canonical text; `names` are the parameter names (used for constexpr entries).
+  std::string str(const std::vector<std::string>& names) const;
+  bool operator==(const Signature& other) const { return params == other.params; }
+};
+
+// Parses the text form against the kernel's parameter names and which of them are
+// constexpr. Entries are positional, one per parameter; `NAME=value` may name any
+// parameter (constexpr ones usually), and positional constexpr entries are bare values.
+// Values: ints, floats, True/False, None, 'strings', dtypes (fp16, tl.float16).
+// Errors (unknown name, missing parameter, bad type) throw CompileError without location,
+// naming the entry.
+Signature parse_signature(const std::string& text, const std::vector<std::string>& names,
+                          const std::vector<bool>& is_constexpr);
+
+}  // namespace tritium
