@@ -1,1 +1,163 @@
-// placeholder
+// Entry points of lowering: reading a kernel's parameters and decorator options, and
+// lowering one kernel for one specialization signature (facts go on entry arguments).
+#include "lower/lower.h"
+
+#include <algorithm>
+
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium {
+
+namespace {
+
+bool annotation_is_constexpr(const ast::Expr* ann) {
+  if (!ann) return false;
+  if (ann->kind == ast::ExprKind::Name || ann->kind == ast::ExprKind::Attribute) return ann->name == "constexpr";
+  if (ann->kind == ast::ExprKind::Str) return ann->str_value.find("constexpr") != std::string::npos;
+  return false;
+}
+
+// `tl.int64`, `"i64"`, `"int64"` force a parameter's scalar type.
+bool annotation_dtype(const ast::Expr* ann, ir::ScalarKind* out) {
+  if (!ann) return false;
+  if (ann->kind == ast::ExprKind::Attribute) return lower::dtype_from_name(ann->name, out);
+  if (ann->kind == ast::ExprKind::Str) return ir::parse_scalar_name(ann->str_value, out);
+  return false;
+}
+
+// A default value: literals, negated numbers, tl dtypes, constant globals.
+ConstValue eval_default(const ast::Expr& e, const Globals& globals) {
+  switch (e.kind) {
+    case ast::ExprKind::Int: return ConstValue::integer(static_cast<__int128>(e.int_value));
+    case ast::ExprKind::Float: return ConstValue::floating(e.float_value);
+    case ast::ExprKind::Bool: return ConstValue::boolean(e.bool_value);
+    case ast::ExprKind::None: return ConstValue::none();
+    case ast::ExprKind::Str: return ConstValue::string(e.str_value);
+    case ast::ExprKind::Unary:
+      if (e.unary_op == ast::UnaryOp::Neg) return lower::const_unary(ast::UnaryOp::Neg, eval_default(*e.lhs, globals), e.loc);
+      break;
+    case ast::ExprKind::Attribute: {
+      ir::ScalarKind k;
+      if (lower::dtype_from_name(e.name, &k)) return ConstValue::type(k);
+      break;
+    }
+    case ast::ExprKind::Name: {
+      auto it = globals.find(e.name);
+      if (it != globals.end() && it->second.kind == GlobalBinding::Kind::Constant) return it->second.value;
+      break;
+    }
+    default: break;
+  }
+  error_at(e.loc, "the default value of a kernel parameter must be a constant");
+}
+
+std::vector<int> parameter_indices(const ast::Expr& list, const ast::FunctionDef& fn, const char* option) {
+  std::vector<int> out;
+  if (list.kind != ast::ExprKind::List && list.kind != ast::ExprKind::Tuple) {
+    error_at(list.loc, std::string(option) + " must be a list of parameter indices or names");
+  }
+  for (const auto& item : list.items) {
+    if (item->kind == ast::ExprKind::Int) {
+      if (item->int_value >= fn.params.size()) error_at(item->loc, std::string(option) + ": no parameter number " + std::to_string(static_cast<uint64_t>(item->int_value)));
+      out.push_back(static_cast<int>(item->int_value));
+    } else if (item->kind == ast::ExprKind::Str) {
+      auto it = std::find_if(fn.params.begin(), fn.params.end(), [&](const ast::Param& p) { return p.name == item->str_value; });
+      if (it == fn.params.end()) error_at(item->loc, std::string(option) + ": no parameter named '" + item->str_value + "'");
+      out.push_back(static_cast<int>(it - fn.params.begin()));
+    } else {
+      error_at(item->loc, std::string(option) + " entries must be parameter indices or names");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals) {
+  KernelParams params;
+  for (const ast::Param& p : fn.params) {
+    params.names.push_back(p.name);
+    params.is_constexpr.push_back(annotation_is_constexpr(p.annotation.get()));
+    ir::ScalarKind k = ir::ScalarKind::I32;
+    bool forced = !params.is_constexpr.back() && annotation_dtype(p.annotation.get(), &k);
+    params.has_annotated_dtype.push_back(forced);
+    params.annotated_dtype.push_back(k);
+    params.has_default.push_back(p.default_value != nullptr);
+    params.defaults.push_back(p.default_value ? eval_default(*p.default_value, globals) : ConstValue::none());
+  }
+  for (const auto& decorator : fn.decorators) {
+    if (decorator->kind != ast::ExprKind::Call) continue;
+    for (const auto& kw : decorator->keywords) {
+      if (kw.name == "do_not_specialize") {
+        params.do_not_specialize = parameter_indices(*kw.value, fn, "do_not_specialize");
+      } else if (kw.name == "do_not_specialize_on_alignment") {
+        params.do_not_specialize_on_alignment = parameter_indices(*kw.value, fn, "do_not_specialize_on_alignment");
+      }
+    }
+  }
+  return params;
+}
+
+std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module, const std::string& kernel,
+                                           const Signature& signature, const Globals& globals) {
+  const ast::FunctionDef* def = module->find_function(kernel);
+  if (!def) {
+    throw CompileError(module->file ? module->file->path() : "", 0, 0,
+                       "no @jit function named '" + kernel + "' in this source", "");
+  }
+  if (signature.params.size() != def->params.size()) {
+    error_at(def->loc, "the signature has " + std::to_string(signature.params.size()) + " entries but '" + kernel +
+                           "' has " + std::to_string(def->params.size()) + " parameters");
+  }
+  auto function = std::make_unique<ir::Function>(def->name, def->loc);
+  lower::Lowerer lowerer(*function, globals);
+  auto kernel_globals = std::make_shared<const Globals>(globals);
+  auto context = std::make_unique<lower::FunctionContext>();
+  context->module = module;
+  context->globals = kernel_globals;
+  context->name = def->name;
+  lowerer.context_ = context.get();
+  context->module_scope = &lowerer.module_scope(module, kernel_globals);
+
+  for (size_t i = 0; i < def->params.size(); ++i) {
+    const ParamSig& sig = signature.params[i];
+    const ast::Param& p = def->params[i];
+    ir::Param param;
+    param.name = p.name;
+    switch (sig.kind) {
+      case ParamSig::Kind::Pointer:
+      case ParamSig::Kind::Scalar: {
+        const ir::Type* type = ir::Type::scalar(sig.dtype);
+        if (sig.kind == ParamSig::Kind::Pointer) type = ir::Type::pointer(type);
+        param.arg = function->body().add_arg(type);
+        param.facts.divisibility = sig.divisibility;
+        lowerer.bind(p.name, lower::LValue::tensor(param.arg));
+        break;
+      }
+      case ParamSig::Kind::Constant: {
+        param.folded = sig.value.str();
+        if (!sig.is_constexpr && sig.value.kind == ConstValue::Kind::Int) {
+          // An integer equal to 1 is folded but stays a runtime-typed i32, so arithmetic on it
+          // keeps C semantics: specialization must never change a result (DESIGN).
+          ir::Value* one = lowerer.constant(ir::ScalarKind::I32, sig.value, p.loc);
+          lowerer.bind(p.name, lower::LValue::tensor(one));
+        } else {
+          lowerer.bind(p.name, lower::LValue::constant(sig.value));
+        }
+        break;
+      }
+    }
+    function->params().push_back(std::move(param));
+  }
+  lower::Continuation cont;
+  cont.at_function_end = true;
+  lowerer.lower_stmts(def->body, 0, cont);
+  lower::LValue result = lowerer.scope()[lower::kReturnSlot];
+  if (!result.is_none()) error_at(def->loc, "a kernel cannot return a value");
+  lowerer.builder().set_region(&function->body());
+  lowerer.builder().create(ir::OpKind::Return, {}, {}, def->loc);
+  return function;
+}
+
+}  // namespace tritium

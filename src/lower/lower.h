@@ -14,6 +14,9 @@
 
 namespace tritium {
 
+struct GlobalBinding;
+using Globals = std::map<std::string, GlobalBinding>;
+
 // What a global name of the kernel refers to. Python hands these over (the globals the
 // kernel reads); for a whole source file the module's own imports, constant assignments
 // and functions provide them too.
@@ -28,9 +31,10 @@ struct GlobalBinding {
   ConstValue value;         // Constant
   std::shared_ptr<const ast::Module> module_ast;  // Function: the parsed source holding it
   std::string function;     // Function: its name in module_ast
+  // Function: the globals that function itself reads (Python hands them over per function);
+  // null means "resolve in module_ast's own top-level statements only".
+  std::shared_ptr<const Globals> function_globals;
 };
-
-using Globals = std::map<std::string, GlobalBinding>;
 
 // The parameters of a jit function as the runtime needs them before lowering.
 struct KernelParams {

@@ -1,1 +1,330 @@
-// placeholder
+// The specialization signature's canonical text and its parser: `*fp32:16, *fp32, i32:16,
+// i64, u64, fp32, i1, 1, None, BLOCK=1024`. The CLI reads it, the cache key and error
+// messages print it; print(parse(t)) == t for canonical text.
+#include "lower/signature.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "tritium/errors.h"
+
+namespace tritium {
+
+bool ParamSig::operator==(const ParamSig& other) const {
+  if (kind != other.kind || is_constexpr != other.is_constexpr) return false;
+  switch (kind) {
+    case Kind::Pointer:
+    case Kind::Scalar:
+      return dtype == other.dtype && divisibility == other.divisibility;
+    case Kind::Constant:
+      return value == other.value;
+  }
+  return false;
+}
+
+std::string Signature::str(const std::vector<std::string>& names) const {
+  std::string out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSig& p = params[i];
+    if (i > 0) out += ", ";
+    switch (p.kind) {
+      case ParamSig::Kind::Pointer:
+        out += '*';
+        out += ir::scalar_name(p.dtype);
+        if (p.divisibility == 16) out += ":16";
+        break;
+      case ParamSig::Kind::Scalar:
+        out += ir::scalar_name(p.dtype);
+        if (p.divisibility == 16) out += ":16";
+        break;
+      case ParamSig::Kind::Constant:
+        if (p.is_constexpr) {
+          out += i < names.size() ? names[i] : "arg" + std::to_string(i);
+          out += '=';
+        }
+        out += p.value.str();
+        break;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+  throw CompileError("", 0, 0, "bad signature: " + message, "");
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// Splits at commas outside quotes.
+std::vector<std::string> split_entries(const std::string& text) {
+  std::vector<std::string> out;
+  std::string current;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote != 0) {
+      current += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        current += text[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      current += c;
+    } else if (c == ',') {
+      out.push_back(trim(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (quote != 0) fail("unterminated string in '" + trim(text) + "'");
+  out.push_back(trim(current));
+  return out;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+// A scalar dtype name: `fp16`, `float16`, `tl.float16`, `triton.language.float16`.
+bool parse_dtype(std::string name, ir::ScalarKind* out) {
+  for (const char* prefix : {"triton.language.", "tl."}) {
+    std::string p = prefix;
+    if (name.compare(0, p.size(), p) == 0) {
+      name = name.substr(p.size());
+      break;
+    }
+  }
+  return ir::parse_scalar_name(name, out);
+}
+
+// A Python int literal with an optional sign: decimal, 0x, 0o, 0b, underscores between
+// digits. Returns false when `s` is not one; fails when it does not fit 128 bits.
+bool parse_int(const std::string& s, const std::string& entry, __int128* out) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  int base = 10;
+  if (i + 1 < s.size() && s[i] == '0') {
+    char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i + 1])));
+    if (p == 'x') base = 16;
+    if (p == 'o') base = 8;
+    if (p == 'b') base = 2;
+    if (base != 10) i += 2;
+  }
+  if (i >= s.size()) return false;
+  unsigned __int128 magnitude = 0;
+  const unsigned __int128 limit = static_cast<unsigned __int128>(1) << 127;
+  bool any = false;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '_' && any && i + 1 < s.size()) continue;
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      digit = c - 'A' + 10;
+    } else {
+      return false;
+    }
+    if (digit >= base) return false;
+    any = true;
+    if (magnitude > (limit - static_cast<unsigned>(digit)) / static_cast<unsigned>(base)) {
+      fail("integer out of range in entry '" + entry + "'");
+    }
+    magnitude = magnitude * static_cast<unsigned>(base) + static_cast<unsigned>(digit);
+  }
+  if (!any) return false;
+  if (!negative && magnitude == limit) fail("integer out of range in entry '" + entry + "'");
+  *out = negative ? -static_cast<__int128>(magnitude - 1) - 1 : static_cast<__int128>(magnitude);
+  return true;
+}
+
+bool parse_float(const std::string& s, double* out) {
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string body = lower;
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) body = body.substr(1);
+  bool special = body == "inf" || body == "nan";
+  if (!special && lower.find_first_of(".e") == std::string::npos) return false;
+  if (!special && lower.find_first_not_of("0123456789.e+-_") != std::string::npos) return false;
+  std::string cleaned;
+  for (char c : s) {
+    if (c != '_') cleaned += c;
+  }
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(cleaned.c_str(), &end);
+  if (end != cleaned.c_str() + cleaned.size() || cleaned.empty()) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_string(const std::string& s, const std::string& entry, std::string* out) {
+  if (s.size() < 2 || (s[0] != '\'' && s[0] != '"') || s.back() != s[0]) return false;
+  std::string v;
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    char c = s[i];
+    if (c != '\\') {
+      v += c;
+      continue;
+    }
+    if (i + 2 >= s.size()) fail("bad escape in entry '" + entry + "'");
+    char e = s[++i];
+    switch (e) {
+      case 'n': v += '\n'; break;
+      case 't': v += '\t'; break;
+      case 'r': v += '\r'; break;
+      case 'x': {
+        if (i + 3 >= s.size()) fail("bad escape in entry '" + entry + "'");
+        v += static_cast<char>(std::strtol(s.substr(i + 1, 2).c_str(), nullptr, 16));
+        i += 2;
+        break;
+      }
+      default: v += e; break;
+    }
+  }
+  *out = std::move(v);
+  return true;
+}
+
+// A constant: int, float, True/False, None, a quoted string, a dtype name.
+std::optional<ConstValue> parse_value(const std::string& s, const std::string& entry) {
+  if (s == "None") return ConstValue::none();
+  if (s == "True") return ConstValue::boolean(true);
+  if (s == "False") return ConstValue::boolean(false);
+  __int128 i = 0;
+  if (parse_int(s, entry, &i)) return ConstValue::integer(i);
+  double f = 0;
+  if (parse_float(s, &f)) return ConstValue::floating(f);
+  std::string str;
+  if (parse_string(s, entry, &str)) return ConstValue::string(std::move(str));
+  ir::ScalarKind k;
+  if (parse_dtype(s, &k)) return ConstValue::type(k);
+  return std::nullopt;
+}
+
+// The entry of a non-constexpr parameter: a type with facts, or a constant it was folded to.
+ParamSig parse_runtime_entry(const std::string& s, const std::string& entry) {
+  ParamSig sig;
+  std::string body = s;
+  if (!body.empty() && body[0] == '*') {
+    sig.kind = ParamSig::Kind::Pointer;
+    body = trim(body.substr(1));
+  }
+  std::string facts;
+  size_t colon = body.find(':');
+  if (colon != std::string::npos) {
+    facts = trim(body.substr(colon + 1));
+    body = trim(body.substr(0, colon));
+  }
+  ir::ScalarKind k;
+  if (parse_dtype(body, &k)) {
+    sig.dtype = k;
+    if (!facts.empty()) {
+      if (facts != "16") {
+        fail("entry '" + entry + "': the only divisibility fact is ':16'");
+      }
+      if (sig.kind == ParamSig::Kind::Scalar && (!ir::is_integer(k) || k == ir::ScalarKind::I1)) {
+        fail("entry '" + entry + "': ':16' applies only to pointers and integers");
+      }
+      sig.divisibility = 16;
+    }
+    return sig;
+  }
+  if (sig.kind == ParamSig::Kind::Pointer) {
+    fail("entry '" + entry + "': unknown pointee type '" + body + "'");
+  }
+  if (colon == std::string::npos) {
+    if (std::optional<ConstValue> v = parse_value(s, entry)) {
+      sig.kind = ParamSig::Kind::Constant;
+      sig.value = *v;
+      return sig;
+    }
+  }
+  fail("entry '" + entry + "': expected a type (*fp32, i32:16, fp32, ...) or a constant, got '" +
+       s + "'");
+}
+
+}  // namespace
+
+Signature parse_signature(const std::string& text, const std::vector<std::string>& names,
+                          const std::vector<bool>& is_constexpr) {
+  const size_t n = names.size();
+  std::vector<std::string> entries;
+  if (!trim(text).empty()) entries = split_entries(text);
+
+  std::vector<bool> assigned(n, false);
+  Signature sig;
+  sig.params.resize(n);
+  size_t cursor = 0;
+  for (const std::string& entry : entries) {
+    if (entry.empty()) fail("empty entry in '" + trim(text) + "'");
+    // `NAME=value` names a parameter; anything else fills the next unassigned one.
+    size_t index = n;
+    std::string value_text = entry;
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos && is_identifier(trim(entry.substr(0, eq)))) {
+      std::string name = trim(entry.substr(0, eq));
+      value_text = trim(entry.substr(eq + 1));
+      for (size_t i = 0; i < n; ++i) {
+        if (names[i] == name) index = i;
+      }
+      if (index == n) fail("entry '" + entry + "': the kernel has no parameter '" + name + "'");
+      if (assigned[index]) fail("entry '" + entry + "': parameter '" + name + "' given twice");
+    } else {
+      while (cursor < n && assigned[cursor]) ++cursor;
+      if (cursor == n) {
+        fail("too many entries: the kernel has " + std::to_string(n) + " parameter" +
+             (n == 1 ? "" : "s") + "; '" + entry + "' is one too many");
+      }
+      index = cursor;
+    }
+    if (value_text.empty()) fail("entry '" + entry + "' has no value");
+
+    ParamSig p;
+    bool constexpr_param = index < is_constexpr.size() && is_constexpr[index];
+    if (constexpr_param) {
+      std::optional<ConstValue> v = parse_value(value_text, entry);
+      if (!v) {
+        fail("entry '" + entry + "': constexpr parameter '" + names[index] +
+             "' needs a value (int, float, True/False, None, 'str', dtype), got '" +
+             value_text + "'");
+      }
+      p.kind = ParamSig::Kind::Constant;
+      p.value = *v;
+      p.is_constexpr = true;
+    } else {
+      p = parse_runtime_entry(value_text, entry);
+    }
+    sig.params[index] = p;
+    assigned[index] = true;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!assigned[i]) {
+      fail("no entry for parameter '" + names[i] + "' (parameter " + std::to_string(i + 1) +
+           " of " + std::to_string(n) + ")");
+    }
+  }
+  return sig;
+}
+
+}  // namespace tritium

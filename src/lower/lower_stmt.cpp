@@ -1,0 +1,666 @@
+// Lowering of statements: scopes and assignment (DESIGN law 2), static and dynamic `if`
+// with branch merges, `for`/`while` with loop-carried values, `return` by continuation, and
+// the inlining of @jit callees.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+// Names a statement list may (re)bind, including inside nested control flow.
+void collect_assigned(const ast::Body& body, std::set<std::string>* names) {
+  std::function<void(const ast::Expr&)> targets = [&](const ast::Expr& e) {
+    if (e.kind == ast::ExprKind::Name) names->insert(e.name);
+    if (e.kind == ast::ExprKind::Tuple || e.kind == ast::ExprKind::List) {
+      for (const auto& item : e.items) targets(*item);
+    }
+  };
+  for (const auto& stmt : body) {
+    switch (stmt->kind) {
+      case ast::StmtKind::Assign:
+        for (const auto& t : stmt->targets) targets(*t);
+        break;
+      case ast::StmtKind::AugAssign:
+      case ast::StmtKind::AnnAssign:
+        targets(*stmt->target);
+        break;
+      case ast::StmtKind::For:
+        targets(*stmt->target);
+        collect_assigned(stmt->body, names);
+        collect_assigned(stmt->orelse, names);
+        break;
+      case ast::StmtKind::If:
+      case ast::StmtKind::While:
+        collect_assigned(stmt->body, names);
+        collect_assigned(stmt->orelse, names);
+        break;
+      default: break;
+    }
+  }
+}
+
+const ast::Stmt* find_return(const ast::Body& body) {
+  for (const auto& stmt : body) {
+    if (stmt->kind == ast::StmtKind::Return) return stmt.get();
+    if (stmt->kind == ast::StmtKind::If || stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While) {
+      if (const ast::Stmt* r = find_return(stmt->body)) return r;
+      if (const ast::Stmt* r = find_return(stmt->orelse)) return r;
+    }
+  }
+  return nullptr;
+}
+
+std::string normalize_module(const std::string& name) {
+  if (name == "tritium") return "triton";
+  if (name.rfind("tritium.", 0) == 0) return "triton." + name.substr(8);
+  return name;
+}
+
+bool same_value(const LValue& a, const LValue& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case LValue::Kind::Const: return a.c.kind == b.c.kind && a.c == b.c;
+    case LValue::Kind::Tensor: return a.value == b.value;
+    case LValue::Kind::Module:
+    case LValue::Kind::Builtin: return a.name == b.name && a.items.size() == b.items.size();
+    case LValue::Kind::Function: return a.function && b.function && a.function->def == b.function->def;
+    case LValue::Kind::Tuple:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t i = 0; i < a.items.size(); ++i) {
+        if (!same_value(a.items[i], b.items[i])) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+LValue binding_to_value(const GlobalBinding& binding) {
+  switch (binding.kind) {
+    case GlobalBinding::Kind::Module: return LValue::module(normalize_module(binding.module));
+    case GlobalBinding::Kind::Constant: return LValue::constant(binding.value);
+    case GlobalBinding::Kind::Function: {
+      auto ref = std::make_shared<FunctionRef>();
+      ref->module = binding.module_ast;
+      ref->def = binding.module_ast ? binding.module_ast->find_function(binding.function) : nullptr;
+      ref->globals = binding.function_globals;
+      LValue v;
+      v.kind = LValue::Kind::Function;
+      v.function = std::move(ref);
+      return v;
+    }
+  }
+  return LValue::constant(ConstValue::none());
+}
+
+const char* kPythonBuiltins[] = {"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance"};
+
+}  // namespace
+
+Lowerer::Lowerer(ir::Function& function, const Globals& kernel_globals)
+    : function_(function), scratch_("$scratch", Loc{}), builder_(&function.body()),
+      kernel_globals_(kernel_globals) {}
+
+// ---- names ----
+
+LValue Lowerer::lookup(const std::string& name, const Loc& loc) {
+  auto local = scope_.find(name);
+  if (local != scope_.end()) return local->second;
+  if (context_->globals) {
+    auto it = context_->globals->find(name);
+    if (it != context_->globals->end()) return binding_to_value(it->second);
+  }
+  if (context_->module_scope) {
+    auto it = context_->module_scope->find(name);
+    if (it != context_->module_scope->end()) return it->second;
+  }
+  for (const char* builtin : kPythonBuiltins) {
+    if (name == builtin) return LValue::builtin(std::string("py.") + builtin);
+  }
+  error_at(loc, "undefined name '" + name + "'");
+}
+
+void Lowerer::bind(const std::string& name, LValue value) { scope_[name] = std::move(value); }
+
+bool Lowerer::eval_module_constant(const ast::Expr& expr, LValue* out) {
+  ir::Region* saved = builder_.region();
+  builder_.set_region(&scratch_.body());
+  bool ok = true;
+  try {
+    *out = eval(expr);
+    ok = out->kind != LValue::Kind::Tensor;
+  } catch (const CompileError&) {
+    ok = false;
+  }
+  builder_.set_region(saved);
+  return ok;
+}
+
+const Scope& Lowerer::module_scope(const std::shared_ptr<const ast::Module>& module,
+                                   const std::shared_ptr<const Globals>& globals) {
+  auto found = module_scopes_.find(module.get());
+  if (found != module_scopes_.end()) return *found->second;
+  auto scope = std::make_unique<Scope>();
+  Scope* result = scope.get();
+  module_scopes_[module.get()] = std::move(scope);
+  // Evaluate assignments in a context that sees the bindings made so far.
+  FunctionContext context;
+  context.module = module;
+  context.globals = globals;
+  context.module_scope = result;
+  FunctionContext* saved_context = context_;
+  Scope saved_scope;
+  std::swap(saved_scope, scope_);
+  context_ = &context;
+  for (const auto& stmt : module->statements) {
+    switch (stmt->kind) {
+      case ast::StmtKind::Import: {
+        if (!stmt->alias.empty()) {
+          (*result)[stmt->alias] = LValue::module(normalize_module(stmt->module));
+        } else {
+          std::string top = stmt->module.substr(0, stmt->module.find('.'));
+          (*result)[top] = LValue::module(normalize_module(top));
+        }
+        break;
+      }
+      case ast::StmtKind::ImportFrom: {
+        std::string bound = stmt->alias.empty() ? stmt->name : stmt->alias;
+        LValue value;
+        if (module_attribute(normalize_module(stmt->module), stmt->name, &value)) {
+          (*result)[bound] = value;
+        } else {
+          (*result)[bound] = LValue::module(normalize_module(stmt->module + "." + stmt->name));
+        }
+        break;
+      }
+      case ast::StmtKind::FunctionDef: {
+        auto ref = std::make_shared<FunctionRef>();
+        ref->module = module;
+        ref->def = stmt->function.get();
+        ref->globals = globals;
+        LValue v;
+        v.kind = LValue::Kind::Function;
+        v.function = std::move(ref);
+        (*result)[stmt->function->name] = v;
+        break;
+      }
+      case ast::StmtKind::Assign:
+      case ast::StmtKind::AnnAssign: {
+        const ast::Expr* target = stmt->kind == ast::StmtKind::Assign
+                                      ? (stmt->targets.size() == 1 ? stmt->targets[0].get() : nullptr)
+                                      : stmt->target.get();
+        if (!target || target->kind != ast::ExprKind::Name || !stmt->value) break;
+        LValue value;
+        if (eval_module_constant(*stmt->value, &value)) {
+          (*result)[target->name] = value;
+        } else {
+          result->erase(target->name);
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  context_ = saved_context;
+  std::swap(saved_scope, scope_);
+  return *result;
+}
+
+// ---- statements ----
+
+void Lowerer::lower_stmts(const ast::Body& body, size_t first, Continuation cont) {
+  for (size_t i = first; i < body.size(); ++i) {
+    if (lower_stmt(*body[i], body, i, cont)) return;
+  }
+  if (!cont.pending.empty()) {
+    auto [next_body, next_index] = cont.pending.front();
+    cont.pending.erase(cont.pending.begin());
+    lower_stmts(*next_body, next_index, cont);
+    return;
+  }
+  if (cont.at_function_end && !scope_.count(kReturnSlot)) {
+    bind(kReturnSlot, LValue::constant(ConstValue::none()));
+  }
+}
+
+bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t index,
+                         const Continuation& cont) {
+  const Loc& loc = stmt.loc;
+  switch (stmt.kind) {
+    case ast::StmtKind::Assign: {
+      if (stmt.targets.size() != 1) error_at(loc, "simultaneous multiple assignment (a = b = ...) is not supported in kernels");
+      LValue value = eval(*stmt.value);
+      lower_assign(*stmt.targets[0], std::move(value), loc);
+      return false;
+    }
+    case ast::StmtKind::AugAssign: {
+      if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "augmented assignment needs a plain name as its target");
+      LValue current = lookup(stmt.target->name, stmt.target->loc);
+      LValue rhs = eval(*stmt.value);
+      lower_assign(*stmt.target, binary(stmt.binary_op, current, rhs, loc), loc);
+      return false;
+    }
+    case ast::StmtKind::AnnAssign: {
+      bool is_constexpr = false;
+      const ast::Expr& ann = *stmt.annotation;
+      if ((ann.kind == ast::ExprKind::Name || ann.kind == ast::ExprKind::Attribute) && ann.name == "constexpr") is_constexpr = true;
+      if (!stmt.value) return false;
+      LValue value = eval(*stmt.value);
+      if (!is_constexpr) {
+        lower_assign(*stmt.target, std::move(value), loc);
+        return false;
+      }
+      if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "a constexpr assignment needs a plain name");
+      if (scope_.count(stmt.target->name)) {
+        error_at(stmt.target->loc, "constexpr '" + stmt.target->name + "' cannot be reassigned");
+      }
+      if (value.is_tensor()) error_at(stmt.value->loc, "the value of a tl.constexpr must be known at compile time");
+      bind(stmt.target->name, std::move(value));
+      return false;
+    }
+    case ast::StmtKind::If: return lower_if(stmt, body, index, cont);
+    case ast::StmtKind::For:
+      if (!stmt.orelse.empty()) error_at(loc, "for ... else is not supported in kernels");
+      lower_for(stmt);
+      return false;
+    case ast::StmtKind::While:
+      if (!stmt.orelse.empty()) error_at(loc, "while ... else is not supported in kernels");
+      lower_while(stmt);
+      return false;
+    case ast::StmtKind::Break:
+      error_at(loc, "`break` is not supported in kernels (Triton rejects it too); put the exit test in a `while` condition");
+    case ast::StmtKind::Continue:
+      error_at(loc, "`continue` is not supported in kernels (Triton rejects it too); guard the rest of the body with an `if`");
+    case ast::StmtKind::Return: {
+      if (context_->loop_depth > 0) error_at(loc, "cannot have return statements inside while or for loops in kernels");
+      LValue value = stmt.value ? eval(*stmt.value) : LValue::constant(ConstValue::none());
+      bind(kReturnSlot, std::move(value));
+      return true;
+    }
+    case ast::StmtKind::Assert:
+      // Triton compiles `assert` only with debug=True; without it the statement is dropped.
+      return false;
+    case ast::StmtKind::Pass: return false;
+    case ast::StmtKind::ExprStmt: eval(*stmt.value); return false;
+    case ast::StmtKind::Import:
+    case ast::StmtKind::ImportFrom: error_at(loc, "import statements are not allowed inside a kernel");
+    case ast::StmtKind::FunctionDef: error_at(loc, "nested function definition is not supported");
+  }
+  return false;
+}
+
+void Lowerer::lower_assign(const ast::Expr& target, LValue value, const Loc& loc) {
+  if (target.kind == ast::ExprKind::Name) {
+    // Triton turns a number assigned to a name into a runtime value (`c = 2.0` is an fp32
+    // tensor); only `c: tl.constexpr = 2.0` keeps it a compile-time constant.
+    if (value.is_const() && (value.c.kind == ConstValue::Kind::Int || value.c.kind == ConstValue::Kind::Float ||
+                             value.c.kind == ConstValue::Kind::Bool)) {
+      value = LValue::tensor(to_tensor(value, loc));
+    }
+    bind(target.name, std::move(value));
+    return;
+  }
+  if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
+    if (value.kind != LValue::Kind::Tuple) error_at(loc, "cannot unpack " + value.describe() + " into several names");
+    if (value.items.size() != target.items.size()) {
+      error_at(loc, "cannot unpack " + std::to_string(value.items.size()) + " values into " +
+                        std::to_string(target.items.size()) + " names");
+    }
+    for (size_t i = 0; i < target.items.size(); ++i) lower_assign(*target.items[i], value.items[i], loc);
+    return;
+  }
+  if (target.kind == ast::ExprKind::Subscript) {
+    error_at(target.loc, "item assignment (x[...] = v) is not supported in kernels; use tl.store");
+  }
+  error_at(target.loc, "this assignment target is not supported in kernels");
+}
+
+bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont) {
+  const Loc& loc = stmt.loc;
+  LValue cond = eval(*stmt.cond);
+  bool has_return = find_return(stmt.body) || find_return(stmt.orelse);
+  Continuation branch_cont;
+  if (has_return) {
+    if (context_->loop_depth > 0) {
+      const ast::Stmt* r = find_return(stmt.body);
+      if (!r) r = find_return(stmt.orelse);
+      error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
+    }
+    branch_cont = cont;
+    branch_cont.pending.insert(branch_cont.pending.begin(), {&body, index + 1});
+  }
+  if (!cond.is_tensor()) {
+    // A compile-time condition lowers only the branch taken (the other may not even type-check).
+    lower_stmts(const_truth(cond, stmt.cond->loc) ? stmt.body : stmt.orelse, 0, branch_cont);
+    return has_return;
+  }
+  Value* c = to_bool_scalar(cond, stmt.cond->loc, "the if");
+  ir::Op* op = builder_.create(ir::OpKind::If, {}, {c}, loc);
+  ir::Region* then_region = op->add_region();
+  ir::Region* else_region = op->add_region();
+  ir::Region* outer = builder_.region();
+  Scope before = scope_;
+
+  builder_.set_region(then_region);
+  lower_stmts(stmt.body, 0, branch_cont);
+  Scope then_scope = std::move(scope_);
+
+  scope_ = before;
+  builder_.set_region(else_region);
+  lower_stmts(stmt.orelse, 0, branch_cont);
+  Scope else_scope = std::move(scope_);
+
+  builder_.set_region(outer);
+  scope_ = before;
+  merge_branches(op, before, std::move(then_scope), std::move(else_scope), loc);
+  return has_return;
+}
+
+void Lowerer::merge_into(LValue& dest, const std::string& name, bool existed, const LValue& a, const LValue& b,
+                         std::vector<Value*>* then_yields, std::vector<Value*>* else_yields,
+                         std::vector<std::pair<LValue*, size_t>>* fixups, const Loc& loc) {
+  if (same_value(a, b)) return;
+  if (a.is_tensor() && b.is_tensor()) {
+    if (a.value->type() != b.value->type()) {
+      if (name == kReturnSlot) {
+        error_at(loc, "inconsistent return types: " + a.value->type()->str() + " and " + b.value->type()->str());
+      }
+      if (existed) {
+        error_at(loc, "initial value for '" + name + "' is of type " + a.value->type()->str() +
+                          ", but the branches of this if assign it " + a.value->type()->str() + " and " +
+                          b.value->type()->str() + "; a variable must keep its type across a dynamic if");
+      }
+      error_at(loc, "mismatched type for '" + name + "' between the then block (" + a.value->type()->str() +
+                        ") and the else block (" + b.value->type()->str() + ")");
+    }
+    then_yields->push_back(a.value);
+    else_yields->push_back(b.value);
+    fixups->emplace_back(&dest, then_yields->size() - 1);
+    return;
+  }
+  if (a.kind == LValue::Kind::Tuple && b.kind == LValue::Kind::Tuple && a.items.size() == b.items.size()) {
+    for (size_t i = 0; i < a.items.size(); ++i) {
+      merge_into(dest.items[i], name, existed, a.items[i], b.items[i], then_yields, else_yields, fixups, loc);
+    }
+    return;
+  }
+  if (name == kReturnSlot) {
+    error_at(loc, "inconsistent return types: " + a.describe() + " and " + b.describe());
+  }
+  error_at(loc, "'" + name + "' is " + a.describe() + " in one branch of this dynamic if and " + b.describe() +
+                    " in the other; a value known at compile time cannot differ between runtime branches");
+}
+
+void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scope, Scope else_scope, const Loc& loc) {
+  std::vector<Value*> then_yields, else_yields;
+  std::vector<std::pair<LValue*, size_t>> fixups;
+  // std::map iterates names in sorted order, so the results are numbered deterministically.
+  for (auto& [name, then_value] : then_scope) {
+    auto other = else_scope.find(name);
+    if (other == else_scope.end()) continue;  // defined in one branch only: not visible after
+    bool existed = before.count(name) != 0;
+    LValue& dest = scope_[name];
+    dest = then_value;
+    merge_into(dest, name, existed, then_value, other->second, &then_yields, &else_yields, &fixups, loc);
+  }
+  for (const auto& [name, value] : before) {
+    // Names that existed before but are missing from a branch scope cannot happen (no del).
+    (void)value;
+    (void)name;
+  }
+  for (Value* v : then_yields) if_op->add_result(v->type());
+  for (auto& [dest, index] : fixups) *dest = LValue::tensor(if_op->result(static_cast<int>(index)));
+  builder_.set_region(if_op->region(0));
+  builder_.create(ir::OpKind::Yield, {}, then_yields, loc);
+  builder_.set_region(if_op->region(1));
+  builder_.create(ir::OpKind::Yield, {}, else_yields, loc);
+  builder_.set_region(if_op->parent());
+}
+
+void Lowerer::lower_for(const ast::Stmt& stmt) {
+  const Loc& loc = stmt.loc;
+  const ast::Expr& iter = *stmt.cond;
+  if (iter.kind != ast::ExprKind::Call) {
+    error_at(iter.loc, "only range, tl.range and tl.static_range can be iterated over in kernels");
+  }
+  LValue callee = eval(*iter.lhs);
+  bool is_static = callee.kind == LValue::Kind::Builtin && callee.name == "tl.static_range";
+  bool is_range = callee.kind == LValue::Kind::Builtin && (callee.name == "py.range" || callee.name == "tl.range");
+  if (!is_static && !is_range) {
+    error_at(iter.loc, "only range, tl.range and tl.static_range can be iterated over in kernels");
+  }
+  std::vector<LValue> args;
+  for (const auto& a : iter.items) args.push_back(eval(*a));
+  for (const auto& kw : iter.keywords) {
+    static const std::set<std::string> known = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
+                                                "flatten", "warp_specialize"};
+    if (is_static || !known.count(kw.name)) error_at(kw.loc, "unexpected keyword argument '" + kw.name + "'");
+  }
+  if (args.empty() || args.size() > 3) error_at(iter.loc, "range expects 1 to 3 arguments");
+  if (const ast::Stmt* r = find_return(stmt.body)) {
+    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
+  }
+  if (is_static) {
+    lower_static_for(stmt, args);
+    return;
+  }
+  if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
+  LValue lb = args.size() == 1 ? LValue::constant(ConstValue::integer(0)) : args[0];
+  LValue ub = args.size() == 1 ? args[0] : args[1];
+  LValue step = args.size() == 3 ? args[2] : LValue::constant(ConstValue::integer(1));
+  if (step.is_const() && step.c.kind == ConstValue::Kind::Int && step.c.i == 0) error_at(iter.loc, "range() step must not be zero");
+  Value* lbv = to_tensor(lb, iter.loc);
+  Value* ubv = to_tensor(ub, iter.loc);
+  Value* stepv = to_tensor(step, iter.loc);
+  for (Value* v : {lbv, ubv, stepv}) {
+    if (!v->type()->is_scalar() || !ir::is_integer(v->type()->scalar_kind()) || v->type()->is_bool()) {
+      error_at(iter.loc, "range bounds must be integer scalars, got " + v->type()->str());
+    }
+  }
+  // The induction variable's type is the integer promotion of the bounds (Triton's rule).
+  auto promote = [](ir::ScalarKind a, ir::ScalarKind b) {
+    int wa = ir::bit_width(a), wb = ir::bit_width(b);
+    bool sa = ir::is_signed(a), sb = ir::is_signed(b);
+    if (sa == sb) return wa > wb ? a : b;
+    if (!sa) return wa >= wb ? a : b;
+    return wb >= wa ? b : a;
+  };
+  ir::ScalarKind iv_kind = promote(promote(lbv->type()->scalar_kind(), ubv->type()->scalar_kind()),
+                                   stepv->type()->scalar_kind());
+  lbv = cast(lbv, iv_kind, iter.loc);
+  ubv = cast(ubv, iv_kind, iter.loc);
+  stepv = cast(stepv, iv_kind, iter.loc);
+
+  std::set<std::string> assigned;
+  collect_assigned(stmt.body, &assigned);
+  std::vector<std::string> carried;
+  std::vector<Value*> inits;
+  for (const std::string& name : assigned) {
+    auto it = scope_.find(name);
+    if (it == scope_.end() || name == stmt.target->name) continue;
+    if (!it->second.is_tensor()) {
+      error_at(loc, "'" + name + "' holds " + it->second.describe() +
+                        " and is reassigned in the loop; only runtime values can change inside a loop");
+    }
+    carried.push_back(name);
+    inits.push_back(it->second.value);
+  }
+  std::vector<Value*> operands = {lbv, ubv, stepv};
+  operands.insert(operands.end(), inits.begin(), inits.end());
+  ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
+  for (const auto& kw : iter.keywords) {
+    LValue v = eval(*kw.value);
+    if (v.is_const() && v.c.kind == ConstValue::Kind::Int) op->set_attr(kw.name, static_cast<int64_t>(v.c.i));
+  }
+  ir::Region* region = op->add_region();
+  Value* iv = region->add_arg(Type::scalar(iv_kind));
+  Scope before = scope_;
+  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(region->add_arg(inits[i]->type())));
+  bind(stmt.target->name, LValue::tensor(iv));
+  ir::Region* outer = builder_.region();
+  builder_.set_region(region);
+  ++context_->loop_depth;
+  lower_stmts(stmt.body, 0, Continuation{});
+  --context_->loop_depth;
+  std::vector<Value*> yields;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    LValue now = scope_[carried[i]];
+    Value* v = now.is_tensor() ? now.value : nullptr;
+    if (!v || v->type() != inits[i]->type()) {
+      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
+                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
+                        " in the loop; its type must stay the same");
+    }
+    yields.push_back(v);
+  }
+  builder_.create(ir::OpKind::Yield, {}, yields, loc);
+  builder_.set_region(outer);
+  scope_ = before;
+  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
+}
+
+void Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& args) {
+  for (const LValue& a : args) {
+    if (!a.is_const() || a.c.kind != ConstValue::Kind::Int) {
+      error_at(stmt.cond->loc, "tl.static_range bounds must be compile-time integers, got " + a.describe());
+    }
+  }
+  __int128 lb = args.size() == 1 ? 0 : args[0].c.i;
+  __int128 ub = args.size() == 1 ? args[0].c.i : args[1].c.i;
+  __int128 step = args.size() == 3 ? args[2].c.i : 1;
+  if (step == 0) error_at(stmt.cond->loc, "static_range step must not be zero");
+  if ((ub - lb) / step > 4096) error_at(stmt.cond->loc, "tl.static_range would unroll more than 4096 iterations");
+  for (__int128 i = lb; step > 0 ? i < ub : i > ub; i += step) {
+    if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
+    bind(stmt.target->name, LValue::constant(ConstValue::integer(i)));
+    lower_stmts(stmt.body, 0, Continuation{});
+  }
+}
+
+void Lowerer::lower_while(const ast::Stmt& stmt) {
+  const Loc& loc = stmt.loc;
+  if (const ast::Stmt* r = find_return(stmt.body)) {
+    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
+  }
+  std::set<std::string> assigned;
+  collect_assigned(stmt.body, &assigned);
+  std::vector<std::string> carried;
+  std::vector<Value*> inits;
+  for (const std::string& name : assigned) {
+    auto it = scope_.find(name);
+    if (it == scope_.end()) continue;
+    if (!it->second.is_tensor()) {
+      error_at(loc, "'" + name + "' holds " + it->second.describe() +
+                        " and is reassigned in the loop; only runtime values can change inside a loop");
+    }
+    carried.push_back(name);
+    inits.push_back(it->second.value);
+  }
+  ir::Op* op = builder_.create(ir::OpKind::While, {}, inits, loc);
+  ir::Region* before_region = op->add_region();
+  ir::Region* after_region = op->add_region();
+  ir::Region* outer = builder_.region();
+  Scope before = scope_;
+
+  builder_.set_region(before_region);
+  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(before_region->add_arg(inits[i]->type())));
+  Value* cond = to_bool_scalar(eval(*stmt.cond), stmt.cond->loc, "the while");
+  std::vector<Value*> passed = {cond};
+  for (size_t i = 0; i < carried.size(); ++i) passed.push_back(before_region->arg(static_cast<int>(i)));
+  builder_.create(ir::OpKind::Condition, {}, passed, stmt.cond->loc);
+
+  scope_ = before;
+  builder_.set_region(after_region);
+  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(after_region->add_arg(inits[i]->type())));
+  ++context_->loop_depth;
+  lower_stmts(stmt.body, 0, Continuation{});
+  --context_->loop_depth;
+  std::vector<Value*> yields;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    LValue now = scope_[carried[i]];
+    Value* v = now.is_tensor() ? now.value : nullptr;
+    if (!v || v->type() != inits[i]->type()) {
+      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
+                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
+                        " in the loop; its type must stay the same");
+    }
+    yields.push_back(v);
+  }
+  builder_.create(ir::OpKind::Yield, {}, yields, loc);
+  builder_.set_region(outer);
+  scope_ = before;
+  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
+}
+
+// ---- calls ----
+
+LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> args,
+                            std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc) {
+  if (!function.def) error_at(loc, "the called function's source is not available");
+  const ast::FunctionDef& def = *function.def;
+  if (inline_depth_ >= 64) error_at(loc, "calls nest more than 64 deep: is '" + def.name + "' recursive?");
+  if (args.size() > def.params.size()) {
+    error_at(loc, def.name + "() takes " + std::to_string(def.params.size()) + " arguments but " +
+                      std::to_string(args.size()) + " were given");
+  }
+  auto context = std::make_unique<FunctionContext>();
+  context->module = function.module;
+  context->globals = function.globals;
+  context->module_scope = &module_scope(function.module, function.globals);
+  context->name = def.name;
+
+  Scope callee_scope;
+  std::vector<bool> bound(def.params.size(), false);
+  for (size_t i = 0; i < args.size(); ++i) {
+    callee_scope[def.params[i].name] = std::move(args[i]);
+    bound[i] = true;
+  }
+  for (auto& [name, value] : kwargs) {
+    auto it = std::find_if(def.params.begin(), def.params.end(), [&](const ast::Param& p) { return p.name == name; });
+    if (it == def.params.end()) error_at(loc, def.name + "() got an unexpected keyword argument '" + name + "'");
+    size_t i = static_cast<size_t>(it - def.params.begin());
+    if (bound[i]) error_at(loc, def.name + "() got multiple values for argument '" + name + "'");
+    callee_scope[name] = std::move(value);
+    bound[i] = true;
+  }
+  FunctionContext* saved_context = context_;
+  context_ = context.get();
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param& p = def.params[i];
+    if (!bound[i]) {
+      if (!p.default_value) {
+        context_ = saved_context;
+        error_at(loc, def.name + "() missing required argument '" + p.name + "'");
+      }
+      callee_scope[p.name] = eval(*p.default_value);
+    }
+    bool is_constexpr = p.annotation && (p.annotation->name == "constexpr" ||
+                                         (p.annotation->kind == ast::ExprKind::Str &&
+                                          p.annotation->str_value.find("constexpr") != std::string::npos));
+    if (is_constexpr && callee_scope[p.name].is_tensor()) {
+      context_ = saved_context;
+      error_at(loc, "argument '" + p.name + "' of " + def.name + "() is a tl.constexpr and needs a compile-time value");
+    }
+  }
+  Scope saved_scope = std::move(scope_);
+  scope_ = std::move(callee_scope);
+  ++inline_depth_;
+  contexts_.push_back(std::move(context));
+  Continuation cont;
+  cont.at_function_end = true;
+  lower_stmts(def.body, 0, cont);
+  --inline_depth_;
+  LValue result = scope_.count(kReturnSlot) ? scope_[kReturnSlot] : LValue::constant(ConstValue::none());
+  scope_ = std::move(saved_scope);
+  context_ = saved_context;
+  return result;
+}
+
+}  // namespace tritium::lower

@@ -1,0 +1,165 @@
+// The state of lowering one kernel: the IR being built, the scopes that bind names to
+// values (DESIGN law 2), and the semantic helpers (promotion, casts, broadcasting) that
+// mirror Triton's semantic.py. Split over lower_stmt.cpp, lower_expr.cpp, semantic.cpp,
+// builtins.cpp and const_eval.cpp.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "ir/builder.h"
+#include "ir/ir.h"
+#include "lower/lower.h"
+#include "lower/lvalue.h"
+
+namespace tritium::lower {
+
+using Scope = std::map<std::string, LValue>;
+
+// Statements still to lower after the current list ends: the rest of enclosing lists. A
+// `return` inside a dynamic `if` is lowered by moving this continuation into the branches
+// that do not return, so every path ends in exactly one return and no CFG is needed.
+struct Continuation {
+  std::vector<std::pair<const ast::Body*, size_t>> pending;  // (list, first index), innermost first
+  // When `pending` runs out, the function ends here (an implicit `return None`), as opposed
+  // to the end of a loop body or of a branch whose merge follows.
+  bool at_function_end = false;
+};
+
+// Where the function being lowered (the kernel or an inlined callee) finds its globals.
+struct FunctionContext {
+  std::shared_ptr<const ast::Module> module;
+  std::shared_ptr<const Globals> globals;  // may be null
+  const Scope* module_scope = nullptr;     // bindings of the module's top-level statements
+  int loop_depth = 0;
+  std::string name;
+};
+
+// The name the pending return value is bound to in the scope, so branch merges carry it.
+inline constexpr const char* kReturnSlot = "$return";
+
+class Lowerer {
+ public:
+  Lowerer(ir::Function& function, const Globals& kernel_globals);
+
+  ir::Builder& builder() { return builder_; }
+
+  // ---- names (lower_stmt.cpp) ----
+  LValue lookup(const std::string& name, const Loc& loc);
+  void bind(const std::string& name, LValue value);
+  Scope& scope() { return scope_; }
+  FunctionContext& context() { return *context_; }
+  // The bindings of a module's top-level imports, constants and functions.
+  const Scope& module_scope(const std::shared_ptr<const ast::Module>& module,
+                            const std::shared_ptr<const Globals>& globals);
+
+  // ---- statements (lower_stmt.cpp) ----
+  // Lowers `body[first...]` then the continuation; stops at a return.
+  void lower_stmts(const ast::Body& body, size_t first, Continuation cont);
+  // Inlines a call of `function` with bound arguments; returns its return value.
+  LValue inline_call(const FunctionRef& function, std::vector<LValue> args,
+                     std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
+
+  // ---- expressions (lower_expr.cpp) ----
+  LValue eval(const ast::Expr& expr);
+  LValue binary(ast::BinaryOp op, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  LValue unary(ast::UnaryOp op, const LValue& operand, const Loc& loc);
+  LValue compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  // Python truthiness of a compile-time value (static if, static_assert, and/or).
+  bool const_truth(const LValue& value, const Loc& loc);
+
+  // ---- builtins (builtins.cpp) ----
+  LValue call_builtin(const LValue& callee, std::vector<LValue> args,
+                      std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
+  // Attribute `name` of a module (`tl.float32`, `tl.load`), or null-kind when absent.
+  bool module_attribute(const std::string& module, const std::string& name, LValue* out);
+
+  // ---- semantics (semantic.cpp) ----
+  // A compile-time number or bool as an IR scalar constant of Triton's literal type
+  // (int32, uint32, int64, uint64; fp32 or fp64; int1).
+  ir::Value* to_tensor(const LValue& value, const Loc& loc);
+  ir::Value* constant(ir::ScalarKind kind, const ConstValue& value, const Loc& loc);
+  ir::ScalarKind literal_type(const ConstValue& value, const Loc& loc);
+  // Converts `value` to element type `element` (scalar or pointer type), keeping its shape.
+  ir::Value* cast(ir::Value* value, const ir::Type* element, const Loc& loc, bool bitcast = false);
+  ir::Value* cast(ir::Value* value, ir::ScalarKind kind, const Loc& loc) {
+    return cast(value, ir::Type::scalar(kind), loc);
+  }
+  ir::Value* broadcast_to(ir::Value* value, const std::vector<int64_t>& shape, const Loc& loc);
+  std::pair<ir::Value*, ir::Value*> broadcast(ir::Value* lhs, ir::Value* rhs, const Loc& loc);
+  // Triton's binary_op_type_checking_impl: literal handling, promotion and broadcasting.
+  std::pair<ir::Value*, ir::Value*> binary_operands(const LValue& lhs, const LValue& rhs,
+                                                    bool allow_lhs_ptr, bool allow_rhs_ptr,
+                                                    bool arithmetic_check, bool div_or_mod,
+                                                    const Loc& loc);
+  ir::Value* emit(ir::OpKind kind, const ir::Type* type, std::vector<ir::Value*> operands,
+                  const Loc& loc);
+  ir::Value* to_bool_scalar(const LValue& cond, const Loc& loc, const char* what);
+
+  // Tensor ops used by operators and builtins alike.
+  ir::Value* add(const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* sub(const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* arith(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* true_div(const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* cmp(const std::string& predicate, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* logical(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+
+ private:
+  // Lowers one statement; returns true when it consumed the rest of the list (a return, or
+  // an `if` that took the continuation into its branches).
+  bool lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
+  void lower_assign(const ast::Expr& target, LValue value, const Loc& loc);
+  bool lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
+  void lower_for(const ast::Stmt& stmt);
+  void lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args);
+  void lower_while(const ast::Stmt& stmt);
+  // Merges the scopes of two branches of an `if` op; appends the yields and results.
+  void merge_branches(ir::Op* if_op, const Scope& before, Scope then_scope, Scope else_scope,
+                      const Loc& loc);
+
+  LValue eval_call(const ast::Expr& expr);
+  LValue eval_attribute(const ast::Expr& expr);
+  LValue eval_subscript(const ast::Expr& expr);
+  LValue eval_ternary(const ast::Expr& expr);
+
+  // Evaluates a module-level expression without leaving IR behind; false when it is not
+  // a compile-time value.
+  bool eval_module_constant(const ast::Expr& expr, LValue* out);
+  // Merges one name's values from two branches into `dest` (a copy of `a` already in its
+  // final place); tensors that differ become results of the `if`, recorded in `fixups`.
+  void merge_into(LValue& dest, const std::string& name, bool existed, const LValue& a,
+                  const LValue& b, std::vector<ir::Value*>* then_yields,
+                  std::vector<ir::Value*>* else_yields, std::vector<std::pair<LValue*, size_t>>* fixups,
+                  const Loc& loc);
+
+  ir::Function& function_;
+  ir::Function scratch_;  // module-level constant evaluation builds throwaway IR here
+  ir::Builder builder_;
+  const Globals& kernel_globals_;
+  Scope scope_;
+  FunctionContext* context_ = nullptr;
+  std::vector<std::unique_ptr<FunctionContext>> contexts_;
+  std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
+  int inline_depth_ = 0;
+
+  friend std::unique_ptr<ir::Function> tritium::lower_kernel(
+      std::shared_ptr<const ast::Module>, const std::string&, const Signature&, const Globals&);
+};
+
+// Python semantics on compile-time values (const_eval.cpp). Errors are located at `loc`.
+ConstValue const_binary(ast::BinaryOp op, const ConstValue& lhs, const ConstValue& rhs, const Loc& loc);
+ConstValue const_unary(ast::UnaryOp op, const ConstValue& operand, const Loc& loc);
+ConstValue const_compare(ast::CompareOp op, const ConstValue& lhs, const ConstValue& rhs, const Loc& loc);
+
+// The scalar kind of a tl dtype name, e.g. "float32" -> F32; false when not a dtype.
+bool dtype_from_name(const std::string& name, ir::ScalarKind* out);
+
+}  // namespace tritium::lower

@@ -1,0 +1,377 @@
+// Triton 3.6's typing rules for operations on tensors (triton-spec.md §5.3-5.6): how a
+// Python literal takes part in promotion, the promotion lattice, casts, broadcasting, and
+// the IR each operator expands to.
+#include <cmath>
+
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::ScalarKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+const Type* element_of(const Value* v) { return v->type()->element(); }
+
+bool is_fp16_like(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
+
+int mantissa_bits(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::F16: return 10;
+    case ScalarKind::BF16: return 7;
+    case ScalarKind::F32: return 23;
+    case ScalarKind::F64: return 52;
+    default: return 0;
+  }
+}
+
+// Triton's dtype "kind" for the scalar rule: bool < integral < floating.
+int kind_rank(ScalarKind k) {
+  if (k == ScalarKind::I1) return 0;
+  return ir::is_float(k) ? 2 : 1;
+}
+
+// C's usual arithmetic conversions on two integer kinds (integer_promote_impl).
+ScalarKind integer_promote(ScalarKind a, ScalarKind b) {
+  int wa = ir::bit_width(a), wb = ir::bit_width(b);
+  bool sa = ir::is_signed(a), sb = ir::is_signed(b);
+  if (sa == sb) return wa > wb ? a : b;
+  if (!sa) return wa >= wb ? a : b;
+  return wb >= wa ? b : a;
+}
+
+std::string type_name(ScalarKind k) { return ir::scalar_name(k); }
+
+}  // namespace
+
+ir::Value* Lowerer::emit(ir::OpKind kind, const ir::Type* type, std::vector<ir::Value*> operands,
+                         const Loc& loc) {
+  return builder_.create_value(kind, type, operands, loc);
+}
+
+ScalarKind Lowerer::literal_type(const ConstValue& value, const Loc& loc) {
+  switch (value.kind) {
+    case ConstValue::Kind::Bool: return ScalarKind::I1;
+    case ConstValue::Kind::Int: {
+      __int128 x = value.i;
+      const __int128 two31 = static_cast<__int128>(1) << 31, two32 = static_cast<__int128>(1) << 32;
+      const __int128 two63 = static_cast<__int128>(1) << 63, two64 = static_cast<__int128>(1) << 64;
+      if (x >= -two31 && x < two31) return ScalarKind::I32;
+      if (x >= two31 && x < two32) return ScalarKind::U32;
+      if (x >= -two63 && x < two63) return ScalarKind::I64;
+      if (x >= two63 && x < two64) return ScalarKind::U64;
+      error_at(loc, "nonrepresentable integer " + int128_to_string(x));
+    }
+    case ConstValue::Kind::Float: {
+      double a = std::fabs(value.f);
+      const double min_f32 = std::ldexp(1.0, -126);
+      const double max_f32 = (2 - std::ldexp(1.0, -23)) * std::ldexp(1.0, 127);
+      if (std::isinf(a) || a == 0 || std::isnan(a) || (a >= min_f32 && a <= max_f32)) return ScalarKind::F32;
+      return ScalarKind::F64;
+    }
+    default: break;
+  }
+  error_at(loc, "expected a number, got " + LValue::constant(value).describe());
+}
+
+ir::Value* Lowerer::constant(ScalarKind kind, const ConstValue& value, const Loc& loc) {
+  const Type* type = Type::scalar(kind);
+  if (ir::is_float(kind)) {
+    double f = value.kind == ConstValue::Kind::Float ? value.f
+               : value.kind == ConstValue::Kind::Bool ? (value.b ? 1.0 : 0.0)
+                                                     : static_cast<double>(value.i);
+    return builder_.float_constant(type, f, loc);
+  }
+  __int128 i;
+  if (value.kind == ConstValue::Kind::Float) {
+    i = static_cast<__int128>(value.f);
+  } else if (value.kind == ConstValue::Kind::Bool) {
+    i = value.b ? 1 : 0;
+  } else {
+    i = value.i;
+  }
+  if (kind == ScalarKind::I1) i = i != 0;
+  return builder_.int_constant(type, static_cast<int64_t>(i), loc);
+}
+
+ir::Value* Lowerer::to_tensor(const LValue& value, const Loc& loc) {
+  if (value.is_tensor()) return value.value;
+  if (value.is_const()) {
+    switch (value.c.kind) {
+      case ConstValue::Kind::Bool:
+      case ConstValue::Kind::Int:
+      case ConstValue::Kind::Float:
+        return constant(literal_type(value.c, loc), value.c, loc);
+      default: break;
+    }
+  }
+  error_at(loc, "expected a tensor or a number, got " + value.describe());
+}
+
+ir::Value* Lowerer::cast(ir::Value* value, const ir::Type* element, const Loc& loc, bool bitcast) {
+  const Type* src = element_of(value);
+  if (src == element) return value;
+  if (bitcast) {
+    int src_bits = src->is_pointer() ? 64 : ir::bit_width(src->scalar_kind());
+    int dst_bits = element->is_pointer() ? 64 : ir::bit_width(element->scalar_kind());
+    if (src_bits != dst_bits) {
+      error_at(loc, "cannot bitcast " + src->str() + " to " + element->str() +
+                        ": they have different bit widths (" + std::to_string(src_bits) + " vs " +
+                        std::to_string(dst_bits) + ")");
+    }
+  } else if (src->is_pointer() && element->is_scalar() && ir::is_float(element->scalar_kind())) {
+    error_at(loc, "cannot cast a pointer to " + element->str());
+  } else if (element->is_pointer() && src->is_scalar() && !ir::is_integer(src->scalar_kind())) {
+    error_at(loc, "cannot cast " + src->str() + " to a pointer");
+  }
+  ir::Op* op = builder_.create(ir::OpKind::Cast, {value->type()->with_element(element)}, {value}, loc);
+  if (bitcast) op->set_attr("bitcast", int64_t{1});
+  return op->result();
+}
+
+ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& shape, const Loc& loc) {
+  const Type* type = value->type();
+  if (type->shape() == shape) return value;
+  if (!type->is_block()) {
+    return emit(ir::OpKind::Splat, Type::block(type, shape), {value}, loc);
+  }
+  std::vector<int64_t> src = type->shape();
+  if (src.size() > shape.size()) {
+    error_at(loc, "cannot broadcast a block of shape " + type->str() + " to a lower rank");
+  }
+  while (src.size() < shape.size()) {
+    src.insert(src.begin(), 1);
+    ir::Op* op = builder_.create(ir::OpKind::ExpandDims, {Type::block(type->element(), src)}, {value}, loc);
+    op->set_attr("axis", int64_t{0});
+    value = op->result();
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (src[i] != shape[i] && src[i] != 1) {
+      error_at(loc, "cannot broadcast dimension " + std::to_string(i) + " of size " +
+                        std::to_string(src[i]) + " to size " + std::to_string(shape[i]));
+    }
+  }
+  if (src == shape) return value;
+  return emit(ir::OpKind::Broadcast, Type::block(type->element(), shape), {value}, loc);
+}
+
+std::pair<ir::Value*, ir::Value*> Lowerer::broadcast(ir::Value* lhs, ir::Value* rhs, const Loc& loc) {
+  const Type* lt = lhs->type();
+  const Type* rt = rhs->type();
+  if (!lt->is_block() && !rt->is_block()) return {lhs, rhs};
+  if (!lt->is_block()) return {broadcast_to(lhs, rt->shape(), loc), rhs};
+  if (!rt->is_block()) return {lhs, broadcast_to(rhs, lt->shape(), loc)};
+  std::vector<int64_t> a = lt->shape(), b = rt->shape();
+  while (a.size() < b.size()) a.insert(a.begin(), 1);
+  while (b.size() < a.size()) b.insert(b.begin(), 1);
+  std::vector<int64_t> shape(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
+      error_at(loc, "incompatible shapes for broadcasting: " + lt->str() + " and " + rt->str() +
+                        " differ at dimension " + std::to_string(i) + " (" + std::to_string(a[i]) +
+                        " vs " + std::to_string(b[i]) + ")");
+    }
+    shape[i] = a[i] == 1 ? b[i] : a[i];
+  }
+  return {broadcast_to(lhs, shape, loc), broadcast_to(rhs, shape, loc)};
+}
+
+std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, const LValue& rhs,
+                                                           bool allow_lhs_ptr, bool allow_rhs_ptr,
+                                                           bool arithmetic_check, bool div_or_mod,
+                                                           const Loc& loc) {
+  bool lhs_scalar = lhs.is_const();
+  bool rhs_scalar = rhs.is_const();
+  Value* a = to_tensor(lhs, loc);
+  Value* b = to_tensor(rhs, loc);
+  const Type* at = element_of(a);
+  const Type* bt = element_of(b);
+  if (at->is_pointer() && !allow_lhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + at->str() + ") on the left");
+  if (bt->is_pointer() && !allow_rhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + bt->str() + ") on the right");
+  if (at->is_pointer() && bt->is_pointer() && at != bt) {
+    error_at(loc, "operands are pointers to different types: " + at->str() + " and " + bt->str());
+  }
+  if (at->is_pointer() != bt->is_pointer()) {
+    const Type* other = at->is_pointer() ? bt : at;
+    if (!ir::is_integer(other->scalar_kind())) {
+      error_at(loc, "a pointer can only be offset by an integer, not by " + other->str());
+    }
+  }
+  if (arithmetic_check && !at->is_pointer() && !bt->is_pointer()) {
+    ScalarKind ak = at->scalar_kind(), bk = bt->scalar_kind();
+    ScalarKind result;
+    bool decided = false;
+    // A Python literal of a lower or equal kind than the tensor does not take part.
+    if (lhs_scalar != rhs_scalar) {
+      ScalarKind scalar_k = lhs_scalar ? ak : bk, tensor_k = lhs_scalar ? bk : ak;
+      if (kind_rank(scalar_k) <= kind_rank(tensor_k)) {
+        result = div_or_mod && is_fp16_like(tensor_k) ? ScalarKind::F32 : tensor_k;
+        decided = true;
+      }
+    }
+    if (!decided) {
+      if (ak == ScalarKind::F64 || bk == ScalarKind::F64) {
+        result = ScalarKind::F64;
+      } else if (ak == ScalarKind::F32 || bk == ScalarKind::F32) {
+        result = ScalarKind::F32;
+      } else if (ak == ScalarKind::F16 || bk == ScalarKind::F16) {
+        result = div_or_mod ? ScalarKind::F32 : ScalarKind::F16;
+      } else if (ak == ScalarKind::BF16 && bk == ScalarKind::BF16) {
+        result = div_or_mod ? ScalarKind::F32 : ScalarKind::BF16;
+      } else if (ak == ScalarKind::BF16 || bk == ScalarKind::BF16) {
+        result = ScalarKind::F32;
+      } else {
+        if (div_or_mod && ir::is_signed(ak) != ir::is_signed(bk)) {
+          error_at(loc, "cannot use /, // or % with " + type_name(ak) + " and " + type_name(bk) +
+                            " because they have different signedness; cast them to the same signedness");
+        }
+        result = integer_promote(ak, bk);
+      }
+    }
+    // A negative literal or one out of range of the result type is an error, not a wrap.
+    for (int side = 0; side < 2; ++side) {
+      const LValue& v = side == 0 ? lhs : rhs;
+      if (!v.is_const() || v.c.kind != ConstValue::Kind::Int || !ir::is_integer(result)) continue;
+      __int128 x = v.c.i;
+      if (x < 0 && !ir::is_signed(result)) {
+        error_at(loc, "cannot combine the unsigned type " + type_name(result) + " with the negative number " +
+                          int128_to_string(x) + "; cast one of them explicitly");
+      }
+      int bits = ir::bit_width(result);
+      __int128 lo = ir::is_signed(result) ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
+      __int128 hi = ir::is_signed(result) ? (static_cast<__int128>(1) << (bits - 1)) - 1
+                                          : (static_cast<__int128>(1) << bits) - 1;
+      if (x < lo || x > hi) {
+        error_at(loc, "the number " + int128_to_string(x) + " is out of range for type " + type_name(result));
+      }
+    }
+    a = lhs_scalar ? constant(result, lhs.c, loc) : cast(a, result, loc);
+    b = rhs_scalar ? constant(result, rhs.c, loc) : cast(b, result, loc);
+  }
+  return broadcast(a, b, loc);
+}
+
+ir::Value* Lowerer::add(const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
+  if (element_of(a)->is_pointer() && element_of(b)->is_pointer()) error_at(loc, "cannot add two pointers");
+  if (element_of(b)->is_pointer()) std::swap(a, b);
+  if (element_of(a)->is_pointer()) return emit(ir::OpKind::AddPtr, a->type(), {a, b}, loc);
+  return emit(ir::OpKind::Add, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::sub(const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, true, false, true, false, loc);
+  if (element_of(a)->is_pointer()) {
+    Value* zero = broadcast_to(builder_.int_constant(element_of(b), 0, loc), b->type()->shape(), loc);
+    Value* negated = emit(ir::OpKind::Sub, b->type(), {zero, b}, loc);
+    return emit(ir::OpKind::AddPtr, a->type(), {a, negated}, loc);
+  }
+  return emit(ir::OpKind::Sub, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::arith(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, false, false, true, false, loc);
+  return emit(kind, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::true_div(const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, false, false, true, true, loc);
+  ScalarKind ak = element_of(a)->scalar_kind(), bk = element_of(b)->scalar_kind();
+  if (ir::is_float(ak) && !ir::is_float(bk)) {
+    b = cast(b, ak, loc);
+  } else if (!ir::is_float(ak) && ir::is_float(bk)) {
+    a = cast(a, bk, loc);
+  } else if (!ir::is_float(ak) && !ir::is_float(bk)) {
+    a = cast(a, ScalarKind::F32, loc);
+    b = cast(b, ScalarKind::F32, loc);
+  } else if (mantissa_bits(ak) > mantissa_bits(bk)) {
+    b = cast(b, ak, loc);
+  } else {
+    a = cast(a, bk, loc);
+  }
+  return emit(ir::OpKind::Div, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, false, false, true, true, loc);
+  ScalarKind k = element_of(a)->scalar_kind();
+  if (kind == ir::OpKind::Div && ir::is_float(k)) {
+    error_at(loc, "// is only defined on integers in kernels, got " + type_name(k) + " operands");
+  }
+  return emit(kind, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, false, false, false, false, loc);
+  const Type* at = element_of(a);
+  const Type* bt = element_of(b);
+  if (!ir::is_integer(at->scalar_kind()) || !ir::is_integer(bt->scalar_kind())) {
+    error_at(loc, "bitwise operators need integer operands, got " + at->str() + " and " + bt->str());
+  }
+  ScalarKind result = integer_promote(at->scalar_kind(), bt->scalar_kind());
+  a = cast(a, result, loc);
+  b = cast(b, result, loc);
+  return emit(kind, a->type(), {a, b}, loc);
+}
+
+ir::Value* Lowerer::cmp(const std::string& predicate, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
+  if (element_of(a) != element_of(b)) {
+    error_at(loc, "cannot compare " + element_of(a)->str() + " with " + element_of(b)->str());
+  }
+  ir::Op* op = builder_.create(ir::OpKind::Cmp, {a->type()->with_element(Type::scalar(ScalarKind::I1))}, {a, b}, loc);
+  op->set_attr("predicate", predicate);
+  return op->result();
+}
+
+ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  return arith(kind, lhs, rhs, loc);
+}
+
+ir::Value* Lowerer::where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  Value* c = to_tensor(cond, loc);
+  if (!element_of(c)->is_scalar() || element_of(c)->scalar_kind() != ScalarKind::I1) {
+    c = cast(c, ScalarKind::I1, loc);
+  }
+  auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
+  if (element_of(a) != element_of(b)) {
+    error_at(loc, "where: the two values have different types " + element_of(a)->str() + " and " +
+                      element_of(b)->str());
+  }
+  // Broadcast all three to one shape.
+  auto [c2, a2] = broadcast(c, a, loc);
+  auto [c3, b2] = broadcast(c2, b, loc);
+  auto [a3, b3] = broadcast(a2, b2, loc);
+  c3 = broadcast_to(c3, a3->type()->shape(), loc);
+  return emit(ir::OpKind::Select, a3->type(), {c3, a3, b3}, loc);
+}
+
+ir::Value* Lowerer::logical(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+  Value* a = to_tensor(lhs, loc);
+  Value* b = to_tensor(rhs, loc);
+  for (Value* v : {a, b}) {
+    if (!v->type()->is_bool()) {
+      error_at(loc, std::string("`and`/`or`/`not` on tensors need boolean (int1) operands, got ") +
+                        v->type()->str() + "; compare first, e.g. `(x != 0)`");
+    }
+  }
+  auto [x, y] = broadcast(a, b, loc);
+  return emit(kind, x->type(), {x, y}, loc);
+}
+
+ir::Value* Lowerer::to_bool_scalar(const LValue& cond, const Loc& loc, const char* what) {
+  Value* c = to_tensor(cond, loc);
+  if (c->type()->is_block()) {
+    error_at(loc, std::string(what) + " condition must be a scalar, got a block " + c->type()->str());
+  }
+  if (c->type()->is_bool()) return c;
+  if (c->type()->is_pointer()) error_at(loc, std::string(what) + " condition cannot be a pointer");
+  LValue zero = LValue::constant(ConstValue::integer(0));
+  if (c->type()->is_float()) zero = LValue::constant(ConstValue::floating(0));
+  return cmp("ne", LValue::tensor(c), zero, loc);
+}
+
+}  // namespace tritium::lower
