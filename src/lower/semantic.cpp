@@ -185,10 +185,11 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
                                                            const Loc& loc) {
   bool lhs_scalar = lhs.is_const();
   bool rhs_scalar = rhs.is_const();
-  Value* a = to_tensor(lhs, loc);
-  Value* b = to_tensor(rhs, loc);
-  const Type* at = element_of(a);
-  const Type* bt = element_of(b);
+  // Literals stay unmaterialized until their type is decided, so no dead constants remain.
+  Value* a = lhs_scalar ? nullptr : to_tensor(lhs, loc);
+  Value* b = rhs_scalar ? nullptr : to_tensor(rhs, loc);
+  const Type* at = lhs_scalar ? Type::scalar(literal_type(lhs.c, loc)) : element_of(a);
+  const Type* bt = rhs_scalar ? Type::scalar(literal_type(rhs.c, loc)) : element_of(b);
   if (at->is_pointer() && !allow_lhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + at->str() + ") on the left");
   if (bt->is_pointer() && !allow_rhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + bt->str() + ") on the right");
   if (at->is_pointer() && bt->is_pointer() && at != bt) {
@@ -251,6 +252,8 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
     a = lhs_scalar ? constant(result, lhs.c, loc) : cast(a, result, loc);
     b = rhs_scalar ? constant(result, rhs.c, loc) : cast(b, result, loc);
   }
+  if (!a) a = to_tensor(lhs, loc);
+  if (!b) b = to_tensor(rhs, loc);
   return broadcast(a, b, loc);
 }
 
