@@ -363,7 +363,7 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
   return has_return;
 }
 
-void Lowerer::merge_into(LValue& dest, const std::string& name, bool existed, const LValue& a, const LValue& b,
+void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* before, const LValue& a, const LValue& b,
                          std::vector<Value*>* then_yields, std::vector<Value*>* else_yields,
                          std::vector<std::pair<LValue*, size_t>>* fixups, const Loc& loc) {
   if (same_value(a, b)) return;
@@ -372,10 +372,13 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, bool existed, co
       if (name == kReturnSlot) {
         error_at(loc, "inconsistent return types: " + a.value->type()->str() + " and " + b.value->type()->str());
       }
-      if (existed) {
-        error_at(loc, "initial value for '" + name + "' is of type " + a.value->type()->str() +
-                          ", but the branches of this if assign it " + a.value->type()->str() + " and " +
-                          b.value->type()->str() + "; a variable must keep its type across a dynamic if");
+      if (before && before->is_tensor()) {
+        const ir::Type* initial = before->value->type();
+        bool then_differs = a.value->type() != initial;
+        error_at(loc, "initial value for '" + name + "' is of type " + initial->str() + ", but the " +
+                          (then_differs ? "then" : "else") + " block redefines it as " +
+                          (then_differs ? a.value->type() : b.value->type())->str() +
+                          "; a variable must keep its type across a dynamic if");
       }
       error_at(loc, "mismatched type for '" + name + "' between the then block (" + a.value->type()->str() +
                         ") and the else block (" + b.value->type()->str() + ")");
@@ -387,7 +390,8 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, bool existed, co
   }
   if (a.kind == LValue::Kind::Tuple && b.kind == LValue::Kind::Tuple && a.items.size() == b.items.size()) {
     for (size_t i = 0; i < a.items.size(); ++i) {
-      merge_into(dest.items[i], name, existed, a.items[i], b.items[i], then_yields, else_yields, fixups, loc);
+      merge_into(dest.items[i], name, before && before->kind == LValue::Kind::Tuple && i < before->items.size() ? &before->items[i] : nullptr,
+                 a.items[i], b.items[i], then_yields, else_yields, fixups, loc);
     }
     return;
   }
@@ -405,15 +409,11 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
   for (auto& [name, then_value] : then_scope) {
     auto other = else_scope.find(name);
     if (other == else_scope.end()) continue;  // defined in one branch only: not visible after
-    bool existed = before.count(name) != 0;
+    auto prior = before.find(name);
     LValue& dest = scope_[name];
     dest = then_value;
-    merge_into(dest, name, existed, then_value, other->second, &then_yields, &else_yields, &fixups, loc);
-  }
-  for (const auto& [name, value] : before) {
-    // Names that existed before but are missing from a branch scope cannot happen (no del).
-    (void)value;
-    (void)name;
+    merge_into(dest, name, prior == before.end() ? nullptr : &prior->second, then_value, other->second,
+               &then_yields, &else_yields, &fixups, loc);
   }
   for (Value* v : then_yields) if_op->add_result(v->type());
   for (auto& [dest, index] : fixups) *dest = LValue::tensor(if_op->result(static_cast<int>(index)));

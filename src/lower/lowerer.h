@@ -135,7 +135,7 @@ class Lowerer {
   bool eval_module_constant(const ast::Expr& expr, LValue* out);
   // Merges one name's values from two branches into `dest` (a copy of `a` already in its
   // final place); tensors that differ become results of the `if`, recorded in `fixups`.
-  void merge_into(LValue& dest, const std::string& name, bool existed, const LValue& a,
+  void merge_into(LValue& dest, const std::string& name, const LValue* before, const LValue& a,
                   const LValue& b, std::vector<ir::Value*>* then_yields,
                   std::vector<ir::Value*>* else_yields, std::vector<std::pair<LValue*, size_t>>* fixups,
                   const Loc& loc);

@@ -190,16 +190,24 @@ bool parse_string(const std::string& s, const std::string& entry, std::string* o
     if (i + 2 >= s.size()) fail("bad escape in entry '" + entry + "'");
     char e = s[++i];
     switch (e) {
-      case 'n': v += '\n'; break;
-      case 't': v += '\t'; break;
-      case 'r': v += '\r'; break;
+      case 'n':
+        v += '\n';
+        break;
+      case 't':
+        v += '\t';
+        break;
+      case 'r':
+        v += '\r';
+        break;
       case 'x': {
         if (i + 3 >= s.size()) fail("bad escape in entry '" + entry + "'");
         v += static_cast<char>(std::strtol(s.substr(i + 1, 2).c_str(), nullptr, 16));
         i += 2;
         break;
       }
-      default: v += e; break;
+      default:
+        v += e;
+        break;
     }
   }
   *out = std::move(v);
@@ -306,8 +314,8 @@ Signature parse_signature(const std::string& text, const std::vector<std::string
       std::optional<ConstValue> v = parse_value(value_text, entry);
       if (!v) {
         fail("entry '" + entry + "': constexpr parameter '" + names[index] +
-             "' needs a value (int, float, True/False, None, 'str', dtype), got '" +
-             value_text + "'");
+             "' needs a value (int, float, True/False, None, 'str', dtype), got '" + value_text +
+             "'");
       }
       p.kind = ParamSig::Kind::Constant;
       p.value = *v;

@@ -1,0 +1,10 @@
+# RUN: --kernel kernel --signature "*fp32" --emit ir
+# ERROR: 10:21: // is only defined on integers
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(x_ptr):
+    v = tl.load(x_ptr)
+    tl.store(x_ptr, v // 2.0)

@@ -1,0 +1,10 @@
+# RUN: --kernel kernel --signature "*fp32" --emit ir
+# ERROR: 10:21: tl.dot is not supported
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(x_ptr):
+    v = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr, tl.dot(v, v))
