@@ -1,1 +1,286 @@
-// placeholder
+// The interpreter's driver: turns the Function into a plan (dense value ids, decoded
+// attributes, one preallocated buffer per SSA value), then runs every program of the grid
+// (z, y, x nested, x innermost) through a switch over OpKind, with structured control flow.
+#include "interp/interpreter.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "interp/eval_ops.h"
+#include "interp/memory.h"
+#include "interp/poison.h"
+#include "interp/values.h"
+#include "ir/verifier.h"
+#include "support/diagnostics.h"
+
+namespace tritium::interp {
+
+using ir::OpKind;
+
+namespace {
+
+struct PlanRegion;
+
+// One op with its operands and results as buffer ids and its attributes decoded once.
+struct PlanOp {
+  const ir::Op* op = nullptr;
+  OpKind kind = OpKind::Return;
+  std::vector<int> operands;
+  std::vector<int> results;
+  std::vector<PlanRegion> regions;
+  int64_t attr = 0;  // axis, Predicate or AtomicKind, bitcast flag
+  bool propagates_poison = false;  // a pure op with operands
+};
+
+struct PlanRegion {
+  std::vector<int> args;
+  std::vector<PlanOp> ops;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Function& function, const std::vector<MemoryRange>& memory)
+      : function_(function), memory_(memory) {
+    body_ = plan_region(function.body());
+  }
+
+  void bind_args(const std::vector<ArgValue>& args) {
+    const auto& params = function_.body().args();
+    if (args.size() != params.size()) {
+      throw LaunchError("kernel '" + function_.name() + "' takes " + std::to_string(params.size()) +
+                        " arguments, the interpreter was given " + std::to_string(args.size()));
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      Buffer& buffer = buffers_[body_.args[i]];
+      const ArgValue& arg = args[i];
+      if (buffer.is_ptr) {
+        expect_kind(i, arg, ArgValue::Kind::Pointer);
+        buffer.data()[0].i = static_cast<int64_t>(arg.address);
+      } else if (buffer.is_float) {
+        expect_kind(i, arg, ArgValue::Kind::Float);
+        buffer.data()[0].f = round_float(arg.float_value, buffer.kind);
+      } else {
+        expect_kind(i, arg, ArgValue::Kind::Int);
+        buffer.data()[0].i = buffer.kind == ir::ScalarKind::I1 ? arg.int_bits != 0 : wrap_int(arg.int_bits, buffer.kind);
+      }
+    }
+  }
+
+  void run(const Grid& grid) {
+    grid_ = grid;
+    for (uint32_t z = 0; z < grid.dims[2]; ++z) {
+      for (uint32_t y = 0; y < grid.dims[1]; ++y) {
+        for (uint32_t x = 0; x < grid.dims[0]; ++x) {
+          program_ = {x, y, z};
+          memory_.set_program(program_);
+          exec_region(body_);
+        }
+      }
+    }
+  }
+
+ private:
+  void expect_kind(size_t i, const ArgValue& arg, ArgValue::Kind want) const {
+    if (arg.kind == want) return;
+    static const char* const kNames[] = {"a pointer", "an integer", "a float"};
+    std::string name = "#" + std::to_string(i);
+    for (const ir::Param& param : function_.params()) {
+      if (param.arg == function_.body().arg(static_cast<int>(i))) name = "'" + param.name + "'";
+    }
+    throw LaunchError("kernel '" + function_.name() + "': argument " + name + " of type " +
+                      function_.body().arg(static_cast<int>(i))->type()->str() + " needs " +
+                      kNames[static_cast<int>(want)] + ", got " + kNames[static_cast<int>(arg.kind)]);
+  }
+
+  int buffer_id(const ir::Value* value) {
+    auto [it, inserted] = ids_.try_emplace(value, static_cast<int>(buffers_.size()));
+    if (inserted) buffers_.push_back(make_buffer(value->type()));
+    return it->second;
+  }
+
+  PlanRegion plan_region(const ir::Region& region) {
+    PlanRegion plan;
+    for (const auto& arg : region.args()) plan.args.push_back(buffer_id(arg.get()));
+    for (const auto& op : region.ops()) plan.ops.push_back(plan_op(*op));
+    return plan;
+  }
+
+  PlanOp plan_op(const ir::Op& op) {
+    PlanOp plan;
+    plan.op = &op;
+    plan.kind = op.kind();
+    for (const ir::Value* operand : op.operands()) plan.operands.push_back(buffer_id(operand));
+    for (const auto& result : op.results()) plan.results.push_back(buffer_id(result.get()));
+    for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
+    plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0;
+    switch (op.kind()) {
+      // Constants and ranges never change: fill their buffers once, here.
+      case OpKind::Constant: eval_constant(op, buffers_[plan.results[0]]); break;
+      case OpKind::MakeRange: eval_make_range(op.int_attr("start"), buffers_[plan.results[0]]); break;
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms: plan.attr = op.int_attr("axis"); break;
+      case OpKind::Cmp: plan.attr = static_cast<int64_t>(parse_predicate(op)); break;
+      case OpKind::AtomicRMW: plan.attr = static_cast<int64_t>(parse_atomic_kind(op)); break;
+      case OpKind::Cast: {
+        const ir::AttrValue* bitcast = op.find_attr("bitcast");
+        plan.attr = bitcast && std::holds_alternative<int64_t>(*bitcast) && std::get<int64_t>(*bitcast) != 0;
+        break;
+      }
+      default: break;
+    }
+    return plan;
+  }
+
+  Buffer& result(const PlanOp& p, int i = 0) { return buffers_[p.results[i]]; }
+  const Buffer& operand(const PlanOp& p, int i) { return buffers_[p.operands[i]]; }
+  const Buffer* optional_operand(const PlanOp& p, int i) {
+    return i < static_cast<int>(p.operands.size()) ? &buffers_[p.operands[i]] : nullptr;
+  }
+
+  // Copies the operands of `terminator` from `first` on into the buffers `to` (from `to_first`).
+  void copy_operands(const PlanOp& terminator, size_t first, const std::vector<int>& to, size_t to_first = 0) {
+    for (size_t i = first; i < terminator.operands.size(); ++i) {
+      copy_buffer(buffers_[terminator.operands[i]], buffers_[to[to_first + i - first]]);
+    }
+  }
+
+  // Runs the ops of `region`; false when a `return` ended the program.
+  bool exec_region(const PlanRegion& region) {
+    for (const PlanOp& op : region.ops) {
+      if (!exec_op(op)) return false;
+    }
+    return true;
+  }
+
+  // The poison of a pure op's result, from its operands (at most 3).
+  void propagate(const PlanOp& p) {
+    const Buffer* operands[3];
+    int count = std::min(static_cast<int>(p.operands.size()), 3);  // select has the most
+    for (int i = 0; i < count; ++i) operands[i] = &buffers_[p.operands[i]];
+    propagate_poison(p.kind, operands, count, result(p));
+  }
+
+  bool exec_op(const PlanOp& p) {
+    const ir::Op& op = *p.op;
+    if (p.propagates_poison) propagate(p);
+    switch (p.kind) {
+      case OpKind::Constant:
+      case OpKind::MakeRange:
+        return true;  // filled when planned
+      case OpKind::ProgramId: result(p).data()[0].i = program_[p.attr]; return true;
+      case OpKind::NumPrograms: result(p).data()[0].i = grid_.dims[p.attr]; return true;
+      case OpKind::Splat: eval_splat(operand(p, 0), result(p)); return true;
+      case OpKind::Broadcast: eval_broadcast(operand(p, 0), result(p)); return true;
+      case OpKind::ExpandDims:
+      case OpKind::Reshape: eval_copy(operand(p, 0), result(p)); return true;
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+      case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
+      case OpKind::Minimum: case OpKind::Maximum:
+        eval_binary(op, operand(p, 0), operand(p, 1), result(p));
+        return true;
+      case OpKind::Cmp:
+        eval_cmp(static_cast<Predicate>(p.attr), operand(p, 0), operand(p, 1), result(p));
+        return true;
+      case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
+      case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos:
+      case OpKind::Abs: case OpKind::Floor: case OpKind::Ceil:
+        eval_unary(op, operand(p, 0), result(p));
+        return true;
+      case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
+      case OpKind::Cast: eval_cast(operand(p, 0), p.attr != 0, result(p)); return true;
+      case OpKind::AddPtr: eval_addptr(operand(p, 0), operand(p, 1), result(p)); return true;
+      case OpKind::Load:
+        memory_.load(op, operand(p, 0), optional_operand(p, 1), optional_operand(p, 2), result(p));
+        return true;
+      case OpKind::Store: memory_.store(op, operand(p, 0), operand(p, 1), optional_operand(p, 2)); return true;
+      case OpKind::AtomicRMW:
+        memory_.atomic_rmw(op, static_cast<AtomicKind>(p.attr), operand(p, 0), operand(p, 1),
+                           optional_operand(p, 2), result(p));
+        return true;
+      case OpKind::AtomicCAS:
+        memory_.atomic_cas(op, operand(p, 0), operand(p, 1), operand(p, 2), result(p));
+        return true;
+      case OpKind::For: return exec_for(p);
+      case OpKind::If: return exec_if(p);
+      case OpKind::While: return exec_while(p);
+      case OpKind::Yield:
+      case OpKind::Condition:
+        return true;  // read by the op that owns the region
+      case OpKind::Return: return false;
+    }
+    internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());
+  }
+
+  // The loop state lives in the op's result buffers: init -> results; each iteration
+  // copies results -> body arguments, runs the body, and yields -> results. Yielded values
+  // may be body arguments themselves (a swap), so they never go straight to the arguments.
+  bool exec_for(const PlanOp& p) {
+    const PlanRegion& body = p.regions[0];
+    ir::ScalarKind iv_kind = operand(p, 0).kind;
+    int64_t lower = operand(p, 0).data()[0].i;
+    int64_t upper = operand(p, 1).data()[0].i;
+    int64_t step = operand(p, 2).data()[0].i;
+    for (int i = 0; i < 3; ++i) check_poison(operand(p, i), nullptr, *p.op, "the bounds");
+    if (step == 0) error_at(p.op->loc(), "for loop with a step of 0");
+    bool is_unsigned = !ir::is_signed(iv_kind);
+    for (size_t i = 3; i < p.operands.size(); ++i) copy_buffer(operand(p, static_cast<int>(i)), result(p, static_cast<int>(i - 3)));
+    for (int64_t iv = lower;;) {
+      bool more = is_unsigned ? static_cast<uint64_t>(iv) < static_cast<uint64_t>(upper)
+                              : (step > 0 ? iv < upper : iv > upper);
+      if (!more) break;
+      buffers_[body.args[0]].data()[0].i = wrap_int(iv, iv_kind);
+      for (size_t i = 0; i < p.results.size(); ++i) copy_buffer(result(p, static_cast<int>(i)), buffers_[body.args[i + 1]]);
+      if (!exec_region(body)) return false;
+      copy_operands(body.ops.back(), 0, p.results);
+      if (__builtin_add_overflow(iv, step, &iv)) break;
+    }
+    return true;
+  }
+
+  bool exec_if(const PlanOp& p) {
+    check_poison(operand(p, 0), nullptr, *p.op, "the condition");
+    const PlanRegion& branch = p.regions[operand(p, 0).data()[0].i ? 0 : 1];
+    if (!exec_region(branch)) return false;
+    if (!branch.ops.empty()) copy_operands(branch.ops.back(), 0, p.results);
+    return true;
+  }
+
+  // init -> before arguments; run before; condition's passed values -> results; stop when
+  // false, else results -> after arguments, run after, yields -> before arguments (the
+  // after region cannot see the before region's arguments, so this never overlaps).
+  bool exec_while(const PlanOp& p) {
+    const PlanRegion& before = p.regions[0];
+    const PlanRegion& after = p.regions[1];
+    for (size_t i = 0; i < p.operands.size(); ++i) copy_buffer(operand(p, static_cast<int>(i)), buffers_[before.args[i]]);
+    for (;;) {
+      if (!exec_region(before)) return false;
+      const PlanOp& condition = before.ops.back();
+      check_poison(buffers_[condition.operands[0]], nullptr, *condition.op, "the condition");
+      copy_operands(condition, 1, p.results);
+      if (!buffers_[condition.operands[0]].data()[0].i) return true;
+      for (size_t i = 0; i < p.results.size(); ++i) copy_buffer(result(p, static_cast<int>(i)), buffers_[after.args[i]]);
+      if (!exec_region(after)) return false;
+      copy_operands(after.ops.back(), 0, before.args);
+    }
+  }
+
+  const ir::Function& function_;
+  Memory memory_;
+  std::unordered_map<const ir::Value*, int> ids_;  // planning only
+  std::vector<Buffer> buffers_;
+  PlanRegion body_;
+  Grid grid_;
+  std::array<uint32_t, 3> program_{0, 0, 0};
+};
+
+}  // namespace
+
+void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
+         const std::vector<MemoryRange>& memory) {
+  ir::verify(function, "interpreter input");
+  Interpreter interpreter(function, memory);
+  interpreter.bind_args(args);
+  interpreter.run(grid);
+}
+
+}  // namespace tritium::interp

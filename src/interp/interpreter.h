@@ -35,6 +35,12 @@ struct Grid {
 
 // Runs every program of `grid`. Throws tritium::CompileError (located at the op) for
 // out-of-bounds accesses and tritium::InternalError for malformed IR.
+// Also: CompileError at the dividing op for an integer division by zero (or INT_MIN / -1)
+// once its result is observed (stored, used as an address, a mask or a condition; masked
+// lanes may divide garbage freely), and at the loop for a `for` step of 0; LaunchError when
+// `args` do not match the entry arguments in number or kind. Semantics choices where
+// Triton leaves results undefined: float -> int saturates (NaN -> 0), shifts by >= the
+// width give 0 (sign fill for an arithmetic shr), masked-off loads without `other` give 0.
 void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
          const std::vector<MemoryRange>& memory);
 

@@ -1,1 +1,474 @@
-// placeholder
+// The tile IR verifier: per-op operand/result/type rules (the conventions of ops.def),
+// region and terminator structure, and dominance within structured regions (a value is
+// visible in its own region after its definition and in every region nested there).
+#include "ir/verifier.h"
+
+#include <unordered_set>
+
+#include "ir/printer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::ir {
+
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const Function& function, const std::string& after_pass)
+      : function_(function), stage_("verifier (after " + after_pass + ")") {}
+
+  void run() {
+    check_params();
+    region(function_.body(), nullptr);
+  }
+
+ private:
+  [[noreturn]] void fail(const Op& op, const std::string& message) const {
+    internal_error(stage_, std::string("'") + op.name() + "': " + message + " in '" +
+                               print(op, &function_) + "'",
+                   op.loc());
+  }
+
+  static std::string types_text(const std::vector<const Type*>& types) {
+    std::string out = "(";
+    for (size_t i = 0; i < types.size(); ++i) out += (i ? ", " : "") + types[i]->str();
+    return out + ")";
+  }
+
+  // Entry arguments are the unfolded parameters, in order (ir.h: Function::body_).
+  void check_params() const {
+    size_t next = 0;
+    const auto& args = function_.body().args();
+    for (const Param& param : function_.params()) {
+      if (param.arg == nullptr) continue;
+      if (next >= args.size() || args[next].get() != param.arg) {
+        internal_error(stage_, "parameter '" + param.name + "' of '" + function_.name() +
+                                   "' is not entry argument " + std::to_string(next),
+                       function_.loc());
+      }
+      if (param.facts.divisibility < 1) {
+        internal_error(stage_, "parameter '" + param.name + "' has divisibility " +
+                                   std::to_string(param.facts.divisibility),
+                       function_.loc());
+      }
+      ++next;
+    }
+    if (next != args.size()) {
+      internal_error(stage_, "'" + function_.name() + "' has " + std::to_string(args.size()) +
+                                 " entry arguments but " + std::to_string(next) +
+                                 " unfolded parameters",
+                     function_.loc());
+    }
+  }
+
+  // Walks `r` (owned by `owner`, null for the body): structure, then each op, keeping the
+  // values visible from here in `visible_` and removing the region's own on the way out.
+  void region(const Region& r, const Op* owner) {
+    size_t mark = defined_.size();
+    for (const auto& arg : r.args()) {
+      if (arg->type() == nullptr) internal_error(stage_, "region argument without a type");
+      define(arg.get());
+    }
+    const auto& ops = r.ops();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = *ops[i];
+      if (op.parent() != &r) fail(op, "its parent() is not the region that holds it");
+      if (has_trait(op.kind(), kTerminator) && i + 1 != ops.size()) {
+        fail(op, "terminator is not the last op of its region");
+      }
+      for (int k = 0; k < op.num_operands(); ++k) {
+        const Value* v = op.operand(k);
+        if (v == nullptr) fail(op, "operand " + std::to_string(k) + " is null");
+        if (visible_.count(v) == 0) {
+          fail(op, "operand " + std::to_string(k) + " is used before its definition or outside its region");
+        }
+      }
+      for (const auto& result : op.results()) {
+        if (result->type() == nullptr) fail(op, "result without a type");
+      }
+      for (const auto& inner : op.regions()) {
+        if (inner->parent() != &op) fail(op, "a region's parent() is not the op that holds it");
+      }
+      check_op(op, owner, r);
+      for (const auto& inner : op.regions()) region(*inner, &op);
+      for (const auto& result : op.results()) define(result.get());
+    }
+    check_terminator(r, owner);
+    while (defined_.size() > mark) {
+      visible_.erase(defined_.back());
+      defined_.pop_back();
+    }
+  }
+
+  void define(const Value* v) {
+    visible_.insert(v);
+    defined_.push_back(v);
+  }
+
+  // Which terminator each kind of region must end with.
+  void check_terminator(const Region& r, const Op* owner) const {
+    const Op* last = r.terminator();
+    if (owner == nullptr) {
+      if (last != nullptr && last->kind() != OpKind::Return) fail(*last, "only 'return' may end the function body");
+      return;
+    }
+    OpKind want = OpKind::Yield;
+    if (owner->kind() == OpKind::While && &r == owner->region(0)) want = OpKind::Condition;
+    if (last == nullptr || last->kind() != want) {
+      fail(*owner, std::string("a region does not end with '") + op_name(want) + "'");
+    }
+  }
+
+  void expect_counts(const Op& op, int min_operands, int max_operands, int results) const {
+    if (op.num_operands() < min_operands || op.num_operands() > max_operands) {
+      std::string want = min_operands == max_operands
+                             ? std::to_string(min_operands)
+                             : std::to_string(min_operands) + " to " + std::to_string(max_operands);
+      fail(op, "expected " + want + " operands, got " + std::to_string(op.num_operands()));
+    }
+    if (results >= 0 && op.num_results() != results) {
+      fail(op, "expected " + std::to_string(results) + " results, got " + std::to_string(op.num_results()));
+    }
+    if (!has_trait(op.kind(), kHasRegions) && !op.regions().empty()) fail(op, "unexpected regions");
+  }
+
+  const Type* operand_type(const Op& op, int i) const { return op.operand(i)->type(); }
+  const Type* result_type(const Op& op) const { return op.result()->type(); }
+
+  void expect_type(const Op& op, const Type* got, const Type* want, const std::string& what) const {
+    if (got != want) fail(op, what + " has type " + got->str() + ", expected " + want->str());
+  }
+
+  void expect_int_attr(const Op& op, const std::string& name) const {
+    const AttrValue* value = op.find_attr(name);
+    if (value == nullptr || !std::holds_alternative<int64_t>(*value)) {
+      fail(op, "missing integer attribute '" + name + "'");
+    }
+  }
+
+  void check_op(const Op& op, const Op* owner, const Region& r) {
+    switch (op.kind()) {
+      case OpKind::Constant: return check_constant(op);
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms: {
+        expect_counts(op, 0, 0, 1);
+        expect_int_attr(op, "axis");
+        int64_t axis = op.int_attr("axis");
+        if (axis < 0 || axis > 2) fail(op, "axis " + std::to_string(axis) + " is not 0, 1 or 2");
+        expect_type(op, result_type(op), Type::scalar(ScalarKind::I32), "the result");
+        return;
+      }
+      case OpKind::MakeRange: {
+        expect_counts(op, 0, 0, 1);
+        expect_int_attr(op, "start");
+        expect_int_attr(op, "end");
+        int64_t start = op.int_attr("start"), end = op.int_attr("end");
+        if (end <= start) fail(op, "empty range");
+        expect_type(op, result_type(op), Type::block(Type::scalar(ScalarKind::I32), {end - start}), "the result");
+        return;
+      }
+      case OpKind::Splat: {
+        expect_counts(op, 1, 1, 1);
+        const Type* in = operand_type(op, 0);
+        if (in->is_block()) fail(op, "the operand is a block, not a scalar");
+        if (!result_type(op)->is_block() || result_type(op)->element() != in) {
+          fail(op, "the result " + result_type(op)->str() + " is not a block of " + in->str());
+        }
+        return;
+      }
+      case OpKind::Broadcast: return check_broadcast(op);
+      case OpKind::ExpandDims: return check_expand_dims(op);
+      case OpKind::Reshape: {
+        expect_counts(op, 1, 1, 1);
+        const Type* in = operand_type(op, 0);
+        const Type* out = result_type(op);
+        if (!out->is_block() || in->element() != out->element() || in->num_elements() != out->num_elements()) {
+          fail(op, "cannot reshape " + in->str() + " to " + out->str());
+        }
+        return;
+      }
+      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+      case OpKind::Minimum: case OpKind::Maximum:
+        return check_binary(op, /*ints_only=*/false);
+      case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
+        return check_binary(op, /*ints_only=*/true);
+      case OpKind::Cmp: {
+        expect_counts(op, 2, 2, 1);
+        const Type* a = operand_type(op, 0);
+        if (operand_type(op, 1) != a) {
+          fail(op, "operands have different types " + types_text({a, operand_type(op, 1)}));
+        }
+        expect_type(op, result_type(op), a->with_element(Type::scalar(ScalarKind::I1)), "the result");
+        const AttrValue* pred = op.find_attr("predicate");
+        static const char* const kPredicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+        bool ok = false;
+        if (pred && std::holds_alternative<std::string>(*pred)) {
+          for (const char* p : kPredicates) ok = ok || std::get<std::string>(*pred) == p;
+        }
+        if (!ok) fail(op, "missing or unknown 'predicate' (eq, ne, lt, le, gt, ge)");
+        return;
+      }
+      case OpKind::Neg: case OpKind::Abs: return check_unary(op, true, true);
+      case OpKind::Not: return check_unary(op, true, false);
+      case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
+      case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil:
+        return check_unary(op, false, true);
+      case OpKind::Select: {
+        expect_counts(op, 3, 3, 1);
+        const Type* out = result_type(op);
+        expect_type(op, operand_type(op, 0), out->with_element(Type::scalar(ScalarKind::I1)), "the condition");
+        expect_type(op, operand_type(op, 1), out, "the true value");
+        expect_type(op, operand_type(op, 2), out, "the false value");
+        return;
+      }
+      case OpKind::Cast: return check_cast(op);
+      case OpKind::AddPtr: {
+        expect_counts(op, 2, 2, 1);
+        const Type* ptr = operand_type(op, 0);
+        if (!ptr->is_ptr()) fail(op, "the first operand " + ptr->str() + " is not a pointer");
+        const Type* offset = operand_type(op, 1);
+        if (!offset->is_int() || offset->shape() != ptr->shape()) {
+          fail(op, "the offset " + offset->str() + " is not an integer of the pointer's shape");
+        }
+        expect_type(op, result_type(op), ptr, "the result");
+        return;
+      }
+      case OpKind::Load: {
+        expect_counts(op, 1, 3, 1);
+        const Type* value = pointee_shaped(op);
+        expect_type(op, result_type(op), value, "the result");
+        check_mask(op, load_mask(op));
+        if (Value* other = load_other(op)) expect_type(op, other->type(), value, "'other'");
+        return;
+      }
+      case OpKind::Store: {
+        expect_counts(op, 2, 3, 0);
+        expect_type(op, operand_type(op, 1), pointee_shaped(op), "the stored value");
+        check_mask(op, store_mask(op));
+        return;
+      }
+      case OpKind::AtomicRMW: return check_atomic_rmw(op);
+      case OpKind::AtomicCAS: {
+        expect_counts(op, 3, 3, 1);
+        const Type* value = pointee_shaped(op);
+        expect_type(op, operand_type(op, 1), value, "the compared value");
+        expect_type(op, operand_type(op, 2), value, "the new value");
+        expect_type(op, result_type(op), value, "the result");
+        return;
+      }
+      case OpKind::For: return check_for(op);
+      case OpKind::If: return check_if(op);
+      case OpKind::While: return check_while(op);
+      case OpKind::Yield: {
+        expect_counts(op, 0, 1 << 30, 0);
+        bool ok = owner != nullptr &&
+                  (owner->kind() == OpKind::For || owner->kind() == OpKind::If ||
+                   (owner->kind() == OpKind::While && &r == owner->region(1)));
+        if (!ok) fail(op, "'yield' outside a for body, an if branch or a while after-region");
+        return;
+      }
+      case OpKind::Condition: {
+        expect_counts(op, 1, 1 << 30, 0);
+        if (owner == nullptr || owner->kind() != OpKind::While || &r != owner->region(0)) {
+          fail(op, "'condition' outside a while before-region");
+        }
+        return;
+      }
+      case OpKind::Return:
+        expect_counts(op, 0, 0, 0);
+        if (owner != nullptr) fail(op, "'return' inside a region (only the function body may return)");
+        return;
+    }
+    fail(op, "unknown op kind");
+  }
+
+  void check_constant(const Op& op) {
+    expect_counts(op, 0, 0, 1);
+    const Type* type = result_type(op);
+    const AttrValue* value = op.find_attr("value");
+    if (value == nullptr) fail(op, "missing attribute 'value'");
+    if (type->is_float()) {
+      if (!std::holds_alternative<double>(*value)) fail(op, "a float constant needs a float 'value'");
+    } else if (!std::holds_alternative<int64_t>(*value)) {
+      fail(op, "an integer or pointer constant needs an integer 'value'");
+    }
+  }
+
+  void check_broadcast(const Op& op) {
+    expect_counts(op, 1, 1, 1);
+    const Type* in = operand_type(op, 0);
+    const Type* out = result_type(op);
+    bool ok = in->is_block() && out->is_block() && in->element() == out->element() && in->rank() == out->rank();
+    for (int d = 0; ok && d < in->rank(); ++d) {
+      ok = in->shape()[d] == out->shape()[d] || in->shape()[d] == 1;
+    }
+    if (!ok) fail(op, "cannot broadcast " + in->str() + " to " + out->str());
+  }
+
+  void check_expand_dims(const Op& op) {
+    expect_counts(op, 1, 1, 1);
+    expect_int_attr(op, "axis");
+    const Type* in = operand_type(op, 0);
+    int64_t axis = op.int_attr("axis");
+    if (axis < 0 || axis > in->rank()) fail(op, "axis " + std::to_string(axis) + " out of range for " + in->str());
+    std::vector<int64_t> shape = in->shape();
+    shape.insert(shape.begin() + axis, 1);
+    expect_type(op, result_type(op), Type::block(in->element(), shape), "the result");
+  }
+
+  void check_binary(const Op& op, bool ints_only) {
+    expect_counts(op, 2, 2, 1);
+    const Type* a = operand_type(op, 0);
+    const Type* b = operand_type(op, 1);
+    if (a != b) fail(op, "operands have different types " + types_text({a, b}));
+    if (ints_only ? !a->is_int() : !(a->is_int() || a->is_float())) {
+      fail(op, std::string("operands of type ") + a->str() + " (expected " + (ints_only ? "integers" : "numbers") + ")");
+    }
+    expect_type(op, result_type(op), a, "the result");
+  }
+
+  void check_unary(const Op& op, bool ints, bool floats) {
+    expect_counts(op, 1, 1, 1);
+    const Type* a = operand_type(op, 0);
+    if (!((ints && a->is_int()) || (floats && a->is_float()))) {
+      fail(op, "operand of type " + a->str() + " (expected " +
+                   (ints && floats ? "a number" : ints ? "an integer" : "a float") + ")");
+    }
+    expect_type(op, result_type(op), a, "the result");
+  }
+
+  static int element_bits(const Type* type) {
+    const Type* e = type->element();
+    return e->is_pointer() ? 64 : bit_width(e->scalar_kind());
+  }
+
+  void check_cast(const Op& op) {
+    expect_counts(op, 1, 1, 1);
+    const Type* in = operand_type(op, 0);
+    const Type* out = result_type(op);
+    if (in->shape() != out->shape() || in->is_block() != out->is_block()) {
+      fail(op, "cast changes the shape: " + in->str() + " to " + out->str());
+    }
+    if (const AttrValue* bitcast = op.find_attr("bitcast"); bitcast && *bitcast != AttrValue(int64_t{0})) {
+      if (element_bits(in) != element_bits(out)) fail(op, "bitcast between different bit widths");
+      return;
+    }
+    if ((in->is_ptr() && out->is_float()) || (in->is_float() && out->is_ptr())) {
+      fail(op, "cast between a pointer and a float");
+    }
+  }
+
+  // The type a load produces / a store takes: the pointee with the pointer's shape.
+  const Type* pointee_shaped(const Op& op) const {
+    const Type* ptr = operand_type(op, 0);
+    if (!ptr->is_ptr()) fail(op, "the address " + ptr->str() + " is not a pointer");
+    return ptr->with_element(ptr->element()->pointee());
+  }
+
+  void check_mask(const Op& op, const Value* mask) const {
+    if (mask == nullptr) return;
+    expect_type(op, mask->type(), operand_type(op, 0)->with_element(Type::scalar(ScalarKind::I1)), "the mask");
+  }
+
+  void check_atomic_rmw(const Op& op) {
+    expect_counts(op, 2, 3, 1);
+    const Type* value = pointee_shaped(op);
+    expect_type(op, operand_type(op, 1), value, "the value");
+    expect_type(op, result_type(op), value, "the result");
+    check_mask(op, atomic_mask(op));
+    const AttrValue* kind = op.find_attr("kind");
+    if (kind == nullptr || !std::holds_alternative<std::string>(*kind)) fail(op, "missing 'kind'");
+    const std::string& k = std::get<std::string>(*kind);
+    bool any = k == "add" || k == "max" || k == "min" || k == "xchg";
+    bool bitwise = k == "and" || k == "or" || k == "xor";
+    if (!any && !bitwise) fail(op, "unknown atomic kind '" + k + "'");
+    if (bitwise && !value->is_int()) fail(op, "atomic '" + k + "' on " + value->str());
+  }
+
+  // Region arguments and the terminator's operands against `want`.
+  void expect_region_args(const Op& op, const Region& r, const std::vector<const Type*>& want,
+                          const std::string& what) const {
+    std::vector<const Type*> got;
+    for (const auto& arg : r.args()) got.push_back(arg->type());
+    if (got != want) fail(op, what + " arguments " + types_text(got) + " do not match " + types_text(want));
+  }
+
+  void expect_terminator_operands(const Op& op, const Region& r, size_t skip,
+                                  const std::vector<const Type*>& want, const std::string& what) const {
+    const Op* last = r.terminator();
+    if (last == nullptr) return;  // check_terminator reports it
+    std::vector<const Type*> got;
+    for (int i = static_cast<int>(skip); i < last->num_operands(); ++i) {
+      if (last->operand(i) == nullptr) fail(*last, "operand " + std::to_string(i) + " is null");
+      got.push_back(last->operand(i)->type());
+    }
+    if (got != want) fail(op, what + " " + types_text(got) + " do not match " + types_text(want));
+  }
+
+  std::vector<const Type*> result_types(const Op& op) const {
+    std::vector<const Type*> types;
+    for (const auto& result : op.results()) types.push_back(result->type());
+    return types;
+  }
+
+  void expect_region_count(const Op& op, size_t n) const {
+    if (op.regions().size() != n) {
+      fail(op, "expected " + std::to_string(n) + " regions, got " + std::to_string(op.regions().size()));
+    }
+  }
+
+  void check_for(const Op& op) {
+    if (op.num_operands() < 3) fail(op, "expected lower bound, upper bound, step and initial values");
+    const Type* iv = operand_type(op, 0);
+    if (!iv->is_scalar() || !iv->is_int()) fail(op, "the lower bound " + iv->str() + " is not a scalar integer");
+    expect_type(op, operand_type(op, 1), iv, "the upper bound");
+    expect_type(op, operand_type(op, 2), iv, "the step");
+    std::vector<const Type*> carried = result_types(op);
+    std::vector<const Type*> init;
+    for (int i = 3; i < op.num_operands(); ++i) init.push_back(operand_type(op, i));
+    if (init != carried) fail(op, "initial values " + types_text(init) + " do not match results " + types_text(carried));
+    expect_region_count(op, 1);
+    std::vector<const Type*> args = {iv};
+    args.insert(args.end(), carried.begin(), carried.end());
+    expect_region_args(op, *op.region(0), args, "body");
+    expect_terminator_operands(op, *op.region(0), 0, carried, "yielded values");
+  }
+
+  void check_if(const Op& op) {
+    if (op.num_operands() != 1) fail(op, "expected one condition operand");
+    expect_type(op, operand_type(op, 0), Type::scalar(ScalarKind::I1), "the condition");
+    expect_region_count(op, 2);
+    std::vector<const Type*> results = result_types(op);
+    for (int i = 0; i < 2; ++i) {
+      expect_region_args(op, *op.region(i), {}, i == 0 ? "then-region" : "else-region");
+      expect_terminator_operands(op, *op.region(i), 0, results, i == 0 ? "then-values" : "else-values");
+    }
+  }
+
+  void check_while(const Op& op) {
+    expect_region_count(op, 2);
+    std::vector<const Type*> carried;
+    for (int i = 0; i < op.num_operands(); ++i) carried.push_back(operand_type(op, i));
+    std::vector<const Type*> passed = result_types(op);
+    expect_region_args(op, *op.region(0), carried, "before-region");
+    if (const Op* cond = op.region(0)->terminator(); cond && cond->num_operands() > 0 && cond->operand(0)) {
+      expect_type(*cond, cond->operand(0)->type(), Type::scalar(ScalarKind::I1), "the condition");
+    }
+    expect_terminator_operands(op, *op.region(0), 1, passed, "values passed by 'condition'");
+    expect_region_args(op, *op.region(1), passed, "after-region");
+    expect_terminator_operands(op, *op.region(1), 0, carried, "yielded values");
+  }
+
+  const Function& function_;
+  std::string stage_;
+  std::unordered_set<const Value*> visible_;
+  std::vector<const Value*> defined_;
+};
+
+}  // namespace
+
+void verify(const Function& function, const std::string& after_pass) {
+  Verifier(function, after_pass).run();
+}
+
+}  // namespace tritium::ir

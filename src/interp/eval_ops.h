@@ -1,0 +1,32 @@
+// The interpreter's pure ops over whole buffers: elementwise arithmetic, compares,
+// select, casts, and the shape ops (splat, broadcast, expand_dims, reshape, make_range).
+// Each function switches once on the kind and element type, then runs a tight loop.
+#pragma once
+
+#include "interp/values.h"
+#include "ir/ir.h"
+
+namespace tritium::interp {
+
+enum class Predicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+Predicate parse_predicate(const ir::Op& op);
+
+// Binary elementwise ops (add ... maximum). Lanes of an integer division by zero or of
+// INT_MIN / -1 are poisoned (poison.h); call after propagate_poison for the result.
+void eval_binary(const ir::Op& op, const Buffer& lhs, const Buffer& rhs, Buffer& result);
+// Unary elementwise ops (neg, not, exp ... ceil).
+void eval_unary(const ir::Op& op, const Buffer& operand, Buffer& result);
+void eval_cmp(Predicate predicate, const Buffer& lhs, const Buffer& rhs, Buffer& result);
+void eval_select(const Buffer& cond, const Buffer& if_true, const Buffer& if_false, Buffer& result);
+void eval_cast(const Buffer& operand, bool bitcast, Buffer& result);
+void eval_addptr(const Buffer& ptr, const Buffer& offset, Buffer& result);
+
+void eval_splat(const Buffer& scalar, Buffer& result);
+void eval_broadcast(const Buffer& operand, Buffer& result);
+// expand_dims and reshape: the row-major order of the elements does not change.
+void eval_copy(const Buffer& operand, Buffer& result);
+void eval_make_range(int64_t start, Buffer& result);
+// Fills `result` with the `value` attribute of a constant op, wrapped or rounded to its type.
+void eval_constant(const ir::Op& op, Buffer& result);
+
+}  // namespace tritium::interp

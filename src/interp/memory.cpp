@@ -1,0 +1,263 @@
+// Loads, stores and atomics of the interpreter on host memory, with bounds checks that
+// point at the kernel line. Memory holds elements in their real formats (fp16 as 2 bytes,
+// i1 as one byte), little-endian as on every host tritium runs on.
+#include "interp/memory.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "interp/poison.h"
+#include "support/diagnostics.h"
+
+namespace tritium::interp {
+
+using ir::ScalarKind;
+
+namespace {
+
+uint64_t read_bits(uint64_t address, int bytes) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, reinterpret_cast<const void*>(address), static_cast<size_t>(bytes));
+  return bits;
+}
+
+void write_bits(uint64_t address, int bytes, uint64_t bits) {
+  std::memcpy(reinterpret_cast<void*>(address), &bits, static_cast<size_t>(bytes));
+}
+
+// An element of `kind` read from memory: i1 is a byte, any non-zero byte reads as true.
+Slot read_element(uint64_t address, ScalarKind kind, int bytes) {
+  uint64_t bits = read_bits(address, bytes);
+  if (kind == ScalarKind::I1) bits = bits != 0;
+  return from_bits(bits, kind, false);
+}
+
+void write_element(uint64_t address, ScalarKind kind, int bytes, Slot value) {
+  write_bits(address, bytes, to_bits(value, kind, false));
+}
+
+std::string hex(uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+// The bits of a float as a signed and as an unsigned integer of its width, for the
+// integer emulation of float atomic max/min.
+int64_t signed_bits(uint64_t bits, int width) {
+  return width == 64 ? static_cast<int64_t>(bits) : wrap_int(static_cast<int64_t>(bits),
+                                                              width == 32 ? ScalarKind::I32 : ScalarKind::I16);
+}
+
+// Float atomic max/min as Triton emulates them with integer atomics (pitfall 23): a value
+// with the sign bit clear uses a signed max (min) of the bit patterns, a negative one an
+// unsigned min (max). This orders -0.0 below 0.0 and NaNs like the GPU does.
+uint64_t float_max_min(uint64_t old_bits, uint64_t value_bits, int width, bool is_max) {
+  bool negative = (value_bits >> (width - 1)) & 1;
+  if (!negative) {
+    bool value_wins = is_max ? signed_bits(value_bits, width) > signed_bits(old_bits, width)
+                             : signed_bits(value_bits, width) < signed_bits(old_bits, width);
+    return value_wins ? value_bits : old_bits;
+  }
+  bool value_wins = is_max ? value_bits < old_bits : value_bits > old_bits;
+  return value_wins ? value_bits : old_bits;
+}
+
+// The new memory contents of one atomic read-modify-write.
+Slot combine(AtomicKind kind, ScalarKind type, Slot old, Slot value) {
+  Slot out = old;
+  if (ir::is_float(type)) {
+    switch (kind) {
+      case AtomicKind::Add: out.f = round_float(old.f + value.f, type); return out;
+      case AtomicKind::Xchg: return value;
+      case AtomicKind::Max:
+      case AtomicKind::Min: {
+        int width = ir::bit_width(type);
+        uint64_t bits = float_max_min(to_bits(old, type, false), to_bits(value, type, false), width,
+                                      kind == AtomicKind::Max);
+        return from_bits(bits, type, false);
+      }
+      default: break;  // bitwise kinds on floats: the verifier rejects them
+    }
+    return out;
+  }
+  bool is_signed = ir::is_signed(type);
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  switch (kind) {
+    case AtomicKind::Add: out.i = static_cast<int64_t>(u(old.i) + u(value.i)); break;
+    case AtomicKind::Max:
+      out.i = (is_signed ? old.i < value.i : u(old.i) < u(value.i)) ? value.i : old.i;
+      break;
+    case AtomicKind::Min:
+      out.i = (is_signed ? old.i > value.i : u(old.i) > u(value.i)) ? value.i : old.i;
+      break;
+    case AtomicKind::And: out.i = old.i & value.i; break;
+    case AtomicKind::Or: out.i = old.i | value.i; break;
+    case AtomicKind::Xor: out.i = old.i ^ value.i; break;
+    case AtomicKind::Xchg: out.i = value.i; break;
+  }
+  out.i = wrap_int(out.i, type);
+  return out;
+}
+
+// A poisoned mask lane, or a poisoned address in an active lane, decides which memory is
+// touched: the deferred error is due.
+void check_poisoned_access(const ir::Op& op, const Buffer& ptr, const Buffer* mask, const char* role) {
+  if (mask) check_poison(*mask, nullptr, op, "the mask");
+  check_poison(ptr, mask, op, role);
+}
+
+}  // namespace
+
+AtomicKind parse_atomic_kind(const ir::Op& op) {
+  const std::string& kind = op.str_attr("kind");
+  if (kind == "add") return AtomicKind::Add;
+  if (kind == "max") return AtomicKind::Max;
+  if (kind == "min") return AtomicKind::Min;
+  if (kind == "and") return AtomicKind::And;
+  if (kind == "or") return AtomicKind::Or;
+  if (kind == "xor") return AtomicKind::Xor;
+  if (kind == "xchg") return AtomicKind::Xchg;
+  internal_error("interpreter", "unknown atomic kind '" + kind + "'", op.loc());
+}
+
+void Memory::check_slow(const ir::Op& op, const char* access, const Buffer& ptr, uint64_t address,
+                        int bytes, int64_t lane) {
+  const char* type = ir::scalar_name(ptr.type->element()->pointee()->scalar_kind());
+  // A range holding the whole element: remember it for the next access.
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    const MemoryRange& r = ranges_[i];
+    if (address >= r.begin && r.size >= static_cast<uint64_t>(bytes) && address - r.begin <= r.size - bytes) {
+      if (address % bytes != 0) {
+        error_at(op.loc(), std::string("misaligned ") + access + " of " + type + " at address " + hex(address) +
+                               " (byte offset " + std::to_string(address - r.begin) + " of argument '" + r.name +
+                               "' is not a multiple of " + std::to_string(bytes) + ")");
+      }
+      last_ = i;
+      return;
+    }
+  }
+  std::string where;
+  if (address == 0) {
+    where = "a null pointer";
+  } else if (ranges_.empty()) {
+    where = "no memory is known to the interpreter";
+  } else {
+    // Name the nearest range.
+    const MemoryRange* nearest = nullptr;
+    uint64_t best = UINT64_MAX;
+    for (const MemoryRange& r : ranges_) {
+      uint64_t end = r.begin + r.size;
+      uint64_t distance = address >= end ? address - end : address < r.begin ? r.begin - address : 0;
+      if (distance < best) {
+        best = distance;
+        nearest = &r;
+      }
+    }
+    uint64_t end = nearest->begin + nearest->size;
+    if (address >= end) {
+      where = std::to_string(address - end) + " bytes past the end of argument '" + nearest->name + "'";
+    } else if (address < nearest->begin) {
+      where = std::to_string(nearest->begin - address) + " bytes before the start of argument '" + nearest->name + "'";
+    } else {
+      where = "the last element overruns the end of argument '" + nearest->name + "'";
+    }
+    where += ", which is " + std::to_string(nearest->size) + " bytes long";
+  }
+  std::string element = ptr.type->is_block() ? "element " + std::to_string(lane) + " of the block, " : "";
+  error_at(op.loc(), std::string("out-of-bounds ") + access + " of " + type + " at address " + hex(address) + " (" +
+                         where + "; " + element + "program (" + std::to_string(program_[0]) + ", " +
+                         std::to_string(program_[1]) + ", " + std::to_string(program_[2]) + "))");
+}
+
+void Memory::load(const ir::Op& op, const Buffer& ptr, const Buffer* mask, const Buffer* other, Buffer& result) {
+  ScalarKind kind = result.kind;
+  int bytes = memory_bytes(kind);
+  const Slot* p = ptr.data();
+  const Slot* m = mask ? mask->data() : nullptr;
+  Slot* r = result.data();
+  check_poisoned_access(op, ptr, mask, "the address");
+  // Loaded lanes are defined; masked-off lanes carry the poison of `other`.
+  result.poison_origin = nullptr;
+  if (other && other->poisoned() && mask) {
+    for (int64_t i = 0; i < result.size(); ++i) {
+      if (!m[i].i && other->poison[i]) poison_lane(result, i, *other->poison_origin, other->poison_reason);
+    }
+  }
+  for (int64_t i = 0; i < result.size(); ++i) {
+    if (m && !m[i].i) {
+      if (other) {
+        r[i] = other->data()[i];
+      } else {
+        r[i].i = 0;  // also 0.0
+      }
+      continue;
+    }
+    auto address = static_cast<uint64_t>(p[i].i);
+    check(op, "load", ptr, address, bytes, i);
+    r[i] = read_element(address, kind, bytes);
+  }
+}
+
+void Memory::store(const ir::Op& op, const Buffer& ptr, const Buffer& value, const Buffer* mask) {
+  ScalarKind kind = value.kind;
+  int bytes = memory_bytes(kind);
+  const Slot* p = ptr.data();
+  const Slot* m = mask ? mask->data() : nullptr;
+  const Slot* v = value.data();
+  check_poisoned_access(op, ptr, mask, "the address");
+  check_poison(value, mask, op, "the stored value");
+  for (int64_t i = 0; i < value.size(); ++i) {
+    if (m && !m[i].i) continue;
+    auto address = static_cast<uint64_t>(p[i].i);
+    check(op, "store", ptr, address, bytes, i);
+    write_element(address, kind, bytes, v[i]);
+  }
+}
+
+void Memory::atomic_rmw(const ir::Op& op, AtomicKind kind, const Buffer& ptr, const Buffer& value,
+                        const Buffer* mask, Buffer& result) {
+  ScalarKind type = value.kind;
+  int bytes = memory_bytes(type);
+  const Slot* p = ptr.data();
+  const Slot* m = mask ? mask->data() : nullptr;
+  const Slot* v = value.data();
+  Slot* r = result.data();
+  check_poisoned_access(op, ptr, mask, "the address");
+  check_poison(value, mask, op, "the value");
+  result.poison_origin = nullptr;
+  for (int64_t i = 0; i < value.size(); ++i) {
+    if (m && !m[i].i) {
+      r[i].i = 0;  // also 0.0
+      continue;
+    }
+    auto address = static_cast<uint64_t>(p[i].i);
+    check(op, "atomic", ptr, address, bytes, i);
+    Slot old = read_element(address, type, bytes);
+    write_element(address, type, bytes, combine(kind, type, old, v[i]));
+    r[i] = old;
+  }
+}
+
+void Memory::atomic_cas(const ir::Op& op, const Buffer& ptr, const Buffer& compare, const Buffer& value,
+                        Buffer& result) {
+  ScalarKind type = value.kind;
+  int bytes = memory_bytes(type);
+  const Slot* p = ptr.data();
+  check_poisoned_access(op, ptr, nullptr, "the address");
+  check_poison(compare, nullptr, op, "the compared value");
+  check_poison(value, nullptr, op, "the value");
+  result.poison_origin = nullptr;
+  for (int64_t i = 0; i < value.size(); ++i) {
+    auto address = static_cast<uint64_t>(p[i].i);
+    check(op, "atomic", ptr, address, bytes, i);
+    Slot old = read_element(address, type, bytes);
+    // Compared as bit patterns, as atom.cas does (so -0.0 != 0.0 and a NaN can match).
+    if (to_bits(old, type, false) == to_bits(compare.data()[i], type, false)) {
+      write_element(address, type, bytes, value.data()[i]);
+    }
+    result.data()[i] = old;
+  }
+}
+
+}  // namespace tritium::interp
