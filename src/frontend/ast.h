@@ -128,15 +128,18 @@ struct Stmt {
 
   std::string module;  // Import / ImportFrom: dotted module name
   std::string name;    // ImportFrom: imported name
-  std::string alias;   // Import / ImportFrom: bound name (defaults to the name / top package)
+  // Import: the name after `as`, or empty: `import a.b` binds `a` to package a, while
+  // `import a.b as a` binds `a` to a.b, so no default could tell them apart.
+  // ImportFrom: the bound name (the name after `as`, else `name`).
+  std::string alias;
 
   Stmt(StmtKind kind, Loc loc) : kind(kind), loc(loc) {}
 };
 
 // A whole source text. Only `def`, `import`, `from ... import` and simple `NAME = expr`
-// statements are kept at module level; any other top-level statement (classes, calls,
-// code of a test harness) is skipped without being parsed, so a kernel can live in an
-// ordinary Python file. A function whose decorators include none ending in `jit` is parsed
+// (or `NAME: annotation = expr`) statements are kept at module level; any other top-level
+// statement (classes, calls, code of a test harness) is skipped without being parsed, so a
+// kernel can live in an ordinary Python file. A function whose decorators include none ending in `jit` is parsed
 // when it can be; when it cannot (it uses Python that kernels may not), it is recorded in
 // `skipped_functions` by name only. A jit-decorated function must parse.
 struct Module {
@@ -147,5 +150,16 @@ struct Module {
   // The kept FunctionDef named `name`, or null.
   const FunctionDef* find_function(const std::string& name) const;
 };
+
+// The enumerator's name ("Name", "Call", "AugAssign", ...), for dumps and for messages
+// such as "unsupported statement: Break".
+const char* kind_name(ExprKind kind);
+const char* kind_name(StmtKind kind);
+
+// A decorator marks a jit function when the name it calls or is ends in `jit`:
+// `triton.jit`, `jit`, `tritium.jit(do_not_specialize=[0])`.
+bool is_jit_decorator(const Expr& decorator);
+// True when any decorator of `fn` is a jit decorator.
+bool is_jit(const FunctionDef& fn);
 
 }  // namespace tritium::ast

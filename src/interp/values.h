@@ -10,6 +10,8 @@
 
 namespace tritium::interp {
 
+using ir::wrap_int;
+
 // One element. Integers and pointers use `i` (sign- or zero-extended per the type, so
 // u64 values above 2^63 look negative and must be compared as uint64); floats use `f`,
 // always holding a value exactly representable in the element's format.
@@ -44,19 +46,6 @@ Buffer make_buffer(const ir::Type* type);
 // Copies the values and the poison of `from` into `to` (of the same type).
 void copy_buffer(const Buffer& from, Buffer& to);
 
-// `value` truncated to the width of `kind` and sign- or zero-extended (i1: the low bit).
-inline int64_t wrap_int(int64_t value, ir::ScalarKind kind) {
-  switch (kind) {
-    case ir::ScalarKind::I1: return value & 1;
-    case ir::ScalarKind::I8: return static_cast<int8_t>(value);
-    case ir::ScalarKind::I16: return static_cast<int16_t>(value);
-    case ir::ScalarKind::I32: return static_cast<int32_t>(value);
-    case ir::ScalarKind::U8: return static_cast<uint8_t>(value);
-    case ir::ScalarKind::U16: return static_cast<uint16_t>(value);
-    case ir::ScalarKind::U32: return static_cast<uint32_t>(value);
-    default: return value;
-  }
-}
 
 // `value` rounded to nearest-even in the format of `kind` (fp16, bf16, fp32; fp64 as is),
 // with subnormals, overflow to infinity, and NaN handled as IEEE 754 does.

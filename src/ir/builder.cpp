@@ -6,20 +6,6 @@
 
 namespace tritium::ir {
 
-namespace {
-
-// `value` wrapped to the width of `kind` and sign- or zero-extended, as the interpreter
-// holds it, so `constant {value = -1} : u8` prints as 255 however it was built.
-int64_t wrap_to(ScalarKind kind, int64_t value) {
-  int bits = bit_width(kind);
-  if (bits >= 64) return value;
-  uint64_t mask = (uint64_t{1} << bits) - 1;
-  uint64_t low = static_cast<uint64_t>(value) & mask;
-  if (is_signed(kind) && (low >> (bits - 1)) != 0) low |= ~mask;
-  return static_cast<int64_t>(low);
-}
-
-}  // namespace
 
 Op* Builder::create(OpKind kind, const std::vector<const Type*>& result_types,
                     const std::vector<Value*>& operands, const Loc& loc) {
@@ -52,7 +38,7 @@ Value* Builder::int_constant(const Type* type, int64_t value, const Loc& loc) {
   }
   Op* op = create(OpKind::Constant, {type}, {}, loc);
   // Pointers keep the 64-bit value (a null pointer for None arguments).
-  op->set_attr("value", element->is_scalar() ? wrap_to(element->scalar_kind(), value) : value);
+  op->set_attr("value", element->is_scalar() ? wrap_int(value, element->scalar_kind()) : value);
   return op->result();
 }
 

@@ -21,6 +21,21 @@ const char* scalar_name(ScalarKind k);
 // "bfloat16", "uint8", "int1"). Returns false when `name` is none of them.
 bool parse_scalar_name(const std::string& name, ScalarKind* out);
 
+// `value` truncated to the width of `kind` and sign- or zero-extended (i1: the low bit):
+// how IR constants and the interpreter hold integers of every type in 64 bits.
+inline int64_t wrap_int(int64_t value, ScalarKind kind) {
+  switch (kind) {
+    case ScalarKind::I1: return value & 1;
+    case ScalarKind::I8: return static_cast<int8_t>(value);
+    case ScalarKind::I16: return static_cast<int16_t>(value);
+    case ScalarKind::I32: return static_cast<int32_t>(value);
+    case ScalarKind::U8: return static_cast<uint8_t>(value);
+    case ScalarKind::U16: return static_cast<uint16_t>(value);
+    case ScalarKind::U32: return static_cast<uint32_t>(value);
+    default: return value;
+  }
+}
+
 class Type {
  public:
   enum class Kind : uint8_t { Scalar, Pointer, Block };

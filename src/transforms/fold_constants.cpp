@@ -19,16 +19,6 @@ namespace {
 using ir::OpKind;
 using ir::ScalarKind;
 
-// `value` cut to the width of `kind`, sign- or zero-extended, as IR constants hold it.
-int64_t wrap(ScalarKind kind, int64_t value) {
-  int bits = ir::bit_width(kind);
-  if (bits >= 64) return value;
-  uint64_t mask = (uint64_t{1} << bits) - 1;
-  uint64_t low = static_cast<uint64_t>(value) & mask;
-  if (ir::is_signed(kind) && (low >> (bits - 1)) != 0) low |= ~mask;
-  return static_cast<int64_t>(low);
-}
-
 // Evaluates an integer binary op exactly as the interpreter does; false when the result
 // is undefined (division by zero, INT_MIN / -1, shift out of range) and must not fold.
 bool eval_int(OpKind kind, ScalarKind type, int64_t a, int64_t b, int64_t* out) {
@@ -64,7 +54,7 @@ bool eval_int(OpKind kind, ScalarKind type, int64_t a, int64_t b, int64_t* out) 
     case OpKind::Maximum: *out = is_signed ? std::max(a, b) : static_cast<int64_t>(std::max(ua, ub)); break;
     default: return false;
   }
-  *out = wrap(type, *out);
+  *out = ir::wrap_int(*out, type);
   return true;
 }
 
@@ -109,7 +99,7 @@ class Folder {
   ir::Value* make_constant(ir::Region& region, size_t& index, const ir::Type* type, int64_t value, const Loc& loc) {
     auto op = std::make_unique<ir::Op>(OpKind::Constant, loc);
     op->add_result(type);
-    op->set_attr("value", wrap(type->element()->scalar_kind(), value));
+    op->set_attr("value", ir::wrap_int(value, type->element()->scalar_kind()));
     op->set_parent(&region);
     ir::Value* result = op->result();
     region.ops().insert(region.ops().begin() + static_cast<long>(index), std::move(op));
