@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ir/builder.h"
+#include "ir/int_arith.h"
 #include "transforms/rewrite.h"
 
 namespace tritium::transforms {
@@ -18,55 +19,6 @@ namespace {
 
 using ir::OpKind;
 using ir::ScalarKind;
-
-// Evaluates an integer binary op exactly as the interpreter does; false when the result
-// is undefined (division by zero, INT_MIN / -1, shift out of range) and must not fold.
-bool eval_int(OpKind kind, ScalarKind type, int64_t a, int64_t b, int64_t* out) {
-  bool is_signed = ir::is_signed(type);
-  int bits = ir::bit_width(type);
-  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  switch (kind) {
-    case OpKind::Add: *out = static_cast<int64_t>(ua + ub); break;
-    case OpKind::Sub: *out = static_cast<int64_t>(ua - ub); break;
-    case OpKind::Mul: *out = static_cast<int64_t>(ua * ub); break;
-    case OpKind::Div:
-    case OpKind::Rem:
-      if (b == 0) return false;
-      if (is_signed) {
-        if (a == (bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1))) && b == -1) return false;
-        *out = kind == OpKind::Div ? a / b : a % b;
-      } else {
-        *out = static_cast<int64_t>(kind == OpKind::Div ? ua / ub : ua % ub);
-      }
-      break;
-    case OpKind::And: *out = a & b; break;
-    case OpKind::Or: *out = a | b; break;
-    case OpKind::Xor: *out = a ^ b; break;
-    case OpKind::Shl:
-      if (ub >= static_cast<uint64_t>(bits)) return false;
-      *out = static_cast<int64_t>(ua << ub);
-      break;
-    case OpKind::Shr:
-      if (ub >= static_cast<uint64_t>(bits)) return false;
-      *out = is_signed ? a >> b : static_cast<int64_t>(ua >> ub);
-      break;
-    case OpKind::Minimum: *out = is_signed ? std::min(a, b) : static_cast<int64_t>(std::min(ua, ub)); break;
-    case OpKind::Maximum: *out = is_signed ? std::max(a, b) : static_cast<int64_t>(std::max(ua, ub)); break;
-    default: return false;
-  }
-  *out = ir::wrap_int(*out, type);
-  return true;
-}
-
-bool eval_cmp(const std::string& predicate, bool is_signed, int64_t a, int64_t b) {
-  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  if (predicate == "eq") return a == b;
-  if (predicate == "ne") return a != b;
-  if (predicate == "lt") return is_signed ? a < b : ua < ub;
-  if (predicate == "le") return is_signed ? a <= b : ua <= ub;
-  if (predicate == "gt") return is_signed ? a > b : ua > ub;
-  return is_signed ? a >= b : ua >= ub;
-}
 
 bool is_binary_int(OpKind kind) {
   switch (kind) {
@@ -145,7 +97,7 @@ class Folder {
       case OpKind::Cmp:
         if (constant_of(op.operand(0), &a) && constant_of(op.operand(1), &b)) {
           bool is_signed = ir::is_signed(op.operand(0)->type()->element()->scalar_kind());
-          bool r = eval_cmp(op.str_attr("predicate"), is_signed, a, b);
+          bool r = ir::eval_int_compare(op.str_attr("predicate"), is_signed, a, b);
           replacements_[result] = make_constant(region, index, type, r ? 1 : 0, op.loc());
         }
         return;
@@ -164,7 +116,7 @@ class Folder {
     bool lhs_const = constant_of(op.operand(0), &a);
     bool rhs_const = constant_of(op.operand(1), &b);
     int64_t folded;
-    if (lhs_const && rhs_const && eval_int(op.kind(), type->element()->scalar_kind(), a, b, &folded)) {
+    if (lhs_const && rhs_const && ir::eval_int_binary(op.kind(), type->element()->scalar_kind(), a, b, &folded)) {
       replacements_[result] = make_constant(region, index, type, folded, op.loc());
       return;
     }
