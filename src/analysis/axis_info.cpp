@@ -345,7 +345,10 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
           // Widening (or same width): the bits, hence the groups, are unchanged modulo 2^width.
           r.contiguity = s.contiguity;
           r.divisibility = s.divisibility;
-          r.non_negative = s.non_negative || is_unsigned_int(type);
+          // The number survives unless an unsigned value becomes a signed one of the same
+          // width, where the top bit turns into a sign.
+          bool from_unsigned = is_unsigned_int(op.operand(0)->type());
+          r.non_negative = is_unsigned_int(type) || (from_unsigned ? to_bits > from_bits : s.non_negative);
         } else {
           // Narrowing wraps: a group may straddle the wrap; divisors beyond the width vanish.
           for (int d = 0; d < rank; ++d) {

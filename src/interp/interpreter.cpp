@@ -39,8 +39,8 @@ struct PlanRegion {
 
 class Interpreter {
  public:
-  Interpreter(const ir::Function& function, const std::vector<MemoryRange>& memory)
-      : function_(function), memory_(memory) {
+  Interpreter(const ir::Function& function, const std::vector<MemoryRange>& memory, const ValueObserver* observer)
+      : function_(function), memory_(memory), observer_(observer) {
     body_ = plan_region(function.body());
   }
 
@@ -94,7 +94,10 @@ class Interpreter {
 
   int buffer_id(const ir::Value* value) {
     auto [it, inserted] = ids_.try_emplace(value, static_cast<int>(buffers_.size()));
-    if (inserted) buffers_.push_back(make_buffer(value->type()));
+    if (inserted) {
+      buffers_.push_back(make_buffer(value->type()));
+      values_.push_back(value);
+    }
     return it->second;
   }
 
@@ -146,10 +149,23 @@ class Interpreter {
 
   // Runs the ops of `region`; false when a `return` ended the program.
   bool exec_region(const PlanRegion& region) {
+    if (observer_) {
+      for (int id : region.args) observe(id);
+    }
     for (const PlanOp& op : region.ops) {
       if (!exec_op(op)) return false;
+      if (observer_) {
+        for (int id : op.results) observe(id);
+      }
     }
     return true;
+  }
+
+  void observe(int id) {
+    const Buffer& buffer = buffers_[id];
+    if (buffer.is_float || buffer.poisoned()) return;
+    static_assert(sizeof(Slot) == sizeof(int64_t), "slots hold 64-bit integers");
+    (*observer_)(*values_[id], reinterpret_cast<const int64_t*>(buffer.slots.data()), buffer.size());
   }
 
   // The poison of a pure op's result, from its operands (at most 3).
@@ -268,6 +284,8 @@ class Interpreter {
   Memory memory_;
   std::unordered_map<const ir::Value*, int> ids_;  // planning only
   std::vector<Buffer> buffers_;
+  std::vector<const ir::Value*> values_;  // buffer id -> the value it holds
+  const ValueObserver* observer_;
   PlanRegion body_;
   Grid grid_;
   std::array<uint32_t, 3> program_{0, 0, 0};
@@ -276,9 +294,9 @@ class Interpreter {
 }  // namespace
 
 void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
-         const std::vector<MemoryRange>& memory) {
+         const std::vector<MemoryRange>& memory, const ValueObserver* observer) {
   ir::verify(function, "interpreter input");
-  Interpreter interpreter(function, memory);
+  Interpreter interpreter(function, memory, observer);
   interpreter.bind_args(args);
   interpreter.run(grid);
 }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct Grid {
   std::array<uint32_t, 3> dims{1, 1, 1};
 };
 
+// Called with the elements of every integer and pointer value as the interpreter computes
+// it (op results, region and entry arguments), in 64-bit slots as wrap_int leaves them.
+// The soundness oracle checks the axis analysis's claims with it.
+using ValueObserver = std::function<void(const ir::Value& value, const int64_t* elements, int64_t count)>;
+
 // Runs every program of `grid`. Throws tritium::CompileError (located at the op) for
 // out-of-bounds accesses and tritium::InternalError for malformed IR.
 // Also: CompileError at the dividing op for an integer division by zero (or INT_MIN / -1)
@@ -42,6 +48,6 @@ struct Grid {
 // Triton leaves results undefined: float -> int saturates (NaN -> 0), shifts by >= the
 // width give 0 (sign fill for an arithmetic shr), masked-off loads without `other` give 0.
 void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
-         const std::vector<MemoryRange>& memory);
+         const std::vector<MemoryRange>& memory, const ValueObserver* observer = nullptr);
 
 }  // namespace tritium::interp

@@ -40,9 +40,8 @@ std::string kind_name(const ConstValue& v) {
                     "' and '" + kind_name(rhs) + "'");
 }
 
-__int128 checked(bool overflow, __int128 value, const Loc& loc) {
+void check_overflow(bool overflow, const Loc& loc) {
   if (overflow) error_at(loc, "integer constant overflows 128 bits");
-  return value;
 }
 
 __int128 floor_div(__int128 a, __int128 b) {
@@ -56,9 +55,9 @@ __int128 floor_mod(__int128 a, __int128 b) { return a - floor_div(a, b) * b; }
 ConstValue int_binary(ast::BinaryOp op, __int128 a, __int128 b, const Loc& loc) {
   __int128 r = 0;
   switch (op) {
-    case ast::BinaryOp::Add: return ConstValue::integer(checked(__builtin_add_overflow(a, b, &r), r, loc));
-    case ast::BinaryOp::Sub: return ConstValue::integer(checked(__builtin_sub_overflow(a, b, &r), r, loc));
-    case ast::BinaryOp::Mul: return ConstValue::integer(checked(__builtin_mul_overflow(a, b, &r), r, loc));
+    case ast::BinaryOp::Add: check_overflow(__builtin_add_overflow(a, b, &r), loc); return ConstValue::integer(r);
+    case ast::BinaryOp::Sub: check_overflow(__builtin_sub_overflow(a, b, &r), loc); return ConstValue::integer(r);
+    case ast::BinaryOp::Mul: check_overflow(__builtin_mul_overflow(a, b, &r), loc); return ConstValue::integer(r);
     case ast::BinaryOp::Div:
       if (b == 0) error_at(loc, "division by zero in a constant expression");
       return ConstValue::floating(static_cast<double>(a) / static_cast<double>(b));
@@ -72,7 +71,7 @@ ConstValue int_binary(ast::BinaryOp op, __int128 a, __int128 b, const Loc& loc) 
       if (b < 0) return ConstValue::floating(std::pow(static_cast<double>(a), static_cast<double>(b)));
       __int128 result = 1;
       for (__int128 i = 0; i < b; ++i) {
-        result = checked(__builtin_mul_overflow(result, a, &result), result, loc);
+        check_overflow(__builtin_mul_overflow(result, a, &result), loc);
         if (result == 0 || result == 1) break;
       }
       return ConstValue::integer(result);
