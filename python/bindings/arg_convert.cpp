@@ -1,0 +1,408 @@
+// Python call arguments -> tritium::Arg (see arg_convert.h). Runs on every launch: Python
+// scalars are recognised with CPython's own type checks, and for any other object the way
+// to read it is decided once per Python type and cached.
+#include "arg_convert.h"
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+
+namespace tritium::python {
+
+namespace {
+
+// How an object of one Python type becomes an Arg.
+enum class Handler : uint8_t {
+  Tensor,       // data_ptr() and dtype: torch tensors and look-alikes
+  CudaArray,    // __cuda_array_interface__: CuPy, Numba, ...
+  HostArray,    // __array_interface__: numpy arrays (read through the buffer protocol)
+  Constexpr,    // tritium.language.constexpr: its .value
+  DTypeObject,  // tritium.language.dtype (not pointer or block types)
+  Index,        // integer-like (numpy integers): operator.index
+  Float,        // float-like (numpy floats)
+  Bool,         // numpy.bool_
+  ByInstance,   // none of the above on the type: look at the object's own attributes
+  Unsupported,
+};
+
+// Element type names as Triton canonicalizes them (triton-spec.md §1.2: torch's and
+// numpy's long names, `str(torch.float32)` minus "torch.") and Triton's short ones.
+bool dtype_from_name(std::string_view name, DType* out) {
+  static const std::unordered_map<std::string_view, DType> names = {
+      {"bool", DType::i1},       {"int1", DType::i1},      {"i1", DType::i1},
+      {"int8", DType::i8},       {"i8", DType::i8},        {"int16", DType::i16},
+      {"i16", DType::i16},       {"int32", DType::i32},    {"i32", DType::i32},
+      {"int64", DType::i64},     {"i64", DType::i64},      {"uint8", DType::u8},
+      {"u8", DType::u8},         {"uint16", DType::u16},   {"u16", DType::u16},
+      {"uint32", DType::u32},    {"u32", DType::u32},      {"uint64", DType::u64},
+      {"u64", DType::u64},       {"float16", DType::fp16}, {"fp16", DType::fp16},
+      {"bfloat16", DType::bf16}, {"bf16", DType::bf16},    {"float32", DType::fp32},
+      {"fp32", DType::fp32},     {"float64", DType::fp64}, {"fp64", DType::fp64},
+  };
+  auto it = names.find(name);
+  if (it == names.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+// An __array_interface__ typestr (`<f4`, `|b1`, `<i8`) -> DType; false when unsupported
+// (complex, structured, big-endian on this little-endian host).
+bool dtype_from_typestr(std::string_view typestr, DType* out) {
+  if (typestr.size() < 3) return false;
+  char order = typestr[0];
+  char kind = typestr[1];
+  std::string_view size = typestr.substr(2);
+  if (order == '>' && size != "1") return false;
+  static const std::unordered_map<std::string_view, DType> kinds = {
+      {"b1", DType::i1},  {"i1", DType::i8},  {"i2", DType::i16},  {"i4", DType::i32},
+      {"i8", DType::i64}, {"u1", DType::u8},  {"u2", DType::u16},  {"u4", DType::u32},
+      {"u8", DType::u64}, {"f2", DType::fp16}, {"f4", DType::fp32}, {"f8", DType::fp64},
+  };
+  auto it = kinds.find(std::string(1, kind) + std::string(size));
+  if (it == kinds.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+// The classes of tritium.language a kernel argument may be an instance of. Leaked on
+// purpose: Python objects must not be destroyed after the interpreter finalizes.
+struct LanguageTypes {
+  py::object constexpr_class;
+  py::object dtype_class;
+  py::object pointer_type_class;
+  py::object block_type_class;
+};
+
+const LanguageTypes& language_types() {
+  static const LanguageTypes* types = [] {
+    py::module_ language = py::module_::import("tritium.language");
+    return new LanguageTypes{language.attr("constexpr"), language.attr("dtype"),
+                             language.attr("pointer_type"), language.attr("block_type")};
+  }();
+  return *types;
+}
+
+bool is_instance(py::handle value, const py::object& cls) {
+  int result = PyObject_IsInstance(value.ptr(), cls.ptr());
+  if (result < 0) throw py::error_already_set();
+  return result == 1;
+}
+
+// A numpy scalar (np.int64(3), np.float32(1.5), np.bool_(True)); numpy is only looked at
+// when the program already imported it.
+Handler numpy_scalar_handler(py::handle value) {
+  PyObject* modules = PyImport_GetModuleDict();
+  PyObject* numpy = PyDict_GetItemString(modules, "numpy");
+  if (numpy == nullptr) return Handler::Unsupported;
+  py::handle np(numpy);
+  if (!is_instance(value, np.attr("generic"))) return Handler::Unsupported;
+  if (is_instance(value, np.attr("bool_"))) return Handler::Bool;
+  if (is_instance(value, np.attr("integer"))) return Handler::Index;
+  if (is_instance(value, np.attr("floating"))) return Handler::Float;
+  return Handler::Unsupported;
+}
+
+// The array protocols, looked up on a type or on one object.
+Handler array_handler(py::handle holder) {
+  if (py::hasattr(holder, "data_ptr")) return Handler::Tensor;
+  if (py::hasattr(holder, "__cuda_array_interface__")) return Handler::CudaArray;
+  if (py::hasattr(holder, "__array_interface__")) return Handler::HostArray;
+  return Handler::Unsupported;
+}
+
+Handler classify_type(py::handle value) {
+  const LanguageTypes& language = language_types();
+  if (is_instance(value, language.constexpr_class)) return Handler::Constexpr;
+  if (is_instance(value, language.dtype_class)) {
+    bool composite = is_instance(value, language.pointer_type_class) ||
+                     is_instance(value, language.block_type_class);
+    return composite ? Handler::Unsupported : Handler::DTypeObject;
+  }
+  // numpy scalars also carry __array_interface__: look at them first.
+  if (Handler scalar = numpy_scalar_handler(value); scalar != Handler::Unsupported) {
+    return scalar;
+  }
+  py::handle type(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr())));
+  if (Handler array = array_handler(type); array != Handler::Unsupported) return array;
+  // Plain Python scalars never get here; a type with an instance __dict__ may carry the
+  // protocols per object.
+  return Py_TYPE(value.ptr())->tp_dictoffset != 0 ? Handler::ByInstance : Handler::Unsupported;
+}
+
+// Decided once per type; the GIL guards the map, and the types it holds are kept alive.
+Handler handler_for(py::handle value) {
+  static auto* handlers = new std::unordered_map<PyTypeObject*, Handler>();
+  PyTypeObject* type = Py_TYPE(value.ptr());
+  auto it = handlers->find(type);
+  if (it != handlers->end()) return it->second;
+  Handler handler = classify_type(value);
+  Py_INCREF(type);
+  handlers->emplace(type, handler);
+  return handler;
+}
+
+std::string type_name(py::handle value) {
+  py::handle type(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr())));
+  return py::str(type.attr("__name__"));
+}
+
+Arg int_from_pylong(PyObject* value, const ArgContext& context) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow == 0) {
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return Arg::integer(v);
+  }
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(value);
+    if (!PyErr_Occurred()) return Arg::unsigned_integer(u);
+    PyErr_Clear();
+  }
+  std::string message = argument_prefix(context) + "the integer " +
+                        py::str(value).cast<std::string>() +
+                        " does not fit a kernel argument (the range is [-2**63, 2**64))";
+  PyErr_SetString(PyExc_OverflowError, message.c_str());
+  throw py::error_already_set();
+}
+
+// Bytes from the first element to the end of the last one, for the array interfaces'
+// shape/strides (strides None: C-contiguous). Negative strides reach below the data
+// pointer; that part is not counted, so the interpreter reports accesses there.
+size_t buffer_extent(py::handle shape, py::handle strides, size_t item_size) {
+  auto dims = py::reinterpret_borrow<py::tuple>(shape);
+  size_t elements = 1;
+  for (py::handle dim : dims) elements *= dim.cast<size_t>();
+  if (elements == 0) return 0;
+  if (strides.is_none()) return elements * item_size;
+  auto steps = py::reinterpret_borrow<py::tuple>(strides);
+  size_t extent = item_size;
+  for (size_t i = 0; i < dims.size() && i < steps.size(); ++i) {
+    int64_t step = steps[i].cast<int64_t>();
+    if (step > 0) extent += (dims[i].cast<size_t>() - 1) * static_cast<size_t>(step);
+  }
+  return extent;
+}
+
+size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::i1: case DType::i8: case DType::u8: return 1;
+    case DType::i16: case DType::u16: case DType::fp16: case DType::bf16: return 2;
+    case DType::i32: case DType::u32: case DType::fp32: return 4;
+    case DType::i64: case DType::u64: case DType::fp64: return 8;
+  }
+  return 1;
+}
+
+// Device memory (a CUDA tensor, anything with __cuda_array_interface__) is passed with its
+// size withheld: Arg has no host/device flag yet, and a size of 0 means the interpreter
+// never dereferences the pointer (it reports the access instead of faulting on it).
+Arg pointer_arg(uint64_t address, DType dtype, size_t bytes, bool device_memory) {
+  return Arg::pointer(reinterpret_cast<const void*>(address), dtype, device_memory ? 0 : bytes);
+}
+
+// Whether a tensor-like object lives in device memory: torch's `device.type`.
+bool on_device(py::handle value) {
+  py::object device = py::getattr(value, "device", py::none());
+  if (device.is_none()) return false;
+  py::object type = py::getattr(device, "type", py::none());
+  return py::isinstance<py::str>(type) && type.cast<std::string>() != "cpu";
+}
+
+Arg array_interface_arg(py::handle value, const char* attribute, const ArgContext& context) {
+  py::object interface = value.attr(attribute);
+  if (!py::isinstance<py::dict>(interface)) {
+    raise_argument_type_error(argument_prefix(context) + attribute + " is not a dict");
+  }
+  auto dict = py::reinterpret_borrow<py::dict>(interface);
+  py::object data = dict["data"];
+  if (!py::isinstance<py::tuple>(data)) {
+    raise_argument_type_error(argument_prefix(context) + attribute +
+                              " gives no data pointer (an array exposing only a buffer)");
+  }
+  uint64_t address = py::reinterpret_borrow<py::tuple>(data)[0].cast<uint64_t>();
+  std::string typestr = dict["typestr"].cast<std::string>();
+  DType dtype;
+  bool known = dtype_from_typestr(typestr, &dtype);
+  if (!known && typestr.size() > 1 && typestr[1] == 'V' && py::hasattr(value, "dtype")) {
+    // Types numpy has no typestr for (ml_dtypes' bfloat16 is `<V2`) go by name.
+    py::object name = py::getattr(value.attr("dtype"), "name", py::none());
+    known = !name.is_none() && dtype_from_name(name.cast<std::string>(), &dtype);
+  }
+  if (!known) {
+    raise_argument_type_error(argument_prefix(context) + "element type '" + typestr +
+                              "' is not supported");
+  }
+  py::object strides = dict.contains("strides") ? py::object(dict["strides"]) : py::none();
+  size_t bytes = buffer_extent(dict["shape"], strides, dtype_size(dtype));
+  bool device = std::string_view(attribute) == "__cuda_array_interface__";
+  return pointer_arg(address, dtype, bytes, device);
+}
+
+// A buffer-protocol format (`f`, `<i8`, `?`) of `item_size` bytes -> DType; false for
+// anything else (big-endian, structured, types without a format like bfloat16).
+bool dtype_from_format(const char* format, Py_ssize_t item_size, DType* out) {
+  if (format == nullptr) format = "B";
+  if (*format == '@' || *format == '=' || *format == '<' || *format == '|') ++format;
+  if (format[0] == '\0' || format[1] != '\0') return false;
+  const std::string_view signed_codes = "bhilqn", unsigned_codes = "BHILQN";
+  const DType signed_types[] = {DType::i8, DType::i16, DType::i32, DType::i64};
+  const DType unsigned_types[] = {DType::u8, DType::u16, DType::u32, DType::u64};
+  int width = item_size == 1 ? 0 : item_size == 2 ? 1 : item_size == 4 ? 2 : item_size == 8 ? 3 : -1;
+  char code = format[0];
+  if (code == '?' && item_size == 1) {
+    *out = DType::i1;
+  } else if (signed_codes.find(code) != std::string_view::npos && width >= 0) {
+    *out = signed_types[width];
+  } else if (unsigned_codes.find(code) != std::string_view::npos && width >= 0) {
+    *out = unsigned_types[width];
+  } else if (code == 'e' && item_size == 2) {
+    *out = DType::fp16;
+  } else if (code == 'f' && item_size == 4) {
+    *out = DType::fp32;
+  } else if (code == 'd' && item_size == 8) {
+    *out = DType::fp64;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A host array (numpy): through the buffer protocol, which reads pointer, element type,
+// shape and strides without building __array_interface__'s dict (4 us per array); element
+// types the protocol cannot express (ml_dtypes' bfloat16) go through the dict.
+Arg host_array_arg(py::handle value, const ArgContext& context) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(value.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return array_interface_arg(value, "__array_interface__", context);
+  }
+  DType dtype;
+  bool known = dtype_from_format(view.format, view.itemsize, &dtype);
+  auto address = reinterpret_cast<uint64_t>(view.buf);
+  size_t bytes = 0;
+  if (known && view.len > 0) {
+    // From the first element to the end of the last; negative strides are not counted
+    // (as in buffer_extent).
+    bytes = static_cast<size_t>(view.itemsize);
+    for (int i = 0; i < view.ndim; ++i) {
+      Py_ssize_t step = view.strides != nullptr ? view.strides[i] : 0;
+      if (step > 0) bytes += static_cast<size_t>((view.shape[i] - 1) * step);
+    }
+    if (view.strides == nullptr) bytes = static_cast<size_t>(view.len);
+  }
+  PyBuffer_Release(&view);
+  if (!known) return array_interface_arg(value, "__array_interface__", context);
+  return pointer_arg(address, dtype, bytes, false);
+}
+
+Arg tensor_arg(py::handle value, const ArgContext& context) {
+  uint64_t address = value.attr("data_ptr")().cast<uint64_t>();
+  std::string dtype_text = py::str(value.attr("dtype"));
+  std::string_view name = dtype_text;
+  if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+  DType dtype;
+  if (!dtype_from_name(name, &dtype)) {
+    raise_argument_type_error(argument_prefix(context) + "element type '" + dtype_text +
+                              "' is not supported");
+  }
+  // The storage from this tensor's first element on (torch: a view's whole extent), else
+  // the object's `nbytes`; 0 (unknown: the interpreter cannot read it) when neither exists.
+  size_t bytes = 0;
+  try {
+    if (py::hasattr(value, "untyped_storage")) {
+      auto total = value.attr("untyped_storage")().attr("nbytes")().cast<int64_t>();
+      auto offset = value.attr("storage_offset")().cast<int64_t>() *
+                    value.attr("element_size")().cast<int64_t>();
+      bytes = total > offset ? static_cast<size_t>(total - offset) : 0;
+    } else if (py::hasattr(value, "nbytes")) {
+      bytes = value.attr("nbytes").cast<size_t>();
+    }
+  } catch (py::error_already_set&) {
+    bytes = 0;
+  } catch (py::cast_error&) {
+    bytes = 0;
+  }
+  return pointer_arg(address, dtype, bytes, on_device(value));
+}
+
+}  // namespace
+
+std::string argument_prefix(const ArgContext& context) {
+  return "kernel '" + context.kernel + "': argument '" + context.param + "': ";
+}
+
+void raise_argument_type_error(const std::string& message) {
+  py::object cls = py::module_::import("tritium.errors").attr("ArgumentTypeError");
+  PyErr_SetString(cls.ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+bool to_dtype(py::handle value, DType* out) {
+  if (!is_instance(value, language_types().dtype_class)) return false;
+  py::object name = value.attr("name");
+  return py::isinstance<py::str>(name) && dtype_from_name(name.cast<std::string>(), out);
+}
+
+Arg to_arg(py::handle value, const ArgContext& context) {
+  PyObject* object = value.ptr();
+  // Exact Python scalars first; bool before int (bool is an int subclass).
+  if (object == Py_None) return Arg::none();
+  if (PyBool_Check(object)) return Arg::boolean(object == Py_True);
+  if (PyLong_Check(object)) return int_from_pylong(object, context);
+  if (PyFloat_Check(object)) return Arg::floating(PyFloat_AS_DOUBLE(object));
+  if (PyUnicode_Check(object)) return Arg::string(value.cast<std::string>());
+
+  Handler handler = handler_for(value);
+  if (handler == Handler::ByInstance) handler = array_handler(value);
+  switch (handler) {
+    case Handler::Tensor: return tensor_arg(value, context);
+    case Handler::CudaArray: return array_interface_arg(value, "__cuda_array_interface__", context);
+    case Handler::HostArray: return host_array_arg(value, context);
+    case Handler::Constexpr: return to_arg(value.attr("value"), context);
+    case Handler::DTypeObject: {
+      DType dtype;
+      if (!to_dtype(value, &dtype)) {
+        raise_argument_type_error(argument_prefix(context) + "dtype " +
+                                  py::repr(value).cast<std::string>() +
+                                  " cannot be a kernel argument");
+      }
+      return Arg::dtype(dtype);
+    }
+    case Handler::Index: {
+      py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(object));
+      if (!index) throw py::error_already_set();
+      return int_from_pylong(index.ptr(), context);
+    }
+    case Handler::Float: return Arg::floating(value.cast<double>());
+    case Handler::Bool: return Arg::boolean(PyObject_IsTrue(object) == 1);
+    case Handler::ByInstance:
+    case Handler::Unsupported: break;
+  }
+  raise_argument_type_error(
+      argument_prefix(context) + "unsupported type '" + type_name(value) +
+      "' (expected an array or tensor, an int, float, bool, None, str, or a tl dtype)");
+}
+
+void to_args(const std::string& kernel, const std::vector<std::string>& params,
+             py::handle args, py::handle kwargs, std::vector<Arg>* positional,
+             std::vector<std::pair<std::string, Arg>>* named) {
+  if (!PyTuple_Check(args.ptr())) throw py::type_error("tritium: args must be a tuple");
+  if (!kwargs.is_none() && !PyDict_Check(kwargs.ptr())) {
+    throw py::type_error("tritium: kwargs must be a dict");
+  }
+  auto tuple = py::reinterpret_borrow<py::tuple>(args);
+  positional->reserve(tuple.size());
+  for (size_t i = 0; i < tuple.size(); ++i) {
+    std::string extra;
+    if (i >= params.size()) extra = "#" + std::to_string(i);
+    const std::string& param = i < params.size() ? params[i] : extra;
+    positional->push_back(to_arg(tuple[i], ArgContext{kernel, param}));
+  }
+  if (kwargs.is_none()) return;
+  for (auto item : py::reinterpret_borrow<py::dict>(kwargs)) {
+    std::string name = py::str(item.first);
+    named->emplace_back(name, to_arg(item.second, ArgContext{kernel, name}));
+  }
+}
+
+}  // namespace tritium::python

@@ -1,0 +1,122 @@
+// The globals dict of tritium/jit.py -> tritium::Globals (see globals_convert.h). Runs once
+// per kernel, at its first call; callee sources are parsed here, each into its own module.
+#include "globals_convert.h"
+
+#include <memory>
+#include <string>
+
+#include "arg_convert.h"
+#include "frontend/parser.h"
+#include "runtime/specialize.h"
+
+namespace tritium::python {
+
+namespace {
+
+[[noreturn]] void malformed(const std::string& name, const std::string& what) {
+  throw py::value_error("tritium: global '" + name + "': " + what +
+                        " (the description jit.py built is malformed)");
+}
+
+py::object field(py::handle entry, const char* key, const std::string& name) {
+  auto dict = py::reinterpret_borrow<py::dict>(entry);
+  if (!dict.contains(key)) malformed(name, std::string("no '") + key + "'");
+  return dict[key];
+}
+
+// A Python int of any size as a 128-bit integer: high and low 64-bit halves.
+bool to_int128(py::handle value, __int128* out) {
+  int overflow = 0;
+  long long small = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow == 0) {
+    if (small == -1 && PyErr_Occurred()) throw py::error_already_set();
+    *out = small;
+    return true;
+  }
+  py::int_ shift(64);
+  py::int_ mask(py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(~0ULL)));
+  auto high = py::reinterpret_steal<py::object>(PyNumber_Rshift(value.ptr(), shift.ptr()));
+  auto low = py::reinterpret_steal<py::object>(PyNumber_And(value.ptr(), mask.ptr()));
+  if (!high || !low) throw py::error_already_set();
+  long long high_bits = PyLong_AsLongLongAndOverflow(high.ptr(), &overflow);
+  if (overflow != 0) return false;
+  unsigned long long low_bits = PyLong_AsUnsignedLongLong(low.ptr());
+  if (PyErr_Occurred()) throw py::error_already_set();
+  *out = static_cast<__int128>(static_cast<unsigned __int128>(high_bits) << 64 | low_bits);
+  return true;
+}
+
+GlobalBinding function_binding(const std::string& name, py::handle entry) {
+  GlobalBinding binding;
+  binding.kind = GlobalBinding::Kind::Function;
+  binding.function = field(entry, "name", name).cast<std::string>();
+  auto file = std::make_shared<SourceFile>(field(entry, "path", name).cast<std::string>(),
+                                           field(entry, "source", name).cast<std::string>(),
+                                           field(entry, "first_line", name).cast<int>());
+  binding.module_ast = parse_module(std::move(file));
+  auto dict = py::reinterpret_borrow<py::dict>(entry);
+  if (dict.contains("globals")) {
+    binding.function_globals = std::make_shared<const Globals>(to_globals(dict["globals"]));
+  }
+  return binding;
+}
+
+}  // namespace
+
+bool to_const_value(py::handle value, ConstValue* out) {
+  PyObject* object = value.ptr();
+  if (object == Py_None) {
+    *out = ConstValue::none();
+  } else if (PyBool_Check(object)) {
+    *out = ConstValue::boolean(object == Py_True);
+  } else if (PyLong_Check(object)) {
+    __int128 v = 0;
+    if (!to_int128(value, &v)) {
+      PyErr_SetString(PyExc_OverflowError,
+                      ("tritium: the integer " + py::str(value).cast<std::string>() +
+                       " is too large for a compile-time constant (128 bits)")
+                          .c_str());
+      throw py::error_already_set();
+    }
+    *out = ConstValue::integer(v);
+  } else if (PyFloat_Check(object)) {
+    *out = ConstValue::floating(PyFloat_AS_DOUBLE(object));
+  } else if (PyUnicode_Check(object)) {
+    *out = ConstValue::string(value.cast<std::string>());
+  } else {
+    DType dtype;
+    if (!to_dtype(value, &dtype)) return false;
+    *out = ConstValue::type(runtime::to_scalar_kind(dtype));
+  }
+  return true;
+}
+
+Globals to_globals(py::handle globals) {
+  Globals out;
+  if (globals.is_none()) return out;
+  if (!py::isinstance<py::dict>(globals)) throw py::type_error("tritium: globals must be a dict");
+  for (auto item : py::reinterpret_borrow<py::dict>(globals)) {
+    std::string name = py::str(item.first);
+    py::handle entry = item.second;
+    if (!py::isinstance<py::dict>(entry)) malformed(name, "not a dict");
+    std::string kind = field(entry, "kind", name).cast<std::string>();
+    GlobalBinding binding;
+    if (kind == "module") {
+      binding.kind = GlobalBinding::Kind::Module;
+      binding.module = field(entry, "module", name).cast<std::string>();
+    } else if (kind == "constant") {
+      binding.kind = GlobalBinding::Kind::Constant;
+      if (!to_const_value(field(entry, "value", name), &binding.value)) {
+        malformed(name, "a constant of an unsupported type");
+      }
+    } else if (kind == "function") {
+      binding = function_binding(name, entry);
+    } else {
+      malformed(name, "unknown kind '" + kind + "'");
+    }
+    out.emplace(std::move(name), std::move(binding));
+  }
+  return out;
+}
+
+}  // namespace tritium::python

@@ -1,0 +1,52 @@
+// tritium._C.Kernel: one @tritium.jit function on the C++ side. Python hands each call's
+// arguments over once (DESIGN law 6); binding, specialization, the cache lookup and the
+// launch happen here, with the GIL released while the kernel compiles or runs.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "tritium/tritium.h"
+
+namespace tritium::python {
+
+namespace py = pybind11;
+
+class PyKernel {
+ public:
+  // Parses `source` (CompileError on bad syntax or when `name` is not defined in it).
+  PyKernel(std::string source, std::string name, std::string path, int first_line);
+
+  const std::string& name() const { return kernel_.name(); }
+  std::vector<std::string> param_names() const { return kernel_.param_names(); }
+
+  // The globals the kernel reads (see globals_convert.h); drops compiled specializations.
+  void set_globals(py::handle globals);
+  // The do_not_specialize options as jit.py normalized them (parameter indices). C++ reads
+  // them from the decorator in the source; a disagreement is an error, not silently lost.
+  void set_specialization(const std::vector<int>& do_not_specialize,
+                          const std::vector<int>& do_not_specialize_on_alignment);
+
+  // kernel[grid](*args, **kwargs): `grid` is a tuple/list of 1-3 ints or a callable of META.
+  void launch(py::handle grid, py::handle args, py::handle kwargs, int num_warps,
+              int num_stages, py::handle stream);
+  // Compiles the specialization of these arguments without launching.
+  void warmup(py::handle args, py::handle kwargs, int num_warps, int num_stages);
+  // META: parameter name -> bound value (the objects given, or the defaults).
+  py::dict bind(py::handle args, py::handle kwargs);
+  // The canonical signature text of a call with these arguments.
+  std::string signature(py::handle args, py::handle kwargs);
+  // A stage ("ast", "ir", "ir-opt") printed for a signature text.
+  std::string emit(const std::string& stage, const std::string& signature_text, int num_warps,
+                   int num_stages);
+
+ private:
+  Kernel kernel_;
+};
+
+// Registers the class on `module`.
+void register_kernel(py::module_& module);
+
+}  // namespace tritium::python

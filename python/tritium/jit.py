@@ -1,0 +1,283 @@
+"""@tritium.jit and JITFunction: the Python face of a kernel.
+
+Python only gathers (DESIGN law 6): the function's source text, where it came from, the
+globals the kernel reads (scanned once, at the first call), and each call's arguments.
+Parsing, specialization, the cache and the launch happen in C++ (tritium._C.Kernel): a
+launch on a cache hit is one call into C++ with the argument tuple as Python gave it.
+"""
+
+import ast
+import inspect
+import textwrap
+import types
+
+from . import language as _language
+
+__all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2"]
+
+_extension_module = None
+
+
+def _extension():
+    """tritium._C, imported on first use so `import tritium.language` works without it."""
+    global _extension_module
+    if _extension_module is None:
+        try:
+            from . import _C
+        except ImportError as e:
+            raise ImportError(
+                "tritium's C++ extension (tritium._C) is not built or not on the path: "
+                "`pip install .`, or build with CMake and use PYTHONPATH=python "
+                f"(see python/CMakeLists.txt). Cause: {e}") from e
+        _extension_module = _C
+    return _extension_module
+
+
+# Module names a kernel may use for Triton's, spelled either way; C++ sees Triton's.
+_MODULE_ALIASES = {"tritium": "triton", "tritium.language": "triton.language"}
+
+
+def _source_of(fn):
+    """(text, path, first line) of `fn`'s definition, decorators included. A function
+    nested in another is dedented (its columns in messages are then relative)."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise ValueError(
+            f"@tritium.jit needs the source of {fn.__qualname__!r} and cannot find it "
+            f"(defined in a REPL or with exec?): {e}") from e
+    text = "".join(lines)
+    if lines and lines[0][:1] in (" ", "\t"):
+        text = textwrap.dedent(text)
+    path = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    return text, path, first_line
+
+
+def _global_names(source):
+    """Names the function reads that it does not bind itself: its globals (and the
+    nonlocals of a nested function). Decorators, annotations and defaults count."""
+    tree = ast.parse(source)
+    function = next(node for node in tree.body
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    bound = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}
+    loaded = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.append(node.id)
+            else:
+                bound.add(node.id)
+    # Python: a name bound anywhere in the function is local everywhere in it.
+    return sorted(set(name for name in loaded if name not in bound))
+
+
+def _describe_global(name, value, in_progress):
+    """What C++ needs to know about the global `name`, or None to leave it out (C++ then
+    reports a located "undefined name" if the kernel really uses it)."""
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+        return {"kind": "module", "module": _MODULE_ALIASES.get(module, module)}
+    if isinstance(value, JITFunction):
+        return value._describe(in_progress)
+    if isinstance(value, _language.constexpr):
+        value = value.value
+    if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):
+        return {"kind": "constant", "value": value}
+    return None
+
+
+def _is_scalar_dtype(value):
+    """tl.float32 and friends; not pointer or block types, not void."""
+    return type(value) is _language.dtype and value.name != "void"
+
+
+def _param_indices(names, spec, option):
+    """`do_not_specialize` entries (indices or names) as sorted parameter indices."""
+    if spec is None:
+        return []
+    if isinstance(spec, (str, int)):
+        spec = [spec]
+    indices = set()
+    for entry in spec:
+        if isinstance(entry, str):
+            if entry not in names:
+                raise ValueError(f"{option}: {entry!r} is not a parameter ({', '.join(names)})")
+            indices.add(names.index(entry))
+        elif isinstance(entry, int) and not isinstance(entry, bool):
+            if not 0 <= entry < len(names):
+                raise ValueError(f"{option}: index {entry} is out of range for "
+                                 f"{len(names)} parameters")
+            indices.add(entry)
+        else:
+            raise TypeError(f"{option}: entries are parameter names or indices, got {entry!r}")
+    return sorted(indices)
+
+
+class JITFunction:
+    """A kernel: ``kernel[grid](*args, **kwargs)`` launches it.
+
+    `grid` is a tuple of 1-3 ints, or a callable taking the dict META (parameter name ->
+    bound value, defaults included) and returning one. Launch options: ``num_warps=4``,
+    ``num_stages=3``, ``stream=None`` (a CUstream handle, an object with ``cuda_stream``,
+    or one following the ``__cuda_stream__`` protocol)."""
+
+    def __init__(self, fn, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
+                 debug=None, noinline=None, repr=None, launch_metadata=None, version=None):
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"@tritium.jit applies to functions, not {type(fn).__name__}")
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self.arg_names = list(inspect.signature(fn).parameters)
+        self.do_not_specialize = _param_indices(
+            self.arg_names, do_not_specialize, "do_not_specialize")
+        self.do_not_specialize_on_alignment = _param_indices(
+            self.arg_names, do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
+        self.debug = debug
+        self.noinline = bool(noinline)
+        self.repr = repr
+        self.launch_metadata = launch_metadata
+        self.version = version
+        self.src, self.path, self.starting_line_number = _source_of(fn)
+        self._globals = None  # name -> description, gathered at the first call
+        self._kernel = None   # the tritium._C.Kernel, created at the first call
+
+    # -- what C++ is given ---------------------------------------------------------------
+
+    def globals_used(self):
+        """The globals this kernel reads, as handed to C++ (gathered once, then cached)."""
+        if self._globals is None:
+            self._globals = self._gather_globals(set())
+        return self._globals
+
+    def _gather_globals(self, in_progress):
+        fn = self.fn
+        closure = {}
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # a cell not yet assigned
+                pass
+        found = {}
+        in_progress.add(id(self))
+        try:
+            for name in _global_names(self.src):
+                if name in closure:
+                    value = closure[name]
+                elif name in fn.__globals__:
+                    value = fn.__globals__[name]
+                else:
+                    continue  # a builtin (range, min, ...) or undefined: C++ decides
+                description = _describe_global(name, value, in_progress)
+                if description is not None:
+                    found[name] = description
+        finally:
+            in_progress.discard(id(self))
+        return found
+
+    def _describe(self, in_progress):
+        """This function as a callee of another kernel."""
+        description = {"kind": "function", "name": self.__name__, "source": self.src,
+                       "path": self.path, "first_line": self.starting_line_number,
+                       "noinline": self.noinline}
+        if id(self) not in in_progress:  # a cycle (recursion) is C++'s to report
+            if self._globals is None:
+                self._globals = self._gather_globals(in_progress)
+            description["globals"] = self._globals
+        return description
+
+    def _build(self):
+        kernel = _extension().Kernel(self.src, self.__name__, self.path,
+                                     self.starting_line_number)
+        kernel.set_globals(self.globals_used())
+        kernel.set_specialization(self.do_not_specialize, self.do_not_specialize_on_alignment)
+        self._kernel = kernel
+        return kernel
+
+    @property
+    def kernel(self):
+        """The C++ kernel object (tritium._C.Kernel)."""
+        return self._kernel or self._build()
+
+    # -- launching -----------------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        def launcher(*args, num_warps=4, num_stages=3, stream=None, **kwargs):
+            kernel = self._kernel or self._build()
+            kernel.launch(grid, args, kwargs, num_warps, num_stages, stream)
+        return launcher
+
+    def run(self, *args, grid, warmup=False, num_warps=4, num_stages=3, stream=None, **kwargs):
+        """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``."""
+        kernel = self._kernel or self._build()
+        if warmup:
+            kernel.warmup(args, kwargs, num_warps, num_stages)
+        else:
+            kernel.launch(grid, args, kwargs, num_warps, num_stages, stream)
+
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
+        """Compiles (and caches) the kernel for these arguments without launching it."""
+        (self._kernel or self._build()).warmup(args, kwargs, num_warps, num_stages)
+
+    # -- looking inside ------------------------------------------------------------------
+
+    def bind(self, *args, **kwargs):
+        """META for these arguments: parameter name -> bound value, defaults included."""
+        return (self._kernel or self._build()).bind(args, kwargs)
+
+    def signature(self, *args, **kwargs):
+        """The canonical specialization signature of a call with these arguments, e.g.
+        ``*fp32:16, *fp32:16, i32:16, BLOCK=1024``."""
+        return (self._kernel or self._build()).signature(args, kwargs)
+
+    def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, **kwargs):
+        """A compiler stage as text: `stage` is "ast", "ir" or "ir-opt"; the specialization
+        is given as `signature` text or by example arguments."""
+        kernel = self._kernel or self._build()
+        if signature is None:
+            signature = kernel.signature(args, kwargs)
+        elif args or kwargs:
+            raise TypeError("emit: give either example arguments or signature=, not both")
+        return kernel.emit(stage, signature, num_warps, num_stages)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{self.__name__} is a @tritium.jit kernel: launch it with "
+            f"{self.__name__}[grid](...), or call it from another kernel")
+
+    def __repr__(self):
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+        noinline=None, repr=None, launch_metadata=None, version=None):
+    """Marks a function as a kernel: ``@tritium.jit`` or ``@tritium.jit(do_not_specialize=[...])``.
+    `do_not_specialize` (parameter names or indices) turns off the equal-to-1 and
+    divisible-by-16 specializations of integer arguments; `do_not_specialize_on_alignment`
+    only the divisibility one (pointers and integers)."""
+
+    def decorator(fn):
+        return JITFunction(fn, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+                           debug=debug, noinline=noinline, repr=repr,
+                           launch_metadata=launch_metadata, version=version)
+
+    return decorator if fn is None else decorator(fn)
+
+
+def cdiv(x, y):
+    """Ceiling division of integers: ``(x + y - 1) // y``."""
+    x = _language._unwrap(x)
+    y = _language._unwrap(y)
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (for n >= 1), as Triton computes it."""
+    n = int(_language._unwrap(n)) - 1
+    for shift in (1, 2, 4, 8, 16, 32):
+        n |= n >> shift
+    return n + 1

@@ -1,0 +1,363 @@
+"""tritium.language: the names a kernel uses, spelled as in ``triton.language``.
+
+    import tritium.language as tl
+
+Kernels are compiled by tritium's C++ compiler from their source text; nothing here runs
+inside a kernel. What this module provides is what Python itself needs:
+
+* ``constexpr``: the annotation of compile-time parameters, and a wrapper for
+  compile-time globals (``BLOCK = tl.constexpr(128)``) whose ``.value`` host code can read;
+* the dtype objects (``tl.float32``, ``tl.int64``, ``tl.pointer_type(tl.float16)``), which
+  may also be passed to a kernel as constexpr arguments;
+* every ``tl.*`` function name, as a stub that raises a clear error when called outside a
+  kernel: the names resolve for linters and IDEs; the compiler gives them their meaning.
+"""
+
+# --------------------------------------------------------------------------------------
+# constexpr
+
+
+def _unwrap(value):
+    return value.value if isinstance(value, constexpr) else value
+
+
+class constexpr:
+    """A compile-time value. As an annotation (``BLOCK: tl.constexpr``) it marks a parameter
+    whose value is baked into the compiled kernel; as a wrapper (``tl.constexpr(128)``) it
+    marks a global a kernel may read."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = _unwrap(value)
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+
+def _binary(op, reflected=False):
+    if reflected:
+        return lambda self, other: constexpr(op(_unwrap(other), self.value))
+    return lambda self, other: constexpr(op(self.value, _unwrap(other)))
+
+
+def _install_constexpr_operators():
+    import operator
+
+    binary = {
+        "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+        "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+        "pow": operator.pow, "lshift": operator.lshift, "rshift": operator.rshift,
+        "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+    }
+    for name, op in binary.items():
+        setattr(constexpr, f"__{name}__", _binary(op))
+        setattr(constexpr, f"__r{name}__", _binary(op, reflected=True))
+    comparisons = {
+        "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+        "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+    }
+    for name, op in comparisons.items():
+        setattr(constexpr, f"__{name}__", _binary(op))
+    constexpr.__neg__ = lambda self: constexpr(-self.value)
+    constexpr.__pos__ = lambda self: constexpr(+self.value)
+    constexpr.__invert__ = lambda self: constexpr(~self.value)
+    constexpr.__abs__ = lambda self: constexpr(abs(self.value))
+
+
+_install_constexpr_operators()
+
+
+# --------------------------------------------------------------------------------------
+# dtypes
+
+
+class dtype:
+    """A scalar element type. ``name`` is Triton's short spelling (``fp32``, ``int64``,
+    ``bf16``); ``str()`` gives it, ``repr()`` the module path (``tritium.language.float32``)."""
+
+    SINT_TYPES = ("int8", "int16", "int32", "int64")
+    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8,
+             "uint16": 16, "uint32": 32, "uint64": 64, "fp16": 16, "bf16": 16, "fp32": 32,
+             "fp64": 64, "void": 0}
+    _LONG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+    def __init__(self, name):
+        if name not in self._BITS:
+            raise ValueError(f"unknown dtype {name!r}")
+        self.name = name
+        self.primitive_bitwidth = self._BITS[name]
+
+    def is_int(self):
+        return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
+
+    def is_int_signed(self):
+        return self.name in self.SINT_TYPES
+
+    def is_int_unsigned(self):
+        return self.name in self.UINT_TYPES
+
+    def is_bool(self):
+        return self.name == "int1"
+
+    def is_floating(self):
+        return self.name in self.FP_TYPES
+
+    def is_ptr(self):
+        return False
+
+    def is_void(self):
+        return self.name == "void"
+
+    @property
+    def scalar(self):
+        return self
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and type(other) is type(self) and other.name == self.name
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.name))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"tritium.language.{self._LONG.get(self.name, self.name)}"
+
+    def __call__(self, *args, **kwargs):
+        # `tl.int32(x)` is a cast inside kernels.
+        _outside_kernel(self._LONG.get(self.name, self.name))
+
+
+class pointer_type(dtype):
+    """A pointer to `element_ty` (``tl.pointer_type(tl.float16)``)."""
+
+    def __init__(self, element_ty, address_space=1, const=False):
+        if not isinstance(element_ty, dtype):
+            raise TypeError(f"pointer_type needs a dtype, got {element_ty!r}")
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.const = const
+        self.name = f"pointer<{element_ty.name}>"
+        self.primitive_bitwidth = 64
+
+    def is_ptr(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty \
+            and other.const == self.const
+
+    def __hash__(self):
+        return hash(("pointer_type", self.element_ty.name, self.const))
+
+    def __repr__(self):
+        return f"tritium.language.pointer_type({self.element_ty!r})"
+
+
+class block_type(dtype):
+    """A block of `element_ty` with a static `shape` (annotations only)."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = element_ty
+        self.shape = tuple(_unwrap(s) for s in shape)
+        self.name = f"<{'x'.join(str(s) for s in self.shape)}, {element_ty.name}>"
+        self.primitive_bitwidth = element_ty.primitive_bitwidth
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and other.element_ty == self.element_ty \
+            and other.shape == self.shape
+
+    def __hash__(self):
+        return hash(("block_type", self.element_ty.name, self.shape))
+
+
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+void = dtype("void")
+
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+class tensor:
+    """The type of block and scalar values inside a kernel (``x: tl.tensor`` annotations)."""
+
+    def __init__(self, *args, **kwargs):
+        _outside_kernel("tensor")
+
+
+class PropagateNan:
+    NONE = 0
+    ALL = 0xFFFF
+
+
+# --------------------------------------------------------------------------------------
+# Builtins: stubs so the names resolve; the C++ compiler implements them.
+
+
+def _outside_kernel(name):
+    raise RuntimeError(
+        f"tl.{name} can only be used inside a @tritium.jit kernel; "
+        "kernels are compiled from their source, not run by Python")
+
+
+# Program and index space.
+def program_id(axis): _outside_kernel("program_id")
+def num_programs(axis): _outside_kernel("num_programs")
+def arange(start, end): _outside_kernel("arange")
+
+
+# Creation.
+def zeros(shape, dtype): _outside_kernel("zeros")
+def zeros_like(input): _outside_kernel("zeros_like")
+def full(shape, value, dtype): _outside_kernel("full")
+def full_like(input, value, dtype=None): _outside_kernel("full_like")
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False): _outside_kernel("cast")
+
+
+# Memory.
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False): _outside_kernel("load")
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
+          eviction_policy=""): _outside_kernel("store")
+def make_block_ptr(base, shape, strides, offsets, block_shape, order): _outside_kernel("make_block_ptr")
+def advance(base, offsets): _outside_kernel("advance")
+
+
+# Atomics.
+def atomic_add(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_add")
+def atomic_max(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_max")
+def atomic_min(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_min")
+def atomic_and(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_and")
+def atomic_or(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_or")
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xor")
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xchg")
+def atomic_cas(pointer, cmp, val, sem=None, scope=None): _outside_kernel("atomic_cas")
+
+
+# Shapes.
+def reshape(input, *shape, can_reorder=False): _outside_kernel("reshape")
+def view(input, *shape): _outside_kernel("view")
+def ravel(x): _outside_kernel("ravel")
+def expand_dims(input, axis): _outside_kernel("expand_dims")
+def broadcast(input, other): _outside_kernel("broadcast")
+def broadcast_to(input, *shape): _outside_kernel("broadcast_to")
+def trans(input, *dims): _outside_kernel("trans")
+def permute(input, *dims): _outside_kernel("permute")
+def join(a, b): _outside_kernel("join")
+def split(a): _outside_kernel("split")
+def interleave(a, b): _outside_kernel("interleave")
+def cat(input, other, can_reorder=False): _outside_kernel("cat")
+def flip(x, dim=None): _outside_kernel("flip")
+
+
+# Elementwise.
+def where(condition, x, y): _outside_kernel("where")
+def minimum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("minimum")
+def maximum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("maximum")
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE): _outside_kernel("clamp")
+def cdiv(x, div): _outside_kernel("cdiv")
+def exp(x): _outside_kernel("exp")
+def exp2(x): _outside_kernel("exp2")
+def log(x): _outside_kernel("log")
+def log2(x): _outside_kernel("log2")
+def sin(x): _outside_kernel("sin")
+def cos(x): _outside_kernel("cos")
+def sqrt(x): _outside_kernel("sqrt")
+def sqrt_rn(x): _outside_kernel("sqrt_rn")
+def rsqrt(x): _outside_kernel("rsqrt")
+def erf(x): _outside_kernel("erf")
+def floor(x): _outside_kernel("floor")
+def ceil(x): _outside_kernel("ceil")
+def abs(x): _outside_kernel("abs")
+def fma(x, y, z): _outside_kernel("fma")
+def fdiv(x, y, ieee_rounding=False): _outside_kernel("fdiv")
+def div_rn(x, y): _outside_kernel("div_rn")
+def umulhi(x, y): _outside_kernel("umulhi")
+def sigmoid(x): _outside_kernel("sigmoid")
+def softmax(x, ieee_rounding=False): _outside_kernel("softmax")
+
+
+# Reductions and scans.
+def sum(input, axis=None, keep_dims=False, dtype=None): _outside_kernel("sum")
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False): _outside_kernel("max")
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False): _outside_kernel("min")
+def argmax(input, axis, tie_break_left=True, keep_dims=False): _outside_kernel("argmax")
+def argmin(input, axis, tie_break_left=True, keep_dims=False): _outside_kernel("argmin")
+def xor_sum(input, axis=None, keep_dims=False): _outside_kernel("xor_sum")
+def reduce(input, axis, combine_fn, keep_dims=False): _outside_kernel("reduce")
+def associative_scan(input, axis, combine_fn, reverse=False): _outside_kernel("associative_scan")
+def cumsum(input, axis=0, reverse=False): _outside_kernel("cumsum")
+def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
+def sort(x, dim=None, descending=False): _outside_kernel("sort")
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype=float32): _outside_kernel("dot")
+
+
+# Random numbers.
+def rand(seed, offset, n_rounds=10): _outside_kernel("rand")
+def randn(seed, offset, n_rounds=10): _outside_kernel("randn")
+def randint(seed, offset, n_rounds=10): _outside_kernel("randint")
+def randint4x(seed, offset, n_rounds=10): _outside_kernel("randint4x")
+def rand4x(seed, offset, n_rounds=10): _outside_kernel("rand4x")
+
+
+# Compiler hints, compile-time checks, debugging.
+def multiple_of(input, values): _outside_kernel("multiple_of")
+def max_contiguous(input, values): _outside_kernel("max_contiguous")
+def max_constancy(input, values): _outside_kernel("max_constancy")
+def static_assert(cond, msg=""): _outside_kernel("static_assert")
+def static_print(*values, sep=" ", end="\n", file=None, flush=False): _outside_kernel("static_print")
+def device_assert(cond, msg=""): _outside_kernel("device_assert")
+def device_print(prefix, *args, hex=False): _outside_kernel("device_print")
+def debug_barrier(): _outside_kernel("debug_barrier")
+
+
+# Loops: `for i in tl.range(...)` / `tl.static_range(...)` inside kernels.
+class range:
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+        _outside_kernel("range")
+
+
+class static_range:
+    def __init__(self, arg1, arg2=None, step=None):
+        _outside_kernel("static_range")
+
+
+# Every public name, so `from tritium.language import *` and the globals scan agree.
+__all__ = [_name for _name in list(globals()) if not _name.startswith("_")]

@@ -1,0 +1,66 @@
+"""Atomics on the caller's memory, in place. The first test is the atomic at `tile.begin`
+of Helion's Pallas bug (../shared/seeds/000_5a25fc39ae0caf46.txt) written as a Triton
+kernel: there a copy-in erased earlier programs' updates; here kernels work on the
+caller's buffer, so every program sees the others' writes."""
+
+import numpy as np
+
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def atomic_add_w_tile_attr(y, BLOCK: tl.constexpr):
+    tl.atomic_add(y + tl.program_id(0) * BLOCK, 1)
+
+
+def test_atomic_add_at_tile_begin():
+    y = np.zeros(20, dtype=np.int32)
+    atomic_add_w_tile_attr[(tritium.cdiv(20, 2),)](y, BLOCK=2)
+    np.testing.assert_array_equal(y, np.array([1, 0] * 10, dtype=np.int32))
+
+
+def test_atomic_add_at_tile_begin_keeps_existing_values(rng):
+    start = rng.integers(-1000, 1000, 20, dtype=np.int32)
+    y = start.copy()
+    atomic_add_w_tile_attr[(10,)](y, BLOCK=2)
+    np.testing.assert_array_equal(y, start + np.array([1, 0] * 10, dtype=np.int32))
+
+
+@tritium.jit
+def count_programs(counter, old_values):
+    previous = tl.atomic_add(counter, 1)
+    tl.store(old_values + tl.program_id(0), previous)
+
+
+def test_every_program_sees_earlier_updates(rng):
+    programs = 37
+    start = int(rng.integers(-100, 100))
+    counter = np.array([start], dtype=np.int32)
+    old = np.full(programs, -1, dtype=np.int32)
+    count_programs[(programs,)](counter, old)
+    assert counter[0] == start + programs
+    np.testing.assert_array_equal(np.sort(old), start + np.arange(programs, dtype=np.int32))
+
+
+@tritium.jit
+def block_atomics(x_ptr, y_ptr, max_ptr, min_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.atomic_add(y_ptr + offs % 4, x, mask=mask)
+    tl.atomic_max(max_ptr + offs % 4, x, mask=mask)
+    tl.atomic_min(min_ptr + offs % 4, x, mask=mask)
+
+
+def test_block_atomics_with_mask(rng):
+    n = 1000
+    x = rng.integers(-50, 50, n, dtype=np.int32)
+    y = np.zeros(4, np.int32)
+    high = np.full(4, np.iinfo(np.int32).min, np.int32)
+    low = np.full(4, np.iinfo(np.int32).max, np.int32)
+    block_atomics[(tritium.cdiv(n, 128),)](x, y, high, low, n, BLOCK=128)
+    groups = x.reshape(-1, 4)
+    np.testing.assert_array_equal(y, groups.sum(axis=0))
+    np.testing.assert_array_equal(high, groups.max(axis=0))
+    np.testing.assert_array_equal(low, groups.min(axis=0))
