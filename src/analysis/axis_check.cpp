@@ -90,4 +90,14 @@ std::optional<std::string> check_axis_claims(const AxisInfo& info, const ir::Typ
   return std::nullopt;
 }
 
+std::optional<std::string> check_range_claims(const ValueRange& range, const ir::Type* type, const int64_t* elements) {
+  int64_t total = type->is_block() ? type->num_elements() : 1;
+  for (int64_t i = 0; i < total; ++i) {
+    if ((range.lower && elements[i] < *range.lower) || (range.upper && elements[i] > *range.upper)) {
+      return "range " + range.str() + " fails at element " + std::to_string(i) + ": " + std::to_string(elements[i]);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace tritium::analysis

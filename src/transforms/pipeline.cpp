@@ -6,6 +6,7 @@
 #include "transforms/eliminate_common_subexpressions.h"
 #include "transforms/eliminate_dead_code.h"
 #include "transforms/fold_constants.h"
+#include "transforms/fold_masks.h"
 
 namespace tritium::transforms {
 
@@ -20,6 +21,7 @@ const Pass kPasses[] = {
     {"fold_constants", fold_constants},
     {"eliminate_common_subexpressions", eliminate_common_subexpressions},
     {"fold_constants", fold_constants},
+    {"fold_masks", fold_masks},
     {"eliminate_dead_code", eliminate_dead_code},
 };
 

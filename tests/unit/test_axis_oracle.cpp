@@ -65,6 +65,19 @@ def loops(x_ptr, out_ptr, n, step, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, BLOCK) + tl.program_id(0) * BLOCK, acc + (q + j).to(tl.float32))
 
 @triton.jit
+def masks(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    always = r < BLOCK
+    never = r >= BLOCK
+    pid = tl.program_id(0)
+    v = tl.load(x_ptr + r, mask=always & (pid >= 0), other=1.0)
+    w = tl.load(x_ptr + r, mask=never | (pid < 0), other=2.0)
+    tl.store(out_ptr + r, v + w, mask=(r % 4 < 4) & (r // 2 <= BLOCK))
+    tl.store(out_ptr + r, w, mask=(r - BLOCK) > 0)
+    m = tl.minimum(r * 3, n) + (r & 7)
+    tl.store(out_ptr + pid * BLOCK + r, m.to(tl.float32), mask=pid * BLOCK + r < n)
+
+@triton.jit
 def casts(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     wide = offs.to(tl.int64) * 4096 + 2147483000
@@ -135,14 +148,16 @@ void run_oracle(const std::shared_ptr<const ast::Module>& module, const std::str
   auto function = lower_kernel(module, kernel, signature, {});
   transforms::run_pipeline(*function, {true});
   analysis::AxisInfoAnalysis analysis(*function);
+  analysis::ValueRangeAnalysis ranges(*function);
   std::vector<std::string> failures;
   interp::ValueObserver observer = [&](const ir::Value& value, const int64_t* elements, int64_t) {
     if (failures.size() > 3) return;
     auto failure = analysis::check_axis_claims(analysis.get(&value), value.type(), elements);
+    if (!failure) failure = analysis::check_range_claims(ranges.get(&value), value.type(), elements);
     if (failure) {
       std::string where = value.def() ? ir::print(*value.def(), function.get()) + " at line " + std::to_string(value.def()->loc().line)
                                       : std::string("a region argument");
-      failures.push_back(where + ": claimed " + analysis.get(&value).str() + "; " + *failure);
+      failures.push_back(where + ": claimed " + analysis.get(&value).str() + ", range " + ranges.get(&value).str() + "; " + *failure);
     }
   };
   interp::run(*function, grid, args, memory, &observer);
@@ -168,6 +183,7 @@ TEST_CASE("axis info claims hold on concrete values", "[oracle]") {
                {{"BM", pick({4, 8, 16})}, {"BN", pick({8, 16, 32})}}, {{3, 2, 1}}, offset, specialize);
     run_oracle(module, "loops", {{"n", pick({1, 16, 100, 300})}, {"step", pick({1, 16, 32, 48})}}, {{"BLOCK", block}},
                {{3, 1, 1}}, offset, specialize);
+    run_oracle(module, "masks", {{"n", n}}, {{"BLOCK", block}}, {{2, 1, 1}}, offset, specialize);
     run_oracle(module, "casts", {{"n", n}}, {{"BLOCK", block}}, {{2, 1, 1}}, offset, specialize);
   }
 }

@@ -1,0 +1,301 @@
+// compile_to_ptx: one LLVM context per call; the kernel's signature and attributes, the
+// body through Emitter, the module verified, LLVM's O3 pipeline, then the NVPTX backend.
+// LLVM never aborts the process: its errors become InternalErrors (see fatal_handler).
+#include "target/nvptx/codegen.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+
+// What the fatal-error handler throws through LLVM's frames. The objects LLVM was working
+// on are then in no known state, so the Compilation that catches it leaks them.
+struct LlvmFatal {
+  std::string reason;
+};
+
+void fatal_handler(void*, const char* reason, bool) { throw LlvmFatal{reason ? reason : "unknown"}; }
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    llvm::install_fatal_error_handler(fatal_handler);
+  });
+}
+
+// LLVM's diagnostics (errors that do not abort, such as a missing libcall) are collected
+// and turned into an InternalError after the phase that raised them.
+struct Diagnostics : llvm::DiagnosticHandler {
+  std::vector<std::string> errors;
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() == llvm::DS_Error) {
+      std::string text;
+      llvm::raw_string_ostream out(text);
+      llvm::DiagnosticPrinterRawOStream printer(out);
+      info.print(printer);
+      errors.push_back(text);
+    }
+    return true;  // handled: nothing printed to stderr
+  }
+};
+
+void validate(const ir::Function& function, const TargetOptions& options) {
+  int w = options.num_warps;
+  if (w < 1 || w > 32 || (w & (w - 1)) != 0) {
+    error_at(function.loc(), "num_warps must be a power of two from 1 to 32, got " + std::to_string(w));
+  }
+  if (options.sm < 70) {
+    error_at(function.loc(), "the GPU target sm_" + std::to_string(options.sm) + " is too old (tritium needs sm_70 or newer)");
+  }
+}
+
+// One compilation's LLVM objects, in the order they must be destroyed.
+struct Compilation {
+  std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+  Diagnostics* diagnostics = nullptr;
+  llvm::Function* kernel = nullptr;
+  int64_t shared_bytes = 0;
+  std::vector<PtxParam> params;
+
+  Compilation() {
+    auto handler = std::make_unique<Diagnostics>();
+    diagnostics = handler.get();
+    context->setDiagnosticHandler(std::move(handler));
+  }
+  ~Compilation() {
+    if (abandoned) {
+      (void)module.release();
+      (void)machine.release();
+      (void)context.release();
+    }
+  }
+  bool abandoned = false;
+
+  void check(const char* phase) {
+    if (diagnostics->errors.empty()) return;
+    std::string message = std::string("LLVM reported an error during ") + phase + ":";
+    for (const std::string& e : diagnostics->errors) message += "\n  " + e;
+    internal_error("nvptx", message);
+  }
+};
+
+std::string feature_string(const TargetOptions& options) { return "+ptx" + std::to_string(ptx_version_for(options)); }
+
+// The first PTX ISA that can target sm_<sm> (PTX ISA release notes); 6.3 at least, for
+// the .sem and .scope of atom.
+int min_ptx_version(int sm) {
+  if (sm >= 120) return 87;
+  if (sm >= 100) return 86;
+  if (sm >= 89) return 78;
+  if (sm >= 87) return 74;
+  if (sm >= 86) return 71;
+  if (sm >= 80) return 70;
+  return 63;
+}
+
+std::string ptx_name(int version) { return std::to_string(version / 10) + "." + std::to_string(version % 10); }
+
+// Rejects a target or PTX version LLVM does not know before LLVM sees it (it would print a
+// warning and carry on, or stop with a fatal error).
+void check_target(const llvm::Target& target, const llvm::Triple& triple, const ir::Function& function,
+                  const TargetOptions& options) {
+  std::string cpu = "sm_" + std::to_string(options.sm);
+  // Asked of the generic CPU: an unknown one would make LLVM print a warning.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target.createMCSubtargetInfo(triple, "", ""));
+  if (!info || !info->isCPUStringValid(cpu)) error_at(function.loc(), "unknown GPU target '" + cpu + "'");
+  int version = ptx_version_for(options);
+  std::string feature = "ptx" + std::to_string(version);
+  bool known = false;
+  for (const llvm::SubtargetFeatureKV& kv : info->getAllProcessorFeatures()) known = known || feature == kv.Key;
+  if (!known) error_at(function.loc(), "PTX ISA " + ptx_name(version) + " is unknown to the LLVM in tritium");
+  if (version < min_ptx_version(options.sm)) {
+    error_at(function.loc(), "PTX ISA " + ptx_name(version) + " cannot target " + cpu + " (it needs " +
+                                 ptx_name(min_ptx_version(options.sm)) + " or later)");
+  }
+}
+
+void make_machine(Compilation& c, const ir::Function& function, const TargetOptions& options) {
+  std::string error;
+  llvm::Triple triple(kTriple);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) internal_error("nvptx", "LLVM has no NVPTX target: " + error);
+  check_target(*target, triple, function, options);
+  llvm::TargetOptions target_options;
+  target_options.AllowFPOpFusion = options.enable_fp_fusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  c.machine.reset(target->createTargetMachine(triple, "sm_" + std::to_string(options.sm), feature_string(options),
+                                              target_options, std::nullopt, std::nullopt,
+                                              llvm::CodeGenOptLevel::Aggressive));
+  if (!c.machine) internal_error("nvptx", "cannot create the NVPTX target machine for sm_" + std::to_string(options.sm));
+}
+
+// The kernel's LLVM signature: one argument per entry argument. Pointers are global
+// (addrspace 1) and never noalias (kernels update buffers in place, through several
+// arguments that may alias); an i1 travels as an i32.
+void build_kernel(Compilation& c, const ir::Function& function, const TargetOptions& options) {
+  c.module = std::make_unique<llvm::Module>(function.name(), *c.context);
+  c.module->setTargetTriple(llvm::Triple(kTriple));
+  c.module->setDataLayout(c.machine->createDataLayout());
+  std::vector<llvm::Type*> types;
+  for (const auto& arg : function.body().args()) {
+    const ir::Type* type = arg->type();
+    if (type->is_pointer()) types.push_back(llvm::PointerType::get(*c.context, 1));
+    else if (type->is_bool()) types.push_back(llvm::Type::getInt32Ty(*c.context));
+    else if (type->is_scalar()) types.push_back(llvm_scalar_type(*c.context, type->scalar_kind()));
+    else internal_error("nvptx", "kernel argument of type " + type->str(), function.loc());
+  }
+  auto* fn_type = llvm::FunctionType::get(llvm::Type::getVoidTy(*c.context), types, false);
+  c.kernel = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, function.name(), *c.module);
+  c.kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);  // `.visible .entry`
+  c.kernel->addFnAttr("nvvm.maxntid", std::to_string(32 * options.num_warps));
+  c.kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  const auto& params = function.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].arg == nullptr) continue;
+    PtxParam p;
+    p.name = params[i].name;
+    p.index = static_cast<int>(i);
+    const ir::Type* type = params[i].arg->type();
+    p.is_pointer = type->is_pointer();
+    p.kind = p.is_pointer ? type->pointee()->scalar_kind() : type->scalar_kind();
+    p.size = p.is_pointer ? 8 : p.kind == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.kind) / 8;
+    c.params.push_back(p);
+  }
+}
+
+void optimize(Compilation& c) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(c.machine.get());  // adds NVPTX's own passes (its constructor)
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(*c.module, mam);
+}
+
+std::string print_module(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module.print(out, nullptr);
+  return text;
+}
+
+std::string emit_ptx(Compilation& c) {
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream out(ptx);
+  llvm::legacy::PassManager passes;
+  if (c.machine->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    internal_error("nvptx", "the NVPTX target cannot emit assembly");
+  }
+  passes.run(*c.module);
+  return std::string(ptx.str());
+}
+
+// Runs `body` on a fresh compilation, turning LLVM's fatal errors into InternalErrors.
+template <typename F>
+auto with_llvm(const ir::Function& function, const TargetOptions& options, F body) {
+  validate(function, options);
+  initialize_llvm();
+  Compilation c;
+  try {
+    make_machine(c, function, options);
+    build_kernel(c, function, options);
+    Emitter emitter(function, options, c.kernel);
+    c.shared_bytes = emitter.emit();
+    std::string broken;
+    llvm::raw_string_ostream out(broken);
+    if (llvm::verifyModule(*c.module, &out)) internal_error("nvptx", "invalid LLVM IR for '" + function.name() + "': " + broken);
+    c.check("code generation");
+    return body(c);
+  } catch (const LlvmFatal& fatal) {
+    c.abandoned = true;
+    internal_error("nvptx", "LLVM failed on kernel '" + function.name() + "': " + fatal.reason, function.loc());
+  }
+}
+
+}  // namespace
+
+llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind) {
+  switch (kind) {
+    case ir::ScalarKind::I1: return llvm::Type::getInt1Ty(context);
+    case ir::ScalarKind::I8: case ir::ScalarKind::U8: return llvm::Type::getInt8Ty(context);
+    case ir::ScalarKind::I16: case ir::ScalarKind::U16: return llvm::Type::getInt16Ty(context);
+    case ir::ScalarKind::I32: case ir::ScalarKind::U32: return llvm::Type::getInt32Ty(context);
+    case ir::ScalarKind::I64: case ir::ScalarKind::U64: return llvm::Type::getInt64Ty(context);
+    case ir::ScalarKind::F16: return llvm::Type::getHalfTy(context);
+    case ir::ScalarKind::BF16: return llvm::Type::getBFloatTy(context);
+    case ir::ScalarKind::F32: return llvm::Type::getFloatTy(context);
+    case ir::ScalarKind::F64: return llvm::Type::getDoubleTy(context);
+  }
+  internal_error("nvptx", "unknown scalar kind");
+}
+
+int ptx_version_for(const TargetOptions& options) {
+  if (options.ptx_version > 0) return options.ptx_version;
+  // Hopper gets 8.0 (CUDA 12.0, as Triton uses); every other target the first PTX ISA that
+  // knows it, so that older drivers load it. All of them load on CUDA 12 drivers.
+  if (options.sm >= 90 && options.sm < 100) return 80;
+  return std::max(min_ptx_version(options.sm), 70);
+}
+
+CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& options) {
+  return with_llvm(function, options, [&](Compilation& c) {
+    optimize(c);
+    c.check("optimization");
+    CompiledPtx out;
+    out.llvm_ir = print_module(*c.module);
+    out.ptx = emit_ptx(c);
+    c.check("PTX emission");
+    out.kernel_name = function.name();
+    out.num_warps = options.num_warps;
+    out.shared_bytes = static_cast<int>(c.shared_bytes);
+    out.sm = options.sm;
+    out.ptx_version = ptx_version_for(options);
+    out.params = c.params;
+    return out;
+  });
+}
+
+std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options, bool optimize_ir) {
+  return with_llvm(function, options, [&](Compilation& c) {
+    if (optimize_ir) {
+      optimize(c);
+      c.check("optimization");
+    }
+    return print_module(*c.module);
+  });
+}
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,58 @@
+// tile IR -> LLVM IR -> PTX with LLVM's NVPTX backend: the entry points of src/target/nvptx.
+// No LLVM types here (the runtime, the CLI and the tests include this header).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tritium::nvptx {
+
+struct TargetOptions {
+  int sm = 90;          // compute capability: 80 -> sm_80, 90 -> sm_90; at least 70
+  int num_warps = 4;    // a program is one CTA of 32 * num_warps threads; a power of two <= 32
+  int ptx_version = 0;  // PTX ISA as 10 * major + minor (80 = 8.0); 0 derives it from `sm`
+  // Contract a * b + c into fma (Triton's enable_fp_fusion, on by default there too).
+  bool enable_fp_fusion = true;
+};
+
+// One kernel parameter as it exists at run time, for packing the launch arguments.
+struct PtxParam {
+  std::string name;     // the parameter's name in the kernel source
+  int index = 0;        // its index in ir::Function::params() (folded ones have no PtxParam)
+  bool is_pointer = false;
+  ir::ScalarKind kind = ir::ScalarKind::I32;  // the scalar type, or the pointee of a pointer
+  // Bytes the launcher packs for it: 8 for pointers, the scalar's size otherwise, except i1,
+  // which travels as a 4-byte integer (0 or 1) as in Triton's launcher.
+  int size = 0;
+};
+
+struct CompiledPtx {
+  std::string ptx;          // the module text, with exactly one `.visible .entry`
+  std::string llvm_ir;      // the optimized LLVM IR the PTX was generated from
+  std::string kernel_name;  // the entry's name (cuModuleGetFunction)
+  int num_warps = 4;        // launch with blockDim = (32 * num_warps, 1, 1)
+  // Dynamic shared memory the launch must pass (cuLaunchKernel's sharedMemBytes); above
+  // 48 KiB the function attribute MAX_DYNAMIC_SHARED_SIZE_BYTES must be raised first.
+  int shared_bytes = 0;
+  int sm = 90;              // the target the PTX was generated for
+  int ptx_version = 80;     // the `.version` of the PTX, 10 * major + minor
+  std::vector<PtxParam> params;  // the entry's parameters, in order
+};
+
+// Compiles a kernel (after transforms::run_pipeline). Thread-safe: each call has its own
+// LLVM context. Throws CompileError (located at the op) for what the GPU path cannot do,
+// InternalError for tritium bugs (including any error LLVM reports).
+CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& options);
+
+// The LLVM IR of the kernel, optimized by LLVM's O3 pipeline unless `optimize` is false.
+std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options,
+                         bool optimize = true);
+
+// The PTX ISA version used for `options` (10 * major + minor): options.ptx_version when set,
+// else 8.0 for sm_90 (as Triton) and the first one that knows the target otherwise (7.0 for
+// sm_80). compile_to_ptx rejects a version LLVM does not know or too old for the target.
+int ptx_version_for(const TargetOptions& options);
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,310 @@
+// Elementwise ops to LLVM IR: constants, arithmetic and compares in every dtype, casts,
+// select and the math functions, with the exact semantics of ops.def (the interpreter's):
+// integer division never traps, shifts are defined for every amount, fp->int saturates.
+#include <cmath>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+namespace {
+
+bool is_half_kind(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
+
+bool is_bitcast(const ir::Op& op) {
+  const ir::AttrValue* bitcast = op.find_attr("bitcast");
+  return bitcast && std::holds_alternative<int64_t>(*bitcast) && std::get<int64_t>(*bitcast) != 0;
+}
+
+}  // namespace
+
+void Emitter::emit_constant(const ir::Op& op) {
+  const ir::Type* type = op.result()->type();
+  llvm::Type* element = element_type(type);
+  const ir::AttrValue* value = op.find_attr("value");
+  if (value == nullptr) internal_error("nvptx", "constant without a value", op.loc());
+  llvm::Value* v = nullptr;
+  if (std::holds_alternative<double>(*value)) {
+    double d = std::get<double>(*value);
+    if (!element->isFloatingPointTy()) internal_error("nvptx", "a float value for an integer constant", op.loc());
+    // Rounded from the double once, to nearest even, as the interpreter does.
+    llvm::APFloat f(d);
+    bool lost = false;
+    f.convert(element->getFltSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    v = llvm::ConstantFP::get(context_, f);
+  } else if (std::holds_alternative<int64_t>(*value)) {
+    int64_t i = std::get<int64_t>(*value);
+    if (element->isPointerTy()) {
+      v = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(b_.getInt64Ty(), static_cast<uint64_t>(i)), element);
+    } else if (element->isIntegerTy()) {
+      v = int_const(element, i);  // truncated to the width: the bit pattern of the value
+    } else {
+      internal_error("nvptx", "an integer value for a float constant", op.loc());
+    }
+  } else {
+    internal_error("nvptx", "a constant with a non-numeric value", op.loc());
+  }
+  set(op.result(), Regs::one(v, type->is_block()));
+}
+
+void Emitter::emit_elementwise(const ir::Op& op) {
+  std::vector<const Regs*> inputs;
+  for (const ir::Value* v : op.operands()) inputs.push_back(&get(v));
+  set(op.result(), map_elements(op.result()->type(), inputs, element_fn(op)));
+}
+
+Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
+  const ir::Type* result = op.result()->type();
+  const ir::Type* first = op.operand(0)->type();
+  switch (op.kind()) {
+    case OpKind::Cmp:
+      return [this, &op, first](const std::vector<llvm::Value*>& a) { return compare(op, first, a[0], a[1]); };
+    case OpKind::Select:
+      return [this](const std::vector<llvm::Value*>& a) { return b_.CreateSelect(a[0], a[1], a[2]); };
+    case OpKind::Cast:
+      return [this, &op, first, result](const std::vector<llvm::Value*>& a) { return cast(op, first, result, a[0]); };
+    case OpKind::AddPtr:
+      return [this, &op](const std::vector<llvm::Value*>& a) { return addptr(op, a[0], a[1]); };
+    default: break;
+  }
+  ScalarKind kind = first->element()->scalar_kind();
+  if (op.num_operands() == 2) {
+    return [this, &op, kind](const std::vector<llvm::Value*>& a) { return binary(op, kind, a[0], a[1]); };
+  }
+  return [this, &op, kind](const std::vector<llvm::Value*>& a) { return unary(op, kind, a[0]); };
+}
+
+// ---- binary arithmetic ----
+
+llvm::Value* Emitter::binary(const ir::Op& op, ScalarKind kind, llvm::Value* a, llvm::Value* b) {
+  if (ir::is_float(kind)) {
+    switch (op.kind()) {
+      case OpKind::Add: return b_.CreateFAdd(a, b);
+      case OpKind::Sub: return b_.CreateFSub(a, b);
+      case OpKind::Mul: return b_.CreateFMul(a, b);
+      case OpKind::Div: return b_.CreateFDiv(a, b);  // div.rn; fp16/bf16 through fp32, exactly
+      case OpKind::Rem: return float_rem(a, b);
+      // minnum/maxnum return the other operand when one is NaN (ops.def), as min/max.f32 do.
+      case OpKind::Minimum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+      case OpKind::Maximum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+      default: break;
+    }
+    internal_error("nvptx", std::string("'") + op.name() + "' on floats", op.loc());
+  }
+  bool is_signed = ir::is_signed(kind);
+  unsigned width = a->getType()->getIntegerBitWidth();
+  switch (op.kind()) {
+    case OpKind::Add: return b_.CreateAdd(a, b);
+    case OpKind::Sub: return b_.CreateSub(a, b);
+    case OpKind::Mul: return b_.CreateMul(a, b);
+    case OpKind::Div:
+    case OpKind::Rem: return int_division(op, is_signed, a, b);
+    case OpKind::And: return b_.CreateAnd(a, b);
+    case OpKind::Or: return b_.CreateOr(a, b);
+    case OpKind::Xor: return b_.CreateXor(a, b);
+    case OpKind::Shl:
+    case OpKind::Shr: {
+      // LLVM makes an amount >= the width poison; the tile IR defines it as PTX does: the
+      // amount (read unsigned) clamps, giving 0, or the sign fill for an arithmetic shift.
+      llvm::Value* too_far = b_.CreateICmpUGE(b, int_const(a->getType(), width));
+      if (op.kind() == OpKind::Shr && is_signed) {
+        llvm::Value* amount = b_.CreateSelect(too_far, int_const(a->getType(), width - 1), b);
+        return b_.CreateAShr(a, amount);
+      }
+      llvm::Value* shifted = op.kind() == OpKind::Shl ? b_.CreateShl(a, b) : b_.CreateLShr(a, b);
+      return b_.CreateSelect(too_far, int_const(a->getType(), 0), shifted);
+    }
+    case OpKind::Minimum:
+      return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case OpKind::Maximum:
+      return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    default: break;
+  }
+  internal_error("nvptx", std::string("'") + op.name() + "' on integers", op.loc());
+}
+
+llvm::Value* Emitter::int_division(const ir::Op& op, bool is_signed, llvm::Value* a, llvm::Value* b) {
+  bool rem = op.kind() == OpKind::Rem;
+  llvm::Type* type = a->getType();
+  // Division by zero (and the signed minimum / -1) is immediate UB in LLVM; masked-off
+  // lanes divide garbage, so a divisor that is not a known safe constant is replaced by 1
+  // there (the lane's result is then unused, or defined as the interpreter defines it).
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(b)) {
+    if (!c->isZero() && !(is_signed && c->isMinusOne())) {
+      if (is_signed) return rem ? b_.CreateSRem(a, b) : b_.CreateSDiv(a, b);
+      return rem ? b_.CreateURem(a, b) : b_.CreateUDiv(a, b);
+    }
+  }
+  llvm::Value* zero = b_.CreateICmpEQ(b, int_const(type, 0));
+  if (!is_signed) {
+    llvm::Value* safe = b_.CreateSelect(zero, int_const(type, 1), b);
+    return rem ? b_.CreateURem(a, safe) : b_.CreateUDiv(a, safe);
+  }
+  llvm::Value* minus_one = b_.CreateICmpEQ(b, int_const(type, -1));
+  llvm::Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus_one), int_const(type, 1), b);
+  // x / -1 = 0 - x (wrapping) and x % -1 = 0, without the overflowing instruction.
+  if (rem) return b_.CreateSelect(minus_one, int_const(type, 0), b_.CreateSRem(a, safe));
+  return b_.CreateSelect(minus_one, b_.CreateSub(int_const(type, 0), a), b_.CreateSDiv(a, safe));
+}
+
+llvm::Value* Emitter::float_rem(llvm::Value* a, llvm::Value* b) {
+  // fmod. LLVM expands frem as x - trunc(x / y) * y, which is off by one y whenever x / y
+  // rounds up to an integer. fp16/bf16/fp32 go through fp64, whose quotient is exact enough
+  // for every quotient below 2^24; one correction step fixes the sign case in any format.
+  llvm::Type* type = a->getType();
+  bool widen = !type->isDoubleTy();
+  llvm::Value* x = widen ? b_.CreateFPExt(a, b_.getDoubleTy()) : a;
+  llvm::Value* y = widen ? b_.CreateFPExt(b, b_.getDoubleTy()) : b;
+  llvm::Value* r = b_.CreateFRem(x, y);
+  // The exact fmod has the sign of x and |r| < |y|: a result of the other sign means the
+  // quotient was one too large in magnitude; add |y| back towards x's sign.
+  llvm::Value* zero = llvm::ConstantFP::get(b_.getDoubleTy(), 0.0);
+  llvm::Value* x_negative = b_.CreateFCmpOLT(x, zero);
+  llvm::Value* wrong_sign = b_.CreateSelect(x_negative, b_.CreateFCmpOGT(r, zero), b_.CreateFCmpOLT(r, zero));
+  llvm::Value* abs_y = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y);
+  llvm::Value* step = b_.CreateSelect(x_negative, b_.CreateFNeg(abs_y), abs_y);
+  r = b_.CreateSelect(wrong_sign, b_.CreateFAdd(r, step), r);
+  return widen ? b_.CreateFPTrunc(r, type) : r;
+}
+
+// ---- unary ops and math ----
+
+llvm::Value* Emitter::unary(const ir::Op& op, ScalarKind kind, llvm::Value* a) {
+  if (!ir::is_float(kind)) {
+    switch (op.kind()) {
+      case OpKind::Neg: return b_.CreateSub(int_const(a->getType(), 0), a);
+      case OpKind::Not: return b_.CreateNot(a);
+      case OpKind::Abs:
+        if (!ir::is_signed(kind)) return a;
+        // abs(INT_MIN) wraps to INT_MIN, as in the interpreter (not poison).
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
+      default: break;
+    }
+    internal_error("nvptx", std::string("'") + op.name() + "' on integers", op.loc());
+  }
+  switch (op.kind()) {
+    case OpKind::Neg: return b_.CreateFNeg(a);
+    case OpKind::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+    default: break;
+  }
+  if (kind == ScalarKind::F64) {
+    switch (op.kind()) {
+      case OpKind::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
+      case OpKind::Rsqrt:
+        return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0),
+                             b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
+      case OpKind::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
+      case OpKind::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
+      default: break;
+    }
+    // The hardware has no fp64 exp/log/sin/cos and tritium links no libdevice.
+    error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 is not supported on the GPU yet");
+  }
+  // fp16/bf16 compute in fp32 and round once: exact for sqrt, floor and ceil, and as good
+  // as the fp32 approximation for the rest.
+  if (is_half_kind(kind)) return b_.CreateFPTrunc(math_f32(op, b_.CreateFPExt(a, b_.getFloatTy())), a->getType());
+  return math_f32(op, a);
+}
+
+llvm::Value* Emitter::math_f32(const ir::Op& op, llvm::Value* a) {
+  auto nvvm = [&](llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b_.CreateIntrinsic(id, llvm::ArrayRef<llvm::Value*>{x});
+  };
+  auto f = [&](double v) { return llvm::ConstantFP::get(b_.getFloatTy(), v); };
+  switch (op.kind()) {
+    // ex2.approx / lg2.approx, as Triton's exp and log do (2 ulp).
+    case OpKind::Exp: return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, {b_.getFloatTy()},
+                                                {b_.CreateFMul(a, f(M_LOG2E))});
+    case OpKind::Exp2: return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, {b_.getFloatTy()}, {a});
+    case OpKind::Log: return b_.CreateFMul(nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, a), f(M_LN2));
+    case OpKind::Log2: return nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, a);
+    case OpKind::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);  // sqrt.rn.f32
+    case OpKind::Rsqrt: return nvvm(llvm::Intrinsic::nvvm_rsqrt_approx_f, a);
+    case OpKind::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
+    case OpKind::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
+    case OpKind::Sin:
+    case OpKind::Cos: {
+      // sin/cos.approx are accurate on [-pi, pi] only: reduce by 2*pi first (Cody-Waite, a
+      // two-part 2*pi), which keeps the absolute error near 1e-6 for |x| up to ~1e5.
+      llvm::Value* k = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b_.CreateFMul(a, f(0.5 / M_PI)));
+      const float hi = 6.28125f;                               // 2*pi's leading bits, exact in k * hi
+      const float lo = static_cast<float>(2.0 * M_PI - 6.28125);
+      llvm::Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(hi), a});
+      r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(lo), r});
+      return nvvm(op.kind() == OpKind::Sin ? llvm::Intrinsic::nvvm_sin_approx_f : llvm::Intrinsic::nvvm_cos_approx_f, r);
+    }
+    default: break;
+  }
+  internal_error("nvptx", std::string("'") + op.name() + "' is not a math function", op.loc());
+}
+
+// ---- compares and casts ----
+
+llvm::Value* Emitter::compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b) {
+  const std::string& p = op.str_attr("predicate");
+  const ir::Type* e = operand->element();
+  using P = llvm::CmpInst::Predicate;
+  if (e->is_scalar() && ir::is_float(e->scalar_kind())) {
+    // Ordered, except "ne" (true when either side is NaN), as in C.
+    P pred = p == "eq" ? P::FCMP_OEQ : p == "ne" ? P::FCMP_UNE : p == "lt" ? P::FCMP_OLT
+           : p == "le" ? P::FCMP_OLE : p == "gt" ? P::FCMP_OGT : P::FCMP_OGE;
+    return b_.CreateFCmp(pred, a, b);
+  }
+  // Pointers and i1 compare unsigned, like the u* kinds.
+  bool is_signed = e->is_scalar() && ir::is_signed(e->scalar_kind());
+  P pred = p == "eq" ? P::ICMP_EQ : p == "ne" ? P::ICMP_NE
+         : p == "lt" ? (is_signed ? P::ICMP_SLT : P::ICMP_ULT) : p == "le" ? (is_signed ? P::ICMP_SLE : P::ICMP_ULE)
+         : p == "gt" ? (is_signed ? P::ICMP_SGT : P::ICMP_UGT) : (is_signed ? P::ICMP_SGE : P::ICMP_UGE);
+  return b_.CreateICmp(pred, a, b);
+}
+
+llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir::Type* to_type, llvm::Value* a) {
+  const ir::Type* from = from_type->element();
+  const ir::Type* to = to_type->element();
+  llvm::Type* target = element_type(to_type);
+  if (from == to) return a;
+  if (is_bitcast(op)) {
+    if (from->is_pointer() && to->is_pointer()) return a;
+    if (from->is_pointer()) return b_.CreatePtrToInt(a, target);
+    if (to->is_pointer()) return b_.CreateIntToPtr(a, target);
+    return b_.CreateBitCast(a, target);
+  }
+  if (to->is_pointer()) {
+    if (from->is_pointer()) return a;
+    // inttoptr of a narrower integer zero-extends it (the interpreter's rule).
+    return b_.CreateIntToPtr(b_.CreateZExtOrTrunc(a, b_.getInt64Ty()), target);
+  }
+  ScalarKind tk = to->scalar_kind();
+  if (from->is_pointer()) {
+    llvm::Value* bits = b_.CreatePtrToInt(a, b_.getInt64Ty());
+    if (tk == ScalarKind::I1) return b_.CreateICmpNE(bits, b_.getInt64(0));
+    if (ir::is_float(tk)) internal_error("nvptx", "cast from a pointer to a float", op.loc());
+    return b_.CreateZExtOrTrunc(bits, target);
+  }
+  ScalarKind fk = from->scalar_kind();
+  bool from_float = ir::is_float(fk);
+  bool to_float = ir::is_float(tk);
+  if (from_float && to_float) {
+    // fp16 <-> bf16 through fp32: exact widening, then one rounding.
+    if (is_half_kind(fk) && is_half_kind(tk)) return b_.CreateFPTrunc(b_.CreateFPExt(a, b_.getFloatTy()), target);
+    return ir::bit_width(tk) > ir::bit_width(fk) ? b_.CreateFPExt(a, target) : b_.CreateFPTrunc(a, target);
+  }
+  if (from_float) {
+    if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
+    // Saturating, NaN -> 0: what cvt.rzi does and what the interpreter defines.
+    auto id = ir::is_signed(tk) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateIntrinsic(id, {target, a->getType()}, {a});
+  }
+  if (to_float) return ir::is_signed(fk) ? b_.CreateSIToFP(a, target) : b_.CreateUIToFP(a, target);
+  if (tk == ScalarKind::I1) return b_.CreateICmpNE(a, int_const(a->getType(), 0));
+  return ir::is_signed(fk) ? b_.CreateSExtOrTrunc(a, target) : b_.CreateZExtOrTrunc(a, target);
+}
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,200 @@
+// Structured control flow to LLVM basic blocks: for, if and while, their carried values
+// as phis (one per register of a block value). Decisions are uniform scalars; one that may
+// diverge (uniformity.h) is made uniform when its regions hold a barrier.
+#include <llvm/IR/Constants.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+
+namespace {
+
+// Phis in the current block for `values` of `types`, one per register.
+struct PhiSet {
+  std::vector<std::vector<llvm::PHINode*>> phis;
+
+  void add_incoming(const std::vector<Regs>& values, llvm::BasicBlock* from) {
+    for (size_t i = 0; i < phis.size(); ++i) {
+      for (size_t r = 0; r < phis[i].size(); ++r) phis[i][r]->addIncoming(values[i].at(static_cast<int>(r)), from);
+    }
+  }
+  Regs regs(size_t i) const {
+    Regs out;
+    for (llvm::PHINode* phi : phis[i]) out.values.push_back(phi);
+    return out;
+  }
+};
+
+}  // namespace
+
+llvm::Value* Emitter::decision(const ir::Op& op, const ir::Value* value) {
+  llvm::Value* v = get(value).at(0);
+  // Thread 0's view decides for everyone (any view is right for a racy read; what matters
+  // is that every thread reaches the same barriers).
+  if (facts_.has_sync(op) && facts_.diverges(value)) v = from_thread0({v})[0];
+  return v;
+}
+
+void Emitter::emit_if(const ir::Op& op) {
+  llvm::Value* cond = decision(op, op.operand(0));
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "if.then", kernel_);
+  llvm::BasicBlock* else_block = llvm::BasicBlock::Create(context_, "if.else", kernel_);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "if.end", kernel_);
+  b_.CreateCondBr(cond, then_block, else_block);
+  std::vector<Regs> yields[2];
+  llvm::BasicBlock* ends[2];
+  llvm::BasicBlock* starts[2] = {then_block, else_block};
+  for (int i = 0; i < 2; ++i) {
+    b_.SetInsertPoint(starts[i]);
+    const ir::Region& region = *op.region(i);
+    emit_region(region);
+    for (const ir::Value* v : region.terminator()->operands()) yields[i].push_back(get(v));
+    ends[i] = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+  for (int k = 0; k < op.num_results(); ++k) {
+    const ir::Type* type = op.result(k)->type();
+    Regs a = yields[0][k], b = yields[1][k];
+    if (type->is_block() && !(a.uniform && b.uniform)) {
+      a = materialize(a, type);
+      b = materialize(b, type);
+    }
+    Regs out;
+    out.uniform = a.uniform;
+    for (size_t r = 0; r < a.values.size(); ++r) {
+      llvm::PHINode* phi = b_.CreatePHI(element_type(type), 2);
+      phi->addIncoming(a.values[r], ends[0]);
+      phi->addIncoming(b.values[r], ends[1]);
+      out.values.push_back(phi);
+    }
+    set(op.result(k), std::move(out));
+  }
+}
+
+void Emitter::emit_for(const ir::Op& op) {
+  const ir::Type* iv_type = op.operand(0)->type();
+  bool is_signed = ir::is_signed(iv_type->scalar_kind());
+  unsigned width = static_cast<unsigned>(ir::bit_width(iv_type->scalar_kind()));
+  std::vector<llvm::Value*> bounds;
+  for (int i = 0; i < 3; ++i) bounds.push_back(get(op.operand(i)).at(0));
+  if (facts_.has_sync(op) &&
+      (facts_.diverges(op.operand(0)) || facts_.diverges(op.operand(1)) || facts_.diverges(op.operand(2)))) {
+    bounds = from_thread0(bounds);
+  }
+  // The loop counts in 64 bits, so a narrower iv never overflows on its way past `upper`
+  // (Python's range has no wrap-around); a 64-bit one stops when iv + step overflows.
+  llvm::Type* wide = b_.getInt64Ty();
+  for (llvm::Value*& v : bounds) v = is_signed ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide);
+  llvm::Value* lower = bounds[0];
+  llvm::Value* upper = bounds[1];
+  llvm::Value* step = bounds[2];
+  bool check_overflow = width == 64;
+
+  const ir::Region& body = *op.region(0);
+  std::vector<Regs> init;
+  for (int i = 3; i < op.num_operands(); ++i) init.push_back(materialize(get(op.operand(i)), op.operand(i)->type()));
+
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
+  llvm::BasicBlock* body_block = llvm::BasicBlock::Create(context_, "for.body", kernel_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "for.exit", kernel_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* iv = b_.CreatePHI(wide, 2, "iv");
+  iv->addIncoming(lower, pre);
+  llvm::PHINode* alive = nullptr;
+  if (check_overflow) {
+    alive = b_.CreatePHI(b_.getInt1Ty(), 2, "no_overflow");
+    alive->addIncoming(b_.getTrue(), pre);
+  }
+  PhiSet carried;
+  for (size_t i = 0; i < init.size(); ++i) {
+    llvm::Type* type = element_type(op.result(static_cast<int>(i))->type());
+    carried.phis.emplace_back();
+    for (size_t r = 0; r < init[i].values.size(); ++r) carried.phis.back().push_back(b_.CreatePHI(type, 2));
+  }
+  carried.add_incoming(init, pre);
+  // Python's range: while step > 0 ? iv < upper : iv > upper (unsigned ivs count up); a
+  // step of 0 runs no iteration rather than hanging the GPU.
+  llvm::Value* more = is_signed ? b_.CreateSelect(b_.CreateICmpSGT(step, b_.getInt64(0)), b_.CreateICmpSLT(iv, upper),
+                                                  b_.CreateICmpSGT(iv, upper))
+                                : b_.CreateICmpULT(iv, upper);
+  more = b_.CreateAnd(more, b_.CreateICmpNE(step, b_.getInt64(0)));
+  if (alive) more = b_.CreateAnd(more, alive);
+  b_.CreateCondBr(more, body_block, exit);
+
+  b_.SetInsertPoint(body_block);
+  set(body.arg(0), Regs::one(b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
+  for (size_t i = 0; i < init.size(); ++i) set(body.arg(static_cast<int>(i) + 1), carried.regs(i));
+  emit_region(body);
+  std::vector<Regs> yields;
+  const ir::Op* yield = body.terminator();
+  for (int i = 0; i < yield->num_operands(); ++i) {
+    yields.push_back(materialize(get(yield->operand(i)), yield->operand(i)->type()));
+  }
+  llvm::Value* next = nullptr;
+  if (check_overflow) {
+    auto id = is_signed ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow;
+    llvm::Value* pair = b_.CreateBinaryIntrinsic(id, iv, step);
+    next = b_.CreateExtractValue(pair, 0);
+    alive->addIncoming(b_.CreateNot(b_.CreateExtractValue(pair, 1)), b_.GetInsertBlock());
+  } else {
+    next = b_.CreateAdd(iv, step);  // |iv|, |step| < 2^32: no wrap in 64 bits
+  }
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  iv->addIncoming(next, latch);
+  carried.add_incoming(yields, latch);
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(exit);
+  for (size_t i = 0; i < init.size(); ++i) set(op.result(static_cast<int>(i)), carried.regs(i));
+}
+
+void Emitter::emit_while(const ir::Op& op) {
+  const ir::Region& before = *op.region(0);
+  const ir::Region& after = *op.region(1);
+  std::vector<Regs> init;
+  for (const ir::Value* v : op.operands()) init.push_back(materialize(get(v), v->type()));
+
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* before_block = llvm::BasicBlock::Create(context_, "while.before", kernel_);
+  llvm::BasicBlock* after_block = llvm::BasicBlock::Create(context_, "while.after", kernel_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "while.exit", kernel_);
+  b_.CreateBr(before_block);
+  b_.SetInsertPoint(before_block);
+  PhiSet carried;
+  for (size_t i = 0; i < init.size(); ++i) {
+    llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+    carried.phis.emplace_back();
+    for (size_t r = 0; r < init[i].values.size(); ++r) carried.phis.back().push_back(b_.CreatePHI(type, 2));
+  }
+  carried.add_incoming(init, pre);
+  for (size_t i = 0; i < init.size(); ++i) set(before.arg(static_cast<int>(i)), carried.regs(i));
+  emit_region(before);
+  const ir::Op* condition = before.terminator();
+  llvm::Value* cond = decision(op, condition->operand(0));
+  // The passed values dominate both successors: no phis for them.
+  std::vector<Regs> passed;
+  for (int i = 1; i < condition->num_operands(); ++i) passed.push_back(get(condition->operand(i)));
+  b_.CreateCondBr(cond, after_block, exit);
+
+  b_.SetInsertPoint(after_block);
+  for (size_t i = 0; i < passed.size(); ++i) set(after.arg(static_cast<int>(i)), passed[i]);
+  emit_region(after);
+  std::vector<Regs> yields;
+  const ir::Op* yield = after.terminator();
+  for (int i = 0; i < yield->num_operands(); ++i) {
+    yields.push_back(materialize(get(yield->operand(i)), yield->operand(i)->type()));
+  }
+  carried.add_incoming(yields, b_.GetInsertBlock());
+  b_.CreateBr(before_block);
+
+  b_.SetInsertPoint(exit);
+  for (size_t i = 0; i < passed.size(); ++i) set(op.result(static_cast<int>(i)), passed[i]);
+}
+
+}  // namespace tritium::nvptx

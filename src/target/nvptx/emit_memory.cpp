@@ -1,0 +1,226 @@
+// Memory ops: addptr, loads and stores (each element by the thread that owns it, under
+// its mask: masked-off and unowned elements never touch memory), and atomics with the
+// requested semantics and scope (inline `atom` PTX, as LLVM's NVPTX backend drops the
+// ordering of atomicrmw): once per owned element of a block, or by thread 0 for a scalar
+// pointer with the old value broadcast to every thread.
+#include <llvm/IR/InlineAsm.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset) {
+  const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
+  ScalarKind offset_kind = op.operand(1)->type()->element()->scalar_kind();
+  // GEP would sign-extend a narrower index; unsigned offsets (and i1) must zero-extend.
+  llvm::Value* index = ir::is_signed(offset_kind) ? b_.CreateSExtOrTrunc(offset, b_.getInt64Ty())
+                                                  : b_.CreateZExtOrTrunc(offset, b_.getInt64Ty());
+  // No `inbounds`: masked-off lanes may point anywhere.
+  return b_.CreateGEP(memory_type(pointee), ptr, index);
+}
+
+void Emitter::emit_load(const ir::Op& op) {
+  const ir::Type* type = op.result()->type();
+  const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
+  llvm::Type* element = element_type(type);
+  llvm::Type* stored = memory_type(pointee);
+  llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const Regs& ptr = get(op.operand(0));
+  ir::Value* mask_value = ir::load_mask(op);
+  ir::Value* other_value = ir::load_other(op);
+  const Regs* mask = mask_value ? &get(mask_value) : nullptr;
+  const Regs* other = other_value ? &get(other_value) : nullptr;
+  // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
+  // cache_modifier and eviction_policy are hints; they are not emitted yet.
+  const ir::AttrValue* volatile_attr = op.find_attr("volatile");
+  bool is_volatile = volatile_attr && *volatile_attr != ir::AttrValue(int64_t{0});
+  auto load = [&](int r, llvm::Value* pred) {
+    llvm::Value* p = ptr.at(r);
+    llvm::Value* fallback = other ? other->at(r) : nullptr;  // no `other`: 0
+    return guarded(pred, [&]() {
+      return from_storage(b_.CreateAlignedLoad(stored, p, align, is_volatile), element);
+    }, fallback);
+  };
+  bool one = !type->is_block() ||
+             (ptr.uniform && (!mask || mask->uniform) && (!other || other->uniform));
+  if (one) {
+    // A scalar, or a block whose elements all read one address under one mask: every
+    // thread loads it once (a block of equal elements stays uniform).
+    set(op.result(), Regs::one(load(0, mask ? mask->at(0) : nullptr), type->is_block()));
+    return;
+  }
+  Layout layout = layout_of(type);
+  Regs out;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    out.values.push_back(load(r, and_pred(owns(layout, r), mask ? mask->at(r) : nullptr)));
+  }
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_store(const ir::Op& op) {
+  const ir::Type* ptr_type = op.operand(0)->type();
+  llvm::Type* stored = memory_type(ptr_type->element()->pointee());
+  llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const Regs& ptr = get(op.operand(0));
+  const Regs& value = get(op.operand(1));
+  ir::Value* mask_value = ir::store_mask(op);
+  const Regs* mask = mask_value ? &get(mask_value) : nullptr;
+  auto store = [&](int r, llvm::Value* pred) {
+    llvm::Value* p = ptr.at(r);
+    llvm::Value* v = value.at(r);
+    guarded(pred, [&]() -> llvm::Value* {
+      b_.CreateAlignedStore(to_storage(v), p, align);
+      return nullptr;
+    });
+  };
+  if (!ptr_type->is_block()) {
+    // A scalar store is one store of the program: thread 0 makes it.
+    llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
+    store(0, and_pred(thread0, mask ? mask->at(0) : nullptr));
+    return;
+  }
+  Layout layout = layout_of(ptr_type);
+  for (int r = 0; r < layout.num_regs(); ++r) store(r, and_pred(owns(layout, r), mask ? mask->at(r) : nullptr));
+}
+
+void Emitter::emit_atomic(const ir::Op& op) {
+  bool cas = op.kind() == OpKind::AtomicCAS;
+  const ir::Type* ptr_type = op.operand(0)->type();
+  ScalarKind kind = ptr_type->element()->pointee()->scalar_kind();
+  const Regs& ptr = get(op.operand(0));
+  const Regs& a = get(op.operand(1));
+  const Regs* b = cas ? &get(op.operand(2)) : nullptr;
+  ir::Value* mask_value = cas ? nullptr : ir::atomic_mask(op);
+  const Regs* mask = mask_value ? &get(mask_value) : nullptr;
+  auto one = [&](int r, llvm::Value* pred) {
+    // Masked-off elements read as 0, as in the interpreter.
+    return guarded(pred, [&]() {
+      return cas ? atomic_cas(op, kind, ptr.at(r), a.at(r), b->at(r)) : atomic_rmw(op, kind, ptr.at(r), a.at(r));
+    });
+  };
+  if (!ptr_type->is_block()) {
+    llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
+    llvm::Value* old = one(0, and_pred(thread0, mask ? mask->at(0) : nullptr));
+    // Must match op_syncs (uniformity.cpp): broadcast only when someone reads the result.
+    if (facts_.is_used(op.result())) old = from_thread0({old})[0];
+    set(op.result(), Regs::one(old));
+    return;
+  }
+  // Once per element: each element has exactly one owner (layout.h), even when the block
+  // of pointers is uniform.
+  Layout layout = layout_of(ptr_type);
+  Regs out;
+  for (int r = 0; r < layout.num_regs(); ++r) out.values.push_back(one(r, and_pred(owns(layout, r), mask ? mask->at(r) : nullptr)));
+  set(op.result(), std::move(out));
+}
+
+namespace {
+
+std::string ptx_sem(const ir::Op& op) {
+  const ir::AttrValue* sem = op.find_attr("sem");
+  std::string s = sem && std::holds_alternative<std::string>(*sem) ? std::get<std::string>(*sem) : "acq_rel";
+  if (s == "acq_rel" || s == "acquire" || s == "release" || s == "relaxed") return "." + s;
+  error_at(op.loc(), "unknown memory semantic '" + s + "'");
+}
+
+std::string ptx_scope(const ir::Op& op) {
+  const ir::AttrValue* scope = op.find_attr("scope");
+  std::string s = scope && std::holds_alternative<std::string>(*scope) ? std::get<std::string>(*scope) : "gpu";
+  if (s == "gpu" || s == "cta" || s == "sys") return "." + s;
+  error_at(op.loc(), "unknown memory scope '" + s + "'");
+}
+
+}  // namespace
+
+llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
+                               const std::vector<llvm::Value*>& args, const ir::Op& op) {
+  // atom{.sem}{.scope}.global.op.type d, [a], b[, c];  "~{memory}" keeps LLVM from moving
+  // other memory accesses across it.
+  std::string text = "atom" + ptx_sem(op) + ptx_scope(op) + ".global." + op_and_type + " $0, [$1], $2";
+  if (args.size() == 3) text += ", $3";
+  text += ";";
+  std::vector<llvm::Type*> arg_types;
+  for (llvm::Value* v : args) arg_types.push_back(v->getType());
+  std::string constraints = "=" + constraint + ",l";
+  for (size_t i = 1; i < args.size(); ++i) constraints += "," + constraint;
+  constraints += ",~{memory}";
+  auto* fn_type = llvm::FunctionType::get(type, arg_types, false);
+  return b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+}
+
+llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value) {
+  const std::string& what = op.str_attr("kind");
+  llvm::Type* type = value->getType();
+  int bits = ir::bit_width(kind);
+  llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(bits));
+  std::string constraint = bits == 64 ? "l" : bits == 32 ? "r" : "h";
+  std::string b = ".b" + std::to_string(bits);
+  std::string u = ".u" + std::to_string(bits);
+  std::string s = ".s" + std::to_string(bits);
+  llvm::Value* address = b_.CreatePtrToInt(ptr, b_.getInt64Ty());
+  llvm::Value* v = b_.CreateBitCast(value, int_type);  // floats travel as their bits
+  auto atom = [&](const std::string& text, llvm::Value* operand) {
+    return atom_asm(text, int_type, constraint, {address, operand}, op);
+  };
+  auto result = [&](llvm::Value* old) { return b_.CreateBitCast(old, type); };
+  if (bits != 32 && bits != 64 && !(kind == ScalarKind::F16 && (what == "add" || what == "xchg"))) {
+    error_at(op.loc(), std::string("atomic '") + what + "' on " + ir::scalar_name(kind) + " is not supported on the GPU");
+  }
+  bool is_float = ir::is_float(kind);
+  if (what == "add") {
+    if (kind == ScalarKind::F16) return result(atom("add.noftz.f16", v));
+    return result(atom("add" + (is_float ? ".f" + std::to_string(bits) : u), v));
+  }
+  if (what == "and" || what == "or" || what == "xor") return result(atom(what + b, v));
+  if (what == "xchg") {
+    if (kind == ScalarKind::F16) {
+      // No 16-bit exch: a compare-and-swap loop until the swap happens on what was read.
+      llvm::BasicBlock* from = b_.GetInsertBlock();
+      llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
+      llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "xchg16", kernel_);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "xchg16.done", kernel_);
+      b_.CreateBr(loop);
+      b_.SetInsertPoint(loop);
+      llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
+      expected->addIncoming(first, from);
+      llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, v}, op);
+      expected->addIncoming(seen, loop);
+      b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
+      b_.SetInsertPoint(done);
+      return result(seen);
+    }
+    return result(atom("exch" + b, v));
+  }
+  bool is_max = what == "max";
+  if (!is_max && what != "min") internal_error("nvptx", "unknown atomic kind '" + what + "'", op.loc());
+  if (!is_float) return result(atom(std::string(is_max ? "max" : "min") + (ir::is_signed(kind) ? s : u), v));
+  // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
+  // sign bit clear a signed integer max (min) orders like the floats; with it set an
+  // unsigned min (max) does. Exactly one of the two atomics runs.
+  llvm::Value* negative = b_.CreateICmpSLT(v, int_const(int_type, 0));
+  llvm::Value* if_negative = guarded(negative, [&]() { return atom(std::string(is_max ? "min" : "max") + u, v); });
+  llvm::Value* if_positive = guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s, v); });
+  return result(b_.CreateSelect(negative, if_negative, if_positive));
+}
+
+llvm::Value* Emitter::atomic_cas(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
+                                 llvm::Value* value) {
+  int bits = ir::bit_width(kind);
+  if (bits != 16 && bits != 32 && bits != 64) {
+    error_at(op.loc(), std::string("atomic_cas on ") + ir::scalar_name(kind) + " is not supported on the GPU");
+  }
+  llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(bits));
+  std::string constraint = bits == 64 ? "l" : bits == 32 ? "r" : "h";
+  // Compared as bit patterns, as atom.cas does (so -0.0 != 0.0 and a NaN can match).
+  llvm::Value* old = atom_asm("cas.b" + std::to_string(bits), int_type, constraint,
+                              {b_.CreatePtrToInt(ptr, b_.getInt64Ty()), b_.CreateBitCast(compare, int_type),
+                               b_.CreateBitCast(value, int_type)},
+                              op);
+  return b_.CreateBitCast(old, value->getType());
+}
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,188 @@
+// Ops that create or reshape blocks: program ids, make_range, splat, broadcast (in
+// registers when every element stays on its thread, else through shared memory),
+// expand_dims and reshape (free: layout.h keeps row-major order and owners).
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+
+void Emitter::emit_program_id(const ir::Op& op) {
+  static const llvm::Intrinsic::ID kCtaid[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+  static const llvm::Intrinsic::ID kNctaid[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
+  int64_t axis = op.int_attr("axis");
+  if (axis < 0 || axis > 2) internal_error("nvptx", "program axis " + std::to_string(axis), op.loc());
+  auto id = op.kind() == OpKind::ProgramId ? kCtaid[axis] : kNctaid[axis];
+  set(op.result(), Regs::one(b_.CreateIntrinsic(id, llvm::ArrayRef<llvm::Value*>())));
+}
+
+void Emitter::emit_make_range(const ir::Op& op) {
+  // Element e of the range is start + e; each thread computes its own elements.
+  const ir::Type* type = op.result()->type();
+  Layout layout = layout_of(type);
+  int64_t start = op.int_attr("start");
+  Regs out;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    llvm::Value* e = element_index(layout, r);
+    out.values.push_back(start == 0 ? e : b_.CreateAdd(e, b_.getInt32(static_cast<uint32_t>(start))));
+  }
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_splat(const ir::Op& op) {
+  set(op.result(), Regs::one(get(op.operand(0)).at(0), true));
+}
+
+void Emitter::emit_view(const ir::Op& op) {
+  // Same number of elements, same row-major order: the same registers in the same threads.
+  set(op.result(), get(op.operand(0)));
+}
+
+namespace {
+// At most this many elementwise ops are recomputed per element instead of a round trip
+// through shared memory (two barriers).
+constexpr int kRecomputeBudget = 16;
+}  // namespace
+
+bool Emitter::recomputable(const ir::Value* value, int* budget) const {
+  if (!value->type()->is_block()) return true;  // a scalar: every thread has it
+  auto it = values_.find(value);
+  if (it != values_.end() && it->second.uniform) return true;
+  const ir::Op* def = value->def();
+  if (def == nullptr) return false;  // a block carried by a loop: only its owners know it
+  switch (def->kind()) {
+    case OpKind::MakeRange:
+    case OpKind::Constant:
+    case OpKind::Splat: return true;
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Broadcast: return recomputable(def->operand(0), budget);
+    default: break;
+  }
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
+  if (--*budget < 0) return false;
+  for (const ir::Value* operand : def->operands()) {
+    if (!recomputable(operand, budget)) return false;
+  }
+  return true;
+}
+
+llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
+                                std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  if (!value->type()->is_block()) return get(value).at(0);
+  // The broadcast being emitted has no registers yet; everything below it has.
+  if (auto it = values_.find(value); it != values_.end() && it->second.uniform) return it->second.at(0);
+  if (auto it = memo.find(value); it != memo.end()) return it->second;
+  const ir::Op* def = value->def();
+  llvm::Value* out = nullptr;
+  switch (def->kind()) {
+    case OpKind::MakeRange: {
+      int64_t start = def->int_attr("start");
+      out = start == 0 ? e : b_.CreateAdd(e, b_.getInt32(static_cast<uint32_t>(start)));
+      break;
+    }
+    case OpKind::ExpandDims:
+    case OpKind::Reshape: out = recompute(def->operand(0), e, memo); break;
+    case OpKind::Broadcast: {
+      // A new index space below this point: its own memo.
+      std::unordered_map<const ir::Value*, llvm::Value*> inner;
+      const ir::Value* source = def->operand(0);
+      out = recompute(source, broadcast_source_index(source->type()->shape(), value->type()->shape(), e), inner);
+      break;
+    }
+    default: {
+      std::vector<llvm::Value*> args;
+      for (const ir::Value* operand : def->operands()) args.push_back(recompute(operand, e, memo));
+      out = element_fn(*def)(args);
+      break;
+    }
+  }
+  memo[value] = out;
+  return out;
+}
+
+llvm::Value* Emitter::broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                             llvm::Value* e) {
+  // As broadcast_source (layout.cpp): peel the result's multi-index off e, innermost first.
+  llvm::Value* index = b_.getInt32(0);
+  int64_t stride = 1;
+  for (int d = static_cast<int>(to.size()) - 1; d >= 0; --d) {
+    llvm::Value* size = b_.getInt32(static_cast<uint32_t>(to[d]));
+    llvm::Value* i = b_.CreateURem(e, size);
+    e = b_.CreateUDiv(e, size);
+    if (from[d] != 1) index = b_.CreateAdd(index, b_.CreateMul(i, b_.getInt32(static_cast<uint32_t>(stride))));
+    stride *= from[d];
+  }
+  return index;
+}
+
+void Emitter::emit_broadcast(const ir::Op& op) {
+  const ir::Type* from_type = op.operand(0)->type();
+  const ir::Type* to_type = op.result()->type();
+  const Regs& in = get(op.operand(0));
+  if (in.uniform || from_type->shape() == to_type->shape()) {
+    set(op.result(), in);
+    return;
+  }
+  const std::vector<int64_t>& from = from_type->shape();
+  const std::vector<int64_t>& to = to_type->shape();
+  Layout source = layout_of(from_type);
+  Layout result = layout_of(to_type);
+  // Cheapest first: elements already on their threads, then elements computed from their
+  // index where they are needed, and only then a round trip through shared memory.
+  if (auto regs = local_broadcast(from, to, source, result)) {
+    Regs out;
+    for (int r : *regs) out.values.push_back(in.at(r));
+    set(op.result(), std::move(out));
+    return;
+  }
+  int budget = kRecomputeBudget;
+  if (recomputable(op.operand(0), &budget)) {
+    Regs out;
+    for (int r = 0; r < result.num_regs(); ++r) {
+      std::unordered_map<const ir::Value*, llvm::Value*> memo;
+      out.values.push_back(recompute(op.result(), element_index(result, r), memo));
+    }
+    set(op.result(), std::move(out));
+    return;
+  }
+  if (source.num_elements() == 1) {
+    // One element, owned by thread 0: every thread needs it.
+    set(op.result(), Regs::one(from_thread0({in.at(0)})[0], true));
+    return;
+  }
+  // Through shared memory: each thread writes the source elements it owns at their flat
+  // index, then reads the source element of each result element it owns. The barriers are
+  // in uniform control flow (uniformity.h marks this op as syncing).
+  llvm::Type* element = element_type(from_type);
+  llvm::Type* stored = element->isIntegerTy(1) ? b_.getInt8Ty() : element;
+  for (int r = 0; r < source.num_regs(); ++r) {
+    llvm::Value* index = element_index(source, r);
+    llvm::Value* value = in.at(r);
+    guarded(owns(source, r), [&]() -> llvm::Value* {
+      b_.CreateStore(to_storage(value), shared_element(stored, index, source.num_elements()));
+      return nullptr;
+    });
+  }
+  barrier();
+  Regs out;
+  for (int r = 0; r < result.num_regs(); ++r) {
+    llvm::Value* e = element_index(result, r);
+    llvm::Value* v = guarded(owns(result, r), [&]() -> llvm::Value* {
+      llvm::Value* slot = shared_element(stored, broadcast_source_index(from, to, e), source.num_elements());
+      return from_storage(b_.CreateLoad(stored, slot), element);
+    });
+    out.values.push_back(v);
+  }
+  barrier();
+  set(op.result(), std::move(out));
+}
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,250 @@
+// The walk of the tile IR that emits the kernel's LLVM IR: values and their registers,
+// types, thread indices, ownership predicates, guarded code and shared-memory round trips.
+// The op families live in emit_arith/emit_shape/emit_memory/emit_control.cpp.
+#include "target/nvptx/emitter.h"
+
+#include <algorithm>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include "support/diagnostics.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+namespace {
+// Shared memory is the module's one dynamic `.extern .shared` array; every round trip
+// starts at its beginning, so its size is that of the largest one.
+constexpr const char* kSharedName = "__tritium_shared";
+}  // namespace
+
+Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel)
+    : function_(function),
+      kernel_(kernel),
+      module_(*kernel->getParent()),
+      context_(kernel->getContext()),
+      b_(kernel->getContext()),
+      threads_(32 * options.num_warps),
+      facts_(analyze_threads(function)) {}
+
+int64_t Emitter::emit() {
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
+  b_.SetInsertPoint(entry);
+  thread_id();
+  // Entry arguments are the LLVM arguments, in order; an i1 travels as an i32 (codegen.cpp).
+  const auto& args = function_.body().args();
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::Value* arg = kernel_->getArg(static_cast<unsigned>(i));
+    if (args[i]->type()->is_bool()) arg = b_.CreateICmpNE(arg, b_.getInt32(0), "arg.bool");
+    set(args[i].get(), Regs::one(arg));
+  }
+  emit_region(function_.body());
+  if (b_.GetInsertBlock()->getTerminator() == nullptr) b_.CreateRetVoid();
+  return shared_bytes_;
+}
+
+void Emitter::emit_region(const ir::Region& region) {
+  for (const auto& op : region.ops()) emit_op(*op);
+}
+
+void Emitter::emit_op(const ir::Op& op) {
+  switch (op.kind()) {
+    case OpKind::Constant: return emit_constant(op);
+    case OpKind::ProgramId:
+    case OpKind::NumPrograms: return emit_program_id(op);
+    case OpKind::MakeRange: return emit_make_range(op);
+    case OpKind::Splat: return emit_splat(op);
+    case OpKind::Broadcast: return emit_broadcast(op);
+    case OpKind::ExpandDims:
+    case OpKind::Reshape: return emit_view(op);
+    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+    case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
+    case OpKind::Minimum: case OpKind::Maximum: case OpKind::Cmp: case OpKind::Neg: case OpKind::Not:
+    case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
+    case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Abs: case OpKind::Floor:
+    case OpKind::Ceil: case OpKind::Select: case OpKind::Cast: case OpKind::AddPtr:
+      return emit_elementwise(op);
+    case OpKind::Load: return emit_load(op);
+    case OpKind::Store: return emit_store(op);
+    case OpKind::AtomicRMW:
+    case OpKind::AtomicCAS: return emit_atomic(op);
+    case OpKind::For: return emit_for(op);
+    case OpKind::If: return emit_if(op);
+    case OpKind::While: return emit_while(op);
+    case OpKind::Yield:
+    case OpKind::Condition:
+      return;  // read by the op that owns the region
+    case OpKind::Return:
+      b_.CreateRetVoid();
+      return;
+  }
+  error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
+}
+
+const Regs& Emitter::get(const ir::Value* value) const {
+  auto it = values_.find(value);
+  if (it == values_.end()) internal_error("nvptx", "a value is used before it was emitted");
+  return it->second;
+}
+
+void Emitter::set(const ir::Value* value, Regs regs) { values_[value] = std::move(regs); }
+
+// ---- types ----
+
+llvm::Type* Emitter::scalar_type(ScalarKind kind) const { return llvm_scalar_type(context_, kind); }
+
+llvm::Type* Emitter::element_type(const ir::Type* type) const {
+  const ir::Type* e = type->element();
+  if (e->is_pointer()) return llvm::PointerType::get(context_, 1);  // global memory
+  return scalar_type(e->scalar_kind());
+}
+
+llvm::Type* Emitter::memory_type(const ir::Type* pointee) const {
+  return pointee->scalar_kind() == ScalarKind::I1 ? llvm::Type::getInt8Ty(context_) : scalar_type(pointee->scalar_kind());
+}
+
+Layout Emitter::layout_of(const ir::Type* type) const { return Layout(type->num_elements(), threads_); }
+
+llvm::Value* Emitter::int_const(llvm::Type* type, int64_t v) const {
+  return llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(type), static_cast<uint64_t>(v));
+}
+
+// ---- threads and ownership ----
+
+llvm::Value* Emitter::thread_id() {
+  if (thread_id_ == nullptr) {
+    llvm::CallInst* tid = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, llvm::ArrayRef<llvm::Value*>(), nullptr, "tid");
+    // The range lets LLVM fold ownership tests that hold for every thread.
+    llvm::MDBuilder md(context_);
+    tid->setMetadata(llvm::LLVMContext::MD_range,
+                     md.createRange(llvm::APInt(32, 0), llvm::APInt(32, static_cast<uint64_t>(threads_))));
+    thread_id_ = tid;
+  }
+  return thread_id_;
+}
+
+llvm::Value* Emitter::element_index(const Layout& layout, int reg) {
+  llvm::Value* t = thread_id();
+  if (layout.thread_stride() != 1) t = b_.CreateMul(t, b_.getInt32(layout.thread_stride()), "", true, true);
+  int64_t base = layout.reg_base(reg);
+  if (base == 0) return t;
+  return b_.CreateAdd(t, b_.getInt32(static_cast<uint32_t>(base)), "e", true, true);
+}
+
+llvm::Value* Emitter::owns(const Layout& layout, int reg) {
+  // The largest element any thread holds in this register decides whether to test at all.
+  int64_t last = layout.element(layout.threads() - 1, reg);
+  if (last < layout.num_elements()) return nullptr;
+  return b_.CreateICmpULT(element_index(layout, reg), b_.getInt32(static_cast<uint32_t>(layout.num_elements())),
+                          "owned");
+}
+
+llvm::Value* Emitter::and_pred(llvm::Value* a, llvm::Value* b) {
+  if (a == nullptr) return b;
+  if (b == nullptr) return a;
+  return b_.CreateAnd(a, b);
+}
+
+Regs Emitter::materialize(const Regs& regs, const ir::Type* type) const {
+  if (!type->is_block() || !regs.uniform) return regs;
+  Regs out;
+  out.values.assign(layout_of(type).num_regs(), regs.values[0]);
+  return out;
+}
+
+Regs Emitter::map_elements(const ir::Type* result, const std::vector<const Regs*>& inputs, const ElementFn& fn) {
+  std::vector<llvm::Value*> args(inputs.size());
+  bool once = !result->is_block();
+  if (!once) {
+    once = true;
+    for (const Regs* in : inputs) once = once && in->uniform;
+  }
+  if (once) {
+    for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i]->at(0);
+    return Regs::one(fn(args), result->is_block());
+  }
+  Regs out;
+  int n = layout_of(result).num_regs();
+  for (int r = 0; r < n; ++r) {
+    for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i]->at(r);
+    out.values.push_back(fn(args));
+  }
+  return out;
+}
+
+llvm::Value* Emitter::guarded(llvm::Value* pred, const std::function<llvm::Value*()>& body, llvm::Value* otherwise) {
+  if (pred == nullptr) return body();
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(pred)) {
+    if (c->isOne()) return body();
+    return otherwise;
+  }
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  llvm::BasicBlock* then = llvm::BasicBlock::Create(context_, "guarded", kernel_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(context_, "join", kernel_);
+  b_.CreateCondBr(pred, then, join);
+  b_.SetInsertPoint(then);
+  llvm::Value* v = body();
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  if (v == nullptr) return nullptr;
+  llvm::PHINode* phi = b_.CreatePHI(v->getType(), 2);
+  phi->addIncoming(v, then_end);
+  phi->addIncoming(otherwise ? otherwise : llvm::Constant::getNullValue(v->getType()), from);
+  return phi;
+}
+
+// ---- shared memory ----
+
+llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
+  if (shared_ == nullptr) {
+    shared_ = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
+                                       llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, 3);
+    shared_->setAlignment(llvm::Align(16));
+  }
+  int64_t bytes = elements * static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
+  shared_bytes_ = std::max(shared_bytes_, bytes);
+  return b_.CreateGEP(type, shared_, index);
+}
+
+void Emitter::barrier() {
+  // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
+}
+
+llvm::Value* Emitter::to_storage(llvm::Value* v) {
+  return v->getType()->isIntegerTy(1) ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
+}
+
+llvm::Value* Emitter::from_storage(llvm::Value* v, llvm::Type* type) {
+  return type->isIntegerTy(1) ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+}
+
+std::vector<llvm::Value*> Emitter::from_thread0(const std::vector<llvm::Value*>& values) {
+  // Slot i is the 8 bytes at 8 * i. Write, barrier, read, barrier: the second barrier keeps
+  // the next round trip's writes from overtaking a slow reader of this one.
+  llvm::Value* is_thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0), "thread0");
+  auto slot = [&](size_t i) {
+    return shared_element(b_.getInt64Ty(), b_.getInt32(static_cast<uint32_t>(i)), static_cast<int64_t>(values.size()));
+  };
+  guarded(is_thread0, [&]() -> llvm::Value* {
+    for (size_t i = 0; i < values.size(); ++i) b_.CreateStore(to_storage(values[i]), slot(i));
+    return nullptr;
+  });
+  barrier();
+  std::vector<llvm::Value*> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    llvm::Type* type = values[i]->getType();
+    llvm::Type* stored = type->isIntegerTy(1) ? b_.getInt8Ty() : type;
+    out.push_back(from_storage(b_.CreateLoad(stored, slot(i)), type));
+  }
+  barrier();
+  return out;
+}
+
+}  // namespace tritium::nvptx

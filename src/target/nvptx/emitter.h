@@ -1,0 +1,131 @@
+// Internal to src/target/nvptx (it includes LLVM; nothing outside this folder may include
+// it): the state shared by the files that lower tile IR ops to LLVM IR, one family each.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/ir.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/layout.h"
+#include "target/nvptx/uniformity.h"
+
+namespace tritium::nvptx {
+
+// The LLVM type of a scalar kind (codegen.cpp).
+llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
+
+// What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
+// pointer and a uniform block (every element equal: splat, constants) have one value that
+// every thread holds; other blocks have Layout::num_regs() values.
+struct Regs {
+  std::vector<llvm::Value*> values;
+  bool uniform = false;  // a block represented by values[0] alone
+
+  llvm::Value* at(int reg) const { return values.size() == 1 ? values[0] : values[reg]; }
+  static Regs one(llvm::Value* v, bool uniform_block = false) { return Regs{{v}, uniform_block}; }
+};
+
+class Emitter {
+ public:
+  Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel);
+
+  // Emits the whole body into the kernel; returns the dynamic shared memory it needs.
+  int64_t emit();
+
+ private:
+  using ElementFn = std::function<llvm::Value*(const std::vector<llvm::Value*>&)>;
+
+  // ---- emitter.cpp: the walk, values, types, threads, shared memory ----
+  void emit_region(const ir::Region& region);
+  void emit_op(const ir::Op& op);
+  const Regs& get(const ir::Value* value) const;
+  void set(const ir::Value* value, Regs regs);
+
+  llvm::Type* scalar_type(ir::ScalarKind kind) const;
+  llvm::Type* element_type(const ir::Type* type) const;  // the element of a block, or the type
+  llvm::Type* memory_type(const ir::Type* pointee) const;  // i1 lives in memory as a byte
+  Layout layout_of(const ir::Type* type) const;
+
+  llvm::Value* thread_id();                                // %tid.x, read once in the entry
+  llvm::Value* element_index(const Layout& layout, int reg);  // i32 flat index of a register
+  llvm::Value* owns(const Layout& layout, int reg);        // i1, or null when always owned
+  llvm::Value* and_pred(llvm::Value* a, llvm::Value* b);   // null means true
+  Regs materialize(const Regs& regs, const ir::Type* type) const;  // one value per register
+  // Applies `fn` per element (once for scalars and when every input is uniform).
+  Regs map_elements(const ir::Type* result, const std::vector<const Regs*>& inputs, const ElementFn& fn);
+  // Runs `body` only where `pred` holds (null: always). Returns its value merged with
+  // `otherwise` (or null when `body` returns null).
+  llvm::Value* guarded(llvm::Value* pred, const std::function<llvm::Value*()>& body,
+                       llvm::Value* otherwise = nullptr);
+  llvm::Value* int_const(llvm::Type* type, int64_t v) const;
+
+  llvm::Value* shared_element(llvm::Type* type, llvm::Value* index, int64_t elements);
+  void barrier();
+  // Thread 0's `values` (scalars of at most 8 bytes) in every thread, via shared memory.
+  std::vector<llvm::Value*> from_thread0(const std::vector<llvm::Value*>& values);
+  llvm::Value* to_storage(llvm::Value* v);                    // i1 -> i8 for memory
+  llvm::Value* from_storage(llvm::Value* v, llvm::Type* type);  // and back
+
+  // ---- emit_arith.cpp: constants, elementwise arithmetic, compares, casts, math ----
+  void emit_constant(const ir::Op& op);
+  void emit_elementwise(const ir::Op& op);
+  ElementFn element_fn(const ir::Op& op);  // the op on one element of each operand
+  llvm::Value* binary(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a, llvm::Value* b);
+  llvm::Value* int_division(const ir::Op& op, bool is_signed, llvm::Value* a, llvm::Value* b);
+  llvm::Value* float_rem(llvm::Value* a, llvm::Value* b);
+  llvm::Value* unary(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a);
+  llvm::Value* math_f32(const ir::Op& op, llvm::Value* a);
+  llvm::Value* compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b);
+  llvm::Value* cast(const ir::Op& op, const ir::Type* from, const ir::Type* to, llvm::Value* a);
+
+  // ---- emit_shape.cpp: program ids, ranges, splat, broadcast, views ----
+  void emit_program_id(const ir::Op& op);
+  void emit_make_range(const ir::Op& op);
+  void emit_splat(const ir::Op& op);
+  void emit_broadcast(const ir::Op& op);
+  void emit_view(const ir::Op& op);  // expand_dims, reshape: same elements, same owners
+  // Whether the elements of `value` follow from their index alone (ranges, constants,
+  // scalars and at most `budget` elementwise ops over them), and element `e` of it.
+  bool recomputable(const ir::Value* value, int* budget) const;
+  llvm::Value* recompute(const ir::Value* value, llvm::Value* e,
+                         std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  llvm::Value* broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                      llvm::Value* e);
+
+  // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
+  llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);
+  void emit_load(const ir::Op& op);
+  void emit_store(const ir::Op& op);
+  void emit_atomic(const ir::Op& op);
+  llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value);
+  llvm::Value* atomic_cas(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
+                          llvm::Value* value);
+  llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
+                        const std::vector<llvm::Value*>& args, const ir::Op& op);
+
+  // ---- emit_control.cpp: for, if, while with carried values as phis ----
+  void emit_for(const ir::Op& op);
+  void emit_if(const ir::Op& op);
+  void emit_while(const ir::Op& op);
+  // A scalar that decides control flow around a barrier, made uniform when it may diverge.
+  llvm::Value* decision(const ir::Op& op, const ir::Value* value);
+
+  const ir::Function& function_;
+  llvm::Function* kernel_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> b_;
+  int threads_;
+  ThreadFacts facts_;
+  std::unordered_map<const ir::Value*, Regs> values_;
+  llvm::Value* thread_id_ = nullptr;
+  llvm::GlobalVariable* shared_ = nullptr;
+  int64_t shared_bytes_ = 0;
+};
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,73 @@
+// How the elements of a block value are spread over the threads of a CTA (DESIGN.md: GPU
+// execution model). One mapping, chosen to be simple and provably right; no LLVM here.
+//
+// A block of N elements (flat row-major index e, 0 <= e < N), a CTA of T = 32 * num_warps
+// threads, V contiguous elements per thread (V = 1 for now; a later pass may choose V per
+// value from the axis facts, which is why V is a parameter everywhere):
+//
+//     thread t owns element e  iff  (e / V) % T == t
+//     in register               r  = (e / (V * T)) * V + e % V
+//     so register r of thread t is element  e = (r / V) * V * T + t * V + r % V
+//
+// Every thread has R = ceil(N / (V * T)) * V registers. When N is not a multiple of V * T
+// the last registers of some threads hold no element (e >= N): those registers carry
+// garbage that is never stored, loaded through or used in an atomic, and no element is
+// ever owned twice, so an atomic on a block happens exactly once per element.
+//
+// All blocks with N elements use the same mapping, whatever their shape, so elementwise
+// ops, select, cmp, cast, addptr, loads, stores and atomics stay inside each thread, and
+// reshape and expand_dims (which keep the row-major order) move nothing. Broadcasting a
+// block changes N; it is free when each result element lives on the thread that owns its
+// source (local_broadcast), else it goes through shared memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace tritium::nvptx {
+
+class Layout {
+ public:
+  Layout(int64_t num_elements, int threads, int vector = 1);
+
+  int64_t num_elements() const { return num_elements_; }
+  int threads() const { return threads_; }
+  int vector() const { return vector_; }
+  // Registers every thread has for this block (at least 1).
+  int num_regs() const { return num_regs_; }
+  // Whether every register of every thread holds an element (N is a multiple of V * T).
+  bool full() const { return num_elements_ % (int64_t{vector_} * threads_) == 0; }
+
+  // The element held in register `reg` of thread `thread` (>= N when it holds none).
+  int64_t element(int thread, int reg) const {
+    return int64_t{reg / vector_} * vector_ * threads_ + int64_t{thread} * vector_ + reg % vector_;
+  }
+  // The thread that owns element `e`, and the register it keeps it in.
+  int owner(int64_t e) const { return static_cast<int>((e / vector_) % threads_); }
+  int reg_of(int64_t e) const {
+    return static_cast<int>((e / (int64_t{vector_} * threads_)) * vector_ + e % vector_);
+  }
+  // element(thread, reg) = reg_base(reg) + thread * thread_stride().
+  int64_t reg_base(int reg) const { return int64_t{reg / vector_} * vector_ * threads_ + reg % vector_; }
+  int thread_stride() const { return vector_; }
+
+ private:
+  int64_t num_elements_;
+  int threads_;
+  int vector_;
+  int num_regs_;
+};
+
+// The flat index of the element of a `from`-shaped block that broadcasting to `to` (equal
+// rank; dims of `from` are 1 or equal to those of `to`) puts at flat index `e` of the result.
+int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t e);
+
+// When every element of the broadcast stays on its thread: for each result register, the
+// source register that holds its element in every thread. std::nullopt when some element
+// would have to move to another thread (then the broadcast goes through shared memory).
+std::optional<std::vector<int>> local_broadcast(const std::vector<int64_t>& from,
+                                                const std::vector<int64_t>& to, const Layout& source,
+                                                const Layout& result);
+
+}  // namespace tritium::nvptx

@@ -1,0 +1,484 @@
+// Unit tests of the NVPTX code generator (src/target/nvptx): the layout's ownership laws,
+// then kernels parsed, lowered and compiled to PTX, checked for the instructions that
+// matter and, where /usr/local/cuda/bin/ptxas exists, assembled by ptxas for the target.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "frontend/parser.h"
+#include "lower/lower.h"
+#include "lower/signature.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/layout.h"
+#include "transforms/pipeline.h"
+#include "tritium/errors.h"
+
+using namespace tritium;
+using nvptx::CompiledPtx;
+using nvptx::Layout;
+using nvptx::TargetOptions;
+
+namespace {
+
+const char* kKernels = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+@triton.jit
+def issue741(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 2000
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.reshape(tl.arange(0, XBLOCK), [XBLOCK])
+    xmask = xindex < xnumel
+    x2 = xindex
+    x0 = xindex % 1000
+    x1 = (xindex // 1000)
+    tmp0 = tl.load(in_ptr0 + x2, xmask)
+    tmp1 = tl.load(in_ptr1 + x2, xmask)
+    tl.store(out_ptr0 + x0 + (1000*tmp0) + (196000*x1) + tl.zeros([XBLOCK], tl.int32), tmp1, xmask)
+
+@triton.jit
+def loops(x_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in range(0, n, BLOCK):
+        v = tl.load(x_ptr + i + tl.arange(0, BLOCK))
+        if i > 3:
+            acc += v
+        else:
+            acc = acc * 2
+    i = 0
+    while i < n:
+        i += 1
+    for j in range(n, 0, -3):
+        acc = acc - j
+    tl.store(x_ptr + tl.arange(0, BLOCK), acc)
+
+@triton.jit
+def atomics(counter_ptr, out_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    old = tl.atomic_add(counter_ptr, 1)
+    tl.store(out_ptr + pid, old)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    prev = tl.atomic_add(x_ptr + offs, 1.0, mask=mask, sem="relaxed", scope="cta")
+    m = tl.atomic_max(x_ptr + offs, prev, mask=mask, sem="acquire", scope="sys")
+    c = tl.atomic_cas(counter_ptr + 1, 0, pid)
+    x = tl.atomic_xchg(x_ptr + offs, m, mask=mask, sem="release")
+    tl.store(x_ptr + offs, x + c, mask=mask)
+
+@triton.jit
+def atomic_unused(counter_ptr):
+    tl.atomic_add(counter_ptr, 1)
+
+@triton.jit
+def halfs(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=0.0)
+    b = tl.load(b_ptr + offs, mask=mask, other=0.0)
+    c = a * b + a - b
+    d = c.to(tl.bfloat16) * 2.0
+    e = tl.maximum(d.to(tl.float32), 1.0) / a.to(tl.float32)
+    tl.store(out_ptr + offs, e.to(tl.float16), mask=mask)
+    tl.store(c_ptr + offs, (c > a).to(tl.int8) + (a.to(tl.int32) // 3).to(tl.int8), mask=mask)
+
+@triton.jit
+def bcast(x_ptr, y_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BM))
+    y = tl.load(y_ptr + tl.arange(0, BN))
+    z = x[:, None] + y[None, :]
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, z)
+
+@triton.jit
+def spin(flag_ptr, x_ptr, out_ptr, BLOCK: tl.constexpr):
+    n = tl.load(flag_ptr)
+    i = 0
+    while i < n:
+        v = tl.load(x_ptr + tl.arange(0, BLOCK))
+        w = tl.broadcast_to(v[:, None], [BLOCK, BLOCK])
+        tl.store(out_ptr + tl.arange(0, BLOCK)[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :], w)
+        i += 1
+
+@triton.jit
+def math32(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.exp(x) + tl.log(x) + tl.sqrt(x) + tl.rsqrt(x) + tl.sin(x) + tl.cos(x)
+    y = y + tl.exp2(x) + tl.log2(x) + tl.abs(x) + tl.floor(x) + tl.ceil(x) + x % 3.0
+    tl.store(y_ptr + offs, y)
+
+@triton.jit
+def math64(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK), tl.exp(x))
+
+@triton.jit
+def ints(x_ptr, y_ptr, s, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    z = x // y + x % y + (x << y) + (x >> y) + tl.minimum(x, y) + (x ^ y)
+    tl.store(x_ptr + offs, z, mask=x > s)
+    tl.store(x_ptr, s)
+
+@triton.jit
+def atom_types(h_ptr, d_ptr, l_ptr, c_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_add(h_ptr + offs % 8, 0.5, mask=mask)
+    tl.atomic_add(d_ptr + offs % 8, 0.25, mask=mask)
+    tl.atomic_max(l_ptr + offs % 8, offs.to(tl.int64) * 1000000000, mask=mask)
+    old = tl.atomic_xchg(x_ptr + offs, offs.to(tl.float16), mask=mask)
+    tl.atomic_cas(c_ptr + offs % 8, offs % 8, offs % 8 + 100)
+
+@triton.jit
+def one_elem(x_ptr, out_ptr, flag, BLOCK: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, 1))
+    w = tl.broadcast_to(v, [BLOCK])
+    if flag:
+        w = w + 1.0
+    tl.store(out_ptr + tl.program_id(1) * BLOCK + tl.arange(0, BLOCK), w)
+
+@triton.jit
+def wait_flag(flag_ptr, out_ptr):
+    while tl.load(flag_ptr, volatile=True) == 0:
+        pass
+    tl.store(out_ptr + tl.program_id(0), 1)
+
+@triton.jit
+def loop64(x_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], tl.int64)
+    for i in range(0, n, 3):
+        acc += i
+    tl.store(x_ptr + tl.arange(0, BLOCK), acc)
+)PY";
+
+// Lowers `kernel` of kKernels for `signature` and compiles it.
+CompiledPtx compile(const std::string& kernel, const std::string& signature, TargetOptions options = {}) {
+  auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
+  auto module = parse_module(file);
+  const ast::FunctionDef* fn = module->find_function(kernel);
+  REQUIRE(fn != nullptr);
+  KernelParams params = read_params(*fn, {});
+  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
+  auto function = lower_kernel(module, kernel, sig, {});
+  transforms::run_pipeline(*function, {true});
+  return nvptx::compile_to_ptx(*function, options);
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+const char* kPtxas = "/usr/local/cuda/bin/ptxas";
+int ptxas_skipped = 0;
+
+// Assembles `ptx` with ptxas for sm_<sm>; returns ptxas's log, empty when it succeeded.
+// Without ptxas the check is skipped, visibly.
+std::string ptxas_errors(const CompiledPtx& compiled) {
+  if (access(kPtxas, X_OK) != 0) {
+    ++ptxas_skipped;
+    WARN("ptxas not found at " << kPtxas << ": PTX not validated (" << ptxas_skipped << " skipped)");
+    return "";
+  }
+  char path[] = "/tmp/tritium_nvptx_XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string ptx_path = std::string(path) + ".ptx";
+  std::string log_path = std::string(path) + ".log";
+  { std::ofstream(ptx_path) << compiled.ptx; }
+  std::string command = std::string(kPtxas) + " -arch=sm_" + std::to_string(compiled.sm) + " " + ptx_path +
+                        " -o /dev/null > " + log_path + " 2>&1";
+  int status = std::system(command.c_str());
+  std::stringstream log;
+  log << std::ifstream(log_path).rdbuf();
+  std::remove(path);
+  std::remove(ptx_path.c_str());
+  std::remove(log_path.c_str());
+  if (status == 0) return "";
+  return "ptxas failed (" + std::to_string(status) + "):\n" + log.str() + "\n---- PTX ----\n" + compiled.ptx;
+}
+
+#define REQUIRE_PTXAS_ACCEPTS(compiled)         \
+  do {                                          \
+    std::string errors = ptxas_errors(compiled); \
+    INFO(errors);                               \
+    REQUIRE(errors.empty());                    \
+  } while (0)
+
+}  // namespace
+
+TEST_CASE("layout: every element has exactly one owner", "[nvptx][layout]") {
+  for (int threads : {32, 128, 256}) {
+    for (int vector : {1, 2, 4}) {
+      for (int64_t n : {1, 7, 32, 100, 128, 1000, 1024, 4096}) {
+        Layout layout(n, threads, vector);
+        std::map<int64_t, int> owners;
+        for (int t = 0; t < threads; ++t) {
+          for (int r = 0; r < layout.num_regs(); ++r) {
+            int64_t e = layout.element(t, r);
+            if (e >= n) continue;
+            ++owners[e];
+            REQUIRE(layout.owner(e) == t);
+            REQUIRE(layout.reg_of(e) == r);
+            REQUIRE(e == layout.reg_base(r) + int64_t{t} * layout.thread_stride());
+          }
+        }
+        REQUIRE(static_cast<int64_t>(owners.size()) == n);
+        for (auto& [e, k] : owners) REQUIRE(k == 1);
+        REQUIRE(layout.full() == (n % (int64_t{threads} * vector) == 0));
+      }
+    }
+  }
+}
+
+TEST_CASE("layout: broadcasts that stay in their threads", "[nvptx][layout]") {
+  REQUIRE(nvptx::broadcast_source({1, 4}, {3, 4}, 6) == 2);
+  REQUIRE(nvptx::broadcast_source({3, 1}, {3, 4}, 6) == 1);
+  // [1, 256] -> [4, 256] over 128 threads: column j lives on thread j % 128 in both.
+  auto local = nvptx::local_broadcast({1, 256}, {4, 256}, Layout(256, 128), Layout(1024, 128));
+  REQUIRE(local.has_value());
+  REQUIRE(*local == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  // [32, 1] -> [32, 64] moves elements between threads.
+  REQUIRE_FALSE(nvptx::local_broadcast({32, 1}, {32, 64}, Layout(32, 128), Layout(2048, 128)).has_value());
+}
+
+TEST_CASE("nvptx: vector add", "[nvptx]") {
+  CompiledPtx c = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024");
+  REQUIRE(c.kernel_name == "add_kernel");
+  REQUIRE(count(c.ptx, ".visible .entry") == 1);
+  REQUIRE(has(c.ptx, ".visible .entry add_kernel("));
+  REQUIRE(has(c.ptx, ".target sm_90"));
+  REQUIRE(has(c.ptx, ".maxntid 128"));
+  REQUIRE(has(c.ptx, "ld.global"));
+  REQUIRE(has(c.ptx, "st.global"));
+  REQUIRE(has(c.ptx, "%ctaid.x"));
+  REQUIRE_FALSE(has(c.ptx, "bar.sync"));
+  REQUIRE(c.shared_bytes == 0);
+  REQUIRE(c.num_warps == 4);
+  REQUIRE(has(c.llvm_ir, "ptx_kernel"));
+  REQUIRE_FALSE(has(c.llvm_ir, "noalias"));  // kernels update buffers in place
+  REQUIRE(c.params.size() == 4);
+  REQUIRE(c.params[0].is_pointer);
+  REQUIRE(c.params[0].size == 8);
+  REQUIRE(c.params[3].name == "n");
+  REQUIRE(c.params[3].size == 4);
+  REQUIRE(c.params[3].index == 3);
+  REQUIRE_PTXAS_ACCEPTS(c);
+}
+
+TEST_CASE("nvptx: num_warps and targets", "[nvptx]") {
+  for (int sm : {80, 90}) {
+    for (int warps : {1, 4, 8}) {
+      TargetOptions options;
+      options.sm = sm;
+      options.num_warps = warps;
+      CompiledPtx c = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", options);
+      INFO("sm_" << sm << ", num_warps " << warps);
+      REQUIRE(has(c.ptx, ".target sm_" + std::to_string(sm)));
+      REQUIRE(has(c.ptx, ".maxntid " + std::to_string(32 * warps)));
+      REQUIRE(c.ptx_version == (sm == 90 ? 80 : 70));
+      REQUIRE(has(c.ptx, sm == 90 ? ".version 8.0" : ".version 7.0"));
+      REQUIRE_PTXAS_ACCEPTS(c);
+    }
+  }
+}
+
+TEST_CASE("nvptx: issue 741 kernel", "[nvptx]") {
+  for (int warps : {1, 4}) {
+    TargetOptions options;
+    options.num_warps = warps;
+    CompiledPtx c = compile("issue741", "*i64:16, *fp32:16, *fp32:16, i32:16, 1024", options);
+    REQUIRE(has(c.ptx, "ld.global"));
+    REQUIRE(has(c.ptx, "st.global"));
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: loops, branches and while", "[nvptx]") {
+  CompiledPtx c = compile("loops", "*fp32:16, i32, 64");
+  REQUIRE(has(c.ptx, "bra"));
+  REQUIRE_PTXAS_ACCEPTS(c);
+  TargetOptions sm80;
+  sm80.sm = 80;
+  REQUIRE_PTXAS_ACCEPTS(compile("loops", "*fp32:16, i64, 256", sm80));
+}
+
+TEST_CASE("nvptx: atomics on scalars and blocks", "[nvptx]") {
+  CompiledPtx c = compile("atomics", "*i32:16, *i32:16, *fp32:16, i32:16, 256");
+  // The scalar add: thread 0, default acq_rel at gpu scope, its old value broadcast.
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.add.u32"));
+  REQUIRE(has(c.ptx, "atom.relaxed.cta.global.add.f32"));
+  // Float max on the bits: a signed max for non-negative values, an unsigned min otherwise.
+  REQUIRE(has(c.ptx, "atom.acquire.sys.global.max.s32"));
+  REQUIRE(has(c.ptx, "atom.acquire.sys.global.min.u32"));
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.cas.b32"));
+  REQUIRE(has(c.ptx, "atom.release.gpu.global.exch.b32"));
+  REQUIRE(has(c.ptx, "bar.sync"));
+  REQUIRE(c.shared_bytes >= 4);
+  REQUIRE_PTXAS_ACCEPTS(c);
+  TargetOptions sm80;
+  sm80.sm = 80;
+  REQUIRE_PTXAS_ACCEPTS(compile("atomics", "*i32:16, *i32:16, *fp32:16, i32:16, 256", sm80));
+  // An atomic whose old value nobody reads needs no barrier.
+  CompiledPtx unused = compile("atomic_unused", "*i32:16");
+  REQUIRE(has(unused.ptx, "atom.acq_rel.gpu.global.add.u32"));
+  REQUIRE_FALSE(has(unused.ptx, "bar.sync"));
+  REQUIRE(unused.shared_bytes == 0);
+  REQUIRE_PTXAS_ACCEPTS(unused);
+}
+
+TEST_CASE("nvptx: atomics on fp16, fp64 and i64; cas on a block", "[nvptx]") {
+  // 64 elements over 128 threads: half the threads own nothing and must not touch memory.
+  CompiledPtx c = compile("atom_types", "*fp16:16, *fp64:16, *i64:16, *i32:16, *fp16:16, i32, 64");
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.add.noftz.f16"));
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.add.f64"));
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.max.s64"));
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.cas.b16"));  // fp16 xchg: a cas loop
+  REQUIRE(has(c.ptx, "atom.acq_rel.gpu.global.cas.b32"));
+  REQUIRE(has(c.ptx, "%tid.x"));
+  REQUIRE_PTXAS_ACCEPTS(c);
+}
+
+TEST_CASE("nvptx: bool parameters, one-element broadcasts, 64-bit loops, volatile loads", "[nvptx]") {
+  CompiledPtx c = compile("one_elem", "*fp32:16, *fp32:16, i1, 256");
+  REQUIRE(c.params.size() == 3);
+  REQUIRE(c.params[2].kind == ir::ScalarKind::I1);
+  REQUIRE(c.params[2].size == 4);  // a bool travels as a 4-byte integer
+  REQUIRE(has(c.ptx, ".param .u32"));
+  REQUIRE(has(c.ptx, "%ctaid.y"));
+  REQUIRE(has(c.ptx, "bar.sync"));  // element 0 lives in thread 0 only
+  REQUIRE_PTXAS_ACCEPTS(c);
+  CompiledPtx l = compile("loop64", "*i64:16, i64, 32");
+  REQUIRE_PTXAS_ACCEPTS(l);
+  // A volatile load stays in the loop (LLVM would hoist a plain one and spin forever).
+  CompiledPtx w = compile("wait_flag", "*i32:16, *i32:16");
+  REQUIRE(has(w.ptx, "ld.volatile.global"));
+  REQUIRE_PTXAS_ACCEPTS(w);
+}
+
+TEST_CASE("nvptx: fp16 and bf16 arithmetic and casts", "[nvptx]") {
+  for (int sm : {80, 90}) {
+    TargetOptions options;
+    options.sm = sm;
+    CompiledPtx c = compile("halfs", "*fp16:16, *fp16:16, *i8:16, *fp16:16, i32, 128", options);
+    REQUIRE(has(c.ptx, ".f16"));
+    REQUIRE(has(c.ptx, "bf16"));
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: 2-D broadcast goes through shared memory", "[nvptx]") {
+  for (int warps : {1, 4, 8}) {
+    TargetOptions options;
+    options.num_warps = warps;
+    CompiledPtx c = compile("bcast", "*fp32:16, *fp32:16, *fp32:16, 32, 64", options);
+    INFO("num_warps " << warps);
+    REQUIRE(has(c.ptx, "bar.sync"));
+    REQUIRE(has(c.ptx, "st.shared"));
+    REQUIRE(has(c.ptx, "ld.shared"));
+    REQUIRE(has(c.ptx, ".extern .shared"));
+    REQUIRE(c.shared_bytes >= 32 * 4);
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: a loaded scalar deciding a loop with barriers is made uniform", "[nvptx]") {
+  CompiledPtx c = compile("spin", "*i32:16, *fp32:16, *fp32:16, 64");
+  REQUIRE(has(c.ptx, "bar.sync"));
+  REQUIRE_PTXAS_ACCEPTS(c);
+}
+
+TEST_CASE("nvptx: math and integer ops", "[nvptx]") {
+  CompiledPtx m = compile("math32", "*fp32:16, *fp32:16, 128");
+  REQUIRE(has(m.ptx, "ex2.approx"));
+  REQUIRE(has(m.ptx, "lg2.approx"));
+  REQUIRE(has(m.ptx, "sqrt.rn.f32"));
+  REQUIRE(has(m.ptx, "sin.approx"));
+  REQUIRE_PTXAS_ACCEPTS(m);
+  for (const char* type : {"i32", "u32", "i64", "i8", "u16"}) {
+    std::string t = type;
+    CompiledPtx c = compile("ints", "*" + t + ":16, *" + t + ":16, " + t + ", 128");
+    INFO(t);
+    REQUIRE(has(c.ptx, "div."));
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: LLVM IR before and after optimization", "[nvptx]") {
+  auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
+  auto module = parse_module(file);
+  KernelParams params = read_params(*module->find_function("add_kernel"), {});
+  Signature sig = parse_signature("*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", params.names, params.is_constexpr);
+  auto function = lower_kernel(module, "add_kernel", sig, {});
+  transforms::run_pipeline(*function, {true});
+  std::string raw = nvptx::emit_llvm_ir(*function, {}, false);
+  REQUIRE(has(raw, "define ptx_kernel void @add_kernel(ptr addrspace(1)"));
+  REQUIRE(has(raw, "\"nvvm.maxntid\"=\"128\""));
+  REQUIRE(has(raw, "target triple = \"nvptx64-nvidia-cuda\""));
+  std::string optimized = nvptx::emit_llvm_ir(*function, {});
+  REQUIRE(has(optimized, "define ptx_kernel void @add_kernel("));
+}
+
+TEST_CASE("nvptx: compiles from several threads at once, deterministically", "[nvptx]") {
+  auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
+  auto module = parse_module(file);
+  KernelParams params = read_params(*module->find_function("bcast"), {});
+  Signature sig = parse_signature("*fp32:16, *fp32:16, *fp32:16, 32, 64", params.names, params.is_constexpr);
+  auto function = lower_kernel(module, "bcast", sig, {});
+  transforms::run_pipeline(*function, {true});
+  std::string expected = nvptx::compile_to_ptx(*function, {}).ptx;
+  std::vector<std::string> got(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { got[i] = nvptx::compile_to_ptx(*function, {}).ptx; });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& ptx : got) REQUIRE(ptx == expected);
+}
+
+TEST_CASE("nvptx: what the GPU cannot do is a located compile error", "[nvptx]") {
+  try {
+    compile("math64", "*fp64:16, 64");
+    FAIL("fp64 exp compiled");
+  } catch (const CompileError& e) {
+    REQUIRE(e.line() == 100);
+    REQUIRE(has(e.message(), "fp64"));
+  }
+  // Options the target cannot take: errors, never an LLVM abort or warning.
+  TargetOptions bad;
+  bad.num_warps = 3;
+  REQUIRE_THROWS_AS(compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", bad), CompileError);
+  TargetOptions old_ptx;
+  old_ptx.ptx_version = 70;  // sm_90 needs 7.8
+  REQUIRE_THROWS_WITH(compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", old_ptx),
+                      Catch::Contains("cannot target sm_90"));
+  TargetOptions unknown_ptx;
+  unknown_ptx.ptx_version = 99;
+  REQUIRE_THROWS_AS(compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", unknown_ptx), CompileError);
+  TargetOptions unknown_sm;
+  unknown_sm.sm = 91;
+  REQUIRE_THROWS_AS(compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", unknown_sm), CompileError);
+}
