@@ -146,8 +146,8 @@ AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function) : function_(fun
 const AxisInfo& AxisInfoAnalysis::get(const Value* value) const {
   auto it = info_.find(value);
   if (it != info_.end()) return it->second;
-  static thread_local std::unordered_map<const Value*, AxisInfo> fallback;
-  return fallback.emplace(value, bottom(value->type())).first->second;
+  // A value the analysis never reached (none today) gets no facts, kept per analysis.
+  return fallback_.emplace(value, bottom(value->type())).first->second;
 }
 
 void AxisInfoAnalysis::set(const Value* value, AxisInfo info) {

@@ -59,7 +59,7 @@ class AxisInfoAnalysis {
 
   const ir::Function& function_;
   std::unordered_map<const ir::Value*, AxisInfo> info_;
-  bool changed_ = false;
+  mutable std::unordered_map<const ir::Value*, AxisInfo> fallback_;
 };
 
 // `--emit axis-info`: the function's IR with each integer or pointer value's facts as a

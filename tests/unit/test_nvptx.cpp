@@ -18,6 +18,7 @@
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/layout.h"
+#include "target/nvptx/vector_widths.h"
 #include "transforms/pipeline.h"
 #include "tritium/errors.h"
 
@@ -168,19 +169,52 @@ def loop64(x_ptr, n, BLOCK: tl.constexpr):
     for i in range(0, n, 3):
         acc += i
     tl.store(x_ptr + tl.arange(0, BLOCK), acc)
+
+@triton.jit
+def copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+@triton.jit
+def masked_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask, other=-1.0), mask=mask)
+
+@triton.jit
+def copy2d(x_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+@triton.jit
+def gather(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    i = tl.load(idx_ptr + offs)
+    tl.store(out_ptr + offs, tl.load(x_ptr + i))
+
+@triton.jit
+def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
 )PY";
 
-// Lowers `kernel` of kKernels for `signature` and compiles it.
-CompiledPtx compile(const std::string& kernel, const std::string& signature, TargetOptions options = {}) {
-  auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
-  auto module = parse_module(file);
+// Lowers `kernel` of kKernels for `signature` and runs the pass pipeline. The source file
+// lives as long as the test binary: the IR's locations point into it.
+std::unique_ptr<ir::Function> lower(const std::string& kernel, const std::string& signature) {
+  static auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
+  static auto module = parse_module(file);
   const ast::FunctionDef* fn = module->find_function(kernel);
   REQUIRE(fn != nullptr);
   KernelParams params = read_params(*fn, {});
   Signature sig = parse_signature(signature, params.names, params.is_constexpr);
   auto function = lower_kernel(module, kernel, sig, {});
   transforms::run_pipeline(*function, {true});
-  return nvptx::compile_to_ptx(*function, options);
+  return function;
+}
+
+// Lowers `kernel` of kKernels for `signature` and compiles it.
+CompiledPtx compile(const std::string& kernel, const std::string& signature, TargetOptions options = {}) {
+  return nvptx::compile_to_ptx(*lower(kernel, signature), options);
 }
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -263,6 +297,69 @@ TEST_CASE("layout: broadcasts that stay in their threads", "[nvptx][layout]") {
   REQUIRE(*local == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
   // [32, 1] -> [32, 64] moves elements between threads.
   REQUIRE_FALSE(nvptx::local_broadcast({32, 1}, {32, 64}, Layout(32, 128), Layout(2048, 128)).has_value());
+}
+
+TEST_CASE("layout: vector groups are aligned runs with one owner", "[nvptx][layout]") {
+  // What vectorized loads and stores rely on (vector_widths.cpp): registers r .. r + w - 1
+  // with w | r, w | V hold elements e .. e + w - 1 with w | e, all owned or none.
+  for (int threads : {32, 128}) {
+    for (int vector : {1, 2, 4, 8, 16}) {
+      for (int64_t n : {16, 48, 64, 256, 1024, 4096, 6144}) {
+        if (n % vector != 0) continue;
+        Layout layout(n, threads, vector);
+        for (int w = 1; w <= vector; w *= 2) {
+          for (int t = 0; t < threads; ++t) {
+            for (int r = 0; r < layout.num_regs(); r += w) {
+              int64_t first = layout.element(t, r);
+              REQUIRE(first % w == 0);
+              for (int i = 1; i < w; ++i) {
+                REQUIRE(layout.element(t, r + i) == first + i);
+                REQUIRE((layout.element(t, r + i) < n) == (first < n));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("layout: broadcasts between layouts of any V", "[nvptx][layout]") {
+  // With V = 2 on both sides, column j of [1, 256] and of [4, 256] lives on thread (j / 2) % 128.
+  auto local = nvptx::local_broadcast({1, 256}, {4, 256}, Layout(256, 128, 2), Layout(1024, 128, 2));
+  REQUIRE(local.has_value());
+  REQUIRE(*local == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  // V = 1 to V = 2 moves column j from thread j % 128 to thread (j / 2) % 128.
+  REQUIRE_FALSE(nvptx::local_broadcast({1, 256}, {4, 256}, Layout(256, 128, 1), Layout(1024, 128, 2)).has_value());
+  // Whenever a broadcast is found local, each register reads the right source element.
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{1, 64}, {32, 64}}, {{32, 1}, {32, 64}}, {{1, 256}, {8, 256}}, {{16, 1}, {16, 16}},
+      {{1, 1}, {8, 128}}, {{4, 1, 8}, {4, 16, 8}}, {{1, 512}, {2, 512}}};
+  int found = 0;
+  for (auto& [from, to] : cases) {
+    int64_t from_n = 1, to_n = 1;
+    for (int64_t d : from) from_n *= d;
+    for (int64_t d : to) to_n *= d;
+    for (int threads : {32, 128}) {
+      for (int vs : {1, 2, 4, 8}) {
+        for (int vr : {1, 2, 4, 8}) {
+          if (from_n % vs != 0 || to_n % vr != 0) continue;
+          Layout source(from_n, threads, vs), result(to_n, threads, vr);
+          auto regs = nvptx::local_broadcast(from, to, source, result);
+          if (!regs) continue;
+          ++found;
+          for (int t = 0; t < threads; ++t) {
+            for (int r = 0; r < result.num_regs(); ++r) {
+              int64_t e = result.element(t, r);
+              if (e >= to_n) continue;
+              REQUIRE(source.element(t, (*regs)[r]) == nvptx::broadcast_source(from, to, e));
+            }
+          }
+        }
+      }
+    }
+  }
+  REQUIRE(found > 10);
 }
 
 TEST_CASE("nvptx: vector add", "[nvptx]") {
@@ -401,6 +498,8 @@ TEST_CASE("nvptx: 2-D broadcast goes through shared memory", "[nvptx]") {
     REQUIRE(has(c.ptx, "ld.shared"));
     REQUIRE(has(c.ptx, ".extern .shared"));
     REQUIRE(c.shared_bytes >= 32 * 4);
+    // The result has V = 4 (its store is 16-byte wide), the sources V = 1 or 2.
+    REQUIRE(count(c.ptx, "st.global.v4.") == 2048 / (32 * warps * 4));
     REQUIRE_PTXAS_ACCEPTS(c);
   }
 }
@@ -481,4 +580,177 @@ TEST_CASE("nvptx: what the GPU cannot do is a located compile error", "[nvptx]")
   TargetOptions unknown_sm;
   unknown_sm.sm = 91;
   REQUIRE_THROWS_AS(compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", unknown_sm), CompileError);
+}
+
+// ---- vectorization (vector_widths.h): the widest access the axis facts allow ----
+
+namespace {
+
+// The widths chosen for the loads and stores of `function`'s body, in program order.
+std::vector<int> access_widths(const ir::Function& function, const nvptx::VectorWidths& widths) {
+  std::vector<int> out;
+  for (const auto& op : function.body().ops()) {
+    if (op->kind() == ir::OpKind::Load || op->kind() == ir::OpKind::Store) out.push_back(widths.width(*op));
+  }
+  return out;
+}
+
+// Global loads and stores of the PTX that move more than one element.
+int vector_accesses(const std::string& ptx) {
+  return count(ptx, "ld.global.v") + count(ptx, "st.global.v") + count(ptx, "ld.volatile.global.v");
+}
+
+}  // namespace
+
+TEST_CASE("vectorize: widths and V from the axis facts", "[nvptx][vectorize]") {
+  auto plan = [](const std::string& kernel, const std::string& signature, int threads = 128) {
+    return nvptx::choose_vector_widths(*lower(kernel, signature), threads);
+  };
+  REQUIRE(plan("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024").vector(1024) == 4);
+  REQUIRE(plan("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024").vector(1024) == 1);  // mask constancy 1
+  REQUIRE(plan("add_kernel", "*fp32, *fp32, *fp32, i32:16, 1024").vector(1024) == 1);        // 4-byte aligned
+  REQUIRE(plan("copy", "*fp32:16, *fp32:16, 1024").vector(1024) == 4);
+  REQUIRE(plan("copy", "*fp32:16, *fp32:16, 256").vector(256) == 2);  // at least V per thread: 256 / 128
+  REQUIRE(plan("copy", "*fp32:16, *fp32:16, 64").vector(64) == 1);
+  REQUIRE(plan("copy", "*fp32:16, *fp32:16, 64", 32).vector(64) == 2);
+  REQUIRE(plan("copy", "*fp16:16, *fp16:16, 1024").vector(1024) == 8);
+  REQUIRE(plan("copy", "*i8:16, *i8:16, 4096").vector(4096) == 16);
+  REQUIRE(plan("copy", "*i64:16, *i64:16, 1024").vector(1024) == 2);
+  REQUIRE(plan("copy2d", "*fp32:16, *fp32:16, 32, 64").vector(2048) == 4);
+  REQUIRE(plan("copy2d", "*fp32:16, *fp32:16, 256, 2").vector(512) == 2);  // rows of 2
+  REQUIRE(plan("copy2d", "*fp32:16, *fp32:16, 64, 1").vector(64) == 1);    // rows of 1: a column
+  // Issue 741: the int64 loads move 2, the fp32 load 4, the scatter store 1 element at a time.
+  auto f741 = lower("issue741", "*i64:16, *fp32:16, *fp32:16, i32:16, 1024");
+  auto w741 = nvptx::choose_vector_widths(*f741, 128);
+  REQUIRE(w741.vector(1024) == 4);
+  REQUIRE(access_widths(*f741, w741) == std::vector<int>{2, 4, 1});
+  // A gather: the index load is contiguous, the gathered load not.
+  auto fg = lower("gather", "*fp32:16, *i32:16, *fp32:16, 512");
+  REQUIRE(access_widths(*fg, nvptx::choose_vector_widths(*fg, 128)) == std::vector<int>{4, 1, 4});
+  auto fv = lower("volatile_copy", "*fp32:16, *fp32:16, 512");
+  REQUIRE(access_widths(*fv, nvptx::choose_vector_widths(*fv, 128)) == std::vector<int>{1, 4});
+}
+
+TEST_CASE("vectorize: vector add issues 128-bit loads and stores", "[nvptx][vectorize]") {
+  CompiledPtx c = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024");
+  // 1024 elements over 128 threads: 8 per thread, two groups of 4 per pointer.
+  REQUIRE(count(c.ptx, "ld.global.v4.") == 4);
+  REQUIRE(count(c.ptx, "st.global.v4.") == 2);
+  REQUIRE(count(c.ptx, "ld.global") == 4);
+  REQUIRE(count(c.ptx, "st.global") == 2);
+  REQUIRE_PTXAS_ACCEPTS(c);
+  // The cap V <= N / threads: 256 elements over 128 threads move 2 at a time, 64 one.
+  CompiledPtx c256 = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 256");
+  REQUIRE(count(c256.ptx, "ld.global.v2.") == 2);
+  REQUIRE(count(c256.ptx, "st.global.v2.") == 1);
+  REQUIRE_PTXAS_ACCEPTS(c256);
+  CompiledPtx c64 = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 64");
+  REQUIRE(vector_accesses(c64.ptx) == 0);
+  REQUIRE_PTXAS_ACCEPTS(c64);
+}
+
+TEST_CASE("vectorize: masks of unknown constancy and unaligned pointers stay scalar", "[nvptx][vectorize]") {
+  // n not known divisible by 16: `offs < n` may change at any element.
+  CompiledPtx odd = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024");
+  REQUIRE(vector_accesses(odd.ptx) == 0);
+  REQUIRE(count(odd.ptx, "ld.global") == 16);
+  REQUIRE(count(odd.ptx, "st.global") == 8);
+  REQUIRE_PTXAS_ACCEPTS(odd);
+  // ... while an unmasked copy stays 128-bit.
+  CompiledPtx copy = compile("copy", "*fp32:16, *fp32:16, 1024");
+  REQUIRE(count(copy.ptx, "ld.global.v4.") == 2);
+  REQUIRE(count(copy.ptx, "st.global.v4.") == 2);
+  REQUIRE_PTXAS_ACCEPTS(copy);
+  // A masked copy with n divisible by 16: vectors, masked-off groups take `other` (-1.0).
+  CompiledPtx masked = compile("masked_copy", "*fp32:16, *fp32:16, i32:16, 1024");
+  REQUIRE(count(masked.ptx, "ld.global.v4.") == 2);
+  REQUIRE(count(masked.ptx, "st.global.v4.") == 2);
+  REQUIRE(has(masked.ptx, "0fBF800000"));
+  REQUIRE_PTXAS_ACCEPTS(masked);
+  // Pointers only known 4-byte aligned (no `:16`): no vector access anywhere.
+  for (const char* signature : {"*fp32, *fp32, *fp32, i32:16, 1024", "*fp32, *fp32, *fp32, i32, 1024"}) {
+    CompiledPtx c = compile("add_kernel", signature);
+    INFO(signature);
+    REQUIRE(vector_accesses(c.ptx) == 0);
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+  CompiledPtx unaligned = compile("copy", "*fp32, *fp32, 1024");
+  REQUIRE(vector_accesses(unaligned.ptx) == 0);
+  REQUIRE_PTXAS_ACCEPTS(unaligned);
+  // An aligned load and an unaligned store: the load moves 4, the store 1 at a time.
+  CompiledPtx half = compile("copy", "*fp32:16, *fp32, 1024");
+  REQUIRE(count(half.ptx, "ld.global.v4.") == 2);
+  REQUIRE(count(half.ptx, "st.global.v") == 0);
+  REQUIRE(count(half.ptx, "st.global") == 8);
+  REQUIRE_PTXAS_ACCEPTS(half);
+}
+
+TEST_CASE("vectorize: issue 741 loads are vectors, its scatter store is per element", "[nvptx][vectorize]") {
+  struct Config {
+    int warps;
+    int block;
+  };
+  for (Config config : {Config{4, 1024}, Config{1, 128}, Config{8, 2048}}) {
+    TargetOptions options;
+    options.num_warps = config.warps;
+    CompiledPtx c = compile("issue741", "*i64:16, *fp32:16, *fp32:16, i32:16, " + std::to_string(config.block), options);
+    INFO("num_warps " << config.warps << ", XBLOCK " << config.block);
+    int per_thread = config.block / (32 * config.warps);  // V = 4
+    REQUIRE(count(c.ptx, "ld.global.v2.b64") + count(c.ptx, "ld.global.v2.u64") == per_thread / 2);
+    REQUIRE(count(c.ptx, "ld.global.v4.") == per_thread / 4);
+    REQUIRE(count(c.ptx, "ld.global") == per_thread / 2 + per_thread / 4);
+    REQUIRE(count(c.ptx, "st.global.v") == 0);
+    REQUIRE(count(c.ptx, "st.global") == per_thread);
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("vectorize: 16-bit, 8-bit, bool and 64-bit elements; 2-D blocks", "[nvptx][vectorize]") {
+  // 16 bytes per access whatever the element: LLVM packs halves and bytes into b32 lanes.
+  for (const char* type : {"fp16", "bf16", "i8", "i1", "i64", "fp64", "i16"}) {
+    for (int sm : {80, 90}) {
+      TargetOptions options;
+      options.sm = sm;
+      std::string t = type;
+      CompiledPtx c = compile("copy", "*" + t + ":16, *" + t + ":16, 4096", options);
+      INFO(t << " sm_" << sm);
+      bool wide = t == "i64" || t == "fp64";
+      int accesses = 4096 * (wide ? 8 : t == "i8" || t == "i1" ? 1 : 2) / 16 / 128;  // per thread
+      REQUIRE(count(c.ptx, wide ? "ld.global.v2." : "ld.global.v4.b32") + count(c.ptx, "ld.global.v8.") == accesses);
+      REQUIRE(count(c.ptx, wide ? "st.global.v2." : "st.global.v4.b32") + count(c.ptx, "st.global.v8.") == accesses);
+      REQUIRE(count(c.ptx, "ld.global") == accesses);
+      REQUIRE_PTXAS_ACCEPTS(c);
+    }
+  }
+  CompiledPtx rows = compile("copy2d", "*fp32:16, *fp32:16, 32, 64");
+  REQUIRE(count(rows.ptx, "ld.global.v4.") == 4);
+  REQUIRE(count(rows.ptx, "st.global.v4.") == 4);
+  REQUIRE_PTXAS_ACCEPTS(rows);
+  CompiledPtx narrow = compile("copy2d", "*fp32:16, *fp32:16, 256, 2");
+  REQUIRE(count(narrow.ptx, "ld.global.v2.") == 2);
+  REQUIRE(count(narrow.ptx, "st.global.v2.") == 2);
+  REQUIRE_PTXAS_ACCEPTS(narrow);
+}
+
+TEST_CASE("vectorize: gathers, volatile loads and atomics stay per element", "[nvptx][vectorize]") {
+  CompiledPtx g = compile("gather", "*fp32:16, *i32:16, *fp32:16, 512");
+  REQUIRE(count(g.ptx, "ld.global.v4.") == 1);  // the indices
+  REQUIRE(count(g.ptx, "ld.global") == 5);      // and 4 gathered elements
+  REQUIRE(count(g.ptx, "st.global.v4.") == 1);
+  REQUIRE_PTXAS_ACCEPTS(g);
+  CompiledPtx v = compile("volatile_copy", "*fp32:16, *fp32:16, 512");
+  REQUIRE(count(v.ptx, "ld.volatile.global.v") == 0);
+  REQUIRE(count(v.ptx, "ld.volatile.global") == 4);
+  REQUIRE(count(v.ptx, "st.global.v4.") == 1);
+  REQUIRE_PTXAS_ACCEPTS(v);
+  // 256 elements with V = 2 (the final store): every atomic still once per element.
+  CompiledPtx a = compile("atomics", "*i32:16, *i32:16, *fp32:16, i32:16, 256");
+  REQUIRE(count(a.ptx, "atom.relaxed.cta.global.add.f32") == 2);
+  REQUIRE(count(a.ptx, "atom.release.gpu.global.exch.b32") == 2);
+  REQUIRE(count(a.ptx, "st.global.v2.") == 1);
+  REQUIRE_PTXAS_ACCEPTS(a);
+  // Block loads inside a loop vectorize too (the iv is a multiple of BLOCK).
+  CompiledPtx l = compile("loops", "*fp32:16, i64, 256");
+  REQUIRE(has(l.ptx, "ld.global.v2."));
+  REQUIRE_PTXAS_ACCEPTS(l);
 }

@@ -1,8 +1,10 @@
 // Memory ops: addptr, loads and stores (each element by the thread that owns it, under
-// its mask: masked-off and unowned elements never touch memory), and atomics with the
+// its mask: masked-off and unowned elements never touch memory; w consecutive registers
+// at a time as one vector access where vector_widths.h allows it), and atomics with the
 // requested semantics and scope (inline `atom` PTX, as LLVM's NVPTX backend drops the
 // ordering of atomicrmw): once per owned element of a block, or by thread 0 for a scalar
 // pointer with the old value broadcast to every thread.
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 
 #include "support/diagnostics.h"
@@ -54,11 +56,34 @@ void Emitter::emit_load(const ir::Op& op) {
     return;
   }
   Layout layout = layout_of(type);
+  int w = widths_.width(op);
   Regs out;
-  for (int r = 0; r < layout.num_regs(); ++r) {
-    out.values.push_back(load(r, and_pred(owns(layout, r), mask ? mask->at(r) : nullptr)));
+  for (int r = 0; r < layout.num_regs(); r += w) {
+    // A group of w registers is w consecutive, aligned elements under one mask bit and one
+    // owner (vector_widths.cpp): its first element's predicate guards all of it.
+    llvm::Value* pred = and_pred(owns(layout, r), mask ? mask->at(r) : nullptr);
+    if (w == 1) {
+      out.values.push_back(load(r, pred));
+      continue;
+    }
+    auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
+    llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
+    llvm::Value* loaded = guarded(pred, [&]() -> llvm::Value* {
+      return b_.CreateAlignedLoad(vector, ptr.at(r), llvm::Align(align.value() * w));
+    }, fallback);
+    for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
   }
   set(op.result(), std::move(out));
+}
+
+llvm::Value* Emitter::pack(const Regs& regs, int first, int w) {
+  llvm::Value* v = nullptr;
+  for (int i = 0; i < w; ++i) {
+    llvm::Value* element = to_storage(regs.at(first + i));
+    if (v == nullptr) v = llvm::PoisonValue::get(llvm::FixedVectorType::get(element->getType(), static_cast<unsigned>(w)));
+    v = b_.CreateInsertElement(v, element, i);
+  }
+  return v;
 }
 
 void Emitter::emit_store(const ir::Op& op) {
@@ -84,7 +109,19 @@ void Emitter::emit_store(const ir::Op& op) {
     return;
   }
   Layout layout = layout_of(ptr_type);
-  for (int r = 0; r < layout.num_regs(); ++r) store(r, and_pred(owns(layout, r), mask ? mask->at(r) : nullptr));
+  int w = widths_.width(op);
+  for (int r = 0; r < layout.num_regs(); r += w) {
+    llvm::Value* pred = and_pred(owns(layout, r), mask ? mask->at(r) : nullptr);  // as in emit_load
+    if (w == 1) {
+      store(r, pred);
+      continue;
+    }
+    llvm::Value* v = pack(value, r, w);
+    guarded(pred, [&]() -> llvm::Value* {
+      b_.CreateAlignedStore(v, ptr.at(r), llvm::Align(align.value() * w));
+      return nullptr;
+    });
+  }
 }
 
 void Emitter::emit_atomic(const ir::Op& op) {

@@ -29,7 +29,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       context_(kernel->getContext()),
       b_(kernel->getContext()),
       threads_(32 * options.num_warps),
-      facts_(analyze_threads(function)) {}
+      facts_(analyze_threads(function)),
+      widths_(choose_vector_widths(function, threads_)) {}
 
 int64_t Emitter::emit() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
@@ -107,7 +108,10 @@ llvm::Type* Emitter::memory_type(const ir::Type* pointee) const {
   return pointee->scalar_kind() == ScalarKind::I1 ? llvm::Type::getInt8Ty(context_) : scalar_type(pointee->scalar_kind());
 }
 
-Layout Emitter::layout_of(const ir::Type* type) const { return Layout(type->num_elements(), threads_); }
+Layout Emitter::layout_of(const ir::Type* type) const {
+  int64_t n = type->num_elements();
+  return Layout(n, threads_, widths_.vector(n));
+}
 
 llvm::Value* Emitter::int_const(llvm::Type* type, int64_t v) const {
   return llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(type), static_cast<uint64_t>(v));

@@ -13,6 +13,7 @@
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/layout.h"
 #include "target/nvptx/uniformity.h"
+#include "target/nvptx/vector_widths.h"
 
 namespace tritium::nvptx {
 
@@ -49,7 +50,7 @@ class Emitter {
   llvm::Type* scalar_type(ir::ScalarKind kind) const;
   llvm::Type* element_type(const ir::Type* type) const;  // the element of a block, or the type
   llvm::Type* memory_type(const ir::Type* pointee) const;  // i1 lives in memory as a byte
-  Layout layout_of(const ir::Type* type) const;
+  Layout layout_of(const ir::Type* type) const;  // V from widths_ (vector_widths.h)
 
   llvm::Value* thread_id();                                // %tid.x, read once in the entry
   llvm::Value* element_index(const Layout& layout, int reg);  // i32 flat index of a register
@@ -105,6 +106,8 @@ class Emitter {
   llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value);
   llvm::Value* atomic_cas(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
                           llvm::Value* value);
+  // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
+  llvm::Value* pack(const Regs& regs, int first, int w);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
                         const std::vector<llvm::Value*>& args, const ir::Op& op);
 
@@ -122,6 +125,7 @@ class Emitter {
   llvm::IRBuilder<> b_;
   int threads_;
   ThreadFacts facts_;
+  VectorWidths widths_;
   std::unordered_map<const ir::Value*, Regs> values_;
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;

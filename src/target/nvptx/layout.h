@@ -2,8 +2,7 @@
 // execution model). One mapping, chosen to be simple and provably right; no LLVM here.
 //
 // A block of N elements (flat row-major index e, 0 <= e < N), a CTA of T = 32 * num_warps
-// threads, V contiguous elements per thread (V = 1 for now; a later pass may choose V per
-// value from the axis facts, which is why V is a parameter everywhere):
+// threads, V contiguous elements per thread:
 //
 //     thread t owns element e  iff  (e / V) % T == t
 //     in register               r  = (e / (V * T)) * V + e % V
@@ -18,7 +17,20 @@
 // ops, select, cmp, cast, addptr, loads, stores and atomics stay inside each thread, and
 // reshape and expand_dims (which keep the row-major order) move nothing. Broadcasting a
 // block changes N; it is free when each result element lives on the thread that owns its
-// source (local_broadcast), else it goes through shared memory.
+// source (local_broadcast), else it goes through shared memory. Both work for any V on
+// either side.
+//
+// How V is chosen (vector_widths.h), once per N before code generation: every load and
+// store on a block of pointers has a width w, the widest vector its axis facts allow:
+//     w = min(contiguity, divisibility / sizeof(T), 16 / sizeof(T), mask constancy),
+// all along the last dimension, a power of two dividing that dimension (atomics, volatile
+// loads and scatters have w = 1). V(N) is the largest w among the accesses on N-element
+// blocks, capped at max(1, N / T) (every thread gets at least V elements, Triton's
+// sizePerThread cap) and to divide N; N without accesses keeps V = 1. Each access then
+// moves min(w, V) registers at a time: registers r .. r + w - 1 with w | r hold elements
+// e .. e + w - 1 with w | e, one aligned run of the last dimension, which the axis facts
+// say is consecutive in memory, aligned to w * sizeof(T) and under one mask bit. Keying V
+// by N rather than by shape keeps reshape and expand_dims free.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,92 @@
+// Vector widths for code generation (vector_widths.h). Every width is a power of two w
+// that divides the last dimension of its access, so a group of w registers that starts at
+// a multiple of w in a layout with V % w == 0 holds w consecutive elements of one row,
+// starting at a multiple of w along it: an aligned group in the sense of axis_info.cpp.
+// The axis facts then say, for w <= the facts:
+//   contiguity >= w:         the w addresses are consecutive elements;
+//   divisibility >= w bytes: the first one is aligned to w * sizeof(T) (the group starts at
+//                            a multiple of w inside its contiguity group);
+//   mask constancy >= w:     one mask bit, the first element's, holds for the whole group.
+#include "target/nvptx/vector_widths.h"
+
+#include <algorithm>
+
+namespace tritium::nvptx {
+
+namespace {
+
+// The largest power of two <= n (n >= 1).
+int64_t floor_power_of_two(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+bool is_volatile(const ir::Op& op) {
+  const ir::AttrValue* attr = op.find_attr("volatile");
+  return attr && *attr != ir::AttrValue(int64_t{0});
+}
+
+// Records the widest access of every memory op on a block of pointers, and per block size
+// the widest of them.
+void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, VectorWidths& out) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) collect(*inner, axis, out);
+    if (op->kind() != ir::OpKind::Load && op->kind() != ir::OpKind::Store) continue;
+    const ir::Type* ptr_type = op->operand(0)->type();
+    if (!ptr_type->is_block()) continue;
+    int w = access_width(*op, axis);
+    out.per_access[op.get()] = w;
+    int& v = out.per_block[ptr_type->num_elements()];
+    v = std::max(v, w);
+  }
+}
+
+}  // namespace
+
+int VectorWidths::vector(int64_t num_elements) const {
+  auto it = per_block.find(num_elements);
+  return it == per_block.end() ? 1 : it->second;
+}
+
+int VectorWidths::width(const ir::Op& op) const {
+  auto it = per_access.find(&op);
+  return it == per_access.end() ? 1 : it->second;
+}
+
+int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
+  bool load = op.kind() == ir::OpKind::Load;
+  if (!load && op.kind() != ir::OpKind::Store) return 1;  // atomics: once per element
+  const ir::Value* ptr = op.operand(0);
+  const ir::Type* type = ptr->type();
+  // A volatile load makes every access it names, one element each.
+  if (!type->is_block() || !type->is_ptr() || (load && is_volatile(op)) || !axis.has(ptr)) return 1;
+  int64_t w = axis.vector_width(ptr);  // contiguity, divisibility and 16 bytes
+  const ir::Value* mask = load ? ir::load_mask(op) : ir::store_mask(op);
+  if (mask != nullptr && mask->type()->is_block()) {
+    // A scalar mask is one bit for the whole block; a block mask must be constant over the group.
+    w = axis.has(mask) ? std::min(w, axis.mask_constancy(mask)) : 1;
+  }
+  int64_t last = type->shape().back();
+  w = floor_power_of_two(std::max<int64_t>(1, std::min(w, last)));
+  while (last % w != 0) w /= 2;
+  return static_cast<int>(w);
+}
+
+VectorWidths choose_vector_widths(const ir::Function& function, int threads) {
+  analysis::AxisInfoAnalysis axis(function);
+  VectorWidths out;
+  collect(function.body(), axis, out);
+  for (auto& [n, v] : out.per_block) {
+    // Every thread gets at least V elements when the block has them (Triton caps
+    // sizePerThread at numElems / (32 * num_warps)); V divides N.
+    int64_t cap = std::max<int64_t>(1, n / threads);
+    int64_t vector = floor_power_of_two(std::min<int64_t>(v, cap));
+    while (n % vector != 0) vector /= 2;
+    v = static_cast<int>(vector);
+  }
+  for (auto& [op, w] : out.per_access) w = std::min(w, out.vector(op->operand(0)->type()->num_elements()));
+  return out;
+}
+
+}  // namespace tritium::nvptx
