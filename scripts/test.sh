@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds tritium with warnings as errors and runs every CTest suite (unit, golden, errors,
+# python, the C++ example); then builds again with AddressSanitizer+UBSan (build-asan) and
+# runs the unit, golden and error tests there.
+#
+#   scripts/test.sh            both configurations
+#   SKIP_ASAN=1 scripts/test.sh
+# JOBS (default: the number of cores) sets the build parallelism.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+JOBS="${JOBS:-$(nproc)}"
+BUILD="${BUILD_DIR:-build}"
+ASAN_BUILD="${ASAN_BUILD_DIR:-build-asan}"
+
+echo "== configure and build ($BUILD, -Werror)"
+cmake -S . -B "$BUILD" -G Ninja -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=OFF \
+  -DTRITIUM_BUILD_TESTS=ON -DTRITIUM_BUILD_PYTHON=ON
+cmake --build "$BUILD" -j "$JOBS"
+
+echo "== tests ($BUILD)"
+ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
+
+if [ "${SKIP_ASAN:-0}" != "1" ]; then
+  echo "== configure and build ($ASAN_BUILD, AddressSanitizer + UBSan)"
+  cmake -S . -B "$ASAN_BUILD" -G Ninja -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=ON \
+    -DTRITIUM_BUILD_TESTS=ON -DTRITIUM_BUILD_PYTHON=OFF
+  cmake --build "$ASAN_BUILD" -j "$JOBS"
+  echo "== tests ($ASAN_BUILD)"
+  ctest --test-dir "$ASAN_BUILD" --output-on-failure -j "$JOBS" \
+    -R '^(unit|golden|errors|filecheck_selftest|errors_selftest|cli|example_launch_from_cpp)$'
+fi
+echo "== all tests passed"

@@ -1,0 +1,61 @@
+// The public Arg factories (include/tritium/tritium.h): one kernel argument as a Python
+// caller could pass it.
+#include "tritium/tritium.h"
+
+namespace tritium {
+
+Arg Arg::pointer(const void* address, DType element, size_t bytes) {
+  Arg a;
+  a.kind_ = Kind::Pointer;
+  a.address_ = reinterpret_cast<uint64_t>(address);
+  a.dtype_ = element;
+  a.bytes_ = bytes;
+  return a;
+}
+
+Arg Arg::integer(int64_t value) {
+  Arg a;
+  a.kind_ = Kind::Int;
+  a.bits_ = static_cast<uint64_t>(value);
+  return a;
+}
+
+Arg Arg::unsigned_integer(uint64_t value) {
+  Arg a;
+  a.kind_ = Kind::Int;
+  a.bits_ = value;
+  a.unsigned_ = true;
+  return a;
+}
+
+Arg Arg::floating(double value) {
+  Arg a;
+  a.kind_ = Kind::Float;
+  a.float_ = value;
+  return a;
+}
+
+Arg Arg::boolean(bool value) {
+  Arg a;
+  a.kind_ = Kind::Bool;
+  a.bits_ = value ? 1 : 0;
+  return a;
+}
+
+Arg Arg::none() { return Arg(); }
+
+Arg Arg::string(std::string value) {
+  Arg a;
+  a.kind_ = Kind::Str;
+  a.str_ = std::move(value);
+  return a;
+}
+
+Arg Arg::dtype(DType value) {
+  Arg a;
+  a.kind_ = Kind::DType;
+  a.dtype_ = value;
+  return a;
+}
+
+}  // namespace tritium

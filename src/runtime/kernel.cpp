@@ -1,0 +1,403 @@
+// tritium::Kernel and jit_launch: parse once, then per call bind -> specialize -> memory
+// cache lookup (compile on a miss: lower + pipeline) -> run. For now every launch runs in
+// the reference interpreter; the CUDA launcher slots in behind the same path (GPU issue).
+#include <strings.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#include "frontend/ast_printer.h"
+#include "frontend/parser.h"
+#include "interp/interpreter.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "runtime/device_probe.h"
+#include "runtime/kernel_impl.h"
+#include "support/diagnostics.h"
+#include "transforms/pipeline.h"
+
+namespace tritium {
+
+namespace {
+
+// Accepts whatever parse_module returns (unique_ptr, shared_ptr or a Module by value).
+template <typename T>
+std::shared_ptr<const ast::Module> share_module(T&& parsed) {
+  if constexpr (std::is_same_v<std::decay_t<T>, ast::Module>) {
+    return std::make_shared<const ast::Module>(std::forward<T>(parsed));
+  } else {
+    return std::shared_ptr<const ast::Module>(std::forward<T>(parsed));
+  }
+}
+
+std::shared_ptr<const ast::Module> parse(const KernelSource& source) {
+  auto file = std::make_shared<SourceFile>(source.path, source.text, source.first_line);
+  return share_module(parse_module(file));
+}
+
+// The function `name` of `module`, or a CompileError that says what the source holds.
+const ast::FunctionDef& find_kernel(const ast::Module& module, const std::string& name) {
+  if (const ast::FunctionDef* fn = module.find_function(name)) return *fn;
+  const std::string& path = module.file ? module.file->path() : std::string("<source>");
+  for (const std::string& skipped : module.skipped_functions) {
+    if (skipped == name) {
+      throw CompileError(
+          path, 0, 0,
+          "function '" + name + "' is not a @jit function and uses Python that kernels may not",
+          "");
+    }
+  }
+  std::string known;
+  for (const ast::StmtPtr& stmt : module.statements) {
+    if (stmt->kind != ast::StmtKind::FunctionDef || !stmt->function) continue;
+    known += (known.empty() ? "" : ", ") + stmt->function->name;
+  }
+  throw CompileError(path, 0, 0,
+                     "no function named '" + name + "'" +
+                         (known.empty() ? std::string(" (the source defines no function)")
+                                        : " (the source defines: " + known + ")"),
+                     "");
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return false;
+  return std::strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
+         strcasecmp(v, "on") == 0;
+}
+
+// Whether the pipeline verifies after every pass: tests and debug builds.
+bool verify_each_pass() {
+#ifndef NDEBUG
+  return true;
+#else
+  return env_flag("TRITIUM_VERIFY");
+#endif
+}
+
+std::atomic<bool> g_notice_printed{false};
+
+void notice_once(const char* text) {
+  if (!g_notice_printed.exchange(true)) std::fprintf(stderr, "%s\n", text);
+}
+
+// Decides where a launch runs; today every path that does not fail ends in the interpreter.
+void choose_backend(const std::string& kernel, const LaunchConfig& config) {
+  if (env_flag("TRITIUM_INTERPRET") || config.backend == Backend::Interpreter) return;
+  if (config.backend == Backend::Cuda) {
+    throw LaunchError("kernel '" + kernel + "': CUDA backend not available yet");
+  }
+  if (!runtime::cuda_device_present()) {
+    notice_once(
+        "tritium: no GPU found; running kernels in the interpreter (set TRITIUM_INTERPRET=1 to "
+        "silence)");
+  } else {
+    notice_once(
+        "tritium: the CUDA backend is not available yet; running kernels in the interpreter "
+        "(set TRITIUM_INTERPRET=1 to silence)");
+  }
+}
+
+void check_config(const std::string& kernel, const LaunchConfig& config) {
+  int w = config.num_warps;
+  if (w <= 0 || w > 64 || (w & (w - 1)) != 0) {
+    throw LaunchError("kernel '" + kernel + "': num_warps must be a power of 2 (1 to 64), got " +
+                      std::to_string(w));
+  }
+  if (config.num_stages < 1) {
+    throw LaunchError("kernel '" + kernel + "': num_stages must be at least 1, got " +
+                      std::to_string(config.num_stages));
+  }
+}
+
+// An integer scalar's bits as the interpreter wants them: truncated to the type's width,
+// then sign- or zero-extended.
+int64_t int_bits(ir::ScalarKind kind, const Arg& arg) {
+  uint64_t raw = 0;
+  switch (arg.kind()) {
+    case Arg::Kind::Int:
+      raw = arg.uint_value();
+      break;
+    case Arg::Kind::Bool:
+      raw = arg.bool_value() ? 1 : 0;
+      break;
+    case Arg::Kind::Float: {
+      double v = std::trunc(arg.float_value());
+      if (std::isfinite(v) && v >= -9.2e18 && v <= 9.2e18) {
+        raw = static_cast<uint64_t>(static_cast<int64_t>(v));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  int width = ir::bit_width(kind);
+  if (width >= 64) return static_cast<int64_t>(raw);
+  uint64_t mask = (uint64_t{1} << width) - 1;
+  raw &= mask;
+  if (ir::is_signed(kind) && ((raw >> (width - 1)) & 1) != 0) raw |= ~mask;
+  return static_cast<int64_t>(raw);
+}
+
+double float_arg(ir::ScalarKind kind, const Arg& arg) {
+  double v = 0;
+  switch (arg.kind()) {
+    case Arg::Kind::Float:
+      v = arg.float_value();
+      break;
+    case Arg::Kind::Int:
+      v = arg.is_unsigned() ? static_cast<double>(arg.uint_value())
+                            : static_cast<double>(arg.int_value());
+      break;
+    case Arg::Kind::Bool:
+      v = arg.bool_value() ? 1 : 0;
+      break;
+    default:
+      break;
+  }
+  // Python floats reach the kernel as fp32 (pitfall 5); narrower types round in the
+  // interpreter when it converts.
+  if (kind != ir::ScalarKind::F64) v = static_cast<double>(static_cast<float>(v));
+  return v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Kernel::Impl
+
+Kernel::Impl::Impl(KernelSource source, std::string name, std::vector<CalleeSource> callees,
+                   Globals globals)
+    : name_(std::move(name)), callee_sources_(std::move(callees)) {
+  module_ = parse(source);
+  function_ = &find_kernel(*module_, name_);
+  for (const CalleeSource& callee : callee_sources_) {
+    GlobalBinding binding;
+    binding.kind = GlobalBinding::Kind::Function;
+    binding.module_ast = parse(callee.source);
+    binding.function = callee.function.empty() ? callee.name : callee.function;
+    find_kernel(*binding.module_ast, binding.function);  // fails early when it is not there
+    binding.function_globals = callee.globals;
+    callee_bindings_[callee.name] = std::move(binding);
+  }
+  set_globals(std::move(globals));
+}
+
+void Kernel::Impl::set_globals(Globals globals) {
+  globals_ = std::move(globals);
+  for (const auto& [callee_name, binding] : callee_bindings_) {
+    globals_.emplace(callee_name, binding);  // what Python handed over wins
+  }
+  read_parameters();
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cache_.clear();
+}
+
+void Kernel::Impl::read_parameters() {
+  params_ = read_params(*function_, globals_);
+  defaults_ = runtime::default_args(name_, params_);
+}
+
+runtime::BoundArgs Kernel::Impl::bind(const std::vector<Arg>& args,
+                                      const std::vector<std::pair<std::string, Arg>>& named) const {
+  runtime::BoundArgs bound;
+  runtime::bind_args(name_, params_, defaults_, args, named, &bound);
+  return bound;
+}
+
+std::vector<std::pair<std::string, const Arg*>> Kernel::Impl::meta(
+    const runtime::BoundArgs& bound) const {
+  std::vector<std::pair<std::string, const Arg*>> out;
+  out.reserve(bound.size());
+  for (size_t i = 0; i < bound.size() && i < params_.names.size(); ++i) {
+    out.emplace_back(params_.names[i], bound[i].arg);
+  }
+  return out;
+}
+
+Signature Kernel::Impl::specialize(const runtime::BoundArgs& bound) const {
+  Signature signature;
+  runtime::specialize(name_, params_, bound, &signature);
+  return signature;
+}
+
+std::string Kernel::Impl::signature_text(const Signature& signature) const {
+  return signature.str(params_.names);
+}
+
+std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature) const {
+  std::unique_ptr<ir::Function> function = lower_kernel(module_, name_, signature, globals_);
+  ir::verify(*function, "lower");
+  return function;
+}
+
+std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
+                                                           const std::string& key) {
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    std::shared_ptr<Entry>& slot = cache_[key];
+    if (!slot) slot = std::make_shared<Entry>();
+    entry = slot;
+  }
+  if (entry->ready.load(std::memory_order_acquire)) return entry->function;
+  // One compile per key: later callers wait on the entry, not on the whole cache. A failed
+  // compile leaves the entry empty, so the next call reports the error again.
+  std::lock_guard<std::mutex> lock(entry->mutex);
+  if (!entry->ready.load(std::memory_order_acquire)) {
+    std::unique_ptr<ir::Function> function = lower(signature);
+    transforms::PipelineOptions options;
+    options.verify_each = verify_each_pass();
+    transforms::run_pipeline(*function, options);
+    entry->function = std::move(function);
+    entry->ready.store(true, std::memory_order_release);
+  }
+  return entry->function;
+}
+
+Grid Kernel::Impl::make_grid(const std::string& kernel, const std::vector<int64_t>& dims) {
+  if (dims.empty() || dims.size() > 3) {
+    throw LaunchError("kernel '" + kernel + "': the grid needs 1 to 3 dimensions, got " +
+                      std::to_string(dims.size()));
+  }
+  uint32_t out[3] = {1, 1, 1};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] > INT32_MAX) {
+      throw LaunchError("kernel '" + kernel + "': grid dimension " + std::to_string(i) + " is " +
+                        std::to_string(dims[i]) + "; it must be in [0, 2^31-1]");
+    }
+    out[i] = static_cast<uint32_t>(dims[i]);
+  }
+  return Grid{out[0], out[1], out[2]};
+}
+
+void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
+                          const LaunchConfig& config) {
+  check_config(name_, config);
+  const uint32_t dims_in[3] = {grid.x, grid.y, grid.z};
+  for (int i = 0; i < 3; ++i) {
+    if (dims_in[i] > static_cast<uint32_t>(INT32_MAX)) {
+      throw LaunchError("kernel '" + name_ + "': grid dimension " + std::to_string(i) + " is " +
+                        std::to_string(dims_in[i]) + "; it must be in [0, 2^31-1]");
+    }
+  }
+  choose_backend(name_, config);
+
+  Signature signature = specialize(bound);
+  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature));
+  // Triton compiles first and skips the launch of an empty grid (pitfall 21).
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+
+  const std::vector<ir::Param>& fn_params = function->params();
+  if (fn_params.size() != bound.size()) {
+    internal_error("runtime", "the lowered kernel has " + std::to_string(fn_params.size()) +
+                                  " parameters, the call " + std::to_string(bound.size()));
+  }
+  std::vector<interp::ArgValue> values(function->body().args().size());
+  std::vector<interp::MemoryRange> memory;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const Arg& arg = *bound[i].arg;
+    if (arg.kind() == Arg::Kind::Pointer && arg.bytes() > 0) {
+      memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
+    }
+    const ir::Value* entry = fn_params[i].arg;
+    if (entry == nullptr) continue;  // folded to a constant
+    size_t slot = static_cast<size_t>(entry->index());
+    if (slot >= values.size()) internal_error("runtime", "entry argument index out of range");
+    interp::ArgValue& value = values[slot];
+    const ir::Type* type = entry->type();
+    if (type->is_pointer()) {
+      if (arg.kind() != Arg::Kind::Pointer && arg.kind() != Arg::Kind::Int) {
+        throw runtime::argument_error(name_, params_.names[i], "expected a pointer");
+      }
+      value.kind = interp::ArgValue::Kind::Pointer;
+      value.address = arg.kind() == Arg::Kind::Pointer ? arg.address() : arg.uint_value();
+    } else if (type->is_scalar() && ir::is_float(type->scalar_kind())) {
+      value.kind = interp::ArgValue::Kind::Float;
+      value.float_value = float_arg(type->scalar_kind(), arg);
+    } else if (type->is_scalar()) {
+      value.kind = interp::ArgValue::Kind::Int;
+      value.int_bits = int_bits(type->scalar_kind(), arg);
+    } else {
+      internal_error("runtime",
+                     "entry argument '" + params_.names[i] + "' has type " + type->str());
+    }
+  }
+  interp::Grid dims;
+  dims.dims = {grid.x, grid.y, grid.z};
+  interp::run(*function, dims, values, memory);
+}
+
+std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
+                               const LaunchConfig& config) const {
+  check_config(name_, config);
+  if (stage == Stage::Ast) return dump_ast(*function_);
+  Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);
+  std::unique_ptr<ir::Function> function = lower(signature);
+  if (stage == Stage::IrOpt) {
+    transforms::PipelineOptions options;
+    options.verify_each = verify_each_pass();
+    transforms::run_pipeline(*function, options);
+  }
+  return ir::print(*function);
+}
+
+// ---------------------------------------------------------------------------------------
+// The public API
+
+Kernel::Kernel(std::string source, std::string name, std::string path, int first_line)
+    : impl_(std::make_unique<Impl>(KernelSource{std::move(source), std::move(path), first_line},
+                                   std::move(name))) {}
+
+Kernel::~Kernel() = default;
+Kernel::Kernel(Kernel&&) noexcept = default;
+Kernel& Kernel::operator=(Kernel&&) noexcept = default;
+
+const std::string& Kernel::name() const { return impl_->name(); }
+
+std::vector<std::string> Kernel::param_names() const { return impl_->params().names; }
+
+void Kernel::launch(const Grid& grid, const std::vector<Arg>& args,
+                    const std::vector<std::pair<std::string, Arg>>& named,
+                    const LaunchConfig& config) {
+  impl_->launch(grid, impl_->bind(args, named), config);
+}
+
+std::string Kernel::signature(const std::vector<Arg>& args,
+                              const std::vector<std::pair<std::string, Arg>>& named) const {
+  return impl_->signature_text(impl_->specialize(impl_->bind(args, named)));
+}
+
+std::string Kernel::emit(Stage stage, const std::string& signature_text,
+                         const LaunchConfig& config) const {
+  return impl_->emit(stage, signature_text, config);
+}
+
+void jit_launch(const std::string& source, const std::string& kernel_name, const Grid& grid,
+                const std::vector<Arg>& args, const LaunchConfig& config) {
+  // Parsed kernels live for the process, keyed by source and name: repeated calls with the
+  // same text parse once and share the compiled specializations.
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::shared_ptr<Kernel>> kernels;
+  std::shared_ptr<Kernel> kernel;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<Kernel>& slot = kernels[{source, kernel_name}];
+    if (!slot) {
+      try {
+        slot = std::make_shared<Kernel>(source, kernel_name);
+      } catch (...) {
+        kernels.erase({source, kernel_name});
+        throw;
+      }
+    }
+    kernel = slot;
+  }
+  kernel->launch(grid, args, {}, config);
+}
+
+}  // namespace tritium

@@ -1,0 +1,111 @@
+// The inside of tritium::Kernel (internal; the Python binding uses it directly): a parsed
+// source, the kernel's parameters, the globals it reads, and the memory cache of compiled
+// specializations. Launch path: bind -> specialize -> key -> lookup/compile -> run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "ir/ir.h"
+#include "lower/lower.h"
+#include "lower/signature.h"
+#include "runtime/specialize.h"
+#include "support/source.h"
+#include "tritium/tritium.h"
+
+namespace tritium {
+
+// Python source text and where it came from (diagnostics print `path:line`).
+struct KernelSource {
+  std::string text;
+  std::string path = "<source>";
+  int first_line = 1;  // the real line of the text's first line (inspect.getsourcelines)
+};
+
+// A @jit function the kernel calls that lives in another source text (the Python side
+// hands these over). It becomes the global `name`, a Function binding whose own globals are
+// `globals` (null: resolve in its source's top-level statements only).
+struct CalleeSource {
+  std::string name;      // the global name the kernel calls it by
+  std::string function;  // its name in `source`; empty: the same as `name`
+  KernelSource source;
+  std::shared_ptr<const Globals> globals;
+};
+
+struct Kernel::Impl {
+  // Parses `source` (and each callee) once. Throws CompileError for a syntax error or when
+  // `name` is not a function of `source`.
+  Impl(KernelSource source, std::string name, std::vector<CalleeSource> callees = {},
+       Globals globals = {});
+
+  const std::string& name() const { return name_; }
+  const KernelParams& params() const { return params_; }
+  const std::shared_ptr<const ast::Module>& module() const { return module_; }
+  const ast::FunctionDef& function() const { return *function_; }
+
+  // The globals the kernel reads (Python hands them over). Re-reads the parameters
+  // (decorator options and defaults may use them) and drops every compiled specialization.
+  // Not safe while another thread launches this kernel.
+  void set_globals(Globals globals);
+  const Globals& globals() const { return globals_; }
+
+  // One argument per parameter (Python's bind + apply_defaults). The result points into
+  // `args`, `named` and the kernel's defaults: keep them alive while using it.
+  runtime::BoundArgs bind(const std::vector<Arg>& args,
+                          const std::vector<std::pair<std::string, Arg>>& named) const;
+  // META for grid callables: every parameter's name and bound value, constexprs and
+  // defaults included, in parameter order.
+  std::vector<std::pair<std::string, const Arg*>> meta(const runtime::BoundArgs& bound) const;
+
+  // The specialization of bound arguments, and its canonical text (the memory cache key).
+  Signature specialize(const runtime::BoundArgs& bound) const;
+  std::string signature_text(const Signature& signature) const;
+
+  // Validates `config` and `grid` (LaunchError), then specializes, compiles on a miss, and
+  // runs the kernel. A grid with a zero dimension compiles and returns without running.
+  void launch(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
+
+  // The compiled (lowered + optimized) function for a signature; compiled once per key even
+  // when several threads ask at the same time.
+  std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key);
+
+  // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text.
+  std::string emit(Stage stage, const std::string& signature_text,
+                   const LaunchConfig& config) const;
+
+  // A launch grid from Python-sized dimensions (1-3 of them; missing ones are 1): each must
+  // be in [0, 2^31-1], else a LaunchError naming the kernel.
+  static Grid make_grid(const std::string& kernel, const std::vector<int64_t>& dims);
+
+ private:
+  struct Entry {
+    std::mutex mutex;  // held while this key compiles
+    std::atomic<bool> ready{false};
+    std::shared_ptr<const ir::Function> function;
+  };
+
+  void read_parameters();
+  std::unique_ptr<ir::Function> lower(const Signature& signature) const;
+
+  std::string name_;
+  std::shared_ptr<const ast::Module> module_;
+  const ast::FunctionDef* function_ = nullptr;
+  std::vector<CalleeSource> callee_sources_;
+  std::map<std::string, GlobalBinding> callee_bindings_;  // from callee_sources_
+  Globals globals_;  // what Python handed over, plus callee_bindings_
+  KernelParams params_;
+  std::vector<Arg> defaults_;  // params_.defaults as Args
+
+  std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
+  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+};
+
+}  // namespace tritium

@@ -1,0 +1,339 @@
+// Binding call arguments to parameters and classifying them into a Signature, following
+// Triton 3.6's specializer (triton-spec.md §1.2-1.5 and pitfalls 1-5).
+#include "runtime/specialize.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "lower/const_value.h"
+
+namespace tritium::runtime {
+
+namespace {
+
+const char* kind_name(Arg::Kind kind) {
+  switch (kind) {
+    case Arg::Kind::Pointer:
+      return "pointer";
+    case Arg::Kind::Int:
+      return "int";
+    case Arg::Kind::Float:
+      return "float";
+    case Arg::Kind::Bool:
+      return "bool";
+    case Arg::Kind::None:
+      return "None";
+    case Arg::Kind::Str:
+      return "str";
+    case Arg::Kind::DType:
+      return "dtype";
+  }
+  return "?";
+}
+
+bool contains(const std::vector<int>& list, size_t index) {
+  return std::find(list.begin(), list.end(), static_cast<int>(index)) != list.end();
+}
+
+LaunchError kernel_error(const std::string& kernel, const std::string& message) {
+  return LaunchError("kernel '" + kernel + "': " + message);
+}
+
+// An integer argument's facts: divisible by 16 with Python's modulo (0 and negative
+// multiples qualify; for two's complement values C's % agrees on "== 0").
+bool int_divisible_by_16(const Arg& arg) {
+  return arg.is_unsigned() ? arg.uint_value() % 16 == 0 : arg.int_value() % 16 == 0;
+}
+
+bool int_equals_one(const Arg& arg) {
+  return arg.is_unsigned() ? arg.uint_value() == 1 : arg.int_value() == 1;
+}
+
+}  // namespace
+
+LaunchError argument_error(const std::string& kernel, const std::string& param,
+                           const std::string& message) {
+  return kernel_error(kernel, "argument '" + param + "': " + message);
+}
+
+void throw_int_overflow(const std::string& kernel, const std::string& param,
+                        const std::string& value_text) {
+  throw argument_error(kernel, param,
+                       "OverflowError: int " + value_text +
+                           " is out of range for a kernel argument (it must fit in int64 or "
+                           "uint64)");
+}
+
+Arg int_arg(__int128 value, const std::string& kernel, const std::string& param) {
+  const __int128 min_i64 = -(static_cast<__int128>(1) << 63);
+  const __int128 max_u64 = (static_cast<__int128>(1) << 64) - 1;
+  if (value < min_i64 || value > max_u64) {
+    throw_int_overflow(kernel, param, int128_to_string(value));
+  }
+  if (value >= (static_cast<__int128>(1) << 63)) {
+    return Arg::unsigned_integer(static_cast<uint64_t>(value));
+  }
+  return Arg::integer(static_cast<int64_t>(value));
+}
+
+ir::ScalarKind to_scalar_kind(DType dtype) {
+  switch (dtype) {
+    case DType::i1:
+      return ir::ScalarKind::I1;
+    case DType::i8:
+      return ir::ScalarKind::I8;
+    case DType::i16:
+      return ir::ScalarKind::I16;
+    case DType::i32:
+      return ir::ScalarKind::I32;
+    case DType::i64:
+      return ir::ScalarKind::I64;
+    case DType::u8:
+      return ir::ScalarKind::U8;
+    case DType::u16:
+      return ir::ScalarKind::U16;
+    case DType::u32:
+      return ir::ScalarKind::U32;
+    case DType::u64:
+      return ir::ScalarKind::U64;
+    case DType::fp16:
+      return ir::ScalarKind::F16;
+    case DType::bf16:
+      return ir::ScalarKind::BF16;
+    case DType::fp32:
+      return ir::ScalarKind::F32;
+    case DType::fp64:
+      return ir::ScalarKind::F64;
+  }
+  return ir::ScalarKind::I32;
+}
+
+DType to_dtype(ir::ScalarKind kind) {
+  switch (kind) {
+    case ir::ScalarKind::I1:
+      return DType::i1;
+    case ir::ScalarKind::I8:
+      return DType::i8;
+    case ir::ScalarKind::I16:
+      return DType::i16;
+    case ir::ScalarKind::I32:
+      return DType::i32;
+    case ir::ScalarKind::I64:
+      return DType::i64;
+    case ir::ScalarKind::U8:
+      return DType::u8;
+    case ir::ScalarKind::U16:
+      return DType::u16;
+    case ir::ScalarKind::U32:
+      return DType::u32;
+    case ir::ScalarKind::U64:
+      return DType::u64;
+    case ir::ScalarKind::F16:
+      return DType::fp16;
+    case ir::ScalarKind::BF16:
+      return DType::bf16;
+    case ir::ScalarKind::F32:
+      return DType::fp32;
+    case ir::ScalarKind::F64:
+      return DType::fp64;
+  }
+  return DType::i32;
+}
+
+ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string& param) {
+  switch (arg.kind()) {
+    case Arg::Kind::None:
+      return ConstValue::none();
+    case Arg::Kind::Bool:
+      return ConstValue::boolean(arg.bool_value());
+    case Arg::Kind::Int:
+      return ConstValue::integer(arg.is_unsigned() ? static_cast<__int128>(arg.uint_value())
+                                                   : static_cast<__int128>(arg.int_value()));
+    case Arg::Kind::Float:
+      return ConstValue::floating(arg.float_value());
+    case Arg::Kind::Str:
+      return ConstValue::string(arg.str());
+    case Arg::Kind::DType:
+      return ConstValue::type(to_scalar_kind(arg.dtype_value()));
+    case Arg::Kind::Pointer:
+      break;
+  }
+  throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
+}
+
+std::vector<Arg> default_args(const std::string& kernel, const KernelParams& params) {
+  std::vector<Arg> out(params.names.size(), Arg::none());
+  for (size_t i = 0; i < params.names.size(); ++i) {
+    if (i >= params.has_default.size() || !params.has_default[i]) continue;
+    const ConstValue& v = params.defaults.at(i);
+    switch (v.kind) {
+      case ConstValue::Kind::None:
+        out[i] = Arg::none();
+        break;
+      case ConstValue::Kind::Bool:
+        out[i] = Arg::boolean(v.b);
+        break;
+      case ConstValue::Kind::Int:
+        out[i] = int_arg(v.i, kernel, params.names[i]);
+        break;
+      case ConstValue::Kind::Float:
+        out[i] = Arg::floating(v.f);
+        break;
+      case ConstValue::Kind::Str:
+        out[i] = Arg::string(v.s);
+        break;
+      case ConstValue::Kind::DType:
+        out[i] = Arg::dtype(to_dtype(v.dtype));
+        break;
+    }
+  }
+  return out;
+}
+
+void bind_args(const std::string& kernel, const KernelParams& params,
+               const std::vector<Arg>& defaults, const std::vector<Arg>& args,
+               const std::vector<std::pair<std::string, Arg>>& named, BoundArgs* out) {
+  const size_t n = params.names.size();
+  if (args.size() > n) {
+    throw kernel_error(kernel, "takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                                   " but " + std::to_string(args.size()) + " were given");
+  }
+  out->assign(n, BoundArg{});
+  for (size_t i = 0; i < args.size(); ++i) {
+    (*out)[i] = BoundArg{&args[i], BoundArg::From::Positional, static_cast<int>(i)};
+  }
+  for (size_t k = 0; k < named.size(); ++k) {
+    const std::string& name = named[k].first;
+    size_t index = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (params.names[i] == name) {
+        index = i;
+        break;
+      }
+    }
+    if (index == n) {
+      throw kernel_error(kernel, "keyword argument '" + name +
+                                     "' was specified but is not a parameter of the kernel");
+    }
+    if ((*out)[index].arg != nullptr) {
+      throw argument_error(kernel, name,
+                           "given more than once (positionally and by name, or "
+                           "twice by name)");
+    }
+    (*out)[index] = BoundArg{&named[k].second, BoundArg::From::Named, static_cast<int>(k)};
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if ((*out)[i].arg != nullptr) continue;
+    if (i < params.has_default.size() && params.has_default[i]) {
+      (*out)[i] = BoundArg{&defaults.at(i), BoundArg::From::Default, static_cast<int>(i)};
+      continue;
+    }
+    throw argument_error(kernel, params.names[i],
+                         "missing (parameter " + std::to_string(i + 1) + " of " +
+                             std::to_string(n) + ", and it has no default)");
+  }
+}
+
+ParamSig classify(const std::string& kernel, const KernelParams& params, size_t index,
+                  const Arg& arg) {
+  const std::string& name = params.names[index];
+  ParamSig sig;
+
+  if (index < params.is_constexpr.size() && params.is_constexpr[index]) {
+    if (arg.kind() == Arg::Kind::Pointer) {
+      throw argument_error(kernel, name,
+                           "unsupported type: a pointer cannot be passed to a tl.constexpr "
+                           "parameter");
+    }
+    sig.kind = ParamSig::Kind::Constant;
+    sig.value = to_const(arg, kernel, name);
+    sig.is_constexpr = true;
+    return sig;
+  }
+
+  const bool no_specialize = contains(params.do_not_specialize, index);
+  const bool no_align = no_specialize || contains(params.do_not_specialize_on_alignment, index);
+
+  if (arg.kind() == Arg::Kind::None) {
+    sig.kind = ParamSig::Kind::Constant;
+    sig.value = ConstValue::none();
+    return sig;
+  }
+
+  // A dtype annotation forces the type; ints keep their divisibility, nothing is folded.
+  if (index < params.has_annotated_dtype.size() && params.has_annotated_dtype[index]) {
+    ir::ScalarKind forced = params.annotated_dtype.at(index);
+    switch (arg.kind()) {
+      case Arg::Kind::Int:
+      case Arg::Kind::Bool:
+      case Arg::Kind::Float:
+        sig.kind = ParamSig::Kind::Scalar;
+        sig.dtype = forced;
+        if (arg.kind() == Arg::Kind::Int && ir::is_integer(forced) &&
+            forced != ir::ScalarKind::I1 && !no_align && int_divisible_by_16(arg)) {
+          sig.divisibility = 16;
+        }
+        return sig;
+      default:
+        throw argument_error(kernel, name,
+                             std::string("unsupported type: a ") + kind_name(arg.kind()) +
+                                 " cannot be passed to a parameter annotated " +
+                                 ir::scalar_name(forced));
+    }
+  }
+
+  switch (arg.kind()) {
+    case Arg::Kind::Bool:
+      // Before ints: a bool is never folded and never divisible (pitfall 1).
+      sig.kind = ParamSig::Kind::Scalar;
+      sig.dtype = ir::ScalarKind::I1;
+      return sig;
+    case Arg::Kind::Int: {
+      if (!no_specialize && int_equals_one(arg)) {
+        sig.kind = ParamSig::Kind::Constant;
+        sig.value = ConstValue::integer(1);
+        return sig;
+      }
+      sig.kind = ParamSig::Kind::Scalar;
+      if (arg.is_unsigned() && arg.uint_value() >= (uint64_t{1} << 63)) {
+        sig.dtype = ir::ScalarKind::U64;
+      } else {
+        int64_t v = arg.int_value();  // an unsigned value below 2^63 reads the same
+        sig.dtype = v >= INT32_MIN && v <= INT32_MAX ? ir::ScalarKind::I32 : ir::ScalarKind::I64;
+      }
+      if (!no_align && int_divisible_by_16(arg)) sig.divisibility = 16;
+      return sig;
+    }
+    case Arg::Kind::Float:
+      sig.kind = ParamSig::Kind::Scalar;
+      sig.dtype = ir::ScalarKind::F32;
+      return sig;
+    case Arg::Kind::Pointer:
+      sig.kind = ParamSig::Kind::Pointer;
+      sig.dtype = to_scalar_kind(arg.element());
+      if (!no_align && arg.address() % 16 == 0) sig.divisibility = 16;
+      return sig;
+    case Arg::Kind::DType:
+      // A dtype object is a compile-time value wherever it is passed (Triton: constexpr).
+      sig.kind = ParamSig::Kind::Constant;
+      sig.value = ConstValue::type(to_scalar_kind(arg.dtype_value()));
+      return sig;
+    case Arg::Kind::Str:
+      throw argument_error(kernel, name,
+                           "unsupported type: a str can only be passed to a tl.constexpr "
+                           "parameter");
+    case Arg::Kind::None:
+      break;  // handled above
+  }
+  return sig;
+}
+
+void specialize(const std::string& kernel, const KernelParams& params, const BoundArgs& bound,
+                Signature* out) {
+  out->params.resize(bound.size());
+  for (size_t i = 0; i < bound.size(); ++i) {
+    out->params[i] = classify(kernel, params, i, *bound[i].arg);
+  }
+}
+
+}  // namespace tritium::runtime

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Tests of the tritium CLI as a user meets it: every misuse gives a clear message and a
+clean exit status (2 for the command line, 1 for the kernel or its signature), never a
+crash; `--version`; and `run` on the vector add example computes the sum.
+
+  test_cli.py --cli build/tools/tritium --examples examples
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--examples", required=True)
+    opts = parser.parse_args()
+    cli = opts.cli
+    add = os.path.join(opts.examples, "vector_add.py")
+    sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=256"
+    run_args = "x_ptr=arange:fp32:1000, y_ptr=ones:fp32:1000, out_ptr=zeros:fp32:1000, n_elements=1000, BLOCK=256"
+
+    tmp = tempfile.mkdtemp()
+    broken = os.path.join(tmp, "broken.py")
+    with open(broken, "w") as f:
+        f.write("import tritium\n\n@tritium.jit\ndef k(x):\n    return (\n")
+
+    # (name, argv, expected status, text expected in stdout+stderr)
+    cases = [
+        ("version", ["--version"], 0, "LLVM 22"),
+        ("help", ["--help"], 0, "tritium compile FILE"),
+        ("no command", [], 2, "missing command"),
+        ("unknown command", ["frobnicate"], 2, "unknown command 'frobnicate'"),
+        ("compile: no file", ["compile"], 2, "missing FILE"),
+        ("compile: no kernel", ["compile", add, "--signature", sig], 2, "missing --kernel"),
+        ("compile: no signature", ["compile", add, "--kernel", "add_kernel"], 2,
+         "missing --signature"),
+        ("compile: bad emit", ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                               "--emit", "ptx9"], 2, "--emit must be"),
+        ("compile: unknown option", ["compile", add, "--kernel", "add_kernel", "--frob", "1"], 2,
+         "unknown option --frob"),
+        ("compile: option without value", ["compile", add, "--kernel"], 2, "needs a value"),
+        ("compile: bad num-warps", ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                                    "--num-warps", "3"], 2, "power of 2"),
+        ("compile: not a number", ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                                   "--num-warps", "four"], 2, "must be an integer"),
+        ("compile: missing file", ["compile", os.path.join(tmp, "nope.py"), "--kernel", "k",
+                                   "--signature", ""], 2, "cannot read"),
+        ("compile: unknown kernel", ["compile", add, "--kernel", "nope", "--signature", sig], 1,
+         "no function named 'nope'"),
+        ("compile: short signature", ["compile", add, "--kernel", "add_kernel", "--signature",
+                                      "*fp32, *fp32"], 1, "no entry for parameter 'out_ptr'"),
+        ("compile: bad signature type", ["compile", add, "--kernel", "add_kernel", "--signature",
+                                         "*f32, *fp32, *fp32, i32, BLOCK=4"], 1,
+         "unknown pointee type 'f32'"),
+        ("compile: syntax error", ["compile", broken, "--kernel", "k", "--signature", "i32"], 1,
+         "broken.py:"),
+        ("compile: ast", ["compile", add, "--kernel", "add_kernel", "--emit", "ast"], 0,
+         "add_kernel"),
+        ("compile: ir", ["compile", add, "--kernel", "add_kernel", "--signature", sig], 0,
+         "func @add_kernel"),
+        ("run: no grid", ["run", add, "--kernel", "add_kernel", "--args", run_args], 2,
+         "missing --grid"),
+        ("run: bad grid", ["run", add, "--kernel", "add_kernel", "--grid", "1,2,3,4",
+                           "--args", run_args], 2, "1 to 3"),
+        ("run: negative grid", ["run", add, "--kernel", "add_kernel", "--grid", "-1",
+                                "--args", run_args], 2, "[0, 2^31-1]"),
+        ("run: bad buffer", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                             "--args", "x=rand:fp99:10"], 2, "unknown dtype 'fp99'"),
+        ("run: bad buffer kind", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                                  "--args", "x=randn:fp32:10"], 2, "unknown buffer kind"),
+        ("run: bad value", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                            "--args", "x=@@"], 2, "cannot read '@@'"),
+        ("run: missing argument", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                                   "--args", "x_ptr=zeros:fp32:4"], 1,
+         "kernel 'add_kernel': argument 'y_ptr': missing"),
+        ("run: unknown keyword", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                                  "--args", run_args + ", bogus=3"], 1, "'bogus'"),
+        ("run: vector add", ["run", add, "--kernel", "add_kernel", "--grid", "4",
+                             "--args", run_args], 0,
+         "signature: *fp32:16, *fp32:16, *fp32:16, i32, BLOCK=256"),
+        ("run: result", ["run", add, "--kernel", "add_kernel", "--grid", "4", "--show", "4",
+                         "--args", run_args], 0, "out_ptr: fp32[1000] = [1, 2, 3, 4, ...]"),
+        ("run: empty grid", ["run", add, "--kernel", "add_kernel", "--grid", "0",
+                             "--args", run_args], 0, "out_ptr: fp32[1000] = [0, 0,"),
+    ]
+    failures = 0
+    for name, argv, status, text in cases:
+        r = subprocess.run([cli] + argv, capture_output=True, text=True, timeout=120)
+        out = r.stdout + r.stderr
+        ok = r.returncode == status and text in out
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}" +
+              ("" if ok else f": status {r.returncode} (expected {status}), expected {text!r} "
+                             f"in:\n{out}"))
+    print(f"{len(cases) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Runs the golden tests: for each kernel file, each `# RUN:` line gives the arguments of
+`tritium compile FILE ...` (for example `--kernel K --signature "..." --emit ir`); the
+printed stage is checked by tritium_filecheck against the file's `# CHECK:` lines.
+
+A RUN line may carry `--check-prefix=P` (or `--check-prefix P`) to check against `P:` lines
+instead, so one file can hold expectations for several stages or signatures.
+
+  run_golden.py --cli build/tools/tritium --filecheck build/tests/tritium_filecheck \
+      tests/golden [more files or directories]
+
+Prints one line per RUN and a closing `N passed, N failed` line; exit status 1 if any
+failed.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+
+def collect(paths):
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, f) for f in os.listdir(path)
+                            if f.endswith(".py") and not f.startswith(("run_", "test_")))
+        else:
+            files.append(path)
+    return files
+
+
+def run_lines(path):
+    """The RUN lines of a file: lists of arguments."""
+    runs = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            stripped = line.strip()
+            if stripped.startswith("# RUN:"):
+                try:
+                    runs.append((number, shlex.split(stripped[len("# RUN:"):])))
+                except ValueError as e:
+                    raise SystemExit(f"{path}:{number}: bad RUN line: {e}")
+    return runs
+
+
+def split_prefix(args):
+    """Removes --check-prefix from RUN arguments; returns (args, prefix)."""
+    out, prefix, i = [], "CHECK", 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("--check-prefix="):
+            prefix = a.split("=", 1)[1]
+        elif a == "--check-prefix" and i + 1 < len(args):
+            prefix = args[i + 1]
+            i += 1
+        else:
+            out.append(a)
+        i += 1
+    return out, prefix
+
+
+def run_one(cli, filecheck, path, number, args, timeout):
+    args, prefix = split_prefix(args)
+    cmd = [cli, "compile", path] + args
+    where = f"{os.path.relpath(path)}:{number}"
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"{where}: the CLI timed out after {timeout}s: {shlex.join(cmd)}"
+    if result.returncode != 0:
+        return (f"{where}: the CLI exited with status {result.returncode}: {shlex.join(cmd)}\n"
+                f"{result.stderr.rstrip()}")
+    check = subprocess.run([filecheck, path, f"--check-prefix={prefix}"], input=result.stdout,
+                           capture_output=True, text=True, timeout=timeout)
+    if check.returncode != 0:
+        return (f"{where}: {prefix} lines do not match ({shlex.join(cmd)})\n"
+                f"{check.stderr.rstrip()}\n--- output of the CLI ---\n{result.stdout.rstrip()}")
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--filecheck", required=True)
+    parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("paths", nargs="+")
+    opts = parser.parse_args()
+
+    passed = failed = 0
+    for path in collect(opts.paths):
+        runs = run_lines(path)
+        if not runs:
+            print(f"FAIL {os.path.relpath(path)}: no '# RUN:' line")
+            failed += 1
+            continue
+        for number, args in runs:
+            error = run_one(opts.cli, opts.filecheck, path, number, args, opts.timeout)
+            if error is None:
+                passed += 1
+                print(f"PASS {os.path.relpath(path)}:{number}")
+            else:
+                failed += 1
+                print(f"FAIL {error}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,606 @@
+// The `tritium` command-line tool: prints a kernel's stages for a signature (`compile`),
+// interprets a kernel on generated inputs (`run`), and reports versions. It uses only the
+// public API of libtritium.so (plus the LLVM version query).
+#include "tritium/tritium.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "target/nvptx/llvm_info.h"
+
+#ifndef TRITIUM_VERSION
+#define TRITIUM_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using tritium::Arg;
+using tritium::DType;
+
+const char* kUsage =
+    "usage:\n"
+    "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N] --emit ast|ir|ir-opt\n"
+    "      print a stage of the kernel NAME of FILE specialized on SIG, for example\n"
+    "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"\n"
+    "  tritium run FILE --kernel NAME --grid X[,Y,Z] --args ARGS [--num-warps N] [--show N]\n"
+    "              [--seed N]\n"
+    "      interpret the kernel on generated inputs and print the first elements of every\n"
+    "      buffer; ARGS is a comma-separated list of [NAME=]VALUE where VALUE is a buffer\n"
+    "      rand:DTYPE:N | zeros:DTYPE:N | ones:DTYPE:N | arange:DTYPE:N, or a scalar:\n"
+    "      an int, a float, True, False, None, 'text' or a dtype, for example\n"
+    "      --args \"x_ptr=rand:fp32:1000, y_ptr=rand:fp32:1000, out_ptr=zeros:fp32:1000,\n"
+    "              n_elements=1000, BLOCK=256\"\n"
+    "  tritium --version\n"
+    "  tritium --help\n";
+
+// A command-line mistake: printed with the usage hint, exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// Parses `--name value` and `--name=value` options after the positional FILE.
+struct Options {
+  std::string file;
+  std::map<std::string, std::string> values;
+
+  bool has(const std::string& name) const { return values.count(name) != 0; }
+  std::string get(const std::string& name, const std::string& fallback = "") const {
+    auto it = values.find(name);
+    return it == values.end() ? fallback : it->second;
+  }
+  std::string require(const std::string& name) const {
+    if (!has(name)) throw UsageError{"missing --" + name};
+    return get(name);
+  }
+};
+
+Options parse_options(int argc, char** argv, int first, const std::vector<std::string>& known) {
+  Options out;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) {
+      std::string name = a.substr(2), value;
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      } else {
+        if (i + 1 >= argc) throw UsageError{"--" + name + " needs a value"};
+        value = argv[++i];
+      }
+      bool ok = false;
+      for (const std::string& k : known) ok = ok || k == name;
+      if (!ok) throw UsageError{"unknown option --" + name};
+      if (out.values.count(name) != 0) throw UsageError{"--" + name + " given twice"};
+      out.values[name] = value;
+    } else if (out.file.empty()) {
+      out.file = a;
+    } else {
+      throw UsageError{"unexpected argument '" + a + "'"};
+    }
+  }
+  if (out.file.empty()) throw UsageError{"missing FILE"};
+  return out;
+}
+
+int64_t parse_int(const std::string& text, const std::string& what) {
+  std::string t = trim(text);
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(t.c_str(), &end, 0);
+  if (t.empty() || end != t.c_str() + t.size() || errno == ERANGE) {
+    throw UsageError{what + " must be an integer, got '" + text + "'"};
+  }
+  return v;
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw UsageError{"cannot read " + path + ": it is a directory"};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError{"cannot read " + path + ": " + std::strerror(errno)};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int num_warps_option(const Options& options) {
+  int64_t w = parse_int(options.get("num-warps", "4"), "--num-warps");
+  if (w <= 0 || w > 64 || (w & (w - 1)) != 0) {
+    throw UsageError{"--num-warps must be a power of 2 from 1 to 64, got " + std::to_string(w)};
+  }
+  return static_cast<int>(w);
+}
+
+// ---------------------------------------------------------------------------------------
+// `tritium compile`
+
+int cmd_compile(int argc, char** argv) {
+  Options options = parse_options(argc, argv, 2, {"kernel", "signature", "num-warps", "emit"});
+  std::string emit = options.get("emit", "ir");
+  tritium::Stage stage;
+  if (emit == "ast") {
+    stage = tritium::Stage::Ast;
+  } else if (emit == "ir") {
+    stage = tritium::Stage::Ir;
+  } else if (emit == "ir-opt") {
+    stage = tritium::Stage::IrOpt;
+  } else {
+    throw UsageError{"--emit must be ast, ir or ir-opt, got '" + emit + "'"};
+  }
+  std::string kernel_name = options.require("kernel");
+  if (stage != tritium::Stage::Ast && !options.has("signature")) {
+    throw UsageError{"missing --signature (needed for --emit " + emit + ")"};
+  }
+  tritium::LaunchConfig config;
+  config.num_warps = num_warps_option(options);
+  std::string source = read_file(options.file);
+  tritium::Kernel kernel(source, kernel_name, options.file);
+  std::string text = kernel.emit(stage, options.get("signature"), config);
+  std::cout << text;
+  if (!text.empty() && text.back() != '\n') std::cout << '\n';
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// `tritium run`: generated buffers
+
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (((x >> 23) & 0xff) == 0xff)
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - exp);
+    uint32_t half = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(half);
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      x = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000u | (mant << 13);
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+float bf16_to_float(uint16_t b) {
+  uint32_t x = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+bool parse_dtype(std::string name, DType* out) {
+  if (name.rfind("tl.", 0) == 0) name = name.substr(3);
+  static const std::map<std::string, DType> names = {
+      {"i1", DType::i1},        {"bool", DType::i1},       {"int1", DType::i1},
+      {"i8", DType::i8},        {"int8", DType::i8},       {"i16", DType::i16},
+      {"int16", DType::i16},    {"i32", DType::i32},       {"int32", DType::i32},
+      {"i64", DType::i64},      {"int64", DType::i64},     {"u8", DType::u8},
+      {"uint8", DType::u8},     {"u16", DType::u16},       {"uint16", DType::u16},
+      {"u32", DType::u32},      {"uint32", DType::u32},    {"u64", DType::u64},
+      {"uint64", DType::u64},   {"fp16", DType::fp16},     {"float16", DType::fp16},
+      {"bf16", DType::bf16},    {"bfloat16", DType::bf16}, {"fp32", DType::fp32},
+      {"float32", DType::fp32}, {"fp64", DType::fp64},     {"float64", DType::fp64},
+  };
+  auto it = names.find(name);
+  if (it == names.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::i1:
+      return "i1";
+    case DType::i8:
+      return "i8";
+    case DType::i16:
+      return "i16";
+    case DType::i32:
+      return "i32";
+    case DType::i64:
+      return "i64";
+    case DType::u8:
+      return "u8";
+    case DType::u16:
+      return "u16";
+    case DType::u32:
+      return "u32";
+    case DType::u64:
+      return "u64";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::fp32:
+      return "fp32";
+    case DType::fp64:
+      return "fp64";
+  }
+  return "?";
+}
+
+size_t dtype_size(DType d) {
+  switch (d) {
+    case DType::i1:
+    case DType::i8:
+    case DType::u8:
+      return 1;
+    case DType::i16:
+    case DType::u16:
+    case DType::fp16:
+    case DType::bf16:
+      return 2;
+    case DType::i32:
+    case DType::u32:
+    case DType::fp32:
+      return 4;
+    case DType::i64:
+    case DType::u64:
+    case DType::fp64:
+      return 8;
+  }
+  return 1;
+}
+
+bool is_float_dtype(DType d) {
+  return d == DType::fp16 || d == DType::bf16 || d == DType::fp32 || d == DType::fp64;
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// A host buffer that a kernel argument points into (64-byte aligned, like a fresh tensor).
+struct Buffer {
+  std::string name;
+  DType dtype = DType::fp32;
+  size_t count = 0;
+  std::unique_ptr<unsigned char, FreeDeleter> data;
+
+  void set(size_t i, double v) {
+    unsigned char* p = data.get() + i * dtype_size(dtype);
+    auto put = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
+    switch (dtype) {
+      case DType::i1:
+        put(static_cast<uint8_t>(v != 0));
+        break;
+      case DType::i8:
+        put(static_cast<int8_t>(v));
+        break;
+      case DType::i16:
+        put(static_cast<int16_t>(v));
+        break;
+      case DType::i32:
+        put(static_cast<int32_t>(v));
+        break;
+      case DType::i64:
+        put(static_cast<int64_t>(v));
+        break;
+      case DType::u8:
+        put(static_cast<uint8_t>(v));
+        break;
+      case DType::u16:
+        put(static_cast<uint16_t>(v));
+        break;
+      case DType::u32:
+        put(static_cast<uint32_t>(v));
+        break;
+      case DType::u64:
+        put(static_cast<uint64_t>(v));
+        break;
+      case DType::fp16:
+        put(float_to_half(static_cast<float>(v)));
+        break;
+      case DType::bf16:
+        put(float_to_bf16(static_cast<float>(v)));
+        break;
+      case DType::fp32:
+        put(static_cast<float>(v));
+        break;
+      case DType::fp64:
+        put(v);
+        break;
+    }
+  }
+
+  std::string format(size_t i) const {
+    const unsigned char* p = data.get() + i * dtype_size(dtype);
+    auto get = [p](auto x) {
+      std::memcpy(&x, p, sizeof(x));
+      return x;
+    };
+    char buf[64];
+    switch (dtype) {
+      case DType::i1:
+        return get(uint8_t{}) ? "True" : "False";
+      case DType::i8:
+        return std::to_string(get(int8_t{}));
+      case DType::i16:
+        return std::to_string(get(int16_t{}));
+      case DType::i32:
+        return std::to_string(get(int32_t{}));
+      case DType::i64:
+        return std::to_string(get(int64_t{}));
+      case DType::u8:
+        return std::to_string(get(uint8_t{}));
+      case DType::u16:
+        return std::to_string(get(uint16_t{}));
+      case DType::u32:
+        return std::to_string(get(uint32_t{}));
+      case DType::u64:
+        return std::to_string(get(uint64_t{}));
+      case DType::fp16:
+        std::snprintf(buf, sizeof buf, "%.6g", half_to_float(get(uint16_t{})));
+        break;
+      case DType::bf16:
+        std::snprintf(buf, sizeof buf, "%.6g", bf16_to_float(get(uint16_t{})));
+        break;
+      case DType::fp32:
+        std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(get(float{})));
+        break;
+      case DType::fp64:
+        std::snprintf(buf, sizeof buf, "%.10g", get(double{}));
+        break;
+    }
+    return buf;
+  }
+};
+
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> out;
+  std::string current;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      current += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      current += c;
+    } else if (c == ',') {
+      out.push_back(trim(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (quote != 0) throw UsageError{"--args: unterminated string"};
+  if (!trim(current).empty() || !out.empty()) out.push_back(trim(current));
+  return out;
+}
+
+// One --args value: a generated buffer (kept in `buffers`) or a scalar.
+Arg parse_run_value(const std::string& name, const std::string& text, std::mt19937_64& rng,
+                    std::vector<std::unique_ptr<Buffer>>& buffers) {
+  std::string what = "--args entry '" + (name.empty() ? text : name + "=" + text) + "'";
+  if (text.empty()) throw UsageError{what + " has no value"};
+  size_t colon = text.find(':');
+  if (colon != std::string::npos && text[0] != '\'' && text[0] != '"') {
+    std::string kind = text.substr(0, colon), rest = text.substr(colon + 1);
+    size_t colon2 = rest.find(':');
+    if (colon2 == std::string::npos) {
+      throw UsageError{what + ": a buffer is KIND:DTYPE:N (rand, zeros, ones, arange)"};
+    }
+    auto buffer = std::make_unique<Buffer>();
+    buffer->name = name.empty() ? "arg" + std::to_string(buffers.size()) : name;
+    if (!parse_dtype(trim(rest.substr(0, colon2)), &buffer->dtype)) {
+      throw UsageError{what + ": unknown dtype '" + rest.substr(0, colon2) + "'"};
+    }
+    int64_t count = parse_int(rest.substr(colon2 + 1), what + ": the element count");
+    if (count < 0 || count > (int64_t{1} << 31)) {
+      throw UsageError{what + ": the element count must be in [0, 2^31]"};
+    }
+    buffer->count = static_cast<size_t>(count);
+    size_t bytes = buffer->count * dtype_size(buffer->dtype);
+    size_t padded = (bytes + 63) / 64 * 64 + 64;
+    buffer->data.reset(static_cast<unsigned char*>(std::aligned_alloc(64, padded)));
+    if (!buffer->data) throw UsageError{what + ": out of memory"};
+    std::memset(buffer->data.get(), 0, padded);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(0, 99);
+    for (size_t i = 0; i < buffer->count; ++i) {
+      double v = 0;
+      if (kind == "rand") {
+        v = buffer->dtype == DType::i1      ? small(rng) % 2
+            : is_float_dtype(buffer->dtype) ? uniform(rng)
+                                            : small(rng);
+      } else if (kind == "zeros") {
+        v = 0;
+      } else if (kind == "ones") {
+        v = 1;
+      } else if (kind == "arange") {
+        v = static_cast<double>(i);
+      } else {
+        throw UsageError{what + ": unknown buffer kind '" + kind + "' (rand, zeros, ones, arange)"};
+      }
+      buffer->set(i, v);
+    }
+    Arg arg = Arg::pointer(buffer->data.get(), buffer->dtype, bytes);
+    buffers.push_back(std::move(buffer));
+    return arg;
+  }
+  if (text == "None") return Arg::none();
+  if (text == "True") return Arg::boolean(true);
+  if (text == "False") return Arg::boolean(false);
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') && text.back() == text[0]) {
+    return Arg::string(text.substr(1, text.size() - 2));
+  }
+  DType dtype;
+  if (parse_dtype(text, &dtype)) return Arg::dtype(dtype);
+  errno = 0;
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 0);
+  if (end == text.c_str() + text.size() && errno != ERANGE) return Arg::integer(i);
+  errno = 0;
+  unsigned long long u = std::strtoull(text.c_str(), &end, 0);
+  if (text[0] != '-' && end == text.c_str() + text.size() && errno != ERANGE) {
+    return Arg::unsigned_integer(u);
+  }
+  double d = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() + text.size()) return Arg::floating(d);
+  throw UsageError{what + ": cannot read '" + text +
+                   "' (a buffer KIND:DTYPE:N, an int, a float, True, False, None, 'text', or a "
+                   "dtype)"};
+}
+
+int cmd_run(int argc, char** argv) {
+  Options options =
+      parse_options(argc, argv, 2, {"kernel", "grid", "args", "num-warps", "show", "seed"});
+  std::string kernel_name = options.require("kernel");
+  std::vector<std::string> grid_parts = split_top_level(options.require("grid"));
+  if (grid_parts.empty() || grid_parts.size() > 3) {
+    throw UsageError{"--grid takes 1 to 3 comma-separated dimensions"};
+  }
+  uint32_t dims[3] = {1, 1, 1};
+  for (size_t i = 0; i < grid_parts.size(); ++i) {
+    int64_t d = parse_int(grid_parts[i], "--grid dimension");
+    if (d < 0 || d > INT32_MAX) throw UsageError{"--grid dimensions must be in [0, 2^31-1]"};
+    dims[i] = static_cast<uint32_t>(d);
+  }
+  int64_t show = parse_int(options.get("show", "8"), "--show");
+  if (show < 0) throw UsageError{"--show must not be negative"};
+  std::mt19937_64 rng(static_cast<uint64_t>(parse_int(options.get("seed", "0"), "--seed")));
+
+  tritium::LaunchConfig config;
+  config.num_warps = num_warps_option(options);
+  config.backend = tritium::Backend::Interpreter;
+
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  std::vector<Arg> positional;
+  std::vector<std::pair<std::string, Arg>> named;
+  for (const std::string& entry : split_top_level(options.get("args"))) {
+    if (entry.empty()) throw UsageError{"--args has an empty entry"};
+    size_t eq = entry.find('=');
+    bool is_named = eq != std::string::npos && entry[0] != '\'' && entry[0] != '"';
+    std::string name = is_named ? trim(entry.substr(0, eq)) : "";
+    std::string value = is_named ? trim(entry.substr(eq + 1)) : entry;
+    Arg arg = parse_run_value(name, value, rng, buffers);
+    if (is_named) {
+      named.emplace_back(name, std::move(arg));
+    } else {
+      if (!named.empty()) throw UsageError{"--args: a positional entry follows a named one"};
+      positional.push_back(std::move(arg));
+    }
+  }
+
+  std::string source = read_file(options.file);
+  tritium::Kernel kernel(source, kernel_name, options.file);
+  std::string signature = kernel.signature(positional, named);
+  std::cout << "signature: " << signature << "\n";
+  std::cout << "grid: (" << dims[0] << ", " << dims[1] << ", " << dims[2] << ")\n";
+  kernel.launch(tritium::Grid{dims[0], dims[1], dims[2]}, positional, named, config);
+  for (const auto& buffer : buffers) {
+    size_t n = std::min(buffer->count, static_cast<size_t>(show));
+    std::cout << buffer->name << ": " << dtype_name(buffer->dtype) << "[" << buffer->count
+              << "] = [";
+    for (size_t i = 0; i < n; ++i) std::cout << (i ? ", " : "") << buffer->format(i);
+    if (n < buffer->count) std::cout << (n ? ", " : "") << "...";
+    std::cout << "]\n";
+  }
+  return 0;
+}
+
+int run_command(int argc, char** argv) {
+  if (argc < 2) throw UsageError{"missing command"};
+  std::string command = argv[1];
+  if (command == "--version" || command == "version") {
+    std::cout << "tritium " << TRITIUM_VERSION << " (LLVM " << tritium::nvptx::llvm_version()
+              << ")\n";
+    return 0;
+  }
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "compile") return cmd_compile(argc, argv);
+  if (command == "run") return cmd_run(argc, argv);
+  throw UsageError{"unknown command '" + command + "'"};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_command(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "tritium: error: " << e.message << "\n" << kUsage;
+    return 2;
+  } catch (const tritium::CompileError& e) {
+    std::cout.flush();
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const tritium::LaunchError& e) {
+    std::cout.flush();
+    std::cerr << "tritium: error: " << e.what() << "\n";
+    return 1;
+  } catch (const tritium::InternalError& e) {
+    std::cout.flush();
+    std::cerr << "tritium: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "tritium: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
