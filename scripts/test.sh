@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds tritium with warnings as errors and runs every CTest suite (unit, golden, errors,
-# python, the C++ example); then builds again with AddressSanitizer+UBSan (build-asan) and
-# runs the unit, golden and error tests there.
+# python, the C++ example); then builds again with AddressSanitizer+UBSan (build-asan,
+# without the NVPTX backend) and runs the unit, golden and error tests there.
 #
 #   scripts/test.sh            both configurations
 #   SKIP_ASAN=1 scripts/test.sh
@@ -14,7 +14,7 @@ BUILD="${BUILD_DIR:-build}"
 ASAN_BUILD="${ASAN_BUILD_DIR:-build-asan}"
 
 echo "== configure and build ($BUILD, -Werror)"
-cmake -S . -B "$BUILD" -G Ninja -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=OFF \
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=OFF \
   -DTRITIUM_BUILD_TESTS=ON -DTRITIUM_BUILD_PYTHON=ON
 cmake --build "$BUILD" -j "$JOBS"
 
@@ -23,7 +23,10 @@ ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== configure and build ($ASAN_BUILD, AddressSanitizer + UBSan)"
-  cmake -S . -B "$ASAN_BUILD" -G Ninja -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=ON \
+  # The NVPTX backend (LLVM's code generator, the slowest part to build) is left out of
+  # this second build: its code is tested in the first one, and CI must stay under 30 min.
+  cmake -S . -B "$ASAN_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+    -DTRITIUM_WERROR=ON -DTRITIUM_SANITIZE=ON -DTRITIUM_ENABLE_NVPTX=OFF \
     -DTRITIUM_BUILD_TESTS=ON -DTRITIUM_BUILD_PYTHON=OFF
   cmake --build "$ASAN_BUILD" -j "$JOBS"
   echo "== tests ($ASAN_BUILD)"
