@@ -424,6 +424,40 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
   builder_.set_region(if_op->parent());
 }
 
+void Lowerer::collect_carried(const ast::Body& body, const std::string& loop_variable, const Loc& loc,
+                              std::vector<std::string>* carried, std::vector<Value*>* inits) {
+  // Names bound before the loop and assigned in its body are carried from one iteration to
+  // the next (the loop variable itself is not: each iteration binds it anew).
+  std::set<std::string> assigned;
+  collect_assigned(body, &assigned);
+  for (const std::string& name : assigned) {
+    auto it = scope_.find(name);
+    if (it == scope_.end() || name == loop_variable) continue;
+    if (!it->second.is_tensor()) {
+      error_at(loc, "'" + name + "' holds " + it->second.describe() +
+                        " and is reassigned in the loop; only runtime values can change inside a loop");
+    }
+    carried->push_back(name);
+    inits->push_back(it->second.value);
+  }
+}
+
+void Lowerer::yield_carried(const std::vector<std::string>& carried, const std::vector<Value*>& inits,
+                            const Loc& loc) {
+  std::vector<Value*> yields;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    LValue now = scope_[carried[i]];
+    Value* v = now.is_tensor() ? now.value : nullptr;
+    if (!v || v->type() != inits[i]->type()) {
+      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
+                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
+                        " in the loop; its type must stay the same");
+    }
+    yields.push_back(v);
+  }
+  builder_.create(ir::OpKind::Yield, {}, yields, loc);
+}
+
 void Lowerer::lower_for(const ast::Stmt& stmt) {
   const Loc& loc = stmt.loc;
   const ast::Expr& iter = *stmt.cond;
@@ -478,20 +512,9 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
   ubv = cast(ubv, iv_kind, iter.loc);
   stepv = cast(stepv, iv_kind, iter.loc);
 
-  std::set<std::string> assigned;
-  collect_assigned(stmt.body, &assigned);
   std::vector<std::string> carried;
   std::vector<Value*> inits;
-  for (const std::string& name : assigned) {
-    auto it = scope_.find(name);
-    if (it == scope_.end() || name == stmt.target->name) continue;
-    if (!it->second.is_tensor()) {
-      error_at(loc, "'" + name + "' holds " + it->second.describe() +
-                        " and is reassigned in the loop; only runtime values can change inside a loop");
-    }
-    carried.push_back(name);
-    inits.push_back(it->second.value);
-  }
+  collect_carried(stmt.body, stmt.target->name, loc, &carried, &inits);
   std::vector<Value*> operands = {lbv, ubv, stepv};
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
@@ -509,18 +532,7 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
-  std::vector<Value*> yields;
-  for (size_t i = 0; i < carried.size(); ++i) {
-    LValue now = scope_[carried[i]];
-    Value* v = now.is_tensor() ? now.value : nullptr;
-    if (!v || v->type() != inits[i]->type()) {
-      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
-                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
-                        " in the loop; its type must stay the same");
-    }
-    yields.push_back(v);
-  }
-  builder_.create(ir::OpKind::Yield, {}, yields, loc);
+  yield_carried(carried, inits, loc);
   builder_.set_region(outer);
   scope_ = before;
   for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
@@ -549,20 +561,9 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   if (const ast::Stmt* r = find_return(stmt.body)) {
     error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
   }
-  std::set<std::string> assigned;
-  collect_assigned(stmt.body, &assigned);
   std::vector<std::string> carried;
   std::vector<Value*> inits;
-  for (const std::string& name : assigned) {
-    auto it = scope_.find(name);
-    if (it == scope_.end()) continue;
-    if (!it->second.is_tensor()) {
-      error_at(loc, "'" + name + "' holds " + it->second.describe() +
-                        " and is reassigned in the loop; only runtime values can change inside a loop");
-    }
-    carried.push_back(name);
-    inits.push_back(it->second.value);
-  }
+  collect_carried(stmt.body, "", loc, &carried, &inits);
   ir::Op* op = builder_.create(ir::OpKind::While, {}, inits, loc);
   ir::Region* before_region = op->add_region();
   ir::Region* after_region = op->add_region();
@@ -582,18 +583,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
-  std::vector<Value*> yields;
-  for (size_t i = 0; i < carried.size(); ++i) {
-    LValue now = scope_[carried[i]];
-    Value* v = now.is_tensor() ? now.value : nullptr;
-    if (!v || v->type() != inits[i]->type()) {
-      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
-                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
-                        " in the loop; its type must stay the same");
-    }
-    yields.push_back(v);
-  }
-  builder_.create(ir::OpKind::Yield, {}, yields, loc);
+  yield_carried(carried, inits, loc);
   builder_.set_region(outer);
   scope_ = before;
   for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
