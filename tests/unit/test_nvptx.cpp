@@ -647,6 +647,13 @@ TEST_CASE("vectorize: vector add issues 128-bit loads and stores", "[nvptx][vect
   CompiledPtx c64 = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 64");
   REQUIRE(vector_accesses(c64.ptx) == 0);
   REQUIRE_PTXAS_ACCEPTS(c64);
+  // Vectorization off (the benchmark's "before"): one element per access.
+  TargetOptions scalar;
+  scalar.vectorize = false;
+  CompiledPtx off = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", scalar);
+  REQUIRE(vector_accesses(off.ptx) == 0);
+  REQUIRE(count(off.ptx, "ld.global.b32") + count(off.ptx, "ld.global.f32") == 16);
+  REQUIRE_PTXAS_ACCEPTS(off);
 }
 
 TEST_CASE("vectorize: masks of unknown constancy and unaligned pointers stay scalar", "[nvptx][vectorize]") {

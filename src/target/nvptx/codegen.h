@@ -15,6 +15,9 @@ struct TargetOptions {
   int ptx_version = 0;  // PTX ISA as 10 * major + minor (80 = 8.0); 0 derives it from `sm`
   // Contract a * b + c into fma (Triton's enable_fp_fusion, on by default there too).
   bool enable_fp_fusion = true;
+  // Widen loads and stores as the axis facts allow (off: one element per access, the
+  // "before" of the vectorization benchmark; TRITIUM_DISABLE_VECTORIZE=1 at run time).
+  bool vectorize = true;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

@@ -30,7 +30,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       b_(kernel->getContext()),
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
-      widths_(choose_vector_widths(function, threads_)) {}
+      widths_(choose_vector_widths(function, threads_, options.vectorize)) {}
 
 int64_t Emitter::emit() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);

@@ -73,9 +73,10 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
   return static_cast<int>(w);
 }
 
-VectorWidths choose_vector_widths(const ir::Function& function, int threads) {
-  analysis::AxisInfoAnalysis axis(function);
+VectorWidths choose_vector_widths(const ir::Function& function, int threads, bool vectorize) {
   VectorWidths out;
+  if (!vectorize) return out;
+  analysis::AxisInfoAnalysis axis(function);
   collect(function.body(), axis, out);
   for (auto& [n, v] : out.per_block) {
     // Every thread gets at least V elements when the block has them (Triton caps

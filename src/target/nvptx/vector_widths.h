@@ -31,6 +31,7 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis);
 // V for each block size: the largest access width among the accesses on blocks of that
 // size, capped at max(1, N / threads) (Triton's sizePerThread cap) and to divide N; each
 // access then moves min(its width, V) elements at a time.
-VectorWidths choose_vector_widths(const ir::Function& function, int threads);
+// With `vectorize` false every block keeps V = 1 and every access one element.
+VectorWidths choose_vector_widths(const ir::Function& function, int threads, bool vectorize = true);
 
 }  // namespace tritium::nvptx
