@@ -1,6 +1,7 @@
-// The `tritium` command-line tool: prints a kernel's stages for a signature (`compile`),
-// interprets a kernel on generated inputs (`run`), and reports versions. It uses only the
-// public API of libtritium.so (plus the LLVM version query).
+// The `tritium` command-line tool: prints a kernel's stages for a signature (`compile`, up
+// to LLVM IR, PTX and cubin), interprets a kernel on generated inputs (`run`), looks inside
+// the disk cache (`cache`), and reports versions. It uses the public API of libtritium.so,
+// plus the LLVM version query and the disk cache's listing.
 #include "tritium/tritium.h"
 
 #include <cerrno>
@@ -14,12 +15,15 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cache/disk_cache.h"
 #include "target/nvptx/llvm_info.h"
+#include "tritium/cache.h"
 
 #ifndef TRITIUM_VERSION
 #define TRITIUM_VERSION "0.0.0"
@@ -32,9 +36,12 @@ using tritium::DType;
 
 const char* kUsage =
     "usage:\n"
-    "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N] --emit ast|ir|ir-opt\n"
+    "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N]\n"
+    "                  --emit ast|ir|ir-opt|llvm|ptx|cubin [--arch sm_80|sm_90] [--output F]\n"
     "      print a stage of the kernel NAME of FILE specialized on SIG, for example\n"
-    "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"\n"
+    "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"; llvm and ptx\n"
+    "      target --arch (default: the GPU's, else sm_90); cubin needs the CUDA driver and a\n"
+    "      GPU of that architecture, and is written to --output (or stdout)\n"
     "  tritium run FILE --kernel NAME --grid X[,Y,Z] --args ARGS [--num-warps N] [--show N]\n"
     "              [--seed N]\n"
     "      interpret the kernel on generated inputs and print the first elements of every\n"
@@ -43,6 +50,10 @@ const char* kUsage =
     "      an int, a float, True, False, None, 'text' or a dtype, for example\n"
     "      --args \"x_ptr=rand:fp32:1000, y_ptr=rand:fp32:1000, out_ptr=zeros:fp32:1000,\n"
     "              n_elements=1000, BLOCK=256\"\n"
+    "  tritium cache list | show KEY | clear | dir\n"
+    "      the disk cache (TRITIUM_CACHE_DIR, else $XDG_CACHE_HOME/tritium, else\n"
+    "      ~/.cache/tritium): one line per entry, an entry's header and PTX (KEY may be a\n"
+    "      unique prefix), delete every entry, or print the directory\n"
     "  tritium --version\n"
     "  tritium --help\n";
 
@@ -138,27 +149,46 @@ int num_warps_option(const Options& options) {
 // `tritium compile`
 
 int cmd_compile(int argc, char** argv) {
-  Options options = parse_options(argc, argv, 2, {"kernel", "signature", "num-warps", "emit"});
+  Options options = parse_options(argc, argv, 2,
+                                  {"kernel", "signature", "num-warps", "emit", "arch", "output"});
   std::string emit = options.get("emit", "ir");
-  tritium::Stage stage;
-  if (emit == "ast") {
-    stage = tritium::Stage::Ast;
-  } else if (emit == "ir") {
-    stage = tritium::Stage::Ir;
-  } else if (emit == "ir-opt") {
-    stage = tritium::Stage::IrOpt;
-  } else {
-    throw UsageError{"--emit must be ast, ir or ir-opt, got '" + emit + "'"};
+  static const std::map<std::string, tritium::Stage> stages = {
+      {"ast", tritium::Stage::Ast},   {"ir", tritium::Stage::Ir},
+      {"ir-opt", tritium::Stage::IrOpt}, {"llvm", tritium::Stage::Llvm},
+      {"ptx", tritium::Stage::Ptx},   {"cubin", tritium::Stage::Cubin},
+  };
+  auto found = stages.find(emit);
+  if (found == stages.end()) {
+    throw UsageError{"--emit must be ast, ir, ir-opt, llvm, ptx or cubin, got '" + emit + "'"};
   }
+  tritium::Stage stage = found->second;
   std::string kernel_name = options.require("kernel");
   if (stage != tritium::Stage::Ast && !options.has("signature")) {
     throw UsageError{"missing --signature (needed for --emit " + emit + ")"};
   }
   tritium::LaunchConfig config;
   config.num_warps = num_warps_option(options);
+  if (options.has("arch")) {
+    std::string arch = options.get("arch");
+    if (arch.rfind("sm_", 0) != 0 || arch.size() < 5 ||
+        arch.find_first_not_of("0123456789", 3) != std::string::npos) {
+      throw UsageError{"--arch must be sm_XY (sm_80, sm_90), got '" + arch + "'"};
+    }
+    config.arch = std::stoi(arch.substr(3));
+  }
   std::string source = read_file(options.file);
   tritium::Kernel kernel(source, kernel_name, options.file);
   std::string text = kernel.emit(stage, options.get("signature"), config);
+  if (options.has("output")) {
+    std::ofstream out(options.get("output"), std::ios::binary);
+    out << text;
+    if (!out) throw UsageError{"cannot write " + options.get("output")};
+    return 0;
+  }
+  if (stage == tritium::Stage::Cubin) {
+    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+    return 0;
+  }
   std::cout << text;
   if (!text.empty() && text.back() != '\n') std::cout << '\n';
   return 0;
@@ -562,6 +592,49 @@ int cmd_run(int argc, char** argv) {
   return 0;
 }
 
+// ---------------------------------------------------------------------------------------
+// `tritium cache`
+
+int cmd_cache(int argc, char** argv) {
+  if (argc < 3) throw UsageError{"tritium cache needs list, show KEY, clear or dir"};
+  std::string what = argv[2];
+  tritium::cache::DiskCache disk = tritium::cache::DiskCache::from_env();
+  if (what == "dir" && argc == 3) {
+    std::cout << disk.dir() << "\n";
+    return 0;
+  }
+  if (what == "list" && argc == 3) {
+    uint64_t total = 0;
+    std::vector<tritium::cache::EntryInfo> entries = disk.list();
+    for (const tritium::cache::EntryInfo& e : entries) {
+      std::cout << e.key << "  " << e.bytes << " B  " << (e.target.empty() ? "?" : e.target)
+                << "  " << (e.kernel.empty() ? "(unreadable header)" : e.kernel) << " ["
+                << e.signature << "]\n";
+      total += e.bytes;
+    }
+    std::cout << entries.size() << " entr" << (entries.size() == 1 ? "y" : "ies") << ", "
+              << total << " bytes in " << disk.dir() << "\n";
+    return 0;
+  }
+  if (what == "show" && argc == 4) {
+    std::optional<std::string> text = disk.show(argv[3]);
+    if (!text) {
+      std::cerr << "tritium: error: no single cache entry matches '" << argv[3] << "' in "
+                << disk.dir() << "\n";
+      return 1;
+    }
+    std::cout << *text;
+    return 0;
+  }
+  if (what == "clear" && argc == 3) {
+    size_t removed = disk.clear();
+    std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies") << " from "
+              << disk.dir() << "\n";
+    return 0;
+  }
+  throw UsageError{"tritium cache needs list, show KEY, clear or dir"};
+}
+
 int run_command(int argc, char** argv) {
   if (argc < 2) throw UsageError{"missing command"};
   std::string command = argv[1];
@@ -576,6 +649,7 @@ int run_command(int argc, char** argv) {
   }
   if (command == "compile") return cmd_compile(argc, argv);
   if (command == "run") return cmd_run(argc, argv);
+  if (command == "cache") return cmd_cache(argc, argv);
   throw UsageError{"unknown command '" + command + "'"};
 }
 

@@ -27,8 +27,15 @@ class Arg {
   enum class Kind { Pointer, Int, Float, Bool, None, Str, DType };
 
   // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
-  // (the interpreter checks every access against it); 0 means unknown.
+  // (the interpreter checks every access against it); 0 means unknown. Host memory, or
+  // memory whose place the caller does not state: with a GPU present, the launcher asks the
+  // driver where it lives.
   static Arg pointer(const void* address, DType element, size_t bytes = 0);
+  // A pointer into device memory (cuMemAlloc, a CUDA tensor): the launch runs on the GPU
+  // that holds it (DESIGN: Devices). `device` is its ordinal when the caller knows it (then
+  // the driver is not asked at each launch), -1 to let the driver say.
+  static Arg device_pointer(const void* address, DType element, size_t bytes = 0,
+                            int device = -1);
   static Arg integer(int64_t value);
   static Arg unsigned_integer(uint64_t value);  // for values in [2^63, 2^64)
   static Arg floating(double value);
@@ -41,6 +48,8 @@ class Arg {
   uint64_t address() const { return address_; }
   DType element() const { return dtype_; }
   size_t bytes() const { return bytes_; }
+  bool on_device() const { return on_device_; }  // made by device_pointer
+  int device() const { return device_; }         // device_pointer's ordinal, or -1
   int64_t int_value() const { return static_cast<int64_t>(bits_); }
   uint64_t uint_value() const { return bits_; }
   bool is_unsigned() const { return unsigned_; }
@@ -56,6 +65,8 @@ class Arg {
   size_t bytes_ = 0;
   uint64_t bits_ = 0;
   bool unsigned_ = false;
+  bool on_device_ = false;
+  int device_ = -1;
   double float_ = 0;
   std::string str_;
 };
@@ -75,10 +86,14 @@ struct LaunchConfig {
   int num_stages = 3;
   Backend backend = Backend::Auto;
   void* stream = nullptr;  // a CUstream; null is the default stream
+  // The GPU target of Kernel::emit's Llvm, Ptx and Cubin stages as 10 * major + minor (80,
+  // 90); 0: the first GPU's, or sm_90 without one. Launches always target their device.
+  int arch = 0;
 };
 
-// The stages `Kernel::emit` can print.
-enum class Stage { Ast, Ir, IrOpt };
+// The stages `Kernel::emit` can print. Cubin needs the CUDA driver (its JIT linker) and
+// returns the binary image.
+enum class Stage { Ast, Ir, IrOpt, Llvm, Ptx, Cubin };
 
 // A parsed kernel source that can be launched many times; specializations are cached.
 class Kernel {
@@ -95,6 +110,13 @@ class Kernel {
   std::vector<std::string> param_names() const;
 
   void launch(const Grid& grid, const std::vector<Arg>& args,
+              const std::vector<std::pair<std::string, Arg>>& named = {},
+              const LaunchConfig& config = {});
+
+  // Compiles and loads the specialization these arguments select, on the device their
+  // pointers live on, without launching: call it before capturing a CUDA graph, which must
+  // see only launches.
+  void warmup(const std::vector<Arg>& args,
               const std::vector<std::pair<std::string, Arg>>& named = {},
               const LaunchConfig& config = {});
 

@@ -193,11 +193,14 @@ size_t dtype_size(DType dtype) {
   return 1;
 }
 
-// Device memory (a CUDA tensor, anything with __cuda_array_interface__) is passed with its
-// size withheld: Arg has no host/device flag yet, and a size of 0 means the interpreter
-// never dereferences the pointer (it reports the access instead of faulting on it).
-Arg pointer_arg(uint64_t address, DType dtype, size_t bytes, bool device_memory) {
-  return Arg::pointer(reinterpret_cast<const void*>(address), dtype, device_memory ? 0 : bytes);
+// Device memory (a CUDA tensor, anything with __cuda_array_interface__) becomes a device
+// pointer: the launch goes to the GPU that holds it, and the interpreter, which cannot read
+// it, never registers it. `device` is the ordinal when the object says (torch), else -1 and
+// the launcher asks the driver.
+Arg pointer_arg(uint64_t address, DType dtype, size_t bytes, bool device_memory,
+                int device = -1) {
+  if (device_memory) return Arg::device_pointer(reinterpret_cast<const void*>(address), dtype, 0, device);
+  return Arg::pointer(reinterpret_cast<const void*>(address), dtype, bytes);
 }
 
 // Whether a tensor-like object lives in device memory: torch's `device.type`.
@@ -206,6 +209,42 @@ bool on_device(py::handle value) {
   if (device.is_none()) return false;
   py::object type = py::getattr(device, "type", py::none());
   return py::isinstance<py::str>(type) && type.cast<std::string>() != "cpu";
+}
+
+// Attribute names looked up at every launch, made once (leaked with the interpreter).
+struct Names {
+  PyObject* data_ptr = PyUnicode_InternFromString("data_ptr");
+  PyObject* dtype = PyUnicode_InternFromString("dtype");
+  PyObject* get_device = PyUnicode_InternFromString("get_device");
+  PyObject* is_cuda = PyUnicode_InternFromString("is_cuda");
+};
+const Names& names() {
+  static const Names* instance = new Names();
+  return *instance;
+}
+
+// A tensor's CUDA device ordinal: torch's `get_device()` (-1 for CPU tensors; other
+// accelerators also have ordinals, so `is_cuda` confirms), or -2 when the object has no
+// `get_device` (then `device.type` decides).
+int cuda_device_of(py::handle value) {
+  PyObject* index = PyObject_CallMethodNoArgs(value.ptr(), names().get_device);
+  if (index == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+    PyErr_Clear();
+    return -2;
+  }
+  long device = PyLong_AsLong(index);
+  Py_DECREF(index);
+  if (device == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (device < 0) return -1;
+  PyObject* is_cuda = PyObject_GetAttr(value.ptr(), names().is_cuda);
+  if (is_cuda == nullptr) {
+    PyErr_Clear();
+    return -2;
+  }
+  bool cuda = is_cuda == Py_True;
+  Py_DECREF(is_cuda);
+  return cuda ? static_cast<int>(device) : -2;
 }
 
 Arg array_interface_arg(py::handle value, const char* attribute, const ArgContext& context) {
@@ -295,16 +334,38 @@ Arg host_array_arg(py::handle value, const ArgContext& context) {
   return pointer_arg(address, dtype, bytes, false);
 }
 
-Arg tensor_arg(py::handle value, const ArgContext& context) {
-  uint64_t address = value.attr("data_ptr")().cast<uint64_t>();
-  std::string dtype_text = py::str(value.attr("dtype"));
+// A tensor's element type. torch.dtype objects are singletons: their DType is remembered
+// by identity, so a launch does not build the dtype's string each time.
+DType tensor_dtype(py::handle value, const ArgContext& context) {
+  py::object dtype = py::reinterpret_steal<py::object>(PyObject_GetAttr(value.ptr(), names().dtype));
+  if (!dtype) throw py::error_already_set();
+  static auto* known = new std::unordered_map<PyObject*, DType>();  // guarded by the GIL
+  auto it = known->find(dtype.ptr());
+  if (it != known->end()) return it->second;
+  std::string dtype_text = py::str(dtype);
   std::string_view name = dtype_text;
   if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-  DType dtype;
-  if (!dtype_from_name(name, &dtype)) {
+  DType out;
+  if (!dtype_from_name(name, &out)) {
     raise_argument_type_error(argument_prefix(context) + "element type '" + dtype_text +
                               "' is not supported");
   }
+  if (std::string_view(Py_TYPE(dtype.ptr())->tp_name) == "torch.dtype") {
+    known->emplace(dtype.release().ptr(), out);  // the reference is kept
+  }
+  return out;
+}
+
+Arg tensor_arg(py::handle value, const ArgContext& context) {
+  py::object pointer = py::reinterpret_steal<py::object>(
+      PyObject_CallMethodNoArgs(value.ptr(), names().data_ptr));
+  if (!pointer) throw py::error_already_set();
+  uint64_t address = PyLong_AsUnsignedLongLong(pointer.ptr());
+  if (PyErr_Occurred()) throw py::error_already_set();
+  DType dtype = tensor_dtype(value, context);
+  int device = cuda_device_of(value);
+  if (device >= 0) return pointer_arg(address, dtype, 0, true, device);
+  if (device == -2 && on_device(value)) return pointer_arg(address, dtype, 0, true);
   // The storage from this tensor's first element on (torch: a view's whole extent), else
   // the object's `nbytes`; 0 (unknown: the interpreter cannot read it) when neither exists.
   size_t bytes = 0;
@@ -322,7 +383,7 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
   } catch (py::cast_error&) {
     bytes = 0;
   }
-  return pointer_arg(address, dtype, bytes, on_device(value));
+  return pointer_arg(address, dtype, bytes, false);
 }
 
 }  // namespace
@@ -383,6 +444,29 @@ Arg to_arg(py::handle value, const ArgContext& context) {
       "' (expected an array or tensor, an int, float, bool, None, str, or a tl dtype)");
 }
 
+void positional_args(const std::string& kernel, const std::vector<std::string>& params,
+                     PyObject* const* items, size_t count, std::vector<Arg>* out) {
+  out->reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (i < params.size()) {
+      out->push_back(to_arg(items[i], ArgContext{kernel, params[i]}));
+    } else {
+      std::string extra = "#" + std::to_string(i);
+      out->push_back(to_arg(items[i], ArgContext{kernel, extra}));
+    }
+  }
+}
+
+void named_arg(const std::string& kernel, PyObject* name, PyObject* value,
+               std::vector<std::pair<std::string, Arg>>* out) {
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(name, &size);
+  if (text == nullptr) throw py::error_already_set();
+  std::string key(text, static_cast<size_t>(size));
+  Arg arg = to_arg(value, ArgContext{kernel, key});
+  out->emplace_back(std::move(key), std::move(arg));
+}
+
 void to_args(const std::string& kernel, const std::vector<std::string>& params,
              py::handle args, py::handle kwargs, std::vector<Arg>* positional,
              std::vector<std::pair<std::string, Arg>>* named) {
@@ -390,18 +474,15 @@ void to_args(const std::string& kernel, const std::vector<std::string>& params,
   if (!kwargs.is_none() && !PyDict_Check(kwargs.ptr())) {
     throw py::type_error("tritium: kwargs must be a dict");
   }
-  auto tuple = py::reinterpret_borrow<py::tuple>(args);
-  positional->reserve(tuple.size());
-  for (size_t i = 0; i < tuple.size(); ++i) {
-    std::string extra;
-    if (i >= params.size()) extra = "#" + std::to_string(i);
-    const std::string& param = i < params.size() ? params[i] : extra;
-    positional->push_back(to_arg(tuple[i], ArgContext{kernel, param}));
-  }
+  positional_args(kernel, params, reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item,
+                  static_cast<size_t>(PyTuple_GET_SIZE(args.ptr())), positional);
   if (kwargs.is_none()) return;
-  for (auto item : py::reinterpret_borrow<py::dict>(kwargs)) {
-    std::string name = py::str(item.first);
-    named->emplace_back(name, to_arg(item.second, ArgContext{kernel, name}));
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) {
+    if (!PyUnicode_Check(key)) throw py::type_error("tritium: keyword names must be strings");
+    named_arg(kernel, key, value, named);
   }
 }
 

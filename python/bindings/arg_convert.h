@@ -31,6 +31,13 @@ void to_args(const std::string& kernel, const std::vector<std::string>& params,
              py::handle args, py::handle kwargs, std::vector<Arg>* positional,
              std::vector<std::pair<std::string, Arg>>* named);
 
+// The same from a vector of positional arguments (a vectorcall's), and one keyword
+// argument (`name` a str).
+void positional_args(const std::string& kernel, const std::vector<std::string>& params,
+                     PyObject* const* items, size_t count, std::vector<Arg>* out);
+void named_arg(const std::string& kernel, PyObject* name, PyObject* value,
+               std::vector<std::pair<std::string, Arg>>* out);
+
 // A tritium.language dtype object (or anything with a Triton dtype `name`) -> DType.
 // Returns false when `value` is not one.
 bool to_dtype(py::handle value, DType* out);

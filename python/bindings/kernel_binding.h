@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -32,15 +33,22 @@ class PyKernel {
   // kernel[grid](*args, **kwargs): `grid` is a tuple/list of 1-3 ints or a callable of META.
   void launch(py::handle grid, py::handle args, py::handle kwargs, int num_warps,
               int num_stages, py::handle stream);
-  // Compiles the specialization of these arguments without launching.
-  void warmup(py::handle args, py::handle kwargs, int num_warps, int num_stages);
+  // kernel[grid](...) through the launcher's vectorcall: `args` holds `nargs` positional
+  // arguments, then one value per name of `kwnames` (a tuple, or null). num_warps,
+  // num_stages and stream among the keywords are launch options.
+  void launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t nargs,
+                     PyObject* kwnames);
+  // Compiles (and on the GPU loads) the specialization of these arguments without launching.
+  void warmup(py::handle args, py::handle kwargs, int num_warps, int num_stages,
+              py::handle stream);
   // META: parameter name -> bound value (the objects given, or the defaults).
   py::dict bind(py::handle args, py::handle kwargs);
   // The canonical signature text of a call with these arguments.
   std::string signature(py::handle args, py::handle kwargs);
-  // A stage ("ast", "ir", "ir-opt") printed for a signature text.
-  std::string emit(const std::string& stage, const std::string& signature_text, int num_warps,
-                   int num_stages);
+  // A stage ("ast", "ir", "ir-opt", "llvm", "ptx"; "cubin" as bytes) for a signature text;
+  // `arch` (80, 90; 0: the GPU's) is the target of the last three.
+  py::object emit(const std::string& stage, const std::string& signature_text, int num_warps,
+                  int num_stages, int arch);
 
  private:
   Kernel kernel_;
@@ -48,5 +56,10 @@ class PyKernel {
 
 // Registers the class on `module`.
 void register_kernel(py::module_& module);
+
+// Sets the Python error for a C++ exception thrown by tritium (module.cpp: CompileError ->
+// tritium.CompilationError, LaunchError -> tritium.LaunchError, ...), for code that is called
+// by CPython directly rather than through pybind11.
+void translate_exception(std::exception_ptr thrown);
 
 }  // namespace tritium::python

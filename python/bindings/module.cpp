@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernel_binding.h"
+#include "tritium/cache.h"
 #include "tritium/errors.h"
 
 namespace py = pybind11;
@@ -28,6 +29,8 @@ void raise_package_error(const char* class_name, const std::string& fallback, Ma
   }
 }
 
+// Sets the Python error for tritium's three error types; anything else propagates (pybind11
+// then translates it its own way).
 void translate(std::exception_ptr thrown) {
   try {
     if (thrown) std::rethrow_exception(thrown);
@@ -46,8 +49,44 @@ void translate(std::exception_ptr thrown) {
 
 }  // namespace
 
+void tritium::python::translate_exception(std::exception_ptr thrown) {
+  try {
+    translate(thrown);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "tritium: unknown C++ exception");
+  }
+}
+
 PYBIND11_MODULE(_C, module) {
   module.doc() = "tritium's C++ core: parsing, specialization, compilation and launching";
   py::register_exception_translator(&translate);
   tritium::python::register_kernel(module);
+  module.def(
+      "cache_stats",
+      [] {
+        tritium::CacheStats s = tritium::cache_stats();
+        py::dict out;
+        out["memory_hits"] = s.memory_hits;
+        out["memory_misses"] = s.memory_misses;
+        out["disk_hits"] = s.disk_hits;
+        out["disk_misses"] = s.disk_misses;
+        out["bad_entries"] = s.bad_entries;
+        out["compiles"] = s.compiles;
+        out["disk_writes"] = s.disk_writes;
+        out["evictions"] = s.evictions;
+        out["lower_seconds"] = s.lower_seconds;
+        out["optimize_seconds"] = s.optimize_seconds;
+        out["ptx_seconds"] = s.ptx_seconds;
+        out["cubin_seconds"] = s.cubin_seconds;
+        out["load_seconds"] = s.load_seconds;
+        out["disk_seconds"] = s.disk_seconds;
+        return out;
+      },
+      "The process's cache counters and per-stage compile seconds.");
+  module.def("reset_cache_stats", &tritium::reset_cache_stats, "Zeroes the cache counters.");
+  module.def("cache_dir", &tritium::cache_dir, "The disk cache directory of this process.");
 }

@@ -20,7 +20,32 @@ __version__ = "0.1.0"
 
 from . import language
 from .errors import ArgumentTypeError, CompilationError, InternalError, LaunchError
-from .jit import JITFunction, cdiv, jit, next_power_of_2
+from .jit import JITFunction, _extension, cdiv, jit, next_power_of_2
+
+# The C++ core loads here, as Triton's does at import, so a first launch does not pay for
+# loading the library; without it `import tritium.language` still works and the first
+# launch reports why it is missing.
+try:
+    _extension()
+except ImportError:
+    pass
+
+
+def cache_stats():
+    """The process's cache counters (memory/disk hits and misses, compiles, bad entries,
+    evictions) and seconds per compile stage (lower, optimize, ptx, cubin, load, disk)."""
+    return _extension().cache_stats()
+
+
+def reset_cache_stats():
+    """Zeroes the counters of cache_stats()."""
+    _extension().reset_cache_stats()
+
+
+def cache_dir():
+    """The disk cache directory: TRITIUM_CACHE_DIR, else $XDG_CACHE_HOME/tritium, else
+    ~/.cache/tritium."""
+    return _extension().cache_dir()
 
 __all__ = [
     "ArgumentTypeError",
@@ -29,8 +54,11 @@ __all__ = [
     "JITFunction",
     "LaunchError",
     "__version__",
+    "cache_dir",
+    "cache_stats",
     "cdiv",
     "jit",
     "language",
     "next_power_of_2",
+    "reset_cache_stats",
 ]

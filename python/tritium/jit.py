@@ -144,6 +144,7 @@ class JITFunction:
         self.src, self.path, self.starting_line_number = _source_of(fn)
         self._globals = None  # name -> description, gathered at the first call
         self._kernel = None   # the tritium._C.Kernel, created at the first call
+        self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
 
     # -- what C++ is given ---------------------------------------------------------------
 
@@ -205,22 +206,32 @@ class JITFunction:
     # -- launching -----------------------------------------------------------------------
 
     def __getitem__(self, grid):
-        def launcher(*args, num_warps=4, num_stages=3, stream=None, **kwargs):
-            kernel = self._kernel or self._build()
-            kernel.launch(grid, args, kwargs, num_warps, num_stages, stream)
+        # The launcher is a C++ object (DESIGN law 6): calling it takes the launch options
+        # num_warps, num_stages and stream out of the keyword arguments and launches. The
+        # last one is kept for the same grid (the same object, or an equal tuple of ints).
+        last = self._last_launcher
+        if last is not None:
+            last_grid = last[0]
+            if last_grid is grid or (type(grid) is tuple and type(last_grid) is tuple
+                                     and last_grid == grid):
+                return last[1]
+        launcher = (self._kernel or self._build()).launcher(grid)
+        self._last_launcher = (grid, launcher)
         return launcher
 
     def run(self, *args, grid, warmup=False, num_warps=4, num_stages=3, stream=None, **kwargs):
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``."""
         kernel = self._kernel or self._build()
         if warmup:
-            kernel.warmup(args, kwargs, num_warps, num_stages)
+            kernel.warmup(args, kwargs, num_warps, num_stages, stream)
         else:
             kernel.launch(grid, args, kwargs, num_warps, num_stages, stream)
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
-        """Compiles (and caches) the kernel for these arguments without launching it."""
-        (self._kernel or self._build()).warmup(args, kwargs, num_warps, num_stages)
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, stream=None, **kwargs):
+        """Compiles (and caches) the kernel for these arguments without launching it; on the
+        GPU it is also loaded on the arguments' device, so a CUDA graph captured afterwards
+        sees only launches."""
+        (self._kernel or self._build()).warmup(args, kwargs, num_warps, num_stages, stream)
 
     # -- looking inside ------------------------------------------------------------------
 
@@ -233,15 +244,17 @@ class JITFunction:
         ``*fp32:16, *fp32:16, i32:16, BLOCK=1024``."""
         return (self._kernel or self._build()).signature(args, kwargs)
 
-    def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, **kwargs):
-        """A compiler stage as text: `stage` is "ast", "ir" or "ir-opt"; the specialization
-        is given as `signature` text or by example arguments."""
+    def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, arch=0, **kwargs):
+        """A compiler stage: `stage` is "ast", "ir", "ir-opt", "llvm" or "ptx" (text), or
+        "cubin" (bytes; needs a GPU of that architecture); the specialization is given as
+        `signature` text or by example arguments; `arch` (80, 90; 0: the GPU's, else 90) is
+        the target of the last three."""
         kernel = self._kernel or self._build()
         if signature is None:
             signature = kernel.signature(args, kwargs)
         elif args or kwargs:
             raise TypeError("emit: give either example arguments or signature=, not both")
-        return kernel.emit(stage, signature, num_warps, num_stages)
+        return kernel.emit(stage, signature, num_warps, num_stages, arch)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

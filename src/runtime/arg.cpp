@@ -13,6 +13,13 @@ Arg Arg::pointer(const void* address, DType element, size_t bytes) {
   return a;
 }
 
+Arg Arg::device_pointer(const void* address, DType element, size_t bytes, int device) {
+  Arg a = pointer(address, element, bytes);
+  a.on_device_ = true;
+  a.device_ = device < 0 ? -1 : device;
+  return a;
+}
+
 Arg Arg::integer(int64_t value) {
   Arg a;
   a.kind_ = Kind::Int;

@@ -1,6 +1,7 @@
 // tritium::Kernel and jit_launch: parse once, then per call bind -> specialize -> memory
-// cache lookup (compile on a miss: lower + pipeline) -> run. For now every launch runs in
-// the reference interpreter; the CUDA launcher slots in behind the same path (GPU issue).
+// cache lookup (compile on a miss: lower + pipeline) -> run. Launches on device memory go to
+// the GPU (kernel_gpu.cpp); host memory, TRITIUM_INTERPRET=1 and machines without a GPU run
+// in the reference interpreter.
 #include <strings.h>
 
 #include <cmath>
@@ -15,7 +16,8 @@
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "runtime/device_probe.h"
+#include "runtime/axis_oracle.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/kernel_impl.h"
 #include "support/diagnostics.h"
 #include "transforms/pipeline.h"
@@ -83,23 +85,6 @@ std::atomic<bool> g_notice_printed{false};
 
 void notice_once(const char* text) {
   if (!g_notice_printed.exchange(true)) std::fprintf(stderr, "%s\n", text);
-}
-
-// Decides where a launch runs; today every path that does not fail ends in the interpreter.
-void choose_backend(const std::string& kernel, const LaunchConfig& config) {
-  if (env_flag("TRITIUM_INTERPRET") || config.backend == Backend::Interpreter) return;
-  if (config.backend == Backend::Cuda) {
-    throw LaunchError("kernel '" + kernel + "': CUDA backend not available yet");
-  }
-  if (!runtime::cuda_device_present()) {
-    notice_once(
-        "tritium: no GPU found; running kernels in the interpreter (set TRITIUM_INTERPRET=1 to "
-        "silence)");
-  } else {
-    notice_once(
-        "tritium: the CUDA backend is not available yet; running kernels in the interpreter "
-        "(set TRITIUM_INTERPRET=1 to silence)");
-  }
 }
 
 void check_config(const std::string& kernel, const LaunchConfig& config) {
@@ -193,6 +178,8 @@ void Kernel::Impl::set_globals(Globals globals) {
     globals_.emplace(callee_name, binding);  // what Python handed over wins
   }
   read_parameters();
+  globals_text_ = globals_text();
+  gpu_cache_.clear();
   std::lock_guard<std::mutex> lock(cache_mutex_);
   cache_.clear();
 }
@@ -235,6 +222,36 @@ std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature) co
   return function;
 }
 
+void Kernel::Impl::optimize(ir::Function& function) {
+  transforms::PipelineOptions options;
+  options.verify_each = verify_each_pass();
+  transforms::run_pipeline(function, options);
+}
+
+bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& config) const {
+  // Read once: the hot path should not scan the environment at every launch.
+  static const bool interpret = env_flag("TRITIUM_INTERPRET");
+  if (config.backend == Backend::Interpreter) return false;
+  if (config.backend == Backend::Cuda) return true;  // launch_gpu says why it cannot
+  if (interpret) return false;
+  if (runtime::any_device_pointer(name_, bound)) return true;
+  if (!cuda::device_present()) {
+    notice_once(
+        "tritium: no GPU found; running kernels in the interpreter (set TRITIUM_INTERPRET=1 to "
+        "silence)");
+    return false;
+  }
+  for (const runtime::BoundArg& b : bound) {
+    if (b.arg->kind() == Arg::Kind::Pointer && b.arg->address() != 0) {
+      notice_once(
+          "tritium: the arguments are host memory; running kernels in the interpreter (pass "
+          "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
+      return false;
+    }
+  }
+  return true;  // no memory arguments at all: the GPU is there
+}
+
 std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
                                                            const std::string& key) {
   std::shared_ptr<Entry> entry;
@@ -250,9 +267,7 @@ std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& sign
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (!entry->ready.load(std::memory_order_acquire)) {
     std::unique_ptr<ir::Function> function = lower(signature);
-    transforms::PipelineOptions options;
-    options.verify_each = verify_each_pass();
-    transforms::run_pipeline(*function, options);
+    optimize(*function);
     entry->function = std::move(function);
     entry->ready.store(true, std::memory_order_release);
   }
@@ -285,7 +300,10 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
                         std::to_string(dims_in[i]) + "; it must be in [0, 2^31-1]");
     }
   }
-  choose_backend(name_, config);
+  if (use_gpu(bound, config)) {
+    launch_gpu(grid, bound, config);
+    return;
+  }
 
   Signature signature = specialize(bound);
   std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature));
@@ -301,7 +319,9 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
   std::vector<interp::MemoryRange> memory;
   for (size_t i = 0; i < bound.size(); ++i) {
     const Arg& arg = *bound[i].arg;
-    if (arg.kind() == Arg::Kind::Pointer && arg.bytes() > 0) {
+    // Device memory is never registered: the interpreter reports an access to it rather
+    // than dereferencing a device address on the host.
+    if (arg.kind() == Arg::Kind::Pointer && arg.bytes() > 0 && !arg.on_device()) {
       memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
     }
     const ir::Value* entry = fn_params[i].arg;
@@ -329,6 +349,12 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
   }
   interp::Grid dims;
   dims.dims = {grid.x, grid.y, grid.z};
+  if (axis_oracle_enabled()) {
+    // TRITIUM_CHECK_AXIS=1: every analysis claim is checked against the values computed.
+    AxisOracle oracle(*function);
+    interp::run(*function, dims, values, memory, &oracle.observer());
+    return;
+  }
   interp::run(*function, dims, values, memory);
 }
 
@@ -337,12 +363,11 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
   Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);
-  std::unique_ptr<ir::Function> function = lower(signature);
-  if (stage == Stage::IrOpt) {
-    transforms::PipelineOptions options;
-    options.verify_each = verify_each_pass();
-    transforms::run_pipeline(*function, options);
+  if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin) {
+    return emit_gpu(stage, signature, config);
   }
+  std::unique_ptr<ir::Function> function = lower(signature);
+  if (stage == Stage::IrOpt) optimize(*function);
   return ir::print(*function);
 }
 
@@ -364,7 +389,18 @@ std::vector<std::string> Kernel::param_names() const { return impl_->params().na
 void Kernel::launch(const Grid& grid, const std::vector<Arg>& args,
                     const std::vector<std::pair<std::string, Arg>>& named,
                     const LaunchConfig& config) {
-  impl_->launch(grid, impl_->bind(args, named), config);
+  // Bound into a buffer this thread reuses (a launch does not re-enter launch): the hot path
+  // allocates nothing once warm.
+  thread_local runtime::BoundArgs bound;
+  runtime::bind_args(impl_->name(), impl_->params(), impl_->defaults(), args, named, &bound);
+  impl_->launch(grid, bound, config);
+}
+
+void Kernel::warmup(const std::vector<Arg>& args,
+                    const std::vector<std::pair<std::string, Arg>>& named,
+                    const LaunchConfig& config) {
+  // A grid with a zero dimension compiles and loads, and launches nothing.
+  impl_->launch(Grid{0, 0, 0}, impl_->bind(args, named), config);
 }
 
 std::string Kernel::signature(const std::vector<Arg>& args,

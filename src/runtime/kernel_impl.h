@@ -1,6 +1,7 @@
 // The inside of tritium::Kernel (internal; the Python binding uses it directly): a parsed
 // source, the kernel's parameters, the globals it reads, and the memory cache of compiled
-// specializations. Launch path: bind -> specialize -> key -> lookup/compile -> run.
+// specializations. Launch path: bind -> specialize -> key -> lookup/compile -> run, on the
+// GPU (kernel_gpu.cpp) or in the interpreter (kernel.cpp).
 #pragma once
 
 #include <atomic>
@@ -13,10 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "cache/once_map.h"
 #include "frontend/ast.h"
 #include "ir/ir.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/gpu_kernel.h"
 #include "runtime/specialize.h"
 #include "support/source.h"
 #include "tritium/tritium.h"
@@ -48,6 +52,7 @@ struct Kernel::Impl {
 
   const std::string& name() const { return name_; }
   const KernelParams& params() const { return params_; }
+  const std::vector<Arg>& defaults() const { return defaults_; }  // params().defaults as Args
   const std::shared_ptr<const ast::Module>& module() const { return module_; }
   const ast::FunctionDef& function() const { return *function_; }
 
@@ -70,16 +75,30 @@ struct Kernel::Impl {
   std::string signature_text(const Signature& signature) const;
 
   // Validates `config` and `grid` (LaunchError), then specializes, compiles on a miss, and
-  // runs the kernel. A grid with a zero dimension compiles and returns without running.
+  // runs the kernel on the GPU or in the interpreter. A grid with a zero dimension compiles
+  // (and on the GPU loads) and returns without running: that is warmup.
   void launch(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
+
+  // Whether a launch with these arguments runs on the GPU (Backend, TRITIUM_INTERPRET, where
+  // the pointers live). Prints the one-line interpreter notice when it falls back.
+  bool use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& config) const;
+  // The GPU launch path (kernel_gpu.cpp): device of the pointers, its context, the memory
+  // cache (building on a miss), then the launch unless `grid` has a zero dimension.
+  void launch_gpu(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
+  // What building a GPU specialization for `sm` needs: the complete cache key inputs and the
+  // lowering and optimization of this kernel.
+  runtime::GpuBuild gpu_build(const Signature& signature, const LaunchConfig& config,
+                              int sm) const;
 
   // The compiled (lowered + optimized) function for a signature; compiled once per key even
   // when several threads ask at the same time.
   std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key);
 
-  // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text.
+  // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text; LLVM IR,
+  // PTX or the cubin (kernel_gpu.cpp) for config.arch.
   std::string emit(Stage stage, const std::string& signature_text,
                    const LaunchConfig& config) const;
+  std::string emit_gpu(Stage stage, const Signature& signature, const LaunchConfig& config) const;
 
   // A launch grid from Python-sized dimensions (1-3 of them; missing ones are 1): each must
   // be in [0, 2^31-1], else a LaunchError naming the kernel.
@@ -92,8 +111,47 @@ struct Kernel::Impl {
     std::shared_ptr<const ir::Function> function;
   };
 
+  // The memory cache of GPU specializations: one entry per device, options and signature.
+  // A hit looks up a GpuKeyView of the launch's signature: no key is built or copied.
+  struct GpuKey {
+    int device = 0;
+    int num_warps = 4;
+    int num_stages = 3;
+    Signature signature;
+  };
+  struct GpuKeyView {
+    int device = 0;
+    int num_warps = 4;
+    int num_stages = 3;
+    const Signature* signature = nullptr;
+  };
+  static GpuKeyView view_of(const GpuKey& key) {
+    return {key.device, key.num_warps, key.num_stages, &key.signature};
+  }
+  struct GpuKeyHash {
+    using is_transparent = void;
+    size_t operator()(const GpuKeyView& key) const;
+    size_t operator()(const GpuKey& key) const { return (*this)(view_of(key)); }
+  };
+  struct GpuKeyEqual {
+    using is_transparent = void;
+    static bool same(const GpuKeyView& a, const GpuKeyView& b) {
+      return a.device == b.device && a.num_warps == b.num_warps &&
+             a.num_stages == b.num_stages && *a.signature == *b.signature;
+    }
+    bool operator()(const GpuKey& a, const GpuKey& b) const { return same(view_of(a), view_of(b)); }
+    bool operator()(const GpuKeyView& a, const GpuKey& b) const { return same(a, view_of(b)); }
+    bool operator()(const GpuKey& a, const GpuKeyView& b) const { return same(view_of(a), b); }
+  };
+
   void read_parameters();
   std::unique_ptr<ir::Function> lower(const Signature& signature) const;
+  // The tile-IR pipeline (verifying after every pass in tests and debug builds).
+  static void optimize(ir::Function& function);
+  // The canonical text of the globals and callee sources the kernel reads (cache key input).
+  std::string globals_text() const;
+  runtime::GpuKernel build_gpu(const Signature& signature, const LaunchConfig& config,
+                               const cuda::DeviceInfo& device, cuda::Stream stream) const;
 
   std::string name_;
   std::shared_ptr<const ast::Module> module_;
@@ -106,6 +164,9 @@ struct Kernel::Impl {
 
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+
+  std::string globals_text_;  // globals_text(), computed when the globals are set
+  cache::OnceMap<GpuKey, runtime::GpuKernel, GpuKeyHash, GpuKeyEqual> gpu_cache_;
 };
 
 }  // namespace tritium

@@ -234,10 +234,17 @@ void bind_args(const std::string& kernel, const KernelParams& params,
   }
 }
 
-ParamSig classify(const std::string& kernel, const KernelParams& params, size_t index,
-                  const Arg& arg) {
+namespace {
+
+// classify() into an existing ParamSig (the hot path reuses one signature per thread). The
+// constant value is only written for constants: equality and hashing read it only then.
+void classify_into(const std::string& kernel, const KernelParams& params, size_t index,
+                   const Arg& arg, ParamSig& sig) {
   const std::string& name = params.names[index];
-  ParamSig sig;
+  sig.kind = ParamSig::Kind::Scalar;
+  sig.dtype = ir::ScalarKind::I32;
+  sig.divisibility = 1;
+  sig.is_constexpr = false;
 
   if (index < params.is_constexpr.size() && params.is_constexpr[index]) {
     if (arg.kind() == Arg::Kind::Pointer) {
@@ -248,7 +255,7 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
     sig.kind = ParamSig::Kind::Constant;
     sig.value = to_const(arg, kernel, name);
     sig.is_constexpr = true;
-    return sig;
+    return;
   }
 
   const bool no_specialize = contains(params.do_not_specialize, index);
@@ -257,7 +264,7 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
   if (arg.kind() == Arg::Kind::None) {
     sig.kind = ParamSig::Kind::Constant;
     sig.value = ConstValue::none();
-    return sig;
+    return;
   }
 
   // A dtype annotation forces the type; ints keep their divisibility, nothing is folded.
@@ -273,7 +280,7 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
             forced != ir::ScalarKind::I1 && !no_align && int_divisible_by_16(arg)) {
           sig.divisibility = 16;
         }
-        return sig;
+        return;
       default:
         throw argument_error(kernel, name,
                              std::string("unsupported type: a ") + kind_name(arg.kind()) +
@@ -287,12 +294,12 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
       // Before ints: a bool is never folded and never divisible (pitfall 1).
       sig.kind = ParamSig::Kind::Scalar;
       sig.dtype = ir::ScalarKind::I1;
-      return sig;
+      return;
     case Arg::Kind::Int: {
       if (!no_specialize && int_equals_one(arg)) {
         sig.kind = ParamSig::Kind::Constant;
         sig.value = ConstValue::integer(1);
-        return sig;
+        return;
       }
       sig.kind = ParamSig::Kind::Scalar;
       if (arg.is_unsigned() && arg.uint_value() >= (uint64_t{1} << 63)) {
@@ -302,22 +309,22 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
         sig.dtype = v >= INT32_MIN && v <= INT32_MAX ? ir::ScalarKind::I32 : ir::ScalarKind::I64;
       }
       if (!no_align && int_divisible_by_16(arg)) sig.divisibility = 16;
-      return sig;
+      return;
     }
     case Arg::Kind::Float:
       sig.kind = ParamSig::Kind::Scalar;
       sig.dtype = ir::ScalarKind::F32;
-      return sig;
+      return;
     case Arg::Kind::Pointer:
       sig.kind = ParamSig::Kind::Pointer;
       sig.dtype = to_scalar_kind(arg.element());
       if (!no_align && arg.address() % 16 == 0) sig.divisibility = 16;
-      return sig;
+      return;
     case Arg::Kind::DType:
       // A dtype object is a compile-time value wherever it is passed (Triton: constexpr).
       sig.kind = ParamSig::Kind::Constant;
       sig.value = ConstValue::type(to_scalar_kind(arg.dtype_value()));
-      return sig;
+      return;
     case Arg::Kind::Str:
       throw argument_error(kernel, name,
                            "unsupported type: a str can only be passed to a tl.constexpr "
@@ -325,6 +332,14 @@ ParamSig classify(const std::string& kernel, const KernelParams& params, size_t 
     case Arg::Kind::None:
       break;  // handled above
   }
+}
+
+}  // namespace
+
+ParamSig classify(const std::string& kernel, const KernelParams& params, size_t index,
+                  const Arg& arg) {
+  ParamSig sig;
+  classify_into(kernel, params, index, arg, sig);
   return sig;
 }
 
@@ -332,7 +347,7 @@ void specialize(const std::string& kernel, const KernelParams& params, const Bou
                 Signature* out) {
   out->params.resize(bound.size());
   for (size_t i = 0; i < bound.size(); ++i) {
-    out->params[i] = classify(kernel, params, i, *bound[i].arg);
+    classify_into(kernel, params, i, *bound[i].arg, out->params[i]);
   }
 }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Tests of the tritium CLI as a user meets it: every misuse gives a clear message and a
 clean exit status (2 for the command line, 1 for the kernel or its signature), never a
-crash; `--version`; and `run` on the vector add example computes the sum.
+crash; `--version`; `run` on the vector add example computes the sum; `compile` emits LLVM
+IR and PTX for --arch without a GPU (and says clearly why a cubin needs one); `cache`
+lists, shows and clears the disk cache.
 
   test_cli.py --cli build/tools/tritium --examples examples
 """
 import argparse
+import ctypes
 import os
 import subprocess
 import sys
@@ -23,6 +26,7 @@ def main():
     run_args = "x_ptr=arange:fp32:1000, y_ptr=ones:fp32:1000, out_ptr=zeros:fp32:1000, n_elements=1000, BLOCK=256"
 
     tmp = tempfile.mkdtemp()
+    os.environ["TRITIUM_CACHE_DIR"] = os.path.join(tmp, "cache")  # the cache commands' own
     broken = os.path.join(tmp, "broken.py")
     with open(broken, "w") as f:
         f.write("import tritium\n\n@tritium.jit\ndef k(x):\n    return (\n")
@@ -85,7 +89,46 @@ def main():
                          "--args", run_args], 0, "out_ptr: fp32[1000] = [1, 2, 3, 4, ...]"),
         ("run: empty grid", ["run", add, "--kernel", "add_kernel", "--grid", "0",
                              "--args", run_args], 0, "out_ptr: fp32[1000] = [0, 0,"),
+        ("cache: list", ["cache", "list"], 0, "0 entries"),
+        ("cache: show nothing", ["cache", "show", "abc"], 1, "no single cache entry"),
+        ("cache: clear", ["cache", "clear"], 0, "removed 0 entries"),
+        ("cache: dir", ["cache", "dir"], 0, os.path.join(tmp, "cache")),
+        ("cache: bad subcommand", ["cache", "frob"], 2, "tritium cache needs"),
     ]
+    # A build without the NVPTX backend (the sanitizer build) says so instead of emitting.
+    probe = subprocess.run([cli, "compile", add, "--kernel", "add_kernel", "--signature", sig,
+                            "--emit", "ptx", "--arch", "sm_90"], capture_output=True, text=True,
+                           timeout=120)
+    if "without the NVPTX backend" in probe.stdout + probe.stderr:
+        cases.append(("compile: ptx without the NVPTX backend",
+                      ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                       "--emit", "ptx"], 1, "built without the NVPTX backend"))
+    else:
+        cases += [
+            ("compile: ptx for sm_80",
+             ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "ptx",
+              "--arch", "sm_80"], 0, ".target sm_80"),
+            ("compile: ptx for sm_90",
+             ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "ptx",
+              "--arch", "sm_90", "--num-warps", "8"], 0, ".visible .entry add_kernel"),
+            ("compile: llvm",
+             ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "llvm",
+              "--arch", "sm_90"], 0, "define"),
+        ]
+    cases += [
+        ("compile: bad arch",
+         ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "ptx",
+          "--arch", "hopper"], 2, "--arch must be sm_XY"),
+        ("compile: old arch",
+         ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "ptx",
+          "--arch", "sm_60"], 1, "too old"),
+    ]
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:  # no driver here: a cubin is a clear error, not a crash
+        cases.append(("compile: cubin without a driver",
+                      ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                       "--emit", "cubin"], 1, "cannot run on the GPU: no CUDA driver"))
     failures = 0
     for name, argv, status, text in cases:
         r = subprocess.run([cli] + argv, capture_output=True, text=True, timeout=120)

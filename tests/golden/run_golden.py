@@ -11,11 +11,18 @@ instead, so one file can hold expectations for several stages or signatures.
 
 Prints one line per RUN and a closing `N passed, N failed` line; exit status 1 if any
 failed.
+
+Every RUN line with a signature is also compiled to PTX for sm_90 (`--emit ptx --arch
+sm_90`) and assembled by `ptxas -arch=sm_90` when ptxas is on the machine (`--ptxas`, else
+PATH, else /usr/local/cuda/bin/ptxas), so invalid PTX fails without a GPU; without ptxas,
+or in a build without the NVPTX backend, that check is skipped and the skip is printed.
 """
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
+import tempfile
 import sys
 
 
@@ -79,15 +86,55 @@ def run_one(cli, filecheck, path, number, args, timeout):
     return None
 
 
+def find_ptxas(given):
+    if given:
+        return given
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    default = "/usr/local/cuda/bin/ptxas"
+    return default if os.path.exists(default) else None
+
+
+def ptx_check(cli, ptxas, path, number, args, timeout):
+    """(status, message): the RUN's kernel and signature as PTX for sm_90, assembled by
+    ptxas. status is "pass", "fail" or "skip" (no signature, no NVPTX backend)."""
+    args, _ = split_prefix(args)
+    if "--signature" not in args:
+        return "skip", "no signature"
+    if "--emit" in args:
+        i = args.index("--emit")
+        args = args[:i] + args[i + 2:]
+    where = f"{os.path.relpath(path)}:{number}"
+    cmd = [cli, "compile", path] + args + ["--emit", "ptx", "--arch", "sm_90"]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if "without the NVPTX backend" in result.stderr:
+        return "skip", "built without the NVPTX backend"
+    if result.returncode != 0:
+        return "fail", (f"{where}: --emit ptx exited with status {result.returncode}: "
+                        f"{shlex.join(cmd)}\n{result.stderr.rstrip()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx = os.path.join(tmp, "kernel.ptx")
+        with open(ptx, "w", encoding="utf-8") as f:
+            f.write(result.stdout)
+        check = subprocess.run([ptxas, "-arch=sm_90", ptx, "-o", os.path.join(tmp, "k.cubin")],
+                               capture_output=True, text=True, timeout=timeout)
+    if check.returncode != 0:
+        return "fail", f"{where}: ptxas -arch=sm_90 rejected the PTX:\n{check.stderr.rstrip()}"
+    return "pass", ""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True)
     parser.add_argument("--filecheck", required=True)
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--ptxas", help="ptxas to assemble the PTX of each RUN with")
     parser.add_argument("paths", nargs="+")
     opts = parser.parse_args()
 
-    passed = failed = 0
+    ptxas = find_ptxas(opts.ptxas)
+    passed = failed = ptx_skipped = 0
     for path in collect(opts.paths):
         runs = run_lines(path)
         if not runs:
@@ -102,6 +149,21 @@ def main():
             else:
                 failed += 1
                 print(f"FAIL {error}")
+            if ptxas is None:
+                ptx_skipped += 1
+                continue
+            status, message = ptx_check(opts.cli, ptxas, path, number, args, opts.timeout)
+            if status == "pass":
+                passed += 1
+                print(f"PASS ptxas {os.path.relpath(path)}:{number}")
+            elif status == "fail":
+                failed += 1
+                print(f"FAIL {message}")
+            elif message != "no signature":
+                ptx_skipped += 1
+    if ptx_skipped:
+        why = "no ptxas on this machine" if ptxas is None else "no NVPTX backend in this build"
+        print(f"ptxas check SKIPPED for {ptx_skipped} RUN lines ({why})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 

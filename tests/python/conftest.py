@@ -24,6 +24,8 @@ if importlib.util.find_spec("tritium") is None:
     sys.path.insert(0, str(ROOT / "python"))
 
 os.environ.setdefault("TRITIUM_INTERPRET", "1")
+# The soundness oracle: every claim of the analyses is checked on every interpreted value.
+os.environ.setdefault("TRITIUM_CHECK_AXIS", "1")
 
 
 @pytest.fixture

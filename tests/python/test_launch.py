@@ -124,8 +124,12 @@ def test_emit_stages():
     for stage in ("ast", "ir", "ir-opt"):
         by_args = copy_kernel.emit(stage, x, out, 16, BLOCK=16)
         assert by_args and by_args == copy_kernel.emit(stage, signature=signature)
+    for arch in (80, 90):
+        ptx = copy_kernel.emit("ptx", signature=signature, arch=arch)
+        assert ".visible .entry copy_kernel" in ptx and f".target sm_{arch}" in ptx
+    assert "define" in copy_kernel.emit("llvm", signature=signature, arch=90)
     with pytest.raises(ValueError, match="unknown stage"):
-        copy_kernel.emit("ptx", signature=signature)
+        copy_kernel.emit("sass", signature=signature)
 
 
 @tritium.jit

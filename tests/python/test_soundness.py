@@ -200,3 +200,34 @@ def test_atomic_tile_begin(variants, block):
     expect[::block] = 1
     np.testing.assert_array_equal(a[0], expect)
     np.testing.assert_array_equal(b[0], expect)
+
+
+HINTED = '''
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def lying_hint(x, out, start, BLOCK: tl.constexpr):
+    offs = tl.multiple_of(start + tl.arange(0, BLOCK), 16)
+    tl.store(out + tl.arange(0, BLOCK), tl.load(x + offs))
+'''
+
+
+def test_oracle_is_live(tmp_path):
+    """The oracle runs under the whole suite: a hint that lies (the user vouches for it, the
+    analysis takes it) is reported with the op, the claim and the counterexample."""
+    import os
+    if os.environ.get("TRITIUM_CHECK_AXIS", "0") in ("", "0"):
+        pytest.skip("TRITIUM_CHECK_AXIS is off")
+    path = tmp_path / "hinted.py"
+    path.write_text(HINTED)
+    spec = importlib.util.spec_from_file_location("hinted", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    module.lying_hint[(1,)](x, out, 16, 16)  # 16 is a multiple of 16: the hint holds
+    np.testing.assert_array_equal(out, x[16:32])
+    with pytest.raises(tritium.InternalError, match="unsound analysis claim.*divisibility 16"):
+        module.lying_hint[(1,)](x, out, 3, 16)

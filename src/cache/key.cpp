@@ -1,0 +1,206 @@
+// Cache keys: the canonical serialization of KeyInputs and its SHA-256, the toolchain
+// fields (version, compiler library hash, LLVM version) and the codegen knobs.
+#include "cache/key.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <llvm/Config/llvm-config.h>
+#include <nlohmann/json.hpp>
+
+#include "cache/sha256.h"
+
+#ifndef TRITIUM_VERSION
+#define TRITIUM_VERSION "0.0.0"
+#endif
+
+namespace tritium::cache {
+
+namespace {
+
+void field(std::string* out, const char* name, const std::string& value) {
+  *out += name;
+  *out += ':';
+  *out += std::to_string(value.size());
+  *out += ':';
+  *out += value;
+  *out += '\n';
+}
+
+void field(std::string* out, const char* name, int value) {
+  field(out, name, std::to_string(value));
+}
+
+// The GNU build ID of the loaded object that contains `address`, as hex; empty when none.
+struct BuildIdSearch {
+  uintptr_t address;
+  std::string id;
+  std::string path;
+};
+
+int find_build_id(dl_phdr_info* info, size_t, void* data) {
+  auto* search = static_cast<BuildIdSearch*>(data);
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD) continue;
+    uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+    if (search->address >= start && search->address < start + segment.p_memsz) contains = true;
+  }
+  if (!contains) return 0;
+  search->path = info->dlpi_name ? info->dlpi_name : "";
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_NOTE) continue;
+    const char* note = reinterpret_cast<const char*>(info->dlpi_addr + segment.p_vaddr);
+    const char* end = note + segment.p_memsz;
+    while (note + sizeof(ElfW(Nhdr)) <= end) {
+      const auto* header = reinterpret_cast<const ElfW(Nhdr)*>(note);
+      const char* name = note + sizeof(ElfW(Nhdr));
+      const char* desc = name + ((header->n_namesz + 3) & ~3u);
+      if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 &&
+          std::memcmp(name, "GNU", 4) == 0) {
+        static const char digits[] = "0123456789abcdef";
+        for (unsigned j = 0; j < header->n_descsz; ++j) {
+          auto byte = static_cast<unsigned char>(desc[j]);
+          search->id += digits[byte >> 4];
+          search->id += digits[byte & 15];
+        }
+        return 1;
+      }
+      note = desc + ((header->n_descsz + 3) & ~3u);
+    }
+  }
+  return 1;  // found the object, but it has no build ID
+}
+
+std::string compute_compiler_hash() {
+  BuildIdSearch search{reinterpret_cast<uintptr_t>(&compute_compiler_hash), {}, {}};
+  dl_iterate_phdr(find_build_id, &search);
+  if (!search.id.empty()) return "build-id:" + search.id;
+  // No build ID: hash the file itself (the main program has an empty dlpi_name).
+  std::string path = search.path;
+  if (path.empty()) {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&compute_compiler_hash), &info) != 0 && info.dli_fname) {
+      path = info.dli_fname;
+    }
+  }
+  std::ifstream file(path.empty() ? "/proc/self/exe" : path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return "sha256:" + sha256_hex(bytes.str());
+}
+
+std::string normalize_bool(const std::string& value) {
+  const char* v = value.c_str();
+  if (!strcasecmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+      !strcasecmp(v, "on")) {
+    return "1";
+  }
+  if (!strcasecmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+      !strcasecmp(v, "off") || value.empty()) {
+    return "0";
+  }
+  return value;  // not a boolean: kept as written, so it still changes the key
+}
+
+}  // namespace
+
+KeyInputs KeyInputs::current() {
+  KeyInputs inputs;
+  inputs.tritium_version = cache::tritium_version();
+  inputs.compiler_hash = cache::compiler_hash();
+  inputs.llvm_version = cache::llvm_version();
+  inputs.env = codegen_env();
+  return inputs;
+}
+
+std::string canonical(const KeyInputs& in) {
+  std::string out = "tritium-cache-key 1\n";
+  field(&out, "tritium", in.tritium_version);
+  field(&out, "compiler", in.compiler_hash);
+  field(&out, "llvm", in.llvm_version);
+  field(&out, "kernel", in.kernel);
+  field(&out, "source", in.source);
+  field(&out, "path", in.source_path);
+  field(&out, "first_line", in.first_line);
+  field(&out, "globals", in.globals);
+  field(&out, "signature", in.signature);
+  field(&out, "target", in.target);
+  field(&out, "ptx_version", in.ptx_version);
+  field(&out, "num_warps", in.num_warps);
+  field(&out, "num_stages", in.num_stages);
+  field(&out, "env", static_cast<int>(in.env.size()));
+  for (const auto& [name, value] : in.env) field(&out, name.c_str(), value);
+  return out;
+}
+
+std::string key_of(const KeyInputs& inputs) { return sha256_hex(canonical(inputs)); }
+
+std::string inputs_json(const KeyInputs& in) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [name, value] : in.env) env[name] = value;
+  nlohmann::json j = {
+      {"tritium", in.tritium_version}, {"compiler", in.compiler_hash},
+      {"llvm", in.llvm_version},       {"kernel", in.kernel},
+      {"source", in.source},           {"path", in.source_path},
+      {"first_line", in.first_line},   {"globals", in.globals},
+      {"signature", in.signature},     {"target", in.target},
+      {"ptx_version", in.ptx_version}, {"num_warps", in.num_warps},
+      {"num_stages", in.num_stages},   {"env", env},
+  };
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+const std::string& tritium_version() {
+  static const std::string version = TRITIUM_VERSION;
+  return version;
+}
+
+const std::string& compiler_hash() {
+  static const std::string hash = compute_compiler_hash();
+  return hash;
+}
+
+std::string llvm_version() { return LLVM_VERSION_STRING; }
+
+const std::vector<Knob>& codegen_knobs() {
+  static const std::vector<Knob> knobs = {
+      {"TRITIUM_DEFAULT_FP_FUSION", "1",
+       "contract a * b + c into fma (Triton's TRITON_DEFAULT_FP_FUSION)"},
+  };
+  return knobs;
+}
+
+std::vector<std::pair<std::string, std::string>> codegen_env() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Knob& knob : codegen_knobs()) {
+    const char* raw = std::getenv(knob.name);
+    if (raw == nullptr) continue;
+    std::string value = normalize_bool(raw);
+    if (value != normalize_bool(knob.default_value)) out.emplace_back(knob.name, value);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string knob_value(const KeyInputs& inputs, const std::string& name) {
+  for (const auto& [knob, value] : inputs.env) {
+    if (knob == name) return value;
+  }
+  for (const Knob& knob : codegen_knobs()) {
+    if (name == knob.name) return normalize_bool(knob.default_value);
+  }
+  return "";
+}
+
+}  // namespace tritium::cache

@@ -1,0 +1,295 @@
+// Building, loading and launching one GPU specialization (see gpu_kernel.h). The build
+// path is timed per stage for tritium/cache.h; the launch path packs arguments into a stack
+// buffer and calls cuLaunchKernel.
+#include "runtime/gpu_kernel.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "cache/stats.h"
+#include "interp/values.h"
+#include "support/diagnostics.h"
+#include "target/nvptx/codegen.h"
+
+namespace tritium::runtime {
+
+namespace {
+
+nvptx::TargetOptions target_options(const GpuBuild& build) {
+  nvptx::TargetOptions options;
+  const std::string& target = build.inputs.target;
+  if (target.rfind("sm_", 0) != 0) internal_error("runtime", "bad target '" + target + "'");
+  options.sm = std::stoi(target.substr(3));
+  options.num_warps = build.inputs.num_warps;
+  options.ptx_version = build.inputs.ptx_version;
+  options.enable_fp_fusion =
+      cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";
+  return options;
+}
+
+std::unique_ptr<ir::Function> lowered_and_optimized(const GpuBuild& build) {
+  std::unique_ptr<ir::Function> function;
+  {
+    cache::StageTimer timer(cache::Stage::Lower);
+    function = build.lower();
+  }
+  {
+    cache::StageTimer timer(cache::Stage::Optimize);
+    build.optimize(*function);
+  }
+  return function;
+}
+
+std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f ms", seconds * 1e3);
+  return text;
+}
+
+// An integer argument's bits for a parameter of `kind`: truncated to its width.
+uint64_t int_bits(const Arg& arg, ir::ScalarKind kind) {
+  uint64_t raw = 0;
+  switch (arg.kind()) {
+    case Arg::Kind::Int: raw = arg.uint_value(); break;
+    case Arg::Kind::Bool: raw = arg.bool_value() ? 1 : 0; break;
+    case Arg::Kind::Float: {
+      double v = std::trunc(arg.float_value());
+      if (std::isfinite(v) && v >= -9.2e18 && v <= 9.2e18) {
+        raw = static_cast<uint64_t>(static_cast<int64_t>(v));
+      }
+      break;
+    }
+    default: break;
+  }
+  if (kind == ir::ScalarKind::I1) return raw != 0 ? 1 : 0;
+  return raw;
+}
+
+double float_value(const Arg& arg) {
+  switch (arg.kind()) {
+    case Arg::Kind::Float: return arg.float_value();
+    case Arg::Kind::Int:
+      return arg.is_unsigned() ? static_cast<double>(arg.uint_value())
+                               : static_cast<double>(arg.int_value());
+    case Arg::Kind::Bool: return arg.bool_value() ? 1 : 0;
+    default: return 0;
+  }
+}
+
+// The bits of a float argument in the parameter's format (fp16/bf16 rounded to nearest-even
+// as the interpreter rounds; Python floats reach fp32 parameters rounded to fp32).
+uint64_t float_bits(const Arg& arg, ir::ScalarKind kind) {
+  double v = float_value(arg);
+  switch (kind) {
+    case ir::ScalarKind::F64: {
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      return bits;
+    }
+    case ir::ScalarKind::F32: {
+      float f = static_cast<float>(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      return bits;
+    }
+    default: {
+      interp::Slot slot;
+      slot.f = interp::round_float(v, kind);
+      return interp::to_bits(slot, kind, false);
+    }
+  }
+}
+
+}  // namespace
+
+int checked_sm(int sm, const std::string& kernel) {
+  if (sm < 70) {
+    throw LaunchError("kernel '" + kernel + "': the GPU target sm_" + std::to_string(sm) +
+                      " is too old (tritium needs sm_70 or newer)");
+  }
+  return sm;
+}
+
+PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir) {
+  std::unique_ptr<ir::Function> function = lowered_and_optimized(build);
+  cache::StageTimer timer(cache::Stage::Ptx);
+  nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*function, target_options(build));
+  PtxResult out;
+  out.ptx = std::move(compiled.ptx);
+  if (want_llvm_ir) out.llvm_ir = std::move(compiled.llvm_ir);
+  return out;
+}
+
+cache::Entry build_entry(const GpuBuild& build) {
+  cache::DiskCache disk = cache::DiskCache::from_env();
+  std::string key = cache::key_of(build.inputs);
+  if (std::optional<cache::Entry> entry = disk.load(build.inputs)) {
+    cache::count(cache::Counter::DiskHit);
+    if (cache::log_enabled()) {
+      cache::log("disk hit " + key + " kernel '" + build.kernel + "' [" +
+                 build.inputs.signature + "] " + build.inputs.target);
+    }
+    return std::move(*entry);
+  }
+  cache::count(cache::Counter::DiskMiss);
+  cache::count(cache::Counter::Compile);
+  CacheStats before = cache_stats();
+
+  std::unique_ptr<ir::Function> function = lowered_and_optimized(build);
+  nvptx::CompiledPtx compiled;
+  {
+    cache::StageTimer timer(cache::Stage::Ptx);
+    compiled = nvptx::compile_to_ptx(*function, target_options(build));
+  }
+  cache::Entry entry;
+  {
+    cache::StageTimer timer(cache::Stage::Cubin);
+    entry.cubin = cuda::link_ptx(compiled.ptx, build.kernel);
+  }
+  entry.key = key;
+  entry.inputs = build.inputs;
+  entry.entry_name = compiled.kernel_name;
+  entry.num_warps = compiled.num_warps;
+  entry.shared_bytes = compiled.shared_bytes;
+  entry.sm = compiled.sm;
+  entry.ptx_version = compiled.ptx_version;
+  for (const nvptx::PtxParam& p : compiled.params) {
+    entry.params.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size});
+  }
+  entry.ptx = std::move(compiled.ptx);
+  disk.store(entry);
+
+  if (cache::log_enabled()) {
+    CacheStats after = cache_stats();
+    cache::log("disk miss " + key + " kernel '" + build.kernel + "' [" + build.inputs.signature +
+               "] " + build.inputs.target + ": compiled (lower " +
+               milliseconds(after.lower_seconds - before.lower_seconds) + ", optimize " +
+               milliseconds(after.optimize_seconds - before.optimize_seconds) + ", ptx " +
+               milliseconds(after.ptx_seconds - before.ptx_seconds) + ", cubin " +
+               milliseconds(after.cubin_seconds - before.cubin_seconds) + ") into " + disk.dir());
+  }
+  return entry;
+}
+
+GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
+                     const std::string& kernel) {
+  GpuKernel gpu;
+  for (const cache::CachedParam& p : entry.params) {
+    GpuParam param;
+    param.index = static_cast<uint32_t>(p.index);
+    if (!ir::parse_scalar_name(p.dtype, &param.dtype) || p.size <= 0 || p.size > 8) {
+      throw LaunchError("kernel '" + kernel + "': cache entry " + entry.key +
+                        " describes parameter '" + p.name + "' as " + p.dtype + " of " +
+                        std::to_string(p.size) + " bytes");
+    }
+    param.size = static_cast<uint8_t>(p.size);
+    param.kind = p.is_pointer ? GpuParam::Kind::Pointer
+                 : ir::is_float(param.dtype) ? GpuParam::Kind::Float
+                                             : GpuParam::Kind::Int;
+    gpu.params.push_back(param);
+  }
+  cache::StageTimer timer(cache::Stage::Load);
+  cuda::LoadedFunction loaded =
+      cuda::load_cubin(entry.cubin, entry.entry_name, entry.shared_bytes, device, kernel);
+  gpu.function = loaded.function;
+  gpu.module = loaded.module;
+  gpu.block_x = static_cast<unsigned>(32 * entry.num_warps);
+  gpu.shared_bytes = static_cast<unsigned>(entry.shared_bytes);
+  gpu.entry = entry.entry_name;
+  gpu.key = entry.key;
+  return gpu;
+}
+
+Placement place_pointers(const std::string& kernel, const std::vector<std::string>& names,
+                         const BoundArgs& bound) {
+  Placement out;
+  size_t first = 0;  // the argument that decided the device
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const Arg& arg = *bound[i].arg;
+    if (arg.kind() != Arg::Kind::Pointer || arg.address() == 0) continue;
+    int device = arg.device();
+    if (!arg.on_device() || device < 0) {
+      cuda::PointerInfo info = cuda::query_pointer(arg.address(), kernel);
+      if (info.memory_type == cuda::kMemoryHost) continue;  // page-locked: any device reaches it
+      if (!info.device_memory()) {
+        throw argument_error(kernel, names[i],
+                             "points to host memory, which the GPU cannot access; pass device "
+                             "memory (a CUDA tensor, a CuPy array, cuMemAlloc) or run the "
+                             "kernel in the interpreter (TRITIUM_INTERPRET=1)");
+      }
+      device = info.device;
+    }
+    out.any_device_memory = true;
+    if (out.device < 0) {
+      out.device = device;
+      first = i;
+    } else if (device != out.device) {
+      throw argument_error(kernel, names[i],
+                           "is on device " + std::to_string(device) + " but argument '" +
+                               names[first] + "' is on device " + std::to_string(out.device) +
+                               "; a launch uses the memory of one device");
+    }
+  }
+  return out;
+}
+
+bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
+  for (const BoundArg& b : bound) {
+    const Arg& arg = *b.arg;
+    if (arg.kind() != Arg::Kind::Pointer) continue;
+    if (arg.on_device()) return true;
+  }
+  if (!cuda::device_present()) return false;
+  for (const BoundArg& b : bound) {
+    const Arg& arg = *b.arg;
+    if (arg.kind() != Arg::Kind::Pointer || arg.address() == 0) continue;
+    if (cuda::query_pointer(arg.address(), kernel).device_memory()) return true;
+  }
+  return false;
+}
+
+void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,
+            const std::string& kernel) {
+  constexpr size_t kInline = 64;
+  uint64_t inline_values[kInline];
+  void* inline_pointers[kInline];
+  std::unique_ptr<uint64_t[]> heap_values;
+  std::unique_ptr<void*[]> heap_pointers;
+  uint64_t* values = inline_values;
+  void** pointers = inline_pointers;
+  const size_t n = gpu.params.size();
+  if (n > kInline) [[unlikely]] {
+    heap_values = std::make_unique<uint64_t[]>(n);
+    heap_pointers = std::make_unique<void*[]>(n);
+    values = heap_values.get();
+    pointers = heap_pointers.get();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const GpuParam& param = gpu.params[i];
+    const Arg& arg = *bound[param.index].arg;
+    uint64_t bits = 0;
+    switch (param.kind) {
+      case GpuParam::Kind::Pointer:
+        // The signature typed this parameter from a pointer argument (or a raw address
+        // passed as an integer to a pointer-annotated parameter).
+        bits = arg.kind() == Arg::Kind::Pointer ? arg.address() : arg.uint_value();
+        break;
+      case GpuParam::Kind::Int:
+        bits = int_bits(arg, param.dtype);
+        break;
+      case GpuParam::Kind::Float:
+        bits = float_bits(arg, param.dtype);
+        break;
+    }
+    // Little-endian: the parameter's bytes are the low `size` bytes of the slot, and the
+    // driver reads exactly `size` bytes from the pointer.
+    values[i] = bits;
+    pointers[i] = &values[i];
+  }
+  const cuda::Api& api = cuda::driver_if_loaded()->api;
+  cuda::check(api.cuLaunchKernel(gpu.function, grid.x, grid.y, grid.z, gpu.block_x, 1, 1,
+                                 gpu.shared_bytes, stream, pointers, nullptr),
+              "cuLaunchKernel", kernel);
+}
+
+}  // namespace tritium::runtime

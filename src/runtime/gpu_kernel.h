@@ -1,0 +1,88 @@
+// One specialization of a kernel on the GPU: building it (disk cache, else lower -> optimize
+// -> PTX -> cubin, timed per stage), loading it on a device, and the launch hot path
+// (argument packing and cuLaunchKernel). Kernel::Impl (kernel_gpu.cpp) drives these; they
+// know nothing about Python.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cache/disk_cache.h"
+#include "cache/key.h"
+#include "ir/ir.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/specialize.h"
+#include "tritium/tritium.h"
+
+namespace tritium::runtime {
+
+// How one kernel parameter is packed for cuLaunchKernel.
+struct GpuParam {
+  enum class Kind : uint8_t { Pointer, Int, Float };
+  uint32_t index = 0;  // into the bound arguments (the kernel's full parameter list)
+  Kind kind = Kind::Int;
+  ir::ScalarKind dtype = ir::ScalarKind::I32;  // the scalar type (pointers: the pointee)
+  uint8_t size = 0;                            // bytes: 8 for pointers, i1 travels as 4
+};
+
+// A specialization loaded on one device: everything a launch needs, nothing it must compute.
+struct GpuKernel {
+  cuda::Function function = nullptr;
+  cuda::Module module = nullptr;
+  unsigned block_x = 128;  // 32 * num_warps
+  unsigned shared_bytes = 0;
+  std::vector<GpuParam> params;
+  std::string entry;  // the PTX entry's name
+  std::string key;    // the disk cache key it was built under
+};
+
+// What building a specialization needs from its kernel.
+struct GpuBuild {
+  std::string kernel;       // for messages
+  cache::KeyInputs inputs;  // complete: the disk cache key is computed from them
+  std::function<std::unique_ptr<ir::Function>()> lower;  // AST -> tile IR for the signature
+  std::function<void(ir::Function&)> optimize;           // the tile-IR pipeline
+};
+
+// The PTX, cubin and launch facts for `build`: read from the disk cache when a verified
+// entry exists, else compiled (lower, optimize, PTX, cubin) and stored. Needs a current
+// context on the target device (the JIT linker compiles for it).
+cache::Entry build_entry(const GpuBuild& build);
+
+// The tile IR -> PTX part of a build, without the driver (the CLI's --emit llvm|ptx).
+struct PtxResult {
+  std::string ptx;
+  std::string llvm_ir;
+};
+PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir);
+
+// Loads an entry's cubin on `device` (its context current) and prepares the packing table.
+GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
+                     const std::string& kernel);
+
+// Where a launch's pointer arguments live. `device` is -1 when no argument says (no
+// pointers, or only null ones). Errors name the argument: host memory, or pointers on two
+// different devices.
+struct Placement {
+  int device = -1;
+  bool any_device_memory = false;
+};
+Placement place_pointers(const std::string& kernel, const std::vector<std::string>& names,
+                         const BoundArgs& bound);
+// Whether any pointer argument is device memory (Backend::Auto's question). Asks the driver
+// only about pointers whose memory the caller did not state; never throws for host memory.
+bool any_device_pointer(const std::string& kernel, const BoundArgs& bound);
+
+// The hot path: packs the bound arguments as `kernel` declares its parameters and launches
+// it on `stream` (the device's context must be current). No allocation for up to 64
+// parameters, no string building unless the driver reports an error.
+void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,
+            const std::string& kernel);
+
+// The GPU target for a device (sm) or an --arch value; checks that tritium can compile it.
+int checked_sm(int sm, const std::string& kernel);
+
+}  // namespace tritium::runtime

@@ -1,0 +1,220 @@
+// Kernel::Impl on the GPU: the launch path (device of the pointers, its primary context,
+// the per-device memory cache, packing, cuLaunchKernel), building a specialization on a
+// miss (disk cache, else compile), the cache key inputs, and emitting LLVM IR, PTX or cubin.
+// On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include "cache/stats.h"
+#include "runtime/kernel_impl.h"
+#include "target/nvptx/codegen.h"
+
+namespace tritium {
+
+namespace {
+
+void hash_combine(size_t* seed, size_t value) {
+  *seed ^= value + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
+}
+
+size_t hash_const(const ConstValue& value) {
+  size_t h = static_cast<size_t>(value.kind);
+  switch (value.kind) {
+    case ConstValue::Kind::None: break;
+    case ConstValue::Kind::Bool: hash_combine(&h, value.b); break;
+    case ConstValue::Kind::Int:
+      hash_combine(&h, static_cast<size_t>(static_cast<uint64_t>(value.i)));
+      hash_combine(&h, static_cast<size_t>(static_cast<uint64_t>(value.i >> 64)));
+      break;
+    case ConstValue::Kind::Float: {
+      uint64_t bits;
+      std::memcpy(&bits, &value.f, 8);
+      hash_combine(&h, bits);
+      break;
+    }
+    case ConstValue::Kind::Str: hash_combine(&h, std::hash<std::string>()(value.s)); break;
+    case ConstValue::Kind::DType: hash_combine(&h, static_cast<size_t>(value.dtype)); break;
+  }
+  return h;
+}
+
+// One length-prefixed field of the globals text (no two different inputs read alike).
+void field(std::string* out, const std::string& text) {
+  *out += std::to_string(text.size());
+  *out += ':';
+  *out += text;
+  *out += ';';
+}
+
+// A constant as the key needs it: floats by their bits (printing may round), the rest as
+// ConstValue::str() writes them canonically.
+std::string const_text(const ConstValue& value) {
+  if (value.kind != ConstValue::Kind::Float) return value.str();
+  uint64_t bits;
+  std::memcpy(&bits, &value.f, 8);
+  return "float:" + std::to_string(bits);
+}
+
+// Globals (name-sorted, as std::map keeps them), recursing into callees' own globals.
+// `seen` stops shared or deep callee graphs from being serialized more than once.
+void globals_into(const Globals& globals, std::set<const Globals*>* seen, std::string* out) {
+  *out += "{";
+  for (const auto& [name, binding] : globals) {
+    field(out, name);
+    switch (binding.kind) {
+      case GlobalBinding::Kind::Module:
+        field(out, "module");
+        field(out, binding.module);
+        break;
+      case GlobalBinding::Kind::Constant:
+        field(out, "constant");
+        field(out, const_text(binding.value));
+        break;
+      case GlobalBinding::Kind::Function: {
+        field(out, "function");
+        field(out, binding.function);
+        const SourceFile* file = binding.module_ast ? binding.module_ast->file.get() : nullptr;
+        field(out, file ? file->path() : "");
+        field(out, file ? std::to_string(file->first_line()) : "");
+        field(out, file ? file->text() : "");
+        const Globals* inner = binding.function_globals.get();
+        if (inner == nullptr) {
+          field(out, "module-scope");
+        } else if (!seen->insert(inner).second) {
+          field(out, "seen");
+        } else {
+          globals_into(*inner, seen, out);
+        }
+        break;
+      }
+    }
+  }
+  *out += "}";
+}
+
+bool grid_empty(const Grid& grid) { return grid.x == 0 || grid.y == 0 || grid.z == 0; }
+
+}  // namespace
+
+size_t Kernel::Impl::GpuKeyHash::operator()(const GpuKeyView& key) const {
+  size_t h = static_cast<size_t>(key.device);
+  hash_combine(&h, static_cast<size_t>(key.num_warps));
+  hash_combine(&h, static_cast<size_t>(key.num_stages));
+  for (const ParamSig& p : key.signature->params) {
+    hash_combine(&h, static_cast<size_t>(p.kind) * 31 + static_cast<size_t>(p.dtype));
+    hash_combine(&h, static_cast<size_t>(p.divisibility));
+    if (p.kind == ParamSig::Kind::Constant) hash_combine(&h, hash_const(p.value));
+  }
+  return h;
+}
+
+std::string Kernel::Impl::globals_text() const {
+  std::string out;
+  std::set<const Globals*> seen;
+  globals_into(globals_, &seen, &out);
+  return out;
+}
+
+runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const LaunchConfig& config,
+                                          int sm) const {
+  runtime::GpuBuild build;
+  build.kernel = name_;
+  cache::KeyInputs& in = build.inputs;
+  in = cache::KeyInputs::current();
+  in.kernel = name_;
+  const SourceFile* file = module_->file.get();
+  in.source = file ? file->text() : "";
+  in.source_path = file ? file->path() : "";
+  in.first_line = file ? file->first_line() : 1;
+  in.globals = globals_text_;
+  in.signature = signature_text(signature);
+  in.target = "sm_" + std::to_string(runtime::checked_sm(sm, name_));
+  nvptx::TargetOptions target;
+  target.sm = sm;
+  target.num_warps = config.num_warps;
+  in.ptx_version = nvptx::ptx_version_for(target);
+  in.num_warps = config.num_warps;
+  in.num_stages = config.num_stages;
+  build.lower = [this, signature] { return lower(signature); };
+  build.optimize = [](ir::Function& function) { optimize(function); };
+  return build;
+}
+
+runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const LaunchConfig& config,
+                                           const cuda::DeviceInfo& device,
+                                           cuda::Stream stream) const {
+  // Compiling or loading would put non-launch work into a graph being captured (and the
+  // driver forbids some of it there): the user must warm up first.
+  if (cuda::stream_capturing(stream, name_)) {
+    throw LaunchError("kernel '" + name_ + "': the specialization [" + signature_text(signature) +
+                      "] is not compiled and loaded yet, and the stream is capturing a CUDA "
+                      "graph; call warmup(...) with the same arguments before capturing");
+  }
+  runtime::GpuBuild build = gpu_build(signature, config, device.sm);
+  cache::Entry entry = runtime::build_entry(build);
+  return runtime::load_entry(entry, device, name_);
+}
+
+void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
+                              const LaunchConfig& config) {
+  cuda::driver(name_);  // a clear error when there is no driver or no device
+  if (grid.y > 65535 || grid.z > 65535) {
+    throw LaunchError("kernel '" + name_ + "': grid dimension " + (grid.y > 65535 ? "1" : "2") +
+                      " is " + std::to_string(grid.y > 65535 ? grid.y : grid.z) +
+                      "; on the GPU it must be at most 65535");
+  }
+  runtime::Placement placement = runtime::place_pointers(name_, params_.names, bound);
+  int ordinal = placement.device;
+  if (ordinal < 0) ordinal = std::max(cuda::current_device(), 0);  // no memory arguments
+  const cuda::DeviceInfo& device = cuda::device(ordinal, name_);
+  cuda::make_current(device.context, name_);
+  auto stream = static_cast<cuda::Stream>(config.stream);
+
+  // The signature is specialized into a buffer this thread reuses, and looked up through a
+  // view of it: a hit allocates nothing.
+  thread_local Signature signature;
+  runtime::specialize(name_, params_, bound, &signature);
+  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, &signature};
+  bool hit = true;
+  const runtime::GpuKernel* gpu = gpu_cache_.peek(view);
+  if (gpu == nullptr) {
+    GpuKey key{ordinal, config.num_warps, config.num_stages, signature};
+    gpu = &gpu_cache_.get(
+        key, [&] { return build_gpu(key.signature, config, device, stream); }, &hit);
+  }
+  cache::count(hit ? cache::Counter::MemoryHit : cache::Counter::MemoryMiss);
+  if (cache::log_enabled()) [[unlikely]] {
+    cache::log(std::string(hit ? "memory hit" : "memory miss") + " kernel '" + name_ + "' [" +
+               signature_text(signature) + "] device " + std::to_string(ordinal) +
+               " num_warps=" + std::to_string(config.num_warps) + " key " + gpu->key);
+  }
+  if (grid_empty(grid)) return;  // warmup, or Triton's skipped empty launch
+  runtime::launch(*gpu, grid, bound, stream, name_);
+}
+
+std::string Kernel::Impl::emit_gpu(Stage stage, const Signature& signature,
+                                   const LaunchConfig& config) const {
+  int sm = config.arch;
+  const cuda::DeviceInfo* device = nullptr;
+  if (stage == Stage::Cubin || (sm == 0 && cuda::device_present())) {
+    device = &cuda::device(0, name_);  // a LaunchError without a driver or device
+    if (sm == 0) sm = device->sm;
+  }
+  if (sm == 0) sm = 90;
+  runtime::GpuBuild build = gpu_build(signature, config, sm);
+  if (stage != Stage::Cubin) {
+    runtime::PtxResult result = runtime::compile_ptx(build, stage == Stage::Llvm);
+    return stage == Stage::Llvm ? result.llvm_ir : result.ptx;
+  }
+  // The JIT linker compiles for the device of the current context.
+  if (device->sm != sm) {
+    throw LaunchError("kernel '" + name_ + "': a cubin for sm_" + std::to_string(sm) +
+                      " needs a device of that architecture; device 0 (" + device->name +
+                      ") is sm_" + std::to_string(device->sm));
+  }
+  cuda::make_current(device->context, name_);
+  return runtime::build_entry(build).cubin;
+}
+
+}  // namespace tritium

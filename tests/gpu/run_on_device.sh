@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (docs: ../shared/docs/GPU.md): builds the thin pieces there
+# (the pybind11 module for its Python 3.12, the CLI, the C++ API test, the C++ benchmark)
+# against a stripped libtritium.so built here, then runs the GPU tests, the C++ API test,
+# the interpreter suite and the benchmarks, logging under $OUT and printing a summary last.
+#
+# Here:  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+#          "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" && ninja -C build-gpu tritium
+#        mkdir -p build-gpu/dist && cp build-gpu/src/runtime/libtritium.so build-gpu/dist/ &&
+#        strip --strip-unneeded build-gpu/dist/libtritium.so
+# There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
+#   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-/tmp/tritium-out}"
+mkdir -p "$OUT"
+DIST="$(pwd)/build-gpu/dist"
+PKG=/tmp/tritium-pkg
+BIN=/tmp/tritium-bin
+mkdir -p "$PKG/tritium" "$BIN"
+cp python/tritium/*.py "$PKG/tritium/"
+cp "$DIST/libtritium.so" "$PKG/tritium/"
+LIB="$PKG/tritium"
+CXX="g++ -O2 -DNDEBUG -std=gnu++20 -Iinclude -Isrc"
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  python3 -c "import sys, torch, triton; print(sys.version.split()[0], torch.__version__, triton.__version__)"
+} 2>&1 | tee "$OUT/machine.txt"
+
+echo "== build the Python module, the CLI, the C++ test and the C++ benchmark (here)"
+start=$(date +%s)
+EXT="$(python3-config --extension-suffix)"
+pids=()
+for f in python/bindings/*.cpp; do
+  $CXX -fPIC -fvisibility=hidden $(python3 -m pybind11 --includes) -Ipython/bindings -c "$f" \
+    -o "/tmp/$(basename "$f" .cpp).o" & pids+=($!)
+done
+$CXX tools/tritium.cpp -DTRITIUM_VERSION='"gpu"' -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+  -o "$BIN/tritium" & pids+=($!)
+$CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+  -o "$BIN/gpu_api_test" & pids+=($!)
+$CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+  -o "$BIN/bench_launch" & pids+=($!)
+build_ok=1
+for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
+g++ -shared /tmp/arg_convert.o /tmp/globals_convert.o /tmp/kernel_binding.o /tmp/module.o \
+  -L"$LIB" -ltritium -Wl,-rpath,'$ORIGIN' -o "$PKG/tritium/_C$EXT" || build_ok=0
+echo "build: ok=$build_ok in $(( $(date +%s) - start )) s" | tee "$OUT/build.txt"
+export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)" 2>&1 | tee -a "$OUT/build.txt"
+
+echo "== GPU tests"
+export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
+timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/gpu/test_gpu_kernels.py \
+  tests/gpu/test_gpu_issue_741.py tests/gpu/test_gpu_runtime.py 2>&1 | tee "$OUT/gpu_tests.log"
+echo "== the C++ API test"
+timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
+echo "== the interpreter suite (tests/python)"
+timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
+
+if [ "${SKIP_BENCH:-0}" != "1" ]; then
+  echo "== benchmarks"
+  timeout 60 "$BIN/bench_launch" 2>&1 | tail -1 | tee "$OUT/cpp_launch.json"
+  quick=""
+  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
+  timeout 300 python3 benchmarks/bench.py $quick --cpp "$OUT/cpp_launch.json" \
+    --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+fi
+
+echo "================ summary"
+cat "$OUT/machine.txt" "$OUT/build.txt"
+grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
+grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+tail -2 "$OUT/cpp_api.log"
+tail -1 "$OUT/python_tests.log"
+[ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
