@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a machine without a GPU: builds the tritium CLI, prints the IR of the
 # vector add of examples/vector_add.py specialized for a signature, and runs it in the
-# interpreter on random inputs (printing the signature used and the first elements).
+# interpreter on random inputs (printing the signature used and the first elements), then
+# prints the PTX the NVPTX backend emits for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${BUILD_DIR:-build}"
@@ -25,3 +26,6 @@ echo
 echo "== add_kernel run in the interpreter (1000 elements, BLOCK=256, grid 4)"
 "$TRITIUM" run examples/vector_add.py --kernel add_kernel --grid 4 \
   --args "x_ptr=arange:fp32:1000, y_ptr=rand:fp32:1000, out_ptr=zeros:fp32:1000, n_elements=1000, BLOCK=256"
+echo
+echo "== the PTX that LLVM's NVPTX backend emits for it (sm_90; first 40 lines)"
+"$TRITIUM" compile examples/vector_add.py --kernel add_kernel --signature "$SIGNATURE" --emit ptx | sed -n 1,40p
