@@ -23,6 +23,8 @@ cmake --build "$BUILD" -j "$JOBS"
 
 echo "== tests ($BUILD)"
 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
+# CTest hides the output of passing tests: show how many GPU tests were skipped here.
+ctest --test-dir "$BUILD" -R '^gpu$' -V 2>&1 | grep -E "SKIPPED|skipped in|passed in" || true
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== configure and build ($ASAN_BUILD, AddressSanitizer + UBSan)"
