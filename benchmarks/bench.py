@@ -171,6 +171,9 @@ def main():
     parser.add_argument("--cpp", help="JSON from bench_launch (C++ launch overhead)")
     parser.add_argument("--json", help="write every number here")
     parser.add_argument("--quick", action="store_true", help="fewer calls, smaller vector")
+    parser.add_argument("--bandwidth-only", action="store_true",
+                        help="only the vector-add bandwidth row (run it once with "
+                             "TRITIUM_DISABLE_VECTORIZE=1 for the before/after of issue 4)")
     args = parser.parse_args()
 
     import torch
@@ -179,6 +182,9 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"triton {triton.__version__}, tritium {tritium.__version__}", flush=True)
     kernels = jits()
+    if args.bandwidth_only:
+        print("bandwidth:", json.dumps(bandwidth(kernels, args.quick)), flush=True)
+        return
     calls, repeats = (2000, 3) if args.quick else (20000, 9)
     results = {"launch": launch_overhead(kernels, calls, repeats)}
     print("launch:", json.dumps(results["launch"]), flush=True)

@@ -177,6 +177,8 @@ const std::vector<Knob>& codegen_knobs() {
   static const std::vector<Knob> knobs = {
       {"TRITIUM_DEFAULT_FP_FUSION", "1",
        "contract a * b + c into fma (Triton's TRITON_DEFAULT_FP_FUSION)"},
+      {"TRITIUM_DISABLE_VECTORIZE", "0",
+       "one element per load and store (the 'before' of the vectorization benchmark)"},
   };
   return knobs;
 }
