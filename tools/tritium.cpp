@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cache/disk_cache.h"
+#include "support/text.h"
 #include "target/nvptx/llvm_info.h"
 #include "tritium/cache.h"
 
@@ -33,6 +34,8 @@ namespace {
 
 using tritium::Arg;
 using tritium::DType;
+using tritium::split_outside_quotes;
+using tritium::trim;
 
 const char* kUsage =
     "usage:\n"
@@ -62,12 +65,6 @@ struct UsageError {
   std::string message;
 };
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 // Parses `--name value` and `--name=value` options after the positional FILE.
 struct Options {
@@ -439,25 +436,10 @@ struct Buffer {
 };
 
 std::vector<std::string> split_top_level(const std::string& text) {
-  std::vector<std::string> out;
-  std::string current;
-  char quote = 0;
-  for (char c : text) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      current += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      current += c;
-    } else if (c == ',') {
-      out.push_back(trim(current));
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (quote != 0) throw UsageError{"--args: unterminated string"};
-  if (!trim(current).empty() || !out.empty()) out.push_back(trim(current));
+  bool unterminated = false;
+  std::vector<std::string> out = split_outside_quotes(text, &unterminated);
+  if (unterminated) throw UsageError{"--args: unterminated string"};
+  if (out.size() == 1 && out[0].empty()) out.clear();
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "support/text.h"
 #include "tritium/errors.h"
 
 namespace tritium {
@@ -58,39 +59,11 @@ namespace {
   throw CompileError("", 0, 0, "bad signature: " + message, "");
 }
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 // Splits at commas outside quotes.
 std::vector<std::string> split_entries(const std::string& text) {
-  std::vector<std::string> out;
-  std::string current;
-  char quote = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quote != 0) {
-      current += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        current += text[++i];
-      } else if (c == quote) {
-        quote = 0;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      current += c;
-    } else if (c == ',') {
-      out.push_back(trim(current));
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (quote != 0) fail("unterminated string in '" + trim(text) + "'");
-  out.push_back(trim(current));
+  bool unterminated = false;
+  std::vector<std::string> out = split_outside_quotes(text, &unterminated);
+  if (unterminated) fail("unterminated string in '" + trim(text) + "'");
   return out;
 }
 
