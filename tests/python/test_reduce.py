@@ -752,3 +752,16 @@ def test_column_sums(rng):
     K.sum_2d_blocks_kernel[(math.ceil(n / 32),)](x, z, m, n, BLOCK_M=16, BLOCK_N=32)
     np.testing.assert_allclose(z, x.astype(np.float64).sum(axis=0), rtol=1e-5, atol=1e-5)
 
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_bf16_scans_accumulate_in_fp32(op):
+    """Triton promotes bf16 to fp32 before cumsum/cumprod: 1 + 63 * 2^-9 is 1.123046875 in
+    fp32 but stays 1.0 in bf16 (whose ulp at 1 is 2^-7)."""
+    v = np.full(64, 2.0**-9 if op == "cumsum" else 1 + 2.0**-7)
+    v[0] = 1.0
+    x, xv = bf16_bits(v)
+    z = np.full(64, np.nan, np.float32)
+    K.scan_kernel[(1,)](x, x, z, OP=op, RANK=1, D0=64, D1=1, D2=1, AXIS=0, REVERSE=False,
+                        IN_BF16=True, AX_STRIDE=1, AX_LEN=64, OUT_BF16=False)
+    want = (np.cumsum if op == "cumsum" else np.cumprod)(xv.astype(np.float64))
+    np.testing.assert_allclose(z, want, rtol=1e-6)
