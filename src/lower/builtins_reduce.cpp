@@ -90,7 +90,10 @@ std::vector<Value*> combine_op(Lowerer& L, ir::OpKind kind, std::vector<Value*> 
 // A user's @jit combine function, inlined into the region; constants it returns take the
 // element type.
 CombineBody user_combine(const LValue& fn, const std::string& builtin, const Loc& loc) {
-  if (fn.kind != LValue::Kind::Function) error_at(loc, "the combine_fn of tl." + builtin + " must be a @triton.jit function, got " + fn.describe());
+  if (fn.kind != LValue::Kind::Function || !fn.function->jit) {
+    error_at(loc, "the combine_fn of tl." + builtin + " must be a @triton.jit function, got " + fn.describe() +
+                      (fn.kind == LValue::Kind::Function ? " (not decorated with @jit)" : ""));
+  }
   return [fn](Lowerer& L, const std::vector<Value*>& lhs, const std::vector<Value*>& rhs, const Loc& at) {
     std::vector<LValue> args;
     for (Value* v : lhs) args.push_back(LValue::tensor(v));

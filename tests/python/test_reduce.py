@@ -765,3 +765,29 @@ def test_bf16_scans_accumulate_in_fp32(op):
                         IN_BF16=True, AX_STRIDE=1, AX_LEN=64, OUT_BF16=False)
     want = (np.cumsum if op == "cumsum" else np.cumprod)(xv.astype(np.float64))
     np.testing.assert_allclose(z, want, rtol=1e-6)
+
+
+def _plain_add(a, b):
+    return a + b
+
+
+def test_combine_fn_must_be_jit():
+    import tritium
+    import tritium.language as tl
+
+    def kernel(X, Z):
+        tl.store(Z, tl.reduce(tl.load(X + tl.arange(0, 8)), 0, _plain_add))
+
+    x = np.arange(8, dtype=np.float32)
+    z = np.zeros(1, np.float32)
+    with pytest.raises(tritium.CompilationError, match="_plain_add"):
+        tritium.jit(kernel)[(1,)](x, z)
+    # jit applied as a call, not as a decorator in the source: a combine function all the same
+    global _jit_add
+    _jit_add = tritium.jit(_plain_add)
+
+    def kernel2(X, Z):
+        tl.store(Z, tl.reduce(tl.load(X + tl.arange(0, 8)), 0, _jit_add))
+
+    tritium.jit(kernel2)[(1,)](x, z)
+    assert z[0] == 28
