@@ -85,8 +85,10 @@ def jit_on_device(request, monkeypatch):
                     f"({which.upper()}_STRIDE)")
     if which == "triton" and TRITON is None:
         pytest.skip(NO_TRITON)
-    if request.node.name.startswith("test_combine_fn_must_be_jit"):
+    if request.node.name.startswith(("test_combine_fn_must_be_jit", "test_view")):
         pytest.skip("a tritium front-end test: nothing runs on a GPU")
+    if which == "triton" and request.node.name.startswith("test_scalar_reduce"):
+        pytest.skip("reductions of 0-d values are a tritium extension")
     module = TRITIUM if which == "tritium" else TRITON
     monkeypatch.setattr(R, "K", OnDevice(module, which))
     return which

@@ -428,7 +428,7 @@ def reshape_kernel(X, Z, RANK_IN: tl.constexpr, I0: tl.constexpr, I1: tl.constex
     elif SPELLING == "method":
         z = x.reshape(shape)
     else:
-        z = tl.view(x, shape)
+        z = tl.reshape(x, shape, can_reorder=True)
     tl.store(Z + nd_offsets(RANK_OUT, O0, O1, O2, O3), z)
 
 

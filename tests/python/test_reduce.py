@@ -626,7 +626,7 @@ def test_split_to_scalar():
                                     ((2, 8), (4, 4)), ((4, 4, 2), (2, 16)),
                                     ((2, 2, 2, 4), (4, 8)), ((32,), (2, 2, 2, 4)),
                                     ((1,), (1, 1)), ((4, 8), (4, 8))])
-@pytest.mark.parametrize("spelling", ["reshape", "method", "view"])
+@pytest.mark.parametrize("spelling", ["reshape", "method", "can_reorder"])
 def test_reshape(rng, shapes, spelling):
     src, dst = shapes
     x = rng.integers(-100, 100, src).astype(np.int32)
@@ -634,7 +634,7 @@ def test_reshape(rng, shapes, spelling):
     i = list(src) + [1] * (4 - len(src))
     o = list(dst) + [1] * (4 - len(dst))
     K.reshape_kernel[(1,)](x, z, len(src), *i, len(dst), *o, SPELLING=spelling)
-    if spelling == "view":  # Triton's view may reorder: the same multiset of elements
+    if spelling == "can_reorder":  # may reorder: the same multiset of elements
         np.testing.assert_array_equal(np.sort(z, axis=None), np.sort(x, axis=None))
     else:
         np.testing.assert_array_equal(z, x.reshape(dst))
@@ -791,3 +791,18 @@ def test_combine_fn_must_be_jit():
 
     tritium.jit(kernel2)[(1,)](x, z)
     assert z[0] == 28
+
+
+def test_view(rng):
+    """tl.view (deprecated in Triton for reshape(can_reorder=True)): the same elements."""
+    import tritium
+    import tritium.language as tl
+
+    def kernel(X, Z):
+        x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+        tl.store(Z + tl.arange(0, 32), tl.view(x, (32,)))
+
+    x = rng.integers(-100, 100, (4, 8)).astype(np.int32)
+    z = np.zeros(32, np.int32)
+    tritium.jit(kernel)[(1,)](x, z)
+    np.testing.assert_array_equal(np.sort(z), np.sort(x, axis=None))
