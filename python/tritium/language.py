@@ -307,7 +307,7 @@ def fdiv(x, y, ieee_rounding=False): _outside_kernel("fdiv")
 def div_rn(x, y): _outside_kernel("div_rn")
 def umulhi(x, y): _outside_kernel("umulhi")
 def sigmoid(x): _outside_kernel("sigmoid")
-def softmax(x, ieee_rounding=False): _outside_kernel("softmax")
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False): _outside_kernel("softmax")
 
 
 # Reductions and scans.

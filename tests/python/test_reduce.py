@@ -806,3 +806,18 @@ def test_view(rng):
     z = np.zeros(32, np.int32)
     tritium.jit(kernel)[(1,)](x, z)
     np.testing.assert_array_equal(np.sort(z), np.sort(x, axis=None))
+
+
+def test_softmax_builtin(rng):
+    m, n = 4, 16
+    x = (rng.standard_normal((m, n)) * 3).astype(np.float32)
+    z = np.full(n + 2 * m * n, np.nan, np.float32)
+    K.softmax_builtin_kernel[(1,)](x, z, M=m, N=n)
+
+    def softmax(v, axis):
+        e = np.exp(v.astype(np.float64) - v.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    np.testing.assert_allclose(z[:n], softmax(x[0], 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(z[n:n + m * n].reshape(m, n), softmax(x, 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(z[n + m * n:].reshape(m, n), softmax(x, 1), rtol=1e-5, atol=1e-7)
