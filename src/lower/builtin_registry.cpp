@@ -31,7 +31,7 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot", "dot_scaled", "sort", "flip",
+      "dot", "dot_scaled", "sort",
       "rand", "randn", "randint", "randint4x", "rand4x", "make_block_ptr", "advance", "make_tensor_descriptor",
       "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv", "erf", "swizzle2d",
       "inline_asm_elementwise", "assume", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather", "pointer_type"};

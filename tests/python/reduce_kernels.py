@@ -323,6 +323,20 @@ def trans_4d_kernel(In, Out, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexp
 
 
 @jit
+def flip_kernel(X, Z, RANK: tl.constexpr, D0: tl.constexpr, D1: tl.constexpr, D2: tl.constexpr,
+                DIM: tl.constexpr, BOOL: tl.constexpr):
+    offs = nd_offsets(RANK, D0, D1, D2, 1)
+    x = tl.load(X + offs)
+    if BOOL:
+        x = x != 0
+    if DIM is None:
+        z = tl.flip(x)
+    else:
+        z = x.flip(DIM)
+    tl.store(Z + offs, z)
+
+
+@jit
 def cat_kernel(X, Y, Z, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(X + offs)

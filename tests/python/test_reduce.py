@@ -821,3 +821,20 @@ def test_softmax_builtin(rng):
     np.testing.assert_allclose(z[:n], softmax(x[0], 0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(z[n:n + m * n].reshape(m, n), softmax(x, 0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(z[n + m * n:].reshape(m, n), softmax(x, 1), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int64", "uint16", "float64",
+                                   "bool"])
+@pytest.mark.parametrize("shape, dim", [((16,), None), ((1,), 0), ((2,), -1), ((4, 8), 0),
+                                        ((4, 8), 1), ((4, 8), None), ((2, 4, 8), 1),
+                                        ((2, 4, 8), -3), ((8, 1, 2), 2)])
+def test_flip(rng, dtype, shape, dim):
+    if dtype == "bool":
+        x = rng.integers(0, 2, shape).astype(np.int8)
+    else:
+        x, _ = random_values(rng, dtype, shape)
+    z = np.zeros(shape, np.int8 if dtype == "bool" else dtype)
+    dims = list(shape) + [1] * (3 - len(shape))
+    K.flip_kernel[(1,)](x, z, RANK=len(shape), D0=dims[0], D1=dims[1], D2=dims[2], DIM=dim,
+                        BOOL=dtype == "bool")
+    np.testing.assert_array_equal(z, np.flip(x, len(shape) - 1 if dim is None else dim))
