@@ -324,6 +324,7 @@ def associative_scan(input, axis, combine_fn, reverse=False): _outside_kernel("a
 def cumsum(input, axis=0, reverse=False): _outside_kernel("cumsum")
 def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
 def sort(x, dim=None, descending=False): _outside_kernel("sort")
+def topk(x, k, dim=None): _outside_kernel("topk")
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=float32): _outside_kernel("dot")
 

@@ -54,5 +54,6 @@ void register_atomic_builtins(BuiltinTable& table);  // atomic_*
 void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., sigmoid, fma, where, min/max
 void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
 void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
+void register_sort_builtins(BuiltinTable& table);    // flip, sort, topk
 
 }  // namespace tritium::lower

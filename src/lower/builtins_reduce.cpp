@@ -286,41 +286,6 @@ void register_reduce_builtins(BuiltinTable& t) {
     LValue num = L.call_builtin(LValue::builtin("tl.exp"), {z}, {}, loc);
     return L.binary(ast::BinaryOp::Div, num, reduce_call("tl.sum", num), loc);
   });
-  // Triton's flip: the flipped dim reshaped to log2(n) dims of 2, each swapped by
-  // y ^ xor_sum(y, d, keep_dims) on the bits (a pair (a, b) becomes (b, a)).
-  t.add("flip", {"x", "dim="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    Value* x = L.to_tensor(a.get("x"), loc);
-    if (!x->type()->is_block()) error_at(loc, "tl.flip needs a block, got " + x->type()->str());
-    std::vector<int64_t> shape = x->type()->shape();
-    int rank = static_cast<int>(shape.size());
-    int64_t dim = a.has("dim") ? wrap_axis(a.const_int("dim"), rank, loc) : rank - 1;
-    int64_t n = shape[dim];
-    if (!is_power_of_two(n)) error_at(loc, "tl.flip needs a power-of-two dimension, got " + std::to_string(n));
-    if (n == 1) return LValue::tensor(x);
-    ScalarKind kind = x->type()->element()->scalar_kind();
-    ScalarKind bits = kind;
-    switch (ir::bit_width(kind)) {
-      case 8: bits = ScalarKind::I8; break;
-      case 16: bits = ScalarKind::I16; break;
-      case 32: bits = ScalarKind::I32; break;
-      case 64: bits = ScalarKind::I64; break;
-      default: break;  // i1: xor as it is
-    }
-    Value* y = L.cast(x, Type::scalar(bits), loc, /*bitcast=*/true);
-    std::vector<int64_t> cube(shape.begin(), shape.begin() + dim);
-    int steps = 0;
-    for (int64_t m = n; m > 1; m /= 2, ++steps) cube.push_back(2);
-    cube.insert(cube.end(), shape.begin() + dim + 1, shape.end());
-    y = L.emit(ir::OpKind::Reshape, Type::block(Type::scalar(bits), cube), {y}, loc);
-    LValue keep = LValue::constant(ConstValue::boolean(true));
-    for (int i = 0; i < steps; ++i) {
-      LValue pair = L.call_builtin(LValue::builtin("tl.xor_sum"), {LValue::tensor(y), LValue::constant(ConstValue::integer(dim + i))},
-                                   {{"keep_dims", keep}}, loc);
-      y = L.to_tensor(L.binary(ast::BinaryOp::BitXor, LValue::tensor(y), pair, loc), loc);
-    }
-    y = L.emit(ir::OpKind::Reshape, Type::block(Type::scalar(bits), shape), {y}, loc);
-    return LValue::tensor(L.cast(y, x->type()->element(), loc, /*bitcast=*/true));
-  });
   t.add("histogram", {"input", "num_bins", "mask="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     Value* x = L.to_tensor(a.get("input"), loc);
     if (!x->type()->is_block() || x->type()->rank() != 1 || !x->type()->is_int()) {

@@ -337,6 +337,19 @@ def flip_kernel(X, Z, RANK: tl.constexpr, D0: tl.constexpr, D1: tl.constexpr, D2
 
 
 @jit
+def sort_kernel(X, Z, ZK, RANK: tl.constexpr, D0: tl.constexpr, D1: tl.constexpr,
+                D2: tl.constexpr, DESCENDING: tl.constexpr, K: tl.constexpr):
+    """tl.sort along the last dim, and tl.topk(K) stored as a [..., K] block."""
+    offs = nd_offsets(RANK, D0, D1, D2, 1)
+    x = tl.load(X + offs)
+    tl.store(Z + offs, tl.sort(x, descending=DESCENDING))
+    if RANK == 1:
+        tl.store(ZK + tl.arange(0, K), tl.topk(x, K))
+    else:
+        tl.store(ZK + tl.arange(0, D0)[:, None] * K + tl.arange(0, K)[None, :], x.topk(K))
+
+
+@jit
 def cat_kernel(X, Y, Z, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(X + offs)

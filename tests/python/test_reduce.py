@@ -838,3 +838,24 @@ def test_flip(rng, dtype, shape, dim):
     K.flip_kernel[(1,)](x, z, RANK=len(shape), D0=dims[0], D1=dims[1], D2=dims[2], DIM=dim,
                         BOOL=dtype == "bool")
     np.testing.assert_array_equal(z, np.flip(x, len(shape) - 1 if dim is None else dim))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "uint8", "int64"])
+@pytest.mark.parametrize("shape, k", [((16,), 4), ((128,), 1), ((4, 32), 8), ((8, 2), 2),
+                                      ((1,), 1)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_topk(rng, dtype, shape, k, descending):
+    x, values = random_values(rng, dtype, shape, ties=dtype == "int32")
+    z = np.zeros(shape, dtype)
+    out_k = "float32" if dtype == "float16" and k < shape[-1] else dtype  # max widens fp16
+    if dtype in ("uint8",) and k < shape[-1]:
+        out_k = "int32"  # and <32-bit integers
+    zk = np.zeros(shape[:-1] + (k,), out_k)
+    dims = list(shape) + [1] * (3 - len(shape))
+    K.sort_kernel[(1,)](x, z, zk, RANK=len(shape), D0=dims[0], D1=dims[1], D2=dims[2],
+                        DESCENDING=descending, K=k)
+    want = np.sort(values, axis=-1)
+    if descending:
+        want = np.flip(want, -1)
+    np.testing.assert_array_equal(z, want)
+    np.testing.assert_array_equal(zk, np.flip(np.sort(values, axis=-1), -1)[..., :k])
