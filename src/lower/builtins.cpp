@@ -87,7 +87,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     }
     name = "tl." + method;
   }
-  if (name == "dtype.is_floating") return LValue::constant(ConstValue::boolean(ir::is_float(callee.items[0].c.dtype)));
+  if (name == "dtype.is_floating") return LValue::constant(ConstValue::boolean(!callee.items[0].c.pointer && ir::is_float(callee.items[0].c.dtype)));
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");

@@ -217,7 +217,8 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   if (base.is_tensor()) {
     const Type* type = base.value->type();
     if (name == "dtype") {
-      if (type->element()->is_pointer()) error_at(loc, "the dtype of a pointer tensor is not supported yet");
+      // A pointer's dtype is Triton's pointer_type; `.element_ty` gives the pointee.
+      if (type->element()->is_pointer()) return LValue::constant(ConstValue::pointer_type(type->element()->pointee()->scalar_kind()));
       return LValue::constant(ConstValue::type(type->element()->scalar_kind()));
     }
     if (name == "shape") {
@@ -233,6 +234,11 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   }
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
     ScalarKind k = base.c.dtype;
+    if (base.c.pointer) {
+      if (name == "element_ty") return LValue::constant(ConstValue::type(k));
+      if (name == "primitive_bitwidth") return LValue::constant(ConstValue::integer(64));
+      error_at(loc, "the pointer dtype " + base.c.str() + " has no attribute '" + name + "' that kernels can use");
+    }
     if (name == "primitive_bitwidth") return LValue::constant(ConstValue::integer(ir::bit_width(k)));
     if (name == "is_floating") { LValue m = LValue::builtin("dtype.is_floating"); m.items.push_back(base); return m; }
   }

@@ -549,7 +549,7 @@ def rms_norm_kernel(X, Y, W, stride, N, eps, BLOCK: tl.constexpr):
     x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
     rms = tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
     w = tl.load(W + cols, mask=mask).to(tl.float32)
-    tl.store(Y + row * stride + cols, x / rms * w, mask=mask)
+    tl.store(Y + row * stride + cols, (x / rms * w).to(Y.dtype.element_ty), mask=mask)
 
 
 @jit

@@ -859,3 +859,16 @@ def test_sort_and_topk(rng, dtype, shape, k, descending):
         want = np.flip(want, -1)
     np.testing.assert_array_equal(z, want)
     np.testing.assert_array_equal(zk, np.flip(np.sort(values, axis=-1), -1)[..., :k])
+
+
+def test_pointer_dtype_element_ty(rng):
+    """`ptr.dtype.element_ty` (Triton's pointer_type): the pointee, as in
+    `.to(Y.dtype.element_ty)`; RMS norm into fp16 through it."""
+    rows, n = 4, 64
+    x = rng.standard_normal((rows, n)).astype(np.float32)
+    w = rng.standard_normal(n).astype(np.float32)
+    y = np.full((rows, n), np.nan, np.float16)
+    K.rms_norm_kernel[(rows,)](x, y, w, n, n, 1e-6, BLOCK=64)
+    x64 = x.astype(np.float64)
+    want = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6) * w
+    np.testing.assert_allclose(y, want.astype(np.float16), rtol=2e-3, atol=2e-3)
