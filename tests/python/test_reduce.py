@@ -51,12 +51,11 @@ def random_values(rng, dtype, shape, ties=False):
     info = np.iinfo(dtype)
     if ties:
         low, high = (0, 3) if info.min == 0 else (-2, 2)
-    elif info.bits <= 16:
-        low, high = info.min, info.max  # sums overflow the input type: the accumulator must not
     else:
-        low, high = max(info.min, -(2**40)), min(info.max, 2**40)
-        if info.bits == 32:
-            low, high = max(info.min, -(2**30)), min(info.max, 2**30)
+        # The full range: <32-bit sums overflow the input type (the accumulator must not),
+        # 32/64-bit sums wrap like numpy's, unsigned values above the signed maximum meet
+        # unsigned comparisons.
+        low, high = info.min, info.max
     v = rng.integers(low, high, shape, dtype=dtype, endpoint=True)
     return v, v
 
