@@ -346,7 +346,7 @@ def sort_kernel(X, Z, ZK, RANK: tl.constexpr, D0: tl.constexpr, D1: tl.constexpr
     if RANK == 1:
         tl.store(ZK + tl.arange(0, K), tl.topk(x, K))
     else:
-        tl.store(ZK + tl.arange(0, D0)[:, None] * K + tl.arange(0, K)[None, :], x.topk(K))
+        tl.store(ZK + tl.arange(0, D0)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))
 
 
 @jit
