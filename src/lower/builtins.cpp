@@ -37,7 +37,8 @@ namespace {
 double float_of_string(const std::string& text, const Loc& loc) {
   std::string t;
   for (char ch : text) {
-    if (!std::isspace(static_cast<unsigned char>(ch))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!std::isspace(static_cast<unsigned char>(ch)))
+      t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   double sign = 1;
   std::string body = t;
@@ -87,7 +88,8 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     }
     name = "tl." + method;
   }
-  if (name == "dtype.is_floating") return LValue::constant(ConstValue::boolean(!callee.items[0].c.pointer && ir::is_float(callee.items[0].c.dtype)));
+  if (name == "dtype.is_floating")
+    return LValue::constant(ConstValue::boolean(!callee.items[0].c.pointer && ir::is_float(callee.items[0].c.dtype)));
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");

@@ -37,7 +37,8 @@ LValue expand_dims(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& ax = a.get("axis");
   if (ax.kind == LValue::Kind::Tuple) {
     for (const LValue& i : ax.items) {
-      if (!i.is_const() || i.c.kind != ConstValue::Kind::Int) error_at(loc, "the axes of expand_dims must be constexpr ints, got " + i.describe());
+      if (!i.is_const() || i.c.kind != ConstValue::Kind::Int)
+        error_at(loc, "the axes of expand_dims must be constexpr ints, got " + i.describe());
       given.push_back(i.c.i);
     }
   } else {
@@ -49,8 +50,8 @@ LValue expand_dims(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::string listed;
   for (__int128 axis : given) {
     if (axis < -new_rank || axis >= new_rank) {
-      error_at(loc, "invalid axis " + int128_to_string(axis) + ". Expected " + std::to_string(-new_rank) + " <= axis < " +
-                        std::to_string(new_rank));
+      error_at(loc, "invalid axis " + int128_to_string(axis) + ". Expected " + std::to_string(-new_rank) +
+                        " <= axis < " + std::to_string(new_rank));
     }
     axes.push_back(static_cast<int64_t>(axis < 0 ? axis + new_rank : axis));
     listed += (listed.empty() ? "" : ", ") + std::to_string(axes.back());

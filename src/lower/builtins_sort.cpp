@@ -86,7 +86,8 @@ LValue sort_impl(Lowerer& L, const BuiltinArgs& a, int64_t k, bool descending, c
   int log_n = log2_exact(shape.back());
   int log_k = k < 0 ? log_n : log2_exact(k);
   if (k >= 0 && (!is_power_of_two(k) || k > shape.back())) {
-    error_at(loc, "k of tl.topk must be a power of two no larger than the last dim (" + std::to_string(shape.back()) + "), got " + std::to_string(k));
+    error_at(loc, "k of tl.topk must be a power of two no larger than the last dim (" + std::to_string(shape.back()) +
+                      "), got " + std::to_string(k));
   }
   int n_dims = log2_exact(x->type()->num_elements());
   if (n_dims == 0) return LValue::tensor(x);
@@ -94,7 +95,8 @@ LValue sort_impl(Lowerer& L, const BuiltinArgs& a, int64_t k, bool descending, c
   for (int i = 1; i <= log_k; ++i) h = bitonic_merge(L, h, i, i < log_n ? 2 : descending, loc);
   for (int i = log_k + 1; i <= log_n; ++i) {
     int64_t axis = h->type()->rank() - 1 - log_k;
-    h = L.call_builtin(LValue::builtin(descending ? "tl.max" : "tl.min"), {LValue::tensor(h), int_const(axis)}, {}, loc).value;
+    h = L.call_builtin(LValue::builtin(descending ? "tl.max" : "tl.min"), {LValue::tensor(h), int_const(axis)}, {}, loc)
+            .value;
     h = bitonic_merge(L, h, log_k, i < log_n ? 2 : descending, loc);
   }
   shape.back() = int64_t{1} << log_k;
@@ -111,7 +113,8 @@ void register_sort_builtins(BuiltinTable& t) {
     int rank = static_cast<int>(shape.size());
     __int128 dim = a.has("dim") ? a.const_int("dim") : rank - 1;
     if (dim < -rank || dim >= rank) {
-      error_at(loc, "invalid axis " + int128_to_string(dim) + ". Expected " + std::to_string(-rank) + " <= axis < " + std::to_string(rank));
+      error_at(loc, "invalid axis " + int128_to_string(dim) + ". Expected " + std::to_string(-rank) + " <= axis < " +
+                        std::to_string(rank));
     }
     if (dim < 0) dim += rank;
     int64_t n = shape[static_cast<size_t>(dim)];

@@ -25,7 +25,11 @@ struct ConstValue {
   static ConstValue floating(double v) { ConstValue c; c.kind = Kind::Float; c.f = v; return c; }
   static ConstValue string(std::string v) { ConstValue c; c.kind = Kind::Str; c.s = std::move(v); return c; }
   static ConstValue type(ir::ScalarKind k) { ConstValue c; c.kind = Kind::DType; c.dtype = k; return c; }
-  static ConstValue pointer_type(ir::ScalarKind k) { ConstValue c = type(k); c.pointer = true; return c; }
+  static ConstValue pointer_type(ir::ScalarKind k) {
+    ConstValue c = type(k);
+    c.pointer = true;
+    return c;
+  }
 
   // Python's repr-like text: None, True, 42, 1.5, 'relu', fp16. Canonical: the cache key
   // and the signature text use it.

@@ -218,7 +218,8 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
     const Type* type = base.value->type();
     if (name == "dtype") {
       // A pointer's dtype is Triton's pointer_type; `.element_ty` gives the pointee.
-      if (type->element()->is_pointer()) return LValue::constant(ConstValue::pointer_type(type->element()->pointee()->scalar_kind()));
+      if (type->element()->is_pointer())
+        return LValue::constant(ConstValue::pointer_type(type->element()->pointee()->scalar_kind()));
       return LValue::constant(ConstValue::type(type->element()->scalar_kind()));
     }
     if (name == "shape") {
