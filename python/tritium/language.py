@@ -321,7 +321,7 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False): _outside_kernel("
 def xor_sum(input, axis=None, keep_dims=False): _outside_kernel("xor_sum")
 def reduce(input, axis, combine_fn, keep_dims=False): _outside_kernel("reduce")
 def associative_scan(input, axis, combine_fn, reverse=False): _outside_kernel("associative_scan")
-def cumsum(input, axis=0, reverse=False): _outside_kernel("cumsum")
+def cumsum(input, axis=0, reverse=False, dtype=None): _outside_kernel("cumsum")
 def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
 def sort(x, dim=None, descending=False): _outside_kernel("sort")
 def topk(x, k, dim=None): _outside_kernel("topk")
