@@ -24,6 +24,7 @@ const BuiltinTable& builtin_table() {
     register_math_builtins(t);
     register_shape_builtins(t);
     register_reduce_builtins(t);
+    register_debug_builtins(t);
     return t;
   }();
   return table;

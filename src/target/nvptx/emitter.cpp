@@ -82,6 +82,10 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Return:
       b_.CreateRetVoid();
       return;
+    case OpKind::Print: return emit_print(op);
+    case OpKind::Assert: return emit_assert(op);
+    case OpKind::DebugBarrier: return barrier();
+    case OpKind::Fma: return emit_fma(op);
     case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: case OpKind::Reduce:
     case OpKind::Scan: case OpKind::Histogram:
       break;

@@ -125,6 +125,7 @@ bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
     case OpKind::Broadcast:
       // Possibly a shared-memory round trip (code generation may find it local or uniform).
       return op.operand(0)->type()->shape() != op.result()->type()->shape();
+    case OpKind::DebugBarrier: return true;  // bar.sync
     case OpKind::AtomicRMW:
     case OpKind::AtomicCAS:
       // Thread 0 performs a scalar atomic and broadcasts the old value when it is read.
