@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -74,6 +75,15 @@ class Layout {
 // The flat index of the element of a `from`-shaped block that broadcasting to `to` (equal
 // rank; dims of `from` are 1 or equal to those of `to`) puts at flat index `e` of the result.
 int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t e);
+
+// log2 of a power of two (an internal error otherwise).
+int log2_exact(int64_t value);
+
+// When every result element comes from a source element on the same thread, in a register
+// that does not depend on the thread: for each result register, that source register.
+// `source_of` maps a result element to its source element.
+std::optional<std::vector<int>> local_moves(const Layout& source, const Layout& result,
+                                            const std::function<int64_t(int64_t)>& source_of);
 
 // When every element of the broadcast stays on its thread: for each result register, the
 // source register that holds its element in every thread. std::nullopt when some element
