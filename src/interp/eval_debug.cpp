@@ -32,8 +32,8 @@ std::string index_text(const ir::Type* type, int64_t flat) {
 }
 
 std::string pid_text(const std::array<uint32_t, 3>& program) {
-  return "pid (" + std::to_string(program[0]) + ", " + std::to_string(program[1]) + ", " +
-         std::to_string(program[2]) + ")";
+  return "pid (" + std::to_string(program[0]) + ", " + std::to_string(program[1]) + ", " + std::to_string(program[2]) +
+         ")";
 }
 
 // One element as printf would write it on the GPU (%f, %i, %lli, %u, %llu, %p, 0x%0Nx).
@@ -68,7 +68,8 @@ void exec_print(const ir::Op& op, const std::vector<const Buffer*>& operands, co
     const Buffer& buffer = *operands[n];
     std::string operand = operands.size() > 1 ? "(operand " + std::to_string(n) + ") " : "";
     for (int64_t i = 0; i < buffer.size(); ++i) {
-      out += pid_text(program) + " " + index_text(buffer.type, i) + prefix + operand + value_text(buffer, i, hex) + "\n";
+      out +=
+          pid_text(program) + " " + index_text(buffer.type, i) + prefix + operand + value_text(buffer, i, hex) + "\n";
     }
   }
   // Straight to the C stream (what the GPU's printf reaches too), flushed so the lines keep

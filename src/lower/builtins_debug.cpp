@@ -65,16 +65,15 @@ LValue fma(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
       add->operand(0) != product || mul->result()->type() != sum->type()) {
     return LValue::tensor(sum);  // mixed precision: the promotion happened between the two
   }
-  ir::Value* fused = L.builder().create_value(ir::OpKind::Fma, sum->type(),
-                                              {mul->operand(0), mul->operand(1), add->operand(1)}, loc);
+  ir::Value* fused =
+      L.builder().create_value(ir::OpKind::Fma, sum->type(), {mul->operand(0), mul->operand(1), add->operand(1)}, loc);
   // The unfused pair stays unused for eliminate_dead_code.
   return LValue::tensor(fused);
 }
 
 }  // namespace
 
-void lower_device_assert(Lowerer& L, const LValue& cond, const LValue* mask, const std::string& msg,
-                         const Loc& loc) {
+void lower_device_assert(Lowerer& L, const LValue& cond, const LValue* mask, const std::string& msg, const Loc& loc) {
   if (!L.debug) return;  // Triton compiles asserts only with debug=True
   LValue zero = LValue::constant(ConstValue::integer(0));
   ir::Value* c = L.to_tensor(cond, loc);

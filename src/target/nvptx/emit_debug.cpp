@@ -47,7 +47,8 @@ void Emitter::call_vprintf(const std::string& format, const std::vector<llvm::Va
     // In the entry block, so a print inside a loop reuses one buffer.
     llvm::IRBuilder<> entry(&kernel_->getEntryBlock(), kernel_->getEntryBlock().begin());
     llvm::Value* alloca = entry.CreateAlloca(type, nullptr, "printf_args");
-    for (size_t i = 0; i < args.size(); ++i) b_.CreateStore(args[i], b_.CreateStructGEP(type, alloca, static_cast<unsigned>(i)));
+    for (size_t i = 0; i < args.size(); ++i)
+      b_.CreateStore(args[i], b_.CreateStructGEP(type, alloca, static_cast<unsigned>(i)));
     buffer = alloca;
     if (buffer->getType() != ptr) buffer = b_.CreateAddrSpaceCast(buffer, ptr);
   }
@@ -93,7 +94,8 @@ void Emitter::emit_print(const ir::Op& op) {
       llvm::Value* v = get(op.operand(n)).at(0);
       guarded(thread0, [&]() -> llvm::Value* {
         PrintArg arg = print_arg(b_, type, v, hex);
-        call_vprintf("pid (%u, %u, %u) idx ()%s" + operand + arg.format + "\n", {pid[0], pid[1], pid[2], prefix, arg.value});
+        call_vprintf("pid (%u, %u, %u) idx ()%s" + operand + arg.format + "\n",
+                     {pid[0], pid[1], pid[2], prefix, arg.value});
         return nullptr;
       });
       continue;
@@ -138,8 +140,9 @@ void Emitter::emit_assert(const ir::Op& op) {
   llvm::Value* function = b_.CreateGlobalString(function_.name(), "assert_function", 0, &module_);
   auto fail = [&]() -> llvm::Value* {
     std::vector<llvm::Value*> pid = program_ids();
-    call_vprintf("%s:%u: %s: block: [%u, %u, %u], thread: [%u, 0, 0] Assertion `%s` failed.\n",
-                 {file_text, b_.getInt32(static_cast<uint32_t>(line)), function, pid[0], pid[1], pid[2], thread_id(), msg});
+    call_vprintf(
+        "%s:%u: %s: block: [%u, %u, %u], thread: [%u, 0, 0] Assertion `%s` failed.\n",
+        {file_text, b_.getInt32(static_cast<uint32_t>(line)), function, pid[0], pid[1], pid[2], thread_id(), msg});
     b_.CreateIntrinsic(llvm::Intrinsic::trap, llvm::ArrayRef<llvm::Value*>());
     return nullptr;
   };
