@@ -26,7 +26,8 @@ std::vector<std::string> pass_list(const std::string& value) {
       continue;
     }
     std::string known;
-    for (const transforms::Pass& pass : transforms::all_passes()) known += std::string(known.empty() ? "" : ", ") + pass.name;
+    for (const transforms::Pass& pass : transforms::all_passes())
+      known += std::string(known.empty() ? "" : ", ") + pass.name;
     throw std::invalid_argument((name.empty() ? "an empty pass name" : "unknown pass '" + name + "'") +
                                 " in --passes (known passes: " + known + ")");
   }

@@ -44,10 +44,12 @@ const char* kUsage =
     "usage:\n"
     "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N]\n"
     "                  --emit ast|ir|ir-opt|llvm|ptx|cubin [--arch sm_80|sm_90] [--output F]\n"
+    "                  [--debug 0|1]\n"
     "      print a stage of the kernel NAME of FILE specialized on SIG, for example\n"
     "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"; llvm and ptx\n"
     "      target --arch (default: the GPU's, else sm_90); cubin needs the CUDA driver and a\n"
-    "      GPU of that architecture, and is written to --output (or stdout)\n"
+    "      GPU of that architecture, and is written to --output (or stdout); --debug 1\n"
+    "      compiles device_assert and assert (Triton's debug option)\n"
     "  tritium opt FILE.ir [--passes a,b,c]\n"
     "      parse IR text (as --emit ir prints it; FILE may be - for stdin), verify it, run the\n"
     "      named passes in order, verifying after each, and print the result; an unknown\n"
@@ -154,7 +156,7 @@ int num_warps_option(const Options& options) {
 
 int cmd_compile(int argc, char** argv) {
   Options options = parse_options(argc, argv, 2,
-                                  {"kernel", "signature", "num-warps", "emit", "arch", "output"});
+                                  {"kernel", "signature", "num-warps", "emit", "arch", "output", "debug"});
   std::string emit = options.get("emit", "ir");
   static const std::map<std::string, tritium::Stage> stages = {
       {"ast", tritium::Stage::Ast},   {"ir", tritium::Stage::Ir},
@@ -172,6 +174,9 @@ int cmd_compile(int argc, char** argv) {
   }
   tritium::LaunchConfig config;
   config.num_warps = num_warps_option(options);
+  std::string debug = options.get("debug", "0");
+  if (debug != "0" && debug != "1") throw UsageError{"--debug must be 0 or 1, got '" + debug + "'"};
+  config.debug = debug == "1";
   if (options.has("arch")) {
     std::string arch = options.get("arch");
     if (arch.rfind("sm_", 0) != 0 || arch.size() < 5 ||

@@ -89,6 +89,8 @@ struct LaunchConfig {
   // The GPU target of Kernel::emit's Llvm, Ptx and Cubin stages as 10 * major + minor (80,
   // 90); 0: the first GPU's, or sm_90 without one. Launches always target their device.
   int arch = 0;
+  // Triton's debug option: device_assert and `assert` are compiled (part of the cache keys).
+  bool debug = false;
 };
 
 // The stages `Kernel::emit` can print. Cubin needs the CUDA driver (its JIT linker) and

@@ -248,6 +248,7 @@ void PyKernel::launch(py::handle grid, py::handle args, py::handle kwargs, int n
   }
 
   LaunchConfig config;
+  config.debug = debug_;
   config.num_warps = num_warps;
   config.num_stages = num_stages;
   config.stream = launch_stream(impl.name(), stream, positional, named);
@@ -314,6 +315,7 @@ void PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t 
                      buffers->named, &buffers->bound);
   Grid dims = to_grid(impl.name(), grid);
   LaunchConfig config;
+  config.debug = debug_;
   config.num_warps = num_warps;
   config.num_stages = num_stages;
   config.stream = launch_stream(impl.name(), stream, buffers->positional, buffers->named);
@@ -329,6 +331,7 @@ void PyKernel::warmup(py::handle args, py::handle kwargs, int num_warps, int num
   to_args(impl.name(), impl.params().names, args, kwargs, &positional, &named);
   runtime::BoundArgs bound = impl.bind(positional, named);
   LaunchConfig config;
+  config.debug = debug_;
   config.num_warps = num_warps;
   config.num_stages = num_stages;
   config.stream = launch_stream(impl.name(), stream, positional, named);
@@ -357,6 +360,7 @@ py::object PyKernel::emit(const std::string& stage, const std::string& signature
                           int num_warps, int num_stages, int arch) {
   Stage which = to_stage(stage);
   LaunchConfig config;
+  config.debug = debug_;
   config.num_warps = num_warps;
   config.num_stages = num_stages;
   config.arch = arch;
@@ -473,6 +477,7 @@ void register_kernel(py::module_& module) {
       .def_property_readonly("name", &PyKernel::name)
       .def_property_readonly("param_names", &PyKernel::param_names)
       .def("set_globals", &PyKernel::set_globals, py::arg("globals"))
+      .def("set_debug", &PyKernel::set_debug, py::arg("debug"))
       .def("set_specialization", &PyKernel::set_specialization, py::arg("do_not_specialize"),
            py::arg("do_not_specialize_on_alignment"))
       .def("launcher", &make_launcher, py::arg("grid"))

@@ -30,6 +30,10 @@ class PyKernel {
   void set_specialization(const std::vector<int>& do_not_specialize,
                           const std::vector<int>& do_not_specialize_on_alignment);
 
+  // Triton's debug option (the decorator's debug=, else TRITON_DEBUG/TRITIUM_DEBUG): asserts
+  // are compiled into every later launch, warmup and emit.
+  void set_debug(bool debug) { debug_ = debug; }
+
   // kernel[grid](*args, **kwargs): `grid` is a tuple/list of 1-3 ints or a callable of META.
   void launch(py::handle grid, py::handle args, py::handle kwargs, int num_warps,
               int num_stages, py::handle stream);
@@ -52,6 +56,7 @@ class PyKernel {
 
  private:
   Kernel kernel_;
+  bool debug_ = false;
 };
 
 // Registers the class on `module`.

@@ -8,6 +8,7 @@ launch on a cache hit is one call into C++ with the argument tuple as Python gav
 
 import ast
 import inspect
+import os
 import textwrap
 import types
 
@@ -89,6 +90,18 @@ def _describe_global(name, value, in_progress):
 def _is_scalar_dtype(value):
     """tl.float32 and friends; not pointer or block types, not void."""
     return type(value) is _language.dtype and value.name != "void"
+
+
+def _debug_option(debug):
+    """Triton's `debug`: the decorator's value, else the TRITON_DEBUG / TRITIUM_DEBUG
+    environment variable ("1", "true", ...): asserts are compiled only when it is on."""
+    if debug is not None:
+        return bool(debug)
+    for name in ("TRITIUM_DEBUG", "TRITON_DEBUG"):
+        value = os.environ.get(name, "").strip().lower()
+        if value in ("1", "true", "yes", "on"):
+            return True
+    return False
 
 
 def _param_indices(names, spec, option):
@@ -195,6 +208,7 @@ class JITFunction:
                                      self.starting_line_number)
         kernel.set_globals(self.globals_used())
         kernel.set_specialization(self.do_not_specialize, self.do_not_specialize_on_alignment)
+        kernel.set_debug(_debug_option(self.debug))
         self._kernel = kernel
         return kernel
 

@@ -343,7 +343,7 @@ def max_contiguous(input, values): _outside_kernel("max_contiguous")
 def max_constancy(input, values): _outside_kernel("max_constancy")
 def static_assert(cond, msg=""): _outside_kernel("static_assert")
 def static_print(*values, sep=" ", end="\n", file=None, flush=False): _outside_kernel("static_print")
-def device_assert(cond, msg=""): _outside_kernel("device_assert")
+def device_assert(cond, msg="", mask=None): _outside_kernel("device_assert")
 def device_print(prefix, *args, hex=False): _outside_kernel("device_print")
 def debug_barrier(): _outside_kernel("debug_barrier")
 

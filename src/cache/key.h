@@ -29,6 +29,7 @@ struct KeyInputs {
   int ptx_version = 0;       // 10 * major + minor
   int num_warps = 4;
   int num_stages = 3;
+  bool debug = false;  // Triton's debug option (asserts compiled)
   // Code-generation knobs whose value differs from the default, sorted by name.
   std::vector<std::pair<std::string, std::string>> env;
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "interp/eval_debug.h"
 #include "interp/eval_ops.h"
 #include "interp/eval_shape.h"
 #include "interp/memory.h"
@@ -246,6 +247,15 @@ class Interpreter {
       case OpKind::Condition:
         return true;  // read by the op that owns the region
       case OpKind::Return: return false;
+      case OpKind::Fma: eval_fma(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
+      case OpKind::Print: {
+        std::vector<const Buffer*> values;
+        for (int id : p.operands) values.push_back(&buffers_[id]);
+        exec_print(op, values, program_);
+        return true;
+      }
+      case OpKind::Assert: exec_assert(op, operand(p, 0), program_); return true;
+      case OpKind::DebugBarrier: return true;  // one program runs at a time: nothing to order
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());
   }

@@ -20,13 +20,15 @@ Builder Builder::after(Op* op) {
 }
 
 void Builder::set_insertion_point_before(Op* op) {
-  if (op == nullptr || op->parent() == nullptr) internal_error("builder", "insertion point at an op outside any region");
+  if (op == nullptr || op->parent() == nullptr)
+    internal_error("builder", "insertion point at an op outside any region");
   region_ = op->parent();
   anchor_ = op;
 }
 
 void Builder::set_insertion_point_after(Op* op) {
-  if (op == nullptr || op->parent() == nullptr) internal_error("builder", "insertion point at an op outside any region");
+  if (op == nullptr || op->parent() == nullptr)
+    internal_error("builder", "insertion point at an op outside any region");
   region_ = op->parent();
   size_t next = region_->index_of(op) + 1;
   anchor_ = next < region_->ops().size() ? region_->ops()[next].get() : nullptr;

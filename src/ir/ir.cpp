@@ -90,7 +90,8 @@ void Value::replace_all_uses_with(Value* other) {
 
 void Value::remove_user(Op* op) {
   auto it = std::find(users_.begin(), users_.end(), op);
-  if (it == users_.end()) internal_error("ir", std::string("'") + op->name() + "' is not a user of its operand", op->loc());
+  if (it == users_.end())
+    internal_error("ir", std::string("'") + op->name() + "' is not a user of its operand", op->loc());
   users_.erase(it);
 }
 
@@ -135,9 +136,9 @@ std::unique_ptr<Op> Region::take(Op* op) {
 void Region::erase(Op* op) {
   for (const auto& result : op->results()) {
     if (result->has_uses()) {
-      internal_error("ir", std::string("erasing '") + op->name() + "' whose result " +
-                               std::to_string(result->index()) + " is still used by '" +
-                               result->users().front()->name() + "'",
+      internal_error("ir",
+                     std::string("erasing '") + op->name() + "' whose result " + std::to_string(result->index()) +
+                         " is still used by '" + result->users().front()->name() + "'",
                      op->loc());
     }
   }

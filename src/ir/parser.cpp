@@ -251,7 +251,8 @@ class Parser {
     size_t start = pos_;
     bool negative = peek() == '-';
     if (negative) ++pos_;
-    if (accept_word("inf")) return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    if (accept_word("inf"))
+      return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     if (!negative && accept_word("nan")) return std::numeric_limits<double>::quiet_NaN();
     size_t end = pos_;
     bool is_float = false;
@@ -287,9 +288,12 @@ class Parser {
       if (c == '"') return out;
       if (c == '\\') {
         char e = peek();
-        if (e == 'n') out += '\n';
-        else if (e == '"' || e == '\\') out += e;
-        else fail("unknown escape '\\" + std::string(1, e) + "' in a string");
+        if (e == 'n')
+          out += '\n';
+        else if (e == '"' || e == '\\')
+          out += e;
+        else
+          fail("unknown escape '\\" + std::string(1, e) + "' in a string");
         ++pos_;
         continue;
       }
@@ -390,8 +394,10 @@ class Parser {
       for (; pos_ < text_.size() && text_[pos_] != '\n'; ++pos_) {
         char c = text_[pos_];
         if (quote != 0) {
-          if (c == '\\') ++pos_;
-          else if (c == quote) quote = 0;
+          if (c == '\\')
+            ++pos_;
+          else if (c == quote)
+            quote = 0;
         } else if (c == '\'' || c == '"') {
           quote = c;
         } else if (c == '(' || c == '[') {
@@ -515,9 +521,11 @@ class Parser {
     loc_suffix(&loc);  // a suffix names the kernel's line, kept instead of the place in this text
     op->set_loc(loc);
     // Results are visible after the op, not inside its regions.
-    for (size_t i = 0; i < result_names.size(); ++i) define(result_names[i].first, op->result(static_cast<int>(i)), result_names[i].second);
+    for (size_t i = 0; i < result_names.size(); ++i)
+      define(result_names[i].first, op->result(static_cast<int>(i)), result_names[i].second);
     skip_blanks();
-    if (pos_ < text_.size() && peek() != '\n') fail("expected the end of the line after '" + keyword + "', found " + describe_next());
+    if (pos_ < text_.size() && peek() != '\n')
+      fail("expected the end of the line after '" + keyword + "', found " + describe_next());
   }
 
   // After a region's '}': `, {`, `else {`, `do {` (any word) opens the next region.

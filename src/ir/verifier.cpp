@@ -293,6 +293,8 @@ class Verifier {
         expect_counts(op, 0, 0, 0);
         if (owner != nullptr) fail(op, "'return' inside a region (only the function body may return)");
         return;
+      case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier: case OpKind::Fma:
+        return check_debug_op(op);
     }
     fail(op, "unknown op kind");
   }
@@ -408,6 +410,35 @@ class Verifier {
       fail(op, std::string("operands of type ") + a->str() + " (expected " + (ints_only ? "integers" : "numbers") + ")");
     }
     expect_type(op, result_type(op), a, "the result");
+  }
+
+  // print, assert, debug_barrier and fma (ops.def, the debugging group).
+  void check_debug_op(const Op& op) {
+    auto expect_attr = [&](const char* name, size_t index) {
+      const AttrValue* value = op.find_attr(name);
+      if (value == nullptr || value->index() != index) fail(op, std::string("missing or mistyped attribute '") + name + "'");
+    };
+    switch (op.kind()) {
+      case OpKind::Print:
+        expect_counts(op, 0, 1 << 30, 0);
+        expect_attr("prefix", 2);
+        expect_attr("hex", 0);
+        return;
+      case OpKind::Assert:
+        expect_counts(op, 1, 1, 0);
+        if (!operand_type(op, 0)->is_bool()) fail(op, "the condition " + operand_type(op, 0)->str() + " is not i1");
+        expect_attr("msg", 2);
+        return;
+      case OpKind::DebugBarrier: return expect_counts(op, 0, 0, 0);
+      default: {
+        expect_counts(op, 3, 3, 1);
+        const Type* a = operand_type(op, 0);
+        if (!a->is_float()) fail(op, "operands of type " + a->str() + " (expected floats)");
+        expect_type(op, operand_type(op, 1), a, "the second operand");
+        expect_type(op, operand_type(op, 2), a, "the third operand");
+        expect_type(op, result_type(op), a, "the result");
+      }
+    }
   }
 
   void check_unary(const Op& op, bool ints, bool floats) {

@@ -25,6 +25,7 @@ const BuiltinTable& builtin_table() {
     register_shape_builtins(t);
     register_reduce_builtins(t);
     register_sort_builtins(t);
+    register_debug_builtins(t);
     return t;
   }();
   return table;

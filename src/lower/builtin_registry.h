@@ -55,5 +55,11 @@ void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., sigmoid,
 void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
 void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
 void register_sort_builtins(BuiltinTable& table);    // flip, sort, topk
+void register_debug_builtins(BuiltinTable& table);   // device_print/assert, debug_barrier, static_print, fma
+
+// device_assert(cond, msg, mask) as the assert statement also lowers it: nothing unless the
+// kernel is compiled with debug=True (builtins_debug.cpp).
+void lower_device_assert(Lowerer& lower, const LValue& cond, const LValue* mask, const std::string& msg,
+                         const Loc& loc);
 
 }  // namespace tritium::lower

@@ -93,7 +93,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");
-    if (fn == "print") return LValue::constant(ConstValue::none());
+    if (fn == "print") return call_builtin(LValue::builtin("tl.device_print"), std::move(args), std::move(kwargs), loc);
     if (fn == "min" || fn == "max") {
       if (args.size() < 2 || !kwargs.empty()) error_at(loc, fn + "() in a kernel takes two or more positional arguments");
       LValue acc = args[0];

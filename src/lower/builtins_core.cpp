@@ -115,11 +115,6 @@ void register_core_builtins(BuiltinTable& t) {
     }
     return none();
   });
-  // The debug builtins compile to nothing for now: device_print and device_assert are
-  // only active in debug builds, debug_barrier orders nothing a reader of results sees.
-  for (const char* name : {"static_print", "device_print", "debug_barrier", "device_assert"}) {
-    t.add(name, {"*args", "hex=", "msg="}, false, [](Lowerer&, const BuiltinArgs&, const Loc&) { return none(); });
-  }
   for (const char* name : {"static_range", "range"}) {
     t.add(name, {"*args", "num_stages=", "loop_unroll_factor=", "disallow_acc_multi_buffer=", "flatten=",
                  "warp_specialize="}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) -> LValue {

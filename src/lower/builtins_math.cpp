@@ -62,9 +62,6 @@ void register_math_builtins(BuiltinTable& t) {
     LValue one = LValue::constant(ConstValue::floating(1.0));
     return LValue::tensor(L.true_div(one, LValue::tensor(L.add(one, e, loc)), loc));
   });
-  t.add("fma", {"x", "y", "z"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    return LValue::tensor(L.add(LValue::tensor(L.arith(ir::OpKind::Mul, a.get("x"), a.get("y"), loc)), a.get("z"), loc));
-  });
 }
 
 }  // namespace tritium::lower

@@ -100,7 +100,7 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals) {
 }
 
 std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module, const std::string& kernel,
-                                           const Signature& signature, const Globals& globals) {
+                                           const Signature& signature, const Globals& globals, bool debug) {
   const ast::FunctionDef* def = module->find_function(kernel);
   if (!def) {
     throw CompileError(module->file ? module->file->path() : "", 0, 0,
@@ -112,6 +112,7 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
   }
   auto function = std::make_unique<ir::Function>(def->name, def->loc);
   lower::Lowerer lowerer(*function, globals);
+  lowerer.debug = debug;
   auto kernel_globals = std::make_shared<const Globals>(globals);
   auto context = std::make_unique<lower::FunctionContext>();
   context->module = module;

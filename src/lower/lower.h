@@ -53,8 +53,9 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals);
 
 // Lowers `kernel` (a FunctionDef of `module`) for `signature`. Globals are resolved first in
 // `globals`, then in the module's own top-level statements. Throws CompileError.
+// With `debug`, device_assert and the assert statement are compiled (else dropped, as Triton).
 std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module,
                                            const std::string& kernel, const Signature& signature,
-                                           const Globals& globals);
+                                           const Globals& globals, bool debug = false);
 
 }  // namespace tritium

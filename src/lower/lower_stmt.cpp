@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -285,9 +286,17 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
       bind(kReturnSlot, std::move(value));
       return true;
     }
-    case ast::StmtKind::Assert:
+    case ast::StmtKind::Assert: {
       // Triton compiles `assert` only with debug=True; without it the statement is dropped.
+      if (!debug) return false;
+      std::string msg;
+      if (stmt.value) {
+        LValue text = eval(*stmt.value);
+        msg = text.is_const() && text.c.kind == ConstValue::Kind::Str ? text.c.s : text.describe();
+      }
+      lower_device_assert(*this, eval(*stmt.cond), nullptr, msg, loc);
       return false;
+    }
     case ast::StmtKind::Pass: return false;
     case ast::StmtKind::ExprStmt: eval(*stmt.value); return false;
     case ast::StmtKind::Import:

@@ -47,6 +47,7 @@ class Lowerer {
   Lowerer(ir::Function& function, const Globals& kernel_globals);
 
   ir::Builder& builder() { return builder_; }
+  bool debug = false;  // Triton's debug option: device_assert and assert are compiled
 
   // ---- names (lower_stmt.cpp) ----
   LValue lookup(const std::string& name, const Loc& loc);
@@ -156,7 +157,7 @@ class Lowerer {
   int inline_depth_ = 0;
 
   friend std::unique_ptr<ir::Function> tritium::lower_kernel(
-      std::shared_ptr<const ast::Module>, const std::string&, const Signature&, const Globals&);
+      std::shared_ptr<const ast::Module>, const std::string&, const Signature&, const Globals&, bool);
 };
 
 // Python semantics on compile-time values (const_eval.cpp). Errors are located at `loc`.

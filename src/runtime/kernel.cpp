@@ -216,8 +216,8 @@ std::string Kernel::Impl::signature_text(const Signature& signature) const {
   return signature.str(params_.names);
 }
 
-std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature) const {
-  std::unique_ptr<ir::Function> function = lower_kernel(module_, name_, signature, globals_);
+std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature, bool debug) const {
+  std::unique_ptr<ir::Function> function = lower_kernel(module_, name_, signature, globals_, debug);
   ir::verify(*function, "lower");
   return function;
 }
@@ -253,7 +253,7 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
 }
 
 std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
-                                                           const std::string& key) {
+                                                           const std::string& key, bool debug) {
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -266,7 +266,7 @@ std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& sign
   // compile leaves the entry empty, so the next call reports the error again.
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (!entry->ready.load(std::memory_order_acquire)) {
-    std::unique_ptr<ir::Function> function = lower(signature);
+    std::unique_ptr<ir::Function> function = lower(signature, debug);
     optimize(*function);
     entry->function = std::move(function);
     entry->ready.store(true, std::memory_order_release);
@@ -306,7 +306,7 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
   }
 
   Signature signature = specialize(bound);
-  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature));
+  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
 
@@ -366,7 +366,7 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin) {
     return emit_gpu(stage, signature, config);
   }
-  std::unique_ptr<ir::Function> function = lower(signature);
+  std::unique_ptr<ir::Function> function = lower(signature, config.debug);
   if (stage == Stage::IrOpt) optimize(*function);
   return ir::print(*function);
 }

@@ -101,6 +101,7 @@ size_t Kernel::Impl::GpuKeyHash::operator()(const GpuKeyView& key) const {
   size_t h = static_cast<size_t>(key.device);
   hash_combine(&h, static_cast<size_t>(key.num_warps));
   hash_combine(&h, static_cast<size_t>(key.num_stages));
+  hash_combine(&h, static_cast<size_t>(key.debug));
   for (const ParamSig& p : key.signature->params) {
     hash_combine(&h, static_cast<size_t>(p.kind) * 31 + static_cast<size_t>(p.dtype));
     hash_combine(&h, static_cast<size_t>(p.divisibility));
@@ -136,7 +137,8 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.ptx_version = nvptx::ptx_version_for(target);
   in.num_warps = config.num_warps;
   in.num_stages = config.num_stages;
-  build.lower = [this, signature] { return lower(signature); };
+  in.debug = config.debug;
+  build.lower = [this, signature, debug = config.debug] { return lower(signature, debug); };
   build.optimize = [](ir::Function& function) { optimize(function); };
   return build;
 }
@@ -175,11 +177,11 @@ void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
   // view of it: a hit allocates nothing.
   thread_local Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
-  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, &signature};
+  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, &signature, config.debug};
   bool hit = true;
   const runtime::GpuKernel* gpu = gpu_cache_.peek(view);
   if (gpu == nullptr) {
-    GpuKey key{ordinal, config.num_warps, config.num_stages, signature};
+    GpuKey key{ordinal, config.num_warps, config.num_stages, signature, config.debug};
     gpu = &gpu_cache_.get(
         key, [&] { return build_gpu(key.signature, config, device, stream); }, &hit);
   }

@@ -92,7 +92,7 @@ struct Kernel::Impl {
 
   // The compiled (lowered + optimized) function for a signature; compiled once per key even
   // when several threads ask at the same time.
-  std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key);
+  std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key, bool debug);
 
   // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text; LLVM IR,
   // PTX or the cubin (kernel_gpu.cpp) for config.arch.
@@ -118,15 +118,17 @@ struct Kernel::Impl {
     int num_warps = 4;
     int num_stages = 3;
     Signature signature;
+    bool debug = false;
   };
   struct GpuKeyView {
     int device = 0;
     int num_warps = 4;
     int num_stages = 3;
     const Signature* signature = nullptr;
+    bool debug = false;
   };
   static GpuKeyView view_of(const GpuKey& key) {
-    return {key.device, key.num_warps, key.num_stages, &key.signature};
+    return {key.device, key.num_warps, key.num_stages, &key.signature, key.debug};
   }
   struct GpuKeyHash {
     using is_transparent = void;
@@ -137,7 +139,7 @@ struct Kernel::Impl {
     using is_transparent = void;
     static bool same(const GpuKeyView& a, const GpuKeyView& b) {
       return a.device == b.device && a.num_warps == b.num_warps &&
-             a.num_stages == b.num_stages && *a.signature == *b.signature;
+             a.num_stages == b.num_stages && a.debug == b.debug && *a.signature == *b.signature;
     }
     bool operator()(const GpuKey& a, const GpuKey& b) const { return same(view_of(a), view_of(b)); }
     bool operator()(const GpuKeyView& a, const GpuKey& b) const { return same(a, view_of(b)); }
@@ -145,7 +147,7 @@ struct Kernel::Impl {
   };
 
   void read_parameters();
-  std::unique_ptr<ir::Function> lower(const Signature& signature) const;
+  std::unique_ptr<ir::Function> lower(const Signature& signature, bool debug) const;
   // The tile-IR pipeline (verifying after every pass in tests and debug builds).
   static void optimize(ir::Function& function);
   // The canonical text of the globals and callee sources the kernel reads (cache key input).

@@ -41,8 +41,7 @@ void fold_masks(ir::Function& function) {
       if (ranges.always_true(m)) {
         op.truncate_operands(mask);  // drops the mask (and a load's `other` after it)
       } else if (ranges.always_false(m)) {
-        bool erase = op.kind() == ir::OpKind::Store ||
-                     (op.kind() == ir::OpKind::AtomicRMW && !op.result()->has_uses());
+        bool erase = op.kind() == ir::OpKind::Store || (op.kind() == ir::OpKind::AtomicRMW && !op.result()->has_uses());
         if (op.kind() == ir::OpKind::Load) {
           ir::Value* other = op.num_operands() >= 3 ? op.operand(2) : nullptr;
           if (!other) {

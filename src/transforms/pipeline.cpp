@@ -36,7 +36,8 @@ const std::vector<Pass>& all_passes() {
   static const std::vector<Pass> passes = [] {
     std::vector<Pass> out;
     for (const Pass& pass : kPipeline) {
-      bool seen = std::any_of(out.begin(), out.end(), [&](const Pass& p) { return std::strcmp(p.name, pass.name) == 0; });
+      auto same = [&](const Pass& p) { return std::strcmp(p.name, pass.name) == 0; };
+      bool seen = std::any_of(out.begin(), out.end(), same);
       if (!seen) out.push_back(pass);
     }
     std::sort(out.begin(), out.end(), [](const Pass& a, const Pass& b) { return std::strcmp(a.name, b.name) < 0; });

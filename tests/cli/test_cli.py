@@ -58,6 +58,8 @@ def main():
         ("compile: unknown option", ["compile", add, "--kernel", "add_kernel", "--frob", "1"], 2,
          "unknown option --frob"),
         ("compile: option without value", ["compile", add, "--kernel"], 2, "needs a value"),
+        ("compile: bad debug", ["compile", add, "--kernel", "add_kernel", "--signature", sig,
+                                "--debug", "yes"], 2, "--debug must be 0 or 1"),
         ("compile: bad num-warps", ["compile", add, "--kernel", "add_kernel", "--signature", sig,
                                     "--num-warps", "3"], 2, "power of 2"),
         ("compile: not a number", ["compile", add, "--kernel", "add_kernel", "--signature", sig,

@@ -173,10 +173,12 @@ TEST_CASE("every golden kernel prints, parses and prints the same at ir and ir-o
       std::string signature = option(words, "--signature");
       if (kernel.empty() || signature.empty()) continue;
       Kernel compiled(source, kernel, path.string());
+      LaunchConfig config;
+      config.debug = option(words, "--debug") == "1";
       for (Stage stage : {Stage::Ir, Stage::IrOpt}) {
         INFO(path.filename().string() << " " << kernel << " [" << signature << "] stage "
                                       << (stage == Stage::Ir ? "ir" : "ir-opt"));
-        std::string text = compiled.emit(stage, signature);
+        std::string text = compiled.emit(stage, signature, config);
         CHECK(reprint(text) == text);
         ++checked;
       }

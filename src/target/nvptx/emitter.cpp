@@ -86,6 +86,10 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Histogram: return emit_histogram(op);
     case OpKind::Reduce: return emit_reduce(op);
     case OpKind::Scan: return emit_scan(op);
+    case OpKind::Print: return emit_print(op);
+    case OpKind::Assert: return emit_assert(op);
+    case OpKind::DebugBarrier: return barrier();
+    case OpKind::Fma: return emit_fma(op);
   }
   error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
 }

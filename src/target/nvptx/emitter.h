@@ -138,6 +138,14 @@ class Emitter {
   // A scalar that decides control flow around a barrier, made uniform when it may diverge.
   llvm::Value* decision(const ir::Op& op, const ir::Value* value);
 
+  // ---- emit_debug.cpp: print, assert, debug_barrier, fma ----
+  void emit_print(const ir::Op& op);
+  void emit_assert(const ir::Op& op);
+  void emit_fma(const ir::Op& op);
+  std::vector<llvm::Value*> program_ids();  // %ctaid.x, .y, .z
+  // vprintf(format, buffer holding `args` at their natural alignments).
+  void call_vprintf(const std::string& format, const std::vector<llvm::Value*>& args);
+
   const ir::Function& function_;
   llvm::Function* kernel_;
   llvm::Module& module_;

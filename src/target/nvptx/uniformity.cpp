@@ -129,6 +129,7 @@ bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
     case OpKind::Cat: case OpKind::Histogram:
       // Elements move between threads (shared memory unless code generation finds a way without).
       return true;
+    case OpKind::DebugBarrier: return true;  // bar.sync
     case OpKind::AtomicRMW:
     case OpKind::AtomicCAS:
       // Thread 0 performs a scalar atomic and broadcasts the old value when it is read.
