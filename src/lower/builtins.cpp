@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "lower/block_ptr.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -121,14 +122,15 @@ const std::set<std::string>& language_builtins() {
       "atomic_cas", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs", "floor", "ceil",
       "sigmoid", "fma", "device_print", "debug_barrier", "constexpr", "sum", "max", "min", "argmax", "argmin",
       "reduce", "dot", "trans", "permute", "cumsum", "associative_scan", "rand", "randn", "make_block_ptr",
-      "advance", "join", "split", "cat", "device_assert", "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv"};
+      "advance", "join", "split", "cat", "device_assert", "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv",
+      "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor"};
   return names;
 }
 
 const std::set<std::string>& unsupported_builtins() {
   static const std::set<std::string> names = {"sum", "max", "min", "argmax", "argmin", "reduce", "dot", "trans",
                                               "permute", "cumsum", "associative_scan", "rand", "randn",
-                                              "make_block_ptr", "advance", "join", "split", "cat",
+                                              "join", "split", "cat",
                                               "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv"};
   return names;
 }
@@ -186,6 +188,7 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
 
 LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
                              std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc) {
+  if (LValue out; lower_block_ptr_call(*this, callee, args, kwargs, loc, &out)) return out;
   std::string name = callee.name;
   // Methods take their object as the first argument.
   if (name.rfind("method.", 0) == 0) {

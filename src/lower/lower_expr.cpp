@@ -1,6 +1,7 @@
 // Lowering of expressions: literals, names, operators, attributes, subscripts, calls and
 // the ternary. Operations on two compile-time values fold with Python semantics; anything
 // involving a tensor goes through the typing rules in semantic.cpp.
+#include "lower/block_ptr.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -28,6 +29,7 @@ std::string LValue::describe() const {
     case Kind::Function: return "the function " + (function && function->def ? function->def->name : std::string("?"));
     case Kind::Builtin: return "the builtin " + name;
     case Kind::Tuple: return is_list ? "a list" : "a tuple";
+    case Kind::Aggregate: return name == "tensor_descriptor" ? "a tensor descriptor" : "a block pointer";
   }
   return "a value";
 }
@@ -219,6 +221,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
     method.items.push_back(base);
     return method;
   }
+  if (base.kind == LValue::Kind::Aggregate) return aggregate_attribute(base, name, loc);
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
     ScalarKind k = base.c.dtype;
     if (name == "primitive_bitwidth") return LValue::constant(ConstValue::integer(ir::bit_width(k)));

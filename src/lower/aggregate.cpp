@@ -1,0 +1,161 @@
+// Flattening of tuples and aggregates into tensor leaves for loops and branches, and the
+// removal of carried leaves a loop never changes (aggregate.h).
+#include "lower/aggregate.h"
+
+#include <functional>
+#include <unordered_map>
+
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+void flatten_leaves(const LValue& v, std::vector<ir::Value*>* leaves) {
+  if (v.is_tensor()) {
+    leaves->push_back(v.value);
+  } else if (is_compound(v)) {
+    for (const LValue& item : v.items) flatten_leaves(item, leaves);
+  }
+}
+
+LValue rebuild_leaves(const LValue& like, const std::vector<ir::Value*>& leaves, size_t* cursor) {
+  if (like.is_tensor()) return LValue::tensor(leaves.at((*cursor)++));
+  if (!is_compound(like)) return like;
+  LValue out = like;
+  for (LValue& item : out.items) item = rebuild_leaves(item, leaves, cursor);
+  return out;
+}
+
+std::string type_string(const LValue& v) {
+  if (v.is_tensor()) return v.value->type()->str();
+  if (v.kind == LValue::Kind::Aggregate) {
+    // A block pointer or descriptor is named by the block it loads (its fields are in
+    // block_ptr.h: base pointer first, the block shape a tuple of constants).
+    std::string out = v.name + "<";
+    if (!v.items.empty() && v.items[0].is_tensor()) out += v.items[0].value->type()->str();
+    return out + ">";
+  }
+  if (v.kind == LValue::Kind::Tuple) {
+    std::string out = v.is_list ? "[" : "(";
+    for (size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + type_string(v.items[i]);
+    if (!v.is_list && v.items.size() == 1) out += ",";
+    return out + (v.is_list ? "]" : ")");
+  }
+  return v.describe();
+}
+
+namespace {
+
+bool same_constant(const LValue& a, const LValue& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case LValue::Kind::Const: return a.c.kind == b.c.kind && a.c == b.c;
+    case LValue::Kind::Module: return a.name == b.name;
+    case LValue::Kind::Builtin: return a.name == b.name && a.items.size() == b.items.size();
+    case LValue::Kind::Function: return a.function && b.function && a.function->def == b.function->def;
+    default: return false;
+  }
+}
+
+std::string difference(const LValue& init, const LValue& now, const std::string& path) {
+  std::string where = path.empty() ? "" : " (at " + path + ")";
+  if (init.is_tensor() && now.is_tensor()) {
+    if (init.value->type() == now.value->type()) return "";
+    return "has type " + init.value->type()->str() + " before and " + now.value->type()->str() + " after" + where;
+  }
+  if (is_compound(init) && now.kind == init.kind && now.name == init.name) {
+    if (init.items.size() != now.items.size()) {
+      return "is " + type_string(init) + " before and " + type_string(now) + " after" + where;
+    }
+    for (size_t i = 0; i < init.items.size(); ++i) {
+      std::string d = difference(init.items[i], now.items[i], path + "[" + std::to_string(i) + "]");
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
+  if (!init.is_tensor() && !is_compound(init) && same_constant(init, now)) return "";
+  if (!init.is_tensor() && !is_compound(init) && !now.is_tensor() && !is_compound(now)) {
+    return "is " + init.describe() + " before and " + now.describe() + " after" + where +
+           "; a value known at compile time cannot change in a loop";
+  }
+  return "is " + type_string(init) + " before and " + type_string(now) + " after" + where;
+}
+
+}  // namespace
+
+std::string structure_difference(const LValue& init, const LValue& now) { return difference(init, now, ""); }
+
+ir::Op* drop_invariant_carried(ir::Op* loop, const std::vector<ir::Value*>& inits, std::vector<bool>* kept) {
+  bool is_for = loop->kind() == ir::OpKind::For;
+  size_t n = inits.size();
+  kept->assign(n, true);
+  ir::Region* body = loop->region(is_for ? 0 : 1);
+  ir::Op* yield = body->terminator();
+  ir::Op* condition = is_for ? nullptr : loop->region(0)->terminator();
+  int first_arg = is_for ? 1 : 0;
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    int k = static_cast<int>(i);
+    bool invariant = yield->operand(k) == body->arg(k + first_arg);
+    if (!is_for) invariant = invariant && condition->operand(k + 1) == loop->region(0)->arg(k);
+    if (invariant) {
+      (*kept)[i] = false;
+      any = true;
+    }
+  }
+  if (!any) return loop;
+  if (loop->num_results() != 0) internal_error("lower", "a loop's results exist before its carried values are final", loop->loc());
+
+  // A fresh op carrying only the kept leaves; the regions' ops move over unchanged.
+  auto fresh = std::make_unique<ir::Op>(loop->kind(), loop->loc());
+  for (const ir::Attr& attr : loop->attrs()) fresh->set_attr(attr.name, attr.value);
+  size_t first_operand = is_for ? 3 : 0;
+  for (size_t i = 0; i < first_operand; ++i) fresh->operands().push_back(loop->operand(static_cast<int>(i)));
+  for (size_t i = 0; i < n; ++i) {
+    if ((*kept)[i]) fresh->operands().push_back(inits[i]);
+  }
+  std::unordered_map<ir::Value*, ir::Value*> replace;
+  for (const auto& old_region : loop->regions()) {
+    ir::Region* region = fresh->add_region();
+    int skip = is_for ? 1 : 0;  // the induction variable
+    for (int i = 0; i < skip; ++i) replace[old_region->arg(i)] = region->add_arg(old_region->arg(i)->type());
+    for (size_t i = 0; i < n; ++i) {
+      ir::Value* old_arg = old_region->arg(static_cast<int>(i) + skip);
+      replace[old_arg] = (*kept)[i] ? region->add_arg(old_arg->type()) : inits[i];
+    }
+    for (auto& op : old_region->ops()) {
+      op->set_parent(region);
+      region->ops().push_back(std::move(op));
+    }
+    old_region->ops().clear();
+  }
+  // Terminators forward only the kept leaves.
+  auto filter = [&](ir::Op* term, size_t offset) {
+    std::vector<ir::Value*> operands(term->operands().begin(), term->operands().begin() + static_cast<long>(offset));
+    for (size_t i = 0; i < n; ++i) {
+      if ((*kept)[i]) operands.push_back(term->operand(static_cast<int>(i + offset)));
+    }
+    term->operands() = operands;
+  };
+  filter(yield, 0);
+  if (condition) filter(condition, 1);
+  std::function<void(ir::Region&)> rewrite = [&](ir::Region& region) {
+    for (auto& op : region.ops()) {
+      for (ir::Value*& operand : op->operands()) {
+        auto it = replace.find(operand);
+        if (it != replace.end()) operand = it->second;
+      }
+      for (const auto& nested : op->regions()) rewrite(*nested);
+    }
+  };
+  for (const auto& region : fresh->regions()) rewrite(*region);
+
+  ir::Region* parent = loop->parent();
+  if (parent->ops().empty() || parent->ops().back().get() != loop) {
+    internal_error("lower", "the loop being rebuilt is not the last op of its region", loop->loc());
+  }
+  fresh->set_parent(parent);
+  parent->ops().back() = std::move(fresh);
+  return parent->ops().back().get();
+}
+
+}  // namespace tritium::lower
