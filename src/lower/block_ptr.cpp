@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 
+#include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -20,55 +21,6 @@ using ir::Type;
 using ir::Value;
 
 namespace {
-
-using Kwargs = std::vector<std::pair<std::string, LValue>>;
-
-// Call arguments bound to parameter names ("x" required, "x=" optional); None is absent.
-struct Bound {
-  std::vector<std::string> names;
-  std::vector<LValue> values;
-  std::vector<bool> present;
-
-  size_t index(const std::string& n) const {
-    return static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
-  }
-  bool has(const std::string& n) const { return present[index(n)]; }
-  const LValue& get(const std::string& n) const { return values[index(n)]; }
-};
-
-Bound bind_args(const std::string& fn, std::vector<LValue> args, Kwargs kwargs, std::vector<std::string> params,
-                const Loc& loc) {
-  Bound b;
-  std::vector<bool> required;
-  for (std::string& p : params) {
-    bool optional = !p.empty() && p.back() == '=';
-    if (optional) p.pop_back();
-    b.names.push_back(p);
-    required.push_back(!optional);
-  }
-  b.values.resize(b.names.size());
-  b.present.assign(b.names.size(), false);
-  if (args.size() > b.names.size()) {
-    error_at(loc, fn + "() takes at most " + std::to_string(b.names.size()) + " arguments but " +
-                      std::to_string(args.size()) + " were given");
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    b.values[i] = std::move(args[i]);
-    b.present[i] = true;
-  }
-  for (auto& [name, value] : kwargs) {
-    size_t i = b.index(name);
-    if (i == b.names.size()) error_at(loc, fn + "() got an unexpected keyword argument '" + name + "'");
-    if (b.present[i]) error_at(loc, fn + "() got multiple values for argument '" + name + "'");
-    b.values[i] = std::move(value);
-    b.present[i] = true;
-  }
-  for (size_t i = 0; i < b.names.size(); ++i) {
-    if (required[i] && !b.present[i]) error_at(loc, fn + "() missing required argument '" + b.names[i] + "'");
-    if (b.present[i] && b.values[i].is_none()) b.present[i] = false;
-  }
-  return b;
-}
 
 // A Python sequence argument, or one value standing for a sequence of one.
 std::vector<LValue> as_list(const LValue& v) {
@@ -255,7 +207,7 @@ bool is_descriptor(const LValue& v) { return v.kind == LValue::Kind::Aggregate &
 ScalarKind element_kind(Value* base) { return base->type()->element()->pointee()->scalar_kind(); }
 
 // Triton's _canonicalize_boundary_check: dims sorted, each in range, none twice.
-std::vector<int64_t> boundary_dims(const Bound& a, size_t rank, const Loc& loc) {
+std::vector<int64_t> boundary_dims(const BuiltinArgs& a, size_t rank, const Loc& loc) {
   std::vector<int64_t> dims;
   if (!a.has("boundary_check")) return dims;
   for (const LValue& e : as_list(a.get("boundary_check"))) {
@@ -284,9 +236,7 @@ LValue padding_value(const std::string& padding) {
 
 // ---- block pointers ----
 
-LValue make_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("make_block_ptr", std::move(args), std::move(kwargs),
-                      {"base", "shape", "strides", "offsets", "block_shape", "order"}, loc);
+LValue make_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::vector<LValue> shape = index_values(L, a.get("shape"), true, loc);
   std::vector<LValue> strides = index_values(L, a.get("strides"), true, loc);
   std::vector<LValue> offsets = index_values(L, a.get("offsets"), false, loc);
@@ -321,8 +271,7 @@ LValue make_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const
   return LValue::aggregate("block_ptr", std::move(fields));
 }
 
-LValue advance(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("advance", std::move(args), std::move(kwargs), {"base", "offsets"}, loc);
+LValue advance(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   LValue bp = a.get("base");
   if (!is_block_ptr(bp)) error_at(loc, "tl.advance needs a block pointer made by tl.make_block_ptr, got " + bp.describe());
   std::vector<LValue> deltas = index_values(L, a.get("offsets"), false, loc);
@@ -341,10 +290,7 @@ LValue advance(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& l
   return bp;
 }
 
-LValue load_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("load", std::move(args), std::move(kwargs),
-                      {"pointer", "mask=", "other=", "boundary_check=", "padding_option=", "cache_modifier=",
-                       "eviction_policy=", "volatile="}, loc);
+LValue load_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& bp = a.get("pointer");
   std::string padding = a.has("padding_option") ? padding_of(a.get("padding_option"), loc) : "";
   if (a.has("mask") || a.has("other")) error_at(loc, "`mask` and `other` arguments cannot be specified for loading block pointers");
@@ -361,16 +307,14 @@ LValue load_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const
     // No padding: the masked-off lanes are undefined in Triton (0 in the interpreter).
     if (!padding.empty()) load_args.push_back(padding_value(padding));
   }
-  Kwargs pass;
+  std::vector<std::pair<std::string, LValue>> pass;
   for (const char* name : {"cache_modifier", "eviction_policy", "volatile"}) {
     if (a.has(name)) pass.emplace_back(name, a.get(name));
   }
   return L.call_builtin(LValue::builtin("tl.load"), std::move(load_args), std::move(pass), loc);
 }
 
-LValue store_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("store", std::move(args), std::move(kwargs),
-                      {"pointer", "value", "mask=", "boundary_check=", "cache_modifier=", "eviction_policy="}, loc);
+LValue store_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& bp = a.get("pointer");
   Value* value = L.to_tensor(a.get("value"), loc);
   if (a.has("mask")) error_at(loc, "`mask` and `other` arguments cannot be specified for loading block pointers");
@@ -390,7 +334,7 @@ LValue store_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, cons
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
   Value* mask = builder.mask(dims);
-  Kwargs pass;
+  std::vector<std::pair<std::string, LValue>> pass;
   if (mask) pass.emplace_back("mask", LValue::tensor(mask));
   for (const char* name : {"cache_modifier", "eviction_policy"}) {
     if (a.has(name)) pass.emplace_back(name, a.get(name));
@@ -400,9 +344,7 @@ LValue store_block_ptr(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, cons
 
 // ---- tensor descriptors ----
 
-LValue make_descriptor(Lowerer& L, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("make_tensor_descriptor", std::move(args), std::move(kwargs),
-                      {"base", "shape", "strides", "block_shape", "padding_option="}, loc);
+LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::vector<LValue> shape = as_list(a.get("shape"));
   std::vector<LValue> strides = as_list(a.get("strides"));
   std::vector<LValue> block_list = as_list(a.get("block_shape"));
@@ -487,8 +429,14 @@ std::vector<int64_t> all_dims(size_t rank) {
   return dims;
 }
 
-LValue load_descriptor(Lowerer& L, const LValue& desc, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("load", std::move(args), std::move(kwargs), {"offsets"}, loc);
+const LValue& descriptor_arg(const BuiltinArgs& a, const Loc& loc) {
+  const LValue& desc = a.get("desc");
+  if (!is_descriptor(desc)) error_at(loc, a.fn() + "() needs a tensor descriptor (from tl.make_tensor_descriptor), got " + desc.describe());
+  return desc;
+}
+
+LValue load_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  const LValue& desc = descriptor_arg(a, loc);
   Access access = descriptor_access(L, desc, a.get("offsets"), loc);
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
@@ -498,8 +446,8 @@ LValue load_descriptor(Lowerer& L, const LValue& desc, std::vector<LValue> args,
                         {LValue::tensor(ptr), LValue::tensor(mask), padding_value(desc.items[kDescPadding].c.s)}, {}, loc);
 }
 
-LValue store_descriptor(Lowerer& L, const LValue& desc, std::vector<LValue> args, Kwargs kwargs, const Loc& loc) {
-  Bound a = bind_args("store", std::move(args), std::move(kwargs), {"offsets", "value"}, loc);
+LValue store_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  const LValue& desc = descriptor_arg(a, loc);
   Access access = descriptor_access(L, desc, a.get("offsets"), loc);
   const LValue& v = a.get("value");
   if (!v.is_tensor() || v.value->type()->shape() != access.block) {
@@ -513,36 +461,12 @@ LValue store_descriptor(Lowerer& L, const LValue& desc, std::vector<LValue> args
   return L.call_builtin(LValue::builtin("tl.store"), {LValue::tensor(ptr), v}, {{"mask", LValue::tensor(mask)}}, loc);
 }
 
-// Triton's _load_legacy / _store_legacy: boundary checks need a block pointer.
-void check_no_boundary(bool load, const std::vector<LValue>& args, const Kwargs& kwargs, const Loc& loc) {
-  auto given = [](const LValue& v) {
-    if (v.is_none()) return false;
-    if (v.kind == LValue::Kind::Tuple) return !v.items.empty();
-    if (v.is_const() && v.c.kind == ConstValue::Kind::Str) return !v.c.s.empty();
-    return true;
-  };
-  bool bad = false;
-  for (size_t i = 3; i < args.size() && i < (load ? 5u : 4u); ++i) bad |= given(args[i]);
-  for (const auto& [name, value] : kwargs) {
-    if (name == "boundary_check" || (load && name == "padding_option")) bad |= given(value);
-  }
-  if (!bad) return;
-  if (load) {
-    error_at(loc, "`padding_option` or `boundary_check` argument is not supported for loading a tensor of "
-                  "pointers or loading a scalar. Because the compiler does not know the boundary; please use block "
-                  "pointers (defined by `make_block_ptr`) instead");
-  }
-  error_at(loc, "`boundary_check` argument is not supported for storing a tensor of pointers or storing a scalar. "
-                "Because the compiler does not know the boundary; please use block pointers (defined by "
-                "`make_block_ptr`) instead");
-}
-
-const LValue* pointer_argument(const std::vector<LValue>& args, const Kwargs& kwargs) {
-  if (!args.empty()) return &args[0];
-  for (const auto& [name, value] : kwargs) {
-    if (name == "pointer") return &value;
-  }
-  return nullptr;
+bool given(const BuiltinArgs& a, const char* name) {
+  if (!a.has(name)) return false;
+  const LValue& v = a.get(name);
+  if (v.kind == LValue::Kind::Tuple) return !v.items.empty();
+  if (v.is_const() && v.c.kind == ConstValue::Kind::Str) return !v.c.s.empty();
+  return true;
 }
 
 }  // namespace
@@ -570,55 +494,48 @@ LValue aggregate_attribute(const LValue& base, const std::string& name, const Lo
   if (name == "strides") return base.items[kDescStrides];
   if (name == "block_shape") return base.items[kDescBlockShape];
   if (name == "dtype") return LValue::constant(ConstValue::type(element_kind(base.items[kDescBase].value)));
-  static const std::set<std::string> methods = {"load", "store", "atomic_add", "atomic_min", "atomic_max",
-                                                "atomic_and", "atomic_or", "atomic_xor", "gather", "scatter"};
-  if (methods.count(name)) return method();
+  if (name == "load" || name == "store") {
+    LValue m = LValue::builtin("method." + name + "_tensor_descriptor");
+    m.items.push_back(base);
+    return m;
+  }
+  static const std::set<std::string> planned = {"atomic_add", "atomic_min", "atomic_max", "atomic_and",
+                                                "atomic_or", "atomic_xor", "gather", "scatter"};
+  if (planned.count(name)) error_at(loc, "tensor descriptor ." + name + "() is not supported by tritium yet");
   error_at(loc, "a tensor descriptor has no attribute '" + name + "' that kernels can use");
 }
 
-bool lower_block_ptr_call(Lowerer& L, const LValue& callee, std::vector<LValue>& args, Kwargs& kwargs, const Loc& loc,
-                          LValue* out) {
-  const std::string& name = callee.name;
-  if (name.rfind("method.", 0) == 0 && callee.items.size() == 1 && callee.items[0].kind == LValue::Kind::Aggregate) {
-    std::string m = name.substr(7);
-    const LValue& self = callee.items[0];
-    if (is_block_ptr(self) && m == "advance") {
-      args.insert(args.begin(), self);
-      *out = advance(L, std::move(args), std::move(kwargs), loc);
-      return true;
-    }
-    if (m == "load") { *out = load_descriptor(L, self, std::move(args), std::move(kwargs), loc); return true; }
-    if (m == "store") { *out = store_descriptor(L, self, std::move(args), std::move(kwargs), loc); return true; }
-    error_at(loc, "tensor descriptor ." + m + "() is not supported by tritium yet");
-  }
-  if (name == "tl.make_block_ptr") { *out = make_block_ptr(L, std::move(args), std::move(kwargs), loc); return true; }
-  if (name == "tl.advance") { *out = advance(L, std::move(args), std::move(kwargs), loc); return true; }
-  if (name == "tl.make_tensor_descriptor") { *out = make_descriptor(L, std::move(args), std::move(kwargs), loc); return true; }
-  if (name == "tl.load_tensor_descriptor" || name == "tl.store_tensor_descriptor") {
-    bool load = name == "tl.load_tensor_descriptor";
-    if (args.empty()) error_at(loc, name.substr(3) + "() missing required argument 'desc'");
-    LValue desc = args[0];
-    if (!is_descriptor(desc)) error_at(loc, name.substr(3) + "() needs a tensor descriptor, got " + desc.describe());
-    args.erase(args.begin());
-    *out = load ? load_descriptor(L, desc, std::move(args), std::move(kwargs), loc)
-                : store_descriptor(L, desc, std::move(args), std::move(kwargs), loc);
+bool lower_block_ptr_access(Lowerer& L, const BuiltinArgs& a, bool load, const Loc& loc, LValue* out) {
+  const LValue& ptr = a.get("pointer");
+  if (is_block_ptr(ptr)) {
+    *out = load ? load_block_ptr(L, a, loc) : store_block_ptr(L, a, loc);
     return true;
   }
-  if (name == "tl.load" || name == "tl.store") {
-    const LValue* ptr = pointer_argument(args, kwargs);
-    if (!ptr || ptr->kind != LValue::Kind::Aggregate) {
-      check_no_boundary(name == "tl.load", args, kwargs, loc);
-      return false;
-    }
-    if (is_descriptor(*ptr)) {
-      error_at(loc, name + " cannot take a tensor descriptor; use desc." + name.substr(3) + "(offsets" +
-                        (name == "tl.store" ? ", value)" : ")"));
-    }
-    *out = name == "tl.load" ? load_block_ptr(L, std::move(args), std::move(kwargs), loc)
-                             : store_block_ptr(L, std::move(args), std::move(kwargs), loc);
-    return true;
+  if (is_descriptor(ptr)) {
+    error_at(loc, std::string("tl.") + (load ? "load" : "store") + " cannot take a tensor descriptor; use desc." +
+                      (load ? "load(offsets)" : "store(offsets, value)"));
+  }
+  // Triton's _load_legacy / _store_legacy: a boundary check needs a block pointer.
+  if (load && (given(a, "boundary_check") || given(a, "padding_option"))) {
+    error_at(loc, "`padding_option` or `boundary_check` argument is not supported for loading a tensor of "
+                  "pointers or loading a scalar. Because the compiler does not know the boundary; please use block "
+                  "pointers (defined by `make_block_ptr`) instead");
+  }
+  if (!load && given(a, "boundary_check")) {
+    error_at(loc, "`boundary_check` argument is not supported for storing a tensor of pointers or storing a scalar. "
+                  "Because the compiler does not know the boundary; please use block pointers (defined by "
+                  "`make_block_ptr`) instead");
   }
   return false;
+}
+
+void register_block_ptr_builtins(BuiltinTable& t) {
+  t.add("make_block_ptr", {"base", "shape", "strides", "offsets", "block_shape", "order"}, false, make_block_ptr);
+  t.add("advance", {"base", "offsets"}, true, advance);
+  t.add("make_tensor_descriptor", {"base", "shape", "strides", "block_shape", "padding_option="}, false, make_descriptor);
+  // Also desc.load(offsets) and desc.store(offsets, value) (aggregate_attribute binds them).
+  t.add("load_tensor_descriptor", {"desc", "offsets"}, true, load_descriptor);
+  t.add("store_tensor_descriptor", {"desc", "offsets", "value"}, true, store_descriptor);
 }
 
 }  // namespace tritium::lower

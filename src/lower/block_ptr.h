@@ -13,6 +13,7 @@
 namespace tritium::lower {
 
 class Lowerer;
+class BuiltinArgs;
 
 // The fields of a block pointer: an aggregate LValue named "block_ptr" whose leaves are the
 // base pointer and i64 scalars (loops carry those that change: advance changes offsets).
@@ -20,10 +21,9 @@ enum BlockPtrField { kBpBase = 0, kBpShape, kBpStrides, kBpOffsets, kBpBlockShap
 // The fields of a tensor descriptor ("tensor_descriptor").
 enum DescField { kDescBase = 0, kDescShape, kDescStrides, kDescBlockShape, kDescPadding, kDescNumFields };
 
-// Lowers `callee(args, kwargs)` when it is one of these builtins or takes a block pointer or
-// descriptor (tl.load(block_ptr), desc.load(...), p.advance(...)); false otherwise.
-bool lower_block_ptr_call(Lowerer& lowerer, const LValue& callee, std::vector<LValue>& args,
-                          std::vector<std::pair<std::string, LValue>>& kwargs, const Loc& loc, LValue* out);
+// tl.load / tl.store (`load` tells which) whose pointer is a block pointer: lowered, true.
+// Otherwise false, after Triton's errors for boundary_check/padding_option without one.
+bool lower_block_ptr_access(Lowerer& lowerer, const BuiltinArgs& args, bool load, const Loc& loc, LValue* out);
 
 // Attribute `name` of a block pointer or descriptor (desc.shape, desc.load, ...).
 LValue aggregate_attribute(const LValue& base, const std::string& name, const Loc& loc);
