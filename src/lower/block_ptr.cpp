@@ -403,6 +403,7 @@ LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   fields[kDescShape] = LValue::tuple(std::move(shape_values));
   fields[kDescStrides] = LValue::tuple(std::move(stride_values));
   fields[kDescBlockShape] = int_tuple(block);
+  fields[kDescBlockShape].is_list = true;  // a list in Triton (block_type.shape)
   fields[kDescPadding] = LValue::constant(ConstValue::string(padding.empty() ? "zero" : padding));
   return LValue::aggregate("tensor_descriptor", std::move(fields));
 }
