@@ -32,10 +32,9 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum", "dot", "dot_scaled", "trans", "permute",
-      "cumsum", "cumprod", "associative_scan", "histogram", "sort", "flip", "ravel", "softmax", "interleave",
+      "dot", "dot_scaled", "sort", "flip", "softmax",
       "rand", "randn", "randint", "randint4x", "rand4x",
-      "join", "split", "cat", "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv", "erf", "swizzle2d",
+      "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv", "erf", "swizzle2d",
       "inline_asm_elementwise", "assume", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather", "pointer_type"};
   return names;
 }
