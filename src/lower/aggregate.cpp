@@ -58,26 +58,27 @@ bool same_constant(const LValue& a, const LValue& b) {
 
 std::string difference(const LValue& init, const LValue& now, const std::string& path) {
   std::string where = path.empty() ? "" : " (at " + path + ")";
+  const char* keep_type = "; its type must stay the same";
   if (init.is_tensor() && now.is_tensor()) {
     if (init.value->type() == now.value->type()) return "";
-    return "has type " + init.value->type()->str() + " before and " + now.value->type()->str() + " after" + where;
+    return "has type " + init.value->type()->str() + " before the loop and " + now.value->type()->str() +
+           " after an iteration" + where + keep_type;
   }
-  if (is_compound(init) && now.kind == init.kind && now.name == init.name) {
-    if (init.items.size() != now.items.size()) {
-      return "is " + type_string(init) + " before and " + type_string(now) + " after" + where;
-    }
+  if (is_compound(init) && now.kind == init.kind && now.name == init.name && init.items.size() == now.items.size()) {
     for (size_t i = 0; i < init.items.size(); ++i) {
       std::string d = difference(init.items[i], now.items[i], path + "[" + std::to_string(i) + "]");
       if (!d.empty()) return d;
     }
     return "";
   }
-  if (!init.is_tensor() && !is_compound(init) && same_constant(init, now)) return "";
-  if (!init.is_tensor() && !is_compound(init) && !now.is_tensor() && !is_compound(now)) {
-    return "is " + init.describe() + " before and " + now.describe() + " after" + where +
+  bool init_leaf = !init.is_tensor() && !is_compound(init);
+  if (init_leaf && same_constant(init, now)) return "";
+  if (init_leaf && !now.is_tensor() && !is_compound(now)) {
+    return "is " + init.describe() + " before the loop and " + now.describe() + " after an iteration" + where +
            "; a value known at compile time cannot change in a loop";
   }
-  return "is " + type_string(init) + " before and " + type_string(now) + " after" + where;
+  return "is " + type_string(init) + " before the loop and " + type_string(now) + " after an iteration" + where +
+         keep_type;
 }
 
 }  // namespace

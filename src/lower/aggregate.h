@@ -23,8 +23,9 @@ LValue rebuild_leaves(const LValue& like, const std::vector<ir::Value*>& leaves,
 // The type of `v` for messages: "i32", "(i32, block<4xfp32>)", "block_ptr<block<16x16xfp32>>".
 std::string type_string(const LValue& v);
 
-// Empty when `now` has the structure of `init` (same kinds and lengths, tensor leaves of the
-// same types, equal compile-time leaves); else what differs, for an error message.
+// Empty when `now` (after a loop iteration) has the structure of `init` (before the loop):
+// same kinds and lengths, tensor leaves of the same types, equal compile-time leaves. Else
+// what differs, worded to follow "loop-carried variable 'x' ".
 std::string structure_difference(const LValue& init, const LValue& now);
 
 // A `for`/`while` carried every leaf of its carried names; those that each iteration passes

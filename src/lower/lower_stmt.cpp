@@ -456,7 +456,7 @@ void Lowerer::yield_carried(const std::vector<std::string>& carried, const std::
     }
     std::string difference = structure_difference(init, now);
     if (!difference.empty()) {
-      error_at(loc, "loop-carried variable '" + carried[i] + "' " + difference + " an iteration of the loop; it must keep its type");
+      error_at(loc, "loop-carried variable '" + carried[i] + "' " + difference);
     }
     flatten_leaves(now, &yields);
   }

@@ -134,7 +134,7 @@ def test_constant_leaf_change_in_loop_is_located():
         constant_leaf_changes[(1,)](np.zeros(2, np.int32), 3)
     assert info.value.line == line
     assert "'t'" in info.value.message
-    assert "the integer constant 1 before and the integer constant 2 after" in info.value.message
+    assert "is the integer constant 1 before the loop and the integer constant 2 after an iteration (at [1])" in info.value.message
 
 
 @tritium.jit
@@ -150,7 +150,7 @@ def test_leaf_type_change_in_loop_is_located():
     with pytest.raises(tritium.CompilationError) as info:
         leaf_type_changes[(1,)](np.zeros(2, np.float32), 3)
     assert info.value.line == line
-    assert "block<2xi32> before and block<2xfp32> after (at [1])" in info.value.message
+    assert "has type block<2xi32> before the loop and block<2xfp32> after an iteration (at [1])" in info.value.message
 
 
 @tritium.jit
@@ -166,7 +166,7 @@ def test_tuple_length_change_in_loop_is_located():
     with pytest.raises(tritium.CompilationError) as info:
         tuple_length_changes[(1,)](np.zeros(2, np.int32), 3)
     assert info.value.line == line
-    assert "(block<2xi32>,) before and (block<2xi32>, block<2xi32>) after" in info.value.message
+    assert "is (block<2xi32>,) before the loop and (block<2xi32>, block<2xi32>) after an iteration" in info.value.message
 
 
 @tritium.jit
@@ -183,3 +183,31 @@ def test_constant_leaf_differing_between_branches_is_located():
         branch_constants_differ[(1,)](np.zeros(2, np.int32), 1)
     assert info.value.line == line
     assert "cannot differ between runtime branches" in info.value.message
+
+
+@tritium.jit
+def constant_name_in_loop(out_ptr, n, MODE: tl.constexpr):
+    mode = MODE
+    acc = 0
+    for i in range(n):  # LINE: mode_change
+        if mode == "add":
+            acc += i
+        else:
+            acc *= 2
+        mode = "add"
+    tl.store(out_ptr, acc)
+
+
+def test_constant_name_reassigned_to_the_same_value_in_a_loop():
+    out = np.zeros(1, np.int32)
+    constant_name_in_loop[(1,)](out, 5, MODE="add")
+    assert out[0] == sum(range(5))
+
+
+def test_constant_name_changing_in_a_loop_is_located():
+    line, _ = marked_line(__file__, "mode_change")
+    with pytest.raises(tritium.CompilationError) as info:
+        constant_name_in_loop[(1,)](np.zeros(1, np.int32), 5, MODE="mul")
+    assert info.value.line == line
+    assert ("loop-carried variable 'mode' is the string 'mul' before the loop and the string 'add' after an "
+            "iteration; a value known at compile time cannot change in a loop") in info.value.message
