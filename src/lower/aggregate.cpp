@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "lower/block_ptr.h"
 #include "support/diagnostics.h"
 
 namespace tritium::lower {
@@ -28,11 +29,12 @@ LValue rebuild_leaves(const LValue& like, const std::vector<ir::Value*>& leaves,
 std::string type_string(const LValue& v) {
   if (v.is_tensor()) return v.value->type()->str();
   if (v.kind == LValue::Kind::Aggregate) {
-    // A block pointer or descriptor is named by the block it loads (its fields are in
-    // block_ptr.h: base pointer first, the block shape a tuple of constants).
-    std::string out = v.name + "<";
-    if (!v.items.empty() && v.items[0].is_tensor()) out += v.items[0].value->type()->str();
-    return out + ">";
+    // A block pointer or descriptor is named by the block it loads: block_ptr<block<16xfp32>>.
+    size_t shape_field = v.name == "block_ptr" ? kBpBlockShape : v.name == "tensor_descriptor" ? kDescBlockShape : 0;
+    if (shape_field == 0 || v.items.size() <= shape_field || !v.items[0].is_tensor()) return v.describe();
+    std::vector<int64_t> shape;
+    for (const LValue& d : v.items[shape_field].items) shape.push_back(static_cast<int64_t>(d.c.i));
+    return v.name + "<" + ir::Type::block(v.items[0].value->type()->pointee(), shape)->str() + ">";
   }
   if (v.kind == LValue::Kind::Tuple) {
     std::string out = v.is_list ? "[" : "(";

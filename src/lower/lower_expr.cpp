@@ -29,7 +29,8 @@ std::string LValue::describe() const {
     case Kind::Function: return "the function " + (function && function->def ? function->def->name : std::string("?"));
     case Kind::Builtin: return "the builtin " + name;
     case Kind::Tuple: return is_list ? "a list" : "a tuple";
-    case Kind::Aggregate: return name == "tensor_descriptor" ? "a tensor descriptor" : "a block pointer";
+    case Kind::Aggregate:
+      return name == "tensor_descriptor" ? "a tensor descriptor" : name == "block_ptr_dtype" ? "the dtype of a block pointer" : "a block pointer";
   }
   return "a value";
 }
