@@ -462,6 +462,40 @@ LValue store_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return L.call_builtin(LValue::builtin("tl.store"), {LValue::tensor(ptr), v}, {{"mask", LValue::tensor(mask)}}, loc);
 }
 
+// desc.atomic_<kind>(offsets, value): an atomic read-modify-write of the block, masked to the
+// tensor's bounds, with release semantics at GPU scope (Triton's fallback without TMA).
+LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& kind, const Loc& loc) {
+  const LValue& desc = descriptor_arg(a, loc);
+  Access access = descriptor_access(L, desc, a.get("offsets"), loc);
+  ScalarKind k = element_kind(access.base);
+  using S = ScalarKind;
+  std::set<S> allowed;
+  if (kind == "add") allowed = {S::U32, S::I32, S::U64, S::F32, S::F16, S::BF16};
+  if (kind == "min" || kind == "max") allowed = {S::U32, S::I32, S::U64, S::I64, S::F16, S::BF16};
+  if (kind == "and" || kind == "or" || kind == "xor") allowed = {S::U32, S::I32, S::U64, S::I64};
+  if (!allowed.count(k)) error_at(loc, "Unsupported dtype " + triton_name(k) + " for a tensor descriptor atomic_" + kind);
+  if ((kind == "min" || kind == "max") && ir::is_float(k)) {
+    error_at(loc, "16-bit float types require native tma support (tensor descriptor atomic_" + kind +
+                      " of " + triton_name(k) + "; tritium does not use TMA yet)");
+  }
+  const LValue& v = a.get("value");
+  if (!v.is_tensor() || v.value->type()->shape() != access.block) {
+    error_at(loc, "the value of a tensor descriptor atomic_" + kind + " must be a block of shape " + py_list(access.block) +
+                      ", got " + v.describe());
+  }
+  if (v.value->type()->element() != Type::scalar(k)) {
+    error_at(loc, "the value of a tensor descriptor atomic_" + kind + " must have the descriptor's dtype " +
+                      triton_name(k) + ", got " + v.value->type()->element()->str());
+  }
+  AccessBuilder builder(L, access, loc);
+  Value* ptr = builder.pointers();
+  Value* mask = builder.mask(all_dims(access.block.size()));
+  L.call_builtin(LValue::builtin("tl.atomic_" + kind), {LValue::tensor(ptr), v},
+                 {{"mask", LValue::tensor(mask)}, {"sem", LValue::constant(ConstValue::string("release"))},
+                  {"scope", LValue::constant(ConstValue::string("gpu"))}}, loc);
+  return LValue::constant(ConstValue::none());
+}
+
 bool given(const BuiltinArgs& a, const char* name) {
   if (!a.has(name)) return false;
   const LValue& v = a.get(name);
@@ -500,9 +534,14 @@ LValue aggregate_attribute(const LValue& base, const std::string& name, const Lo
     m.items.push_back(base);
     return m;
   }
-  static const std::set<std::string> planned = {"atomic_add", "atomic_min", "atomic_max", "atomic_and",
-                                                "atomic_or", "atomic_xor", "gather", "scatter"};
-  if (planned.count(name)) error_at(loc, "tensor descriptor ." + name + "() is not supported by tritium yet");
+  static const std::set<std::string> atomics = {"atomic_add", "atomic_min", "atomic_max",
+                                                "atomic_and", "atomic_or", "atomic_xor"};
+  if (atomics.count(name)) {
+    LValue m = LValue::builtin("method.descriptor_" + name);
+    m.items.push_back(base);
+    return m;
+  }
+  if (name == "gather" || name == "scatter") error_at(loc, "tensor descriptor ." + name + "() is not supported by tritium yet");
   error_at(loc, "a tensor descriptor has no attribute '" + name + "' that kernels can use");
 }
 
@@ -537,6 +576,13 @@ void register_block_ptr_builtins(BuiltinTable& t) {
   // Also desc.load(offsets) and desc.store(offsets, value) (aggregate_attribute binds them).
   t.add("load_tensor_descriptor", {"desc", "offsets"}, true, load_descriptor);
   t.add("store_tensor_descriptor", {"desc", "offsets", "value"}, true, store_descriptor);
+  // desc.atomic_add(offsets, value) and its kin: methods of descriptors only.
+  for (const char* kind : {"add", "min", "max", "and", "or", "xor"}) {
+    std::string k = kind;
+    t.add(Builtin{"descriptor_atomic_" + k, {"desc", "offsets", "value"}, true,
+                  [k](Lowerer& L, const BuiltinArgs& a, const Loc& loc) { return descriptor_atomic(L, a, k, loc); },
+                  false});
+  }
 }
 
 }  // namespace tritium::lower

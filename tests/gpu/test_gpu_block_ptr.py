@@ -165,3 +165,22 @@ def test_carried_tuples():
     assert torch.equal(stats[:16], x.min(dim=0).values)
     assert torch.equal(stats[16:32], x.max(dim=0).values)
     assert torch.all(stats[32:] == 7)
+
+
+def test_descriptor_atomics_accumulate_within_bounds(gen):
+    programs, M, N, BM, BN = 64, 6, 12, 8, 16
+    x = torch.randint(-50, 50, (programs, BM, BN), device="cuda", generator=gen, dtype=torch.int32)
+    y = torch.randint(0, 1 << 20, (programs, BM, BN), device="cuda", generator=gen, dtype=torch.int32)
+    acc = torch.full(((M + 2) * N,), 3, device="cuda", dtype=torch.int32)
+    bits = torch.zeros((M + 2) * N, device="cuda", dtype=torch.int32)
+    td.descriptor_atomics[(programs,)](acc, bits, x, y, M, N, BLOCK_M=BM, BLOCK_N=BN)
+    sync()
+    acc2 = acc.reshape(M + 2, N)
+    assert torch.equal(acc2[:M], 3 + x[:, :M, :N].sum(dim=0))
+    assert torch.all(acc2[M:] == 3)
+    bits2 = bits.reshape(M + 2, N)
+    ored = y[:, :M, :N][0].clone()
+    for i in range(1, programs):
+        ored |= y[i, :M, :N]
+    assert torch.equal(bits2[:M], torch.maximum(ored, y[:, :M, :N].max(dim=0).values))
+    assert torch.all(bits2[M:] == 0)

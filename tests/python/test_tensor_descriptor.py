@@ -216,8 +216,6 @@ def misuse(x_ptr, n, CASE: tl.constexpr):
         tl.make_tensor_descriptor(x_ptr, [16, 16], [16, 1], [4, 16], padding_option="one")  # LINE: padding
     if CASE == "tl_load":
         tl.load(d)  # LINE: tl_load
-    if CASE == "atomic":
-        d.atomic_add([0, 0], tl.zeros([4, 16], tl.float32))  # LINE: atomic
 
 
 @pytest.mark.parametrize("case, message", [
@@ -231,7 +229,6 @@ def misuse(x_ptr, n, CASE: tl.constexpr):
     ("block_rank", "Expected block_shape to have 2 dimensions but got 1"),
     ("padding", "Padding option one not supported"),
     ("tl_load", "tl.load cannot take a tensor descriptor; use desc.load(offsets)"),
-    ("atomic", "tensor descriptor .atomic_add() is not supported by tritium yet"),
 ])
 def test_misuse_is_a_located_error(case, message):
     line, _ = marked_line(__file__, case)
@@ -252,3 +249,58 @@ def test_nan_padding_of_integers_is_an_error():
         nan_int[(1,)](np.zeros(16, np.int32))
     assert info.value.line == line
     assert "Padding option `nan` is not supported for integer blocks" in info.value.message
+
+
+@tritium.jit
+def descriptor_atomics(acc_ptr, bits_ptr, x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Every program adds its x tile into one shared (M, N) accumulator through a descriptor;
+    # the tile hangs over the edge of the tensor, and out-of-bounds elements are left alone.
+    acc = tl.make_tensor_descriptor(acc_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
+    bits = tl.make_tensor_descriptor(bits_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
+    rows = tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    x = tl.load(x_ptr + tl.program_id(0) * BLOCK_M * BLOCK_N + rows * BLOCK_N + cols)
+    y = tl.load(y_ptr + tl.program_id(0) * BLOCK_M * BLOCK_N + rows * BLOCK_N + cols)
+    acc.atomic_add([0, 0], x)
+    bits.atomic_or([0, 0], y)
+    bits.atomic_max([0, 0], y)
+
+
+def test_descriptor_atomics_accumulate_within_bounds(rng):
+    programs, M, N, BM, BN = 5, 6, 12, 8, 16
+    x = rng.integers(-50, 50, (programs, BM, BN)).astype(np.int32)
+    y = rng.integers(0, 1 << 20, (programs, BM, BN)).astype(np.int32)
+    acc = np.full((M + 2) * N, 3, np.int32)  # two guard rows after the tensor
+    bits = np.zeros((M + 2) * N, np.int32)
+    descriptor_atomics[(programs,)](acc, bits, x, y, M, N, BLOCK_M=BM, BLOCK_N=BN)
+    acc2 = acc.reshape(M + 2, N)
+    np.testing.assert_array_equal(acc2[:M], 3 + x[:, :M, :N].sum(axis=0))
+    assert np.all(acc2[M:] == 3)
+    bits2 = bits.reshape(M + 2, N)
+    ored = np.bitwise_or.reduce(y[:, :M, :N], axis=0)
+    np.testing.assert_array_equal(bits2[:M], np.maximum(ored, y[:, :M, :N].max(axis=0)))
+    assert np.all(bits2[M:] == 0)
+
+
+@tritium.jit
+def bad_atomic(x_ptr, CASE: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, [16, 16], [16, 1], [4, 16])
+    if CASE == "dtype":
+        d.atomic_and([0, 0], tl.zeros([4, 16], tl.float32))  # LINE: atomic_dtype
+    if CASE == "value":
+        d.atomic_add([0, 0], tl.zeros([4, 16], tl.float16))  # LINE: atomic_value
+    if CASE == "gather":
+        d.gather(tl.arange(0, 8), 0)  # LINE: atomic_gather
+
+
+@pytest.mark.parametrize("case, message", [
+    ("dtype", "Unsupported dtype fp32 for a tensor descriptor atomic_and"),
+    ("value", "must have the descriptor's dtype fp32, got fp16"),
+    ("gather", "tensor descriptor .gather() is not supported by tritium yet"),
+])
+def test_descriptor_atomic_misuse(case, message):
+    line, _ = marked_line(__file__, "atomic_" + case)
+    with pytest.raises(tritium.CompilationError) as info:
+        bad_atomic[(1,)](np.zeros(256, np.float32), CASE=case)
+    assert info.value.line == line, info.value
+    assert message in info.value.message
