@@ -16,6 +16,11 @@
 # CHECK: [[SUM:%[0-9]+]] = add [[ACC]], [[X]] : block<128xfp32>
 # CHECK: yield [[SUM]], [[IF]]
 # CHECK: store {{.*}}, [[LOOP]]
+# The `while` carries the counters but not the block `u[0]`, which it never changes:
+# CHECK: while {{.*}} -> i32, i32 {
+# CHECK-NEXT: ^({{%[0-9]+}}: i32, {{%[0-9]+}}: i32):
+# CHECK: } do {
+# CHECK: store {{.*}}, [[LOOP]]
 import tritium
 import tritium.language as tl
 
@@ -32,3 +37,9 @@ def carried(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         t = (t[0] + t[1], t[1], "tag", count)
     tl.store(out_ptr + offs, t[0])
     tl.store(out_ptr, t[3].to(tl.float32))
+    j = 0
+    u = (t[0], j)
+    while j < n:
+        u = (u[0], u[1] + 1)
+        j = u[1]
+    tl.store(out_ptr + offs, u[0])
