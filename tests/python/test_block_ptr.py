@@ -321,3 +321,26 @@ def test_nan_padding_of_integers_is_an_error():
         nan_padding_int[(1,)](np.zeros(16, np.int32))
     assert info.value.line == line
     assert "Padding option `nan` is not supported for integer block pointers" in info.value.message
+
+
+@tritium.jit
+def pick_block(a_ptr, b_ptr, flag, N, BLOCK: tl.constexpr):
+    if flag > 0:
+        return tl.make_block_ptr(a_ptr, (N,), (1,), (0,), (BLOCK,), (0,))
+    return tl.make_block_ptr(b_ptr, (N,), (1,), (BLOCK,), (BLOCK,), (0,))
+
+
+@tritium.jit
+def returned_from_branches(a_ptr, b_ptr, out_ptr, flag, N, BLOCK: tl.constexpr):
+    p = pick_block(a_ptr, b_ptr, flag, N, BLOCK)
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(p, boundary_check=(0,), padding_option="zero"))
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_block_ptr_returned_from_dynamic_branches(rng, flag):
+    a = rng.standard_normal(12).astype(np.float32)
+    b = rng.standard_normal(12).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    returned_from_branches[(1,)](a, b, out, flag, 12, BLOCK=8)
+    expected = a[:8] if flag else np.concatenate([b[8:], np.zeros(4, np.float32)])
+    np.testing.assert_array_equal(out, expected)
