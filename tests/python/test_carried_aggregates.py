@@ -211,3 +211,25 @@ def test_constant_name_changing_in_a_loop_is_located():
     assert info.value.line == line
     assert ("loop-carried variable 'mode' is the string 'mul' before the loop and the string 'add' after an "
             "iteration; a value known at compile time cannot change in a loop") in info.value.message
+
+
+@tritium.jit
+def split_pair_in_loop(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # The tuple tl.split returns is carried through the loop (review risk 4).
+    offs = tl.arange(0, BLOCK)
+    pair = tl.split(tl.join(tl.load(x_ptr + offs), tl.load(x_ptr + BLOCK + offs)))
+    for i in range(n):
+        a, b = pair
+        pair = tl.split(tl.join(b, a + b))
+    tl.store(out_ptr + offs, pair[0])
+    tl.store(out_ptr + BLOCK + offs, pair[1])
+
+
+def test_split_result_carried_through_loop(rng):
+    x = rng.integers(-5, 5, 16).astype(np.int32)
+    out = np.zeros(16, np.int32)
+    split_pair_in_loop[(1,)](x, out, 6, BLOCK=8)
+    a, b = x[:8].copy(), x[8:].copy()
+    for _ in range(6):
+        a, b = b, a + b
+    np.testing.assert_array_equal(out, np.concatenate([a, b]))
