@@ -184,3 +184,14 @@ def test_descriptor_atomics_accumulate_within_bounds(gen):
         ored |= y[i, :M, :N]
     assert torch.equal(bits2[:M], torch.maximum(ored, y[:, :M, :N].max(dim=0).values))
     assert torch.all(bits2[M:] == 0)
+
+
+def test_split_result_carried_through_loop(gen):
+    x = torch.randint(-5, 5, (16,), device="cuda", generator=gen, dtype=torch.int32)
+    out = torch.zeros(16, device="cuda", dtype=torch.int32)
+    carried.split_pair_in_loop[(1,)](x, out, 6, BLOCK=8)
+    sync()
+    a, b = x[:8].clone(), x[8:].clone()
+    for _ in range(6):
+        a, b = b, a + b
+    assert torch.equal(out, torch.cat([a, b]))
