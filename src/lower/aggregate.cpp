@@ -2,9 +2,6 @@
 // removal of carried leaves a loop never changes (aggregate.h).
 #include "lower/aggregate.h"
 
-#include <functional>
-#include <unordered_map>
-
 #include "lower/block_ptr.h"
 #include "support/diagnostics.h"
 
@@ -112,53 +109,38 @@ ir::Op* drop_invariant_carried(ir::Op* loop, const std::vector<ir::Value*>& init
   auto fresh = std::make_unique<ir::Op>(loop->kind(), loop->loc());
   for (const ir::Attr& attr : loop->attrs()) fresh->set_attr(attr.name, attr.value);
   size_t first_operand = is_for ? 3 : 0;
-  for (size_t i = 0; i < first_operand; ++i) fresh->operands().push_back(loop->operand(static_cast<int>(i)));
+  std::vector<ir::Value*> operands(loop->operands().begin(), loop->operands().begin() + static_cast<long>(first_operand));
   for (size_t i = 0; i < n; ++i) {
-    if ((*kept)[i]) fresh->operands().push_back(inits[i]);
+    if ((*kept)[i]) operands.push_back(inits[i]);
   }
-  std::unordered_map<ir::Value*, ir::Value*> replace;
+  fresh->set_operands(operands);
   for (const auto& old_region : loop->regions()) {
     ir::Region* region = fresh->add_region();
     int skip = is_for ? 1 : 0;  // the induction variable
-    for (int i = 0; i < skip; ++i) replace[old_region->arg(i)] = region->add_arg(old_region->arg(i)->type());
+    for (int i = 0; i < skip; ++i) old_region->arg(i)->replace_all_uses_with(region->add_arg(old_region->arg(i)->type()));
     for (size_t i = 0; i < n; ++i) {
       ir::Value* old_arg = old_region->arg(static_cast<int>(i) + skip);
-      replace[old_arg] = (*kept)[i] ? region->add_arg(old_arg->type()) : inits[i];
+      old_arg->replace_all_uses_with((*kept)[i] ? region->add_arg(old_arg->type()) : inits[i]);
     }
-    for (auto& op : old_region->ops()) {
-      op->set_parent(region);
-      region->ops().push_back(std::move(op));
-    }
-    old_region->ops().clear();
+    std::vector<ir::Op*> moving;
+    for (const auto& op : old_region->ops()) moving.push_back(op.get());
+    for (ir::Op* op : moving) region->insert(region->ops().size(), old_region->take(op));
   }
   // Terminators forward only the kept leaves.
   auto filter = [&](ir::Op* term, size_t offset) {
-    std::vector<ir::Value*> operands(term->operands().begin(), term->operands().begin() + static_cast<long>(offset));
+    std::vector<ir::Value*> kept_operands(term->operands().begin(), term->operands().begin() + static_cast<long>(offset));
     for (size_t i = 0; i < n; ++i) {
-      if ((*kept)[i]) operands.push_back(term->operand(static_cast<int>(i + offset)));
+      if ((*kept)[i]) kept_operands.push_back(term->operand(static_cast<int>(i + offset)));
     }
-    term->operands() = operands;
+    term->set_operands(kept_operands);
   };
   filter(yield, 0);
   if (condition) filter(condition, 1);
-  std::function<void(ir::Region&)> rewrite = [&](ir::Region& region) {
-    for (auto& op : region.ops()) {
-      for (ir::Value*& operand : op->operands()) {
-        auto it = replace.find(operand);
-        if (it != replace.end()) operand = it->second;
-      }
-      for (const auto& nested : op->regions()) rewrite(*nested);
-    }
-  };
-  for (const auto& region : fresh->regions()) rewrite(*region);
 
   ir::Region* parent = loop->parent();
-  if (parent->ops().empty() || parent->ops().back().get() != loop) {
-    internal_error("lower", "the loop being rebuilt is not the last op of its region", loop->loc());
-  }
-  fresh->set_parent(parent);
-  parent->ops().back() = std::move(fresh);
-  return parent->ops().back().get();
+  ir::Op* result = parent->insert(parent->index_of(loop) + 1, std::move(fresh));
+  parent->erase(loop);
+  return result;
 }
 
 }  // namespace tritium::lower

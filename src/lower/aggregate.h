@@ -32,7 +32,7 @@ std::string structure_difference(const LValue& init, const LValue& now);
 // through unchanged (yield operand == region argument) are loop-invariant. Rebuilds the loop
 // without them: their uses inside read `inits[i]` directly, so analyses see the values
 // themselves (a block pointer's stride of 1 stays a constant inside the loop). The loop must
-// be the last op of its region. Returns the new loop and, through `kept`, which carried
+// have no results yet. Returns the new loop and, through `kept`, which carried
 // indices it still carries.
 ir::Op* drop_invariant_carried(ir::Op* loop, const std::vector<ir::Value*>& inits, std::vector<bool>* kept);
 
