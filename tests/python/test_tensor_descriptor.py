@@ -164,6 +164,7 @@ def test_tensor_descriptor_padding(padding):
 @tritium.jit
 def descriptor_fields(out_ptr, M, N, BLOCK: tl.constexpr):
     desc = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[1, BLOCK])
+    tl.static_assert(desc.block_shape == [1, BLOCK])  # a list, as in Triton
     tl.store(out_ptr, desc.shape[0] * 1000 + desc.shape[1])
     tl.store(out_ptr + 1, desc.strides[0].to(tl.int32))
     tl.store(out_ptr + 2, desc.block_shape[1] + (desc.dtype == tl.int32))
