@@ -344,3 +344,21 @@ def test_block_ptr_returned_from_dynamic_branches(rng, flag):
     returned_from_branches[(1,)](a, b, out, flag, 12, BLOCK=8)
     expected = a[:8] if flag else np.concatenate([b[8:], np.zeros(4, np.float32)])
     np.testing.assert_array_equal(out, expected)
+
+
+@tritium.jit
+def ternary_block_ptr(src_ptr, dst_ptr, flag, N, BLOCK: tl.constexpr):
+    p = tl.make_block_ptr(src_ptr, (N,), (1,), (0,), (BLOCK,), (0,))
+    p = tl.advance(p, (BLOCK,)) if flag > 0 else p
+    pair = (tl.load(p, boundary_check=(0,), padding_option="zero"), flag)
+    pair = (pair[0] * 2, pair[1]) if flag > 1 else pair
+    tl.store(dst_ptr + tl.arange(0, BLOCK), pair[0])
+
+
+@pytest.mark.parametrize("flag", [0, 1, 2])
+def test_block_ptr_and_tuple_through_ternary(rng, flag):
+    src = rng.standard_normal(24).astype(np.float32)
+    dst = np.zeros(16, np.float32)
+    ternary_block_ptr[(1,)](src, dst, flag, 24, BLOCK=16)
+    expected = src[:16] if flag == 0 else np.concatenate([src[16:], np.zeros(8, np.float32)])
+    np.testing.assert_array_equal(dst, expected * (2 if flag > 1 else 1))
