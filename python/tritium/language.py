@@ -254,6 +254,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
           eviction_policy=""): _outside_kernel("store")
 def make_block_ptr(base, shape, strides, offsets, block_shape, order): _outside_kernel("make_block_ptr")
 def advance(base, offsets): _outside_kernel("advance")
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    _outside_kernel("make_tensor_descriptor")
+def load_tensor_descriptor(desc, offsets): _outside_kernel("load_tensor_descriptor")
+def store_tensor_descriptor(desc, offsets, value): _outside_kernel("store_tensor_descriptor")
 
 
 # Atomics.

@@ -61,5 +61,6 @@ void register_debug_builtins(BuiltinTable& table);   // device_print/assert, deb
 // kernel is compiled with debug=True (builtins_debug.cpp).
 void lower_device_assert(Lowerer& lower, const LValue& cond, const LValue* mask, const std::string& msg,
                          const Loc& loc);
+void register_block_ptr_builtins(BuiltinTable& table);  // make_block_ptr, advance, tensor descriptors (block_ptr.cpp)
 
 }  // namespace tritium::lower

@@ -1,5 +1,6 @@
 // Memory builtins: tl.load and tl.store on pointers and blocks of pointers (bools live in
 // memory as bytes), with masks, `other`, cache modifiers and eviction policies.
+#include "lower/block_ptr.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -36,6 +37,7 @@ Value* memory_mask(Lowerer& L, const BuiltinArgs& a, Value* ptr, const Loc& loc)
 }
 
 LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  if (LValue out; lower_block_ptr_access(L, a, true, loc, &out)) return out;
   bool is_bool = false;
   Value* ptr = memory_pointer(L, a, loc, &is_bool);
   std::string cache = a.const_str("cache_modifier", "");
@@ -63,6 +65,7 @@ LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 }
 
 LValue store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  if (LValue out; lower_block_ptr_access(L, a, false, loc, &out)) return out;
   Value* ptr = memory_pointer(L, a, loc);
   std::string cache = a.const_str("cache_modifier", "");
   if (cache != "" && cache != ".wb" && cache != ".cg" && cache != ".cs" && cache != ".wt") error_at(loc, "unknown cache modifier '" + cache + "'");

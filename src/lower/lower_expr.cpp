@@ -1,6 +1,8 @@
 // Lowering of expressions: literals, names, operators, attributes, subscripts, calls and
 // the ternary. Operations on two compile-time values fold with Python semantics; anything
 // involving a tensor goes through the typing rules in semantic.cpp.
+#include "lower/aggregate.h"
+#include "lower/block_ptr.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -28,6 +30,8 @@ std::string LValue::describe() const {
     case Kind::Function: return "the function " + (function && function->def ? function->def->name : std::string("?"));
     case Kind::Builtin: return "the builtin " + name;
     case Kind::Tuple: return is_list ? "a list" : "a tuple";
+    case Kind::Aggregate:
+      return name == "tensor_descriptor" ? "a tensor descriptor" : name == "block_ptr_dtype" ? "the dtype of a block pointer" : "a block pointer";
   }
   return "a value";
 }
@@ -233,6 +237,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
     method.items.push_back(base);
     return method;
   }
+  if (base.kind == LValue::Kind::Aggregate) return aggregate_attribute(base, name, loc);
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
     ScalarKind k = base.c.dtype;
     if (base.c.pointer) {
@@ -309,9 +314,29 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
   ir::Region* else_region = op->add_region();
   ir::Region* outer = builder_.region();
   builder_.set_region(then_region);
-  Value* a = to_tensor(eval(*expr.lhs), expr.lhs->loc);
+  LValue then_value = eval(*expr.lhs);
   builder_.set_region(else_region);
-  Value* b = to_tensor(eval(*expr.third), expr.third->loc);
+  LValue else_value = eval(*expr.third);
+  if (is_compound(then_value) || is_compound(else_value)) {
+    // Tuples and block pointers merge leaf by leaf, as the names of an `if` statement do.
+    LValue merged = then_value;
+    std::vector<Value*> then_yields, else_yields;
+    std::vector<std::pair<LValue*, size_t>> fixups;
+    merge_into(merged, "the value of the ternary", nullptr, then_value, else_value, &then_yields, &else_yields,
+               &fixups, expr.loc);
+    builder_.set_region(then_region);
+    builder_.create(ir::OpKind::Yield, {}, then_yields, expr.loc);
+    builder_.set_region(else_region);
+    builder_.create(ir::OpKind::Yield, {}, else_yields, expr.loc);
+    builder_.set_region(outer);
+    for (Value* v : then_yields) op->add_result(v->type());
+    for (auto& [dest, index] : fixups) *dest = LValue::tensor(op->result(static_cast<int>(index)));
+    return merged;
+  }
+  builder_.set_region(then_region);
+  Value* a = to_tensor(then_value, expr.lhs->loc);
+  builder_.set_region(else_region);
+  Value* b = to_tensor(else_value, expr.third->loc);
   if (a->type() != b->type()) {
     error_at(expr.loc, "the two values of the ternary have different types: " + a->type()->str() + " and " + b->type()->str());
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lower/builtin_registry.h"
+#include "lower/aggregate.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -74,7 +75,8 @@ bool same_value(const LValue& a, const LValue& b) {
     case LValue::Kind::Builtin: return a.name == b.name && a.items.size() == b.items.size();
     case LValue::Kind::Function: return a.function && b.function && a.function->def == b.function->def;
     case LValue::Kind::Tuple:
-      if (a.items.size() != b.items.size()) return false;
+    case LValue::Kind::Aggregate:
+      if (a.name != b.name || a.items.size() != b.items.size()) return false;
       for (size_t i = 0; i < a.items.size(); ++i) {
         if (!same_value(a.items[i], b.items[i])) return false;
       }
@@ -398,9 +400,10 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
     fixups->emplace_back(&dest, then_yields->size() - 1);
     return;
   }
-  if (a.kind == LValue::Kind::Tuple && b.kind == LValue::Kind::Tuple && a.items.size() == b.items.size()) {
+  if (is_compound(a) && b.kind == a.kind && a.name == b.name && a.items.size() == b.items.size()) {
+    // Tuples and aggregates merge leaf by leaf: only tensor leaves that differ become results.
     for (size_t i = 0; i < a.items.size(); ++i) {
-      merge_into(dest.items[i], name, before && before->kind == LValue::Kind::Tuple && i < before->items.size() ? &before->items[i] : nullptr,
+      merge_into(dest.items[i], name, before && before->kind == a.kind && i < before->items.size() ? &before->items[i] : nullptr,
                  a.items[i], b.items[i], then_yields, else_yields, fixups, loc);
     }
     return;
@@ -435,38 +438,64 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
 }
 
 void Lowerer::collect_carried(const ast::Body& body, const std::string& loop_variable, const Loc& loc,
-                              std::vector<std::string>* carried, std::vector<Value*>* inits) {
+                              std::vector<std::string>* carried, std::vector<LValue>* inits) {
   // Names bound before the loop and assigned in its body are carried from one iteration to
-  // the next (the loop variable itself is not: each iteration binds it anew).
+  // the next (the loop variable itself is not: each iteration binds it anew). Tuples and
+  // aggregates (block pointers) are carried as their tensor leaves (aggregate.h).
+  (void)loc;
   std::set<std::string> assigned;
   collect_assigned(body, &assigned);
   for (const std::string& name : assigned) {
     auto it = scope_.find(name);
     if (it == scope_.end() || name == loop_variable) continue;
-    if (!it->second.is_tensor()) {
-      error_at(loc, "'" + name + "' holds " + it->second.describe() +
-                        " and is reassigned in the loop; only runtime values can change inside a loop");
-    }
     carried->push_back(name);
-    inits->push_back(it->second.value);
+    inits->push_back(it->second);
   }
 }
 
-void Lowerer::yield_carried(const std::vector<std::string>& carried, const std::vector<Value*>& inits,
+void Lowerer::yield_carried(const std::vector<std::string>& carried, const std::vector<LValue>& inits,
                             const Loc& loc) {
   std::vector<Value*> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     LValue now = scope_[carried[i]];
-    Value* v = now.is_tensor() ? now.value : nullptr;
-    if (!v || v->type() != inits[i]->type()) {
-      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + inits[i]->type()->str() +
-                        " but is reassigned to " + (v ? v->type()->str() : now.describe()) +
+    const LValue& init = inits[i];
+    if (init.is_tensor() && (!now.is_tensor() || now.value->type() != init.value->type())) {
+      error_at(loc, "loop-carried variable '" + carried[i] + "' has initial type " + init.value->type()->str() +
+                        " but is reassigned to " + (now.is_tensor() ? now.value->type()->str() : now.describe()) +
                         " in the loop; its type must stay the same");
     }
-    yields.push_back(v);
+    std::string difference = structure_difference(init, now);
+    if (!difference.empty()) {
+      error_at(loc, "loop-carried variable '" + carried[i] + "' " + difference);
+    }
+    flatten_leaves(now, &yields);
   }
   builder_.create(ir::OpKind::Yield, {}, yields, loc);
 }
+
+namespace {
+
+// Binds the carried names to `leaves` (region arguments or loop results) in their shapes.
+void bind_carried(Lowerer& lowerer, const std::vector<std::string>& carried, const std::vector<LValue>& inits,
+                  const std::vector<Value*>& leaves) {
+  size_t cursor = 0;
+  for (size_t i = 0; i < carried.size(); ++i) lowerer.bind(carried[i], rebuild_leaves(inits[i], leaves, &cursor));
+}
+
+std::vector<Value*> add_args(ir::Region* region, const std::vector<Value*>& inits) {
+  std::vector<Value*> args;
+  for (Value* v : inits) args.push_back(region->add_arg(v->type()));
+  return args;
+}
+
+// After the loop: kept leaves are its results, the others (never changed) their inits.
+std::vector<Value*> loop_results(ir::Op* loop, const std::vector<Value*>& inits, const std::vector<bool>& kept) {
+  std::vector<Value*> out;
+  for (size_t i = 0; i < inits.size(); ++i) out.push_back(kept[i] ? loop->add_result(inits[i]->type()) : inits[i]);
+  return out;
+}
+
+}  // namespace
 
 void Lowerer::lower_for(const ast::Stmt& stmt) {
   const Loc& loc = stmt.loc;
@@ -523,8 +552,10 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
   stepv = cast(stepv, iv_kind, iter.loc);
 
   std::vector<std::string> carried;
+  std::vector<LValue> init_values;
+  collect_carried(stmt.body, stmt.target->name, loc, &carried, &init_values);
   std::vector<Value*> inits;
-  collect_carried(stmt.body, stmt.target->name, loc, &carried, &inits);
+  for (const LValue& v : init_values) flatten_leaves(v, &inits);
   std::vector<Value*> operands = {lbv, ubv, stepv};
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
@@ -535,17 +566,19 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
   ir::Region* region = op->add_region();
   Value* iv = region->add_arg(Type::scalar(iv_kind));
   Scope before = scope_;
-  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(region->add_arg(inits[i]->type())));
+  bind_carried(*this, carried, init_values, add_args(region, inits));
   bind(stmt.target->name, LValue::tensor(iv));
   ir::Region* outer = builder_.region();
   builder_.set_region(region);
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
-  yield_carried(carried, inits, loc);
+  yield_carried(carried, init_values, loc);
   builder_.set_region(outer);
   scope_ = before;
-  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
+  std::vector<bool> kept;
+  op = drop_invariant_carried(op, inits, &kept);
+  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
 }
 
 void Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& args) {
@@ -572,8 +605,10 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
     error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
   }
   std::vector<std::string> carried;
+  std::vector<LValue> init_values;
+  collect_carried(stmt.body, "", loc, &carried, &init_values);
   std::vector<Value*> inits;
-  collect_carried(stmt.body, "", loc, &carried, &inits);
+  for (const LValue& v : init_values) flatten_leaves(v, &inits);
   ir::Op* op = builder_.create(ir::OpKind::While, {}, inits, loc);
   ir::Region* before_region = op->add_region();
   ir::Region* after_region = op->add_region();
@@ -581,22 +616,25 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   Scope before = scope_;
 
   builder_.set_region(before_region);
-  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(before_region->add_arg(inits[i]->type())));
+  std::vector<Value*> before_args = add_args(before_region, inits);
+  bind_carried(*this, carried, init_values, before_args);
   Value* cond = to_bool_scalar(eval(*stmt.cond), stmt.cond->loc, "the while");
   std::vector<Value*> passed = {cond};
-  for (size_t i = 0; i < carried.size(); ++i) passed.push_back(before_region->arg(static_cast<int>(i)));
+  passed.insert(passed.end(), before_args.begin(), before_args.end());
   builder_.create(ir::OpKind::Condition, {}, passed, stmt.cond->loc);
 
   scope_ = before;
   builder_.set_region(after_region);
-  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(after_region->add_arg(inits[i]->type())));
+  bind_carried(*this, carried, init_values, add_args(after_region, inits));
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
-  yield_carried(carried, inits, loc);
+  yield_carried(carried, init_values, loc);
   builder_.set_region(outer);
   scope_ = before;
-  for (size_t i = 0; i < carried.size(); ++i) bind(carried[i], LValue::tensor(op->add_result(inits[i]->type())));
+  std::vector<bool> kept;
+  op = drop_invariant_carried(op, inits, &kept);
+  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
 }
 
 // ---- calls ----

@@ -124,9 +124,9 @@ class Lowerer {
   void lower_while(const ast::Stmt& stmt);
   // The loop-carried names of a loop body and their values before the loop.
   void collect_carried(const ast::Body& body, const std::string& loop_variable, const Loc& loc,
-                       std::vector<std::string>* carried, std::vector<ir::Value*>* inits);
-  // Ends a loop body: yields the carried names' values, which must keep their types.
-  void yield_carried(const std::vector<std::string>& carried, const std::vector<ir::Value*>& inits, const Loc& loc);
+                       std::vector<std::string>* carried, std::vector<LValue>* inits);
+  // Ends a loop body: yields the carried names' tensor leaves, which must keep their types.
+  void yield_carried(const std::vector<std::string>& carried, const std::vector<LValue>& inits, const Loc& loc);
   // Merges the scopes of two branches of an `if` op; appends the yields and results.
   void merge_branches(ir::Op* if_op, const Scope& before, Scope then_scope, Scope else_scope,
                       const Loc& loc);

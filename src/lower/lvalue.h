@@ -1,5 +1,6 @@
 // What a Python name or expression denotes while lowering: a compile-time constant, an IR
-// value (a "tensor": scalar or block), a module, a @jit function, a tl.* builtin, a tuple.
+// value (a "tensor": scalar or block), a module, a @jit function, a tl.* builtin, a tuple, or
+// an aggregate of those (a block pointer, a tensor descriptor).
 #pragma once
 
 #include <memory>
@@ -29,6 +30,7 @@ struct LValue {
     Function,  // function: a @jit function to inline
     Builtin,   // name: builtin ("tl.load", "range", "method.to"); items[0]: bound self
     Tuple,     // items (also Python lists; is_list tells)
+    Aggregate, // name: "block_ptr" or "tensor_descriptor"; items: its fields (block_ptr.h)
   };
 
   Kind kind = Kind::Const;
@@ -45,6 +47,10 @@ struct LValue {
   static LValue builtin(std::string name) { LValue v; v.kind = Kind::Builtin; v.name = std::move(name); return v; }
   static LValue tuple(std::vector<LValue> items, bool is_list = false) {
     LValue v; v.kind = Kind::Tuple; v.items = std::move(items); v.is_list = is_list; return v;
+  }
+
+  static LValue aggregate(std::string name, std::vector<LValue> fields) {
+    LValue v; v.kind = Kind::Aggregate; v.name = std::move(name); v.items = std::move(fields); return v;
   }
 
   bool is_const() const { return kind == Kind::Const; }

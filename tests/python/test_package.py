@@ -84,7 +84,9 @@ def test_constexpr():
                                   "static_range", "range", "atomic_add", "atomic_max",
                                   "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
                                   "atomic_xchg", "atomic_cas", "exp", "log", "sqrt", "abs",
-                                  "sum", "max", "min", "dot", "trans", "sigmoid"])
+                                  "sum", "max", "min", "dot", "trans", "sigmoid",
+                                  "make_block_ptr", "advance", "make_tensor_descriptor",
+                                  "load_tensor_descriptor", "store_tensor_descriptor"])
 def test_language_stubs_raise_outside_kernels(name):
     stub = getattr(tl, name)
     target = stub.__init__ if isinstance(stub, type) else stub
