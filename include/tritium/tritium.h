@@ -89,6 +89,18 @@ struct LaunchConfig {
   // The GPU target of Kernel::emit's Llvm, Ptx and Cubin stages as 10 * major + minor (80,
   // 90); 0: the first GPU's, or sm_90 without one. Launches always target their device.
   int arch = 0;
+  // Triton's other launch options. num_ctas > 1 launches each program as a thread-block
+  // cluster of that many CTAs (sm_90+; results identical to num_ctas=1). maxnreg caps the
+  // registers per thread (0: no cap). enable_fp_fusion: -1 follows TRITIUM_DEFAULT_FP_FUSION
+  // (on by default), 0/1 turn contraction of a * b + c into fma off/on. debug compiles
+  // tl.device_assert. launch_cooperative_grid launches through the cooperative path (all
+  // programs co-resident); launch_pdl is Triton's programmatic-dependent-launch hint.
+  int num_ctas = 1;
+  int maxnreg = 0;
+  int enable_fp_fusion = -1;
+  bool debug = false;
+  bool launch_cooperative_grid = false;
+  bool launch_pdl = false;
 };
 
 // The stages `Kernel::emit` can print. Cubin needs the CUDA driver (its JIT linker) and

@@ -2,6 +2,7 @@
 // the per-device memory cache, packing, cuLaunchKernel), building a specialization on a
 // miss (disk cache, else compile), the cache key inputs, and emitting LLVM IR, PTX or cubin.
 // On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -101,6 +102,7 @@ size_t Kernel::Impl::GpuKeyHash::operator()(const GpuKeyView& key) const {
   size_t h = static_cast<size_t>(key.device);
   hash_combine(&h, static_cast<size_t>(key.num_warps));
   hash_combine(&h, static_cast<size_t>(key.num_stages));
+  hash_combine(&h, static_cast<size_t>(key.options));
   for (const ParamSig& p : key.signature->params) {
     hash_combine(&h, static_cast<size_t>(p.kind) * 31 + static_cast<size_t>(p.dtype));
     hash_combine(&h, static_cast<size_t>(p.divisibility));
@@ -130,12 +132,21 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.globals = globals_text_;
   in.signature = signature_text(signature);
   in.target = "sm_" + std::to_string(runtime::checked_sm(sm, name_));
+  if (config.num_ctas > 1 && sm < 90) {
+    throw LaunchError("kernel '" + name_ + "': num_ctas=" + std::to_string(config.num_ctas) +
+                      " needs thread-block clusters, which sm_" + std::to_string(sm) +
+                      " does not have (sm_90 or newer)");
+  }
   nvptx::TargetOptions target;
   target.sm = sm;
   target.num_warps = config.num_warps;
   in.ptx_version = nvptx::ptx_version_for(target);
   in.num_warps = config.num_warps;
   in.num_stages = config.num_stages;
+  in.options = runtime::options_text(config);
+  build.num_ctas = config.num_ctas;
+  build.maxnreg = config.maxnreg;
+  build.enable_fp_fusion = config.enable_fp_fusion;
   build.lower = [this, signature] { return lower(signature); };
   build.optimize = [](ir::Function& function) { optimize(function); };
   return build;
@@ -153,11 +164,14 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
   }
   runtime::GpuBuild build = gpu_build(signature, config, device.sm);
   cache::Entry entry = runtime::build_entry(build);
-  return runtime::load_entry(entry, device, name_);
+  runtime::GpuKernel gpu = runtime::load_entry(entry, device, name_);
+  gpu.cluster_x = static_cast<unsigned>(config.num_ctas);
+  return gpu;
 }
 
-void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
-                              const LaunchConfig& config) {
+const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
+                                                   const runtime::BoundArgs& bound,
+                                                   const LaunchConfig& config) {
   cuda::driver(name_);  // a clear error when there is no driver or no device
   if (grid.y > 65535 || grid.z > 65535) {
     throw LaunchError("kernel '" + name_ + "': grid dimension " + (grid.y > 65535 ? "1" : "2") +
@@ -175,11 +189,12 @@ void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
   // view of it: a hit allocates nothing.
   thread_local Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
-  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, &signature};
+  const uint64_t options = runtime::options_word(config);
+  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, options, &signature};
   bool hit = true;
   const runtime::GpuKernel* gpu = gpu_cache_.peek(view);
   if (gpu == nullptr) {
-    GpuKey key{ordinal, config.num_warps, config.num_stages, signature};
+    GpuKey key{ordinal, config.num_warps, config.num_stages, options, signature};
     gpu = &gpu_cache_.get(
         key, [&] { return build_gpu(key.signature, config, device, stream); }, &hit);
   }
@@ -189,8 +204,14 @@ void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
                signature_text(signature) + "] device " + std::to_string(ordinal) +
                " num_warps=" + std::to_string(config.num_warps) + " key " + gpu->key);
   }
-  if (grid_empty(grid)) return;  // warmup, or Triton's skipped empty launch
-  runtime::launch(*gpu, grid, bound, stream, name_);
+  if (grid_empty(grid)) return gpu;  // warmup, or Triton's skipped empty launch
+  if (grid.x * static_cast<uint64_t>(gpu->cluster_x) > INT32_MAX) [[unlikely]] {
+    throw LaunchError("kernel '" + name_ + "': grid dimension 0 is " + std::to_string(grid.x) +
+                      "; with num_ctas=" + std::to_string(gpu->cluster_x) +
+                      " it must be at most " + std::to_string(INT32_MAX / gpu->cluster_x));
+  }
+  runtime::launch(*gpu, grid, bound, stream, name_, config.launch_cooperative_grid);
+  return gpu;
 }
 
 std::string Kernel::Impl::emit_gpu(Stage stage, const Signature& signature,

@@ -175,6 +175,10 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
   c.kernel = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, function.name(), *c.module);
   c.kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);  // `.visible .entry`
   c.kernel->addFnAttr("nvvm.maxntid", std::to_string(32 * options.num_warps));
+  if (options.maxnreg > 0) c.kernel->addFnAttr("nvvm.maxnreg", std::to_string(options.maxnreg));
+  if (options.num_ctas > 1) {
+    c.kernel->addFnAttr("nvvm.cluster_dim", std::to_string(options.num_ctas) + ",1,1");
+  }
   c.kernel->addFnAttr(llvm::Attribute::NoUnwind);
   const auto& params = function.params();
   for (size_t i = 0; i < params.size(); ++i) {

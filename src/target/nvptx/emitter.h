@@ -126,6 +126,7 @@ class Emitter {
   int threads_;
   ThreadFacts facts_;
   VectorWidths widths_;
+  int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
