@@ -19,7 +19,13 @@
 
 namespace tritium {
 
-enum class DType { i1, i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64 };
+// Element types, from the one dtype table (tritium/dtypes.def): i1, i8..i64, u8..u64, fp16,
+// bf16, fp32, fp64, and the fp8 types fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16.
+enum class DType {
+#define TRITIUM_DTYPE(kind, dtype, ...) dtype,
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
+};
 
 // One kernel argument: what a Python caller could pass.
 class Arg {

@@ -25,10 +25,8 @@ using NamedArgs = std::vector<std::pair<std::string, Arg>>;
 
 // The tritium.language dtype object for `dtype` (META holds what Python would).
 py::object dtype_object(DType dtype) {
-  static const char* const names[] = {"int1",   "int8",   "int16",   "int32",    "int64",
-                                      "uint8",  "uint16", "uint32",  "uint64",   "float16",
-                                      "bfloat16", "float32", "float64"};
-  return py::module_::import("tritium.language").attr(names[static_cast<int>(dtype)]);
+  return py::module_::import("tritium.language")
+      .attr(ir::scalar_long_name(runtime::to_scalar_kind(dtype)));
 }
 
 // A default value (a compile-time constant) as the Python object it was written as.

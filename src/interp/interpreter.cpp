@@ -127,6 +127,11 @@ class Interpreter {
       case OpKind::Cast: {
         const ir::AttrValue* bitcast = op.find_attr("bitcast");
         plan.attr = bitcast && std::holds_alternative<int64_t>(*bitcast) && std::get<int64_t>(*bitcast) != 0;
+        // Bit 1: fp_downcast_rounding="rtz" (the cast's `rounding` attribute is 1).
+        const ir::AttrValue* rounding = op.find_attr("rounding");
+        if (rounding && std::holds_alternative<int64_t>(*rounding) && std::get<int64_t>(*rounding) == 1) {
+          plan.attr |= 2;
+        }
         break;
       }
       default: break;
@@ -203,7 +208,7 @@ class Interpreter {
         eval_unary(op, operand(p, 0), result(p));
         return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
-      case OpKind::Cast: eval_cast(operand(p, 0), p.attr != 0, result(p)); return true;
+      case OpKind::Cast: eval_cast(operand(p, 0), (p.attr & 1) != 0, result(p), (p.attr & 2) != 0); return true;
       case OpKind::AddPtr: eval_addptr(operand(p, 0), operand(p, 1), result(p)); return true;
       case OpKind::Load:
         memory_.load(op, operand(p, 0), optional_operand(p, 1), optional_operand(p, 2), result(p));

@@ -152,15 +152,10 @@ bool is_power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 }  // namespace
 
 bool dtype_from_name(const std::string& name, ScalarKind* out) {
-  static const std::pair<const char*, ScalarKind> table[] = {
-      {"int1", ScalarKind::I1},     {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},
-      {"int32", ScalarKind::I32},   {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},
-      {"uint16", ScalarKind::U16},  {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},
-      {"float16", ScalarKind::F16}, {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32},
-      {"float64", ScalarKind::F64}};
-  for (const auto& [n, k] : table) {
-    if (name == n) {
-      *out = k;
+  // tl.<long name> (tl.float32, tl.float8e4nv): the rows of the one dtype table.
+  for (int i = 0; i < ir::kNumScalarKinds; ++i) {
+    if (name == ir::scalar_long_name(static_cast<ScalarKind>(i))) {
+      *out = static_cast<ScalarKind>(i);
       return true;
     }
   }
@@ -194,7 +189,8 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     if (method == "to") {
       BuiltinArgs a("to", std::move(args), std::move(kwargs), {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, loc);
       bool bit = a.has("bitcast") && const_truth(a.get("bitcast"), loc);
-      return LValue::tensor(cast(to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), loc, bit));
+      const LValue* rounding = a.has("fp_downcast_rounding") ? &a.get("fp_downcast_rounding") : nullptr;
+      return LValue::tensor(cast_rounded(to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), rounding, loc, bit));
     }
     static const std::set<std::string> forwarded = {"reshape", "view", "expand_dims", "broadcast_to", "to"};
     if (forwarded.count(method)) name = "tl." + method;
@@ -410,7 +406,8 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
   if (fn == "cast") {
     BuiltinArgs a(fn, std::move(args), std::move(kwargs), {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, loc);
     bool bit = a.has("bitcast") && const_truth(a.get("bitcast"), loc);
-    return LValue::tensor(cast(to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), loc, bit));
+    const LValue* rounding = a.has("fp_downcast_rounding") ? &a.get("fp_downcast_rounding") : nullptr;
+    return LValue::tensor(cast_rounded(to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), rounding, loc, bit));
   }
   if (fn == "reshape" || fn == "view" || fn == "broadcast_to") {
     // Shapes come as a tuple or as separate ints: reshape(x, (4, 8)) or reshape(x, 4, 8).

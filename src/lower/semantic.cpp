@@ -18,14 +18,11 @@ const Type* element_of(const Value* v) { return v->type()->element(); }
 
 bool is_fp16_like(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
 
-int mantissa_bits(ScalarKind k) {
-  switch (k) {
-    case ScalarKind::F16: return 10;
-    case ScalarKind::BF16: return 7;
-    case ScalarKind::F32: return 23;
-    case ScalarKind::F64: return 52;
-    default: return 0;
-  }
+int mantissa_bits(ScalarKind k) { return ir::fp_mantissa_width(k); }
+
+bool is_fp8_value(const ir::Value* v) {
+  const Type* e = v->type()->element();
+  return e->is_scalar() && ir::is_fp8(e->scalar_kind());
 }
 
 // Triton's dtype "kind" for the scalar rule: bool < integral < floating.
@@ -132,6 +129,35 @@ ir::Value* Lowerer::cast(ir::Value* value, const ir::Type* element, const Loc& l
   return op->result();
 }
 
+ir::Value* Lowerer::cast_rounded(ir::Value* value, const ir::Type* element, const LValue* rounding,
+                                  const Loc& loc, bool bitcast) {
+  bool toward_zero = false;
+  if (rounding != nullptr && !(rounding->is_const() && rounding->c.kind == ConstValue::Kind::None)) {
+    if (!rounding->is_const() || rounding->c.kind != ConstValue::Kind::Str) {
+      error_at(loc, "fp_downcast_rounding must be a string, got " + rounding->describe());
+    }
+    const std::string& mode = rounding->c.s;
+    if (mode != "rtne" && mode != "rtz") {
+      error_at(loc, "Invalid rounding mode: " + mode +
+                        ". Supported rounding modes are 'rtne' and 'rtz'.");
+    }
+    toward_zero = mode == "rtz";
+  }
+  ir::Value* result = cast(value, element, loc, bitcast);
+  const Type* src = element_of(value);
+  bool float_downcast = !bitcast && src->is_scalar() && element->is_scalar() &&
+                        ir::is_float(src->scalar_kind()) && ir::is_float(element->scalar_kind()) &&
+                        ir::bit_width(element->scalar_kind()) < ir::bit_width(src->scalar_kind());
+  if (toward_zero && float_downcast && result->def() != nullptr) {
+    result->def()->set_attr("rounding", int64_t{1});
+  }
+  return result;
+}
+
+ir::Value* Lowerer::fp8_in_fp32(ir::Value* value, const Loc& loc) {
+  return is_fp8_value(value) ? cast(value, ScalarKind::F32, loc) : value;
+}
+
 ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& shape, const Loc& loc) {
   const Type* type = value->type();
   if (type->shape() == shape) return value;
@@ -224,6 +250,10 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
         result = div_or_mod ? ScalarKind::F32 : ScalarKind::BF16;
       } else if (ak == ScalarKind::BF16 || bk == ScalarKind::BF16) {
         result = ScalarKind::F32;
+      } else if (ir::is_fp8(ak) && ir::is_fp8(bk)) {
+        result = ak == bk ? ak : ScalarKind::F16;  // two different fp8 types meet in fp16
+      } else if (ir::is_fp8(ak) || ir::is_fp8(bk)) {
+        result = ScalarKind::F32;  // fp8 with an integer tensor
       } else {
         if (div_or_mod && ir::is_signed(ak) != ir::is_signed(bk)) {
           error_at(loc, "cannot use /, // or % with " + type_name(ak) + " and " + type_name(bk) +
@@ -262,7 +292,7 @@ ir::Value* Lowerer::add(const LValue& lhs, const LValue& rhs, const Loc& loc) {
   if (element_of(a)->is_pointer() && element_of(b)->is_pointer()) error_at(loc, "cannot add two pointers");
   if (element_of(b)->is_pointer()) std::swap(a, b);
   if (element_of(a)->is_pointer()) return emit(ir::OpKind::AddPtr, a->type(), {a, b}, loc);
-  return emit(ir::OpKind::Add, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Add, a, b, loc);
 }
 
 ir::Value* Lowerer::sub(const LValue& lhs, const LValue& rhs, const Loc& loc) {
@@ -272,12 +302,21 @@ ir::Value* Lowerer::sub(const LValue& lhs, const LValue& rhs, const Loc& loc) {
     Value* negated = emit(ir::OpKind::Sub, b->type(), {zero, b}, loc);
     return emit(ir::OpKind::AddPtr, a->type(), {a, negated}, loc);
   }
-  return emit(ir::OpKind::Sub, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Sub, a, b, loc);
+}
+
+ir::Value* Lowerer::fp8_op(ir::OpKind kind, ir::Value* a, ir::Value* b, const Loc& loc) {
+  if (!is_fp8_value(a)) return emit(kind, a->type(), {a, b}, loc);
+  // Triton keeps fp8 op fp8 in fp8; tritium computes it in fp32 and rounds once.
+  const Type* fp8 = element_of(a);
+  ir::Value* x = fp8_in_fp32(a, loc);
+  ir::Value* y = fp8_in_fp32(b, loc);
+  return cast(emit(kind, x->type(), {x, y}, loc), fp8, loc);
 }
 
 ir::Value* Lowerer::arith(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
   auto [a, b] = binary_operands(lhs, rhs, false, false, true, false, loc);
-  return emit(kind, a->type(), {a, b}, loc);
+  return fp8_op(kind, a, b, loc);
 }
 
 ir::Value* Lowerer::true_div(const LValue& lhs, const LValue& rhs, const Loc& loc) {
@@ -295,7 +334,7 @@ ir::Value* Lowerer::true_div(const LValue& lhs, const LValue& rhs, const Loc& lo
   } else {
     a = cast(a, bk, loc);
   }
-  return emit(ir::OpKind::Div, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Div, a, b, loc);
 }
 
 ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
@@ -325,6 +364,8 @@ ir::Value* Lowerer::cmp(const std::string& predicate, const LValue& lhs, const L
   if (element_of(a) != element_of(b)) {
     error_at(loc, "cannot compare " + element_of(a)->str() + " with " + element_of(b)->str());
   }
+  a = fp8_in_fp32(a, loc);
+  b = fp8_in_fp32(b, loc);
   ir::Op* op = builder_.create(ir::OpKind::Cmp, {a->type()->with_element(Type::scalar(ScalarKind::I1))}, {a, b}, loc);
   op->set_attr("predicate", predicate);
   return op->result();

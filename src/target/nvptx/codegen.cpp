@@ -262,6 +262,9 @@ llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind) {
     case ir::ScalarKind::BF16: return llvm::Type::getBFloatTy(context);
     case ir::ScalarKind::F32: return llvm::Type::getFloatTy(context);
     case ir::ScalarKind::F64: return llvm::Type::getDoubleTy(context);
+    // fp8 values travel as their bits; emit_fp8.cpp converts them.
+    case ir::ScalarKind::F8E4NV: case ir::ScalarKind::F8E5: case ir::ScalarKind::F8E4B15:
+    case ir::ScalarKind::F8E4B8: case ir::ScalarKind::F8E5B16: return llvm::Type::getInt8Ty(context);
   }
   internal_error("nvptx", "unknown scalar kind");
 }

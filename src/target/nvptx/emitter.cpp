@@ -31,6 +31,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
+      sm_(options.sm),
       num_ctas_(options.num_ctas) {}
 
 int64_t Emitter::emit() {
