@@ -78,6 +78,7 @@ class BuiltinArgs {
     if (!v.is_const() || v.c.kind != ConstValue::Kind::DType) {
       error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a dtype such as tl.float32, got " + v.describe());
     }
+    if (v.c.pointer) error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a scalar dtype, got " + v.describe());
     return v.c.dtype;
   }
 
@@ -172,6 +173,8 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
       module == "triton.language.standard") {
     ScalarKind k;
     if (dtype_from_name(name, &k)) { *out = LValue::constant(ConstValue::type(k)); return true; }
+    if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
+    if (name == "pointer_type") { *out = LValue::builtin("tl.pointer_type"); return true; }
     if (name == "math" || name == "core" || name == "standard") { *out = LValue::module("triton.language." + name); return true; }
     if (language_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }
     return false;
@@ -197,7 +200,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     else if (language_builtins().count(method)) name = "tl." + method;
     else error_at(loc, "tensors have no method '" + method + "' that kernels can use");
   }
-  if (name == "dtype.is_floating") return LValue::constant(ConstValue::boolean(ir::is_float(callee.items[0].c.dtype)));
+  if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");
@@ -402,6 +405,10 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     LValue one = LValue::constant(ConstValue::integer(1));
     LValue sum = binary(ast::BinaryOp::Sub, binary(ast::BinaryOp::Add, a.get("x"), a.get("div"), loc), one, loc);
     return binary(ast::BinaryOp::FloorDiv, sum, a.get("div"), loc);
+  }
+  if (fn == "pointer_type") {
+    BuiltinArgs a(fn, std::move(args), std::move(kwargs), {"element_ty", "address_space=", "const="}, loc);
+    return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));
   }
   if (fn == "cast") {
     BuiltinArgs a(fn, std::move(args), std::move(kwargs), {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, loc);

@@ -122,7 +122,7 @@ std::string ConstValue::str() const {
     case Kind::Str:
       return str_repr(s);
     case Kind::DType:
-      return ir::scalar_name(dtype);
+      return pointer ? std::string("pointer<") + ir::scalar_name(dtype) + ">" : ir::scalar_name(dtype);
   }
   return "?";
 }
@@ -144,7 +144,7 @@ bool ConstValue::operator==(const ConstValue& other) const {
     case Kind::Str:
       return s == other.s;
     case Kind::DType:
-      return dtype == other.dtype;
+      return dtype == other.dtype && pointer == other.pointer;
   }
   return false;
 }

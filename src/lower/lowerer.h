@@ -93,6 +93,8 @@ class Lowerer {
   // An op on fp8 operands computed in fp32 (Triton keeps fp8 op fp8 in fp8): `result`
   // is cast back to `kind` unless it is a comparison.
   ir::Value* fp8_in_fp32(ir::Value* value, const Loc& loc);
+  // A predicate method of a dtype constant (x.dtype.is_fp8(), dtype.is_int_signed(), ...).
+  LValue dtype_method(const std::string& method, const ConstValue& dtype, const Loc& loc);
   ir::Value* fp8_op(ir::OpKind kind, ir::Value* a, ir::Value* b, const Loc& loc);
   ir::Value* cast(ir::Value* value, ir::ScalarKind kind, const Loc& loc) {
     return cast(value, ir::Type::scalar(kind), loc);

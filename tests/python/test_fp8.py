@@ -184,3 +184,36 @@ def test_bad_rounding_mode_is_a_located_error():
     with pytest.raises(tritium.CompilationError, match="Invalid rounding mode: up") as info:
         bad[(1,)](x)
     assert info.value.line > 0
+
+
+@tritium.jit
+def dtype_facts(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.static_assert(x_ptr.dtype.element_ty == tl.float16)
+    tl.static_assert(x_ptr.dtype.is_ptr() and not x.dtype.is_ptr())
+    tl.static_assert(x_ptr.dtype == tl.pointer_type(tl.float16))
+    tl.static_assert(out_ptr.dtype.element_ty == tl.int32)
+    tl.static_assert(out_ptr.dtype == tl.pi32_t)
+    tl.static_assert(x.dtype.fp_mantissa_width == 10 and x.dtype.exponent_bias == 15)
+    tl.static_assert(x.dtype.is_fp16() and x.dtype.is_floating() and not x.dtype.is_fp8())
+    tl.static_assert(tl.float8e4nv.is_fp8e4nv() and tl.float8e4nv.fp_mantissa_width == 3)
+    tl.static_assert(tl.int8.is_int_signed() and tl.uint8.is_int_unsigned())
+    tl.static_assert(tl.float8e5.primitive_bitwidth == 8 and x_ptr.dtype.primitive_bitwidth == 64)
+    z = tl.zeros([4], dtype=out_ptr.dtype.element_ty)
+    tl.store(out_ptr + tl.arange(0, 4), z + x_ptr.dtype.element_ty.primitive_bitwidth)
+
+
+def test_dtype_facts_inside_kernels():
+    x = np.zeros(1, dtype=np.float16)
+    out = np.zeros(4, dtype=np.int32)
+    dtype_facts[(1,)](x, out)
+    assert list(out) == [16] * 4
+
+
+def test_pointer_dtype_is_not_a_scalar_dtype():
+    @tritium.jit
+    def bad(out_ptr):
+        tl.store(out_ptr, tl.zeros([1], dtype=out_ptr.dtype)[0])
+
+    with pytest.raises(tritium.CompilationError, match="must be a scalar dtype, got"):
+        bad[(1,)](np.zeros(1, dtype=np.int32))
