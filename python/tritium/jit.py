@@ -74,6 +74,18 @@ def _global_names(source):
     return sorted(set(name for name in loaded if name not in bound))
 
 
+def _module_attributes(source, name):
+    """The attributes `name.attr` the function's source reads (a user module's helpers)."""
+    tree = ast.parse(source)
+    return sorted({node.attr for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                   and node.value.id == name})
+
+
+def _is_language_module(module_name):
+    return module_name in _MODULE_ALIASES or module_name.split(".")[0] in ("triton", "tritium")
+
+
 def _describe_global(name, value, in_progress):
     """What C++ needs to know about the global `name`, or None to leave it out (C++ then
     reports a located "undefined name" if the kernel really uses it)."""
@@ -193,6 +205,15 @@ class JITFunction:
                 description = _describe_global(name, value, in_progress)
                 if description is not None:
                     found[name] = description
+                if isinstance(value, types.ModuleType) and not _is_language_module(value.__name__):
+                    # `h.fn(...)` with `h` a user module: each attribute read becomes the
+                    # global "<module>.<attr>", which C++ looks up for the attribute.
+                    for attr in _module_attributes(self.src, name):
+                        if not hasattr(value, attr):
+                            continue
+                        described = _describe_global(attr, getattr(value, attr), in_progress)
+                        if described is not None:
+                            found[f"{value.__name__}.{attr}"] = described
         finally:
             in_progress.discard(id(self))
         return found

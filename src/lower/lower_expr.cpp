@@ -192,6 +192,17 @@ LValue Lowerer::compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs,
     error_at(loc, "`in` is only supported on compile-time tuples in kernels");
   }
   if (lhs.is_const() && rhs.is_const()) return LValue::constant(const_compare(op, lhs.c, rhs.c, loc));
+  if (lhs.kind == LValue::Kind::Tuple && rhs.kind == LValue::Kind::Tuple &&
+      (op == ast::CompareOp::Eq || op == ast::CompareOp::NotEq)) {
+    // Triton's tuples compare equal to lists with the same items (x.shape == [M, N]).
+    bool equal = lhs.items.size() == rhs.items.size();
+    for (size_t i = 0; equal && i < lhs.items.size(); ++i) {
+      LValue item = compare(ast::CompareOp::Eq, lhs.items[i], rhs.items[i], loc);
+      if (!item.is_const()) error_at(loc, "tuples compared in a kernel must hold compile-time values");
+      equal = const_truth(item, loc);
+    }
+    return LValue::constant(ConstValue::boolean(op == ast::CompareOp::Eq ? equal : !equal));
+  }
   if ((lhs.is_const() && lhs.c.kind == ConstValue::Kind::DType) || (rhs.is_const() && rhs.c.kind == ConstValue::Kind::DType)) {
     error_at(loc, "cannot compare a dtype with a tensor");
   }
@@ -215,6 +226,12 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   if (base.kind == LValue::Kind::Module) {
     LValue out;
     if (module_attribute(base.name, name, &out)) return out;
+    // An attribute of a user module (`from pkg import helpers as h; h.fn(...)`): Python
+    // hands it over as the global "<module>.<attribute>" (tritium/jit.py).
+    if (context_->globals) {
+      auto it = context_->globals->find(base.name + "." + name);
+      if (it != context_->globals->end()) return binding_to_value(it->second);
+    }
     error_at(loc, "module '" + base.name + "' has no attribute '" + name + "' that kernels can use");
   }
   if (base.is_tensor()) {
@@ -230,6 +247,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
       return LValue::tuple(std::move(dims));
     }
     if (name == "numel") return LValue::constant(ConstValue::integer(type->is_block() ? type->num_elements() : 1));
+    if (name == "T") return call_builtin(LValue::builtin("tl.trans"), {base}, {}, loc);
     LValue method = LValue::builtin("method." + name);
     method.items.push_back(base);
     return method;

@@ -30,6 +30,9 @@ struct Continuation {
   bool at_function_end = false;
 };
 
+// The value a global binding stands for in a kernel (a module, a constant, a @jit function).
+LValue binding_to_value(const GlobalBinding& binding);
+
 // Where the function being lowered (the kernel or an inlined callee) finds its globals.
 struct FunctionContext {
   std::shared_ptr<const ast::Module> module;

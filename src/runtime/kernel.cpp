@@ -196,7 +196,10 @@ void Kernel::Impl::set_globals(Globals globals) {
 }
 
 void Kernel::Impl::read_parameters() {
-  params_ = read_params(*function_, globals_);
+  // Before Python has handed the globals over, a default naming one is not an error yet;
+  // it is when a launch needs the parameters (check_parameters).
+  unresolved_default_.reset();
+  params_ = read_params(*function_, globals_, globals_.empty() ? &unresolved_default_ : nullptr);
   defaults_ = runtime::default_args(name_, params_);
 }
 
@@ -303,6 +306,7 @@ Grid Kernel::Impl::make_grid(const std::string& kernel, const std::vector<int64_
 
 Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
                                             const LaunchConfig& config) {
+  check_parameters();
   check_config(name_, config);
   const uint32_t dims_in[3] = {grid.x, grid.y, grid.z};
   for (int i = 0; i < 3; ++i) {
@@ -373,6 +377,7 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
 
 std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
                                const LaunchConfig& config) const {
+  check_parameters();
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
   Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);

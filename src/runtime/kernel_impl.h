@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -64,6 +65,10 @@ struct Kernel::Impl {
 
   // One argument per parameter (Python's bind + apply_defaults). The result points into
   // `args`, `named` and the kernel's defaults: keep them alive while using it.
+  // Throws the located error of a parameter default that names an undefined global.
+  void check_parameters() const {
+    if (unresolved_default_) throw *unresolved_default_;
+  }
   runtime::BoundArgs bind(const std::vector<Arg>& args,
                           const std::vector<std::pair<std::string, Arg>>& named) const;
   // META for grid callables: every parameter's name and bound value, constexprs and
@@ -171,6 +176,7 @@ struct Kernel::Impl {
   Globals globals_;  // what Python handed over, plus callee_bindings_
   KernelParams params_;
   std::vector<Arg> defaults_;  // params_.defaults as Args
+  std::optional<CompileError> unresolved_default_;  // a default naming an unknown global
 
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
