@@ -94,6 +94,11 @@ def _describe_global(name, value, in_progress):
         return {"kind": "module", "module": _MODULE_ALIASES.get(module, module)}
     if isinstance(value, JITFunction):
         return value._describe(in_progress)
+    if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
+        # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
+        # C++ resolves "<module>.<name>" as that module's attribute.
+        module = _MODULE_ALIASES[value.__module__]
+        return {"kind": "module", "module": f"{module}.{value.__name__}"}
     if isinstance(value, _language.constexpr):
         value = value.value
     if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):

@@ -533,6 +533,7 @@ def rand4x(seed, offset, n_rounds=10): _outside_kernel("rand4x")
 
 
 # Compiler hints, compile-time checks, debugging.
+def assume(cond): _outside_kernel("assume")
 def multiple_of(input, values): _outside_kernel("multiple_of")
 def max_contiguous(input, values): _outside_kernel("max_contiguous")
 def max_constancy(input, values): _outside_kernel("max_constancy")

@@ -219,6 +219,12 @@ class Interpreter {
       case OpKind::Abs: case OpKind::Floor: case OpKind::Ceil:
         eval_unary(op, operand(p, 0), result(p));
         return true;
+      case OpKind::ExternElementwise: {
+        std::vector<const Buffer*> ins;
+        for (int id : p.operands) ins.push_back(&buffers_[id]);
+        eval_extern(op, ins, result(p));
+        return true;
+      }
       case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: {
         std::vector<const Buffer*> ins;
         for (int id : p.operands) ins.push_back(&buffers_[id]);

@@ -24,6 +24,7 @@ const BuiltinTable& builtin_table() {
     register_math_builtins(t);
     register_shape_builtins(t);
     register_reduce_builtins(t);
+    register_libdevice_builtins(t);
     return t;
   }();
   return table;
@@ -33,8 +34,7 @@ const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
       "dot", "dot_scaled", "sort", "flip", "softmax",
       "rand", "randn", "randint", "randint4x", "rand4x", "make_block_ptr", "advance", "make_tensor_descriptor",
-      "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv", "erf", "swizzle2d",
-      "inline_asm_elementwise", "assume", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather", "pointer_type"};
+      "swizzle2d", "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
   return names;
 }
 

@@ -54,5 +54,8 @@ void register_atomic_builtins(BuiltinTable& table);  // atomic_*
 void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., sigmoid, fma, where, min/max
 void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
 void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
+void register_libdevice_builtins(BuiltinTable& table);  // erf, div_rn, umulhi, clamp, ... (builtins_libdevice.cpp)
+// A libdevice-family function (libdevice.tanh, tl.math.erf) applied to `args`.
+LValue extern_math_call(Lowerer& lower, const std::string& name, const std::vector<LValue>& args, const Loc& loc);
 
 }  // namespace tritium::lower

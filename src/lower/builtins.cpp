@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -38,8 +39,20 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if (dtype_from_name(name, &k)) { *out = LValue::constant(ConstValue::type(k)); return true; }
     if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
     if (name == "math" || name == "core" || name == "standard") { *out = LValue::module("triton.language." + name); return true; }
+    if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
     const Builtin* builtin = builtin_table().find(name);
     if ((builtin && builtin->function) || planned_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }
+    // tl.math.<libdevice function> beyond the core ones.
+    if (module == "triton.language.math" && ir::find_extern_math(name)) { *out = LValue::builtin("libdevice." + name); return true; }
+    return false;
+  }
+  if (module == "triton.language.extra" || module == "triton.language.extra.cuda") {
+    if (name == "libdevice") { *out = LValue::module(module + ".libdevice"); return true; }
+    if (name == "cuda") { *out = LValue::module("triton.language.extra.cuda"); return true; }
+    return false;
+  }
+  if (module == "triton.language.extra.libdevice" || module == "triton.language.extra.cuda.libdevice") {
+    if (ir::find_extern_math(name)) { *out = LValue::builtin("libdevice." + name); return true; }
     return false;
   }
   return false;
@@ -60,6 +73,10 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     name = "tl." + method;
   }
   if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
+  if (name.rfind("libdevice.", 0) == 0) {
+    if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
+    return extern_math_call(*this, name.substr(10), args, loc);
+  }
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");

@@ -117,7 +117,18 @@ LValue Lowerer::lookup(const std::string& name, const Loc& loc) {
   if (local != scope_.end()) return local->second;
   if (context_->globals) {
     auto it = context_->globals->find(name);
-    if (it != context_->globals->end()) return binding_value(it->second);
+    if (it != context_->globals->end()) {
+      LValue value = binding_value(it->second);
+      // `from triton.language.extra.libdevice import tanh`: Python names the function as
+      // "<module>.<name>"; it is that module's attribute.
+      size_t dot = value.kind == LValue::Kind::Module ? value.name.rfind('.') : std::string::npos;
+      LValue attribute;
+      if (dot != std::string::npos && value.name.rfind("triton.", 0) == 0 &&
+          module_attribute(value.name.substr(0, dot), value.name.substr(dot + 1), &attribute)) {
+        return attribute;
+      }
+      return value;
+    }
   }
   if (context_->module_scope) {
     auto it = context_->module_scope->find(name);

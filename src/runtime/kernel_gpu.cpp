@@ -2,14 +2,19 @@
 // the per-device memory cache, packing, cuLaunchKernel), building a specialization on a
 // miss (disk cache, else compile), the cache key inputs, and emitting LLVM IR, PTX or cubin.
 // On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
+#include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <functional>
 #include <set>
 
+#include "cache/sha256.h"
 #include "cache/stats.h"
 #include "runtime/kernel_impl.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/libdevice.h"
 
 namespace tritium {
 
@@ -130,6 +135,17 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.source_path = file ? file->path() : "";
   in.first_line = file ? file->first_line() : 1;
   in.globals = globals_text_;
+  // The libdevice that math functions link (its content hash; "none" when not installed),
+  // read once per process: a toolkit upgrade changes the key.
+  static const std::string libdevice = [] {
+    std::string path = nvptx::libdevice_path();
+    if (path.empty()) return std::string("none");
+    std::ifstream file(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    return cache::sha256_hex(bytes);
+  }();
+  in.env.emplace_back("libdevice", libdevice);
+  std::sort(in.env.begin(), in.env.end());
   in.signature = signature_text(signature);
   in.target = "sm_" + std::to_string(runtime::checked_sm(sm, name_));
   if (config.num_ctas > 1 && sm < 90) {

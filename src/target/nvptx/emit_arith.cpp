@@ -77,6 +77,7 @@ Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
       return [this, &op, first, result](const std::vector<llvm::Value*>& a) { return cast(op, first, result, a[0]); };
     case OpKind::AddPtr:
       return [this, &op](const std::vector<llvm::Value*>& a) { return addptr(op, a[0], a[1]); };
+    case OpKind::ExternElementwise: return extern_fn(op);
     default: break;
   }
   ScalarKind kind = first->element()->scalar_kind();

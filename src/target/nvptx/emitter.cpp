@@ -82,6 +82,7 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
     case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Abs: case OpKind::Floor:
     case OpKind::Ceil: case OpKind::Select: case OpKind::Cast: case OpKind::AddPtr:
+    case OpKind::ExternElementwise:
       return emit_elementwise(op);
     case OpKind::Load: return emit_load(op);
     case OpKind::Store: return emit_store(op);

@@ -89,6 +89,9 @@ class Emitter {
   llvm::Value* compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b);
   llvm::Value* cast(const ir::Op& op, const ir::Type* from, const ir::Type* to, llvm::Value* a);
 
+  // ---- emit_extern.cpp: calls of libdevice functions (linked by codegen.cpp) ----
+  ElementFn extern_fn(const ir::Op& op);
+
   // ---- emit_fp8.cpp: fp8 <-> fp32 (cvt on sm_90 for e4nv/e5, else in software) ----
   llvm::Value* fp8_to_f32(llvm::Value* bits, ir::ScalarKind kind);
   llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
