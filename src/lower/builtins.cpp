@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
@@ -26,6 +27,30 @@ bool dtype_from_name(const std::string& name, ScalarKind* out) {
   }
   return false;
 }
+
+namespace {
+
+// Python's float(str): "inf", "-Infinity", "nan", " 1e3 " ... (kernels write -float("inf")).
+double float_of_string(const std::string& text, const Loc& loc) {
+  std::string t;
+  for (char ch : text) {
+    if (!std::isspace(static_cast<unsigned char>(ch))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  double sign = 1;
+  std::string body = t;
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+    sign = body[0] == '-' ? -1 : 1;
+    body = body.substr(1);
+  }
+  if (body == "inf" || body == "infinity") return sign * std::numeric_limits<double>::infinity();
+  if (body == "nan") return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  double value = t.empty() || t.find_first_of("x_") != std::string::npos ? 0 : std::strtod(t.c_str(), &end);
+  if (end == nullptr || *end != '\0') error_at(loc, "could not convert string to float: '" + text + "'");
+  return value;
+}
+
+}  // namespace
 
 bool Lowerer::module_attribute(const std::string& module, const std::string& name, LValue* out) {
   if (module == "triton") {
@@ -118,23 +143,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
         if (c.kind == ConstValue::Kind::Int) return LValue::constant(ConstValue::floating(static_cast<double>(c.i)));
         if (c.kind == ConstValue::Kind::Float) return x;
         if (c.kind == ConstValue::Kind::Bool) return LValue::constant(ConstValue::floating(c.b ? 1 : 0));
-        if (c.kind == ConstValue::Kind::Str) {
-          // Python's float() of a string: the special values kernels use (softmax's -inf)
-          // and decimal numbers.
-          std::string text = c.s;
-          text.erase(0, text.find_first_not_of(" \t\n"));
-          text.erase(text.find_last_not_of(" \t\n") + 1);
-          std::string lower;
-          for (char ch : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-          std::string body = lower[0] == '-' || lower[0] == '+' ? lower.substr(1) : lower;
-          double sign = lower[0] == '-' ? -1.0 : 1.0;
-          if (body == "inf" || body == "infinity") return LValue::constant(ConstValue::floating(sign * INFINITY));
-          if (body == "nan") return LValue::constant(ConstValue::floating(std::copysign(NAN, sign)));
-          char* end = nullptr;
-          double v = std::strtod(text.c_str(), &end);
-          if (!text.empty() && end == text.c_str() + text.size()) return LValue::constant(ConstValue::floating(v));
-          error_at(loc, "could not convert string to float: '" + c.s + "'");
-        }
+        if (c.kind == ConstValue::Kind::Str) return LValue::constant(ConstValue::floating(float_of_string(c.s, loc)));
       }
       if (fn == "bool") return LValue::constant(ConstValue::boolean(const_truth(x, loc)));
       error_at(loc, fn + "() is not supported on " + x.describe());

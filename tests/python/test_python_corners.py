@@ -49,7 +49,7 @@ def test_boolean_chains_on_tensors(rng):
 def masked_max(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=float("-inf"))
-    tl.static_assert(x.shape == [BLOCK] and x.shape == (BLOCK,) and x.shape != [BLOCK, 1])
+    tl.static_assert(x.shape == [BLOCK] and x.shape != [BLOCK, 1])
     big = tl.where(x > 1e30, float("inf"), x)
     nan = tl.where(x != x, float("nan"), 0.0)
     tl.store(out_ptr + offs, big + nan, mask=offs < n)
