@@ -124,3 +124,21 @@ def test_python_m_tritium_on_the_gpu(tmp_path):
                             text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "ok True True" in result.stdout
+
+
+def test_libdevice_math_on_the_gpu():
+    import test_math as tm  # tests/python
+    x = torch.randn(64, device="cuda")
+    y = torch.randn(64, device="cuda") + 3
+    out = torch.empty_like(x)
+    hi = torch.empty(64, dtype=torch.int32, device="cuda")
+    tm.mixed[(1,)](x, y, out, tritium.reinterpret(hi, tl.uint32), BLOCK=64)
+    xd, yd = x.double(), y.double()
+    expected = (2 * torch.erf(xd) + torch.tanh(yd) + 2 * xd / yd + torch.sqrt(xd.abs()) + xd.abs() ** 1.5
+                + xd.clamp(-0.5, 0.5) + torch.atan2(xd, yd) + xd * yd + xd)
+    torch.testing.assert_close(out.double(), expected, rtol=1e-5, atol=1e-5)
+    for dtype in (torch.float32, torch.float64):
+        v = (torch.rand(100, device="cuda", dtype=dtype) * 1.8 - 0.9)
+        o = torch.empty_like(v)
+        tm.make_unary("tanh")[(1,)](v, o, 100, BLOCK=128)
+        torch.testing.assert_close(o, torch.tanh(v))
