@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cache/disk_cache.h"
+#include "ir/float_format.h"
 #include "opt.h"
 #include "support/text.h"
 #include "target/nvptx/llvm_info.h"
@@ -292,83 +293,38 @@ float bf16_to_float(uint16_t b) {
   return f;
 }
 
+// The element types the CLI's buffers take: the rows of the one dtype table.
+struct DTypeRow {
+  const char* name;
+  const char* long_name;
+  int bits;
+  bool is_float;
+};
+constexpr DTypeRow kDTypes[] = {
+#define TRITIUM_DTYPE(kind, dtype, name, long_name, bits, is_float, ...) \
+  {name, long_name, bits, is_float},
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
+};
+const DTypeRow& row(DType d) { return kDTypes[static_cast<int>(d)]; }
+
 bool parse_dtype(std::string name, DType* out) {
   if (name.rfind("tl.", 0) == 0) name = name.substr(3);
-  static const std::map<std::string, DType> names = {
-      {"i1", DType::i1},        {"bool", DType::i1},       {"int1", DType::i1},
-      {"i8", DType::i8},        {"int8", DType::i8},       {"i16", DType::i16},
-      {"int16", DType::i16},    {"i32", DType::i32},       {"int32", DType::i32},
-      {"i64", DType::i64},      {"int64", DType::i64},     {"u8", DType::u8},
-      {"uint8", DType::u8},     {"u16", DType::u16},       {"uint16", DType::u16},
-      {"u32", DType::u32},      {"uint32", DType::u32},    {"u64", DType::u64},
-      {"uint64", DType::u64},   {"fp16", DType::fp16},     {"float16", DType::fp16},
-      {"bf16", DType::bf16},    {"bfloat16", DType::bf16}, {"fp32", DType::fp32},
-      {"float32", DType::fp32}, {"fp64", DType::fp64},     {"float64", DType::fp64},
-  };
-  auto it = names.find(name);
-  if (it == names.end()) return false;
-  *out = it->second;
-  return true;
-}
-
-const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::i1:
-      return "i1";
-    case DType::i8:
-      return "i8";
-    case DType::i16:
-      return "i16";
-    case DType::i32:
-      return "i32";
-    case DType::i64:
-      return "i64";
-    case DType::u8:
-      return "u8";
-    case DType::u16:
-      return "u16";
-    case DType::u32:
-      return "u32";
-    case DType::u64:
-      return "u64";
-    case DType::fp16:
-      return "fp16";
-    case DType::bf16:
-      return "bf16";
-    case DType::fp32:
-      return "fp32";
-    case DType::fp64:
-      return "fp64";
+  if (name == "bool") name = "i1";
+  for (size_t i = 0; i < std::size(kDTypes); ++i) {
+    if (name == kDTypes[i].name || name == kDTypes[i].long_name) {
+      *out = static_cast<DType>(i);
+      return true;
+    }
   }
-  return "?";
+  return false;
 }
 
-size_t dtype_size(DType d) {
-  switch (d) {
-    case DType::i1:
-    case DType::i8:
-    case DType::u8:
-      return 1;
-    case DType::i16:
-    case DType::u16:
-    case DType::fp16:
-    case DType::bf16:
-      return 2;
-    case DType::i32:
-    case DType::u32:
-    case DType::fp32:
-      return 4;
-    case DType::i64:
-    case DType::u64:
-    case DType::fp64:
-      return 8;
-  }
-  return 1;
-}
+const char* dtype_name(DType d) { return row(d).name; }
 
-bool is_float_dtype(DType d) {
-  return d == DType::fp16 || d == DType::bf16 || d == DType::fp32 || d == DType::fp64;
-}
+size_t dtype_size(DType d) { return row(d).bits <= 8 ? 1 : static_cast<size_t>(row(d).bits / 8); }
+
+bool is_float_dtype(DType d) { return row(d).is_float; }
 
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
@@ -424,6 +380,10 @@ struct Buffer {
       case DType::fp64:
         put(v);
         break;
+      default:  // fp8: rounded to nearest-even, saturating as Triton's casts do
+        put(static_cast<uint8_t>(tritium::ir::encode_float(
+            v, static_cast<tritium::ir::ScalarKind>(dtype), tritium::ir::Rounding::NearestEven)));
+        break;
     }
   }
 
@@ -464,6 +424,11 @@ struct Buffer {
         break;
       case DType::fp64:
         std::snprintf(buf, sizeof buf, "%.10g", get(double{}));
+        break;
+      default:  // fp8
+        std::snprintf(buf, sizeof buf, "%.6g",
+                      tritium::ir::decode_float(get(uint8_t{}),
+                                                static_cast<tritium::ir::ScalarKind>(dtype)));
         break;
     }
     return buf;

@@ -19,7 +19,13 @@
 
 namespace tritium {
 
-enum class DType { i1, i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32, fp64 };
+// Element types, from the one dtype table (tritium/dtypes.def): i1, i8..i64, u8..u64, fp16,
+// bf16, fp32, fp64, and the fp8 types fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16.
+enum class DType {
+#define TRITIUM_DTYPE(kind, dtype, ...) dtype,
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
+};
 
 // One kernel argument: what a Python caller could pass.
 class Arg {
@@ -89,8 +95,18 @@ struct LaunchConfig {
   // The GPU target of Kernel::emit's Llvm, Ptx and Cubin stages as 10 * major + minor (80,
   // 90); 0: the first GPU's, or sm_90 without one. Launches always target their device.
   int arch = 0;
-  // Triton's debug option: device_assert and `assert` are compiled (part of the cache keys).
+  // Triton's other launch options. num_ctas > 1 launches each program as a thread-block
+  // cluster of that many CTAs (sm_90+; results identical to num_ctas=1). maxnreg caps the
+  // registers per thread (0: no cap). enable_fp_fusion: -1 follows TRITIUM_DEFAULT_FP_FUSION
+  // (on by default), 0/1 turn contraction of a * b + c into fma off/on. debug compiles
+  // tl.device_assert. launch_cooperative_grid launches through the cooperative path (all
+  // programs co-resident); launch_pdl is Triton's programmatic-dependent-launch hint.
+  int num_ctas = 1;
+  int maxnreg = 0;
+  int enable_fp_fusion = -1;
   bool debug = false;
+  bool launch_cooperative_grid = false;
+  bool launch_pdl = false;
 };
 
 // The stages `Kernel::emit` can print. Cubin needs the CUDA driver (its JIT linker) and

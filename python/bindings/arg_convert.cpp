@@ -7,6 +7,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ir/types.h"
+#include "runtime/specialize.h"
+
 namespace tritium::python {
 
 namespace {
@@ -28,20 +31,11 @@ enum class Handler : uint8_t {
 // Element type names as Triton canonicalizes them (triton-spec.md §1.2: torch's and
 // numpy's long names, `str(torch.float32)` minus "torch.") and Triton's short ones.
 bool dtype_from_name(std::string_view name, DType* out) {
-  static const std::unordered_map<std::string_view, DType> names = {
-      {"bool", DType::i1},       {"int1", DType::i1},      {"i1", DType::i1},
-      {"int8", DType::i8},       {"i8", DType::i8},        {"int16", DType::i16},
-      {"i16", DType::i16},       {"int32", DType::i32},    {"i32", DType::i32},
-      {"int64", DType::i64},     {"i64", DType::i64},      {"uint8", DType::u8},
-      {"u8", DType::u8},         {"uint16", DType::u16},   {"u16", DType::u16},
-      {"uint32", DType::u32},    {"u32", DType::u32},      {"uint64", DType::u64},
-      {"u64", DType::u64},       {"float16", DType::fp16}, {"fp16", DType::fp16},
-      {"bfloat16", DType::bf16}, {"bf16", DType::bf16},    {"float32", DType::fp32},
-      {"fp32", DType::fp32},     {"float64", DType::fp64}, {"fp64", DType::fp64},
-  };
-  auto it = names.find(name);
-  if (it == names.end()) return false;
-  *out = it->second;
+  // Every spelling the one dtype table knows: Triton's short and long names, torch's and
+  // numpy's (ml_dtypes') names; `str(torch.float8_e4m3fn)` minus "torch." included.
+  ir::ScalarKind kind;
+  if (!ir::parse_scalar_name(std::string(name), &kind)) return false;
+  *out = runtime::to_dtype(kind);
   return true;
 }
 
@@ -184,13 +178,8 @@ size_t buffer_extent(py::handle shape, py::handle strides, size_t item_size) {
 }
 
 size_t dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::i1: case DType::i8: case DType::u8: return 1;
-    case DType::i16: case DType::u16: case DType::fp16: case DType::bf16: return 2;
-    case DType::i32: case DType::u32: case DType::fp32: return 4;
-    case DType::i64: case DType::u64: case DType::fp64: return 8;
-  }
-  return 1;
+  int bits = ir::bit_width(runtime::to_scalar_kind(dtype));
+  return bits <= 8 ? 1 : static_cast<size_t>(bits / 8);
 }
 
 // Device memory (a CUDA tensor, anything with __cuda_array_interface__) becomes a device

@@ -25,10 +25,8 @@ using NamedArgs = std::vector<std::pair<std::string, Arg>>;
 
 // The tritium.language dtype object for `dtype` (META holds what Python would).
 py::object dtype_object(DType dtype) {
-  static const char* const names[] = {"int1",   "int8",   "int16",   "int32",    "int64",
-                                      "uint8",  "uint16", "uint32",  "uint64",   "float16",
-                                      "bfloat16", "float32", "float64"};
-  return py::module_::import("tritium.language").attr(names[static_cast<int>(dtype)]);
+  return py::module_::import("tritium.language")
+      .attr(ir::scalar_long_name(runtime::to_scalar_kind(dtype)));
 }
 
 // A default value (a compile-time constant) as the Python object it was written as.
@@ -188,6 +186,103 @@ void* launch_stream(const std::string& kernel, py::handle stream,
   return reinterpret_cast<void*>(static_cast<uintptr_t>(value));
 }
 
+// Triton's launch options, in the order of OptionNames.
+enum class Option : int {
+  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, Count
+};
+constexpr const char* kOptionNames[] = {"num_warps", "num_stages", "num_ctas",
+                                        "maxnreg", "enable_fp_fusion",
+                                        "launch_cooperative_grid", "launch_pdl", "debug",
+                                        "stream"};
+
+// The option a keyword names, or Option::Count. Interned names (the usual case) match by
+// pointer; others by text.
+Option option_of(PyObject* name) {
+  static PyObject* const* interned = [] {
+    auto* names = new PyObject*[static_cast<int>(Option::Count)];
+    for (int i = 0; i < static_cast<int>(Option::Count); ++i) {
+      names[i] = PyUnicode_InternFromString(kOptionNames[i]);
+    }
+    return names;
+  }();
+  constexpr int count = static_cast<int>(Option::Count);
+  for (int i = 0; i < count; ++i) {
+    if (name == interned[i]) return static_cast<Option>(i);
+  }
+  for (int i = 0; i < count; ++i) {
+    if (PyUnicode_Compare(name, interned[i]) == 0) return static_cast<Option>(i);
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  return Option::Count;
+}
+
+int option_int(const std::string& kernel, const char* name, PyObject* value) {
+  if (PyBool_Check(value) || !PyLong_Check(value)) {
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value));
+    if (!index || PyBool_Check(value)) {
+      PyErr_Clear();
+      throw LaunchError("kernel '" + kernel + "': launch option " + name +
+                        " must be an int, got " +
+                        py::repr(py::handle(value)).cast<std::string>());
+    }
+    return option_int(kernel, name, index.ptr());
+  }
+  int overflow = 0;
+  long v = PyLong_AsLongAndOverflow(value, &overflow);
+  if (overflow != 0 || v < INT32_MIN || v > INT32_MAX) {
+    throw LaunchError("kernel '" + kernel + "': launch option " + name + " is out of range: " +
+                      py::repr(py::handle(value)).cast<std::string>());
+  }
+  return static_cast<int>(v);
+}
+
+// Sets one launch option from its Python value; `stream` receives the stream object.
+void set_option(const std::string& kernel, Option option, PyObject* value, LaunchConfig* config,
+                PyObject** stream) {
+  auto truth = [&] {
+    int t = PyObject_IsTrue(value);
+    if (t < 0) throw py::error_already_set();
+    return t == 1;
+  };
+  switch (option) {
+    case Option::NumWarps: config->num_warps = option_int(kernel, "num_warps", value); break;
+    case Option::NumStages: config->num_stages = option_int(kernel, "num_stages", value); break;
+    case Option::NumCtas: config->num_ctas = option_int(kernel, "num_ctas", value); break;
+    case Option::MaxNReg:
+      config->maxnreg = value == Py_None ? 0 : option_int(kernel, "maxnreg", value);
+      break;
+    case Option::EnableFpFusion:
+      config->enable_fp_fusion = value == Py_None ? -1 : truth() ? 1 : 0;
+      break;
+    case Option::Cooperative: config->launch_cooperative_grid = truth(); break;
+    case Option::Pdl: config->launch_pdl = truth(); break;
+    case Option::Debug: config->debug = value != Py_None && truth(); break;
+    case Option::Stream: *stream = value; break;
+    case Option::Count: break;
+  }
+}
+
+// The options of kernel.run / kernel.warmup / kernel.launch: a dict of option -> value
+// (None or absent: the default). A name that is not an option is an error naming it.
+LaunchConfig config_from(const std::string& kernel, py::handle options, PyObject** stream) {
+  LaunchConfig config;
+  *stream = Py_None;
+  if (options.is_none()) return config;
+  if (!PyDict_Check(options.ptr())) throw py::type_error("tritium: options must be a dict");
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(options.ptr(), &pos, &key, &value)) {
+    Option option = PyUnicode_Check(key) ? option_of(key) : Option::Count;
+    if (option == Option::Count) {
+      throw LaunchError("kernel '" + kernel + "': unknown launch option " +
+                        py::repr(py::handle(key)).cast<std::string>());
+    }
+    set_option(kernel, option, value, &config, stream);
+  }
+  return config;
+}
+
 Stage to_stage(const std::string& stage) {
   if (stage == "ast") return Stage::Ast;
   if (stage == "ir") return Stage::Ir;
@@ -210,7 +305,13 @@ std::vector<int> sorted_unique(std::vector<int> values) {
 PyKernel::PyKernel(std::string source, std::string name, std::string path, int first_line)
     : kernel_(std::move(source), std::move(name), std::move(path), first_line) {}
 
-void PyKernel::set_globals(py::handle globals) { kernel_.impl().set_globals(to_globals(globals)); }
+void PyKernel::set_globals(py::handle globals) {
+  // The compiled specializations are dropped: so are their handles (the addresses that
+  // identify them may be reused).
+  handles_.clear();
+  last_handle_ = 0;
+  kernel_.impl().set_globals(to_globals(globals));
+}
 
 void PyKernel::set_specialization(const std::vector<int>& do_not_specialize,
                                   const std::vector<int>& do_not_specialize_on_alignment) {
@@ -227,9 +328,68 @@ void PyKernel::set_specialization(const std::vector<int>& do_not_specialize,
   }
 }
 
-void PyKernel::launch(py::handle grid, py::handle args, py::handle kwargs, int num_warps,
-                      int num_stages, py::handle stream) {
+py::object PyKernel::handle_for(const Kernel::Impl::Launched& launched,
+                                const LaunchConfig& config, const runtime::BoundArgs& bound) {
+  auto same = [&](const HandleSlot& slot) {
+    const LaunchConfig& c = slot.config;
+    return slot.compiled == launched.compiled && c.num_warps == config.num_warps &&
+           c.num_stages == config.num_stages && c.num_ctas == config.num_ctas &&
+           c.maxnreg == config.maxnreg && c.enable_fp_fusion == config.enable_fp_fusion &&
+           c.debug == config.debug &&
+           c.launch_cooperative_grid == config.launch_cooperative_grid &&
+           c.launch_pdl == config.launch_pdl;
+  };
+  if (last_handle_ < handles_.size() && same(handles_[last_handle_])) [[likely]] {
+    return handles_[last_handle_].handle;
+  }
+  for (size_t i = 0; i < handles_.size(); ++i) {
+    if (same(handles_[i])) {
+      last_handle_ = i;
+      return handles_[i].handle;
+    }
+  }
+  // Cold: the first launch of this specialization with these options.
   Kernel::Impl& impl = kernel_.impl();
+  py::dict options;
+  options["num_warps"] = config.num_warps;
+  options["num_stages"] = config.num_stages;
+  options["num_ctas"] = config.num_ctas;
+  options["maxnreg"] = config.maxnreg;
+  options["enable_fp_fusion"] = config.enable_fp_fusion;  // -1: the default (knob)
+  options["debug"] = config.debug;
+  options["launch_cooperative_grid"] = config.launch_cooperative_grid;
+  options["launch_pdl"] = config.launch_pdl;
+  py::dict info;
+  if (launched.gpu != nullptr) {
+    const runtime::GpuKernel& gpu = *launched.gpu;
+    runtime::FunctionFacts facts = runtime::function_facts(gpu, impl.name());
+    info["backend"] = "cuda";
+    info["sm"] = gpu.sm;
+    info["key"] = gpu.key;
+    info["shared"] = gpu.shared_bytes;
+    info["n_regs"] = facts.n_regs;
+    info["n_spills"] = facts.n_spills;
+    info["n_max_threads"] = facts.n_max_threads;
+  } else {
+    info["backend"] = "interpreter";
+  }
+  std::string signature = impl.signature_text(impl.specialize(bound));
+  static PyObject* make = [] {
+    return py::object(py::module_::import("tritium.compiled").attr("_make")).release().ptr();
+  }();
+  py::object handle = py::reinterpret_borrow<py::object>(make)(
+      py::cast(this, py::return_value_policy::reference), signature, options, info);
+  handles_.push_back(HandleSlot{launched.compiled, config, handle});
+  last_handle_ = handles_.size() - 1;
+  return handle;
+}
+
+py::object PyKernel::launch(py::handle grid, py::handle args, py::handle kwargs,
+                            py::handle options) {
+  Kernel::Impl& impl = kernel_.impl();
+  PyObject* stream = Py_None;
+  LaunchConfig config = config_from(impl.name(), options, &stream);
+  config.debug = config.debug || debug_;
   BufferLease buffers;
   std::vector<Arg>& positional = buffers->positional;
   NamedArgs& named = buffers->named;
@@ -247,45 +407,34 @@ void PyKernel::launch(py::handle grid, py::handle args, py::handle kwargs, int n
     dims = to_grid(impl.name(), grid);
   }
 
-  LaunchConfig config;
-  config.debug = debug_;
-  config.num_warps = num_warps;
-  config.num_stages = num_stages;
   config.stream = launch_stream(impl.name(), stream, positional, named);
-  py::gil_scoped_release release;
-  impl.launch(dims, bound, config);
+  Kernel::Impl::Launched launched;
+  {
+    py::gil_scoped_release release;
+    launched = impl.launch(dims, bound, config);
+  }
+  return handle_for(launched, config, bound);
 }
 
-void PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t nargs,
-                             PyObject* kwnames) {
-  static PyObject* const num_warps_key = PyUnicode_InternFromString("num_warps");
-  static PyObject* const num_stages_key = PyUnicode_InternFromString("num_stages");
-  static PyObject* const stream_key = PyUnicode_InternFromString("stream");
-  int num_warps = 4, num_stages = 3;
+PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t nargs,
+                                  PyObject* kwnames) {
+  Kernel::Impl& impl = kernel_.impl();
+  LaunchConfig config;
   PyObject* stream = Py_None;
   const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  auto is_option = [&](PyObject* name) {
-    return name == num_warps_key || name == num_stages_key || name == stream_key ||
-           PyUnicode_Compare(name, num_warps_key) == 0 ||
-           PyUnicode_Compare(name, num_stages_key) == 0 ||
-           PyUnicode_Compare(name, stream_key) == 0;
-  };
-  auto as_int = [](PyObject* value) {
-    long v = PyLong_AsLong(value);
-    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    return static_cast<int>(v);
-  };
+  // Which keywords are launch options (at most 64 keywords are told apart this way; more
+  // is a call no kernel makes, and then each is looked up again below).
+  uint64_t option_mask = 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    PyObject* value = args[nargs + i];
-    if (name == num_warps_key || PyUnicode_Compare(name, num_warps_key) == 0) {
-      num_warps = as_int(value);
-    } else if (name == num_stages_key || PyUnicode_Compare(name, num_stages_key) == 0) {
-      num_stages = as_int(value);
-    } else if (name == stream_key || PyUnicode_Compare(name, stream_key) == 0) {
-      stream = value;
-    }
+    Option option = option_of(PyTuple_GET_ITEM(kwnames, i));
+    if (option == Option::Count) continue;
+    if (i < 64) option_mask |= uint64_t{1} << i;
+    set_option(impl.name(), option, args[nargs + i], &config, &stream);
   }
+  auto is_option = [&](Py_ssize_t i) {
+    return i < 64 ? (option_mask >> i & 1) != 0
+                  : option_of(PyTuple_GET_ITEM(kwnames, i)) != Option::Count;
+  };
   bool callable = PyCallable_Check(grid.ptr()) && !PyTuple_Check(grid.ptr()) &&
                   !PyList_Check(grid.ptr());
   if (callable) {
@@ -295,49 +444,52 @@ void PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t 
       positional_objects[static_cast<size_t>(i)] = py::reinterpret_borrow<py::object>(args[i]);
     }
     py::dict keywords;
+    py::dict options;
     for (Py_ssize_t i = 0; i < nkw; ++i) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-      if (!is_option(name)) keywords[py::handle(name)] = py::handle(args[nargs + i]);
+      (is_option(i) ? options : keywords)[py::handle(name)] = py::handle(args[nargs + i]);
     }
-    launch(grid, positional_objects, keywords, num_warps, num_stages, stream);
-    return;
+    return launch(grid, positional_objects, keywords, options).release().ptr();
   }
 
-  Kernel::Impl& impl = kernel_.impl();
   BufferLease buffers;
   positional_args(impl.name(), impl.params().names, args, static_cast<size_t>(nargs),
                   &buffers->positional);
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    if (!is_option(name)) named_arg(impl.name(), name, args[nargs + i], &buffers->named);
+    if (!is_option(i)) {
+      named_arg(impl.name(), PyTuple_GET_ITEM(kwnames, i), args[nargs + i], &buffers->named);
+    }
   }
   runtime::bind_args(impl.name(), impl.params(), impl.defaults(), buffers->positional,
                      buffers->named, &buffers->bound);
   Grid dims = to_grid(impl.name(), grid);
-  LaunchConfig config;
-  config.debug = debug_;
-  config.num_warps = num_warps;
-  config.num_stages = num_stages;
+  config.debug = config.debug || debug_;
   config.stream = launch_stream(impl.name(), stream, buffers->positional, buffers->named);
-  py::gil_scoped_release release;
-  impl.launch(dims, buffers->bound, config);
+  Kernel::Impl::Launched launched;
+  {
+    py::gil_scoped_release release;
+    launched = impl.launch(dims, buffers->bound, config);
+  }
+  return handle_for(launched, config, buffers->bound).release().ptr();
 }
 
-void PyKernel::warmup(py::handle args, py::handle kwargs, int num_warps, int num_stages,
-                      py::handle stream) {
+py::object PyKernel::warmup(py::handle args, py::handle kwargs, py::handle options) {
   Kernel::Impl& impl = kernel_.impl();
+  PyObject* stream = Py_None;
+  LaunchConfig config = config_from(impl.name(), options, &stream);
+  config.debug = config.debug || debug_;
   std::vector<Arg> positional;
   NamedArgs named;
   to_args(impl.name(), impl.params().names, args, kwargs, &positional, &named);
   runtime::BoundArgs bound = impl.bind(positional, named);
-  LaunchConfig config;
-  config.debug = debug_;
-  config.num_warps = num_warps;
-  config.num_stages = num_stages;
   config.stream = launch_stream(impl.name(), stream, positional, named);
-  py::gil_scoped_release release;
-  // A zero grid validates the options and compiles, and runs nothing (kernel_impl.h).
-  impl.launch(Grid{0, 0, 0}, bound, config);
+  Kernel::Impl::Launched launched;
+  {
+    py::gil_scoped_release release;
+    // A zero grid validates the options and compiles, and runs nothing (kernel_impl.h).
+    launched = impl.launch(Grid{0, 0, 0}, bound, config);
+  }
+  return handle_for(launched, config, bound);
 }
 
 py::dict PyKernel::bind(py::handle args, py::handle kwargs) {
@@ -357,13 +509,17 @@ std::string PyKernel::signature(py::handle args, py::handle kwargs) {
 }
 
 py::object PyKernel::emit(const std::string& stage, const std::string& signature_text,
-                          int num_warps, int num_stages, int arch) {
+                          int num_warps, int num_stages, int arch, int num_ctas, int maxnreg,
+                          int enable_fp_fusion, bool debug) {
   Stage which = to_stage(stage);
   LaunchConfig config;
-  config.debug = debug_;
   config.num_warps = num_warps;
   config.num_stages = num_stages;
   config.arch = arch;
+  config.num_ctas = num_ctas;
+  config.maxnreg = maxnreg;
+  config.enable_fp_fusion = enable_fp_fusion;
+  config.debug = debug || debug_;
   std::string text;
   {
     py::gil_scoped_release release;
@@ -393,7 +549,7 @@ PyObject* launcher_call(PyObject* self_object, PyObject* const* args, size_t nar
     return nullptr;
   }
   try {
-    self->impl->launch_vector(self->grid, args, PyVectorcall_NARGS(nargsf), kwnames);
+    return self->impl->launch_vector(self->grid, args, PyVectorcall_NARGS(nargsf), kwnames);
   } catch (py::error_already_set& e) {
     e.restore();
     return nullptr;
@@ -401,7 +557,6 @@ PyObject* launcher_call(PyObject* self_object, PyObject* const* args, size_t nar
     translate_exception(std::current_exception());
     return nullptr;
   }
-  Py_RETURN_NONE;
 }
 
 // A launcher takes part in garbage collection: its grid (a callable) may refer back to
@@ -482,13 +637,15 @@ void register_kernel(py::module_& module) {
            py::arg("do_not_specialize_on_alignment"))
       .def("launcher", &make_launcher, py::arg("grid"))
       .def("launch", &PyKernel::launch, py::arg("grid"), py::arg("args"), py::arg("kwargs"),
-           py::arg("num_warps") = 4, py::arg("num_stages") = 3, py::arg("stream") = py::none())
+           py::arg("options") = py::none())
       .def("warmup", &PyKernel::warmup, py::arg("args"), py::arg("kwargs"),
-           py::arg("num_warps") = 4, py::arg("num_stages") = 3, py::arg("stream") = py::none())
+           py::arg("options") = py::none())
       .def("bind", &PyKernel::bind, py::arg("args"), py::arg("kwargs"))
       .def("signature", &PyKernel::signature, py::arg("args"), py::arg("kwargs"))
       .def("emit", &PyKernel::emit, py::arg("stage"), py::arg("signature"),
-           py::arg("num_warps") = 4, py::arg("num_stages") = 3, py::arg("arch") = 0);
+           py::arg("num_warps") = 4, py::arg("num_stages") = 3, py::arg("arch") = 0,
+           py::arg("num_ctas") = 1, py::arg("maxnreg") = 0, py::arg("enable_fp_fusion") = -1,
+           py::arg("debug") = false);
 }
 
 }  // namespace tritium::python

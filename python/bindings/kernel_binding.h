@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernel_impl.h"
 #include "tritium/tritium.h"
 
 namespace tritium::python {
@@ -30,32 +31,45 @@ class PyKernel {
   void set_specialization(const std::vector<int>& do_not_specialize,
                           const std::vector<int>& do_not_specialize_on_alignment);
 
-  // Triton's debug option (the decorator's debug=, else TRITON_DEBUG/TRITIUM_DEBUG): asserts
-  // are compiled into every later launch, warmup and emit.
-  void set_debug(bool debug) { debug_ = debug; }
-
-  // kernel[grid](*args, **kwargs): `grid` is a tuple/list of 1-3 ints or a callable of META.
-  void launch(py::handle grid, py::handle args, py::handle kwargs, int num_warps,
-              int num_stages, py::handle stream);
+  // kernel[grid](*args, **kwargs): `grid` is a tuple/list of 1-3 ints or a callable of META;
+  // `options` maps Triton's launch option names (num_warps, num_ctas, stream, ...) to values.
+  // Returns the compiled-kernel handle (tritium.compiled.CompiledKernel).
+  py::object launch(py::handle grid, py::handle args, py::handle kwargs, py::handle options);
   // kernel[grid](...) through the launcher's vectorcall: `args` holds `nargs` positional
-  // arguments, then one value per name of `kwnames` (a tuple, or null). num_warps,
-  // num_stages and stream among the keywords are launch options.
-  void launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t nargs,
-                     PyObject* kwnames);
+  // arguments, then one value per name of `kwnames` (a tuple, or null). Triton's launch
+  // options among the keywords are taken out. Returns a new reference to the handle.
+  PyObject* launch_vector(py::handle grid, PyObject* const* args, Py_ssize_t nargs,
+                          PyObject* kwnames);
   // Compiles (and on the GPU loads) the specialization of these arguments without launching.
-  void warmup(py::handle args, py::handle kwargs, int num_warps, int num_stages,
-              py::handle stream);
+  py::object warmup(py::handle args, py::handle kwargs, py::handle options);
   // META: parameter name -> bound value (the objects given, or the defaults).
   py::dict bind(py::handle args, py::handle kwargs);
   // The canonical signature text of a call with these arguments.
   std::string signature(py::handle args, py::handle kwargs);
+  // Triton's debug option from the decorator (debug=, else TRITON_DEBUG/TRITIUM_DEBUG): asserts
+  // are compiled into every later launch, warmup and emit (a launch's debug= also turns it on).
+  void set_debug(bool debug) { debug_ = debug; }
   // A stage ("ast", "ir", "ir-opt", "llvm", "ptx"; "cubin" as bytes) for a signature text;
   // `arch` (80, 90; 0: the GPU's) is the target of the last three.
   py::object emit(const std::string& stage, const std::string& signature_text, int num_warps,
-                  int num_stages, int arch);
+                  int num_stages, int arch, int num_ctas, int maxnreg, int enable_fp_fusion,
+                  bool debug);
 
  private:
+  // The handle of what `launched` ran with `config`: made once (cold: a Python object with
+  // the signature and driver facts), then the same object for every later launch.
+  py::object handle_for(const Kernel::Impl::Launched& launched, const LaunchConfig& config,
+                        const runtime::BoundArgs& bound);
+
+  struct HandleSlot {
+    const void* compiled = nullptr;
+    LaunchConfig config;
+    py::object handle;
+  };
+
   Kernel kernel_;
+  std::vector<HandleSlot> handles_;  // a few per kernel: one per specialization and options
+  size_t last_handle_ = 0;
   bool debug_ = false;
 };
 

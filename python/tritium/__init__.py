@@ -18,9 +18,17 @@ Python ints, floats, bools, None, strings and tritium.language dtypes.
 
 __version__ = "0.1.0"
 
+# Triton programs check this to tell tritium (standing in for `triton`) apart.
+__tritium__ = True
+
 from . import language
-from .errors import ArgumentTypeError, CompilationError, InternalError, LaunchError
-from .jit import JITFunction, _extension, cdiv, jit, next_power_of_2
+from .compiled import CompiledKernel
+from .errors import (ArgumentTypeError, CompilationError, InternalError, LaunchError,
+                     OutOfResources, TritonError)
+from .jit import JITFunction, TensorWrapper, _extension, cdiv, jit, next_power_of_2, reinterpret
+from .triton_alias import use_as_triton
+from . import testing  # noqa: E402  (triton.testing)
+from . import runtime  # noqa: E402  (triton.runtime)
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
 # loading the library; without it `import tritium.language` still works and the first
@@ -50,6 +58,14 @@ def cache_dir():
 __all__ = [
     "ArgumentTypeError",
     "CompilationError",
+    "CompiledKernel",
+    "OutOfResources",
+    "TensorWrapper",
+    "TritonError",
+    "reinterpret",
+    "runtime",
+    "testing",
+    "use_as_triton",
     "InternalError",
     "JITFunction",
     "LaunchError",

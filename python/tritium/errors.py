@@ -1,11 +1,19 @@
 """The exceptions tritium raises. The C++ extension (tritium._C) translates its C++ errors
 into these: tritium::CompileError -> CompilationError, tritium::LaunchError -> LaunchError,
-tritium::InternalError -> InternalError."""
+tritium::InternalError -> InternalError.
 
-__all__ = ["CompilationError", "LaunchError", "ArgumentTypeError", "InternalError"]
+As in Triton, ``TritonError`` is the base of them all, so ``except triton.TritonError``
+(and ``pytest.raises(triton.TritonError, match=...)``) catches a compile error."""
+
+__all__ = ["TritonError", "CompilationError", "LaunchError", "ArgumentTypeError",
+           "InternalError", "OutOfResources"]
 
 
-class CompilationError(Exception):
+class TritonError(Exception):
+    """The base of the errors tritium raises (Triton's ``triton.TritonError``)."""
+
+
+class CompilationError(TritonError):
     """The kernel source is wrong (or, in the interpreter, did something a kernel may not,
     such as an out-of-bounds access). ``str()`` is the full located report::
 
@@ -35,7 +43,7 @@ class CompilationError(Exception):
                              self.report))
 
 
-class LaunchError(RuntimeError):
+class LaunchError(TritonError, RuntimeError):
     """The call is wrong: argument count or type, grid, device, driver failure. The message
     names the kernel and, where there is one, the argument."""
 
@@ -44,5 +52,22 @@ class ArgumentTypeError(LaunchError, TypeError):
     """An argument of a type no kernel parameter accepts (also a TypeError, as in Triton)."""
 
 
-class InternalError(RuntimeError):
+class InternalError(TritonError, RuntimeError):
     """A bug in tritium itself; the message names the pass and op. Please report it."""
+
+
+class OutOfResources(LaunchError):
+    """A kernel needs more of a GPU resource (shared memory, registers) than the device has;
+    Triton's ``triton.runtime.errors.OutOfResources``."""
+
+    def __init__(self, required=0, limit=0, name="", message=None):
+        self.required = required
+        self.limit = limit
+        self.name = name
+        if message is None:
+            message = (f"out of resource: {name}, Required: {required}, "
+                       f"Hardware limit: {limit}")
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (type(self), (self.required, self.limit, self.name, str(self)))

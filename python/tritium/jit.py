@@ -14,7 +14,8 @@ import types
 
 from . import language as _language
 
-__all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2"]
+__all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
+           "LAUNCH_OPTIONS"]
 
 _extension_module = None
 
@@ -35,7 +36,9 @@ def _extension():
 
 
 # Module names a kernel may use for Triton's, spelled either way; C++ sees Triton's.
-_MODULE_ALIASES = {"tritium": "triton", "tritium.language": "triton.language"}
+_MODULE_ALIASES = {"tritium": "triton", "tritium.language": "triton.language",
+                   "tritium.libdevice": "triton.language.extra.libdevice",
+                   "tritium.libdevice_extra": "triton.language.extra"}
 
 
 def _source_of(fn):
@@ -72,6 +75,18 @@ def _global_names(source):
     return sorted(set(name for name in loaded if name not in bound))
 
 
+def _module_attributes(source, name):
+    """The attributes `name.attr` the function's source reads (a user module's helpers)."""
+    tree = ast.parse(source)
+    return sorted({node.attr for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                   and node.value.id == name})
+
+
+def _is_language_module(module_name):
+    return module_name in _MODULE_ALIASES or module_name.split(".")[0] in ("triton", "tritium")
+
+
 def _describe_global(name, value, in_progress):
     """What C++ needs to know about the global `name`, or None to leave it out (C++ then
     reports a located "undefined name" if the kernel really uses it)."""
@@ -80,6 +95,11 @@ def _describe_global(name, value, in_progress):
         return {"kind": "module", "module": _MODULE_ALIASES.get(module, module)}
     if isinstance(value, JITFunction):
         return value._describe(in_progress)
+    if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
+        # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
+        # C++ resolves "<module>.<name>" as that module's attribute.
+        module = _MODULE_ALIASES[value.__module__]
+        return {"kind": "module", "module": f"{module}.{value.__name__}"}
     if isinstance(value, _language.constexpr):
         value = value.value
     if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):
@@ -126,13 +146,28 @@ def _param_indices(names, spec, option):
     return sorted(indices)
 
 
+# Triton's launch options (keywords of kernel[grid](...), run and warmup that are not
+# kernel parameters); the C++ launcher knows the same list (kernel_binding.cpp).
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                  "launch_cooperative_grid", "launch_pdl", "debug", "stream")
+
+
+def _take_options(kwargs):
+    """Removes the launch options from `kwargs` and returns them."""
+    return {name: kwargs.pop(name) for name in LAUNCH_OPTIONS if name in kwargs}
+
+
 class JITFunction:
-    """A kernel: ``kernel[grid](*args, **kwargs)`` launches it.
+    """A kernel: ``kernel[grid](*args, **kwargs)`` launches it and returns the compiled-kernel
+    handle (tritium.compiled.CompiledKernel: ``.asm``, ``.metadata``, ``.n_regs``, ...).
 
     `grid` is a tuple of 1-3 ints, or a callable taking the dict META (parameter name ->
-    bound value, defaults included) and returning one. Launch options: ``num_warps=4``,
-    ``num_stages=3``, ``stream=None`` (a CUstream handle, an object with ``cuda_stream``,
-    or one following the ``__cuda_stream__`` protocol)."""
+    bound value, defaults included) and returning one. Launch options, as Triton's:
+    ``num_warps=4``, ``num_stages=3``, ``num_ctas=1`` (> 1: a thread-block cluster per
+    program on sm_90), ``maxnreg=None``, ``enable_fp_fusion=True``,
+    ``launch_cooperative_grid=False``, ``launch_pdl=False``, ``debug=False``,
+    ``stream=None`` (a CUstream handle, an object with ``cuda_stream``, or one following
+    the ``__cuda_stream__`` protocol)."""
 
     def __init__(self, fn, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
                  debug=None, noinline=None, repr=None, launch_metadata=None, version=None):
@@ -188,6 +223,15 @@ class JITFunction:
                 description = _describe_global(name, value, in_progress)
                 if description is not None:
                     found[name] = description
+                if isinstance(value, types.ModuleType) and not _is_language_module(value.__name__):
+                    # `h.fn(...)` with `h` a user module: each attribute read becomes the
+                    # global "<module>.<attr>", which C++ looks up for the attribute.
+                    for attr in _module_attributes(self.src, name):
+                        if not hasattr(value, attr):
+                            continue
+                        described = _describe_global(attr, getattr(value, attr), in_progress)
+                        if described is not None:
+                            found[f"{value.__name__}.{attr}"] = described
         finally:
             in_progress.discard(id(self))
         return found
@@ -233,19 +277,21 @@ class JITFunction:
         self._last_launcher = (grid, launcher)
         return launcher
 
-    def run(self, *args, grid, warmup=False, num_warps=4, num_stages=3, stream=None, **kwargs):
-        """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``."""
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
+        compiled-kernel handle (tritium.compiled.CompiledKernel)."""
         kernel = self._kernel or self._build()
+        options = _take_options(kwargs)
         if warmup:
-            kernel.warmup(args, kwargs, num_warps, num_stages, stream)
-        else:
-            kernel.launch(grid, args, kwargs, num_warps, num_stages, stream)
+            return kernel.warmup(args, kwargs, options)
+        return kernel.launch(grid, args, kwargs, options)
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, stream=None, **kwargs):
+    def warmup(self, *args, grid=None, **kwargs):
         """Compiles (and caches) the kernel for these arguments without launching it; on the
         GPU it is also loaded on the arguments' device, so a CUDA graph captured afterwards
-        sees only launches."""
-        (self._kernel or self._build()).warmup(args, kwargs, num_warps, num_stages, stream)
+        sees only launches. Returns the compiled-kernel handle."""
+        options = _take_options(kwargs)
+        return (self._kernel or self._build()).warmup(args, kwargs, options)
 
     # -- looking inside ------------------------------------------------------------------
 
@@ -258,7 +304,8 @@ class JITFunction:
         ``*fp32:16, *fp32:16, i32:16, BLOCK=1024``."""
         return (self._kernel or self._build()).signature(args, kwargs)
 
-    def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, arch=0, **kwargs):
+    def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, arch=0, num_ctas=1,
+             maxnreg=None, enable_fp_fusion=None, debug=False, **kwargs):
         """A compiler stage: `stage` is "ast", "ir", "ir-opt", "llvm" or "ptx" (text), or
         "cubin" (bytes; needs a GPU of that architecture); the specialization is given as
         `signature` text or by example arguments; `arch` (80, 90; 0: the GPU's, else 90) is
@@ -268,7 +315,9 @@ class JITFunction:
             signature = kernel.signature(args, kwargs)
         elif args or kwargs:
             raise TypeError("emit: give either example arguments or signature=, not both")
-        return kernel.emit(stage, signature, num_warps, num_stages, arch)
+        fusion = -1 if enable_fp_fusion is None else int(bool(enable_fp_fusion))
+        return kernel.emit(stage, signature, num_warps, num_stages, arch, num_ctas=num_ctas,
+                           maxnreg=maxnreg or 0, enable_fp_fusion=fusion, debug=bool(debug))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -308,3 +357,78 @@ def next_power_of_2(n):
     for shift in (1, 2, 4, 8, 16, 32):
         n |= n >> shift
     return n + 1
+
+
+class TensorWrapper:
+    """A tensor seen with another element type of the same storage (Triton's
+    ``triton.runtime.jit.TensorWrapper``): kernels receive ``base``'s memory typed as
+    `dtype` (a tritium.language dtype, e.g. ``tl.float8e4nv`` over a ``torch.int8`` tensor)."""
+
+    def __init__(self, base, dtype):
+        self.base = base
+        self.dtype = dtype
+        self.data = getattr(base, "data", base)
+        self.shape = tuple(getattr(base, "shape", ()))
+        self.device = getattr(base, "device", None)
+
+    def data_ptr(self):
+        base = self.base
+        if hasattr(base, "data_ptr"):
+            return base.data_ptr()
+        interface = getattr(base, "__array_interface__", None) or \
+            getattr(base, "__cuda_array_interface__")
+        return interface["data"][0]
+
+    def element_size(self):
+        return max(1, self.dtype.primitive_bitwidth // 8)
+
+    @property
+    def nbytes(self):
+        return int(getattr(self.base, "nbytes"))
+
+    def storage_offset(self):
+        base = self.base
+        return base.storage_offset() * base.element_size() // self.element_size()
+
+    def numel(self):
+        base = self.base
+        return base.numel() if hasattr(base, "numel") else int(getattr(base, "size"))
+
+    def stride(self, *args):
+        return self.base.stride(*args)
+
+    def dim(self):
+        return len(self.shape)
+
+    def clone(self):
+        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone")
+                             else self.base.copy(), self.dtype)
+
+    def to(self, device):
+        return TensorWrapper(self.base.to(device), self.dtype)
+
+    def new_empty(self, sizes):
+        return TensorWrapper(self.base.new_empty(sizes), self.dtype)
+
+    def __getattr__(self, name):
+        # Everything else (untyped_storage, get_device, is_cuda, ...) is the base's.
+        if name == "base":
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
+    def __str__(self):
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
+
+def reinterpret(tensor, dtype):
+    """`tensor`'s memory seen as elements of `dtype` (Triton's
+    ``triton.reinterpret``): a TensorWrapper, or the base tensor itself when `dtype` is
+    its own type again."""
+    if isinstance(tensor, TensorWrapper):
+        if dtype == tensor.base.dtype:
+            return tensor.base
+        return TensorWrapper(tensor.base, dtype)
+    if hasattr(tensor, "data_ptr") or hasattr(tensor, "__array_interface__") or \
+            hasattr(tensor, "__cuda_array_interface__"):
+        return TensorWrapper(tensor, dtype)
+    raise TypeError(f"cannot reinterpret a {type(tensor).__name__} as {dtype}")

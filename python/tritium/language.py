@@ -90,48 +90,200 @@ _install_constexpr_operators()
 # dtypes
 
 
-class dtype:
-    """A scalar element type. ``name`` is Triton's short spelling (``fp32``, ``int64``,
-    ``bf16``); ``str()`` gives it, ``repr()`` the module path (``tritium.language.float32``)."""
+def _dtype_table():
+    """The rows of the one dtype table (tritium/dtypes.def, shipped in the package and read
+    here, so that this module needs no compiled code): name -> fields."""
+    import os
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "dtypes.def"),
+                 os.path.join(here, "..", "..", "include", "tritium", "dtypes.def")):
+        if os.path.exists(path):
+            break
+    else:
+        raise ImportError("tritium.language: dtypes.def (the dtype table) is missing from the "
+                          f"package directory {here}; reinstall tritium")
+    rows = {}
+    pattern = re.compile(r"^TRITIUM_DTYPE\((.*)\)\s*$")
+    with open(path) as f:
+        for line in f:
+            match = pattern.match(line.strip())
+            if not match:
+                continue
+            fields = [x.strip().strip('"') for x in match.group(1).split(",")]
+            (kind, _, short, long, bits, is_float, is_signed, mantissa, exponent, bias, special,
+             torch_name, numpy_name) = fields
+            rows[short] = {
+                "long": long, "bits": int(bits), "float": is_float == "true",
+                "signed": is_signed == "true", "mantissa": int(mantissa),
+                "exponent": int(exponent), "bias": int(bias), "special": special,
+                "torch": torch_name, "numpy": numpy_name,
+            }
+    return rows
 
-    SINT_TYPES = ("int8", "int16", "int32", "int64")
-    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
-    _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8,
-             "uint16": 16, "uint32": 32, "uint64": 64, "fp16": 16, "bf16": 16, "fp32": 32,
-             "fp64": 64, "void": 0}
-    _LONG = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+_TABLE = _dtype_table()
+
+
+class dtype:
+    """A scalar element type, as Triton's ``tl.dtype``. ``name`` is Triton's short spelling
+    (``fp32``, ``int64``, ``bf16``, ``fp8e4nv``); ``str()`` gives it, ``repr()`` the module
+    path (``tritium.language.float32``). Properties and predicates come from the one dtype
+    table (tritium/dtypes.def)."""
+
+    SINT_TYPES = tuple(f"int{r['bits']}" for n, r in _TABLE.items()
+                       if not r["float"] and r["signed"])
+    UINT_TYPES = tuple("int1" if r["bits"] == 1 else f"uint{r['bits']}"
+                       for n, r in _TABLE.items() if not r["float"] and not r["signed"])
+    FP_TYPES = tuple(n for n, r in _TABLE.items() if r["float"])
+    OTHER_TYPES = ("void",)
+
+    class SIGNEDNESS:
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND:
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
 
     def __init__(self, name):
-        if name not in self._BITS:
+        name = _unwrap(name)
+        row = _TABLE.get(_SHORT_OF.get(name, name))
+        if row is None and name != "void":
             raise ValueError(f"unknown dtype {name!r}")
-        self.name = name
-        self.primitive_bitwidth = self._BITS[name]
+        self.name = _SHORT_OF.get(name, name)
+        self._row = row
+        self.primitive_bitwidth = row["bits"] if row else 0
+        if row and not row["float"]:
+            self.int_signedness = (dtype.SIGNEDNESS.SIGNED if row["signed"]
+                                   else dtype.SIGNEDNESS.UNSIGNED)
+            self.int_bitwidth = row["bits"]
+        elif row:
+            self.fp_mantissa_width = row["mantissa"]
+            self.exponent_bias = row["bias"]
+
+    # Predicates, as Triton's dtype has them.
+    def is_fp8(self):
+        return self.is_floating() and self.primitive_bitwidth == 8
+
+    def is_fp8e4nv(self):
+        return self.name == "fp8e4nv"
+
+    def is_fp8e4b8(self):
+        return self.name == "fp8e4b8"
+
+    def is_fp8e4b15(self):
+        return self.name == "fp8e4b15"
+
+    def is_fp8e5(self):
+        return self.name == "fp8e5"
+
+    def is_fp8e5b16(self):
+        return self.name == "fp8e5b16"
+
+    def is_fp16(self):
+        return self.name == "fp16"
+
+    def is_bf16(self):
+        return self.name == "bf16"
+
+    def is_fp32(self):
+        return self.name == "fp32"
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    def is_int1(self):
+        return self.name == "int1"
+
+    def is_int8(self):
+        return self.name == "int8"
+
+    def is_int16(self):
+        return self.name == "int16"
+
+    def is_int32(self):
+        return self.name == "int32"
+
+    def is_int64(self):
+        return self.name == "int64"
+
+    def is_uint8(self):
+        return self.name == "uint8"
+
+    def is_uint16(self):
+        return self.name == "uint16"
+
+    def is_uint32(self):
+        return self.name == "uint32"
+
+    def is_uint64(self):
+        return self.name == "uint64"
+
+    def is_floating(self):
+        return bool(self._row and self._row["float"])
+
+    def is_standard_floating(self):
+        return self.name in ("fp16", "bf16", "fp32", "fp64")
 
     def is_int(self):
-        return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
+        return bool(self._row and not self._row["float"])
 
     def is_int_signed(self):
-        return self.name in self.SINT_TYPES
+        return self.is_int() and self._row["signed"]
 
     def is_int_unsigned(self):
-        return self.name in self.UINT_TYPES
+        return self.is_int() and not self._row["signed"]
 
     def is_bool(self):
         return self.name == "int1"
 
-    def is_floating(self):
-        return self.name in self.FP_TYPES
-
     def is_ptr(self):
+        return False
+
+    def is_block(self):
         return False
 
     def is_void(self):
         return self.name == "void"
 
+    def is_dtype(self):
+        return True
+
+    def kind(self):
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        return dtype.KIND.FLOATING if self.is_floating() else dtype.KIND.INTEGRAL
+
+    def get_int_max_value(self):
+        if self.is_int_signed():
+            return 2 ** (self.int_bitwidth - 1) - 1
+        if self.is_int_unsigned():
+            return 2 ** self.int_bitwidth - 1
+        raise RuntimeError(f"{self} is not an integer type")
+
+    def get_int_min_value(self):
+        if self.is_int_signed():
+            return -2 ** (self.int_bitwidth - 1)
+        if self.is_int_unsigned():
+            return 0
+        raise RuntimeError(f"{self} is not an integer type")
+
     @property
     def scalar(self):
         return self
+
+    def with_element_ty(self, element_ty):
+        return element_ty
+
+    def to_torch(self):
+        """The torch dtype of the same type (torch imported on first use)."""
+        import torch
+        name = self._row["torch"] if self._row else ""
+        if not name:
+            raise TypeError(f"torch has no dtype for {self}")
+        return getattr(torch, name)
 
     def __eq__(self, other):
         return isinstance(other, dtype) and type(other) is type(self) and other.name == self.name
@@ -143,27 +295,55 @@ class dtype:
         return self.name
 
     def __repr__(self):
-        return f"tritium.language.{self._LONG.get(self.name, self.name)}"
+        return f"tritium.language.{_LONG_OF.get(self.name, self.name)}"
+
+    @property
+    def cache_key_part(self):
+        return self.name
+
+    def codegen_name(self):
+        return self.name
 
     def __call__(self, *args, **kwargs):
         # `tl.int32(x)` is a cast inside kernels.
-        _outside_kernel(self._LONG.get(self.name, self.name))
+        _outside_kernel(_LONG_OF.get(self.name, self.name))
+
+
+# Short (Triton's str()) and long (tl attribute) spellings of every table row.
+_LONG_OF = {short: row["long"] for short, row in _TABLE.items()}
+_SHORT_OF = {row["long"]: short for short, row in _TABLE.items()}
+# Triton's names for integers: str(tl.int32) is "int32", not the IR's "i32".
+for _short, _row in list(_TABLE.items()):
+    if not _row["float"]:
+        _SHORT_OF[_short] = _row["long"]
+        _SHORT_OF[_row["long"]] = _row["long"]
+        _TABLE[_row["long"]] = _row
+        _LONG_OF[_row["long"]] = _row["long"]
 
 
 class pointer_type(dtype):
     """A pointer to `element_ty` (``tl.pointer_type(tl.float16)``)."""
 
     def __init__(self, element_ty, address_space=1, const=False):
+        element_ty = _unwrap(element_ty)
         if not isinstance(element_ty, dtype):
             raise TypeError(f"pointer_type needs a dtype, got {element_ty!r}")
         self.element_ty = element_ty
         self.address_space = address_space
         self.const = const
         self.name = f"pointer<{element_ty.name}>"
+        self._row = None
         self.primitive_bitwidth = 64
 
     def is_ptr(self):
         return True
+
+    def is_const(self):
+        return self.const
+
+    @property
+    def scalar(self):
+        return self
 
     def __eq__(self, other):
         return isinstance(other, pointer_type) and other.element_ty == self.element_ty \
@@ -172,8 +352,16 @@ class pointer_type(dtype):
     def __hash__(self):
         return hash(("pointer_type", self.element_ty.name, self.const))
 
+    def __str__(self):
+        return self.name
+
     def __repr__(self):
         return f"tritium.language.pointer_type({self.element_ty!r})"
+
+
+class const_pointer_type(pointer_type):
+    def __init__(self, element_ty, address_space=1):
+        super().__init__(element_ty, address_space, const=True)
 
 
 class block_type(dtype):
@@ -183,7 +371,21 @@ class block_type(dtype):
         self.element_ty = element_ty
         self.shape = tuple(_unwrap(s) for s in shape)
         self.name = f"<{'x'.join(str(s) for s in self.shape)}, {element_ty.name}>"
+        self._row = None
         self.primitive_bitwidth = element_ty.primitive_bitwidth
+        self.numel = 1
+        for s in self.shape:
+            self.numel *= s
+
+    def is_block(self):
+        return True
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def get_block_shapes(self):
+        return self.shape
 
     def __eq__(self, other):
         return isinstance(other, block_type) and other.element_ty == self.element_ty \
@@ -193,20 +395,14 @@ class block_type(dtype):
         return hash(("block_type", self.element_ty.name, self.shape))
 
 
-int1 = dtype("int1")
-int8 = dtype("int8")
-int16 = dtype("int16")
-int32 = dtype("int32")
-int64 = dtype("int64")
-uint8 = dtype("uint8")
-uint16 = dtype("uint16")
-uint32 = dtype("uint32")
-uint64 = dtype("uint64")
-float16 = dtype("fp16")
-bfloat16 = dtype("bf16")
-float32 = dtype("fp32")
-float64 = dtype("fp64")
+# One module attribute per table row: tl.int32, tl.float16, tl.float8e4nv, ...
+for _short, _row in list(_TABLE.items()):
+    if _row["long"] not in globals():
+        globals()[_row["long"]] = dtype(_short)
 void = dtype("void")
+
+# Pointer types by element, as Triton names them (tl.pi32_t is pointer_type(int32)).
+pi32_t = pointer_type(int32)  # noqa: F821  (made by the loop above)
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
@@ -342,6 +538,7 @@ def rand4x(seed, offset, n_rounds=10): _outside_kernel("rand4x")
 
 
 # Compiler hints, compile-time checks, debugging.
+def assume(cond): _outside_kernel("assume")
 def multiple_of(input, values): _outside_kernel("multiple_of")
 def max_contiguous(input, values): _outside_kernel("max_contiguous")
 def max_constancy(input, values): _outside_kernel("max_constancy")

@@ -139,8 +139,7 @@ std::string canonical(const KeyInputs& in) {
   field(&out, "ptx_version", in.ptx_version);
   field(&out, "num_warps", in.num_warps);
   field(&out, "num_stages", in.num_stages);
-  // Only when set, so the keys of kernels without debug stay what they were.
-  if (in.debug) field(&out, "debug", 1);
+  field(&out, "options", in.options);
   field(&out, "env", static_cast<int>(in.env.size()));
   for (const auto& [name, value] : in.env) field(&out, name.c_str(), value);
   return out;
@@ -158,7 +157,8 @@ std::string inputs_json(const KeyInputs& in) {
       {"first_line", in.first_line},   {"globals", in.globals},
       {"signature", in.signature},     {"target", in.target},
       {"ptx_version", in.ptx_version}, {"num_warps", in.num_warps},
-      {"num_stages", in.num_stages},   {"env", env},
+      {"num_stages", in.num_stages},   {"options", in.options},
+      {"env", env},
   };
   if (in.debug) j["debug"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

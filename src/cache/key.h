@@ -29,7 +29,9 @@ struct KeyInputs {
   int ptx_version = 0;       // 10 * major + minor
   int num_warps = 4;
   int num_stages = 3;
-  bool debug = false;  // Triton's debug option (asserts compiled)
+  // The other options that change code (num_ctas, maxnreg, fp fusion, debug) as canonical
+  // text, "" when all are their defaults.
+  std::string options;
   // Code-generation knobs whose value differs from the default, sorted by name.
   std::vector<std::pair<std::string, std::string>> env;
 

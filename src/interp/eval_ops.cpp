@@ -259,7 +259,7 @@ void eval_select(const Buffer& cond, const Buffer& if_true, const Buffer& if_fal
   for (int64_t i = 0; i < result.size(); ++i) r[i] = c[i].i ? t[i] : f[i];
 }
 
-void eval_cast(const Buffer& a, bool bitcast, Buffer& r) {
+void eval_cast(const Buffer& a, bool bitcast, Buffer& r, bool toward_zero) {
   const Slot* x = a.data();
   Slot* z = r.data();
   int64_t n = r.size();
@@ -274,7 +274,15 @@ void eval_cast(const Buffer& a, bool bitcast, Buffer& r) {
     // inttoptr zero-extends a narrower integer; ptr -> ptr keeps the address.
     for (int64_t i = 0; i < n; ++i) z[i].i = a.is_ptr ? x[i].i : s(to_bits(x[i], from, false));
   } else if (from_float && to_float) {
-    for (int64_t i = 0; i < n; ++i) z[i].f = round_float(x[i].f, to);
+    ir::Rounding rounding = toward_zero ? ir::Rounding::TowardZero : ir::Rounding::NearestEven;
+    if (ir::is_fp8(to)) {
+      // Through fp32 (exact from fp16/bf16/fp8, rounded from fp64), as the GPU converts.
+      for (int64_t i = 0; i < n; ++i) z[i].f = fp8_from_float(x[i].f, from, to, rounding);
+    } else if (toward_zero) {
+      for (int64_t i = 0; i < n; ++i) z[i].f = round_float(x[i].f, to, rounding);
+    } else {
+      for (int64_t i = 0; i < n; ++i) z[i].f = round_float(x[i].f, to);
+    }
   } else if (from_float) {
     for (int64_t i = 0; i < n; ++i) z[i].i = float_to_int(x[i].f, to);
   } else if (to_float) {

@@ -18,7 +18,10 @@ void eval_binary(const ir::Op& op, const Buffer& lhs, const Buffer& rhs, Buffer&
 void eval_unary(const ir::Op& op, const Buffer& operand, Buffer& result);
 void eval_cmp(Predicate predicate, const Buffer& lhs, const Buffer& rhs, Buffer& result);
 void eval_select(const Buffer& cond, const Buffer& if_true, const Buffer& if_false, Buffer& result);
-void eval_cast(const Buffer& operand, bool bitcast, Buffer& result);
+// `toward_zero`: fp_downcast_rounding="rtz" for float -> narrower float casts.
+// ExternElementwise {symbol}: the libdevice-family function (eval_extern.cpp).
+void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result);
+void eval_cast(const Buffer& operand, bool bitcast, Buffer& result, bool toward_zero = false);
 void eval_addptr(const Buffer& ptr, const Buffer& offset, Buffer& result);
 
 void eval_splat(const Buffer& scalar, Buffer& result);

@@ -133,6 +133,11 @@ class Interpreter {
       case OpKind::Cast: {
         const ir::AttrValue* bitcast = op.find_attr("bitcast");
         plan.attr = bitcast && std::holds_alternative<int64_t>(*bitcast) && std::get<int64_t>(*bitcast) != 0;
+        // Bit 1: fp_downcast_rounding="rtz" (the cast's `rounding` attribute is 1).
+        const ir::AttrValue* rounding = op.find_attr("rounding");
+        if (rounding && std::holds_alternative<int64_t>(*rounding) && std::get<int64_t>(*rounding) == 1) {
+          plan.attr |= 2;
+        }
         break;
       }
       default: break;
@@ -215,6 +220,12 @@ class Interpreter {
       case OpKind::Abs: case OpKind::Floor: case OpKind::Ceil:
         eval_unary(op, operand(p, 0), result(p));
         return true;
+      case OpKind::ExternElementwise: {
+        std::vector<const Buffer*> ins;
+        for (int id : p.operands) ins.push_back(&buffers_[id]);
+        eval_extern(op, ins, result(p));
+        return true;
+      }
       case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: {
         std::vector<const Buffer*> ins;
         for (int id : p.operands) ins.push_back(&buffers_[id]);
@@ -227,7 +238,7 @@ class Interpreter {
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
-      case OpKind::Cast: eval_cast(operand(p, 0), p.attr != 0, result(p)); return true;
+      case OpKind::Cast: eval_cast(operand(p, 0), (p.attr & 1) != 0, result(p), (p.attr & 2) != 0); return true;
       case OpKind::AddPtr: eval_addptr(operand(p, 0), operand(p, 1), result(p)); return true;
       case OpKind::Load:
         memory_.load(op, operand(p, 0), optional_operand(p, 1), optional_operand(p, 2), result(p));

@@ -88,8 +88,23 @@ double round_float(double value, ScalarKind kind) {
     case ScalarKind::F16: return round_to_format(value, 10, -14, 15);
     case ScalarKind::BF16: return round_to_format(value, 7, -126, 127);
     case ScalarKind::F32: return static_cast<double>(static_cast<float>(value));
-    default: return value;
+    case ScalarKind::F64: return value;
+    default:
+      if (ir::is_fp8(kind)) return ir::decode_float(ir::encode_float(value, kind), kind);
+      return value;
   }
+}
+
+double round_float(double value, ScalarKind kind, ir::Rounding rounding) {
+  if (rounding == ir::Rounding::NearestEven || kind == ScalarKind::F64) {
+    return round_float(value, kind);
+  }
+  return ir::decode_float(ir::encode_float(value, kind, rounding), kind);
+}
+
+double fp8_from_float(double value, ScalarKind from, ScalarKind to, ir::Rounding rounding) {
+  if (from == ScalarKind::F64) value = round_float(value, ScalarKind::F32, rounding);
+  return ir::decode_float(ir::encode_float(value, to, rounding), to);
 }
 
 void wrap_all(Slot* slots, int64_t n, ScalarKind kind) {
@@ -117,7 +132,11 @@ void round_all(Slot* slots, int64_t n, ScalarKind kind) {
     case ScalarKind::BF16:
       for (int64_t i = 0; i < n; ++i) slots[i].f = round_float(slots[i].f, kind);
       return;
-    default: return;
+    default:
+      if (ir::is_fp8(kind)) {
+        for (int64_t i = 0; i < n; ++i) slots[i].f = round_float(slots[i].f, kind);
+      }
+      return;
   }
 }
 
@@ -165,6 +184,8 @@ uint64_t to_bits(Slot slot, ScalarKind kind, bool is_ptr) {
     case ScalarKind::F32: return std::bit_cast<uint32_t>(static_cast<float>(slot.f));
     case ScalarKind::F64: return std::bit_cast<uint64_t>(slot.f);
     default: {
+      // The slot holds a value of the format already; toward-zero keeps an infinity.
+      if (ir::is_fp8(kind)) return ir::encode_float(slot.f, kind, ir::Rounding::TowardZero);
       int bits = ir::bit_width(kind);
       uint64_t value = static_cast<uint64_t>(slot.i);
       return bits == 64 ? value : value & ((uint64_t{1} << bits) - 1);
@@ -183,7 +204,12 @@ Slot from_bits(uint64_t bits, ScalarKind kind, bool is_ptr) {
     case ScalarKind::BF16: slot.f = bf16_value(static_cast<uint16_t>(bits)); break;
     case ScalarKind::F32: slot.f = std::bit_cast<float>(static_cast<uint32_t>(bits)); break;
     case ScalarKind::F64: slot.f = std::bit_cast<double>(bits); break;
-    default: slot.i = wrap_int(static_cast<int64_t>(bits), kind); break;
+    default:
+      if (ir::is_fp8(kind)) {
+        slot.f = ir::decode_float(bits & 0xff, kind);
+        break;
+      }
+      slot.i = wrap_int(static_cast<int64_t>(bits), kind); break;
   }
   return slot;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/float_format.h"
 #include "ir/ir.h"
 
 namespace tritium::interp {
@@ -50,6 +51,11 @@ void copy_buffer(const Buffer& from, Buffer& to);
 // `value` rounded to nearest-even in the format of `kind` (fp16, bf16, fp32; fp64 as is),
 // with subnormals, overflow to infinity, and NaN handled as IEEE 754 does.
 double round_float(double value, ir::ScalarKind kind);
+// The same with a rounding mode (Triton's fp_downcast_rounding); fp8 saturates as
+// ir/float_format.h says.
+double round_float(double value, ir::ScalarKind kind, ir::Rounding rounding);
+// A float of kind `from` converted to the fp8 kind `to` as the GPU does: through fp32.
+double fp8_from_float(double value, ir::ScalarKind from, ir::ScalarKind to, ir::Rounding rounding);
 
 // In place over n slots: the same, for a whole result after one op.
 void wrap_all(Slot* slots, int64_t n, ir::ScalarKind kind);

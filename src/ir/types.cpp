@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "support/diagnostics.h"
@@ -12,22 +13,28 @@ namespace tritium::ir {
 
 namespace {
 
-constexpr int kNumScalarKinds = static_cast<int>(ScalarKind::F64) + 1;
-
 struct ScalarInfo {
   const char* name;
+  const char* long_name;
   int bits;
-  bool integer;
+  bool is_float;
   bool is_signed;
+  int mantissa;
+  int exponent;
+  int bias;
+  FloatSpecials special;
+  const char* torch;
+  const char* numpy;
 };
 
-// Indexed by ScalarKind.
+// Indexed by ScalarKind: the rows of include/tritium/dtypes.def.
 constexpr ScalarInfo kScalarInfo[kNumScalarKinds] = {
-    {"i1", 1, true, false},     {"i8", 8, true, true},      {"i16", 16, true, true},
-    {"i32", 32, true, true},    {"i64", 64, true, true},    {"u8", 8, true, false},
-    {"u16", 16, true, false},   {"u32", 32, true, false},   {"u64", 64, true, false},
-    {"fp16", 16, false, true},  {"bf16", 16, false, true},  {"fp32", 32, false, true},
-    {"fp64", 64, false, true},
+#define TRITIUM_DTYPE(kind, dtype, name, long_name, bits, is_float, is_signed, mantissa,     \
+                      exponent, bias, special, torch, numpy)                                  \
+  {name, long_name, bits, is_float, is_signed, mantissa, exponent, bias, FloatSpecials::special, \
+   torch, numpy},
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
 };
 
 const ScalarInfo& info(ScalarKind k) { return kScalarInfo[static_cast<int>(k)]; }
@@ -35,30 +42,33 @@ const ScalarInfo& info(ScalarKind k) { return kScalarInfo[static_cast<int>(k)]; 
 }  // namespace
 
 int bit_width(ScalarKind k) { return info(k).bits; }
-bool is_integer(ScalarKind k) { return info(k).integer; }
-bool is_signed(ScalarKind k) { return info(k).integer && info(k).is_signed; }
-bool is_float(ScalarKind k) { return !info(k).integer; }
+bool is_integer(ScalarKind k) { return !info(k).is_float; }
+bool is_signed(ScalarKind k) { return !info(k).is_float && info(k).is_signed; }
+bool is_float(ScalarKind k) { return info(k).is_float; }
+bool is_fp8(ScalarKind k) { return info(k).is_float && info(k).bits == 8; }
+int fp_mantissa_width(ScalarKind k) { return info(k).mantissa; }
+int fp_exponent_width(ScalarKind k) { return info(k).exponent; }
+int exponent_bias(ScalarKind k) { return info(k).bias; }
+FloatSpecials float_specials(ScalarKind k) { return info(k).special; }
 const char* scalar_name(ScalarKind k) { return info(k).name; }
+const char* scalar_long_name(ScalarKind k) { return info(k).long_name; }
+const char* torch_name(ScalarKind k) { return info(k).torch; }
+const char* numpy_name(ScalarKind k) { return info(k).numpy; }
 
 bool parse_scalar_name(const std::string& name, ScalarKind* out) {
-  static const std::map<std::string, ScalarKind> aliases = {
-      // Triton's long names and the spellings that appear in signatures and dtype reprs.
-      {"int1", ScalarKind::I1},      {"bool", ScalarKind::I1},     {"u1", ScalarKind::I1},
-      {"int8", ScalarKind::I8},      {"int16", ScalarKind::I16},   {"int32", ScalarKind::I32},
-      {"int64", ScalarKind::I64},    {"uint8", ScalarKind::U8},    {"uint16", ScalarKind::U16},
-      {"uint32", ScalarKind::U32},   {"uint64", ScalarKind::U64},  {"float16", ScalarKind::F16},
-      {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32}, {"float64", ScalarKind::F64},
-  };
+  if (name.empty()) return false;
+  if (name == "bool" || name == "u1") {
+    *out = ScalarKind::I1;
+    return true;
+  }
   for (int i = 0; i < kNumScalarKinds; ++i) {
-    if (name == kScalarInfo[i].name) {
+    const ScalarInfo& row = kScalarInfo[i];
+    if (name == row.name || name == row.long_name || name == row.torch || name == row.numpy) {
       *out = static_cast<ScalarKind>(i);
       return true;
     }
   }
-  auto it = aliases.find(name);
-  if (it == aliases.end()) return false;
-  *out = it->second;
-  return true;
+  return false;
 }
 
 // The process-wide intern table. Types are never freed: IR from any thread may hold them

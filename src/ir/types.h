@@ -8,17 +8,46 @@
 
 namespace tritium::ir {
 
-enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+// The scalar kinds, from the one dtype table (include/tritium/dtypes.def).
+enum class ScalarKind : uint8_t {
+#define TRITIUM_DTYPE(kind, ...) kind,
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
+};
+constexpr int kNumScalarKinds = 0
+#define TRITIUM_DTYPE(...) +1
+#include "tritium/dtypes.def"
+#undef TRITIUM_DTYPE
+    ;
 
-// Properties of a scalar kind.
+// How a float format encodes infinities and NaN (the table's `special` column).
+enum class FloatSpecials : uint8_t {
+  None,    // not a float
+  Ieee,    // IEEE 754: all-ones exponent is infinity (mantissa 0) or NaN
+  Fn,      // no infinities; NaN is all-ones exponent and mantissa (OCP E4M3)
+  Fnuz,    // no infinities, no negative zero; NaN is the bit pattern of -0
+  Finite,  // every pattern is a finite number (Triton's fp8e4b15)
+};
+
+// Properties of a scalar kind (all read from the table).
 int bit_width(ScalarKind k);
 bool is_integer(ScalarKind k);  // i1 counts as an integer (unsigned, one bit)
 bool is_signed(ScalarKind k);   // i8..i64; i1 and the u* kinds are unsigned
 bool is_float(ScalarKind k);
-// Triton's spelling: "i1", "i32", "u64", "fp16", "bf16", "fp32", ...
+bool is_fp8(ScalarKind k);
+int fp_mantissa_width(ScalarKind k);  // floats: stored mantissa bits; 0 for integers
+int fp_exponent_width(ScalarKind k);
+int exponent_bias(ScalarKind k);
+FloatSpecials float_specials(ScalarKind k);
+// Triton's spelling: "i1", "i32", "u64", "fp16", "bf16", "fp32", "fp8e4nv", ...
 const char* scalar_name(ScalarKind k);
-// The inverse of scalar_name; also accepts Triton's long names ("int32", "float16",
-// "bfloat16", "uint8", "int1"). Returns false when `name` is none of them.
+// tritium.language's attribute name: "int1", "int32", "float16", "float8e4nv", ...
+const char* scalar_long_name(ScalarKind k);
+// The torch dtype name (torch.<name>) and the numpy/ml_dtypes name; "" when there is none.
+const char* torch_name(ScalarKind k);
+const char* numpy_name(ScalarKind k);
+// The inverse of scalar_name; also accepts the long names, torch's and numpy's names
+// ("float8_e4m3fn"), "bool" and "u1". Returns false when `name` is none of them.
 bool parse_scalar_name(const std::string& name, ScalarKind* out);
 
 // `value` truncated to the width of `kind` and sign- or zero-extended (i1: the low bit):

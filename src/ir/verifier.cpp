@@ -227,6 +227,17 @@ class Verifier {
       case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
       case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil:
         return check_unary(op, false, true);
+      case OpKind::ExternElementwise: {
+        expect_counts(op, 1, 3, 1);
+        const AttrValue* symbol = op.find_attr("symbol");
+        if (!symbol || !std::holds_alternative<std::string>(*symbol)) fail(op, "missing 'symbol'");
+        for (size_t i = 0; i < op.operands().size(); ++i) {
+          if (operand_type(op, static_cast<int>(i))->shape() != result_type(op)->shape()) {
+            fail(op, "operand " + std::to_string(i) + " has another shape than the result");
+          }
+        }
+        return;
+      }
       case OpKind::Select: {
         expect_counts(op, 3, 3, 1);
         const Type* out = result_type(op);

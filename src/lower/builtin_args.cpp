@@ -95,6 +95,7 @@ ScalarKind BuiltinArgs::dtype(const std::string& name) const {
   if (!v.is_const() || v.c.kind != ConstValue::Kind::DType || v.c.pointer) {
     error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a dtype such as tl.float32, got " + v.describe());
   }
+  if (v.c.pointer) error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a scalar dtype, got " + v.describe());
   return v.c.dtype;
 }
 

@@ -27,6 +27,7 @@ const BuiltinTable& builtin_table() {
     register_sort_builtins(t);
     register_debug_builtins(t);
     register_block_ptr_builtins(t);
+    register_libdevice_builtins(t);
     return t;
   }();
   return table;
@@ -34,10 +35,8 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot", "dot_scaled",
-      "rand", "randn", "randint", "randint4x", "rand4x",
-      "clamp", "umulhi", "div_rn", "sqrt_rn", "fdiv", "erf", "swizzle2d",
-      "inline_asm_elementwise", "assume", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather", "pointer_type"};
+      "dot", "dot_scaled", "rand", "randn", "randint", "randint4x", "rand4x", "swizzle2d",
+      "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
   return names;
 }
 

@@ -2,9 +2,11 @@
 // methods (x.to, x.sum, ...), names of the `triton` module and the few Python builtins
 // kernels may call.
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
+#include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -16,15 +18,10 @@ using ir::Type;
 using ir::Value;
 
 bool dtype_from_name(const std::string& name, ScalarKind* out) {
-  static const std::pair<const char*, ScalarKind> table[] = {
-      {"int1", ScalarKind::I1},     {"int8", ScalarKind::I8},       {"int16", ScalarKind::I16},
-      {"int32", ScalarKind::I32},   {"int64", ScalarKind::I64},     {"uint8", ScalarKind::U8},
-      {"uint16", ScalarKind::U16},  {"uint32", ScalarKind::U32},    {"uint64", ScalarKind::U64},
-      {"float16", ScalarKind::F16}, {"bfloat16", ScalarKind::BF16}, {"float32", ScalarKind::F32},
-      {"float64", ScalarKind::F64}};
-  for (const auto& [n, k] : table) {
-    if (name == n) {
-      *out = k;
+  // tl.<long name> (tl.float32, tl.float8e4nv): the rows of the one dtype table.
+  for (int i = 0; i < ir::kNumScalarKinds; ++i) {
+    if (name == ir::scalar_long_name(static_cast<ScalarKind>(i))) {
+      *out = static_cast<ScalarKind>(i);
       return true;
     }
   }
@@ -66,9 +63,22 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
       module == "triton.language.standard") {
     ScalarKind k;
     if (dtype_from_name(name, &k)) { *out = LValue::constant(ConstValue::type(k)); return true; }
+    if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
     if (name == "math" || name == "core" || name == "standard") { *out = LValue::module("triton.language." + name); return true; }
+    if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
     const Builtin* builtin = builtin_table().find(name);
     if ((builtin && builtin->function) || planned_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }
+    // tl.math.<libdevice function> beyond the core ones.
+    if (module == "triton.language.math" && ir::find_extern_math(name)) { *out = LValue::builtin("libdevice." + name); return true; }
+    return false;
+  }
+  if (module == "triton.language.extra" || module == "triton.language.extra.cuda") {
+    if (name == "libdevice") { *out = LValue::module(module + ".libdevice"); return true; }
+    if (name == "cuda") { *out = LValue::module("triton.language.extra.cuda"); return true; }
+    return false;
+  }
+  if (module == "triton.language.extra.libdevice" || module == "triton.language.extra.cuda.libdevice") {
+    if (ir::find_extern_math(name)) { *out = LValue::builtin("libdevice." + name); return true; }
     return false;
   }
   return false;
@@ -88,8 +98,11 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     }
     name = "tl." + method;
   }
-  if (name == "dtype.is_floating")
-    return LValue::constant(ConstValue::boolean(!callee.items[0].c.pointer && ir::is_float(callee.items[0].c.dtype)));
+  if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
+  if (name.rfind("libdevice.", 0) == 0) {
+    if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
+    return extern_math_call(*this, name.substr(10), args, loc);
+  }
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);
     if (fn == "range") error_at(loc, "range() can only be used as the iterable of a for loop");

@@ -14,7 +14,10 @@ namespace {
 
 LValue program_index(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   __int128 axis = a.const_int("axis");
-  if (axis < 0 || axis > 2) error_at(loc, "program_id axis must be 0, 1 or 2, got " + int128_to_string(axis));
+  // Triton's wording (semantic.py), for program_id and num_programs alike.
+  if (axis < 0 || axis > 2) {
+    error_at(loc, a.fn() + " axis must be 0, 1, or 2 but got " + int128_to_string(axis));
+  }
   ir::OpKind kind = a.fn() == "program_id" ? ir::OpKind::ProgramId : ir::OpKind::NumPrograms;
   ir::Op* op = L.builder().create(kind, {Type::scalar(ScalarKind::I32)}, {}, loc);
   op->set_attr("axis", static_cast<int64_t>(axis));
@@ -101,8 +104,14 @@ void register_core_builtins(BuiltinTable& t) {
   });
   auto cast = [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     bool bit = a.const_bool("bitcast", false);
-    return LValue::tensor(L.cast(L.to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), loc, bit));
+    const LValue* rounding = a.has("fp_downcast_rounding") ? &a.get("fp_downcast_rounding") : nullptr;
+    return LValue::tensor(L.cast_rounded(L.to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), rounding,
+                                         loc, bit));
   };
+  t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
+        [](Lowerer&, const BuiltinArgs& a, const Loc&) {
+          return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));
+        });
   t.add("cast", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, false, cast);
   t.add(Builtin{"to", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast, /*function=*/false});
   for (const char* name : {"multiple_of", "max_contiguous", "max_constancy"}) t.add(name, {"input", "values"}, false, hint);

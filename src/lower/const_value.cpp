@@ -121,7 +121,8 @@ std::string ConstValue::str() const {
       return float_repr(f);
     case Kind::Str:
       return str_repr(s);
-    case Kind::DType: return pointer ? "pointer<" + std::string(ir::scalar_name(dtype)) + ">" : ir::scalar_name(dtype);
+    case Kind::DType:
+      return pointer ? std::string("pointer<") + ir::scalar_name(dtype) + ">" : ir::scalar_name(dtype);
   }
   return "?";
 }
@@ -142,7 +143,8 @@ bool ConstValue::operator==(const ConstValue& other) const {
       return std::memcmp(&f, &other.f, sizeof(f)) == 0;
     case Kind::Str:
       return s == other.s;
-    case Kind::DType: return dtype == other.dtype && pointer == other.pointer;
+    case Kind::DType:
+      return dtype == other.dtype && pointer == other.pointer;
   }
   return false;
 }

@@ -16,8 +16,8 @@ struct ConstValue {
   __int128 i = 0;
   double f = 0;
   std::string s;                              // Str
-  ir::ScalarKind dtype = ir::ScalarKind::I32;  // DType
-  bool pointer = false;                        // DType: a pointer to `dtype` (`ptr.dtype`)
+  ir::ScalarKind dtype = ir::ScalarKind::I32;  // DType (the pointee when `pointer`)
+  bool pointer = false;                        // DType: tl.pointer_type(dtype)
 
   static ConstValue none() { return {}; }
   static ConstValue boolean(bool v) { ConstValue c; c.kind = Kind::Bool; c.b = v; return c; }
@@ -25,11 +25,7 @@ struct ConstValue {
   static ConstValue floating(double v) { ConstValue c; c.kind = Kind::Float; c.f = v; return c; }
   static ConstValue string(std::string v) { ConstValue c; c.kind = Kind::Str; c.s = std::move(v); return c; }
   static ConstValue type(ir::ScalarKind k) { ConstValue c; c.kind = Kind::DType; c.dtype = k; return c; }
-  static ConstValue pointer_type(ir::ScalarKind k) {
-    ConstValue c = type(k);
-    c.pointer = true;
-    return c;
-  }
+  static ConstValue pointer_type(ir::ScalarKind k) { ConstValue c = type(k); c.pointer = true; return c; }
 
   // Python's repr-like text: None, True, 42, 1.5, 'relu', fp16. Canonical: the cache key
   // and the signature text use it.

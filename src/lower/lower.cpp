@@ -74,7 +74,8 @@ std::vector<int> parameter_indices(const ast::Expr& list, const ast::FunctionDef
 
 }  // namespace
 
-KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals) {
+KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
+                         std::optional<CompileError>* unresolved) {
   KernelParams params;
   for (const ast::Param& p : fn.params) {
     params.names.push_back(p.name);
@@ -84,7 +85,16 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals) {
     params.has_annotated_dtype.push_back(forced);
     params.annotated_dtype.push_back(k);
     params.has_default.push_back(p.default_value != nullptr);
-    params.defaults.push_back(p.default_value ? eval_default(*p.default_value, globals) : ConstValue::none());
+    ConstValue value = ConstValue::none();
+    if (p.default_value) {
+      try {
+        value = eval_default(*p.default_value, globals);
+      } catch (const CompileError& e) {
+        if (unresolved == nullptr || p.default_value->kind != ast::ExprKind::Name) throw;
+        if (!*unresolved) *unresolved = e;
+      }
+    }
+    params.defaults.push_back(value);
   }
   for (const auto& decorator : fn.decorators) {
     if (decorator->kind != ast::ExprKind::Call) continue;

@@ -2,6 +2,10 @@
 // (DESIGN law 2), constexprs are evaluated, tl.* builtins expand, jit callees are inlined.
 #pragma once
 
+#include <optional>
+
+#include "tritium/errors.h"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -49,7 +53,10 @@ struct KernelParams {
 };
 
 // Reads the parameter list and decorator options of `fn`; errors are located.
-KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals);
+// `unresolved`: when non-null, a default naming a global that `globals` lacks reads as None
+// and the located error is stored there (the Python side hands globals over after parsing).
+KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
+                         std::optional<CompileError>* unresolved = nullptr);
 
 // Lowers `kernel` (a FunctionDef of `module`) for `signature`. Globals are resolved first in
 // `globals`, then in the module's own top-level statements. Throws CompileError.

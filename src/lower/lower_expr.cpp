@@ -67,26 +67,40 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       return binary(expr.binary_op, lhs, rhs, loc);
     }
     case ast::ExprKind::BoolOp: {
-      if (expr.items.size() != 2) {
-        error_at(loc, "chained boolean operators (A or B or C) are not supported; use parentheses to split the chain");
+      // A or B or C folds left. Compile-time operands follow Python (an operand is the
+      // result, and a decided chain stops evaluating); tensors combine elementwise.
+      bool is_and = expr.bool_op == ast::BoolOp::And;
+      LValue acc = eval(*expr.items[0]);
+      for (size_t i = 1; i < expr.items.size(); ++i) {
+        if (acc.is_const() && const_truth(acc, loc) != is_and) return acc;
+        LValue next = eval(*expr.items[i]);
+        if (acc.is_const() && next.is_const()) {
+          acc = next;  // acc did not decide the chain: the result is the next operand
+          continue;
+        }
+        acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, acc, next, loc));
       }
-      LValue lhs = eval(*expr.items[0]);
-      LValue rhs = eval(*expr.items[1]);
-      if (lhs.is_const() && rhs.is_const()) {
-        bool l = const_truth(lhs, loc);
-        // Python returns an operand, not a bool.
-        if (expr.bool_op == ast::BoolOp::And) return l ? rhs : lhs;
-        return l ? lhs : rhs;
-      }
-      return LValue::tensor(logical(expr.bool_op == ast::BoolOp::And ? ir::OpKind::And : ir::OpKind::Or, lhs, rhs, loc));
+      return acc;
     }
     case ast::ExprKind::Compare: {
-      if (expr.compare_ops.size() != 1) {
-        error_at(loc, "chained comparisons (a < b < c) are not supported in kernels; write (a < b) & (b < c)");
-      }
+      // a < b <= c means (a < b) and (b <= c), each operand evaluated once (Python; Triton
+      // 3.7+ in kernels): constants stop at the first false link, tensors combine with &.
       LValue lhs = eval(*expr.items[0]);
-      LValue rhs = eval(*expr.items[1]);
-      return compare(expr.compare_ops[0], lhs, rhs, loc);
+      LValue acc;
+      for (size_t i = 0; i < expr.compare_ops.size(); ++i) {
+        LValue rhs = eval(*expr.items[i + 1]);
+        LValue link = compare(expr.compare_ops[i], lhs, rhs, loc);
+        if (i == 0) {
+          acc = link;
+        } else if (acc.is_const() && link.is_const()) {
+          acc = link;
+        } else {
+          acc = LValue::tensor(logical(ir::OpKind::And, acc, link, loc));
+        }
+        if (acc.is_const() && !const_truth(acc, loc)) return acc;
+        lhs = rhs;
+      }
+      return acc;
     }
     case ast::ExprKind::Ternary: return eval_ternary(expr);
   }
@@ -216,15 +230,20 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   if (base.kind == LValue::Kind::Module) {
     LValue out;
     if (module_attribute(base.name, name, &out)) return out;
+    // An attribute of a user module (`from pkg import helpers as h; h.fn(...)`): Python
+    // hands it over as the global "<module>.<attribute>" (tritium/jit.py).
+    if (context_->globals) {
+      auto it = context_->globals->find(base.name + "." + name);
+      if (it != context_->globals->end()) return binding_to_value(it->second);
+    }
     error_at(loc, "module '" + base.name + "' has no attribute '" + name + "' that kernels can use");
   }
   if (base.is_tensor()) {
     const Type* type = base.value->type();
     if (name == "dtype") {
-      // A pointer's dtype is Triton's pointer_type; `.element_ty` gives the pointee.
-      if (type->element()->is_pointer())
-        return LValue::constant(ConstValue::pointer_type(type->element()->pointee()->scalar_kind()));
-      return LValue::constant(ConstValue::type(type->element()->scalar_kind()));
+      const Type* e = type->element();
+      if (e->is_pointer()) return LValue::constant(ConstValue::pointer_type(e->pointee()->scalar_kind()));
+      return LValue::constant(ConstValue::type(e->scalar_kind()));
     }
     if (name == "shape") {
       std::vector<LValue> dims;
@@ -239,16 +258,60 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   }
   if (base.kind == LValue::Kind::Aggregate) return aggregate_attribute(base, name, loc);
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
+    // Triton's dtype attributes (from the one dtype table) and predicate methods.
     ScalarKind k = base.c.dtype;
-    if (base.c.pointer) {
-      if (name == "element_ty") return LValue::constant(ConstValue::type(k));
-      if (name == "primitive_bitwidth") return LValue::constant(ConstValue::integer(64));
-      error_at(loc, "the pointer dtype " + base.c.str() + " has no attribute '" + name + "' that kernels can use");
+    bool ptr = base.c.pointer;
+    auto integer = [](int64_t v) { return LValue::constant(ConstValue::integer(v)); };
+    if (name == "element_ty" && ptr) return LValue::constant(ConstValue::type(k));
+    if (name == "scalar") return base;
+    if (name == "name") return LValue::constant(ConstValue::string(base.c.str()));
+    if (name == "primitive_bitwidth") return integer(ptr ? 64 : ir::bit_width(k));
+    if (!ptr && ir::is_float(k) && name == "fp_mantissa_width") return integer(ir::fp_mantissa_width(k));
+    if (!ptr && ir::is_float(k) && name == "exponent_bias") return integer(ir::exponent_bias(k));
+    if (!ptr && ir::is_integer(k) && name == "int_bitwidth") return integer(ir::bit_width(k));
+    if (!ptr && ir::is_integer(k) && name == "int_signedness") return integer(ir::is_signed(k) ? 0 : 1);
+    if (name.rfind("is_", 0) == 0 || name == "kind") {
+      LValue m = LValue::builtin("dtype." + name);
+      m.items.push_back(base);
+      return m;
     }
-    if (name == "primitive_bitwidth") return LValue::constant(ConstValue::integer(ir::bit_width(k)));
-    if (name == "is_floating") { LValue m = LValue::builtin("dtype.is_floating"); m.items.push_back(base); return m; }
   }
   error_at(loc, base.describe() + " has no attribute '" + name + "'");
+}
+
+LValue Lowerer::dtype_method(const std::string& method, const ConstValue& dtype, const Loc& loc) {
+  ScalarKind k = dtype.dtype;
+  bool ptr = dtype.pointer;
+  bool scalar = !ptr;
+  std::string name = ir::scalar_name(k);
+  bool result;
+  if (method == "is_floating") result = scalar && ir::is_float(k);
+  else if (method == "is_int") result = scalar && ir::is_integer(k);
+  else if (method == "is_int_signed") result = scalar && ir::is_signed(k);
+  else if (method == "is_int_unsigned") result = scalar && ir::is_integer(k) && !ir::is_signed(k);
+  else if (method == "is_bool") result = scalar && k == ScalarKind::I1;
+  else if (method == "is_ptr") result = ptr;
+  else if (method == "is_block") result = false;
+  else if (method == "is_fp8") result = scalar && ir::is_fp8(k);
+  else if (method == "is_standard_floating") {
+    result = scalar && ir::is_float(k) && !ir::is_fp8(k);
+  } else if (method.rfind("is_", 0) == 0) {
+    // is_fp16, is_bf16, is_fp32, is_fp8e4nv, ..., is_int8, is_uint32: by the type's name.
+    std::string which = method.substr(3);
+    bool known = false;
+    for (int i = 0; i < ir::kNumScalarKinds; ++i) {
+      auto kind = static_cast<ScalarKind>(i);
+      const std::string long_name = ir::scalar_long_name(kind);
+      if (which == ir::scalar_name(kind) || which == long_name) known = true;
+    }
+    if (!known) error_at(loc, "dtype has no method '" + method + "'");
+    result = scalar && (which == name || which == ir::scalar_long_name(k));
+  } else if (method == "kind") {
+    error_at(loc, "dtype.kind() is not available in kernels; use is_floating() or is_int()");
+  } else {
+    error_at(loc, "dtype has no method '" + method + "'");
+  }
+  return LValue::constant(ConstValue::boolean(result));
 }
 
 LValue Lowerer::eval_subscript(const ast::Expr& expr) {

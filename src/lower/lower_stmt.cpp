@@ -85,7 +85,7 @@ bool same_value(const LValue& a, const LValue& b) {
   return false;
 }
 
-LValue binding_to_value(const GlobalBinding& binding) {
+LValue binding_value(const GlobalBinding& binding) {
   switch (binding.kind) {
     case GlobalBinding::Kind::Module: return LValue::module(normalize_module(binding.module));
     case GlobalBinding::Kind::Constant: return LValue::constant(binding.value);
@@ -113,12 +113,25 @@ Lowerer::Lowerer(ir::Function& function, const Globals& kernel_globals)
 
 // ---- names ----
 
+LValue binding_to_value(const GlobalBinding& binding) { return binding_value(binding); }
+
 LValue Lowerer::lookup(const std::string& name, const Loc& loc) {
   auto local = scope_.find(name);
   if (local != scope_.end()) return local->second;
   if (context_->globals) {
     auto it = context_->globals->find(name);
-    if (it != context_->globals->end()) return binding_to_value(it->second);
+    if (it != context_->globals->end()) {
+      LValue value = binding_value(it->second);
+      // `from triton.language.extra.libdevice import tanh`: Python names the function as
+      // "<module>.<name>"; it is that module's attribute.
+      size_t dot = value.kind == LValue::Kind::Module ? value.name.rfind('.') : std::string::npos;
+      LValue attribute;
+      if (dot != std::string::npos && value.name.rfind("triton.", 0) == 0 &&
+          module_attribute(value.name.substr(0, dot), value.name.substr(dot + 1), &attribute)) {
+        return attribute;
+      }
+      return value;
+    }
   }
   if (context_->module_scope) {
     auto it = context_->module_scope->find(name);
@@ -371,6 +384,14 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
 
   builder_.set_region(outer);
   scope_ = before;
+  if (has_return) {
+    // The rest of the function was lowered inside both branches (the continuation), so
+    // nothing after this if reads a variable: only the return value merges. A variable that
+    // changes type on the path that did not return is no mismatch.
+    for (auto it = else_scope.begin(); it != else_scope.end();) {
+      it = it->first == kReturnSlot ? std::next(it) : else_scope.erase(it);
+    }
+  }
   merge_branches(op, before, std::move(then_scope), std::move(else_scope), loc);
   return has_return;
 }

@@ -30,6 +30,9 @@ struct Continuation {
   bool at_function_end = false;
 };
 
+// The value a global binding stands for in a kernel (a module, a constant, a @jit function).
+LValue binding_to_value(const GlobalBinding& binding);
+
 // Where the function being lowered (the kernel or an inlined callee) finds its globals.
 struct FunctionContext {
   std::shared_ptr<const ast::Module> module;
@@ -87,6 +90,16 @@ class Lowerer {
   ir::ScalarKind literal_type(const ConstValue& value, const Loc& loc);
   // Converts `value` to element type `element` (scalar or pointer type), keeping its shape.
   ir::Value* cast(ir::Value* value, const ir::Type* element, const Loc& loc, bool bitcast = false);
+  // tl.cast / .to: `rounding` is the fp_downcast_rounding argument ("rtne", "rtz", None;
+  // null when absent), applied to float -> narrower float casts.
+  ir::Value* cast_rounded(ir::Value* value, const ir::Type* element, const LValue* rounding,
+                          const Loc& loc, bool bitcast);
+  // An op on fp8 operands computed in fp32 (Triton keeps fp8 op fp8 in fp8): `result`
+  // is cast back to `kind` unless it is a comparison.
+  ir::Value* fp8_in_fp32(ir::Value* value, const Loc& loc);
+  // A predicate method of a dtype constant (x.dtype.is_fp8(), dtype.is_int_signed(), ...).
+  LValue dtype_method(const std::string& method, const ConstValue& dtype, const Loc& loc);
+  ir::Value* fp8_op(ir::OpKind kind, ir::Value* a, ir::Value* b, const Loc& loc);
   ir::Value* cast(ir::Value* value, ir::ScalarKind kind, const Loc& loc) {
     return cast(value, ir::Type::scalar(kind), loc);
   }

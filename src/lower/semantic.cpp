@@ -18,14 +18,11 @@ const Type* element_of(const Value* v) { return v->type()->element(); }
 
 bool is_fp16_like(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
 
-int mantissa_bits(ScalarKind k) {
-  switch (k) {
-    case ScalarKind::F16: return 10;
-    case ScalarKind::BF16: return 7;
-    case ScalarKind::F32: return 23;
-    case ScalarKind::F64: return 52;
-    default: return 0;
-  }
+int mantissa_bits(ScalarKind k) { return ir::fp_mantissa_width(k); }
+
+bool is_fp8_value(const ir::Value* v) {
+  const Type* e = v->type()->element();
+  return e->is_scalar() && ir::is_fp8(e->scalar_kind());
 }
 
 // Triton's dtype "kind" for the scalar rule: bool < integral < floating.
@@ -43,7 +40,29 @@ ScalarKind integer_promote(ScalarKind a, ScalarKind b) {
   return wb >= wa ? b : a;
 }
 
-std::string type_name(ScalarKind k) { return ir::scalar_name(k); }
+// Triton's spellings of a type in its diagnostics (language/core.py): repr() is
+// "triton.language.<codegen name>" for scalars and "pointer<fp32>" for pointers; str() of a
+// scalar is its name (int32, fp32).
+std::string triton_repr(const Type* t) {
+  if (t->is_pointer()) return std::string("pointer<") + ir::scalar_name(t->pointee()->scalar_kind()) + ">";
+  return std::string("triton.language.") + ir::scalar_long_name(t->scalar_kind());
+}
+std::string triton_repr(ScalarKind k) { return triton_repr(Type::scalar(k)); }
+std::string triton_str(ScalarKind k) {
+  return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
+}
+
+// A shape as Python prints a list: [128, 64].
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// Triton's IncompatibleTypeErrorImpl.
+std::string invalid_operands(const Type* a, const Type* b) {
+  return "invalid operands of type " + triton_repr(a) + " and " + triton_repr(b);
+}
 
 }  // namespace
 
@@ -132,6 +151,35 @@ ir::Value* Lowerer::cast(ir::Value* value, const ir::Type* element, const Loc& l
   return op->result();
 }
 
+ir::Value* Lowerer::cast_rounded(ir::Value* value, const ir::Type* element, const LValue* rounding,
+                                  const Loc& loc, bool bitcast) {
+  bool toward_zero = false;
+  if (rounding != nullptr && !(rounding->is_const() && rounding->c.kind == ConstValue::Kind::None)) {
+    if (!rounding->is_const() || rounding->c.kind != ConstValue::Kind::Str) {
+      error_at(loc, "fp_downcast_rounding must be a string, got " + rounding->describe());
+    }
+    const std::string& mode = rounding->c.s;
+    if (mode != "rtne" && mode != "rtz") {
+      error_at(loc, "Invalid rounding mode: " + mode +
+                        ". Supported rounding modes are 'rtne' and 'rtz'.");
+    }
+    toward_zero = mode == "rtz";
+  }
+  ir::Value* result = cast(value, element, loc, bitcast);
+  const Type* src = element_of(value);
+  bool float_downcast = !bitcast && src->is_scalar() && element->is_scalar() &&
+                        ir::is_float(src->scalar_kind()) && ir::is_float(element->scalar_kind()) &&
+                        ir::bit_width(element->scalar_kind()) < ir::bit_width(src->scalar_kind());
+  if (toward_zero && float_downcast && result->def() != nullptr) {
+    result->def()->set_attr("rounding", int64_t{1});
+  }
+  return result;
+}
+
+ir::Value* Lowerer::fp8_in_fp32(ir::Value* value, const Loc& loc) {
+  return is_fp8_value(value) ? cast(value, ScalarKind::F32, loc) : value;
+}
+
 ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& shape, const Loc& loc) {
   const Type* type = value->type();
   if (type->shape() == shape) return value;
@@ -140,7 +188,7 @@ ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& s
   }
   std::vector<int64_t> src = type->shape();
   if (src.size() > shape.size()) {
-    error_at(loc, "cannot broadcast a block of shape " + type->str() + " to a lower rank");
+    error_at(loc, "Cannot broadcast, rank mismatch: " + shape_text(src) + ", " + shape_text(shape));
   }
   while (src.size() < shape.size()) {
     src.insert(src.begin(), 1);
@@ -150,8 +198,10 @@ ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& s
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (src[i] != shape[i] && src[i] != 1) {
-      error_at(loc, "cannot broadcast dimension " + std::to_string(i) + " of size " +
-                        std::to_string(src[i]) + " to size " + std::to_string(shape[i]));
+      error_at(loc, "Cannot broadcast, the expanded size of the tensor (" + std::to_string(shape[i]) +
+                        ") must match the existing size (" + std::to_string(src[i]) +
+                        ") at non-singleton dimension " + std::to_string(i) + ": " +
+                        shape_text(type->shape()) + ", " + shape_text(shape));
     }
   }
   if (src == shape) return value;
@@ -170,9 +220,10 @@ std::pair<ir::Value*, ir::Value*> Lowerer::broadcast(ir::Value* lhs, ir::Value* 
   std::vector<int64_t> shape(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
-      error_at(loc, "incompatible shapes for broadcasting: " + lt->str() + " and " + rt->str() +
-                        " differ at dimension " + std::to_string(i) + " (" + std::to_string(a[i]) +
-                        " vs " + std::to_string(b[i]) + ")");
+      // Triton's wording (broadcast_impl_value), then tritium's detail.
+      error_at(loc, "Cannot make_shape_compatible: incompatible dimensions at index " + std::to_string(i) +
+                        ": " + std::to_string(a[i]) + " and " + std::to_string(b[i]) + " (shapes " +
+                        lt->str() + " and " + rt->str() + ")");
     }
     shape[i] = a[i] == 1 ? b[i] : a[i];
   }
@@ -190,16 +241,14 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
   Value* b = rhs_scalar ? nullptr : to_tensor(rhs, loc);
   const Type* at = lhs_scalar ? Type::scalar(literal_type(lhs.c, loc)) : element_of(a);
   const Type* bt = rhs_scalar ? Type::scalar(literal_type(rhs.c, loc)) : element_of(b);
-  if (at->is_pointer() && !allow_lhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + at->str() + ") on the left");
-  if (bt->is_pointer() && !allow_rhs_ptr) error_at(loc, "unsupported operand type: a pointer (" + bt->str() + ") on the right");
-  if (at->is_pointer() && bt->is_pointer() && at != bt) {
-    error_at(loc, "operands are pointers to different types: " + at->str() + " and " + bt->str());
-  }
+  // Triton's check_ptr_type_impl, on (lhs, rhs) and then on (rhs, lhs).
+  if (at->is_pointer() && !allow_lhs_ptr) error_at(loc, invalid_operands(at, bt));
+  if (bt->is_pointer() && !allow_rhs_ptr) error_at(loc, invalid_operands(bt, at));
+  if (at->is_pointer() && bt->is_pointer() && at != bt) error_at(loc, invalid_operands(at, bt));
   if (at->is_pointer() != bt->is_pointer()) {
+    const Type* pointer = at->is_pointer() ? at : bt;
     const Type* other = at->is_pointer() ? bt : at;
-    if (!ir::is_integer(other->scalar_kind())) {
-      error_at(loc, "a pointer can only be offset by an integer, not by " + other->str());
-    }
+    if (!ir::is_integer(other->scalar_kind())) error_at(loc, invalid_operands(pointer, other));
   }
   if (arithmetic_check && !at->is_pointer() && !bt->is_pointer()) {
     ScalarKind ak = at->scalar_kind(), bk = bt->scalar_kind();
@@ -224,10 +273,15 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
         result = div_or_mod ? ScalarKind::F32 : ScalarKind::BF16;
       } else if (ak == ScalarKind::BF16 || bk == ScalarKind::BF16) {
         result = ScalarKind::F32;
+      } else if (ir::is_fp8(ak) && ir::is_fp8(bk)) {
+        result = ak == bk ? ak : ScalarKind::F16;  // two different fp8 types meet in fp16
+      } else if (ir::is_fp8(ak) || ir::is_fp8(bk)) {
+        result = ScalarKind::F32;  // fp8 with an integer tensor
       } else {
         if (div_or_mod && ir::is_signed(ak) != ir::is_signed(bk)) {
-          error_at(loc, "cannot use /, // or % with " + type_name(ak) + " and " + type_name(bk) +
-                            " because they have different signedness; cast them to the same signedness");
+          error_at(loc, "Cannot use /, #, or % with " + triton_repr(ak) + " and " + triton_repr(bk) +
+                            " because they have different signedness;this is unlikely to result in a useful "
+                            "answer. Cast them to the same signedness.");
         }
         result = integer_promote(ak, bk);
       }
@@ -238,15 +292,15 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
       if (!v.is_const() || v.c.kind != ConstValue::Kind::Int || !ir::is_integer(result)) continue;
       __int128 x = v.c.i;
       if (x < 0 && !ir::is_signed(result)) {
-        error_at(loc, "cannot combine the unsigned type " + type_name(result) + " with the negative number " +
-                          int128_to_string(x) + "; cast one of them explicitly");
+        error_at(loc, "Cannot perform a binary operation between an unsigned tensor and a negative scalar. "
+                          "Perform a explicit cast on one of them.");
       }
       int bits = ir::bit_width(result);
       __int128 lo = ir::is_signed(result) ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
       __int128 hi = ir::is_signed(result) ? (static_cast<__int128>(1) << (bits - 1)) - 1
                                           : (static_cast<__int128>(1) << bits) - 1;
       if (x < lo || x > hi) {
-        error_at(loc, "the number " + int128_to_string(x) + " is out of range for type " + type_name(result));
+        error_at(loc, "Scalar " + int128_to_string(x) + " is out of range for type " + triton_str(result));
       }
     }
     a = lhs_scalar ? constant(result, lhs.c, loc) : cast(a, result, loc);
@@ -259,10 +313,10 @@ std::pair<ir::Value*, ir::Value*> Lowerer::binary_operands(const LValue& lhs, co
 
 ir::Value* Lowerer::add(const LValue& lhs, const LValue& rhs, const Loc& loc) {
   auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
-  if (element_of(a)->is_pointer() && element_of(b)->is_pointer()) error_at(loc, "cannot add two pointers");
+  if (element_of(a)->is_pointer() && element_of(b)->is_pointer()) error_at(loc, "cannot add pointers together");
   if (element_of(b)->is_pointer()) std::swap(a, b);
   if (element_of(a)->is_pointer()) return emit(ir::OpKind::AddPtr, a->type(), {a, b}, loc);
-  return emit(ir::OpKind::Add, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Add, a, b, loc);
 }
 
 ir::Value* Lowerer::sub(const LValue& lhs, const LValue& rhs, const Loc& loc) {
@@ -272,12 +326,21 @@ ir::Value* Lowerer::sub(const LValue& lhs, const LValue& rhs, const Loc& loc) {
     Value* negated = emit(ir::OpKind::Sub, b->type(), {zero, b}, loc);
     return emit(ir::OpKind::AddPtr, a->type(), {a, negated}, loc);
   }
-  return emit(ir::OpKind::Sub, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Sub, a, b, loc);
+}
+
+ir::Value* Lowerer::fp8_op(ir::OpKind kind, ir::Value* a, ir::Value* b, const Loc& loc) {
+  if (!is_fp8_value(a)) return emit(kind, a->type(), {a, b}, loc);
+  // Triton keeps fp8 op fp8 in fp8; tritium computes it in fp32 and rounds once.
+  const Type* fp8 = element_of(a);
+  ir::Value* x = fp8_in_fp32(a, loc);
+  ir::Value* y = fp8_in_fp32(b, loc);
+  return cast(emit(kind, x->type(), {x, y}, loc), fp8, loc);
 }
 
 ir::Value* Lowerer::arith(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
   auto [a, b] = binary_operands(lhs, rhs, false, false, true, false, loc);
-  return emit(kind, a->type(), {a, b}, loc);
+  return fp8_op(kind, a, b, loc);
 }
 
 ir::Value* Lowerer::true_div(const LValue& lhs, const LValue& rhs, const Loc& loc) {
@@ -295,14 +358,14 @@ ir::Value* Lowerer::true_div(const LValue& lhs, const LValue& rhs, const Loc& lo
   } else {
     a = cast(a, bk, loc);
   }
-  return emit(ir::OpKind::Div, a->type(), {a, b}, loc);
+  return fp8_op(ir::OpKind::Div, a, b, loc);
 }
 
 ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
   auto [a, b] = binary_operands(lhs, rhs, false, false, true, true, loc);
   ScalarKind k = element_of(a)->scalar_kind();
   if (kind == ir::OpKind::Div && ir::is_float(k)) {
-    error_at(loc, "// is only defined on integers in kernels, got " + type_name(k) + " operands");
+    error_at(loc, "unexpected type " + triton_str(k));
   }
   return emit(kind, a->type(), {a, b}, loc);
 }
@@ -312,11 +375,22 @@ ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rh
   const Type* at = element_of(a);
   const Type* bt = element_of(b);
   if (!ir::is_integer(at->scalar_kind()) || !ir::is_integer(bt->scalar_kind())) {
-    error_at(loc, "bitwise operators need integer operands, got " + at->str() + " and " + bt->str());
+    error_at(loc, invalid_operands(at, bt));
   }
   ScalarKind result = integer_promote(at->scalar_kind(), bt->scalar_kind());
   a = cast(a, result, loc);
   b = cast(b, result, loc);
+  if (kind == ir::OpKind::Shr && ir::is_signed(at->scalar_kind()) && !ir::is_signed(result) &&
+      result != ScalarKind::I1) {
+    // Triton picks arithmetic vs logical on the left operand's own type, before promotion:
+    // a signed left operand shifts arithmetically even when the result type is unsigned.
+    ScalarKind signed_kind = ir::bit_width(result) == 64 ? ScalarKind::I64
+                           : ir::bit_width(result) == 32 ? ScalarKind::I32
+                           : ir::bit_width(result) == 16 ? ScalarKind::I16 : ScalarKind::I8;
+    Value* x = cast(a, signed_kind, loc);
+    Value* y = cast(b, signed_kind, loc);
+    return cast(emit(kind, x->type(), {x, y}, loc), result, loc);
+  }
   return emit(kind, a->type(), {a, b}, loc);
 }
 
@@ -325,6 +399,8 @@ ir::Value* Lowerer::cmp(const std::string& predicate, const LValue& lhs, const L
   if (element_of(a) != element_of(b)) {
     error_at(loc, "cannot compare " + element_of(a)->str() + " with " + element_of(b)->str());
   }
+  a = fp8_in_fp32(a, loc);
+  b = fp8_in_fp32(b, loc);
   ir::Op* op = builder_.create(ir::OpKind::Cmp, {a->type()->with_element(Type::scalar(ScalarKind::I1))}, {a, b}, loc);
   op->set_attr("predicate", predicate);
   return op->result();

@@ -55,6 +55,8 @@ bool resolve(GetProcAddress get, Api* api, std::string* reason) {
       TRITIUM_ENTRY(cuModuleGetFunction),
       TRITIUM_ENTRY(cuFuncSetAttribute),
       TRITIUM_ENTRY(cuLaunchKernel),
+      TRITIUM_ENTRY(cuLaunchKernelEx),
+      TRITIUM_ENTRY(cuFuncGetAttribute),
       TRITIUM_ENTRY(cuStreamIsCapturing),
       TRITIUM_ENTRY(cuStreamCreate),
       TRITIUM_ENTRY(cuStreamDestroy),

@@ -48,11 +48,38 @@ enum JitOption : int {
   kJitErrorLogBufferSize = 6,      // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
 };
 constexpr int kJitInputPtx = 1;                    // CU_JIT_INPUT_PTX
+constexpr int kFuncMaxThreadsPerBlock = 0;         // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+constexpr int kFuncLocalSizeBytes = 3;             // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
+constexpr int kFuncNumRegs = 4;                    // CU_FUNC_ATTRIBUTE_NUM_REGS
+constexpr int kLaunchAttributeCooperative = 2;     // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+constexpr int kLaunchAttributeClusterDimension = 4;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
 constexpr int kFuncMaxDynamicSharedSize = 8;       // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kStreamCaptureNone = 0;              // CU_STREAM_CAPTURE_STATUS_NONE
 constexpr Result kErrorInvalidValue = 1;           // CUDA_ERROR_INVALID_VALUE
 constexpr Result kErrorNoDevice = 100;             // CUDA_ERROR_NO_DEVICE
 constexpr int kApiVersion = 12000;                 // the ABI asked of cuGetProcAddress
+
+// CUlaunchAttribute and CUlaunchConfig of cuda.h (CUDA 12 ABI): an attribute is a 4-byte
+// id, padding to 8, and a 64-byte value union (clusterDim is its first three unsigneds,
+// cooperative its first int).
+struct LaunchAttribute {
+  int id = 0;
+  char pad[4] = {};
+  union {
+    unsigned cluster_dim[3];
+    int cooperative;
+    char bytes[64];
+  } value{};
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct LaunchConfigEx {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1, block_y = 1, block_z = 1;
+  unsigned shared_bytes = 0;
+  Stream stream = nullptr;
+  LaunchAttribute* attrs = nullptr;
+  unsigned num_attrs = 0;
+};
 
 // The entry points, named as in cuda.h; each has the signature of CUDA 12.0's ABI.
 struct Api {
@@ -82,6 +109,9 @@ struct Api {
   Result (*cuLaunchKernel)(Function function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                            unsigned block_x, unsigned block_y, unsigned block_z,
                            unsigned shared_bytes, Stream stream, void** params, void** extra);
+  Result (*cuLaunchKernelEx)(const LaunchConfigEx* config, Function function, void** params,
+                             void** extra);
+  Result (*cuFuncGetAttribute)(int* value, int attribute, Function function);
   Result (*cuStreamIsCapturing)(Stream stream, int* status);
   Result (*cuStreamCreate)(Stream* stream, unsigned flags);
   Result (*cuStreamDestroy)(Stream stream);

@@ -24,6 +24,9 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   options.ptx_version = build.inputs.ptx_version;
   options.enable_fp_fusion =
       cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";
+  options.num_ctas = build.num_ctas;
+  options.maxnreg = build.maxnreg;
+  if (build.enable_fp_fusion >= 0) options.enable_fp_fusion = build.enable_fp_fusion != 0;
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   return options;
 }
@@ -195,6 +198,7 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
   gpu.function = loaded.function;
   gpu.module = loaded.module;
   gpu.block_x = static_cast<unsigned>(32 * entry.num_warps);
+  gpu.sm = entry.sm;
   gpu.shared_bytes = static_cast<unsigned>(entry.shared_bytes);
   gpu.entry = entry.entry_name;
   gpu.key = entry.key;
@@ -250,7 +254,7 @@ bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
 }
 
 void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,
-            const std::string& kernel) {
+            const std::string& kernel, bool cooperative) {
   constexpr size_t kInline = 64;
   uint64_t inline_values[kInline];
   void* inline_pointers[kInline];
@@ -288,9 +292,71 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
     pointers[i] = &values[i];
   }
   const cuda::Api& api = cuda::driver_if_loaded()->api;
-  cuda::check(api.cuLaunchKernel(gpu.function, grid.x, grid.y, grid.z, gpu.block_x, 1, 1,
-                                 gpu.shared_bytes, stream, pointers, nullptr),
-              "cuLaunchKernel", kernel);
+  if (gpu.cluster_x == 1 && !cooperative) [[likely]] {
+    cuda::check(api.cuLaunchKernel(gpu.function, grid.x, grid.y, grid.z, gpu.block_x, 1, 1,
+                                   gpu.shared_bytes, stream, pointers, nullptr),
+                "cuLaunchKernel", kernel);
+    return;
+  }
+  // A cluster launch: each program is a cluster of num_ctas CTAs along x (the kernel maps
+  // program_id to the cluster's id, nvptx codegen), or a cooperative launch.
+  cuda::LaunchAttribute attrs[2];
+  cuda::LaunchConfigEx config;
+  config.grid_x = grid.x * gpu.cluster_x;
+  config.grid_y = grid.y;
+  config.grid_z = grid.z;
+  config.block_x = gpu.block_x;
+  config.shared_bytes = gpu.shared_bytes;
+  config.stream = stream;
+  config.attrs = attrs;
+  if (gpu.cluster_x > 1) {
+    cuda::LaunchAttribute& a = attrs[config.num_attrs++];
+    a.id = cuda::kLaunchAttributeClusterDimension;
+    a.value.cluster_dim[0] = gpu.cluster_x;
+    a.value.cluster_dim[1] = 1;
+    a.value.cluster_dim[2] = 1;
+  }
+  if (cooperative) {
+    cuda::LaunchAttribute& a = attrs[config.num_attrs++];
+    a.id = cuda::kLaunchAttributeCooperative;
+    a.value.cooperative = 1;
+  }
+  cuda::check(api.cuLaunchKernelEx(&config, gpu.function, pointers, nullptr), "cuLaunchKernelEx",
+              kernel);
+}
+
+uint64_t options_word(const LaunchConfig& config) {
+  // num_ctas <= 16 (5 bits), maxnreg <= 255 (8 bits), fp fusion -1/0/1 (2 bits), debug.
+  return static_cast<uint64_t>(config.num_ctas) |
+         static_cast<uint64_t>(config.maxnreg) << 5 |
+         static_cast<uint64_t>(config.enable_fp_fusion + 1) << 13 |
+         static_cast<uint64_t>(config.debug) << 15;
+}
+
+std::string options_text(const LaunchConfig& config) {
+  std::string out;
+  if (config.num_ctas != 1) out += "num_ctas=" + std::to_string(config.num_ctas) + ";";
+  if (config.maxnreg != 0) out += "maxnreg=" + std::to_string(config.maxnreg) + ";";
+  if (config.enable_fp_fusion >= 0) {
+    out += "enable_fp_fusion=" + std::to_string(config.enable_fp_fusion) + ";";
+  }
+  if (config.debug) out += "debug=1;";
+  return out;
+}
+
+FunctionFacts function_facts(const GpuKernel& gpu, const std::string& kernel) {
+  const cuda::Api& api = cuda::driver(kernel).api;
+  FunctionFacts facts;
+  int local_bytes = 0;
+  cuda::check(api.cuFuncGetAttribute(&facts.n_regs, cuda::kFuncNumRegs, gpu.function),
+              "cuFuncGetAttribute(NUM_REGS)", kernel);
+  cuda::check(api.cuFuncGetAttribute(&local_bytes, cuda::kFuncLocalSizeBytes, gpu.function),
+              "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", kernel);
+  cuda::check(api.cuFuncGetAttribute(&facts.n_max_threads, cuda::kFuncMaxThreadsPerBlock,
+                                     gpu.function),
+              "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)", kernel);
+  facts.n_spills = local_bytes / 4;  // as Triton's driver reports spills: 4-byte words
+  return facts;
 }
 
 }  // namespace tritium::runtime

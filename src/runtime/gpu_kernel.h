@@ -37,7 +37,23 @@ struct GpuKernel {
   std::vector<GpuParam> params;
   std::string entry;  // the PTX entry's name
   std::string key;    // the disk cache key it was built under
+  unsigned cluster_x = 1;  // num_ctas: CTAs per thread-block cluster (1: no cluster)
+  int sm = 0;              // the target it was compiled for
 };
+
+// The launch options besides num_warps/num_stages that change the compiled code, packed
+// for the memory cache's key, and as canonical text for the disk cache key ("" when all are
+// defaults).
+uint64_t options_word(const LaunchConfig& config);
+std::string options_text(const LaunchConfig& config);
+
+// Register and thread facts of a loaded kernel (cuFuncGetAttribute).
+struct FunctionFacts {
+  int n_regs = 0;
+  int n_spills = 0;        // local memory bytes per thread (Triton reports this as n_spills)
+  int n_max_threads = 0;
+};
+FunctionFacts function_facts(const GpuKernel& gpu, const std::string& kernel);
 
 // What building a specialization needs from its kernel.
 struct GpuBuild {
@@ -45,6 +61,10 @@ struct GpuBuild {
   cache::KeyInputs inputs;  // complete: the disk cache key is computed from them
   std::function<std::unique_ptr<ir::Function>()> lower;  // AST -> tile IR for the signature
   std::function<void(ir::Function&)> optimize;           // the tile-IR pipeline
+  // The code-changing launch options (also in inputs.options, which the key hashes).
+  int num_ctas = 1;
+  int maxnreg = 0;
+  int enable_fp_fusion = -1;  // -1: the TRITIUM_DEFAULT_FP_FUSION knob decides
 };
 
 // The PTX, cubin and launch facts for `build`: read from the disk cache when a verified
@@ -80,7 +100,7 @@ bool any_device_pointer(const std::string& kernel, const BoundArgs& bound);
 // it on `stream` (the device's context must be current). No allocation for up to 64
 // parameters, no string building unless the driver reports an error.
 void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,
-            const std::string& kernel);
+            const std::string& kernel, bool cooperative = false);
 
 // The GPU target for a device (sm) or an --arch value; checks that tritium can compile it.
 int checked_sm(int sm, const std::string& kernel);

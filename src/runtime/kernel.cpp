@@ -97,6 +97,17 @@ void check_config(const std::string& kernel, const LaunchConfig& config) {
     throw LaunchError("kernel '" + kernel + "': num_stages must be at least 1, got " +
                       std::to_string(config.num_stages));
   }
+  // A cluster has at most 16 CTAs (8 portably); Triton's num_ctas is a power of two.
+  int c = config.num_ctas;
+  if (c <= 0 || c > 16 || (c & (c - 1)) != 0) {
+    throw LaunchError("kernel '" + kernel + "': num_ctas must be a power of 2 (1 to 16), got " +
+                      std::to_string(c));
+  }
+  // PTX's .maxnreg: registers per thread, at most 255 (and a kernel needs some to run).
+  if (config.maxnreg != 0 && (config.maxnreg < 16 || config.maxnreg > 255)) {
+    throw LaunchError("kernel '" + kernel + "': maxnreg must be None or in [16, 255], got " +
+                      std::to_string(config.maxnreg));
+  }
 }
 
 // An integer scalar's bits as the interpreter wants them: truncated to the type's width,
@@ -185,7 +196,10 @@ void Kernel::Impl::set_globals(Globals globals) {
 }
 
 void Kernel::Impl::read_parameters() {
-  params_ = read_params(*function_, globals_);
+  // Before Python has handed the globals over, a default naming one is not an error yet;
+  // it is when a launch needs the parameters (check_parameters).
+  unresolved_default_.reset();
+  params_ = read_params(*function_, globals_, globals_.empty() ? &unresolved_default_ : nullptr);
   defaults_ = runtime::default_args(name_, params_);
 }
 
@@ -290,8 +304,9 @@ Grid Kernel::Impl::make_grid(const std::string& kernel, const std::vector<int64_
   return Grid{out[0], out[1], out[2]};
 }
 
-void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
-                          const LaunchConfig& config) {
+Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
+                                            const LaunchConfig& config) {
+  check_parameters();
   check_config(name_, config);
   const uint32_t dims_in[3] = {grid.x, grid.y, grid.z};
   for (int i = 0; i < 3; ++i) {
@@ -301,14 +316,16 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
     }
   }
   if (use_gpu(bound, config)) {
-    launch_gpu(grid, bound, config);
-    return;
+    const runtime::GpuKernel* gpu = launch_gpu(grid, bound, config);
+    return Launched{gpu, gpu};
   }
 
   Signature signature = specialize(bound);
-  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
+  std::shared_ptr<const ir::Function> function =
+      compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
+  const Launched launched{function.get(), nullptr};
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return launched;
 
   const std::vector<ir::Param>& fn_params = function->params();
   if (fn_params.size() != bound.size()) {
@@ -353,13 +370,15 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
     // TRITIUM_CHECK_AXIS=1: every analysis claim is checked against the values computed.
     AxisOracle oracle(*function);
     interp::run(*function, dims, values, memory, &oracle.observer());
-    return;
+    return launched;
   }
   interp::run(*function, dims, values, memory);
+  return launched;
 }
 
 std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
                                const LaunchConfig& config) const {
+  check_parameters();
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
   Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);

@@ -2,13 +2,19 @@
 // the per-device memory cache, packing, cuLaunchKernel), building a specialization on a
 // miss (disk cache, else compile), the cache key inputs, and emitting LLVM IR, PTX or cubin.
 // On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <functional>
 #include <set>
 
+#include "cache/sha256.h"
 #include "cache/stats.h"
 #include "runtime/kernel_impl.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/libdevice.h"
 
 namespace tritium {
 
@@ -101,7 +107,7 @@ size_t Kernel::Impl::GpuKeyHash::operator()(const GpuKeyView& key) const {
   size_t h = static_cast<size_t>(key.device);
   hash_combine(&h, static_cast<size_t>(key.num_warps));
   hash_combine(&h, static_cast<size_t>(key.num_stages));
-  hash_combine(&h, static_cast<size_t>(key.debug));
+  hash_combine(&h, static_cast<size_t>(key.options));
   for (const ParamSig& p : key.signature->params) {
     hash_combine(&h, static_cast<size_t>(p.kind) * 31 + static_cast<size_t>(p.dtype));
     hash_combine(&h, static_cast<size_t>(p.divisibility));
@@ -129,15 +135,34 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.source_path = file ? file->path() : "";
   in.first_line = file ? file->first_line() : 1;
   in.globals = globals_text_;
+  // The libdevice that math functions link (its content hash; "none" when not installed),
+  // read once per process: a toolkit upgrade changes the key.
+  static const std::string libdevice = [] {
+    std::string path = nvptx::libdevice_path();
+    if (path.empty()) return std::string("none");
+    std::ifstream file(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    return cache::sha256_hex(bytes);
+  }();
+  in.env.emplace_back("libdevice", libdevice);
+  std::sort(in.env.begin(), in.env.end());
   in.signature = signature_text(signature);
   in.target = "sm_" + std::to_string(runtime::checked_sm(sm, name_));
+  if (config.num_ctas > 1 && sm < 90) {
+    throw LaunchError("kernel '" + name_ + "': num_ctas=" + std::to_string(config.num_ctas) +
+                      " needs thread-block clusters, which sm_" + std::to_string(sm) +
+                      " does not have (sm_90 or newer)");
+  }
   nvptx::TargetOptions target;
   target.sm = sm;
   target.num_warps = config.num_warps;
   in.ptx_version = nvptx::ptx_version_for(target);
   in.num_warps = config.num_warps;
   in.num_stages = config.num_stages;
-  in.debug = config.debug;
+  in.options = runtime::options_text(config);
+  build.num_ctas = config.num_ctas;
+  build.maxnreg = config.maxnreg;
+  build.enable_fp_fusion = config.enable_fp_fusion;
   build.lower = [this, signature, debug = config.debug] { return lower(signature, debug); };
   build.optimize = [](ir::Function& function) { optimize(function); };
   return build;
@@ -155,11 +180,14 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
   }
   runtime::GpuBuild build = gpu_build(signature, config, device.sm);
   cache::Entry entry = runtime::build_entry(build);
-  return runtime::load_entry(entry, device, name_);
+  runtime::GpuKernel gpu = runtime::load_entry(entry, device, name_);
+  gpu.cluster_x = static_cast<unsigned>(config.num_ctas);
+  return gpu;
 }
 
-void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
-                              const LaunchConfig& config) {
+const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
+                                                   const runtime::BoundArgs& bound,
+                                                   const LaunchConfig& config) {
   cuda::driver(name_);  // a clear error when there is no driver or no device
   if (grid.y > 65535 || grid.z > 65535) {
     throw LaunchError("kernel '" + name_ + "': grid dimension " + (grid.y > 65535 ? "1" : "2") +
@@ -177,11 +205,12 @@ void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
   // view of it: a hit allocates nothing.
   thread_local Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
-  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, &signature, config.debug};
+  const uint64_t options = runtime::options_word(config);
+  const GpuKeyView view{ordinal, config.num_warps, config.num_stages, options, &signature};
   bool hit = true;
   const runtime::GpuKernel* gpu = gpu_cache_.peek(view);
   if (gpu == nullptr) {
-    GpuKey key{ordinal, config.num_warps, config.num_stages, signature, config.debug};
+    GpuKey key{ordinal, config.num_warps, config.num_stages, options, signature};
     gpu = &gpu_cache_.get(
         key, [&] { return build_gpu(key.signature, config, device, stream); }, &hit);
   }
@@ -191,8 +220,14 @@ void Kernel::Impl::launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
                signature_text(signature) + "] device " + std::to_string(ordinal) +
                " num_warps=" + std::to_string(config.num_warps) + " key " + gpu->key);
   }
-  if (grid_empty(grid)) return;  // warmup, or Triton's skipped empty launch
-  runtime::launch(*gpu, grid, bound, stream, name_);
+  if (grid_empty(grid)) return gpu;  // warmup, or Triton's skipped empty launch
+  if (grid.x * static_cast<uint64_t>(gpu->cluster_x) > INT32_MAX) [[unlikely]] {
+    throw LaunchError("kernel '" + name_ + "': grid dimension 0 is " + std::to_string(grid.x) +
+                      "; with num_ctas=" + std::to_string(gpu->cluster_x) +
+                      " it must be at most " + std::to_string(INT32_MAX / gpu->cluster_x));
+  }
+  runtime::launch(*gpu, grid, bound, stream, name_, config.launch_cooperative_grid);
+  return gpu;
 }
 
 std::string Kernel::Impl::emit_gpu(Stage stage, const Signature& signature,

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -64,6 +65,10 @@ struct Kernel::Impl {
 
   // One argument per parameter (Python's bind + apply_defaults). The result points into
   // `args`, `named` and the kernel's defaults: keep them alive while using it.
+  // Throws the located error of a parameter default that names an undefined global.
+  void check_parameters() const {
+    if (unresolved_default_) throw *unresolved_default_;
+  }
   runtime::BoundArgs bind(const std::vector<Arg>& args,
                           const std::vector<std::pair<std::string, Arg>>& named) const;
   // META for grid callables: every parameter's name and bound value, constexprs and
@@ -77,14 +82,21 @@ struct Kernel::Impl {
   // Validates `config` and `grid` (LaunchError), then specializes, compiles on a miss, and
   // runs the kernel on the GPU or in the interpreter. A grid with a zero dimension compiles
   // (and on the GPU loads) and returns without running: that is warmup.
-  void launch(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
+  // Returns what ran: `compiled` identifies the specialization (stable until set_globals),
+  // `gpu` is its loaded GPU kernel, null in the interpreter.
+  struct Launched {
+    const void* compiled = nullptr;
+    const runtime::GpuKernel* gpu = nullptr;
+  };
+  Launched launch(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
 
   // Whether a launch with these arguments runs on the GPU (Backend, TRITIUM_INTERPRET, where
   // the pointers live). Prints the one-line interpreter notice when it falls back.
   bool use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& config) const;
   // The GPU launch path (kernel_gpu.cpp): device of the pointers, its context, the memory
   // cache (building on a miss), then the launch unless `grid` has a zero dimension.
-  void launch_gpu(const Grid& grid, const runtime::BoundArgs& bound, const LaunchConfig& config);
+  const runtime::GpuKernel* launch_gpu(const Grid& grid, const runtime::BoundArgs& bound,
+                                       const LaunchConfig& config);
   // What building a GPU specialization for `sm` needs: the complete cache key inputs and the
   // lowering and optimization of this kernel.
   runtime::GpuBuild gpu_build(const Signature& signature, const LaunchConfig& config,
@@ -117,6 +129,7 @@ struct Kernel::Impl {
     int device = 0;
     int num_warps = 4;
     int num_stages = 3;
+    uint64_t options = 0;  // options_word(config): the other options that change code
     Signature signature;
     bool debug = false;
   };
@@ -124,11 +137,12 @@ struct Kernel::Impl {
     int device = 0;
     int num_warps = 4;
     int num_stages = 3;
+    uint64_t options = 0;
     const Signature* signature = nullptr;
     bool debug = false;
   };
   static GpuKeyView view_of(const GpuKey& key) {
-    return {key.device, key.num_warps, key.num_stages, &key.signature, key.debug};
+    return {key.device, key.num_warps, key.num_stages, key.options, &key.signature};
   }
   struct GpuKeyHash {
     using is_transparent = void;
@@ -139,7 +153,8 @@ struct Kernel::Impl {
     using is_transparent = void;
     static bool same(const GpuKeyView& a, const GpuKeyView& b) {
       return a.device == b.device && a.num_warps == b.num_warps &&
-             a.num_stages == b.num_stages && a.debug == b.debug && *a.signature == *b.signature;
+             a.num_stages == b.num_stages && a.options == b.options &&
+             *a.signature == *b.signature;
     }
     bool operator()(const GpuKey& a, const GpuKey& b) const { return same(view_of(a), view_of(b)); }
     bool operator()(const GpuKeyView& a, const GpuKey& b) const { return same(a, view_of(b)); }
@@ -163,6 +178,7 @@ struct Kernel::Impl {
   Globals globals_;  // what Python handed over, plus callee_bindings_
   KernelParams params_;
   std::vector<Arg> defaults_;  // params_.defaults as Args
+  std::optional<CompileError> unresolved_default_;  // a default naming an unknown global
 
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;

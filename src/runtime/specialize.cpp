@@ -76,69 +76,10 @@ Arg int_arg(__int128 value, const std::string& kernel, const std::string& param)
   return Arg::integer(static_cast<int64_t>(value));
 }
 
-ir::ScalarKind to_scalar_kind(DType dtype) {
-  switch (dtype) {
-    case DType::i1:
-      return ir::ScalarKind::I1;
-    case DType::i8:
-      return ir::ScalarKind::I8;
-    case DType::i16:
-      return ir::ScalarKind::I16;
-    case DType::i32:
-      return ir::ScalarKind::I32;
-    case DType::i64:
-      return ir::ScalarKind::I64;
-    case DType::u8:
-      return ir::ScalarKind::U8;
-    case DType::u16:
-      return ir::ScalarKind::U16;
-    case DType::u32:
-      return ir::ScalarKind::U32;
-    case DType::u64:
-      return ir::ScalarKind::U64;
-    case DType::fp16:
-      return ir::ScalarKind::F16;
-    case DType::bf16:
-      return ir::ScalarKind::BF16;
-    case DType::fp32:
-      return ir::ScalarKind::F32;
-    case DType::fp64:
-      return ir::ScalarKind::F64;
-  }
-  return ir::ScalarKind::I32;
-}
+// DType and ir::ScalarKind are both generated from tritium/dtypes.def, in its order.
+ir::ScalarKind to_scalar_kind(DType dtype) { return static_cast<ir::ScalarKind>(dtype); }
 
-DType to_dtype(ir::ScalarKind kind) {
-  switch (kind) {
-    case ir::ScalarKind::I1:
-      return DType::i1;
-    case ir::ScalarKind::I8:
-      return DType::i8;
-    case ir::ScalarKind::I16:
-      return DType::i16;
-    case ir::ScalarKind::I32:
-      return DType::i32;
-    case ir::ScalarKind::I64:
-      return DType::i64;
-    case ir::ScalarKind::U8:
-      return DType::u8;
-    case ir::ScalarKind::U16:
-      return DType::u16;
-    case ir::ScalarKind::U32:
-      return DType::u32;
-    case ir::ScalarKind::U64:
-      return DType::u64;
-    case ir::ScalarKind::F16:
-      return DType::fp16;
-    case ir::ScalarKind::BF16:
-      return DType::bf16;
-    case ir::ScalarKind::F32:
-      return DType::fp32;
-    case ir::ScalarKind::F64:
-      return DType::fp64;
-  }
-  return DType::i32;
-}
+DType to_dtype(ir::ScalarKind kind) { return static_cast<DType>(kind); }
 
 ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string& param) {
   switch (arg.kind()) {

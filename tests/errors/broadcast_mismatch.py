@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32" --emit ir
-# ERROR: 11:9: incompatible shapes
+# ERROR: 11:9: Cannot make_shape_compatible: incompatible dimensions at index 0
 import tritium
 import tritium.language as tl
 

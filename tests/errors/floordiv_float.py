@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32" --emit ir
-# ERROR: 10:21: // is only defined on integers
+# ERROR: 10:21: unexpected type fp32
 import tritium
 import tritium.language as tl
 

@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32" --emit ir
-# ERROR: 10:9: incompatible shapes for broadcasting
+# ERROR: 10:9: Cannot make_shape_compatible: incompatible dimensions
 import tritium
 import tritium.language as tl
 

@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*i32, i32, u64" --emit ir
-# ERROR: 9:21: different signedness
+# ERROR: 9:21: because they have different signedness
 import tritium
 import tritium.language as tl
 

@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*u32, u64" --emit ir
-# ERROR: 9:22: negative number
+# ERROR: 9:22: between an unsigned tensor and a negative scalar
 import tritium
 import tritium.language as tl
 

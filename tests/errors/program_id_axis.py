@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32" --emit ir
-# ERROR: 9:11: axis must be 0, 1 or 2
+# ERROR: 9:11: program_id axis must be 0, 1, or 2 but got
 import tritium
 import tritium.language as tl
 

@@ -2,6 +2,7 @@
 // body through Emitter, the module verified, LLVM's O3 pipeline, then the NVPTX backend.
 // LLVM never aborts the process: its errors become InternalErrors (see fatal_handler).
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/libdevice.h"
 
 #include <algorithm>
 #include <mutex>
@@ -19,6 +20,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include "support/diagnostics.h"
@@ -175,6 +179,10 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
   c.kernel = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, function.name(), *c.module);
   c.kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);  // `.visible .entry`
   c.kernel->addFnAttr("nvvm.maxntid", std::to_string(32 * options.num_warps));
+  if (options.maxnreg > 0) c.kernel->addFnAttr("nvvm.maxnreg", std::to_string(options.maxnreg));
+  if (options.num_ctas > 1) {
+    c.kernel->addFnAttr("nvvm.cluster_dim", std::to_string(options.num_ctas) + ",1,1");
+  }
   c.kernel->addFnAttr(llvm::Attribute::NoUnwind);
   const auto& params = function.params();
   for (size_t i = 0; i < params.size(); ++i) {
@@ -223,6 +231,39 @@ std::string emit_ptx(Compilation& c) {
   return std::string(ptx.str());
 }
 
+// Links NVIDIA's libdevice into the module when the kernel calls its functions (__nv_*),
+// keeping only what is used; the rest is internal so that O3 drops it. Flush-to-zero off,
+// as Triton compiles (nvvm-reflect-ftz = 0).
+void link_libdevice(Compilation& c, const ir::Function& function) {
+  bool needed = false;
+  for (const llvm::Function& f : *c.module) {
+    if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
+  }
+  if (!needed) return;
+  std::string path = libdevice_path();
+  if (path.empty()) {
+    error_at(function.loc(), "kernel '" + function.name() + "' calls libdevice math functions, and NVIDIA's "
+                             "libdevice (libdevice.10.bc of the CUDA toolkit) was not found; looked in " +
+                             libdevice_search_text() + ". Install the CUDA toolkit or set TRITIUM_LIBDEVICE_PATH");
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) error_at(function.loc(), "cannot read libdevice at " + path + ": " + buffer.getError().message());
+  auto library = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), *c.context);
+  if (!library) {
+    std::string why = llvm::toString(library.takeError());
+    error_at(function.loc(), "libdevice at " + path + " is not valid LLVM bitcode: " + why);
+  }
+  (*library)->setTargetTriple(c.module->getTargetTriple());
+  (*library)->setDataLayout(c.module->getDataLayout());
+  if (llvm::Linker::linkModules(*c.module, std::move(*library), llvm::Linker::Flags::LinkOnlyNeeded)) {
+    internal_error("nvptx", "linking libdevice (" + path + ") failed", function.loc());
+  }
+  for (llvm::Function& f : *c.module) {
+    if (!f.isDeclaration() && &f != c.kernel) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
+}
+
 // Runs `body` on a fresh compilation, turning LLVM's fatal errors into InternalErrors.
 template <typename F>
 auto with_llvm(const ir::Function& function, const TargetOptions& options, F body) {
@@ -234,6 +275,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     build_kernel(c, function, options);
     Emitter emitter(function, options, c.kernel);
     c.shared_bytes = emitter.emit();
+    link_libdevice(c, function);
     std::string broken;
     llvm::raw_string_ostream out(broken);
     if (llvm::verifyModule(*c.module, &out)) internal_error("nvptx", "invalid LLVM IR for '" + function.name() + "': " + broken);
@@ -258,6 +300,9 @@ llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind) {
     case ir::ScalarKind::BF16: return llvm::Type::getBFloatTy(context);
     case ir::ScalarKind::F32: return llvm::Type::getFloatTy(context);
     case ir::ScalarKind::F64: return llvm::Type::getDoubleTy(context);
+    // fp8 values travel as their bits; emit_fp8.cpp converts them.
+    case ir::ScalarKind::F8E4NV: case ir::ScalarKind::F8E5: case ir::ScalarKind::F8E4B15:
+    case ir::ScalarKind::F8E4B8: case ir::ScalarKind::F8E5B16: return llvm::Type::getInt8Ty(context);
   }
   internal_error("nvptx", "unknown scalar kind");
 }

@@ -18,6 +18,10 @@ struct TargetOptions {
   // Widen loads and stores as the axis facts allow (off: one element per access, the
   // "before" of the vectorization benchmark; TRITIUM_DISABLE_VECTORIZE=1 at run time).
   bool vectorize = true;
+  // Triton's num_ctas: CTAs per thread-block cluster (sm_90+); > 1 makes program_id the
+  // cluster's id, and only each cluster's first CTA works. maxnreg: PTX .maxnreg (0: none).
+  int num_ctas = 1;
+  int maxnreg = 0;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

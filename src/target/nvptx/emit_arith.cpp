@@ -7,6 +7,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
+#include "ir/float_format.h"
 #include "target/nvptx/emitter.h"
 
 namespace tritium::nvptx {
@@ -31,7 +32,11 @@ void Emitter::emit_constant(const ir::Op& op) {
   const ir::AttrValue* value = op.find_attr("value");
   if (value == nullptr) internal_error("nvptx", "constant without a value", op.loc());
   llvm::Value* v = nullptr;
-  if (std::holds_alternative<double>(*value)) {
+  if (std::holds_alternative<double>(*value) && ir::is_fp8(type->element()->scalar_kind())) {
+    // fp8 lives as its bits: the value rounded once, as the interpreter rounds it.
+    ScalarKind k = type->element()->scalar_kind();
+    v = int_const(element, static_cast<int64_t>(ir::encode_float(std::get<double>(*value), k)));
+  } else if (std::holds_alternative<double>(*value)) {
     double d = std::get<double>(*value);
     if (!element->isFloatingPointTy()) internal_error("nvptx", "a float value for an integer constant", op.loc());
     // Rounded from the double once, to nearest even, as the interpreter does.
@@ -72,6 +77,7 @@ Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
       return [this, &op, first, result](const std::vector<llvm::Value*>& a) { return cast(op, first, result, a[0]); };
     case OpKind::AddPtr:
       return [this, &op](const std::vector<llvm::Value*>& a) { return addptr(op, a[0], a[1]); };
+    case OpKind::ExternElementwise: return extern_fn(op);
     default: break;
   }
   ScalarKind kind = first->element()->scalar_kind();
@@ -291,6 +297,30 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
   ScalarKind fk = from->scalar_kind();
   bool from_float = ir::is_float(fk);
   bool to_float = ir::is_float(tk);
+  const ir::AttrValue* rounding = op.find_attr("rounding");
+  bool toward_zero = rounding && std::holds_alternative<int64_t>(*rounding) && std::get<int64_t>(*rounding) == 1;
+  if (ir::is_fp8(fk) || ir::is_fp8(tk)) {
+    // Through fp32, exactly (fp8 values fit fp16, bf16 and fp32) except from fp64.
+    llvm::Value* wide = a;
+    if (ir::is_fp8(fk)) {
+      wide = fp8_to_f32(a, fk);
+    } else if (fk == ScalarKind::F64) {
+      wide = toward_zero ? float_cast_toward_zero(a, fk, ScalarKind::F32) : b_.CreateFPTrunc(a, b_.getFloatTy());
+    } else if (from_float) {
+      wide = b_.CreateFPExt(a, b_.getFloatTy());
+    } else {
+      wide = ir::is_signed(fk) ? b_.CreateSIToFP(a, b_.getFloatTy()) : b_.CreateUIToFP(a, b_.getFloatTy());
+    }
+    if (ir::is_fp8(tk)) return f32_to_fp8(wide, tk, toward_zero);
+    if (tk == ScalarKind::F32) return wide;
+    if (to_float) return ir::bit_width(tk) > 32 ? b_.CreateFPExt(wide, target) : b_.CreateFPTrunc(wide, target);
+    if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(wide, llvm::ConstantFP::get(wide->getType(), 0.0));
+    auto id = ir::is_signed(tk) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateIntrinsic(id, {target, wide->getType()}, {wide});
+  }
+  if (from_float && to_float && toward_zero && ir::bit_width(tk) < ir::bit_width(fk)) {
+    return float_cast_toward_zero(a, fk, tk);
+  }
   if (from_float && to_float) {
     // fp16 <-> bf16 through fp32: exact widening, then one rounding.
     if (is_half_kind(fk) && is_half_kind(tk)) return b_.CreateFPTrunc(b_.CreateFPExt(a, b_.getFloatTy()), target);

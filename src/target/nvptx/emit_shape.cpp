@@ -19,7 +19,17 @@ void Emitter::emit_program_id(const ir::Op& op) {
                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
   int64_t axis = op.int_attr("axis");
   if (axis < 0 || axis > 2) internal_error("nvptx", "program axis " + std::to_string(axis), op.loc());
-  auto id = op.kind() == OpKind::ProgramId ? kCtaid[axis] : kNctaid[axis];
+  // With clusters (num_ctas > 1) a program is a cluster: its id and count, as Triton.
+  static const llvm::Intrinsic::ID kClusterid[] = {
+      llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_z};
+  static const llvm::Intrinsic::ID kNclusterid[] = {
+      llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_y,
+      llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_z};
+  bool cluster = num_ctas_ > 1;
+  auto id = op.kind() == OpKind::ProgramId ? (cluster ? kClusterid : kCtaid)[axis]
+                                           : (cluster ? kNclusterid : kNctaid)[axis];
   set(op.result(), Regs::one(b_.CreateIntrinsic(id, llvm::ArrayRef<llvm::Value*>())));
 }
 

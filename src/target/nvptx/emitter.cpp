@@ -30,11 +30,25 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       b_(kernel->getContext()),
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
-      widths_(choose_vector_widths(function, threads_, options.vectorize)) {}
+      widths_(choose_vector_widths(function, threads_, options.vectorize)),
+      sm_(options.sm),
+      num_ctas_(options.num_ctas) {}
 
 int64_t Emitter::emit() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
   b_.SetInsertPoint(entry);
+  if (num_ctas_ > 1) {
+    // num_ctas > 1: each program is a cluster, and its first CTA does the program's work
+    // (tiles are not split across CTAs), so the results equal num_ctas=1's.
+    llvm::Value* rank = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank,
+                                           llvm::ArrayRef<llvm::Value*>());
+    auto* work = llvm::BasicBlock::Create(context_, "cluster.leader", kernel_);
+    auto* idle = llvm::BasicBlock::Create(context_, "cluster.idle", kernel_);
+    b_.CreateCondBr(b_.CreateICmpEQ(rank, b_.getInt32(0)), work, idle);
+    b_.SetInsertPoint(idle);
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(work);
+  }
   thread_id();
   // Entry arguments are the LLVM arguments, in order; an i1 travels as an i32 (codegen.cpp).
   const auto& args = function_.body().args();
@@ -68,6 +82,7 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
     case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Abs: case OpKind::Floor:
     case OpKind::Ceil: case OpKind::Select: case OpKind::Cast: case OpKind::AddPtr:
+    case OpKind::ExternElementwise:
       return emit_elementwise(op);
     case OpKind::Load: return emit_load(op);
     case OpKind::Store: return emit_store(op);

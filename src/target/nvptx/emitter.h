@@ -89,6 +89,17 @@ class Emitter {
   llvm::Value* compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b);
   llvm::Value* cast(const ir::Op& op, const ir::Type* from, const ir::Type* to, llvm::Value* a);
 
+  // ---- emit_extern.cpp: calls of libdevice functions (linked by codegen.cpp) ----
+  ElementFn extern_fn(const ir::Op& op);
+
+  // ---- emit_fp8.cpp: fp8 <-> fp32 (cvt on sm_90 for e4nv/e5, else in software) ----
+  llvm::Value* fp8_to_f32(llvm::Value* bits, ir::ScalarKind kind);
+  llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
+  // A float cast with fp_downcast_rounding="rtz" (cvt.rz), fp8 excluded.
+  llvm::Value* float_cast_toward_zero(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to);
+  llvm::Value* ptx_unary(const std::string& text, const char* constraints, llvm::Type* result,
+                         std::vector<llvm::Value*> args);
+
   // ---- emit_shape.cpp: program ids, ranges, splat, broadcast, views ----
   void emit_program_id(const ir::Op& op);
   void emit_make_range(const ir::Op& op);
@@ -154,6 +165,8 @@ class Emitter {
   int threads_;
   ThreadFacts facts_;
   VectorWidths widths_;
+  int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
+  int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;

@@ -1,0 +1,142 @@
+"""The compiled-kernel handle: what ``kernel[grid](...)``, ``kernel.run(...)`` and
+``kernel.warmup(...)`` return, shaped like Triton's ``CompiledKernel``.
+
+The C++ launcher makes one handle per compiled specialization (and launch options) and
+returns the same object on every later launch, so a cache hit pays nothing for it. The
+text stages in ``.asm`` are produced on first access, never at launch. Stages that exist
+only in Triton's compiler (``ttir``, ``ttgir``) are absent rather than faked.
+"""
+
+from collections.abc import Mapping
+
+__all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget"]
+
+_STAGES = {"ir": "ir-opt", "llir": "llvm", "ptx": "ptx", "cubin": "cubin"}
+
+
+class GPUTarget:
+    """Triton's ``GPUTarget``: backend, arch (10 * major + minor) and warp size."""
+
+    __slots__ = ("backend", "arch", "warp_size")
+
+    def __init__(self, backend, arch, warp_size):
+        self.backend = backend
+        self.arch = arch
+        self.warp_size = warp_size
+
+    def __eq__(self, other):
+        return isinstance(other, GPUTarget) and (self.backend, self.arch, self.warp_size) == (
+            other.backend, other.arch, other.warp_size)
+
+    def __hash__(self):
+        return hash((self.backend, self.arch, self.warp_size))
+
+    def __repr__(self):
+        return f"GPUTarget(backend={self.backend!r}, arch={self.arch}, warp_size={self.warp_size})"
+
+
+class KernelMetadata:
+    """``handle.metadata``: attribute access, as Triton's namedtuple, plus ``_asdict()``."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def _asdict(self):
+        return dict(self.__dict__)
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"KernelMetadata({inner})"
+
+
+class _Asm(Mapping):
+    """``handle.asm``: "ir" (tritium's optimized tile IR), "llir", "ptx" (text) and "cubin"
+    (bytes), each compiled on first access and then kept."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._done = {}
+
+    def __getitem__(self, stage):
+        if stage not in _STAGES:
+            raise KeyError(stage)
+        if stage not in self._done:
+            self._done[stage] = self._handle._emit(_STAGES[stage])
+        return self._done[stage]
+
+    def __iter__(self):
+        return iter(_STAGES)
+
+    def __len__(self):
+        return len(_STAGES)
+
+    def __contains__(self, stage):
+        return stage in _STAGES
+
+    def __repr__(self):
+        return f"<asm stages {list(_STAGES)} of {self._handle.name}>"
+
+
+class CompiledKernel:
+    """One compiled specialization of a kernel, as launched.
+
+    ``name``, ``signature`` (tritium's canonical text), ``asm``, ``metadata`` (name,
+    num_warps, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
+    enable_fp_fusion, launch_cooperative_grid, debug), ``n_regs``, ``n_spills`` and
+    ``n_max_threads`` (asked of the driver when the kernel ran on a GPU; None when it ran
+    in the interpreter, where there are no registers), ``hash`` (the disk cache key, GPU
+    only) and ``backend`` ("cuda" or "interpreter")."""
+
+    def __init__(self, kernel, signature, options, info):
+        self._kernel = kernel
+        self.name = kernel.name
+        self.signature = signature
+        self._options = dict(options)
+        self.backend = info.get("backend", "interpreter")
+        self.hash = info.get("key") or None
+        arch = int(info.get("sm", 0))
+        self._arch = arch
+        num_ctas = int(options.get("num_ctas", 1))
+        self.metadata = KernelMetadata(
+            name=self.name,
+            hash=self.hash,
+            num_warps=int(options.get("num_warps", 4)),
+            num_ctas=num_ctas,
+            num_stages=int(options.get("num_stages", 3)),
+            maxnreg=int(options.get("maxnreg", 0)) or None,
+            enable_fp_fusion=int(options.get("enable_fp_fusion", -1)) != 0,
+            launch_cooperative_grid=bool(options.get("launch_cooperative_grid", False)),
+            launch_pdl=bool(options.get("launch_pdl", False)),
+            debug=bool(options.get("debug", False)),
+            shared=int(info.get("shared", 0)),
+            cluster_dims=(num_ctas, 1, 1),
+            target=GPUTarget("cuda", arch, 32) if arch else None,
+            backend=self.backend,
+        )
+        self.n_regs = info.get("n_regs")
+        self.n_spills = info.get("n_spills")
+        self.n_max_threads = info.get("n_max_threads")
+        self.asm = _Asm(self)
+
+    @property
+    def kernel(self):
+        """The cubin (Triton's ``CompiledKernel.kernel``)."""
+        return self.asm["cubin"]
+
+    def _emit(self, stage):
+        o = self._options
+        return self._kernel.emit(stage, self.signature, int(o.get("num_warps", 4)),
+                                 int(o.get("num_stages", 3)), self._arch,
+                                 num_ctas=int(o.get("num_ctas", 1)),
+                                 maxnreg=int(o.get("maxnreg", 0)),
+                                 enable_fp_fusion=int(o.get("enable_fp_fusion", -1)),
+                                 debug=bool(o.get("debug", False)))
+
+    def __repr__(self):
+        return f"<tritium.CompiledKernel {self.name} [{self.signature}] on {self.backend}>"
+
+
+def _make(kernel, signature, options, info):
+    """Called by the C++ launcher (kernel_binding.cpp) the first time a specialization is
+    launched with these options."""
+    return CompiledKernel(kernel, signature, options, info)

@@ -1,0 +1,90 @@
+// The libdevice family: every function of triton.language.extra.libdevice (and the
+// triton.language.math names beyond the core ones) as one ExternElementwise op each
+// (ir/extern_math.h has the table), plus tl.erf, tl.div_rn, tl.sqrt_rn, tl.fdiv, tl.umulhi,
+// tl.clamp and tl.assume. Arguments are promoted as Triton's dispatch does, then must be
+// fp32 or fp64 (integers for umulhi): Triton's error names the types otherwise.
+#include "ir/extern_math.h"
+#include "lower/builtin_registry.h"
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::ScalarKind;
+using ir::Type;
+using ir::Value;
+
+LValue extern_math_call(Lowerer& L, const std::string& name, const std::vector<LValue>& args, const Loc& loc) {
+  const ir::ExternMath* fn = ir::find_extern_math(name);
+  if (fn == nullptr) error_at(loc, "libdevice has no function '" + name + "' that tritium knows");
+  if (static_cast<int>(args.size()) != fn->arity) {
+    error_at(loc, name + "() takes " + std::to_string(fn->arity) + " argument" + (fn->arity == 1 ? "" : "s") +
+                      ", got " + std::to_string(args.size()));
+  }
+  // Promote all arguments to one type and shape, as an arithmetic op would.
+  std::vector<Value*> values;
+  if (args.size() == 1) {
+    values.push_back(L.to_tensor(args[0], loc));
+  } else {
+    LValue acc = args[0];
+    for (size_t i = 1; i < args.size(); ++i) {
+      auto [a, b] = L.binary_operands(acc, args[i], false, false, true, false, loc);
+      acc = LValue::tensor(a);
+      if (i == 1) values.push_back(a);
+      values.push_back(b);
+    }
+    // The first ones may have been promoted further by later arguments: promote them again.
+    const Type* last = values.back()->type();
+    for (Value*& v : values) {
+      v = L.cast(v, last->element(), loc);
+      v = L.broadcast_to(v, last->shape(), loc);
+    }
+  }
+  const Type* element = values[0]->type()->element();
+  ScalarKind kind = element->is_scalar() ? element->scalar_kind() : ScalarKind::I64;
+  bool ok = !element->is_pointer() &&
+            (fn->integer ? (ir::is_integer(kind) && kind != ScalarKind::I1 && ir::bit_width(kind) >= 32)
+                         : ir::extern_math_symbol(*fn, kind) != nullptr);
+  if (!ok) {
+    std::string expected = fn->integer ? "(int32,) (uint32,) (int64,) (uint64,)"
+                                       : fn->f64 ? "(fp32,) (fp64,)" : "(fp32,)";
+    error_at(loc, "input arg type does not match. Expect one of " + expected + ", got (" +
+                      element->str() + ",) for " + name);
+  }
+  ir::Op* op = L.builder().create(ir::OpKind::ExternElementwise, {values[0]->type()}, values, loc);
+  op->set_attr("symbol", std::string(fn->name));
+  return LValue::tensor(op->result());
+}
+
+void register_libdevice_builtins(BuiltinTable& t) {
+  auto by_name = [](const char* name) {
+    return [name](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+      std::vector<LValue> args{a.get("x")};
+      if (ir::find_extern_math(name)->arity > 1) args.push_back(a.get("y"));
+      return extern_math_call(L, name, args, loc);
+    };
+  };
+  t.add("erf", {"x"}, true, by_name("erf"));
+  t.add("sqrt_rn", {"x"}, true, by_name("sqrt_rn"));
+  t.add("div_rn", {"x", "y"}, false, by_name("div_rn"));
+  t.add("umulhi", {"x", "y"}, false, by_name("umulhi"));
+  t.add("fdiv", {"x", "y", "ieee_rounding="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    // Triton: the precise (IEEE) division with ieee_rounding, else the fast one.
+    if (a.const_bool("ieee_rounding", false)) return extern_math_call(L, "div_rn", {a.get("x"), a.get("y")}, loc);
+    return LValue::tensor(L.true_div(a.get("x"), a.get("y"), loc));
+  });
+  t.add("clamp", {"x", "min", "max", "propagate_nan="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    Value* x = L.to_tensor(a.get("x"), loc);
+    if (!x->type()->is_float()) error_at(loc, "Unexpected dtype " + x->type()->element()->str() + ". Only floating point values are supported.");
+    LValue lower = LValue::tensor(L.min_max(ir::OpKind::Maximum, LValue::tensor(x), a.get("min"), loc));
+    return LValue::tensor(L.min_max(ir::OpKind::Minimum, lower, a.get("max"), loc));
+  });
+  t.add("assume", {"cond"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    // A promise to the compiler; tritium checks it is a condition and uses nothing from it.
+    const LValue& cond = a.get("cond");
+    if (!cond.is_const()) L.to_tensor(cond, loc);
+    return LValue::constant(ConstValue::none());
+  });
+}
+
+}  // namespace tritium::lower
