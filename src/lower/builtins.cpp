@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "lower/block_shape.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -309,12 +310,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
       kind = a.dtype("dtype");
       value = a.get("value");
     }
-    int64_t numel = 1;
-    for (int64_t d : shape) {
-      if (!is_power_of_two(d)) error_at(loc, "tl." + fn + " shape dimensions must be powers of two, got " + std::to_string(d));
-      numel *= d;
-    }
-    if (numel > (1 << 20)) error_at(loc, "a block of " + std::to_string(numel) + " elements exceeds the limit of 1048576");
+    check_block_shape(shape, loc);
     Value* scalar = value.is_const() ? constant(kind, value.c, loc) : cast(to_tensor(value, loc), kind, loc);
     if (scalar->type()->is_block()) error_at(loc, "the value of tl.full must be a scalar");
     if (shape.empty()) return LValue::tensor(scalar);
@@ -423,8 +419,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     Value* x = to_tensor(a.get("input"), loc);
     std::vector<int64_t> shape = a.shape("shape");
     if (fn == "broadcast_to") return LValue::tensor(broadcast_to(x, shape, loc));
-    int64_t numel = 1;
-    for (int64_t d : shape) numel *= d;
+    int64_t numel = check_block_shape(shape, loc);
     int64_t have = x->type()->is_block() ? x->type()->num_elements() : 1;
     if (numel != have) {
       error_at(loc, "cannot reshape " + x->type()->str() + " (" + std::to_string(have) + " elements) to " +
