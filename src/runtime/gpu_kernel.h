@@ -45,7 +45,14 @@ struct GpuBuild {
   cache::KeyInputs inputs;  // complete: the disk cache key is computed from them
   std::function<std::unique_ptr<ir::Function>()> lower;  // AST -> tile IR for the signature
   std::function<void(ir::Function&)> optimize;           // the tile-IR pipeline
+  // The parameters the compiled entry takes (expected_params): a disk entry that lists
+  // others is bad, whatever its checksum says.
+  std::vector<cache::CachedParam> params;
 };
+
+// The parameters the entry compiled for `signature` takes, as the cache records them: each
+// one not folded to a constant, packed as nvptx::PtxParam says (pointers 8 bytes, i1 as 4).
+std::vector<cache::CachedParam> expected_params(const Signature& signature, const std::vector<std::string>& names);
 
 // The PTX, cubin and launch facts for `build`: read from the disk cache when a verified
 // entry exists, else compiled (lower, optimize, PTX, cubin) and stored. Needs a current

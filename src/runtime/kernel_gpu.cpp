@@ -138,6 +138,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.num_stages = config.num_stages;
   build.lower = [this, signature] { return lower(signature); };
   build.optimize = [](ir::Function& function) { optimize(function); };
+  build.params = runtime::expected_params(signature, params_.names);
   return build;
 }
 
