@@ -13,6 +13,7 @@
 
 #include "frontend/ast_printer.h"
 #include "frontend/parser.h"
+#include "analysis/written_params.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -253,7 +254,8 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
 }
 
 std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
-                                                           const std::string& key) {
+                                                           const std::string& key,
+                                                           std::vector<bool>* written) {
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -261,16 +263,21 @@ std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& sign
     if (!slot) slot = std::make_shared<Entry>();
     entry = slot;
   }
-  if (entry->ready.load(std::memory_order_acquire)) return entry->function;
+  if (entry->ready.load(std::memory_order_acquire)) {
+    if (written) *written = entry->written;
+    return entry->function;
+  }
   // One compile per key: later callers wait on the entry, not on the whole cache. A failed
   // compile leaves the entry empty, so the next call reports the error again.
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (!entry->ready.load(std::memory_order_acquire)) {
     std::unique_ptr<ir::Function> function = lower(signature);
     optimize(*function);
+    entry->written = analysis::written_params(*function);
     entry->function = std::move(function);
     entry->ready.store(true, std::memory_order_release);
   }
+  if (written) *written = entry->written;
   return entry->function;
 }
 
@@ -306,7 +313,16 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
   }
 
   Signature signature = specialize(bound);
-  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature));
+  std::vector<bool> written;
+  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature), &written);
+  // Before anything runs: a kernel that would write into a read-only array does not start.
+  for (size_t i = 0; i < bound.size() && i < written.size(); ++i) {
+    if (written[i] && bound[i].arg->kind() == Arg::Kind::Pointer && bound[i].arg->is_read_only()) {
+      throw runtime::argument_error(name_, params_.names[i],
+                                    "the array is read-only (writeable=False), and the kernel stores or atomically "
+                                    "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
+    }
+  }
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
 
