@@ -227,3 +227,35 @@ def test_read_only_array_written_through_a_carried_pointer_is_refused():
     # With n == 0 the store goes through a_ptr: it may be written too.
     with pytest.raises(tritium.LaunchError, match=r"'a_ptr'.*read-only"):
         carried_pointer_kernel[(1,)](read_only(np.arange(16)), b, 2, BLOCK=16)
+
+
+# ---- recursion (issue 11): located at the call, also across @jit functions ----
+
+@tritium.jit
+def recursive_a(x):
+    return recursive_b(x)
+
+
+@tritium.jit
+def recursive_b(x):
+    return recursive_a(x)  # LINE: mutual call
+
+
+@tritium.jit
+def calls_mutual(x_ptr):
+    tl.store(x_ptr, recursive_a(1))
+
+
+@tritium.jit
+def calls_itself(x_ptr):
+    calls_itself(x_ptr)  # LINE: self call
+
+
+@pytest.mark.parametrize("kernel, marker", [(calls_mutual, "mutual call"), (calls_itself, "self call")])
+def test_recursion_is_located_at_the_call(kernel, marker):
+    line, text = marked_line(__file__, marker)
+    with pytest.raises(tritium.CompilationError) as info:
+        kernel[(1,)](np.zeros(1, np.int32))
+    assert "recursion is not supported" in info.value.message
+    assert info.value.line == line
+    assert info.value.col == len(text) - len(text.lstrip()) + 1 + (len("return ") if "return" in text else 0)
