@@ -9,7 +9,8 @@
 #        mkdir -p build-gpu/dist && cp build-gpu/src/runtime/libtritium.so build-gpu/dist/ &&
 #        strip --strip-unneeded build-gpu/dist/libtritium.so
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
-#   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small.
+#   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; DIFFERENTIAL=N also
+#   runs N generated kernels through tests/fuzz/differential.py (interpreter, GPU, Triton).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -42,6 +43,10 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
+if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
+  $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
+    -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
+fi
 build_ok=1
 for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
 g++ -shared /tmp/arg_convert.o /tmp/globals_convert.o /tmp/kernel_binding.o /tmp/module.o \
@@ -53,11 +58,17 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
 timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/gpu/test_gpu_kernels.py \
-  tests/gpu/test_gpu_issue_741.py tests/gpu/test_gpu_runtime.py 2>&1 | tee "$OUT/gpu_tests.log"
+  tests/gpu/test_gpu_issue_741.py tests/gpu/test_gpu_runtime.py tests/gpu/test_gpu_atomics.py 2>&1 | tee "$OUT/gpu_tests.log"
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 echo "== the interpreter suite (tests/python)"
 timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
+
+if [ "${DIFFERENTIAL:-0}" != "0" ]; then
+  echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
+  timeout 540 python3 tests/fuzz/differential.py --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" \
+    --triton --out "$OUT/differential" 2>&1 | tail -8 | tee "$OUT/differential.log"
+fi
 
 if [ "${SKIP_BENCH:-0}" != "1" ]; then
   echo "== benchmarks"
