@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tritium with warnings as errors and runs every CTest suite (unit, golden, errors,
 # python, the C++ example); then builds again with AddressSanitizer+UBSan (build-asan,
-# without the NVPTX backend) and runs the unit, golden and error tests there.
+# without the NVPTX backend) and runs the unit, golden and error tests and the fuzzer smoke
+# run there.
 #
 #   scripts/test.sh            both configurations
 #   SKIP_ASAN=1 scripts/test.sh
@@ -36,6 +37,6 @@ if [ "${SKIP_ASAN:-0}" != "1" ]; then
   cmake --build "$ASAN_BUILD" -j "$JOBS"
   echo "== tests ($ASAN_BUILD)"
   ctest --test-dir "$ASAN_BUILD" --output-on-failure -j "$JOBS" \
-    -R '^(unit|golden|errors|filecheck_selftest|errors_selftest|cli|example_launch_from_cpp)$'
+    -R '^(unit|golden|errors|filecheck_selftest|errors_selftest|cli|example_launch_from_cpp|fuzz_smoke)$'
 fi
 echo "== all tests passed"
