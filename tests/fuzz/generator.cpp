@@ -198,7 +198,7 @@ class Generator {
 
   // An expression of shape `shape` and its (approximate) element type.
   std::pair<std::string, int> expr(int shape, int depth) {
-    int kind = pick(0, depth > 1 ? 2 : 9);
+    int kind = pick(0, depth > 1 ? 2 : 10);
     const Var& a = operand(shape);
     if (kind <= 2) {
       if (chance(20)) {
@@ -255,6 +255,20 @@ class Generator {
       }
       case 8:
         return {std::string(chance(50) ? "tl.maximum(" : "tl.minimum(") + x + ", " + y + ")", promote(xt, yt)};
+      case 9:
+        if (shape == 0 && chance(60)) {
+          // A reduction of a [BLOCK] value to a scalar.
+          std::vector<const Var*> blocks;
+          for (const Var& v : vars_) {
+            if (v.shape == 1) blocks.push_back(&v);
+          }
+          static const std::vector<std::string> reductions = {"tl.sum", "tl.max", "tl.min", "tl.xor_sum", "tl.argmax", "tl.argmin"};
+          const Var& v = *blocks[static_cast<size_t>(pick(0, static_cast<int>(blocks.size()) - 1))];
+          std::string fn = one_of(reductions);
+          return {fn + "(" + v.name + ", 0)", fn.find("arg") != std::string::npos ? 3 : v.dtype};
+        }
+        if (shape == 1 && chance(40)) return {std::string(chance(50) ? "tl.cumsum(" : "tl.cumprod(") + x + ", 0)", xt};
+        [[fallthrough]];
       default:
         if (num_helpers_ > 0) return {"helper" + std::to_string(pick(0, num_helpers_ - 1)) + "(" + x + ", " + y + ")", promote(xt, yt)};
         return {"(-" + x + ")", xt};

@@ -25,7 +25,8 @@ struct Input {
 using Rng = std::mt19937_64;
 
 // A random, mostly well-typed kernel: loads, arithmetic over every dtype, casts, bitcasts,
-// math, where, minimum/maximum, atomics, if/for/while, @jit helpers, stores.
+// math, where, minimum/maximum, reductions and scans, atomics, if/for/while, @jit helpers,
+// stores.
 Input generate_kernel(Rng& rng);
 
 // A corpus entry: a source and the (kernel, signature) pairs of its RUN lines.
