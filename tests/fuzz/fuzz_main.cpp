@@ -45,6 +45,7 @@ struct Options {
   int64_t replay = -1;  // an iteration to print and run alone
   int64_t emit = -1;    // a generated kernel's seed to print (for the differential harness)
   bool verbose = false;  // print every located error's message (to tune the generator)
+  uint64_t report_every = 0;  // print the table every N inputs too (long runs killed midway)
 };
 
 bool g_verbose = false;
@@ -150,6 +151,7 @@ bool parse_options(int argc, char** argv, Options* o) {
     else if (a == "--replay") o->replay = std::stoll(next());
     else if (a == "--emit") o->emit = std::stoll(next());
     else if (a == "--verbose") o->verbose = true;
+    else if (a == "--report-every") o->report_every = std::stoull(next());
     else return false;
   }
   return true;
@@ -172,7 +174,8 @@ int main(int argc, char** argv) {
     if (!parse_options(argc, argv, &o)) {
       std::cerr << "usage: tritium_fuzz [--seed S] [--start I] [--iterations N] [--max-seconds T]\n"
                    "                    [--timeout T] [--max-memory-mb M] [--corpus DIR]... [--findings DIR]\n"
-                   "                    [--no-ptx] [--generated-percent P] [--replay I] [--emit SEED] [--verbose]\n";
+                   "                    [--no-ptx] [--generated-percent P] [--replay I] [--emit SEED] [--verbose]\n"
+                   "                    [--report-every N]\n";
       return 2;
     }
   } catch (const std::exception& e) {
@@ -206,6 +209,20 @@ int main(int argc, char** argv) {
   Counts total;
   auto began = std::chrono::steady_clock::now();
   std::ofstream findings_log(o.findings + "/findings.txt", std::ios::app);
+  auto report = [&]() {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    std::cout << "| input class | executions | compiled to " << (o.ptx ? "PTX" : "IR") << " | located errors | "
+              << "bad signatures | no kernel | findings |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+    std::map<std::string, Counts> rows = by_class;
+    rows["all"] = total;
+    for (const auto& [name, c] : rows) {
+      std::cout << "| " << name << " | " << c.runs << " | " << c.compiled << " | " << c.located << " | "
+                << c.bad_signature << " | " << c.no_kernel << " | " << c.findings << " |\n";
+    }
+    std::cout << "seed " << o.seed << ", iterations " << first << ".." << first + total.runs << ", " << seconds
+              << " s, " << (seconds > 0 ? total.runs / seconds : 0) << " executions/s" << std::endl;
+  };
+
   for (uint64_t it = first; it < last; ++it) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (o.max_seconds > 0 && elapsed > o.max_seconds) break;
@@ -231,16 +248,8 @@ int main(int argc, char** argv) {
       findings_log << "==== " << finding << "\n" << text << std::flush;
     }
     if (o.replay >= 0) std::cout << "outcome: " << static_cast<int>(outcome) << " " << finding << "\n";
+    if (o.report_every > 0 && total.runs % o.report_every == 0) report();
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  std::cout << "| input class | executions | compiled to " << (o.ptx ? "PTX" : "IR") << " | located errors | "
-            << "bad signatures | no kernel | findings |\n| --- | --- | --- | --- | --- | --- | --- |\n";
-  by_class["all"] = total;
-  for (const auto& [name, c] : by_class) {
-    std::cout << "| " << name << " | " << c.runs << " | " << c.compiled << " | " << c.located << " | "
-              << c.bad_signature << " | " << c.no_kernel << " | " << c.findings << " |\n";
-  }
-  std::cout << "seed " << o.seed << ", iterations " << first << ".." << first + total.runs << ", "
-            << seconds << " s, " << (seconds > 0 ? total.runs / seconds : 0) << " executions/s\n";
+  report();
   return total.findings == 0 ? 0 : 1;
 }

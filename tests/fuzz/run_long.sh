@@ -15,7 +15,7 @@ mkdir -p "$findings"
 for ((i = 0; i < chunks; i++)); do
   first=$((start + i * chunk))
   nice -n 19 "$build/tests/tritium_fuzz" --seed "$seed" --start "$first" --iterations "$chunk" \
-    --corpus "$root/tests/golden" --corpus "$root/tests/errors" --findings "$findings" \
+    --corpus "$root/tests/golden" --corpus "$root/tests/errors" --findings "$findings" --report-every 1000 \
     > "$findings/chunk-$first.txt" 2>&1
   echo "chunk $first exit $?" >> "$findings/summary.txt"
   tail -5 "$findings/chunk-$first.txt" >> "$findings/summary.txt"
