@@ -10,12 +10,13 @@ start="${3:-0}"
 chunks="${4:-100}"
 chunk="${5:-50000}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+corpus="${CORPUS:-$root/tests}"  # where golden/ and errors/ are (a copy keeps a long run's corpus fixed)
 findings="${FINDINGS:-$build/fuzz-long}"
 mkdir -p "$findings"
 for ((i = 0; i < chunks; i++)); do
   first=$((start + i * chunk))
   nice -n 19 "$build/tests/tritium_fuzz" --seed "$seed" --start "$first" --iterations "$chunk" \
-    --corpus "$root/tests/golden" --corpus "$root/tests/errors" --findings "$findings" --report-every 1000 \
+    --corpus "$corpus/golden" --corpus "$corpus/errors" --findings "$findings" --report-every 1000 \
     > "$findings/chunk-$first.txt" 2>&1
   echo "chunk $first exit $?" >> "$findings/summary.txt"
   tail -5 "$findings/chunk-$first.txt" >> "$findings/summary.txt"
