@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
   struct sigaction action {};
   action.sa_handler = on_fatal;
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM}) ::sigaction(sig, &action, nullptr);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  o.max_memory_mb = 0;  // the sanitizers reserve terabytes of address space for their shadow
+#endif
   if (o.max_memory_mb > 0) {
     rlimit limit{static_cast<rlim_t>(o.max_memory_mb) << 20, static_cast<rlim_t>(o.max_memory_mb) << 20};
     ::setrlimit(RLIMIT_AS, &limit);
