@@ -1,6 +1,6 @@
 // Which kernel parameters memory may be written through: the pointer operands of stores and
 // atomics traced back to the entry arguments they derive from. The launcher refuses a
-// read-only array for such a parameter (issue 11); tests: tests/unit/test_ir.cpp, python.
+// read-only array for such a parameter (issue 11); tests: tests/python/test_errors.py.
 #pragma once
 
 #include <vector>
