@@ -307,21 +307,31 @@ void Kernel::Impl::launch(const Grid& grid, const runtime::BoundArgs& bound,
                         std::to_string(dims_in[i]) + "; it must be in [0, 2^31-1]");
     }
   }
+  // Before anything runs, on either backend: a kernel that would write into a read-only
+  // array does not start. Only a launch with a read-only array pays for the analysis.
+  bool any_read_only = false;
+  for (const auto& b : bound) any_read_only |= b.arg->kind() == Arg::Kind::Pointer && b.arg->is_read_only();
+  std::vector<bool> written;
+  std::shared_ptr<const ir::Function> function;
+  if (any_read_only) {
+    Signature signature = specialize(bound);
+    function = compiled(signature, signature_text(signature), &written);
+    for (size_t i = 0; i < bound.size() && i < written.size(); ++i) {
+      if (written[i] && bound[i].arg->kind() == Arg::Kind::Pointer && bound[i].arg->is_read_only()) {
+        throw runtime::argument_error(name_, params_.names[i],
+                                      "the array is read-only (writeable=False), and the kernel stores or atomically "
+                                      "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
+      }
+    }
+  }
   if (use_gpu(bound, config)) {
     launch_gpu(grid, bound, config);
     return;
   }
 
-  Signature signature = specialize(bound);
-  std::vector<bool> written;
-  std::shared_ptr<const ir::Function> function = compiled(signature, signature_text(signature), &written);
-  // Before anything runs: a kernel that would write into a read-only array does not start.
-  for (size_t i = 0; i < bound.size() && i < written.size(); ++i) {
-    if (written[i] && bound[i].arg->kind() == Arg::Kind::Pointer && bound[i].arg->is_read_only()) {
-      throw runtime::argument_error(name_, params_.names[i],
-                                    "the array is read-only (writeable=False), and the kernel stores or atomically "
-                                    "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
-    }
+  if (!function) {
+    Signature signature = specialize(bound);
+    function = compiled(signature, signature_text(signature));
   }
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
