@@ -9,7 +9,9 @@ tensors) and, with --triton, under Triton on the GPU; every buffer is compared a
 Agreement: integers (and bools) bit for bit; floats equal, both NaN, or within --ulps units in
 the last place of their type (default 4: the GPU's exp2/log2/sin/cos/rsqrt are approximations,
 libm's are correctly rounded; +, -, *, / and sqrt are IEEE on both, and FP fusion is turned off
-with TRITIUM_DEFAULT_FP_FUSION=0 so no fma changes a rounding). Kernels with atomics are
+with TRITIUM_DEFAULT_FP_FUSION=0 so no fma changes a rounding). The generator only loads from
+input pointers and only stores to output pointers, each program to its own elements, so
+plain kernels have no races and one right answer. Kernels with atomics are
 order-dependent once addresses collide (the generator's `offs % (n + 1)` makes them collide):
 they are run but only compared with --atomics. A kernel the interpreter refuses (division by
 zero, an out-of-bounds access: undefined on the GPU) is counted, not compared.

@@ -48,13 +48,18 @@ class Generator {
     block_ = 1 << pick(0, 8);  // 1 .. 256
     rows_ = 1 << pick(0, 3);
     cols_ = 1 << pick(0, 4);
-    int num_ptrs = pick(1, 4);
+    // Pointers are inputs (only loaded) or outputs (only stored to and atomically updated):
+    // no program reads what another program or thread writes, so the differential harness
+    // can compare backends without races. p0 is an input, the last pointer an output.
+    int num_ptrs = pick(2, 5);
     int num_scalars = pick(0, 3);
     std::vector<std::string> params, sig, args;
-    int elements = block_ * 2 + rows_ * cols_ + 8;
+    // 1-D accesses stay below 2 * BLOCK (masked by n); 2-D stores go after that, one
+    // [R, C] tile per program (at most 3 programs).
+    int elements = block_ * 2 + 3 * rows_ * cols_ + 8;
     for (int i = 0; i < num_ptrs; ++i) {
       int d = pick(0, static_cast<int>(dtypes().size()) - 1);
-      ptrs_.push_back({"p" + std::to_string(i), d, 0});
+      (i == 0 || (i < num_ptrs - 1 && chance(50)) ? inputs_ : ptrs_).push_back({"p" + std::to_string(i), d, 0});
       params.push_back("p" + std::to_string(i));
       sig.push_back(std::string("*") + dtypes()[d].sig + (chance(70) ? ":16" : ""));
       args.push_back(std::string("rand:") + dtypes()[d].sig + ":" + std::to_string(elements));
@@ -102,7 +107,7 @@ class Generator {
       vars_.push_back({"offs2", 3, 2});
       two_d_ = true;
     }
-    for (const Var& p : ptrs_) load_from(p);
+    for (const Var& p : inputs_) load_from(p);
     int statements = pick(3, 14);
     for (int i = 0; i < statements; ++i) statement(0);
     for (const Var& p : ptrs_) {
@@ -164,8 +169,11 @@ class Generator {
     int shape = two_d_ && chance(30) ? 2 : 1;
     const Var& v = operand(shape);
     std::string value = chance(60) ? cast(v.name, p.dtype) : v.name;
-    std::string offs = offsets_for(shape);
-    line("tl.store(" + p.name + " + " + offs + ", " + value + ", mask=" + offs + " < n)");
+    if (shape == 2) {
+      line("tl.store(" + p.name + " + 2 * BLOCK + pid * " + std::to_string(rows_ * cols_) + " + offs2, " + value + ")");
+    } else {
+      line("tl.store(" + p.name + " + offs, " + value + ", mask=offs < n)");
+    }
   }
 
   // A variable usable with shape `shape` (scalars go with anything).
@@ -393,7 +401,8 @@ class Generator {
   int cols_ = 1;
   bool two_d_ = false;
   int num_helpers_ = 0;
-  std::vector<Var> ptrs_;
+  std::vector<Var> inputs_;  // pointers only loaded from
+  std::vector<Var> ptrs_;    // pointers only written
   std::vector<Var> vars_;
 };
 
