@@ -36,7 +36,7 @@ LValue arange(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 }
 
 // full, zeros and zeros_like: a scalar broadcast to the shape.
-LValue filled(Lowerer& L, const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
+LValue filled(Lowerer& L, [[maybe_unused]] const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
               const Loc& loc) {
   check_block_shape(shape, loc);
   Value* scalar = value.is_const() ? L.constant(kind, value.c, loc) : L.cast(L.to_tensor(value, loc), kind, loc);
