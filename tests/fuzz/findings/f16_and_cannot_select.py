@@ -1,6 +1,6 @@
 # Open finding of the long fuzzing run (seed 7, iteration 175005), minimized by deleting lines:
-# LLVM cannot select an f16 `and` with 0x7fff (an fabs of a loaded fp16 scalar, expanded on
-# the wrong type): an InternalError from instruction selection, not a located error.
+# LLVM 22's InstCombine turns this kernel's valid IR (a half bitcast to bfloat, compared
+# with 0) into `and half %x, i16 32767` (invalid IR); instruction selection then fails.
 #   build/tools/tritium compile tests/fuzz/findings/f16_and_cannot_select.py --kernel kernel \
 #     --signature "*i16, *u64:16, *fp16:16, *fp64:16, i64, i32, BLOCK=32" --emit ptx
 import triton
