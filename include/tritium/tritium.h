@@ -49,12 +49,16 @@ class Arg {
   static Arg none();
   static Arg string(std::string value);  // constexpr strings
   static Arg dtype(DType value);         // constexpr dtypes
+  // The same pointer marked read-only (a numpy array with writeable=False): a launch whose
+  // kernel stores or atomically writes through its parameter is an error naming it.
+  Arg as_read_only() const;
 
   Kind kind() const { return kind_; }
   uint64_t address() const { return address_; }
   DType element() const { return dtype_; }
   size_t bytes() const { return bytes_; }
   bool on_device() const { return on_device_; }  // made by device_pointer
+  bool is_read_only() const { return read_only_; }
   int device() const { return device_; }         // device_pointer's ordinal, or -1
   int64_t int_value() const { return static_cast<int64_t>(bits_); }
   uint64_t uint_value() const { return bits_; }
@@ -72,6 +76,7 @@ class Arg {
   uint64_t bits_ = 0;
   bool unsigned_ = false;
   bool on_device_ = false;
+  bool read_only_ = false;
   int device_ = -1;
   double float_ = 0;
   std::string str_;

@@ -248,6 +248,7 @@ Arg array_interface_arg(py::handle value, const char* attribute, const ArgContex
                               " gives no data pointer (an array exposing only a buffer)");
   }
   uint64_t address = py::reinterpret_borrow<py::tuple>(data)[0].cast<uint64_t>();
+  bool read_only = py::len(data) > 1 && py::reinterpret_borrow<py::tuple>(data)[1].cast<bool>();
   std::string typestr = dict["typestr"].cast<std::string>();
   DType dtype;
   bool known = dtype_from_typestr(typestr, &dtype);
@@ -263,7 +264,8 @@ Arg array_interface_arg(py::handle value, const char* attribute, const ArgContex
   py::object strides = dict.contains("strides") ? py::object(dict["strides"]) : py::none();
   size_t bytes = buffer_extent(dict["shape"], strides, dtype_size(dtype));
   bool device = std::string_view(attribute) == "__cuda_array_interface__";
-  return pointer_arg(address, dtype, bytes, device);
+  Arg arg = pointer_arg(address, dtype, bytes, device);
+  return read_only ? arg.as_read_only() : arg;
 }
 
 // A buffer-protocol format (`f`, `<i8`, `?`) of `item_size` bytes -> DType; false for
@@ -318,9 +320,11 @@ Arg host_array_arg(py::handle value, const ArgContext& context) {
     }
     if (view.strides == nullptr) bytes = static_cast<size_t>(view.len);
   }
+  bool read_only = view.readonly != 0;
   PyBuffer_Release(&view);
   if (!known) return array_interface_arg(value, "__array_interface__", context);
-  return pointer_arg(address, dtype, bytes, false);
+  Arg arg = pointer_arg(address, dtype, bytes, false);
+  return read_only ? arg.as_read_only() : arg;
 }
 
 // A tensor's element type. torch.dtype objects are singletons: their DType is remembered

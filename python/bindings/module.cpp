@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "interp/interpreter.h"
 #include "kernel_binding.h"
 #include "tritium/cache.h"
 #include "tritium/errors.h"
@@ -47,6 +48,13 @@ void translate(std::exception_ptr thrown) {
   }
 }
 
+// Ctrl-C while the interpreter runs a kernel (it runs without the GIL, so Python's signal
+// handler waits): the interpreter calls this every few hundred steps (issue 11).
+void check_python_signals() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
 }  // namespace
 
 void tritium::python::translate_exception(std::exception_ptr thrown) {
@@ -64,6 +72,7 @@ void tritium::python::translate_exception(std::exception_ptr thrown) {
 PYBIND11_MODULE(_C, module) {
   module.doc() = "tritium's C++ core: parsing, specialization, compilation and launching";
   py::register_exception_translator(&translate);
+  tritium::interp::set_interrupt_check(&check_python_signals);
   tritium::python::register_kernel(module);
   module.def(
       "cache_stats",

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -28,9 +27,16 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kMagic = "tritium-cache";
-constexpr int kFormat = 1;
+// Format 2: the first line carries the SHA-256 of everything after it (header and payload),
+// so no byte of an entry escapes the check (format 1 checked only the payload).
+constexpr int kFormat = 2;
 constexpr const char* kSuffix = ".tritium";
 constexpr const char* kTempPrefix = ".tmp-";
+// No entry is larger (a cubin of a large kernel is a few MiB): a bigger file is not read.
+constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 30;
+// Launch facts outside these ranges cannot come from the compiler.
+constexpr int64_t kMaxSharedBytes = int64_t{1} << 20;
+constexpr int64_t kMaxParams = 1 << 16;
 
 bool is_key(const std::string& text) {
   return text.size() == 64 &&
@@ -39,17 +45,18 @@ bool is_key(const std::string& text) {
          });
 }
 
-std::string checksum(const std::string& ptx, const std::string& cubin) {
-  Sha256 hasher;
-  hasher.update(ptx);
-  hasher.update(cubin);
-  return hasher.hex();
-}
+// An entry split at its seams (no check of the checksum here: `list` and `show` read
+// headers of entries they do not verify).
+struct Parsed {
+  json header;
+  std::string checksum;  // the first line's, of bytes[body:]
+  size_t body = 0;       // where the header starts
+  size_t payload = 0;    // where the PTX starts
+};
 
-// Splits the file into its JSON header and where the payload starts.
-bool read_header(const std::string& bytes, json* header, size_t* payload, std::string* error) {
+bool parse_entry(const std::string& bytes, Parsed* out, std::string* error) {
   size_t newline = bytes.find('\n');
-  if (newline == std::string::npos || newline > 64) {
+  if (newline == std::string::npos || newline > 160) {
     *error = "no header line";
     return false;
   }
@@ -57,7 +64,7 @@ bool read_header(const std::string& bytes, json* header, size_t* payload, std::s
   std::string magic;
   int format = 0;
   uint64_t header_bytes = 0;
-  if (!(first >> magic >> format >> header_bytes) || magic != kMagic) {
+  if (!(first >> magic >> format) || magic != kMagic) {
     *error = "not a tritium cache entry";
     return false;
   }
@@ -65,28 +72,82 @@ bool read_header(const std::string& bytes, json* header, size_t* payload, std::s
     *error = "format " + std::to_string(format) + ", expected " + std::to_string(kFormat);
     return false;
   }
-  if (header_bytes > bytes.size() - newline - 1) {
+  if (!(first >> header_bytes >> out->checksum) || !is_key(out->checksum)) {
+    *error = "malformed header line";
+    return false;
+  }
+  out->body = newline + 1;
+  if (header_bytes > bytes.size() - out->body) {
     *error = "truncated header";
     return false;
   }
   try {
-    *header = json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(newline + 1),
-                          bytes.begin() + static_cast<std::ptrdiff_t>(newline + 1 + header_bytes));
+    out->header = json::parse(bytes.begin() + static_cast<std::ptrdiff_t>(out->body),
+                              bytes.begin() + static_cast<std::ptrdiff_t>(out->body + header_bytes));
   } catch (const json::exception& e) {
     *error = std::string("unreadable header: ") + e.what();
     return false;
   }
-  *payload = newline + 1 + header_bytes;
+  if (!out->header.is_object()) {
+    *error = "the header is not an object";
+    return false;
+  }
+  out->payload = out->body + header_bytes;
   return true;
 }
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  *out = bytes.str();
-  return !file.bad();
+// An integer field of the header within [low, high]; throws std::runtime_error otherwise
+// (a number that does not fit, a string, a float: never a silent conversion).
+int64_t int_field(const json& header, const char* name, int64_t low, int64_t high) {
+  const json& v = header.at(name);
+  bool fits = v.is_number_integer() &&
+              !(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX));
+  int64_t n = fits ? v.get<int64_t>() : 0;
+  if (!fits || n < low || n > high) {
+    throw std::runtime_error(std::string("'") + name + "' is " + v.dump() + ", outside [" + std::to_string(low) +
+                             ", " + std::to_string(high) + "]");
+  }
+  return n;
+}
+
+enum class ReadResult { Ok, Missing, Unreadable };
+
+// Reads `path` when it is a regular file of at most kMaxEntryBytes. Never follows a
+// symbolic link and never blocks: a FIFO, a device or a link in the cache directory is
+// Unreadable (its open with O_NONBLOCK returns at once, and fstat tells what it is).
+ReadResult read_file(const std::string& path, std::string* out, std::string* why = nullptr) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return ReadResult::Missing;
+    if (why) *why = errno == ELOOP ? "a symbolic link, not a file" : std::strerror(errno);
+    return ReadResult::Unreadable;
+  }
+  struct stat st {};
+  std::string reason;
+  if (::fstat(fd, &st) != 0) {
+    reason = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    reason = "not a regular file";
+  } else if (static_cast<uint64_t>(st.st_size) > kMaxEntryBytes) {
+    reason = "larger than " + std::to_string(kMaxEntryBytes) + " bytes";
+  }
+  if (!reason.empty()) {
+    ::close(fd);
+    if (why) *why = reason;
+    return ReadResult::Unreadable;
+  }
+  // At most st_size bytes: a file that grows meanwhile reads as a prefix and fails its check.
+  out->assign(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < out->size()) {
+    ssize_t n = ::read(fd, out->data() + got, out->size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out->resize(got);
+  return ReadResult::Ok;
 }
 
 int64_t mtime_ns(const struct stat& st) {
@@ -141,22 +202,26 @@ std::string encode(const Entry& entry) {
       {"key_inputs", json::parse(inputs_json(entry.inputs))},
       {"ptx_bytes", entry.ptx.size()},
       {"cubin_bytes", entry.cubin.size()},
-      {"checksum", checksum(entry.ptx, entry.cubin)},
   };
-  std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string out = std::string(kMagic) + " " + std::to_string(kFormat) + " " +
-                    std::to_string(text.size()) + "\n";
-  out += text;
-  out += entry.ptx;
-  out += entry.cubin;
-  return out;
+  std::string body = header.dump(-1, ' ', false, json::error_handler_t::replace);
+  size_t header_bytes = body.size();
+  body += entry.ptx;
+  body += entry.cubin;
+  return std::string(kMagic) + " " + std::to_string(kFormat) + " " + std::to_string(header_bytes) + " " +
+         sha256_hex(body) + "\n" + body;
 }
 
 std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
                             std::string* error) {
-  json header;
-  size_t payload = 0;
-  if (!read_header(bytes, &header, &payload, error)) return std::nullopt;
+  Parsed parsed;
+  if (!parse_entry(bytes, &parsed, error)) return std::nullopt;
+  if (sha256_hex(std::string_view(bytes).substr(parsed.body)) != parsed.checksum) {
+    *error = "checksum mismatch";
+    return std::nullopt;
+  }
+  // The checksum proves the bytes are the ones written; what follows proves they were
+  // written for this kernel, and that every launch fact is one the compiler can produce.
+  const json& header = parsed.header;
   try {
     std::string key = key_of(inputs);
     if (header.at("key").get<std::string>() != key) {
@@ -167,42 +232,54 @@ std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
       *error = "the key inputs differ from this kernel's";
       return std::nullopt;
     }
-    auto ptx_bytes = header.at("ptx_bytes").get<uint64_t>();
-    auto cubin_bytes = header.at("cubin_bytes").get<uint64_t>();
-    if (bytes.size() - payload != ptx_bytes + cubin_bytes) {
-      *error = "the payload is " + std::to_string(bytes.size() - payload) +
-               " bytes, the header says " + std::to_string(ptx_bytes + cubin_bytes);
+    // Sizes are compared without adding them: two huge lengths cannot wrap to the truth.
+    auto ptx_bytes = static_cast<uint64_t>(int_field(header, "ptx_bytes", 0, INT64_MAX));
+    auto cubin_bytes = static_cast<uint64_t>(int_field(header, "cubin_bytes", 0, INT64_MAX));
+    uint64_t payload_bytes = bytes.size() - parsed.payload;
+    if (ptx_bytes > payload_bytes || cubin_bytes != payload_bytes - ptx_bytes) {
+      *error = "the payload is " + std::to_string(payload_bytes) + " bytes, the header says " +
+               std::to_string(ptx_bytes) + " + " + std::to_string(cubin_bytes);
       return std::nullopt;
     }
     Entry entry;
     entry.key = key;
     entry.inputs = inputs;
-    entry.ptx = bytes.substr(payload, ptx_bytes);
-    entry.cubin = bytes.substr(payload + ptx_bytes, cubin_bytes);
-    if (checksum(entry.ptx, entry.cubin) != header.at("checksum").get<std::string>()) {
-      *error = "checksum mismatch";
+    entry.ptx = bytes.substr(parsed.payload, ptx_bytes);
+    entry.cubin = bytes.substr(parsed.payload + ptx_bytes);
+    entry.entry_name = header.at("entry").get<std::string>();
+    entry.num_warps = static_cast<int>(int_field(header, "num_warps", 1, 64));
+    entry.shared_bytes = static_cast<int>(int_field(header, "shared_bytes", 0, kMaxSharedBytes));
+    entry.sm = static_cast<int>(int_field(header, "sm", 0, 1000));
+    entry.ptx_version = static_cast<int>(int_field(header, "ptx_version", 0, 1000));
+    if (entry.entry_name != inputs.kernel || entry.num_warps != inputs.num_warps ||
+        "sm_" + std::to_string(entry.sm) != inputs.target || entry.ptx_version != inputs.ptx_version ||
+        header.at("target").get<std::string>() != inputs.target) {
+      *error = "the launch facts (entry '" + entry.entry_name + "', " + std::to_string(entry.num_warps) +
+               " warps, sm_" + std::to_string(entry.sm) + ", PTX " + std::to_string(entry.ptx_version) +
+               ") are not those of kernel '" + inputs.kernel + "' for " + inputs.target;
       return std::nullopt;
     }
-    entry.entry_name = header.at("entry").get<std::string>();
-    entry.num_warps = header.at("num_warps").get<int>();
-    entry.shared_bytes = header.at("shared_bytes").get<int>();
-    entry.sm = header.at("sm").get<int>();
-    entry.ptx_version = header.at("ptx_version").get<int>();
+    int64_t last_index = -1;
     for (const json& p : header.at("params")) {
       CachedParam param;
       param.name = p.at("name").get<std::string>();
-      param.index = p.at("index").get<int>();
+      param.index = static_cast<int>(int_field(p, "index", last_index + 1, kMaxParams));
       param.is_pointer = p.at("is_pointer").get<bool>();
       param.dtype = p.at("dtype").get<std::string>();
-      param.size = p.at("size").get<int>();
+      param.size = static_cast<int>(int_field(p, "size", 1, 8));
+      if (param.name.empty() || (param.is_pointer && param.size != 8)) {
+        *error = "parameter " + std::to_string(param.index) + " is malformed";
+        return std::nullopt;
+      }
+      last_index = param.index;
       entry.params.push_back(std::move(param));
     }
-    if (entry.entry_name.empty() || entry.cubin.empty()) {
-      *error = "no entry point or no cubin";
+    if (entry.cubin.empty()) {
+      *error = "no cubin";
       return std::nullopt;
     }
     return entry;
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json's errors and int_field's
     *error = std::string("malformed header: ") + e.what();
     return std::nullopt;
   }
@@ -216,17 +293,24 @@ std::string DiskCache::path_of(const std::string& key) const {
   return dir_ + "/" + key + kSuffix;
 }
 
-std::optional<Entry> DiskCache::load(const KeyInputs& inputs) const {
+std::optional<Entry> DiskCache::load(const KeyInputs& inputs, const Validator& validate) const {
   StageTimer timer(Stage::Disk);
   std::string path = path_of(key_of(inputs));
-  std::string bytes;
-  if (!read_file(path, &bytes)) return std::nullopt;
-  std::string error;
-  std::optional<Entry> entry = decode(bytes, inputs, &error);
+  std::string bytes, error;
+  ReadResult read = read_file(path, &bytes, &error);
+  if (read == ReadResult::Missing) return std::nullopt;
+  std::optional<Entry> entry;
+  if (read == ReadResult::Ok) {
+    entry = decode(bytes, inputs, &error);
+    if (entry && validate) {
+      error = validate(*entry);
+      if (!error.empty()) entry.reset();
+    }
+  }
   if (!entry) {
     count(Counter::BadEntry);
-    std::error_code ec;
-    fs::remove(path, ec);
+    // Removes what is at the path (a link itself, never what it points to).
+    ::unlink(path.c_str());
     warn("cache entry " + path + " is bad (" + error + "); deleted it, recompiling kernel '" +
          inputs.kernel + "'");
     return std::nullopt;
@@ -279,12 +363,15 @@ std::vector<EntryInfo> DiskCache::list() const {
             [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
   for (EntryInfo& info : out) {
     std::string bytes, error;
-    json header;
-    size_t payload = 0;
-    if (!read_file(info.path, &bytes) || !read_header(bytes, &header, &payload, &error)) continue;
-    info.kernel = header.value("kernel", "");
-    info.signature = header.value("signature", "");
-    info.target = header.value("target", "");
+    Parsed parsed;
+    if (read_file(info.path, &bytes) != ReadResult::Ok || !parse_entry(bytes, &parsed, &error)) continue;
+    auto text = [&](const char* name) {
+      const json* v = parsed.header.contains(name) ? &parsed.header[name] : nullptr;
+      return v && v->is_string() ? v->get<std::string>() : std::string();
+    };
+    info.kernel = text("kernel");
+    info.signature = text("signature");
+    info.target = text("target");
   }
   return out;
 }
@@ -297,13 +384,14 @@ std::optional<std::string> DiskCache::show(const std::string& key) const {
     match = info.path;
   }
   std::string bytes, error;
-  json header;
-  size_t payload = 0;
-  if (match.empty() || !read_file(match, &bytes)) return std::nullopt;
-  if (!read_header(bytes, &header, &payload, &error)) return "bad entry " + match + ": " + error + "\n";
-  std::string out = "# " + match + "\n" + header.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  uint64_t ptx_bytes = header.value("ptx_bytes", uint64_t{0});
-  if (payload + ptx_bytes <= bytes.size()) out += "# PTX\n" + bytes.substr(payload, ptx_bytes);
+  Parsed parsed;
+  if (match.empty() || read_file(match, &bytes, &error) != ReadResult::Ok) return std::nullopt;
+  if (!parse_entry(bytes, &parsed, &error)) return "bad entry " + match + ": " + error + "\n";
+  std::string out = "# " + match + "\n" + parsed.header.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  const json* ptx_bytes = parsed.header.contains("ptx_bytes") ? &parsed.header["ptx_bytes"] : nullptr;
+  if (ptx_bytes && ptx_bytes->is_number_unsigned() && ptx_bytes->get<uint64_t>() <= bytes.size() - parsed.payload) {
+    out += "# PTX\n" + bytes.substr(parsed.payload, ptx_bytes->get<uint64_t>());
+  }
   return out;
 }
 

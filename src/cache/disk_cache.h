@@ -1,13 +1,15 @@
 // The disk cache (DESIGN: Cache): one file per entry, `<dir>/<key>.tritium`, holding a
-// first line `tritium-cache 1 <header bytes>`, a JSON header (kernel, signature, parameters,
-// launch facts, versions, the full key inputs, payload lengths and checksum), then the PTX
-// and the cubin. Written to a temporary file in the same directory and renamed into place;
-// verified on every read, and an entry that fails is deleted with a warning, never trusted.
+// first line `tritium-cache 2 <header bytes> <SHA-256 of the rest>`, a JSON header (kernel,
+// signature, parameters, launch facts, versions, the full key inputs, payload lengths), then
+// the PTX and the cubin. Written to a temporary file in the same directory and renamed into
+// place; verified on every read (checksum, then every field against the kernel asking), and
+// an entry that fails is deleted with a warning, never trusted. Only regular files are read.
 // A size cap (TRITIUM_CACHE_MAX_BYTES) evicts the least recently used entries; a hit
 // touches the entry's mtime.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,9 +61,14 @@ class DiskCache {
   const std::string& dir() const { return dir_; }
   std::string path_of(const std::string& key) const;
 
-  // The verified entry for `inputs` (key_of(inputs)), or nothing. A bad entry is deleted,
-  // counted, and reported with a warning; a hit touches the file's mtime.
-  std::optional<Entry> load(const KeyInputs& inputs) const;
+  // Says what is wrong with an entry for the kernel asking (its parameters, which the cache
+  // cannot know), or "" when nothing is.
+  using Validator = std::function<std::string(const Entry&)>;
+
+  // The verified entry for `inputs` (key_of(inputs)), or nothing. A bad entry (unreadable,
+  // not a regular file, failing decode() or `validate`) is deleted, counted, and reported
+  // with a warning; a hit touches the file's mtime.
+  std::optional<Entry> load(const KeyInputs& inputs, const Validator& validate = {}) const;
   // Writes an entry atomically (temporary file + rename), then applies the size cap. Write
   // failures are warnings: the cache is an optimization, never a reason to fail a launch.
   void store(const Entry& entry) const;

@@ -4,6 +4,9 @@
 #include "interp/interpreter.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "interp/eval_debug.h"
@@ -22,6 +25,8 @@ using ir::OpKind;
 namespace {
 
 struct PlanRegion;
+
+std::atomic<InterruptCheck> interrupt_check{nullptr};
 
 // One op with its operands and results as buffer ids and its attributes decoded once.
 struct PlanOp {
@@ -68,11 +73,13 @@ class Interpreter {
     }
   }
 
-  void run(const Grid& grid) {
+  void run(const Grid& grid, uint64_t max_steps) {
     grid_ = grid;
+    max_steps_ = max_steps;
     for (uint32_t z = 0; z < grid.dims[2]; ++z) {
       for (uint32_t y = 0; y < grid.dims[1]; ++y) {
         for (uint32_t x = 0; x < grid.dims[0]; ++x) {
+          count_step(nullptr);
           program_ = {x, y, z};
           memory_.set_program(program_);
           exec_region(body_);
@@ -82,6 +89,21 @@ class Interpreter {
   }
 
  private:
+  // One step (a program, a loop iteration): polls for Ctrl-C now and then and enforces
+  // TRITIUM_INTERPRET_MAX_STEPS. `op` is the loop, null for a program.
+  void count_step(const ir::Op* op) {
+    ++steps_;
+    if ((steps_ & 255) == 0) {
+      if (InterruptCheck check = interrupt_check.load(std::memory_order_relaxed)) check();
+    }
+    if (steps_ > max_steps_) [[unlikely]] {
+      std::string where = op ? " at " + (op->loc().file ? op->loc().file->path() : std::string("<source>")) + ":" + std::to_string(op->loc().line) : "";
+      throw LaunchError("kernel '" + function_.name() + "': stopped after " + std::to_string(max_steps_) +
+                        " interpreter steps (loop iterations and programs)" + where +
+                        ", the limit TRITIUM_INTERPRET_MAX_STEPS sets");
+    }
+  }
+
   void expect_kind(size_t i, const ArgValue& arg, ArgValue::Kind want) const {
     if (arg.kind == want) return;
     static const char* const kNames[] = {"a pointer", "an integer", "a float"};
@@ -377,6 +399,7 @@ class Interpreter {
       bool more = is_unsigned ? static_cast<uint64_t>(iv) < static_cast<uint64_t>(upper)
                               : (step > 0 ? iv < upper : iv > upper);
       if (!more) break;
+      count_step(p.op);
       buffers_[body.args[0]].data()[0].i = wrap_int(iv, iv_kind);
       for (size_t i = 0; i < p.results.size(); ++i) copy_buffer(result(p, static_cast<int>(i)), buffers_[body.args[i + 1]]);
       if (!exec_region(body)) return false;
@@ -402,6 +425,7 @@ class Interpreter {
     const PlanRegion& after = p.regions[1];
     for (size_t i = 0; i < p.operands.size(); ++i) copy_buffer(operand(p, static_cast<int>(i)), buffers_[before.args[i]]);
     for (;;) {
+      count_step(p.op);
       if (!exec_region(before)) return false;
       const PlanOp& condition = before.ops.back();
       check_poison(buffers_[condition.operands[0]], nullptr, *condition.op, "the condition");
@@ -422,7 +446,20 @@ class Interpreter {
   PlanRegion body_;
   Grid grid_;
   std::array<uint32_t, 3> program_{0, 0, 0};
+  uint64_t steps_ = 0;
+  uint64_t max_steps_ = UINT64_MAX;
 };
+
+// TRITIUM_INTERPRET_MAX_STEPS as a number; no limit when unset, empty or not a number.
+uint64_t max_steps_from_env() {
+  const char* raw = std::getenv("TRITIUM_INTERPRET_MAX_STEPS");
+  if (raw == nullptr || *raw == '\0') return UINT64_MAX;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(raw, &end, 10);
+  if (errno != 0 || *end != '\0' || n == 0) return UINT64_MAX;
+  return n;
+}
 
 }  // namespace
 
@@ -431,7 +468,9 @@ void run(const ir::Function& function, const Grid& grid, const std::vector<ArgVa
   ir::verify(function, "interpreter input");
   Interpreter interpreter(function, memory, observer);
   interpreter.bind_args(args);
-  interpreter.run(grid);
+  interpreter.run(grid, max_steps_from_env());
 }
+
+void set_interrupt_check(InterruptCheck check) { interrupt_check.store(check, std::memory_order_relaxed); }
 
 }  // namespace tritium::interp

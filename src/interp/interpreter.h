@@ -47,7 +47,15 @@ using ValueObserver = std::function<void(const ir::Value& value, const int64_t* 
 // `args` do not match the entry arguments in number or kind. Semantics choices where
 // Triton leaves results undefined: float -> int saturates (NaN -> 0), shifts by >= the
 // width give 0 (sign fill for an arithmetic shr), masked-off loads without `other` give 0.
+// Also LaunchError when TRITIUM_INTERPRET_MAX_STEPS=N is set and the launch takes more than
+// N steps (loop iterations and programs): a kernel that never ends stops with a message.
 void run(const ir::Function& function, const Grid& grid, const std::vector<ArgValue>& args,
          const std::vector<MemoryRange>& memory, const ValueObserver* observer = nullptr);
+
+// Called every few hundred steps on the thread running a kernel; it may throw to stop it.
+// The Python module installs one that raises KeyboardInterrupt on Ctrl-C (the interpreter
+// runs without the GIL, so Python's own signal handling cannot run meanwhile). Null: none.
+using InterruptCheck = void (*)();
+void set_interrupt_check(InterruptCheck check);
 
 }  // namespace tritium::interp

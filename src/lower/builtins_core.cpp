@@ -1,5 +1,6 @@
 // Core builtins: program ids, block creation (arange, full, zeros), casts, compiler hints,
 // compile-time checks (static_assert, static_print) and the loop iterables.
+#include "lower/block_shape.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -38,14 +39,9 @@ LValue arange(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 }
 
 // full, zeros and zeros_like: a scalar broadcast to the shape.
-LValue filled(Lowerer& L, const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
+LValue filled(Lowerer& L, [[maybe_unused]] const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
               const Loc& loc) {
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    if (!is_power_of_two(d)) error_at(loc, "tl." + fn + " shape dimensions must be powers of two, got " + std::to_string(d));
-    numel *= d;
-    if (numel > (1 << 20)) error_at(loc, "a block of more than 1048576 elements exceeds the limit of 1048576");
-  }
+  check_block_shape(shape, loc);
   Value* scalar = value.is_const() ? L.constant(kind, value.c, loc) : L.cast(L.to_tensor(value, loc), kind, loc);
   if (scalar->type()->is_block()) error_at(loc, "the value of tl.full must be a scalar");
   if (shape.empty()) return LValue::tensor(scalar);

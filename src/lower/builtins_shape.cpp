@@ -1,6 +1,7 @@
 // Shape builtins: reshape/view, broadcast_to, broadcast, expand_dims.
 #include <algorithm>
 
+#include "lower/block_shape.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -16,11 +17,7 @@ LValue reshape(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   Value* x = L.to_tensor(a.get("input"), loc);
   std::vector<int64_t> shape = a.shape("shape");
   if (a.fn() == "broadcast_to") return LValue::tensor(L.broadcast_to(x, shape, loc));
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    numel *= d;
-    if (numel > (1 << 20)) error_at(loc, "a block of more than 1048576 elements exceeds the limit of 1048576");
-  }
+  int64_t numel = check_block_shape(shape, loc);
   int64_t have = x->type()->is_block() ? x->type()->num_elements() : 1;
   if (numel != have) {
     error_at(loc, "cannot reshape " + x->type()->str() + " (" + std::to_string(have) + " elements) to " +
@@ -105,6 +102,7 @@ Value* join(Lowerer& L, const LValue& a, const LValue& b, const Loc& loc) {
                                   /*div_or_mod=*/false, loc);
   std::vector<int64_t> shape = x->type()->shape();
   shape.push_back(2);
+  check_block_shape(shape, loc);
   return L.emit(ir::OpKind::Join, Type::block(x->type()->element(), shape), {x, y}, loc);
 }
 
@@ -148,6 +146,7 @@ void register_shape_builtins(BuiltinTable& t) {
     }
     std::vector<int64_t> shape = x->type()->shape();
     shape[0] *= 2;
+    check_block_shape(shape, loc);
     return LValue::tensor(L.emit(ir::OpKind::Cat, Type::block(x->type()->element(), shape), {x, y}, loc));
   });
   t.add("ravel", {"x", "can_reorder="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {

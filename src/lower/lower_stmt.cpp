@@ -664,6 +664,12 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
                             std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc) {
   if (!function.def) error_at(loc, "the called function's source is not available");
   const ast::FunctionDef& def = *function.def;
+  // A function is known by where it is defined: a callee described twice (Python hands a
+  // cycle's second visit over without its globals) is still the same function.
+  std::string identity = def.name + "@" + (def.loc.file ? def.loc.file->path() : "") + ":" + std::to_string(def.loc.line);
+  if (std::find(inlining_.begin(), inlining_.end(), identity) != inlining_.end()) {
+    error_at(loc, "recursion is not supported: '" + def.name + "' is called while a call of it is being inlined");
+  }
   if (inline_depth_ >= 64) error_at(loc, "calls nest more than 64 deep: is '" + def.name + "' recursive?");
   if (args.size() > def.params.size()) {
     error_at(loc, def.name + "() takes " + std::to_string(def.params.size()) + " arguments but " +
@@ -711,10 +717,12 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
   Scope saved_scope = std::move(scope_);
   scope_ = std::move(callee_scope);
   ++inline_depth_;
+  inlining_.push_back(identity);
   contexts_.push_back(std::move(context));
   Continuation cont;
   cont.at_function_end = true;
   lower_stmts(def.body, 0, cont);
+  inlining_.pop_back();
   --inline_depth_;
   LValue result = scope_.count(kReturnSlot) ? scope_[kReturnSlot] : LValue::constant(ConstValue::none());
   scope_ = std::move(saved_scope);

@@ -3,6 +3,7 @@
 // the IR each operator expands to.
 #include <cmath>
 
+#include "lower/block_shape.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -183,6 +184,7 @@ ir::Value* Lowerer::fp8_in_fp32(ir::Value* value, const Loc& loc) {
 ir::Value* Lowerer::broadcast_to(ir::Value* value, const std::vector<int64_t>& shape, const Loc& loc) {
   const Type* type = value->type();
   if (type->shape() == shape) return value;
+  check_block_shape(shape, loc);
   if (!type->is_block()) {
     return emit(ir::OpKind::Splat, Type::block(type, shape), {value}, loc);
   }

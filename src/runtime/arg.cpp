@@ -13,6 +13,12 @@ Arg Arg::pointer(const void* address, DType element, size_t bytes) {
   return a;
 }
 
+Arg Arg::as_read_only() const {
+  Arg a = *this;
+  a.read_only_ = true;
+  return a;
+}
+
 Arg Arg::device_pointer(const void* address, DType element, size_t bytes, int device) {
   Arg a = pointer(address, element, bytes);
   a.on_device_ = true;

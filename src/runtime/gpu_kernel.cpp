@@ -3,6 +3,7 @@
 // buffer and calls cuLaunchKernel.
 #include "runtime/gpu_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -124,10 +125,40 @@ PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir) {
   return out;
 }
 
+std::vector<cache::CachedParam> expected_params(const Signature& signature, const std::vector<std::string>& names) {
+  std::vector<cache::CachedParam> out;
+  for (size_t i = 0; i < signature.params.size() && i < names.size(); ++i) {
+    const ParamSig& p = signature.params[i];
+    if (p.kind == ParamSig::Kind::Constant) continue;
+    bool pointer = p.kind == ParamSig::Kind::Pointer;
+    int size = pointer ? 8 : p.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.dtype) / 8;
+    out.push_back({names[i], static_cast<int>(i), pointer, ir::scalar_name(p.dtype), size});
+  }
+  return out;
+}
+
+namespace {
+
+// What is wrong with `got` for a build expecting `want`, or "".
+std::string check_params(const std::vector<cache::CachedParam>& want, const std::vector<cache::CachedParam>& got) {
+  auto text = [](const cache::CachedParam& p) {
+    return p.name + "#" + std::to_string(p.index) + (p.is_pointer ? " *" : " ") + p.dtype + "/" + std::to_string(p.size);
+  };
+  for (size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
+    std::string w = i < want.size() ? text(want[i]) : "nothing";
+    std::string g = i < got.size() ? text(got[i]) : "nothing";
+    if (w != g) return "parameter " + std::to_string(i) + " is " + g + ", the kernel passes " + w;
+  }
+  return "";
+}
+
+}  // namespace
+
 cache::Entry build_entry(const GpuBuild& build) {
   cache::DiskCache disk = cache::DiskCache::from_env();
   std::string key = cache::key_of(build.inputs);
-  if (std::optional<cache::Entry> entry = disk.load(build.inputs)) {
+  auto validate = [&](const cache::Entry& e) { return check_params(build.params, e.params); };
+  if (std::optional<cache::Entry> entry = disk.load(build.inputs, validate)) {
     cache::count(cache::Counter::DiskHit);
     if (cache::log_enabled()) {
       cache::log("disk hit " + key + " kernel '" + build.kernel + "' [" +
@@ -161,6 +192,10 @@ cache::Entry build_entry(const GpuBuild& build) {
     entry.params.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size});
   }
   entry.ptx = std::move(compiled.ptx);
+  // The rule the next load checks must hold for what was just compiled.
+  if (std::string wrong = check_params(build.params, entry.params); !wrong.empty()) {
+    internal_error("runtime", "kernel '" + build.kernel + "': compiled " + wrong, function->loc());
+  }
   disk.store(entry);
 
   if (cache::log_enabled()) {

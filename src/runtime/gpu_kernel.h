@@ -65,7 +65,14 @@ struct GpuBuild {
   int num_ctas = 1;
   int maxnreg = 0;
   int enable_fp_fusion = -1;  // -1: the TRITIUM_DEFAULT_FP_FUSION knob decides
+  // The parameters the compiled entry takes (expected_params): a disk entry that lists
+  // others is bad, whatever its checksum says.
+  std::vector<cache::CachedParam> params;
 };
+
+// The parameters the entry compiled for `signature` takes, as the cache records them: each
+// one not folded to a constant, packed as nvptx::PtxParam says (pointers 8 bytes, i1 as 4).
+std::vector<cache::CachedParam> expected_params(const Signature& signature, const std::vector<std::string>& names);
 
 // The PTX, cubin and launch facts for `build`: read from the disk cache when a verified
 // entry exists, else compiled (lower, optimize, PTX, cubin) and stored. Needs a current

@@ -13,6 +13,7 @@
 
 #include "frontend/ast_printer.h"
 #include "frontend/parser.h"
+#include "analysis/written_params.h"
 #include "interp/interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -267,7 +268,8 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
 }
 
 std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
-                                                           const std::string& key, bool debug) {
+                                                           const std::string& key, bool debug,
+                                                           std::vector<bool>* written) {
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -275,16 +277,21 @@ std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& sign
     if (!slot) slot = std::make_shared<Entry>();
     entry = slot;
   }
-  if (entry->ready.load(std::memory_order_acquire)) return entry->function;
+  if (entry->ready.load(std::memory_order_acquire)) {
+    if (written) *written = entry->written;
+    return entry->function;
+  }
   // One compile per key: later callers wait on the entry, not on the whole cache. A failed
   // compile leaves the entry empty, so the next call reports the error again.
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (!entry->ready.load(std::memory_order_acquire)) {
     std::unique_ptr<ir::Function> function = lower(signature, debug);
     optimize(*function);
+    entry->written = analysis::written_params(*function);
     entry->function = std::move(function);
     entry->ready.store(true, std::memory_order_release);
   }
+  if (written) *written = entry->written;
   return entry->function;
 }
 
@@ -315,14 +322,32 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
                         std::to_string(dims_in[i]) + "; it must be in [0, 2^31-1]");
     }
   }
+  // Before anything runs, on either backend: a kernel that would write into a read-only
+  // array does not start. Only a launch with a read-only array pays for the analysis.
+  bool any_read_only = false;
+  for (const auto& b : bound) any_read_only |= b.arg->kind() == Arg::Kind::Pointer && b.arg->is_read_only();
+  std::vector<bool> written;
+  std::shared_ptr<const ir::Function> function;
+  if (any_read_only) {
+    Signature signature = specialize(bound);
+    function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug, &written);
+    for (size_t i = 0; i < bound.size() && i < written.size(); ++i) {
+      if (written[i] && bound[i].arg->kind() == Arg::Kind::Pointer && bound[i].arg->is_read_only()) {
+        throw runtime::argument_error(name_, params_.names[i],
+                                      "the array is read-only (writeable=False), and the kernel stores or atomically "
+                                      "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
+      }
+    }
+  }
   if (use_gpu(bound, config)) {
     const runtime::GpuKernel* gpu = launch_gpu(grid, bound, config);
     return Launched{gpu, gpu};
   }
 
-  Signature signature = specialize(bound);
-  std::shared_ptr<const ir::Function> function =
-      compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
+  if (!function) {
+    Signature signature = specialize(bound);
+    function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
+  }
   const Launched launched{function.get(), nullptr};
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return launched;

@@ -165,6 +165,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   build.enable_fp_fusion = config.enable_fp_fusion;
   build.lower = [this, signature, debug = config.debug] { return lower(signature, debug); };
   build.optimize = [](ir::Function& function) { optimize(function); };
+  build.params = runtime::expected_params(signature, params_.names);
   return build;
 }
 

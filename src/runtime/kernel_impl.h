@@ -103,8 +103,10 @@ struct Kernel::Impl {
                               int sm) const;
 
   // The compiled (lowered + optimized) function for a signature; compiled once per key even
-  // when several threads ask at the same time.
-  std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key, bool debug);
+  // when several threads ask at the same time. `written` (if given) receives which
+  // parameters it may write through (analysis::written_params).
+  std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key, bool debug,
+                                               std::vector<bool>* written = nullptr);
 
   // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text; LLVM IR,
   // PTX or the cubin (kernel_gpu.cpp) for config.arch.
@@ -121,6 +123,7 @@ struct Kernel::Impl {
     std::mutex mutex;  // held while this key compiles
     std::atomic<bool> ready{false};
     std::shared_ptr<const ir::Function> function;
+    std::vector<bool> written;  // analysis::written_params of `function`
   };
 
   // The memory cache of GPU specializations: one entry per device, options and signature.

@@ -13,6 +13,8 @@
 #   picks the GPU test files (default: every tests/gpu/test_*.py); SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small).
+#   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
+#   (interpreter, GPU, Triton).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -45,6 +47,10 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
+if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
+  $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
+    -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
+fi
 build_ok=1
 for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
 g++ -shared /tmp/arg_convert.o /tmp/globals_convert.o /tmp/kernel_binding.o /tmp/module.o \
@@ -61,6 +67,12 @@ timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 if [ "${SKIP_INTERP:-0}" != "1" ]; then
   echo "== the interpreter suite (tests/python)"
   timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
+fi
+
+if [ "${DIFFERENTIAL:-0}" != "0" ]; then
+  echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
+  timeout 540 python3 tests/fuzz/differential.py --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" \
+    --triton --out "$OUT/differential" 2>&1 | tail -8 | tee "$OUT/differential.log"
 fi
 
 if [ "${SKIP_BENCH:-0}" != "1" ]; then

@@ -161,3 +161,101 @@ def test_array_element_types_in_the_signature():
         assert first(np.zeros(4, dtype)) == text, dtype
     assert first(np.zeros((3, 4), np.float32)[:, 1]) == "*fp32"  # strided
     assert first(np.zeros((), np.float32)) == "*fp32"  # 0-d
+
+
+# ---- read-only arrays (issue 11): refused for a parameter the kernel writes through ----
+
+@tritium.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@tritium.jit
+def count_kernel(src_ptr, counter_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_add(counter_ptr + offs * 0, tl.load(src_ptr + offs) * 0 + 1)
+
+
+@tritium.jit
+def carried_pointer_kernel(a_ptr, b_ptr, n, BLOCK: tl.constexpr):
+    # The written pointer is b_ptr's, reached through a loop-carried value and a branch.
+    offs = tl.arange(0, BLOCK)
+    p = a_ptr + 0
+    for i in range(n):
+        if i > 0:
+            p = b_ptr + 0
+    tl.store(p + offs, tl.load(a_ptr + offs))
+
+
+def read_only(values):
+    array = np.array(values, np.float32)
+    array.setflags(write=False)
+    return array
+
+
+def test_read_only_array_written_is_refused():
+    src = np.arange(16, dtype=np.float32)
+    frozen = np.frombuffer(bytes(64), np.float32)  # read-only: backed by bytes
+    assert not frozen.flags.writeable
+    with pytest.raises(tritium.LaunchError, match=r"copy_kernel.*'dst_ptr'.*read-only"):
+        copy_kernel[(1,)](src, frozen, 16, BLOCK=16)
+    assert np.all(frozen == 0)
+    dst = np.zeros(16, np.float32)
+    locked = read_only(np.zeros(16))
+    with pytest.raises(tritium.LaunchError, match=r"'dst_ptr'.*read-only"):
+        copy_kernel[(1,)](src, locked, 16, BLOCK=16)
+    # Reading from a read-only array is fine.
+    copy_kernel[(1,)](read_only(np.arange(16)), dst, 16, BLOCK=16)
+    assert np.array_equal(dst, np.arange(16, dtype=np.float32))
+
+
+def test_read_only_array_atomically_written_is_refused():
+    counter = np.zeros(1, np.int32)
+    counter.setflags(write=False)
+    with pytest.raises(tritium.LaunchError, match=r"'counter_ptr'.*read-only"):
+        count_kernel[(1,)](np.zeros(16, np.int32), counter, BLOCK=16)
+
+
+def test_read_only_array_written_through_a_carried_pointer_is_refused():
+    a = np.arange(16, dtype=np.float32)
+    b = np.zeros(16, np.float32)
+    carried_pointer_kernel[(1,)](a, b, 2, BLOCK=16)
+    assert np.array_equal(b, a)
+    with pytest.raises(tritium.LaunchError, match=r"'b_ptr'.*read-only"):
+        carried_pointer_kernel[(1,)](a, read_only(np.zeros(16)), 2, BLOCK=16)
+    # With n == 0 the store goes through a_ptr: it may be written too.
+    with pytest.raises(tritium.LaunchError, match=r"'a_ptr'.*read-only"):
+        carried_pointer_kernel[(1,)](read_only(np.arange(16)), b, 2, BLOCK=16)
+
+
+# ---- recursion (issue 11): located at the call, also across @jit functions ----
+
+@tritium.jit
+def recursive_a(x):
+    return recursive_b(x)
+
+
+@tritium.jit
+def recursive_b(x):
+    return recursive_a(x)  # LINE: mutual call
+
+
+@tritium.jit
+def calls_mutual(x_ptr):
+    tl.store(x_ptr, recursive_a(1))
+
+
+@tritium.jit
+def calls_itself(x_ptr):
+    calls_itself(x_ptr)  # LINE: self call
+
+
+@pytest.mark.parametrize("kernel, marker", [(calls_mutual, "mutual call"), (calls_itself, "self call")])
+def test_recursion_is_located_at_the_call(kernel, marker):
+    line, text = marked_line(__file__, marker)
+    with pytest.raises(tritium.CompilationError) as info:
+        kernel[(1,)](np.zeros(1, np.int32))
+    assert "recursion is not supported" in info.value.message
+    assert info.value.line == line
+    assert info.value.col == len(text) - len(text.lstrip()) + 1 + (len("return ") if "return" in text else 0)

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -413,4 +414,154 @@ TEST_CASE("concurrent requests build once, and hits do not wait for a build", "[
   release.set_value();
   for (auto& asker : askers) CHECK(asker.get() == 1);
   CHECK(builds.load() == 1);
+}
+
+// ---- faults (issue 11): every byte checked, sizes that overflow, files that are not files ----
+
+namespace {
+
+// `bytes` with its first line rewritten to match the rest: what a forger (or a bug that
+// writes a wrong header) produces. The loader must still refuse wrong facts.
+std::string reseal(const std::string& bytes, const std::function<void(std::string&)>& edit_header) {
+  size_t newline = bytes.find('\n');
+  std::istringstream first(bytes.substr(0, newline));
+  std::string magic, format, checksum;
+  size_t header_bytes = 0;
+  first >> magic >> format >> header_bytes >> checksum;
+  std::string header = bytes.substr(newline + 1, header_bytes);
+  std::string payload = bytes.substr(newline + 1 + header_bytes);
+  edit_header(header);
+  std::string body = header + payload;
+  return magic + " " + format + " " + std::to_string(header.size()) + " " + cache::sha256_hex(body) + "\n" + body;
+}
+
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("every single-bit flip of a disk entry is refused", "[cache][faults]") {
+  cache::KeyInputs in = sample_inputs();
+  std::string good = cache::encode(sample_entry(in));
+  std::string error;
+  REQUIRE(cache::decode(good, in, &error));
+  size_t refused = 0;
+  for (size_t byte = 0; byte < good.size(); ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bad = good;
+      bad[byte] = static_cast<char>(bad[byte] ^ (1 << bit));
+      error.clear();
+      bool accepted = cache::decode(bad, in, &error).has_value();
+      if (accepted) FAIL_CHECK("flip of bit " << bit << " of byte " << byte << " accepted");
+      refused += !accepted && !error.empty();
+    }
+  }
+  CHECK(refused == 8 * good.size());
+}
+
+TEST_CASE("headers the checksum vouches for are still checked against the kernel", "[cache][faults]") {
+  cache::KeyInputs in = sample_inputs();
+  std::string good = cache::encode(sample_entry(in));
+  using Edit = std::function<void(std::string&)>;
+  const std::vector<std::pair<const char*, Edit>> edits = {
+      {"num_warps", [](std::string& h) { replace_once(h, "\"num_warps\":4,\"params\"", "\"num_warps\":8,\"params\""); }},
+      {"entry name", [](std::string& h) { replace_once(h, "\"entry\":\"add_kernel\"", "\"entry\":\"other\""); }},
+      {"sm", [](std::string& h) { replace_once(h, "\"sm\":90", "\"sm\":80"); }},
+      {"target", [](std::string& h) {  // the last one: the first is in key_inputs
+         const std::string from = "\"target\":\"sm_90\"";
+         size_t at = h.rfind(from);
+         REQUIRE(at != std::string::npos);
+         h.replace(at, from.size(), "\"target\":\"sm_80\"");
+       }},
+      {"ptx_version", [](std::string& h) { replace_once(h, "\"ptx_version\":80,\"shared", "\"ptx_version\":70,\"shared"); }},
+      {"negative shared memory", [](std::string& h) { replace_once(h, "\"shared_bytes\":0", "\"shared_bytes\":-1"); }},
+      {"huge shared memory", [](std::string& h) { replace_once(h, "\"shared_bytes\":0", "\"shared_bytes\":4294967296"); }},
+      {"a pointer of 4 bytes", [](std::string& h) { replace_once(h, "\"size\":8", "\"size\":4"); }},
+      {"a size of 300", [](std::string& h) { replace_once(h, "\"size\":4", "\"size\":300"); }},
+      {"indices out of order", [](std::string& h) { replace_once(h, "\"index\":1", "\"index\":0"); }},
+      {"an index past int", [](std::string& h) { replace_once(h, "\"index\":1", "\"index\":99999999999"); }},
+      {"a float index", [](std::string& h) { replace_once(h, "\"index\":1", "\"index\":1.5"); }},
+      {"params not a list", [](std::string& h) {
+         size_t at = h.find("\"params\":[");
+         REQUIRE(at != std::string::npos);
+         h.replace(at, h.find(']', at) - at + 1, "\"params\":\"x\"");
+       }},
+      // Lengths whose sum wraps around to the real payload size.
+      {"ptx_bytes near 2^64", [](std::string& h) {
+         size_t at = h.find("\"ptx_bytes\":");
+         size_t end = h.find_first_of(",}", at);
+         h.replace(at, end - at, "\"ptx_bytes\":18446744073709551615");
+       }},
+      {"cubin_bytes near 2^64", [](std::string& h) {
+         size_t at = h.find("\"cubin_bytes\":");
+         size_t end = h.find_first_of(",}", at);
+         h.replace(at, end - at, "\"cubin_bytes\":18446744073709551615");
+       }},
+      {"a header that is a list", [](std::string& h) { h = "[1, 2]"; }},
+  };
+  TempDir dir;
+  cache::DiskCache disk(dir.path.string());
+  const fs::path path = disk.path_of(cache::key_of(in));
+  for (const auto& [what, edit] : edits) {
+    INFO(what);
+    std::string bytes = reseal(good, edit);
+    REQUIRE(bytes != good);
+    std::string error;
+    CHECK_FALSE(cache::decode(bytes, in, &error));
+    CHECK_FALSE(error.empty());
+    // Through the loader: refused without throwing, deleted, counted.
+    write_all(path, bytes);
+    uint64_t bad_before = tritium::cache_stats().bad_entries;
+    CHECK_FALSE(disk.load(in));
+    CHECK(tritium::cache_stats().bad_entries == bad_before + 1);
+    CHECK_FALSE(fs::exists(path));
+  }
+  // The kernel's own check of its parameters: a mismatch is a bad entry too.
+  disk.store(sample_entry(in));
+  uint64_t bad_before = tritium::cache_stats().bad_entries;
+  CHECK(disk.load(in, [](const cache::Entry&) { return std::string(); }));
+  CHECK_FALSE(disk.load(in, [](const cache::Entry& e) { return e.params.size() == 2 ? "two parameters" : ""; }));
+  CHECK(tritium::cache_stats().bad_entries == bad_before + 1);
+  CHECK_FALSE(fs::exists(path));
+}
+
+TEST_CASE("only regular files in the cache directory are read", "[cache][faults]") {
+  TempDir dir;
+  cache::DiskCache disk(dir.path.string());
+  cache::KeyInputs in = sample_inputs();
+  const fs::path path = disk.path_of(cache::key_of(in));
+  // Another real entry, to list beside the strange files.
+  cache::KeyInputs other = in;
+  other.signature = "*fp32:16, i32";
+  disk.store(sample_entry(other));
+  fs::path elsewhere = dir.path / "elsewhere.bin";
+  write_all(elsewhere, cache::encode(sample_entry(in)));
+
+  using Make = std::function<void(const fs::path&)>;
+  const std::vector<std::pair<const char*, Make>> strange = {
+      {"a FIFO", [](const fs::path& p) { REQUIRE(::mkfifo(p.c_str(), 0644) == 0); }},
+      {"a link to /dev/zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }},
+      {"a link to a valid entry", [&](const fs::path& p) { fs::create_symlink(elsewhere, p); }},
+      {"a dangling link", [](const fs::path& p) { fs::create_symlink("/nonexistent/tritium", p); }},
+  };
+  for (const auto& [what, make] : strange) {
+    INFO(what);
+    make(path);
+    // list and show read every entry: neither may block or throw.
+    std::vector<cache::EntryInfo> listed = disk.list();
+    CHECK(listed.size() >= 1);
+    CHECK_NOTHROW(disk.show(cache::key_of(in)));
+    uint64_t bad_before = tritium::cache_stats().bad_entries;
+    CHECK_FALSE(disk.load(in));
+    CHECK(tritium::cache_stats().bad_entries == bad_before + 1);
+    CHECK_FALSE(fs::exists(fs::symlink_status(path)));  // the link itself is gone
+    CHECK(fs::exists("/dev/zero"));
+  }
+  // The cache recovers: a store replaces what was there.
+  disk.store(sample_entry(in));
+  CHECK(disk.load(in));
+  CHECK(disk.clear() == 2);
 }

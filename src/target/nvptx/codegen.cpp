@@ -27,6 +27,7 @@
 
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/register_budget.h"
 
 namespace tritium::nvptx {
 
@@ -77,6 +78,7 @@ void validate(const ir::Function& function, const TargetOptions& options) {
   if (options.sm < 70) {
     error_at(function.loc(), "the GPU target sm_" + std::to_string(options.sm) + " is too old (tritium needs sm_70 or newer)");
   }
+  check_register_budget(function, w);
 }
 
 // One compilation's LLVM objects, in the order they must be destroyed.

@@ -1,5 +1,5 @@
-// The NVPTX layer of a build configured with TRITIUM_ENABLE_NVPTX=OFF (the sanitizer build
-// in CI, which has no use for compiling LLVM's backend twice): the same entry points, each
+// The NVPTX layer of a build configured with TRITIUM_ENABLE_NVPTX=OFF (a build that needs no
+// GPU code generator): the same entry points, each
 // a clear error; everything up to the optimized tile IR and the interpreter still works.
 #include <llvm/Config/llvm-config.h>
 

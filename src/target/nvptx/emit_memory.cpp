@@ -134,10 +134,13 @@ void Emitter::emit_atomic(const ir::Op& op) {
   ir::Value* mask_value = cas ? nullptr : ir::atomic_mask(op);
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto one = [&](int r, llvm::Value* pred) {
-    // Masked-off elements read as 0, as in the interpreter.
-    return guarded(pred, [&]() {
-      return cas ? atomic_cas(op, kind, ptr.at(r), a.at(r), b->at(r)) : atomic_rmw(op, kind, ptr.at(r), a.at(r));
-    });
+    // Masked-off elements read as 0, as in the interpreter (also when the mask folds to false).
+    return guarded(
+        pred,
+        [&]() {
+          return cas ? atomic_cas(op, kind, ptr.at(r), a.at(r), b->at(r)) : atomic_rmw(op, kind, ptr.at(r), a.at(r));
+        },
+        llvm::Constant::getNullValue(a.at(r)->getType()));
   };
   if (!ptr_type->is_block()) {
     llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
@@ -238,9 +241,12 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
   // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
   // sign bit clear a signed integer max (min) orders like the floats; with it set an
   // unsigned min (max) does. Exactly one of the two atomics runs.
+  // The sign test of a constant value folds, and the guard that cannot run yields `zero`.
   llvm::Value* negative = b_.CreateICmpSLT(v, int_const(int_type, 0));
-  llvm::Value* if_negative = guarded(negative, [&]() { return atom(std::string(is_max ? "min" : "max") + u, v); });
-  llvm::Value* if_positive = guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s, v); });
+  llvm::Value* zero = int_const(int_type, 0);
+  llvm::Value* if_negative = guarded(negative, [&]() { return atom(std::string(is_max ? "min" : "max") + u, v); }, zero);
+  llvm::Value* if_positive =
+      guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s, v); }, zero);
   return result(b_.CreateSelect(negative, if_negative, if_positive));
 }
 

@@ -1,0 +1,11 @@
+# RUN: --kernel kernel --signature "*fp32:16, *fp32:16, i32, 65536" --emit ptx
+# ERROR: 9:39: needs 512 registers per thread with 4 warps, more than the budget of 256
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x + 1.0, mask=offs < n)

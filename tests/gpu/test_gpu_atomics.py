@@ -1,0 +1,98 @@
+"""Every atomic kind x value form (constant, scalar argument, block) x element type on the GPU,
+against the interpreter running the same kernel on numpy copies (issue 11: a constant float
+max/min crashed PTX emission). One program, a distinct address per element and a single
+thread for the scalar pointer, so no ordering can change a result: memory after the kernel
+and the old values the atomics return must agree bit for bit."""
+
+import importlib.util
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tritium  # noqa: E402
+
+DTYPES = {  # numpy dtype, the atomic kinds the language allows, constants to try
+    "int32": (np.int32, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["1", "-2", "0"]),
+    "uint32": (np.uint32, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["3", "0"]),
+    "int64": (np.int64, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["1", "-2"]),
+    "uint64": (np.uint64, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["3"]),
+    "float16": (np.float16, ["add", "xchg", "cas"], ["1.0", "-2.0"]),
+    "float32": (np.float32, ["add", "max", "min", "xchg", "cas"], ["1.0", "-2.0", "0.0", "-0.0"]),
+    "float64": (np.float64, ["add", "max", "min", "xchg", "cas"], ["1.0", "-2.0", "-0.0"]),
+}
+BLOCK = 64
+
+
+def kernel_source(kind, value, masked):
+    call = (f"tl.atomic_cas(p + offs, {value}, {value})" if kind == "cas"
+            else f"tl.atomic_{kind}(p + offs, {value}{', mask=offs < n' if masked else ''})")
+    scalar_value = "s" if value == "v" else value
+    scalar_call = (f"tl.atomic_cas(p + 2 * BLOCK, {scalar_value}, {scalar_value})" if kind == "cas"
+                   else f"tl.atomic_{kind}(p + 2 * BLOCK, {scalar_value})")
+    return f"""
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def k(p, old_ptr, s, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(p + BLOCK + offs)
+    tl.store(old_ptr + offs, {call})
+    tl.store(old_ptr + BLOCK, {scalar_call})
+"""
+
+
+def load_kernel(tmp_path, name, source):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module.k
+
+
+def initial(dtype, gen):
+    if np.issubdtype(dtype, np.floating):
+        x = gen.standard_normal(2 * BLOCK + 1) * 4
+        x[::7] = -0.0
+        x[::5] = 0.0
+        return x.astype(dtype)
+    info = np.iinfo(dtype)
+    return gen.integers(max(info.min, -1000), min(info.max, 1000), 2 * BLOCK + 1, dtype=dtype, endpoint=True)
+
+
+def cases():
+    for name, (_, kinds, constants) in DTYPES.items():
+        for kind in kinds:
+            for value in constants[:2] + ["s", "v"]:
+                for masked in ([False, True] if kind != "cas" else [False]):
+                    yield pytest.param(name, kind, value, masked, id=f"{name}-{kind}-{value}-{'mask' if masked else 'all'}")
+
+
+@pytest.mark.parametrize("name, kind, value, masked", list(cases()))
+def test_atomic_matrix_matches_the_interpreter(tmp_path, name, kind, value, masked):
+    dtype = DTYPES[name][0]
+    case = f"{name}-{kind}-{value}-{masked}"
+    gen = np.random.default_rng(zlib.crc32(case.encode()))
+    kernel = load_kernel(tmp_path, f"atomics_{zlib.crc32(case.encode())}", kernel_source(kind, value, masked))
+    memory = initial(dtype, gen)
+    scalar = 3 if not np.issubdtype(dtype, np.floating) else -1.5
+    n = BLOCK - 5
+    # The interpreter on numpy copies.
+    ref_memory, ref_old = memory.copy(), np.zeros(BLOCK + 1, dtype)
+    kernel[(1,)](ref_memory, ref_old, scalar, n, BLOCK=BLOCK)
+    # The GPU.
+    gpu_memory = torch.from_numpy(memory.copy()).cuda()
+    gpu_old = torch.from_numpy(np.zeros(BLOCK + 1, dtype)).cuda()
+    kernel[(1,)](gpu_memory, gpu_old, scalar, n, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
+    assert np.array_equal(gpu_memory.cpu().numpy().view(bits), ref_memory.view(bits))
+    # Masked-off lanes read as 0 in both.
+    assert np.array_equal(gpu_old.cpu().numpy().view(bits), ref_old.view(bits))

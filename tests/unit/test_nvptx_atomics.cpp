@@ -1,0 +1,194 @@
+// The atomic matrix of the NVPTX code generator: every atomic kind x value form (constant,
+// scalar argument, block) x element type x pointer form x mask form compiles to PTX that
+// ptxas accepts (issue 11: a constant float max/min crashed the emitter), and every
+// combination the language refuses is a located CompileError.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/parser.h"
+#include "lower/lower.h"
+#include "lower/signature.h"
+#include "target/nvptx/codegen.h"
+#include "transforms/pipeline.h"
+#include "tritium/errors.h"
+
+using namespace tritium;
+
+namespace {
+
+struct DtypeCase {
+  std::string name;        // the pointer's element type
+  std::string scalar;      // the signature of the scalar argument `s`
+  std::vector<std::string> constants;
+  std::vector<std::string> kinds;  // the atomics the language allows on it
+};
+
+const std::vector<std::string> kAllKinds = {"add", "max", "min", "and", "or", "xor", "xchg", "cas"};
+
+std::vector<DtypeCase> dtype_cases() {
+  std::vector<std::string> ints = kAllKinds;
+  std::vector<std::string> floats = {"add", "max", "min", "xchg", "cas"};
+  return {
+      {"i32", "i32", {"1", "-2", "0"}, ints},
+      {"u32", "i32", {"3", "0"}, ints},
+      {"i64", "i64", {"1", "-2", "0"}, ints},
+      {"u64", "i64", {"3", "0"}, ints},
+      {"fp16", "fp32", {"1.0", "-2.0", "0.0"}, {"add", "xchg", "cas"}},
+      {"fp32", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, floats},
+      {"fp64", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, floats},
+  };
+}
+
+// One statement per (kind, pointer form, value form, mask form); half the results are
+// used (so the select of a float max/min and the broadcast of a scalar's old value are
+// emitted), half are not.
+std::string matrix_kernel(const DtypeCase& d) {
+  std::ostringstream s;
+  s << "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+    << "def matrix(p, s, n, BLOCK: tl.constexpr):\n"
+    << "    offs = tl.arange(0, BLOCK)\n"
+    << "    mask = offs < n\n"
+    << "    v = tl.load(p + BLOCK + offs)\n"
+    << "    acc = tl.load(p + 2 * BLOCK + offs)\n";
+  std::vector<std::string> values = d.constants;
+  values.push_back("s");
+  int used = 0;
+  for (const std::string& kind : d.kinds) {
+    for (bool block_ptr : {false, true}) {
+      std::vector<std::string> forms = values;
+      if (block_ptr) forms.push_back("v");
+      std::string ptr = block_ptr ? "p + offs" : "p";
+      for (const std::string& value : forms) {
+        std::vector<std::string> masks = {"", ", mask=True", ", mask=False"};
+        if (block_ptr) masks.push_back(", mask=mask");
+        if (kind == "cas") masks = {""};
+        for (const std::string& mask : masks) {
+          std::string call = kind == "cas" ? "tl.atomic_cas(" + ptr + ", " + value + ", " + value + ")"
+                                           : "tl.atomic_" + kind + "(" + ptr + ", " + value + mask + ")";
+          if (++used % 2) {
+            s << "    acc = acc + " << call << "\n";
+          } else {
+            s << "    " << call << "\n";
+          }
+        }
+      }
+    }
+  }
+  s << "    tl.store(p + 3 * BLOCK + offs, acc)\n";
+  return s.str();
+}
+
+nvptx::CompiledPtx compile_source(const std::string& source, const std::string& kernel, const std::string& signature) {
+  auto file = std::make_shared<SourceFile>("atomics.py", source);
+  auto module = parse_module(file);
+  const ast::FunctionDef* fn = module->find_function(kernel);
+  REQUIRE(fn != nullptr);
+  KernelParams params = read_params(*fn, {});
+  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
+  auto function = lower_kernel(module, kernel, sig, {});
+  transforms::run_pipeline(*function, {true});
+  return nvptx::compile_to_ptx(*function, {});
+}
+
+const char* kPtxas = "/usr/local/cuda/bin/ptxas";
+
+// ptxas's complaints about `compiled`, empty when it assembles (or when there is no
+// ptxas: then the check is skipped with a warning).
+std::string ptxas_errors(const nvptx::CompiledPtx& compiled) {
+  if (access(kPtxas, X_OK) != 0) {
+    WARN("ptxas not found at " << kPtxas << ": PTX not validated");
+    return "";
+  }
+  char path[] = "/tmp/tritium_atomics_XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string ptx_path = std::string(path) + ".ptx";
+  std::string log_path = std::string(path) + ".log";
+  { std::ofstream(ptx_path) << compiled.ptx; }
+  std::string command = std::string(kPtxas) + " -arch=sm_" + std::to_string(compiled.sm) + " " + ptx_path +
+                        " -o /dev/null > " + log_path + " 2>&1";
+  int status = std::system(command.c_str());
+  std::stringstream log;
+  log << std::ifstream(log_path).rdbuf();
+  std::remove(path);
+  std::remove(ptx_path.c_str());
+  std::remove(log_path.c_str());
+  return status == 0 ? "" : "ptxas failed:\n" + log.str();
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("nvptx atomics: every kind x value form x dtype assembles", "[nvptx][atomics]") {
+  for (const DtypeCase& d : dtype_cases()) {
+    for (int block : {64, 512}) {  // fewer elements than threads, and several per thread
+      std::string source = matrix_kernel(d);
+      std::string signature = "*" + d.name + ":16, " + d.scalar + ", i32, " + std::to_string(block);
+      INFO(d.name << " BLOCK=" << block << "\n" << source);
+      nvptx::CompiledPtx c = compile_source(source, "matrix", signature);
+      REQUIRE(count(c.ptx, "atom.") >= static_cast<int>(d.kinds.size()));
+      std::string errors = ptxas_errors(c);
+      INFO(errors);
+      REQUIRE(errors.empty());
+    }
+  }
+}
+
+TEST_CASE("nvptx atomics: a constant float max/min picks one atomic by its sign", "[nvptx][atomics]") {
+  // The sign test folds: exactly one of the two emulating atomics remains.
+  const char* source = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def k(p, out):
+    tl.store(out, tl.atomic_max(p, 1.0))
+    tl.store(out + 1, tl.atomic_min(p, -2.0))
+)PY";
+  nvptx::CompiledPtx c = compile_source(source, "k", "*fp32:16, *fp32:16");
+  REQUIRE(count(c.ptx, "global.max.s32") == 1);  // max(1.0): signed max on the bits
+  REQUIRE(count(c.ptx, "global.max.u32") == 1);  // min(-2.0): unsigned max on the bits
+  REQUIRE(count(c.ptx, "global.min.") == 0);
+  std::string errors = ptxas_errors(c);
+  INFO(errors);
+  REQUIRE(errors.empty());
+}
+
+TEST_CASE("nvptx atomics: refused element types and kinds are located errors", "[nvptx][atomics]") {
+  std::vector<std::string> dtypes = {"i1", "i8", "u8", "i16", "u16", "bf16", "fp16", "fp32", "fp64"};
+  int refused = 0;
+  for (const std::string& dtype : dtypes) {
+    for (const std::string& kind : kAllKinds) {
+      bool is_float = dtype.rfind("fp", 0) == 0 || dtype == "bf16";
+      bool allowed = (dtype == "fp16" && (kind == "add" || kind == "xchg" || kind == "cas")) ||
+                     ((dtype == "fp32" || dtype == "fp64") && !(kind == "and" || kind == "or" || kind == "xor"));
+      if (allowed) continue;
+      std::string value = is_float ? "1.0" : "1";
+      std::string call = kind == "cas" ? "tl.atomic_cas(p, " + value + ", " + value + ")"
+                                       : "tl.atomic_" + kind + "(p, " + value + ")";
+      std::string source = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(p):\n    x = 1\n    " +
+                           call + "\n";
+      INFO(dtype << " " << kind);
+      try {
+        compile_source(source, "k", "*" + dtype + ":16");
+        FAIL("compiled");
+      } catch (const CompileError& e) {
+        ++refused;
+        REQUIRE(e.line() == 7);
+        REQUIRE(e.col() == 5);
+      }
+    }
+  }
+  REQUIRE(refused > 40);
+}
