@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 from . import language
 from .errors import ArgumentTypeError, CompilationError, InternalError, LaunchError
 from .jit import JITFunction, _extension, cdiv, jit, next_power_of_2
+from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
 # loading the library; without it `import tritium.language` still works and the first
@@ -49,14 +50,19 @@ def cache_dir():
 
 __all__ = [
     "ArgumentTypeError",
+    "Autotuner",
+    "Config",
+    "Heuristics",
     "CompilationError",
     "InternalError",
     "JITFunction",
     "LaunchError",
     "__version__",
+    "autotune",
     "cache_dir",
     "cache_stats",
     "cdiv",
+    "heuristics",
     "jit",
     "language",
     "next_power_of_2",
