@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "interp/eval_ops.h"
+#include "interp/eval_shape.h"
 #include "interp/memory.h"
 #include "interp/poison.h"
 #include "interp/values.h"
@@ -115,7 +116,11 @@ class Interpreter {
     for (const ir::Value* operand : op.operands()) plan.operands.push_back(buffer_id(operand));
     for (const auto& result : op.results()) plan.results.push_back(buffer_id(result.get()));
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
-    plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0;
+    // Ops that reorder or combine lanes move their poison themselves.
+    static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
+                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram};
+    plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0 &&
+                             std::find(std::begin(kOwnPoison), std::end(kOwnPoison), op.kind()) == std::end(kOwnPoison);
     switch (op.kind()) {
       // Constants and ranges never change: fill their buffers once, here.
       case OpKind::Constant: eval_constant(op, buffers_[plan.results[0]]); break;
@@ -147,8 +152,15 @@ class Interpreter {
     }
   }
 
-  // Runs the ops of `region`; false when a `return` ended the program.
-  bool exec_region(const PlanRegion& region) {
+  // Runs the ops of `region`; false when a `return` ended the program. Combine regions run
+  // unobserved: the analyses claim nothing about the values inside them.
+  bool exec_region(const PlanRegion& region, bool observed = true) {
+    if (!observed || !observer_) {
+      for (const PlanOp& op : region.ops) {
+        if (!exec_op(op)) return false;
+      }
+      return true;
+    }
     if (observer_) {
       for (int id : region.args) observe(id);
     }
@@ -202,6 +214,17 @@ class Interpreter {
       case OpKind::Abs: case OpKind::Floor: case OpKind::Ceil:
         eval_unary(op, operand(p, 0), result(p));
         return true;
+      case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: {
+        std::vector<const Buffer*> ins;
+        for (int id : p.operands) ins.push_back(&buffers_[id]);
+        std::vector<Buffer*> outs;
+        for (int id : p.results) outs.push_back(&buffers_[id]);
+        eval_move(op, ins, outs);
+        return true;
+      }
+      case OpKind::Histogram: eval_histogram(op, operand(p, 0), optional_operand(p, 1), result(p)); return true;
+      case OpKind::Reduce: exec_reduce(p); return true;
+      case OpKind::Scan: exec_scan(p); return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Cast: eval_cast(operand(p, 0), p.attr != 0, result(p)); return true;
       case OpKind::AddPtr: eval_addptr(operand(p, 0), operand(p, 1), result(p)); return true;
@@ -225,6 +248,95 @@ class Interpreter {
       case OpKind::Return: return false;
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());
+  }
+
+  // The lanes of a reduce or scan: the input is [outer, K, inner] around the axis.
+  struct AxisSplit {
+    int64_t outer = 1, k = 1, inner = 1;
+  };
+  static AxisSplit split_at(const ir::Type* type, int64_t axis) {
+    AxisSplit s;
+    const auto& shape = type->shape();
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+      if (d < axis) s.outer *= shape[d];
+      else if (d == axis) s.k = shape[d];
+      else s.inner *= shape[d];
+    }
+    return s;
+  }
+
+  // Runs the combine region on (lhs..., rhs...) (n values each); the combined values
+  // replace lhs.
+  void combine(const PlanOp& p, Slot* lhs, const Slot* rhs, size_t n) {
+    const PlanRegion& region = p.regions[0];
+    for (size_t i = 0; i < n; ++i) {
+      buffers_[region.args[i]].data()[0] = lhs[i];
+      buffers_[region.args[n + i]].data()[0] = rhs[i];
+    }
+    exec_region(region, /*observed=*/false);
+    const PlanOp& yield = region.ops.back();
+    for (size_t i = 0; i < n; ++i) lhs[i] = buffers_[yield.operands[i]].data()[0];
+  }
+
+  // Whether lane (o, k, i) of some input is poisoned; the error is deferred to the result.
+  const Buffer* poisoned_input(const PlanOp& p, int64_t lane) {
+    for (int id : p.operands) {
+      const Buffer& in = buffers_[id];
+      if (in.poisoned() && in.poison[lane]) return &in;
+    }
+    return nullptr;
+  }
+
+  // A tree over each run along the axis: pairs (k, k + 1), then (k, k + 2), ... (the
+  // axis length is a power of two), the order a warp's butterfly also takes.
+  void exec_reduce(const PlanOp& p) {
+    size_t n = p.operands.size();
+    AxisSplit s = split_at(operand(p, 0).type, p.op->int_attr("axis"));
+    for (int id : p.results) buffers_[id].poison_origin = nullptr;
+    std::vector<Slot> values(n * s.k);  // [k][input]
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        int64_t out_lane = o * s.inner + i;
+        for (int64_t k = 0; k < s.k; ++k) {
+          int64_t lane = (o * s.k + k) * s.inner + i;
+          for (size_t j = 0; j < n; ++j) values[k * n + j] = operand(p, static_cast<int>(j)).data()[lane];
+          if (const Buffer* bad = poisoned_input(p, lane)) {
+            for (int id : p.results) poison_lane(buffers_[id], out_lane, *bad->poison_origin, bad->poison_reason);
+          }
+        }
+        for (int64_t stride = 1; stride < s.k; stride *= 2) {
+          for (int64_t k = 0; k + stride < s.k; k += 2 * stride) combine(p, &values[k * n], &values[(k + stride) * n], n);
+        }
+        for (size_t j = 0; j < n; ++j) result(p, static_cast<int>(j)).data()[out_lane] = values[j];
+      }
+    }
+  }
+
+  // Inclusive, in order along the axis (reversed with `reverse`); a poisoned lane poisons
+  // every later lane of its run.
+  void exec_scan(const PlanOp& p) {
+    size_t n = p.operands.size();
+    AxisSplit s = split_at(operand(p, 0).type, p.op->int_attr("axis"));
+    bool reverse = p.op->int_attr("reverse") != 0;
+    for (int id : p.results) buffers_[id].poison_origin = nullptr;
+    std::vector<Slot> acc(n), x(n);
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const Buffer* bad = nullptr;
+        for (int64_t step = 0; step < s.k; ++step) {
+          int64_t k = reverse ? s.k - 1 - step : step;
+          int64_t lane = (o * s.k + k) * s.inner + i;
+          for (size_t j = 0; j < n; ++j) x[j] = operand(p, static_cast<int>(j)).data()[lane];
+          if (step == 0) acc = x;
+          else combine(p, acc.data(), x.data(), n);
+          if (!bad) bad = poisoned_input(p, lane);
+          for (size_t j = 0; j < n; ++j) {
+            result(p, static_cast<int>(j)).data()[lane] = acc[j];
+            if (bad) poison_lane(result(p, static_cast<int>(j)), lane, *bad->poison_origin, bad->poison_reason);
+          }
+        }
+      }
+    }
   }
 
   // The loop state lives in the op's result buffers: init -> results; each iteration

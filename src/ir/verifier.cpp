@@ -187,6 +187,19 @@ class Verifier {
         }
         return;
       }
+      case OpKind::Trans: return check_trans(op);
+      case OpKind::Join: case OpKind::Cat: return check_join_cat(op);
+      case OpKind::Split: return check_split(op);
+      case OpKind::Reduce: case OpKind::Scan: return check_reduce_scan(op);
+      case OpKind::Histogram: {
+        expect_counts(op, 1, 2, 1);
+        expect_int_attr(op, "num_bins");
+        const Type* x = operand_type(op, 0);
+        if (!x->is_block() || x->rank() != 1 || !x->is_int()) fail(op, "the input " + x->str() + " is not a 1-D integer block");
+        if (op.num_operands() == 2) expect_type(op, operand_type(op, 1), x->with_element(Type::scalar(ScalarKind::I1)), "the mask");
+        expect_type(op, result_type(op), Type::block(Type::scalar(ScalarKind::I32), {op.int_attr("num_bins")}), "the result");
+        return;
+      }
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Minimum: case OpKind::Maximum:
         return check_binary(op, /*ints_only=*/false);
@@ -262,7 +275,8 @@ class Verifier {
       case OpKind::Yield: {
         expect_counts(op, 0, 1 << 30, 0);
         bool ok = owner != nullptr &&
-                  (owner->kind() == OpKind::For || owner->kind() == OpKind::If ||
+                  (owner->kind() == OpKind::For || owner->kind() == OpKind::If || owner->kind() == OpKind::Reduce ||
+                   owner->kind() == OpKind::Scan ||
                    (owner->kind() == OpKind::While && &r == owner->region(1)));
         if (!ok) fail(op, "'yield' outside a for body, an if branch or a while after-region");
         return;
@@ -314,6 +328,74 @@ class Verifier {
     std::vector<int64_t> shape = in->shape();
     shape.insert(shape.begin() + axis, 1);
     expect_type(op, result_type(op), Type::block(in->element(), shape), "the result");
+  }
+
+  void check_trans(const Op& op) {
+    expect_counts(op, 1, 1, 1);
+    const Type* in = operand_type(op, 0);
+    const AttrValue* order = op.find_attr("order");
+    if (order == nullptr || !std::holds_alternative<std::vector<int64_t>>(*order)) fail(op, "missing 'order'");
+    const std::vector<int64_t>& perm = std::get<std::vector<int64_t>>(*order);
+    std::vector<bool> seen(in->rank(), false);
+    if (!in->is_block() || static_cast<int>(perm.size()) != in->rank()) fail(op, "'order' does not match the rank of " + in->str());
+    std::vector<int64_t> shape;
+    for (int64_t d : perm) {
+      if (d < 0 || d >= in->rank() || seen[d]) fail(op, "'order' is not a permutation");
+      seen[d] = true;
+      shape.push_back(in->shape()[d]);
+    }
+    expect_type(op, result_type(op), Type::block(in->element(), shape), "the result");
+  }
+
+  void check_join_cat(const Op& op) {
+    expect_counts(op, 2, 2, 1);
+    const Type* a = operand_type(op, 0);
+    expect_type(op, operand_type(op, 1), a, "the second operand");
+    std::vector<int64_t> shape = a->shape();
+    if (op.kind() == OpKind::Join) {
+      shape.push_back(2);
+    } else {
+      if (!a->is_block()) fail(op, "cat of scalars");
+      shape[0] *= 2;
+    }
+    expect_type(op, result_type(op), Type::block(a->element(), shape), "the result");
+  }
+
+  void check_split(const Op& op) {
+    expect_counts(op, 1, 1, 2);
+    const Type* a = operand_type(op, 0);
+    if (!a->is_block() || a->shape().back() != 2) fail(op, "the operand " + a->str() + " does not end in a dimension of 2");
+    std::vector<int64_t> shape(a->shape().begin(), a->shape().end() - 1);
+    const Type* half = shape.empty() ? a->element() : Type::block(a->element(), shape);
+    for (int i = 0; i < 2; ++i) expect_type(op, op.result(i)->type(), half, "a result");
+  }
+
+  // reduce and scan: N inputs of one shape, a combine region over 2N scalars yielding N.
+  void check_reduce_scan(const Op& op) {
+    if (op.num_operands() < 1 || op.num_results() != op.num_operands()) fail(op, "expected as many results as inputs");
+    expect_int_attr(op, "axis");
+    const Type* first = operand_type(op, 0);
+    int64_t axis = op.int_attr("axis");
+    if (!first->is_block() || axis < 0 || axis >= first->rank()) fail(op, "axis " + std::to_string(axis) + " out of range for " + first->str());
+    std::vector<const Type*> elements;
+    for (int i = 0; i < op.num_operands(); ++i) {
+      const Type* t = operand_type(op, i);
+      if (!t->is_block() || t->shape() != first->shape()) fail(op, "inputs of different shapes " + types_text({first, t}));
+      elements.push_back(t->element());
+      std::vector<int64_t> shape = t->shape();
+      const Type* want = t;
+      if (op.kind() == OpKind::Reduce) {
+        shape.erase(shape.begin() + axis);
+        want = shape.empty() ? t->element() : Type::block(t->element(), shape);
+      }
+      expect_type(op, op.result(i)->type(), want, "result " + std::to_string(i));
+    }
+    if (op.kind() == OpKind::Scan) expect_int_attr(op, "reverse");
+    expect_region_count(op, 1);
+    std::vector<const Type*> args = elements;
+    args.insert(args.end(), elements.begin(), elements.end());
+    expect_region_args(op, *op.region(0), args, "combine");
+    expect_terminator_operands(op, *op.region(0), 0, elements, "combined values");
   }
 
   void check_binary(const Op& op, bool ints_only) {

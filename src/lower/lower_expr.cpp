@@ -215,6 +215,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
       return LValue::tuple(std::move(dims));
     }
     if (name == "numel") return LValue::constant(ConstValue::integer(type->is_block() ? type->num_elements() : 1));
+    if (name == "T") return call_builtin(LValue::builtin("tl.trans"), {base}, {}, loc);
     LValue method = LValue::builtin("method." + name);
     method.items.push_back(base);
     return method;

@@ -82,6 +82,9 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Return:
       b_.CreateRetVoid();
       return;
+    case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: case OpKind::Reduce:
+    case OpKind::Scan: case OpKind::Histogram:
+      break;
   }
   error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
 }

@@ -1,0 +1,58 @@
+// The tl.* builtins, one registry split by family (builtins_<family>.cpp). An entry has the
+// name, the parameter list (bound by BuiltinArgs), whether it is also a tensor method
+// (`x.sum(0)` for `tl.sum(x, 0)`), and the handler that checks the arguments the way Triton
+// does and expands them to IR. Adding a builtin is one entry in its family's file.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower/builtin_args.h"
+#include "lower/lvalue.h"
+
+namespace tritium::lower {
+
+class Lowerer;
+
+using BuiltinHandler = std::function<LValue(Lowerer& lower, const BuiltinArgs& args, const Loc& loc)>;
+
+struct Builtin {
+  std::string name;                 // without "tl."
+  std::vector<std::string> params;  // "x" required, "x=" optional, "*xs" the remaining positionals
+  bool method = false;              // also callable as a tensor method
+  BuiltinHandler handler;
+  bool function = true;             // callable as tl.<name> (false: a method only, like x.to)
+};
+
+class BuiltinTable {
+ public:
+  void add(Builtin builtin);
+  // Shorthand for the common case.
+  void add(const std::string& name, std::vector<std::string> params, bool method, BuiltinHandler handler) {
+    add(Builtin{name, std::move(params), method, std::move(handler)});
+  }
+  const Builtin* find(const std::string& name) const;
+  const std::map<std::string, Builtin>& entries() const { return entries_; }
+
+ private:
+  std::map<std::string, Builtin> entries_;
+};
+
+// Every tl.* builtin tritium implements.
+const BuiltinTable& builtin_table();
+// Names of triton.language that tritium knows but does not implement yet: calling one is
+// a located "not supported by tritium yet" error rather than "unknown name".
+const std::set<std::string>& planned_builtins();
+
+// The families (each in builtins_<family>.cpp).
+void register_core_builtins(BuiltinTable& table);    // program ids, creation, hints, static_*
+void register_memory_builtins(BuiltinTable& table);  // load, store
+void register_atomic_builtins(BuiltinTable& table);  // atomic_*
+void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., sigmoid, fma, where, min/max
+void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
+void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
+
+}  // namespace tritium::lower

@@ -1,0 +1,131 @@
+// Core builtins: program ids, block creation (arange, full, zeros), casts, compiler hints,
+// compile-time checks (static_assert, static_print) and the loop iterables.
+#include "lower/builtin_registry.h"
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::ScalarKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+LValue program_index(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  __int128 axis = a.const_int("axis");
+  if (axis < 0 || axis > 2) error_at(loc, "program_id axis must be 0, 1 or 2, got " + int128_to_string(axis));
+  ir::OpKind kind = a.fn() == "program_id" ? ir::OpKind::ProgramId : ir::OpKind::NumPrograms;
+  ir::Op* op = L.builder().create(kind, {Type::scalar(ScalarKind::I32)}, {}, loc);
+  op->set_attr("axis", static_cast<int64_t>(axis));
+  return LValue::tensor(op->result());
+}
+
+LValue arange(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  __int128 start = a.const_int("start"), end = a.const_int("end");
+  if (start < 0 || (start >> 32) != 0 || (end >> 32) != 0) error_at(loc, "tl.arange bounds must fit in 32 bits and start must not be negative");
+  if (end <= start) error_at(loc, "tl.arange needs end > start, got arange(" + int128_to_string(start) + ", " + int128_to_string(end) + ")");
+  __int128 n = end - start;
+  if (n > (1 << 20)) error_at(loc, "tl.arange of " + int128_to_string(n) + " elements exceeds the block limit of 1048576");
+  if (!is_power_of_two(static_cast<int64_t>(n))) error_at(loc, "tl.arange's range must be a power of two, got " + int128_to_string(n));
+  ir::Op* op = L.builder().create(ir::OpKind::MakeRange, {Type::block(Type::scalar(ScalarKind::I32), {static_cast<int64_t>(n)})}, {}, loc);
+  op->set_attr("start", static_cast<int64_t>(start));
+  op->set_attr("end", static_cast<int64_t>(end));
+  return LValue::tensor(op->result());
+}
+
+// full, zeros and zeros_like: a scalar broadcast to the shape.
+LValue filled(Lowerer& L, const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
+              const Loc& loc) {
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (!is_power_of_two(d)) error_at(loc, "tl." + fn + " shape dimensions must be powers of two, got " + std::to_string(d));
+    numel *= d;
+    if (numel > (1 << 20)) error_at(loc, "a block of more than 1048576 elements exceeds the limit of 1048576");
+  }
+  Value* scalar = value.is_const() ? L.constant(kind, value.c, loc) : L.cast(L.to_tensor(value, loc), kind, loc);
+  if (scalar->type()->is_block()) error_at(loc, "the value of tl.full must be a scalar");
+  if (shape.empty()) return LValue::tensor(scalar);
+  return LValue::tensor(L.broadcast_to(scalar, shape, loc));
+}
+
+LValue hint(Lowerer&, const BuiltinArgs& a, const Loc& loc) {
+  const std::string& fn = a.fn();
+  const LValue& input = a.get("input");
+  if (!input.is_tensor()) error_at(loc, "tl." + fn + " needs a tensor");
+  std::vector<int64_t> values = a.shape("values");
+  int rank = std::max(1, input.value->type()->rank());
+  if (static_cast<int>(values.size()) != rank) {
+    error_at(loc, "tl." + fn + " needs one value per dimension (" + std::to_string(rank) + "), got " + std::to_string(values.size()));
+  }
+  for (int64_t v : values) {
+    if (!is_power_of_two(v)) error_at(loc, "tl." + fn + " values must be powers of two, got " + std::to_string(v));
+  }
+  // Like Triton, the hint is an attribute of the op that defines the value (a function
+  // argument has no defining op, and the hint is dropped).
+  if (ir::Op* def = input.value->def()) {
+    const char* attr = fn == "multiple_of" ? "hint_divisibility" : fn == "max_contiguous" ? "hint_contiguity" : "hint_constancy";
+    def->set_attr(attr, values);
+  }
+  return input;
+}
+
+LValue none() { return LValue::constant(ConstValue::none()); }
+
+}  // namespace
+
+void register_core_builtins(BuiltinTable& t) {
+  t.add("constexpr", {"value"}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
+    if (a.get("value").is_tensor()) error_at(loc, "tl.constexpr() needs a compile-time value");
+    return a.get("value");
+  });
+  t.add("program_id", {"axis"}, false, program_index);
+  t.add("num_programs", {"axis"}, false, program_index);
+  t.add("arange", {"start", "end"}, false, arange);
+  t.add("zeros", {"shape", "dtype"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    return filled(L, "zeros", a.shape("shape"), a.dtype("dtype"), LValue::constant(ConstValue::integer(0)), loc);
+  });
+  t.add("full", {"shape", "value", "dtype"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    return filled(L, "full", a.shape("shape"), a.dtype("dtype"), a.get("value"), loc);
+  });
+  t.add("zeros_like", {"input", "dtype="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    Value* x = L.to_tensor(a.get("input"), loc);
+    if (x->type()->is_ptr()) error_at(loc, "zeros_like of a pointer tensor is not supported");
+    ScalarKind kind = a.has("dtype") ? a.dtype("dtype") : x->type()->element()->scalar_kind();
+    return filled(L, "zeros_like", x->type()->shape(), kind, LValue::constant(ConstValue::integer(0)), loc);
+  });
+  t.add("cdiv", {"x", "div"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    LValue one = LValue::constant(ConstValue::integer(1));
+    LValue sum = L.binary(ast::BinaryOp::Sub, L.binary(ast::BinaryOp::Add, a.get("x"), a.get("div"), loc), one, loc);
+    return L.binary(ast::BinaryOp::FloorDiv, sum, a.get("div"), loc);
+  });
+  auto cast = [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    bool bit = a.const_bool("bitcast", false);
+    return LValue::tensor(L.cast(L.to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), loc, bit));
+  };
+  t.add("cast", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, false, cast);
+  t.add(Builtin{"to", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast, /*function=*/false});
+  for (const char* name : {"multiple_of", "max_contiguous", "max_constancy"}) t.add(name, {"input", "values"}, false, hint);
+  t.add("static_assert", {"cond", "msg="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    const LValue& cond = a.get("cond");
+    if (!cond.is_const()) error_at(loc, "tl.static_assert needs a condition known at compile time, got " + cond.describe());
+    if (!L.const_truth(cond, loc)) {
+      std::string msg = a.has("msg") && a.get("msg").is_const() ? a.get("msg").c.s : "";
+      error_at(loc, "static_assert failed" + (msg.empty() ? std::string() : ": " + msg));
+    }
+    return none();
+  });
+  // The debug builtins compile to nothing for now: device_print and device_assert are
+  // only active in debug builds, debug_barrier orders nothing a reader of results sees.
+  for (const char* name : {"static_print", "device_print", "debug_barrier", "device_assert"}) {
+    t.add(name, {"*args", "hex=", "msg="}, false, [](Lowerer&, const BuiltinArgs&, const Loc&) { return none(); });
+  }
+  for (const char* name : {"static_range", "range"}) {
+    t.add(name, {"*args", "num_stages=", "loop_unroll_factor=", "disallow_acc_multi_buffer=", "flatten=",
+                 "warp_specialize="}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) -> LValue {
+      error_at(loc, "tl." + a.fn() + "() can only be used as the iterable of a for loop");
+    });
+  }
+}
+
+}  // namespace tritium::lower

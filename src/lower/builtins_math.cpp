@@ -1,0 +1,70 @@
+// Elementwise math builtins: the unary functions (one row each in kUnaryMath), where,
+// minimum/maximum, sigmoid and fma.
+#include "lower/builtin_registry.h"
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::ScalarKind;
+using ir::Value;
+
+namespace {
+
+struct UnaryMath {
+  const char* name;
+  ir::OpKind op;
+};
+
+// exp..ceil need fp32 or fp64 (Triton's rule); abs takes any number.
+constexpr UnaryMath kUnaryMath[] = {
+    {"exp", ir::OpKind::Exp},   {"exp2", ir::OpKind::Exp2},   {"log", ir::OpKind::Log},     {"log2", ir::OpKind::Log2},
+    {"sqrt", ir::OpKind::Sqrt}, {"rsqrt", ir::OpKind::Rsqrt}, {"sin", ir::OpKind::Sin},     {"cos", ir::OpKind::Cos},
+    {"abs", ir::OpKind::Abs},   {"floor", ir::OpKind::Floor}, {"ceil", ir::OpKind::Ceil},
+};
+
+LValue min_max(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  bool minimum = a.fn() == "minimum";
+  if (a.get("x").is_const() && a.get("y").is_const()) {
+    bool less = const_compare(ast::CompareOp::Lt, a.get("y").c, a.get("x").c, loc).b;
+    bool greater = const_compare(ast::CompareOp::Gt, a.get("y").c, a.get("x").c, loc).b;
+    return (minimum ? less : greater) ? a.get("y") : a.get("x");
+  }
+  return LValue::tensor(L.min_max(minimum ? ir::OpKind::Minimum : ir::OpKind::Maximum, a.get("x"), a.get("y"), loc));
+}
+
+}  // namespace
+
+void register_math_builtins(BuiltinTable& t) {
+  for (const UnaryMath& m : kUnaryMath) {
+    ir::OpKind op = m.op;
+    t.add(m.name, {"x"}, true, [op](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+      Value* x = L.to_tensor(a.get("x"), loc);
+      if (x->type()->is_ptr()) error_at(loc, "tl." + a.fn() + " of a pointer is not defined");
+      ScalarKind k = x->type()->element()->scalar_kind();
+      if (op == ir::OpKind::Abs) {
+        if (!ir::is_signed(k) && !ir::is_float(k)) return LValue::tensor(x);  // unsigned: already non-negative
+      } else if (k != ScalarKind::F32 && k != ScalarKind::F64) {
+        error_at(loc, "tl." + a.fn() + " expects fp32 or fp64, got " + std::string(ir::scalar_name(k)) +
+                          "; cast with .to(tl.float32) first");
+      }
+      return LValue::tensor(L.emit(op, x->type(), {x}, loc));
+    });
+  }
+  t.add("where", {"condition", "x", "y"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    return LValue::tensor(L.where(a.get("condition"), a.get("x"), a.get("y"), loc));
+  });
+  t.add("minimum", {"x", "y", "propagate_nan="}, false, min_max);
+  t.add("maximum", {"x", "y", "propagate_nan="}, false, min_max);
+  t.add("sigmoid", {"x"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    LValue x = a.get("x");
+    LValue e = L.call_builtin(LValue::builtin("tl.exp"), {L.unary(ast::UnaryOp::Neg, x, loc)}, {}, loc);
+    LValue one = LValue::constant(ConstValue::floating(1.0));
+    return LValue::tensor(L.true_div(one, LValue::tensor(L.add(one, e, loc)), loc));
+  });
+  t.add("fma", {"x", "y", "z"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    return LValue::tensor(L.add(LValue::tensor(L.arith(ir::OpKind::Mul, a.get("x"), a.get("y"), loc)), a.get("z"), loc));
+  });
+}
+
+}  // namespace tritium::lower
