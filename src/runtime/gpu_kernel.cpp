@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cache/remote_cache.h"
 #include "cache/stats.h"
 #include "interp/values.h"
 #include "support/diagnostics.h"
@@ -124,7 +125,7 @@ PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir) {
 cache::Entry build_entry(const GpuBuild& build) {
   cache::DiskCache disk = cache::DiskCache::from_env();
   std::string key = cache::key_of(build.inputs);
-  if (std::optional<cache::Entry> entry = disk.load(build.inputs)) {
+  if (std::optional<cache::Entry> entry = cache::load_shared(disk, build.inputs)) {
     cache::count(cache::Counter::DiskHit);
     if (cache::log_enabled()) {
       cache::log("disk hit " + key + " kernel '" + build.kernel + "' [" +
@@ -158,7 +159,7 @@ cache::Entry build_entry(const GpuBuild& build) {
     entry.params.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size});
   }
   entry.ptx = std::move(compiled.ptx);
-  disk.store(entry);
+  cache::store_shared(disk, entry);  // and published to TRITIUM_REMOTE_CACHE
 
   if (cache::log_enabled()) {
     CacheStats after = cache_stats();

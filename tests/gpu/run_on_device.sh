@@ -36,7 +36,7 @@ for f in python/bindings/*.cpp; do
   $CXX -fPIC -fvisibility=hidden $(python3 -m pybind11 --includes) -Ipython/bindings -c "$f" \
     -o "/tmp/$(basename "$f" .cpp).o" & pids+=($!)
 done
-$CXX tools/tritium.cpp -DTRITIUM_VERSION='"gpu"' -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+$CXX tools/tritium.cpp tools/aot.cpp tools/aot_codegen.cpp -DTRITIUM_VERSION='"gpu"' -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/tritium" & pids+=($!)
 $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
@@ -52,8 +52,9 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
-timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/gpu/test_gpu_kernels.py \
-  tests/gpu/test_gpu_issue_741.py tests/gpu/test_gpu_runtime.py 2>&1 | tee "$OUT/gpu_tests.log"
+timeout 600 python3 -m pytest -q -rs -p no:cacheprovider tests/gpu/test_gpu_kernels.py \
+  tests/gpu/test_gpu_issue_741.py tests/gpu/test_gpu_runtime.py \
+  tests/gpu/test_gpu_autotune.py tests/gpu/test_gpu_aot.py 2>&1 | tee "$OUT/gpu_tests.log"
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 echo "== the interpreter suite (tests/python)"
