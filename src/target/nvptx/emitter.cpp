@@ -82,9 +82,10 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Return:
       b_.CreateRetVoid();
       return;
-    case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: case OpKind::Reduce:
-    case OpKind::Scan: case OpKind::Histogram:
-      break;
+    case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
+    case OpKind::Histogram: return emit_histogram(op);
+    case OpKind::Reduce: return emit_reduce(op);
+    case OpKind::Scan: return emit_scan(op);
   }
   error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
 }
@@ -217,6 +218,20 @@ llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64
   int64_t bytes = elements * static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
   shared_bytes_ = std::max(shared_bytes_, bytes);
   return b_.CreateGEP(type, shared_, index);
+}
+
+llvm::Value* Emitter::shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements) {
+  llvm::Value* base = shared_element(b_.getInt8Ty(), b_.getInt32(static_cast<uint32_t>(byte_offset)), 0);
+  shared_bytes_ = std::max(shared_bytes_, byte_offset + elements * type_bytes(type));
+  return b_.CreateGEP(type, base, index);
+}
+
+llvm::Type* Emitter::stored_type(llvm::Type* type) const {
+  return type->isIntegerTy(1) ? llvm::Type::getInt8Ty(context_) : type;
+}
+
+int64_t Emitter::type_bytes(llvm::Type* type) const {
+  return static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
 }
 
 void Emitter::barrier() {

@@ -66,6 +66,11 @@ class Emitter {
   llvm::Value* int_const(llvm::Type* type, int64_t v) const;
 
   llvm::Value* shared_element(llvm::Type* type, llvm::Value* index, int64_t elements);
+  // The same, in a scratch area that starts `byte_offset` bytes into shared memory.
+  llvm::Value* shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements);
+  // The type shared memory holds `type` as (i1 as i8) and its size in bytes.
+  llvm::Type* stored_type(llvm::Type* type) const;
+  int64_t type_bytes(llvm::Type* type) const;
   void barrier();
   // Thread 0's `values` (scalars of at most 8 bytes) in every thread, via shared memory.
   std::vector<llvm::Value*> from_thread0(const std::vector<llvm::Value*>& values);
@@ -97,6 +102,21 @@ class Emitter {
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
   llvm::Value* broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
                                       llvm::Value* e);
+
+  // ---- emit_reduce.cpp: reduce and scan (in registers, warp shuffles, shared memory) ----
+  void emit_reduce(const ir::Op& op);
+  void emit_scan(const ir::Op& op);
+  // The op's combine region on (lhs..., rhs...), one scalar each; returns the combined values.
+  std::vector<llvm::Value*> combine(const ir::Op& op, const std::vector<llvm::Value*>& lhs,
+                                    const std::vector<llvm::Value*>& rhs);
+  // Pairwise in order: ((0, 1), (2, 3)), ... until one is left.
+  std::vector<llvm::Value*> combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
+  // The value of lane (lane ^ mask) of this warp (any scalar type up to 64 bits).
+  llvm::Value* shuffle_xor(llvm::Value* value, int mask);
+
+  // ---- emit_move.cpp: trans, join, split, cat, histogram ----
+  void emit_move(const ir::Op& op);
+  void emit_histogram(const ir::Op& op);
 
   // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
   llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);

@@ -29,17 +29,35 @@ int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int
   return source;
 }
 
+int log2_exact(int64_t value) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < value) ++bits;
+  if ((int64_t{1} << bits) != value) internal_error("nvptx layout", std::to_string(value) + " is not a power of two");
+  return bits;
+}
+
+LayoutBits::LayoutBits(const Layout& layout)
+    : vector_bits(log2_exact(layout.vector())),
+      thread_bits(log2_exact(layout.threads())),
+      element_bits(log2_exact(layout.num_elements())),
+      reg_bits(log2_exact(layout.num_regs())) {}
+
 std::optional<std::vector<int>> local_broadcast(const std::vector<int64_t>& from,
                                                 const std::vector<int64_t>& to, const Layout& source,
                                                 const Layout& result) {
+  return local_moves(source, result, [&](int64_t e) { return broadcast_source(from, to, e); });
+}
+
+std::optional<std::vector<int>> local_moves(const Layout& source, const Layout& result,
+                                            const std::function<int64_t(int64_t)>& source_of) {
   // Checked element by element: blocks are at most 2^20 elements or so, and a compile
-  // pays this once per broadcast.
+  // pays this once per op.
   std::vector<int> regs(result.num_regs(), -1);
   for (int reg = 0; reg < result.num_regs(); ++reg) {
     for (int t = 0; t < result.threads(); ++t) {
       int64_t e = result.element(t, reg);
       if (e >= result.num_elements()) continue;  // this thread holds nothing there
-      int64_t s = broadcast_source(from, to, e);
+      int64_t s = source_of(e);
       if (source.owner(s) != t) return std::nullopt;
       int r = source.reg_of(s);
       if (regs[reg] == -1) regs[reg] = r;

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -74,6 +75,26 @@ class Layout {
 // The flat index of the element of a `from`-shaped block that broadcasting to `to` (equal
 // rank; dims of `from` are 1 or equal to those of `to`) puts at flat index `e` of the result.
 int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t e);
+
+// The bits of a register index and of a thread index as bits of the flat element index
+// (all sizes are powers of two): register bit j < log2 V is element bit j, thread bit j is
+// element bit log2 V + j, register bit j >= log2 V is element bit log2 T + j. An element
+// bit >= log2 N means the thread holds no element there (the `owns` test).
+struct LayoutBits {
+  int vector_bits, thread_bits, element_bits, reg_bits;
+  explicit LayoutBits(const Layout& layout);
+  int of_reg(int j) const { return j < vector_bits ? j : j + thread_bits; }
+  int of_thread(int j) const { return vector_bits + j; }
+};
+
+// log2 of a power of two (an internal error otherwise).
+int log2_exact(int64_t value);
+
+// When every result element comes from a source element on the same thread, in a register
+// that does not depend on the thread: for each result register, that source register.
+// `source_of` maps a result element to its source element.
+std::optional<std::vector<int>> local_moves(const Layout& source, const Layout& result,
+                                            const std::function<int64_t(int64_t)>& source_of);
 
 // When every element of the broadcast stays on its thread: for each result register, the
 // source register that holds its element in every thread. std::nullopt when some element

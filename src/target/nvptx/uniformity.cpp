@@ -125,6 +125,10 @@ bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
     case OpKind::Broadcast:
       // Possibly a shared-memory round trip (code generation may find it local or uniform).
       return op.operand(0)->type()->shape() != op.result()->type()->shape();
+    case OpKind::Reduce: case OpKind::Scan: case OpKind::Trans: case OpKind::Join: case OpKind::Split:
+    case OpKind::Cat: case OpKind::Histogram:
+      // Elements move between threads (shared memory unless code generation finds a way without).
+      return true;
     case OpKind::AtomicRMW:
     case OpKind::AtomicCAS:
       // Thread 0 performs a scalar atomic and broadcasts the old value when it is read.

@@ -1,0 +1,356 @@
+// reduce and scan over one axis of a block. The layout (layout.h) maps register, lane and
+// warp bits to bits of the flat element index; the bits that select the position along
+// the axis are the ones combined: within a thread over registers, within a warp by
+// butterfly shuffles, across warps through shared memory (LayoutBits names the bits).
+//
+//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem per warp
+//                                      bit, then the results placed in the result's layout
+//   scan:  one level per axis bit, low to high; each element keeps its prefix P and the
+//          total B of its aligned run of 2^level, and takes B from its partner (the element
+//          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+namespace {
+
+// Scratch for one exchange across warps: more registers are exchanged in several rounds.
+constexpr int64_t kScratchBytes = 16 * 1024;
+
+// The block around the axis: [outer, K, inner], each a power of two.
+struct AxisBits {
+  int inner_bits = 0;  // element bits below the axis
+  int axis_bits = 0;   // element bits of the axis
+  bool on_axis(int element_bit) const { return element_bit >= inner_bits && element_bit < inner_bits + axis_bits; }
+};
+
+AxisBits axis_bits(const ir::Type* type, int64_t axis) {
+  AxisBits a;
+  const auto& shape = type->shape();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int bits = log2_exact(shape[d]);
+    if (static_cast<int64_t>(d) > axis) a.inner_bits += bits;
+    if (static_cast<int64_t>(d) == axis) a.axis_bits = bits;
+  }
+  return a;
+}
+
+// The subsets of `mask`, in increasing order (0 first).
+std::vector<int> subsets(int mask) {
+  std::vector<int> out;
+  int s = 0;
+  do {
+    out.push_back(s);
+    s = (s - mask) & mask;
+  } while (s != 0);
+  return out;
+}
+
+}  // namespace
+
+std::vector<llvm::Value*> Emitter::combine(const ir::Op& op, const std::vector<llvm::Value*>& lhs,
+                                           const std::vector<llvm::Value*>& rhs) {
+  const ir::Region& region = *op.region(0);
+  size_t n = lhs.size();
+  for (size_t i = 0; i < n; ++i) {
+    set(region.arg(static_cast<int>(i)), Regs::one(lhs[i]));
+    set(region.arg(static_cast<int>(n + i)), Regs::one(rhs[i]));
+  }
+  emit_region(region);
+  std::vector<llvm::Value*> out;
+  for (const ir::Value* v : region.terminator()->operands()) out.push_back(get(v).at(0));
+  return out;
+}
+
+std::vector<llvm::Value*> Emitter::combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items) {
+  while (items.size() > 1) {
+    std::vector<std::vector<llvm::Value*>> next;
+    for (size_t i = 0; i + 1 < items.size(); i += 2) next.push_back(combine(op, items[i], items[i + 1]));
+    if (items.size() % 2) next.push_back(items.back());
+    items = std::move(next);
+  }
+  return items[0];
+}
+
+llvm::Value* Emitter::shuffle_xor(llvm::Value* value, int mask) {
+  llvm::Type* type = value->getType();
+  unsigned bits = static_cast<unsigned>(module_.getDataLayout().getTypeSizeInBits(type));
+  auto shfl32 = [&](llvm::Value* v) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
+                              {b_.getInt32(0xffffffffu), v, b_.getInt32(static_cast<uint32_t>(mask)), b_.getInt32(0x1f)});
+  };
+  if (bits == 64) {
+    llvm::Value* whole = b_.CreateBitCast(value, b_.getInt64Ty());
+    llvm::Value* lo = shfl32(b_.CreateTrunc(whole, b_.getInt32Ty()));
+    llvm::Value* hi = shfl32(b_.CreateTrunc(b_.CreateLShr(whole, 32), b_.getInt32Ty()));
+    llvm::Value* joined = b_.CreateOr(b_.CreateZExt(lo, b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(hi, b_.getInt64Ty()), 32));
+    return b_.CreateBitCast(joined, type);
+  }
+  llvm::Type* as_int = b_.getIntNTy(bits);
+  llvm::Value* widened = b_.CreateZExt(b_.CreateBitCast(value, as_int), b_.getInt32Ty());
+  return b_.CreateBitCast(b_.CreateTrunc(shfl32(widened), as_int), type);
+}
+
+void Emitter::emit_reduce(const ir::Op& op) {
+  const ir::Type* in_type = op.operand(0)->type();
+  const size_t n = static_cast<size_t>(op.num_operands());
+  Layout layout = layout_of(in_type);
+  LayoutBits bits(layout);
+  AxisBits axis = axis_bits(in_type, op.int_attr("axis"));
+  std::vector<Regs> in;
+  for (const ir::Value* v : op.operands()) in.push_back(materialize(get(v), in_type));
+
+  int reg_mask = 0, lane_mask = 0, warp_mask = 0;
+  for (int j = 0; j < bits.reg_bits; ++j) {
+    if (axis.on_axis(bits.of_reg(j))) reg_mask |= 1 << j;
+  }
+  for (int j = 0; j < bits.thread_bits; ++j) {
+    if (axis.on_axis(bits.of_thread(j))) (j < 5 ? lane_mask : warp_mask) |= 1 << j;
+  }
+
+  // 1. Within each thread: the registers that differ only in axis bits.
+  std::vector<int> keys;  // registers with every axis bit clear
+  std::vector<std::vector<llvm::Value*>> partial;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    if (r & reg_mask) continue;
+    std::vector<std::vector<llvm::Value*>> items;
+    for (int sub : subsets(reg_mask)) {
+      std::vector<llvm::Value*> item;
+      for (size_t i = 0; i < n; ++i) item.push_back(in[i].at(r | sub));
+      items.push_back(std::move(item));
+    }
+    keys.push_back(r);
+    partial.push_back(combine_tree(op, std::move(items)));
+  }
+  // 2. Within each warp: a butterfly over the lane bits on the axis; every lane ends with it.
+  for (int j = 0; j < 5; ++j) {
+    if (!(lane_mask & (1 << j))) continue;
+    for (auto& values : partial) {
+      std::vector<llvm::Value*> other;
+      for (llvm::Value* v : values) other.push_back(shuffle_xor(v, 1 << j));
+      values = combine(op, values, other);
+    }
+  }
+  // 3. Across warps: slot (key, thread) of each input's scratch area.
+  const int threads = layout.threads();
+  const int64_t keys_n = static_cast<int64_t>(keys.size());
+  std::vector<llvm::Type*> types;
+  for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
+  llvm::Value* tid = thread_id();
+  if (warp_mask != 0) {
+    // A chunk of keys at a time, so the scratch stays small.
+    int64_t per_key = 0;
+    for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * threads + 15) / 16 * 16;
+    int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
+    llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
+    llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+    for (int64_t first = 0; first < keys_n; first += chunk) {
+      int64_t last = std::min(keys_n, first + chunk);
+      int64_t slots = (last - first) * threads;
+      std::vector<int64_t> chunk_offsets;
+      int64_t at = 0;
+      for (size_t i = 0; i < n; ++i) {
+        chunk_offsets.push_back(at);
+        at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
+      }
+      auto slot = [&](size_t i, int64_t key, llvm::Value* thread) {
+        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), thread);
+        return shared_element_at(chunk_offsets[i], types[i], index, slots);
+      };
+      guarded(writer, [&]() -> llvm::Value* {
+        for (int64_t k = first; k < last; ++k) {
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, tid));
+        }
+        return nullptr;
+      });
+      barrier();
+      for (int64_t k = first; k < last; ++k) {
+        std::vector<std::vector<llvm::Value*>> items;
+        for (int sub : subsets(warp_mask)) {
+          llvm::Value* thread = b_.CreateOr(base, b_.getInt32(static_cast<uint32_t>(sub)));
+          std::vector<llvm::Value*> item;
+          for (size_t i = 0; i < n; ++i) {
+            llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+            item.push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, thread)), type));
+          }
+          items.push_back(std::move(item));
+        }
+        partial[k] = combine_tree(op, std::move(items));
+      }
+      barrier();
+    }
+  }
+
+  // 4. Placement. Threads whose thread bits reach past the block hold no element and so no
+  // result; everyone else holds the result of every (outer, inner) its keys stand for.
+  const ir::Type* out_type = op.result(0)->type();
+  bool every_thread_valid = bits.vector_bits + bits.thread_bits <= bits.element_bits;
+  if (!out_type->is_block()) {
+    std::vector<llvm::Value*> values = partial[0];
+    if (!every_thread_valid) values = from_thread0(values);
+    for (size_t i = 0; i < n; ++i) set(op.result(static_cast<int>(i)), Regs::one(values[i]));
+    return;
+  }
+  Layout result = layout_of(out_type);
+  const int64_t inner = int64_t{1} << axis.inner_bits;
+  const int64_t axis_len = int64_t{1} << axis.axis_bits;
+  auto input_element = [&](int64_t e) { return (e / inner) * axis_len * inner + e % inner; };
+  int reduced_threads = lane_mask | warp_mask;
+  std::vector<int> key_of(result.num_regs(), -1);
+  bool local = true;
+  for (int r = 0; r < result.num_regs() && local; ++r) {
+    for (int t = 0; t < threads && local; ++t) {
+      int64_t e = result.element(t, r);
+      if (e >= result.num_elements()) continue;
+      int64_t source = input_element(e);
+      int key = layout.reg_of(source) & ~reg_mask;
+      local = ((layout.owner(source) ^ t) & ~reduced_threads) == 0 && (key_of[r] == -1 || key_of[r] == key);
+      key_of[r] = key;
+    }
+  }
+  std::vector<Regs> out(n);
+  if (local) {
+    for (int r = 0; r < result.num_regs(); ++r) {
+      size_t k = static_cast<size_t>(std::find(keys.begin(), keys.end(), std::max(key_of[r], 0)) - keys.begin());
+      for (size_t i = 0; i < n; ++i) out[i].values.push_back(partial[k][i]);
+    }
+  } else {
+    // Through shared memory, at the result's flat index.
+    int64_t result_n = result.num_elements();
+    std::vector<int64_t> result_offsets;
+    int64_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      at = (at + 15) / 16 * 16;
+      result_offsets.push_back(at);
+      at += result_n * type_bytes(types[i]);
+    }
+    llvm::Value* representative =
+        b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(reduced_threads))), b_.getInt32(0));
+    for (int64_t k = 0; k < keys_n; ++k) {
+      llvm::Value* e = element_index(layout, keys[k]);  // its axis position is 0
+      llvm::Value* e_out = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(axis_len * inner))),
+                                                     b_.getInt32(static_cast<uint32_t>(inner))),
+                                        b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner))));
+      guarded(and_pred(representative, owns(layout, keys[k])), [&]() -> llvm::Value* {
+        for (size_t i = 0; i < n; ++i) {
+          b_.CreateStore(to_storage(partial[k][i]), shared_element_at(result_offsets[i], types[i], e_out, result_n));
+        }
+        return nullptr;
+      });
+    }
+    barrier();
+    for (int r = 0; r < result.num_regs(); ++r) {
+      llvm::Value* e = element_index(result, r);
+      for (size_t i = 0; i < n; ++i) {
+        llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+        out[i].values.push_back(guarded(owns(result, r), [&]() -> llvm::Value* {
+          return from_storage(b_.CreateLoad(types[i], shared_element_at(result_offsets[i], types[i], e, result_n)), type);
+        }));
+      }
+    }
+    barrier();
+  }
+  for (size_t i = 0; i < n; ++i) set(op.result(static_cast<int>(i)), std::move(out[i]));
+}
+
+void Emitter::emit_scan(const ir::Op& op) {
+  const ir::Type* type = op.operand(0)->type();
+  const size_t n = static_cast<size_t>(op.num_operands());
+  const bool reverse = op.int_attr("reverse") != 0;
+  Layout layout = layout_of(type);
+  LayoutBits bits(layout);
+  AxisBits axis = axis_bits(type, op.int_attr("axis"));
+  const int regs = layout.num_regs();
+  // prefix[r][i] and total[r][i]: the scan so far and the total of the element's run.
+  std::vector<std::vector<llvm::Value*>> prefix(regs), total;
+  for (size_t i = 0; i < n; ++i) {
+    Regs in = materialize(get(op.operand(static_cast<int>(i))), type);
+    for (int r = 0; r < regs; ++r) prefix[r].push_back(in.at(r));
+  }
+  total = prefix;
+  std::vector<llvm::Type*> types;
+  for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
+  llvm::Value* tid = thread_id();
+
+  for (int level = axis.inner_bits; level < axis.inner_bits + axis.axis_bits; ++level) {
+    // The partner's run total, per register: the element with bit `level` flipped.
+    std::vector<std::vector<llvm::Value*>> partner(regs);
+    llvm::Value* upper = nullptr;  // per thread: whether this thread's elements have the bit set
+    std::vector<bool> reg_upper(regs, false);
+    int reg_bit = -1, thread_bit = -1;
+    for (int j = 0; j < bits.reg_bits; ++j) if (bits.of_reg(j) == level) reg_bit = j;
+    for (int j = 0; j < bits.thread_bits; ++j) if (bits.of_thread(j) == level) thread_bit = j;
+    if (reg_bit >= 0) {
+      for (int r = 0; r < regs; ++r) {
+        partner[r] = total[r ^ (1 << reg_bit)];
+        reg_upper[r] = (r >> reg_bit) & 1;
+      }
+    } else if (thread_bit >= 0 && thread_bit < 5) {
+      for (int r = 0; r < regs; ++r) {
+        for (llvm::Value* v : total[r]) partner[r].push_back(shuffle_xor(v, 1 << thread_bit));
+      }
+      upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
+    } else if (thread_bit >= 0) {
+      // Across warps: each thread's run totals in slot (register, thread), a chunk of
+      // registers at a time, then the partner thread's.
+      int64_t threads = layout.threads();
+      int64_t per_reg = 0;
+      for (size_t i = 0; i < n; ++i) per_reg += (type_bytes(types[i]) + 15) / 16 * 16 * threads;
+      int chunk = static_cast<int>(std::max<int64_t>(1, kScratchBytes / per_reg));
+      llvm::Value* partner_thread = b_.CreateXor(tid, b_.getInt32(1u << thread_bit));
+      for (int first = 0; first < regs; first += chunk) {
+        int last = std::min(regs, first + chunk);
+        int64_t slots = int64_t{last - first} * threads;
+        std::vector<int64_t> offsets;
+        int64_t at = 0;
+        for (size_t i = 0; i < n; ++i) {
+          offsets.push_back(at);
+          at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
+        }
+        auto slot = [&](size_t i, int r, llvm::Value* thread) {
+          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((r - first) * threads)), thread);
+          return shared_element_at(offsets[i], types[i], index, slots);
+        };
+        for (int r = first; r < last; ++r) {
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[r][i]), slot(i, r, tid));
+        }
+        barrier();
+        for (int r = first; r < last; ++r) {
+          for (size_t i = 0; i < n; ++i) {
+            llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
+            partner[r].push_back(from_storage(b_.CreateLoad(types[i], slot(i, r, partner_thread)), element));
+          }
+        }
+        barrier();
+      }
+      upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
+    } else {
+      internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
+    }
+    // The lower half of a run comes first: forward, the upper half adds the lower total to
+    // its prefix; reversed, the lower half adds the upper total.
+    for (int r = 0; r < regs; ++r) {
+      llvm::Value* is_upper = upper ? upper : b_.getInt1(reg_upper[r]);
+      llvm::Value* takes = reverse ? b_.CreateNot(is_upper) : is_upper;
+      std::vector<llvm::Value*> with_partner = combine(op, partner[r], prefix[r]);
+      std::vector<llvm::Value*> lower(n), higher(n);
+      for (size_t i = 0; i < n; ++i) {
+        prefix[r][i] = b_.CreateSelect(takes, with_partner[i], prefix[r][i]);
+        lower[i] = b_.CreateSelect(is_upper, partner[r][i], total[r][i]);
+        higher[i] = b_.CreateSelect(is_upper, total[r][i], partner[r][i]);
+      }
+      // The run's total: lower then upper forward, upper then lower reversed.
+      total[r] = reverse ? combine(op, higher, lower) : combine(op, lower, higher);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Regs out;
+    for (int r = 0; r < regs; ++r) out.values.push_back(prefix[r][i]);
+    set(op.result(static_cast<int>(i)), std::move(out));
+  }
+}
+
+}  // namespace tritium::nvptx
