@@ -172,37 +172,95 @@ def _quantiles(times, quantiles):
     return picked
 
 
+class _TorchTiming:
+    def __init__(self, device):
+        import torch
+        self.torch = torch
+        self.context = torch.cuda.device(device if device is not None
+                                         else torch.cuda.current_device())
+
+    def buffer(self, size):
+        return self.torch.empty(size, dtype=self.torch.int8, device="cuda")
+
+    def zero(self, buffer):
+        buffer.zero_()
+
+    def event(self):
+        return self.torch.cuda.Event(enable_timing=True)
+
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+    @staticmethod
+    def elapsed(start, end):
+        return start.elapsed_time(end)
+
+
+class _CupyTiming:
+    def __init__(self, device):
+        import cupy
+        self.cupy = cupy
+        self.context = cupy.cuda.Device(device if device is not None else 0)
+
+    def buffer(self, size):
+        return self.cupy.empty(size, dtype=self.cupy.int8)
+
+    def zero(self, buffer):
+        buffer.fill(0)
+
+    def event(self):
+        return self.cupy.cuda.Event()
+
+    def synchronize(self):
+        self.cupy.cuda.get_current_stream().synchronize()
+        self.cupy.cuda.Device().synchronize()
+
+    def elapsed(self, start, end):
+        return self.cupy.cuda.get_elapsed_time(start, end)
+
+
+def _timing(device):
+    try:
+        return _TorchTiming(device)
+    except ImportError:
+        pass
+    try:
+        return _CupyTiming(device)
+    except ImportError:
+        raise RuntimeError("tritium.autotune: timing on the GPU needs torch or CuPy; pass "
+                           "do_bench= to time another way") from None
+
+
 def gpu_do_bench(kernel_call, warmup=25, rep=100, quantiles=None, device=None):
-    """Milliseconds per run of `kernel_call` on the GPU, timed with CUDA events (torch),
-    the L2 cache flushed before every run by zeroing a 256 MiB buffer (larger than any
-    current L2). Runs for about `warmup` ms, then times about `rep` ms of runs; returns the
-    `quantiles` of the run times (a list), or their mean."""
-    import torch
-    with torch.cuda.device(device if device is not None else torch.cuda.current_device()):
-        flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    """Milliseconds per run of `kernel_call` on the GPU, timed with CUDA events (torch's, else
+    CuPy's), the L2 cache flushed before every run by zeroing a 256 MiB buffer (larger than
+    any current L2). Runs for about `warmup` ms, then times about `rep` ms of runs; returns
+    the `quantiles` of the run times (a list), or their mean."""
+    timing = _timing(device)
+    with timing.context:
+        flush = timing.buffer(256 * 1024 * 1024)
         kernel_call()
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
+        timing.synchronize()
+        start, end = timing.event(), timing.event()
         start.record()
         for _ in range(5):
-            flush.zero_()
+            timing.zero(flush)
             kernel_call()
         end.record()
-        torch.cuda.synchronize()
-        estimate = max(start.elapsed_time(end) / 5, 1e-3)
+        timing.synchronize()
+        estimate = max(timing.elapsed(start, end) / 5, 1e-3)
         for _ in range(max(1, int(warmup / estimate))):
             kernel_call()
-        count = max(1, int(rep / estimate))
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+        count = max(1, min(int(rep / estimate), 10000))
+        starts = [timing.event() for _ in range(count)]
+        ends = [timing.event() for _ in range(count)]
         for i in range(count):
-            flush.zero_()
+            timing.zero(flush)
             starts[i].record()
             kernel_call()
             ends[i].record()
-        torch.cuda.synchronize()
-        times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+        timing.synchronize()
+        times = [timing.elapsed(s, e) for s, e in zip(starts, ends)]
     return _quantiles(times, quantiles)
 
 
@@ -428,7 +486,8 @@ class Autotuner(_KernelWrapper):
         gpu_value = _gpu_argument(list(args) + list(kwargs.values()))
         do_bench = self.user_do_bench
         if do_bench is None and gpu_value is not None:
-            device = gpu_value.device.index if _is_cuda_tensor(gpu_value) else None
+            device = (gpu_value.device.index if _is_cuda_tensor(gpu_value)
+                      else getattr(getattr(gpu_value, "device", None), "id", None))
             warmup, rep = self.warmup_ms, self.rep_ms
             do_bench = (lambda call, quantiles: gpu_do_bench(
                 call, warmup=warmup, rep=rep, quantiles=quantiles, device=device))
