@@ -13,6 +13,13 @@ mkdir -p "$OUT"
   --signature "*fp32, *fp32, *fp32, i32, BLOCK=1024" \
   --signature "*fp32, *fp32, *fp32, 1, BLOCK=1024" \
   --num-warps 4 --grid "cdiv(n_elements, BLOCK)" -o "$OUT"
+# The example's own cuMemAlloc & co. link against libcuda (the generated code dlopens it).
+LIBCUDA="-lcuda"
+if [ -e "$CUDA/lib64/stubs/libcuda.so" ]; then
+  LIBCUDA="-L$CUDA/lib64/stubs -lcuda"
+elif ! ldconfig -p | grep -q "libcuda.so "; then
+  LIBCUDA="-l:libcuda.so.1"
+fi
 cc -O2 -std=gnu11 -Wall -Wextra -I"$OUT" -I"$CUDA/include" "$ROOT/examples/aot/main.c" \
-  "$OUT/add_kernel.c" -o "$OUT/main" -L"$CUDA/lib64/stubs" -lcuda -ldl -lpthread
+  "$OUT/add_kernel.c" -o "$OUT/main" $LIBCUDA -ldl -lpthread
 "$OUT/main" "$OUT"
