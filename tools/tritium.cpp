@@ -1,7 +1,8 @@
 // The `tritium` command-line tool: prints a kernel's stages for a signature (`compile`, up
-// to LLVM IR, PTX and cubin), interprets a kernel on generated inputs (`run`), looks inside
-// the disk cache (`cache`), and reports versions. It uses the public API of libtritium.so,
-// plus the LLVM version query and the disk cache's listing.
+// to LLVM IR, PTX and cubin), runs passes on IR text (`opt`, in opt.cpp), interprets a
+// kernel on generated inputs (`run`), looks inside the disk cache (`cache`), and reports
+// versions. It uses the public API of libtritium.so, plus the LLVM version query, the disk
+// cache's listing and (for `opt`) the IR parser and pass table.
 #include "tritium/tritium.h"
 
 #include <cerrno>
@@ -18,11 +19,13 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "aot.h"
 #include "cache/disk_cache.h"
+#include "opt.h"
 #include "support/text.h"
 #include "target/nvptx/llvm_info.h"
 #include "tritium/cache.h"
@@ -46,6 +49,10 @@ const char* kUsage =
     "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"; llvm and ptx\n"
     "      target --arch (default: the GPU's, else sm_90); cubin needs the CUDA driver and a\n"
     "      GPU of that architecture, and is written to --output (or stdout)\n"
+    "  tritium opt FILE.ir [--passes a,b,c]\n"
+    "      parse IR text (as --emit ir prints it; FILE may be - for stdin), verify it, run the\n"
+    "      named passes in order, verifying after each, and print the result; an unknown\n"
+    "      pass name lists the known ones (fold_constants, fold_masks, ...)\n"
     "  tritium run FILE --kernel NAME --grid X[,Y,Z] --args ARGS [--num-warps N] [--show N]\n"
     "              [--seed N]\n"
     "      interpret the kernel on generated inputs and print the first elements of every\n"
@@ -189,6 +196,29 @@ int cmd_compile(int argc, char** argv) {
   }
   std::cout << text;
   if (!text.empty() && text.back() != '\n') std::cout << '\n';
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// `tritium opt`
+
+int cmd_opt(int argc, char** argv) {
+  Options options = parse_options(argc, argv, 2, {"passes"});
+  std::vector<std::string> passes;
+  try {
+    passes = tritium::cli::pass_list(options.get("passes"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError{e.what()};
+  }
+  std::string text;
+  if (options.file == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    text = read_file(options.file);
+  }
+  std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false);
   return 0;
 }
 
@@ -638,6 +668,7 @@ int run_command(int argc, char** argv) {
     }
   }
   if (command == "compile") return cmd_compile(argc, argv);
+  if (command == "opt") return cmd_opt(argc, argv);
   if (command == "run") return cmd_run(argc, argv);
   if (command == "cache") return cmd_cache(argc, argv);
   throw UsageError{"unknown command '" + command + "'"};

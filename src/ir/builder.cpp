@@ -1,11 +1,36 @@
-// Appends ops to a region. Constants are normalized here (integers wrapped to their type,
-// integers given for a float type stored as floats) so the printed IR is canonical.
+// Creates ops at the builder's insertion point. Constants are normalized here (integers
+// wrapped to their type, integers given for a float type stored as floats) so the printed
+// IR is canonical.
 #include "ir/builder.h"
 
 #include "support/diagnostics.h"
 
 namespace tritium::ir {
 
+Builder Builder::before(Op* op) {
+  Builder builder(op->parent());
+  builder.set_insertion_point_before(op);
+  return builder;
+}
+
+Builder Builder::after(Op* op) {
+  Builder builder(op->parent());
+  builder.set_insertion_point_after(op);
+  return builder;
+}
+
+void Builder::set_insertion_point_before(Op* op) {
+  if (op == nullptr || op->parent() == nullptr) internal_error("builder", "insertion point at an op outside any region");
+  region_ = op->parent();
+  anchor_ = op;
+}
+
+void Builder::set_insertion_point_after(Op* op) {
+  if (op == nullptr || op->parent() == nullptr) internal_error("builder", "insertion point at an op outside any region");
+  region_ = op->parent();
+  size_t next = region_->index_of(op) + 1;
+  anchor_ = next < region_->ops().size() ? region_->ops()[next].get() : nullptr;
+}
 
 Op* Builder::create(OpKind kind, const std::vector<const Type*>& result_types,
                     const std::vector<Value*>& operands, const Loc& loc) {
@@ -16,14 +41,13 @@ Op* Builder::create(OpKind kind, const std::vector<const Type*>& result_types,
       internal_error("builder", std::string("null operand for '") + op_name(kind) + "'", loc);
     }
   }
-  op->operands() = operands;
+  op->set_operands(operands);
   for (const Type* type : result_types) {
     if (type == nullptr) internal_error("builder", std::string("null result type for '") + op_name(kind) + "'", loc);
     op->add_result(type);
   }
-  op->set_parent(region_);
-  region_->ops().push_back(std::move(op));
-  return region_->ops().back().get();
+  size_t index = anchor_ == nullptr ? region_->ops().size() : region_->index_of(anchor_);
+  return region_->insert(index, std::move(op));
 }
 
 Value* Builder::create_value(OpKind kind, const Type* result_type,

@@ -1,5 +1,6 @@
-// Creates ops at the end of a region. Lowering and the rewriting passes build IR with it;
-// it checks nothing beyond what it must to construct (the verifier checks the rest).
+// Creates ops at an insertion point: the end of a region, or before/after a given op.
+// Lowering and the rewriting passes build IR with it; it checks nothing beyond what it must
+// to construct (the verifier checks the rest).
 #pragma once
 
 #include <vector>
@@ -10,12 +11,23 @@ namespace tritium::ir {
 
 class Builder {
  public:
+  // Appends to the end of `region`.
   explicit Builder(Region* region) : region_(region) {}
+  // Inserts just before `op`, or just after it (ops created one after another stay in
+  // creation order), in the region that holds `op`.
+  static Builder before(Op* op);
+  static Builder after(Op* op);
 
   Region* region() const { return region_; }
-  void set_region(Region* region) { region_ = region; }
+  // Moves the insertion point to the end of `region`.
+  void set_region(Region* region) {
+    region_ = region;
+    anchor_ = nullptr;
+  }
+  void set_insertion_point_before(Op* op);
+  void set_insertion_point_after(Op* op);
 
-  // Appends an op with results of `result_types` and the given operands.
+  // Creates an op with results of `result_types` and the given operands at the insertion point.
   Op* create(OpKind kind, const std::vector<const Type*>& result_types,
              const std::vector<Value*>& operands, const Loc& loc);
   // The same, for an op with exactly one result; returns that result.
@@ -28,6 +40,7 @@ class Builder {
 
  private:
   Region* region_;
+  Op* anchor_ = nullptr;  // new ops go just before this op; null: at the end of region_
 };
 
 }  // namespace tritium::ir

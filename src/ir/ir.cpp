@@ -1,5 +1,5 @@
-// The tile IR's data structures: the op table (from ops.def), regions, ops and their
-// attributes, the optional operands of memory ops, and the kernel Function.
+// The tile IR's data structures: the op table (from ops.def), values and their users,
+// regions, ops and their attributes, the optional operands of memory ops, the Function.
 #include "ir/ir.h"
 
 #include <algorithm>
@@ -58,6 +58,42 @@ const T& typed_attr(const Op& op, const std::string& name, const char* wanted) {
 const char* op_name(OpKind kind) { return op_info(kind).keyword; }
 uint32_t op_traits(OpKind kind) { return op_info(kind).traits; }
 
+bool find_op_kind(std::string_view keyword, OpKind* out) {
+  for (size_t i = 0; i < kNumOps; ++i) {
+    if (keyword == kOpInfo[i].keyword) {
+      *out = static_cast<OpKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Use> Value::uses() const {
+  std::vector<Use> out;
+  // An op using this value in k slots appears k times in users_: list its slots once.
+  std::vector<const Op*> seen;
+  for (Op* user : users_) {
+    if (std::find(seen.begin(), seen.end(), user) != seen.end()) continue;
+    seen.push_back(user);
+    for (int i = 0; i < user->num_operands(); ++i) {
+      if (user->operand(i) == this) out.push_back(Use{user, i});
+    }
+  }
+  return out;
+}
+
+void Value::replace_all_uses_with(Value* other) {
+  if (other == this) return;
+  if (other == nullptr) internal_error("ir", "replacing the uses of a value with null");
+  for (const Use& use : uses()) use.user->set_operand(use.index, other);
+}
+
+void Value::remove_user(Op* op) {
+  auto it = std::find(users_.begin(), users_.end(), op);
+  if (it == users_.end()) internal_error("ir", std::string("'") + op->name() + "' is not a user of its operand", op->loc());
+  users_.erase(it);
+}
+
 Value* Region::add_arg(const Type* type) {
   args_.push_back(std::make_unique<Value>(type, nullptr, this, static_cast<int>(args_.size())));
   return args_.back().get();
@@ -67,6 +103,79 @@ Op* Region::terminator() const {
   if (ops_.empty()) return nullptr;
   Op* last = ops_.back().get();
   return has_trait(last->kind(), kTerminator) ? last : nullptr;
+}
+
+Region::~Region() {
+  // Ops may use values of ops destroyed before them (and the body's arguments): drop every
+  // use first, so no destructor touches a destroyed value.
+  for (auto& op : ops_) op->drop_all_references();
+}
+
+size_t Region::index_of(const Op* op) const {
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i].get() == op) return i;
+  }
+  internal_error("ir", std::string("'") + (op ? op->name() : "null") + "' is not in this region");
+}
+
+Op* Region::insert(size_t index, std::unique_ptr<Op> op) {
+  if (index > ops_.size()) internal_error("ir", "inserting past the end of a region", op->loc());
+  op->set_parent(this);
+  return ops_.insert(ops_.begin() + static_cast<std::ptrdiff_t>(index), std::move(op))->get();
+}
+
+std::unique_ptr<Op> Region::take(Op* op) {
+  auto at = ops_.begin() + static_cast<std::ptrdiff_t>(index_of(op));
+  std::unique_ptr<Op> out = std::move(*at);
+  ops_.erase(at);
+  out->set_parent(nullptr);
+  return out;
+}
+
+void Region::erase(Op* op) {
+  for (const auto& result : op->results()) {
+    if (result->has_uses()) {
+      internal_error("ir", std::string("erasing '") + op->name() + "' whose result " +
+                               std::to_string(result->index()) + " is still used by '" +
+                               result->users().front()->name() + "'",
+                     op->loc());
+    }
+  }
+  take(op);  // destroyed here
+}
+
+Op::~Op() { drop_all_references(); }
+
+void Op::set_operand(int i, Value* value) {
+  Value*& slot = operands_.at(i);
+  if (slot == value) return;
+  if (slot != nullptr) slot->remove_user(this);
+  slot = value;
+  if (value != nullptr) value->add_user(this);
+}
+
+void Op::add_operand(Value* value) {
+  operands_.push_back(value);
+  if (value != nullptr) value->add_user(this);
+}
+
+void Op::set_operands(const std::vector<Value*>& values) {
+  truncate_operands(0);
+  for (Value* value : values) add_operand(value);
+}
+
+void Op::truncate_operands(int count) {
+  while (num_operands() > count) {
+    if (operands_.back() != nullptr) operands_.back()->remove_user(this);
+    operands_.pop_back();
+  }
+}
+
+void Op::drop_all_references() {
+  truncate_operands(0);
+  for (auto& region : regions_) {
+    for (auto& op : region->ops()) op->drop_all_references();
+  }
 }
 
 Value* Op::add_result(const Type* type) {

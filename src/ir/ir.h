@@ -1,10 +1,11 @@
-// The tile IR: values in SSA form, ops from the op table (ops.def), structured regions,
-// and the kernel Function with the specialization facts of its entry arguments.
+// The tile IR: values in SSA form with their users, ops from the op table (ops.def),
+// structured regions, and the kernel Function with the facts of its entry arguments.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -29,17 +30,29 @@ enum OpTrait : uint32_t {
 };
 
 const char* op_name(OpKind kind);  // the printed keyword
+// The op whose keyword is `keyword` (the parser's lookup); false when there is none.
+bool find_op_kind(std::string_view keyword, OpKind* out);
 uint32_t op_traits(OpKind kind);
 inline bool has_trait(OpKind kind, OpTrait trait) { return (op_traits(kind) & trait) != 0; }
 
 class Op;
 class Region;
 
-// An SSA value: the result of an op or an argument of a region.
+// One operand slot that refers to a value: operand `index` of `user`.
+struct Use {
+  Op* user;
+  int index;
+};
+
+// An SSA value: the result of an op or an argument of a region. It knows its users: every
+// operand change goes through Op (set_operand, add_operand, set_operands, truncate_operands),
+// which keeps the list exact.
 class Value {
  public:
   Value(const Type* type, Op* def, Region* region, int index)
       : type_(type), def_(def), region_(region), index_(index) {}
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
 
   const Type* type() const { return type_; }
   void set_type(const Type* type) { type_ = type; }
@@ -48,11 +61,25 @@ class Value {
   int index() const { return index_; }        // result number or argument number
   bool is_region_arg() const { return def_ == nullptr; }
 
+  // The ops using this value, once per operand slot, in the order the uses were made.
+  const std::vector<Op*>& users() const { return users_; }
+  // The operand slots using this value, in the order of users().
+  std::vector<Use> uses() const;
+  int num_uses() const { return static_cast<int>(users_.size()); }
+  bool has_uses() const { return !users_.empty(); }
+  // Makes every use of this value a use of `other` (same type expected; the verifier checks).
+  void replace_all_uses_with(Value* other);
+
  private:
+  friend class Op;
+  void add_user(Op* op) { users_.push_back(op); }
+  void remove_user(Op* op);
+
   const Type* type_;
   Op* def_;
   Region* region_;
   int index_;
+  std::vector<Op*> users_;
 };
 
 // An attribute value: integers (also bools and int constants, as int64 bit patterns),
@@ -68,6 +95,9 @@ struct Attr {
 class Region {
  public:
   explicit Region(Op* parent) : parent_(parent) {}
+  ~Region();
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
 
   Op* parent() const { return parent_; }  // null for the function body
   const std::vector<std::unique_ptr<Value>>& args() const { return args_; }
@@ -78,6 +108,15 @@ class Region {
   const std::vector<std::unique_ptr<Op>>& ops() const { return ops_; }
   Op* terminator() const;  // the last op when it is a terminator, else null
 
+  // Position of `op` in ops(); an InternalError when `op` is not in this region.
+  size_t index_of(const Op* op) const;
+  // Puts `op` at `index` (0..size) and makes this region its parent.
+  Op* insert(size_t index, std::unique_ptr<Op> op);
+  // Removes `op` from this region without destroying it (to move it elsewhere).
+  std::unique_ptr<Op> take(Op* op);
+  // Destroys `op` (and its regions). Its results must have no uses left.
+  void erase(Op* op);
+
  private:
   Op* parent_;
   std::vector<std::unique_ptr<Value>> args_;
@@ -87,17 +126,27 @@ class Region {
 class Op {
  public:
   Op(OpKind kind, Loc loc) : kind_(kind), loc_(loc) {}
+  ~Op();  // drops its uses (and those of the ops in its regions)
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
 
   OpKind kind() const { return kind_; }
   const char* name() const { return op_name(kind_); }
   const Loc& loc() const { return loc_; }
+  void set_loc(const Loc& loc) { loc_ = loc; }
   Region* parent() const { return parent_; }
   void set_parent(Region* region) { parent_ = region; }
 
-  std::vector<Value*>& operands() { return operands_; }
+  // Operands are changed only through these, so each value's users() stays exact.
   const std::vector<Value*>& operands() const { return operands_; }
   Value* operand(int i) const { return operands_.at(i); }
   int num_operands() const { return static_cast<int>(operands_.size()); }
+  void set_operand(int i, Value* value);
+  void add_operand(Value* value);
+  void set_operands(const std::vector<Value*>& values);
+  void truncate_operands(int count);  // keeps the first `count` operands
+  // Drops every operand of this op and of the ops nested in its regions.
+  void drop_all_references();
 
   const std::vector<std::unique_ptr<Value>>& results() const { return results_; }
   Value* result(int i = 0) const { return results_.at(i).get(); }
@@ -165,7 +214,11 @@ class Function {
   // The facts of an entry argument (a region argument of the body); default facts otherwise.
   ArgFacts facts_of(const Value* value) const;
 
+  // Keeps `file` alive as long as this function: the parser's ops are located in its text.
+  void hold_source(std::shared_ptr<const SourceFile> file) { sources_.push_back(std::move(file)); }
+
  private:
+  std::vector<std::shared_ptr<const SourceFile>> sources_;  // destroyed after body_
   std::string name_;
   Loc loc_;
   Region body_;  // its args are the entry arguments, in parameter order, folded ones skipped

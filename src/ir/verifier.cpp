@@ -14,8 +14,8 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(const Function& function, const std::string& after_pass)
-      : function_(function), stage_("verifier (after " + after_pass + ")") {}
+  Verifier(const Function& function, const std::string& after_pass, bool input = false)
+      : function_(function), stage_("verifier (after " + after_pass + ")"), input_(input) {}
 
   void run() {
     check_params();
@@ -24,6 +24,7 @@ class Verifier {
 
  private:
   [[noreturn]] void fail(const Op& op, const std::string& message) const {
+    if (input_) error_at(op.loc(), std::string("invalid IR: '") + op.name() + "': " + message);
     internal_error(stage_, std::string("'") + op.name() + "': " + message + " in '" +
                                print(op, &function_) + "'",
                    op.loc());
@@ -543,6 +544,7 @@ class Verifier {
 
   const Function& function_;
   std::string stage_;
+  bool input_;  // IR read from text: a broken rule is the text's error, not tritium's
   std::unordered_set<const Value*> visible_;
   std::vector<const Value*> defined_;
 };
@@ -552,5 +554,7 @@ class Verifier {
 void verify(const Function& function, const std::string& after_pass) {
   Verifier(function, after_pass).run();
 }
+
+void verify_input(const Function& function) { Verifier(function, "parse", true).run(); }
 
 }  // namespace tritium::ir

@@ -13,4 +13,8 @@ namespace tritium::ir {
 // at the first broken invariant.
 void verify(const Function& function, const std::string& after_pass);
 
+// The same checks on IR read from text (`tritium opt`'s input): a broken rule is the text's
+// fault, a CompileError at the op's line:col.
+void verify_input(const Function& function);
+
 }  // namespace tritium::ir

@@ -1,6 +1,10 @@
 // Calls of builtins: tl.* (dispatched through the registry, builtin_registry.h), tensor
 // methods (x.to, x.sum, ...), names of the `triton` module and the few Python builtins
 // kernels may call.
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -26,6 +30,30 @@ bool dtype_from_name(const std::string& name, ScalarKind* out) {
   }
   return false;
 }
+
+namespace {
+
+// Python's float(str): "inf", "-Infinity", "nan", " 1e3 " ... (kernels write -float("inf")).
+double float_of_string(const std::string& text, const Loc& loc) {
+  std::string t;
+  for (char ch : text) {
+    if (!std::isspace(static_cast<unsigned char>(ch))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  double sign = 1;
+  std::string body = t;
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+    sign = body[0] == '-' ? -1 : 1;
+    body = body.substr(1);
+  }
+  if (body == "inf" || body == "infinity") return sign * std::numeric_limits<double>::infinity();
+  if (body == "nan") return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  double value = t.empty() || t.find_first_of("x_") != std::string::npos ? 0 : std::strtod(t.c_str(), &end);
+  if (end == nullptr || *end != '\0') error_at(loc, "could not convert string to float: '" + text + "'");
+  return value;
+}
+
+}  // namespace
 
 bool Lowerer::module_attribute(const std::string& module, const std::string& name, LValue* out) {
   if (module == "triton") {
@@ -103,6 +131,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
         if (c.kind == ConstValue::Kind::Int) return LValue::constant(ConstValue::floating(static_cast<double>(c.i)));
         if (c.kind == ConstValue::Kind::Float) return x;
         if (c.kind == ConstValue::Kind::Bool) return LValue::constant(ConstValue::floating(c.b ? 1 : 0));
+        if (c.kind == ConstValue::Kind::Str) return LValue::constant(ConstValue::floating(float_of_string(c.s, loc)));
       }
       if (fn == "bool") return LValue::constant(ConstValue::boolean(const_truth(x, loc)));
       error_at(loc, fn + "() is not supported on " + x.describe());

@@ -90,7 +90,10 @@ std::vector<Value*> combine_op(Lowerer& L, ir::OpKind kind, std::vector<Value*> 
 // A user's @jit combine function, inlined into the region; constants it returns take the
 // element type.
 CombineBody user_combine(const LValue& fn, const std::string& builtin, const Loc& loc) {
-  if (fn.kind != LValue::Kind::Function) error_at(loc, "the combine_fn of tl." + builtin + " must be a @triton.jit function, got " + fn.describe());
+  if (fn.kind != LValue::Kind::Function || !fn.function->jit) {
+    error_at(loc, "the combine_fn of tl." + builtin + " must be a @triton.jit function, got " + fn.describe() +
+                      (fn.kind == LValue::Kind::Function ? " (not decorated with @jit)" : ""));
+  }
   return [fn](Lowerer& L, const std::vector<Value*>& lhs, const std::vector<Value*>& rhs, const Loc& at) {
     std::vector<LValue> args;
     for (Value* v : lhs) args.push_back(LValue::tensor(v));
@@ -185,6 +188,11 @@ Value* sum_input(Lowerer& L, const BuiltinArgs& a, Value* x, const Loc& loc) {
   return x;
 }
 
+// Triton's _promote_bfloat16_to_float32.
+Value* bf16_to_f32(Lowerer& L, Value* x, const Loc& loc) {
+  return x->type()->element()->scalar_kind() == ScalarKind::BF16 ? L.cast(x, ScalarKind::F32, loc) : x;
+}
+
 Value* single_input(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return block_inputs(L, a.get("input"), a.fn(), loc)[0];
 }
@@ -193,7 +201,7 @@ Value* single_input(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 LValue min_max(Lowerer& L, const BuiltinArgs& a, bool is_max, bool indices, bool tie_break_left, const Loc& loc) {
   Value* x = single_input(L, a, loc);
   ScalarKind k = x->type()->element()->scalar_kind();
-  if (k == ScalarKind::BF16) x = L.cast(x, ScalarKind::F32, loc);
+  x = bf16_to_f32(L, x, loc);
   if (!indices && ir::bit_width(k) < 32) x = L.cast(x, ir::is_float(k) ? ScalarKind::F32 : ScalarKind::I32, loc);
   int rank = x->type()->rank();
   if (!indices) {
@@ -257,11 +265,13 @@ void register_reduce_builtins(BuiltinTable& t) {
     return scan(L, a, block_inputs(L, a.get("input"), "associative_scan", loc),
                 user_combine(a.get("combine_fn"), "associative_scan", loc), loc);
   });
+  // Unlike sum, Triton's cumsum and cumprod first promote bf16 to fp32.
   t.add("cumsum", {"input", "axis=", "reverse=", "dtype="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    return scan(L, a, {sum_input(L, a, single_input(L, a, loc), loc)}, elementwise_combine(ir::OpKind::Add), loc);
+    Value* x = bf16_to_f32(L, single_input(L, a, loc), loc);
+    return scan(L, a, {sum_input(L, a, x, loc)}, elementwise_combine(ir::OpKind::Add), loc);
   });
   t.add("cumprod", {"input", "axis=", "reverse="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    return scan(L, a, {single_input(L, a, loc)}, elementwise_combine(ir::OpKind::Mul), loc);
+    return scan(L, a, {bf16_to_f32(L, single_input(L, a, loc), loc)}, elementwise_combine(ir::OpKind::Mul), loc);
   });
   t.add("histogram", {"input", "num_bins", "mask="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     Value* x = L.to_tensor(a.get("input"), loc);

@@ -33,17 +33,32 @@ LValue reshape(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 
 LValue expand_dims(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   Value* x = L.to_tensor(a.get("input"), loc);
-  std::vector<int64_t> axes;
+  std::vector<__int128> given;
   const LValue& ax = a.get("axis");
   if (ax.kind == LValue::Kind::Tuple) {
-    for (const LValue& i : ax.items) axes.push_back(i.is_const() ? static_cast<int64_t>(i.c.i) : 0);
+    for (const LValue& i : ax.items) {
+      if (!i.is_const() || i.c.kind != ConstValue::Kind::Int) error_at(loc, "the axes of expand_dims must be constexpr ints, got " + i.describe());
+      given.push_back(i.c.i);
+    }
   } else {
-    axes.push_back(static_cast<int64_t>(a.const_int("axis")));
+    given.push_back(a.const_int("axis"));
   }
-  int new_rank = x->type()->rank() + static_cast<int>(axes.size());
-  for (int64_t& axis : axes) {
-    if (axis < 0) axis += new_rank;
-    if (axis < 0 || axis >= new_rank) error_at(loc, "expand_dims axis is out of range for the result rank " + std::to_string(new_rank));
+  // Triton's _wrap_axis against the result rank, then its duplicate check.
+  int new_rank = x->type()->rank() + static_cast<int>(given.size());
+  std::vector<int64_t> axes;
+  std::string listed;
+  for (__int128 axis : given) {
+    if (axis < -new_rank || axis >= new_rank) {
+      error_at(loc, "invalid axis " + int128_to_string(axis) + ". Expected " + std::to_string(-new_rank) + " <= axis < " +
+                        std::to_string(new_rank));
+    }
+    axes.push_back(static_cast<int64_t>(axis < 0 ? axis + new_rank : axis));
+    listed += (listed.empty() ? "" : ", ") + std::to_string(axes.back());
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (std::count(axes.begin(), axes.end(), axes[i]) > 1) {
+      error_at(loc, "expand_dims received duplicate axes, normalized axes = [" + listed + "]");
+    }
   }
   std::sort(axes.begin(), axes.end());
   for (int64_t axis : axes) {

@@ -179,6 +179,17 @@ LValue Lowerer::compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs,
     error_at(loc, "`in` is only supported on compile-time tuples in kernels");
   }
   if (lhs.is_const() && rhs.is_const()) return LValue::constant(const_compare(op, lhs.c, rhs.c, loc));
+  if (lhs.kind == LValue::Kind::Tuple && rhs.kind == LValue::Kind::Tuple &&
+      (op == ast::CompareOp::Eq || op == ast::CompareOp::NotEq)) {
+    // Python's sequence equality (`x.shape == [2]`): a list never equals a tuple.
+    bool equal = lhs.is_list == rhs.is_list && lhs.items.size() == rhs.items.size();
+    for (size_t i = 0; equal && i < lhs.items.size(); ++i) {
+      LValue item = compare(ast::CompareOp::Eq, lhs.items[i], rhs.items[i], loc);
+      if (!item.is_const()) error_at(loc, "sequences holding tensors cannot be compared with ==");
+      equal = const_truth(item, loc);
+    }
+    return LValue::constant(ConstValue::boolean(op == ast::CompareOp::Eq ? equal : !equal));
+  }
   if ((lhs.is_const() && lhs.c.kind == ConstValue::Kind::DType) || (rhs.is_const() && rhs.c.kind == ConstValue::Kind::DType)) {
     error_at(loc, "cannot compare a dtype with a tensor");
   }
@@ -239,7 +250,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
     if (name == "shape") {
       std::vector<LValue> dims;
       for (int64_t d : type->shape()) dims.push_back(LValue::constant(ConstValue::integer(d)));
-      return LValue::tuple(std::move(dims));
+      return LValue::tuple(std::move(dims), /*is_list=*/true);  // Triton's shape is a list
     }
     if (name == "numel") return LValue::constant(ConstValue::integer(type->is_block() ? type->num_elements() : 1));
     if (name == "T") return call_builtin(LValue::builtin("tl.trans"), {base}, {}, loc);

@@ -185,6 +185,7 @@ const Scope& Lowerer::module_scope(const std::shared_ptr<const ast::Module>& mod
         ref->module = module;
         ref->def = stmt->function.get();
         ref->globals = globals;
+        ref->jit = ast::is_jit(*stmt->function);
         LValue v;
         v.kind = LValue::Kind::Function;
         v.function = std::move(ref);

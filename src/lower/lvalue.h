@@ -18,6 +18,7 @@ struct FunctionRef {
   std::shared_ptr<const ast::Module> module;
   const ast::FunctionDef* def = nullptr;
   std::shared_ptr<const Globals> globals;  // may be null
+  bool jit = true;  // false: a def of the compiled file without a @jit decorator
 };
 
 struct LValue {

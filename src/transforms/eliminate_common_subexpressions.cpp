@@ -6,10 +6,8 @@
 #include "transforms/eliminate_common_subexpressions.h"
 
 #include <map>
-#include <unordered_map>
 
 #include "ir/printer.h"
-#include "transforms/rewrite.h"
 
 namespace tritium::transforms {
 
@@ -27,39 +25,23 @@ struct OpKey {
   }
 };
 
-class Eliminator {
- public:
-  explicit Eliminator(ir::Function& function) : function_(function) {}
-
-  void run() {
-    std::map<OpKey, ir::Value*> available;
-    visit(function_.body(), available);
-    replace_uses(function_, replacements_);
+// Walks `region` with the values `available` from enclosing regions (copied: a sibling
+// region never sees another's ops). A duplicate's uses move to the first op at once, so the
+// ops after it are keyed on the surviving value; the duplicate is left to eliminate_dead_code.
+void visit(ir::Region& region, std::map<OpKey, ir::Value*> available) {
+  for (const auto& op_ptr : region.ops()) {
+    ir::Op& op = *op_ptr;
+    for (const auto& nested : op.regions()) visit(*nested, available);
+    if (!has_trait(op.kind(), ir::kPure) || op.num_results() != 1 || !op.regions().empty()) continue;
+    OpKey key{op.kind(), {op.operands().begin(), op.operands().end()}, op.result()->type(), ""};
+    for (const ir::Attr& attr : op.attrs()) key.attrs += attr.name + "=" + ir::format_attr(attr.value) + ";";
+    auto [it, inserted] = available.emplace(key, op.result());
+    if (!inserted) op.result()->replace_all_uses_with(it->second);
   }
-
- private:
-  void visit(ir::Region& region, std::map<OpKey, ir::Value*> available) {
-    for (const auto& op_ptr : region.ops()) {
-      ir::Op& op = *op_ptr;
-      for (ir::Value*& operand : op.operands()) {
-        auto it = replacements_.find(operand);
-        if (it != replacements_.end()) operand = it->second;
-      }
-      for (const auto& nested : op.regions()) visit(*nested, available);
-      if (!has_trait(op.kind(), ir::kPure) || op.num_results() != 1 || !op.regions().empty()) continue;
-      OpKey key{op.kind(), {op.operands().begin(), op.operands().end()}, op.result()->type(), ""};
-      for (const ir::Attr& attr : op.attrs()) key.attrs += attr.name + "=" + ir::format_attr(attr.value) + ";";
-      auto [it, inserted] = available.emplace(key, op.result());
-      if (!inserted) replacements_[op.result()] = it->second;
-    }
-  }
-
-  ir::Function& function_;
-  std::unordered_map<ir::Value*, ir::Value*> replacements_;
-};
+}
 
 }  // namespace
 
-void eliminate_common_subexpressions(ir::Function& function) { Eliminator(function).run(); }
+void eliminate_common_subexpressions(ir::Function& function) { visit(function.body(), {}); }
 
 }  // namespace tritium::transforms

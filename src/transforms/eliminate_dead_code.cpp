@@ -1,12 +1,8 @@
 // eliminate_dead_code. Example:
 //   %0 = constant {value = 2} : i32       (no uses)      =>   (removed)
 //   %1 = if %c -> i32 { yield %x } else { yield %y }  (no uses, no stores)  =>  (removed)
-// Repeats until nothing changes, so chains of dead values go at once.
+// Repeats until nothing changes (a sweep already takes whole chains of dead values).
 #include "transforms/eliminate_dead_code.h"
-
-#include <algorithm>
-
-#include "transforms/rewrite.h"
 
 namespace tritium::transforms {
 
@@ -28,29 +24,27 @@ bool removable(const ir::Op& op) {
   return false;
 }
 
-bool sweep(ir::Region& region, const std::unordered_map<const ir::Value*, int>& uses) {
+// Removes the dead ops of `region`, last first, so an op whose only users were removed just
+// before it goes in the same sweep; nested regions are swept before their op is judged.
+bool sweep(ir::Region& region) {
   bool changed = false;
-  for (const auto& op : region.ops()) {
-    for (const auto& nested : op->regions()) changed |= sweep(*nested, uses);
+  for (size_t i = region.ops().size(); i-- > 0;) {
+    ir::Op* op = region.ops()[i].get();
+    for (const auto& nested : op->regions()) changed |= sweep(*nested);
+    if (!removable(*op)) continue;
+    bool used = false;
+    for (const auto& result : op->results()) used = used || result->has_uses();
+    if (used) continue;
+    region.erase(op);
+    changed = true;
   }
-  auto dead = [&](const std::unique_ptr<ir::Op>& op) {
-    if (!removable(*op)) return false;
-    for (const auto& result : op->results()) {
-      auto it = uses.find(result.get());
-      if (it != uses.end() && it->second > 0) return false;
-    }
-    return true;
-  };
-  auto& ops = region.ops();
-  size_t before = ops.size();
-  ops.erase(std::remove_if(ops.begin(), ops.end(), dead), ops.end());
-  return changed || ops.size() != before;
+  return changed;
 }
 
 }  // namespace
 
 void eliminate_dead_code(ir::Function& function) {
-  while (sweep(function.body(), count_uses(function))) {
+  while (sweep(function.body())) {
   }
 }
 

@@ -6,11 +6,9 @@
 #include "transforms/fold_masks.h"
 
 #include <functional>
-#include <unordered_map>
 
 #include "analysis/value_range.h"
 #include "ir/builder.h"
-#include "transforms/rewrite.h"
 
 namespace tritium::transforms {
 
@@ -30,8 +28,6 @@ int mask_index(const ir::Op& op) {
 
 void fold_masks(ir::Function& function) {
   analysis::ValueRangeAnalysis ranges(function);
-  auto uses = count_uses(function);
-  std::unordered_map<ir::Value*, ir::Value*> replacements;
   std::function<void(ir::Region&)> visit = [&](ir::Region& region) {
     for (size_t i = 0; i < region.ops().size();) {
       ir::Op& op = *region.ops()[i];
@@ -43,28 +39,21 @@ void fold_masks(ir::Function& function) {
       }
       ir::Value* m = op.operand(mask);
       if (ranges.always_true(m)) {
-        op.operands().resize(mask);  // drops the mask (and a load's `other` after it)
+        op.truncate_operands(mask);  // drops the mask (and a load's `other` after it)
       } else if (ranges.always_false(m)) {
         bool erase = op.kind() == ir::OpKind::Store ||
-                     (op.kind() == ir::OpKind::AtomicRMW && uses[op.result()] == 0);
+                     (op.kind() == ir::OpKind::AtomicRMW && !op.result()->has_uses());
         if (op.kind() == ir::OpKind::Load) {
           ir::Value* other = op.num_operands() >= 3 ? op.operand(2) : nullptr;
           if (!other) {
-            // A new zero constant just before the load.
-            auto zero = std::make_unique<ir::Op>(ir::OpKind::Constant, op.loc());
-            ir::Value* value = zero->add_result(op.result()->type());
-            if (value->type()->is_float()) zero->set_attr("value", 0.0);
-            else zero->set_attr("value", int64_t{0});
-            zero->set_parent(&region);
-            region.ops().insert(region.ops().begin() + static_cast<long>(i), std::move(zero));
+            other = ir::Builder::before(&op).int_constant(op.result()->type(), 0, op.loc());
             ++i;
-            other = value;
           }
-          replacements[op.result()] = other;
+          op.result()->replace_all_uses_with(other);
           erase = true;
         }
         if (erase) {
-          region.ops().erase(region.ops().begin() + static_cast<long>(i));
+          region.erase(&op);
           continue;
         }
       }
@@ -72,7 +61,6 @@ void fold_masks(ir::Function& function) {
     }
   };
   visit(function.body());
-  replace_uses(function, replacements);
 }
 
 }  // namespace tritium::transforms

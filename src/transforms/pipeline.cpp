@@ -2,6 +2,9 @@
 // runs after each when asked (tests, debug builds).
 #include "transforms/pipeline.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "ir/verifier.h"
 #include "transforms/eliminate_common_subexpressions.h"
 #include "transforms/eliminate_dead_code.h"
@@ -12,12 +15,7 @@ namespace tritium::transforms {
 
 namespace {
 
-struct Pass {
-  const char* name;
-  void (*run)(ir::Function&);
-};
-
-const Pass kPasses[] = {
+const Pass kPipeline[] = {
     {"fold_constants", fold_constants},
     {"eliminate_common_subexpressions", eliminate_common_subexpressions},
     {"fold_constants", fold_constants},
@@ -28,10 +26,30 @@ const Pass kPasses[] = {
 }  // namespace
 
 void run_pipeline(ir::Function& function, const PipelineOptions& options) {
-  for (const Pass& pass : kPasses) {
+  for (const Pass& pass : kPipeline) {
     pass.run(function);
     if (options.verify_each) ir::verify(function, pass.name);
   }
+}
+
+const std::vector<Pass>& all_passes() {
+  static const std::vector<Pass> passes = [] {
+    std::vector<Pass> out;
+    for (const Pass& pass : kPipeline) {
+      bool seen = std::any_of(out.begin(), out.end(), [&](const Pass& p) { return std::strcmp(p.name, pass.name) == 0; });
+      if (!seen) out.push_back(pass);
+    }
+    std::sort(out.begin(), out.end(), [](const Pass& a, const Pass& b) { return std::strcmp(a.name, b.name) < 0; });
+    return out;
+  }();
+  return passes;
+}
+
+const Pass* find_pass(const std::string& name) {
+  for (const Pass& pass : all_passes()) {
+    if (name == pass.name) return &pass;
+  }
+  return nullptr;
 }
 
 }  // namespace tritium::transforms

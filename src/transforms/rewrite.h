@@ -1,8 +1,9 @@
-// Small utilities the rewriting passes share: walking ops, replacing uses, moving ops.
+// Small utilities the rewriting passes share: walking ops and reading integer constants.
+// Uses are tracked by the IR itself: a pass replaces a value at once with
+// Value::replace_all_uses_with, so no pass keeps (or resolves chains of) replacement maps.
 #pragma once
 
 #include <functional>
-#include <unordered_map>
 
 #include "ir/ir.h"
 
@@ -10,12 +11,6 @@ namespace tritium::transforms {
 
 // Calls `fn` on every op of `region` and of the regions nested in it, parents first.
 void walk(ir::Region& region, const std::function<void(ir::Op&)>& fn);
-
-// Rewrites every operand found in `replacements` (applied transitively) across `function`.
-void replace_uses(ir::Function& function, const std::unordered_map<ir::Value*, ir::Value*>& replacements);
-
-// How many operands in `function` refer to each value.
-std::unordered_map<const ir::Value*, int> count_uses(const ir::Function& function);
 
 // The constant value of `value` when it is an integer constant (scalar or uniform block).
 bool int_constant_of(const ir::Value* value, int64_t* out);

@@ -2,8 +2,8 @@
 """Tests of the tritium CLI as a user meets it: every misuse gives a clear message and a
 clean exit status (2 for the command line, 1 for the kernel or its signature), never a
 crash; `--version`; `run` on the vector add example computes the sum; `compile` emits LLVM
-IR and PTX for --arch without a GPU (and says clearly why a cubin needs one); `cache`
-lists, shows and clears the disk cache.
+IR and PTX for --arch without a GPU (and says clearly why a cubin needs one); `opt` runs
+named passes on IR text; `cache` lists, shows and clears the disk cache.
 
   test_cli.py --cli build/tools/tritium --examples examples
 """
@@ -30,6 +30,18 @@ def main():
     broken = os.path.join(tmp, "broken.py")
     with open(broken, "w") as f:
         f.write("import tritium\n\n@tritium.jit\ndef k(x):\n    return (\n")
+
+    ir_good = os.path.join(tmp, "good.ir")
+    with open(ir_good, "w") as f:
+        f.write("func @k(%p: ptr<i32>) {\n  %0 = constant {value = 2} : i32\n"
+                "  %1 = mul %0, %0 : i32\n  store %p, %1\n  return\n}\n")
+    ir_bad = os.path.join(tmp, "bad.ir")
+    with open(ir_bad, "w") as f:
+        f.write("func @k(%p: ptr<i32>) {\n  %0 = frobnicate : i32\n  return\n}\n")
+    ir_invalid = os.path.join(tmp, "invalid.ir")
+    with open(ir_invalid, "w") as f:
+        f.write("func @k(%p: ptr<i32>) {\n  %0 = constant {value = 2} : i32\n"
+                "  %1 = add %0, %p : i32\n  return\n}\n")
 
     # (name, argv, expected status, text expected in stdout+stderr)
     cases = [
@@ -89,6 +101,15 @@ def main():
                          "--args", run_args], 0, "out_ptr: fp32[1000] = [1, 2, 3, 4, ...]"),
         ("run: empty grid", ["run", add, "--kernel", "add_kernel", "--grid", "0",
                              "--args", run_args], 0, "out_ptr: fp32[1000] = [0, 0,"),
+        ("opt: print", ["opt", ir_good], 0, "  %1 = mul %0, %0 : i32\n  store %p, %1\n"),
+        ("opt: passes", ["opt", ir_good, "--passes", "fold_constants,eliminate_dead_code"], 0,
+         "func @k(%p: ptr<i32>) {\n  %0 = constant {value = 4} : i32\n  store %p, %0\n"),
+        ("opt: unknown pass", ["opt", ir_good, "--passes=fold_constants,bogus"], 2,
+         "unknown pass 'bogus' in --passes (known passes: eliminate_common_subexpressions"),
+        ("opt: parse error", ["opt", ir_bad], 1, "bad.ir:2:8: error: unknown op 'frobnicate'"),
+        ("opt: invalid IR", ["opt", ir_invalid, "--passes=fold_constants"], 1,
+         "invalid.ir:3:3: error: invalid IR: 'add'"),
+        ("opt: missing file", ["opt", os.path.join(tmp, "nope.ir")], 2, "cannot read"),
         ("cache: list", ["cache", "list"], 0, "0 entries"),
         ("cache: show nothing", ["cache", "show", "abc"], 1, "no single cache entry"),
         ("cache: clear", ["cache", "clear"], 0, "removed 0 entries"),

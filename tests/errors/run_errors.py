@@ -6,6 +6,9 @@ stderr holds exactly one diagnostic, `FILE:LINE:COL: error: ...` containing MESS
 fails on success, on a missing or different diagnostic, on a second diagnostic, and on an
 internal error or a crash (any other exit status).
 
+An IR text file (`.ir`) runs `tritium opt FILE` plus its RUN line's arguments (default none):
+the parser and the verifier of IR text report located errors the same way.
+
   run_errors.py --cli build/tools/tritium tests/errors [more files or directories]
 
 Prints one line per file and a closing `N passed, N failed` line.
@@ -26,7 +29,7 @@ def collect(paths):
     for path in paths:
         if os.path.isdir(path):
             files += sorted(os.path.join(path, f) for f in os.listdir(path)
-                            if f.endswith(".py") and not f.startswith(("run_", "test_")))
+                            if f.endswith((".py", ".ir")) and not f.startswith(("run_", "test_")))
         else:
             files.append(path)
     return files
@@ -48,7 +51,7 @@ def read_spec(path):
     if expected is None:
         raise ValueError("no '# ERROR: LINE:COL: MESSAGE' line")
     if run is None:
-        run = ["--kernel", "kernel", "--emit", "ir"]
+        run = [] if path.endswith(".ir") else ["--kernel", "kernel", "--emit", "ir"]
     return run, expected
 
 
@@ -58,7 +61,7 @@ def check_one(cli, path, timeout):
         args, (line, col, message) = read_spec(path)
     except ValueError as e:
         return str(e)
-    cmd = [cli, "compile", path] + args
+    cmd = [cli, "opt" if path.endswith(".ir") else "compile", path] + args
     try:
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -3,6 +3,9 @@
 `tritium compile FILE ...` (for example `--kernel K --signature "..." --emit ir`); the
 printed stage is checked by tritium_filecheck against the file's `# CHECK:` lines.
 
+An IR text file (`.ir`, as in tests/golden/passes/) runs `tritium opt FILE ...` instead: its
+RUN lines read `# RUN: opt --passes=a,b`. Directories are searched recursively.
+
 A RUN line may carry `--check-prefix=P` (or `--check-prefix P`) to check against `P:` lines
 instead, so one file can hold expectations for several stages or signatures.
 
@@ -30,11 +33,22 @@ def collect(paths):
     files = []
     for path in paths:
         if os.path.isdir(path):
-            files += sorted(os.path.join(path, f) for f in os.listdir(path)
-                            if f.endswith(".py") and not f.startswith(("run_", "test_")))
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                files += sorted(os.path.join(root, f) for f in names
+                                if f.endswith((".py", ".ir")) and not f.startswith(("run_", "test_")))
         else:
             files.append(path)
     return files
+
+
+def command(cli, path, args):
+    """The CLI command of a RUN line: `opt` for IR text files, else `compile`."""
+    if path.endswith(".ir"):
+        if not args or args[0] != "opt":
+            raise ValueError("a RUN line of an .ir file must start with 'opt'")
+        return [cli, "opt", path] + args[1:]
+    return [cli, "compile", path] + args
 
 
 def run_lines(path):
@@ -69,8 +83,11 @@ def split_prefix(args):
 
 def run_one(cli, filecheck, path, number, args, timeout):
     args, prefix = split_prefix(args)
-    cmd = [cli, "compile", path] + args
     where = f"{os.path.relpath(path)}:{number}"
+    try:
+        cmd = command(cli, path, args)
+    except ValueError as e:
+        return f"{where}: {e}"
     try:
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -100,7 +117,7 @@ def ptx_check(cli, ptxas, path, number, args, timeout):
     """(status, message): the RUN's kernel and signature as PTX for sm_90, assembled by
     ptxas. status is "pass", "fail" or "skip" (no signature, no NVPTX backend)."""
     args, _ = split_prefix(args)
-    if "--signature" not in args:
+    if "--signature" not in args or path.endswith(".ir"):
         return "skip", "no signature"
     if "--emit" in args:
         i = args.index("--emit")

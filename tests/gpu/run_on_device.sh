@@ -11,7 +11,8 @@
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
 #   picks the GPU test files (default: every tests/gpu/test_*.py); SKIP_INTERP=1 skips the
-#   interpreter suite.
+#   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
+#   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -55,7 +56,7 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
-timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
+[ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 if [ "${SKIP_INTERP:-0}" != "1" ]; then
@@ -72,6 +73,14 @@ if [ "${SKIP_BENCH:-0}" != "1" ]; then
     --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
 fi
 
+if [ "${BENCH_REDUCE:-0}" = "1" ]; then
+  echo "== reduction benchmarks"
+  quick=""
+  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
+  timeout 480 python3 benchmarks/bench_reduce.py $quick --json "$OUT/bench_reduce.json" 2>&1 \
+    | tee "$OUT/bench_reduce.log"
+fi
+
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
 grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
@@ -79,3 +88,4 @@ grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
 tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
+[ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"

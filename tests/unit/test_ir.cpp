@@ -321,7 +321,7 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
   SECTION("binary operands of different types") {
     VectorAdd k;
     Op& add = *k.fn.body().ops()[14];
-    add.operands()[1] = k.fn.body().ops()[5]->result();
+    add.set_operand(1, k.fn.body().ops()[5]->result());
     expect_rejected(k.fn, {"'add'", "different types", "%14 = add %12, %5"});
   }
   SECTION("cmp result not i1") {
@@ -336,7 +336,7 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
   }
   SECTION("addptr offset of pointers") {
     VectorAdd k;
-    k.fn.body().ops()[9]->operands()[1] = k.fn.body().ops()[8]->result();
+    k.fn.body().ops()[9]->set_operand(1, k.fn.body().ops()[8]->result());
     expect_rejected(k.fn, {"'addptr'", "offset"});
   }
   SECTION("load result not the pointee") {
@@ -346,12 +346,12 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
   }
   SECTION("mask not i1 of the pointer's shape") {
     VectorAdd k;
-    k.fn.body().ops()[12]->operands()[1] = k.fn.body().ops()[5]->result();
+    k.fn.body().ops()[12]->set_operand(1, k.fn.body().ops()[5]->result());
     expect_rejected(k.fn, {"'load'", "the mask"});
   }
   SECTION("store of the wrong value type") {
     VectorAdd k;
-    k.fn.body().ops()[17]->operands()[1] = k.fn.body().ops()[5]->result();
+    k.fn.body().ops()[17]->set_operand(1, k.fn.body().ops()[5]->result());
     expect_rejected(k.fn, {"'store'", "stored value"});
   }
   SECTION("make_range of the wrong length") {
@@ -366,7 +366,7 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
   }
   SECTION("use before definition") {
     VectorAdd k;
-    k.fn.body().ops()[2]->operands()[0] = k.fn.body().ops()[14]->result();
+    k.fn.body().ops()[2]->set_operand(0, k.fn.body().ops()[14]->result());
     expect_rejected(k.fn, {"'mul'", "before its definition"});
   }
   SECTION("terminator not last") {
@@ -377,7 +377,7 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
   }
   SECTION("wrong operand count") {
     VectorAdd k;
-    k.fn.body().ops()[14]->operands().pop_back();
+    k.fn.body().ops()[14]->truncate_operands(k.fn.body().ops()[14]->num_operands() - 1);
     expect_rejected(k.fn, {"'add'", "expected 2 operands, got 1"});
   }
   SECTION("ints-only op on floats") {
@@ -435,9 +435,9 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
     Builder inner(body);
     Op* yield = inner.create(OpKind::Yield, {}, {carried}, Loc{});
     CHECK_NOTHROW(verify(fn, "test_pass"));
-    yield->operands()[0] = body->arg(0);
+    yield->set_operand(0, body->arg(0));
     expect_rejected(fn, {"'for'", "yielded values (i32) do not match (fp32)"});
-    yield->operands()[0] = carried;
+    yield->set_operand(0, carried);
     carried->set_type(i32());
     expect_rejected(fn, {"'for'", "body arguments"});
     carried->set_type(f32());
@@ -457,7 +457,7 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
     Builder(branch->add_region()).create(OpKind::Yield, {}, {n}, Loc{});
     Builder(branch->add_region()).create(OpKind::Yield, {}, {n}, Loc{});
     expect_rejected(fn, {"'if'", "the condition"});
-    branch->operands()[0] = op_with(b, OpKind::Cmp, i1(), {n, n}, {{"predicate", std::string("eq")}});
+    branch->set_operand(0, op_with(b, OpKind::Cmp, i1(), {n, n}, {{"predicate", std::string("eq")}}));
     // The cmp was appended after the if: used before its definition.
     expect_rejected(fn, {"'if'", "before its definition"});
   }

@@ -1,7 +1,7 @@
-// reduce and scan over one axis of a block. The layout (layout.h) maps register, lane and
-// warp bits to bits of the flat element index; the bits that select the position along
-// the axis are the ones combined: within a thread over registers, within a warp by
-// butterfly shuffles, across warps through shared memory (LayoutBits names the bits).
+// reduce and scan over one axis of a block. The block's layout, as a linear layout
+// (ir/linear_layout.h), says which register, lane and warp bits move along the axis: those
+// are the bits combined, within a thread over registers, within a warp by butterfly
+// shuffles, across warps through shared memory. Nothing here depends on which layout it is.
 //
 //   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem per warp
 //                                      bit, then the results placed in the result's layout
@@ -10,6 +10,7 @@
 //          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "ir/linear_layout.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -24,7 +25,6 @@ constexpr int64_t kScratchBytes = 16 * 1024;
 struct AxisBits {
   int inner_bits = 0;  // element bits below the axis
   int axis_bits = 0;   // element bits of the axis
-  bool on_axis(int element_bit) const { return element_bit >= inner_bits && element_bit < inner_bits + axis_bits; }
 };
 
 AxisBits axis_bits(const ir::Type* type, int64_t axis) {
@@ -98,18 +98,16 @@ void Emitter::emit_reduce(const ir::Op& op) {
   const ir::Type* in_type = op.operand(0)->type();
   const size_t n = static_cast<size_t>(op.num_operands());
   Layout layout = layout_of(in_type);
-  LayoutBits bits(layout);
-  AxisBits axis = axis_bits(in_type, op.int_attr("axis"));
+  int64_t axis_dim = op.int_attr("axis");
+  ir::LinearLayout linear = ir::LinearLayout::flat(in_type->shape(), layout.threads(), layout.vector());
+  AxisBits axis = axis_bits(in_type, axis_dim);
   std::vector<Regs> in;
   for (const ir::Value* v : op.operands()) in.push_back(materialize(get(v), in_type));
 
-  int reg_mask = 0, lane_mask = 0, warp_mask = 0;
-  for (int j = 0; j < bits.reg_bits; ++j) {
-    if (axis.on_axis(bits.of_reg(j))) reg_mask |= 1 << j;
-  }
-  for (int j = 0; j < bits.thread_bits; ++j) {
-    if (axis.on_axis(bits.of_thread(j))) (j < 5 ? lane_mask : warp_mask) |= 1 << j;
-  }
+  // The input bits that move along the axis (lane and warp masks as thread-index bits).
+  const int reg_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kRegister, static_cast<int>(axis_dim)));
+  const int lane_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kLane, static_cast<int>(axis_dim)));
+  const int warp_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kWarp, static_cast<int>(axis_dim)) << 5);
 
   // 1. Within each thread: the registers that differ only in axis bits.
   std::vector<int> keys;  // registers with every axis bit clear
@@ -187,7 +185,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
   // 4. Placement. Threads whose thread bits reach past the block hold no element and so no
   // result; everyone else holds the result of every (outer, inner) its keys stand for.
   const ir::Type* out_type = op.result(0)->type();
-  bool every_thread_valid = bits.vector_bits + bits.thread_bits <= bits.element_bits;
+  bool every_thread_valid = linear.free_mask(ir::LinearLayout::kLane) == 0 && linear.free_mask(ir::LinearLayout::kWarp) == 0;
   if (!out_type->is_block()) {
     std::vector<llvm::Value*> values = partial[0];
     if (!every_thread_valid) values = from_thread0(values);
@@ -261,7 +259,7 @@ void Emitter::emit_scan(const ir::Op& op) {
   const size_t n = static_cast<size_t>(op.num_operands());
   const bool reverse = op.int_attr("reverse") != 0;
   Layout layout = layout_of(type);
-  LayoutBits bits(layout);
+  ir::LinearLayout linear = ir::LinearLayout::flat(type->shape(), layout.threads(), layout.vector());
   AxisBits axis = axis_bits(type, op.int_attr("axis"));
   const int regs = layout.num_regs();
   // prefix[r][i] and total[r][i]: the scan so far and the total of the element's run.
@@ -281,8 +279,17 @@ void Emitter::emit_scan(const ir::Op& op) {
     llvm::Value* upper = nullptr;  // per thread: whether this thread's elements have the bit set
     std::vector<bool> reg_upper(regs, false);
     int reg_bit = -1, thread_bit = -1;
-    for (int j = 0; j < bits.reg_bits; ++j) if (bits.of_reg(j) == level) reg_bit = j;
-    for (int j = 0; j < bits.thread_bits; ++j) if (bits.of_thread(j) == level) thread_bit = j;
+    // The input bit that moves exactly this bit of the flat index (lanes then warps as
+    // thread-index bits).
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kRegister); ++j) {
+      if (linear.basis(ir::LinearLayout::kRegister, j) == int64_t{1} << level) reg_bit = j;
+    }
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kLane); ++j) {
+      if (linear.basis(ir::LinearLayout::kLane, j) == int64_t{1} << level) thread_bit = j;
+    }
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
+      if (linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << level) thread_bit = 5 + j;
+    }
     if (reg_bit >= 0) {
       for (int r = 0; r < regs; ++r) {
         partner[r] = total[r ^ (1 << reg_bit)];

@@ -36,12 +36,6 @@ int log2_exact(int64_t value) {
   return bits;
 }
 
-LayoutBits::LayoutBits(const Layout& layout)
-    : vector_bits(log2_exact(layout.vector())),
-      thread_bits(log2_exact(layout.threads())),
-      element_bits(log2_exact(layout.num_elements())),
-      reg_bits(log2_exact(layout.num_regs())) {}
-
 std::optional<std::vector<int>> local_broadcast(const std::vector<int64_t>& from,
                                                 const std::vector<int64_t>& to, const Layout& source,
                                                 const Layout& result) {

@@ -76,17 +76,6 @@ class Layout {
 // rank; dims of `from` are 1 or equal to those of `to`) puts at flat index `e` of the result.
 int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t e);
 
-// The bits of a register index and of a thread index as bits of the flat element index
-// (all sizes are powers of two): register bit j < log2 V is element bit j, thread bit j is
-// element bit log2 V + j, register bit j >= log2 V is element bit log2 T + j. An element
-// bit >= log2 N means the thread holds no element there (the `owns` test).
-struct LayoutBits {
-  int vector_bits, thread_bits, element_bits, reg_bits;
-  explicit LayoutBits(const Layout& layout);
-  int of_reg(int j) const { return j < vector_bits ? j : j + thread_bits; }
-  int of_thread(int j) const { return vector_bits + j; }
-};
-
 // log2 of a power of two (an internal error otherwise).
 int log2_exact(int64_t value);
 
