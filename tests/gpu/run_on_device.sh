@@ -40,7 +40,7 @@ for f in python/bindings/*.cpp; do
     -o "/tmp/$(basename "$f" .cpp).o" & pids+=($!)
 done
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"/\1/p' python/tritium/__init__.py)"  # = tritium --version
-$CXX tools/tritium.cpp tools/aot.cpp tools/aot_codegen.cpp -DTRITIUM_VERSION="\"$VERSION\"" -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+$CXX tools/tritium.cpp tools/aot.cpp tools/aot_codegen.cpp tools/opt.cpp -DTRITIUM_VERSION="\"$VERSION\"" -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/tritium" & pids+=($!)
 $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
