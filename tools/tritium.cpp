@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "aot.h"
 #include "cache/disk_cache.h"
 #include "ir/float_format.h"
 #include "opt.h"
@@ -626,8 +627,15 @@ int run_command(int argc, char** argv) {
     return 0;
   }
   if (command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage;
+    std::cout << kUsage << "\n" << tritium::aot::kUsage;
     return 0;
+  }
+  if (command == "aot") {  // tools/aot.cpp
+    try {
+      return tritium::aot::main(argc, argv);
+    } catch (const tritium::aot::UsageError& e) {
+      throw UsageError{e.message};
+    }
   }
   if (command == "compile") return cmd_compile(argc, argv);
   if (command == "opt") return cmd_opt(argc, argv);

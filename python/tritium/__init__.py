@@ -29,6 +29,7 @@ from .jit import JITFunction, TensorWrapper, _extension, cdiv, jit, next_power_o
 from .triton_alias import use_as_triton
 from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
+from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
 # loading the library; without it `import tritium.language` still works and the first
@@ -57,6 +58,9 @@ def cache_dir():
 
 __all__ = [
     "ArgumentTypeError",
+    "Autotuner",
+    "Config",
+    "Heuristics",
     "CompilationError",
     "CompiledKernel",
     "OutOfResources",
@@ -70,9 +74,11 @@ __all__ = [
     "JITFunction",
     "LaunchError",
     "__version__",
+    "autotune",
     "cache_dir",
     "cache_stats",
     "cdiv",
+    "heuristics",
     "jit",
     "language",
     "next_power_of_2",

@@ -325,8 +325,13 @@ void DiskCache::store(const Entry& entry) const {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   static std::atomic<uint64_t> counter{0};
-  std::string temp = dir_ + "/" + kTempPrefix + entry.key + "-" + std::to_string(::getpid()) +
-                     "-" + std::to_string(counter.fetch_add(1));
+  // The host name too: on a network filesystem, processes of two machines may share a pid.
+  static const std::string host = [] {
+    char name[256] = {};
+    return ::gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("host");
+  }();
+  std::string temp = dir_ + "/" + kTempPrefix + entry.key + "-" + host + "-" +
+                     std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
   if (!write_new_file(temp, encode(entry))) {
     warn("cannot write the cache entry " + temp + ": " + std::strerror(errno) +
          " (the kernel still runs; set TRITIUM_CACHE_DIR to a writable directory)");

@@ -120,9 +120,19 @@ void Parser::parse_top_level_def(ast::Module& module) {
   size_t start = pos_;
   std::vector<ast::ExprPtr> decorators;
   try {
-    while (accept_op("@")) {
-      decorators.push_back(parse_expression());
-      expect_newline();
+    while (at_op("@")) {
+      size_t decorator_at = pos_;
+      next();
+      try {
+        decorators.push_back(parse_expression());
+        expect_newline();
+      } catch (const CompileError&) {
+        // A decorator that is not a jit one runs only in Python (autotune or heuristics
+        // with lambdas, ...): tritium skips its line rather than reject the kernel.
+        if (decorators_name_jit(decorator_at, /*first_only=*/true)) throw;
+        rewind(decorator_at);
+        skip_statement();
+      }
     }
   } catch (const CompileError&) {
     if (decorators_name_jit(start)) throw;
@@ -151,10 +161,12 @@ void Parser::parse_top_level_def(ast::Module& module) {
   }
 }
 
-// Whether a decorator line from `first_token` on starts with a dotted name ending in `jit`;
-// decides whether a decorator that failed to parse fails the whole module.
-bool Parser::decorators_name_jit(size_t first_token) const {
+// Whether a decorator line from `first_token` on (only that line when `first_only`) starts
+// with a dotted name ending in `jit`; decides whether a decorator that failed to parse fails
+// the whole module.
+bool Parser::decorators_name_jit(size_t first_token, bool first_only) const {
   for (size_t i = first_token; i < tokens_.size() && tokens_[i].is_op("@");) {
+    if (first_only && i != first_token) break;
     size_t j = i + 1;
     std::string last;
     while (j < tokens_.size() && tokens_[j].kind == TokenKind::Name) {

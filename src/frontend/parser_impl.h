@@ -54,7 +54,7 @@ class Parser {
   // Module level (parser.cpp).
   void parse_top_level_def(ast::Module& module);
   void parse_top_level_simple(ast::Module& module);
-  bool decorators_name_jit(size_t first_token) const;
+  bool decorators_name_jit(size_t first_token, bool first_only = false) const;
   void skip_statement();
   std::string skip_def();
   void rewind(size_t token);

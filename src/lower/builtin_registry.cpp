@@ -1,6 +1,8 @@
 // The builtin table, filled once from every family.
 #include "lower/builtin_registry.h"
 
+#include <algorithm>
+
 #include "support/diagnostics.h"
 
 namespace tritium::lower {
@@ -38,6 +40,47 @@ const std::set<std::string>& planned_builtins() {
       "dot", "dot_scaled", "rand", "randn", "randint", "randint4x", "rand4x", "swizzle2d",
       "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
   return names;
+}
+
+namespace {
+
+// Levenshtein distance (names are short).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_builtin(const std::string& name, bool methods) {
+  // Close means at most a third of the name's letters differ (and at least one may): "lod"
+  // finds "load", "atomic_ad" finds "atomic_add", "x" finds nothing.
+  size_t best = std::max<size_t>(1, name.size() / 3) + 1;
+  std::string found;
+  auto consider = [&](const std::string& candidate) {
+    size_t d = edit_distance(name, candidate);
+    if (d < best) {
+      best = d;
+      found = candidate;
+    }
+  };
+  for (const auto& [candidate, builtin] : builtin_table().entries()) {
+    if (methods ? builtin.method : builtin.function) consider(candidate);
+  }
+  if (!methods) {
+    for (const std::string& candidate : planned_builtins()) consider(candidate);
+  }
+  return found;
 }
 
 }  // namespace tritium::lower

@@ -47,6 +47,10 @@ const BuiltinTable& builtin_table();
 // a located "not supported by tritium yet" error rather than "unknown name".
 const std::set<std::string>& planned_builtins();
 
+// The builtin (or planned one) closest to a misspelled `name` ("lod" -> "load"), or "" when
+// none is close; `methods` limits it to tensor methods. For "did you mean" in errors.
+std::string closest_builtin(const std::string& name, bool methods = false);
+
 // The families (each in builtins_<family>.cpp).
 void register_core_builtins(BuiltinTable& table);    // program ids, creation, hints, static_*
 void register_memory_builtins(BuiltinTable& table);  // load, store

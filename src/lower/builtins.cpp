@@ -94,7 +94,9 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     const Builtin* builtin = builtin_table().find(method);
     if (!builtin || !builtin->method) {
       if (planned_builtins().count(method)) error_at(loc, "tl." + method + " is not supported by tritium yet");
-      error_at(loc, "tensors have no method '" + method + "' that kernels can use");
+      std::string suggestion = closest_builtin(method, /*methods=*/true);
+      error_at(loc, "tensors have no method '" + method + "' that kernels can use" +
+                        (suggestion.empty() ? "" : "; did you mean `." + suggestion + "`?"));
     }
     name = "tl." + method;
   }

@@ -3,6 +3,7 @@
 // involving a tensor goes through the typing rules in semantic.cpp.
 #include "lower/aggregate.h"
 #include "lower/block_ptr.h"
+#include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -223,6 +224,20 @@ LValue Lowerer::compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs,
   return LValue::tensor(cmp(predicate, lhs, rhs, loc));
 }
 
+namespace {
+
+// A dotted name's source spelling (`tl`, `tritium.language`), or "" for anything else.
+std::string dotted_source(const ast::Expr& expr) {
+  if (expr.kind == ast::ExprKind::Name) return expr.name;
+  if (expr.kind == ast::ExprKind::Attribute && expr.lhs) {
+    std::string base = dotted_source(*expr.lhs);
+    return base.empty() ? "" : base + "." + expr.name;
+  }
+  return "";
+}
+
+}  // namespace
+
 LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   LValue base = eval(*expr.lhs);
   const std::string& name = expr.name;
@@ -236,7 +251,19 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
       auto it = context_->globals->find(base.name + "." + name);
       if (it != context_->globals->end()) return binding_to_value(it->second);
     }
-    error_at(loc, "module '" + base.name + "' has no attribute '" + name + "' that kernels can use");
+    // Named as the user wrote it: `tl` (an alias of triton.language), `tritium.language`.
+    std::string written = dotted_source(*expr.lhs);
+    bool dotted = written.find('.') != std::string::npos;
+    std::string message = "module '" + (dotted ? written : base.name) + "'" +
+                          (!written.empty() && !dotted ? " (" + written + ")" : "") +
+                          " has no attribute '" + name + "' that kernels can use";
+    if (base.name.rfind("triton.language", 0) == 0) {
+      std::string suggestion = closest_builtin(name);
+      if (!suggestion.empty()) {
+        message += "; did you mean `" + (written.empty() ? "tl" : written) + "." + suggestion + "`?";
+      }
+    }
+    error_at(loc, message);
   }
   if (base.is_tensor()) {
     const Type* type = base.value->type();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cache/remote_cache.h"
 #include "cache/stats.h"
 #include "interp/values.h"
 #include "support/diagnostics.h"
@@ -158,7 +159,7 @@ cache::Entry build_entry(const GpuBuild& build) {
   cache::DiskCache disk = cache::DiskCache::from_env();
   std::string key = cache::key_of(build.inputs);
   auto validate = [&](const cache::Entry& e) { return check_params(build.params, e.params); };
-  if (std::optional<cache::Entry> entry = disk.load(build.inputs, validate)) {
+  if (std::optional<cache::Entry> entry = cache::load_shared(disk, build.inputs, validate)) {
     cache::count(cache::Counter::DiskHit);
     if (cache::log_enabled()) {
       cache::log("disk hit " + key + " kernel '" + build.kernel + "' [" +
@@ -196,7 +197,7 @@ cache::Entry build_entry(const GpuBuild& build) {
   if (std::string wrong = check_params(build.params, entry.params); !wrong.empty()) {
     internal_error("runtime", "kernel '" + build.kernel + "': compiled " + wrong, function->loc());
   }
-  disk.store(entry);
+  cache::store_shared(disk, entry);  // and published to TRITIUM_REMOTE_CACHE
 
   if (cache::log_enabled()) {
     CacheStats after = cache_stats();

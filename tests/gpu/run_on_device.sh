@@ -41,7 +41,8 @@ for f in python/bindings/*.cpp; do
   $CXX -fPIC -fvisibility=hidden $(python3 -m pybind11 --includes) -Ipython/bindings -c "$f" \
     -o "/tmp/$(basename "$f" .cpp).o" & pids+=($!)
 done
-$CXX tools/tritium.cpp -DTRITIUM_VERSION='"gpu"' -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
+VERSION="$(sed -n 's/^__version__ = "\(.*\)"/\1/p' python/tritium/__init__.py)"  # = tritium --version
+$CXX tools/tritium.cpp tools/aot.cpp tools/aot_codegen.cpp tools/opt.cpp -DTRITIUM_VERSION="\"$VERSION\"" -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/tritium" & pids+=($!)
 $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
