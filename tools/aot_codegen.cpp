@@ -31,7 +31,12 @@ std::string c_type(const CParam& p) {
     case ir::ScalarKind::F32: return "float";
     case ir::ScalarKind::F64: return "double";
     case ir::ScalarKind::F16:
-    case ir::ScalarKind::BF16: break;
+    case ir::ScalarKind::BF16:
+    case ir::ScalarKind::F8E4NV:
+    case ir::ScalarKind::F8E5:
+    case ir::ScalarKind::F8E4B15:
+    case ir::ScalarKind::F8E4B8:
+    case ir::ScalarKind::F8E5B16: break;  // scalar arguments of these types arrive as fp32
   }
   return "float";
 }

@@ -160,7 +160,6 @@ std::string inputs_json(const KeyInputs& in) {
       {"num_stages", in.num_stages},   {"options", in.options},
       {"env", env},
   };
-  if (in.debug) j["debug"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

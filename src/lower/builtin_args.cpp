@@ -92,7 +92,7 @@ std::string BuiltinArgs::const_str(const std::string& name, const std::string& f
 
 ScalarKind BuiltinArgs::dtype(const std::string& name) const {
   const LValue& v = get(name);
-  if (!v.is_const() || v.c.kind != ConstValue::Kind::DType || v.c.pointer) {
+  if (!v.is_const() || v.c.kind != ConstValue::Kind::DType) {
     error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a dtype such as tl.float32, got " + v.describe());
   }
   if (v.c.pointer) error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a scalar dtype, got " + v.describe());

@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32, *fp16" --emit ir
-# ERROR: 10:21: must be a dtype such as tl.float32, got the dtype pointer<fp16>
+# ERROR: 10:21: must be a scalar dtype, got the dtype pointer<fp16>
 import tritium
 import tritium.language as tl
 
