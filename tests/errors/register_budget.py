@@ -1,5 +1,5 @@
-# RUN: --kernel kernel --signature "*fp32:16, *fp32:16, i32, 131072" --emit ptx
-# ERROR: 9:39: needs 1024 registers per thread with 4 warps, more than the budget of 512
+# RUN: --kernel kernel --signature "*fp32:16, *fp32:16, i32, 1048576" --emit ptx
+# ERROR: 9:39: needs 8192 registers per thread with 4 warps, more than the budget of 4096
 import tritium
 import tritium.language as tl
 

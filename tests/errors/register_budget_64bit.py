@@ -1,5 +1,5 @@
-# RUN: --kernel kernel --signature "*i64:16, 32768" --num-warps 2 --emit ptx
-# ERROR: 10:17: needs 1024 registers per thread with 2 warps
+# RUN: --kernel kernel --signature "*i64:16, 262144" --num-warps 2 --emit ptx
+# ERROR: 10:17: needs 8192 registers per thread with 2 warps
 import tritium
 import tritium.language as tl
 

@@ -23,7 +23,7 @@ DIST="$(pwd)/build-gpu/dist"
 PKG=/tmp/tritium-pkg
 BIN=/tmp/tritium-bin
 mkdir -p "$PKG/tritium" "$BIN"
-cp python/tritium/*.py "$PKG/tritium/"
+cp python/tritium/*.py include/tritium/dtypes.def "$PKG/tritium/"
 cp "$DIST/libtritium.so" "$PKG/tritium/"
 LIB="$PKG/tritium"
 CXX="g++ -O2 -DNDEBUG -std=gnu++20 -Iinclude -Isrc"
