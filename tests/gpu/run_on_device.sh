@@ -14,7 +14,12 @@
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small).
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
-#   (interpreter, GPU, Triton).
+#   (interpreter, GPU, Triton; DIFFERENTIAL_FIRST=S starts at seed S, DIFFERENTIAL_SECONDS
+#   caps its time, default 450). SANITIZE="memcheck racecheck" runs tests/gpu/sanitize.sh
+#   (compute-sanitizer over a sample of the GPU tests; see there for its knobs).
+#   One command each (10 minutes a command):
+#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
+#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -63,6 +68,7 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
 [ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
+[ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 if [ "${SKIP_INTERP:-0}" != "1" ]; then
@@ -72,8 +78,11 @@ fi
 
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then
   echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
-  timeout 540 python3 tests/fuzz/differential.py --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" \
-    --triton --out "$OUT/differential" 2>&1 | tail -8 | tee "$OUT/differential.log"
+  # It stops itself after DIFFERENTIAL_SECONDS and keeps $OUT/differential/summary.md current.
+  timeout -k 10 "$(( ${DIFFERENTIAL_SECONDS:-450} + 60 ))" python3 tests/fuzz/differential.py \
+    --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" --first "${DIFFERENTIAL_FIRST:-0}" \
+    --max-seconds "${DIFFERENTIAL_SECONDS:-450}" --triton --out "$OUT/differential" 2>&1 \
+    | tail -12 | tee "$OUT/differential.log"
 fi
 
 if [ "${SKIP_BENCH:-0}" != "1" ]; then
@@ -101,3 +110,5 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
+[ -f "$OUT/sanitizer.txt" ] && cat "$OUT/sanitizer.txt"
+[ -f "$OUT/differential/summary.md" ] && cat "$OUT/differential/summary.md"
