@@ -104,8 +104,10 @@ fi
 
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
-grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
-grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+if [ -f "$OUT/gpu_tests.log" ]; then
+  grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
+  grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+fi
 tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
