@@ -206,7 +206,7 @@ class Generator {
 
   // An expression of shape `shape` and its (approximate) element type.
   std::pair<std::string, int> expr(int shape, int depth) {
-    int kind = pick(0, depth > 1 ? 2 : 10);
+    int kind = pick(0, depth > 1 ? 2 : 11);
     const Var& a = operand(shape);
     if (kind <= 2) {
       if (chance(20)) {
@@ -277,9 +277,36 @@ class Generator {
         }
         if (shape == 1 && chance(40)) return {std::string(chance(50) ? "tl.cumsum(" : "tl.cumprod(") + x + ", 0)", xt};
         [[fallthrough]];
+      case 10:
+        if (kind == 10 && shape != 0) return move(shape, x, xt);
+        [[fallthrough]];
       default:
         if (num_helpers_ > 0) return {"helper" + std::to_string(pick(0, num_helpers_ - 1)) + "(" + x + ", " + y + ")", promote(xt, yt)};
         return {"(-" + x + ")", xt};
+    }
+  }
+
+  // Element moves that keep the shape (deterministic ones only: no can_reorder, so the
+  // backends agree element for element): reshape, trans, permute, join, interleave, flip,
+  // expand_dims, broadcast_to, each around a value of `shape` made a block first.
+  std::pair<std::string, int> move(int shape, const std::string& x, int xt) {
+    std::string b = std::to_string(block_), r = std::to_string(rows_), c = std::to_string(cols_);
+    std::string dims = shape == 1 ? "(" + b + ",)" : "(" + r + ", " + c + ")";
+    std::string bx = "tl.broadcast_to(" + x + ", " + dims + ")";
+    std::string by = "tl.flip(" + bx + ", 0)";  // one dtype with bx: join and interleave need it
+    if (shape == 1) {
+      switch (pick(0, block_ >= 2 ? 3 : 1)) {
+        case 0: return {"tl.sum(tl.join(" + bx + ", " + by + "), 1)", xt};
+        case 1: return {"tl.flip(" + bx + ", 0)", xt};
+        case 2: return {"tl.ravel(tl.trans(tl.reshape(" + bx + ", (2, " + std::to_string(block_ / 2) + "))))", xt};
+        default: return {"tl.max(tl.reshape(tl.interleave(" + bx + ", " + by + "), (" + b + ", 2)), 1)", xt};
+      }
+    }
+    switch (pick(0, 3)) {
+      case 0: return {"tl.trans(tl.reshape(" + bx + ", (" + c + ", " + r + ")))", xt};
+      case 1: return {"tl.reshape(tl.permute(" + bx + ", (1, 0)), " + dims + ")", xt};
+      case 2: return {"(tl.expand_dims(tl.sum(" + bx + ", 1), 1) + " + bx + ")", xt};
+      default: return {"tl.broadcast_to(tl.min(" + bx + ", 0)[None, :], " + dims + ")", xt};
     }
   }
 
