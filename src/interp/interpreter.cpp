@@ -257,6 +257,7 @@ class Interpreter {
         return true;
       }
       case OpKind::Histogram: eval_histogram(op, operand(p, 0), optional_operand(p, 1), result(p)); return true;
+      case OpKind::Dot: internal_error("interp", "dot: TEMP until the dot front end lands");
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
