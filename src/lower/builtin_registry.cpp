@@ -28,6 +28,7 @@ const BuiltinTable& builtin_table() {
     register_reduce_builtins(t);
     register_sort_builtins(t);
     register_debug_builtins(t);
+    register_dot_builtins(t);
     register_block_ptr_builtins(t);
     register_libdevice_builtins(t);
     return t;
@@ -37,7 +38,7 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot", "dot_scaled", "rand", "randn", "randint", "randint4x", "rand4x", "swizzle2d",
+      "dot_scaled", "rand", "randn", "randint", "randint4x", "rand4x", "swizzle2d",
       "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
   return names;
 }
