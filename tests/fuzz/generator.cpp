@@ -310,6 +310,40 @@ class Generator {
     }
   }
 
+  // tl.dot of two tiles loaded from an input, reduced to a scalar. The operands are small
+  // integers (|x| <= 3) in the dot's dtype, so every product and sum is exact in any order and
+  // precision (tf32 included): the backends agree bit for bit.
+  void dot() {
+    const Var& p = one_of(inputs_);
+    static const std::vector<int> kinds = {9, 9, 10, 11, 11, 1, 12};  // fp16, bf16, fp32, int8, fp64
+    int t = one_of(kinds);
+    int m = 16 << pick(0, 1), k = t == 1 ? 32 : 16 << pick(0, 1), nn = 16 << pick(0, 1);  // int8: K >= 32
+    auto tile = [&](int rows, int cols) {
+      return "(tl.load(" + p.name + " + (tl.arange(0, " + std::to_string(rows) + ")[:, None] * " + std::to_string(cols) +
+             " + tl.arange(0, " + std::to_string(cols) + ")[None, :]) % (n + 1)).to(tl.int8) % 4).to(" + tl_type(t) + ")";
+    };
+    std::string a = fresh(), b = fresh(), d = fresh();
+    line(a + " = " + tile(m, k));
+    line(b + " = " + tile(k, nn));
+    bool is_int = t == 1;
+    std::string options;
+    if (chance(40)) options += ", acc=tl.zeros((" + std::to_string(m) + ", " + std::to_string(nn) + "), " + (is_int ? "tl.int32" : t == 12 ? "tl.float64" : "tl.float32") + ")" +
+                          (t == 12 ? ", out_dtype=tl.float64" : is_int ? ", out_dtype=tl.int32" : "");
+    if (t == 11 && chance(50)) options += std::string(", input_precision=\"") + one_of(std::vector<std::string>{"ieee", "tf32", "tf32x3"}) + "\"";
+    int result = is_int ? 3 : 11;
+    if ((t == 9 || t == 10) && options.empty() && chance(25)) {
+      options = ", out_dtype=tl.float16";
+      result = 9;
+    }
+    if (t == 12) result = 12;
+    line(d + " = tl.dot(" + a + ", " + b + options + ")");
+    std::string v = fresh();
+    // fp16 results are summed in fp32: every partial sum stays exact.
+    line(v + " = tl.sum(tl.sum(" + d + (result == 9 ? ".to(tl.float32)" : "") + ", 1), 0)");
+    if (result == 9) result = 11;
+    vars_.push_back({v, result, 0});
+  }
+
   void assign(int depth) {
     int shape = two_d_ && chance(25) ? 2 : chance(20) ? 0 : 1;
     auto [e, t] = expr(shape, depth);
@@ -363,7 +397,8 @@ class Generator {
   }
 
   void statement(int depth) {
-    int kind = pick(0, depth >= 2 ? 4 : 8);
+    int kind = pick(0, depth >= 2 ? 4 : 9);
+    if (kind == 9) return dot();
     if (kind <= 2) return assign(depth);
     if (kind == 3) return update(depth);
     if (kind == 4) {
