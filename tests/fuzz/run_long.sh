@@ -3,7 +3,8 @@
 # loses only the rest of its chunk, and is saved under FINDINGS), one core, lowest priority.
 #   tests/fuzz/run_long.sh BUILD_DIR [SEED] [START] [CHUNKS] [CHUNK]
 # The per-chunk tables go to FINDINGS/summary.txt; tests/fuzz/RESULTS.md records the totals.
-# FUZZ_FLAGS adds flags (FUZZ_FLAGS=--no-ptx: the front end and the pipeline only, ~10x faster).
+# FUZZ_FLAGS adds flags (FUZZ_FLAGS=--no-ptx: the front end and the pipeline only, ~10x faster;
+# FUZZ_FLAGS="--ptxas ptxas --ptxas-every 10": every 10th compiled kernel assembled too).
 set -u
 build="${1:?build directory}"
 seed="${2:-7}"
