@@ -49,7 +49,8 @@ def pytest_collection_modifyitems(config, items):
     if sample > 1:
         kept, dropped, index = [], [], {}
         for item in items:
-            n = index[item.fspath] = index.get(item.fspath, -1) + 1
+            path = str(item.path) if hasattr(item, "path") else str(item.fspath)  # pytest 7+ / older
+            n = index[path] = index.get(path, -1) + 1
             (kept if n % sample == 0 else dropped).append(item)
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
