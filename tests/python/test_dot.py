@@ -330,3 +330,31 @@ def test_dot_errors_are_located():
     with pytest.raises(tritium.TritonError, match="Input shapes should have M >= 1, N >= 1 and K >= 16") as info:
         bad[(1,)](np.zeros(128, np.float32))
     assert "test_dot.py" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------
+# Poison (interp/poison.h): an undefined lane of a or b poisons its row or column of the
+# result, and is an error only where such a result lane reaches memory.
+
+
+@tritium.jit
+def poisoned_dot(a_ptr, d_ptr, c_ptr, ROWS: tl.constexpr):
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+    d = tl.load(d_ptr + r[:, None] * 32 + r[None, :])
+    q = (a // d).to(tl.int8)  # LINE: divide
+    c = tl.dot(q, a.to(tl.int8), out_dtype=tl.int32)
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], c, mask=r[:, None] < ROWS)
+
+
+def test_dot_moves_poison_by_row():
+    from helpers import marked_line
+    a = np.ones((32, 32), np.int32)
+    d = np.ones((32, 32), np.int32)
+    d[5, 7] = 0  # row 5 of q is undefined
+    c = np.zeros((32, 32), np.int32)
+    poisoned_dot[(1,)](a, d, c, ROWS=5)  # rows 0-4 stored: defined
+    assert (c[:5] == 32).all() and (c[5:] == 0).all()
+    line, _ = marked_line(__file__, "divide")
+    with pytest.raises(tritium.TritonError, match=f"test_dot.py:{line}:.*integer division by zero"):
+        poisoned_dot[(1,)](a, d, c, ROWS=6)
