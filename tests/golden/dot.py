@@ -6,7 +6,6 @@
 #
 # RUN: --kernel dots --signature "*fp16:16, *fp16:16, *fp32:16, *i8:16, i32, BK=32" --emit ir
 # RUN: --kernel dots --signature "*fp16:16, *fp16:16, *fp32:16, *i8:16, i32, BK=32" --emit ir-opt --check-prefix=OPT
-# NO-PTX-CHECK: the GPU code generator has no dot yet (issue 9); delete this line when it does
 #
 # CHECK-LABEL: func @dots(
 # CHECK: [[Z:%[0-9]+]] = splat {{%[0-9]+}} : block<32x32xfp32>

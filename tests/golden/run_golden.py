@@ -15,9 +15,7 @@ instead, so one file can hold expectations for several stages or signatures.
 Prints one line per RUN and a closing `N passed, N failed` line; exit status 1 if any
 failed.
 
-Every RUN line with a signature (unless the file has a `# NO-PTX-CHECK: reason` line, for
-an op the GPU code generator does not handle yet; counted and printed as skipped) is also
-compiled to PTX for sm_90 (`--emit ptx --arch
+Every RUN line with a signature is also compiled to PTX for sm_90 (`--emit ptx --arch
 sm_90`) and assembled by `ptxas -arch=sm_90` when ptxas is on the machine (`--ptxas`, else
 PATH, else /usr/local/cuda/bin/ptxas), so invalid PTX fails without a GPU; without ptxas,
 or in a build without the NVPTX backend, that check is skipped and the skip is printed.
@@ -159,11 +157,8 @@ def main():
 
     ptxas = find_ptxas(opts.ptxas)
     passed = failed = ptx_skipped = backend_skipped = 0
-    opted_out = []
     for path in collect(opts.paths):
         runs = run_lines(path)
-        with open(path, encoding="utf-8") as f:
-            no_ptx = [line.split(":", 1)[1].strip() for line in f if line.startswith("# NO-PTX-CHECK:")]
         if not runs:
             print(f"FAIL {os.path.relpath(path)}: no '# RUN:' line")
             failed += 1
@@ -180,9 +175,6 @@ def main():
             else:
                 failed += 1
                 print(f"FAIL {error}")
-            if no_ptx:
-                opted_out.append(f"{os.path.relpath(path)}:{number} ({no_ptx[0]})")
-                continue
             if ptxas is None:
                 ptx_skipped += 1
                 continue
@@ -198,8 +190,6 @@ def main():
     if ptx_skipped:
         why = "no ptxas on this machine" if ptxas is None else "no NVPTX backend in this build"
         print(f"ptxas check SKIPPED for {ptx_skipped} RUN lines ({why})")
-    for where in opted_out:
-        print(f"ptx check SKIPPED for {where}")
     if backend_skipped:
         print(f"{backend_skipped} RUN lines SKIPPED: they emit LLVM IR or PTX, and this build has no "
               f"NVPTX backend")
