@@ -358,3 +358,21 @@ def test_dot_moves_poison_by_row():
     line, _ = marked_line(__file__, "divide")
     with pytest.raises(tritium.TritonError, match=f"test_dot.py:{line}:.*integer division by zero"):
         poisoned_dot[(1,)](a, d, c, ROWS=6)
+
+
+@tritium.jit
+def matmul_assign(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    a @= b  # a becomes the fp32 product
+    tl.static_assert(a.dtype == tl.float32)
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], a)
+
+
+def test_matmul_augmented_assignment(rng):
+    a = rng.standard_normal((16, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 16)).astype(np.float16)
+    c = np.zeros((16, 16), np.float32)
+    matmul_assign[(1,)](a, b, c)
+    np.testing.assert_array_equal(c, emulate(a.astype(np.float64), b.astype(np.float64), np.zeros((16, 16))))
