@@ -141,6 +141,14 @@ def test_dot(gen, which, kind, M, N, K, num_warps):
     run_dot(which, gen, kind, M, N, K, num_warps=num_warps)
 
 
+@pytest.mark.parametrize("M,N,K", [(8, 16, 16), (16, 8, 32), (8, 8, 64), (4, 8, 32), (1, 16, 64)])
+@pytest.mark.parametrize("kind", ["fp16", "fp32-tf32", "int8"])
+def test_dot_small_m_n(gen, which, kind, M, N, K):
+    # Triton 3.6's min_dot_size on NVIDIA is (1, 1, 16) (K >= 32 for 8-bit): small M and N
+    # are padded to the tensor-core shape.
+    run_dot(which, gen, kind, M, N, K, num_warps=1)
+
+
 @pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-tf32", "fp32-tf32x3", "int8", "fp64"])
 @pytest.mark.parametrize("trans_b", [False, True])
 def test_dot_with_acc(gen, which, kind, trans_b):
