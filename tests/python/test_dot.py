@@ -248,8 +248,13 @@ def test_dot_in_an_expression(rng):
     bias = rng.standard_normal(64).astype(np.float32)
     c = np.zeros((32, 64), np.float16)
     D.dot_bias_kernel[(1,)](a, b, bias, c, M=32, N=64, K=32)
-    expected = np.maximum(emulate(a.astype(np.float64), b.astype(np.float64), np.zeros((32, 64))) + bias, 0)
-    np.testing.assert_array_equal(c, expected.astype(np.float32).astype(np.float16))
+    # `tl.dot(a, b) + bias` becomes dot(a, b, bias) (combine_dot_add, as Triton's Combine
+    # patterns): the bias is the accumulator the products are added to.
+    acc = np.broadcast_to(bias, (32, 64))
+    expected = np.maximum(emulate(a.astype(np.float64), b.astype(np.float64), acc), 0)
+    np.testing.assert_array_equal(c, expected.astype(np.float16))
+    unfused = np.maximum(emulate(a.astype(np.float64), b.astype(np.float64), np.zeros((32, 64))) + bias, 0)
+    np.testing.assert_allclose(c, unfused.astype(np.float16), rtol=1e-2, atol=1e-2)
 
 
 @pytest.mark.parametrize("M,N,K", [(128, 128, 128), (100, 72, 90), (64, 48, 200)])
@@ -266,12 +271,12 @@ def test_blocked_matmul_tutorial(rng, M, N, K, acc_in_dot, dtype):
         a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK,
         GROUP_SIZE_M=2, ACC_IN_DOT=acc_in_dot, PREC="tf32x3", OUT_FP16=False)
     exact = a.astype(np.float64) @ b.astype(np.float64)
-    if acc_in_dot:
-        # The accumulator runs through every K tile in order: one sequential sum over K
-        # (masked-off k add +0), so the whole product is the reference order.
-        prec = "tf32x3" if dtype == "float32" else "ieee"
-        np.testing.assert_array_equal(c, emulate(a.astype(np.float64), b.astype(np.float64),
-                                                 np.zeros((M, N)), prec))
+    # The accumulator runs through every K tile in order: one sequential sum over K
+    # (masked-off k add +0), so the whole product is the reference order; with
+    # `acc += tl.dot(a, b)` too, which combine_dot_add turns into tl.dot(a, b, acc).
+    prec = "tf32x3" if dtype == "float32" else "ieee"
+    np.testing.assert_array_equal(c, emulate(a.astype(np.float64), b.astype(np.float64),
+                                             np.zeros((M, N)), prec))
     np.testing.assert_allclose(c, exact, rtol=1e-4, atol=1e-4)
 
 
