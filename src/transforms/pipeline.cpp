@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ir/verifier.h"
+#include "transforms/combine_dot_add.h"
 #include "transforms/eliminate_common_subexpressions.h"
 #include "transforms/eliminate_dead_code.h"
 #include "transforms/fold_constants.h"
@@ -20,6 +21,7 @@ const Pass kPipeline[] = {
     {"fold_constants", fold_constants},
     {"eliminate_common_subexpressions", eliminate_common_subexpressions},
     {"fold_constants", fold_constants},
+    {"combine_dot_add", combine_dot_add},
     {"fold_masks", fold_masks},
     {"eliminate_dead_code", eliminate_dead_code},
 };
