@@ -28,6 +28,7 @@
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/register_budget.h"
+#include "transforms/eliminate_common_subexpressions.h"
 #include "transforms/prefetch_loads.h"
 
 namespace tritium::nvptx {
@@ -283,6 +284,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
   std::unique_ptr<ir::Function> copy = function.clone();
   transforms::prefetch_loads(*copy);
+  transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
   return copy;
 }
 
