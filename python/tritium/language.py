@@ -534,7 +534,12 @@ def rand(seed, offset, n_rounds=10): _outside_kernel("rand")
 def randn(seed, offset, n_rounds=10): _outside_kernel("randn")
 def randint(seed, offset, n_rounds=10): _outside_kernel("randint")
 def randint4x(seed, offset, n_rounds=10): _outside_kernel("randint4x")
-def rand4x(seed, offset, n_rounds=10): _outside_kernel("rand4x")
+def rand4x(seed, offsets, n_rounds=10): _outside_kernel("rand4x")
+def randn4x(seed, offset, n_rounds=10): _outside_kernel("randn4x")
+def philox(seed, c0, c1, c2, c3, n_rounds=10): _outside_kernel("philox")
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=10): _outside_kernel("philox_impl")
+def uint_to_uniform_float(x): _outside_kernel("uint_to_uniform_float")
+def pair_uniform_to_normal(u1, u2): _outside_kernel("pair_uniform_to_normal")
 
 
 # Compiler hints, compile-time checks, debugging.

@@ -19,7 +19,8 @@ void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, B
   if (fn->integer) {
     const Buffer& a = *operands[0];
     const Buffer& b = *operands[1];
-    for (int64_t i = 0; i < n; ++i) out[i].i = ir::extern_mulhi(a.data()[i].i, b.data()[i].i, result.kind);
+    const bool as_unsigned = symbol == "umulhi";
+    for (int64_t i = 0; i < n; ++i) out[i].i = ir::extern_mulhi(a.data()[i].i, b.data()[i].i, result.kind, as_unsigned);
     return;
   }
   double args[3] = {0, 0, 0};

@@ -30,6 +30,7 @@ const BuiltinTable& builtin_table() {
     register_debug_builtins(t);
     register_block_ptr_builtins(t);
     register_libdevice_builtins(t);
+    register_random_builtins(t);
     return t;
   }();
   return table;
@@ -37,7 +38,7 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot", "dot_scaled", "rand", "randn", "randint", "randint4x", "rand4x", "swizzle2d",
+      "dot", "dot_scaled", "swizzle2d",
       "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
   return names;
 }
