@@ -465,6 +465,8 @@ def atomic_or(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("a
 def atomic_xor(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xor")
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xchg")
 def atomic_cas(pointer, cmp, val, sem=None, scope=None): _outside_kernel("atomic_cas")
+def atomic_load(pointer, mask=None, other=None, sem=None, scope=None): _outside_kernel("atomic_load")
+def atomic_store(pointer, value, mask=None, sem=None, scope=None): _outside_kernel("atomic_store")
 
 
 # Shapes.

@@ -39,7 +39,7 @@ const BuiltinTable& builtin_table() {
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
       "dot", "dot_scaled", "swizzle2d",
-      "inline_asm_elementwise", "atomic_load", "atomic_store", "squeeze", "unsqueeze", "gather"};
+      "inline_asm_elementwise", "squeeze", "unsqueeze", "gather"};
   return names;
 }
 
