@@ -299,3 +299,30 @@ def test_umulhi_is_unsigned_and_mulhi_signed(rng, dtype):
     np.testing.assert_array_equal(u.view(udtype), np.array(want_u, dtype=udtype))
     np.testing.assert_array_equal(s, np.array(want_s, dtype=dtype))
     assert u[0] == 1 and s[0] == -1
+
+
+def test_random_through_the_triton_names():
+    # `from triton.language.random import ...` and `tl.random.<fn>` inside a kernel, as
+    # Triton programs spell them (python -m tritium resolves `triton` to tritium).
+    import sys
+    from tritium import triton_alias
+    if any(n == "triton" or n.startswith("triton.") for n in sys.modules):
+        pytest.skip("a real triton is imported in this process")
+    assert tritium.use_as_triton() is True
+    try:
+        import triton
+        import triton.language as ttl
+        from triton.language.random import philox  # noqa: F401
+
+        @triton.jit
+        def k(out_ptr, seed, N: ttl.constexpr):
+            offs = ttl.arange(0, N)
+            a, b, c, d = philox(seed, offs, offs * 0, offs * 0, offs * 0)
+            ttl.store(out_ptr + offs, a ^ ttl.random.randint(seed, offs))  # equal streams: 0
+            ttl.store(out_ptr + N + offs, ttl.random.randint(seed, offs))
+        out = np.ones(32, dtype=np.uint32)
+        k[(1,)](out, 9, N=16)
+    finally:
+        triton_alias.stop_using_as_triton()
+    np.testing.assert_array_equal(out[:16], 0)
+    np.testing.assert_array_equal(out[16:], randint4x_ref(9, np.arange(16, dtype=np.int32))[0])
