@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "interp/eval_debug.h"
+#include "interp/eval_dot.h"
 #include "interp/eval_ops.h"
 #include "interp/eval_shape.h"
 #include "interp/memory.h"
@@ -141,7 +142,7 @@ class Interpreter {
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
     // Ops that reorder or combine lanes move their poison themselves.
     static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
-                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram};
+                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Dot};
     plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0 &&
                              std::find(std::begin(kOwnPoison), std::end(kOwnPoison), op.kind()) == std::end(kOwnPoison);
     switch (op.kind()) {
@@ -257,6 +258,7 @@ class Interpreter {
         return true;
       }
       case OpKind::Histogram: eval_histogram(op, operand(p, 0), optional_operand(p, 1), result(p)); return true;
+      case OpKind::Dot: eval_dot(op, operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;

@@ -201,6 +201,7 @@ class Verifier {
         expect_type(op, result_type(op), Type::block(Type::scalar(ScalarKind::I32), {op.int_attr("num_bins")}), "the result");
         return;
       }
+      case OpKind::Dot: return check_dot(op);
       case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
       case OpKind::Minimum: case OpKind::Maximum:
         return check_binary(op, /*ints_only=*/false);
@@ -410,6 +411,52 @@ class Verifier {
     args.insert(args.end(), elements.begin(), elements.end());
     expect_region_args(op, *op.region(0), args, "combine");
     expect_terminator_operands(op, *op.region(0), 0, elements, "combined values");
+  }
+
+  // dot: the operand convention of ops.def (shapes, element types, attributes).
+  void check_dot(const Op& op) {
+    expect_counts(op, 3, 3, 1);
+    const Type* a = operand_type(op, 0);
+    const Type* b = operand_type(op, 1);
+    const Type* out = result_type(op);
+    if (!a->is_block() || !b->is_block() || !out->is_block() || a->rank() != b->rank() ||
+        (a->rank() != 2 && a->rank() != 3)) {
+      fail(op, "operands " + types_text({a, b}) + " are not two 2-D or two 3-D blocks");
+    }
+    expect_type(op, operand_type(op, 2), out, "the accumulator");
+    const auto& as = a->shape();
+    const auto& bs = b->shape();
+    int r = a->rank();
+    std::vector<int64_t> want(as.begin(), as.end() - 1);
+    want.push_back(bs[r - 1]);
+    if (as[r - 1] != bs[r - 2] || (r == 3 && as[0] != bs[0]) || out->shape() != want) {
+      fail(op, "shapes do not multiply: " + types_text({a, b, out}));
+    }
+    using K = ScalarKind;
+    K ta = a->element()->is_scalar() ? a->element()->scalar_kind() : K::I1;
+    K tb = b->element()->is_scalar() ? b->element()->scalar_kind() : K::I1;
+    K tr = out->element()->is_scalar() ? out->element()->scalar_kind() : K::I1;
+    auto ocp_fp8 = [](K k) { return k == K::F8E4NV || k == K::F8E5; };
+    bool ok = false;
+    if (ocp_fp8(ta) && ocp_fp8(tb)) {
+      ok = tr == K::F32 || tr == K::F16;
+    } else if (ta == tb && a->element()->is_scalar()) {
+      switch (ta) {
+        case K::I8: ok = tr == K::I32; break;
+        case K::F16: ok = tr == K::F32 || tr == K::F16; break;
+        case K::BF16: case K::F32: ok = tr == K::F32; break;
+        case K::F64: ok = tr == K::F64; break;
+        default: break;
+      }
+    }
+    if (!ok) fail(op, "element types " + types_text({a->element(), b->element(), out->element()}) + " are not a dot Triton allows");
+    const AttrValue* precision = op.find_attr("input_precision");
+    if (precision == nullptr || !std::holds_alternative<std::string>(*precision)) fail(op, "missing 'input_precision'");
+    const std::string& p = std::get<std::string>(*precision);
+    if (p != "ieee" && p != "tf32" && p != "tf32x3") fail(op, "unknown input_precision '" + p + "' (ieee, tf32, tf32x3)");
+    if (p != "ieee" && ta != K::F32) fail(op, "input_precision '" + p + "' on " + a->element()->str() + " inputs (only fp32 has one)");
+    expect_int_attr(op, "max_num_imprecise_acc");
+    if (op.int_attr("max_num_imprecise_acc") < 0) fail(op, "negative max_num_imprecise_acc");
   }
 
   void check_binary(const Op& op, bool ints_only) {

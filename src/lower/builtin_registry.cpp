@@ -28,6 +28,7 @@ const BuiltinTable& builtin_table() {
     register_reduce_builtins(t);
     register_sort_builtins(t);
     register_debug_builtins(t);
+    register_dot_builtins(t);
     register_block_ptr_builtins(t);
     register_libdevice_builtins(t);
     register_random_builtins(t);
@@ -39,7 +40,7 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot", "dot_scaled", "inline_asm_elementwise"};
+      "dot_scaled", "inline_asm_elementwise"};
   return names;
 }
 

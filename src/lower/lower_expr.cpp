@@ -144,7 +144,8 @@ LValue Lowerer::binary(ast::BinaryOp op, const LValue& lhs, const LValue& rhs, c
     case ast::BinaryOp::Pow:
       error_at(loc, "** is not supported on tensors (only on compile-time constants)");
     case ast::BinaryOp::MatMul:
-      error_at(loc, "@ (matrix multiplication) is not supported yet; tl.dot arrives later");
+      // a @ b is tl.dot(a, b) (Triton 3.6 has no `@` in kernels; tritium accepts it).
+      return call_builtin(LValue::builtin("tl.dot"), {lhs, rhs}, {}, loc);
   }
   internal_error("lower", "unknown binary operator", loc);
 }

@@ -81,7 +81,12 @@ void Emitter::emit_for(const ir::Op& op) {
   unsigned width = static_cast<unsigned>(ir::bit_width(iv_type->scalar_kind()));
   std::vector<llvm::Value*> bounds;
   for (int i = 0; i < 3; ++i) bounds.push_back(get(op.operand(i)).at(0));
-  if (facts_.has_sync(op) &&
+  // A carried fragment that is also read flat is converted at the top of the body, with barriers.
+  bool converts = false;
+  for (int i = 1; i < static_cast<int>(op.region(0)->args().size()); ++i) {
+    converts = converts || frags_.needs_flat(op.region(0)->arg(i));
+  }
+  if ((facts_.has_sync(op) || converts) &&
       (facts_.diverges(op.operand(0)) || facts_.diverges(op.operand(1)) || facts_.diverges(op.operand(2)))) {
     bounds = from_thread0(bounds);
   }
@@ -96,7 +101,10 @@ void Emitter::emit_for(const ir::Op& op) {
 
   const ir::Region& body = *op.region(0);
   std::vector<Regs> init;
-  for (int i = 3; i < op.num_operands(); ++i) init.push_back(materialize(get(op.operand(i)), op.operand(i)->type()));
+  for (int i = 3; i < op.num_operands(); ++i) {
+    const FragmentLayout* l = frags_.layout(body.arg(i - 2));
+    init.push_back(l ? fragment_operand(op.operand(i), *l, op) : materialize(get(op.operand(i)), op.operand(i)->type()));
+  }
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
@@ -129,12 +137,21 @@ void Emitter::emit_for(const ir::Op& op) {
 
   b_.SetInsertPoint(body_block);
   set(body.arg(0), Regs::one(b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
-  for (size_t i = 0; i < init.size(); ++i) set(body.arg(static_cast<int>(i) + 1), carried.regs(i));
+  for (size_t i = 0; i < init.size(); ++i) {
+    const ir::Value* arg = body.arg(static_cast<int>(i) + 1);
+    if (frags_.layout(arg)) {
+      set_fragment(arg, carried.regs(i));
+    } else {
+      set(arg, carried.regs(i));
+    }
+  }
   emit_region(body);
   std::vector<Regs> yields;
   const ir::Op* yield = body.terminator();
   for (int i = 0; i < yield->num_operands(); ++i) {
-    yields.push_back(materialize(get(yield->operand(i)), yield->operand(i)->type()));
+    const FragmentLayout* l = frags_.layout(body.arg(i + 1));
+    yields.push_back(l ? fragment_operand(yield->operand(i), *l, *yield)
+                       : materialize(get(yield->operand(i)), yield->operand(i)->type()));
   }
   llvm::Value* next = nullptr;
   if (check_overflow) {
@@ -151,7 +168,14 @@ void Emitter::emit_for(const ir::Op& op) {
   b_.CreateBr(header);
 
   b_.SetInsertPoint(exit);
-  for (size_t i = 0; i < init.size(); ++i) set(op.result(static_cast<int>(i)), carried.regs(i));
+  for (size_t i = 0; i < init.size(); ++i) {
+    const ir::Value* result = op.result(static_cast<int>(i));
+    if (frags_.layout(result)) {
+      set_fragment(result, carried.regs(i));
+    } else {
+      set(result, carried.regs(i));
+    }
+  }
 }
 
 void Emitter::emit_while(const ir::Op& op) {

@@ -31,6 +31,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
+      frags_(plan_fragments(function, options.num_warps)),
       sm_(options.sm),
       num_ctas_(options.num_ctas) {}
 
@@ -99,6 +100,7 @@ void Emitter::emit_op(const ir::Op& op) {
       return;
     case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
     case OpKind::Histogram: return emit_histogram(op);
+    case OpKind::Dot: return emit_dot(op);
     case OpKind::Reduce: return emit_reduce(op);
     case OpKind::Scan: return emit_scan(op);
     case OpKind::Print: return emit_print(op);

@@ -11,6 +11,7 @@
 
 #include "ir/ir.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/fragment_layout.h"
 #include "target/nvptx/layout.h"
 #include "target/nvptx/uniformity.h"
 #include "target/nvptx/vector_widths.h"
@@ -129,6 +130,39 @@ class Emitter {
   void emit_move(const ir::Op& op);
   void emit_histogram(const ir::Op& op);
 
+  // ---- emit_dot.cpp: tl.dot on tensor cores, values in the fragment layout ----
+  void emit_dot(const ir::Op& op);
+  void emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t stride_a, int64_t b_offset, int64_t stride_b,
+                    llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type, std::vector<llvm::Value*>& c);
+  void emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l);
+  // `value` read in layout `l` for `user`: its fragment, a uniform value repeated, or the
+  // flat value moved through shared memory.
+  Regs fragment_operand(const ir::Value* value, const FragmentLayout& l, const ir::Op& user);
+  // Records a fragment value, and its flat copy when some use needs one (converted here,
+  // where the value is defined, so that the copy dominates every use).
+  void set_fragment(const ir::Value* value, Regs regs);
+  Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
+  void check_shared_fits(int64_t bytes, const ir::Op& op);
+  llvm::Value* lane_id();
+  llvm::Value* warp_id();
+  // A block in the flat layout written to / read from shared memory as rows of `stride`
+  // elements of `stored` (from `byte_offset`); stage_rows returns the bytes it covers.
+  int64_t stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, int64_t stride,
+                     llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert);
+  Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored);
+  // The same for fragments; fragment_base is this thread's index of its register 0.
+  llvm::Value* fragment_base(const FragmentLayout& l, int64_t stride);
+  void store_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
+                           llvm::Type* stored);
+  Regs load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, int64_t stride, llvm::Type* stored,
+                          llvm::Type* element);
+  llvm::Value* shared_address(int64_t byte_offset);  // i32 .shared address, for inline PTX
+  // ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16 at `address` (this lane's row).
+  std::vector<llvm::Value*> ldmatrix(llvm::Value* address, int count, bool trans);
+  // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c.
+  void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
+           const std::vector<llvm::Value*>& b, llvm::Value** c);
+
   // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
   llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);
   void emit_load(const ir::Op& op);
@@ -165,9 +199,11 @@ class Emitter {
   int threads_;
   ThreadFacts facts_;
   VectorWidths widths_;
+  FragmentPlan frags_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
-  std::unordered_map<const ir::Value*, Regs> values_;
+  std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
+  std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
   int64_t shared_bytes_ = 0;

@@ -126,7 +126,7 @@ bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
       // Possibly a shared-memory round trip (code generation may find it local or uniform).
       return op.operand(0)->type()->shape() != op.result()->type()->shape();
     case OpKind::Reduce: case OpKind::Scan: case OpKind::Trans: case OpKind::Join: case OpKind::Split:
-    case OpKind::Cat: case OpKind::Histogram:
+    case OpKind::Cat: case OpKind::Histogram: case OpKind::Dot:
       // Elements move between threads (shared memory unless code generation finds a way without).
       return true;
     case OpKind::DebugBarrier: return true;  // bar.sync

@@ -1,0 +1,551 @@
+// tl.dot: both operands staged through shared memory (row-major, rows padded by 16 bytes so
+// that ldmatrix and the fragment loads hit distinct banks), then each warp computes its
+// tiles of the fragment layout (fragment_layout.h) with mma.sync, or with fma where no
+// tensor-core instruction fits. Also the fragment <-> flat conversions and elementwise ops
+// on fragments.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+namespace {
+
+// How a dot's products are computed. F16 also serves the fp8 kinds (converted exactly to
+// f16 on the way into shared memory).
+enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
+
+// Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA).
+constexpr int64_t kMaxSharedBytes = 200 * 1024;
+
+int64_t align16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+}  // namespace
+
+// ---- threads within a warp ----
+
+llvm::Value* Emitter::lane_id() { return b_.CreateAnd(thread_id(), b_.getInt32(31), "lane"); }
+llvm::Value* Emitter::warp_id() { return b_.CreateLShr(thread_id(), b_.getInt32(5), "warp"); }
+
+// ---- shared memory in rows ----
+
+int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, int64_t stride,
+                            llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert) {
+  Layout layout = layout_of(type);
+  Regs regs = materialize(source, type);
+  int64_t cols = type->shape().back();
+  int64_t rows = type->num_elements() / cols;
+  int group = layout.vector();
+  if (cols % group != 0) group = 1;
+  for (int r = 0; r < layout.num_regs(); r += group) {
+    llvm::Value* e = element_index(layout, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
+    guarded(owns(layout, r), [&]() -> llvm::Value* {
+      llvm::Value* ptr = shared_element_at(byte_offset, stored, index, rows * stride);
+      if (group == 1) {
+        b_.CreateStore(convert(regs.at(r)), ptr);
+        return nullptr;
+      }
+      llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, group));
+      for (int i = 0; i < group; ++i) vec = b_.CreateInsertElement(vec, convert(regs.at(r + i)), b_.getInt32(i));
+      b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * type_bytes(stored))));
+      return nullptr;
+    });
+  }
+  return rows * stride * type_bytes(stored);
+}
+
+Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored) {
+  Layout layout = layout_of(type);
+  int64_t cols = type->shape().back();
+  int64_t rows = type->num_elements() / cols;
+  llvm::Type* element = element_type(type);
+  int group = layout.vector();
+  if (cols % group != 0) group = 1;
+  Regs out;
+  out.values.resize(layout.num_regs());
+  for (int r = 0; r < layout.num_regs(); r += group) {
+    llvm::Value* e = element_index(layout, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
+    llvm::Type* vec_type = llvm::FixedVectorType::get(stored, group);
+    llvm::Value* loaded = guarded(
+        owns(layout, r),
+        [&]() -> llvm::Value* {
+          llvm::Value* ptr = shared_element_at(byte_offset, stored, index, rows * stride);
+          return b_.CreateAlignedLoad(vec_type, ptr, llvm::Align(static_cast<uint64_t>(group * type_bytes(stored))));
+        },
+        llvm::PoisonValue::get(vec_type));
+    for (int i = 0; i < group; ++i) {
+      out.values[r + i] = from_storage(b_.CreateExtractElement(loaded, b_.getInt32(i)), element);
+    }
+  }
+  return out;
+}
+
+// The shared-memory index (row * stride + column) of register 0 of this thread's tile
+// (0, 0); the other registers add a constant (fragment_offset).
+llvm::Value* Emitter::fragment_base(const FragmentLayout& l, int64_t stride) {
+  llvm::Value* lane = lane_id();
+  llvm::Value* warp = warp_id();
+  llvm::Value* wm = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
+  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
+  return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
+}
+
+namespace {
+// fragment_base's index plus this is register `reg`'s (c = 0 or 2: the pair c, c + 1).
+int64_t fragment_offset(const FragmentLayout& l, int reg, int64_t stride) {
+  int c = reg % 4, tile = reg / 4;
+  int in = tile % l.rep_n;
+  tile /= l.rep_n;
+  int im = tile % l.rep_m;
+  int64_t b = tile / l.rep_m;
+  int64_t row = b * l.m + l.tile_row(im, 0) + 8 * (c / 2);
+  return row * stride + l.tile_col(in, 0) + c % 2;
+}
+}  // namespace
+
+void Emitter::store_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
+                                  llvm::Type* stored) {
+  llvm::Value* base = fragment_base(l, stride);
+  llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
+  int64_t elements = l.batch * l.m * stride;
+  for (int r = 0; r < l.num_regs(); r += 2) {
+    llvm::Value* vec = llvm::PoisonValue::get(pair);
+    vec = b_.CreateInsertElement(vec, to_storage(regs.at(r)), b_.getInt32(0));
+    vec = b_.CreateInsertElement(vec, to_storage(regs.at(r + 1)), b_.getInt32(1));
+    llvm::Value* index = b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(fragment_offset(l, r, stride))));
+    b_.CreateAlignedStore(vec, shared_element_at(byte_offset, stored, index, elements),
+                          llvm::Align(static_cast<uint64_t>(2 * type_bytes(stored))));
+  }
+}
+
+Regs Emitter::load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, int64_t stride, llvm::Type* stored,
+                                 llvm::Type* element) {
+  llvm::Value* base = fragment_base(l, stride);
+  llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
+  int64_t elements = l.batch * l.m * stride;
+  Regs out;
+  for (int r = 0; r < l.num_regs(); r += 2) {
+    llvm::Value* index = b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(fragment_offset(l, r, stride))));
+    llvm::Value* v = b_.CreateAlignedLoad(pair, shared_element_at(byte_offset, stored, index, elements),
+                                          llvm::Align(static_cast<uint64_t>(2 * type_bytes(stored))));
+    out.values.push_back(from_storage(b_.CreateExtractElement(v, b_.getInt32(0)), element));
+    out.values.push_back(from_storage(b_.CreateExtractElement(v, b_.getInt32(1)), element));
+  }
+  return out;
+}
+
+// ---- fragments <-> the flat layout ----
+
+namespace {
+int64_t padded_stride(int64_t cols, int64_t element_bytes) { return cols + 16 / element_bytes; }
+}  // namespace
+
+void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op) {
+  if (bytes > kMaxSharedBytes) {
+    error_at(op.loc(), "this block needs " + std::to_string(bytes) + " bytes of shared memory to change its layout, "
+                       "more than the " + std::to_string(kMaxSharedBytes) + " tritium uses; use smaller blocks");
+  }
+}
+
+Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment) {
+  llvm::Type* stored = stored_type(element_type(value->type()));
+  int64_t stride = padded_stride(l.n, type_bytes(stored));
+  const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
+  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at);
+  store_fragment_rows(l, fragment, 0, stride, stored);
+  barrier();
+  Regs flat = load_flat_rows(value->type(), 0, stride, stored);
+  barrier();
+  return flat;
+}
+
+Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, const ir::Op& user) {
+  if (frags_.layout(value) != nullptr) {
+    auto it = fragments_.find(value);
+    if (it == fragments_.end()) internal_error("nvptx", "a fragment is used before it was emitted", user.loc());
+    return it->second;
+  }
+  const Regs& flat = get(value);
+  if (flat.uniform || !value->type()->is_block()) {
+    Regs out;
+    out.values.assign(l.num_regs(), flat.at(0));
+    return out;
+  }
+  llvm::Type* stored = stored_type(element_type(value->type()));
+  int64_t stride = padded_stride(l.n, type_bytes(stored));
+  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user);
+  stage_rows(value->type(), flat, 0, stride, stored, [this](llvm::Value* v) { return to_storage(v); });
+  barrier();
+  Regs out = load_fragment_rows(l, 0, stride, stored, element_type(value->type()));
+  barrier();
+  return out;
+}
+
+void Emitter::set_fragment(const ir::Value* value, Regs regs) {
+  const FragmentLayout* l = frags_.layout(value);
+  if (l == nullptr) internal_error("nvptx", "set_fragment on a value of the flat layout");
+  if (frags_.needs_flat(value)) set(value, fragment_to_flat(value, *l, regs));
+  fragments_[value] = std::move(regs);
+}
+
+void Emitter::emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l) {
+  std::vector<Regs> inputs;
+  for (const ir::Value* v : op.operands()) inputs.push_back(fragment_operand(v, l, op));
+  ElementFn fn = element_fn(op);
+  Regs out;
+  std::vector<llvm::Value*> args(inputs.size());
+  for (int r = 0; r < l.num_regs(); ++r) {
+    for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i].at(r);
+    out.values.push_back(fn(args));
+  }
+  set_fragment(op.result(), std::move(out));
+}
+
+// ---- the dot ----
+
+namespace {
+
+DotPath choose_path(ScalarKind a, ScalarKind b, ScalarKind result, const std::string& precision, int64_t k) {
+  if (a == ScalarKind::F16 && b == ScalarKind::F16 && result != ScalarKind::F64) return DotPath::F16;
+  if (a == ScalarKind::BF16 && b == ScalarKind::BF16 && result != ScalarKind::F64) return DotPath::BF16;
+  if (ir::is_fp8(a) && ir::is_fp8(b) && result != ScalarKind::F64) return DotPath::F16;
+  if (a == ScalarKind::F32 && b == ScalarKind::F32 && result == ScalarKind::F32) {
+    if (precision == "tf32") return DotPath::TF32;
+    if (precision == "tf32x3") return DotPath::TF32x3;
+  }
+  if (a == ScalarKind::I8 && b == ScalarKind::I8 && result == ScalarKind::I32 && k % 32 == 0) return DotPath::I8;
+  return DotPath::Fma;
+}
+
+}  // namespace
+
+llvm::Value* Emitter::shared_address(int64_t byte_offset) {
+  llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), b_.getInt32(0), 0);
+  return b_.CreatePtrToInt(ptr, b_.getInt32Ty());
+}
+
+std::vector<llvm::Value*> Emitter::ldmatrix(llvm::Value* address, int count, bool trans) {
+  std::vector<llvm::Type*> results(count, b_.getInt32Ty());
+  auto* result_type = llvm::StructType::get(context_, results);
+  std::string text = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) + (trans ? ".trans" : "") + ".shared.b16 {";
+  std::string constraints;
+  for (int i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "}, [$" + std::to_string(count) + "];";
+  constraints += "r";
+  auto* fn_type = llvm::FunctionType::get(result_type, {b_.getInt32Ty()}, false);
+  // Side effects: the read must stay between the barriers around it.
+  llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), {address});
+  std::vector<llvm::Value*> out;
+  for (int i = 0; i < count; ++i) out.push_back(b_.CreateExtractValue(call, static_cast<unsigned>(i)));
+  return out;
+}
+
+void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
+                  const std::vector<llvm::Value*>& b, llvm::Value** c) {
+  llvm::Type* acc = int_acc ? b_.getInt32Ty() : b_.getFloatTy();
+  const char* acc_constraint = int_acc ? "r" : "f";
+  auto* result_type = llvm::StructType::get(context_, {acc, acc, acc, acc});
+  std::string text = "mma.sync.aligned." + shape_and_types + " {$0, $1, $2, $3}, {";
+  std::string constraints = std::string("=") + acc_constraint + ",=" + acc_constraint + ",=" + acc_constraint + ",=" +
+                            acc_constraint;
+  std::vector<llvm::Value*> args;
+  std::vector<llvm::Type*> types;
+  int next = 4;
+  auto operands = [&](const std::vector<llvm::Value*>& values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      text += (i ? ", $" : "$") + std::to_string(next++);
+      constraints += ",r";
+      args.push_back(values[i]);
+      types.push_back(b_.getInt32Ty());
+    }
+    text += "}, {";
+  };
+  operands(a);
+  operands(b);
+  for (int i = 0; i < 4; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(next++);
+    constraints += "," + std::to_string(i);  // tied to output i
+    args.push_back(c[i]);
+    types.push_back(acc);
+  }
+  text += "};";
+  auto* fn_type = llvm::FunctionType::get(result_type, types, false);
+  llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/false), args);
+  for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+}
+
+void Emitter::emit_dot(const ir::Op& op) {
+  const ir::Value* a = op.operand(0);
+  const ir::Value* b = op.operand(1);
+  const FragmentLayout& l = *frags_.layout(op.result());
+  ScalarKind ka = a->type()->element()->scalar_kind();
+  ScalarKind kb = b->type()->element()->scalar_kind();
+  ScalarKind kr = op.result()->type()->element()->scalar_kind();
+  const int64_t K = a->type()->shape().back();
+  const ir::AttrValue* attr = op.find_attr("input_precision");
+  std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
+  DotPath path = choose_path(ka, kb, kr, precision, K);
+
+  // The accumulator: f32 for floats (f64 when the result is), i32 for integers.
+  bool int_acc = !ir::is_float(kr);
+  llvm::Type* acc_type = int_acc ? b_.getInt32Ty() : (kr == ScalarKind::F64 ? b_.getDoubleTy() : b_.getFloatTy());
+  llvm::Type* result_type = element_type(op.result()->type());
+  Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
+  std::vector<llvm::Value*> c;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    llvm::Value* v = acc.at(r);
+    if (int_acc) {
+      v = b_.CreateSExtOrTrunc(v, acc_type);
+    } else if (v->getType() != acc_type) {
+      v = b_.CreateFPCast(v, acc_type);
+    }
+    c.push_back(v);
+  }
+
+  // Stage both operands. The element in shared memory: fp8 as f16 (exact), the Fma path's
+  // operands as they are.
+  auto staged_type = [&](ScalarKind k) -> llvm::Type* {
+    if (path == DotPath::F16) return b_.getHalfTy();
+    return stored_type(scalar_type(k));
+  };
+  auto converter = [&](ScalarKind k) {
+    return [this, k, path](llvm::Value* v) -> llvm::Value* {
+      if (path == DotPath::F16 && ir::is_fp8(k)) return b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy());
+      return to_storage(v);
+    };
+  };
+  llvm::Type* sa = staged_type(ka);
+  llvm::Type* sb = staged_type(kb);
+  const int64_t stride_a = padded_stride(K, type_bytes(sa));
+  const int64_t stride_b = padded_stride(l.n, type_bytes(sb));
+  int64_t a_bytes = align16(l.batch * l.m * stride_a * type_bytes(sa));
+  int64_t b_offset = a_bytes;
+  check_shared_fits(b_offset + l.batch * K * stride_b * type_bytes(sb), op);
+  stage_rows(a->type(), get(a), 0, stride_a, sa, converter(ka));
+  stage_rows(b->type(), get(b), b_offset, stride_b, sb, converter(kb));
+  barrier();
+
+  llvm::Value* lane = lane_id();
+  llvm::Value* warp = warp_id();
+  llvm::Value* wm = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
+
+  if (path == DotPath::F16 || path == DotPath::BF16) {
+    const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
+    // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
+    // 8 x 8 quarters of a 16 x 16 tile (rows + 8 * (i % 2), columns + 8 * (i / 2)); B's are
+    // rows k + 8 * (i % 2) of n-tiles in and in + 1 (i / 2), read transposed.
+    llvm::Value* quarter = b_.CreateLShr(lane, b_.getInt32(3));
+    llvm::Value* row8 = b_.CreateAnd(lane, b_.getInt32(7));
+    llvm::Value* a_row = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(wm, i32(16)), row8),
+                                      b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
+    llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(a_row, i32(stride_a)), b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8)));
+    llvm::Value* b_row = b_.CreateAdd(row8, b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
+    llvm::Value* b_lane = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(8))),
+                                       b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8 * l.warps_n)));
+    llvm::Value* a_base = b_.CreateAdd(shared_address(0), b_.CreateMul(a_lane, i32(2)));
+    llvm::Value* b_base = b_.CreateAdd(shared_address(b_offset), b_.CreateMul(b_lane, i32(2)));
+    for (int64_t batch = 0; batch < l.batch; ++batch) {
+      for (int64_t k0 = 0; k0 < K; k0 += 16) {
+        std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n);
+        for (int im = 0; im < l.rep_m; ++im) {
+          int64_t offset = ((batch * l.m + l.tile_row(im, 0)) * stride_a + k0) * 2;
+          af[im] = ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
+        }
+        for (int in = 0; in < l.rep_n; in += 2) {
+          int64_t offset = ((batch * K + k0) * stride_b + l.tile_col(in, 0)) * 2;
+          bool pair = in + 1 < l.rep_n;
+          std::vector<llvm::Value*> m = ldmatrix(b_.CreateAdd(b_base, i32(offset)), pair ? 4 : 2, true);
+          bf[in] = {m[0], m[1]};
+          if (pair) bf[in + 1] = {m[2], m[3]};
+        }
+        for (int im = 0; im < l.rep_m; ++im) {
+          for (int in = 0; in < l.rep_n; ++in) mma(types, false, af[im], bf[in], &c[reg_of(batch, im, in)]);
+        }
+      }
+    }
+  } else if (path == DotPath::TF32 || path == DotPath::TF32x3 || path == DotPath::I8) {
+    // Fragments loaded element by element: group g = lane / 4, t = lane % 4.
+    llvm::Value* g = b_.CreateLShr(lane, i32(2));
+    llvm::Value* t = b_.CreateAnd(lane, i32(3));
+    bool i8 = path == DotPath::I8;
+    // tf32: A (g | g+8, t | t+4), B (t | t+4, g). i8: four bytes along k from 4 * t, A rows
+    // g | g+8 and k + 0 | 16, B k + 0 | 16.
+    llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(wm, i32(16)), g), i32(stride_a)),
+                                       i8 ? b_.CreateMul(t, i32(4)) : t);
+    llvm::Value* b_lane = b_.CreateAdd(b_.CreateMul(i8 ? b_.CreateMul(t, i32(4)) : t, i32(stride_b)),
+                                       b_.CreateAdd(b_.CreateMul(wn, i32(8)), g));
+    const int64_t step = i8 ? 32 : 8, second_k = i8 ? 16 : 4;
+    llvm::Type* element = i8 ? b_.getInt8Ty() : b_.getFloatTy();
+    auto load_a = [&](int64_t offset) {
+      return b_.CreateLoad(element, shared_element_at(0, element, b_.CreateAdd(a_lane, i32(offset)), 0));
+    };
+    auto load_b = [&](int64_t offset) {
+      return b_.CreateLoad(element, shared_element_at(b_offset, element, b_.CreateAdd(b_lane, i32(offset)), 0));
+    };
+    // Four bytes loaded one by one, packed little-endian (k + 0 in the low byte).
+    auto pack4 = [&](const std::function<llvm::Value*(int)>& byte) {
+      llvm::Value* word = b_.getInt32(0);
+      for (int j = 0; j < 4; ++j) word = b_.CreateOr(word, b_.CreateShl(b_.CreateZExt(byte(j), b_.getInt32Ty()), 8 * j));
+      return word;
+    };
+    // tf32 parts of x: big = x rounded to tf32 (cvt.rna), small = the rest rounded again.
+    auto tf32 = [&](llvm::Value* x) { return ptx_unary("cvt.rna.tf32.f32 $0, $1;", "=r,f", b_.getInt32Ty(), {x}); };
+    auto small = [&](llvm::Value* x, llvm::Value* big) {
+      return tf32(b_.CreateFSub(x, b_.CreateBitCast(big, b_.getFloatTy())));
+    };
+    for (int64_t batch = 0; batch < l.batch; ++batch) {
+      for (int64_t k0 = 0; k0 < K; k0 += step) {
+        std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n), as(l.rep_m), bs(l.rep_n);
+        for (int im = 0; im < l.rep_m; ++im) {
+          int64_t base = (batch * l.m + l.tile_row(im, 0)) * stride_a + k0;
+          int64_t offsets[4] = {base, base + 8 * stride_a, base + second_k, base + 8 * stride_a + second_k};
+          for (int64_t offset : offsets) {
+            if (i8) {
+              af[im].push_back(pack4([&](int j) { return load_a(offset + j); }));
+              continue;
+            }
+            llvm::Value* x = load_a(offset);
+            af[im].push_back(tf32(x));
+            as[im].push_back(small(x, af[im].back()));
+          }
+        }
+        for (int in = 0; in < l.rep_n; ++in) {
+          int64_t base = (batch * K + k0) * stride_b + l.tile_col(in, 0);
+          for (int64_t offset : {base, base + second_k * stride_b}) {
+            if (i8) {
+              bf[in].push_back(pack4([&](int j) { return load_b(offset + j * stride_b); }));
+              continue;
+            }
+            llvm::Value* x = load_b(offset);
+            bf[in].push_back(tf32(x));
+            bs[in].push_back(small(x, bf[in].back()));
+          }
+        }
+        const std::string types = i8 ? "m16n8k32.row.col.s32.s8.s8.s32" : "m16n8k8.row.col.f32.tf32.tf32.f32";
+        for (int im = 0; im < l.rep_m; ++im) {
+          for (int in = 0; in < l.rep_n; ++in) {
+            llvm::Value** tile = &c[reg_of(batch, im, in)];
+            if (path == DotPath::TF32x3) {  // the small products first, as they are the smallest
+              mma(types, false, as[im], bf[in], tile);
+              mma(types, false, af[im], bs[in], tile);
+            }
+            mma(types, i8, af[im], bf[in], tile);
+          }
+        }
+      }
+    }
+  } else {
+    emit_fma_dot(op, l, stride_a, b_offset, stride_b, sa, sb, acc_type, c);
+  }
+  barrier();
+
+  Regs out;
+  for (llvm::Value* v : c) {
+    if (int_acc) {
+      out.values.push_back(b_.CreateSExtOrTrunc(v, result_type));
+    } else {
+      out.values.push_back(v->getType() == result_type ? v : b_.CreateFPCast(v, result_type));
+    }
+  }
+  set_fragment(op.result(), std::move(out));
+}
+
+// Products and sums in `acc_type`, one k at a time in a loop: each thread reads the rows
+// and columns its registers need and fuses multiply and add (Triton's fma dot does too).
+void Emitter::emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t stride_a, int64_t b_offset,
+                           int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
+                           std::vector<llvm::Value*>& c) {
+  ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
+  ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
+  const int64_t K = op.operand(0)->type()->shape().back();
+  bool int_acc = acc_type->isIntegerTy();
+  auto widen = [&](llvm::Value* v, ScalarKind k) -> llvm::Value* {
+    if (ir::is_fp8(k)) v = fp8_to_f32(v, k);
+    if (int_acc) return ir::is_signed(k) ? b_.CreateSExtOrTrunc(v, acc_type) : b_.CreateZExtOrTrunc(v, acc_type);
+    if (v->getType()->isIntegerTy()) return ir::is_signed(k) ? b_.CreateSIToFP(v, acc_type) : b_.CreateUIToFP(v, acc_type);
+    return v->getType() == acc_type ? v : b_.CreateFPCast(v, acc_type);
+  };
+  llvm::Value* lane = lane_id();
+  llvm::Value* warp = warp_id();
+  llvm::Value* wm = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+  llvm::Value* row0 = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
+  llvm::Value* col0 = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
+
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, "dot.k", kernel_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "dot.done", kernel_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* k = b_.CreatePHI(b_.getInt32Ty(), 2, "k");
+  k->addIncoming(b_.getInt32(0), pre);
+  std::vector<llvm::PHINode*> phis;
+  for (llvm::Value* v : c) {
+    phis.push_back(b_.CreatePHI(acc_type, 2));
+    phis.back()->addIncoming(v, pre);
+  }
+  // Rows (batch, im, half) and columns (in, pair) this thread reads at this k.
+  std::vector<llvm::Value*> a_vals, b_vals;
+  for (int64_t batch = 0; batch < l.batch; ++batch) {
+    for (int im = 0; im < l.rep_m; ++im) {
+      for (int half = 0; half < 2; ++half) {
+        llvm::Value* row = b_.CreateAdd(row0, b_.getInt32(static_cast<uint32_t>(batch * l.m + l.tile_row(im, 0) + 8 * half)));
+        llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride_a))), k);
+        a_vals.push_back(widen(b_.CreateLoad(sa, shared_element_at(0, sa, index, 0)), ka));
+      }
+    }
+    for (int in = 0; in < l.rep_n; ++in) {
+      for (int j = 0; j < 2; ++j) {
+        llvm::Value* col = b_.CreateAdd(col0, b_.getInt32(static_cast<uint32_t>(l.tile_col(in, 0) + j)));
+        llvm::Value* krow = b_.CreateAdd(k, b_.getInt32(static_cast<uint32_t>(batch * K)));
+        llvm::Value* index = b_.CreateAdd(b_.CreateMul(krow, b_.getInt32(static_cast<uint32_t>(stride_b))), col);
+        b_vals.push_back(widen(b_.CreateLoad(sb, shared_element_at(b_offset, sb, index, 0)), kb));
+      }
+    }
+  }
+  std::vector<llvm::Value*> next;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    int c4 = r % 4, tile = r / 4;
+    int in = tile % l.rep_n;
+    int im = (tile / l.rep_n) % l.rep_m;
+    int64_t batch = tile / l.rep_n / l.rep_m;
+    llvm::Value* x = a_vals[static_cast<size_t>((batch * l.rep_m + im) * 2 + c4 / 2)];
+    llvm::Value* y = b_vals[static_cast<size_t>((batch * l.rep_n + in) * 2 + c4 % 2)];
+    if (int_acc) {
+      next.push_back(b_.CreateAdd(phis[r], b_.CreateMul(x, y)));
+    } else {
+      next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fma, {acc_type}, {x, y, phis[r]}));
+    }
+  }
+  llvm::Value* k_next = b_.CreateAdd(k, b_.getInt32(1));
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  k->addIncoming(k_next, latch);
+  for (size_t r = 0; r < phis.size(); ++r) phis[r]->addIncoming(next[r], latch);
+  b_.CreateCondBr(b_.CreateICmpULT(k_next, b_.getInt32(static_cast<uint32_t>(K))), body, exit);
+  b_.SetInsertPoint(exit);
+  for (size_t r = 0; r < c.size(); ++r) c[r] = next[r];
+}
+
+}  // namespace tritium::nvptx

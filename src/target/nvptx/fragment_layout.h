@@ -1,0 +1,74 @@
+// The tensor-core accumulator layout ("fragments") and which values of a kernel carry it
+// (DESIGN.md: GPU execution model). No LLVM here.
+//
+// A dot's result lives where mma.sync m16n8 leaves it: the warps of the CTA form a grid of
+// warps_m x warps_n, and each warp holds rep_m x rep_n tiles of 16 x 8 elements. The tiles
+// interleave: tile (im, in) of warp (wm, wn) covers rows im * 16 * warps_m + wm * 16 + [0, 16)
+// and columns in * 8 * warps_n + wn * 8 + [0, 8). Within a tile, lane l holds four elements,
+// c = 0..3, at row (l / 4) + 8 * (c / 2) and column 2 * (l % 4) + c % 2 (the PTX fragment of
+// the accumulator). Register r of a thread is c + 4 * (in + rep_n * (im + rep_m * batch)).
+// Warps beyond warps_m * warps_n (a block too small for all of them) hold copies: a value is
+// replicated there, so every write of these values goes through shared memory, where equal
+// copies may land twice.
+//
+// Elementwise ops on values in this layout stay in it (register by register) when their
+// other operands are uniform (constants, splats), and a loop can carry them, so a matmul's
+// accumulator never leaves the registers of its warps. Every other use reads the value in
+// the flat layout (layout.h), converted once where the value is defined.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tritium::nvptx {
+
+struct FragmentLayout {
+  int64_t batch = 1, m = 0, n = 0;  // the block's shape: [batch x] m x n
+  int warps_m = 1, warps_n = 1;     // the warp grid (warps_m * warps_n <= num_warps)
+  int rep_m = 1, rep_n = 1;         // 16 x 8 tiles per warp along m and n
+
+  // The layout of an m x n (m a multiple of 16, n of 8) block spread over `num_warps`.
+  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps);
+  int num_regs() const { return static_cast<int>(batch) * rep_m * rep_n * 4; }
+  int64_t num_elements() const { return batch * m * n; }
+  // The first row and column of tile (im, in) of warp (wm, wn).
+  int64_t tile_row(int im, int wm) const { return int64_t{im} * 16 * warps_m + int64_t{wm} * 16; }
+  int64_t tile_col(int in, int wn) const { return int64_t{in} * 8 * warps_n + int64_t{wn} * 8; }
+  // The flat row-major index of register `reg` of the thread with `warp` and `lane`.
+  int64_t element(int warp, int lane, int reg) const;
+  bool operator==(const FragmentLayout& other) const {
+    return batch == other.batch && m == other.m && n == other.n && warps_m == other.warps_m &&
+           warps_n == other.warps_n;
+  }
+};
+
+// Which values live in a FragmentLayout, decided before code generation.
+class FragmentPlan {
+ public:
+  // The layout of `value`, or null when it is in the flat layout.
+  const FragmentLayout* layout(const ir::Value* value) const {
+    auto it = layouts_.find(value);
+    return it == layouts_.end() ? nullptr : &it->second;
+  }
+  // Whether some use of a fragment value reads it in the flat layout.
+  bool needs_flat(const ir::Value* value) const { return needs_flat_.count(value) != 0; }
+
+ private:
+  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps);
+  std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
+  std::unordered_set<const ir::Value*> needs_flat_;
+};
+
+// Dot results get the fragment layout; it spreads forward through elementwise ops whose
+// other block operands are uniform and through `for` loops that carry it (their initial
+// value uniform or a fragment), until nothing changes.
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps);
+
+// Whether a `use` of a fragment value by `user` reads it in its fragment layout.
+bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
+
+}  // namespace tritium::nvptx
