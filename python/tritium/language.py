@@ -478,6 +478,8 @@ def squeeze(input, dim): _outside_kernel("squeeze")
 def unsqueeze(input, dim): _outside_kernel("unsqueeze")
 def gather(src, index, axis): _outside_kernel("gather")
 def swizzle2d(i, j, size_i, size_j, size_g): _outside_kernel("swizzle2d")
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    _outside_kernel("inline_asm_elementwise")
 def broadcast(input, other): _outside_kernel("broadcast")
 def broadcast_to(input, *shape): _outside_kernel("broadcast_to")
 def trans(input, *dims): _outside_kernel("trans")

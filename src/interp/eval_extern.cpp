@@ -11,6 +11,9 @@ namespace tritium::interp {
 
 void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result) {
   const std::string symbol = op.str_attr("symbol");
+  if (symbol == "inline_asm") {
+    error_at(op.loc(), "tl.inline_asm_elementwise runs only on the GPU: the interpreter cannot execute its assembly");
+  }
   const ir::ExternMath* fn = ir::find_extern_math(symbol);
   if (fn == nullptr) internal_error("interpreter", "unknown extern function '" + symbol + "'", op.loc());
   const int64_t n = result.size();

@@ -33,6 +33,7 @@ const BuiltinTable& builtin_table() {
     register_libdevice_builtins(t);
     register_random_builtins(t);
     register_gather_builtins(t);
+    register_inline_asm_builtins(t);
     return t;
   }();
   return table;
@@ -40,7 +41,7 @@ const BuiltinTable& builtin_table() {
 
 const std::set<std::string>& planned_builtins() {
   static const std::set<std::string> names = {
-      "dot_scaled", "inline_asm_elementwise"};
+      "dot_scaled"};
   return names;
 }
 
