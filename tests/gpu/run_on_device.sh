@@ -12,7 +12,9 @@
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
 #   picks the GPU test files (default: every tests/gpu/test_*.py); SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
-#   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small).
+#   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
+#   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
+#   TFLOP/s against Triton and torch).
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
 #   (interpreter, GPU, Triton).
 set -uo pipefail
@@ -93,6 +95,14 @@ if [ "${BENCH_REDUCE:-0}" = "1" ]; then
     | tee "$OUT/bench_reduce.log"
 fi
 
+if [ "${BENCH_MATMUL:-0}" = "1" ]; then
+  echo "== matmul benchmarks"
+  quick=""
+  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
+  timeout 480 python3 benchmarks/bench_matmul.py $quick --json "$OUT/bench_matmul.json" 2>&1 \
+    | tee "$OUT/bench_matmul.log"
+fi
+
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
 grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
@@ -101,3 +111,4 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
+[ -f "$OUT/bench_matmul.log" ] && grep -E "^\||check|FAIL" "$OUT/bench_matmul.log" | head -60

@@ -1,0 +1,164 @@
+"""Matmul with tl.dot, tritium against Triton 3.6 and torch (cuBLAS) side by side in one run
+on the GPU (issue 9): the tutorial kernel of kernels_matmul.py through both JITs with the
+same block configuration, TFLOP/s from the median time of triton.testing.do_bench, and the
+ratio tritium / Triton (>= 1.00: tritium as fast or faster). Every output is checked
+against torch before it is timed; --check runs only the correctness sweep (every input
+dtype and precision, several block shapes and warp counts, ragged sizes).
+
+One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
+    BENCH_MATMUL=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
+or, with tritium and Triton importable:
+    python3 benchmarks/bench_matmul.py [--quick] [--check] [--json results.json]
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def jits():
+    import triton
+    import tritium
+    import kernels_matmul
+    import triton.language
+    import tritium.language
+    out = {"tritium": tritium.jit(kernels_matmul.matmul_kernel), "triton": triton.jit(kernels_matmul.matmul_kernel)}
+    out["tritium"].__tl__ = tritium.language
+    out["triton"].__tl__ = triton.language
+    return out
+
+
+def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16", even_k=False):
+    """acc and out are dtype names, taken from the kernel's own language module."""
+    import triton
+    tl = kernel.__tl__
+    bm, bn, bk, warps = block
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, INPUT_PRECISION=precision,
+                 ACC_DTYPE=getattr(tl, acc), OUT_DTYPE=getattr(tl, out), EVEN_K=even_k,
+                 num_warps=warps)
+
+
+def inputs(dtype, M, N, K, seed=0):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    if dtype == torch.int8:
+        a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8, generator=g)
+        b = torch.randint(-128, 128, (K, N), device="cuda", dtype=torch.int8, generator=g)
+        return a, b
+    a = torch.randn((M, K), device="cuda", generator=g)
+    b = torch.randn((K, N), device="cuda", generator=g)
+    return a.to(dtype), b.to(dtype)
+
+
+def check_sweep(kernels):
+    """Every dtype x precision x block shape x warps, against torch in fp64; returns failures."""
+    import torch
+    cases = [
+        (torch.float16, None, "float32", "float16", 2e-2),
+        (torch.bfloat16, None, "float32", "float32", 2e-2),
+        (torch.float32, "tf32", "float32", "float32", 2e-2),
+        (torch.float32, "tf32x3", "float32", "float32", 1e-4),
+        (torch.float32, "ieee", "float32", "float32", 1e-4),
+        (torch.int8, None, "int32", "int32", 0),
+        (torch.float8_e4m3fn, None, "float32", "float32", 1e-3),
+        (torch.float8_e5m2, None, "float32", "float32", 1e-3),
+    ]
+    blocks = [(16, 16, 16, 1), (32, 64, 32, 2), (64, 64, 64, 4), (128, 128, 32, 4), (64, 128, 32, 8),
+              (128, 256, 64, 8), (16, 32, 32, 4)]
+    failures, count = [], 0
+    for dtype, precision, acc, out, tol in cases:
+        for block in blocks:
+            if dtype in (torch.float32,) and block[0] * block[2] > 128 * 32 and block[1] > 128:
+                continue  # fp32 operands of 128 x 256 x 64 need more shared memory than a CTA has
+            even_k = dtype in (torch.float8_e4m3fn, torch.float8_e5m2)  # Triton cannot cast other=0 to fp8
+            M, N, K = 187, 203, 3 * block[2] + (0 if even_k else 5)
+            a, b = inputs(dtype, M, N, K, seed=count)
+            want = (a.double() @ b.double()) if dtype != torch.int8 else (a.cpu().long() @ b.cpu().long()).cuda()
+            for name, kernel in kernels.items():
+                c = torch.empty((M, N), device="cuda", dtype=getattr(torch, out))
+                try:
+                    launch(kernel, a, b, c, block, precision, acc, out, even_k)
+                    torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001 - reported per case
+                    lines = [line for line in str(e).splitlines() if line.strip() and line.strip() != "^"]
+                    failures.append(f"{name} {dtype} {precision} {block}: {type(e).__name__}: {lines[-1][:200] if lines else ''}")
+                    continue
+                scale = float(want.abs().max()) + 1.0
+                err = float((c.double() - want.double()).abs().max()) / scale
+                if err > max(tol, 1e-3 if out == "float16" else tol):
+                    failures.append(f"{name} {dtype} {precision} {block}: max relative error {err:.3g}")
+            count += 1
+    print(f"check: {count} cases x {len(kernels)} JITs, {len(failures)} failures")
+    for f in failures:
+        print("  FAIL", f)
+    return failures
+
+
+def bench(kernels, quick):
+    import torch
+    import triton.testing
+    sizes = [1024, 4096] if quick else [512, 1024, 2048, 4096, 8192]
+    blocks = [(128, 128, 32, 4), (128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 32, 4)]
+    rows = []
+    for dtype in (torch.float16, torch.bfloat16):
+        for size in sizes:
+            a, b = inputs(dtype, size, size, size)
+            flops = 2.0 * size ** 3
+            row = {"dtype": str(dtype).replace("torch.", ""), "size": size}
+            ref = torch.matmul(a, b)
+            for name, kernel in kernels.items():
+                best = None
+                for block in blocks:
+                    c = torch.empty((size, size), device="cuda", dtype=torch.float16)
+                    try:
+                        launch(kernel, a, b, c, block)
+                        torch.cuda.synchronize()
+                    except Exception as e:  # noqa: BLE001
+                        print(f"  {name} {block}: {type(e).__name__}: {str(e)[:160]}")
+                        continue
+                    if not torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2):
+                        print(f"  {name} {block}: WRONG (max err {float((c.float() - ref.float()).abs().max()):.3g})")
+                        continue
+                    ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block), warmup=10, rep=50)
+                    if best is None or ms < best[0]:
+                        best = (ms, block)
+                row[name] = flops / best[0] * 1e-9 if best else None
+                row[name + "_block"] = best[1] if best else None
+            ms = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=10, rep=50)
+            row["torch"] = flops / ms * 1e-9
+            if row.get("tritium") and row.get("triton"):
+                row["ratio"] = row["tritium"] / row["triton"]
+            rows.append(row)
+            fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else "-"
+            print(f"| {row['dtype']} | {size} | {fmt(row.get('tritium'))} {row.get('tritium_block')} | "
+                  f"{fmt(row.get('triton'))} {row.get('triton_block')} | {fmt(row['torch'])} | "
+                  f"{row.get('ratio', 0):.2f} |", flush=True)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--check", action="store_true", help="only the correctness sweep")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    kernels = jits()
+    t = time.time()
+    failures = check_sweep(kernels)
+    print(f"check took {time.time() - t:.1f} s")
+    rows = [] if args.check else bench(kernels, args.quick)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"failures": failures, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
