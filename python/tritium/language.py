@@ -465,6 +465,8 @@ def atomic_or(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("a
 def atomic_xor(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xor")
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xchg")
 def atomic_cas(pointer, cmp, val, sem=None, scope=None): _outside_kernel("atomic_cas")
+def atomic_load(pointer, mask=None, other=None, sem=None, scope=None): _outside_kernel("atomic_load")
+def atomic_store(pointer, value, mask=None, sem=None, scope=None): _outside_kernel("atomic_store")
 
 
 # Shapes.
@@ -472,6 +474,12 @@ def reshape(input, *shape, can_reorder=False): _outside_kernel("reshape")
 def view(input, *shape): _outside_kernel("view")
 def ravel(x): _outside_kernel("ravel")
 def expand_dims(input, axis): _outside_kernel("expand_dims")
+def squeeze(input, dim): _outside_kernel("squeeze")
+def unsqueeze(input, dim): _outside_kernel("unsqueeze")
+def gather(src, index, axis): _outside_kernel("gather")
+def swizzle2d(i, j, size_i, size_j, size_g): _outside_kernel("swizzle2d")
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    _outside_kernel("inline_asm_elementwise")
 def broadcast(input, other): _outside_kernel("broadcast")
 def broadcast_to(input, *shape): _outside_kernel("broadcast_to")
 def trans(input, *dims): _outside_kernel("trans")
@@ -534,7 +542,12 @@ def rand(seed, offset, n_rounds=10): _outside_kernel("rand")
 def randn(seed, offset, n_rounds=10): _outside_kernel("randn")
 def randint(seed, offset, n_rounds=10): _outside_kernel("randint")
 def randint4x(seed, offset, n_rounds=10): _outside_kernel("randint4x")
-def rand4x(seed, offset, n_rounds=10): _outside_kernel("rand4x")
+def rand4x(seed, offsets, n_rounds=10): _outside_kernel("rand4x")
+def randn4x(seed, offset, n_rounds=10): _outside_kernel("randn4x")
+def philox(seed, c0, c1, c2, c3, n_rounds=10): _outside_kernel("philox")
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=10): _outside_kernel("philox_impl")
+def uint_to_uniform_float(x): _outside_kernel("uint_to_uniform_float")
+def pair_uniform_to_normal(u1, u2): _outside_kernel("pair_uniform_to_normal")
 
 
 # Compiler hints, compile-time checks, debugging.

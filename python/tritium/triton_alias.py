@@ -23,6 +23,7 @@ TRITON_MODULES = {
     "triton.language": "tritium.language",
     "triton.language.core": "tritium.language",
     "triton.language.standard": "tritium.language",
+    "triton.language.random": "tritium.language",
     "triton.language.math": "tritium.libdevice",
     "triton.language.extra": "tritium.libdevice_extra",
     "triton.language.extra.libdevice": "tritium.libdevice",

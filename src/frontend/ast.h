@@ -98,6 +98,7 @@ struct Param {
   ExprPtr annotation;  // null when absent
   ExprPtr default_value;  // null when absent
   Loc loc;
+  bool keyword_only = false;  // after a bare `*`: bound by name only
 };
 
 struct FunctionDef {

@@ -111,7 +111,7 @@ void Printer::function(int indent, const ast::FunctionDef& fn) {
   line(indent, "FunctionDef " + fn.name + " " + location(fn.loc));
   for (const ast::ExprPtr& decorator : fn.decorators) expr(indent + 1, "decorator", *decorator);
   for (const ast::Param& param : fn.params) {
-    std::string text = "Param " + param.name + " " + location(param.loc);
+    std::string text = "Param " + param.name + " " + location(param.loc) + (param.keyword_only ? " keyword-only" : "");
     if (param.annotation && is_inline(*param.annotation)) {
       text += " annotation=" + inline_text(*param.annotation);
     }

@@ -109,13 +109,19 @@ ast::StmtPtr Parser::parse_function_def(std::vector<ast::ExprPtr> decorators, si
 
 void Parser::parse_params(ast::FunctionDef& fn) {
   bool seen_default = false;
+  bool keyword_only = false;
   while (!at_op(")")) {
     const Token& token = peek();
     if (token.is_op("*")) {
-      if (peek(1).is_op(",") || peek(1).is_op(")")) {
-        unsupported(token.loc, "keyword-only parameter markers (a bare '*')");
-      }
-      unsupported(token.loc, "star parameters (*args)");
+      if (!peek(1).is_op(",") && !peek(1).is_op(")")) unsupported(token.loc, "star parameters (*args)");
+      // A bare `*`: the parameters after it are keyword-only, and need not follow the
+      // defaults' order (Python's rule).
+      if (keyword_only) error_at(token.loc, "invalid syntax: * argument may appear only once");
+      if (peek(1).is_op(")") || peek(2).is_op(")")) error_at(token.loc, "invalid syntax: named arguments must follow bare *");
+      next();
+      next();
+      keyword_only = true;
+      continue;
     }
     if (token.is_op("**")) unsupported(token.loc, "star parameters (**kwargs)");
     if (token.is_op("/")) unsupported(token.loc, "positional-only parameter markers ('/')");
@@ -128,11 +134,12 @@ void Parser::parse_params(ast::FunctionDef& fn) {
     ast::Param param;
     param.name = name.text;
     param.loc = name.loc;
+    param.keyword_only = keyword_only;
     if (accept_op(":")) param.annotation = parse_expression();
     if (accept_op("=")) {
       param.default_value = parse_expression();
       seen_default = true;
-    } else if (seen_default) {
+    } else if (seen_default && !keyword_only) {
       error_at(name.loc,
                "invalid syntax: parameter without a default follows parameter with a "
                "default");

@@ -11,6 +11,9 @@ namespace tritium::interp {
 
 void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result) {
   const std::string symbol = op.str_attr("symbol");
+  if (symbol == "inline_asm") {
+    error_at(op.loc(), "tl.inline_asm_elementwise runs only on the GPU: the interpreter cannot execute its assembly");
+  }
   const ir::ExternMath* fn = ir::find_extern_math(symbol);
   if (fn == nullptr) internal_error("interpreter", "unknown extern function '" + symbol + "'", op.loc());
   const int64_t n = result.size();
@@ -19,7 +22,8 @@ void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, B
   if (fn->integer) {
     const Buffer& a = *operands[0];
     const Buffer& b = *operands[1];
-    for (int64_t i = 0; i < n; ++i) out[i].i = ir::extern_mulhi(a.data()[i].i, b.data()[i].i, result.kind);
+    const bool as_unsigned = symbol == "umulhi";
+    for (int64_t i = 0; i < n; ++i) out[i].i = ir::extern_mulhi(a.data()[i].i, b.data()[i].i, result.kind, as_unsigned);
     return;
   }
   double args[3] = {0, 0, 0};

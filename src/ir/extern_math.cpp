@@ -130,27 +130,30 @@ const ExternMath* find_extern_math(const std::string& name) {
 
 const char* extern_math_symbol(const ExternMath& fn, ScalarKind kind) {
   if (fn.integer) {
-    if (std::string(fn.name) == "umulhi" || std::string(fn.name) == "mulhi") {
-      bool wide = bit_width(kind) == 64;
-      if (is_signed(kind)) return wide ? "__nv_mul64hi" : "__nv_mulhi";
-      return wide ? "__nv_umul64hi" : "__nv_umulhi";
-    }
-    return bit_width(kind) == 64 ? fn.f64 : fn.f32;
+    // umulhi is the unsigned high half whatever the operands' signedness (Triton's
+    // MulhiUIOp); mulhi follows their signedness (libdevice's table in Triton).
+    bool wide = bit_width(kind) == 64;
+    if (std::string(fn.name) == "mulhi" && is_signed(kind)) return wide ? "__nv_mul64hi" : "__nv_mulhi";
+    return wide ? "__nv_umul64hi" : "__nv_umulhi";
   }
   if (kind == ScalarKind::F32) return fn.f32;
   if (kind == ScalarKind::F64) return fn.f64;
   return nullptr;
 }
 
-int64_t extern_mulhi(int64_t a, int64_t b, ScalarKind kind) {
+int64_t extern_mulhi(int64_t a, int64_t b, ScalarKind kind, bool as_unsigned) {
+  // The full product in 128 bits (no signed overflow), of the values read as the type's
+  // unsigned or signed numbers, then the high half wrapped to the type.
   int bits = bit_width(kind);
-  if (bits == 64) {
-    if (is_signed(kind)) return static_cast<int64_t>((static_cast<__int128>(a) * b) >> 64);
-    using u128 = unsigned __int128;
-    return static_cast<int64_t>((static_cast<u128>(static_cast<uint64_t>(a)) * static_cast<uint64_t>(b)) >> 64);
+  bool is_unsigned = as_unsigned || !is_signed(kind);
+  __int128 x = a, y = b;
+  if (is_unsigned) {
+    unsigned __int128 mask = bits == 64 ? ~static_cast<uint64_t>(0) : (static_cast<uint64_t>(1) << bits) - 1;
+    unsigned __int128 product = (static_cast<unsigned __int128>(static_cast<uint64_t>(a)) & mask) *
+                                (static_cast<unsigned __int128>(static_cast<uint64_t>(b)) & mask);
+    return wrap_int(static_cast<int64_t>(static_cast<uint64_t>(product >> bits)), kind);
   }
-  // Narrower: the values are sign- or zero-extended per the type already.
-  return wrap_int((a * b) >> bits, kind);
+  return wrap_int(static_cast<int64_t>((x * y) >> bits), kind);
 }
 
 }  // namespace tritium::ir

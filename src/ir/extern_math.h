@@ -25,7 +25,8 @@ const ExternMath* find_extern_math(const std::string& name);
 const std::vector<ExternMath>& extern_math_table();
 // The libdevice symbol for an element kind (null when the function has none for it).
 const char* extern_math_symbol(const ExternMath& fn, ScalarKind kind);
-// umulhi and mulhi: the high half of the full product of two integers of `kind`.
-int64_t extern_mulhi(int64_t a, int64_t b, ScalarKind kind);
+// umulhi and mulhi: the high half of the full product of two integers of `kind`, read as
+// unsigned when `as_unsigned` (umulhi) or the kind is unsigned.
+int64_t extern_mulhi(int64_t a, int64_t b, ScalarKind kind, bool as_unsigned);
 
 }  // namespace tritium::ir

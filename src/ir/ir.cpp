@@ -3,6 +3,7 @@
 #include "ir/ir.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "support/diagnostics.h"
 
@@ -230,6 +231,38 @@ ArgFacts Function::facts_of(const Value* value) const {
     }
   }
   return ArgFacts{};
+}
+
+namespace {
+
+void clone_region(const Region& from, Region& to, std::unordered_map<const Value*, Value*>& map) {
+  for (const auto& arg : from.args()) map[arg.get()] = to.add_arg(arg->type());
+  for (const auto& op : from.ops()) {
+    auto copy = std::make_unique<Op>(op->kind(), op->loc());
+    for (Value* v : op->operands()) {
+      auto it = map.find(v);
+      if (it == map.end()) internal_error("ir", "clone: an operand defined outside the function");
+      copy->add_operand(it->second);
+    }
+    for (const auto& r : op->results()) map[r.get()] = copy->add_result(r->type());
+    for (const Attr& a : op->attrs()) copy->set_attr(a.name, a.value);
+    for (const auto& region : op->regions()) clone_region(*region, *copy->add_region(), map);
+    to.insert(to.ops().size(), std::move(copy));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Function> Function::clone() const {
+  auto out = std::make_unique<Function>(name_, loc_);
+  out->sources_ = sources_;
+  std::unordered_map<const Value*, Value*> map;
+  clone_region(body_, out->body_, map);
+  out->params_ = params_;
+  for (Param& p : out->params_) {
+    if (p.arg != nullptr) p.arg = map.at(p.arg);
+  }
+  return out;
 }
 
 }  // namespace tritium::ir

@@ -217,6 +217,9 @@ class Function {
   // Keeps `file` alive as long as this function: the parser's ops are located in its text.
   void hold_source(std::shared_ptr<const SourceFile> file) { sources_.push_back(std::move(file)); }
 
+  // A deep copy (ops, regions, attributes, locations, parameters); types are shared.
+  std::unique_ptr<Function> clone() const;
+
  private:
   std::vector<std::shared_ptr<const SourceFile>> sources_;  // destroyed after body_
   std::string name_;

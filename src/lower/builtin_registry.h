@@ -68,6 +68,9 @@ void lower_device_assert(Lowerer& lower, const LValue& cond, const LValue* mask,
                          const Loc& loc);
 void register_block_ptr_builtins(BuiltinTable& table);  // make_block_ptr, advance, tensor descriptors (block_ptr.cpp)
 void register_libdevice_builtins(BuiltinTable& table);  // erf, div_rn, umulhi, clamp, ... (builtins_libdevice.cpp)
+void register_gather_builtins(BuiltinTable& table);     // gather (builtins_gather.cpp)
+void register_inline_asm_builtins(BuiltinTable& table); // inline_asm_elementwise (builtins_inline_asm.cpp)
+void register_random_builtins(BuiltinTable& table);     // rand, randn, randint, philox, ... (builtins_random.cpp)
 // A libdevice-family function (libdevice.tanh, tl.math.erf) applied to `args`.
 LValue extern_math_call(Lowerer& lower, const std::string& name, const std::vector<LValue>& args, const Loc& loc);
 

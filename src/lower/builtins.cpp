@@ -60,11 +60,11 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     return false;
   }
   if (module == "triton.language" || module == "triton.language.math" || module == "triton.language.core" ||
-      module == "triton.language.standard") {
+      module == "triton.language.standard" || module == "triton.language.random") {
     ScalarKind k;
     if (dtype_from_name(name, &k)) { *out = LValue::constant(ConstValue::type(k)); return true; }
     if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
-    if (name == "math" || name == "core" || name == "standard") { *out = LValue::module("triton.language." + name); return true; }
+    if (name == "math" || name == "core" || name == "standard" || name == "random") { *out = LValue::module("triton.language." + name); return true; }
     if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
     const Builtin* builtin = builtin_table().find(name);
     if ((builtin && builtin->function) || planned_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }

@@ -1,5 +1,7 @@
 // Atomic builtins: tl.atomic_{add,max,min,and,or,xor,xchg} and tl.atomic_cas, with Triton's
-// element-type rules, memory semantics and scopes. Each returns the old values.
+// element-type rules, memory semantics and scopes. Each returns the old values. The newer
+// tl.atomic_load / tl.atomic_store are lowered onto them: an `or` with 0 through the
+// pointer viewed as integers, and an exchange whose old values are dropped.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -59,9 +61,71 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return LValue::tensor(op->result());
 }
 
+// A load orders with 'acquire' or 'relaxed', a store with 'release' or 'relaxed'.
+std::string atomic_sem(const BuiltinArgs& a, const std::string& ordered) {
+  std::string sem = a.const_str("sem", ordered);
+  if (sem != ordered && sem != "relaxed") {
+    error_at(a.loc(), "tl." + a.fn() + " takes sem='" + ordered + "' or 'relaxed', got '" + sem + "'");
+  }
+  return sem;
+}
+
+const Type* atomic_pointer(Lowerer& L, const BuiltinArgs& a, Value** ptr, const Loc& loc) {
+  *ptr = L.to_tensor(a.get("pointer"), loc);
+  if (!(*ptr)->type()->is_ptr()) error_at(loc, "tl." + a.fn() + " needs a pointer or a block of pointers, got " + (*ptr)->type()->str());
+  return (*ptr)->type()->element()->pointee();
+}
+
+// atomic_load: an atomic `or` with 0 on the bits (floats through the pointer viewed as
+// same-width integers), which reads the value with the ordering asked for and writes it
+// back unchanged; masked-off elements are `other`.
+LValue atomic_load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  Value* ptr = nullptr;
+  const Type* pointee = atomic_pointer(L, a, &ptr, loc);
+  ScalarKind k = pointee->scalar_kind();
+  int bits = ir::bit_width(k);
+  if (bits != 32 && bits != 64) {
+    error_at(loc, "tl.atomic_load supports 32- and 64-bit elements in tritium, got " + pointee->str());
+  }
+  std::string sem = atomic_sem(a, "acquire");
+  const Type* bits_type = Type::scalar(bits == 32 ? ScalarKind::I32 : ScalarKind::I64);
+  Value* int_ptr = L.cast(ptr, Type::pointer(bits_type), loc, /*bitcast=*/true);
+  std::vector<std::pair<std::string, LValue>> kwargs = {{"sem", LValue::constant(ConstValue::string(sem))}};
+  if (a.has("scope")) kwargs.push_back({"scope", a.get("scope")});
+  if (a.has("mask")) kwargs.push_back({"mask", a.get("mask")});
+  LValue old = L.call_builtin(LValue::builtin("tl.atomic_or"),
+                              {LValue::tensor(int_ptr), LValue::constant(ConstValue::integer(0))}, kwargs, loc);
+  Value* value = L.cast(old.value, pointee, loc, /*bitcast=*/true);
+  if (!a.has("mask") || !a.has("other")) return LValue::tensor(value);
+  const LValue& other = a.get("other");
+  Value* fill = other.is_const() ? L.constant(k, other.c, loc) : L.cast(L.to_tensor(other, loc), pointee, loc);
+  return LValue::tensor(L.where(a.get("mask"), LValue::tensor(value), LValue::tensor(fill), loc));
+}
+
+// atomic_store: an exchange with release (or relaxed) ordering whose old values are dropped.
+// A program is one thread in Triton's model, so a release orders all of its earlier writes:
+// a CTA barrier first, as the exchange is done by the threads owning the elements only.
+LValue atomic_store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  Value* ptr = nullptr;
+  const Type* pointee = atomic_pointer(L, a, &ptr, loc);
+  ScalarKind k = pointee->scalar_kind();
+  if (ir::bit_width(k) < 16 || k == ScalarKind::BF16 || k == ScalarKind::I16 || k == ScalarKind::U16) {
+    error_at(loc, "tl.atomic_store supports fp16 and 32- and 64-bit elements in tritium, got " + pointee->str());
+  }
+  std::string sem = atomic_sem(a, "release");
+  std::vector<std::pair<std::string, LValue>> kwargs = {{"sem", LValue::constant(ConstValue::string(sem))}};
+  if (a.has("scope")) kwargs.push_back({"scope", a.get("scope")});
+  if (a.has("mask")) kwargs.push_back({"mask", a.get("mask")});
+  if (sem == "release") L.call_builtin(LValue::builtin("tl.debug_barrier"), {}, {}, loc);
+  L.call_builtin(LValue::builtin("tl.atomic_xchg"), {LValue::tensor(ptr), a.get("value")}, kwargs, loc);
+  return LValue::constant(ConstValue::none());
+}
+
 }  // namespace
 
 void register_atomic_builtins(BuiltinTable& t) {
+  t.add("atomic_load", {"pointer", "mask=", "other=", "sem=", "scope="}, false, atomic_load);
+  t.add("atomic_store", {"pointer", "value", "mask=", "sem=", "scope="}, false, atomic_store);
   for (const char* name : {"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg"}) {
     t.add(name, {"pointer", "val", "mask=", "sem=", "scope="}, false, atomic);
   }

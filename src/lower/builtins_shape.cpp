@@ -1,4 +1,4 @@
-// Shape builtins: reshape/view, broadcast_to, broadcast, expand_dims.
+// Shape builtins: reshape/view, broadcast_to, broadcast, expand_dims, squeeze/unsqueeze.
 #include <algorithm>
 
 #include "lower/block_shape.h"
@@ -69,6 +69,27 @@ LValue expand_dims(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return LValue::tensor(x);
 }
 
+// squeeze: drops dimension `dim` (negative counts from the end), which must have size 1.
+LValue squeeze(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  Value* x = L.to_tensor(a.get("input"), loc);
+  if (!x->type()->is_block()) error_at(loc, "tl.squeeze needs a block, got " + x->type()->str());
+  int rank = x->type()->rank();
+  __int128 dim = a.const_int("dim");
+  if (dim < -rank || dim >= rank) {
+    error_at(loc, "invalid axis " + int128_to_string(dim) + ". Expected " + std::to_string(-rank) + " <= axis < " +
+                      std::to_string(rank));
+  }
+  if (dim < 0) dim += rank;
+  std::vector<int64_t> shape = x->type()->shape();
+  if (shape[static_cast<size_t>(dim)] != 1) {
+    error_at(loc, "tl.squeeze: dimension " + int128_to_string(dim) + " of " + x->type()->str() + " has size " +
+                      std::to_string(shape[static_cast<size_t>(dim)]) + ", not 1");
+  }
+  if (rank == 1) error_at(loc, "tl.squeeze of a 1-D block would make a scalar block, which tritium does not have; use tl.sum(x)");
+  shape.erase(shape.begin() + static_cast<int64_t>(dim));
+  return LValue::tensor(L.emit(ir::OpKind::Reshape, Type::block(x->type()->element(), shape), {x}, loc));
+}
+
 // trans and permute: `dims` as separate ints or one tuple; trans() of a 2-D block swaps.
 LValue permute(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   Value* x = L.to_tensor(a.get("input"), loc);
@@ -119,6 +140,13 @@ void register_shape_builtins(BuiltinTable& t) {
   t.add("view", {"input", "*shape"}, true, reshape);
   t.add("broadcast_to", {"input", "*shape"}, true, reshape);
   t.add("expand_dims", {"input", "axis"}, true, expand_dims);
+  // The newer Triton's names: unsqueeze is expand_dims of one dim (negative from the end of
+  // the result, so unsqueeze(x, -1) appends a dim), squeeze its inverse.
+  t.add("squeeze", {"input", "dim"}, true, squeeze);
+  t.add("unsqueeze", {"input", "dim"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    a.const_int("dim");  // one dim, not a tuple
+    return L.call_builtin(LValue::builtin("tl.expand_dims"), {a.get("input"), a.get("dim")}, {}, loc);
+  });
   t.add("trans", {"input", "*dims"}, true, permute);
   t.add("permute", {"input", "*dims"}, true, permute);
   t.add("join", {"a", "b"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {

@@ -78,6 +78,7 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
                          std::optional<CompileError>* unresolved) {
   KernelParams params;
   for (const ast::Param& p : fn.params) {
+    if (p.keyword_only && params.num_positional == SIZE_MAX) params.num_positional = params.names.size();
     params.names.push_back(p.name);
     params.is_constexpr.push_back(annotation_is_constexpr(p.annotation.get()));
     ir::ScalarKind k = ir::ScalarKind::I32;

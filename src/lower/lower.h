@@ -2,6 +2,7 @@
 // (DESIGN law 2), constexprs are evaluated, tl.* builtins expand, jit callees are inlined.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "tritium/errors.h"
@@ -50,6 +51,7 @@ struct KernelParams {
   std::vector<int> do_not_specialize_on_alignment;
   std::vector<ir::ScalarKind> annotated_dtype;  // forced scalar type by annotation, or...
   std::vector<bool> has_annotated_dtype;        // ...false when none
+  size_t num_positional = SIZE_MAX;             // parameters before a bare `*` (all when none)
 };
 
 // Reads the parameter list and decorator options of `fn`; errors are located.

@@ -66,6 +66,11 @@ std::string normalize_module(const std::string& name) {
   return name;
 }
 
+bool is_number(const LValue& v) {
+  return v.is_const() && (v.c.kind == ConstValue::Kind::Int || v.c.kind == ConstValue::Kind::Float ||
+                          v.c.kind == ConstValue::Kind::Bool);
+}
+
 bool same_value(const LValue& a, const LValue& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -400,6 +405,23 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
                          std::vector<Value*>* then_yields, std::vector<Value*>* else_yields,
                          std::vector<std::pair<LValue*, size_t>>* fixups, const Loc& loc) {
   if (same_value(a, b)) return;
+  if (name == kReturnSlot && merging_if_ != nullptr && (is_number(a) || is_number(b)) &&
+      (a.is_tensor() || is_number(a)) && (b.is_tensor() || is_number(b))) {
+    // Returns that differ at compile time become runtime values (Triton: a constexpr is
+    // returned as such only when every path returns the same one), each made in its branch.
+    auto materialize = [&](const LValue& v, int region) {
+      if (v.is_tensor()) return v;
+      ir::Region* saved = builder_.region();
+      builder_.set_region(merging_if_->region(region));
+      LValue t = LValue::tensor(to_tensor(v, loc));
+      builder_.set_region(saved);
+      return t;
+    };
+    LValue ta = materialize(a, 0), tb = materialize(b, 1);
+    dest = ta;
+    merge_into(dest, name, before, ta, tb, then_yields, else_yields, fixups, loc);
+    return;
+  }
   if (a.is_tensor() && b.is_tensor()) {
     if (a.value->type() != b.value->type()) {
       if (name == kReturnSlot) {
@@ -439,6 +461,7 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
 void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scope, Scope else_scope, const Loc& loc) {
   std::vector<Value*> then_yields, else_yields;
   std::vector<std::pair<LValue*, size_t>> fixups;
+  merging_if_ = if_op;
   // std::map iterates names in sorted order, so the results are numbered deterministically.
   for (auto& [name, then_value] : then_scope) {
     auto other = else_scope.find(name);
@@ -449,6 +472,7 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
     merge_into(dest, name, prior == before.end() ? nullptr : &prior->second, then_value, other->second,
                &then_yields, &else_yields, &fixups, loc);
   }
+  merging_if_ = nullptr;
   for (Value* v : then_yields) if_op->add_result(v->type());
   for (auto& [dest, index] : fixups) *dest = LValue::tensor(if_op->result(static_cast<int>(index)));
   builder_.set_region(if_op->region(0));
@@ -674,6 +698,12 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
   if (args.size() > def.params.size()) {
     error_at(loc, def.name + "() takes " + std::to_string(def.params.size()) + " arguments but " +
                       std::to_string(args.size()) + " were given");
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (def.params[i].keyword_only) {
+      error_at(loc, def.name + "() takes " + std::to_string(i) + " positional argument" + (i == 1 ? "" : "s") +
+                        " but " + std::to_string(args.size()) + " were given");
+    }
   }
   auto context = std::make_unique<FunctionContext>();
   context->module = function.module;

@@ -168,6 +168,7 @@ class Lowerer {
   std::vector<std::unique_ptr<FunctionContext>> contexts_;
   std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
   int inline_depth_ = 0;
+  ir::Op* merging_if_ = nullptr;  // the `if` whose branches merge_branches is merging
   std::vector<std::string> inlining_;  // "name@path:line" of the callees being inlined, outermost first
 
   friend std::unique_ptr<ir::Function> tritium::lower_kernel(

@@ -139,6 +139,12 @@ void bind_args(const std::string& kernel, const KernelParams& params,
     throw kernel_error(kernel, "takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
                                    " but " + std::to_string(args.size()) + " were given");
   }
+  if (args.size() > params.num_positional) {
+    const size_t p = params.num_positional;
+    throw kernel_error(kernel, "takes " + std::to_string(p) + " positional argument" + (p == 1 ? "" : "s") +
+                                   " but " + std::to_string(args.size()) + " were given (parameter '" +
+                                   params.names[p] + "' and those after it are keyword-only)");
+  }
   out->assign(n, BoundArg{});
   for (size_t i = 0; i < args.size(); ++i) {
     (*out)[i] = BoundArg{&args[i], BoundArg::From::Positional, static_cast<int>(i)};

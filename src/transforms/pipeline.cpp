@@ -6,10 +6,12 @@
 #include <cstring>
 
 #include "ir/verifier.h"
+#include "transforms/combine_dot_add.h"
 #include "transforms/eliminate_common_subexpressions.h"
 #include "transforms/eliminate_dead_code.h"
 #include "transforms/fold_constants.h"
 #include "transforms/fold_masks.h"
+#include "transforms/prefetch_loads.h"
 
 namespace tritium::transforms {
 
@@ -19,8 +21,14 @@ const Pass kPipeline[] = {
     {"fold_constants", fold_constants},
     {"eliminate_common_subexpressions", eliminate_common_subexpressions},
     {"fold_constants", fold_constants},
+    {"combine_dot_add", combine_dot_add},
     {"fold_masks", fold_masks},
     {"eliminate_dead_code", eliminate_dead_code},
+};
+
+// Passes outside the pipeline: the GPU code generator runs these on its copy of a kernel.
+const Pass kGpuPasses[] = {
+    {"prefetch_loads", prefetch_loads},
 };
 
 }  // namespace
@@ -35,11 +43,12 @@ void run_pipeline(ir::Function& function, const PipelineOptions& options) {
 const std::vector<Pass>& all_passes() {
   static const std::vector<Pass> passes = [] {
     std::vector<Pass> out;
-    for (const Pass& pass : kPipeline) {
+    auto add = [&](const Pass& pass) {
       auto same = [&](const Pass& p) { return std::strcmp(p.name, pass.name) == 0; };
-      bool seen = std::any_of(out.begin(), out.end(), same);
-      if (!seen) out.push_back(pass);
-    }
+      if (!std::any_of(out.begin(), out.end(), same)) out.push_back(pass);
+    };
+    for (const Pass& pass : kPipeline) add(pass);
+    for (const Pass& pass : kGpuPasses) add(pass);
     std::sort(out.begin(), out.end(), [](const Pass& a, const Pass& b) { return std::strcmp(a.name, b.name) < 0; });
     return out;
   }();

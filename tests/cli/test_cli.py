@@ -107,7 +107,7 @@ def main():
         ("opt: passes", ["opt", ir_good, "--passes", "fold_constants,eliminate_dead_code"], 0,
          "func @k(%p: ptr<i32>) {\n  %0 = constant {value = 4} : i32\n  store %p, %0\n"),
         ("opt: unknown pass", ["opt", ir_good, "--passes=fold_constants,bogus"], 2,
-         "unknown pass 'bogus' in --passes (known passes: eliminate_common_subexpressions"),
+         "unknown pass 'bogus' in --passes (known passes: combine_dot_add, eliminate_common_subexpressions"),
         ("opt: parse error", ["opt", ir_bad], 1, "bad.ir:2:8: error: unknown op 'frobnicate'"),
         ("opt: invalid IR", ["opt", ir_invalid, "--passes=fold_constants"], 1,
          "invalid.ir:3:3: error: invalid IR: 'add'"),

@@ -371,6 +371,20 @@ TEST_CASE("parser: function definitions", "[parser]") {
   CHECK(module->find_function("other") == nullptr);
 }
 
+TEST_CASE("parser: keyword-only parameters after a bare *", "[parser]") {
+  // After `*` a parameter without a default may follow one with a default (Python's rule).
+  auto module = parse("@triton.jit\ndef k(x, y=1, *, B: tl.constexpr, c=2.0):\n    pass\n");
+  const ast::FunctionDef& fn = *module->find_function("k");
+  REQUIRE(fn.params.size() == 4);
+  CHECK(!fn.params[0].keyword_only);
+  CHECK(!fn.params[1].keyword_only);
+  CHECK(fn.params[2].keyword_only);
+  CHECK(fn.params[2].name == "B");
+  CHECK(fn.params[2].default_value == nullptr);
+  CHECK(fn.params[3].keyword_only);
+  CHECK(tritium::dump_ast(fn).find("Param B @2:18 keyword-only") != std::string::npos);
+}
+
 TEST_CASE("parser: line joins and comments", "[parser]") {
   auto module =
       parse(kernel("    z = tl.load(x +  # the base\n"
@@ -542,7 +556,9 @@ TEST_CASE("parser: constructs kernels cannot use are located errors", "[parser]"
       {kernel("    f(x, **k)\n"), "star arguments (**kwargs) are not supported", 3, 10},
       {"@triton.jit\ndef k(x, *args):\n    pass\n", "star parameters (*args)", 2, 10},
       {"@triton.jit\ndef k(x, **kw):\n    pass\n", "star parameters (**kwargs)", 2, 10},
-      {"@triton.jit\ndef k(x, *, y):\n    pass\n", "keyword-only parameter markers", 2, 10},
+      // A bare `*` marks keyword-only parameters (supported); Python's errors around it.
+      {"@triton.jit\ndef k(x, *):\n    pass\n", "named arguments must follow bare *", 2, 10},
+      {"@triton.jit\ndef k(x, *, y, *, z):\n    pass\n", "* argument may appear only once", 2, 16},
       {"@triton.jit\ndef k(x, /, y):\n    pass\n", "positional-only parameter markers", 2, 10},
       {kernel("    y = [i for i in x]\n"), "list comprehensions are not supported", 3, 9},
       {kernel("    y = {i for i in x}\n"), "set comprehensions are not supported", 3, 9},

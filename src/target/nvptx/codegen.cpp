@@ -28,6 +28,8 @@
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/register_budget.h"
+#include "transforms/eliminate_common_subexpressions.h"
+#include "transforms/prefetch_loads.h"
 
 namespace tritium::nvptx {
 
@@ -266,6 +268,26 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
   c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
 }
 
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Dot) return true;
+    for (const auto& inner : op->regions()) {
+      if (has_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+// The GPU passes, on a copy of the kernel (null when none applies): the loads of loops that
+// compute a dot are pipelined.
+std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
+  if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
+  std::unique_ptr<ir::Function> copy = function.clone();
+  transforms::prefetch_loads(*copy);
+  transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
+  return copy;
+}
+
 // Runs `body` on a fresh compilation, turning LLVM's fatal errors into InternalErrors.
 template <typename F>
 auto with_llvm(const ir::Function& function, const TargetOptions& options, F body) {
@@ -275,7 +297,8 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
   try {
     make_machine(c, function, options);
     build_kernel(c, function, options);
-    Emitter emitter(function, options, c.kernel);
+    std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
+    Emitter emitter(gpu ? *gpu : function, options, c.kernel);
     c.shared_bytes = emitter.emit();
     link_libdevice(c, function);
     std::string broken;

@@ -22,6 +22,9 @@ struct TargetOptions {
   // cluster's id, and only each cluster's first CTA works. maxnreg: PTX .maxnreg (0: none).
   int num_ctas = 1;
   int maxnreg = 0;
+  // Triton's num_stages: 2 or more pipelines the loads of loops that compute a tl.dot
+  // (transforms/prefetch_loads.h); 1 leaves every loop as written.
+  int num_stages = 3;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

@@ -291,56 +291,105 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 
-void Emitter::emit_dot(const ir::Op& op) {
+DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
   const ir::Value* a = op.operand(0);
   const ir::Value* b = op.operand(1);
-  const FragmentLayout& l = *frags_.layout(op.result());
   ScalarKind ka = a->type()->element()->scalar_kind();
   ScalarKind kb = b->type()->element()->scalar_kind();
-  ScalarKind kr = op.result()->type()->element()->scalar_kind();
+  const std::vector<int64_t>& b_shape = b->type()->shape();
   const int64_t K = a->type()->shape().back();
+  // The element in shared memory: fp8 as f16 (exact) for the tensor cores, else as it is.
+  auto staged_type = [&](ScalarKind k) -> llvm::Type* {
+    return fp8_as_f16 && ir::is_fp8(k) ? b_.getHalfTy() : stored_type(scalar_type(k));
+  };
+  auto converter = [this, fp8_as_f16](ScalarKind k) {
+    return [this, k, fp8_as_f16](llvm::Value* v) -> llvm::Value* {
+      if (fp8_as_f16 && ir::is_fp8(k)) return b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy());
+      return to_storage(v);
+    };
+  };
+  DotStaging s;
+  s.a = staged_type(ka);
+  s.b = staged_type(kb);
+  s.stride_a = padded_stride(K, type_bytes(s.a));
+  s.stride_b = padded_stride(b_shape.back(), type_bytes(s.b));
+  int64_t a_rows = a->type()->num_elements() / K;
+  int64_t b_rows = b->type()->num_elements() / b_shape.back();
+  s.b_offset = align16(a_rows * s.stride_a * type_bytes(s.a));
+  check_shared_fits(s.b_offset + b_rows * s.stride_b * type_bytes(s.b), op);
+  stage_rows(a->type(), get(a), 0, s.stride_a, s.a, converter(ka));
+  stage_rows(b->type(), get(b), s.b_offset, s.stride_b, s.b, converter(kb));
+  barrier();
+  return s;
+}
+
+namespace {
+// The accumulator type of a dot whose result is `kind`: f32 for floats (f64 when the result
+// is), i32 for integers.
+llvm::Type* accumulator_type(llvm::IRBuilder<>& b, ScalarKind kind) {
+  if (!ir::is_float(kind)) return b.getInt32Ty();
+  return kind == ScalarKind::F64 ? b.getDoubleTy() : b.getFloatTy();
+}
+
+llvm::Value* convert_accumulator(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Type* to) {
+  if (v->getType() == to) return v;
+  return to->isIntegerTy() ? b.CreateSExtOrTrunc(v, to) : b.CreateFPCast(v, to);
+}
+}  // namespace
+
+void Emitter::emit_flat_dot(const ir::Op& op) {
+  const ir::Type* type = op.result()->type();
+  llvm::Type* acc_type = accumulator_type(b_, type->element()->scalar_kind());
+  Regs acc = materialize(get(op.operand(2)), type);
+  std::vector<llvm::Value*> c;
+  for (llvm::Value* v : acc.values) c.push_back(convert_accumulator(b_, v, acc_type));
+  DotStaging s = stage_dot_operands(op, false);
+  // Register r holds element e of [batch x] m x n: A's row (batch, m), B's column (batch, n).
+  const std::vector<int64_t>& shape = type->shape();
+  const int64_t n = shape.back(), m = shape[shape.size() - 2];
+  const int64_t K = op.operand(0)->type()->shape().back();
+  Layout layout = layout_of(type);
+  std::vector<llvm::Value*> a_rows, b_cols;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    llvm::Value* e = element_index(layout, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(n)));  // batch * m + row
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(n)));
+    llvm::Value* batch = b_.CreateUDiv(row, b_.getInt32(static_cast<uint32_t>(m)));
+    // An unowned register (e >= N) reads a clamped row: in bounds, never stored.
+    row = b_.CreateSelect(b_.CreateICmpULT(e, b_.getInt32(static_cast<uint32_t>(layout.num_elements()))), row,
+                          b_.getInt32(0));
+    batch = b_.CreateSelect(b_.CreateICmpULT(e, b_.getInt32(static_cast<uint32_t>(layout.num_elements()))), batch,
+                            b_.getInt32(0));
+    a_rows.push_back(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(s.stride_a))));
+    b_cols.push_back(b_.CreateAdd(b_.CreateMul(batch, b_.getInt32(static_cast<uint32_t>(K * s.stride_b))), col));
+  }
+  emit_fma_dot(op, a_rows, b_cols, s.b_offset, s.stride_b, s.a, s.b, acc_type, c);
+  barrier();
+  Regs out;
+  for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(type)));
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_dot(const ir::Op& op) {
+  const FragmentLayout* fragments = frags_.layout(op.result());
+  if (fragments == nullptr) return emit_flat_dot(op);
+  const FragmentLayout& l = *fragments;
+  ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
+  ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
+  ScalarKind kr = op.result()->type()->element()->scalar_kind();
+  const int64_t K = op.operand(0)->type()->shape().back();
   const ir::AttrValue* attr = op.find_attr("input_precision");
   std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
   DotPath path = choose_path(ka, kb, kr, precision, K);
 
-  // The accumulator: f32 for floats (f64 when the result is), i32 for integers.
-  bool int_acc = !ir::is_float(kr);
-  llvm::Type* acc_type = int_acc ? b_.getInt32Ty() : (kr == ScalarKind::F64 ? b_.getDoubleTy() : b_.getFloatTy());
-  llvm::Type* result_type = element_type(op.result()->type());
+  llvm::Type* acc_type = accumulator_type(b_, kr);
   Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
   std::vector<llvm::Value*> c;
-  for (int r = 0; r < l.num_regs(); ++r) {
-    llvm::Value* v = acc.at(r);
-    if (int_acc) {
-      v = b_.CreateSExtOrTrunc(v, acc_type);
-    } else if (v->getType() != acc_type) {
-      v = b_.CreateFPCast(v, acc_type);
-    }
-    c.push_back(v);
-  }
-
-  // Stage both operands. The element in shared memory: fp8 as f16 (exact), the Fma path's
-  // operands as they are.
-  auto staged_type = [&](ScalarKind k) -> llvm::Type* {
-    if (path == DotPath::F16) return b_.getHalfTy();
-    return stored_type(scalar_type(k));
-  };
-  auto converter = [&](ScalarKind k) {
-    return [this, k, path](llvm::Value* v) -> llvm::Value* {
-      if (path == DotPath::F16 && ir::is_fp8(k)) return b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy());
-      return to_storage(v);
-    };
-  };
-  llvm::Type* sa = staged_type(ka);
-  llvm::Type* sb = staged_type(kb);
-  const int64_t stride_a = padded_stride(K, type_bytes(sa));
-  const int64_t stride_b = padded_stride(l.n, type_bytes(sb));
-  int64_t a_bytes = align16(l.batch * l.m * stride_a * type_bytes(sa));
-  int64_t b_offset = a_bytes;
-  check_shared_fits(b_offset + l.batch * K * stride_b * type_bytes(sb), op);
-  stage_rows(a->type(), get(a), 0, stride_a, sa, converter(ka));
-  stage_rows(b->type(), get(b), b_offset, stride_b, sb, converter(kb));
-  barrier();
+  for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16);
+  const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
+  llvm::Type* sa = staging.a;
+  llvm::Type* sb = staging.b;
 
   llvm::Value* lane = lane_id();
   llvm::Value* warp = warp_id();
@@ -456,26 +505,33 @@ void Emitter::emit_dot(const ir::Op& op) {
       }
     }
   } else {
-    emit_fma_dot(op, l, stride_a, b_offset, stride_b, sa, sb, acc_type, c);
+    // Each register's row of A and column of B (fragment_offset's layout, split in two).
+    llvm::Value* row0 = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateLShr(lane, i32(2)));
+    llvm::Value* col0 = b_.CreateAdd(b_.CreateMul(wn, i32(8)), b_.CreateShl(b_.CreateAnd(lane, i32(3)), 1));
+    std::vector<llvm::Value*> a_rows, b_cols;
+    for (int r = 0; r < l.num_regs(); ++r) {
+      int c4 = r % 4, tile = r / 4;
+      int in = tile % l.rep_n, im = (tile / l.rep_n) % l.rep_m;
+      int64_t batch = tile / l.rep_n / l.rep_m;
+      int64_t row = batch * l.m + l.tile_row(im, 0) + 8 * (c4 / 2);
+      a_rows.push_back(b_.CreateMul(b_.CreateAdd(row0, i32(row)), i32(stride_a)));
+      b_cols.push_back(b_.CreateAdd(col0, i32(batch * K * stride_b + l.tile_col(in, 0) + c4 % 2)));
+    }
+    emit_fma_dot(op, a_rows, b_cols, b_offset, stride_b, sa, sb, acc_type, c);
   }
   barrier();
 
   Regs out;
-  for (llvm::Value* v : c) {
-    if (int_acc) {
-      out.values.push_back(b_.CreateSExtOrTrunc(v, result_type));
-    } else {
-      out.values.push_back(v->getType() == result_type ? v : b_.CreateFPCast(v, result_type));
-    }
-  }
+  for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(op.result()->type())));
   set_fragment(op.result(), std::move(out));
 }
 
-// Products and sums in `acc_type`, one k at a time in a loop: each thread reads the rows
-// and columns its registers need and fuses multiply and add (Triton's fma dot does too).
-void Emitter::emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t stride_a, int64_t b_offset,
-                           int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
-                           std::vector<llvm::Value*>& c) {
+// Products and sums in `acc_type`, one k at a time in a loop: register r of this thread is
+// the sum over k of A[a_rows[r] + k] * B[b_cols[r] + k * stride_b] (shared-memory indices),
+// fused multiply-adds as Triton's fma dot does.
+void Emitter::emit_fma_dot(const ir::Op& op, const std::vector<llvm::Value*>& a_rows,
+                           const std::vector<llvm::Value*>& b_cols, int64_t b_offset, int64_t stride_b,
+                           llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type, std::vector<llvm::Value*>& c) {
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
   const int64_t K = op.operand(0)->type()->shape().back();
@@ -486,14 +542,6 @@ void Emitter::emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t st
     if (v->getType()->isIntegerTy()) return ir::is_signed(k) ? b_.CreateSIToFP(v, acc_type) : b_.CreateUIToFP(v, acc_type);
     return v->getType() == acc_type ? v : b_.CreateFPCast(v, acc_type);
   };
-  llvm::Value* lane = lane_id();
-  llvm::Value* warp = warp_id();
-  llvm::Value* wm = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m)));
-  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
-                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
-  llvm::Value* row0 = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
-  llvm::Value* col0 = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
-
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, "dot.k", kernel_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "dot.done", kernel_);
@@ -506,33 +554,12 @@ void Emitter::emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t st
     phis.push_back(b_.CreatePHI(acc_type, 2));
     phis.back()->addIncoming(v, pre);
   }
-  // Rows (batch, im, half) and columns (in, pair) this thread reads at this k.
-  std::vector<llvm::Value*> a_vals, b_vals;
-  for (int64_t batch = 0; batch < l.batch; ++batch) {
-    for (int im = 0; im < l.rep_m; ++im) {
-      for (int half = 0; half < 2; ++half) {
-        llvm::Value* row = b_.CreateAdd(row0, b_.getInt32(static_cast<uint32_t>(batch * l.m + l.tile_row(im, 0) + 8 * half)));
-        llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride_a))), k);
-        a_vals.push_back(widen(b_.CreateLoad(sa, shared_element_at(0, sa, index, 0)), ka));
-      }
-    }
-    for (int in = 0; in < l.rep_n; ++in) {
-      for (int j = 0; j < 2; ++j) {
-        llvm::Value* col = b_.CreateAdd(col0, b_.getInt32(static_cast<uint32_t>(l.tile_col(in, 0) + j)));
-        llvm::Value* krow = b_.CreateAdd(k, b_.getInt32(static_cast<uint32_t>(batch * K)));
-        llvm::Value* index = b_.CreateAdd(b_.CreateMul(krow, b_.getInt32(static_cast<uint32_t>(stride_b))), col);
-        b_vals.push_back(widen(b_.CreateLoad(sb, shared_element_at(b_offset, sb, index, 0)), kb));
-      }
-    }
-  }
+  llvm::Value* k_row = b_.CreateMul(k, b_.getInt32(static_cast<uint32_t>(stride_b)));
+  // Equal indices load once (LLVM merges them): a thread's registers share rows and columns.
   std::vector<llvm::Value*> next;
-  for (int r = 0; r < l.num_regs(); ++r) {
-    int c4 = r % 4, tile = r / 4;
-    int in = tile % l.rep_n;
-    int im = (tile / l.rep_n) % l.rep_m;
-    int64_t batch = tile / l.rep_n / l.rep_m;
-    llvm::Value* x = a_vals[static_cast<size_t>((batch * l.rep_m + im) * 2 + c4 / 2)];
-    llvm::Value* y = b_vals[static_cast<size_t>((batch * l.rep_n + in) * 2 + c4 % 2)];
+  for (size_t r = 0; r < c.size(); ++r) {
+    llvm::Value* x = widen(b_.CreateLoad(sa, shared_element_at(0, sa, b_.CreateAdd(a_rows[r], k), 0)), ka);
+    llvm::Value* y = widen(b_.CreateLoad(sb, shared_element_at(b_offset, sb, b_.CreateAdd(b_cols[r], k_row), 0)), kb);
     if (int_acc) {
       next.push_back(b_.CreateAdd(phis[r], b_.CreateMul(x, y)));
     } else {

@@ -1,13 +1,60 @@
 // ExternElementwise on the GPU: a call of NVIDIA's libdevice function for the element type
-// (ir/extern_math.h names it); codegen.cpp links libdevice's bitcode into the module.
+// (ir/extern_math.h names it; codegen.cpp links libdevice's bitcode into the module), or,
+// for tl.inline_asm_elementwise {symbol = "inline_asm"}, the asm called on each element.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/Support/Error.h>
+
 #include "ir/extern_math.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
 namespace tritium::nvptx {
 
+namespace {
+
+// The asm's results: one type, or a struct of all the outputs' types (each op takes its own).
+std::vector<llvm::Type*> asm_result_types(const ir::Op& op, const std::function<llvm::Type*(ir::ScalarKind)>& type_of) {
+  std::vector<llvm::Type*> types;
+  std::string list = op.str_attr("result_types");
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    ir::ScalarKind kind;
+    if (!ir::parse_scalar_name(name, &kind)) internal_error("nvptx", "inline asm result type '" + name + "'", op.loc());
+    types.push_back(type_of(kind));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return types;
+}
+
+}  // namespace
+
 Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
   const std::string name = op.str_attr("symbol");
+  if (name == "inline_asm") {
+    auto type_of = [this](ir::ScalarKind k) { return scalar_type(k); };
+    std::vector<llvm::Type*> results = asm_result_types(op, type_of);
+    llvm::Type* returned = results.size() == 1 ? results[0] : llvm::StructType::get(context_, results);
+    std::vector<llvm::Type*> params;
+    for (const ir::Value* operand : op.operands()) params.push_back(scalar_type(operand->type()->element()->scalar_kind()));
+    llvm::FunctionType* type = llvm::FunctionType::get(returned, params, false);
+    std::string constraints = op.str_attr("constraints");
+    if (llvm::Error invalid = llvm::InlineAsm::verify(type, constraints)) {
+      llvm::consumeError(std::move(invalid));
+      error_at(op.loc(), "the constraints '" + constraints + "' of tl.inline_asm_elementwise do not match its " +
+                             std::to_string(results.size()) + " result(s) and " + std::to_string(params.size()) +
+                             " argument(s)");
+    }
+    llvm::InlineAsm* code = llvm::InlineAsm::get(type, op.str_attr("asm"), constraints, op.int_attr("pure") == 0);
+    const unsigned output = static_cast<unsigned>(op.int_attr("output"));
+    const bool many = results.size() > 1;
+    return [this, code, output, many](const std::vector<llvm::Value*>& a) {
+      llvm::Value* call = b_.CreateCall(code, a);
+      return many ? b_.CreateExtractValue(call, {output}) : call;
+    };
+  }
   const ir::ExternMath* fn = ir::find_extern_math(name);
   if (fn == nullptr) internal_error("nvptx", "unknown extern function '" + name + "'", op.loc());
   ir::ScalarKind kind = op.result()->type()->element()->scalar_kind();

@@ -21,6 +21,14 @@ namespace tritium::nvptx {
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
 
+// Where a dot's operands lie in shared memory (emit_dot.cpp): A's rows from byte 0, B's
+// from b_offset, `stride_*` elements of type `a` / `b` apart.
+struct DotStaging {
+  llvm::Type* a = nullptr;
+  llvm::Type* b = nullptr;
+  int64_t stride_a = 0, stride_b = 0, b_offset = 0;
+};
+
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
 // pointer and a uniform block (every element equal: splat, constants) have one value that
 // every thread holds; other blocks have Layout::num_regs() values.
@@ -132,8 +140,12 @@ class Emitter {
 
   // ---- emit_dot.cpp: tl.dot on tensor cores, values in the fragment layout ----
   void emit_dot(const ir::Op& op);
-  void emit_fma_dot(const ir::Op& op, const FragmentLayout& l, int64_t stride_a, int64_t b_offset, int64_t stride_b,
-                    llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type, std::vector<llvm::Value*>& c);
+  void emit_flat_dot(const ir::Op& op);
+  // Writes both operands to shared memory (fp8 converted to f16 when asked), then a barrier.
+  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16);  // blocks too small for tensor cores (M < 16 or N < 8)
+  void emit_fma_dot(const ir::Op& op, const std::vector<llvm::Value*>& a_rows, const std::vector<llvm::Value*>& b_cols,
+                    int64_t b_offset, int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
+                    std::vector<llvm::Value*>& c);
   void emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l);
   // `value` read in layout `l` for `user`: its fragment, a uniform value repeated, or the
   // flat value moved through shared memory.

@@ -86,7 +86,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps) {
     if (fits_fragments(v->type()) && in.insert(v).second) work.push_back(v);
   };
   for (const ir::Op* op : ops) {
-    if (op->kind() == OpKind::Dot) reach(op->result());
+    if (op->kind() == OpKind::Dot) reach(op->result());  // unless too small: then a flat dot
   }
   while (!work.empty()) {
     const ir::Value* v = work.back();

@@ -1,0 +1,85 @@
+// tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack) for pack=1: the
+// arguments are broadcast to one shape (keeping their dtypes, as Triton's checking without
+// arithmetic promotion does) and each output is one ExternElementwise {symbol =
+// "inline_asm"} op that the GPU emits as an LLVM inline-asm call per element (a tuple of
+// dtypes: one op per output, each taking its field of the asm's results). The interpreter
+// cannot run PTX and says so at the call.
+#include "lower/builtin_registry.h"
+#include "lower/lowerer.h"
+#include "support/diagnostics.h"
+
+namespace tritium::lower {
+
+using ir::ScalarKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+std::vector<ScalarKind> result_kinds(const BuiltinArgs& a) {
+  const LValue& dtype = a.get("dtype");
+  std::vector<ScalarKind> kinds;
+  auto take = [&](const LValue& v) {
+    if (!v.is_const() || v.c.kind != ConstValue::Kind::DType || v.c.pointer) {
+      error_at(a.loc(), "dtype of tl.inline_asm_elementwise must be a scalar dtype or a tuple of them, got " + v.describe());
+    }
+    kinds.push_back(v.c.dtype);
+  };
+  if (dtype.kind == LValue::Kind::Tuple) {
+    for (const LValue& item : dtype.items) take(item);
+    if (kinds.empty()) error_at(a.loc(), "dtype of tl.inline_asm_elementwise is an empty tuple");
+  } else {
+    take(dtype);
+  }
+  return kinds;
+}
+
+LValue inline_asm(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  std::string asm_text = a.const_str("asm", "");
+  std::string constraints = a.const_str("constraints", "");
+  if (a.const_int("pack") != 1) {
+    error_at(loc, "tl.inline_asm_elementwise with pack=" + int128_to_string(a.const_int("pack")) +
+                      " is not supported by tritium yet (only pack=1)");
+  }
+  bool pure = a.const_bool("is_pure", true);
+  const LValue& given = a.get("args");
+  std::vector<LValue> items = given.kind == LValue::Kind::Tuple ? given.items : std::vector<LValue>{given};
+  if (items.empty() || items.size() > 3) {
+    error_at(loc, "tl.inline_asm_elementwise in tritium takes 1 to 3 arguments, got " + std::to_string(items.size()));
+  }
+  std::vector<Value*> args;
+  for (const LValue& item : items) {
+    Value* v = L.to_tensor(item, loc);
+    if (v->type()->is_ptr()) error_at(loc, "tl.inline_asm_elementwise does not take pointers in tritium, got " + v->type()->str());
+    args.push_back(v);
+  }
+  // One shape for all, each keeping its dtype.
+  Value* shape_of = args[0];
+  for (Value* v : args) shape_of = L.broadcast(v, shape_of, loc).second;
+  for (Value*& v : args) v = L.broadcast_to(v, shape_of->type()->shape(), loc);
+  std::vector<ScalarKind> kinds = result_kinds(a);
+  std::string result_types;  // every output's type: the asm returns them together
+  for (ScalarKind k : kinds) result_types += (result_types.empty() ? "" : ",") + std::string(ir::scalar_name(k));
+  std::vector<LValue> outputs;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const Type* type = shape_of->type()->with_element(Type::scalar(kinds[i]));
+    ir::Op* op = L.builder().create(ir::OpKind::ExternElementwise, {type}, args, loc);
+    op->set_attr("symbol", std::string("inline_asm"));
+    op->set_attr("asm", asm_text);
+    op->set_attr("constraints", constraints);
+    op->set_attr("result_types", result_types);
+    op->set_attr("output", static_cast<int64_t>(i));
+    op->set_attr("pure", static_cast<int64_t>(pure ? 1 : 0));
+    outputs.push_back(LValue::tensor(op->result()));
+  }
+  if (a.get("dtype").kind != LValue::Kind::Tuple) return outputs[0];
+  return LValue::tuple(outputs);
+}
+
+}  // namespace
+
+void register_inline_asm_builtins(BuiltinTable& t) {
+  t.add("inline_asm_elementwise", {"asm", "constraints", "args", "dtype", "is_pure", "pack"}, false, inline_asm);
+}
+
+}  // namespace tritium::lower

@@ -1,0 +1,17 @@
+// prefetch_loads: software pipelining of a `for` loop that computes a tl.dot, in registers
+// (Triton's num_stages = 2 without shared-memory stages). Each block load at the top level
+// of the body whose operands can be computed one iteration ahead is issued for iteration
+// i + 1 just before the first dot of iteration i and carried into the next iteration (the
+// first iteration's before the loop), masked off when that iteration does not run, so its
+// latency overlaps the dot. Only loops with a constant positive step that write no memory
+// are changed (a store could alias what the early load reads). The GPU code generator runs
+// it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace tritium::transforms {
+
+void prefetch_loads(ir::Function& function);
+
+}  // namespace tritium::transforms

@@ -1,0 +1,238 @@
+"""tl.dot on the GPU (issue 9): the interpreter suite's dot kernels (tests/python/
+dot_kernels.py) with torch CUDA tensors, through tritium and, where `import triton` works,
+through real Triton 3.6 from the same source; results against torch.matmul in fp64 (int8:
+exact, in int64 on the CPU) and, for tritium, against tritium's own interpreter on the same
+inputs (the reference order of src/interp/eval_dot.h).
+
+Tolerances (rtol, and atol scaled by sqrt(K) since entries grow like sqrt(K)): fp16, bf16,
+fp8 and tf32 1e-2; tf32x3 and ieee fp32 1e-4; fp64 1e-10; int8 exact; an fp16 result 1e-2.
+Shapes 16x16x16 ... 128x256x64 in 1, 2, 4 and 8 warps, batched 3-D, the accumulator carried
+through a K loop, the result cast to fp16, tl.dot inside an expression, and Triton's matmul
+tutorial at M = N = K = 512 in fp16.
+
+  python3 -m pytest -q tests/gpu/test_gpu_dot.py           (on the GPU machine)
+"""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tritium  # noqa: E402
+
+import dot_kernels  # noqa: E402  (tests/python, on sys.path through conftest.py)
+
+try:
+    import triton  # noqa: F401
+    TRITON = dot_kernels.load("triton")
+    NO_TRITON = None
+except Exception as e:  # noqa: BLE001 (any failure to import means: no Triton here)
+    TRITON, NO_TRITON = None, f"import triton failed: {type(e).__name__}: {e}"
+
+TRITIUM = dot_kernels.load("tritium")
+
+# Per input kind: (input dtype name, input_precision, tolerance).
+KINDS = {
+    "fp16": ("float16", None, 1e-2),
+    "bf16": ("bfloat16", None, 1e-2),
+    "fp32-ieee": ("float32", "ieee", 1e-4),
+    "fp32-tf32": ("float32", "tf32", 1e-2),
+    "fp32-tf32x3": ("float32", "tf32x3", 1e-4),
+    "int8": ("int8", None, 0),
+    "fp64": ("float64", None, 1e-10),
+}
+
+
+@pytest.fixture(params=["tritium", "triton"])
+def which(request):
+    if request.param == "triton" and TRITON is None:
+        pytest.skip(NO_TRITON)
+    return request.param
+
+
+def module(which):
+    return TRITIUM if which == "tritium" else TRITON
+
+
+def fp8_supported():
+    major, minor = torch.cuda.get_device_capability()
+    return (major, minor) >= (8, 9)
+
+
+def make(gen, dtype, shape):
+    if dtype == "int8":
+        return torch.randint(-128, 128, shape, device="cuda", generator=gen, dtype=torch.int8)
+    x = torch.randn(shape, device="cuda", generator=gen)
+    if dtype.startswith("float8"):
+        x = x.clamp(-8, 8)
+    return x.to(getattr(torch, {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2"}.get(dtype, dtype)))
+
+
+def reference(a, b, acc=None):
+    """acc + a @ b in fp64 on the GPU (int64 on the CPU for integers)."""
+    if not a.dtype.is_floating_point:
+        out = a.cpu().long() @ b.cpu().long()
+        return out if acc is None else out + acc.cpu().long()
+    out = torch.matmul(a.double(), b.double())
+    return out if acc is None else out + acc.double()
+
+
+def assert_close(out, ref, tol, K):
+    if tol == 0:
+        assert torch.equal(out.cpu().long(), ref.cpu().long())
+        return
+    torch.testing.assert_close(out.cpu().double(), ref.cpu().double(), rtol=tol, atol=tol * K ** 0.5)
+
+
+def interpreted(kernel, args, kwargs, grid=(1,)):
+    """The same launch in tritium's interpreter on host copies; returns the host arrays."""
+    host = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            if a.dtype == torch.bfloat16:
+                host.append(tritium.reinterpret(a.cpu().view(torch.int16).numpy().view(np.uint16),
+                                                tritium.language.bfloat16))
+            else:
+                host.append(a.cpu().numpy().copy())
+        else:
+            host.append(a)
+    kernel[grid](*host, **kwargs)
+    return host
+
+
+def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False, use_op=False,
+            out_dtype=None, b_dtype=None):
+    mod = module(which)
+    dtype, prec, tol = KINDS.get(kind, (kind, None, 1e-2))
+    if dtype in ("int8",) or dtype.startswith("float8"):
+        K = max(K, 32)
+    a = make(gen, dtype, (M, K))
+    b = make(gen, b_dtype or dtype, (N, K)).T if trans_b else make(gen, b_dtype or dtype, (K, N))
+    result = {"int8": torch.int32, "float64": torch.float64}.get(dtype, torch.float32)
+    if out_dtype == "float16":
+        result = torch.float16
+    if has_acc:
+        acc = (torch.randint(-1000, 1000, (M, N), device="cuda", generator=gen, dtype=torch.int32)
+               if result == torch.int32 else torch.randn(M, N, device="cuda", generator=gen).to(result))
+    else:
+        acc = torch.zeros(M, N, device="cuda", dtype=result)
+    c = torch.full((M, N), -7, device="cuda", dtype=result)
+    out_name = out_dtype or {torch.int32: "int32", torch.float64: "float64"}.get(result, "float32")
+    args = (a, b, c, acc, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
+    kwargs = dict(M=M, N=N, K=K, PREC=prec, HAS_ACC=has_acc, OUT_DTYPE=getattr(mod.tl, out_name),
+                  USE_OP=use_op)
+    mod.dot_kernel[(1,)](*args, **kwargs, num_warps=num_warps)
+    torch.cuda.synchronize()
+    ref = reference(a, b, acc if has_acc else None)
+    assert_close(c, ref, 1e-2 if out_dtype == "float16" else tol, K)
+    if which == "tritium" and not dtype.startswith("float8") and not trans_b:
+        host = interpreted(TRITIUM.dot_kernel, list(args), kwargs)
+        assert_close(c, torch.from_numpy(np.asarray(host[2])), 1e-2 if out_dtype == "float16" else tol, K)
+    return c
+
+
+SHAPES = [(16, 16, 16), (32, 64, 16), (64, 64, 64), (128, 128, 32), (128, 256, 64)]
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8])
+@pytest.mark.parametrize("M,N,K", SHAPES)
+@pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-ieee", "fp32-tf32", "fp32-tf32x3", "int8"])
+def test_dot(gen, which, kind, M, N, K, num_warps):
+    run_dot(which, gen, kind, M, N, K, num_warps=num_warps)
+
+
+@pytest.mark.parametrize("M,N,K", [(8, 16, 16), (16, 8, 32), (8, 8, 64), (4, 8, 32), (1, 16, 64)])
+@pytest.mark.parametrize("kind", ["fp16", "fp32-tf32", "int8"])
+def test_dot_small_m_n(gen, which, kind, M, N, K):
+    # Triton 3.6's min_dot_size on NVIDIA is (1, 1, 16) (K >= 32 for 8-bit): small M and N
+    # are padded to the tensor-core shape.
+    run_dot(which, gen, kind, M, N, K, num_warps=1)
+
+
+@pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-tf32", "fp32-tf32x3", "int8", "fp64"])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_dot_with_acc(gen, which, kind, trans_b):
+    out_dtype = {"int8": "int32", "fp64": "float64"}.get(kind)
+    run_dot(which, gen, kind, 64, 32, 64, has_acc=True, trans_b=trans_b, out_dtype=out_dtype)
+
+
+@pytest.mark.parametrize("has_acc", [False, True])
+def test_dot_fp16_result(gen, which, has_acc):
+    c = run_dot(which, gen, "fp16", 64, 64, 32, has_acc=has_acc, out_dtype="float16")
+    assert c.dtype == torch.float16
+
+
+@pytest.mark.parametrize("a_dtype,b_dtype", [("float8e4nv", "float8e4nv"), ("float8e5", "float8e5"),
+                                             ("float8e4nv", "float8e5"), ("float8e5", "float8e4nv")])
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (128, 128, 128)])
+def test_dot_fp8(gen, which, a_dtype, b_dtype, M, N, K):
+    if not fp8_supported():
+        pytest.skip("fp8 dot needs sm_89 or newer")
+    run_dot(which, gen, a_dtype, M, N, K, b_dtype=b_dtype)
+
+
+@pytest.mark.parametrize("B,M,N,K", [(2, 16, 16, 16), (4, 32, 32, 32), (8, 64, 32, 16)])
+@pytest.mark.parametrize("kind", ["fp16", "fp32-tf32x3"])
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_dot3d(gen, which, B, M, N, K, kind, num_warps):
+    mod = module(which)
+    dtype, _, tol = KINDS[kind]
+    a = make(gen, dtype, (B, M, K))
+    b = make(gen, dtype, (B, K, N))
+    c = torch.full((B, M, N), float("nan"), device="cuda")
+    mod.dot3d_kernel[(1,)](a, b, c, B=B, M=M, N=N, K=K, PREC="tf32x3", USE_OP=False, num_warps=num_warps)
+    torch.cuda.synchronize()
+    assert_close(c, torch.matmul(a.double(), b.double()), tol, K)
+
+
+def test_matmul_operator(gen):
+    # `a @ b` is tritium's extension (Triton 3.6 rejects it): tritium only.
+    run_dot("tritium", gen, "fp16", 64, 64, 32, use_op=True)
+    run_dot("tritium", gen, "int8", 32, 32, 64, use_op=True)
+
+
+def test_dot_in_an_expression(gen, which):
+    mod = module(which)
+    a = torch.randn(64, 32, device="cuda", generator=gen).half()
+    b = torch.randn(32, 128, device="cuda", generator=gen).half()
+    bias = torch.randn(128, device="cuda", generator=gen)
+    c = torch.full((64, 128), float("nan"), device="cuda", dtype=torch.float16)
+    mod.dot_bias_kernel[(1,)](a, b, bias, c, M=64, N=128, K=32)
+    torch.cuda.synchronize()
+    ref = torch.relu(torch.matmul(a.double(), b.double()) + bias.double()[None, :])
+    torch.testing.assert_close(c.double(), ref, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (500, 300, 200), (256, 128, 1000)])
+@pytest.mark.parametrize("acc_in_dot", [True, False])
+@pytest.mark.parametrize("out_fp16", [True, False])
+def test_matmul_tutorial_fp16(gen, which, M, N, K, acc_in_dot, out_fp16):
+    """Triton's matmul tutorial (grouped ordering, tl.cdiv, K-edge masks) in fp16."""
+    mod = module(which)
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    b = torch.randn(K, N, device="cuda", generator=gen).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16 if out_fp16 else torch.float32)
+    BM, BN, BK = 128, 128, 32
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=acc_in_dot,
+        PREC=None, OUT_FP16=out_fp16, num_warps=8, num_stages=3)
+    torch.cuda.synchronize()
+    ref = torch.matmul(a.double(), b.double())
+    assert_close(c, ref, 1e-2, K)
+
+
+@pytest.mark.parametrize("kind", ["fp32-tf32", "fp32-tf32x3", "fp32-ieee", "bf16"])
+def test_matmul_tutorial_other_dtypes(gen, which, kind):
+    mod = module(which)
+    dtype, prec, tol = KINDS[kind]
+    M, N, K = 256, 192, 320
+    a = make(gen, dtype, (M, K))
+    b = make(gen, dtype, (K, N))
+    c = torch.full((M, N), float("nan"), device="cuda")
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, 64, 64)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=4, ACC_IN_DOT=True,
+        PREC=prec, OUT_FP16=False, num_warps=4)
+    torch.cuda.synchronize()
+    assert_close(c, torch.matmul(a.double(), b.double()), tol, K)

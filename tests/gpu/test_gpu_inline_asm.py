@@ -1,0 +1,39 @@
+"""tl.inline_asm_elementwise on the GPU: the kernels of tests/python/test_inline_asm.py with
+torch CUDA tensors, against numpy."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import test_inline_asm as ref  # noqa: E402  (tests/python)
+
+
+def test_funnel_shift_on_gpu(rng):
+    n = 1024
+    x = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    y = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    z = torch.zeros(n, dtype=torch.int32, device="cuda")
+    ref.funnel_shift[(1,)](torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), z, 5, BLOCK=n)
+    # shf.l.wrap: the high word of (y:x) << 5.
+    wide = (y.view(np.uint32).astype(np.uint64) << 32) | x.view(np.uint32).astype(np.uint64)
+    want = ((wide << np.uint64(5)) >> np.uint64(32)).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(z.cpu().numpy(), want)
+
+
+def test_two_outputs_on_gpu(rng):
+    n = 256
+    x = torch.randint(-1000, 1000, (n,), dtype=torch.int32, device="cuda")
+    y = torch.randint(-1000, 1000, (n,), dtype=torch.int32, device="cuda")
+    s = torch.zeros_like(x)
+    d = torch.zeros_like(x)
+    ref.two_outputs[(1,)](x, y, s, d, BLOCK=n)
+    assert torch.equal(s, x + y) and torch.equal(d, x - y)
+
+
+def test_mixed_argument_types_on_gpu():
+    n = 128
+    x = torch.randn(n, device="cuda")
+    out = torch.zeros_like(x)
+    ref.mixed_types[(1,)](x, out, BLOCK=n)
+    torch.testing.assert_close(out, x + torch.arange(n, device="cuda", dtype=torch.float32))

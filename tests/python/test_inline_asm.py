@@ -1,0 +1,99 @@
+"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes, one or
+several outputs, the asm in the PTX; the interpreter cannot run assembly and says so at the
+call; bad constraints and pack > 1 are located errors. The GPU runs these kernels in
+tests/gpu/test_gpu_inline_asm.py."""
+
+import importlib.util
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def funnel_shift(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    z = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $2, $3;", "=r,r,r,r", [x, y, n],
+                                  dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(z_ptr + offs, z)
+
+
+@tritium.jit
+def two_outputs(x_ptr, y_ptr, s_ptr, d_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    s, d = tl.inline_asm_elementwise("add.s32 $0, $2, $3;\n\tsub.s32 $1, $2, $3;", "=r,=r,r,r", [x, y],
+                                     dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    tl.store(s_ptr + offs, s)
+    tl.store(d_ptr + offs, d)
+
+
+@tritium.jit
+def mixed_types(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)                      # fp32
+    k = offs.to(tl.int32)                          # int32
+    y = tl.inline_asm_elementwise("cvt.rn.f32.s32 $0, $2;\n\tadd.f32 $0, $0, $1;", "=f,f,r", [x, k],
+                                  dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, y)
+
+
+def test_the_asm_reaches_the_ptx():
+    ptx = funnel_shift.emit("ptx", signature="*i32:16, *i32:16, *i32:16, i32, BLOCK=128", arch=90)
+    assert "shf.l.wrap.b32" in ptx
+    ptx = two_outputs.emit("ptx", signature="*i32:16, *i32:16, *i32:16, *i32:16, BLOCK=128", arch=90)
+    assert "add.s32" in ptx and "sub.s32" in ptx
+    ptx = mixed_types.emit("ptx", signature="*fp32:16, *fp32:16, BLOCK=128", arch=90)
+    assert "cvt.rn.f32.s32" in ptx
+    ir = two_outputs.emit("ir", signature="*i32:16, *i32:16, *i32:16, *i32:16, BLOCK=128")
+    assert 'symbol = "inline_asm"' in ir and 'result_types = "i32,i32"' in ir
+
+
+def test_the_interpreter_says_it_cannot_run_assembly():
+    x = np.arange(128, dtype=np.int32)
+    with pytest.raises(tritium.CompilationError, match="runs only on the GPU") as info:
+        funnel_shift[(1,)](x, x, x.copy(), 3, BLOCK=128)
+    assert "test_inline_asm.py:22:" in str(info.value)  # the call's line
+
+
+def emit_error(src, signature, match):
+    path = os.path.join(tempfile.mkdtemp(), "k_asm.py")
+    with open(path, "w") as f:
+        f.write("import tritium\nimport tritium.language as tl\n" + src)
+    spec = importlib.util.spec_from_file_location("k_asm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(tritium.CompilationError, match=match) as info:
+        module.kernel.emit("ptx", signature=signature, arch=90)
+    assert "k_asm.py:" in str(info.value)
+
+
+def test_errors():
+    emit_error('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,r", [x],
+                                                                 dtype=tl.int32, is_pure=True, pack=1))
+''', "*i32:16", r"the constraints '=r,r,r' of tl.inline_asm_elementwise do not match")
+    emit_error('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
+                                                                 dtype=tl.int32, is_pure=True, pack=4))
+''', "*i32:16", "pack=4 is not supported by tritium yet")
+    emit_error('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
+                                                                 dtype=tl.pointer_type(tl.int32), is_pure=True, pack=1))
+''', "*i32:16", "must be a scalar dtype or a tuple of them")

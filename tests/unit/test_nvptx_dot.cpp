@@ -1,0 +1,212 @@
+// tl.dot in the NVPTX code generator: the fragment layout's laws, which values the plan
+// keeps in fragments, and the instructions each input dtype and precision compiles to
+// (mma.sync shapes, ldmatrix, tf32 rounding, the fma path).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "frontend/parser.h"
+#include "lower/lower.h"
+#include "lower/signature.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/fragment_layout.h"
+#include "transforms/pipeline.h"
+
+using namespace tritium;
+using nvptx::FragmentLayout;
+
+namespace {
+
+const char* kDotKernels = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           PRECISION: tl.constexpr, OUT: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=OUT)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc += tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+@triton.jit
+def dot_bias(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    c = tl.dot(a, b) * 2.0 + tl.load(bias_ptr + rn)[None, :]
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+
+@triton.jit
+def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(b_ptr + rb * K * N + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rb * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :], c)
+)PY";
+
+std::unique_ptr<ir::Function> lower_dot(const std::string& kernel, const std::string& signature) {
+  static auto file = std::make_shared<SourceFile>("dot_kernels.py", kDotKernels);
+  static auto module = parse_module(file);
+  const ast::FunctionDef* fn = module->find_function(kernel);
+  REQUIRE(fn != nullptr);
+  KernelParams params = read_params(*fn, {});
+  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
+  auto function = lower_kernel(module, kernel, sig, {});
+  transforms::run_pipeline(*function, {true});
+  return function;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
+                       int bk, int warps) {
+  std::string sig = "*" + in + ":16, *" + in + ":16, *" + (out == "int32" ? "i32" : "fp32") + ":16, i32:16, BM=" +
+                    std::to_string(bm) + ", BN=" + std::to_string(bn) + ", BK=" + std::to_string(bk) +
+                    ", PRECISION='" + precision + "', OUT=tl." + out;
+  nvptx::TargetOptions options;
+  options.num_warps = warps;
+  return nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).ptx;
+}
+
+void collect(const ir::Region& region, std::vector<const ir::Op*>& ops) {
+  for (const auto& op : region.ops()) {
+    ops.push_back(op.get());
+    for (const auto& inner : op->regions()) collect(*inner, ops);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fragment layout: every element lives in every warp group once", "[nvptx][dot]") {
+  const std::vector<std::vector<int64_t>> shapes = {{16, 16}, {16, 32}, {32, 64}, {64, 64}, {128, 128},
+                                                     {128, 256}, {256, 64}, {2, 32, 32}, {4, 16, 64}};
+  for (const auto& shape : shapes) {
+    for (int warps : {1, 2, 4, 8}) {
+      FragmentLayout l = FragmentLayout::make(shape, warps);
+      INFO("shape " << shape.size() << "-D " << l.m << "x" << l.n << ", " << warps << " warps");
+      REQUIRE(l.warps_m * l.warps_n <= warps);
+      REQUIRE(warps % (l.warps_m * l.warps_n) == 0);
+      REQUIRE(int64_t{l.rep_m} * 16 * l.warps_m == l.m);
+      REQUIRE(int64_t{l.rep_n} * 8 * l.warps_n == l.n);
+      // Each group of warps_m * warps_n warps holds every element exactly once.
+      int groups = warps / (l.warps_m * l.warps_n);
+      std::map<int64_t, int> seen;
+      for (int warp = 0; warp < warps; ++warp) {
+        for (int lane = 0; lane < 32; ++lane) {
+          for (int reg = 0; reg < l.num_regs(); ++reg) {
+            int64_t e = l.element(warp, lane, reg);
+            REQUIRE(e >= 0);
+            REQUIRE(e < l.num_elements());
+            ++seen[e];
+          }
+        }
+      }
+      REQUIRE(static_cast<int64_t>(seen.size()) == l.num_elements());
+      for (const auto& [e, n] : seen) REQUIRE(n == groups);
+      // The four registers of a tile: (row, col), (row, col + 1), (row + 8, col), (row + 8, col + 1).
+      int64_t e0 = l.element(0, 5, 0);
+      REQUIRE(l.element(0, 5, 1) == e0 + 1);
+      REQUIRE(l.element(0, 5, 2) == e0 + 8 * l.n);
+      REQUIRE(l.element(0, 5, 3) == e0 + 8 * l.n + 1);
+    }
+  }
+}
+
+TEST_CASE("fragment plan: the accumulator stays in fragments through the loop", "[nvptx][dot]") {
+  auto f = lower_dot("matmul", "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='ieee', OUT=tl.float32");
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4);
+  std::vector<const ir::Op*> ops;
+  collect(f->body(), ops);
+  int dots = 0, loops = 0;
+  for (const ir::Op* op : ops) {
+    if (op->kind() == ir::OpKind::Dot) {
+      ++dots;
+      REQUIRE(plan.layout(op->result()) != nullptr);
+      REQUIRE_FALSE(plan.needs_flat(op->result()));  // only the add reads it
+    }
+    if (op->kind() == ir::OpKind::For) {
+      ++loops;
+      REQUIRE(plan.layout(op->region(0)->arg(1)) != nullptr);  // the carried accumulator
+      REQUIRE(plan.layout(op->result(0)) != nullptr);
+      REQUIRE(plan.needs_flat(op->result(0)));  // stored after the loop
+      REQUIRE_FALSE(plan.needs_flat(op->region(0)->arg(1)));
+    }
+    if (op->kind() == ir::OpKind::Load) REQUIRE(plan.layout(op->result()) == nullptr);
+  }
+  REQUIRE(dots == 1);
+  REQUIRE(loops == 1);
+}
+
+TEST_CASE("fragment plan: a non-uniform flat operand keeps the op flat", "[nvptx][dot]") {
+  auto f = lower_dot("dot_bias", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4);
+  std::vector<const ir::Op*> ops;
+  collect(f->body(), ops);
+  bool saw_mul = false, saw_add = false;
+  for (const ir::Op* op : ops) {
+    if (op->kind() == ir::OpKind::Mul && op->result()->type()->element()->is_float()) {
+      saw_mul = true;  // dot * 2.0: a uniform operand, stays in fragments
+      REQUIRE(plan.layout(op->result()) != nullptr);
+      REQUIRE(plan.needs_flat(op->result()));
+    }
+    if (op->kind() == ir::OpKind::Add && op->result()->type()->element()->is_float()) {
+      saw_add = true;  // + bias[None, :]: a broadcast block, so the add is flat
+      REQUIRE(plan.layout(op->result()) == nullptr);
+    }
+  }
+  REQUIRE(saw_mul);
+  REQUIRE(saw_add);
+}
+
+TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype", "[nvptx][dot]") {
+  SECTION("fp16: ldmatrix and mma.sync m16n8k16, f32 accumulators") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4);
+    // 64 x 64 over 2 x 2 warps: 2 x 4 tiles per warp, 2 k-steps of 16.
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 16);
+    CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 4);
+    CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 4);
+  }
+  SECTION("bf16") {
+    std::string ptx = matmul_ptx("bf16", "float32", "ieee", 32, 32, 16, 1);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 8);
+  }
+  SECTION("fp32 with tf32, tf32x3 and ieee") {
+    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 32, 32, 16, 4);
+    // 32 x 32 over 2 x 2 warps: 1 x 2 tiles per warp; 2 k-steps of 8.
+    CHECK(count(tf32, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") == 4);
+    CHECK(count(tf32, "cvt.rna.tf32.f32") > 0);
+    std::string x3 = matmul_ptx("fp32", "float32", "tf32x3", 32, 32, 16, 4);
+    CHECK(count(x3, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") == 12);
+    std::string ieee = matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4);
+    CHECK(count(ieee, "mma.sync") == 0);
+    CHECK(count(ieee, "fma.rn.f32") > 0);
+  }
+  SECTION("int8 accumulates in int32") {
+    std::string ptx = matmul_ptx("i8", "int32", "ieee", 32, 32, 32, 4);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32") == 2);
+  }
+  SECTION("fp8 goes through f16 exactly") {
+    std::string ptx = matmul_ptx("fp8e4nv", "float32", "ieee", 32, 32, 32, 4);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4);
+    CHECK(count(ptx, "cvt.rn.f16x2.e4m3x2") > 0);
+  }
+  SECTION("3-D batched") {
+    nvptx::TargetOptions options;
+    std::string ptx = nvptx::compile_to_ptx(*lower_dot("batched", "*fp16:16, *fp16:16, *fp32:16, B=2, M=16, N=32, K=16"), options).ptx;
+    // 16 x 32 over 1 x 4 warps: 1 tile per warp per batch, one k-step.
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16") == 2);
+  }
+}
