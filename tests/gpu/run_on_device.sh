@@ -14,7 +14,7 @@
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
-#   TFLOP/s against Triton and torch).
+#   TFLOP/s against Triton and torch; MATMUL_ARGS=--skip-check skips the sweep).
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
 #   (interpreter, GPU, Triton).
 set -uo pipefail
@@ -99,7 +99,7 @@ if [ "${BENCH_MATMUL:-0}" = "1" ]; then
   echo "== matmul benchmarks"
   quick=""
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 480 python3 benchmarks/bench_matmul.py $quick --json "$OUT/bench_matmul.json" 2>&1 \
+  timeout 480 python3 benchmarks/bench_matmul.py $quick ${MATMUL_ARGS:-} --json "$OUT/bench_matmul.json" 2>&1 \
     | tee "$OUT/bench_matmul.log"
 fi
 

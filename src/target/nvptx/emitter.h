@@ -183,6 +183,12 @@ class Emitter {
   llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value);
   llvm::Value* atomic_cas(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
                           llvm::Value* value);
+  // Loads the axis facts left scalar: the widest group a run-time test may make one vector
+  // load (1: none), and that group's registers loaded with the test.
+  int runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const;
+  std::vector<llvm::Value*> load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
+                                               const Layout& layout, int first, int g, llvm::Type* stored,
+                                               llvm::Align align);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
