@@ -9,8 +9,8 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
     BENCH_MATMUL=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
-Columns: TFLOP/s of tritium (num_stages=3, the default: loads pipelined), of tritium with
-num_stages=1, of Triton, of torch; each with the best of the block configurations.
+Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
+configurations and num_stages=3 (Triton's default).
 """
 
 import argparse
@@ -117,8 +117,7 @@ def bench(kernels, quick):
             flops = 2.0 * size ** 3
             row = {"dtype": str(dtype).replace("torch.", ""), "size": size}
             ref = torch.matmul(a, b)
-            # tritium with num_stages=1 too: the loads as written, not pipelined.
-            variants = [(name, kernel, 3) for name, kernel in kernels.items()] + [("tritium_ns1", kernels["tritium"], 1)]
+            variants = [(name, kernel, 3) for name, kernel in kernels.items()]
             for name, kernel, stages in variants:
                 best = None
                 for block in blocks:
@@ -145,7 +144,6 @@ def bench(kernels, quick):
             rows.append(row)
             fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else "-"
             print(f"| {row['dtype']} | {size} | {fmt(row.get('tritium'))} {row.get('tritium_block')} | "
-                  f"{fmt(row.get('tritium_ns1'))} {row.get('tritium_ns1_block')} | "
                   f"{fmt(row.get('triton'))} {row.get('triton_block')} | {fmt(row['torch'])} | "
                   f"{row.get('ratio', 0):.2f} |", flush=True)
     return rows

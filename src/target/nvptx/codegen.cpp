@@ -279,9 +279,9 @@ bool has_dot(const ir::Region& region) {
 }
 
 // The GPU passes, on a copy of the kernel (null when none applies): the loads of loops that
-// compute a dot are pipelined.
+// compute a dot are pipelined when asked.
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
-  if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
+  if (!options.prefetch_loads || !has_dot(function.body())) return nullptr;
   std::unique_ptr<ir::Function> copy = function.clone();
   transforms::prefetch_loads(*copy);
   transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
