@@ -23,6 +23,7 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   if (target.rfind("sm_", 0) != 0) internal_error("runtime", "bad target '" + target + "'");
   options.sm = std::stoi(target.substr(3));
   options.num_warps = build.inputs.num_warps;
+  options.num_stages = build.inputs.num_stages;
   options.ptx_version = build.inputs.ptx_version;
   options.enable_fp_fusion =
       cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";

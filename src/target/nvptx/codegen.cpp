@@ -278,12 +278,22 @@ bool has_dot(const ir::Region& region) {
   return false;
 }
 
-// The GPU passes, on a copy of the kernel (null when none applies): the loads of loops that
-// compute a dot are pipelined when asked.
+// A load that only feeds a 2-D fp16/bf16 dot operand, masked-off elements zero: the shape
+// async_copy.h copies with cp.async once prefetch_loads has made it loop-carried.
+bool copyable_operand_load(const ir::Op& load) {
+  const ir::Value* v = load.result();
+  if (v->num_uses() != 1 || v->users()[0]->kind() != ir::OpKind::Dot || v->uses()[0].index > 1) return false;
+  ir::ScalarKind k = v->type()->element()->scalar_kind();
+  return v->type()->rank() == 2 && (k == ir::ScalarKind::F16 || k == ir::ScalarKind::BF16);
+}
+
+// The GPU passes, on a copy of the kernel (null when none applies): with num_stages >= 2,
+// the dot operands loaded in a loop are loaded one iteration ahead (and then copied to
+// shared memory asynchronously by the emitter).
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
-  if (!options.prefetch_loads || !has_dot(function.body())) return nullptr;
+  if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
   std::unique_ptr<ir::Function> copy = function.clone();
-  transforms::prefetch_loads(*copy);
+  transforms::prefetch_loads(*copy, copyable_operand_load);
   transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
   return copy;
 }

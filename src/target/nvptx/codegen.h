@@ -22,11 +22,9 @@ struct TargetOptions {
   // cluster's id, and only each cluster's first CTA works. maxnreg: PTX .maxnreg (0: none).
   int num_ctas = 1;
   int maxnreg = 0;
-  // Issue the loads of loops that compute a tl.dot one iteration ahead, in registers
-  // (transforms/prefetch_loads.h). Off: on the H200 it made the tutorial matmul slower
-  // (register pressure; benchmarks/RESULTS.md), until operands go to shared memory with
-  // cp.async and stages come from num_stages.
-  bool prefetch_loads = false;
+  // Triton's num_stages: 2 or more copies the fp16/bf16 operands of a loop's tl.dot into
+  // shared memory with cp.async, one iteration ahead (async_copy.h); 1 leaves loops as written.
+  int num_stages = 3;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

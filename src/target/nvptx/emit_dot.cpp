@@ -317,8 +317,26 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
   int64_t b_rows = b->type()->num_elements() / b_shape.back();
   s.b_offset = align16(a_rows * s.stride_a * type_bytes(s.a));
   check_shared_fits(s.b_offset + b_rows * s.stride_b * type_bytes(s.b), op);
-  stage_rows(a->type(), get(a), 0, s.stride_a, s.a, converter(ka));
-  stage_rows(b->type(), get(b), s.b_offset, s.stride_b, s.b, converter(kb));
+  // An operand copied asynchronously is already in its stage buffer (async_copy.h).
+  auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
+  if (copied_a == async_.carried.end()) {
+    stage_rows(a->type(), get(a), 0, s.stride_a, s.a, converter(ka));
+    s.a_address = shared_address(0);
+  } else {
+    s.stride_a = copied_a->second->stride;
+    s.a_address = raw_shared_address(get(a).at(0));
+  }
+  if (copied_b == async_.carried.end()) {
+    stage_rows(b->type(), get(b), s.b_offset, s.stride_b, s.b, converter(kb));
+    s.b_address = shared_address(s.b_offset);
+  } else {
+    s.stride_b = copied_b->second->stride;
+    s.b_address = raw_shared_address(get(b).at(0));
+  }
+  auto waits = async_.waits.find(&op);
+  if (copied_a != async_.carried.end() || copied_b != async_.carried.end()) {
+    ptx_effect("cp.async.wait_group " + std::to_string(waits == async_.waits.end() ? 0 : waits->second) + ";", "", {});
+  }
   barrier();
   return s;
 }
@@ -412,8 +430,8 @@ void Emitter::emit_dot(const ir::Op& op) {
     llvm::Value* b_row = b_.CreateAdd(row8, b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
     llvm::Value* b_lane = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(8))),
                                        b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8 * l.warps_n)));
-    llvm::Value* a_base = b_.CreateAdd(shared_address(0), b_.CreateMul(a_lane, i32(2)));
-    llvm::Value* b_base = b_.CreateAdd(shared_address(b_offset), b_.CreateMul(b_lane, i32(2)));
+    llvm::Value* a_base = b_.CreateAdd(staging.a_address, b_.CreateMul(a_lane, i32(2)));
+    llvm::Value* b_base = b_.CreateAdd(staging.b_address, b_.CreateMul(b_lane, i32(2)));
     for (int64_t batch = 0; batch < l.batch; ++batch) {
       for (int64_t k0 = 0; k0 < K; k0 += 16) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n);

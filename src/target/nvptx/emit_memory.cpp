@@ -26,6 +26,8 @@ llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* of
 }
 
 void Emitter::emit_load(const ir::Op& op) {
+  auto copy = async_.loads.find(op.result());
+  if (copy != async_.loads.end()) return emit_async_load(op, *copy->second);
   const ir::Type* type = op.result()->type();
   const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
   llvm::Type* element = element_type(type);

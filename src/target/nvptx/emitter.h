@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/ir.h"
+#include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
 #include "target/nvptx/layout.h"
@@ -27,6 +28,8 @@ struct DotStaging {
   llvm::Type* a = nullptr;
   llvm::Type* b = nullptr;
   int64_t stride_a = 0, stride_b = 0, b_offset = 0;
+  llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
+  llvm::Value* b_address = nullptr;
 };
 
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
@@ -74,6 +77,7 @@ class Emitter {
                        llvm::Value* otherwise = nullptr);
   llvm::Value* int_const(llvm::Type* type, int64_t v) const;
 
+  llvm::GlobalVariable* shared_base();  // the dynamic shared memory array, made on first use
   llvm::Value* shared_element(llvm::Type* type, llvm::Value* index, int64_t elements);
   // The same, in a scratch area that starts `byte_offset` bytes into shared memory.
   llvm::Value* shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements);
@@ -175,6 +179,12 @@ class Emitter {
   void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
            const std::vector<llvm::Value*>& b, llvm::Value** c);
 
+  // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
+  void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
+  llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
+  llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
+  void ptx_effect(const std::string& text, const std::string& constraints, const std::vector<llvm::Value*>& args);
+
   // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
   llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);
   void emit_load(const ir::Op& op);
@@ -218,6 +228,7 @@ class Emitter {
   ThreadFacts facts_;
   VectorWidths widths_;
   FragmentPlan frags_;
+  AsyncPlan async_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
