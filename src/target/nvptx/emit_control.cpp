@@ -146,6 +146,7 @@ void Emitter::emit_for(const ir::Op& op) {
     }
   }
   emit_region(body);
+  issue_deferred_copies();  // none left unless no dot consumed them
   std::vector<Regs> yields;
   const ir::Op* yield = body.terminator();
   for (int i = 0; i < yield->num_operands(); ++i) {

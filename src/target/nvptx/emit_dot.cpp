@@ -333,11 +333,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
     s.stride_b = copied_b->second->stride;
     s.b_address = raw_shared_address(get(b).at(0));
   }
-  auto waits = async_.waits.find(&op);
-  if (copied_a != async_.carried.end() || copied_b != async_.carried.end()) {
-    ptx_effect("cp.async.wait_group " + std::to_string(waits == async_.waits.end() ? 0 : waits->second) + ";", "", {});
-  }
+  // Copied operands: this thread's copies done, then everyone's (the barrier), which also
+  // means every thread is done reading the other buffer: the next copies go there now.
+  bool copied = copied_a != async_.carried.end() || copied_b != async_.carried.end();
+  if (copied) ptx_effect("cp.async.wait_group 0;", "", {});
   barrier();
+  if (copied) issue_deferred_copies();
+  s.in_place = copied_a != async_.carried.end() && copied_b != async_.carried.end();
   return s;
 }
 
@@ -537,7 +539,9 @@ void Emitter::emit_dot(const ir::Op& op) {
     }
     emit_fma_dot(op, a_rows, b_cols, b_offset, stride_b, sa, sb, acc_type, c);
   }
-  barrier();
+  // The end of this round trip, unless both operands were read in their stage buffers:
+  // the next copy into a buffer waits for the next dot's barrier instead.
+  if (!staging.in_place) barrier();
 
   Regs out;
   for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(op.result()->type())));
