@@ -233,6 +233,24 @@ DotPath choose_path(ScalarKind a, ScalarKind b, ScalarKind result, const std::st
 
 }  // namespace
 
+std::string describe_dot(const ir::Op& op, bool fragments) {
+  if (!fragments) return "fma, flat layout (below one 16 x 8 tile)";
+  ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
+  ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
+  ScalarKind kr = op.result()->type()->element()->scalar_kind();
+  const ir::AttrValue* attr = op.find_attr("input_precision");
+  std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
+  switch (choose_path(ka, kb, kr, precision, op.operand(0)->type()->shape().back())) {
+    case DotPath::F16: return ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16";
+    case DotPath::BF16: return "mma.sync m16n8k16 bf16";
+    case DotPath::TF32: return "mma.sync m16n8k8 tf32";
+    case DotPath::TF32x3: return "mma.sync m16n8k8 tf32 x 3";
+    case DotPath::I8: return "mma.sync m16n8k32 s8";
+    case DotPath::Fma: return "fma";
+  }
+  return "fma";
+}
+
 llvm::Value* Emitter::shared_address(int64_t byte_offset) {
   llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), b_.getInt32(0), 0);
   return b_.CreatePtrToInt(ptr, b_.getInt32Ty());

@@ -19,6 +19,9 @@
 
 namespace tritium::nvptx {
 
+// How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
+std::string describe_dot(const ir::Op& op, bool fragments);
+
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
 
