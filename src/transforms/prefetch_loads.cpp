@@ -192,12 +192,14 @@ class LoopPrefetcher {
   Value* first_in_range_ = nullptr;
 };
 
+using LoadFilter = std::function<bool(const Op&)>;
+
 // Returns whether anything changed.
-bool prefetch_region(Region& region) {
+bool prefetch_region(Region& region, const LoadFilter& which) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner) || changed;
+    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     const Op* step = op.operand(2)->def();
@@ -208,7 +210,8 @@ bool prefetch_region(Region& region) {
     std::vector<Op*> loads;
     for (const auto& inner : body.ops()) {
       if (inner->kind() == OpKind::Dot && first_dot == nullptr) first_dot = inner.get();
-      if (inner->kind() == OpKind::Load && !inner->has_attr("volatile") && inner->result()->type()->is_block()) {
+      if (inner->kind() == OpKind::Load && !inner->has_attr("volatile") && inner->result()->type()->is_block() &&
+          (!which || which(*inner))) {
         loads.push_back(inner.get());
       }
     }
@@ -223,8 +226,10 @@ bool prefetch_region(Region& region) {
 
 }  // namespace
 
-void prefetch_loads(ir::Function& function) {
-  if (prefetch_region(function.body())) eliminate_dead_code(function);
+void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr); }
+
+void prefetch_loads(ir::Function& function, const LoadFilter& which) {
+  if (prefetch_region(function.body(), which)) eliminate_dead_code(function);
 }
 
 }  // namespace tritium::transforms

@@ -8,10 +8,15 @@
 // it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
 #pragma once
 
+#include <functional>
+
 #include "ir/ir.h"
 
 namespace tritium::transforms {
 
 void prefetch_loads(ir::Function& function);
+// Only the loads `which` accepts (the GPU code generator picks those it can copy
+// asynchronously into shared memory).
+void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which);
 
 }  // namespace tritium::transforms

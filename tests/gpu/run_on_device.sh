@@ -10,11 +10,11 @@
 #        strip --strip-unneeded build-gpu/dist/libtritium.so
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
-#   picks the GPU test files (default: every tests/gpu/test_*.py); SKIP_INTERP=1 skips the
+#   picks the GPU test files (default: every tests/gpu/test_*.py), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
-#   TFLOP/s against Triton and torch).
+#   TFLOP/s against Triton and torch; MATMUL_ARGS=--skip-check skips the sweep).
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
 #   (interpreter, GPU, Triton; DIFFERENTIAL_FIRST=S starts at seed S, DIFFERENTIAL_SECONDS
 #   caps its time, default 450). SANITIZE="memcheck racecheck" runs tests/gpu/sanitize.sh
@@ -69,7 +69,7 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
-[ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
+[ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
 [ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
@@ -108,7 +108,7 @@ if [ "${BENCH_MATMUL:-0}" = "1" ]; then
   echo "== matmul benchmarks"
   quick=""
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 480 python3 benchmarks/bench_matmul.py $quick --json "$OUT/bench_matmul.json" 2>&1 \
+  timeout 480 python3 benchmarks/bench_matmul.py $quick ${MATMUL_ARGS:-} --json "$OUT/bench_matmul.json" 2>&1 \
     | tee "$OUT/bench_matmul.log"
 fi
 

@@ -21,7 +21,8 @@ def test_keyword_only_parameters_on_gpu(rng):
     x = rng.standard_normal(64).astype(np.float32)
     out = torch.zeros(64, device="cuda")
     ref.kw_only_kernel[(1,)](cuda(x), out, BLOCK=64, SCALE=5)
-    np.testing.assert_allclose(out.cpu().numpy(), x * 5 + 1, rtol=1e-6)
+    # x * 5 + 1 is one fma on the GPU (enable_fp_fusion), two roundings in numpy.
+    np.testing.assert_allclose(out.cpu().numpy(), x * 5 + 1, rtol=1e-6, atol=1e-6)
 
 
 def test_squeeze_unsqueeze_on_gpu(rng):

@@ -15,9 +15,9 @@ def cuda(a):
     return torch.from_numpy(np.ascontiguousarray(a)).cuda()
 
 
-@pytest.mark.parametrize("seed", ref.SEEDS)
+@pytest.mark.parametrize("philox_seed", ref.SEEDS)
 @pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64])
-def test_randint4x_is_philox_on_gpu(rng, seed, dtype):
+def test_randint4x_is_philox_on_gpu(rng, philox_seed, dtype):
     if dtype == np.uint32 and not hasattr(torch, "uint32"):
         pytest.skip("this torch has no uint32 tensors")
     n = 1024
@@ -26,23 +26,23 @@ def test_randint4x_is_philox_on_gpu(rng, seed, dtype):
     out_dtype = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
     # torch has no uint64 arithmetic on CUDA everywhere: store into the signed view.
     out = torch.zeros(4 * n, dtype=torch.int32 if out_dtype == np.uint32 else torch.int64, device="cuda")
-    ref.randint4x_kernel[(1,)](seed, cuda(offsets), out, N=n)
+    ref.randint4x_kernel[(1,)](philox_seed, cuda(offsets), out, N=n)
     got = out.cpu().numpy().view(out_dtype)
-    for j, want in enumerate(ref.randint4x_ref(seed, offsets)):
+    for j, want in enumerate(ref.randint4x_ref(philox_seed, offsets)):
         np.testing.assert_array_equal(got[j * n:(j + 1) * n], want, err_msg=f"stream {j}")
 
 
-@pytest.mark.parametrize("seed", [0, 12345, 2**33 + 1, -1])
+@pytest.mark.parametrize("philox_seed", [0, 12345, 2**33 + 1, -1])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("rounds", [10, 7])
-def test_rand_randn_and_4x_streams_on_gpu(rng, seed, dtype, rounds):
+def test_rand_randn_and_4x_streams_on_gpu(rng, philox_seed, dtype, rounds):
     n = 512
     offsets = ref.offsets_of(rng, n, dtype)
     wide = np.dtype(dtype).itemsize == 8
     ints = torch.zeros(n, dtype=torch.int64 if wide else torch.int32, device="cuda")
     floats = torch.full((10 * n,), float("nan"), device="cuda")
-    ref.streams_kernel[(1,)](seed, cuda(offsets), ints, floats, N=n, ROUNDS=rounds)
-    r = ref.randint4x_ref(seed, offsets, rounds)
+    ref.streams_kernel[(1,)](philox_seed, cuda(offsets), ints, floats, N=n, ROUNDS=rounds)
+    r = ref.randint4x_ref(philox_seed, offsets, rounds)
     np.testing.assert_array_equal(ints.cpu().numpy().view(np.uint64 if wide else np.uint32), r[0])
     f = floats.cpu().numpy()
     u = [ref.uniform_ref(x) for x in r]

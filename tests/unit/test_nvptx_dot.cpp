@@ -72,12 +72,13 @@ int count(const std::string& text, const std::string& what) {
 }
 
 std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
-                       int bk, int warps) {
+                       int bk, int warps, int stages = 1) {
   std::string sig = "*" + in + ":16, *" + in + ":16, *" + (out == "int32" ? "i32" : "fp32") + ":16, i32:16, BM=" +
                     std::to_string(bm) + ", BN=" + std::to_string(bn) + ", BK=" + std::to_string(bk) +
                     ", PRECISION='" + precision + "', OUT=tl." + out;
   nvptx::TargetOptions options;
   options.num_warps = warps;
+  options.num_stages = stages;
   return nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).ptx;
 }
 
@@ -209,4 +210,20 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
     // 16 x 32 over 1 x 4 warps: 1 tile per warp per batch, one k-step.
     CHECK(count(ptx, "mma.sync.aligned.m16n8k16") == 2);
   }
+}
+
+TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.async", "[nvptx][dot]") {
+  std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
+  // Before the loop: A and B into stage 0; in the loop: the next A and B after the barrier.
+  CHECK(count(staged, "cp.async.commit_group") == 4);
+  CHECK(count(staged, "cp.async.wait_group 0") == 1);
+  CHECK(count(staged, "cp.async.cg.shared.global") > 0);
+  CHECK(count(staged, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 16);
+  // One barrier per K step (the dot's), plus the two of the epilogue's conversion.
+  CHECK(count(staged, "bar.sync") == 3);
+  std::string plain = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1);
+  CHECK(count(plain, "cp.async") == 0);
+  CHECK(count(plain, "bar.sync") == 4);  // two per K step, two in the epilogue
+  // tf32 operands are not copied asynchronously (the element loads round them first).
+  CHECK(count(matmul_ptx("fp32", "float32", "tf32", 32, 32, 16, 4, 3), "cp.async") == 0);
 }

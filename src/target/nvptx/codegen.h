@@ -22,8 +22,8 @@ struct TargetOptions {
   // cluster's id, and only each cluster's first CTA works. maxnreg: PTX .maxnreg (0: none).
   int num_ctas = 1;
   int maxnreg = 0;
-  // Triton's num_stages: 2 or more pipelines the loads of loops that compute a tl.dot
-  // (transforms/prefetch_loads.h); 1 leaves every loop as written.
+  // Triton's num_stages: 2 or more copies the fp16/bf16 operands of a loop's tl.dot into
+  // shared memory with cp.async, one iteration ahead (async_copy.h); 1 leaves loops as written.
   int num_stages = 3;
 };
 
@@ -59,6 +59,12 @@ CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& op
 // The LLVM IR of the kernel, optimized by LLVM's O3 pipeline unless `optimize` is false.
 std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options,
                          bool optimize = true);
+
+// The kernel as the GPU code generator sees it (`--emit gpu-ir`): after the GPU passes,
+// each op line followed by what code generation decided for it: the fragment layout of a
+// dot's result and of what carries it, the instruction a dot uses, the stage buffers of
+// operands copied with cp.async. No LLVM is run.
+std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& options);
 
 // The PTX ISA version used for `options` (10 * major + minor): options.ptx_version when set,
 // else 8.0 for sm_90 (as Triton) and the first one that knows the target otherwise (7.0 for

@@ -121,9 +121,9 @@ void Emitter::emit_for(const ir::Op& op) {
   }
   PhiSet carried;
   for (size_t i = 0; i < init.size(); ++i) {
-    llvm::Type* type = element_type(op.result(static_cast<int>(i))->type());
+    // The type of what the registers hold (a stage buffer's offset for an async operand).
     carried.phis.emplace_back();
-    for (size_t r = 0; r < init[i].values.size(); ++r) carried.phis.back().push_back(b_.CreatePHI(type, 2));
+    for (llvm::Value* v : init[i].values) carried.phis.back().push_back(b_.CreatePHI(v->getType(), 2));
   }
   carried.add_incoming(init, pre);
   // Python's range: while step > 0 ? iv < upper : iv > upper (unsigned ivs count up); a
@@ -146,6 +146,7 @@ void Emitter::emit_for(const ir::Op& op) {
     }
   }
   emit_region(body);
+  issue_deferred_copies();  // none left unless no dot consumed them
   std::vector<Regs> yields;
   const ir::Op* yield = body.terminator();
   for (int i = 0; i < yield->num_operands(); ++i) {

@@ -26,6 +26,8 @@ llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* of
 }
 
 void Emitter::emit_load(const ir::Op& op) {
+  auto copy = async_.loads.find(op.result());
+  if (copy != async_.loads.end()) return emit_async_load(op, *copy->second);
   const ir::Type* type = op.result()->type();
   const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
   llvm::Type* element = element_type(type);
@@ -60,10 +62,18 @@ void Emitter::emit_load(const ir::Op& op) {
   Layout layout = layout_of(type);
   int w = widths_.width(op);
   Regs out;
+  int checked = w == 1 && !is_volatile ? runtime_vector_width(type, layout, stored) : 1;
   for (int r = 0; r < layout.num_regs(); r += w) {
     // A group of w registers is w consecutive, aligned elements under one mask bit and one
     // owner (vector_widths.cpp): its first element's predicate guards all of it.
     llvm::Value* pred = and_pred(owns(layout, r), mask ? mask->at(r) : nullptr);
+    if (w == 1 && checked > 1) {
+      if (r % checked == 0) {
+        std::vector<llvm::Value*> group = load_checked_group(ptr, mask, other, layout, r, checked, stored, align);
+        for (llvm::Value* v : group) out.values.push_back(from_storage(v, element));
+      }
+      continue;
+    }
     if (w == 1) {
       out.values.push_back(load(r, pred));
       continue;
@@ -76,6 +86,61 @@ void Emitter::emit_load(const ir::Op& op) {
     for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
   }
   set(op.result(), std::move(out));
+}
+
+int Emitter::runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const {
+  // The registers of a group must be consecutive elements of one row: V of the layout,
+  // dividing the last dimension, at most 16 bytes.
+  int64_t bytes = type_bytes(stored);
+  int g = layout.vector();
+  while (g > 1 && (g * bytes > 16 || type->shape().back() % g != 0)) g /= 2;
+  return g;
+}
+
+std::vector<llvm::Value*> Emitter::load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
+                                                      const Layout& layout, int first, int g, llvm::Type* stored,
+                                                      llvm::Align align) {
+  // The axis facts could not prove these g elements contiguous, aligned and under one mask
+  // bit, so test it here: one vector load when so, else one load per element.
+  llvm::Value* base = b_.CreatePtrToInt(ptr.at(first), b_.getInt64Ty());
+  int64_t bytes = type_bytes(stored);
+  llvm::Value* fast = b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(static_cast<uint64_t>(g * bytes - 1))), b_.getInt64(0));
+  for (int i = 1; i < g; ++i) {
+    llvm::Value* p = b_.CreatePtrToInt(ptr.at(first + i), b_.getInt64Ty());
+    fast = b_.CreateAnd(fast, b_.CreateICmpEQ(b_.CreateSub(p, base), b_.getInt64(static_cast<uint64_t>(i * bytes))));
+    if (mask != nullptr && !mask->uniform) fast = b_.CreateAnd(fast, b_.CreateICmpEQ(mask->at(first + i), mask->at(first)));
+  }
+  auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(g));
+  llvm::Value* fallback = other ? pack(*other, first, g) : llvm::Constant::getNullValue(vector);
+  llvm::BasicBlock* fast_block = llvm::BasicBlock::Create(context_, "load.vector", kernel_);
+  llvm::BasicBlock* slow_block = llvm::BasicBlock::Create(context_, "load.scalar", kernel_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(context_, "load.join", kernel_);
+  b_.CreateCondBr(fast, fast_block, slow_block);
+  b_.SetInsertPoint(fast_block);
+  llvm::Value* pred = and_pred(owns(layout, first), mask ? mask->at(first) : nullptr);
+  llvm::Value* fast_value = guarded(pred, [&]() -> llvm::Value* {
+    return b_.CreateAlignedLoad(vector, ptr.at(first), llvm::Align(align.value() * g));
+  }, fallback);
+  llvm::BasicBlock* fast_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(slow_block);
+  llvm::Value* slow_value = llvm::PoisonValue::get(vector);
+  for (int i = 0; i < g; ++i) {
+    llvm::Value* p = and_pred(owns(layout, first + i), mask ? mask->at(first + i) : nullptr);
+    llvm::Value* v = guarded(p, [&]() -> llvm::Value* {
+      return b_.CreateAlignedLoad(stored, ptr.at(first + i), align);
+    }, other ? to_storage(other->at(first + i)) : llvm::Constant::getNullValue(stored));
+    slow_value = b_.CreateInsertElement(slow_value, v, i);
+  }
+  llvm::BasicBlock* slow_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode* phi = b_.CreatePHI(vector, 2);
+  phi->addIncoming(fast_value, fast_end);
+  phi->addIncoming(slow_value, slow_end);
+  std::vector<llvm::Value*> out;
+  for (int i = 0; i < g; ++i) out.push_back(b_.CreateExtractElement(phi, i));
+  return out;
 }
 
 llvm::Value* Emitter::pack(const Regs& regs, int first, int w) {

@@ -32,6 +32,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
       frags_(plan_fragments(function, options.num_warps)),
+      async_(plan_async_copies(function, frags_)),
       sm_(options.sm),
       num_ctas_(options.num_ctas) {}
 
@@ -60,7 +61,7 @@ int64_t Emitter::emit() {
   }
   emit_region(function_.body());
   if (b_.GetInsertBlock()->getTerminator() == nullptr) b_.CreateRetVoid();
-  return shared_bytes_;
+  return shared_bytes_ + async_.reserved_bytes;
 }
 
 void Emitter::emit_region(const ir::Region& region) {
@@ -229,16 +230,23 @@ llvm::Value* Emitter::guarded(llvm::Value* pred, const std::function<llvm::Value
 
 // ---- shared memory ----
 
-llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
+llvm::GlobalVariable* Emitter::shared_base() {
   if (shared_ == nullptr) {
     shared_ = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
                                        llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, 3);
     shared_->setAlignment(llvm::Align(16));
   }
+  return shared_;
+}
+
+llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
   int64_t bytes = elements * static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
   shared_bytes_ = std::max(shared_bytes_, bytes);
-  return b_.CreateGEP(type, shared_, index);
+  // Round trips start after the stage buffers of asynchronous copies (emit_async.cpp).
+  llvm::Value* base = shared_base();
+  if (async_.reserved_bytes > 0) base = b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt32(static_cast<uint32_t>(async_.reserved_bytes)));
+  return b_.CreateGEP(type, base, index);
 }
 
 llvm::Value* Emitter::shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements) {

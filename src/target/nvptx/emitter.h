@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/ir.h"
+#include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
 #include "target/nvptx/layout.h"
@@ -17,6 +18,9 @@
 #include "target/nvptx/vector_widths.h"
 
 namespace tritium::nvptx {
+
+// How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
+std::string describe_dot(const ir::Op& op, bool fragments);
 
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
@@ -27,6 +31,9 @@ struct DotStaging {
   llvm::Type* a = nullptr;
   llvm::Type* b = nullptr;
   int64_t stride_a = 0, stride_b = 0, b_offset = 0;
+  llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
+  llvm::Value* b_address = nullptr;
+  bool in_place = false;  // both operands read in their stage buffers (async_copy.h)
 };
 
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
@@ -74,6 +81,7 @@ class Emitter {
                        llvm::Value* otherwise = nullptr);
   llvm::Value* int_const(llvm::Type* type, int64_t v) const;
 
+  llvm::GlobalVariable* shared_base();  // the dynamic shared memory array, made on first use
   llvm::Value* shared_element(llvm::Type* type, llvm::Value* index, int64_t elements);
   // The same, in a scratch area that starts `byte_offset` bytes into shared memory.
   llvm::Value* shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements);
@@ -175,6 +183,14 @@ class Emitter {
   void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
            const std::vector<llvm::Value*>& b, llvm::Value** c);
 
+  // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
+  void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
+  void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  void issue_deferred_copies();  // the next iteration's copies, once the buffer is free
+  llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
+  llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
+  void ptx_effect(const std::string& text, const std::string& constraints, const std::vector<llvm::Value*>& args);
+
   // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
   llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);
   void emit_load(const ir::Op& op);
@@ -183,6 +199,12 @@ class Emitter {
   llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value);
   llvm::Value* atomic_cas(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
                           llvm::Value* value);
+  // Loads the axis facts left scalar: the widest group a run-time test may make one vector
+  // load (1: none), and that group's registers loaded with the test.
+  int runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const;
+  std::vector<llvm::Value*> load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
+                                               const Layout& layout, int first, int g, llvm::Type* stored,
+                                               llvm::Align align);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
@@ -212,10 +234,17 @@ class Emitter {
   ThreadFacts facts_;
   VectorWidths widths_;
   FragmentPlan frags_;
+  AsyncPlan async_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
+  struct DeferredCopy {
+    const ir::Op* op;
+    const AsyncOperand* operand;
+    llvm::Value* handle;
+  };
+  std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
   int64_t shared_bytes_ = 0;

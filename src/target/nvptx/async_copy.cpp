@@ -1,0 +1,97 @@
+// plan_async_copies (see async_copy.h).
+#include "target/nvptx/async_copy.h"
+
+#include <cmath>
+#include <variant>
+
+namespace tritium::nvptx {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+namespace {
+
+bool is_zero_constant(const ir::Value* v) {
+  const ir::Op* def = v->def();
+  if (def != nullptr && def->kind() == OpKind::Splat) def = def->operand(0)->def();
+  if (def == nullptr || def->kind() != OpKind::Constant) return false;
+  const ir::AttrValue* value = def->find_attr("value");
+  if (value == nullptr) return false;
+  if (std::holds_alternative<int64_t>(*value)) return std::get<int64_t>(*value) == 0;
+  // -0.0 is not all zero bits, which is what cp.async writes.
+  return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 &&
+         !std::signbit(std::get<double>(*value));
+}
+
+// A load used only here whose masked-off elements read as zero bits.
+bool copyable_load(const ir::Value* v) {
+  const ir::Op* def = v->def();
+  if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || def->has_attr("volatile")) return false;
+  const ir::Value* other = ir::load_other(*def);
+  return other == nullptr || is_zero_constant(other);
+}
+
+// The dot uses of a carried operand, when every use is one (on the mma.sync fp16/bf16 path).
+bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, std::vector<const ir::Op*>& dots) {
+  if (!arg->has_uses()) return false;
+  for (const ir::Use& use : arg->uses()) {
+    const ir::Op* dot = use.user;
+    // At the top of the loop body: the dot issues the next iteration's copies (emit_async.cpp).
+    if (dot->kind() != OpKind::Dot || use.index > 1 || fragments.layout(dot->result()) == nullptr ||
+        dot->parent() != arg->region()) {
+      return false;
+    }
+    ScalarKind a = dot->operand(0)->type()->element()->scalar_kind();
+    ScalarKind b = dot->operand(1)->type()->element()->scalar_kind();
+    ScalarKind r = dot->result()->type()->element()->scalar_kind();
+    bool f16 = a == ScalarKind::F16 && b == ScalarKind::F16;
+    bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
+    if (!(f16 || bf16) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    dots.push_back(dot);
+  }
+  return true;
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncPlan& plan) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) plan_region(*inner, fragments, plan);
+    if (op->kind() != OpKind::For) continue;
+    const ir::Region& body = *op->region(0);
+    const ir::Op* yield = body.terminator();
+    for (int k = 0; k < op->num_results(); ++k) {
+      const ir::Value* arg = body.arg(k + 1);
+      const ir::Value* init = op->operand(k + 3);
+      const ir::Value* next = yield->operand(k);
+      std::vector<const ir::Op*> dots;
+      if (!arg->type()->is_block() || arg->type()->rank() != 2) continue;
+      if (!only_tensor_core_operand(arg, fragments, dots)) continue;
+      if (!copyable_load(init) || init->def()->parent() != &region) continue;
+      if (!copyable_load(next) || next->def()->parent() != &body) continue;
+      auto operand = std::make_unique<AsyncOperand>();
+      operand->carried = arg;
+      const std::vector<int64_t>& shape = arg->type()->shape();
+      operand->stride = shape[1] + 8;  // 16 bytes of padding, as the dot's own staging
+      int64_t bytes = (shape[0] * operand->stride * 2 + 15) / 16 * 16;
+      for (int stage = 0; stage < 2; ++stage) {
+        operand->offset[stage] = plan.reserved_bytes;
+        plan.reserved_bytes += bytes;
+      }
+      plan.loads[init] = operand.get();
+      plan.first_stage[init] = true;
+      plan.loads[next] = operand.get();
+      plan.first_stage[next] = false;
+      plan.carried[arg] = operand.get();
+      plan.operands.push_back(std::move(operand));
+    }
+  }
+}
+
+}  // namespace
+
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments) {
+  AsyncPlan plan;
+  plan_region(function.body(), fragments, plan);
+  return plan;
+}
+
+}  // namespace tritium::nvptx

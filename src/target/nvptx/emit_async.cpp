@@ -1,0 +1,115 @@
+// Asynchronous copies of dot operands into their stage buffers (async_copy.h): cp.async of
+// 4, 8 or 16 bytes per aligned group of a thread's registers, zero-filled where the mask is
+// off; groups the axis facts cannot prove contiguous are tested at run time and copied one
+// element at a time (ld.global, st.shared) when the test fails.
+#include <llvm/IR/InlineAsm.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+llvm::Value* Emitter::raw_shared(llvm::Value* byte_offset) {
+  return b_.CreateGEP(b_.getInt8Ty(), shared_base(), byte_offset);
+}
+
+llvm::Value* Emitter::raw_shared_address(llvm::Value* byte_offset) {
+  return b_.CreateAdd(b_.CreatePtrToInt(shared_base(), b_.getInt32Ty()), byte_offset);
+}
+
+void Emitter::ptx_effect(const std::string& text, const std::string& constraints, const std::vector<llvm::Value*>& args) {
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : args) types.push_back(a->getType());
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), types, false);
+  b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+}
+
+void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (async_.first_stage.at(op.result())) {
+    llvm::Value* handle = i32(operand.offset[0]);
+    issue_copies(op, operand, handle);
+    set(op.result(), Regs::one(handle));
+    return;
+  }
+  // The next iteration's copy goes to the other buffer, which this iteration's dot may still
+  // read until its barrier: the dot issues it right after that barrier (issue_deferred_copies).
+  llvm::Value* handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), get(operand.carried).at(0));
+  deferred_copies_.push_back({&op, &operand, handle});
+  set(op.result(), Regs::one(handle));
+}
+
+void Emitter::issue_deferred_copies() {
+  std::vector<DeferredCopy> copies;
+  copies.swap(deferred_copies_);
+  for (const DeferredCopy& c : copies) issue_copies(*c.op, *c.operand, c.handle);
+}
+
+void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  const ir::Type* type = op.result()->type();
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  Layout layout = layout_of(type);
+  Regs ptr = materialize(get(op.operand(0)), op.operand(0)->type());
+  ir::Value* mask_value = ir::load_mask(op);
+  Regs mask;
+  if (mask_value != nullptr) mask = materialize(get(mask_value), mask_value->type());
+  llvm::Type* element = element_type(type);  // f16 or bf16: two bytes
+  const int64_t cols = type->shape().back();
+  const int w = widths_.width(op);
+  const int g = w > 1 ? w : runtime_vector_width(type, layout, element);
+  auto mask_at = [&](int r) -> llvm::Value* { return mask_value ? mask.at(r) : nullptr; };
+
+  // One element by hand: ld.global (0 where masked off) and st.shared.
+  auto copy_element = [&](int r, llvm::Value* dst) {
+    llvm::Value* v = guarded(mask_at(r), [&]() -> llvm::Value* {
+      return b_.CreateAlignedLoad(element, ptr.at(r), llvm::Align(2));
+    }, llvm::Constant::getNullValue(element));
+    b_.CreateAlignedStore(v, raw_shared(dst), llvm::Align(2));
+  };
+  // A group of `bytes` from register r's address: cp.async, zero-filled where masked off.
+  auto copy_group = [&](int r, llvm::Value* dst, int bytes) {
+    llvm::Value* size = i32(bytes);
+    if (mask_value != nullptr) size = b_.CreateSelect(mask_at(r), size, i32(0));
+    std::string text = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") + ".shared.global [$0], [$1], " +
+                       std::to_string(bytes) + ", $2;";
+    ptx_effect(text, "r,l,r", {raw_shared_address(dst), b_.CreatePtrToInt(ptr.at(r), b_.getInt64Ty()), size});
+  };
+
+  for (int r = 0; r < layout.num_regs(); r += g) {
+    llvm::Value* e = element_index(layout, r);
+    llvm::Value* row = b_.CreateUDiv(e, i32(cols));
+    llvm::Value* col = b_.CreateURem(e, i32(cols));
+    llvm::Value* dst = b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(operand.stride)), col), i32(2)));
+    guarded(owns(layout, r), [&]() -> llvm::Value* {
+      if (g == 1) {
+        copy_element(r, dst);
+      } else if (w > 1) {
+        copy_group(r, dst, 2 * g);  // the facts proved it: consecutive, aligned, one mask bit
+      } else {
+        // Test what the facts could not prove (as load_checked_group does).
+        llvm::Value* base = b_.CreatePtrToInt(ptr.at(r), b_.getInt64Ty());
+        llvm::Value* fast = b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(static_cast<uint64_t>(2 * g - 1))), b_.getInt64(0));
+        for (int i = 1; i < g; ++i) {
+          llvm::Value* p = b_.CreatePtrToInt(ptr.at(r + i), b_.getInt64Ty());
+          fast = b_.CreateAnd(fast, b_.CreateICmpEQ(b_.CreateSub(p, base), b_.getInt64(static_cast<uint64_t>(2 * i))));
+          if (mask_value != nullptr && !mask.uniform) fast = b_.CreateAnd(fast, b_.CreateICmpEQ(mask.at(r + i), mask.at(r)));
+        }
+        llvm::BasicBlock* fast_block = llvm::BasicBlock::Create(context_, "copy.vector", kernel_);
+        llvm::BasicBlock* slow_block = llvm::BasicBlock::Create(context_, "copy.scalar", kernel_);
+        llvm::BasicBlock* join = llvm::BasicBlock::Create(context_, "copy.join", kernel_);
+        b_.CreateCondBr(fast, fast_block, slow_block);
+        b_.SetInsertPoint(fast_block);
+        copy_group(r, dst, 2 * g);
+        b_.CreateBr(join);
+        b_.SetInsertPoint(slow_block);
+        for (int i = 0; i < g; ++i) copy_element(r + i, b_.CreateAdd(dst, i32(2 * i)));
+        b_.CreateBr(join);
+        b_.SetInsertPoint(join);
+      }
+      return nullptr;
+    });
+  }
+  ptx_effect("cp.async.commit_group;", "", {});
+}
+
+}  // namespace tritium::nvptx
