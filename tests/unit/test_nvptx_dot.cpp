@@ -50,8 +50,9 @@ def converted_under_if(a_ptr, b_ptr, c_ptr, flag_ptr):
     a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
     b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
     c = tl.dot(a, b)
+    out = c_ptr + r[:, None] * 16 + r[None, :]
     if tl.load(flag_ptr) > 0:
-        tl.store(c_ptr + r[:, None] * 16 + r[None, :], c * 2.0)
+        tl.store(out, c * 2.0)
 
 @triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
