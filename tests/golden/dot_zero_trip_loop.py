@@ -2,6 +2,8 @@
 # CTest smoke run, minimized): prefetch_loads issues the first iteration's loads before the
 # loop under the mask `2 < 0`, which folds to false when emitted; the loads then had no value
 # ("invalid LLVM IR: Operand is null" in a phi). Masked-off loads without `other` read 0.
+# Since main prefetches only fp16/bf16 dot operands (through cp.async) this kernel no longer
+# reaches that load; tests/unit/test_nvptx.cpp "a load whose mask folds to false" does.
 #
 # RUN: --kernel kernel --signature "*u8:16, *fp64, fp32, i32" --emit ptx
 #
