@@ -7,6 +7,7 @@
 #   SANITIZE_TESTS   test files (default: reduce_core, atomics, kernels)
 #   SANITIZE_SAMPLE  every N-th test of each file (default 5; 1 runs them all)
 #   SANITIZE_TIMEOUT seconds per tool (default 240); a timed-out run still summarizes
+#   SANITIZE_K       pytest's -k (e.g. "not triton": tritium's cases of the differential files)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -40,7 +41,7 @@ for tool in $tools; do
   # SIGINT first: the tool then still writes its summary for what ran.
   timeout -s INT -k 30 "$limit" "$sanitizer" --tool "$tool" "${extra[@]}" --target-processes all \
     --print-limit 100 --log-file "$OUT/sanitizer-$tool-%p.log" \
-    python3 -m pytest -q -rs -p no:cacheprovider $tests > "$OUT/sanitizer-$tool-pytest.log" 2>&1
+    python3 -m pytest -q -rs -p no:cacheprovider ${SANITIZE_K:+-k "$SANITIZE_K"} $tests > "$OUT/sanitizer-$tool-pytest.log" 2>&1
   status=$?
   seconds=$(( $(date +%s) - start ))
   {
