@@ -5,6 +5,7 @@
 
 #include <unordered_set>
 
+#include "ir/attrs.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 
@@ -147,6 +148,38 @@ class Verifier {
     }
   }
 
+  // The attribute EnumInfo<E>::attr spelled from its vocabulary (attr_enums.def); returns it,
+  // nullopt when an optional one is absent.
+  template <class E>
+  std::optional<E> expect_enum_attr(const Op& op, bool required) const {
+    const char* name = EnumInfo<E>::attr;
+    const AttrValue* value = op.find_attr(name);
+    if (value == nullptr) {
+      if (required) fail(op, std::string("missing '") + name + "' (" + enum_choices<E>() + ")");
+      return std::nullopt;
+    }
+    if (!std::holds_alternative<std::string>(*value)) fail(op, std::string("'") + name + "' is not a string");
+    const std::string& text = std::get<std::string>(*value);
+    std::optional<E> e = parse_enum<E>(text);
+    if (!e) fail(op, std::string("unknown ") + name + " '" + text + "' (" + enum_choices<E>() + ")");
+    return e;
+  }
+
+  // Memory ordering of atomics: optional, acq_rel at gpu scope when absent.
+  void check_sem_scope(const Op& op) const {
+    expect_enum_attr<MemSem>(op, false);
+    expect_enum_attr<MemScope>(op, false);
+  }
+
+  void check_cache_hints(const Op& op, bool load) const {
+    if (std::optional<CacheModifier> c = expect_enum_attr<CacheModifier>(op, false)) {
+      if (load ? !is_load_cache(*c) : !is_store_cache(*c)) {
+        fail(op, std::string("cache modifier '") + enum_text(*c) + "' is not one of a " + (load ? "load" : "store"));
+      }
+    }
+    expect_enum_attr<EvictionPolicy>(op, false);
+  }
+
   void check_op(const Op& op, const Op* owner, const Region& r) {
     switch (op.kind()) {
       case OpKind::Constant: return check_constant(op);
@@ -214,13 +247,7 @@ class Verifier {
           fail(op, "operands have different types " + types_text({a, operand_type(op, 1)}));
         }
         expect_type(op, result_type(op), a->with_element(Type::scalar(ScalarKind::I1)), "the result");
-        const AttrValue* pred = op.find_attr("predicate");
-        static const char* const kPredicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-        bool ok = false;
-        if (pred && std::holds_alternative<std::string>(*pred)) {
-          for (const char* p : kPredicates) ok = ok || std::get<std::string>(*pred) == p;
-        }
-        if (!ok) fail(op, "missing or unknown 'predicate' (eq, ne, lt, le, gt, ge)");
+        expect_enum_attr<CmpPredicate>(op, true);
         return;
       }
       case OpKind::Neg: case OpKind::Abs: return check_unary(op, true, true);
@@ -265,12 +292,14 @@ class Verifier {
         expect_type(op, result_type(op), value, "the result");
         check_mask(op, load_mask(op));
         if (Value* other = load_other(op)) expect_type(op, other->type(), value, "'other'");
+        check_cache_hints(op, true);
         return;
       }
       case OpKind::Store: {
         expect_counts(op, 2, 3, 0);
         expect_type(op, operand_type(op, 1), pointee_shaped(op), "the stored value");
         check_mask(op, store_mask(op));
+        check_cache_hints(op, false);
         return;
       }
       case OpKind::AtomicRMW: return check_atomic_rmw(op);
@@ -280,6 +309,7 @@ class Verifier {
         expect_type(op, operand_type(op, 1), value, "the compared value");
         expect_type(op, operand_type(op, 2), value, "the new value");
         expect_type(op, result_type(op), value, "the result");
+        check_sem_scope(op);
         return;
       }
       case OpKind::For: return check_for(op);
@@ -450,11 +480,10 @@ class Verifier {
       }
     }
     if (!ok) fail(op, "element types " + types_text({a->element(), b->element(), out->element()}) + " are not a dot Triton allows");
-    const AttrValue* precision = op.find_attr("input_precision");
-    if (precision == nullptr || !std::holds_alternative<std::string>(*precision)) fail(op, "missing 'input_precision'");
-    const std::string& p = std::get<std::string>(*precision);
-    if (p != "ieee" && p != "tf32" && p != "tf32x3") fail(op, "unknown input_precision '" + p + "' (ieee, tf32, tf32x3)");
-    if (p != "ieee" && ta != K::F32) fail(op, "input_precision '" + p + "' on " + a->element()->str() + " inputs (only fp32 has one)");
+    InputPrecision p = *expect_enum_attr<InputPrecision>(op, true);
+    if (p != InputPrecision::Ieee && ta != K::F32) {
+      fail(op, std::string("input_precision '") + enum_text(p) + "' on " + a->element()->str() + " inputs (only fp32 has one)");
+    }
     expect_int_attr(op, "max_num_imprecise_acc");
     if (op.int_attr("max_num_imprecise_acc") < 0) fail(op, "negative max_num_imprecise_acc");
   }
@@ -548,13 +577,9 @@ class Verifier {
     expect_type(op, operand_type(op, 1), value, "the value");
     expect_type(op, result_type(op), value, "the result");
     check_mask(op, atomic_mask(op));
-    const AttrValue* kind = op.find_attr("kind");
-    if (kind == nullptr || !std::holds_alternative<std::string>(*kind)) fail(op, "missing 'kind'");
-    const std::string& k = std::get<std::string>(*kind);
-    bool any = k == "add" || k == "max" || k == "min" || k == "xchg";
-    bool bitwise = k == "and" || k == "or" || k == "xor";
-    if (!any && !bitwise) fail(op, "unknown atomic kind '" + k + "'");
-    if (bitwise && !value->is_int()) fail(op, "atomic '" + k + "' on " + value->str());
+    AtomicKind k = *expect_enum_attr<AtomicKind>(op, true);
+    if (is_bitwise(k) && !value->is_int()) fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
+    check_sem_scope(op);
   }
 
   // Region arguments and the terminator's operands against `want`.

@@ -4,6 +4,8 @@
 // Repeats until nothing changes (a sweep already takes whole chains of dead values).
 #include "transforms/eliminate_dead_code.h"
 
+#include "ir/attrs.h"
+
 namespace tritium::transforms {
 
 namespace {
@@ -12,7 +14,7 @@ namespace {
 bool removable(const ir::Op& op) {
   if (has_trait(op.kind(), ir::kPure)) return true;
   // A load has no effect besides its value (volatile loads are kept).
-  if (op.kind() == ir::OpKind::Load) return !op.has_attr("volatile");
+  if (op.kind() == ir::OpKind::Load) return !ir::is_volatile(op);
   if (op.kind() == ir::OpKind::If) {
     for (const auto& region : op.regions()) {
       for (const auto& inner : region->ops()) {
