@@ -1,5 +1,7 @@
-// The non-template helpers of ir/attrs.h.
+// The non-template helpers of ir/attrs.h and ir/op_views.h.
 #include "ir/attrs.h"
+
+#include "ir/op_views.h"
 
 #include "support/diagnostics.h"
 
@@ -8,6 +10,10 @@ namespace tritium::ir {
 void unknown_enum_attr(const Op& op, const char* attr) {
   internal_error("ir", std::string("op '") + op.name() + "' has an unknown '" + attr + "' " + op.str_attr(attr),
                  op.loc());
+}
+
+void wrong_op_view(const Op& op, OpKind wanted) {
+  internal_error("ir", std::string("a '") + op_name(wanted) + "' view of a '" + op.name() + "' op", op.loc());
 }
 
 bool is_load_cache(CacheModifier c) {

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 
@@ -121,13 +122,19 @@ class Verifier {
     }
   }
 
-  void expect_counts(const Op& op, int min_operands, int max_operands, int results) const {
-    if (op.num_operands() < min_operands || op.num_operands() > max_operands) {
-      std::string want = min_operands == max_operands
-                             ? std::to_string(min_operands)
-                             : std::to_string(min_operands) + " to " + std::to_string(max_operands);
-      fail(op, "expected " + want + " operands, got " + std::to_string(op.num_operands()));
-    }
+  // The operand count ops.def's list allows (required, optional and variadic operands).
+  void expect_operand_count(const Op& op) const {
+    const OpSignature& sig = op_signature(op.kind());
+    int n = op.num_operands();
+    if (n >= sig.min_operands && (sig.max_operands < 0 || n <= sig.max_operands)) return;
+    std::string want = sig.max_operands < 0            ? "at least " + std::to_string(sig.min_operands)
+                       : sig.min_operands == sig.max_operands ? std::to_string(sig.min_operands)
+                       : std::to_string(sig.min_operands) + " to " + std::to_string(sig.max_operands);
+    fail(op, "expected " + want + " operands, got " + std::to_string(n));
+  }
+
+  // The result count (-1: any) and no regions unless the op has them.
+  void expect_results(const Op& op, int results) const {
     if (results >= 0 && op.num_results() != results) {
       fail(op, "expected " + std::to_string(results) + " results, got " + std::to_string(op.num_results()));
     }
@@ -181,11 +188,12 @@ class Verifier {
   }
 
   void check_op(const Op& op, const Op* owner, const Region& r) {
+    expect_operand_count(op);
     switch (op.kind()) {
       case OpKind::Constant: return check_constant(op);
       case OpKind::ProgramId:
       case OpKind::NumPrograms: {
-        expect_counts(op, 0, 0, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "axis");
         int64_t axis = op.int_attr("axis");
         if (axis < 0 || axis > 2) fail(op, "axis " + std::to_string(axis) + " is not 0, 1 or 2");
@@ -193,7 +201,7 @@ class Verifier {
         return;
       }
       case OpKind::MakeRange: {
-        expect_counts(op, 0, 0, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "start");
         expect_int_attr(op, "end");
         int64_t start = op.int_attr("start"), end = op.int_attr("end");
@@ -202,7 +210,7 @@ class Verifier {
         return;
       }
       case OpKind::Splat: {
-        expect_counts(op, 1, 1, 1);
+        expect_results(op, 1);
         const Type* in = operand_type(op, 0);
         if (in->is_block()) fail(op, "the operand is a block, not a scalar");
         if (!result_type(op)->is_block() || result_type(op)->element() != in) {
@@ -213,7 +221,7 @@ class Verifier {
       case OpKind::Broadcast: return check_broadcast(op);
       case OpKind::ExpandDims: return check_expand_dims(op);
       case OpKind::Reshape: {
-        expect_counts(op, 1, 1, 1);
+        expect_results(op, 1);
         const Type* in = operand_type(op, 0);
         const Type* out = result_type(op);
         if (!out->is_block() || in->element() != out->element() || in->num_elements() != out->num_elements()) {
@@ -226,7 +234,7 @@ class Verifier {
       case OpKind::Split: return check_split(op);
       case OpKind::Reduce: case OpKind::Scan: return check_reduce_scan(op);
       case OpKind::Histogram: {
-        expect_counts(op, 1, 2, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "num_bins");
         const Type* x = operand_type(op, 0);
         if (!x->is_block() || x->rank() != 1 || !x->is_int()) fail(op, "the input " + x->str() + " is not a 1-D integer block");
@@ -241,7 +249,7 @@ class Verifier {
       case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
         return check_binary(op, /*ints_only=*/true);
       case OpKind::Cmp: {
-        expect_counts(op, 2, 2, 1);
+        expect_results(op, 1);
         const Type* a = operand_type(op, 0);
         if (operand_type(op, 1) != a) {
           fail(op, "operands have different types " + types_text({a, operand_type(op, 1)}));
@@ -256,7 +264,7 @@ class Verifier {
       case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil:
         return check_unary(op, false, true);
       case OpKind::ExternElementwise: {
-        expect_counts(op, 1, 3, 1);
+        expect_results(op, 1);
         const AttrValue* symbol = op.find_attr("symbol");
         if (!symbol || !std::holds_alternative<std::string>(*symbol)) fail(op, "missing 'symbol'");
         for (size_t i = 0; i < op.operands().size(); ++i) {
@@ -267,7 +275,7 @@ class Verifier {
         return;
       }
       case OpKind::Select: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* out = result_type(op);
         expect_type(op, operand_type(op, 0), out->with_element(Type::scalar(ScalarKind::I1)), "the condition");
         expect_type(op, operand_type(op, 1), out, "the true value");
@@ -276,7 +284,7 @@ class Verifier {
       }
       case OpKind::Cast: return check_cast(op);
       case OpKind::AddPtr: {
-        expect_counts(op, 2, 2, 1);
+        expect_results(op, 1);
         const Type* ptr = operand_type(op, 0);
         if (!ptr->is_ptr()) fail(op, "the first operand " + ptr->str() + " is not a pointer");
         const Type* offset = operand_type(op, 1);
@@ -287,24 +295,24 @@ class Verifier {
         return;
       }
       case OpKind::Load: {
-        expect_counts(op, 1, 3, 1);
+        expect_results(op, 1);
         const Type* value = pointee_shaped(op);
         expect_type(op, result_type(op), value, "the result");
-        check_mask(op, load_mask(op));
-        if (Value* other = load_other(op)) expect_type(op, other->type(), value, "'other'");
+        check_mask(op, LoadOp(op).mask());
+        if (Value* other = LoadOp(op).other()) expect_type(op, other->type(), value, "'other'");
         check_cache_hints(op, true);
         return;
       }
       case OpKind::Store: {
-        expect_counts(op, 2, 3, 0);
+        expect_results(op, 0);
         expect_type(op, operand_type(op, 1), pointee_shaped(op), "the stored value");
-        check_mask(op, store_mask(op));
+        check_mask(op, StoreOp(op).mask());
         check_cache_hints(op, false);
         return;
       }
       case OpKind::AtomicRMW: return check_atomic_rmw(op);
       case OpKind::AtomicCAS: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* value = pointee_shaped(op);
         expect_type(op, operand_type(op, 1), value, "the compared value");
         expect_type(op, operand_type(op, 2), value, "the new value");
@@ -316,7 +324,7 @@ class Verifier {
       case OpKind::If: return check_if(op);
       case OpKind::While: return check_while(op);
       case OpKind::Yield: {
-        expect_counts(op, 0, 1 << 30, 0);
+        expect_results(op, 0);
         bool ok = owner != nullptr &&
                   (owner->kind() == OpKind::For || owner->kind() == OpKind::If || owner->kind() == OpKind::Reduce ||
                    owner->kind() == OpKind::Scan ||
@@ -325,14 +333,14 @@ class Verifier {
         return;
       }
       case OpKind::Condition: {
-        expect_counts(op, 1, 1 << 30, 0);
+        expect_results(op, 0);
         if (owner == nullptr || owner->kind() != OpKind::While || &r != owner->region(0)) {
           fail(op, "'condition' outside a while before-region");
         }
         return;
       }
       case OpKind::Return:
-        expect_counts(op, 0, 0, 0);
+        expect_results(op, 0);
         if (owner != nullptr) fail(op, "'return' inside a region (only the function body may return)");
         return;
       case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier: case OpKind::Fma:
@@ -342,7 +350,7 @@ class Verifier {
   }
 
   void check_constant(const Op& op) {
-    expect_counts(op, 0, 0, 1);
+    expect_results(op, 1);
     const Type* type = result_type(op);
     const AttrValue* value = op.find_attr("value");
     if (value == nullptr) fail(op, "missing attribute 'value'");
@@ -354,7 +362,7 @@ class Verifier {
   }
 
   void check_broadcast(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const Type* out = result_type(op);
     bool ok = in->is_block() && out->is_block() && in->element() == out->element() && in->rank() == out->rank();
@@ -365,7 +373,7 @@ class Verifier {
   }
 
   void check_expand_dims(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     expect_int_attr(op, "axis");
     const Type* in = operand_type(op, 0);
     int64_t axis = op.int_attr("axis");
@@ -376,7 +384,7 @@ class Verifier {
   }
 
   void check_trans(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const AttrValue* order = op.find_attr("order");
     if (order == nullptr || !std::holds_alternative<std::vector<int64_t>>(*order)) fail(op, "missing 'order'");
@@ -393,7 +401,7 @@ class Verifier {
   }
 
   void check_join_cat(const Op& op) {
-    expect_counts(op, 2, 2, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     expect_type(op, operand_type(op, 1), a, "the second operand");
     std::vector<int64_t> shape = a->shape();
@@ -407,7 +415,7 @@ class Verifier {
   }
 
   void check_split(const Op& op) {
-    expect_counts(op, 1, 1, 2);
+    expect_results(op, 2);
     const Type* a = operand_type(op, 0);
     if (!a->is_block() || a->shape().back() != 2) fail(op, "the operand " + a->str() + " does not end in a dimension of 2");
     std::vector<int64_t> shape(a->shape().begin(), a->shape().end() - 1);
@@ -445,7 +453,7 @@ class Verifier {
 
   // dot: the operand convention of ops.def (shapes, element types, attributes).
   void check_dot(const Op& op) {
-    expect_counts(op, 3, 3, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     const Type* b = operand_type(op, 1);
     const Type* out = result_type(op);
@@ -489,7 +497,7 @@ class Verifier {
   }
 
   void check_binary(const Op& op, bool ints_only) {
-    expect_counts(op, 2, 2, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     const Type* b = operand_type(op, 1);
     if (a != b) fail(op, "operands have different types " + types_text({a, b}));
@@ -507,18 +515,18 @@ class Verifier {
     };
     switch (op.kind()) {
       case OpKind::Print:
-        expect_counts(op, 0, 1 << 30, 0);
+        expect_results(op, 0);
         expect_attr("prefix", 2);
         expect_attr("hex", 0);
         return;
       case OpKind::Assert:
-        expect_counts(op, 1, 1, 0);
+        expect_results(op, 0);
         if (!operand_type(op, 0)->is_bool()) fail(op, "the condition " + operand_type(op, 0)->str() + " is not i1");
         expect_attr("msg", 2);
         return;
-      case OpKind::DebugBarrier: return expect_counts(op, 0, 0, 0);
+      case OpKind::DebugBarrier: return expect_results(op, 0);
       default: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* a = operand_type(op, 0);
         if (!a->is_float()) fail(op, "operands of type " + a->str() + " (expected floats)");
         expect_type(op, operand_type(op, 1), a, "the second operand");
@@ -529,7 +537,7 @@ class Verifier {
   }
 
   void check_unary(const Op& op, bool ints, bool floats) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     if (!((ints && a->is_int()) || (floats && a->is_float()))) {
       fail(op, "operand of type " + a->str() + " (expected " +
@@ -544,7 +552,7 @@ class Verifier {
   }
 
   void check_cast(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const Type* out = result_type(op);
     if (in->shape() != out->shape() || in->is_block() != out->is_block()) {
@@ -572,11 +580,11 @@ class Verifier {
   }
 
   void check_atomic_rmw(const Op& op) {
-    expect_counts(op, 2, 3, 1);
+    expect_results(op, 1);
     const Type* value = pointee_shaped(op);
     expect_type(op, operand_type(op, 1), value, "the value");
     expect_type(op, result_type(op), value, "the result");
-    check_mask(op, atomic_mask(op));
+    check_mask(op, AtomicRMWOp(op).mask());
     AtomicKind k = *expect_enum_attr<AtomicKind>(op, true);
     if (is_bitwise(k) && !value->is_int()) fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
     check_sem_scope(op);
@@ -615,7 +623,6 @@ class Verifier {
   }
 
   void check_for(const Op& op) {
-    if (op.num_operands() < 3) fail(op, "expected lower bound, upper bound, step and initial values");
     const Type* iv = operand_type(op, 0);
     if (!iv->is_scalar() || !iv->is_int()) fail(op, "the lower bound " + iv->str() + " is not a scalar integer");
     expect_type(op, operand_type(op, 1), iv, "the upper bound");
@@ -632,7 +639,6 @@ class Verifier {
   }
 
   void check_if(const Op& op) {
-    if (op.num_operands() != 1) fail(op, "expected one condition operand");
     expect_type(op, operand_type(op, 0), Type::scalar(ScalarKind::I1), "the condition");
     expect_region_count(op, 2);
     std::vector<const Type*> results = result_types(op);

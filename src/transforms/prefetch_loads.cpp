@@ -21,10 +21,7 @@ namespace {
 
 bool writes_memory(const Region& region) {
   for (const auto& op : region.ops()) {
-    switch (op->kind()) {
-      case OpKind::Store: case OpKind::AtomicRMW: case OpKind::AtomicCAS: case OpKind::Return: return true;
-      default: break;
-    }
+    if (has_trait(op->kind(), ir::kWritesGlobal) || op->kind() == OpKind::Return) return true;
     for (const auto& inner : op->regions()) {
       if (writes_memory(*inner)) return true;
     }

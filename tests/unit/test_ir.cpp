@@ -7,6 +7,7 @@
 
 #include "ir/attrs.h"
 #include "ir/builder.h"
+#include "ir/op_views.h"
 #include "ir/ir.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -563,5 +564,61 @@ TEST_CASE("typed attribute getters and the verifier's vocabulary checks", "[ir]"
   SECTION("a predicate that is not a string") {
     cmp->set_attr("predicate", int64_t{1});
     expect_rejected(k.fn, {"'cmp'", "'predicate' is not a string"});
+  }
+}
+
+TEST_CASE("the op table's operand lists and memory effects", "[ir]") {
+  const OpSignature& load = op_signature(OpKind::Load);
+  REQUIRE(load.operands.size() == 3);
+  CHECK(load.operands[0].name == "ptr");
+  CHECK(load.operands[1].role == OperandRole::Optional);
+  CHECK(load.min_operands == 1);
+  CHECK(load.max_operands == 3);
+  const OpSignature& loop = op_signature(OpKind::For);
+  CHECK(loop.min_operands == 3);
+  CHECK(loop.max_operands == -1);
+  CHECK(loop.operands.back().role == OperandRole::Variadic);
+  CHECK(op_signature(OpKind::Add).min_operands == 2);
+  CHECK(op_signature(OpKind::Add).max_operands == 2);
+  CHECK(operand_index(OpKind::Dot, "acc") == 2);
+  CHECK_THROWS_AS(operand_index(OpKind::Dot, "mask"), InternalError);
+  // Every op's list parses, and an op with regions has the trait.
+  for (int i = 0; i <= static_cast<int>(OpKind::Fma); ++i) {
+    const OpSignature& sig = op_signature(static_cast<OpKind>(i));
+    CHECK(sig.min_operands <= static_cast<int>(sig.operands.size()));
+  }
+  CHECK(has_trait(OpKind::Load, kReadsGlobal));
+  CHECK_FALSE(has_trait(OpKind::Load, kWritesGlobal));
+  CHECK(has_trait(OpKind::AtomicCAS, kWritesGlobal));
+  CHECK(has_trait(OpKind::DebugBarrier, kMaySync));
+  CHECK(has_trait(OpKind::Print, kSideEffect));
+  CHECK_FALSE(has_trait(OpKind::Add, kMaySync));
+}
+
+TEST_CASE("typed op views find operands by their ops.def names", "[ir]") {
+  VectorAdd k;
+  const Op& cmp = *k.fn.body().ops()[7];
+  const Op& load = *k.fn.body().ops()[12];
+  const Op& store = *k.fn.body().ops()[17];
+  CHECK(LoadOp(load).ptr() == load.operand(0));
+  CHECK(LoadOp(load).mask() == load.operand(1));
+  CHECK(LoadOp(load).other() == nullptr);
+  CHECK(StoreOp(store).value() == store.operand(1));
+  CHECK(StoreOp(store).mask() == cmp.result());
+  CHECK(CmpOp(cmp).predicate() == CmpPredicate::Lt);
+  CHECK(CmpOp(cmp).rhs() == cmp.operand(1));
+  CHECK_THROWS_AS(StoreOp(load), InternalError);
+
+  SECTION("the verifier's operand counts come from the table") {
+    k.fn.body().ops()[12]->add_operand(k.fn.body().ops()[5]->result());  // other
+    k.fn.body().ops()[12]->add_operand(k.fn.body().ops()[5]->result());  // one too many
+    expect_rejected(k.fn, {"'load'", "expected 1 to 3 operands, got 4"});
+  }
+  SECTION("a for loop without its bounds") {
+    Builder b(&k.fn.body());
+    k.fn.body().ops().pop_back();
+    Op* loop = b.create(OpKind::For, {}, {k.n, k.n}, Loc{});
+    loop->add_region();
+    expect_rejected(k.fn, {"'for'", "expected at least 3 operands, got 2"});
   }
 }

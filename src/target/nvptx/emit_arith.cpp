@@ -7,7 +7,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
-#include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "ir/float_format.h"
 #include "target/nvptx/emitter.h"
 
@@ -257,7 +257,7 @@ llvm::Value* Emitter::math_f32(const ir::Op& op, llvm::Value* a) {
 
 llvm::Value* Emitter::compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b) {
   using C = ir::CmpPredicate;
-  const C p = ir::enum_attr<C>(op);
+  const C p = ir::CmpOp(op).predicate();
   const ir::Type* e = operand->element();
   using P = llvm::CmpInst::Predicate;
   if (e->is_scalar() && ir::is_float(e->scalar_kind())) {

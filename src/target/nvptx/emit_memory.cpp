@@ -7,7 +7,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 
-#include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -35,8 +35,8 @@ void Emitter::emit_load(const ir::Op& op) {
   llvm::Type* stored = memory_type(pointee);
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
-  ir::Value* mask_value = ir::load_mask(op);
-  ir::Value* other_value = ir::load_other(op);
+  ir::Value* mask_value = ir::LoadOp(op).mask();
+  ir::Value* other_value = ir::LoadOp(op).other();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   const Regs* other = other_value ? &get(other_value) : nullptr;
   // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
@@ -157,7 +157,7 @@ void Emitter::emit_store(const ir::Op& op) {
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
   const Regs& value = get(op.operand(1));
-  ir::Value* mask_value = ir::store_mask(op);
+  ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto store = [&](int r, llvm::Value* pred) {
     llvm::Value* p = ptr.at(r);
@@ -193,10 +193,10 @@ void Emitter::emit_atomic(const ir::Op& op) {
   bool cas = op.kind() == OpKind::AtomicCAS;
   const ir::Type* ptr_type = op.operand(0)->type();
   ScalarKind kind = ptr_type->element()->pointee()->scalar_kind();
-  const Regs& ptr = get(op.operand(0));
+  const Regs& ptr = get(op.operand(0));  // ptr, then (value) or (compare, value): ops.def
   const Regs& a = get(op.operand(1));
-  const Regs* b = cas ? &get(op.operand(2)) : nullptr;
-  ir::Value* mask_value = cas ? nullptr : ir::atomic_mask(op);
+  const Regs* b = cas ? &get(ir::AtomicCASOp(op).value()) : nullptr;
+  ir::Value* mask_value = cas ? nullptr : ir::AtomicRMWOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto one = [&](int r, llvm::Value* pred) {
     // Masked-off elements read as 0, as in the interpreter (also when the mask folds to false).
@@ -254,7 +254,7 @@ llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type,
 
 llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value) {
   using K = ir::AtomicKind;
-  const K what = ir::enum_attr<K>(op);
+  const K what = ir::AtomicRMWOp(op).kind();
   llvm::Type* type = value->getType();
   int bits = ir::bit_width(kind);
   llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(bits));

@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "ir/attrs.h"
+#include "ir/op_views.h"
 
 namespace tritium::nvptx {
 
@@ -59,7 +59,7 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
   // A volatile load makes every access it names, one element each.
   if (!type->is_block() || !type->is_ptr() || (load && ir::is_volatile(op)) || !axis.has(ptr)) return 1;
   int64_t w = axis.vector_width(ptr);  // contiguity, divisibility and 16 bytes
-  const ir::Value* mask = load ? ir::load_mask(op) : ir::store_mask(op);
+  const ir::Value* mask = load ? ir::LoadOp(op).mask() : ir::StoreOp(op).mask();
   if (mask != nullptr && mask->type()->is_block()) {
     // A scalar mask is one bit for the whole block; a block mask must be constant over the group.
     w = axis.has(mask) ? std::min(w, axis.mask_constancy(mask)) : 1;
