@@ -28,5 +28,7 @@ installed=$(date +%s.%N)
 } 2>&1 | tee "$OUT/wheel.txt"
 # The checkout's python/ must not shadow the installed package: conftest prefers an
 # installed tritium, and PYTHONPATH is cleared.
+# WHEEL_TESTS picks test files (default: all of tests/gpu), WHEEL_TESTS_K pytest's -k.
 env -u PYTHONPATH TRITIUM_CLI="$(command -v tritium)" timeout 600 python3 -m pytest -q -rs \
-  -p no:cacheprovider tests/gpu 2>&1 | tee "$OUT/gpu_tests_wheel.log" | tail -5
+  -p no:cacheprovider ${WHEEL_TESTS_K:+-k "$WHEEL_TESTS_K"} ${WHEEL_TESTS:-tests/gpu} 2>&1 \
+  | tee "$OUT/gpu_tests_wheel.log" | tail -5

@@ -45,7 +45,7 @@ using tritium::trim;
 const char* kUsage =
     "usage:\n"
     "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N]\n"
-    "                  --emit ast|ir|ir-opt|llvm|ptx|cubin [--arch sm_80|sm_90] [--output F]\n"
+    "                  --emit ast|ir|ir-opt|gpu-ir|llvm|ptx|cubin [--arch sm_80|sm_90] [--output F]\n"
     "                  [--debug 0|1]\n"
     "      print a stage of the kernel NAME of FILE specialized on SIG, for example\n"
     "      --signature \"*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024\"; llvm and ptx\n"
@@ -164,10 +164,11 @@ int cmd_compile(int argc, char** argv) {
       {"ast", tritium::Stage::Ast},   {"ir", tritium::Stage::Ir},
       {"ir-opt", tritium::Stage::IrOpt}, {"llvm", tritium::Stage::Llvm},
       {"ptx", tritium::Stage::Ptx},   {"cubin", tritium::Stage::Cubin},
+      {"gpu-ir", tritium::Stage::GpuIr},
   };
   auto found = stages.find(emit);
   if (found == stages.end()) {
-    throw UsageError{"--emit must be ast, ir, ir-opt, llvm, ptx or cubin, got '" + emit + "'"};
+    throw UsageError{"--emit must be ast, ir, ir-opt, gpu-ir, llvm, ptx or cubin, got '" + emit + "'"};
   }
   tritium::Stage stage = found->second;
   std::string kernel_name = options.require("kernel");

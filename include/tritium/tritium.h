@@ -115,8 +115,9 @@ struct LaunchConfig {
 };
 
 // The stages `Kernel::emit` can print. Cubin needs the CUDA driver (its JIT linker) and
-// returns the binary image.
-enum class Stage { Ast, Ir, IrOpt, Llvm, Ptx, Cubin };
+// returns the binary image. GpuIr is the kernel after the GPU passes with the code
+// generator's decisions (layouts, tensor-core instructions, shared-memory stages).
+enum class Stage { Ast, Ir, IrOpt, Llvm, Ptx, Cubin, GpuIr };
 
 // A parsed kernel source that can be launched many times; specializations are cached.
 class Kernel {

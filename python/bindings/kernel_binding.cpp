@@ -290,8 +290,9 @@ Stage to_stage(const std::string& stage) {
   if (stage == "llvm" || stage == "llir") return Stage::Llvm;
   if (stage == "ptx") return Stage::Ptx;
   if (stage == "cubin") return Stage::Cubin;
+  if (stage == "gpu-ir" || stage == "gpu_ir") return Stage::GpuIr;
   throw py::value_error("unknown stage '" + stage +
-                        "' (expected ast, ir, ir-opt, llvm, ptx or cubin)");
+                        "' (expected ast, ir, ir-opt, gpu-ir, llvm, ptx or cubin)");
 }
 
 std::vector<int> sorted_unique(std::vector<int> values) {

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 __all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget"]
 
-_STAGES = {"ir": "ir-opt", "llir": "llvm", "ptx": "ptx", "cubin": "cubin"}
+_STAGES = {"ir": "ir-opt", "gpu-ir": "gpu-ir", "llir": "llvm", "ptx": "ptx", "cubin": "cubin"}
 
 
 class GPUTarget:
@@ -50,8 +50,9 @@ class KernelMetadata:
 
 
 class _Asm(Mapping):
-    """``handle.asm``: "ir" (tritium's optimized tile IR), "llir", "ptx" (text) and "cubin"
-    (bytes), each compiled on first access and then kept."""
+    """``handle.asm``: "ir" (tritium's optimized tile IR), "gpu-ir" (the same after the GPU
+    passes, with layouts, tensor-core instructions and shared-memory stages noted), "llir",
+    "ptx" (text) and "cubin" (bytes), each compiled on first access and then kept."""
 
     def __init__(self, handle):
         self._handle = handle

@@ -306,7 +306,7 @@ class JITFunction:
 
     def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, arch=0, num_ctas=1,
              maxnreg=None, enable_fp_fusion=None, debug=False, **kwargs):
-        """A compiler stage: `stage` is "ast", "ir", "ir-opt", "llvm" or "ptx" (text), or
+        """A compiler stage: `stage` is "ast", "ir", "ir-opt", "gpu-ir", "llvm" or "ptx" (text), or
         "cubin" (bytes; needs a GPU of that architecture); the specialization is given as
         `signature` text or by example arguments; `arch` (80, 90; 0: the GPU's, else 90) is
         the target of the last three."""

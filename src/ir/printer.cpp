@@ -20,6 +20,7 @@ namespace {
 class Printer {
  public:
   Printer(const Function* function, bool with_locs) : function_(function), with_locs_(with_locs) {}
+  void set_note(std::function<std::string(const Op&)> note) { note_ = std::move(note); }
 
   // Numbers every value under `root` in definition order; entry arguments take their
   // parameter names when the function is known.
@@ -128,7 +129,10 @@ class Printer {
   void region_body(const Region& region, int depth, std::string* out) {
     std::string indent(2 * depth, ' ');
     for (const auto& op : region.ops()) {
-      *out += indent + op_header(*op) + loc_suffix(*op) + "\n";
+      *out += indent + op_header(*op) + loc_suffix(*op);
+      std::string note = note_ ? note_(*op) : "";
+      if (!note.empty()) *out += "  // " + note;
+      *out += "\n";
       for (size_t r = 0; r < op->regions().size(); ++r) {
         const Region& inner = *op->regions()[r];
         if (r > 0) {
@@ -151,6 +155,7 @@ class Printer {
 
   const Function* function_;
   bool with_locs_;
+  std::function<std::string(const Op&)> note_;  // a comment after an op's line, when not empty
   int next_ = 0;
   // Looked up only, never iterated: the output does not depend on pointer order.
   std::unordered_map<const Value*, std::string> names_;
@@ -198,6 +203,13 @@ std::string format_attr(const AttrValue& value) {
 
 std::string print(const Function& function, bool with_locs) {
   Printer printer(&function, with_locs);
+  printer.number(function.body());
+  return printer.function_text(function);
+}
+
+std::string print(const Function& function, const std::function<std::string(const Op&)>& note) {
+  Printer printer(&function, false);
+  printer.set_note(note);
   printer.number(function.body());
   return printer.function_text(function);
 }

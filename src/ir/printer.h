@@ -2,6 +2,7 @@
 // numbered in definition order, entry arguments by parameter name, attributes sorted.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ir/ir.h"
@@ -11,6 +12,9 @@ namespace tritium::ir {
 // The whole function. With `with_locs`, each op line ends in `  loc(line:col)` (or
 // `  loc(unknown)`).
 std::string print(const Function& function, bool with_locs = false);
+// The same, each op line followed by `  // <note>` where `note(op)` is not empty (the GPU
+// code generator's decisions, `--emit gpu-ir`; not read back by the parser).
+std::string print(const Function& function, const std::function<std::string(const Op&)>& note);
 
 // One op on one line, for messages: numbered as in print(function) (entry arguments by
 // name when `function` is given, else `%argN`); ops with regions print `{...}` for their

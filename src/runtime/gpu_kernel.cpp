@@ -127,6 +127,11 @@ PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir) {
   return out;
 }
 
+std::string gpu_ir(const GpuBuild& build) {
+  std::unique_ptr<ir::Function> function = lowered_and_optimized(build);
+  return nvptx::emit_gpu_ir(*function, target_options(build));
+}
+
 std::vector<cache::CachedParam> expected_params(const Signature& signature, const std::vector<std::string>& names) {
   std::vector<cache::CachedParam> out;
   for (size_t i = 0; i < signature.params.size() && i < names.size(); ++i) {

@@ -85,6 +85,8 @@ struct PtxResult {
   std::string llvm_ir;
 };
 PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir);
+// The kernel after the GPU passes, annotated (nvptx::emit_gpu_ir).
+std::string gpu_ir(const GpuBuild& build);
 
 // Loads an entry's cubin on `device` (its context current) and prepares the packing table.
 GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,

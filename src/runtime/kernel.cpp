@@ -407,7 +407,7 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
   Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);
-  if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin) {
+  if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin || stage == Stage::GpuIr) {
     return emit_gpu(stage, signature, config);
   }
   std::unique_ptr<ir::Function> function = lower(signature, config.debug);

@@ -241,6 +241,7 @@ std::string Kernel::Impl::emit_gpu(Stage stage, const Signature& signature,
   }
   if (sm == 0) sm = 90;
   runtime::GpuBuild build = gpu_build(signature, config, sm);
+  if (stage == Stage::GpuIr) return runtime::gpu_ir(build);
   if (stage != Stage::Cubin) {
     runtime::PtxResult result = runtime::compile_ptx(build, stage == Stage::Llvm);
     return stage == Stage::Llvm ? result.llvm_ir : result.ptx;

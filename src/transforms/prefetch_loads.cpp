@@ -77,60 +77,50 @@ class LoopPrefetcher {
 
   // `v` of the current iteration, available just before the first dot.
   Value* current(Value* v) {
-    if (!defined_in_body(v)) return v;
-    auto at = position_.find(v->def());  // ops this pass inserted lie before the dot
-    if (at == position_.end() || at->second < dot_position_) return v;
-    return memo(current_, v, [&](const Op& op) -> Value* {
-      if (!recomputable(op)) return nullptr;
-      std::vector<Value*> operands;
-      for (Value* o : op.operands()) {
-        Value* c = current(o);
-        if (c == nullptr) return nullptr;
-        operands.push_back(c);
-      }
-      return copy_op(at_dot_, op, operands);
+    return rebuild(v, current_, at_dot_, [&](Value* x) -> Value* {
+      if (!defined_in_body(x)) return x;
+      auto at = position_.find(x->def());  // ops this pass inserted lie before the dot
+      return at == position_.end() || at->second < dot_position_ ? x : nullptr;
     });
   }
 
   // `v` of the next iteration, computed just before the first dot.
   Value* next(Value* v) {
-    if (v->is_region_arg() && v->region() == &body_) {
-      if (v->index() == 0) return next_iv();
-      return current(yield_.operand(v->index() - 1));
-    }
-    if (!defined_in_body(v)) return v;
-    return memo(next_, v, [&](const Op& op) -> Value* {
-      if (!recomputable(op)) return nullptr;
-      std::vector<Value*> operands;
-      for (Value* o : op.operands()) {
-        Value* n = next(o);
-        if (n == nullptr) return nullptr;
-        operands.push_back(n);
+    return rebuild(v, next_, at_dot_, [&](Value* x) -> Value* {
+      if (x->is_region_arg() && x->region() == &body_) {
+        return x->index() == 0 ? next_iv() : current(yield_.operand(x->index() - 1));
       }
-      return copy_op(at_dot_, op, operands);
+      return defined_in_body(x) ? nullptr : x;
     });
   }
 
   // `v` of the first iteration, computed before the loop.
   Value* first(Value* v) {
-    if (v->is_region_arg() && v->region() == &body_) return loop_.operand(v->index() == 0 ? 0 : v->index() + 2);
-    if (!defined_in_body(v)) return v;
-    return memo(first_, v, [&](const Op& op) -> Value* {
-      if (!recomputable(op)) return nullptr;
-      std::vector<Value*> operands;
-      for (Value* o : op.operands()) {
-        Value* f = first(o);
-        if (f == nullptr) return nullptr;
-        operands.push_back(f);
-      }
-      return copy_op(before_loop_, op, operands);
+    return rebuild(v, first_, before_loop_, [&](Value* x) -> Value* {
+      if (x->is_region_arg() && x->region() == &body_) return loop_.operand(x->index() == 0 ? 0 : x->index() + 2);
+      return defined_in_body(x) ? nullptr : x;
     });
   }
 
-  Value* memo(std::unordered_map<const Value*, Value*>& cache, Value* v, const std::function<Value*(const Op&)>& make) {
+  // `v` recomputed at `at`: `known(x)` gives the values it maps directly (null for the
+  // others, which must be pure ops of the body, copied with rebuilt operands); null when
+  // some op on the way cannot be copied. Copies are made once per `cache`.
+  Value* rebuild(Value* v, std::unordered_map<const Value*, Value*>& cache, ir::Builder& at,
+                 const std::function<Value*(Value*)>& known) {
+    if (Value* direct = known(v)) return direct;
+    if (v->def() == nullptr) return nullptr;  // a region argument `known` does not map
     auto it = cache.find(v);
     if (it != cache.end()) return it->second;
-    Value* out = make(*v->def());
+    Value* out = nullptr;
+    if (recomputable(*v->def())) {
+      std::vector<Value*> operands;
+      for (Value* o : v->def()->operands()) {
+        Value* r = rebuild(o, cache, at, known);
+        if (r == nullptr) break;
+        operands.push_back(r);
+      }
+      if (operands.size() == v->def()->operands().size()) out = copy_op(at, *v->def(), operands);
+    }
     cache[v] = out;
     return out;
   }

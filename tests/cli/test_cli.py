@@ -31,6 +31,19 @@ def main():
     with open(broken, "w") as f:
         f.write("import tritium\n\n@tritium.jit\ndef k(x):\n    return (\n")
 
+    matmul = os.path.join(tmp, "matmul.py")
+    with open(matmul, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                "def matmul(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+                "    rm = tl.arange(0, BM)\n    rn = tl.arange(0, BN)\n    rk = tl.arange(0, BK)\n"
+                "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+                "    for k in range(0, K, BK):\n"
+                "        x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])\n"
+                "        y = tl.load(b + (k + rk)[:, None] * BN + rn[None, :])\n"
+                "        acc = tl.dot(x, y, acc)\n"
+                "    tl.store(c + rm[:, None] * BN + rn[None, :], acc)\n")
+    matmul_sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32"
+
     ir_good = os.path.join(tmp, "good.ir")
     with open(ir_good, "w") as f:
         f.write("func @k(%p: ptr<i32>) {\n  %0 = constant {value = 2} : i32\n"
@@ -137,6 +150,16 @@ def main():
             ("compile: llvm",
              ["compile", add, "--kernel", "add_kernel", "--signature", sig, "--emit", "llvm",
               "--arch", "sm_90"], 0, "define"),
+            ("compile: gpu-ir of a matmul",
+             ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
+              "--arch", "sm_90"], 0,
+             "dot %"),
+            ("compile: gpu-ir notes the dot's instruction",
+             ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
+              "--arch", "sm_90"], 0, "// mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each"),
+            ("compile: gpu-ir notes the stage buffers",
+             ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
+              "--arch", "sm_90"], 0, "// cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), stage 0"),
         ]
     cases += [
         ("compile: bad arch",

@@ -113,3 +113,51 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 def matmul_grid(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N):
     return ((M + BLOCK_SIZE_M - 1) // BLOCK_SIZE_M * ((N + BLOCK_SIZE_N - 1) // BLOCK_SIZE_N),)
+
+
+@jit
+def attention_fwd(Q, K, V, Out, sm_scale, seq_len, HEAD: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """Flash-attention forward in the style of Triton's fused-attention tutorial: one program
+    per (query block, head); q, k, v, out are [heads, seq_len, HEAD] row-major; the running
+    max and sum in base 2, K read transposed through its pointers, P cast to fp16 for P.V."""
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * seq_len * HEAD
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(Q + base + offs_m[:, None] * HEAD + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = tl.minimum((start_m + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k = tl.load(K + base + cols[None, :] * HEAD + offs_d[:, None], mask=cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        valid = cols[None, :] < seq_len
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + base + cols[:, None] * HEAD + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * HEAD + offs_d[None, :], acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
+def attention_reference(q, k, v, scale, causal):
+    """softmax(q k^T * scale) v in float64 (numpy arrays [heads, seq, head])."""
+    import numpy as np
+    s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)) * scale
+    if causal:
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)

@@ -1,6 +1,8 @@
 """The compiled-kernel handle that kernel[grid](...), run and warmup return (issue 10, item 2):
 Triton's CompiledKernel attributes, stages produced lazily, one object per specialization."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,7 @@ def test_launch_returns_a_handle_with_triton_attributes(rng):
     assert h.metadata.num_stages == 3
     assert h.metadata.cluster_dims == (1, 1, 1)
     assert "shared" in h.metadata._asdict()
-    assert set(h.asm) == {"ir", "llir", "ptx", "cubin"}
+    assert set(h.asm) == {"ir", "gpu-ir", "llir", "ptx", "cubin"}  # gpu-ir: tritium's own stage
     assert "ttir" not in h.asm and "ttgir" not in h.asm
     assert h.backend == "interpreter"
     assert h.n_regs is None and h.n_spills is None  # no registers in the interpreter
@@ -57,6 +59,9 @@ def test_stages_are_produced_on_first_access(rng):
     assert "scale" in ir and "load" in ir
     assert list(h.asm._done) == ["ir"]
     assert h.asm["ir"] is ir  # kept
+    if importlib.util.find_spec("tritium._C") is not None:
+        gpu = h.asm["gpu-ir"]  # no GPU needed: the passes and the plans, no LLVM
+        assert gpu.startswith("// gpu-ir: sm_") and "func @scale" in gpu
 
 
 def test_ptx_stage_follows_the_options():

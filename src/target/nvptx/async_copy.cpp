@@ -36,7 +36,11 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
   if (!arg->has_uses()) return false;
   for (const ir::Use& use : arg->uses()) {
     const ir::Op* dot = use.user;
-    if (dot->kind() != OpKind::Dot || use.index > 1 || fragments.layout(dot->result()) == nullptr) return false;
+    // At the top of the loop body: the dot issues the next iteration's copies (emit_async.cpp).
+    if (dot->kind() != OpKind::Dot || use.index > 1 || fragments.layout(dot->result()) == nullptr ||
+        dot->parent() != arg->region()) {
+      return false;
+    }
     ScalarKind a = dot->operand(0)->type()->element()->scalar_kind();
     ScalarKind b = dot->operand(1)->type()->element()->scalar_kind();
     ScalarKind r = dot->result()->type()->element()->scalar_kind();
@@ -54,7 +58,6 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncP
     if (op->kind() != OpKind::For) continue;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
-    std::vector<const ir::Value*> loads_in_body;
     for (int k = 0; k < op->num_results(); ++k) {
       const ir::Value* arg = body.arg(k + 1);
       const ir::Value* init = op->operand(k + 3);
@@ -78,17 +81,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncP
       plan.loads[next] = operand.get();
       plan.first_stage[next] = false;
       plan.carried[arg] = operand.get();
-      loads_in_body.push_back(next);
       plan.operands.push_back(std::move(operand));
-    }
-    // Each dot leaves in flight the copies this iteration issued before it.
-    for (const auto& inner : body.ops()) {
-      if (inner->kind() != OpKind::Dot) continue;
-      int before = 0;
-      for (const ir::Value* load : loads_in_body) {
-        if (body.index_of(load->def()) < body.index_of(inner.get())) ++before;
-      }
-      plan.waits[inner.get()] = before;
     }
   }
 }

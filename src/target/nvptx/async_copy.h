@@ -5,9 +5,10 @@
 // value, loaded once before the loop and once per iteration (for the next one) before the
 // dot. Such a load writes its block straight into one of two stage buffers at the start of
 // shared memory (every other round trip starts after them) and its value is that buffer's
-// byte offset; the loop carries the offset, the next iteration's load fills the other
-// buffer, and the dot waits for the copies of its own buffer (cp.async.wait_group), meets
-// the other threads at a barrier and reads its operand in place.
+// byte offset; the loop carries the offset. The dot waits for its own buffer's copies
+// (cp.async.wait_group 0), meets the other threads at one barrier (after which nobody reads
+// the other buffer any more), issues the next iteration's copies into the other buffer, and
+// reads its operands in place while they fly: one barrier per iteration.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,6 @@ struct AsyncPlan {
   std::unordered_map<const ir::Value*, const AsyncOperand*> loads;
   std::unordered_map<const ir::Value*, bool> first_stage;
   std::unordered_map<const ir::Value*, const AsyncOperand*> carried;  // body args holding an offset
-  std::unordered_map<const ir::Op*, int> waits;  // dot -> copy groups it leaves in flight
 };
 
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a

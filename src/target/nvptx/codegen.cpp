@@ -25,6 +25,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "ir/printer.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/register_budget.h"
@@ -366,6 +367,49 @@ CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& op
     out.params = c.params;
     return out;
   });
+}
+
+std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& options) {
+  validate(function, options);
+  std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
+  const ir::Function& gpu = copy ? *copy : function;
+  FragmentPlan fragments = plan_fragments(gpu, options.num_warps);
+  AsyncPlan copies = plan_async_copies(gpu, fragments);
+  auto layout_text = [&](const ir::Value* v) -> std::string {
+    const FragmentLayout* l = fragments.layout(v);
+    if (l == nullptr) return "";
+    return "fragments: " + std::to_string(l->warps_m) + "x" + std::to_string(l->warps_n) + " warps, " +
+           std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
+           (fragments.needs_flat(v) ? ", also read flat" : "");
+  };
+  auto note = [&](const ir::Op& op) -> std::string {
+    std::vector<std::string> parts;
+    if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()) != nullptr));
+    auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
+    if (copy_it != copies.loads.end()) {
+      const AsyncOperand& a = *copy_it->second;
+      parts.push_back("cp.async into stage buffers at bytes " + std::to_string(a.offset[0]) + " and " +
+                      std::to_string(a.offset[1]) + " (rows of " + std::to_string(a.stride) + " elements)" +
+                      (copies.first_stage.at(op.result()) ? ", stage 0" : ", the other stage, after the dot's barrier"));
+    }
+    for (int i = 0; i < op.num_results(); ++i) {
+      std::string text = layout_text(op.result(i));
+      if (!text.empty()) parts.push_back((op.num_results() > 1 ? "#" + std::to_string(i) + " " : "") + text);
+    }
+    if (op.kind() == ir::OpKind::For) {
+      for (int i = 1; i < static_cast<int>(op.region(0)->args().size()); ++i) {
+        const ir::Value* arg = op.region(0)->arg(i);
+        if (copies.carried.count(arg) != 0) parts.push_back("carried #" + std::to_string(i - 1) + ": a stage buffer's offset");
+      }
+    }
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out;
+  };
+  std::string header = "// gpu-ir: sm_" + std::to_string(options.sm) + ", " + std::to_string(options.num_warps) +
+                       " warps, num_stages " + std::to_string(options.num_stages) + "; stage buffers: " +
+                       std::to_string(copies.reserved_bytes) + " bytes of shared memory\n";
+  return header + ir::print(gpu, note);
 }
 
 std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options, bool optimize_ir) {

@@ -60,6 +60,12 @@ CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& op
 std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options,
                          bool optimize = true);
 
+// The kernel as the GPU code generator sees it (`--emit gpu-ir`): after the GPU passes,
+// each op line followed by what code generation decided for it: the fragment layout of a
+// dot's result and of what carries it, the instruction a dot uses, the stage buffers of
+// operands copied with cp.async. No LLVM is run.
+std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& options);
+
 // The PTX ISA version used for `options` (10 * major + minor): options.ptx_version when set,
 // else 8.0 for sm_90 (as Triton) and the first one that knows the target otherwise (7.0 for
 // sm_80). compile_to_ptx rejects a version LLVM does not know or too old for the target.

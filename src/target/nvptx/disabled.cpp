@@ -22,6 +22,8 @@ CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions&) {
 
 std::string emit_llvm_ir(const ir::Function& function, const TargetOptions&, bool) { unavailable(function); }
 
+std::string emit_gpu_ir(const ir::Function& function, const TargetOptions&) { unavailable(function); }
+
 int ptx_version_for(const TargetOptions& options) { return options.sm >= 90 ? 80 : 70; }
 
 std::string llvm_version() { return LLVM_VERSION_STRING; }

@@ -25,11 +25,29 @@ void Emitter::ptx_effect(const std::string& text, const std::string& constraints
 }
 
 void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (async_.first_stage.at(op.result())) {
+    llvm::Value* handle = i32(operand.offset[0]);
+    issue_copies(op, operand, handle);
+    set(op.result(), Regs::one(handle));
+    return;
+  }
+  // The next iteration's copy goes to the other buffer, which this iteration's dot may still
+  // read until its barrier: the dot issues it right after that barrier (issue_deferred_copies).
+  llvm::Value* handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), get(operand.carried).at(0));
+  deferred_copies_.push_back({&op, &operand, handle});
+  set(op.result(), Regs::one(handle));
+}
+
+void Emitter::issue_deferred_copies() {
+  std::vector<DeferredCopy> copies;
+  copies.swap(deferred_copies_);
+  for (const DeferredCopy& c : copies) issue_copies(*c.op, *c.operand, c.handle);
+}
+
+void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
-  llvm::Value* handle = async_.first_stage.at(op.result())
-                            ? i32(operand.offset[0])
-                            : b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), get(operand.carried).at(0));
   Layout layout = layout_of(type);
   Regs ptr = materialize(get(op.operand(0)), op.operand(0)->type());
   ir::Value* mask_value = ir::load_mask(op);
@@ -92,7 +110,6 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
     });
   }
   ptx_effect("cp.async.commit_group;", "", {});
-  set(op.result(), Regs::one(handle));
 }
 
 }  // namespace tritium::nvptx

@@ -233,6 +233,24 @@ DotPath choose_path(ScalarKind a, ScalarKind b, ScalarKind result, const std::st
 
 }  // namespace
 
+std::string describe_dot(const ir::Op& op, bool fragments) {
+  if (!fragments) return "fma, flat layout (below one 16 x 8 tile)";
+  ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
+  ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
+  ScalarKind kr = op.result()->type()->element()->scalar_kind();
+  const ir::AttrValue* attr = op.find_attr("input_precision");
+  std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
+  switch (choose_path(ka, kb, kr, precision, op.operand(0)->type()->shape().back())) {
+    case DotPath::F16: return ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16";
+    case DotPath::BF16: return "mma.sync m16n8k16 bf16";
+    case DotPath::TF32: return "mma.sync m16n8k8 tf32";
+    case DotPath::TF32x3: return "mma.sync m16n8k8 tf32 x 3";
+    case DotPath::I8: return "mma.sync m16n8k32 s8";
+    case DotPath::Fma: return "fma";
+  }
+  return "fma";
+}
+
 llvm::Value* Emitter::shared_address(int64_t byte_offset) {
   llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), b_.getInt32(0), 0);
   return b_.CreatePtrToInt(ptr, b_.getInt32Ty());
@@ -333,11 +351,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
     s.stride_b = copied_b->second->stride;
     s.b_address = raw_shared_address(get(b).at(0));
   }
-  auto waits = async_.waits.find(&op);
-  if (copied_a != async_.carried.end() || copied_b != async_.carried.end()) {
-    ptx_effect("cp.async.wait_group " + std::to_string(waits == async_.waits.end() ? 0 : waits->second) + ";", "", {});
-  }
+  // Copied operands: this thread's copies done, then everyone's (the barrier), which also
+  // means every thread is done reading the other buffer: the next copies go there now.
+  bool copied = copied_a != async_.carried.end() || copied_b != async_.carried.end();
+  if (copied) ptx_effect("cp.async.wait_group 0;", "", {});
   barrier();
+  if (copied) issue_deferred_copies();
+  s.in_place = copied_a != async_.carried.end() && copied_b != async_.carried.end();
   return s;
 }
 
@@ -537,7 +557,9 @@ void Emitter::emit_dot(const ir::Op& op) {
     }
     emit_fma_dot(op, a_rows, b_cols, b_offset, stride_b, sa, sb, acc_type, c);
   }
-  barrier();
+  // The end of this round trip, unless both operands were read in their stage buffers:
+  // the next copy into a buffer waits for the next dot's barrier instead.
+  if (!staging.in_place) barrier();
 
   Regs out;
   for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(op.result()->type())));

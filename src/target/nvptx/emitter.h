@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -19,6 +20,9 @@
 
 namespace tritium::nvptx {
 
+// How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
+std::string describe_dot(const ir::Op& op, bool fragments);
+
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
 
@@ -30,6 +34,7 @@ struct DotStaging {
   int64_t stride_a = 0, stride_b = 0, b_offset = 0;
   llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
   llvm::Value* b_address = nullptr;
+  bool in_place = false;  // both operands read in their stage buffers (async_copy.h)
 };
 
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
@@ -54,6 +59,7 @@ class Emitter {
   using ElementFn = std::function<llvm::Value*(const std::vector<llvm::Value*>&)>;
 
   // ---- emitter.cpp: the walk, values, types, threads, shared memory ----
+  bool mark_fragment_barriers(const ir::Region& region);  // fills fragment_barriers_
   void emit_region(const ir::Region& region);
   void emit_op(const ir::Op& op);
   const Regs& get(const ir::Value* value) const;
@@ -181,6 +187,8 @@ class Emitter {
 
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
+  void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  void issue_deferred_copies();  // the next iteration's copies, once the buffer is free
   llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
   llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
   void ptx_effect(const std::string& text, const std::string& constraints, const std::vector<llvm::Value*>& args);
@@ -229,10 +237,19 @@ class Emitter {
   VectorWidths widths_;
   FragmentPlan frags_;
   AsyncPlan async_;
+  // Control-flow ops whose regions may convert fragments through shared memory (barriers
+  // that uniformity.h's op_syncs cannot see): their decisions are made uniform too.
+  std::unordered_set<const ir::Op*> fragment_barriers_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
+  struct DeferredCopy {
+    const ir::Op* op;
+    const AsyncOperand* operand;
+    llvm::Value* handle;
+  };
+  std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
   int64_t shared_bytes_ = 0;
