@@ -181,7 +181,8 @@ class Verifier {
   void check_cache_hints(const Op& op, bool load) const {
     if (std::optional<CacheModifier> c = expect_enum_attr<CacheModifier>(op, false)) {
       if (load ? !is_load_cache(*c) : !is_store_cache(*c)) {
-        fail(op, std::string("cache modifier '") + enum_text(*c) + "' is not one of a " + (load ? "load" : "store"));
+        fail(op, std::string("cache modifier '") + enum_text(*c) + "' is not a " +
+                     (load ? "load's (.ca, .cg, .cv)" : "store's (.wb, .cg, .cs, .wt)"));
       }
     }
     expect_enum_attr<EvictionPolicy>(op, false);

@@ -5,7 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "ir/builder.h"
 #include "transforms/eliminate_dead_code.h"
 
@@ -128,7 +128,7 @@ class LoopPrefetcher {
   Value* next_iv() {
     if (next_iv_ == nullptr) {
       Value* iv = body_.arg(0);
-      next_iv_ = at_dot_.create_value(OpKind::Add, iv->type(), {iv, loop_.operand(2)}, loop_.loc());
+      next_iv_ = at_dot_.create_value(OpKind::Add, iv->type(), {iv, ir::ForOp(loop_).step()}, loop_.loc());
     }
     return next_iv_;
   }
@@ -142,7 +142,7 @@ class LoopPrefetcher {
   // Whether iteration i + 1 runs: iv + step < upper, and iv + step did not wrap.
   Value* next_in_range() {
     if (next_in_range_ == nullptr) {
-      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, next_iv(), loop_.operand(1));
+      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, next_iv(), ir::ForOp(loop_).upper());
       Value* no_wrap = compare(at_dot_, ir::CmpPredicate::Gt, next_iv(), body_.arg(0));
       next_in_range_ = at_dot_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
     }
@@ -150,7 +150,10 @@ class LoopPrefetcher {
   }
 
   Value* first_in_range() {
-    if (first_in_range_ == nullptr) first_in_range_ = compare(before_loop_, ir::CmpPredicate::Lt, loop_.operand(0), loop_.operand(1));
+    if (first_in_range_ == nullptr) {
+      ir::ForOp loop(loop_);
+      first_in_range_ = compare(before_loop_, ir::CmpPredicate::Lt, loop.lower(), loop.upper());
+    }
     return first_in_range_;
   }
 
@@ -190,7 +193,7 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
     for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
-    const Op* step = op.operand(2)->def();
+    const Op* step = ir::ForOp(op).step()->def();
     bool positive_step = step != nullptr && step->kind() == OpKind::Constant && step->has_attr("value") &&
                          std::holds_alternative<int64_t>(*step->find_attr("value")) && step->int_attr("value") > 0;
     if (!positive_step || writes_memory(body)) continue;

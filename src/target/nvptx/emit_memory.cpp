@@ -156,7 +156,7 @@ void Emitter::emit_store(const ir::Op& op) {
   llvm::Type* stored = memory_type(ptr_type->element()->pointee());
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
-  const Regs& value = get(op.operand(1));
+  const Regs& value = get(ir::StoreOp(op).value());
   ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto store = [&](int r, llvm::Value* pred) {
