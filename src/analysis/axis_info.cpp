@@ -14,6 +14,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ir/attrs.h"
 #include "ir/int_arith.h"
 #include "ir/printer.h"
 
@@ -530,16 +531,17 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
     case OpKind::Cmp: {
       const AxisInfo& a = operand(0);
       const AxisInfo& b = operand(1);
-      const std::string& predicate = op.str_attr("predicate");
+      using P = ir::CmpPredicate;
+      P predicate = ir::enum_attr<P>(op);
       const std::vector<int64_t>& in_shape = shape_of(op.operand(0)->type());
       for (int d = 0; d < rank; ++d) {
         int64_t c = gcd(a.constancy[d], b.constancy[d]);
         // x < r over an aligned group of g consecutive x starting at a multiple of g, with
         // r a multiple of g constant over the group: s < r implies s + g - 1 < r.
-        if ((predicate == "lt" || predicate == "ge") && b.constancy[d] == in_shape[d]) {
+        if ((predicate == P::Lt || predicate == P::Ge) && b.constancy[d] == in_shape[d]) {
           c = std::max(c, gcd(gcd(a.contiguity[d], a.divisibility[d]), b.divisibility[d]));
         }
-        if ((predicate == "gt" || predicate == "le") && a.constancy[d] == in_shape[d]) {
+        if ((predicate == P::Gt || predicate == P::Le) && a.constancy[d] == in_shape[d]) {
           c = std::max(c, gcd(gcd(b.contiguity[d], b.divisibility[d]), a.divisibility[d]));
         }
         r.constancy[d] = c;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ir/attrs.h"
 #include "ir/int_arith.h"
 
 namespace tritium::analysis {
@@ -192,14 +193,15 @@ int ValueRangeAnalysis::decide(const ir::Op& cmp) const {
   const ir::Type* element = cmp.operand(0)->type()->element();
   // Unsigned values compare as unsigned; the signed view agrees while both are >= 0.
   if (!ir::is_signed(element->scalar_kind()) && (*a.lower < 0 || *b.lower < 0)) return -1;
-  const std::string& p = cmp.str_attr("predicate");
   int64_t al = *a.lower, ah = *a.upper, bl = *b.lower, bh = *b.upper;
-  if (p == "lt") return ah < bl ? 1 : al >= bh ? 0 : -1;
-  if (p == "le") return ah <= bl ? 1 : al > bh ? 0 : -1;
-  if (p == "gt") return al > bh ? 1 : ah <= bl ? 0 : -1;
-  if (p == "ge") return al >= bh ? 1 : ah < bl ? 0 : -1;
-  if (p == "eq") return (al == ah && bl == bh && al == bl) ? 1 : (ah < bl || bh < al) ? 0 : -1;
-  if (p == "ne") return (al == ah && bl == bh && al == bl) ? 0 : (ah < bl || bh < al) ? 1 : -1;
+  switch (ir::enum_attr<ir::CmpPredicate>(cmp)) {
+    case ir::CmpPredicate::Lt: return ah < bl ? 1 : al >= bh ? 0 : -1;
+    case ir::CmpPredicate::Le: return ah <= bl ? 1 : al > bh ? 0 : -1;
+    case ir::CmpPredicate::Gt: return al > bh ? 1 : ah <= bl ? 0 : -1;
+    case ir::CmpPredicate::Ge: return al >= bh ? 1 : ah < bl ? 0 : -1;
+    case ir::CmpPredicate::Eq: return (al == ah && bl == bh && al == bl) ? 1 : (ah < bl || bh < al) ? 0 : -1;
+    case ir::CmpPredicate::Ne: return (al == ah && bl == bh && al == bl) ? 0 : (ah < bl || bh < al) ? 1 : -1;
+  }
   return -1;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "interp/poison.h"
+#include "ir/attrs.h"
 
 namespace tritium::interp {
 
@@ -23,7 +24,7 @@ float round_to_tf32(float x) {
 
 namespace {
 
-enum class Precision { Ieee, Tf32, Tf32x3 };
+using Precision = ir::InputPrecision;  // ir/attr_enums.def
 
 struct Dims {
   int64_t batch = 1, m = 0, n = 0, k = 0;
@@ -153,8 +154,7 @@ void dot_f32(const Buffer& a, const Buffer& b, const Buffer& acc, const Dims& d,
 
 void eval_dot(const ir::Op& op, const Buffer& a, const Buffer& b, const Buffer& acc, Buffer& result) {
   Dims d = dims_of(a, b);
-  const std::string& p = op.str_attr("input_precision");
-  Precision precision = p == "tf32" ? Precision::Tf32 : p == "tf32x3" ? Precision::Tf32x3 : Precision::Ieee;
+  Precision precision = ir::enum_attr<Precision>(op);
   if (!result.is_float) {
     dot_int(a, b, acc, d, result);
   } else if (result.kind == ir::ScalarKind::F64) {

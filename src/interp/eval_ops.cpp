@@ -166,17 +166,6 @@ void eval_float_binary(const ir::Op& op, const Buffer& a, const Buffer& b, Buffe
 
 }  // namespace
 
-Predicate parse_predicate(const ir::Op& op) {
-  const std::string& p = op.str_attr("predicate");
-  if (p == "eq") return Predicate::Eq;
-  if (p == "ne") return Predicate::Ne;
-  if (p == "lt") return Predicate::Lt;
-  if (p == "le") return Predicate::Le;
-  if (p == "gt") return Predicate::Gt;
-  if (p == "ge") return Predicate::Ge;
-  internal_error("interpreter", "unknown predicate '" + p + "'", op.loc());
-}
-
 void eval_binary(const ir::Op& op, const Buffer& lhs, const Buffer& rhs, Buffer& result) {
   if (lhs.is_float) {
     eval_float_binary(op, lhs, rhs, result);

@@ -4,12 +4,12 @@
 #pragma once
 
 #include "interp/values.h"
+#include "ir/attrs.h"
 #include "ir/ir.h"
 
 namespace tritium::interp {
 
-enum class Predicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-Predicate parse_predicate(const ir::Op& op);
+using Predicate = ir::CmpPredicate;  // ir/attr_enums.def
 
 // Binary elementwise ops (add ... maximum). Lanes of an integer division by zero or of
 // INT_MIN / -1 are poisoned (poison.h); call after propagate_poison for the result.

@@ -151,8 +151,8 @@ class Interpreter {
       case OpKind::MakeRange: eval_make_range(op.int_attr("start"), buffers_[plan.results[0]]); break;
       case OpKind::ProgramId:
       case OpKind::NumPrograms: plan.attr = op.int_attr("axis"); break;
-      case OpKind::Cmp: plan.attr = static_cast<int64_t>(parse_predicate(op)); break;
-      case OpKind::AtomicRMW: plan.attr = static_cast<int64_t>(parse_atomic_kind(op)); break;
+      case OpKind::Cmp: plan.attr = static_cast<int64_t>(ir::enum_attr<ir::CmpPredicate>(op)); break;
+      case OpKind::AtomicRMW: plan.attr = static_cast<int64_t>(ir::enum_attr<ir::AtomicKind>(op)); break;
       case OpKind::Cast: {
         const ir::AttrValue* bitcast = op.find_attr("bitcast");
         plan.attr = bitcast && std::holds_alternative<int64_t>(*bitcast) && std::get<int64_t>(*bitcast) != 0;

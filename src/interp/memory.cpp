@@ -109,18 +109,6 @@ void check_poisoned_access(const ir::Op& op, const Buffer& ptr, const Buffer* ma
 
 }  // namespace
 
-AtomicKind parse_atomic_kind(const ir::Op& op) {
-  const std::string& kind = op.str_attr("kind");
-  if (kind == "add") return AtomicKind::Add;
-  if (kind == "max") return AtomicKind::Max;
-  if (kind == "min") return AtomicKind::Min;
-  if (kind == "and") return AtomicKind::And;
-  if (kind == "or") return AtomicKind::Or;
-  if (kind == "xor") return AtomicKind::Xor;
-  if (kind == "xchg") return AtomicKind::Xchg;
-  internal_error("interpreter", "unknown atomic kind '" + kind + "'", op.loc());
-}
-
 void Memory::check_slow(const ir::Op& op, const char* access, const Buffer& ptr, uint64_t address,
                         int bytes, int64_t lane) {
   const char* type = ir::scalar_name(ptr.type->element()->pointee()->scalar_kind());

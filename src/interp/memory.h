@@ -8,11 +8,11 @@
 
 #include "interp/interpreter.h"
 #include "interp/values.h"
+#include "ir/attrs.h"
 
 namespace tritium::interp {
 
-enum class AtomicKind : uint8_t { Add, Max, Min, And, Or, Xor, Xchg };
-AtomicKind parse_atomic_kind(const ir::Op& op);
+using AtomicKind = ir::AtomicKind;  // ir/attr_enums.def
 
 class Memory {
  public:

@@ -43,13 +43,16 @@ bool eval_int_binary(OpKind kind, ScalarKind type, int64_t a, int64_t b, int64_t
   return true;
 }
 
-bool eval_int_compare(const std::string& predicate, bool is_signed_type, int64_t a, int64_t b) {
+bool eval_int_compare(CmpPredicate predicate, bool is_signed_type, int64_t a, int64_t b) {
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  if (predicate == "eq") return a == b;
-  if (predicate == "ne") return a != b;
-  if (predicate == "lt") return is_signed_type ? a < b : ua < ub;
-  if (predicate == "le") return is_signed_type ? a <= b : ua <= ub;
-  if (predicate == "gt") return is_signed_type ? a > b : ua > ub;
+  switch (predicate) {
+    case CmpPredicate::Eq: return a == b;
+    case CmpPredicate::Ne: return a != b;
+    case CmpPredicate::Lt: return is_signed_type ? a < b : ua < ub;
+    case CmpPredicate::Le: return is_signed_type ? a <= b : ua <= ub;
+    case CmpPredicate::Gt: return is_signed_type ? a > b : ua > ub;
+    case CmpPredicate::Ge: break;
+  }
   return is_signed_type ? a >= b : ua >= ub;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ir/attrs.h"
 #include "ir/ir.h"
 
 namespace tritium::ir {
@@ -15,6 +16,6 @@ namespace tritium::ir {
 bool eval_int_binary(OpKind kind, ScalarKind type, int64_t lhs, int64_t rhs, int64_t* out);
 
 // Evaluates `cmp {predicate}` on two integers of a type of the given signedness.
-bool eval_int_compare(const std::string& predicate, bool is_signed, int64_t lhs, int64_t rhs);
+bool eval_int_compare(CmpPredicate predicate, bool is_signed, int64_t lhs, int64_t rhs);
 
 }  // namespace tritium::ir

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 
 namespace tritium::ir {
@@ -14,10 +15,11 @@ namespace {
 struct OpInfo {
   const char* keyword;
   uint32_t traits;
+  const char* operands;
 };
 
 constexpr OpInfo kOpInfo[] = {
-#define TRITIUM_OP(name, keyword, traits) {keyword, traits},
+#define TRITIUM_OP(name, keyword, traits, operands) {keyword, traits, operands},
 #include "ir/ops.def"
 #undef TRITIUM_OP
 };
@@ -54,7 +56,53 @@ const T& typed_attr(const Op& op, const std::string& name, const char* wanted) {
   return std::get<T>(*value);
 }
 
+// "ptr, mask?, other?" -> the signature; the roles' order is checked once, at first use.
+OpSignature parse_signature(const char* keyword, std::string_view text) {
+  OpSignature sig;
+  bool optional_seen = false;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    OperandRole role = OperandRole::Required;
+    if (!item.empty() && item.back() == '?') role = OperandRole::Optional;
+    if (!item.empty() && item.back() == '*') role = OperandRole::Variadic;
+    if (role != OperandRole::Required) item.remove_suffix(1);
+    bool bad = item.empty() || (!sig.operands.empty() && sig.operands.back().role == OperandRole::Variadic) ||
+               (role == OperandRole::Required && optional_seen);
+    if (bad) internal_error("ir", std::string("ops.def: bad operand list of '") + keyword + "'");
+    optional_seen = optional_seen || role == OperandRole::Optional;
+    sig.operands.push_back({std::string(item), role});
+    if (role == OperandRole::Required) ++sig.min_operands;
+    sig.max_operands = role == OperandRole::Variadic ? -1 : sig.max_operands + 1;
+  }
+  return sig;
+}
+
+const std::vector<OpSignature>& signatures() {
+  static const std::vector<OpSignature> all = [] {
+    std::vector<OpSignature> out;
+    for (const OpInfo& info : kOpInfo) out.push_back(parse_signature(info.keyword, info.operands));
+    return out;
+  }();
+  return all;
+}
+
 }  // namespace
+
+const OpSignature& op_signature(OpKind kind) {
+  op_info(kind);  // range check
+  return signatures()[static_cast<size_t>(kind)];
+}
+
+int operand_index(OpKind kind, std::string_view name) {
+  const OpSignature& sig = op_signature(kind);
+  for (size_t i = 0; i < sig.operands.size(); ++i) {
+    if (sig.operands[i].name == name) return static_cast<int>(i);
+  }
+  internal_error("ir", std::string("op '") + op_name(kind) + "' has no operand '" + std::string(name) + "' in ops.def");
+}
 
 const char* op_name(OpKind kind) { return op_info(kind).keyword; }
 uint32_t op_traits(OpKind kind) { return op_info(kind).traits; }
@@ -215,13 +263,13 @@ const std::vector<int64_t>& Op::ints_attr(const std::string& name) const {
   return typed_attr<std::vector<int64_t>>(*this, name, "integer list");
 }
 
-Value* load_mask(const Op& op) { return op.num_operands() >= 2 ? op.operand(1) : nullptr; }
-Value* load_other(const Op& op) { return op.num_operands() >= 3 ? op.operand(2) : nullptr; }
-Value* store_mask(const Op& op) { return op.num_operands() >= 3 ? op.operand(2) : nullptr; }
+Value* load_mask(const Op& op) { return LoadOp(op).mask(); }
+Value* load_other(const Op& op) { return LoadOp(op).other(); }
+Value* store_mask(const Op& op) { return StoreOp(op).mask(); }
 Value* atomic_mask(const Op& op) {
   // atomic_cas has no mask; its third operand is the new value.
   if (op.kind() != OpKind::AtomicRMW) return nullptr;
-  return op.num_operands() >= 3 ? op.operand(2) : nullptr;
+  return AtomicRMWOp(op).mask();
 }
 
 ArgFacts Function::facts_of(const Value* value) const {

@@ -15,7 +15,7 @@
 namespace tritium::ir {
 
 enum class OpKind : uint16_t {
-#define TRITIUM_OP(name, keyword, traits) name,
+#define TRITIUM_OP(name, keyword, traits, operands) name,
 #include "ir/ops.def"
 #undef TRITIUM_OP
 };
@@ -27,6 +27,26 @@ enum OpTrait : uint32_t {
   kMemory = 1u << 3,       // reads or writes memory
   kHasRegions = 1u << 4,   // structured control flow
   kTerminator = 1u << 5,   // ends a region
+  // Memory effects (ops.def): what a pass may not remove, reorder or hoist.
+  kReadsGlobal = 1u << 6,
+  kWritesGlobal = 1u << 7,
+  kMaySync = 1u << 8,      // may make the threads of a program wait for each other (GPU)
+  kSideEffect = 1u << 9,   // output beyond memory (print, assert)
+};
+
+// An operand's role in ops.def: `x`, `x?` or `x*`.
+enum class OperandRole : uint8_t { Required, Optional, Variadic };
+
+struct OperandSpec {
+  std::string name;
+  OperandRole role;
+};
+
+// An op's operand list as ops.def declares it.
+struct OpSignature {
+  std::vector<OperandSpec> operands;
+  int min_operands = 0;
+  int max_operands = 0;  // -1: unbounded (a variadic operand)
 };
 
 const char* op_name(OpKind kind);  // the printed keyword
@@ -34,6 +54,9 @@ const char* op_name(OpKind kind);  // the printed keyword
 bool find_op_kind(std::string_view keyword, OpKind* out);
 uint32_t op_traits(OpKind kind);
 inline bool has_trait(OpKind kind, OpTrait trait) { return (op_traits(kind) & trait) != 0; }
+const OpSignature& op_signature(OpKind kind);
+// The position of the operand `name` in ops.def's list for `kind`; an InternalError if none.
+int operand_index(OpKind kind, std::string_view name);
 
 class Op;
 class Region;
@@ -178,7 +201,8 @@ class Op {
   std::vector<Attr> attrs_;
 };
 
-// Optional operands of memory ops (see ops.def); null when absent.
+// Optional operands of memory ops (see ops.def); null when absent. Kept for the NVPTX files
+// not yet moved to the typed views of ir/op_views.h (LoadOp(op).mask()).
 Value* load_mask(const Op& op);
 Value* load_other(const Op& op);
 Value* store_mask(const Op& op);

@@ -5,6 +5,8 @@
 
 #include <unordered_set>
 
+#include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 
@@ -120,13 +122,19 @@ class Verifier {
     }
   }
 
-  void expect_counts(const Op& op, int min_operands, int max_operands, int results) const {
-    if (op.num_operands() < min_operands || op.num_operands() > max_operands) {
-      std::string want = min_operands == max_operands
-                             ? std::to_string(min_operands)
-                             : std::to_string(min_operands) + " to " + std::to_string(max_operands);
-      fail(op, "expected " + want + " operands, got " + std::to_string(op.num_operands()));
-    }
+  // The operand count ops.def's list allows (required, optional and variadic operands).
+  void expect_operand_count(const Op& op) const {
+    const OpSignature& sig = op_signature(op.kind());
+    int n = op.num_operands();
+    if (n >= sig.min_operands && (sig.max_operands < 0 || n <= sig.max_operands)) return;
+    std::string want = sig.max_operands < 0            ? "at least " + std::to_string(sig.min_operands)
+                       : sig.min_operands == sig.max_operands ? std::to_string(sig.min_operands)
+                       : std::to_string(sig.min_operands) + " to " + std::to_string(sig.max_operands);
+    fail(op, "expected " + want + " operands, got " + std::to_string(n));
+  }
+
+  // The result count (-1: any) and no regions unless the op has them.
+  void expect_results(const Op& op, int results) const {
     if (results >= 0 && op.num_results() != results) {
       fail(op, "expected " + std::to_string(results) + " results, got " + std::to_string(op.num_results()));
     }
@@ -147,12 +155,46 @@ class Verifier {
     }
   }
 
+  // The attribute EnumInfo<E>::attr spelled from its vocabulary (attr_enums.def); returns it,
+  // nullopt when an optional one is absent.
+  template <class E>
+  std::optional<E> expect_enum_attr(const Op& op, bool required) const {
+    const char* name = EnumInfo<E>::attr;
+    const AttrValue* value = op.find_attr(name);
+    if (value == nullptr) {
+      if (required) fail(op, std::string("missing '") + name + "' (" + enum_choices<E>() + ")");
+      return std::nullopt;
+    }
+    if (!std::holds_alternative<std::string>(*value)) fail(op, std::string("'") + name + "' is not a string");
+    const std::string& text = std::get<std::string>(*value);
+    std::optional<E> e = parse_enum<E>(text);
+    if (!e) fail(op, std::string("unknown ") + name + " '" + text + "' (" + enum_choices<E>() + ")");
+    return e;
+  }
+
+  // Memory ordering of atomics: optional, acq_rel at gpu scope when absent.
+  void check_sem_scope(const Op& op) const {
+    expect_enum_attr<MemSem>(op, false);
+    expect_enum_attr<MemScope>(op, false);
+  }
+
+  void check_cache_hints(const Op& op, bool load) const {
+    if (std::optional<CacheModifier> c = expect_enum_attr<CacheModifier>(op, false)) {
+      if (load ? !is_load_cache(*c) : !is_store_cache(*c)) {
+        fail(op, std::string("cache modifier '") + enum_text(*c) + "' is not a " +
+                     (load ? "load's (.ca, .cg, .cv)" : "store's (.wb, .cg, .cs, .wt)"));
+      }
+    }
+    expect_enum_attr<EvictionPolicy>(op, false);
+  }
+
   void check_op(const Op& op, const Op* owner, const Region& r) {
+    expect_operand_count(op);
     switch (op.kind()) {
       case OpKind::Constant: return check_constant(op);
       case OpKind::ProgramId:
       case OpKind::NumPrograms: {
-        expect_counts(op, 0, 0, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "axis");
         int64_t axis = op.int_attr("axis");
         if (axis < 0 || axis > 2) fail(op, "axis " + std::to_string(axis) + " is not 0, 1 or 2");
@@ -160,7 +202,7 @@ class Verifier {
         return;
       }
       case OpKind::MakeRange: {
-        expect_counts(op, 0, 0, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "start");
         expect_int_attr(op, "end");
         int64_t start = op.int_attr("start"), end = op.int_attr("end");
@@ -169,7 +211,7 @@ class Verifier {
         return;
       }
       case OpKind::Splat: {
-        expect_counts(op, 1, 1, 1);
+        expect_results(op, 1);
         const Type* in = operand_type(op, 0);
         if (in->is_block()) fail(op, "the operand is a block, not a scalar");
         if (!result_type(op)->is_block() || result_type(op)->element() != in) {
@@ -180,7 +222,7 @@ class Verifier {
       case OpKind::Broadcast: return check_broadcast(op);
       case OpKind::ExpandDims: return check_expand_dims(op);
       case OpKind::Reshape: {
-        expect_counts(op, 1, 1, 1);
+        expect_results(op, 1);
         const Type* in = operand_type(op, 0);
         const Type* out = result_type(op);
         if (!out->is_block() || in->element() != out->element() || in->num_elements() != out->num_elements()) {
@@ -193,7 +235,7 @@ class Verifier {
       case OpKind::Split: return check_split(op);
       case OpKind::Reduce: case OpKind::Scan: return check_reduce_scan(op);
       case OpKind::Histogram: {
-        expect_counts(op, 1, 2, 1);
+        expect_results(op, 1);
         expect_int_attr(op, "num_bins");
         const Type* x = operand_type(op, 0);
         if (!x->is_block() || x->rank() != 1 || !x->is_int()) fail(op, "the input " + x->str() + " is not a 1-D integer block");
@@ -208,19 +250,13 @@ class Verifier {
       case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
         return check_binary(op, /*ints_only=*/true);
       case OpKind::Cmp: {
-        expect_counts(op, 2, 2, 1);
+        expect_results(op, 1);
         const Type* a = operand_type(op, 0);
         if (operand_type(op, 1) != a) {
           fail(op, "operands have different types " + types_text({a, operand_type(op, 1)}));
         }
         expect_type(op, result_type(op), a->with_element(Type::scalar(ScalarKind::I1)), "the result");
-        const AttrValue* pred = op.find_attr("predicate");
-        static const char* const kPredicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-        bool ok = false;
-        if (pred && std::holds_alternative<std::string>(*pred)) {
-          for (const char* p : kPredicates) ok = ok || std::get<std::string>(*pred) == p;
-        }
-        if (!ok) fail(op, "missing or unknown 'predicate' (eq, ne, lt, le, gt, ge)");
+        expect_enum_attr<CmpPredicate>(op, true);
         return;
       }
       case OpKind::Neg: case OpKind::Abs: return check_unary(op, true, true);
@@ -229,7 +265,7 @@ class Verifier {
       case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil:
         return check_unary(op, false, true);
       case OpKind::ExternElementwise: {
-        expect_counts(op, 1, 3, 1);
+        expect_results(op, 1);
         const AttrValue* symbol = op.find_attr("symbol");
         if (!symbol || !std::holds_alternative<std::string>(*symbol)) fail(op, "missing 'symbol'");
         for (size_t i = 0; i < op.operands().size(); ++i) {
@@ -240,7 +276,7 @@ class Verifier {
         return;
       }
       case OpKind::Select: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* out = result_type(op);
         expect_type(op, operand_type(op, 0), out->with_element(Type::scalar(ScalarKind::I1)), "the condition");
         expect_type(op, operand_type(op, 1), out, "the true value");
@@ -249,7 +285,7 @@ class Verifier {
       }
       case OpKind::Cast: return check_cast(op);
       case OpKind::AddPtr: {
-        expect_counts(op, 2, 2, 1);
+        expect_results(op, 1);
         const Type* ptr = operand_type(op, 0);
         if (!ptr->is_ptr()) fail(op, "the first operand " + ptr->str() + " is not a pointer");
         const Type* offset = operand_type(op, 1);
@@ -260,33 +296,36 @@ class Verifier {
         return;
       }
       case OpKind::Load: {
-        expect_counts(op, 1, 3, 1);
+        expect_results(op, 1);
         const Type* value = pointee_shaped(op);
         expect_type(op, result_type(op), value, "the result");
-        check_mask(op, load_mask(op));
-        if (Value* other = load_other(op)) expect_type(op, other->type(), value, "'other'");
+        check_mask(op, LoadOp(op).mask());
+        if (Value* other = LoadOp(op).other()) expect_type(op, other->type(), value, "'other'");
+        check_cache_hints(op, true);
         return;
       }
       case OpKind::Store: {
-        expect_counts(op, 2, 3, 0);
+        expect_results(op, 0);
         expect_type(op, operand_type(op, 1), pointee_shaped(op), "the stored value");
-        check_mask(op, store_mask(op));
+        check_mask(op, StoreOp(op).mask());
+        check_cache_hints(op, false);
         return;
       }
       case OpKind::AtomicRMW: return check_atomic_rmw(op);
       case OpKind::AtomicCAS: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* value = pointee_shaped(op);
         expect_type(op, operand_type(op, 1), value, "the compared value");
         expect_type(op, operand_type(op, 2), value, "the new value");
         expect_type(op, result_type(op), value, "the result");
+        check_sem_scope(op);
         return;
       }
       case OpKind::For: return check_for(op);
       case OpKind::If: return check_if(op);
       case OpKind::While: return check_while(op);
       case OpKind::Yield: {
-        expect_counts(op, 0, 1 << 30, 0);
+        expect_results(op, 0);
         bool ok = owner != nullptr &&
                   (owner->kind() == OpKind::For || owner->kind() == OpKind::If || owner->kind() == OpKind::Reduce ||
                    owner->kind() == OpKind::Scan ||
@@ -295,14 +334,14 @@ class Verifier {
         return;
       }
       case OpKind::Condition: {
-        expect_counts(op, 1, 1 << 30, 0);
+        expect_results(op, 0);
         if (owner == nullptr || owner->kind() != OpKind::While || &r != owner->region(0)) {
           fail(op, "'condition' outside a while before-region");
         }
         return;
       }
       case OpKind::Return:
-        expect_counts(op, 0, 0, 0);
+        expect_results(op, 0);
         if (owner != nullptr) fail(op, "'return' inside a region (only the function body may return)");
         return;
       case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier: case OpKind::Fma:
@@ -312,7 +351,7 @@ class Verifier {
   }
 
   void check_constant(const Op& op) {
-    expect_counts(op, 0, 0, 1);
+    expect_results(op, 1);
     const Type* type = result_type(op);
     const AttrValue* value = op.find_attr("value");
     if (value == nullptr) fail(op, "missing attribute 'value'");
@@ -324,7 +363,7 @@ class Verifier {
   }
 
   void check_broadcast(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const Type* out = result_type(op);
     bool ok = in->is_block() && out->is_block() && in->element() == out->element() && in->rank() == out->rank();
@@ -335,7 +374,7 @@ class Verifier {
   }
 
   void check_expand_dims(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     expect_int_attr(op, "axis");
     const Type* in = operand_type(op, 0);
     int64_t axis = op.int_attr("axis");
@@ -346,7 +385,7 @@ class Verifier {
   }
 
   void check_trans(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const AttrValue* order = op.find_attr("order");
     if (order == nullptr || !std::holds_alternative<std::vector<int64_t>>(*order)) fail(op, "missing 'order'");
@@ -363,7 +402,7 @@ class Verifier {
   }
 
   void check_join_cat(const Op& op) {
-    expect_counts(op, 2, 2, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     expect_type(op, operand_type(op, 1), a, "the second operand");
     std::vector<int64_t> shape = a->shape();
@@ -377,7 +416,7 @@ class Verifier {
   }
 
   void check_split(const Op& op) {
-    expect_counts(op, 1, 1, 2);
+    expect_results(op, 2);
     const Type* a = operand_type(op, 0);
     if (!a->is_block() || a->shape().back() != 2) fail(op, "the operand " + a->str() + " does not end in a dimension of 2");
     std::vector<int64_t> shape(a->shape().begin(), a->shape().end() - 1);
@@ -415,7 +454,7 @@ class Verifier {
 
   // dot: the operand convention of ops.def (shapes, element types, attributes).
   void check_dot(const Op& op) {
-    expect_counts(op, 3, 3, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     const Type* b = operand_type(op, 1);
     const Type* out = result_type(op);
@@ -450,17 +489,16 @@ class Verifier {
       }
     }
     if (!ok) fail(op, "element types " + types_text({a->element(), b->element(), out->element()}) + " are not a dot Triton allows");
-    const AttrValue* precision = op.find_attr("input_precision");
-    if (precision == nullptr || !std::holds_alternative<std::string>(*precision)) fail(op, "missing 'input_precision'");
-    const std::string& p = std::get<std::string>(*precision);
-    if (p != "ieee" && p != "tf32" && p != "tf32x3") fail(op, "unknown input_precision '" + p + "' (ieee, tf32, tf32x3)");
-    if (p != "ieee" && ta != K::F32) fail(op, "input_precision '" + p + "' on " + a->element()->str() + " inputs (only fp32 has one)");
+    InputPrecision p = *expect_enum_attr<InputPrecision>(op, true);
+    if (p != InputPrecision::Ieee && ta != K::F32) {
+      fail(op, std::string("input_precision '") + enum_text(p) + "' on " + a->element()->str() + " inputs (only fp32 has one)");
+    }
     expect_int_attr(op, "max_num_imprecise_acc");
     if (op.int_attr("max_num_imprecise_acc") < 0) fail(op, "negative max_num_imprecise_acc");
   }
 
   void check_binary(const Op& op, bool ints_only) {
-    expect_counts(op, 2, 2, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     const Type* b = operand_type(op, 1);
     if (a != b) fail(op, "operands have different types " + types_text({a, b}));
@@ -478,18 +516,18 @@ class Verifier {
     };
     switch (op.kind()) {
       case OpKind::Print:
-        expect_counts(op, 0, 1 << 30, 0);
+        expect_results(op, 0);
         expect_attr("prefix", 2);
         expect_attr("hex", 0);
         return;
       case OpKind::Assert:
-        expect_counts(op, 1, 1, 0);
+        expect_results(op, 0);
         if (!operand_type(op, 0)->is_bool()) fail(op, "the condition " + operand_type(op, 0)->str() + " is not i1");
         expect_attr("msg", 2);
         return;
-      case OpKind::DebugBarrier: return expect_counts(op, 0, 0, 0);
+      case OpKind::DebugBarrier: return expect_results(op, 0);
       default: {
-        expect_counts(op, 3, 3, 1);
+        expect_results(op, 1);
         const Type* a = operand_type(op, 0);
         if (!a->is_float()) fail(op, "operands of type " + a->str() + " (expected floats)");
         expect_type(op, operand_type(op, 1), a, "the second operand");
@@ -500,7 +538,7 @@ class Verifier {
   }
 
   void check_unary(const Op& op, bool ints, bool floats) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     if (!((ints && a->is_int()) || (floats && a->is_float()))) {
       fail(op, "operand of type " + a->str() + " (expected " +
@@ -515,7 +553,7 @@ class Verifier {
   }
 
   void check_cast(const Op& op) {
-    expect_counts(op, 1, 1, 1);
+    expect_results(op, 1);
     const Type* in = operand_type(op, 0);
     const Type* out = result_type(op);
     if (in->shape() != out->shape() || in->is_block() != out->is_block()) {
@@ -543,18 +581,14 @@ class Verifier {
   }
 
   void check_atomic_rmw(const Op& op) {
-    expect_counts(op, 2, 3, 1);
+    expect_results(op, 1);
     const Type* value = pointee_shaped(op);
     expect_type(op, operand_type(op, 1), value, "the value");
     expect_type(op, result_type(op), value, "the result");
-    check_mask(op, atomic_mask(op));
-    const AttrValue* kind = op.find_attr("kind");
-    if (kind == nullptr || !std::holds_alternative<std::string>(*kind)) fail(op, "missing 'kind'");
-    const std::string& k = std::get<std::string>(*kind);
-    bool any = k == "add" || k == "max" || k == "min" || k == "xchg";
-    bool bitwise = k == "and" || k == "or" || k == "xor";
-    if (!any && !bitwise) fail(op, "unknown atomic kind '" + k + "'");
-    if (bitwise && !value->is_int()) fail(op, "atomic '" + k + "' on " + value->str());
+    check_mask(op, AtomicRMWOp(op).mask());
+    AtomicKind k = *expect_enum_attr<AtomicKind>(op, true);
+    if (is_bitwise(k) && !value->is_int()) fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
+    check_sem_scope(op);
   }
 
   // Region arguments and the terminator's operands against `want`.
@@ -590,7 +624,6 @@ class Verifier {
   }
 
   void check_for(const Op& op) {
-    if (op.num_operands() < 3) fail(op, "expected lower bound, upper bound, step and initial values");
     const Type* iv = operand_type(op, 0);
     if (!iv->is_scalar() || !iv->is_int()) fail(op, "the lower bound " + iv->str() + " is not a scalar integer");
     expect_type(op, operand_type(op, 1), iv, "the upper bound");
@@ -607,7 +640,6 @@ class Verifier {
   }
 
   void check_if(const Op& op) {
-    if (op.num_operands() != 1) fail(op, "expected one condition operand");
     expect_type(op, operand_type(op, 0), Type::scalar(ScalarKind::I1), "the condition");
     expect_region_count(op, 2);
     std::vector<const Type*> results = result_types(op);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "lower/builtin_registry.h"
@@ -175,9 +176,9 @@ class AccessBuilder {
     Value* mask = nullptr;
     for (int64_t d : dims) {
       LValue r = LValue::tensor(range(static_cast<size_t>(d)));
-      Value* lo = L_.cmp("ge", r, LValue::constant(ConstValue::integer(0)), loc_);
+      Value* lo = L_.cmp(ir::CmpPredicate::Ge, r, LValue::constant(ConstValue::integer(0)), loc_);
       Value* bound = L_.cast(a_.bounds[static_cast<size_t>(d)], ScalarKind::I64, loc_);
-      Value* hi = L_.cmp("lt", r, LValue::tensor(bound), loc_);
+      Value* hi = L_.cmp(ir::CmpPredicate::Lt, r, LValue::tensor(bound), loc_);
       Value* m = L_.logical(ir::OpKind::And, LValue::tensor(lo), LValue::tensor(hi), loc_);
       mask = mask ? L_.logical(ir::OpKind::And, LValue::tensor(mask), LValue::tensor(m), loc_) : m;
     }
@@ -224,14 +225,18 @@ std::vector<int64_t> boundary_dims(const BuiltinArgs& a, size_t rank, const Loc&
   return dims;
 }
 
-std::string padding_of(const LValue& v, const Loc& loc) {
+// The padding_option argument; nullopt for "" (none given).
+std::optional<ir::Padding> padding_of(const LValue& v, const Loc& loc) {
   if (!v.is_const() || v.c.kind != ConstValue::Kind::Str) error_at(loc, "padding_option must be a string, got " + v.describe());
-  if (v.c.s != "" && v.c.s != "zero" && v.c.s != "nan") error_at(loc, "Padding option " + v.c.s + " not supported");
-  return v.c.s;
+  if (v.c.s.empty()) return std::nullopt;
+  std::optional<ir::Padding> padding = ir::parse_enum<ir::Padding>(v.c.s);
+  if (!padding) error_at(loc, "Padding option " + v.c.s + " not supported");
+  return padding;
 }
 
-LValue padding_value(const std::string& padding) {
-  return padding == "nan" ? LValue::constant(ConstValue::floating(std::nan(""))) : LValue::constant(ConstValue::integer(0));
+LValue padding_value(ir::Padding padding) {
+  return padding == ir::Padding::Nan ? LValue::constant(ConstValue::floating(std::nan("")))
+                                     : LValue::constant(ConstValue::integer(0));
 }
 
 // ---- block pointers ----
@@ -292,11 +297,14 @@ LValue advance(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 
 LValue load_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& bp = a.get("pointer");
-  std::string padding = a.has("padding_option") ? padding_of(a.get("padding_option"), loc) : "";
+  std::optional<ir::Padding> padding;
+  if (a.has("padding_option")) padding = padding_of(a.get("padding_option"), loc);
   if (a.has("mask") || a.has("other")) error_at(loc, "`mask` and `other` arguments cannot be specified for loading block pointers");
   Access access = block_ptr_access(bp);
   ScalarKind k = element_kind(access.base);
-  if (padding == "nan" && !ir::is_float(k)) error_at(loc, "Padding option `nan` is not supported for integer block pointers");
+  if (padding.value_or(ir::Padding::Zero) == ir::Padding::Nan && !ir::is_float(k)) {
+    error_at(loc, "Padding option `nan` is not supported for integer block pointers");
+  }
   std::vector<int64_t> dims = boundary_dims(a, access.block.size(), loc);
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
@@ -305,7 +313,7 @@ LValue load_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (mask) {
     load_args.push_back(LValue::tensor(mask));
     // No padding: the masked-off lanes are undefined in Triton (0 in the interpreter).
-    if (!padding.empty()) load_args.push_back(padding_value(padding));
+    if (padding) load_args.push_back(padding_value(*padding));
   }
   std::vector<std::pair<std::string, LValue>> pass;
   for (const char* name : {"cache_modifier", "eviction_policy", "volatile"}) {
@@ -395,8 +403,9 @@ LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   }
   for (const LValue& s : strides) stride_values.push_back(LValue::tensor(index_value(L, s, true, loc)));
   std::vector<int64_t> block = block_shape_of(a.get("block_shape"), "tl.make_tensor_descriptor", loc);
-  std::string padding = a.has("padding_option") ? padding_of(a.get("padding_option"), loc) : "zero";
-  if (padding == "nan" && !ir::is_float(k)) error_at(loc, "Padding option `nan` is not supported for integer blocks");
+  ir::Padding padding =
+      (a.has("padding_option") ? padding_of(a.get("padding_option"), loc) : std::nullopt).value_or(ir::Padding::Zero);
+  if (padding == ir::Padding::Nan && !ir::is_float(k)) error_at(loc, "Padding option `nan` is not supported for integer blocks");
   if (k == ScalarKind::I1) base = L.cast(base, Type::pointer(Type::scalar(ScalarKind::I8)), loc);
   std::vector<LValue> fields(kDescNumFields);
   fields[kDescBase] = LValue::tensor(base);
@@ -404,7 +413,7 @@ LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   fields[kDescStrides] = LValue::tuple(std::move(stride_values));
   fields[kDescBlockShape] = int_tuple(block);
   fields[kDescBlockShape].is_list = true;  // a list in Triton (block_type.shape)
-  fields[kDescPadding] = LValue::constant(ConstValue::string(padding.empty() ? "zero" : padding));
+  fields[kDescPadding] = LValue::constant(ConstValue::string(ir::enum_text(padding)));
   return LValue::aggregate("tensor_descriptor", std::move(fields));
 }
 
@@ -443,8 +452,9 @@ LValue load_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   Value* ptr = builder.pointers();
   Value* mask = builder.mask(all_dims(access.block.size()));
   // Out of bounds reads the padding (zero unless padding_option="nan"), as Triton's fallback does.
-  return L.call_builtin(LValue::builtin("tl.load"),
-                        {LValue::tensor(ptr), LValue::tensor(mask), padding_value(desc.items[kDescPadding].c.s)}, {}, loc);
+  ir::Padding padding = ir::parse_enum<ir::Padding>(desc.items[kDescPadding].c.s).value_or(ir::Padding::Zero);
+  return L.call_builtin(LValue::builtin("tl.load"), {LValue::tensor(ptr), LValue::tensor(mask), padding_value(padding)},
+                        {}, loc);
 }
 
 LValue store_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {

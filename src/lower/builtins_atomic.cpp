@@ -2,6 +2,9 @@
 // element-type rules, memory semantics and scopes. Each returns the old values. The newer
 // tl.atomic_load / tl.atomic_store are lowered onto them: an `or` with 0 through the
 // pointer viewed as integers, and an exchange whose old values are dropped.
+#include <optional>
+
+#include "ir/attrs.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -16,22 +19,25 @@ namespace {
 
 LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const std::string& fn = a.fn();
-  std::string kind = fn.substr(7);
-  bool cas = kind == "cas";
+  bool cas = fn == "atomic_cas";
+  // tl.atomic_<kind>: the registry names only vocabulary members (attr_enums.def).
+  ir::AtomicKind kind = cas ? ir::AtomicKind::Xchg : *ir::parse_enum<ir::AtomicKind>(fn.substr(7));
   Value* ptr = L.to_tensor(a.get("pointer"), loc);
   if (!ptr->type()->is_ptr()) error_at(loc, "tl." + fn + " needs a pointer or a block of pointers, got " + ptr->type()->str());
   const Type* pointee = ptr->type()->element()->pointee();
   ScalarKind k = pointee->scalar_kind();
-  std::string sem = a.const_str("sem", "acq_rel");
-  if (sem != "acquire" && sem != "release" && sem != "acq_rel" && sem != "relaxed") error_at(loc, "unknown memory semantic '" + sem + "'");
-  std::string scope = a.const_str("scope", "gpu");
-  if (scope != "gpu" && scope != "cta" && scope != "sys") error_at(loc, "unknown memory scope '" + scope + "'");
+  std::string sem_text = a.const_str("sem", "acq_rel");
+  std::optional<ir::MemSem> sem = ir::parse_enum<ir::MemSem>(sem_text);
+  if (!sem) error_at(loc, "unknown memory semantic '" + sem_text + "'");
+  std::string scope_text = a.const_str("scope", "gpu");
+  std::optional<ir::MemScope> scope = ir::parse_enum<ir::MemScope>(scope_text);
+  if (!scope) error_at(loc, "unknown memory scope '" + scope_text + "'");
   if (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
       k == ScalarKind::U16 || k == ScalarKind::BF16) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
-  if (k == ScalarKind::F16 && kind != "add" && kind != "xchg" && kind != "cas") error_at(loc, "tl." + fn + " does not support fp16 elements");
-  if ((kind == "and" || kind == "or" || kind == "xor") && ir::is_float(k)) {
+  if (k == ScalarKind::F16 && !cas && kind != ir::AtomicKind::Add && kind != ir::AtomicKind::Xchg) error_at(loc, "tl." + fn + " does not support fp16 elements");
+  if (!cas && ir::is_bitwise(kind) && ir::is_float(k)) {
     error_at(loc, "tl." + fn + " needs integer elements, got " + std::string(ir::scalar_name(k)));
   }
   auto operand = [&](const std::string& n) {
@@ -55,9 +61,9 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   }
   ir::Op* op = L.builder().create(cas ? ir::OpKind::AtomicCAS : ir::OpKind::AtomicRMW, {ptr->type()->with_element(pointee)},
                                   operands, loc);
-  if (!cas) op->set_attr("kind", kind);
-  op->set_attr("sem", sem);
-  op->set_attr("scope", scope);
+  if (!cas) ir::set_enum_attr(*op, kind);
+  ir::set_enum_attr(*op, *sem);
+  ir::set_enum_attr(*op, *scope);
   return LValue::tensor(op->result());
 }
 
@@ -126,7 +132,9 @@ LValue atomic_store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 void register_atomic_builtins(BuiltinTable& t) {
   t.add("atomic_load", {"pointer", "mask=", "other=", "sem=", "scope="}, false, atomic_load);
   t.add("atomic_store", {"pointer", "value", "mask=", "sem=", "scope="}, false, atomic_store);
-  for (const char* name : {"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg"}) {
+  // tl.atomic_add ... tl.atomic_xchg: one per atomic kind of attr_enums.def.
+  for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) {
+    std::string name = std::string("atomic_") + ir::enum_text(static_cast<ir::AtomicKind>(i));
     t.add(name, {"pointer", "val", "mask=", "sem=", "scope="}, false, atomic);
   }
   t.add("atomic_cas", {"pointer", "cmp", "val", "sem=", "scope="}, false, atomic);

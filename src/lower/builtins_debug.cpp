@@ -77,11 +77,11 @@ void lower_device_assert(Lowerer& L, const LValue& cond, const LValue* mask, con
   if (!L.debug) return;  // Triton compiles asserts only with debug=True
   LValue zero = LValue::constant(ConstValue::integer(0));
   ir::Value* c = L.to_tensor(cond, loc);
-  if (!c->type()->is_bool()) c = L.cmp("ne", LValue::tensor(c), zero, loc);
+  if (!c->type()->is_bool()) c = L.cmp(ir::CmpPredicate::Ne, LValue::tensor(c), zero, loc);
   if (mask != nullptr && !mask->is_none()) {
     // Masked-off lanes pass: cond or not mask.
     ir::Value* m = L.to_tensor(*mask, loc);
-    if (!m->type()->is_bool()) m = L.cmp("ne", LValue::tensor(m), zero, loc);
+    if (!m->type()->is_bool()) m = L.cmp(ir::CmpPredicate::Ne, LValue::tensor(m), zero, loc);
     LValue off = L.unary(ast::UnaryOp::Not, LValue::tensor(m), loc);
     c = L.bitwise(ir::OpKind::Or, LValue::tensor(c), off, loc);
   }

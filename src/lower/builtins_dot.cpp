@@ -3,7 +3,9 @@
 // `dot` op with the operand convention of ir/ops.def.
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
+#include "ir/attrs.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -45,16 +47,15 @@ std::string default_precision(const BuiltinArgs& a) {
 
 // The precision to store: Triton's check (case-insensitive), then "ieee" for anything
 // but fp32 inputs, where the option means nothing.
-std::string checked_precision(const std::string& given, ScalarKind input, const Loc& loc) {
+ir::InputPrecision checked_precision(const std::string& given, ScalarKind input, const Loc& loc) {
   std::string lower;
   for (char c : given) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "bf16x3" || lower == "bf16x6") {
     error_at(loc, "input_precision='" + lower + "' is not supported by tritium yet (use 'tf32', 'tf32x3' or 'ieee')");
   }
-  if (lower != "tf32" && lower != "tf32x3" && lower != "ieee") {
-    error_at(loc, "input_precision must be one of ('tf32', 'tf32x3', 'ieee'). Got " + given);
-  }
-  return input == ScalarKind::F32 ? lower : "ieee";
+  std::optional<ir::InputPrecision> precision = ir::parse_enum<ir::InputPrecision>(lower);
+  if (!precision) error_at(loc, "input_precision must be one of ('tf32', 'tf32x3', 'ieee'). Got " + given);
+  return input == ScalarKind::F32 ? *precision : ir::InputPrecision::Ieee;
 }
 
 Value* block_operand(Lowerer& L, const LValue& v, const char* side, const Loc& loc) {
@@ -94,7 +95,7 @@ LValue dot(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     rhs = L.cast(rhs, ScalarKind::F16, loc);
   }
   ScalarKind in = lhs->type()->element()->scalar_kind();
-  precision = checked_precision(precision, in, loc);
+  ir::InputPrecision input_precision = checked_precision(precision, in, loc);
 
   const std::vector<int64_t>& ls = lhs->type()->shape();
   const std::vector<int64_t>& rs = rhs->type()->shape();
@@ -173,7 +174,7 @@ LValue dot(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   }
 
   ir::Op* op = L.builder().create(ir::OpKind::Dot, {result_type}, {lhs, rhs, acc}, loc);
-  op->set_attr("input_precision", precision);
+  ir::set_enum_attr(*op, input_precision);
   op->set_attr("max_num_imprecise_acc", imprecise);
   return LValue::tensor(op->result());
 }

@@ -1,5 +1,8 @@
 // Memory builtins: tl.load and tl.store on pointers and blocks of pointers (bools live in
 // memory as bytes), with masks, `other`, cache modifiers and eviction policies.
+#include <optional>
+
+#include "ir/attrs.h"
 #include "lower/block_ptr.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
@@ -13,11 +16,31 @@ using ir::Value;
 
 namespace {
 
-std::string checked_eviction(const BuiltinArgs& a, const Loc& loc) {
-  std::string eviction = a.const_str("eviction_policy", "");
-  if (eviction != "" && eviction != "evict_first" && eviction != "evict_last") error_at(loc, "unknown eviction policy '" + eviction + "'");
-  return eviction;
-}
+// The cache_modifier and eviction_policy hints of a load or store ("" = none), checked.
+struct CacheHints {
+  std::optional<ir::CacheModifier> cache;
+  std::optional<ir::EvictionPolicy> eviction;
+
+  CacheHints(const BuiltinArgs& a, bool load, const Loc& loc) {
+    std::string c = a.const_str("cache_modifier", "");
+    if (!c.empty()) {
+      cache = ir::parse_enum<ir::CacheModifier>(c);
+      if (!cache || (load ? !ir::is_load_cache(*cache) : !ir::is_store_cache(*cache))) {
+        error_at(loc, "unknown cache modifier '" + c + "'");
+      }
+    }
+    std::string e = a.const_str("eviction_policy", "");
+    if (!e.empty()) {
+      eviction = ir::parse_enum<ir::EvictionPolicy>(e);
+      if (!eviction) error_at(loc, "unknown eviction policy '" + e + "'");
+    }
+  }
+
+  void set_on(ir::Op* op) const {
+    if (cache) ir::set_enum_attr(*op, *cache);
+    if (eviction) ir::set_enum_attr(*op, *eviction);
+  }
+};
 
 // The pointer operand; a pointer to i1 becomes a pointer to i8 (memory holds bools as bytes).
 Value* memory_pointer(Lowerer& L, const BuiltinArgs& a, const Loc& loc, bool* is_bool = nullptr) {
@@ -40,9 +63,7 @@ LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (LValue out; lower_block_ptr_access(L, a, true, loc, &out)) return out;
   bool is_bool = false;
   Value* ptr = memory_pointer(L, a, loc, &is_bool);
-  std::string cache = a.const_str("cache_modifier", "");
-  if (cache != "" && cache != ".ca" && cache != ".cg" && cache != ".cv") error_at(loc, "unknown cache modifier '" + cache + "'");
-  std::string eviction = checked_eviction(a, loc);
+  CacheHints hints(a, /*load=*/true, loc);
   if (a.has("other") && !a.has("mask")) error_at(loc, "`other` cannot be given to tl.load without `mask`");
   const Type* pointee = ptr->type()->element()->pointee();
   std::vector<Value*> operands = {ptr};
@@ -56,8 +77,7 @@ LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     }
   }
   ir::Op* op = L.builder().create(ir::OpKind::Load, {ptr->type()->with_element(pointee)}, operands, loc);
-  if (!cache.empty()) op->set_attr("cache_modifier", cache);
-  if (!eviction.empty()) op->set_attr("eviction_policy", eviction);
+  hints.set_on(op);
   if (a.const_bool("volatile", false)) op->set_attr("volatile", int64_t{1});
   Value* result = op->result();
   if (is_bool) result = L.cast(result, ScalarKind::I1, loc);
@@ -67,9 +87,7 @@ LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 LValue store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (LValue out; lower_block_ptr_access(L, a, false, loc, &out)) return out;
   Value* ptr = memory_pointer(L, a, loc);
-  std::string cache = a.const_str("cache_modifier", "");
-  if (cache != "" && cache != ".wb" && cache != ".cg" && cache != ".cs" && cache != ".wt") error_at(loc, "unknown cache modifier '" + cache + "'");
-  std::string eviction = checked_eviction(a, loc);
+  CacheHints hints(a, /*load=*/false, loc);
   const Type* pointee = ptr->type()->element()->pointee();
   const LValue& v = a.get("value");
   Value* value = v.is_const() ? L.constant(pointee->scalar_kind(), v.c, loc) : L.to_tensor(v, loc);
@@ -78,8 +96,7 @@ LValue store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::vector<Value*> operands = {ptr, value};
   if (a.has("mask")) operands.push_back(memory_mask(L, a, ptr, loc));
   ir::Op* op = L.builder().create(ir::OpKind::Store, {}, operands, loc);
-  if (!cache.empty()) op->set_attr("cache_modifier", cache);
-  if (!eviction.empty()) op->set_attr("eviction_policy", eviction);
+  hints.set_on(op);
   return LValue::constant(ConstValue::none());
 }
 

@@ -120,9 +120,10 @@ CombineBody arg_combine(bool is_max, bool tie_break_left) {
   return [is_max, tie_break_left](Lowerer& L, const std::vector<Value*>& lhs, const std::vector<Value*>& rhs, const Loc& loc) {
     LValue v1 = LValue::tensor(lhs[0]), i1 = LValue::tensor(lhs[1]);
     LValue v2 = LValue::tensor(rhs[0]), i2 = LValue::tensor(rhs[1]);
-    Value* better = L.cmp(is_max ? "gt" : "lt", v1, v2, loc);
+    Value* better = L.cmp(is_max ? ir::CmpPredicate::Gt : ir::CmpPredicate::Lt, v1, v2, loc);
     if (tie_break_left) {
-      Value* tie = L.logical(ir::OpKind::And, LValue::tensor(L.cmp("eq", v1, v2, loc)), LValue::tensor(L.cmp("lt", i1, i2, loc)), loc);
+      Value* tie = L.logical(ir::OpKind::And, LValue::tensor(L.cmp(ir::CmpPredicate::Eq, v1, v2, loc)),
+                             LValue::tensor(L.cmp(ir::CmpPredicate::Lt, i1, i2, loc)), loc);
       better = L.logical(ir::OpKind::Or, LValue::tensor(better), LValue::tensor(tie), loc);
     }
     return std::vector<Value*>{L.where(LValue::tensor(better), v1, v2, loc), L.where(LValue::tensor(better), i1, i2, loc)};

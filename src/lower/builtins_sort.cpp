@@ -59,7 +59,7 @@ Value* compare_and_swap(Lowerer& L, Value* x, const LValue& flip, int i, const L
   const Type* element = x->type()->element();
   Value* ix = L.cast(x, Type::scalar(bits_kind(element->scalar_kind())), loc, /*bitcast=*/true);
   Value* y = L.cast(swap_pairs(L, ix, n_dims - 1 - i, loc), element, loc, /*bitcast=*/true);
-  LValue greater = LValue::tensor(L.cmp("gt", LValue::tensor(x), LValue::tensor(y), loc));
+  LValue greater = LValue::tensor(L.cmp(ir::CmpPredicate::Gt, LValue::tensor(x), LValue::tensor(y), loc));
   LValue order = L.binary(ast::BinaryOp::BitXor, flip, indicator(L, n_dims, i, loc), loc);
   LValue swap = L.compare(ast::CompareOp::NotEq, greater, order, loc);
   return L.where(swap, LValue::tensor(y), LValue::tensor(x), loc);

@@ -212,14 +212,15 @@ LValue Lowerer::compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs,
   if ((lhs.is_const() && lhs.c.kind == ConstValue::Kind::DType) || (rhs.is_const() && rhs.c.kind == ConstValue::Kind::DType)) {
     error_at(loc, "cannot compare a dtype with a tensor");
   }
-  const char* predicate = "eq";
+  using P = ir::CmpPredicate;
+  P predicate = P::Eq;
   switch (op) {
-    case ast::CompareOp::Eq: predicate = "eq"; break;
-    case ast::CompareOp::NotEq: predicate = "ne"; break;
-    case ast::CompareOp::Lt: predicate = "lt"; break;
-    case ast::CompareOp::LtE: predicate = "le"; break;
-    case ast::CompareOp::Gt: predicate = "gt"; break;
-    case ast::CompareOp::GtE: predicate = "ge"; break;
+    case ast::CompareOp::Eq: predicate = P::Eq; break;
+    case ast::CompareOp::NotEq: predicate = P::Ne; break;
+    case ast::CompareOp::Lt: predicate = P::Lt; break;
+    case ast::CompareOp::LtE: predicate = P::Le; break;
+    case ast::CompareOp::Gt: predicate = P::Gt; break;
+    case ast::CompareOp::GtE: predicate = P::Ge; break;
     default: break;
   }
   return LValue::tensor(cmp(predicate, lhs, rhs, loc));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
+#include "ir/attrs.h"
 #include "ir/builder.h"
 #include "ir/ir.h"
 #include "lower/lower.h"
@@ -121,7 +122,7 @@ class Lowerer {
   ir::Value* true_div(const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
-  ir::Value* cmp(const std::string& predicate, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  ir::Value* cmp(ir::CmpPredicate predicate, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* logical(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);

@@ -396,7 +396,7 @@ ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rh
   return emit(kind, a->type(), {a, b}, loc);
 }
 
-ir::Value* Lowerer::cmp(const std::string& predicate, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+ir::Value* Lowerer::cmp(ir::CmpPredicate predicate, const LValue& lhs, const LValue& rhs, const Loc& loc) {
   auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
   if (element_of(a) != element_of(b)) {
     error_at(loc, "cannot compare " + element_of(a)->str() + " with " + element_of(b)->str());
@@ -404,7 +404,7 @@ ir::Value* Lowerer::cmp(const std::string& predicate, const LValue& lhs, const L
   a = fp8_in_fp32(a, loc);
   b = fp8_in_fp32(b, loc);
   ir::Op* op = builder_.create(ir::OpKind::Cmp, {a->type()->with_element(Type::scalar(ScalarKind::I1))}, {a, b}, loc);
-  op->set_attr("predicate", predicate);
+  ir::set_enum_attr(*op, predicate);
   return op->result();
 }
 
@@ -452,7 +452,7 @@ ir::Value* Lowerer::to_bool_scalar(const LValue& cond, const Loc& loc, const cha
   if (c->type()->is_pointer()) error_at(loc, std::string(what) + " condition cannot be a pointer");
   LValue zero = LValue::constant(ConstValue::integer(0));
   if (c->type()->is_float()) zero = LValue::constant(ConstValue::floating(0));
-  return cmp("ne", LValue::tensor(c), zero, loc);
+  return cmp(ir::CmpPredicate::Ne, LValue::tensor(c), zero, loc);
 }
 
 }  // namespace tritium::lower

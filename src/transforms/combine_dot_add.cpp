@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/builder.h"
+#include "ir/op_views.h"
 #include "transforms/rewrite.h"
 
 namespace tritium::transforms {
@@ -35,7 +36,7 @@ int foldable_dot(const ir::Op& add) {
     const ir::Op* dot = v->def();
     if (dot == nullptr || dot->kind() != ir::OpKind::Dot || v->num_uses() != 1) continue;
     if (add.operand(0) == add.operand(1)) continue;  // dot + dot: the same value twice
-    if (v->type() != add.result()->type() || !is_zero(dot->operand(2))) continue;
+    if (v->type() != add.result()->type() || !is_zero(ir::DotOp(*dot).acc())) continue;
     if (v->type()->is_float() && dot->int_attr("max_num_imprecise_acc") != 0) continue;
     return i;
   }
@@ -53,8 +54,9 @@ void combine_dot_add(ir::Function& function) {
   for (auto [add, i] : found) {
     ir::Op* dot = add->operand(i)->def();
     ir::Value* acc = add->operand(1 - i);
+    ir::DotOp old(*dot);
     ir::Op* fused = ir::Builder::before(add).create(ir::OpKind::Dot, {add->result()->type()},
-                                                    {dot->operand(0), dot->operand(1), acc}, dot->loc());
+                                                    {old.a(), old.b(), acc}, dot->loc());
     for (const ir::Attr& attr : dot->attrs()) fused->set_attr(attr.name, attr.value);
     add->result()->replace_all_uses_with(fused->result());
   }

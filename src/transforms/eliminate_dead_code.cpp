@@ -4,6 +4,8 @@
 // Repeats until nothing changes (a sweep already takes whole chains of dead values).
 #include "transforms/eliminate_dead_code.h"
 
+#include "ir/attrs.h"
+
 namespace tritium::transforms {
 
 namespace {
@@ -11,8 +13,6 @@ namespace {
 // An op whose removal nobody can observe once its results are unused.
 bool removable(const ir::Op& op) {
   if (has_trait(op.kind(), ir::kPure)) return true;
-  // A load has no effect besides its value (volatile loads are kept).
-  if (op.kind() == ir::OpKind::Load) return !op.has_attr("volatile");
   if (op.kind() == ir::OpKind::If) {
     for (const auto& region : op.regions()) {
       for (const auto& inner : region->ops()) {
@@ -21,7 +21,11 @@ bool removable(const ir::Op& op) {
     }
     return true;
   }
-  return false;
+  // Loops may not end; terminators and ops with effects (ops.def's traits) stay.
+  constexpr uint32_t kKept = ir::kHasRegions | ir::kTerminator | ir::kWritesGlobal | ir::kMaySync | ir::kSideEffect;
+  if ((ir::op_traits(op.kind()) & kKept) != 0) return false;
+  // What is left only reads (a load): no effect besides its value, unless volatile.
+  return !ir::is_volatile(op);
 }
 
 // Removes the dead ops of `region`, last first, so an op whose only users were removed just

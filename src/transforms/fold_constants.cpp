@@ -7,6 +7,7 @@
 #include "transforms/fold_constants.h"
 
 #include "ir/builder.h"
+#include "ir/attrs.h"
 #include "ir/int_arith.h"
 #include "transforms/rewrite.h"
 
@@ -54,7 +55,7 @@ void fold_op(ir::Op& op) {
     case OpKind::Cmp:
       if (int_constant_of(op.operand(0), &a) && int_constant_of(op.operand(1), &b)) {
         bool is_signed = ir::is_signed(op.operand(0)->type()->element()->scalar_kind());
-        bool r = ir::eval_int_compare(op.str_attr("predicate"), is_signed, a, b);
+        bool r = ir::eval_int_compare(ir::enum_attr<ir::CmpPredicate>(op), is_signed, a, b);
         replace(op, constant_before(op, type, r ? 1 : 0));
       }
       return;

@@ -9,6 +9,7 @@
 
 #include "analysis/value_range.h"
 #include "ir/builder.h"
+#include "ir/op_views.h"
 
 namespace tritium::transforms {
 
@@ -43,7 +44,7 @@ void fold_masks(ir::Function& function) {
       } else if (ranges.always_false(m)) {
         bool erase = op.kind() == ir::OpKind::Store || (op.kind() == ir::OpKind::AtomicRMW && !op.result()->has_uses());
         if (op.kind() == ir::OpKind::Load) {
-          ir::Value* other = op.num_operands() >= 3 ? op.operand(2) : nullptr;
+          ir::Value* other = ir::LoadOp(op).other();
           if (!other) {
             other = ir::Builder::before(&op).int_constant(op.result()->type(), 0, op.loc());
             ++i;

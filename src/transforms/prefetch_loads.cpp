@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "ir/op_views.h"
 #include "ir/builder.h"
 #include "transforms/eliminate_dead_code.h"
 
@@ -20,10 +21,7 @@ namespace {
 
 bool writes_memory(const Region& region) {
   for (const auto& op : region.ops()) {
-    switch (op->kind()) {
-      case OpKind::Store: case OpKind::AtomicRMW: case OpKind::AtomicCAS: case OpKind::Return: return true;
-      default: break;
-    }
+    if (has_trait(op->kind(), ir::kWritesGlobal) || op->kind() == OpKind::Return) return true;
     for (const auto& inner : op->regions()) {
       if (writes_memory(*inner)) return true;
     }
@@ -130,29 +128,32 @@ class LoopPrefetcher {
   Value* next_iv() {
     if (next_iv_ == nullptr) {
       Value* iv = body_.arg(0);
-      next_iv_ = at_dot_.create_value(OpKind::Add, iv->type(), {iv, loop_.operand(2)}, loop_.loc());
+      next_iv_ = at_dot_.create_value(OpKind::Add, iv->type(), {iv, ir::ForOp(loop_).step()}, loop_.loc());
     }
     return next_iv_;
   }
 
-  Value* compare(ir::Builder& b, const char* predicate, Value* x, Value* y) {
+  Value* compare(ir::Builder& b, ir::CmpPredicate predicate, Value* x, Value* y) {
     Op* cmp = b.create(OpKind::Cmp, {Type::scalar(ir::ScalarKind::I1)}, {x, y}, loop_.loc());
-    cmp->set_attr("predicate", std::string(predicate));
+    ir::set_enum_attr(*cmp, predicate);
     return cmp->result();
   }
 
   // Whether iteration i + 1 runs: iv + step < upper, and iv + step did not wrap.
   Value* next_in_range() {
     if (next_in_range_ == nullptr) {
-      Value* in = compare(at_dot_, "lt", next_iv(), loop_.operand(1));
-      Value* no_wrap = compare(at_dot_, "gt", next_iv(), body_.arg(0));
+      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, next_iv(), ir::ForOp(loop_).upper());
+      Value* no_wrap = compare(at_dot_, ir::CmpPredicate::Gt, next_iv(), body_.arg(0));
       next_in_range_ = at_dot_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
     }
     return next_in_range_;
   }
 
   Value* first_in_range() {
-    if (first_in_range_ == nullptr) first_in_range_ = compare(before_loop_, "lt", loop_.operand(0), loop_.operand(1));
+    if (first_in_range_ == nullptr) {
+      ir::ForOp loop(loop_);
+      first_in_range_ = compare(before_loop_, ir::CmpPredicate::Lt, loop.lower(), loop.upper());
+    }
     return first_in_range_;
   }
 
@@ -192,7 +193,7 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
     for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
-    const Op* step = op.operand(2)->def();
+    const Op* step = ir::ForOp(op).step()->def();
     bool positive_step = step != nullptr && step->kind() == OpKind::Constant && step->has_attr("value") &&
                          std::holds_alternative<int64_t>(*step->find_attr("value")) && step->int_attr("value") > 0;
     if (!positive_step || writes_memory(body)) continue;
@@ -200,7 +201,7 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
     std::vector<Op*> loads;
     for (const auto& inner : body.ops()) {
       if (inner->kind() == OpKind::Dot && first_dot == nullptr) first_dot = inner.get();
-      if (inner->kind() == OpKind::Load && !inner->has_attr("volatile") && inner->result()->type()->is_block() &&
+      if (inner->kind() == OpKind::Load && !ir::is_volatile(*inner) && inner->result()->type()->is_block() &&
           (!which || which(*inner))) {
         loads.push_back(inner.get());
       }

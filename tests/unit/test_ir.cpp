@@ -5,7 +5,9 @@
 #include <set>
 #include <thread>
 
+#include "ir/attrs.h"
 #include "ir/builder.h"
+#include "ir/op_views.h"
 #include "ir/ir.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -484,5 +486,139 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
     VectorAdd k;
     std::swap(k.fn.params()[0], k.fn.params()[1]);
     expect_rejected(k.fn, {"parameter 'y_ptr'"});
+  }
+}
+
+// Every spelling of every vocabulary (attr_enums.def) parses back to its enumerator.
+template <class E>
+void check_round_trip(size_t expected_count) {
+  CHECK(enum_count<E>() == expected_count);
+  for (size_t i = 0; i < enum_count<E>(); ++i) {
+    E e = static_cast<E>(i);
+    std::optional<E> back = parse_enum<E>(enum_text(e));
+    REQUIRE(back.has_value());
+    CHECK(*back == e);
+  }
+  CHECK_FALSE(parse_enum<E>("").has_value());
+  CHECK_FALSE(parse_enum<E>("bogus").has_value());
+}
+
+TEST_CASE("attribute vocabularies parse and print", "[ir]") {
+  check_round_trip<CmpPredicate>(6);
+  check_round_trip<AtomicKind>(7);
+  check_round_trip<MemSem>(4);
+  check_round_trip<MemScope>(3);
+  check_round_trip<CacheModifier>(6);
+  check_round_trip<EvictionPolicy>(2);
+  check_round_trip<Padding>(2);
+  check_round_trip<InputPrecision>(3);
+  CHECK(std::string(enum_text(MemSem::AcqRel)) == "acq_rel");
+  CHECK(std::string(EnumInfo<CmpPredicate>::attr) == "predicate");
+  CHECK(enum_choices<CmpPredicate>() == "eq, ne, lt, le, gt, ge");
+  CHECK(is_load_cache(CacheModifier::Cv));
+  CHECK_FALSE(is_store_cache(CacheModifier::Cv));
+  CHECK(is_bitwise(AtomicKind::Xor));
+  CHECK_FALSE(is_bitwise(AtomicKind::Max));
+}
+
+TEST_CASE("typed attribute getters and the verifier's vocabulary checks", "[ir]") {
+  VectorAdd k;
+  Op* cmp = k.fn.body().ops()[7].get();
+  Op* load = k.fn.body().ops()[12].get();
+  Op* store = k.fn.body().ops()[17].get();
+  REQUIRE(cmp->kind() == OpKind::Cmp);
+  REQUIRE(load->kind() == OpKind::Load);
+  REQUIRE(store->kind() == OpKind::Store);
+  CHECK(enum_attr<CmpPredicate>(*cmp) == CmpPredicate::Lt);
+  set_enum_attr(*cmp, CmpPredicate::Ge);
+  CHECK(cmp->str_attr("predicate") == "ge");
+  CHECK_FALSE(find_enum_attr<CacheModifier>(*load).has_value());
+
+  SECTION("hints from the vocabularies are accepted and printed as before") {
+    set_enum_attr(*load, CacheModifier::Cg);
+    set_enum_attr(*load, EvictionPolicy::EvictLast);
+    set_enum_attr(*store, CacheModifier::Wt);
+    CHECK_NOTHROW(verify(k.fn, "test_pass"));
+    CHECK(print(k.fn).find("{cache_modifier = \".cg\", eviction_policy = \"evict_last\"}") != std::string::npos);
+    CHECK(find_enum_attr<CacheModifier>(*load) == CacheModifier::Cg);
+  }
+  SECTION("a store's cache modifier on a load") {
+    set_enum_attr(*load, CacheModifier::Wb);
+    expect_rejected(k.fn, {"'load'", "cache modifier '.wb'"});
+  }
+  SECTION("an unknown eviction policy") {
+    load->set_attr("eviction_policy", std::string("evict_never"));
+    expect_rejected(k.fn, {"'load'", "unknown eviction_policy 'evict_never'", "evict_first, evict_last"});
+  }
+  SECTION("an unknown memory scope on an atomic") {
+    Builder b(&k.fn.body());
+    k.fn.body().ops().pop_back();
+    Value* v = k.fn.body().ops()[12]->result();
+    Op* atomic = b.create(OpKind::AtomicRMW, {v->type()}, {load->operand(0), v}, Loc{});
+    set_enum_attr(*atomic, AtomicKind::Max);
+    set_enum_attr(*atomic, MemSem::Relaxed);
+    CHECK_NOTHROW(verify(k.fn, "test_pass"));
+    atomic->set_attr("scope", std::string("world"));
+    expect_rejected(k.fn, {"'atomic_rmw'", "unknown scope 'world'", "cta, gpu, sys"});
+  }
+  SECTION("a predicate that is not a string") {
+    cmp->set_attr("predicate", int64_t{1});
+    expect_rejected(k.fn, {"'cmp'", "'predicate' is not a string"});
+  }
+}
+
+TEST_CASE("the op table's operand lists and memory effects", "[ir]") {
+  const OpSignature& load = op_signature(OpKind::Load);
+  REQUIRE(load.operands.size() == 3);
+  CHECK(load.operands[0].name == "ptr");
+  CHECK(load.operands[1].role == OperandRole::Optional);
+  CHECK(load.min_operands == 1);
+  CHECK(load.max_operands == 3);
+  const OpSignature& loop = op_signature(OpKind::For);
+  CHECK(loop.min_operands == 3);
+  CHECK(loop.max_operands == -1);
+  CHECK(loop.operands.back().role == OperandRole::Variadic);
+  CHECK(op_signature(OpKind::Add).min_operands == 2);
+  CHECK(op_signature(OpKind::Add).max_operands == 2);
+  CHECK(operand_index(OpKind::Dot, "acc") == 2);
+  CHECK_THROWS_AS(operand_index(OpKind::Dot, "mask"), InternalError);
+  // Every op's list parses, and an op with regions has the trait.
+  for (int i = 0; i <= static_cast<int>(OpKind::Fma); ++i) {
+    const OpSignature& sig = op_signature(static_cast<OpKind>(i));
+    CHECK(sig.min_operands <= static_cast<int>(sig.operands.size()));
+  }
+  CHECK(has_trait(OpKind::Load, kReadsGlobal));
+  CHECK_FALSE(has_trait(OpKind::Load, kWritesGlobal));
+  CHECK(has_trait(OpKind::AtomicCAS, kWritesGlobal));
+  CHECK(has_trait(OpKind::DebugBarrier, kMaySync));
+  CHECK(has_trait(OpKind::Print, kSideEffect));
+  CHECK_FALSE(has_trait(OpKind::Add, kMaySync));
+}
+
+TEST_CASE("typed op views find operands by their ops.def names", "[ir]") {
+  VectorAdd k;
+  const Op& cmp = *k.fn.body().ops()[7];
+  const Op& load = *k.fn.body().ops()[12];
+  const Op& store = *k.fn.body().ops()[17];
+  CHECK(LoadOp(load).ptr() == load.operand(0));
+  CHECK(LoadOp(load).mask() == load.operand(1));
+  CHECK(LoadOp(load).other() == nullptr);
+  CHECK(StoreOp(store).value() == store.operand(1));
+  CHECK(StoreOp(store).mask() == cmp.result());
+  CHECK(CmpOp(cmp).predicate() == CmpPredicate::Lt);
+  CHECK(CmpOp(cmp).rhs() == cmp.operand(1));
+  CHECK_THROWS_AS(StoreOp(load), InternalError);
+
+  SECTION("the verifier's operand counts come from the table") {
+    k.fn.body().ops()[12]->add_operand(k.fn.body().ops()[5]->result());  // other
+    k.fn.body().ops()[12]->add_operand(k.fn.body().ops()[5]->result());  // one too many
+    expect_rejected(k.fn, {"'load'", "expected 1 to 3 operands, got 4"});
+  }
+  SECTION("a for loop without its bounds") {
+    Builder b(&k.fn.body());
+    k.fn.body().ops().pop_back();
+    Op* loop = b.create(OpKind::For, {}, {k.n, k.n}, Loc{});
+    loop->add_region();
+    expect_rejected(k.fn, {"'for'", "expected at least 3 operands, got 2"});
   }
 }

@@ -8,6 +8,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
+#include "ir/op_views.h"
 #include "ir/float_format.h"
 #include "target/nvptx/emitter.h"
 
@@ -256,20 +257,21 @@ llvm::Value* Emitter::math_f32(const ir::Op& op, llvm::Value* a) {
 // ---- compares and casts ----
 
 llvm::Value* Emitter::compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b) {
-  const std::string& p = op.str_attr("predicate");
+  using C = ir::CmpPredicate;
+  const C p = ir::CmpOp(op).predicate();
   const ir::Type* e = operand->element();
   using P = llvm::CmpInst::Predicate;
   if (e->is_scalar() && ir::is_float(e->scalar_kind())) {
     // Ordered, except "ne" (true when either side is NaN), as in C.
-    P pred = p == "eq" ? P::FCMP_OEQ : p == "ne" ? P::FCMP_UNE : p == "lt" ? P::FCMP_OLT
-           : p == "le" ? P::FCMP_OLE : p == "gt" ? P::FCMP_OGT : P::FCMP_OGE;
+    P pred = p == C::Eq ? P::FCMP_OEQ : p == C::Ne ? P::FCMP_UNE : p == C::Lt ? P::FCMP_OLT
+           : p == C::Le ? P::FCMP_OLE : p == C::Gt ? P::FCMP_OGT : P::FCMP_OGE;
     return b_.CreateFCmp(pred, a, b);
   }
   // Pointers and i1 compare unsigned, like the u* kinds.
   bool is_signed = e->is_scalar() && ir::is_signed(e->scalar_kind());
-  P pred = p == "eq" ? P::ICMP_EQ : p == "ne" ? P::ICMP_NE
-         : p == "lt" ? (is_signed ? P::ICMP_SLT : P::ICMP_ULT) : p == "le" ? (is_signed ? P::ICMP_SLE : P::ICMP_ULE)
-         : p == "gt" ? (is_signed ? P::ICMP_SGT : P::ICMP_UGT) : (is_signed ? P::ICMP_SGE : P::ICMP_UGE);
+  P pred = p == C::Eq ? P::ICMP_EQ : p == C::Ne ? P::ICMP_NE
+         : p == C::Lt ? (is_signed ? P::ICMP_SLT : P::ICMP_ULT) : p == C::Le ? (is_signed ? P::ICMP_SLE : P::ICMP_ULE)
+         : p == C::Gt ? (is_signed ? P::ICMP_SGT : P::ICMP_UGT) : (is_signed ? P::ICMP_SGE : P::ICMP_UGE);
   return b_.CreateICmp(pred, a, b);
 }
 

@@ -7,6 +7,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -34,14 +35,13 @@ void Emitter::emit_load(const ir::Op& op) {
   llvm::Type* stored = memory_type(pointee);
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
-  ir::Value* mask_value = ir::load_mask(op);
-  ir::Value* other_value = ir::load_other(op);
+  ir::Value* mask_value = ir::LoadOp(op).mask();
+  ir::Value* other_value = ir::LoadOp(op).other();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   const Regs* other = other_value ? &get(other_value) : nullptr;
   // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
   // cache_modifier and eviction_policy are hints; they are not emitted yet.
-  const ir::AttrValue* volatile_attr = op.find_attr("volatile");
-  bool is_volatile = volatile_attr && *volatile_attr != ir::AttrValue(int64_t{0});
+  bool is_volatile = ir::is_volatile(op);
   auto load = [&](int r, llvm::Value* pred) {
     llvm::Value* p = ptr.at(r);
     // No `other`: 0, also when the mask folds to false here (prefetch_loads' loads before
@@ -158,8 +158,8 @@ void Emitter::emit_store(const ir::Op& op) {
   llvm::Type* stored = memory_type(ptr_type->element()->pointee());
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
-  const Regs& value = get(op.operand(1));
-  ir::Value* mask_value = ir::store_mask(op);
+  const Regs& value = get(ir::StoreOp(op).value());
+  ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto store = [&](int r, llvm::Value* pred) {
     llvm::Value* p = ptr.at(r);
@@ -195,10 +195,10 @@ void Emitter::emit_atomic(const ir::Op& op) {
   bool cas = op.kind() == OpKind::AtomicCAS;
   const ir::Type* ptr_type = op.operand(0)->type();
   ScalarKind kind = ptr_type->element()->pointee()->scalar_kind();
-  const Regs& ptr = get(op.operand(0));
+  const Regs& ptr = get(op.operand(0));  // ptr, then (value) or (compare, value): ops.def
   const Regs& a = get(op.operand(1));
-  const Regs* b = cas ? &get(op.operand(2)) : nullptr;
-  ir::Value* mask_value = cas ? nullptr : ir::atomic_mask(op);
+  const Regs* b = cas ? &get(ir::AtomicCASOp(op).value()) : nullptr;
+  ir::Value* mask_value = cas ? nullptr : ir::AtomicRMWOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto one = [&](int r, llvm::Value* pred) {
     // Masked-off elements read as 0, as in the interpreter (also when the mask folds to false).
@@ -227,18 +227,13 @@ void Emitter::emit_atomic(const ir::Op& op) {
 
 namespace {
 
+// PTX spells the orderings as the IR does (.acq_rel, .gpu); absent: acq_rel at gpu scope.
 std::string ptx_sem(const ir::Op& op) {
-  const ir::AttrValue* sem = op.find_attr("sem");
-  std::string s = sem && std::holds_alternative<std::string>(*sem) ? std::get<std::string>(*sem) : "acq_rel";
-  if (s == "acq_rel" || s == "acquire" || s == "release" || s == "relaxed") return "." + s;
-  error_at(op.loc(), "unknown memory semantic '" + s + "'");
+  return std::string(".") + ir::enum_text(ir::find_enum_attr<ir::MemSem>(op).value_or(ir::MemSem::AcqRel));
 }
 
 std::string ptx_scope(const ir::Op& op) {
-  const ir::AttrValue* scope = op.find_attr("scope");
-  std::string s = scope && std::holds_alternative<std::string>(*scope) ? std::get<std::string>(*scope) : "gpu";
-  if (s == "gpu" || s == "cta" || s == "sys") return "." + s;
-  error_at(op.loc(), "unknown memory scope '" + s + "'");
+  return std::string(".") + ir::enum_text(ir::find_enum_attr<ir::MemScope>(op).value_or(ir::MemScope::Gpu));
 }
 
 }  // namespace
@@ -260,7 +255,8 @@ llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type,
 }
 
 llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value) {
-  const std::string& what = op.str_attr("kind");
+  using K = ir::AtomicKind;
+  const K what = ir::AtomicRMWOp(op).kind();
   llvm::Type* type = value->getType();
   int bits = ir::bit_width(kind);
   llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(bits));
@@ -274,16 +270,16 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     return atom_asm(text, int_type, constraint, {address, operand}, op);
   };
   auto result = [&](llvm::Value* old) { return b_.CreateBitCast(old, type); };
-  if (bits != 32 && bits != 64 && !(kind == ScalarKind::F16 && (what == "add" || what == "xchg"))) {
-    error_at(op.loc(), std::string("atomic '") + what + "' on " + ir::scalar_name(kind) + " is not supported on the GPU");
+  if (bits != 32 && bits != 64 && !(kind == ScalarKind::F16 && (what == K::Add || what == K::Xchg))) {
+    error_at(op.loc(), std::string("atomic '") + ir::enum_text(what) + "' on " + ir::scalar_name(kind) + " is not supported on the GPU");
   }
   bool is_float = ir::is_float(kind);
-  if (what == "add") {
+  if (what == K::Add) {
     if (kind == ScalarKind::F16) return result(atom("add.noftz.f16", v));
     return result(atom("add" + (is_float ? ".f" + std::to_string(bits) : u), v));
   }
-  if (what == "and" || what == "or" || what == "xor") return result(atom(what + b, v));
-  if (what == "xchg") {
+  if (ir::is_bitwise(what)) return result(atom(ir::enum_text(what) + b, v));
+  if (what == K::Xchg) {
     if (kind == ScalarKind::F16) {
       // No 16-bit exch: a compare-and-swap loop until the swap happens on what was read.
       llvm::BasicBlock* from = b_.GetInsertBlock();
@@ -302,8 +298,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     }
     return result(atom("exch" + b, v));
   }
-  bool is_max = what == "max";
-  if (!is_max && what != "min") internal_error("nvptx", "unknown atomic kind '" + what + "'", op.loc());
+  bool is_max = what == K::Max;
   if (!is_float) return result(atom(std::string(is_max ? "max" : "min") + (ir::is_signed(kind) ? s : u), v));
   // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
   // sign bit clear a signed integer max (min) orders like the floats; with it set an

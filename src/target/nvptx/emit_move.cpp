@@ -3,6 +3,7 @@
 // permutation of the bits of its flat index (plus constant bits): register moves when each
 // thread already holds its results' sources (local_moves), else one round trip through
 // shared memory (sources written at their flat index, results read at their source's).
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -167,7 +168,7 @@ void Emitter::emit_histogram(const ir::Op& op) {
   int64_t bins = out_type->num_elements();
   Regs x = materialize(get(op.operand(0)), in_type);
   Regs mask;
-  if (op.num_operands() == 2) mask = materialize(get(op.operand(1)), in_type);
+  if (ir::Value* m = ir::HistogramOp(op).mask()) mask = materialize(get(m), in_type);
   llvm::Type* i32 = b_.getInt32Ty();
   for (int64_t first = 0; first < bins; first += result.threads()) {
     llvm::Value* bin = b_.CreateAdd(thread_id(), b_.getInt32(static_cast<uint32_t>(first)));

@@ -121,21 +121,19 @@ class Divergence {
 }  // namespace
 
 bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
+  if (!ir::has_trait(op.kind(), ir::kMaySync)) return false;  // ops.def
   switch (op.kind()) {
     case OpKind::Broadcast:
       // Possibly a shared-memory round trip (code generation may find it local or uniform).
       return op.operand(0)->type()->shape() != op.result()->type()->shape();
-    case OpKind::Reduce: case OpKind::Scan: case OpKind::Trans: case OpKind::Join: case OpKind::Split:
-    case OpKind::Cat: case OpKind::Histogram: case OpKind::Dot:
-      // Elements move between threads (shared memory unless code generation finds a way without).
-      return true;
-    case OpKind::DebugBarrier: return true;  // bar.sync
     case OpKind::AtomicRMW:
     case OpKind::AtomicCAS:
       // Thread 0 performs a scalar atomic and broadcasts the old value when it is read.
       return !op.operand(0)->type()->is_block() && facts.is_used(op.result());
     default:
-      return false;
+      // reduce, scan, trans, join, split, cat, histogram, dot: elements move between threads
+      // (shared memory unless code generation finds a way without); debug_barrier: bar.sync.
+      return true;
   }
 }
 

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 
+#include "ir/op_views.h"
+
 namespace tritium::nvptx {
 
 namespace {
@@ -20,11 +22,6 @@ int64_t floor_power_of_two(int64_t n) {
   int64_t p = 1;
   while (p * 2 <= n) p *= 2;
   return p;
-}
-
-bool is_volatile(const ir::Op& op) {
-  const ir::AttrValue* attr = op.find_attr("volatile");
-  return attr && *attr != ir::AttrValue(int64_t{0});
 }
 
 // Records the widest access of every memory op on a block of pointers, and per block size
@@ -60,9 +57,9 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
   const ir::Value* ptr = op.operand(0);
   const ir::Type* type = ptr->type();
   // A volatile load makes every access it names, one element each.
-  if (!type->is_block() || !type->is_ptr() || (load && is_volatile(op)) || !axis.has(ptr)) return 1;
+  if (!type->is_block() || !type->is_ptr() || (load && ir::is_volatile(op)) || !axis.has(ptr)) return 1;
   int64_t w = axis.vector_width(ptr);  // contiguity, divisibility and 16 bytes
-  const ir::Value* mask = load ? ir::load_mask(op) : ir::store_mask(op);
+  const ir::Value* mask = load ? ir::LoadOp(op).mask() : ir::StoreOp(op).mask();
   if (mask != nullptr && mask->type()->is_block()) {
     // A scalar mask is one bit for the whole block; a block mask must be constant over the group.
     w = axis.has(mask) ? std::min(w, axis.mask_constancy(mask)) : 1;

@@ -1,0 +1,34 @@
+// The non-template helpers of ir/attrs.h and ir/op_views.h.
+#include "ir/attrs.h"
+
+#include "ir/op_views.h"
+
+#include "support/diagnostics.h"
+
+namespace tritium::ir {
+
+void unknown_enum_attr(const Op& op, const char* attr) {
+  internal_error("ir", std::string("op '") + op.name() + "' has an unknown '" + attr + "' " + op.str_attr(attr),
+                 op.loc());
+}
+
+void wrong_op_view(const Op& op, OpKind wanted) {
+  internal_error("ir", std::string("a '") + op_name(wanted) + "' view of a '" + op.name() + "' op", op.loc());
+}
+
+bool is_load_cache(CacheModifier c) {
+  return c == CacheModifier::Ca || c == CacheModifier::Cg || c == CacheModifier::Cv;
+}
+
+bool is_store_cache(CacheModifier c) {
+  return c == CacheModifier::Wb || c == CacheModifier::Cg || c == CacheModifier::Cs || c == CacheModifier::Wt;
+}
+
+bool is_bitwise(AtomicKind k) { return k == AtomicKind::And || k == AtomicKind::Or || k == AtomicKind::Xor; }
+
+bool is_volatile(const Op& op) {
+  const AttrValue* attr = op.find_attr("volatile");
+  return attr && *attr != AttrValue(int64_t{0});
+}
+
+}  // namespace tritium::ir

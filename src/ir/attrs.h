@@ -1,0 +1,96 @@
+// Typed views of the IR's string attributes: one enum per vocabulary of attr_enums.def, with
+// parse/print and getters on an Op. The IR keeps the spelling as a string attribute, so the
+// text format is unchanged; code compares enums instead of strings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ir/ir.h"
+
+namespace tritium::ir {
+
+#define V(name, text) name,
+#define TRITIUM_ATTR_ENUM(Type, attr_name, values) enum class Type : uint8_t { values };
+#include "ir/attr_enums.def"
+#undef TRITIUM_ATTR_ENUM
+#undef V
+
+// EnumInfo<E>::attr is the attribute's name, names[] the spellings in enumerator order.
+template <class E>
+struct EnumInfo;
+
+#define V(name, text) text,
+#define TRITIUM_ATTR_ENUM(Type, attr_name, values)  \
+  template <>                                         \
+  struct EnumInfo<Type> {                             \
+    static constexpr const char* attr = attr_name;    \
+    static constexpr const char* names[] = {values};  \
+  };
+#include "ir/attr_enums.def"
+#undef TRITIUM_ATTR_ENUM
+#undef V
+
+template <class E>
+constexpr size_t enum_count() {
+  return sizeof(EnumInfo<E>::names) / sizeof(EnumInfo<E>::names[0]);
+}
+
+// The spelling ("acq_rel") of an enumerator.
+template <class E>
+const char* enum_text(E value) {
+  return EnumInfo<E>::names[static_cast<size_t>(value)];
+}
+
+// The enumerator spelled `text`; nullopt for any other text.
+template <class E>
+std::optional<E> parse_enum(std::string_view text) {
+  for (size_t i = 0; i < enum_count<E>(); ++i) {
+    if (text == EnumInfo<E>::names[i]) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+// "eq, ne, lt, le, gt, ge": the spellings for error messages.
+template <class E>
+std::string enum_choices() {
+  std::string out;
+  for (size_t i = 0; i < enum_count<E>(); ++i) out += (i ? ", " : "") + std::string(EnumInfo<E>::names[i]);
+  return out;
+}
+
+// The op's attribute EnumInfo<E>::attr as an enumerator: nullopt when absent, not a string
+// or not a known spelling (the verifier reports those).
+template <class E>
+std::optional<E> find_enum_attr(const Op& op) {
+  const AttrValue* value = op.find_attr(EnumInfo<E>::attr);
+  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return std::nullopt;
+  return parse_enum<E>(std::get<std::string>(*value));
+}
+
+// As find_enum_attr for an attribute the op must have (verified IR): otherwise an InternalError.
+[[noreturn]] void unknown_enum_attr(const Op& op, const char* attr);
+
+template <class E>
+E enum_attr(const Op& op) {
+  std::optional<E> value = parse_enum<E>(op.str_attr(EnumInfo<E>::attr));
+  if (!value) unknown_enum_attr(op, EnumInfo<E>::attr);
+  return *value;
+}
+
+template <class E>
+void set_enum_attr(Op& op, E value) {
+  op.set_attr(EnumInfo<E>::attr, std::string(enum_text(value)));
+}
+
+bool is_load_cache(CacheModifier c);
+bool is_store_cache(CacheModifier c);
+// and/or/xor: defined on integer elements only.
+bool is_bitwise(AtomicKind k);
+// A load with volatile=True (a nonzero "volatile" attribute): never removed, hoisted or merged.
+bool is_volatile(const Op& op);
+
+}  // namespace tritium::ir
