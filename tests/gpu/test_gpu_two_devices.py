@@ -213,7 +213,7 @@ def test_cpp_api_two_devices():
 
 @tritium.autotune(configs=[tritium.Config({"BLOCK": 128}, num_warps=4),
                            tritium.Config({"BLOCK": 1024}, num_warps=8)],
-                  key=["n"], cache_results=False)
+                  key=["n"], warmup=5, rep=20, cache_results=False)
 @tritium.jit
 def tuned_add(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
