@@ -45,6 +45,16 @@ def dot_bias(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, 
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
 
 @triton.jit
+def converted_under_if(a_ptr, b_ptr, c_ptr, flag_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    c = tl.dot(a, b)
+    out = c_ptr + r[:, None] * 16 + r[None, :]
+    if tl.load(flag_ptr) > 0:
+        tl.store(out, c * 2.0)
+
+@triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
     a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
@@ -226,4 +236,14 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
   CHECK(count(plain, "bar.sync") == 4);  // two per K step, two in the epilogue
   // tf32 operands are not copied asynchronously (the element loads round them first).
   CHECK(count(matmul_ptx("fp32", "float32", "tf32", 32, 32, 16, 4, 3), "cp.async") == 0);
+}
+
+TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvptx][dot]") {
+  // c * 2.0 stays in fragments and is converted for the store inside the `if`, with
+  // barriers; the condition is a loaded scalar, so thread 0's view decides for all (two
+  // more barriers) rather than letting threads that read another value skip them.
+  nvptx::TargetOptions options;
+  std::string ptx =
+      nvptx::compile_to_ptx(*lower_dot("converted_under_if", "*fp16:16, *fp16:16, *fp32:16, *i32:16"), options).ptx;
+  CHECK(count(ptx, "bar.sync") == 6);  // the dot's two, the conversion's two, the decision's two
 }

@@ -34,7 +34,7 @@ llvm::Value* Emitter::decision(const ir::Op& op, const ir::Value* value) {
   llvm::Value* v = get(value).at(0);
   // Thread 0's view decides for everyone (any view is right for a racy read; what matters
   // is that every thread reaches the same barriers).
-  if (facts_.has_sync(op) && facts_.diverges(value)) v = from_thread0({v})[0];
+  if ((facts_.has_sync(op) || fragment_barriers_.count(&op) != 0) && facts_.diverges(value)) v = from_thread0({v})[0];
   return v;
 }
 
@@ -81,12 +81,7 @@ void Emitter::emit_for(const ir::Op& op) {
   unsigned width = static_cast<unsigned>(ir::bit_width(iv_type->scalar_kind()));
   std::vector<llvm::Value*> bounds;
   for (int i = 0; i < 3; ++i) bounds.push_back(get(op.operand(i)).at(0));
-  // A carried fragment that is also read flat is converted at the top of the body, with barriers.
-  bool converts = false;
-  for (int i = 1; i < static_cast<int>(op.region(0)->args().size()); ++i) {
-    converts = converts || frags_.needs_flat(op.region(0)->arg(i));
-  }
-  if ((facts_.has_sync(op) || converts) &&
+  if ((facts_.has_sync(op) || fragment_barriers_.count(&op) != 0) &&
       (facts_.diverges(op.operand(0)) || facts_.diverges(op.operand(1)) || facts_.diverges(op.operand(2)))) {
     bounds = from_thread0(bounds);
   }

@@ -34,7 +34,26 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       frags_(plan_fragments(function, options.num_warps)),
       async_(plan_async_copies(function, frags_)),
       sm_(options.sm),
-      num_ctas_(options.num_ctas) {}
+      num_ctas_(options.num_ctas) {
+  mark_fragment_barriers(function.body());
+}
+
+bool Emitter::mark_fragment_barriers(const ir::Region& region) {
+  // Any op that defines or reads a fragment may go through shared memory (a conversion).
+  bool any = false;
+  for (const auto& op : region.ops()) {
+    bool here = false;
+    for (const auto& inner : op->regions()) here = mark_fragment_barriers(*inner) || here;
+    for (const auto& r : op->results()) here = here || frags_.layout(r.get()) != nullptr;
+    for (const ir::Value* v : op->operands()) here = here || frags_.layout(v) != nullptr;
+    for (const auto& inner : op->regions()) {
+      for (const auto& arg : inner->args()) here = here || frags_.layout(arg.get()) != nullptr;
+    }
+    if (here && !op->regions().empty()) fragment_barriers_.insert(op.get());
+    any = any || here;
+  }
+  return any;
+}
 
 int64_t Emitter::emit() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -58,6 +59,7 @@ class Emitter {
   using ElementFn = std::function<llvm::Value*(const std::vector<llvm::Value*>&)>;
 
   // ---- emitter.cpp: the walk, values, types, threads, shared memory ----
+  bool mark_fragment_barriers(const ir::Region& region);  // fills fragment_barriers_
   void emit_region(const ir::Region& region);
   void emit_op(const ir::Op& op);
   const Regs& get(const ir::Value* value) const;
@@ -235,6 +237,9 @@ class Emitter {
   VectorWidths widths_;
   FragmentPlan frags_;
   AsyncPlan async_;
+  // Control-flow ops whose regions may convert fragments through shared memory (barriers
+  // that uniformity.h's op_syncs cannot see): their decisions are made uniform too.
+  std::unordered_set<const ir::Op*> fragment_barriers_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
