@@ -31,6 +31,8 @@ import os
 import tempfile
 import time
 
+from . import _timing
+
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
 
 
@@ -159,109 +161,16 @@ def _device_name(gpu_value):
 
 # -- timing ----------------------------------------------------------------------------------
 
-def _quantiles(times, quantiles):
-    ordered = sorted(times)
-    if not quantiles:
-        return sum(ordered) / len(ordered)
-    picked = []
-    for q in quantiles:
-        position = q * (len(ordered) - 1)
-        low = int(position)
-        high = min(low + 1, len(ordered) - 1)
-        picked.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
-    return picked
-
-
-class _TorchTiming:
-    def __init__(self, device):
-        import torch
-        self.torch = torch
-        self.context = torch.cuda.device(device if device is not None
-                                         else torch.cuda.current_device())
-
-    def buffer(self, size):
-        return self.torch.empty(size, dtype=self.torch.int8, device="cuda")
-
-    def zero(self, buffer):
-        buffer.zero_()
-
-    def event(self):
-        return self.torch.cuda.Event(enable_timing=True)
-
-    def synchronize(self):
-        self.torch.cuda.synchronize()
-
-    @staticmethod
-    def elapsed(start, end):
-        return start.elapsed_time(end)
-
-
-class _CupyTiming:
-    def __init__(self, device):
-        import cupy
-        self.cupy = cupy
-        self.context = cupy.cuda.Device(device if device is not None else 0)
-
-    def buffer(self, size):
-        return self.cupy.empty(size, dtype=self.cupy.int8)
-
-    def zero(self, buffer):
-        buffer.fill(0)
-
-    def event(self):
-        return self.cupy.cuda.Event()
-
-    def synchronize(self):
-        self.cupy.cuda.get_current_stream().synchronize()
-        self.cupy.cuda.Device().synchronize()
-
-    def elapsed(self, start, end):
-        return self.cupy.cuda.get_elapsed_time(start, end)
-
-
-def _timing(device):
-    try:
-        return _TorchTiming(device)
-    except ImportError:
-        pass
-    try:
-        return _CupyTiming(device)
-    except ImportError:
-        raise RuntimeError("tritium.autotune: timing on the GPU needs torch or CuPy; pass "
-                           "do_bench= to time another way") from None
-
-
 def gpu_do_bench(kernel_call, warmup=25, rep=100, quantiles=None, device=None):
     """Milliseconds per run of `kernel_call` on the GPU, timed with CUDA events (torch's, else
     CuPy's), the L2 cache flushed before every run by zeroing a 256 MiB buffer (larger than
     any current L2). Runs for about `warmup` ms, then times about `rep` ms of runs; returns
-    the `quantiles` of the run times (a list), or their mean."""
-    timing = _timing(device)
-    with timing.context:
-        flush = timing.buffer(256 * 1024 * 1024)
-        kernel_call()
-        timing.synchronize()
-        start, end = timing.event(), timing.event()
-        start.record()
-        for _ in range(5):
-            timing.zero(flush)
-            kernel_call()
-        end.record()
-        timing.synchronize()
-        estimate = max(timing.elapsed(start, end) / 5, 1e-3)
-        for _ in range(max(1, int(warmup / estimate))):
-            kernel_call()
-        count = max(1, min(int(rep / estimate), 10000))
-        starts = [timing.event() for _ in range(count)]
-        ends = [timing.event() for _ in range(count)]
-        for i in range(count):
-            timing.zero(flush)
-            starts[i].record()
-            kernel_call()
-            ends[i].record()
-        timing.synchronize()
-        times = [timing.elapsed(s, e) for s, e in zip(starts, ends)]
-    return _quantiles(times, quantiles)
+    the `quantiles` of the run times (a list), or their mean. The protocol is
+    tritium.testing.do_bench's (both in _timing.py)."""
+    times = _timing.time_runs(kernel_call, warmup, rep, _timing.gpu_backend(device))
+    if not quantiles:
+        return sum(times) / len(times)
+    return _timing.quantiles_of(times, quantiles)
 
 
 def _first_time(result):

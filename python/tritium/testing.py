@@ -6,10 +6,10 @@ Timing uses CUDA events through torch when a CUDA device is there, else the host
 only when matplotlib is installed, tables use pandas when it is installed.
 """
 
-import math
 import os
 import statistics
-import time
+
+from . import _timing
 
 __all__ = ["Benchmark", "Mark", "assert_close", "do_bench", "do_bench_cudagraph", "perf_report"]
 
@@ -25,14 +25,7 @@ def _torch_cuda():
 
 def _summarize(times, quantiles, return_mode):
     if quantiles is not None:
-        ordered = sorted(times)
-        out = []
-        for q in quantiles:
-            # Linear interpolation between closest ranks (torch.quantile's default).
-            position = q * (len(ordered) - 1)
-            low = int(math.floor(position))
-            high = min(low + 1, len(ordered) - 1)
-            out.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
+        out = _timing.quantiles_of(times, quantiles)
         return out[0] if len(out) == 1 else out
     if return_mode == "all":
         return list(times)
@@ -43,66 +36,13 @@ def _summarize(times, quantiles, return_mode):
     return modes[return_mode](times)
 
 
-class _HostTimer:
-    """The host clock, for runs without a CUDA device."""
-
-    def synchronize(self):
-        pass
-
-    def clear_cache(self):
-        pass
-
-    def time_ms(self, fn):
-        start = time.perf_counter()
-        fn()
-        return (time.perf_counter() - start) * 1e3
-
-
-class _CudaTimer:
-    """CUDA events; the L2 cache is flushed before each timed call, as Triton does."""
-
-    def __init__(self, torch):
-        self.torch = torch
-        self.cache = torch.empty(int(256e6 // 4), dtype=torch.int, device="cuda")
-
-    def synchronize(self):
-        self.torch.cuda.synchronize()
-
-    def clear_cache(self):
-        self.cache.zero_()
-
-    def time_ms(self, fn):
-        start = self.torch.cuda.Event(enable_timing=True)
-        end = self.torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end)
-
-
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """Milliseconds per call of `fn`: about `warmup` ms of calls first, then about `rep` ms
     of timed calls (each after an L2 flush on the GPU). Returns `return_mode` ("min",
-    "max", "mean", "median", "all") of the times, or the given `quantiles`."""
-    torch = _torch_cuda()
-    timer = _CudaTimer(torch) if torch is not None else _HostTimer()
-    fn()
-    timer.synchronize()
-    # Estimate one call's time from five, then size the warmup and timed runs.
-    estimate = statistics.fmean(timer.time_ms(fn) for _ in range(5)) or 1e-3
-    n_warmup = max(1, int(warmup / estimate))
-    n_repeat = max(1, int(rep / estimate))
-    for _ in range(n_warmup):
-        fn()
-    times = []
-    for _ in range(n_repeat):
-        if grad_to_none is not None:
-            for x in grad_to_none:
-                x.grad = None
-        timer.clear_cache()
-        times.append(timer.time_ms(fn))
-    timer.synchronize()
+    "max", "mean", "median", "all") of the times, or the given `quantiles`. The protocol is
+    the autotuner's (both in _timing.py)."""
+    timing = _timing.gpu_backend(torch_only=True) if _torch_cuda() is not None else _timing.HostTiming()
+    times = _timing.time_runs(fn, warmup, rep, timing, grad_to_none=grad_to_none)
     return _summarize(times, quantiles, return_mode)
 
 

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -173,7 +175,31 @@ bool write_new_file(const std::string& path, const std::string& bytes) {
     data += n;
     left -= static_cast<size_t>(n);
   }
-  return ::close(fd) == 0;
+  if (::close(fd) != 0) {  // a full disk may say so only here (NFS): no temporary file stays
+    int saved = errno;
+    ::unlink(path.c_str());
+    errno = saved;
+    return false;
+  }
+  return true;
+}
+
+// A directory that cannot take entries (read-only, full, not a directory) fails every
+// store: one warning per directory and process says so; TRITIUM_CACHE_LOG=1 logs each.
+void report_write_failure(const std::string& dir, const std::string& what) {
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    first = reported.insert(dir).second;
+  }
+  if (first) {
+    warn(what + " (the kernel still runs; set TRITIUM_CACHE_DIR to a writable directory; later "
+                "failures to store in " + dir + " are not reported)");
+  } else if (log_enabled()) {
+    log(what);
+  }
 }
 
 }  // namespace
@@ -333,14 +359,13 @@ void DiskCache::store(const Entry& entry) const {
   std::string temp = dir_ + "/" + kTempPrefix + entry.key + "-" + host + "-" +
                      std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
   if (!write_new_file(temp, encode(entry))) {
-    warn("cannot write the cache entry " + temp + ": " + std::strerror(errno) +
-         " (the kernel still runs; set TRITIUM_CACHE_DIR to a writable directory)");
+    report_write_failure(dir_, "cannot write the cache entry " + temp + ": " + std::strerror(errno));
     return;
   }
   // rename() is atomic: readers see the old entry, no entry, or the whole new one, and two
   // processes writing the same key both succeed (their bytes are the same).
   if (::rename(temp.c_str(), path_of(entry.key).c_str()) != 0) {
-    warn("cannot rename " + temp + " into the cache: " + std::strerror(errno));
+    report_write_failure(dir_, "cannot rename " + temp + " into the cache: " + std::strerror(errno));
     ::unlink(temp.c_str());
     return;
   }

@@ -70,7 +70,8 @@ class DiskCache {
   // with a warning; a hit touches the file's mtime.
   std::optional<Entry> load(const KeyInputs& inputs, const Validator& validate = {}) const;
   // Writes an entry atomically (temporary file + rename), then applies the size cap. Write
-  // failures are warnings: the cache is an optimization, never a reason to fail a launch.
+  // failures are warnings (the first per directory and process; TRITIUM_CACHE_LOG=1 logs
+  // the rest): the cache is an optimization, never a reason to fail a launch.
   void store(const Entry& entry) const;
 
   // Entries sorted by key.

@@ -121,6 +121,11 @@ LValue permute(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 Value* join(Lowerer& L, const LValue& a, const LValue& b, const Loc& loc) {
   auto [x, y] = L.binary_operands(a, b, /*allow_lhs_ptr=*/true, /*allow_rhs_ptr=*/true, /*arithmetic_check=*/false,
                                   /*div_or_mod=*/false, loc);
+  // Shapes broadcast, dtypes do not (Triton's join op needs one type for both operands).
+  if (x->type()->element() != y->type()->element()) {
+    error_at(loc, "join: both operands must have the same dtype, got " + x->type()->element()->str() + " and " +
+                      y->type()->element()->str());
+  }
   std::vector<int64_t> shape = x->type()->shape();
   shape.push_back(2);
   check_block_shape(shape, loc);

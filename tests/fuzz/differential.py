@@ -4,17 +4,21 @@ SEED` runs in tritium's interpreter (torch CPU tensors), on the GPU through trit
 tensors) and, with --triton, under Triton on the GPU; every buffer is compared afterwards.
 
   PYTHONPATH=<tritium package> python3 tests/fuzz/differential.py --fuzz build/tests/tritium_fuzz \
-      --count 100000 [--first 0] [--triton] [--out DIR] [--atomics]
+      --count 100000 [--first 0] [--max-seconds T] [--triton] [--out DIR] [--atomics]
 
 Agreement: integers (and bools) bit for bit; floats equal, both NaN, or within --ulps units in
 the last place of their type (default 4: the GPU's exp2/log2/sin/cos/rsqrt are approximations,
 libm's are correctly rounded; +, -, *, / and sqrt are IEEE on both, and FP fusion is turned off
-with TRITIUM_DEFAULT_FP_FUSION=0 so no fma changes a rounding). The generator only loads from
+with TRITIUM_DEFAULT_FP_FUSION=0 and TRITON_DEFAULT_FP_FUSION=0 so no fma changes a rounding). The generator only loads from
 input pointers and only stores to output pointers, each program to its own elements, so
 plain kernels have no races and one right answer. Kernels with atomics are
 order-dependent once addresses collide (the generator's `offs % (n + 1)` makes them collide):
 they are run but only compared with --atomics. A kernel the interpreter refuses (division by
-zero, an out-of-bounds access: undefined on the GPU) is counted, not compared.
+zero, an out-of-bounds access: undefined on the GPU) is counted, not compared; so is a kernel tritium refuses to compile for the GPU alone (a
+located error, such as fp64 math, which the interpreter runs): recorded, not a failure.
+
+The table is rewritten to --out/summary.md every 20 kernels and at the end; --max-seconds
+stops early with what was compared (a device command has a time limit).
 
 Without a GPU (or without torch) it prints why and exits 0: nothing is compared. Mismatching
 kernels are written to --out with their arguments, for a regression test or a documented
@@ -31,6 +35,7 @@ import time
 import traceback
 
 os.environ.setdefault("TRITIUM_DEFAULT_FP_FUSION", "0")
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
 
 
 def no_gpu_reason():
@@ -103,6 +108,16 @@ def copy_args(args, device):
     return [a.clone().to(device) if hasattr(a, "clone") else a for a in args]
 
 
+def context_alive(torch):
+    """False once a kernel faulted: CUDA errors such as an illegal address are sticky."""
+    try:
+        torch.cuda.synchronize()
+        torch.zeros(1, device="cuda").add_(1).item()
+        return True
+    except Exception:
+        return False
+
+
 def ulp_distance(a, b):
     """Units in the last place between two float tensors of one dtype (as int64)."""
     import torch
@@ -139,6 +154,7 @@ def main():
     parser.add_argument("--fuzz", default=os.environ.get("TRITIUM_FUZZ", "build/tests/tritium_fuzz"))
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=0, help="stop after this long (0: never)")
     parser.add_argument("--ulps", type=int, default=4)
     parser.add_argument("--triton", action="store_true", help="also run each kernel under Triton")
     parser.add_argument("--atomics", action="store_true", help="also compare kernels with atomics")
@@ -161,10 +177,27 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="tritium-differential-"))
     counts = {k: 0 for k in ("kernels", "compile errors", "interpreter refused", "compared", "atomics skipped",
-                             "GPU mismatches", "GPU errors", "Triton compared", "Triton mismatches",
-                             "Triton-only errors")}
+                             "GPU refused", "GPU mismatches", "GPU errors", "Triton compared",
+                             "Triton mismatches", "Triton-only errors")}
     start = time.time()
+    last = opts.first
+
+    def summary():
+        seconds = time.time() - start
+        lines = ["| " + " | ".join(counts) + " |", "|" + " --- |" * len(counts),
+                 "| " + " | ".join(str(v) for v in counts.values()) + " |",
+                 f"seeds {opts.first}..{last}, {seconds:.0f} s"
+                 f" ({counts['kernels'] / max(seconds, 1e-9):.2f} kernels/s); mismatches in {out}/"]
+        (out / "summary.md").write_text("\n".join(lines) + "\n")
+        return "\n".join(lines)
+
     for seed in range(opts.first, opts.first + opts.count):
+        if opts.max_seconds and time.time() - start > opts.max_seconds:
+            print(f"differential: stopped after {opts.max_seconds:.0f} s (--max-seconds)")
+            break
+        if counts["kernels"] % 20 == 0:
+            summary()
+        last = seed + 1
         counts["kernels"] += 1
         header, source = emit(opts.fuzz, seed)
         tritium_source = source.replace("import triton\nimport triton.language as tl",
@@ -197,8 +230,15 @@ def main():
             gpu = copy_args(args, "cuda")
             kernel[grid](*gpu, **kwargs)
             torch.cuda.synchronize()
+        except tritium.CompilationError as error:
+            record("GPU refused", str(error))
+            continue
         except Exception:
             record("GPU errors", traceback.format_exc(limit=2))
+            if not context_alive(torch):
+                print(f"differential: seed {seed} left the CUDA context broken (a fault on the GPU); "
+                      f"stopping: rerun from --first {seed + 1}")
+                break
             continue
         counts["compared"] += 1
         difference = compare(reference, gpu, opts.ulps)
@@ -218,11 +258,7 @@ def main():
         difference = compare(gpu, theirs, opts.ulps)
         if difference:
             record("Triton mismatches", difference)
-    seconds = time.time() - start
-    print("| " + " | ".join(counts) + " |")
-    print("|" + " --- |" * len(counts))
-    print("| " + " | ".join(str(v) for v in counts.values()) + " |")
-    print(f"seeds {opts.first}..{opts.first + opts.count}, {seconds:.0f} s; mismatches in {out}/")
+    print(summary())
     return 1 if counts["GPU mismatches"] or counts["GPU errors"] else 0
 
 

@@ -4,8 +4,10 @@
 // An InternalError, any other exception, a crash or a hang is a finding, saved and counted.
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -46,6 +48,8 @@ struct Options {
   int64_t emit = -1;    // a generated kernel's seed to print (for the differential harness)
   bool verbose = false;  // print every located error's message (to tune the generator)
   uint64_t report_every = 0;  // print the table every N inputs too (long runs killed midway)
+  std::string ptxas;          // assemble every `ptxas_every`-th compiled kernel's PTX with it
+  uint64_t ptxas_every = 1;
 };
 
 bool g_verbose = false;
@@ -94,8 +98,8 @@ std::string describe(const fuzz::Input& in, uint64_t iteration) {
          "\n# signature: " + in.signature + "\n" + in.source + "\n";
 }
 
-// Runs one input through parse, lowering, the pipeline and PTX emission.
-Outcome run_one(const fuzz::Input& in, bool ptx, std::string* finding) {
+// Runs one input through parse, lowering, the pipeline and PTX emission (kept in `*ptx_text`).
+Outcome run_one(const fuzz::Input& in, bool ptx, std::string* finding, std::string* ptx_text) {
   bool in_signature = false;
   try {
     auto file = std::make_shared<SourceFile>("fuzz.py", in.source);
@@ -108,7 +112,7 @@ Outcome run_one(const fuzz::Input& in, bool ptx, std::string* finding) {
     in_signature = false;
     auto function = lower_kernel(module, in.kernel, sig, {});
     transforms::run_pipeline(*function, {true});
-    if (ptx) nvptx::compile_to_ptx(*function, {});
+    if (ptx) *ptx_text = nvptx::compile_to_ptx(*function, {}).ptx;
     return Outcome::Compiled;
   } catch (const CompileError& e) {
     if (e.line() > 0 && e.file() == "fuzz.py") {
@@ -131,6 +135,33 @@ struct Counts {
   uint64_t runs = 0, compiled = 0, located = 0, bad_signature = 0, no_kernel = 0, findings = 0;
 };
 
+// `ptxas -arch=sm_90` on the PTX: "" when it assembles, else ptxas's first message. LLVM
+// emitting PTX does not make it valid PTX; the GPU's driver would refuse it at load.
+std::string ptxas_rejects(const std::string& ptxas, const std::string& dir, const std::string& ptx) {
+  std::string input = dir + "/ptxas-input.ptx", log = dir + "/ptxas-output.txt";
+  std::ofstream(input, std::ios::trunc) << ptx;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<std::string> args = {ptxas, "-arch=sm_90", input, "-o", "/dev/null"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int spawned = posix_spawnp(&pid, ptxas.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return "cannot run " + ptxas + ": " + std::strerror(spawned);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::ifstream in(log);
+  std::string first;
+  std::getline(in, first);
+  return "ptxas rejected the PTX (status " + std::to_string(status) + "): " + first;
+}
+
 bool parse_options(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -152,6 +183,8 @@ bool parse_options(int argc, char** argv, Options* o) {
     else if (a == "--emit") o->emit = std::stoll(next());
     else if (a == "--verbose") o->verbose = true;
     else if (a == "--report-every") o->report_every = std::stoull(next());
+    else if (a == "--ptxas") o->ptxas = next();
+    else if (a == "--ptxas-every") o->ptxas_every = std::max<uint64_t>(1, std::stoull(next()));
     else return false;
   }
   return true;
@@ -175,7 +208,7 @@ int main(int argc, char** argv) {
       std::cerr << "usage: tritium_fuzz [--seed S] [--start I] [--iterations N] [--max-seconds T]\n"
                    "                    [--timeout T] [--max-memory-mb M] [--corpus DIR]... [--findings DIR]\n"
                    "                    [--no-ptx] [--generated-percent P] [--replay I] [--emit SEED] [--verbose]\n"
-                   "                    [--report-every N]\n";
+                   "                    [--report-every N] [--ptxas PATH [--ptxas-every N]]\n";
       return 2;
     }
   } catch (const std::exception& e) {
@@ -212,6 +245,7 @@ int main(int argc, char** argv) {
   Counts total;
   auto began = std::chrono::steady_clock::now();
   std::ofstream findings_log(o.findings + "/findings.txt", std::ios::app);
+  uint64_t assembled = 0;
   auto report = [&]() {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     std::cout << "| input class | executions | compiled to " << (o.ptx ? "PTX" : "IR") << " | located errors | "
@@ -222,6 +256,7 @@ int main(int argc, char** argv) {
       std::cout << "| " << name << " | " << c.runs << " | " << c.compiled << " | " << c.located << " | "
                 << c.bad_signature << " | " << c.no_kernel << " | " << c.findings << " |\n";
     }
+    if (!o.ptxas.empty()) std::cout << "ptxas -arch=sm_90 assembled " << assembled << " of the compiled kernels\n";
     std::cout << "seed " << o.seed << ", iterations " << first << ".." << first + total.runs << ", " << seconds
               << " s, " << (seconds > 0 ? total.runs / seconds : 0) << " executions/s" << std::endl;
   };
@@ -234,8 +269,13 @@ int main(int argc, char** argv) {
     if (o.replay >= 0) std::cout << text;
     set_current(text);
     ::alarm(static_cast<unsigned>(o.timeout));
-    std::string finding;
-    Outcome outcome = run_one(in, o.ptx, &finding);
+    std::string finding, ptx;
+    Outcome outcome = run_one(in, o.ptx, &finding, &ptx);
+    if (outcome == Outcome::Compiled && !o.ptxas.empty() && !ptx.empty() && total.compiled % o.ptxas_every == 0) {
+      finding = ptxas_rejects(o.ptxas, o.findings, ptx);
+      if (finding.empty()) ++assembled;
+      else outcome = Outcome::Finding;
+    }
     ::alarm(0);
     std::string cls = in.origin.rfind("mutated:", 0) == 0 ? "mutated" : "generated";
     for (Counts* c : {&by_class[cls], &total}) {

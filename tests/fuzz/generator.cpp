@@ -206,7 +206,7 @@ class Generator {
 
   // An expression of shape `shape` and its (approximate) element type.
   std::pair<std::string, int> expr(int shape, int depth) {
-    int kind = pick(0, depth > 1 ? 2 : 10);
+    int kind = pick(0, depth > 1 ? 2 : 11);
     const Var& a = operand(shape);
     if (kind <= 2) {
       if (chance(20)) {
@@ -277,10 +277,71 @@ class Generator {
         }
         if (shape == 1 && chance(40)) return {std::string(chance(50) ? "tl.cumsum(" : "tl.cumprod(") + x + ", 0)", xt};
         [[fallthrough]];
+      case 10:
+        if (kind == 10 && shape != 0) return move(shape, x, xt);
+        [[fallthrough]];
       default:
         if (num_helpers_ > 0) return {"helper" + std::to_string(pick(0, num_helpers_ - 1)) + "(" + x + ", " + y + ")", promote(xt, yt)};
         return {"(-" + x + ")", xt};
     }
+  }
+
+  // Element moves that keep the shape (deterministic ones only: no can_reorder, so the
+  // backends agree element for element): reshape, trans, permute, join, interleave, flip,
+  // expand_dims, broadcast_to, each around a value of `shape` made a block first.
+  std::pair<std::string, int> move(int shape, const std::string& x, int xt) {
+    std::string b = std::to_string(block_), r = std::to_string(rows_), c = std::to_string(cols_);
+    std::string dims = shape == 1 ? "(" + b + ",)" : "(" + r + ", " + c + ")";
+    std::string bx = "tl.broadcast_to(" + x + ", " + dims + ")";
+    std::string by = "tl.flip(" + bx + ", 0)";  // one dtype with bx: join and interleave need it
+    if (shape == 1) {
+      switch (pick(0, block_ >= 2 ? 3 : 1)) {
+        case 0: return {"tl.sum(tl.join(" + bx + ", " + by + "), 1)", xt};
+        case 1: return {"tl.flip(" + bx + ", 0)", xt};
+        case 2: return {"tl.ravel(tl.trans(tl.reshape(" + bx + ", (2, " + std::to_string(block_ / 2) + "))))", xt};
+        default: return {"tl.max(tl.reshape(tl.interleave(" + bx + ", " + by + "), (" + b + ", 2)), 1)", xt};
+      }
+    }
+    switch (pick(0, 3)) {
+      case 0: return {"tl.trans(tl.reshape(" + bx + ", (" + c + ", " + r + ")))", xt};
+      case 1: return {"tl.reshape(tl.permute(" + bx + ", (1, 0)), " + dims + ")", xt};
+      case 2: return {"(tl.expand_dims(tl.sum(" + bx + ", 1), 1) + " + bx + ")", xt};
+      default: return {"tl.broadcast_to(tl.min(" + bx + ", 0)[None, :], " + dims + ")", xt};
+    }
+  }
+
+  // tl.dot of two tiles loaded from an input, reduced to a scalar. The operands are small
+  // integers (|x| <= 3) in the dot's dtype, so every product and sum is exact in any order and
+  // precision (tf32 included): the backends agree bit for bit.
+  void dot() {
+    const Var& p = one_of(inputs_);
+    static const std::vector<int> kinds = {9, 9, 10, 11, 11, 1, 12};  // fp16, bf16, fp32, int8, fp64
+    int t = one_of(kinds);
+    int m = 16 << pick(0, 1), k = t == 1 ? 32 : 16 << pick(0, 1), nn = 16 << pick(0, 1);  // int8: K >= 32
+    auto tile = [&](int rows, int cols) {
+      return "(tl.load(" + p.name + " + (tl.arange(0, " + std::to_string(rows) + ")[:, None] * " + std::to_string(cols) +
+             " + tl.arange(0, " + std::to_string(cols) + ")[None, :]) % (n + 1)).to(tl.int8) % 4).to(" + tl_type(t) + ")";
+    };
+    std::string a = fresh(), b = fresh(), d = fresh();
+    line(a + " = " + tile(m, k));
+    line(b + " = " + tile(k, nn));
+    bool is_int = t == 1;
+    std::string options;
+    if (chance(40)) options += ", acc=tl.zeros((" + std::to_string(m) + ", " + std::to_string(nn) + "), " + (is_int ? "tl.int32" : t == 12 ? "tl.float64" : "tl.float32") + ")" +
+                          (t == 12 ? ", out_dtype=tl.float64" : is_int ? ", out_dtype=tl.int32" : "");
+    if (t == 11 && chance(50)) options += std::string(", input_precision=\"") + one_of(std::vector<std::string>{"ieee", "tf32", "tf32x3"}) + "\"";
+    int result = is_int ? 3 : 11;
+    if ((t == 9 || t == 10) && options.empty() && chance(25)) {
+      options = ", out_dtype=tl.float16";
+      result = 9;
+    }
+    if (t == 12) result = 12;
+    line(d + " = tl.dot(" + a + ", " + b + options + ")");
+    std::string v = fresh();
+    // fp16 results are summed in fp32: every partial sum stays exact.
+    line(v + " = tl.sum(tl.sum(" + d + (result == 9 ? ".to(tl.float32)" : "") + ", 1), 0)");
+    if (result == 9) result = 11;
+    vars_.push_back({v, result, 0});
   }
 
   void assign(int depth) {
@@ -336,7 +397,8 @@ class Generator {
   }
 
   void statement(int depth) {
-    int kind = pick(0, depth >= 2 ? 4 : 8);
+    int kind = pick(0, depth >= 2 ? 4 : 9);
+    if (kind == 9) return dot();
     if (kind <= 2) return assign(depth);
     if (kind == 3) return update(depth);
     if (kind == 4) {

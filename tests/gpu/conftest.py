@@ -5,7 +5,8 @@ Without a GPU (or without torch) every test here is skipped, and the session end
 line that counts the skips and says why: never silently. The package comes from an installed
 tritium, PYTHONPATH, or python/ of this checkout. The interpreter is never forced here
 (TRITIUM_INTERPRET is removed), and the session gets a fresh disk cache directory unless
-TRITIUM_CACHE_DIR is set, so cache tests start cold. TRITIUM_TEST_SEED=<n> replays inputs.
+TRITIUM_CACHE_DIR is set, so cache tests start cold. TRITIUM_TEST_SEED=<n> replays inputs;
+TRITIUM_GPU_SAMPLE=<n> runs every n-th test of each file.
 """
 
 import importlib.util
@@ -42,6 +43,17 @@ NO_GPU = _no_gpu_reason()
 
 
 def pytest_collection_modifyitems(config, items):
+    # TRITIUM_GPU_SAMPLE=N keeps every N-th test of each file (its first always), for slow
+    # runs such as compute-sanitizer's: a spread over each file's parameter grid.
+    sample = int(os.environ.get("TRITIUM_GPU_SAMPLE", "1"))
+    if sample > 1:
+        kept, dropped, index = [], [], {}
+        for item in items:
+            path = str(item.path) if hasattr(item, "path") else str(item.fspath)  # pytest 7+ / older
+            n = index[path] = index.get(path, -1) + 1
+            (kept if n % sample == 0 else dropped).append(item)
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
     if NO_GPU is None:
         return
     marker = pytest.mark.skip(reason=f"no GPU: {NO_GPU}")

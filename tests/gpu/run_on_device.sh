@@ -16,7 +16,12 @@
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch; MATMUL_ARGS=--skip-check skips the sweep).
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
-#   (interpreter, GPU, Triton).
+#   (interpreter, GPU, Triton; DIFFERENTIAL_FIRST=S starts at seed S, DIFFERENTIAL_SECONDS
+#   caps its time, default 450). SANITIZE="memcheck racecheck" runs tests/gpu/sanitize.sh
+#   (compute-sanitizer over a sample of the GPU tests; see there for its knobs).
+#   One command each (10 minutes a command):
+#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
+#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -65,6 +70,7 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
 [ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
+[ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 if [ "${SKIP_INTERP:-0}" != "1" ]; then
@@ -74,8 +80,11 @@ fi
 
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then
   echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
-  timeout 540 python3 tests/fuzz/differential.py --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" \
-    --triton --out "$OUT/differential" 2>&1 | tail -8 | tee "$OUT/differential.log"
+  # It stops itself after DIFFERENTIAL_SECONDS and keeps $OUT/differential/summary.md current.
+  timeout -k 10 "$(( ${DIFFERENTIAL_SECONDS:-450} + 60 ))" python3 tests/fuzz/differential.py \
+    --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" --first "${DIFFERENTIAL_FIRST:-0}" \
+    --max-seconds "${DIFFERENTIAL_SECONDS:-450}" --triton --out "$OUT/differential" 2>&1 \
+    | tail -12 | tee "$OUT/differential.log"
 fi
 
 if [ "${SKIP_BENCH:-0}" != "1" ]; then
@@ -105,10 +114,15 @@ fi
 
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
-grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
-grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+if [ -f "$OUT/gpu_tests.log" ]; then
+  grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
+  grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+fi
 tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
 [ -f "$OUT/bench_matmul.log" ] && grep -E "^\||check|FAIL" "$OUT/bench_matmul.log" | head -60
+[ -f "$OUT/sanitizer.txt" ] && cat "$OUT/sanitizer.txt"
+[ -f "$OUT/differential/summary.md" ] && cat "$OUT/differential/summary.md"
+true  # the summary above is the result; a missing optional log is no failure

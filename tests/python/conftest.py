@@ -34,3 +34,50 @@ def rng():
     print(f"TRITIUM_TEST_SEED={seed}")
     return np.random.default_rng(seed)
 
+
+
+@pytest.fixture
+def fake_gpu_timing(monkeypatch):
+    """A GPU for tritium's timing (_timing.py) with a fake clock: the CUDA events read a
+    clock that each run of the returned call advances (2 ms for the first six runs, then
+    1, 3, 2, 5, 4 ms in turn); `log` records every run, event record and L2 flush."""
+    from tritium import _timing, testing
+
+    log = []
+    clock = [0.0]
+
+    class Event:
+        def record(self):
+            self.at = clock[0]
+            log.append("record")
+
+    class FakeTiming:
+        context = _timing.HostTiming.context
+
+        def buffer(self, size):
+            assert size >= 128 * 1024 * 1024  # larger than any L2
+            return bytearray(1)
+
+        def zero(self, buffer):
+            log.append("flush")
+
+        def event(self):
+            return Event()
+
+        def synchronize(self):
+            pass
+
+        @staticmethod
+        def elapsed(start, end):
+            return end.at - start.at
+
+    fake = FakeTiming()
+    monkeypatch.setattr(_timing, "gpu_backend", lambda device=None, torch_only=False: fake)
+    monkeypatch.setattr(testing, "_torch_cuda", lambda: object())  # "a CUDA device is there"
+    durations = iter([2.0] * 6 + [1.0, 3.0, 2.0, 5.0, 4.0] * 100)
+
+    def kernel_call():
+        log.append("run")
+        clock[0] += next(durations)
+
+    return log, kernel_call

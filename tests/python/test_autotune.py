@@ -435,53 +435,12 @@ def test_a_damaged_stored_choice_is_ignored(tmp_path):
     assert json.loads(stored.read_text())["best"] == 1  # rewritten whole
 
 
-def test_gpu_timer_flushes_l2_before_every_timed_run(monkeypatch):
+def test_gpu_timer_flushes_l2_before_every_timed_run(fake_gpu_timing):
     """gpu_do_bench's protocol, with a fake clock for the CUDA events: the flush buffer is
     zeroed right before every timed run, and the quantiles come from the timed runs."""
     from tritium import autotuner
 
-    log = []
-    clock = [0.0]
-
-    class Event:
-        def record(self):
-            self.at = clock[0]
-            log.append("record")
-
-    class FakeTiming:
-        def buffer(self, size):
-            assert size >= 128 * 1024 * 1024  # larger than any L2
-            return bytearray(1)
-
-        def zero(self, buffer):
-            log.append("flush")
-
-        def event(self):
-            return Event()
-
-        def synchronize(self):
-            pass
-
-        @staticmethod
-        def elapsed(start, end):
-            return end.at - start.at
-
-    class Context:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-    fake = FakeTiming()
-    fake.context = Context()
-    monkeypatch.setattr(autotuner, "_timing", lambda device: fake)
-    durations = iter([2.0] * 6 + [1.0, 3.0, 2.0, 5.0, 4.0] * 100)
-
-    def kernel_call():
-        log.append("run")
-        clock[0] += next(durations)
-
+    log, kernel_call = fake_gpu_timing
     result = autotuner.gpu_do_bench(kernel_call, warmup=4, rep=10, quantiles=(0.5, 0.0, 1.0))
     timed = log[log.index("record", 2):]  # after the estimate's two records
     runs_timed = [i for i in range(len(timed) - 2) if timed[i:i + 3] == ["record", "run", "record"]]

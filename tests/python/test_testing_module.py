@@ -26,6 +26,20 @@ def test_do_bench_times_the_function():
         testing.do_bench(work, warmup=1, rep=5, return_mode="average")
 
 
+def test_do_bench_on_the_gpu_times_like_the_autotuner(fake_gpu_timing):
+    """On a GPU do_bench is the autotuner's timer (one protocol, _timing.py): every timed
+    run between its own two events, right after an L2 flush."""
+    log, kernel_call = fake_gpu_timing
+    times = testing.do_bench(kernel_call, warmup=4, rep=10, return_mode="all")
+    timed = log[log.index("record", 2):]  # after the estimate's two records
+    runs_timed = [i for i in range(len(timed) - 2) if timed[i:i + 3] == ["record", "run", "record"]]
+    assert len(runs_timed) == len(times) > 1
+    assert all(timed[i - 1] == "flush" for i in runs_timed)
+    assert set(times) <= {1.0, 2.0, 3.0, 4.0, 5.0}
+    median = testing.do_bench(kernel_call, warmup=4, rep=10, quantiles=[0.5])
+    assert median in (1.0, 2.0, 3.0, 4.0, 5.0)
+
+
 def test_do_bench_cudagraph_without_a_gpu_still_times():
     assert testing.do_bench_cudagraph(lambda: time.sleep(0.001), rep=5) > 0.5
 

@@ -3,6 +3,7 @@
 // inputs (sources, callees, globals, options, target); the disk format round-trips, a
 // truncated or corrupted entry is detected and deleted, and the size cap evicts the least
 // recently used entries.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <future>
 #include <thread>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -564,4 +566,52 @@ TEST_CASE("only regular files in the cache directory are read", "[cache][faults]
   disk.store(sample_entry(in));
   CHECK(disk.load(in));
   CHECK(disk.clear() == 2);
+}
+
+// stderr of the enclosed code, through a temporary file.
+struct CapturedStderr {
+  fs::path file;
+  int saved;
+  explicit CapturedStderr(const fs::path& where) : file(where) {
+    std::fflush(stderr);
+    saved = ::dup(STDERR_FILENO);
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    ::close(fd);
+  }
+  std::string finish() {
+    std::fflush(stderr);
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    return read_all(file);
+  }
+};
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("a directory that takes no entries is reported once, and nothing fails", "[cache][faults]") {
+  TempDir dir;
+  // A cache "directory" below a regular file: no store can succeed, even as root.
+  write_all(dir.path / "file", "not a directory");
+  cache::DiskCache disk((dir.path / "file" / "cache").string());
+  CapturedStderr captured(dir.path / "stderr.txt");
+  cache::KeyInputs in = sample_inputs();
+  for (int i = 0; i < 3; ++i) {
+    in.signature = "*fp32:16, i32, " + std::to_string(i);
+    CHECK_NOTHROW(disk.store(sample_entry(in)));
+    CHECK_FALSE(disk.load(in));
+  }
+  std::string err = captured.finish();
+  INFO(err);
+  CHECK(count_of(err, "tritium: warning: cannot write the cache entry") == 1);
+  CHECK(count_of(err, "are not reported") == 1);
+  // Another directory's first failure is its own fault, reported too.
+  cache::DiskCache other((dir.path / "file" / "other").string());
+  CapturedStderr again(dir.path / "stderr2.txt");
+  other.store(sample_entry(in));
+  CHECK(count_of(again.finish(), "tritium: warning: cannot write the cache entry") == 1);
 }

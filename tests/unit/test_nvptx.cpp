@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "frontend/parser.h"
+#include "ir/parser.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
@@ -763,4 +764,32 @@ TEST_CASE("vectorize: gathers test contiguity at run time; volatile loads and at
   CompiledPtx l = compile("loops", "*fp32:16, i64, 256");
   REQUIRE(has(l.ptx, "ld.global.v2."));
   REQUIRE_PTXAS_ACCEPTS(l);
+}
+
+TEST_CASE("nvptx: a load whose mask folds to false at emission reads 0", "[nvptx]") {
+  // fold_masks removes such loads from kernels; prefetch_loads made them after it (the first
+  // iteration's loads of a loop that runs zero times), and the load had no value (a null
+  // phi operand, "invalid LLVM IR"). Per element, as a vector, and uniform.
+  for (const char* ptr : {"ptr<fp32>", "ptr<fp32> {divisibility = 16}"}) {
+    INFO(ptr);
+    auto function = ir::parse(std::string("func @k(%p: ") + ptr + ", %q: " + ptr + R"() {
+  %0 = make_range {end = 128, start = 0} : block<128xi32>
+  %1 = splat %p : block<128xptr<fp32>>
+  %2 = addptr %1, %0 : block<128xptr<fp32>>
+  %3 = constant {value = 2} : i32
+  %4 = constant {value = 0} : i32
+  %5 = cmp %3, %4 {predicate = "lt"} : i1
+  %6 = splat %5 : block<128xi1>
+  %7 = load %2, %6 : block<128xfp32>
+  %8 = splat %q : block<128xptr<fp32>>
+  %9 = addptr %8, %0 : block<128xptr<fp32>>
+  store %9, %7
+  %10 = load %p, %5 : fp32
+  store %q, %10
+  return
+})");
+    CompiledPtx c = nvptx::compile_to_ptx(*function, {});
+    REQUIRE(has(c.ptx, "st.global"));
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
@@ -281,6 +282,14 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
     if (from->is_pointer() && to->is_pointer()) return a;
     if (from->is_pointer()) return b_.CreatePtrToInt(a, target);
     if (to->is_pointer()) return b_.CreateIntToPtr(a, target);
+    if (is_half_kind(from->scalar_kind()) && is_half_kind(to->scalar_kind()) && !llvm::isa<llvm::Constant>(a)) {
+      // fp16 <-> bf16 through an opaque 16-bit move: LLVM 22's InstCombine rewrites
+      // `fcmp oeq/une (bitcast half %x to bfloat), 0` as `and half %x, 0x7fff` (invalid IR,
+      // "Cannot select: f16 = and" later; llvm-project PR 198389). ptxas drops the mov.
+      auto* move = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getInt16Ty(), {b_.getInt16Ty()}, false),
+                                        "mov.b16 $0, $1;", "=h,h", /*hasSideEffects=*/false);
+      return b_.CreateBitCast(b_.CreateCall(move, {b_.CreateBitCast(a, b_.getInt16Ty())}), target);
+    }
     return b_.CreateBitCast(a, target);
   }
   if (to->is_pointer()) {

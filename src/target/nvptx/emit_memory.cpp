@@ -44,7 +44,9 @@ void Emitter::emit_load(const ir::Op& op) {
   bool is_volatile = volatile_attr && *volatile_attr != ir::AttrValue(int64_t{0});
   auto load = [&](int r, llvm::Value* pred) {
     llvm::Value* p = ptr.at(r);
-    llvm::Value* fallback = other ? other->at(r) : nullptr;  // no `other`: 0
+    // No `other`: 0, also when the mask folds to false here (prefetch_loads' loads before
+    // a loop that runs zero times): guarded() then returns the fallback alone.
+    llvm::Value* fallback = other ? other->at(r) : llvm::Constant::getNullValue(element);
     return guarded(pred, [&]() {
       return from_storage(b_.CreateAlignedLoad(stored, p, align, is_volatile), element);
     }, fallback);
