@@ -366,6 +366,7 @@ py::object PyKernel::handle_for(const Kernel::Impl::Launched& launched,
     runtime::FunctionFacts facts = runtime::function_facts(gpu, impl.name());
     info["backend"] = "cuda";
     info["sm"] = gpu.sm;
+    info["device"] = gpu.device;
     info["key"] = gpu.key;
     info["shared"] = gpu.shared_bytes;
     info["n_regs"] = facts.n_regs;

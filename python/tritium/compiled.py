@@ -86,7 +86,8 @@ class CompiledKernel:
     enable_fp_fusion, launch_cooperative_grid, debug), ``n_regs``, ``n_spills`` and
     ``n_max_threads`` (asked of the driver when the kernel ran on a GPU; None when it ran
     in the interpreter, where there are no registers), ``hash`` (the disk cache key, GPU
-    only) and ``backend`` ("cuda" or "interpreter")."""
+    only), ``backend`` ("cuda" or "interpreter") and ``device`` (the ordinal of the GPU the
+    specialization is loaded on; None in the interpreter)."""
 
     def __init__(self, kernel, signature, options, info):
         self._kernel = kernel
@@ -117,6 +118,7 @@ class CompiledKernel:
         self.n_regs = info.get("n_regs")
         self.n_spills = info.get("n_spills")
         self.n_max_threads = info.get("n_max_threads")
+        self.device = info.get("device")  # the GPU ordinal it is loaded on (None: interpreter)
         self.asm = _Asm(self)
 
     @property

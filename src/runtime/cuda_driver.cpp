@@ -206,11 +206,12 @@ const DeviceInfo& device(int ordinal, const std::string& kernel) {
   return *published;
 }
 
-void make_current(Context context, const std::string& kernel) {
+Context make_current(Context context, const std::string& kernel) {
   const Api& api = driver_if_loaded()->api;
   Context current = nullptr;
   check(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent", kernel);
   if (current != context) check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent", kernel);
+  return current;
 }
 
 int current_device() {

@@ -169,9 +169,31 @@ struct DeviceInfo {
 // does not exist. Thread-safe; after the first call per device it takes no lock.
 const DeviceInfo& device(int ordinal, const std::string& kernel);
 
-// Makes `context` current on this thread when it is not already (a no-op on the hot path).
-// The context stays current afterwards, as torch and Triton leave it.
-void make_current(Context context, const std::string& kernel);
+// Makes `context` current on this thread when it is not already (a no-op on the hot path),
+// and returns the context that was current before (null when none was).
+Context make_current(Context context, const std::string& kernel);
+
+// `context` current for a scope (a launch, a query about a loaded function). The caller's
+// context, when another one was current (torch's or Triton's current device), is made current
+// again afterwards: a launch on cuda:1 must not move the current device, where torch
+// allocates next. A thread that had none keeps `context` current (the next launch then costs
+// no switch).
+class ScopedContext {
+ public:
+  ScopedContext(Context context, const std::string& kernel)
+      : context_(context), previous_(make_current(context, kernel)) {}
+  ~ScopedContext() {
+    if (previous_ != nullptr && previous_ != context_) [[unlikely]] {
+      driver_if_loaded()->api.cuCtxSetCurrent(previous_);  // best effort: a destructor
+    }
+  }
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+ private:
+  Context context_;
+  Context previous_;
+};
 
 // The device of the current context, or -1 when no context is current.
 int current_device();

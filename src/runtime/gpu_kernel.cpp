@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "cache/remote_cache.h"
 #include "cache/stats.h"
@@ -159,11 +162,25 @@ std::string check_params(const std::vector<cache::CachedParam>& want, const std:
   return "";
 }
 
+// One lock per disk key, for the process: the memory cache builds each (device, signature)
+// once, but two devices of one target asking at once would both compile; with the lock the
+// second waits and reads the first one's disk entry (one compile, two loads). Builds of
+// different keys (autotuning's configs) still run in parallel. The locks live for the process.
+std::mutex& build_lock(const std::string& key) {
+  static std::mutex table_mutex;
+  static auto* locks = new std::unordered_map<std::string, std::unique_ptr<std::mutex>>();
+  std::lock_guard<std::mutex> lock(table_mutex);
+  std::unique_ptr<std::mutex>& slot = (*locks)[key];
+  if (!slot) slot = std::make_unique<std::mutex>();
+  return *slot;
+}
+
 }  // namespace
 
 cache::Entry build_entry(const GpuBuild& build) {
   cache::DiskCache disk = cache::DiskCache::from_env();
   std::string key = cache::key_of(build.inputs);
+  std::lock_guard<std::mutex> same_key(build_lock(key));
   auto validate = [&](const cache::Entry& e) { return check_params(build.params, e.params); };
   if (std::optional<cache::Entry> entry = cache::load_shared(disk, build.inputs, validate)) {
     cache::count(cache::Counter::DiskHit);
@@ -241,6 +258,7 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
   gpu.module = loaded.module;
   gpu.block_x = static_cast<unsigned>(32 * entry.num_warps);
   gpu.sm = entry.sm;
+  gpu.device = device.ordinal;
   gpu.shared_bytes = static_cast<unsigned>(entry.shared_bytes);
   gpu.entry = entry.entry_name;
   gpu.key = entry.key;
@@ -248,7 +266,7 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
 }
 
 Placement place_pointers(const std::string& kernel, const std::vector<std::string>& names,
-                         const BoundArgs& bound) {
+                         const BoundArgs& bound, PointerQuery query) {
   Placement out;
   size_t first = 0;  // the argument that decided the device
   for (size_t i = 0; i < bound.size(); ++i) {
@@ -256,7 +274,7 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
     if (arg.kind() != Arg::Kind::Pointer || arg.address() == 0) continue;
     int device = arg.device();
     if (!arg.on_device() || device < 0) {
-      cuda::PointerInfo info = cuda::query_pointer(arg.address(), kernel);
+      cuda::PointerInfo info = query(arg.address(), kernel);
       if (info.memory_type == cuda::kMemoryHost) continue;  // page-locked: any device reaches it
       if (!info.device_memory()) {
         throw argument_error(kernel, names[i],
@@ -388,6 +406,9 @@ std::string options_text(const LaunchConfig& config) {
 
 FunctionFacts function_facts(const GpuKernel& gpu, const std::string& kernel) {
   const cuda::Api& api = cuda::driver(kernel).api;
+  // Asked in the context of the device the function is loaded on (launches restore the
+  // caller's context, which may be another device's).
+  cuda::ScopedContext context(cuda::device(gpu.device, kernel).context, kernel);
   FunctionFacts facts;
   int local_bytes = 0;
   cuda::check(api.cuFuncGetAttribute(&facts.n_regs, cuda::kFuncNumRegs, gpu.function),

@@ -39,6 +39,7 @@ struct GpuKernel {
   std::string key;    // the disk cache key it was built under
   unsigned cluster_x = 1;  // num_ctas: CTAs per thread-block cluster (1: no cluster)
   int sm = 0;              // the target it was compiled for
+  int device = -1;         // the ordinal of the device it is loaded on
 };
 
 // The launch options besides num_warps/num_stages that change the compiled code, packed
@@ -93,14 +94,17 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
                      const std::string& kernel);
 
 // Where a launch's pointer arguments live. `device` is -1 when no argument says (no
-// pointers, or only null ones). Errors name the argument: host memory, or pointers on two
-// different devices.
+// pointers, or only null ones). Errors name the kernel and the argument: host memory, or
+// pointers on two different devices (naming both arguments). Nothing is launched or loaded
+// here; the driver is asked (`query`, cuda::query_pointer unless a test passes a fake) only
+// about pointers whose device the caller did not state.
 struct Placement {
   int device = -1;
   bool any_device_memory = false;
 };
+using PointerQuery = cuda::PointerInfo (*)(cuda::DevicePtr ptr, const std::string& kernel);
 Placement place_pointers(const std::string& kernel, const std::vector<std::string>& names,
-                         const BoundArgs& bound);
+                         const BoundArgs& bound, PointerQuery query = &cuda::query_pointer);
 // Whether any pointer argument is device memory (Backend::Auto's question). Asks the driver
 // only about pointers whose memory the caller did not state; never throws for host memory.
 bool any_device_pointer(const std::string& kernel, const BoundArgs& bound);

@@ -189,17 +189,20 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
 const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
                                                    const runtime::BoundArgs& bound,
                                                    const LaunchConfig& config) {
-  cuda::driver(name_);  // a clear error when there is no driver or no device
   if (grid.y > 65535 || grid.z > 65535) {
     throw LaunchError("kernel '" + name_ + "': grid dimension " + (grid.y > 65535 ? "1" : "2") +
                       " is " + std::to_string(grid.y > 65535 ? grid.y : grid.z) +
                       "; on the GPU it must be at most 65535");
   }
+  // The device comes from the arguments (not the current context), and arguments on two
+  // devices are an error before any context, compile or load is touched. The driver is
+  // needed only for pointers whose device the caller did not state.
   runtime::Placement placement = runtime::place_pointers(name_, params_.names, bound);
+  cuda::driver(name_);  // a clear error when there is no driver or no device
   int ordinal = placement.device;
   if (ordinal < 0) ordinal = std::max(cuda::current_device(), 0);  // no memory arguments
   const cuda::DeviceInfo& device = cuda::device(ordinal, name_);
-  cuda::make_current(device.context, name_);
+  cuda::ScopedContext context(device.context, name_);
   auto stream = static_cast<cuda::Stream>(config.stream);
 
   // The signature is specialized into a buffer this thread reuses, and looked up through a

@@ -2,7 +2,8 @@
 // memory from cuMemAlloc through tritium's driver wrapper (runtime/cuda_driver.h): vector
 // add at the issue's sizes, jit_launch, atomics into one address and at tile.begin, the
 // issue-741 seed kernel against a scatter reference, streams and warmup, and launch errors
-// that name the kernel and the argument. Prints one line per check and a summary; exit 1 on
+// that name the kernel and the argument, and with two GPUs launches on device 1 while
+// device 0 is current. Prints one line per check and a summary; exit 1 on
 // any failure. Built and run on the GPU machine (tests/gpu/run_on_device.sh).
 #include <algorithm>
 #include <cmath>
@@ -266,6 +267,101 @@ int main() {
                      Arg::integer(128)});
     for (int64_t i = 0; i < n; ++i) expect(out[i] == x[i] + y[i], "mismatch");
   });
+
+  // Two devices (issue 13): launched with device 0 current, the kernel runs where its
+  // buffers are, whether the device is stated (Arg::device_pointer(..., 1)) or left for the
+  // driver (-1); device 0 stays current; one compile serves both devices.
+  const int devices = cuda::driver("").device_count;
+  if (devices < 2) {
+    std::printf("SKIPPED two devices: the driver reports %d device\n", devices);
+  } else {
+    const cuda::DeviceInfo& d0 = cuda::device(0, "");
+    const cuda::DeviceInfo& d1 = cuda::device(1, "");
+    tritium::Kernel add2(std::string(kAdd) + "\n# two devices\n", "add_kernel", "<add2>");
+    run("two devices: device_pointer(..., 1) and the driver's answer run on device 1", [&] {
+      const int64_t n = 3000;
+      std::vector<float> x = random_floats(gen, n), y = random_floats(gen, n);
+      cuda::make_current(d1.context, "");
+      {
+        DeviceBuffer<float> dx(x), dy(y), dout(std::vector<float>(n, NAN));
+        cuda::make_current(d0.context, "");
+        tritium::CacheStats before = tritium::cache_stats();
+        for (int device : {1, -1}) {
+          add2.launch({tritium::cdiv(n, 256)},
+                      {dx.arg(DType::fp32, device), dy.arg(DType::fp32, device),
+                       dout.arg(DType::fp32, device), Arg::integer(n), Arg::integer(256)});
+          expect(cuda::current_device() == 0, "the launch left device " +
+                                                  std::to_string(cuda::current_device()) +
+                                                  " current, not device 0");
+          cuda::make_current(d1.context, "");
+          std::vector<float> out = dout.download();
+          for (int64_t i = 0; i < n; ++i) expect(out[i] == x[i] + y[i], "mismatch");
+          dout.upload(std::vector<float>(n, NAN));
+          cuda::make_current(d0.context, "");
+        }
+        tritium::CacheStats after = tritium::cache_stats();
+        expect(after.memory_misses - before.memory_misses == 1, "not one load on device 1");
+        cuda::make_current(d1.context, "");
+      }
+      cuda::make_current(d0.context, "");
+    });
+    run("two devices: the same kernel on device 0 and device 1, one compile", [&] {
+      const int64_t n = 777;
+      tritium::Kernel fresh(std::string(kAdd) + "\n# two devices, fresh\n", "add_kernel",
+                            "<add3>");
+      tritium::CacheStats before = tritium::cache_stats();
+      for (int device : {0, 1, 0, 1}) {
+        const cuda::DeviceInfo& d = device == 0 ? d0 : d1;
+        std::vector<float> x = random_floats(gen, n), y = random_floats(gen, n);
+        cuda::make_current(d.context, "");
+        {
+          DeviceBuffer<float> dx(x), dy(y), dout(std::vector<float>(n, NAN));
+          cuda::make_current(d0.context, "");
+          fresh.launch({tritium::cdiv(n, 128)},
+                       {dx.arg(DType::fp32), dy.arg(DType::fp32), dout.arg(DType::fp32),
+                        Arg::integer(n), Arg::integer(128)});
+          cuda::make_current(d.context, "");
+          std::vector<float> out = dout.download();
+          for (int64_t i = 0; i < n; ++i) expect(out[i] == x[i] + y[i], "mismatch");
+        }
+      }
+      cuda::make_current(d0.context, "");
+      tritium::CacheStats after = tritium::cache_stats();
+      uint64_t compiles = after.compiles - before.compiles;
+      uint64_t disk_hits = after.disk_hits - before.disk_hits;
+      expect(after.memory_misses - before.memory_misses == 2, "not one load per device");
+      expect(after.memory_hits - before.memory_hits == 2, "not two memory hits");
+      // One compile, the other device reading its disk entry (both read it when an earlier
+      // run left the entry in TRITIUM_CACHE_DIR).
+      expect(compiles <= 1 && compiles + disk_hits == 2,
+             std::to_string(compiles) + " compiles, " + std::to_string(disk_hits) +
+                 " disk hits");
+    });
+    run("two devices: buffers on devices 0 and 1 are refused by name, nothing launched", [&] {
+      const int64_t n = 64;
+      cuda::make_current(d1.context, "");
+      {
+        DeviceBuffer<float> on1(random_floats(gen, n)), out1(std::vector<float>(n, NAN));
+        cuda::make_current(d0.context, "");
+        DeviceBuffer<float> on0(random_floats(gen, n));
+        tritium::CacheStats before = tritium::cache_stats();
+        expect_launch_error(
+            [&] {
+              add2.launch({1}, {on0.arg(DType::fp32), on1.arg(DType::fp32, 1),
+                                out1.arg(DType::fp32), Arg::integer(n), Arg::integer(64)});
+            },
+            {"kernel 'add_kernel'", "argument 'y_ptr': is on device 1",
+             "argument 'x_ptr' is on device 0"});
+        tritium::CacheStats after = tritium::cache_stats();
+        expect(after.memory_misses == before.memory_misses &&
+                   after.memory_hits == before.memory_hits,
+               "the cache was consulted");
+        cuda::make_current(d1.context, "");
+        for (float v : out1.download()) expect(std::isnan(v), "something was launched");
+      }
+      cuda::make_current(d0.context, "");
+    });
+  }
 
   tritium::CacheStats stats = tritium::cache_stats();
   std::printf("cache: %llu compiles, %llu memory hits, %llu disk hits; lower %.1f ms, optimize "
