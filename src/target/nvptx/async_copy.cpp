@@ -4,6 +4,8 @@
 #include <cmath>
 #include <variant>
 
+#include "ir/attrs.h"
+
 namespace tritium::nvptx {
 
 using ir::OpKind;
@@ -26,7 +28,7 @@ bool is_zero_constant(const ir::Value* v) {
 // A load used only here whose masked-off elements read as zero bits.
 bool copyable_load(const ir::Value* v) {
   const ir::Op* def = v->def();
-  if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || def->has_attr("volatile")) return false;
+  if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || ir::is_volatile(*def)) return false;
   const ir::Value* other = ir::load_other(*def);
   return other == nullptr || is_zero_constant(other);
 }

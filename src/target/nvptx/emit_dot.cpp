@@ -6,6 +6,7 @@
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -219,13 +220,18 @@ void Emitter::emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& 
 
 namespace {
 
-DotPath choose_path(ScalarKind a, ScalarKind b, ScalarKind result, const std::string& precision, int64_t k) {
+DotPath choose_path(const ir::Op& dot) {
+  ScalarKind a = dot.operand(0)->type()->element()->scalar_kind();
+  ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  ScalarKind result = dot.result()->type()->element()->scalar_kind();
+  ir::InputPrecision precision = ir::DotOp(dot).input_precision();
+  const int64_t k = dot.operand(0)->type()->shape().back();
   if (a == ScalarKind::F16 && b == ScalarKind::F16 && result != ScalarKind::F64) return DotPath::F16;
   if (a == ScalarKind::BF16 && b == ScalarKind::BF16 && result != ScalarKind::F64) return DotPath::BF16;
   if (ir::is_fp8(a) && ir::is_fp8(b) && result != ScalarKind::F64) return DotPath::F16;
   if (a == ScalarKind::F32 && b == ScalarKind::F32 && result == ScalarKind::F32) {
-    if (precision == "tf32") return DotPath::TF32;
-    if (precision == "tf32x3") return DotPath::TF32x3;
+    if (precision == ir::InputPrecision::Tf32) return DotPath::TF32;
+    if (precision == ir::InputPrecision::Tf32x3) return DotPath::TF32x3;
   }
   if (a == ScalarKind::I8 && b == ScalarKind::I8 && result == ScalarKind::I32 && k % 32 == 0) return DotPath::I8;
   return DotPath::Fma;
@@ -237,10 +243,7 @@ std::string describe_dot(const ir::Op& op, bool fragments) {
   if (!fragments) return "fma, flat layout (below one 16 x 8 tile)";
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
-  ScalarKind kr = op.result()->type()->element()->scalar_kind();
-  const ir::AttrValue* attr = op.find_attr("input_precision");
-  std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
-  switch (choose_path(ka, kb, kr, precision, op.operand(0)->type()->shape().back())) {
+  switch (choose_path(op)) {
     case DotPath::F16: return ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16";
     case DotPath::BF16: return "mma.sync m16n8k16 bf16";
     case DotPath::TF32: return "mma.sync m16n8k8 tf32";
@@ -412,13 +415,9 @@ void Emitter::emit_dot(const ir::Op& op) {
   const FragmentLayout* fragments = frags_.layout(op.result());
   if (fragments == nullptr) return emit_flat_dot(op);
   const FragmentLayout& l = *fragments;
-  ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
-  ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
   ScalarKind kr = op.result()->type()->element()->scalar_kind();
   const int64_t K = op.operand(0)->type()->shape().back();
-  const ir::AttrValue* attr = op.find_attr("input_precision");
-  std::string precision = attr != nullptr && std::holds_alternative<std::string>(*attr) ? std::get<std::string>(*attr) : "ieee";
-  DotPath path = choose_path(ka, kb, kr, precision, K);
+  DotPath path = choose_path(op);
 
   llvm::Type* acc_type = accumulator_type(b_, kr);
   Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
