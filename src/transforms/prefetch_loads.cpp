@@ -196,7 +196,10 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
     const Op* step = ir::ForOp(op).step()->def();
     bool positive_step = step != nullptr && step->kind() == OpKind::Constant && step->has_attr("value") &&
                          std::holds_alternative<int64_t>(*step->find_attr("value")) && step->int_attr("value") > 0;
-    if (!positive_step || writes_memory(body)) continue;
+    // tl.range(num_stages=1) asks for the loop as written.
+    const ir::AttrValue* stages = op.find_attr("num_stages");
+    bool one_stage = stages != nullptr && std::holds_alternative<int64_t>(*stages) && std::get<int64_t>(*stages) < 2;
+    if (!positive_step || one_stage || writes_memory(body)) continue;
     Op* first_dot = nullptr;
     std::vector<Op*> loads;
     for (const auto& inner : body.ops()) {

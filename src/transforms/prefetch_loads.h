@@ -4,7 +4,8 @@
 // i + 1 just before the first dot of iteration i and carried into the next iteration (the
 // first iteration's before the loop), masked off when that iteration does not run, so its
 // latency overlaps the dot. Only loops with a constant positive step that write no memory
-// are changed (a store could alias what the early load reads). The GPU code generator runs
+// are changed (a store could alias what the early load reads), and not a loop written
+// `tl.range(..., num_stages=1)` (its {num_stages} attribute). The GPU code generator runs
 // it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
 #pragma once
 

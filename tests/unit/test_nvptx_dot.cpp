@@ -55,6 +55,16 @@ def converted_under_if(a_ptr, b_ptr, c_ptr, flag_ptr):
         tl.store(out, c * 2.0)
 
 @triton.jit
+def staged_range(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
+    r = tl.arange(0, 32)
+    acc = tl.zeros((32, 32), dtype=tl.float32)
+    for k in tl.range(0, K, 32, num_stages=STAGES):
+        a = tl.load(a_ptr + r[:, None] * K + (k + r)[None, :])
+        b = tl.load(b_ptr + (k + r)[:, None] * 32 + r[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], acc)
+
+@triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
     a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
@@ -246,4 +256,14 @@ TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvp
   std::string ptx =
       nvptx::compile_to_ptx(*lower_dot("converted_under_if", "*fp16:16, *fp16:16, *fp32:16, *i32:16"), options).ptx;
   CHECK(count(ptx, "bar.sync") == 6);  // the dot's two, the conversion's two, the decision's two
+}
+
+TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[nvptx][dot]") {
+  nvptx::TargetOptions options;  // the launch asks for num_stages = 3
+  auto ptx = [&](int stages) {
+    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, STAGES=" + std::to_string(stages);
+    return nvptx::compile_to_ptx(*lower_dot("staged_range", sig), options).ptx;
+  };
+  CHECK(count(ptx(1), "cp.async") == 0);
+  CHECK(count(ptx(3), "cp.async.commit_group") == 4);
 }
