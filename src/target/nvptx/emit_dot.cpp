@@ -155,10 +155,10 @@ namespace {
 int64_t padded_stride(int64_t cols, int64_t element_bytes) { return cols + 16 / element_bytes; }
 }  // namespace
 
-void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op) {
+void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what) {
   if (bytes > kMaxSharedBytes) {
-    error_at(op.loc(), "this block needs " + std::to_string(bytes) + " bytes of shared memory to change its layout, "
-                       "more than the " + std::to_string(kMaxSharedBytes) + " tritium uses; use smaller blocks");
+    error_at(op.loc(), what + " needs " + std::to_string(bytes) + " bytes of shared memory, more than the " +
+                           std::to_string(kMaxSharedBytes) + " tritium uses; use smaller blocks");
   }
 }
 
@@ -166,7 +166,7 @@ Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, 
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
-  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at);
+  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at, "changing this block's layout");
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
   Regs flat = load_flat_rows(value->type(), 0, stride, stored);
@@ -188,7 +188,7 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
   }
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
-  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user);
+  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");
   stage_rows(value->type(), flat, 0, stride, stored, [this](llvm::Value* v) { return to_storage(v); });
   barrier();
   Regs out = load_fragment_rows(l, 0, stride, stored, element_type(value->type()));
@@ -337,7 +337,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
   int64_t a_rows = a->type()->num_elements() / K;
   int64_t b_rows = b->type()->num_elements() / b_shape.back();
   s.b_offset = align16(a_rows * s.stride_a * type_bytes(s.a));
-  check_shared_fits(s.b_offset + b_rows * s.stride_b * type_bytes(s.b), op);
+  check_shared_fits(s.b_offset + b_rows * s.stride_b * type_bytes(s.b), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   if (copied_a == async_.carried.end()) {

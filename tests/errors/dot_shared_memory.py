@@ -1,0 +1,14 @@
+# RUN: --kernel kernel --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx --num-warps 8
+# ERROR: 11:9: staging this dot's operands needs 268288 bytes of shared memory, more than the 204800 tritium uses
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 256)
+    k = tl.arange(0, 128)
+    a = tl.load(a_ptr + r[:, None] * 128 + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * 256 + r[None, :])
+    c = tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + r[:, None] * 256 + r[None, :], c)
