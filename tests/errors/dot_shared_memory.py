@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx --num-warps 8
-# ERROR: 11:9: staging this dot's operands needs 268288 bytes of shared memory, more than the 204800 tritium uses
+# ERROR: 13:9: staging this dot's operands needs 268288 bytes of shared memory, more than the 204800 tritium uses
 import tritium
 import tritium.language as tl
 
