@@ -164,6 +164,12 @@ void Emitter::emit_for(const ir::Op& op) {
   b_.CreateBr(header);
 
   b_.SetInsertPoint(exit);
+  // The last iteration's copies for an iteration that does not run are masked off, but
+  // cp.async still writes their zero fill, asynchronously: drain them before anything (this
+  // loop entered again inside an outer one) copies into the same buffers.
+  bool copies = false;
+  for (size_t i = 0; i < init.size(); ++i) copies = copies || async_.carried.count(body.arg(static_cast<int>(i) + 1)) != 0;
+  if (copies) ptx_effect("cp.async.wait_group 0;", "", {});
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {
