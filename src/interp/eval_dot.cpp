@@ -73,36 +73,34 @@ void gather(const Buffer& a, const Buffer& b, const Dims& d, int64_t bt, std::ve
   }
 }
 
-void dot_int(const Buffer& a, const Buffer& b, const Buffer& acc, const Dims& d, Buffer& result) {
-  std::vector<int64_t> rows(d.m * d.k), cols(d.n * d.k);
+// For every result element (lane) of every batch: `element(lane, row, col)` with A's row and
+// B's column (k contiguous in both) converted by `convert`.
+template <typename T, typename Convert, typename Element>
+void for_each_element(const Buffer& a, const Buffer& b, const Dims& d, Convert convert, Element element) {
+  std::vector<T> rows(d.m * d.k), cols(d.n * d.k);
   for (int64_t bt = 0; bt < d.batch; ++bt) {
-    gather(a, b, d, bt, rows, cols, [](Slot s) { return s.i; });
+    gather(a, b, d, bt, rows, cols, convert);
     for (int64_t i = 0; i < d.m; ++i) {
-      for (int64_t j = 0; j < d.n; ++j) {
-        int64_t lane = (bt * d.m + i) * d.n + j;
-        uint32_t sum = static_cast<uint32_t>(acc.data()[lane].i);
-        for (int64_t k = 0; k < d.k; ++k) {
-          sum += static_cast<uint32_t>(rows[i * d.k + k] * cols[j * d.k + k]);
-        }
-        result.data()[lane].i = static_cast<int32_t>(sum);
-      }
+      for (int64_t j = 0; j < d.n; ++j) element((bt * d.m + i) * d.n + j, &rows[i * d.k], &cols[j * d.k]);
     }
   }
 }
 
+void dot_int(const Buffer& a, const Buffer& b, const Buffer& acc, const Dims& d, Buffer& result) {
+  for_each_element<int64_t>(a, b, d, [](Slot s) { return s.i; },
+                            [&](int64_t lane, const int64_t* row, const int64_t* col) {
+                              uint32_t sum = static_cast<uint32_t>(acc.data()[lane].i);  // wraps modulo 2^32
+                              for (int64_t k = 0; k < d.k; ++k) sum += static_cast<uint32_t>(row[k] * col[k]);
+                              result.data()[lane].i = static_cast<int32_t>(sum);
+                            });
+}
+
 void dot_f64(const Buffer& a, const Buffer& b, const Buffer& acc, const Dims& d, Buffer& result) {
-  std::vector<double> rows(d.m * d.k), cols(d.n * d.k);
-  for (int64_t bt = 0; bt < d.batch; ++bt) {
-    gather(a, b, d, bt, rows, cols, [](Slot s) { return s.f; });
-    for (int64_t i = 0; i < d.m; ++i) {
-      for (int64_t j = 0; j < d.n; ++j) {
-        int64_t lane = (bt * d.m + i) * d.n + j;
-        double sum = acc.data()[lane].f;
-        for (int64_t k = 0; k < d.k; ++k) sum = std::fma(rows[i * d.k + k], cols[j * d.k + k], sum);
-        result.data()[lane].f = sum;
-      }
-    }
-  }
+  for_each_element<double>(a, b, d, [](Slot s) { return s.f; }, [&](int64_t lane, const double* row, const double* col) {
+    double sum = acc.data()[lane].f;
+    for (int64_t k = 0; k < d.k; ++k) sum = std::fma(row[k], col[k], sum);
+    result.data()[lane].f = sum;
+  });
 }
 
 // fp32 accumulation for fp32/fp16/bf16/fp8 inputs; tf32x3 keeps the big and small halves.
