@@ -8,7 +8,8 @@
 // byte offset; the loop carries the offset. The dot waits for its own buffer's copies
 // (cp.async.wait_group 0), meets the other threads at one barrier (after which nobody reads
 // the other buffer any more), issues the next iteration's copies into the other buffer, and
-// reads its operands in place while they fly: one barrier per iteration.
+// reads its operands in place while they fly: one barrier per iteration. The loop's exit
+// drains the copies (the last iteration's are masked off but still zero-fill their buffer).
 #pragma once
 
 #include <cstdint>
