@@ -8,6 +8,7 @@
 #include <string>
 
 #include "interp/interpreter.h"
+#include "lower/builtin_registry.h"
 #include "kernel_binding.h"
 #include "tritium/cache.h"
 #include "tritium/errors.h"
@@ -98,4 +99,16 @@ PYBIND11_MODULE(_C, module) {
       "The process's cache counters and per-stage compile seconds.");
   module.def("reset_cache_stats", &tritium::reset_cache_stats, "Zeroes the cache counters.");
   module.def("cache_dir", &tritium::cache_dir, "The disk cache directory of this process.");
+  module.def(
+      "builtins",
+      [] {
+        // name -> (callable as tl.<name>, also a tensor method); planned names are (False, False).
+        py::dict out;
+        for (const auto& [name, b] : tritium::lower::builtin_table().entries()) out[name.c_str()] = py::make_tuple(b.function, b.method);
+        for (const std::string& name : tritium::lower::planned_builtins()) {
+          if (!out.contains(name.c_str())) out[name.c_str()] = py::make_tuple(false, false);
+        }
+        return out;
+      },
+      "The tl.* builtins the compiler knows (for tests comparing them with tritium.language).");
 }

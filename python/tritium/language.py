@@ -439,7 +439,6 @@ def arange(start, end): _outside_kernel("arange")
 def zeros(shape, dtype): _outside_kernel("zeros")
 def zeros_like(input): _outside_kernel("zeros_like")
 def full(shape, value, dtype): _outside_kernel("full")
-def full_like(input, value, dtype=None): _outside_kernel("full_like")
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False): _outside_kernel("cast")
 
 
@@ -533,6 +532,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None): _outside_kernel("cumsum")
 def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
 def sort(x, dim=None, descending=False): _outside_kernel("sort")
 def topk(x, k, dim=None): _outside_kernel("topk")
+def histogram(input, num_bins, mask=None): _outside_kernel("histogram")
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=float32): _outside_kernel("dot")
 

@@ -1,0 +1,49 @@
+"""The compiler's builtin registry (src/lower/builtin_registry.h) and tritium.language agree
+both ways (issue 7): every tl.<name> the compiler lowers exists in the Python module (so
+`from tritium.language import name` and attribute access work outside kernels), and every
+function the module offers is one the compiler knows (a builtin, or a planned one that
+raises a located "not supported yet")."""
+
+import pytest
+
+import tritium.language as tl
+
+C = pytest.importorskip("tritium._C")
+
+# Module-level names that are types or values rather than builtins: the dtypes (callable, to
+# cast), the classes user code names in annotations and isinstance checks (`tl.tensor`,
+# `tl.dtype`, `tl.block_type`), the PropagateNan enum, and const_pointer_type, a host-side
+# type tritium does not build inside kernels.
+NOT_BUILTINS = {"dtype", "block_type", "tensor", "PropagateNan", "const_pointer_type", "TensorWrapper", "reinterpret"}
+
+
+def registry():
+    return C.builtins()
+
+
+def module_functions():
+    out = set()
+    for name in tl.__all__:
+        value = getattr(tl, name)
+        if name in NOT_BUILTINS or isinstance(value, tl.dtype) or not callable(value):
+            continue
+        out.add(name)
+    return out
+
+
+def test_every_builtin_is_in_the_language_module():
+    functions = {name for name, (function, _method) in registry().items() if function}
+    missing = sorted(name for name in functions if not hasattr(tl, name))
+    assert missing == []
+
+
+def test_every_language_function_is_a_builtin():
+    known = set(registry())
+    unknown = sorted(name for name in module_functions() if name not in known)
+    assert unknown == []
+
+
+def test_planned_builtins_are_named_but_not_lowered():
+    planned = {name for name, (function, method) in registry().items() if not function and not method}
+    assert "dot_scaled" in planned
+    assert "dot" not in planned
