@@ -9,6 +9,7 @@
 #include <string>
 
 #include "frontend/parser.h"
+#include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
@@ -42,21 +43,11 @@ def desc_copy(src, dst, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 )PY";
 
 std::string ptx_of(const std::string& kernel, const std::string& signature) {
-  static auto file = std::make_shared<SourceFile>("block_ptr_kernels.py", kBlockPtrKernels);
-  static auto module = parse_module(file);
-  const ast::FunctionDef* fn = module->find_function(kernel);
-  REQUIRE(fn != nullptr);
-  KernelParams params = read_params(*fn, {});
-  auto function = lower_kernel(module, kernel, parse_signature(signature, params.names, params.is_constexpr), {});
-  transforms::run_pipeline(*function, {true});
-  return nvptx::compile_to_ptx(*function, {}).ptx;
+  return nvptx::compile_to_ptx(*testing::lower_source("block_ptr_kernels.py", kBlockPtrKernels, kernel, signature), {})
+      .ptx;
 }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 }  // namespace
 

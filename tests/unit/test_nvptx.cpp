@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "frontend/parser.h"
+#include "nvptx_test_support.h"
 #include "ir/parser.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
@@ -199,18 +200,9 @@ def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
 )PY";
 
-// Lowers `kernel` of kKernels for `signature` and runs the pass pipeline. The source file
-// lives as long as the test binary: the IR's locations point into it.
+// Lowers `kernel` of kKernels for `signature` and runs the pass pipeline.
 std::unique_ptr<ir::Function> lower(const std::string& kernel, const std::string& signature) {
-  static auto file = std::make_shared<SourceFile>("kernels.py", kKernels);
-  static auto module = parse_module(file);
-  const ast::FunctionDef* fn = module->find_function(kernel);
-  REQUIRE(fn != nullptr);
-  KernelParams params = read_params(*fn, {});
-  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
-  auto function = lower_kernel(module, kernel, sig, {});
-  transforms::run_pipeline(*function, {true});
-  return function;
+  return testing::lower_source("kernels.py", kKernels, kernel, signature);
 }
 
 // Lowers `kernel` of kKernels for `signature` and compiles it.
@@ -220,41 +212,8 @@ CompiledPtx compile(const std::string& kernel, const std::string& signature, Tar
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-int ptxas_skipped = 0;
-
-// Assembles `ptx` with ptxas for sm_<sm>; returns ptxas's log, empty when it succeeded.
-// Without ptxas the check is skipped, visibly.
-std::string ptxas_errors(const CompiledPtx& compiled) {
-  if (access(kPtxas, X_OK) != 0) {
-    ++ptxas_skipped;
-    WARN("ptxas not found at " << kPtxas << ": PTX not validated (" << ptxas_skipped << " skipped)");
-    return "";
-  }
-  char path[] = "/tmp/tritium_nvptx_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::string ptx_path = std::string(path) + ".ptx";
-  std::string log_path = std::string(path) + ".log";
-  { std::ofstream(ptx_path) << compiled.ptx; }
-  std::string command = std::string(kPtxas) + " -arch=sm_" + std::to_string(compiled.sm) + " " + ptx_path +
-                        " -o /dev/null > " + log_path + " 2>&1";
-  int status = std::system(command.c_str());
-  std::stringstream log;
-  log << std::ifstream(log_path).rdbuf();
-  std::remove(path);
-  std::remove(ptx_path.c_str());
-  std::remove(log_path.c_str());
-  if (status == 0) return "";
-  return "ptxas failed (" + std::to_string(status) + "):\n" + log.str() + "\n---- PTX ----\n" + compiled.ptx;
-}
+using testing::count;
+using testing::ptxas_errors;
 
 #define REQUIRE_PTXAS_ACCEPTS(compiled)         \
   do {                                          \

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "frontend/parser.h"
+#include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
@@ -85,49 +86,11 @@ std::string matrix_kernel(const DtypeCase& d) {
 }
 
 nvptx::CompiledPtx compile_source(const std::string& source, const std::string& kernel, const std::string& signature) {
-  auto file = std::make_shared<SourceFile>("atomics.py", source);
-  auto module = parse_module(file);
-  const ast::FunctionDef* fn = module->find_function(kernel);
-  REQUIRE(fn != nullptr);
-  KernelParams params = read_params(*fn, {});
-  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
-  auto function = lower_kernel(module, kernel, sig, {});
-  transforms::run_pipeline(*function, {true});
-  return nvptx::compile_to_ptx(*function, {});
+  return nvptx::compile_to_ptx(*testing::lower_source("atomics.py", source, kernel, signature), {});
 }
 
-const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-
-// ptxas's complaints about `compiled`, empty when it assembles (or when there is no
-// ptxas: then the check is skipped with a warning).
-std::string ptxas_errors(const nvptx::CompiledPtx& compiled) {
-  if (access(kPtxas, X_OK) != 0) {
-    WARN("ptxas not found at " << kPtxas << ": PTX not validated");
-    return "";
-  }
-  char path[] = "/tmp/tritium_atomics_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::string ptx_path = std::string(path) + ".ptx";
-  std::string log_path = std::string(path) + ".log";
-  { std::ofstream(ptx_path) << compiled.ptx; }
-  std::string command = std::string(kPtxas) + " -arch=sm_" + std::to_string(compiled.sm) + " " + ptx_path +
-                        " -o /dev/null > " + log_path + " 2>&1";
-  int status = std::system(command.c_str());
-  std::stringstream log;
-  log << std::ifstream(log_path).rdbuf();
-  std::remove(path);
-  std::remove(ptx_path.c_str());
-  std::remove(log_path.c_str());
-  return status == 0 ? "" : "ptxas failed:\n" + log.str();
-}
-
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
+using testing::ptxas_errors;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/parser.h"
+#include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
@@ -74,22 +75,10 @@ def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constex
 )PY";
 
 std::unique_ptr<ir::Function> lower_dot(const std::string& kernel, const std::string& signature) {
-  static auto file = std::make_shared<SourceFile>("dot_kernels.py", kDotKernels);
-  static auto module = parse_module(file);
-  const ast::FunctionDef* fn = module->find_function(kernel);
-  REQUIRE(fn != nullptr);
-  KernelParams params = read_params(*fn, {});
-  Signature sig = parse_signature(signature, params.names, params.is_constexpr);
-  auto function = lower_kernel(module, kernel, sig, {});
-  transforms::run_pipeline(*function, {true});
-  return function;
+  return testing::lower_source("dot_kernels.py", kDotKernels, kernel, signature);
 }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
                        int bk, int warps, int stages = 1) {

@@ -1,0 +1,26 @@
+// What the NVPTX unit tests share: a kernel of Python source lowered and optimized as the
+// runtime does, substring counts in PTX, and ptxas's verdict on a compiled kernel.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/ir.h"
+#include "target/nvptx/codegen.h"
+
+namespace tritium::testing {
+
+// `kernel` of `source` (named `file_name` in diagnostics) specialized on `signature` and run
+// through the pass pipeline with verification. Each source is parsed once and kept for the
+// test binary's life: the IR's locations point into it.
+std::unique_ptr<ir::Function> lower_source(const std::string& file_name, const std::string& source,
+                                           const std::string& kernel, const std::string& signature);
+
+// How many times `what` occurs in `text` (overlaps included).
+int count(const std::string& text, const std::string& what);
+
+// ptxas's log for `compiled` when it refuses it, empty when it assembles. Without ptxas at
+// /usr/local/cuda/bin the check is skipped with a visible warning and the result is empty.
+std::string ptxas_errors(const nvptx::CompiledPtx& compiled);
+
+}  // namespace tritium::testing
