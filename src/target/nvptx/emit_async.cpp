@@ -86,14 +86,8 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
       } else if (w > 1) {
         copy_group(r, dst, 2 * g);  // the facts proved it: consecutive, aligned, one mask bit
       } else {
-        // Test what the facts could not prove (as load_checked_group does).
-        llvm::Value* base = b_.CreatePtrToInt(ptr.at(r), b_.getInt64Ty());
-        llvm::Value* fast = b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(static_cast<uint64_t>(2 * g - 1))), b_.getInt64(0));
-        for (int i = 1; i < g; ++i) {
-          llvm::Value* p = b_.CreatePtrToInt(ptr.at(r + i), b_.getInt64Ty());
-          fast = b_.CreateAnd(fast, b_.CreateICmpEQ(b_.CreateSub(p, base), b_.getInt64(static_cast<uint64_t>(2 * i))));
-          if (mask_value != nullptr && !mask.uniform) fast = b_.CreateAnd(fast, b_.CreateICmpEQ(mask.at(r + i), mask.at(r)));
-        }
+        // Test what the facts could not prove.
+        llvm::Value* fast = group_is_vector(ptr, mask_value ? &mask : nullptr, r, g, 2);
         llvm::BasicBlock* fast_block = llvm::BasicBlock::Create(context_, "copy.vector", kernel_);
         llvm::BasicBlock* slow_block = llvm::BasicBlock::Create(context_, "copy.scalar", kernel_);
         llvm::BasicBlock* join = llvm::BasicBlock::Create(context_, "copy.join", kernel_);

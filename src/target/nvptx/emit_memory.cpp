@@ -97,19 +97,23 @@ int Emitter::runtime_vector_width(const ir::Type* type, const Layout& layout, ll
   return g;
 }
 
-std::vector<llvm::Value*> Emitter::load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
-                                                      const Layout& layout, int first, int g, llvm::Type* stored,
-                                                      llvm::Align align) {
-  // The axis facts could not prove these g elements contiguous, aligned and under one mask
-  // bit, so test it here: one vector load when so, else one load per element.
+llvm::Value* Emitter::group_is_vector(const Regs& ptr, const Regs* mask, int first, int g, int64_t bytes) {
   llvm::Value* base = b_.CreatePtrToInt(ptr.at(first), b_.getInt64Ty());
-  int64_t bytes = type_bytes(stored);
   llvm::Value* fast = b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(static_cast<uint64_t>(g * bytes - 1))), b_.getInt64(0));
   for (int i = 1; i < g; ++i) {
     llvm::Value* p = b_.CreatePtrToInt(ptr.at(first + i), b_.getInt64Ty());
     fast = b_.CreateAnd(fast, b_.CreateICmpEQ(b_.CreateSub(p, base), b_.getInt64(static_cast<uint64_t>(i * bytes))));
     if (mask != nullptr && !mask->uniform) fast = b_.CreateAnd(fast, b_.CreateICmpEQ(mask->at(first + i), mask->at(first)));
   }
+  return fast;
+}
+
+std::vector<llvm::Value*> Emitter::load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
+                                                      const Layout& layout, int first, int g, llvm::Type* stored,
+                                                      llvm::Align align) {
+  // The axis facts could not prove these g elements contiguous, aligned and under one mask
+  // bit, so test it here: one vector load when so, else one load per element.
+  llvm::Value* fast = group_is_vector(ptr, mask, first, g, type_bytes(stored));
   auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(g));
   llvm::Value* fallback = other ? pack(*other, first, g) : llvm::Constant::getNullValue(vector);
   llvm::BasicBlock* fast_block = llvm::BasicBlock::Create(context_, "load.vector", kernel_);

@@ -205,6 +205,9 @@ class Emitter {
   // Loads the axis facts left scalar: the widest group a run-time test may make one vector
   // load (1: none), and that group's registers loaded with the test.
   int runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const;
+  // i1: registers first .. first + g - 1 of `ptr` are consecutive elements of `bytes` each,
+  // aligned to the group, under one mask bit (`mask` may be null).
+  llvm::Value* group_is_vector(const Regs& ptr, const Regs* mask, int first, int g, int64_t bytes);
   std::vector<llvm::Value*> load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
                                                const Layout& layout, int first, int g, llvm::Type* stored,
                                                llvm::Align align);
