@@ -224,7 +224,7 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
 }
 
 TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.async", "[nvptx][dot]") {
-  std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3, 80);
+  std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 2, 80);
   // Before the loop: A and B into stage 0; in the loop: the next A and B after the barrier.
   CHECK(count(staged, "cp.async.commit_group") == 4);
   // The dot's wait, and the drain at the loop's exit (the last, masked-off copies still
@@ -234,6 +234,13 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
   CHECK(count(staged, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 16);
   // One barrier per K step (the dot's), plus the two of the epilogue's conversion.
   CHECK(count(staged, "bar.sync") == 3);
+  // num_stages = 4: three iterations ahead, A and B of each before the loop, and the dot
+  // leaves the two later iterations' four groups in flight.
+  std::string deep = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 4, 80);
+  CHECK(count(deep, "cp.async.commit_group") == 8);
+  CHECK(count(deep, "cp.async.wait_group 4") == 1);
+  CHECK(count(deep, "cp.async.wait_group 0") == 1);  // the drain
+  CHECK(count(deep, "bar.sync") == 3);
   std::string plain = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
   CHECK(count(plain, "cp.async") == 0);
   CHECK(count(plain, "bar.sync") == 4);  // two per K step, two in the epilogue
@@ -258,7 +265,7 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
     return nvptx::compile_to_ptx(*lower_dot("staged_range", sig), options).ptx;
   };
   CHECK(count(ptx(1), "cp.async") == 0);
-  CHECK(count(ptx(3), "cp.async.commit_group") == 4);
+  CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
 }
 
 TEST_CASE("shared tiles: the swizzled arrangement is a permutation that keeps chunks whole", "[nvptx][dot]") {
@@ -336,7 +343,8 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
   }
   SECTION("cp.async stages in the swizzled arrangement") {
     std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
-    CHECK(count(ptx, "cp.async.commit_group") == 4);
+    CHECK(count(ptx, "cp.async.commit_group") == 6);
+    CHECK(count(ptx, "cp.async.wait_group 2") == 1);
     CHECK(count(ptx, "wgmma.mma_async") == 2);
     CHECK(count(ptx, "bar.sync") == 3);
   }

@@ -296,7 +296,7 @@ bool copyable_operand_load(const ir::Op& load) {
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
   if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
   std::unique_ptr<ir::Function> copy = function.clone();
-  transforms::prefetch_loads(*copy, copyable_operand_load);
+  transforms::prefetch_loads(*copy, copyable_operand_load, options.num_stages);
   transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
   return copy;
 }
@@ -393,10 +393,18 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
     if (copy_it != copies.loads.end()) {
       const AsyncOperand& a = *copy_it->second;
-      parts.push_back("cp.async into stage buffers at bytes " + std::to_string(a.offset[0]) + " and " +
-                      std::to_string(a.offset[1]) + (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
-                                          : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
-                      (copies.first_stage.at(op.result()) ? ", stage 0" : ", the other stage, after the dot's barrier"));
+      std::string offsets;
+      for (size_t i = 0; i < a.offset.size(); ++i) {
+        offsets += (i == 0 ? "" : i + 1 == a.offset.size() ? " and " : ", ") + std::to_string(a.offset[i]);
+      }
+      int stage = copies.stage.at(op.result());
+      std::string which = stage >= 0                ? ", stage " + std::to_string(stage)
+                          : a.offset.size() == 2 ? ", the other stage, after the dot's barrier"
+                                                 : ", the stage read last, after the dot's barrier";
+      parts.push_back("cp.async into stage buffers at bytes " + offsets +
+                      (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
+                                           : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
+                      which);
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));

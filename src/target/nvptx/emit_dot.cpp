@@ -386,7 +386,11 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also
   // means every thread is done reading the other buffer: the next copies go there now.
   bool copied = copied_a != async_.carried.end() || copied_b != async_.carried.end();
-  if (copied) ptx_effect("cp.async.wait_group 0;", "", {});
+  // The later iterations' copies may stay in flight (async_copy.h).
+  if (copied) {
+    int pending = (copied_a != async_.carried.end() ? copied_a : copied_b)->second->pending_groups;
+    ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});
+  }
   // wgmma reads shared memory through the async proxy: what this thread wrote through the
   // generic one (st.shared, cp.async) is made visible to it before the barrier.
   if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
