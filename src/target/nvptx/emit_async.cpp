@@ -28,6 +28,7 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   int stage = async_.stage.at(op.result());
   if (stage >= 0) {
+    if (stage == 0) ++live_copies_;  // until the loop's exit drains them (emit_for)
     llvm::Value* handle = i32(operand.offset[stage]);
     issue_copies(op, operand, handle);
     set(op.result(), Regs::one(handle));

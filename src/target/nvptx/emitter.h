@@ -267,7 +267,8 @@ class Emitter {
   std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
-  int64_t shared_bytes_ = 0;
+  int64_t shared_bytes_ = 0;  // the most shared memory any use reached, from its start
+  int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
 };
 
 }  // namespace tritium::nvptx
