@@ -181,3 +181,35 @@ def reference(a, a_scale, fmt_a, b, b_scale, fmt_b, acc=None, a_k_pack=True, b_k
         out = out + acc
         bound = bound + np.abs(acc)
     return out, bound
+
+
+# ---- inputs ----
+
+def operand(rng, fmt, shape, compute="bf16"):
+    """Random storage for `fmt` of the given (packed) shape: finite values only."""
+    if fmt == "e2m1":
+        return rng.integers(0, 256, shape, dtype=np.uint8)
+    if fmt in ("e4m3", "e5m2"):
+        codes = rng.integers(0, 256, shape, dtype=np.uint8)
+        if fmt == "e4m3":
+            return np.where(codes & 0x7F == 0x7F, codes & 0xFE, codes).astype(np.uint8)
+        if compute == "fp16":  # keep e5m2 inside fp16's range once scaled
+            codes = codes & 0xBF
+        return np.where(codes & 0x7C == 0x7C, codes & 0xF3, codes).astype(np.uint8)
+    values = rng.standard_normal(shape).clip(-8, 8)
+    if fmt == "bf16":
+        return bf16_bits(values)
+    return values.astype(np.float16)
+
+
+def packed_shape(fmt, rows, cols, k_axis, k_pack):
+    """The storage shape of a logical [rows, cols] operand whose K axis is `k_axis`."""
+    shape = [rows, cols]
+    if fmt == "e2m1":
+        shape[k_axis if k_pack else 1 - k_axis] //= 2
+    return tuple(shape)
+
+
+def scales(rng, rows, K, compute):
+    lo, hi = (120, 134) if compute == "bf16" else (124, 131)
+    return rng.integers(lo, hi + 1, (rows, K // 32), dtype=np.uint8)
