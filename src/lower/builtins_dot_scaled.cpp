@@ -1,9 +1,6 @@
-// tl.dot_scaled: Triton 3.6's checks in its words (language/core.py and semantic.py
-// dot_scaled, the DotScaledOp verifier), then the decomposition Triton's GPU backend uses on
-// sm_90 (DecomposeScaledBlocked) written with existing tile-IR ops, so the interpreter and
-// the GPU get it with no op of its own: each operand upcast to bf16 (fp16 when either format
-// is fp16), multiplied by 2^(scale - 127) broadcast over its group of 32 along K (NaN where
-// the scale is 0xFF unless fast_math), then an ordinary dot with fp32 accumulation.
+// tl.dot_scaled: Triton 3.6's checks in its words, then the decomposition its GPU backend
+// uses without native microscaling (sm_90) written in existing tile-IR ops: upcast to bf16
+// or fp16, times 2^(scale - 127) over groups of 32 along K, then one fp32-accumulating dot.
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -67,11 +64,14 @@ Value* as_format(Lowerer& L, const LValue& v, const std::string& format, const c
   const Type* e = t->type()->element();
   ScalarKind have = e->is_scalar() ? e->scalar_kind() : ScalarKind::I64;
   if (format == "e2m1") {
-    if (e->is_pointer() || have != ScalarKind::U8) error_at(loc, "e2m1 format must be packed as uint8. Got " + dtype_text(e));
+    if (e->is_pointer() || have != ScalarKind::U8)
+      error_at(loc, "e2m1 format must be packed as uint8. Got " + dtype_text(e));
     return t;
   }
-  ScalarKind want = format == "e5m2" ? ScalarKind::F8E5 : format == "e4m3" ? ScalarKind::F8E4NV
-                    : format == "bf16" ? ScalarKind::BF16 : ScalarKind::F16;
+  ScalarKind want = format == "e5m2"   ? ScalarKind::F8E5
+                    : format == "e4m3" ? ScalarKind::F8E4NV
+                    : format == "bf16" ? ScalarKind::BF16
+                                       : ScalarKind::F16;
   if (!e->is_pointer() && have == want) return t;
   ScalarKind raw = ir::bit_width(want) == 8 ? ScalarKind::U8 : ScalarKind::U16;
   if (e->is_pointer() || have != raw) error_at(loc, "Unexpected dtype for " + format + ". Got " + dtype_text(e));
@@ -120,13 +120,13 @@ Value* e2m1_to_f32(Lowerer& L, Value* nibble, const Loc& loc) {
   Value* exp = binop(L, ir::OpKind::Shr, binop(L, ir::OpKind::And, x, u32(6), loc), u32(1), loc);
   Value* man = binop(L, ir::OpKind::And, x, u32(1), loc);
   // Normal: 2^(exp - 1) * (1 + man / 2) = fp32 exponent exp + 126, mantissa bit 22.
-  Value* normal = binop(L, ir::OpKind::Or, binop(L, ir::OpKind::Shl, binop(L, ir::OpKind::Add, exp, u32(126), loc),
-                                                  u32(23), loc),
-                        binop(L, ir::OpKind::Shl, man, u32(22), loc), loc);
+  Value* normal =
+      binop(L, ir::OpKind::Or, binop(L, ir::OpKind::Shl, binop(L, ir::OpKind::Add, exp, u32(126), loc), u32(23), loc),
+            binop(L, ir::OpKind::Shl, man, u32(22), loc), loc);
   // Subnormal (exp 0): 0.5 (fp32 0x3f000000) or 0.
   Value* subnormal = binop(L, ir::OpKind::Mul, man, u32(0x3f000000), loc);
-  Value* is_normal = L.emit(ir::OpKind::Cmp, nibble->type()->with_element(Type::scalar(ScalarKind::I1)),
-                            {exp, u32(0)}, loc);
+  Value* is_normal =
+      L.emit(ir::OpKind::Cmp, nibble->type()->with_element(Type::scalar(ScalarKind::I1)), {exp, u32(0)}, loc);
   ir::set_enum_attr(*is_normal->def(), ir::CmpPredicate::Ne);
   Value* bits = L.emit(ir::OpKind::Select, x->type(), {is_normal, normal, subnormal}, loc);
   bits = binop(L, ir::OpKind::Or, bits, sign, loc);
@@ -139,7 +139,7 @@ Value* unpack_e2m1(Lowerer& L, Value* packed, int dim, ScalarKind compute, const
   const std::vector<int64_t>& shape = packed->type()->shape();
   auto u8 = [&](int64_t v) { return splat(L, ScalarKind::U8, ConstValue::integer(v), shape, loc); };
   Value* lo = binop(L, ir::OpKind::And, packed, u8(15), loc);
-  Value* hi = binop(L, ir::OpKind::Shr, packed, u8(4), loc);  // logical: uint8
+  Value* hi = binop(L, ir::OpKind::Shr, packed, u8(4), loc);    // logical: uint8
   Value* lo_f = L.cast(e2m1_to_f32(L, lo, loc), compute, loc);  // exact: e2m1 fits bf16 and fp16
   Value* hi_f = L.cast(e2m1_to_f32(L, hi, loc), compute, loc);
   return interleave(L, lo_f, hi_f, dim, loc);
@@ -189,8 +189,8 @@ Value* scale_value(Lowerer& L, Value* scale, ScalarKind compute, const Loc& loc)
 }
 
 struct Operand {
-  Value* value;       // in the format's type (uint8 for e2m1)
-  Value* scale;       // uint8 e8m0, or null
+  Value* value;  // in the format's type (uint8 for e2m1)
+  Value* scale;  // uint8 e8m0, or null
   std::string format;
   bool k_pack;
 };
@@ -222,8 +222,8 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
 }
 
 // The scale's checks (the DotScaledOp verifier's, in its words, plus type and rank).
-Value* checked_scale(Lowerer& L, const BuiltinArgs& a, const std::string& param, int rank, int64_t rows,
-                     int64_t k, const char* rows_name, const Loc& loc) {
+Value* checked_scale(Lowerer& L, const BuiltinArgs& a, const std::string& param, int rank, int64_t rows, int64_t k,
+                     const char* rows_name, const Loc& loc) {
   if (!a.has(param)) return nullptr;
   const LValue& v = a.get(param);
   Value* s = L.to_tensor(v, loc);
@@ -244,12 +244,15 @@ Value* checked_scale(Lowerer& L, const BuiltinArgs& a, const std::string& param,
   }
   if (k % kScaleGroup != 0 || shape[rank - 1] != k / kScaleGroup) {
     error_at(loc, "scales K dimension must match the operand K divided by the scale factor (" +
-                      std::to_string(kScaleGroup) + "): " + param + " has shape " + shape_text(shape) + " for K = " +
-                      std::to_string(k));
+                      std::to_string(kScaleGroup) + "): " + param + " has shape " + shape_text(shape) +
+                      " for K = " + std::to_string(k));
   }
   return s;
 }
 
+// Triton's sources of these facts: language/core.py and semantic.py (dot_scaled), the
+// DotScaledOp verifier (scale shapes) and the DecomposeScaledBlocked pattern (the upcast,
+// the compute type, the scale as a shifted exponent, the NaN select).
 LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (a.has("out_dtype") && a.dtype("out_dtype") != ScalarKind::F32) {
     error_at(loc, "Only float32 is supported for out_dtype at the moment");
@@ -263,7 +266,8 @@ LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const std::vector<int64_t>& rs0 = rhs_raw->type()->shape();
   int rank = static_cast<int>(ls0.size());
   if (rank != static_cast<int>(rs0.size()) || (rank != 2 && rank != 3)) {
-    error_at(loc, "Both inputs must be either 2D or 3D; (lhs: " + shape_text(ls0) + " vs rhs: " + shape_text(rs0) + ")");
+    error_at(loc,
+             "Both inputs must be either 2D or 3D; (lhs: " + shape_text(ls0) + " vs rhs: " + shape_text(rs0) + ")");
   }
   Operand lhs{nullptr, nullptr, checked_format(a, "lhs_format", "lhs", loc), a.const_bool("lhs_k_pack", true)};
   Operand rhs{nullptr, nullptr, checked_format(a, "rhs_format", "rhs", loc), a.const_bool("rhs_k_pack", true)};
@@ -284,7 +288,8 @@ LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
                       " vs rhs: " + shape_text(rs) + ")");
   }
   if (rank == 3 && ls[0] != rs[0]) {
-    error_at(loc, "the batch dimensions of tl.dot_scaled's inputs differ: " + shape_text(ls) + " and " + shape_text(rs));
+    error_at(loc,
+             "the batch dimensions of tl.dot_scaled's inputs differ: " + shape_text(ls) + " and " + shape_text(rs));
   }
   if (!lhs.k_pack) m *= packed_a;
   if (!rhs.k_pack) n *= packed_b;
@@ -332,8 +337,9 @@ LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 }  // namespace
 
 void register_dot_scaled_builtins(BuiltinTable& t) {
-  t.add("dot_scaled", {"lhs", "lhs_scale", "lhs_format", "rhs", "rhs_scale", "rhs_format", "acc=", "fast_math=",
-                       "lhs_k_pack=", "rhs_k_pack=", "out_dtype="},
+  t.add("dot_scaled",
+        {"lhs", "lhs_scale", "lhs_format", "rhs", "rhs_scale", "rhs_format",
+         "acc=", "fast_math=", "lhs_k_pack=", "rhs_k_pack=", "out_dtype="},
         false, dot_scaled);
 }
 
