@@ -34,9 +34,9 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return out + "]";
 }
 
-// Triton looks the format up in its ScaleDotElemType enum (upper-cased: a wrong name is
-// "Invalid float format"), then accepts only the five formats dot_scaled implements.
-std::string checked_format(const BuiltinArgs& a, const std::string& param, const char* side, const Loc& loc) {
+// The format string of `param`, known to Triton's ScaleDotElemType enum (looked up
+// upper-cased: another name is "Invalid float format").
+std::string known_format(const BuiltinArgs& a, const std::string& param, const Loc& loc) {
   const LValue& v = a.get(param);
   if (!v.is_const() || v.c.kind != ConstValue::Kind::Str) {
     error_at(loc, param + " of dot_scaled must be a string constant such as \"e4m3\", got " + v.describe());
@@ -47,11 +47,14 @@ std::string checked_format(const BuiltinArgs& a, const std::string& param, const
   bool known = false;
   for (const char* e : kEnum) known = known || upper == e;
   if (!known) error_at(loc, "Invalid float format: " + v.c.s + ".");
-  const std::string& f = v.c.s;
-  if (f != "e2m1" && f != "e4m3" && f != "e5m2" && f != "bf16" && f != "fp16") {
-    error_at(loc, std::string("NYI: ") + side + "_format " + f);
+  return v.c.s;
+}
+
+// Of the enum's formats, dot_scaled implements five (checked after both lookups, as Triton).
+void check_implemented(const std::string& format, const char* side, const Loc& loc) {
+  if (format != "e2m1" && format != "e4m3" && format != "e5m2" && format != "bf16" && format != "fp16") {
+    error_at(loc, std::string("NYI: ") + side + "_format " + format);
   }
-  return f;
 }
 
 // The operand as its format's type: uint8 stays for e2m1 (two values a byte); uint8 and
@@ -269,8 +272,10 @@ LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     error_at(loc,
              "Both inputs must be either 2D or 3D; (lhs: " + shape_text(ls0) + " vs rhs: " + shape_text(rs0) + ")");
   }
-  Operand lhs{nullptr, nullptr, checked_format(a, "lhs_format", "lhs", loc), a.const_bool("lhs_k_pack", true)};
-  Operand rhs{nullptr, nullptr, checked_format(a, "rhs_format", "rhs", loc), a.const_bool("rhs_k_pack", true)};
+  Operand lhs{nullptr, nullptr, known_format(a, "lhs_format", loc), a.const_bool("lhs_k_pack", true)};
+  Operand rhs{nullptr, nullptr, known_format(a, "rhs_format", loc), a.const_bool("rhs_k_pack", true)};
+  check_implemented(lhs.format, "lhs", loc);
+  check_implemented(rhs.format, "rhs", loc);
   lhs.value = as_format(L, a.get("lhs"), lhs.format, "lhs", loc);
   rhs.value = as_format(L, a.get("rhs"), rhs.format, "rhs", loc);
   for (const Operand* op : {&lhs, &rhs}) {
