@@ -3,7 +3,8 @@ each measurement is a new Python process whose TRITIUM_CACHE_DIR / TRITON_CACHE_
 an empty temporary folder (and CUDA_CACHE_DISABLE=1, so the driver's JIT cache does not
 help either); torch is imported and the inputs made before the clock starts, then the first
 `kernel[grid](...)` until torch.cuda.synchronize() returns: parse, lower, optimize, PTX,
-cubin, load and launch. The output is checked. Median of --repeats processes.
+cubin, load and launch. The output is checked. Median of --repeats processes; for tritium
+also where the time went (tritium.cache_stats(): lower, optimize, ptx, cubin, load, disk).
 
 Kernels: the tutorial matmul of kernels_matmul.py (fp16, 128x128x64 blocks, 8 warps, 3
 stages; fp8 e4m3 likewise) and the flash-attention forward of kernels_attention.py (head dim
@@ -73,13 +74,18 @@ else:
     want = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, scale=d ** -0.5)
     err = float((o.float() - want.float()).abs().max())
     assert err < 2e-2, f"wrong result: {{err}}"
-print(json.dumps({{"first_s": first}}))
+stages = {{}}
+if which == "tritium":  # where tritium's cold call went (its own per-stage counters)
+    import tritium
+    stats = tritium.cache_stats()
+    stages = {{k[:-len("_seconds")]: v * 1e3 for k, v in stats.items() if k.endswith("_seconds")}}
+print(json.dumps({{"first_s": first, "stages_ms": stages}}))
 """
 
 
 def cold(which, case, repeats):
     """Milliseconds of the first launch in new processes with empty caches, or an error."""
-    times = []
+    times, stages = [], []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory(prefix=f"bench-compile-{which}-") as cache:
             env = dict(os.environ, TRITIUM_CACHE_DIR=cache, TRITON_CACHE_DIR=cache, CUDA_CACHE_DISABLE="1")
@@ -92,8 +98,12 @@ def cold(which, case, repeats):
             if proc.returncode != 0:
                 lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
                 return {"error": lines[-1][:200] if lines else f"exit {proc.returncode}"}
-            times.append(json.loads(proc.stdout.strip().splitlines()[-1])["first_s"] * 1e3)
-    return {"ms": statistics.median(times), "runs_ms": times}
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            times.append(result["first_s"] * 1e3)
+            stages.append(result["stages_ms"])
+    # The stages of the median run (the first of the two middle ones for an even count).
+    median_run = sorted(range(len(times)), key=times.__getitem__)[(len(times) - 1) // 2]
+    return {"ms": statistics.median(times), "runs_ms": times, "stages_ms": stages[median_run]}
 
 
 def main():
@@ -120,6 +130,9 @@ def main():
         for w in ("tritium", "triton"):
             if "error" in r[w]:
                 print(f"|   {w}: {r[w]['error']} | | | |", flush=True)
+        if r["tritium"].get("stages_ms"):
+            parts = ", ".join(f"{k} {v:.1f}" for k, v in r["tritium"]["stages_ms"].items() if v >= 0.05)
+            print(f"|   tritium's stages (ms): {parts} | | | |", flush=True)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
