@@ -2,18 +2,19 @@
 # on each op. A tutorial-style matmul: both operand loads become cp.async copies into two
 # stage buffers (the loop carries their offsets), the accumulator stays in mma fragments
 # through the loop, the dot is mma.sync m16n8k16, `acc * 0.5` stays in fragments (a uniform
-# operand) and is read flat once, and the add of a broadcast bias row is flat.
+# operand) and is read flat once, and the add of a broadcast bias row is flat. Types carry
+# the blocked layouts of assign_layouts (the fragment plan is not in the type yet).
 #
 # RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir
 #
 # CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 19456 bytes of shared memory
 # CHECK-LABEL: func @matmul(
-# CHECK: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), stage 0
-# CHECK: = load {{.*}} : block<32x64xfp16>  // cp.async into stage buffers at bytes 10240 and 14848 (rows of 72 elements), stage 0
+# CHECK: = load {{.*}} : block<64x32xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), stage 0
+# CHECK: = load {{.*}} : block<32x64xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 10240 and 14848 (rows of 72 elements), stage 0
 # CHECK: = for {{.*}}  // #0 fragments: 2x2 warps, 2x4 tiles of 16x8 each; carried #1: a stage buffer's offset; carried #2: a stage buffer's offset
 # CHECK: = load {{.*}}  // cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), the other stage, after the dot's barrier
 # CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each
-# CHECK: = mul {{.*}} : block<64x64xfp32>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each, also read flat
+# CHECK: = mul {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each, also read flat
 # CHECK-NOT: fragments
 # CHECK: return
 import triton
