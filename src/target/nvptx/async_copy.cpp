@@ -33,8 +33,10 @@ bool copyable_load(const ir::Value* v) {
   return other == nullptr || is_zero_constant(other);
 }
 
-// The dot uses of a carried operand, when every use is one (on the mma.sync fp16/bf16 path).
-bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, std::vector<const ir::Op*>& dots) {
+// The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
+// path), all of them on wgmma or all on mma.sync (`*wgmma` says which).
+bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, int sm, int num_warps,
+                              std::vector<const ir::Op*>& dots, bool* wgmma) {
   if (!arg->has_uses()) return false;
   for (const ir::Use& use : arg->uses()) {
     const ir::Op* dot = use.user;
@@ -49,14 +51,17 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     bool f16 = a == ScalarKind::F16 && b == ScalarKind::F16;
     bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
     if (!(f16 || bf16) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
+    if (!dots.empty() && on_wgmma != *wgmma) return false;
+    *wgmma = on_wgmma;
     dots.push_back(dot);
   }
   return true;
 }
 
-void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncPlan& plan) {
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) plan_region(*inner, fragments, plan);
+    for (const auto& inner : op->regions()) plan_region(*inner, fragments, sm, num_warps, plan);
     if (op->kind() != OpKind::For) continue;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
@@ -65,15 +70,22 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncP
       const ir::Value* init = op->operand(k + 3);
       const ir::Value* next = yield->operand(k);
       std::vector<const ir::Op*> dots;
+      bool wgmma = false;
       if (!arg->type()->is_block() || arg->type()->rank() != 2) continue;
-      if (!only_tensor_core_operand(arg, fragments, dots)) continue;
+      if (!only_tensor_core_operand(arg, fragments, sm, num_warps, dots, &wgmma)) continue;
       if (!copyable_load(init) || init->def()->parent() != &region) continue;
       if (!copyable_load(next) || next->def()->parent() != &body) continue;
       auto operand = std::make_unique<AsyncOperand>();
       operand->carried = arg;
       const std::vector<int64_t>& shape = arg->type()->shape();
-      operand->stride = shape[1] + 8;  // 16 bytes of padding, as the dot's own staging
-      int64_t bytes = (shape[0] * operand->stride * 2 + 15) / 16 * 16;
+      // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
+      operand->tile = wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2);
+      int64_t bytes = operand->tile.bytes();
+      if (wgmma) {
+        auto align = [](int64_t b) { return (b + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign; };
+        plan.reserved_bytes = align(plan.reserved_bytes);
+        bytes = align(bytes);
+      }
       for (int stage = 0; stage < 2; ++stage) {
         operand->offset[stage] = plan.reserved_bytes;
         plan.reserved_bytes += bytes;
@@ -90,9 +102,14 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncP
 
 }  // namespace
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments) {
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;
-  plan_region(function.body(), fragments, plan);
+  plan_region(function.body(), fragments, sm, num_warps, plan);
+  // A wgmma dot stages its other operands right after the stage buffers, swizzled.
+  if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
+    plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
+                          SharedTile::kSwizzleAlign;
+  }
   return plan;
 }
 

@@ -1,5 +1,5 @@
 // Dot operands copied from global to shared memory with cp.async, two stages (Triton's
-// software pipelining with num_stages >= 2, for the mma.sync path). No LLVM here.
+// software pipelining with num_stages >= 2, for the mma.sync and wgmma paths). No LLVM here.
 //
 // The shape it takes: transforms/prefetch_loads has made a dot's operand a loop-carried
 // value, loaded once before the loop and once per iteration (for the next one) before the
@@ -19,13 +19,14 @@
 
 #include "ir/ir.h"
 #include "target/nvptx/fragment_layout.h"
+#include "target/nvptx/shared_tile.h"
 
 namespace tritium::nvptx {
 
 struct AsyncOperand {
   const ir::Value* carried = nullptr;  // the body argument that holds the current buffer
   int64_t offset[2] = {0, 0};          // the two stage buffers, bytes into shared memory
-  int64_t stride = 0;                  // elements per row (the row padded by 16 bytes)
+  SharedTile tile;                     // padded for mma.sync, swizzled for wgmma (shared_tile.h)
 };
 
 struct AsyncPlan {
@@ -41,6 +42,7 @@ struct AsyncPlan {
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a
 // fragment dot, carried by a `for` whose initial value and yielded value are loads used
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments);
+// Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
 
 }  // namespace tritium::nvptx

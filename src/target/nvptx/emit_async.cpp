@@ -79,7 +79,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, i32(cols));
     llvm::Value* col = b_.CreateURem(e, i32(cols));
-    llvm::Value* dst = b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(operand.stride)), col), i32(2)));
+    llvm::Value* dst = b_.CreateAdd(handle, tile_offset(operand.tile, row, col));
     guarded(owns(layout, r), [&]() -> llvm::Value* {
       if (g == 1) {
         copy_element(r, dst);

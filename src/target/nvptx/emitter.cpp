@@ -31,10 +31,11 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
-      frags_(plan_fragments(function, options.num_warps)),
-      async_(plan_async_copies(function, frags_)),
+      frags_(plan_fragments(function, options.num_warps, options.sm)),
+      async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
       sm_(options.sm),
-      num_ctas_(options.num_ctas) {
+      num_ctas_(options.num_ctas),
+      wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
   mark_fragment_barriers(function.body());
 }
 
@@ -254,7 +255,8 @@ llvm::GlobalVariable* Emitter::shared_base() {
     shared_ = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
                                        llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, 3);
-    shared_->setAlignment(llvm::Align(16));
+    // wgmma's swizzled tiles start on 1024-byte boundaries of the address (shared_tile.h).
+    shared_->setAlignment(llvm::Align(wgmma_ ? SharedTile::kSwizzleAlign : 16));
   }
   return shared_;
 }
