@@ -270,6 +270,16 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
   c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
 }
 
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Dot) return true;
+    for (const auto& inner : op->regions()) {
+      if (has_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
+
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
 // operands loaded in a loop are loaded one iteration ahead (and then copied to shared memory
 // asynchronously by the emitter); layouts and shared-memory offsets are assigned.
