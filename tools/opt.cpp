@@ -10,6 +10,7 @@
 #include "ir/verifier.h"
 #include "support/text.h"
 #include "gpu/pipeline.h"
+#include "gpu/verify_gpu.h"
 #include "transforms/pipeline.h"
 
 namespace tritium::cli {
@@ -40,16 +41,21 @@ std::string run_opt(const std::string& path, const std::string& text, const std:
                     bool with_locs, int num_warps) {
   std::unique_ptr<ir::Function> function = ir::parse(text, path);
   ir::verify_input(*function);
+  gpu::GpuOptions options;
+  options.num_warps = num_warps;
+  bool assigned = false;
   for (const std::string& name : passes) {
+    bool gpu_pass = false;
     if (const transforms::Pass* pass = transforms::find_pass(name)) {
       pass->run(*function);
     } else {
+      gpu_pass = true;
       // A GPU pass runs whether or not the code generator would pick it for this kernel.
-      gpu::GpuOptions options;
-      options.num_warps = num_warps;
       gpu::find_gpu_pass(name)->run(*function, options);
+      assigned = assigned || name == "assign_layouts";
     }
     ir::verify(*function, name);
+    if (gpu_pass) gpu::verify_gpu(*function, options, assigned, name);
   }
   return ir::print(*function, with_locs);
 }

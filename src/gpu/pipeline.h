@@ -23,8 +23,9 @@ const std::vector<GpuPass>& gpu_passes();
 // The pass called `name`; null when there is none.
 const GpuPass* find_gpu_pass(const std::string& name);
 
-// A copy of `function` with every applicable pass run on it (the verifier after each when
-// `verify_each`): the kernel the emitter and `--emit gpu-ir` see.
+// A copy of `function` with every applicable pass run on it (the tile IR verifier and
+// verify_gpu after each when `verify_each`, in debug builds or with TRITIUM_VERIFY=1): the
+// kernel the emitter and `--emit gpu-ir` see.
 std::unique_ptr<ir::Function> run_gpu_passes(const ir::Function& function, const GpuOptions& options,
                                              bool verify_each = false);
 

@@ -145,7 +145,7 @@ class Verifier {
   const Type* result_type(const Op& op) const { return op.result()->type(); }
 
   // Types are compared without their layouts: the tile IR's rules are about shapes and
-  // elements; layouts are the GPU layer's (gpu/assign_layouts.h).
+  // elements; the GPU layer checks layouts (gpu/verify_gpu.h).
   void expect_type(const Op& op, const Type* got, const Type* want, const std::string& what) const {
     if (!Type::same_ignoring_layout(got, want)) fail(op, what + " has type " + got->str() + ", expected " + want->str());
   }

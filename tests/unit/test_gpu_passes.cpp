@@ -5,8 +5,12 @@
 
 #include "gpu/allocate_shared.h"
 #include "gpu/default_layout.h"
+#include "gpu/pipeline.h"
+#include "gpu/verify_gpu.h"
 #include "ir/layout.h"
+#include "ir/parser.h"
 #include "ir/types.h"
+#include "tritium/errors.h"
 
 using namespace tritium;
 using ir::LinearLayout;
@@ -101,4 +105,68 @@ TEST_CASE("allocate_buffers: live buffers never overlap, dead ones share bytes",
   CHECK(buffers[1].offset != buffers[2].offset);
   CHECK(buffers[3].offset == 4096);  // ops 4's scratch is dead at op 6
   CHECK(used == 8192);
+}
+
+namespace {
+
+// The message verify_gpu throws for `text`, or "" when it accepts it.
+std::string gpu_problem(const std::string& text, bool assigned, int num_warps = 4) {
+  auto function = ir::parse(text);
+  gpu::GpuOptions options;
+  options.num_warps = num_warps;
+  try {
+    gpu::verify_gpu(*function, options, assigned, "test");
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kLaid = R"(func @k(%p: ptr<fp32>) {
+  %0 = make_range {end = 128, start = 0} : block<128xi32, blocked<spt = [1], tpw = [32], wpc = [4], order = [0]>>
+  %1 = make_range {end = 128, shared_offsets = [0, 64], shared_sizes = [64, 64], start = 0} : block<128xi32, blocked<spt = [1], tpw = [32], wpc = [4], order = [0]>>
+  return
+}
+)";
+
+}  // namespace
+
+TEST_CASE("verify_gpu: blocks without layouts, layouts for other warps, overlapping buffers", "[gpu]") {
+  CHECK(gpu_problem(kLaid, true) == "");
+  CHECK(gpu_problem(kLaid, true, 8).find("a layout for 4 warps in a kernel of 8") != std::string::npos);
+  std::string bare = "func @k() {\n  %0 = make_range {end = 128, start = 0} : block<128xi32>\n  return\n}\n";
+  CHECK(gpu_problem(bare, false) == "");
+  CHECK(gpu_problem(bare, true).find("after test: a block without a layout: block<128xi32>") != std::string::npos);
+  std::string overlap = kLaid;
+  overlap.replace(overlap.find("[0, 64]"), 7, "[0, 32]");
+  CHECK(gpu_problem(overlap, true).find("two shared-memory buffers of one op overlap") != std::string::npos);
+}
+
+TEST_CASE("run_gpu_passes lays out a parsed kernel and passes verify_gpu after every pass", "[gpu]") {
+  const char* text = R"(func @k(%p: ptr<fp32> {divisibility = 16}) {
+  %0 = make_range {end = 1024, start = 0} : block<1024xi32>
+  %1 = splat %p : block<1024xptr<fp32>>
+  %2 = addptr %1, %0 : block<1024xptr<fp32>>
+  %3 = load %2 : block<1024xfp32>
+  %4 = reshape %3 : block<32x32xfp32>
+  %5 = reduce %4 {axis = 1} -> block<32xfp32> {
+  ^(%6: fp32, %7: fp32):
+    %8 = add %6, %7 : fp32
+    yield %8
+  }
+  return
+}
+)";
+  for (int warps : {1, 2, 4, 8, 16, 32}) {
+    gpu::GpuOptions options;
+    options.num_warps = warps;
+    auto laid = gpu::run_gpu_passes(*ir::parse(text), options, true);
+    const ir::Type* sum = laid->body().ops()[5]->result()->type();
+    REQUIRE(sum->layout() != nullptr);
+    CHECK(sum->layout()->kind() == ir::Layout::Kind::Slice);
+    CHECK(sum->layout()->num_warps() == warps);
+    // The load is the emitter's layout: V = 4 (16-byte accesses) while every thread keeps 4.
+    CHECK(laid->body().ops()[3]->result()->type()->layout()->linear() ==
+          LinearLayout::flat({1024}, 32 * warps, std::min(4, 1024 / (32 * warps))));
+  }
 }
