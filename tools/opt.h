@@ -12,9 +12,9 @@ namespace tritium::cli {
 std::vector<std::string> pass_list(const std::string& value);
 
 // Parses `text` (read from `path`), verifies it, runs `passes` in order verifying after
-// each, and returns the printed result; GPU passes (gpu/pipeline.h) run for `num_warps`
-// warps. Bad or invalid text throws a CompileError located
-// in `path`; a pass that breaks the IR throws an InternalError naming it.
+// each (a GPU pass, gpu/pipeline.h, runs for `num_warps` warps and is also checked by
+// gpu/verify_gpu.h), and returns the printed result. Bad or invalid text throws a
+// CompileError located in `path`; a pass that breaks the IR throws an InternalError naming it.
 std::string run_opt(const std::string& path, const std::string& text, const std::vector<std::string>& passes,
                     bool with_locs, int num_warps = 4);
 
