@@ -9,6 +9,8 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "support/text.h"
+#include "gpu/pipeline.h"
+#include "gpu/verify_gpu.h"
 #include "transforms/pipeline.h"
 
 namespace tritium::cli {
@@ -21,13 +23,14 @@ std::vector<std::string> pass_list(const std::string& value) {
     size_t comma = std::min(value.find(',', start), value.size());
     std::string name = trim(value.substr(start, comma - start));
     start = comma + 1;
-    if (transforms::find_pass(name) != nullptr) {
+    if (transforms::find_pass(name) != nullptr || gpu::find_gpu_pass(name) != nullptr) {
       names.push_back(name);
       continue;
     }
     std::string known;
     for (const transforms::Pass& pass : transforms::all_passes())
       known += std::string(known.empty() ? "" : ", ") + pass.name;
+    for (const gpu::GpuPass& pass : gpu::gpu_passes()) known += std::string(", ") + pass.name + " (gpu)";
     throw std::invalid_argument((name.empty() ? "an empty pass name" : "unknown pass '" + name + "'") +
                                 " in --passes (known passes: " + known + ")");
   }
@@ -35,13 +38,25 @@ std::vector<std::string> pass_list(const std::string& value) {
 }
 
 std::string run_opt(const std::string& path, const std::string& text, const std::vector<std::string>& passes,
-                    bool with_locs) {
+                    bool with_locs, int num_warps, int num_stages) {
   std::unique_ptr<ir::Function> function = ir::parse(text, path);
   ir::verify_input(*function);
+  gpu::GpuOptions options;
+  options.num_warps = num_warps;
+  options.num_stages = num_stages;
+  bool assigned = false;
   for (const std::string& name : passes) {
-    const transforms::Pass* pass = transforms::find_pass(name);
-    pass->run(*function);
-    ir::verify(*function, pass->name);
+    bool gpu_pass = false;
+    if (const transforms::Pass* pass = transforms::find_pass(name)) {
+      pass->run(*function);
+    } else {
+      gpu_pass = true;
+      // A GPU pass runs whether or not the code generator would pick it for this kernel.
+      gpu::find_gpu_pass(name)->run(*function, options);
+      assigned = assigned || name == "assign_layouts";
+    }
+    ir::verify(*function, name);
+    if (gpu_pass) gpu::verify_gpu(*function, options, assigned, name);
   }
   return ir::print(*function, with_locs);
 }

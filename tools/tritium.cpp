@@ -52,7 +52,7 @@ const char* kUsage =
     "      target --arch (default: the GPU's, else sm_90); cubin needs the CUDA driver and a\n"
     "      GPU of that architecture, and is written to --output (or stdout); --debug 1\n"
     "      compiles device_assert and assert (Triton's debug option)\n"
-    "  tritium opt FILE.ir [--passes a,b,c]\n"
+    "  tritium opt FILE.ir [--passes a,b,c] [--num-warps N] [--num-stages N]\n"
     "      parse IR text (as --emit ir prints it; FILE may be - for stdin), verify it, run the\n"
     "      named passes in order, verifying after each, and print the result; an unknown\n"
     "      pass name lists the known ones (fold_constants, fold_masks, ...)\n"
@@ -210,7 +210,15 @@ int cmd_compile(int argc, char** argv) {
 // `tritium opt`
 
 int cmd_opt(int argc, char** argv) {
-  Options options = parse_options(argc, argv, 2, {"passes"});
+  Options options = parse_options(argc, argv, 2, {"passes", "num-warps", "num-stages"});
+  int64_t num_warps = parse_int(options.get("num-warps", "4"), "--num-warps");
+  int64_t num_stages = parse_int(options.get("num-stages", "3"), "--num-stages");
+  if (num_stages < 1 || num_stages > 8) {
+    throw UsageError{"--num-stages must be from 1 to 8, got " + std::to_string(num_stages)};
+  }
+  if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)) != 0) {
+    throw UsageError{"--num-warps must be a power of 2 from 1 to 32, got " + std::to_string(num_warps)};
+  }
   std::vector<std::string> passes;
   try {
     passes = tritium::cli::pass_list(options.get("passes"));
@@ -225,7 +233,8 @@ int cmd_opt(int argc, char** argv) {
   } else {
     text = read_file(options.file);
   }
-  std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false);
+  std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false, static_cast<int>(num_warps),
+                                     static_cast<int>(num_stages));
   return 0;
 }
 

@@ -219,6 +219,34 @@ LinearLayout LinearLayout::reshape(const std::vector<int64_t>& shape) const {
   return LinearLayout(shape, bases_);
 }
 
+bool LinearLayout::in_thread(const LinearLayout& from, const LinearLayout& to, int64_t (*source_of)(int64_t, const void*),
+                             const void* context) {
+  if (from.in_bits(kLane) != to.in_bits(kLane) || from.in_bits(kWarp) != to.in_bits(kWarp)) return false;
+  Echelon registers;
+  for (int64_t b : from.bases_[kRegister]) {
+    if (b != 0) registers.add(b, 0);
+  }
+  // In the span of `from`'s register bases: reduce by the echelon rows.
+  auto in_span = [&](int64_t v) {
+    for (int64_t row : registers.rows) {
+      int64_t lead = int64_t{1} << (63 - __builtin_clzll(static_cast<uint64_t>(row)));
+      if (v & lead) v ^= row;
+    }
+    return v == 0;
+  };
+  auto map = [&](int64_t e) { return source_of ? source_of(e, context) : e; };
+  // Linear in the input bits: checking each basis checks every (reg, lane, warp).
+  for (int64_t b : to.bases_[kRegister]) {
+    if (!in_span(map(b))) return false;
+  }
+  for (int d = kLane; d <= kWarp; ++d) {
+    for (size_t i = 0; i < to.bases_[d].size(); ++i) {
+      if (!in_span(map(to.bases_[d][i]) ^ from.bases_[d][i])) return false;
+    }
+  }
+  return true;
+}
+
 int64_t LinearLayout::locate(int64_t flat) const {
   Echelon e;
   int shift = 0;

@@ -70,6 +70,13 @@ class LinearLayout {
   // Requires surjective(); used to find where a converted element comes from.
   int64_t locate(int64_t flat) const;
 
+  // Whether `to` can be made from `from` without moving data between threads: every element
+  // that (reg, lane, warp) holds in `to`, mapped through `source_of` (a GF(2)-linear map of
+  // flat indices, e.g. a broadcast's projection; identity when null), is held by the same
+  // (lane, warp) in `from`, in some register.
+  static bool in_thread(const LinearLayout& from, const LinearLayout& to, int64_t (*source_of)(int64_t, const void*) = nullptr,
+                        const void* context = nullptr);
+
   bool operator==(const LinearLayout& other) const { return shape_ == other.shape_ && bases_ == other.bases_; }
   // "linear<4x8: reg=[1,2], lane=[4,8,16,0,0], warp=[0]>" (bases as flat indices).
   std::string str() const;

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "ir/builder.h"
+#include "ir/layout.h"
 #include "support/diagnostics.h"
 
 namespace tritium::ir {
@@ -205,8 +206,8 @@ class Parser {
     return scalar_type();
   }
 
-  // i32 | ptr<fp32> | block<128x64xfp16>. Shapes are read digit by digit: `128x64xfp16`
-  // is not a sequence of names. A block's attachments (a layout) would go before its '>'.
+  // i32 | ptr<fp32> | block<128x64xfp16> | block<128xfp32, LAYOUT>. Shapes are read digit
+  // by digit: `128x64xfp16` is not a sequence of names.
   const Type* type() {
     skip_space();
     if (!accept_word("block")) return element_type();
@@ -223,8 +224,95 @@ class Parser {
     }
     if (shape.empty()) fail("expected the shape of the block (128x...), found " + describe_next());
     const Type* element = element_type();
+    const Layout* layout = accept(',') ? parse_layout(shape) : nullptr;
     expect('>', "closing 'block<'");
-    return Type::block(element, shape);
+    return Type::block(element, shape, layout);
+  }
+
+  // ---- layouts (layout.h prints them)
+
+  // `[1, 2, 3]`, possibly empty.
+  std::vector<int64_t> int_list(const char* what) {
+    expect('[', what);
+    std::vector<int64_t> list;
+    if (accept(']')) return list;
+    do {
+      list.push_back(integer("an integer in the list"));
+    } while (accept(','));
+    expect(']', "closing the list");
+    return list;
+  }
+  // `KEY = ` before a layout parameter.
+  void key(const char* name) {
+    expect_word(name);
+    expect('=', (std::string("after '") + name + "'").c_str());
+  }
+  std::vector<int> small_list(const char* name) {
+    key(name);
+    std::vector<int> out;
+    for (int64_t v : int_list("opening the list")) {
+      if (v < 0 || v > (int64_t{1} << 30)) fail(std::string("a value of '") + name + "' out of range: " + std::to_string(v));
+      out.push_back(static_cast<int>(v));
+    }
+    return out;
+  }
+
+  // The layout of a block of `shape`: blocked<...> | slice<...> | linear<...>.
+  const Layout* parse_layout(const std::vector<int64_t>& shape) {
+    skip_space();
+    size_t start = pos_;
+    std::string kind = name("a layout (blocked, slice or linear)");
+    for (int64_t d : shape) {
+      if ((d & (d - 1)) != 0) fail_at(start, "a layout needs power-of-two dimensions, got " + std::to_string(d));
+    }
+    expect('<', ("after '" + kind + "'").c_str());
+    const Layout* layout = nullptr;
+    if (kind == "blocked") {
+      std::vector<int> spt = small_list("spt");
+      expect(',');
+      std::vector<int> tpw = small_list("tpw");
+      expect(',');
+      std::vector<int> wpc = small_list("wpc");
+      expect(',');
+      std::vector<int> order = small_list("order");
+      std::string problem = Layout::blocked_problem(shape, spt, tpw, wpc, order);
+      if (!problem.empty()) fail_at(start, problem);
+      layout = Layout::blocked(shape, spt, tpw, wpc, order);
+    } else if (kind == "slice") {
+      key("dim");
+      size_t dim_at = (skip_space(), pos_);
+      int64_t dim = integer("a dimension");
+      expect(',');
+      key("size");
+      size_t size_at = (skip_space(), pos_);
+      int64_t size = integer("the dropped dimension's size");
+      expect(',');
+      key("parent");
+      if (dim < 0 || dim > static_cast<int64_t>(shape.size())) fail_at(dim_at, "slice dimension " + std::to_string(dim) + " out of range");
+      if (size < 1 || (size & (size - 1)) != 0) fail_at(size_at, "the dropped dimension must be a power of two, got " + std::to_string(size));
+      std::vector<int64_t> parent_shape = shape;
+      parent_shape.insert(parent_shape.begin() + dim, size);
+      layout = Layout::slice(static_cast<int>(dim), parse_layout(parent_shape));
+    } else if (kind == "linear") {
+      std::array<std::vector<int64_t>, LinearLayout::kInDims> bases;
+      key("reg");
+      bases[LinearLayout::kRegister] = int_list("opening the register bases");
+      expect(',');
+      key("lane");
+      bases[LinearLayout::kLane] = int_list("opening the lane bases");
+      expect(',');
+      key("warp");
+      bases[LinearLayout::kWarp] = int_list("opening the warp bases");
+      std::string problem = Layout::linear_problem(shape, bases);
+      if (!problem.empty()) fail_at(start, problem);
+      layout = Layout::from_linear(LinearLayout(shape, bases));
+    } else if (kind == "mma" || kind == "dot_operand" || kind == "shared") {
+      fail_at(start, "the layout kind '" + kind + "' is not built yet");
+    } else {
+      fail_at(start, "unknown layout '" + kind + "' (blocked, slice or linear)");
+    }
+    expect('>', ("closing '" + kind + "<'").c_str());
+    return layout;
   }
 
   std::vector<const Type*> type_list() {

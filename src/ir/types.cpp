@@ -2,6 +2,8 @@
 // process hands out immutable Type objects, so type equality is a pointer compare.
 #include "ir/types.h"
 
+#include "ir/layout.h"
+
 #include <map>
 #include <mutex>
 #include <string>
@@ -89,10 +91,10 @@ class TypeTable {
     return slot;
   }
 
-  const Type* block(const Type* element, const std::vector<int64_t>& shape) {
+  const Type* block(const Type* element, const std::vector<int64_t>& shape, const Layout* layout) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const Type*& slot = blocks_[{element, shape}];
-    if (!slot) slot = new Type(Type::Kind::Block, ScalarKind::I64, element, shape);
+    const Type*& slot = blocks_[{{element, layout}, shape}];
+    if (!slot) slot = new Type(Type::Kind::Block, ScalarKind::I64, element, shape, layout);
     return slot;
   }
 
@@ -107,7 +109,7 @@ class TypeTable {
   std::mutex mutex_;
   // Keyed by pointers, but only looked up, never iterated, so output stays deterministic.
   std::map<const Type*, const Type*> pointers_;
-  std::map<std::pair<const Type*, std::vector<int64_t>>, const Type*> blocks_;
+  std::map<std::pair<std::pair<const Type*, const Layout*>, std::vector<int64_t>>, const Type*> blocks_;
 };
 
 const Type* Type::scalar(ScalarKind k) { return TypeTable::get().scalar(k); }
@@ -120,7 +122,7 @@ const Type* Type::pointer(const Type* pointee) {
   return TypeTable::get().pointer(pointee);
 }
 
-const Type* Type::block(const Type* element, const std::vector<int64_t>& shape) {
+const Type* Type::block(const Type* element, const std::vector<int64_t>& shape, const Layout* layout) {
   if (element == nullptr || element->is_block()) {
     internal_error("ir types", "block of a non-scalar, non-pointer element " +
                                    (element ? element->str() : std::string("null")));
@@ -129,7 +131,10 @@ const Type* Type::block(const Type* element, const std::vector<int64_t>& shape) 
   for (int64_t d : shape) {
     if (d <= 0) internal_error("ir types", "block with a non-positive dimension");
   }
-  return TypeTable::get().block(element, shape);
+  if (layout != nullptr && layout->shape() != shape) {
+    internal_error("ir types", "a layout of another shape on a block (" + layout->str() + ")");
+  }
+  return TypeTable::get().block(element, shape, layout);
 }
 
 int64_t Type::num_elements() const {
@@ -139,7 +144,11 @@ int64_t Type::num_elements() const {
 }
 
 const Type* Type::with_element(const Type* element) const {
-  return is_block() ? block(element, shape_) : element;
+  return is_block() ? block(element, shape_, layout_) : element;
+}
+
+const Type* Type::with_layout(const Layout* layout) const {
+  return is_block() && layout != layout_ ? block(inner_, shape_, layout) : this;
 }
 
 bool Type::is_int() const { return element()->is_scalar() && is_integer(element()->scalar_kind()); }
@@ -160,7 +169,9 @@ std::string Type::str() const {
     case Kind::Block: {
       std::string out = "block<";
       for (int64_t d : shape_) out += std::to_string(d) + "x";
-      return out + inner_->str() + ">";
+      out += inner_->str();
+      if (layout_ != nullptr) out += ", " + layout_->str();
+      return out + ">";
     }
   }
   return "?";

@@ -1,5 +1,8 @@
 // The types of the tile IR: scalars, pointers to scalars, and blocks (a static shape of
-// scalars or pointers). Types are interned and immutable: equality is a pointer compare.
+// scalars or pointers, with a layout slot that the GPU passes fill). Types are interned and
+// immutable: equality is a pointer compare, and the layout takes part in it (two blocks of
+// one shape and element with different layouts are different types); same_ignoring_layout
+// and without_layout compare shapes and elements alone.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +10,8 @@
 #include <vector>
 
 namespace tritium::ir {
+
+class Layout;
 
 // The scalar kinds, from the one dtype table (include/tritium/dtypes.def).
 enum class ScalarKind : uint8_t {
@@ -72,7 +77,8 @@ class Type {
   // Interned constructors; thread-safe; the returned pointers live for the whole process.
   static const Type* scalar(ScalarKind k);
   static const Type* pointer(const Type* pointee);  // pointee must be a scalar
-  static const Type* block(const Type* element, const std::vector<int64_t>& shape);  // element: scalar or pointer
+  // element: scalar or pointer; layout: null (no layout yet) or one of `shape`.
+  static const Type* block(const Type* element, const std::vector<int64_t>& shape, const Layout* layout = nullptr);
 
   Kind kind() const { return kind_; }
   bool is_scalar() const { return kind_ == Kind::Scalar; }
@@ -90,8 +96,16 @@ class Type {
   int rank() const { return static_cast<int>(shape_.size()); }
   int64_t num_elements() const;
 
-  // The same shape with another element type (a scalar result for a non-block).
+  // The same shape (and layout) with another element type (a scalar result for a non-block).
   const Type* with_element(const Type* element) const;
+
+  // A block's layout; null when none has been assigned (always for scalars and pointers).
+  const Layout* layout() const { return layout_; }
+  // The same block with `layout` (null: none); non-blocks are returned as they are.
+  const Type* with_layout(const Layout* layout) const;
+  const Type* without_layout() const { return with_layout(nullptr); }
+  // Equal shape and element, whatever the layouts (the tile IR's type rules).
+  static bool same_ignoring_layout(const Type* a, const Type* b) { return a->without_layout() == b->without_layout(); }
 
   // Convenience on the element type.
   bool is_int() const;    // element is an integer scalar (i1 included)
@@ -99,17 +113,19 @@ class Type {
   bool is_ptr() const;    // element is a pointer
   bool is_bool() const;   // element is i1
 
-  // Printed form: i32, ptr<fp32>, block<128x64xfp16>, block<128xptr<fp32>>.
+  // Printed form: i32, ptr<fp32>, block<128x64xfp16>, block<128xptr<fp32>>; a layout
+  // follows the element: block<128xfp32, blocked<spt = [4], ...>> (layout.h).
   std::string str() const;
 
  private:
-  Type(Kind kind, ScalarKind scalar, const Type* inner, std::vector<int64_t> shape)
-      : kind_(kind), scalar_(scalar), inner_(inner), shape_(std::move(shape)) {}
+  Type(Kind kind, ScalarKind scalar, const Type* inner, std::vector<int64_t> shape, const Layout* layout = nullptr)
+      : kind_(kind), scalar_(scalar), inner_(inner), shape_(std::move(shape)), layout_(layout) {}
 
   Kind kind_;
   ScalarKind scalar_;
   const Type* inner_;
   std::vector<int64_t> shape_;
+  const Layout* layout_;
 
   friend class TypeTable;
 };

@@ -144,8 +144,10 @@ class Verifier {
   const Type* operand_type(const Op& op, int i) const { return op.operand(i)->type(); }
   const Type* result_type(const Op& op) const { return op.result()->type(); }
 
+  // Types are compared without their layouts: the tile IR's rules are about shapes and
+  // elements; the GPU layer checks layouts (gpu/verify_gpu.h).
   void expect_type(const Op& op, const Type* got, const Type* want, const std::string& what) const {
-    if (got != want) fail(op, what + " has type " + got->str() + ", expected " + want->str());
+    if (!Type::same_ignoring_layout(got, want)) fail(op, what + " has type " + got->str() + ", expected " + want->str());
   }
 
   void expect_int_attr(const Op& op, const std::string& name) const {
@@ -252,7 +254,7 @@ class Verifier {
       case OpKind::Cmp: {
         expect_results(op, 1);
         const Type* a = operand_type(op, 0);
-        if (operand_type(op, 1) != a) {
+        if (!Type::same_ignoring_layout(operand_type(op, 1), a)) {
           fail(op, "operands have different types " + types_text({a, operand_type(op, 1)}));
         }
         expect_type(op, result_type(op), a->with_element(Type::scalar(ScalarKind::I1)), "the result");
@@ -501,7 +503,7 @@ class Verifier {
     expect_results(op, 1);
     const Type* a = operand_type(op, 0);
     const Type* b = operand_type(op, 1);
-    if (a != b) fail(op, "operands have different types " + types_text({a, b}));
+    if (!Type::same_ignoring_layout(a, b)) fail(op, "operands have different types " + types_text({a, b}));
     if (ints_only ? !a->is_int() : !(a->is_int() || a->is_float())) {
       fail(op, std::string("operands of type ") + a->str() + " (expected " + (ints_only ? "integers" : "numbers") + ")");
     }
@@ -591,12 +593,17 @@ class Verifier {
     check_sem_scope(op);
   }
 
+  static std::vector<const Type*> bare(std::vector<const Type*> types) {
+    for (const Type*& t : types) t = t->without_layout();
+    return types;
+  }
+
   // Region arguments and the terminator's operands against `want`.
   void expect_region_args(const Op& op, const Region& r, const std::vector<const Type*>& want,
                           const std::string& what) const {
     std::vector<const Type*> got;
     for (const auto& arg : r.args()) got.push_back(arg->type());
-    if (got != want) fail(op, what + " arguments " + types_text(got) + " do not match " + types_text(want));
+    if (bare(got) != bare(want)) fail(op, what + " arguments " + types_text(got) + " do not match " + types_text(want));
   }
 
   void expect_terminator_operands(const Op& op, const Region& r, size_t skip,
@@ -608,7 +615,7 @@ class Verifier {
       if (last->operand(i) == nullptr) fail(*last, "operand " + std::to_string(i) + " is null");
       got.push_back(last->operand(i)->type());
     }
-    if (got != want) fail(op, what + " " + types_text(got) + " do not match " + types_text(want));
+    if (bare(got) != bare(want)) fail(op, what + " " + types_text(got) + " do not match " + types_text(want));
   }
 
   std::vector<const Type*> result_types(const Op& op) const {

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpu/pipeline.h"
+#include "ir/layout.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -181,10 +183,65 @@ TEST_CASE("every golden kernel prints, parses and prints the same at ir and ir-o
         std::string text = compiled.emit(stage, signature, config);
         CHECK(reprint(text) == text);
         ++checked;
+        if (stage != Stage::IrOpt) continue;
+        // After the GPU passes every block type has a layout, and ops have shared offsets.
+        std::unique_ptr<ir::Function> gpu = gpu::run_gpu_passes(*ir::parse(text), gpu::GpuOptions{}, true);
+        std::string laid = ir::print(*gpu);
+        if (text.find("block<") != std::string::npos) CHECK(laid.find(", blocked<") != std::string::npos);
+        CHECK(reprint(laid) == laid);
+        ++checked;
       }
     }
   }
-  CHECK(checked >= 18);
+  CHECK(checked >= 27);
+}
+
+TEST_CASE("block types with layouts round-trip: blocked, slice, linear", "[parser]") {
+  const std::string text = R"(func @k(%x: block<8x128xfp32, blocked<spt = [1, 4], tpw = [1, 32], wpc = [4, 1], order = [1, 0]>>) {
+  %0 = reduce %x {axis = 1} -> block<8xfp32, slice<dim = 1, size = 128, parent = blocked<spt = [1, 4], tpw = [1, 32], wpc = [4, 1], order = [1, 0]>>> {
+  ^(%1: fp32, %2: fp32):
+    %3 = add %1, %2 : fp32
+    yield %3
+  }
+  %4 = expand_dims %0 {axis = 1} : block<8x1xfp32, linear<reg = [0, 0, 4], lane = [0, 0, 0, 0, 0], warp = [1, 2]>>
+  %5 = broadcast %4 {shared_offsets = [0], shared_sizes = [32]} : block<8x128xfp32>
+  return
+}
+)";
+  CHECK(reprint(text) == text);
+  auto function = ir::parse(text);
+  const ir::Type* x = function->body().arg(0)->type();
+  REQUIRE(x->layout() != nullptr);
+  CHECK(x->layout()->kind() == ir::Layout::Kind::Blocked);
+  CHECK(x->layout()->linear() == ir::LinearLayout::blocked({8, 128}, {1, 4}, {1, 32}, {4, 1}, {1, 0}));
+  const ir::Type* sum = function->body().ops()[0]->result()->type();
+  REQUIRE(sum->layout() != nullptr);
+  CHECK(sum->layout()->kind() == ir::Layout::Kind::Slice);
+  CHECK(sum->layout()->parent() == x->layout());
+  CHECK(function->body().ops()[1]->result()->type()->layout()->kind() == ir::Layout::Kind::Linear);
+  CHECK(function->body().ops()[2]->result()->type()->layout() == nullptr);
+}
+
+TEST_CASE("bad layouts in IR text are located errors", "[parser]") {
+  auto with = [](const std::string& type) { return "func @k(%x: " + type + ") {\n  return\n}\n"; };
+  CHECK(parse_error(with("block<8xfp32, blocked<spt = [1], tpw = [16], wpc = [4], order = [0]>>")) ==
+        "1:27: tpw must multiply to 32 lanes, got 16");
+  CHECK(parse_error(with("block<8xfp32, blocked<spt = [1], tpw = [32], wpc = [4], order = [1]>>")) ==
+        "1:27: order must be a permutation of the dimensions, got [1]");
+  CHECK(parse_error(with("block<8xfp32, blocked<spt = [1, 1], tpw = [32], wpc = [4], order = [0]>>")) ==
+        "1:27: a blocked layout of a rank-1 block needs 1 entries in spt, tpw, wpc and order");
+  CHECK(parse_error(with("block<6xfp32, blocked<spt = [1], tpw = [32], wpc = [4], order = [0]>>")) ==
+        "1:27: a layout needs power-of-two dimensions, got 6");
+  CHECK(parse_error(with("block<8xfp32, linear<reg = [1], lane = [2, 4], warp = []>>")) ==
+        "1:27: a layout has 5 lane bits (32 lanes), got 2");
+  CHECK(parse_error(with("block<8xfp32, linear<reg = [8], lane = [1, 2, 4, 0, 0], warp = []>>")) ==
+        "1:27: a basis 8 outside the block's 8 elements");
+  CHECK(parse_error(with("block<8xfp32, linear<reg = [], lane = [1, 2, 0, 0, 0], warp = []>>")) ==
+        "1:27: the layout does not hold every element of the block");
+  CHECK(parse_error(with("block<8xfp32, mma<>>")) == "1:27: the layout kind 'mma' is not built yet");
+  CHECK(parse_error(with("block<8xfp32, swizzled<>>")) == "1:27: unknown layout 'swizzled' (blocked, slice or linear)");
+  CHECK(parse_error(with("block<8xfp32, slice<dim = 3, size = 4, parent = blocked<>>>")) ==
+        "1:39: slice dimension 3 out of range");
 }
 
 TEST_CASE("hand-written IR round-trips: control flow, multiple results, folded parameters", "[parser]") {

@@ -29,8 +29,7 @@
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/register_budget.h"
-#include "transforms/eliminate_common_subexpressions.h"
-#include "transforms/prefetch_loads.h"
+#include "gpu/pipeline.h"
 
 namespace tritium::nvptx {
 
@@ -281,24 +280,16 @@ bool has_dot(const ir::Region& region) {
   return false;
 }
 
-// A load that only feeds a 2-D fp16/bf16 dot operand, masked-off elements zero: the shape
-// async_copy.h copies with cp.async once prefetch_loads has made it loop-carried.
-bool copyable_operand_load(const ir::Op& load) {
-  const ir::Value* v = load.result();
-  if (v->num_uses() != 1 || v->users()[0]->kind() != ir::OpKind::Dot || v->uses()[0].index > 1) return false;
-  ir::ScalarKind k = v->type()->element()->scalar_kind();
-  return v->type()->rank() == 2 && (k == ir::ScalarKind::F16 || k == ir::ScalarKind::BF16);
-}
-
-// The GPU passes, on a copy of the kernel (null when none applies): with num_stages >= 2,
-// the dot operands loaded in a loop are loaded one iteration ahead (and then copied to
-// shared memory asynchronously by the emitter).
+// The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
+// operands loaded in a loop are loaded num_stages - 1 iterations ahead (and then copied to shared memory
+// asynchronously by the emitter); layouts and shared-memory offsets are assigned.
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
-  if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
-  std::unique_ptr<ir::Function> copy = function.clone();
-  transforms::prefetch_loads(*copy, copyable_operand_load, options.num_stages);
-  transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
-  return copy;
+  gpu::GpuOptions gpu_options;
+  gpu_options.num_warps = options.num_warps;
+  gpu_options.num_stages = options.num_stages;
+  gpu_options.sm = options.sm;
+  gpu_options.vectorize = options.vectorize;
+  return gpu::run_gpu_passes(function, gpu_options);
 }
 
 // Runs `body` on a fresh compilation, turning LLVM's fatal errors into InternalErrors.

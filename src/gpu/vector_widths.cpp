@@ -7,13 +7,13 @@
 //   divisibility >= w bytes: the first one is aligned to w * sizeof(T) (the group starts at
 //                            a multiple of w inside its contiguity group);
 //   mask constancy >= w:     one mask bit, the first element's, holds for the whole group.
-#include "target/nvptx/vector_widths.h"
+#include "gpu/vector_widths.h"
 
 #include <algorithm>
 
 #include "ir/op_views.h"
 
-namespace tritium::nvptx {
+namespace tritium::gpu {
 
 namespace {
 
@@ -87,4 +87,4 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
   return out;
 }
 
-}  // namespace tritium::nvptx
+}  // namespace tritium::gpu

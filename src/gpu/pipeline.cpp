@@ -1,0 +1,65 @@
+// The GPU pass table (pipeline.h), in order. Each pass is one file with one entry point.
+#include "gpu/pipeline.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu/allocate_shared.h"
+#include "gpu/assign_layouts.h"
+#include "gpu/prefetch_operands.h"
+#include "gpu/verify_gpu.h"
+#include "ir/verifier.h"
+#include "transforms/eliminate_common_subexpressions.h"
+
+namespace tritium::gpu {
+
+namespace {
+
+void cse(ir::Function& function, const GpuOptions&) { transforms::eliminate_common_subexpressions(function); }
+
+const std::vector<GpuPass> kGpuPasses = {
+    // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
+    // the next iteration's pointers merged with the current ones.
+    {"prefetch_operands", prefetch_operands, pipelines_dots},
+    {"eliminate_common_subexpressions", cse, pipelines_dots},
+    {"assign_layouts", assign_layouts, nullptr},
+    {"allocate_shared", allocate_shared, nullptr},
+};
+
+// As the tile IR pipeline: debug builds, and tests (TRITIUM_VERIFY=1), verify after each pass.
+bool verify_by_default() {
+#ifndef NDEBUG
+  return true;
+#else
+  const char* v = std::getenv("TRITIUM_VERIFY");
+  return v != nullptr && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0);
+#endif
+}
+
+}  // namespace
+
+const std::vector<GpuPass>& gpu_passes() { return kGpuPasses; }
+
+const GpuPass* find_gpu_pass(const std::string& name) {
+  for (const GpuPass& pass : kGpuPasses) {
+    if (name == pass.name) return &pass;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<ir::Function> run_gpu_passes(const ir::Function& function, const GpuOptions& options, bool verify_each) {
+  std::unique_ptr<ir::Function> copy = function.clone();
+  verify_each = verify_each || verify_by_default();
+  bool assigned = false;
+  for (const GpuPass& pass : kGpuPasses) {
+    if (pass.applies != nullptr && !pass.applies(*copy, options)) continue;
+    pass.run(*copy, options);
+    assigned = assigned || pass.run == assign_layouts;
+    if (!verify_each) continue;
+    ir::verify(*copy, pass.name);
+    verify_gpu(*copy, options, assigned, pass.name);
+  }
+  return copy;
+}
+
+}  // namespace tritium::gpu

@@ -1,0 +1,40 @@
+// prefetch_operands (prefetch_operands.h): which loads async_copy.h can copy with cp.async
+// once prefetch_loads has made them loop-carried.
+#include "gpu/prefetch_operands.h"
+
+#include "transforms/prefetch_loads.h"
+
+namespace tritium::gpu {
+
+namespace {
+
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Dot) return true;
+    for (const auto& inner : op->regions()) {
+      if (has_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+// A load that only feeds a 2-D fp16/bf16 dot operand, masked-off elements zero.
+bool copyable_operand_load(const ir::Op& load) {
+  const ir::Value* v = load.result();
+  if (v->num_uses() != 1 || v->users()[0]->kind() != ir::OpKind::Dot || v->uses()[0].index > 1) return false;
+  ir::ScalarKind k = v->type()->element()->scalar_kind();
+  return v->type()->rank() == 2 && (k == ir::ScalarKind::F16 || k == ir::ScalarKind::BF16);
+}
+
+}  // namespace
+
+bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
+  return options.num_stages >= 2 && has_dot(function.body());
+}
+
+void prefetch_operands(ir::Function& function, const GpuOptions& options) {
+  if (!pipelines_dots(function, options)) return;
+  transforms::prefetch_loads(function, copyable_operand_load, options.num_stages);
+}
+
+}  // namespace tritium::gpu

@@ -1,0 +1,38 @@
+// How many elements each global memory access moves at once, and how many contiguous
+// elements of a block each thread owns (target/nvptx/layout.h's V), chosen from the axis
+// facts (analysis/axis_info.h) before any LLVM IR is emitted: a GPU decision, read by
+// assign_layouts (the blocked layouts it gives) and by the NVPTX emitter.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/axis_info.h"
+#include "ir/ir.h"
+
+namespace tritium::gpu {
+
+struct VectorWidths {
+  // V per block size N (number of elements); sizes not listed have V = 1.
+  std::map<int64_t, int> per_block;
+  // w per load/store on a block of pointers; w divides the V of its block. Others: 1.
+  std::unordered_map<const ir::Op*, int> per_access;
+
+  int vector(int64_t num_elements) const;
+  int width(const ir::Op& op) const;
+};
+
+// The widest access the facts allow for one memory op, before the layout caps it: for a
+// load or store on a block of pointers, min(axis.vector_width(ptr), the mask's constancy
+// along the last dimension), a power of two that divides the last dimension. 1 for
+// atomics (once per element), volatile loads and scalar pointers.
+int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis);
+
+// V for each block size: the largest access width among the accesses on blocks of that
+// size, capped at max(1, N / threads) (Triton's sizePerThread cap) and to divide N; each
+// access then moves min(its width, V) elements at a time.
+// With `vectorize` false every block keeps V = 1 and every access one element.
+VectorWidths choose_vector_widths(const ir::Function& function, int threads, bool vectorize = true);
+
+}  // namespace tritium::gpu
