@@ -1,5 +1,5 @@
 // Elementwise math builtins: the unary functions (TRITIUM_BUILTIN entries of
-// ir/elementwise.def), where, minimum/maximum and sigmoid.
+// ir/elementwise.def), where, minimum/maximum (sigmoid is in the prelude, lower/prelude/).
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -59,12 +59,6 @@ void register_math_builtins(BuiltinTable& t) {
   });
   t.add("minimum", {"x", "y", "propagate_nan="}, false, min_max);
   t.add("maximum", {"x", "y", "propagate_nan="}, false, min_max);
-  t.add("sigmoid", {"x"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    LValue x = a.get("x");
-    LValue e = L.call_builtin(LValue::builtin("tl.exp"), {L.unary(ast::UnaryOp::Neg, x, loc)}, {}, loc);
-    LValue one = LValue::constant(ConstValue::floating(1.0));
-    return LValue::tensor(L.true_div(one, LValue::tensor(L.add(one, e, loc)), loc));
-  });
 }
 
 }  // namespace tritium::lower
