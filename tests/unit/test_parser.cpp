@@ -1,13 +1,16 @@
 // Unit tests of the parser (src/frontend/parser.h) and the AST dumper: precedence and tree
 // shapes, statements, module-level skipping, locations, and one located error per construct
-// kernels cannot use.
+// kernels cannot use; the Triton-language prelude's text parses and its scan agrees.
 #include <catch2/catch.hpp>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 
 #include "frontend/ast_printer.h"
 #include "frontend/parser.h"
+#include "lower/builtin_registry.h"
+#include "lower/prelude.h"
 #include "tritium/errors.h"
 
 using tritium::CompileError;
@@ -760,4 +763,35 @@ TEST_CASE("dump_ast: a stable indented tree with locations", "[parser][ast_print
         "    operand Str(\"a\\n\\\"b\") @3:9\n"
         "    operand Float(2.0) @3:19\n"
         "  operand Attribute(Attribute(Name(x).y).z) @3:27\n");
+}
+
+// The registry learns the prelude's builtins from a scan of its text, so that start-up
+// parses nothing (src/lower/prelude.cpp); the scan must agree with the parse.
+TEST_CASE("the prelude's scanned builtins agree with its parse", "[parser][prelude]") {
+  std::shared_ptr<const ast::Module> module = tritium::lower::prelude_module();
+  std::set<std::string> parsed, methods;
+  for (const auto& stmt : module->statements) {
+    if (stmt->kind != ast::StmtKind::FunctionDef || !ast::is_jit(*stmt->function)) continue;
+    if (stmt->function->name[0] == '_') continue;
+    parsed.insert(stmt->function->name);
+    for (const auto& decorator : stmt->function->decorators) {
+      if (decorator->kind == ast::ExprKind::Name && decorator->name == "_tensor_member_fn") {
+        methods.insert(stmt->function->name);
+      }
+    }
+  }
+  std::set<std::string> scanned, scanned_methods;
+  for (const auto& p : tritium::lower::prelude_builtins()) {
+    scanned.insert(p.name);
+    if (p.method) scanned_methods.insert(p.name);
+    const tritium::lower::Builtin* b = tritium::lower::builtin_table().find(p.name);
+    REQUIRE(b != nullptr);
+    CHECK(b->prelude);
+    CHECK(b->method == p.method);
+  }
+  CHECK(scanned == parsed);
+  CHECK(scanned_methods == methods);
+  CHECK(scanned.count("sigmoid") == 1);
+  CHECK(methods.count("sigmoid") == 1);
+  CHECK(tritium::lower::builtin_table().find("_swizzle2d_group") == nullptr);
 }
