@@ -111,12 +111,7 @@ def zeros_ravel_swizzle_kernel(x_ptr, out_ptr, n_rows, g, M: tl.constexpr, N: tl
     tl.store(out_ptr + M * N + tl.arange(0, M * N), (i * N + j).to(tl.float32))
 
 
-def test_zeros_like_ravel_swizzle2d(rng):
-    m, n, rows, g = 8, 4, 7, 3
-    x = rng.standard_normal((m, n)).astype(np.float32)
-    out = np.zeros(2 * m * n, np.float32)
-    zeros_ravel_swizzle_kernel[(1,)](x, out, rows, g, M=m, N=n)
-    np.testing.assert_array_equal(out[:m * n], 2 * x.reshape(-1) + 3)
+def zeros_ravel_swizzle_ref(x, m, n, rows, g):
     want = []
     for k in range(m * n):
         r, c = divmod(k, n)  # Triton's standard.py swizzle2d, in Python
@@ -126,7 +121,15 @@ def test_zeros_like_ravel_swizzle2d(rng):
         size_g = min(rows - off_i, g)
         ij %= g * n
         want.append((off_i + ij % size_g) * n + ij // size_g)
-    np.testing.assert_array_equal(out[m * n:], np.array(want, np.float32))
+    return np.concatenate([2 * x.reshape(-1) + 3, np.array(want, np.float32)])
+
+
+def test_zeros_like_ravel_swizzle2d(rng):
+    m, n, rows, g = 8, 4, 7, 3
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    out = np.zeros(2 * m * n, np.float32)
+    zeros_ravel_swizzle_kernel[(1,)](x, out, rows, g, M=m, N=n)
+    np.testing.assert_array_equal(out, zeros_ravel_swizzle_ref(x, m, n, rows, g))
 
 
 # ---- errors point at the user's call, not into the prelude ----
