@@ -10,7 +10,10 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
-configurations and num_stages=3 (Triton's default).
+configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
+8192 (--quick: 1024, 4096), then fp8 e4m3 (torch.float8_e4m3fn inputs, B K-major as in
+Triton's fp8 tutorial, fp32 accumulation, fp16 out) at 4096 and 8192 (--quick: 4096), whose
+torch column is cuBLAS's fp8 GEMM (torch._scaled_mm with unit scales).
 """
 
 import argparse
@@ -111,41 +114,59 @@ def bench(kernels, quick):
     sizes = [1024, 4096] if quick else [512, 1024, 2048, 4096, 8192]
     blocks = [(128, 128, 32, 4), (128, 256, 64, 8), (128, 128, 64, 8), (64, 128, 32, 4)]
     rows = []
-    for dtype in (torch.float16, torch.bfloat16):
-        for size in sizes:
-            a, b = inputs(dtype, size, size, size)
-            flops = 2.0 * size ** 3
-            row = {"dtype": str(dtype).replace("torch.", ""), "size": size}
+    fp8_sizes = [4096] if quick else [4096, 8192]
+    plan = [(dtype, size) for dtype in (torch.float16, torch.bfloat16) for size in sizes]
+    plan += [(torch.float8_e4m3fn, size) for size in fp8_sizes]
+    for dtype, size in plan:
+        fp8 = dtype == torch.float8_e4m3fn
+        a, b = inputs(dtype, size, size, size)
+        if fp8:
+            b = b.T.contiguous().T  # K-major B, the layout of Triton's fp8 tutorial (wgmma wants it)
+        flops = 2.0 * size ** 3
+        row = {"dtype": str(dtype).replace("torch.", ""), "size": size}
+        if fp8:
+            # torch._scaled_mm is cuBLAS's fp8 GEMM (unit scales, fp16 out); reference in fp32.
+            ref = (a.float() @ b.float()).half()
+            one = torch.ones((), device="cuda")
+            def torch_run(a=a, b=b, one=one):
+                return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
+        else:
             ref = torch.matmul(a, b)
-            variants = [(name, kernel, 3) for name, kernel in kernels.items()]
-            for name, kernel, stages in variants:
-                best = None
-                for block in blocks:
-                    c = torch.empty((size, size), device="cuda", dtype=torch.float16)
-                    try:
-                        launch(kernel, a, b, c, block, num_stages=stages)
-                        torch.cuda.synchronize()
-                    except Exception as e:  # noqa: BLE001
-                        print(f"  {name} {block}: {type(e).__name__}: {str(e)[:160]}")
-                        continue
-                    if not torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2):
-                        print(f"  {name} {block}: WRONG (max err {float((c.float() - ref.float()).abs().max()):.3g})")
-                        continue
-                    ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages), warmup=10,
-                                                 rep=50)
-                    if best is None or ms < best[0]:
-                        best = (ms, block)
-                row[name] = flops / best[0] * 1e-9 if best else None
-                row[name + "_block"] = best[1] if best else None
-            ms = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=10, rep=50)
+            def torch_run(a=a, b=b):
+                return torch.matmul(a, b)
+        variants = [(name, kernel, 3) for name, kernel in kernels.items()]
+        for name, kernel, stages in variants:
+            best = None
+            for block in blocks:
+                c = torch.empty((size, size), device="cuda", dtype=torch.float16)
+                try:
+                    launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8)
+                    torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001
+                    print(f"  {name} {block}: {type(e).__name__}: {str(e)[:160]}")
+                    continue
+                if not torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2):
+                    print(f"  {name} {block}: WRONG (max err {float((c.float() - ref.float()).abs().max()):.3g})")
+                    continue
+                ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8),
+                                             warmup=10, rep=50)
+                if best is None or ms < best[0]:
+                    best = (ms, block)
+            row[name] = flops / best[0] * 1e-9 if best else None
+            row[name + "_block"] = best[1] if best else None
+        try:
+            ms = triton.testing.do_bench(torch_run, warmup=10, rep=50)
             row["torch"] = flops / ms * 1e-9
-            if row.get("tritium") and row.get("triton"):
-                row["ratio"] = row["tritium"] / row["triton"]
-            rows.append(row)
-            fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else "-"
-            print(f"| {row['dtype']} | {size} | {fmt(row.get('tritium'))} {row.get('tritium_block')} | "
-                  f"{fmt(row.get('triton'))} {row.get('triton_block')} | {fmt(row['torch'])} | "
-                  f"{row.get('ratio', 0):.2f} |", flush=True)
+        except Exception as e:  # noqa: BLE001 (a torch without _scaled_mm for this layout)
+            print(f"  torch: {type(e).__name__}: {str(e)[:160]}")
+            row["torch"] = None
+        if row.get("tritium") and row.get("triton"):
+            row["ratio"] = row["tritium"] / row["triton"]
+        rows.append(row)
+        fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else "-"
+        print(f"| {row['dtype']} | {size} | {fmt(row.get('tritium'))} {row.get('tritium_block')} | "
+              f"{fmt(row.get('triton'))} {row.get('triton_block')} | {fmt(row['torch'])} | "
+              f"{row.get('ratio', 0):.2f} |", flush=True)
     return rows
 
 
@@ -156,6 +177,11 @@ def main():
     parser.add_argument("--skip-check", action="store_true", help="no correctness sweep (the timed runs still check)")
     parser.add_argument("--json")
     args = parser.parse_args()
+    from bench_attention import no_gpu_reason
+    reason = no_gpu_reason()
+    if reason:
+        print(f"bench_matmul: skipped, no GPU: {reason}")
+        return
     kernels = jits()
     t = time.time()
     failures = [] if args.skip_check else check_sweep(kernels)

@@ -535,6 +535,8 @@ def topk(x, k, dim=None): _outside_kernel("topk")
 def histogram(input, num_bins, mask=None): _outside_kernel("histogram")
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=float32): _outside_kernel("dot")
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
+               lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32): _outside_kernel("dot_scaled")
 
 
 # Random numbers.

@@ -337,7 +337,7 @@ std::optional<Entry> DiskCache::load(const KeyInputs& inputs, const Validator& v
     count(Counter::BadEntry);
     // Removes what is at the path (a link itself, never what it points to).
     ::unlink(path.c_str());
-    warn("cache entry " + path + " is bad (" + error + "); deleted it, recompiling kernel '" +
+    warn("cache entry " + path + " is bad (" + printable(error) + "); deleted it, recompiling kernel '" +
          inputs.kernel + "'");
     return std::nullopt;
   }

@@ -229,7 +229,7 @@ std::optional<Entry> load_shared(const DiskCache& disk, const KeyInputs& inputs,
   if (!entry) {
     // Never trusted; the compile that follows publishes a good entry over it.
     counted(&RemoteStats::bad_entries);
-    std::cerr << "tritium: warning: remote cache entry " << key << " is bad (" << error
+    std::cerr << "tritium: warning: remote cache entry " << key << " is bad (" << printable(error)
               << "); recompiling kernel '" << inputs.kernel << "'\n";
     return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -66,6 +67,22 @@ bool log_enabled() {
 void log(const std::string& line) { write_line("tritium cache: " + line + "\n"); }
 
 void warn(const std::string& text) { write_line("tritium: warning: " + text + "\n"); }
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7F) {
+      out += c;
+    } else {
+      char escape[5];
+      std::snprintf(escape, sizeof escape, "\\x%02x", byte);
+      out += escape;
+    }
+  }
+  return out;
+}
 
 }  // namespace tritium::cache
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "tritium/cache.h"
 
@@ -40,5 +41,9 @@ bool log_enabled();
 void log(const std::string& line);
 // "tritium: warning: <text>" on stderr.
 void warn(const std::string& text);
+// `text` with every byte outside printable ASCII written as \xNN: what a damaged cache file
+// puts into an error message (a parser's "last read" bytes) must not garble a terminal or
+// make stderr invalid UTF-8 for the program reading it.
+std::string printable(std::string_view text);
 
 }  // namespace tritium::cache

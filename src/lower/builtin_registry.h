@@ -63,6 +63,7 @@ void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., s
 void register_sort_builtins(BuiltinTable& table);    // flip, sort, topk
 void register_debug_builtins(BuiltinTable& table);   // device_print/assert, debug_barrier, static_print, fma
 void register_dot_builtins(BuiltinTable& table);     // dot (builtins_dot.cpp; also the @ operator)
+void register_dot_scaled_builtins(BuiltinTable& table);  // dot_scaled (builtins_dot_scaled.cpp: upcast, scale, dot)
 
 // device_assert(cond, msg, mask) as the assert statement also lowers it: nothing unless the
 // kernel is compiled with debug=True (builtins_debug.cpp).

@@ -2,6 +2,7 @@
 // before its dot, and carried into the next iteration; the first ones before the loop.
 #include "transforms/prefetch_loads.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -44,32 +45,63 @@ Value* copy_op(ir::Builder& builder, const Op& op, const std::vector<Value*>& op
 
 class LoopPrefetcher {
  public:
-  LoopPrefetcher(Op& loop, Op& first_dot)
+  // Loads run `distance` iterations ahead (num_stages - 1).
+  LoopPrefetcher(Op& loop, Op& first_dot, int distance)
       : loop_(loop), body_(*loop.region(0)), yield_(*body_.terminator()), at_dot_(ir::Builder::before(&first_dot)),
-        before_loop_(ir::Builder::before(&loop)) {
+        before_loop_(ir::Builder::before(&loop)), distance_(distance), ahead_(distance + 1), first_(distance),
+        ahead_iv_(distance + 1, nullptr), ahead_in_range_(distance + 1, nullptr), first_iv_(distance, nullptr),
+        first_in_range_(distance, nullptr) {
     for (size_t i = 0; i < body_.ops().size(); ++i) position_[body_.ops()[i].get()] = i;
     dot_position_ = position_.at(&first_dot);
   }
 
-  // Rewrites `load` (a top-level load of the body); false when its operands cannot be
-  // computed one iteration ahead (they depend on another load, or on a nested region).
-  bool prefetch(Op& load) {
-    std::vector<Value*> next_operands, first_operands;
-    for (Value* v : load.operands()) {
-      Value* n = next(v);
-      Value* f = first(v);
-      if (n == nullptr || f == nullptr) return false;
-      next_operands.push_back(n);
-      first_operands.push_back(f);
+  // Rewrites those of `loads` (top-level loads of the body) whose operands can be computed
+  // `distance` iterations ahead (not those that depend on another load, or on a nested
+  // region); returns whether any was. The loop then carries `distance` loads of each: the
+  // current iteration's, which replaces the load, and those of the iterations after it,
+  // shifted by one each iteration. Before the loop the loads are issued iteration by
+  // iteration (all of iteration 0, then all of 1, ...), the order their copies complete in.
+  bool prefetch(const std::vector<Op*>& loads) {
+    struct Rewrite {
+      Op* load;
+      std::vector<Value*> ahead;
+      std::vector<std::vector<Value*>> first;
+      Value* ahead_load = nullptr;
+      std::vector<Value*> first_loads;
+    };
+    std::vector<Rewrite> rewrites;
+    for (Op* load : loads) {
+      Rewrite r{load, {}, std::vector<std::vector<Value*>>(distance_), nullptr, {}};
+      bool ok = true;
+      for (Value* v : load->operands()) {
+        Value* n = ahead(v, distance_);
+        ok = ok && n != nullptr;
+        if (!ok) break;
+        r.ahead.push_back(n);
+        for (int j = 0; j < distance_ && ok; ++j) {
+          Value* f = first(v, j);
+          ok = f != nullptr;
+          if (ok) r.first[j].push_back(f);
+        }
+      }
+      if (ok) rewrites.push_back(std::move(r));
     }
-    Value* next_load = guarded_load(at_dot_, load, next_operands, next_in_range());
-    Value* first_load = guarded_load(before_loop_, load, first_operands, first_in_range());
-    loop_.add_operand(first_load);
-    Value* carried = body_.add_arg(load.result()->type());
-    loop_.add_result(load.result()->type());
-    yield_.add_operand(next_load);
-    load.result()->replace_all_uses_with(carried);
-    return true;
+    for (Rewrite& r : rewrites) r.ahead_load = guarded_load(at_dot_, *r.load, r.ahead, ahead_in_range(distance_));
+    for (int j = 0; j < distance_; ++j) {
+      for (Rewrite& r : rewrites) r.first_loads.push_back(guarded_load(before_loop_, *r.load, r.first[j], first_in_range(j)));
+    }
+    for (Rewrite& r : rewrites) {
+      std::vector<Value*> carried;
+      for (int j = 0; j < distance_; ++j) {
+        loop_.add_operand(r.first_loads[j]);
+        carried.push_back(body_.add_arg(r.load->result()->type()));
+        loop_.add_result(r.load->result()->type());
+      }
+      for (int j = 1; j < distance_; ++j) yield_.add_operand(carried[j]);
+      yield_.add_operand(r.ahead_load);
+      r.load->result()->replace_all_uses_with(carried[0]);
+    }
+    return !rewrites.empty();
   }
 
  private:
@@ -77,27 +109,32 @@ class LoopPrefetcher {
 
   // `v` of the current iteration, available just before the first dot.
   Value* current(Value* v) {
-    return rebuild(v, current_, at_dot_, [&](Value* x) -> Value* {
+    return rebuild(v, ahead_[0], at_dot_, [&](Value* x) -> Value* {
       if (!defined_in_body(x)) return x;
       auto at = position_.find(x->def());  // ops this pass inserted lie before the dot
       return at == position_.end() || at->second < dot_position_ ? x : nullptr;
     });
   }
 
-  // `v` of the next iteration, computed just before the first dot.
-  Value* next(Value* v) {
-    return rebuild(v, next_, at_dot_, [&](Value* x) -> Value* {
+  // `v` of iteration i + d (d >= 1), computed just before the first dot of iteration i: a
+  // carried value is what iteration i + d - 1 yields.
+  Value* ahead(Value* v, int d) {
+    if (d == 0) return current(v);
+    return rebuild(v, ahead_[d], at_dot_, [&, d](Value* x) -> Value* {
       if (x->is_region_arg() && x->region() == &body_) {
-        return x->index() == 0 ? next_iv() : current(yield_.operand(x->index() - 1));
+        return x->index() == 0 ? ahead_iv(d) : ahead(yield_.operand(x->index() - 1), d - 1);
       }
       return defined_in_body(x) ? nullptr : x;
     });
   }
 
-  // `v` of the first iteration, computed before the loop.
-  Value* first(Value* v) {
-    return rebuild(v, first_, before_loop_, [&](Value* x) -> Value* {
-      if (x->is_region_arg() && x->region() == &body_) return loop_.operand(x->index() == 0 ? 0 : x->index() + 2);
+  // `v` of iteration j (0 <= j < distance), computed before the loop.
+  Value* first(Value* v, int j) {
+    return rebuild(v, first_[j], before_loop_, [&, j](Value* x) -> Value* {
+      if (x->is_region_arg() && x->region() == &body_) {
+        if (x->index() == 0) return first_iv(j);
+        return j == 0 ? loop_.operand(x->index() + 2) : first(yield_.operand(x->index() - 1), j - 1);
+      }
       return defined_in_body(x) ? nullptr : x;
     });
   }
@@ -125,12 +162,22 @@ class LoopPrefetcher {
     return out;
   }
 
-  Value* next_iv() {
-    if (next_iv_ == nullptr) {
-      Value* iv = body_.arg(0);
-      next_iv_ = at_dot_.create_value(OpKind::Add, iv->type(), {iv, ir::ForOp(loop_).step()}, loop_.loc());
+  // iv + d * step, as d additions (the step is a positive constant).
+  Value* ahead_iv(int d) {
+    if (d == 0) return body_.arg(0);
+    if (ahead_iv_[d] == nullptr) {
+      ahead_iv_[d] = at_dot_.create_value(OpKind::Add, body_.arg(0)->type(), {ahead_iv(d - 1), ir::ForOp(loop_).step()}, loop_.loc());
     }
-    return next_iv_;
+    return ahead_iv_[d];
+  }
+
+  Value* first_iv(int j) {
+    if (j == 0) return ir::ForOp(loop_).lower();
+    if (first_iv_[j] == nullptr) {
+      first_iv_[j] = before_loop_.create_value(OpKind::Add, body_.arg(0)->type(), {first_iv(j - 1), ir::ForOp(loop_).step()},
+                                               loop_.loc());
+    }
+    return first_iv_[j];
   }
 
   Value* compare(ir::Builder& b, ir::CmpPredicate predicate, Value* x, Value* y) {
@@ -139,22 +186,28 @@ class LoopPrefetcher {
     return cmp->result();
   }
 
-  // Whether iteration i + 1 runs: iv + step < upper, and iv + step did not wrap.
-  Value* next_in_range() {
-    if (next_in_range_ == nullptr) {
-      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, next_iv(), ir::ForOp(loop_).upper());
-      Value* no_wrap = compare(at_dot_, ir::CmpPredicate::Gt, next_iv(), body_.arg(0));
-      next_in_range_ = at_dot_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
+  // Whether iteration i + d runs: iv + d * step < upper, and iv + d * step did not wrap.
+  Value* ahead_in_range(int d) {
+    if (ahead_in_range_[d] == nullptr) {
+      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, ahead_iv(d), ir::ForOp(loop_).upper());
+      Value* no_wrap = compare(at_dot_, ir::CmpPredicate::Gt, ahead_iv(d), body_.arg(0));
+      ahead_in_range_[d] = at_dot_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
     }
-    return next_in_range_;
+    return ahead_in_range_[d];
   }
 
-  Value* first_in_range() {
-    if (first_in_range_ == nullptr) {
+  // Whether iteration j runs: lower + j * step < upper (and, past the first, did not wrap).
+  Value* first_in_range(int j) {
+    if (first_in_range_[j] == nullptr) {
       ir::ForOp loop(loop_);
-      first_in_range_ = compare(before_loop_, ir::CmpPredicate::Lt, loop.lower(), loop.upper());
+      Value* in = compare(before_loop_, ir::CmpPredicate::Lt, first_iv(j), loop.upper());
+      if (j > 0) {
+        Value* no_wrap = compare(before_loop_, ir::CmpPredicate::Gt, first_iv(j), loop.lower());
+        in = before_loop_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
+      }
+      first_in_range_[j] = in;
     }
-    return first_in_range_;
+    return first_in_range_[j];
   }
 
   // `load` with `operands`, masked off where `in_range` is false.
@@ -175,22 +228,23 @@ class LoopPrefetcher {
   Op& yield_;
   ir::Builder at_dot_;
   ir::Builder before_loop_;
+  int distance_;
   std::unordered_map<const Op*, size_t> position_;
   size_t dot_position_ = 0;
-  std::unordered_map<const Value*, Value*> current_, next_, first_;
-  Value* next_iv_ = nullptr;
-  Value* next_in_range_ = nullptr;
-  Value* first_in_range_ = nullptr;
+  // Rebuilt values per iteration: ahead_[d] for i + d (ahead_[0]: the current one), first_[j]
+  // for iteration j before the loop.
+  std::vector<std::unordered_map<const Value*, Value*>> ahead_, first_;
+  std::vector<Value*> ahead_iv_, ahead_in_range_, first_iv_, first_in_range_;
 };
 
 using LoadFilter = std::function<bool(const Op&)>;
 
 // Returns whether anything changed.
-bool prefetch_region(Region& region, const LoadFilter& which) {
+bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which) || changed;
+    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, num_stages) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     const Op* step = ir::ForOp(op).step()->def();
@@ -198,11 +252,13 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
                          std::holds_alternative<int64_t>(*step->find_attr("value")) && step->int_attr("value") > 0;
     // tl.range(num_stages=1) asks for the loop as written.
     const ir::AttrValue* stages = op.find_attr("num_stages");
-    bool one_stage = stages != nullptr && std::holds_alternative<int64_t>(*stages) && std::get<int64_t>(*stages) < 2;
-    if (!positive_step || one_stage || writes_memory(body)) continue;
+    int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
+    if (!positive_step || loop_stages < 2 || writes_memory(body)) continue;
     Op* first_dot = nullptr;
+    int dots = 0;
     std::vector<Op*> loads;
     for (const auto& inner : body.ops()) {
+      if (inner->kind() == OpKind::Dot) ++dots;
       if (inner->kind() == OpKind::Dot && first_dot == nullptr) first_dot = inner.get();
       if (inner->kind() == OpKind::Load && !ir::is_volatile(*inner) && inner->result()->type()->is_block() &&
           (!which || which(*inner))) {
@@ -210,8 +266,11 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
       }
     }
     if (first_dot == nullptr) continue;
-    LoopPrefetcher prefetcher(op, *first_dot);
-    for (Op* load : loads) changed = prefetcher.prefetch(*load) || changed;
+    // More than one iteration ahead only for a loop of one dot (the stages of two dots would
+    // be waited for out of order, emit_dot.cpp), and at most 4 (Triton's deepest default).
+    int distance = dots == 1 ? static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1 : 1;
+    LoopPrefetcher prefetcher(op, *first_dot, distance);
+    changed = prefetcher.prefetch(loads) || changed;
     // Ops inserted before the loop moved it: continue after it.
     i = region.index_of(&op);
   }
@@ -220,10 +279,10 @@ bool prefetch_region(Region& region, const LoadFilter& which) {
 
 }  // namespace
 
-void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr); }
+void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr, 2); }
 
-void prefetch_loads(ir::Function& function, const LoadFilter& which) {
-  if (prefetch_region(function.body(), which)) eliminate_dead_code(function);
+void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages) {
+  if (prefetch_region(function.body(), which, num_stages)) eliminate_dead_code(function);
 }
 
 }  // namespace tritium::transforms

@@ -17,7 +17,8 @@ namespace tritium::transforms {
 
 void prefetch_loads(ir::Function& function);
 // Only the loads `which` accepts (the GPU code generator picks those it can copy
-// asynchronously into shared memory).
-void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which);
+// asynchronously into shared memory), num_stages - 1 iterations ahead in a loop of one dot
+// (a loop's `tl.range(num_stages=...)` overrides num_stages; one ahead with several dots).
+void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages);
 
 }  // namespace tritium::transforms

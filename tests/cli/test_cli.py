@@ -156,10 +156,13 @@ def main():
              "dot %"),
             ("compile: gpu-ir notes the dot's instruction",
              ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
-              "--arch", "sm_90"], 0, "// mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each"),
+              "--arch", "sm_80"], 0, "// mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each"),
             ("compile: gpu-ir notes the stage buffers",
              ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
-              "--arch", "sm_90"], 0, "// cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), stage 0"),
+              "--arch", "sm_80"], 0, "// cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), stage 0"),
+            ("compile: gpu-ir notes wgmma on sm_90",
+             ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
+              "--arch", "sm_90"], 0, "// wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps"),
         ]
     cases += [
         ("compile: bad arch",

@@ -144,7 +144,9 @@ std::string ptxas_rejects(const std::string& ptxas, const std::string& dir, cons
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<std::string> args = {ptxas, "-arch=sm_90", input, "-o", "/dev/null"};
+  // wgmma kernels target sm_90a, which ptxas must be told.
+  std::string arch = ptx.find(".target sm_90a") != std::string::npos ? "-arch=sm_90a" : "-arch=sm_90";
+  std::vector<std::string> args = {ptxas, arch, input, "-o", "/dev/null"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

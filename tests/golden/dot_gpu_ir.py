@@ -1,17 +1,31 @@
 # `--emit gpu-ir`: the kernel after the GPU passes with what code generation decided noted
-# on each op. A tutorial-style matmul: both operand loads become cp.async copies into two
-# stage buffers (the loop carries their offsets), the accumulator stays in mma fragments
-# through the loop, the dot is mma.sync m16n8k16, `acc * 0.5` stays in fragments (a uniform
-# operand) and is read flat once, and the add of a broadcast bias row is flat.
+# on each op. A tutorial-style matmul: both operand loads become cp.async copies into three
+# stage buffers, two iterations ahead (num_stages 3; the loop carries their offsets), the accumulator stays in mma fragments
+# through the loop, the dot is mma.sync m16n8k16 on sm_80, `acc * 0.5` stays in fragments (a
+# uniform operand) and is read flat once, and the add of a broadcast bias row is flat. On
+# sm_90 (the second RUN) the dot is wgmma, the fragments are the warpgroup layout (4 x 1 warps)
+# and the stage buffers hold swizzled tiles on 1024-byte boundaries.
 #
-# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir
+# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_80
+# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_90 --check-prefix=SM90
 #
-# CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 19456 bytes of shared memory
+# SM90: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 24576 bytes of shared memory
+# SM90-LABEL: func @matmul(
+# SM90: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0, 4096 and 8192 (64-byte swizzle), stage 0
+# SM90: = load {{.*}} : block<32x64xfp16>  // cp.async into stage buffers at bytes 12288, 16384 and 20480 (128-byte swizzle), stage 0
+# SM90: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0, 4096 and 8192 (64-byte swizzle), stage 1
+# SM90: = for {{.*}}  // #0 fragments: 4x1 warps, 1x8 tiles of 16x8 each
+# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 1x8 tiles of 16x8 each
+# SM90: return
+#
+# CHECK: // gpu-ir: sm_80, 4 warps, num_stages 3; stage buffers: 29184 bytes of shared memory
 # CHECK-LABEL: func @matmul(
-# CHECK: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), stage 0
-# CHECK: = load {{.*}} : block<32x64xfp16>  // cp.async into stage buffers at bytes 10240 and 14848 (rows of 72 elements), stage 0
-# CHECK: = for {{.*}}  // #0 fragments: 2x2 warps, 2x4 tiles of 16x8 each; carried #1: a stage buffer's offset; carried #2: a stage buffer's offset
-# CHECK: = load {{.*}}  // cp.async into stage buffers at bytes 0 and 5120 (rows of 40 elements), the other stage, after the dot's barrier
+# CHECK: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), stage 0
+# CHECK: = load {{.*}} : block<32x64xfp16>  // cp.async into stage buffers at bytes 15360, 19968 and 24576 (rows of 72 elements), stage 0
+# CHECK: = load {{.*}} : block<64x32xfp16>  // cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), stage 1
+# CHECK: = load {{.*}} : block<32x64xfp16>  // cp.async into stage buffers at bytes 15360, 19968 and 24576 (rows of 72 elements), stage 1
+# CHECK: = for {{.*}}  // #0 fragments: 2x2 warps, 2x4 tiles of 16x8 each; carried #1: a stage buffer's offset; carried #2: a stage buffer's offset; carried #3: a stage buffer's offset; carried #4: a stage buffer's offset
+# CHECK: = load {{.*}}  // cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), the stage read last, after the dot's barrier
 # CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each
 # CHECK: = mul {{.*}} : block<64x64xfp32>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each, also read flat
 # CHECK-NOT: fragments

@@ -124,9 +124,10 @@ def ptx_check(cli, ptxas, path, number, args, timeout):
     args, _ = split_prefix(args)
     if "--signature" not in args or path.endswith(".ir"):
         return "skip", "no signature"
-    if "--emit" in args:
-        i = args.index("--emit")
-        args = args[:i] + args[i + 2:]
+    for flag in ("--emit", "--arch"):  # PTX for sm_90, whatever the RUN printed
+        if flag in args:
+            i = args.index(flag)
+            args = args[:i] + args[i + 2:]
     where = f"{os.path.relpath(path)}:{number}"
     cmd = [cli, "compile", path] + args + ["--emit", "ptx", "--arch", "sm_90"]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -139,10 +140,12 @@ def ptx_check(cli, ptxas, path, number, args, timeout):
         ptx = os.path.join(tmp, "kernel.ptx")
         with open(ptx, "w", encoding="utf-8") as f:
             f.write(result.stdout)
-        check = subprocess.run([ptxas, "-arch=sm_90", ptx, "-o", os.path.join(tmp, "k.cubin")],
+        # wgmma kernels target sm_90a, which ptxas must be told.
+        arch = "sm_90a" if ".target sm_90a" in result.stdout else "sm_90"
+        check = subprocess.run([ptxas, f"-arch={arch}", ptx, "-o", os.path.join(tmp, "k.cubin")],
                                capture_output=True, text=True, timeout=timeout)
     if check.returncode != 0:
-        return "fail", f"{where}: ptxas -arch=sm_90 rejected the PTX:\n{check.stderr.rstrip()}"
+        return "fail", f"{where}: ptxas -arch={arch} rejected the PTX:\n{check.stderr.rstrip()}"
     return "pass", ""
 
 

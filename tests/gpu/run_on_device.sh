@@ -14,7 +14,13 @@
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
-#   TFLOP/s against Triton and torch; MATMUL_ARGS=--skip-check skips the sweep).
+#   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
+#   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep). BENCH_ATTENTION=1 runs
+#   benchmarks/bench_attention.py (flash-attention forward against Triton and torch SDPA, a
+#   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check). BENCH_COMPILE=1
+#   runs benchmarks/bench_compile.py (cold first-call compile time of the matmul and
+#   attention kernels, fresh cache folders, a new process each; ~1.5 min, QUICK_BENCH=1 ~0.5).
+#   Each benchmark prints "skipped, no GPU: ..." and exits 0 on a machine without one.
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
 #   (interpreter, GPU, Triton; DIFFERENTIAL_FIRST=S starts at seed S, DIFFERENTIAL_SECONDS
 #   caps its time, default 450). SANITIZE="memcheck racecheck" runs tests/gpu/sanitize.sh
@@ -112,6 +118,22 @@ if [ "${BENCH_MATMUL:-0}" = "1" ]; then
     | tee "$OUT/bench_matmul.log"
 fi
 
+if [ "${BENCH_ATTENTION:-0}" = "1" ]; then
+  echo "== attention benchmarks"
+  quick=""
+  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
+  timeout 480 python3 benchmarks/bench_attention.py $quick ${ATTENTION_ARGS:-} --json "$OUT/bench_attention.json" 2>&1 \
+    | tee "$OUT/bench_attention.log"
+fi
+
+if [ "${BENCH_COMPILE:-0}" = "1" ]; then
+  echo "== cold compile time of the dot kernels"
+  repeats=3
+  [ "${QUICK_BENCH:-0}" = "1" ] && repeats=1
+  timeout 480 python3 benchmarks/bench_compile.py --repeats "$repeats" --json "$OUT/bench_compile.json" 2>&1 \
+    | tee "$OUT/bench_compile.log"
+fi
+
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
 if [ -f "$OUT/gpu_tests.log" ]; then
@@ -123,6 +145,8 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
 [ -f "$OUT/bench_matmul.log" ] && grep -E "^\||check|FAIL" "$OUT/bench_matmul.log" | head -60
+[ -f "$OUT/bench_attention.log" ] && grep -E "^\||check|FAIL|skipped" "$OUT/bench_attention.log" | head -60
+[ -f "$OUT/bench_compile.log" ] && grep -E "^\||skipped" "$OUT/bench_compile.log"
 [ -f "$OUT/sanitizer.txt" ] && cat "$OUT/sanitizer.txt"
 [ -f "$OUT/differential/summary.md" ] && cat "$OUT/differential/summary.md"
 true  # the summary above is the result; a missing optional log is no failure

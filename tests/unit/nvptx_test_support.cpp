@@ -60,7 +60,10 @@ std::string ptxas_errors(const nvptx::CompiledPtx& compiled) {
   std::string ptx_path = std::string(path) + ".ptx";
   std::string log_path = std::string(path) + ".log";
   { std::ofstream(ptx_path) << compiled.ptx; }
-  std::string command = std::string(kPtxas) + " -arch=sm_" + std::to_string(compiled.sm) + " " + ptx_path +
+  // An arch-specific target (wgmma: sm_90a) needs ptxas told so.
+  std::string arch = "sm_" + std::to_string(compiled.sm);
+  if (compiled.ptx.find(".target " + arch + "a") != std::string::npos) arch += "a";
+  std::string command = std::string(kPtxas) + " -arch=" + arch + " " + ptx_path +
                         " -o /dev/null > " + log_path + " 2>&1";
   int status = std::system(command.c_str());
   std::stringstream log;

@@ -26,6 +26,7 @@
 #include "cache/key.h"
 #include "cache/once_map.h"
 #include "cache/sha256.h"
+#include "cache/stats.h"
 #include "runtime/kernel_impl.h"
 #include "tritium/cache.h"
 
@@ -591,6 +592,32 @@ size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+TEST_CASE("a damaged entry's bytes reach the warning escaped", "[cache][faults]") {
+  // Found on the H200: a parser's "last read" bytes from a corrupted header made stderr
+  // invalid UTF-8, and the Python program reading it failed to decode.
+  TempDir dir;
+  cache::DiskCache disk(dir.path.string());
+  cache::KeyInputs in = sample_inputs();
+  cache::Entry entry = sample_entry(in);
+  disk.store(entry);
+  const fs::path path = disk.path_of(entry.key);
+  std::string bytes = read_all(path);
+  size_t brace = bytes.find('{');
+  REQUIRE(brace != std::string::npos);
+  bytes.replace(brace + 1, 3, "\xe1\x01\xff");
+  write_all(path, bytes);
+  CapturedStderr captured(dir.path / "stderr.txt");
+  CHECK_FALSE(disk.load(in));
+  std::string err = captured.finish();
+  INFO(err);
+  CHECK(count_of(err, "is bad (") == 1);
+  for (char c : err) {
+    auto byte = static_cast<unsigned char>(c);
+    CHECK((c == '\n' || (byte >= 0x20 && byte < 0x7F)));
+  }
+  CHECK(cache::printable("a\xe1\n\x7f b") == "a\\xe1\\x0a\\x7f b");
 }
 
 TEST_CASE("a directory that takes no entries is reported once, and nothing fails", "[cache][faults]") {

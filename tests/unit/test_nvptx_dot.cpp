@@ -12,6 +12,7 @@
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
+#include "target/nvptx/shared_tile.h"
 #include "transforms/pipeline.h"
 
 using namespace tritium;
@@ -81,13 +82,14 @@ std::unique_ptr<ir::Function> lower_dot(const std::string& kernel, const std::st
 using testing::count;
 
 std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
-                       int bk, int warps, int stages = 1) {
+                       int bk, int warps, int stages = 1, int sm = 90) {
   std::string sig = "*" + in + ":16, *" + in + ":16, *" + (out == "int32" ? "i32" : "fp32") + ":16, i32:16, BM=" +
                     std::to_string(bm) + ", BN=" + std::to_string(bn) + ", BK=" + std::to_string(bk) +
                     ", PRECISION='" + precision + "', OUT=tl." + out;
   nvptx::TargetOptions options;
   options.num_warps = warps;
   options.num_stages = stages;
+  options.sm = sm;
   return nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).ptx;
 }
 
@@ -137,7 +139,7 @@ TEST_CASE("fragment layout: every element lives in every warp group once", "[nvp
 
 TEST_CASE("fragment plan: the accumulator stays in fragments through the loop", "[nvptx][dot]") {
   auto f = lower_dot("matmul", "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='ieee', OUT=tl.float32");
-  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4);
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 80);
   std::vector<const ir::Op*> ops;
   collect(f->body(), ops);
   int dots = 0, loops = 0;
@@ -162,7 +164,7 @@ TEST_CASE("fragment plan: the accumulator stays in fragments through the loop", 
 
 TEST_CASE("fragment plan: a non-uniform flat operand keeps the op flat", "[nvptx][dot]") {
   auto f = lower_dot("dot_bias", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
-  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4);
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 80);
   std::vector<const ir::Op*> ops;
   collect(f->body(), ops);
   bool saw_mul = false, saw_add = false;
@@ -182,8 +184,8 @@ TEST_CASE("fragment plan: a non-uniform flat operand keeps the op flat", "[nvptx
 }
 
 TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype", "[nvptx][dot]") {
-  SECTION("fp16: ldmatrix and mma.sync m16n8k16, f32 accumulators") {
-    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4);
+  SECTION("fp16: ldmatrix and mma.sync m16n8k16, f32 accumulators (sm_80)") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
     // 64 x 64 over 2 x 2 warps: 2 x 4 tiles per warp, 2 k-steps of 16.
     CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 16);
     CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 4);
@@ -222,7 +224,7 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
 }
 
 TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.async", "[nvptx][dot]") {
-  std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
+  std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 2, 80);
   // Before the loop: A and B into stage 0; in the loop: the next A and B after the barrier.
   CHECK(count(staged, "cp.async.commit_group") == 4);
   // The dot's wait, and the drain at the loop's exit (the last, masked-off copies still
@@ -230,9 +232,17 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
   CHECK(count(staged, "cp.async.wait_group 0") == 2);
   CHECK(count(staged, "cp.async.cg.shared.global") > 0);
   CHECK(count(staged, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 16);
-  // One barrier per K step (the dot's), plus the two of the epilogue's conversion.
-  CHECK(count(staged, "bar.sync") == 3);
-  std::string plain = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1);
+  // One barrier per K step (the dot's), one after the exit's drain (the epilogue reuses the
+  // stage buffers), plus the two of the epilogue's conversion.
+  CHECK(count(staged, "bar.sync") == 4);
+  // num_stages = 4: three iterations ahead, A and B of each before the loop, and the dot
+  // leaves the two later iterations' four groups in flight.
+  std::string deep = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 4, 80);
+  CHECK(count(deep, "cp.async.commit_group") == 8);
+  CHECK(count(deep, "cp.async.wait_group 4") == 1);
+  CHECK(count(deep, "cp.async.wait_group 0") == 1);  // the drain
+  CHECK(count(deep, "bar.sync") == 4);
+  std::string plain = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
   CHECK(count(plain, "cp.async") == 0);
   CHECK(count(plain, "bar.sync") == 4);  // two per K step, two in the epilogue
   // tf32 operands are not copied asynchronously (the element loads round them first).
@@ -256,5 +266,107 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
     return nvptx::compile_to_ptx(*lower_dot("staged_range", sig), options).ptx;
   };
   CHECK(count(ptx(1), "cp.async") == 0);
-  CHECK(count(ptx(3), "cp.async.commit_group") == 4);
+  CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
+}
+
+TEST_CASE("shared tiles: the swizzled arrangement is a permutation that keeps chunks whole", "[nvptx][dot]") {
+  for (int64_t rows : {16, 64, 128}) {
+    for (int64_t cols : {16, 32, 64, 128, 256}) {
+      nvptx::SharedTile tile = nvptx::SharedTile::swizzled(rows, cols, 2);
+      INFO(rows << " x " << cols << ", swizzle " << tile.swizzle);
+      REQUIRE(tile.swizzle == std::min<int64_t>(128, cols * 2));
+      std::set<int64_t> seen;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          int64_t at = tile.offset(r, c);
+          REQUIRE(at >= 0);
+          REQUIRE(at + 2 <= tile.bytes());
+          REQUIRE(at % 2 == 0);
+          REQUIRE(seen.insert(at).second);
+          // Eight consecutive elements of a row (one 16-byte chunk) stay consecutive.
+          if (c % 8 != 0) REQUIRE(at == tile.offset(r, c - 1) + 2);
+        }
+      }
+      // The first chunks of 8 consecutive rows fall in distinct 16-byte bank groups when the
+      // swizzle is 128 bytes (what makes ldmatrix-like column reads conflict-free).
+      if (tile.swizzle == 128) {
+        for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+          std::set<int64_t> groups;
+          for (int64_t r = r0; r < r0 + 8; ++r) groups.insert(tile.offset(r, 0) / 16 % 8);
+          REQUIRE(groups.size() == 8);
+        }
+      }
+      // The descriptor's start is the unpermuted offset: the permutation of it is the element's.
+      for (int64_t r = 0; r < rows; r += 8) {
+        for (int64_t c = 0; c < cols; c += 8) {
+          int64_t start = tile.descriptor_start(r, c);
+          REQUIRE((start ^ (((start >> 7) & (tile.swizzle / 16 - 1)) << 4)) == tile.offset(r, c));
+        }
+      }
+    }
+  }
+  nvptx::SharedTile padded = nvptx::SharedTile::padded(4, 32, 2);
+  CHECK(padded.offset(1, 3) == (40 + 3) * 2);
+}
+
+TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared memory", "[nvptx][dot]") {
+  SECTION("fp16, 4 warps: one warpgroup, m64n64, two k-steps") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4);
+    CHECK(count(ptx, ".target sm_90a") == 1);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16") == 2);
+    CHECK(count(ptx, "wgmma.fence.sync.aligned") == 1);
+    CHECK(count(ptx, "wgmma.commit_group.sync.aligned") == 1);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);
+    CHECK(count(ptx, "fence.proxy.async.shared::cta") == 1);
+    CHECK(count(ptx, "ldmatrix") == 0);
+    CHECK(count(ptx, "mma.sync") == 0);
+    CHECK(count(ptx, ".align 1024") == 1);
+  }
+  SECTION("bf16, 8 warps: two warpgroups, 128 rows") {
+    std::string ptx = matmul_ptx("bf16", "float32", "ieee", 128, 128, 64, 8);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 4);
+  }
+  SECTION("two m64 tiles per warpgroup") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 128, 64, 16, 4);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16") == 2);
+  }
+  SECTION("fp8 widened to f16") {
+    std::string ptx = matmul_ptx("fp8e4nv", "float32", "ieee", 64, 32, 32, 4);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 2);
+  }
+  SECTION("blocks a warpgroup cannot cover keep mma.sync") {
+    std::string small = matmul_ptx("fp16", "float32", "ieee", 32, 32, 16, 4);  // 32 rows < 4 x 16
+    CHECK(count(small, "wgmma") == 0);
+    CHECK(count(small, "mma.sync.aligned.m16n8k16") > 0);
+    CHECK(count(small, ".target sm_90a") == 0);
+    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 4);
+    CHECK(count(tf32, "wgmma") == 0);
+  }
+  SECTION("cp.async stages in the swizzled arrangement") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
+    CHECK(count(ptx, "cp.async.commit_group") == 6);
+    CHECK(count(ptx, "cp.async.wait_group 2") == 1);
+    CHECK(count(ptx, "wgmma.mma_async") == 2);
+    CHECK(count(ptx, "bar.sync") == 4);
+  }
+  SECTION("the epilogue's round trip reuses the stage buffers") {
+    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";
+    nvptx::TargetOptions options;
+    options.num_warps = 8;
+    options.num_stages = 3;
+    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+    // Three stages of A (16 KiB) and B (32 KiB); the accumulator's conversion (128 rows of
+    // 260 floats) starts at 0 once they are drained, inside them instead of after them.
+    CHECK(compiled.shared_bytes == 3 * (16384 + 32768));
+    CHECK(compiled.shared_bytes <= 227 * 1024);
+  }
+  SECTION("ptxas accepts them") {
+    for (int stages : {1, 3}) {
+      std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";
+      nvptx::TargetOptions options;
+      options.num_warps = 8;
+      options.num_stages = stages;
+      CHECK(testing::ptxas_errors(nvptx::compile_to_ptx(*lower_dot("matmul", sig), options)) == "");
+    }
+  }
 }

@@ -33,8 +33,10 @@ bool copyable_load(const ir::Value* v) {
   return other == nullptr || is_zero_constant(other);
 }
 
-// The dot uses of a carried operand, when every use is one (on the mma.sync fp16/bf16 path).
-bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, std::vector<const ir::Op*>& dots) {
+// The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
+// path), all of them on wgmma or all on mma.sync (`*wgmma` says which).
+bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, int sm, int num_warps,
+                              std::vector<const ir::Op*>& dots, bool* wgmma) {
   if (!arg->has_uses()) return false;
   for (const ir::Use& use : arg->uses()) {
     const ir::Op* dot = use.user;
@@ -49,50 +51,89 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     bool f16 = a == ScalarKind::F16 && b == ScalarKind::F16;
     bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
     if (!(f16 || bf16) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
+    if (!dots.empty() && on_wgmma != *wgmma) return false;
+    *wgmma = on_wgmma;
     dots.push_back(dot);
   }
   return true;
 }
 
-void plan_region(const ir::Region& region, const FragmentPlan& fragments, AsyncPlan& plan) {
+// The body argument at `v`, when `v` is one used only by the loop's yield (a later
+// iteration's buffer, passed down the chain); its index, else -1.
+int passed_down(const ir::Value* v, const ir::Region& body) {
+  if (!v->is_region_arg() || v->region() != &body || v->index() == 0 || v->num_uses() != 1) return -1;
+  return v->users()[0] == body.terminator() ? v->index() : -1;
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) plan_region(*inner, fragments, plan);
+    for (const auto& inner : op->regions()) plan_region(*inner, fragments, sm, num_warps, plan);
     if (op->kind() != OpKind::For) continue;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
+    std::vector<AsyncOperand*> here;
     for (int k = 0; k < op->num_results(); ++k) {
       const ir::Value* arg = body.arg(k + 1);
-      const ir::Value* init = op->operand(k + 3);
-      const ir::Value* next = yield->operand(k);
       std::vector<const ir::Op*> dots;
+      bool wgmma = false;
       if (!arg->type()->is_block() || arg->type()->rank() != 2) continue;
-      if (!only_tensor_core_operand(arg, fragments, dots)) continue;
-      if (!copyable_load(init) || init->def()->parent() != &region) continue;
-      if (!copyable_load(next) || next->def()->parent() != &body) continue;
+      if (!only_tensor_core_operand(arg, fragments, sm, num_warps, dots, &wgmma)) continue;
+      // The chain: arg, then the arguments the yield passes down to it, up to the load.
+      std::vector<const ir::Value*> chain = {arg};
+      const ir::Value* next = yield->operand(k);
+      for (int at = passed_down(next, body); at > 0 && chain.size() < 8; at = passed_down(next, body)) {
+        chain.push_back(next);
+        next = yield->operand(at - 1);
+      }
+      bool copyable = copyable_load(next) && next->def()->parent() == &body;
+      for (const ir::Value* c : chain) {
+        const ir::Value* init = op->operand(c->index() + 2);
+        copyable = copyable && copyable_load(init) && init->def()->parent() == &region;
+      }
+      if (!copyable) continue;
       auto operand = std::make_unique<AsyncOperand>();
+      operand->chain = chain;
       operand->carried = arg;
+      operand->distance = static_cast<int>(chain.size());
       const std::vector<int64_t>& shape = arg->type()->shape();
-      operand->stride = shape[1] + 8;  // 16 bytes of padding, as the dot's own staging
-      int64_t bytes = (shape[0] * operand->stride * 2 + 15) / 16 * 16;
-      for (int stage = 0; stage < 2; ++stage) {
-        operand->offset[stage] = plan.reserved_bytes;
+      // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
+      operand->tile = wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2);
+      int64_t bytes = operand->tile.bytes();
+      if (wgmma) {
+        auto align = [](int64_t b) { return (b + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign; };
+        plan.reserved_bytes = align(plan.reserved_bytes);
+        bytes = align(bytes);
+      }
+      for (int stage = 0; stage <= operand->distance; ++stage) {
+        operand->offset.push_back(plan.reserved_bytes);
         plan.reserved_bytes += bytes;
       }
-      plan.loads[init] = operand.get();
-      plan.first_stage[init] = true;
+      for (size_t j = 0; j < chain.size(); ++j) {
+        const ir::Value* init = op->operand(chain[j]->index() + 2);
+        plan.loads[init] = operand.get();
+        plan.stage[init] = static_cast<int>(j);
+        plan.carried[chain[j]] = operand.get();
+      }
       plan.loads[next] = operand.get();
-      plan.first_stage[next] = false;
-      plan.carried[arg] = operand.get();
+      plan.stage[next] = -1;
+      here.push_back(operand.get());
       plan.operands.push_back(std::move(operand));
     }
+    for (AsyncOperand* operand : here) operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
   }
 }
 
 }  // namespace
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments) {
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;
-  plan_region(function.body(), fragments, plan);
+  plan_region(function.body(), fragments, sm, num_warps, plan);
+  // A wgmma dot stages its other operands right after the stage buffers, swizzled.
+  if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
+    plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
+                          SharedTile::kSwizzleAlign;
+  }
   return plan;
 }
 

@@ -1,15 +1,17 @@
 // Dot operands copied from global to shared memory with cp.async, two stages (Triton's
-// software pipelining with num_stages >= 2, for the mma.sync path). No LLVM here.
+// software pipelining with num_stages >= 2, for the mma.sync and wgmma paths). No LLVM here.
 //
 // The shape it takes: transforms/prefetch_loads has made a dot's operand a loop-carried
 // value, loaded once before the loop and once per iteration (for the next one) before the
-// dot. Such a load writes its block straight into one of two stage buffers at the start of
-// shared memory (every other round trip starts after them) and its value is that buffer's
-// byte offset; the loop carries the offset. The dot waits for its own buffer's copies
-// (cp.async.wait_group 0), meets the other threads at one barrier (after which nobody reads
-// the other buffer any more), issues the next iteration's copies into the other buffer, and
-// reads its operands in place while they fly: one barrier per iteration. The loop's exit
-// drains the copies (the last iteration's are masked off but still zero-fill their buffer).
+// dot, `distance` = num_stages - 1 iterations ahead. Such a load writes its block straight
+// into one of num_stages stage buffers at the start of shared memory (every other round
+// trip starts after them) and its value is that buffer's byte offset; the loop carries the
+// offsets. The dot waits for its own buffer's copies (cp.async.wait_group with the later
+// iterations' groups left in flight), meets the other threads at one barrier (after which
+// nobody reads the buffer of the previous iteration any more), issues the copies of
+// iteration i + distance into that buffer, and reads its operands in place while they fly:
+// one barrier per iteration. The loop's exit drains the copies (the last iterations' are
+// masked off but still zero-fill their buffers).
 #pragma once
 
 #include <cstdint>
@@ -19,28 +21,38 @@
 
 #include "ir/ir.h"
 #include "target/nvptx/fragment_layout.h"
+#include "target/nvptx/shared_tile.h"
 
 namespace tritium::nvptx {
 
 struct AsyncOperand {
-  const ir::Value* carried = nullptr;  // the body argument that holds the current buffer
-  int64_t offset[2] = {0, 0};          // the two stage buffers, bytes into shared memory
-  int64_t stride = 0;                  // elements per row (the row padded by 16 bytes)
+  // The body arguments that hold the buffers of the current iteration (the dot's operand)
+  // and of the `distance - 1` iterations after it, which the loop shifts down by one.
+  std::vector<const ir::Value*> chain;
+  const ir::Value* carried = nullptr;  // chain[0]
+  int distance = 1;                    // iterations the copies run ahead (num_stages - 1)
+  std::vector<int64_t> offset;         // distance + 1 stage buffers, bytes into shared memory
+  SharedTile tile;                     // padded for mma.sync, swizzled for wgmma (shared_tile.h)
+  // Commit groups the dot may leave in flight when it waits for its own: those of the
+  // `distance - 1` iterations after it, one group per copied operand of the loop.
+  int pending_groups = 0;
 };
 
 struct AsyncPlan {
   int64_t reserved_bytes = 0;  // the stage buffers of every loop, before other uses
   std::vector<std::unique_ptr<AsyncOperand>> operands;
-  // Loads that copy asynchronously, and whether each fills stage 0 (before the loop) or
-  // the other stage of its carried value (inside the loop).
+  // Loads that copy asynchronously, and the stage each fills: j >= 0 for iteration j's
+  // copy before the loop, -1 for the copy inside the loop (into the buffer freed last).
   std::unordered_map<const ir::Value*, const AsyncOperand*> loads;
-  std::unordered_map<const ir::Value*, bool> first_stage;
+  std::unordered_map<const ir::Value*, int> stage;
   std::unordered_map<const ir::Value*, const AsyncOperand*> carried;  // body args holding an offset
 };
 
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a
-// fragment dot, carried by a `for` whose initial value and yielded value are loads used
+// fragment dot, carried by a `for` (through a chain of carried values when prefetch_loads
+// ran more than one iteration ahead) whose initial values and yielded value are loads used
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments);
+// Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
 
 }  // namespace tritium::nvptx

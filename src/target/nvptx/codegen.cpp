@@ -151,7 +151,8 @@ void check_target(const llvm::Target& target, const llvm::Triple& triple, const 
   }
 }
 
-void make_machine(Compilation& c, const ir::Function& function, const TargetOptions& options) {
+// `arch_specific`: the kernel uses sm_90a's instructions (wgmma), so the PTX targets sm_90a.
+void make_machine(Compilation& c, const ir::Function& function, const TargetOptions& options, bool arch_specific) {
   std::string error;
   llvm::Triple triple(kTriple);
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -159,7 +160,8 @@ void make_machine(Compilation& c, const ir::Function& function, const TargetOpti
   check_target(*target, triple, function, options);
   llvm::TargetOptions target_options;
   target_options.AllowFPOpFusion = options.enable_fp_fusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
-  c.machine.reset(target->createTargetMachine(triple, "sm_" + std::to_string(options.sm), feature_string(options),
+  std::string cpu = "sm_" + std::to_string(options.sm) + (arch_specific ? "a" : "");
+  c.machine.reset(target->createTargetMachine(triple, cpu, feature_string(options),
                                               target_options, std::nullopt, std::nullopt,
                                               llvm::CodeGenOptLevel::Aggressive));
   if (!c.machine) internal_error("nvptx", "cannot create the NVPTX target machine for sm_" + std::to_string(options.sm));
@@ -294,7 +296,7 @@ bool copyable_operand_load(const ir::Op& load) {
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
   if (options.num_stages < 2 || !has_dot(function.body())) return nullptr;
   std::unique_ptr<ir::Function> copy = function.clone();
-  transforms::prefetch_loads(*copy, copyable_operand_load);
+  transforms::prefetch_loads(*copy, copyable_operand_load, options.num_stages);
   transforms::eliminate_common_subexpressions(*copy);  // the copies of the next iteration's pointers
   return copy;
 }
@@ -306,10 +308,13 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
   initialize_llvm();
   Compilation c;
   try {
-    make_machine(c, function, options);
-    build_kernel(c, function, options);
     std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
-    Emitter emitter(gpu ? *gpu : function, options, c.kernel);
+    const ir::Function& kernel_ir = gpu ? *gpu : function;
+    bool wgmma = options.sm == 90 && has_dot(kernel_ir.body()) &&
+                 any_wgmma(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm, options.num_warps);
+    make_machine(c, function, options, wgmma);
+    build_kernel(c, function, options);
+    Emitter emitter(kernel_ir, options, c.kernel);
     c.shared_bytes = emitter.emit();
     link_libdevice(c, function);
     std::string broken;
@@ -373,8 +378,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   validate(function, options);
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
-  FragmentPlan fragments = plan_fragments(gpu, options.num_warps);
-  AsyncPlan copies = plan_async_copies(gpu, fragments);
+  FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
     if (l == nullptr) return "";
@@ -384,13 +389,22 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   };
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
-    if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()) != nullptr));
+    if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
     auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
     if (copy_it != copies.loads.end()) {
       const AsyncOperand& a = *copy_it->second;
-      parts.push_back("cp.async into stage buffers at bytes " + std::to_string(a.offset[0]) + " and " +
-                      std::to_string(a.offset[1]) + " (rows of " + std::to_string(a.stride) + " elements)" +
-                      (copies.first_stage.at(op.result()) ? ", stage 0" : ", the other stage, after the dot's barrier"));
+      std::string offsets;
+      for (size_t i = 0; i < a.offset.size(); ++i) {
+        offsets += (i == 0 ? "" : i + 1 == a.offset.size() ? " and " : ", ") + std::to_string(a.offset[i]);
+      }
+      int stage = copies.stage.at(op.result());
+      std::string which = stage >= 0                ? ", stage " + std::to_string(stage)
+                          : a.offset.size() == 2 ? ", the other stage, after the dot's barrier"
+                                                 : ", the stage read last, after the dot's barrier";
+      parts.push_back("cp.async into stage buffers at bytes " + offsets +
+                      (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
+                                           : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
+                      which);
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));

@@ -26,15 +26,27 @@ void Emitter::ptx_effect(const std::string& text, const std::string& constraints
 
 void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
-  if (async_.first_stage.at(op.result())) {
-    llvm::Value* handle = i32(operand.offset[0]);
+  int stage = async_.stage.at(op.result());
+  if (stage >= 0) {
+    if (stage == 0) ++live_copies_;  // until the loop's exit drains them (emit_for)
+    llvm::Value* handle = i32(operand.offset[stage]);
     issue_copies(op, operand, handle);
     set(op.result(), Regs::one(handle));
     return;
   }
-  // The next iteration's copy goes to the other buffer, which this iteration's dot may still
-  // read until its barrier: the dot issues it right after that barrier (issue_deferred_copies).
-  llvm::Value* handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), get(operand.carried).at(0));
+  // Iteration i + distance's copy goes to the buffer iteration i - 1 read (the one before
+  // the current one, cyclically; with two, simply the other one). Threads may still read it
+  // until this iteration's dot meets them at its barrier: the dot issues the copy right
+  // after (issue_deferred_copies).
+  llvm::Value* current = get(operand.carried).at(0);
+  llvm::Value* handle;
+  if (operand.offset.size() == 2) {
+    handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), current);
+  } else {
+    int64_t bytes = operand.offset[1] - operand.offset[0];
+    handle = b_.CreateSelect(b_.CreateICmpEQ(current, i32(operand.offset[0])), i32(operand.offset.back()),
+                             b_.CreateSub(current, i32(bytes)));
+  }
   deferred_copies_.push_back({&op, &operand, handle});
   set(op.result(), Regs::one(handle));
 }
@@ -79,7 +91,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, i32(cols));
     llvm::Value* col = b_.CreateURem(e, i32(cols));
-    llvm::Value* dst = b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(operand.stride)), col), i32(2)));
+    llvm::Value* dst = b_.CreateAdd(handle, tile_offset(operand.tile, row, col));
     guarded(owns(layout, r), [&]() -> llvm::Value* {
       if (g == 1) {
         copy_element(r, dst);

@@ -164,12 +164,20 @@ void Emitter::emit_for(const ir::Op& op) {
   b_.CreateBr(header);
 
   b_.SetInsertPoint(exit);
-  // The last iteration's copies for an iteration that does not run are masked off, but
-  // cp.async still writes their zero fill, asynchronously: drain them before anything (this
-  // loop entered again inside an outer one) copies into the same buffers.
-  bool copies = false;
-  for (size_t i = 0; i < init.size(); ++i) copies = copies || async_.carried.count(body.arg(static_cast<int>(i) + 1)) != 0;
-  if (copies) ptx_effect("cp.async.wait_group 0;", "", {});
+  // The last iterations' copies for iterations that do not run are masked off, but cp.async
+  // still writes their zero fill, asynchronously: drain them before anything (this loop
+  // entered again inside an outer one) copies into the same buffers. Once no stage buffer is
+  // live, round trips reuse their memory: every thread's copies and reads end first.
+  int copied = 0;
+  for (size_t i = 0; i < init.size(); ++i) {
+    auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
+    copied += it != async_.carried.end() && it->second->carried == it->first ? 1 : 0;
+  }
+  if (copied > 0) {
+    ptx_effect("cp.async.wait_group 0;", "", {});
+    live_copies_ -= copied;
+    if (live_copies_ == 0) barrier();
+  }
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {

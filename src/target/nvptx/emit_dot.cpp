@@ -24,8 +24,6 @@ enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
 // Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA).
 constexpr int64_t kMaxSharedBytes = 200 * 1024;
 
-int64_t align16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
 }  // namespace
 
 // ---- threads within a warp ----
@@ -35,21 +33,40 @@ llvm::Value* Emitter::warp_id() { return b_.CreateLShr(thread_id(), b_.getInt32(
 
 // ---- shared memory in rows ----
 
-int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, int64_t stride,
+llvm::Value* Emitter::tile_offset(const SharedTile& tile, llvm::Value* row, llvm::Value* col) {
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (tile.swizzle == 0) {
+    return b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(tile.stride())), col), i32(tile.element_bytes));
+  }
+  // SharedTile::offset, on registers.
+  llvm::Value* block = b_.CreateUDiv(col, i32(tile.block_cols()));
+  llvm::Value* within = b_.CreateURem(col, i32(tile.block_cols()));
+  llvm::Value* linear = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(block, i32(tile.rows * tile.swizzle)), b_.CreateMul(row, i32(tile.swizzle))),
+                                     b_.CreateMul(within, i32(tile.element_bytes)));
+  llvm::Value* chunk = b_.CreateAnd(b_.CreateLShr(linear, i32(7)), i32(tile.swizzle / 16 - 1));
+  return b_.CreateXor(linear, b_.CreateShl(chunk, i32(4)));
+}
+
+int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, const SharedTile& tile,
                             llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert) {
   Layout layout = layout_of(type);
   Regs regs = materialize(source, type);
   int64_t cols = type->shape().back();
   int64_t rows = type->num_elements() / cols;
+  const int64_t stride = tile.stride();
   int group = layout.vector();
   if (cols % group != 0) group = 1;
+  // A swizzled group stays in one 16-byte chunk.
+  if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   for (int r = 0; r < layout.num_regs(); r += group) {
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
-    llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
+    llvm::Value* index = tile.swizzle == 0 ? b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col)
+                                           : tile_offset(tile, row, col);
     guarded(owns(layout, r), [&]() -> llvm::Value* {
-      llvm::Value* ptr = shared_element_at(byte_offset, stored, index, rows * stride);
+      llvm::Value* ptr = tile.swizzle == 0 ? shared_element_at(byte_offset, stored, index, rows * stride)
+                                           : shared_element_at(byte_offset, b_.getInt8Ty(), index, tile.bytes());
       if (group == 1) {
         b_.CreateStore(convert(regs.at(r)), ptr);
         return nullptr;
@@ -60,7 +77,7 @@ int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t by
       return nullptr;
     });
   }
-  return rows * stride * type_bytes(stored);
+  return tile.swizzle == 0 ? rows * stride * type_bytes(stored) : tile.bytes();
 }
 
 Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored) {
@@ -189,7 +206,8 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");
-  stage_rows(value->type(), flat, 0, stride, stored, [this](llvm::Value* v) { return to_storage(v); });
+  stage_rows(value->type(), flat, 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored,
+             [this](llvm::Value* v) { return to_storage(v); });
   barrier();
   Regs out = load_fragment_rows(l, 0, stride, stored, element_type(value->type()));
   barrier();
@@ -239,8 +257,13 @@ DotPath choose_path(const ir::Op& dot) {
 
 }  // namespace
 
-std::string describe_dot(const ir::Op& op, bool fragments) {
-  if (!fragments) return "fma, flat layout (below one 16 x 8 tile)";
+std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps) {
+  if (fragments == nullptr) return "fma, flat layout (below one 16 x 8 tile)";
+  if (uses_wgmma(op, *fragments, sm, num_warps)) {
+    bool bf16 = choose_path(op) == DotPath::BF16;
+    return "wgmma m64n" + std::to_string(std::min<int64_t>(fragments->n, 256)) + "k16 " + (bf16 ? "bf16" : "f16") +
+           ", operands in swizzled shared memory";
+  }
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
   switch (choose_path(op)) {
@@ -312,7 +335,7 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 
-DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
+DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma) {
   const ir::Value* a = op.operand(0);
   const ir::Value* b = op.operand(1);
   ScalarKind ka = a->type()->element()->scalar_kind();
@@ -332,32 +355,45 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16) {
   DotStaging s;
   s.a = staged_type(ka);
   s.b = staged_type(kb);
-  s.stride_a = padded_stride(K, type_bytes(s.a));
-  s.stride_b = padded_stride(b_shape.back(), type_bytes(s.b));
   int64_t a_rows = a->type()->num_elements() / K;
   int64_t b_rows = b->type()->num_elements() / b_shape.back();
-  s.b_offset = align16(a_rows * s.stride_a * type_bytes(s.a));
-  check_shared_fits(s.b_offset + b_rows * s.stride_b * type_bytes(s.b), op, "staging this dot's operands");
+  auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes) {
+    return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes);
+  };
+  s.tile_a = tile(a_rows, K, type_bytes(s.a));
+  s.tile_b = tile(b_rows, b_shape.back(), type_bytes(s.b));
+  s.stride_a = s.tile_a.stride();
+  s.stride_b = s.tile_b.stride();
+  const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
+  s.b_offset = (s.tile_a.bytes() + align - 1) / align * align;
+  check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   if (copied_a == async_.carried.end()) {
-    stage_rows(a->type(), get(a), 0, s.stride_a, s.a, converter(ka));
+    stage_rows(a->type(), get(a), 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
-    s.stride_a = copied_a->second->stride;
+    s.stride_a = copied_a->second->tile.stride();
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
-    stage_rows(b->type(), get(b), s.b_offset, s.stride_b, s.b, converter(kb));
+    stage_rows(b->type(), get(b), s.b_offset, s.tile_b, s.b, converter(kb));
     s.b_address = shared_address(s.b_offset);
   } else {
-    s.stride_b = copied_b->second->stride;
+    s.stride_b = copied_b->second->tile.stride();
     s.b_address = raw_shared_address(get(b).at(0));
   }
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also
   // means every thread is done reading the other buffer: the next copies go there now.
   bool copied = copied_a != async_.carried.end() || copied_b != async_.carried.end();
-  if (copied) ptx_effect("cp.async.wait_group 0;", "", {});
+  // The later iterations' copies may stay in flight (async_copy.h).
+  if (copied) {
+    int pending = (copied_a != async_.carried.end() ? copied_a : copied_b)->second->pending_groups;
+    ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});
+  }
+  // wgmma reads shared memory through the async proxy: what this thread wrote through the
+  // generic one (st.shared, cp.async) is made visible to it before the barrier.
+  if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   if (copied) issue_deferred_copies();
   s.in_place = copied_a != async_.carried.end() && copied_b != async_.carried.end();
@@ -384,7 +420,7 @@ void Emitter::emit_flat_dot(const ir::Op& op) {
   Regs acc = materialize(get(op.operand(2)), type);
   std::vector<llvm::Value*> c;
   for (llvm::Value* v : acc.values) c.push_back(convert_accumulator(b_, v, acc_type));
-  DotStaging s = stage_dot_operands(op, false);
+  DotStaging s = stage_dot_operands(op, false, false);
   // Register r holds element e of [batch x] m x n: A's row (batch, m), B's column (batch, n).
   const std::vector<int64_t>& shape = type->shape();
   const int64_t n = shape.back(), m = shape[shape.size() - 2];
@@ -423,7 +459,8 @@ void Emitter::emit_dot(const ir::Op& op) {
   Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16);
+  const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -436,7 +473,9 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
-  if (path == DotPath::F16 || path == DotPath::BF16) {
+  if (wgmma) {
+    emit_wgmma(op, l, staging, path == DotPath::BF16 ? "bf16" : "f16", c);
+  } else if (path == DotPath::F16 || path == DotPath::BF16) {
     const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
     // 8 x 8 quarters of a 16 x 16 tile (rows + 8 * (i % 2), columns + 8 * (i / 2)); B's are

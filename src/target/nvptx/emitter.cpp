@@ -31,10 +31,11 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
-      frags_(plan_fragments(function, options.num_warps)),
-      async_(plan_async_copies(function, frags_)),
+      frags_(plan_fragments(function, options.num_warps, options.sm)),
+      async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
       sm_(options.sm),
-      num_ctas_(options.num_ctas) {
+      num_ctas_(options.num_ctas),
+      wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
   mark_fragment_barriers(function.body());
 }
 
@@ -80,7 +81,7 @@ int64_t Emitter::emit() {
   }
   emit_region(function_.body());
   if (b_.GetInsertBlock()->getTerminator() == nullptr) b_.CreateRetVoid();
-  return shared_bytes_ + async_.reserved_bytes;
+  return std::max(shared_bytes_, async_.reserved_bytes);
 }
 
 void Emitter::emit_region(const ir::Region& region) {
@@ -247,23 +248,27 @@ llvm::GlobalVariable* Emitter::shared_base() {
     shared_ = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
                                        llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, 3);
-    shared_->setAlignment(llvm::Align(16));
+    // wgmma's swizzled tiles start on 1024-byte boundaries of the address (shared_tile.h).
+    shared_->setAlignment(llvm::Align(wgmma_ ? SharedTile::kSwizzleAlign : 16));
   }
   return shared_;
 }
 
 llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
   int64_t bytes = elements * static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
-  shared_bytes_ = std::max(shared_bytes_, bytes);
-  // Round trips start after the stage buffers of asynchronous copies (emit_async.cpp).
+  // Round trips start after the stage buffers of asynchronous copies while some are live
+  // (emit_async.cpp), else at the start.
+  int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  shared_bytes_ = std::max(shared_bytes_, start + bytes);
   llvm::Value* base = shared_base();
-  if (async_.reserved_bytes > 0) base = b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt32(static_cast<uint32_t>(async_.reserved_bytes)));
+  if (start > 0) base = b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt32(static_cast<uint32_t>(start)));
   return b_.CreateGEP(type, base, index);
 }
 
 llvm::Value* Emitter::shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements) {
   llvm::Value* base = shared_element(b_.getInt8Ty(), b_.getInt32(static_cast<uint32_t>(byte_offset)), 0);
-  shared_bytes_ = std::max(shared_bytes_, byte_offset + elements * type_bytes(type));
+  int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  shared_bytes_ = std::max(shared_bytes_, start + byte_offset + elements * type_bytes(type));
   return b_.CreateGEP(type, base, index);
 }
 

@@ -21,7 +21,7 @@
 namespace tritium::nvptx {
 
 // How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
-std::string describe_dot(const ir::Op& op, bool fragments);
+std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps);
 
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
@@ -32,6 +32,7 @@ struct DotStaging {
   llvm::Type* a = nullptr;
   llvm::Type* b = nullptr;
   int64_t stride_a = 0, stride_b = 0, b_offset = 0;
+  SharedTile tile_a, tile_b;  // how A and B are arranged (padded rows, or swizzled for wgmma)
   llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
   llvm::Value* b_address = nullptr;
   bool in_place = false;  // both operands read in their stage buffers (async_copy.h)
@@ -157,7 +158,7 @@ class Emitter {
   void emit_dot(const ir::Op& op);
   void emit_flat_dot(const ir::Op& op);
   // Writes both operands to shared memory (fp8 converted to f16 when asked), then a barrier.
-  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16);  // blocks too small for tensor cores (M < 16 or N < 8)
+  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma);  // blocks too small for tensor cores (M < 16 or N < 8)
   void emit_fma_dot(const ir::Op& op, const std::vector<llvm::Value*>& a_rows, const std::vector<llvm::Value*>& b_cols,
                     int64_t b_offset, int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
                     std::vector<llvm::Value*>& c);
@@ -173,10 +174,13 @@ class Emitter {
   void check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what);
   llvm::Value* lane_id();
   llvm::Value* warp_id();
-  // A block in the flat layout written to / read from shared memory as rows of `stride`
-  // elements of `stored` (from `byte_offset`); stage_rows returns the bytes it covers.
-  int64_t stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, int64_t stride,
+  // A block in the flat layout written to shared memory as `tile` (padded rows, or wgmma's
+  // swizzle) / read from rows of `stride` elements of `stored` (from `byte_offset`);
+  // stage_rows returns the bytes it covers.
+  int64_t stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, const SharedTile& tile,
                      llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert);
+  // The byte offset of element (row, col) in `tile` (shared_tile.h), on registers.
+  llvm::Value* tile_offset(const SharedTile& tile, llvm::Value* row, llvm::Value* col);
   Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored);
   // The same for fragments; fragment_base is this thread's index of its register 0.
   llvm::Value* fragment_base(const FragmentLayout& l, int64_t stride);
@@ -190,6 +194,12 @@ class Emitter {
   // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c.
   void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
            const std::vector<llvm::Value*>& b, llvm::Value** c);
+
+  // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
+  void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
+                  std::vector<llvm::Value*>& c);
+  // The 64-bit matrix descriptor of the sub-tile of `tile` at (row, col), `tile` at `address`.
+  llvm::Value* wgmma_descriptor(llvm::Value* address, const SharedTile& tile, int64_t row, int64_t col, bool k_major);
 
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
@@ -250,6 +260,7 @@ class Emitter {
   std::unordered_set<const ir::Op*> fragment_barriers_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
+  bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
@@ -260,7 +271,8 @@ class Emitter {
   std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
-  int64_t shared_bytes_ = 0;
+  int64_t shared_bytes_ = 0;  // the most shared memory any use reached, from its start
+  int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
 };
 
 }  // namespace tritium::nvptx

@@ -9,7 +9,7 @@ namespace tritium::nvptx {
 
 using ir::OpKind;
 
-FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps) {
+FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups) {
   FragmentLayout l;
   size_t rank = shape.size();
   if (rank < 2 || rank > 3) internal_error("nvptx", "a fragment layout of rank other than 2 or 3");
@@ -17,6 +17,9 @@ FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_w
   l.m = shape[rank - 2];
   l.n = shape[rank - 1];
   if (l.m % 16 != 0 || l.n % 8 != 0) internal_error("nvptx", "a fragment layout of a shape tensor cores cannot hold");
+  if (warpgroups && rank == 2 && num_warps % 4 == 0 && l.m % (16 * num_warps) == 0 && l.n >= 16) {
+    l.warps_m = num_warps;
+  }
   // Split the block between warps where it has more tiles left, as long as it has any.
   while (l.warps_m * l.warps_n < num_warps) {
     int64_t left_m = l.m / (16 * l.warps_m), left_n = l.n / (8 * l.warps_n);
@@ -76,7 +79,7 @@ bool elementwise_candidate(const ir::Op& op) {
 
 }  // namespace
 
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps) {
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   // Candidates: what a dot result reaches through elementwise ops and loop-carried values.
@@ -131,13 +134,37 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps) {
     }
   }
   FragmentPlan plan;
-  for (const ir::Value* v : in) plan.layouts_.emplace(v, FragmentLayout::make(v->type()->shape(), num_warps));
+  for (const ir::Value* v : in) {
+    plan.layouts_.emplace(v, FragmentLayout::make(v->type()->shape(), num_warps, /*warpgroups=*/sm == 90));
+  }
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
       if (!reads_fragment(plan, *use.user, use.index)) plan.needs_flat_.insert(v);
     }
   }
   return plan;
+}
+
+bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps) {
+  using ir::ScalarKind;
+  ScalarKind a = dot.operand(0)->type()->element()->scalar_kind();
+  ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  ScalarKind r = dot.result()->type()->element()->scalar_kind();
+  bool f16 = (a == ScalarKind::F16 && b == ScalarKind::F16) || (ir::is_fp8(a) && ir::is_fp8(b));
+  bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
+  const int64_t k = dot.operand(0)->type()->shape().back();
+  return sm == 90 && (f16 || bf16) && r != ScalarKind::F64 && l.batch == 1 && dot.result()->type()->rank() == 2 &&
+         num_warps % 4 == 0 && l.warps_m == num_warps && l.warps_n == 1 && l.n >= 16 && k % 16 == 0;
+}
+
+bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {
+  std::vector<const ir::Op*> ops;
+  collect_ops(function.body(), ops);
+  for (const ir::Op* op : ops) {
+    const FragmentLayout* l = op->kind() == OpKind::Dot ? plan.layout(op->result()) : nullptr;
+    if (l != nullptr && uses_wgmma(*op, *l, sm, num_warps)) return true;
+  }
+  return false;
 }
 
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand) {

@@ -31,8 +31,11 @@ struct FragmentLayout {
   int warps_m = 1, warps_n = 1;     // the warp grid (warps_m * warps_n <= num_warps)
   int rep_m = 1, rep_n = 1;         // 16 x 8 tiles per warp along m and n
 
-  // The layout of an m x n (m a multiple of 16, n of 8) block spread over `num_warps`.
-  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps);
+  // The layout of an m x n (m a multiple of 16, n of 8) block spread over `num_warps`. With
+  // `warpgroups` (Hopper), a 2-D block that every warp can hold 16 rows of at a time gets
+  // warps_m = num_warps, warps_n = 1: then each group of 4 warps holds 64 consecutive rows of
+  // each 16 * num_warps, which is exactly wgmma's accumulator (its m64nN tile).
+  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups = false);
   int num_regs() const { return static_cast<int>(batch) * rep_m * rep_n * 4; }
   int64_t num_elements() const { return batch * m * n; }
   // The first row and column of tile (im, in) of warp (wm, wn).
@@ -58,15 +61,23 @@ class FragmentPlan {
   bool needs_flat(const ir::Value* value) const { return needs_flat_.count(value) != 0; }
 
  private:
-  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps);
+  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
 };
 
 // Dot results get the fragment layout; it spreads forward through elementwise ops whose
 // other block operands are uniform and through `for` loops that carry it (their initial
-// value uniform or a fragment), until nothing changes.
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps);
+// value uniform or a fragment), until nothing changes. On sm_90 the layouts are the
+// warpgroup ones (FragmentLayout::make).
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
+
+// Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
+// sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
+// least 16 columns, and whole groups of 4 warps.
+bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
+// Whether some dot of `function` does.
+bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 
 // Whether a `use` of a fragment value by `user` reads it in its fragment layout.
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);

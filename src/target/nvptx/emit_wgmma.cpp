@@ -1,0 +1,86 @@
+// Hopper's warpgroup MMA (sm_90a): wgmma.mma_async reads A and B from swizzled shared-memory
+// tiles (shared_tile.h) through 64-bit matrix descriptors and accumulates into the fragment
+// registers, which are wgmma's accumulator layout when warps_m = num_warps and warps_n = 1
+// (fragment_layout.h): register 4 * (in + rep_n * im) + c of a thread is element c of n-tile
+// `in` of its warpgroup's m64 tile `im`, the order of wgmma's own output registers.
+#include <llvm/IR/InlineAsm.h>
+
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+namespace {
+// The widest N of one wgmma instruction.
+constexpr int64_t kMaxN = 256;
+}  // namespace
+
+llvm::Value* Emitter::wgmma_descriptor(llvm::Value* address, const SharedTile& tile, int64_t row, int64_t col,
+                                       bool k_major) {
+  // Bits 0-13: the start address >> 4; 16-29: the leading byte offset >> 4; 32-45: the stride
+  // byte offset >> 4; 62-63: the swizzle (PTX ISA, "matrix descriptor").
+  llvm::Value* start = b_.CreateAdd(address, b_.getInt32(static_cast<uint32_t>(tile.descriptor_start(row, col))));
+  llvm::Value* low = b_.CreateAnd(b_.CreateLShr(start, b_.getInt32(4)), b_.getInt32(0x3FFF));
+  uint64_t fields = (static_cast<uint64_t>(tile.leading_byte_offset(k_major) >> 4) & 0x3FFF) << 16 |
+                    (static_cast<uint64_t>(tile.stride_byte_offset() >> 4) & 0x3FFF) << 32 |
+                    static_cast<uint64_t>(tile.descriptor_mode()) << 62;
+  return b_.CreateOr(b_.CreateZExt(low, b_.getInt64Ty()), b_.getInt64(fields));
+}
+
+void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
+                         std::vector<llvm::Value*>& c) {
+  const int64_t K = op.operand(0)->type()->shape().back();
+  // Warpgroup g holds rows 64 * g + [0, 64) of each band of 16 * num_warps rows: its A starts
+  // 64 rows further (a row of a swizzled tile is `swizzle` bytes within its column block).
+  llvm::Value* group = b_.CreateLShr(warp_id(), b_.getInt32(2));
+  llvm::Value* a_address =
+      b_.CreateAdd(staging.a_address, b_.CreateMul(group, b_.getInt32(static_cast<uint32_t>(64 * staging.tile_a.swizzle))));
+  llvm::Type* f32 = b_.getFloatTy();
+  // Operands the fence, the instructions and the wait all see: the accumulators are written
+  // asynchronously, so every read of them goes through the wait's results.
+  ptx_effect("wgmma.fence.sync.aligned;", "", {});
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    for (int im = 0; im < l.rep_m; ++im) {
+      llvm::Value* desc_a = wgmma_descriptor(a_address, staging.tile_a, int64_t{im} * 16 * l.warps_m, k0, true);
+      for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
+        const int64_t n = std::min(kMaxN, l.n - n0);
+        const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
+        llvm::Value* desc_b = wgmma_descriptor(staging.b_address, staging.tile_b, k0, n0, false);
+        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
+                           input + " {";
+        std::string constraints;
+        std::vector<llvm::Type*> outs(regs, f32), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
+        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(1)};
+        for (int i = 0; i < regs; ++i) {
+          text += (i ? ", $" : "$") + std::to_string(i);
+          constraints += "=f,";
+        }
+        // Scale D = 1 (accumulate), A and B not negated, A K-major, B N-major (transposed).
+        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1, 0, 1;\n}";
+        constraints += "l,l,r";
+        for (int i = 0; i < regs; ++i) {
+          constraints += "," + std::to_string(i);
+          args.push_back(c[first + i]);
+          types.push_back(f32);
+        }
+        auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
+        llvm::Value* call =
+            b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+        for (int i = 0; i < regs; ++i) c[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+      }
+    }
+  }
+  ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
+  // The wait hands the accumulators back: nothing reads them before it.
+  const int total = static_cast<int>(c.size());
+  std::string constraints;
+  for (int i = 0; i < total; ++i) constraints += (i ? ",=f" : "=f");
+  for (int i = 0; i < total; ++i) constraints += "," + std::to_string(i);
+  std::vector<llvm::Type*> types(total, f32);
+  auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, types), types, false);
+  llvm::Value* call = b_.CreateCall(
+      llvm::InlineAsm::get(fn_type, "wgmma.wait_group.sync.aligned 0;", constraints, /*hasSideEffects=*/true), c);
+  for (int i = 0; i < total; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+}
+
+}  // namespace tritium::nvptx

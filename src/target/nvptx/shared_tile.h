@@ -1,0 +1,66 @@
+// Where the elements of a 2-D tile lie in shared memory, for the tensor cores. No LLVM here.
+//
+// Two arrangements of a rows x cols tile (cols contiguous in the block):
+// - padded: row-major, each row padded by 16 bytes, so that ldmatrix and the fragment loads
+//   of mma.sync hit distinct banks;
+// - swizzled: Hopper's wgmma layout. The tile is cut into column blocks as wide as the
+//   swizzle (32, 64 or 128 bytes, the widest the row allows); a block holds its rows one after
+//   another, and within each group of 8 rows the 16-byte chunks of a row are permuted: chunk
+//   c of the row at byte offset o goes to c ^ ((o >> 7) & (swizzle / 16 - 1)). wgmma reads the
+//   same arrangement through a matrix descriptor (K-major for A, M/N-major for B: both are
+//   "rows x cols with cols contiguous"), and 8 threads writing one row's chunks, or 8 rows'
+//   first chunks, hit distinct banks. The permutation acts on address bits 4-9, so a swizzled
+//   tile starts on a 1024-byte boundary.
+#pragma once
+
+#include <cstdint>
+
+namespace tritium::nvptx {
+
+struct SharedTile {
+  int64_t rows = 0, cols = 0, element_bytes = 2;
+  int swizzle = 0;  // 0: padded rows; 32, 64 or 128: the swizzle width in bytes
+
+  static constexpr int64_t kSwizzleAlign = 1024;
+
+  static SharedTile padded(int64_t rows, int64_t cols, int64_t element_bytes) {
+    return SharedTile{rows, cols, element_bytes, 0};
+  }
+  // The widest swizzle that divides a row (a row of fewer than 32 bytes cannot be swizzled).
+  static SharedTile swizzled(int64_t rows, int64_t cols, int64_t element_bytes) {
+    int64_t row_bytes = cols * element_bytes;
+    int swizzle = row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : 32;
+    return SharedTile{rows, cols, element_bytes, swizzle};
+  }
+  static bool can_swizzle(int64_t cols, int64_t element_bytes) { return cols * element_bytes % 32 == 0; }
+
+  // Elements per padded row.
+  int64_t stride() const { return cols + 16 / element_bytes; }
+  // Elements per swizzled column block.
+  int64_t block_cols() const { return swizzle / element_bytes; }
+  int64_t bytes() const {
+    int64_t b = swizzle == 0 ? rows * stride() * element_bytes : rows * cols * element_bytes;
+    return (b + 15) / 16 * 16;
+  }
+  // The byte offset of element (row, col) from the tile's start.
+  int64_t offset(int64_t row, int64_t col) const {
+    if (swizzle == 0) return (row * stride() + col) * element_bytes;
+    int64_t linear = col / block_cols() * rows * swizzle + row * swizzle + col % block_cols() * element_bytes;
+    return linear ^ (((linear >> 7) & (swizzle / 16 - 1)) << 4);
+  }
+
+  // wgmma's matrix descriptor fields (bytes; the descriptor holds them >> 4). K-major (A):
+  // the leading offset is unused with a swizzle; M/N-major (B): it is the distance between
+  // column blocks. The stride offset is the distance between groups of 8 rows.
+  int64_t stride_byte_offset() const { return 8 * int64_t{swizzle}; }
+  int64_t leading_byte_offset(bool k_major) const { return k_major ? 16 : rows * swizzle; }
+  // The descriptor's 2-bit layout code: 1 = 128-byte, 2 = 64-byte, 3 = 32-byte swizzle.
+  int descriptor_mode() const { return swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3; }
+  // The byte offset (before the permutation) where the descriptor of the sub-tile starting
+  // at (row, col) begins: the permutation is the hardware's, on the address it computes.
+  int64_t descriptor_start(int64_t row, int64_t col) const {
+    return col / block_cols() * rows * swizzle + row * swizzle + col % block_cols() * element_bytes;
+  }
+};
+
+}  // namespace tritium::nvptx
