@@ -9,6 +9,7 @@
 
 #include "interp/interpreter.h"
 #include "lower/builtin_registry.h"
+#include "lower/prelude.h"
 #include "kernel_binding.h"
 #include "tritium/cache.h"
 #include "tritium/errors.h"
@@ -111,4 +112,12 @@ PYBIND11_MODULE(_C, module) {
         return out;
       },
       "The tl.* builtins the compiler knows (for tests comparing them with tritium.language).");
+  module.def(
+      "prelude_builtins",
+      [] {
+        py::list out;
+        for (const auto& p : tritium::lower::prelude_builtins()) out.append(p.name);
+        return out;
+      },
+      "The tl.* builtins written in the Triton-language prelude (src/lower/prelude/).");
 }

@@ -1,4 +1,4 @@
-// device_print, device_assert and fma in the interpreter (ops.def's debugging group).
+// device_print and device_assert in the interpreter (ops.def's debugging group).
 #include "interp/eval_debug.h"
 
 #include <cinttypes>
@@ -85,22 +85,6 @@ void exec_assert(const ir::Op& op, const Buffer& cond, const std::array<uint32_t
     std::string where = pid_text(program) + (cond.type->is_block() ? " " + index_text(cond.type, i) : "");
     error_at(op.loc(), "device_assert failed" + (msg.empty() ? std::string() : ": " + msg) + " (" + where + ")");
   }
-}
-
-void eval_fma(const Buffer& a, const Buffer& b, const Buffer& c, Buffer& result) {
-  const Slot* x = a.data();
-  const Slot* y = b.data();
-  const Slot* z = c.data();
-  Slot* out = result.data();
-  int64_t n = result.size();
-  if (result.kind == ir::ScalarKind::F32) {
-    for (int64_t i = 0; i < n; ++i) {
-      out[i].f = std::fmaf(static_cast<float>(x[i].f), static_cast<float>(y[i].f), static_cast<float>(z[i].f));
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) out[i].f = std::fma(x[i].f, y[i].f, z[i].f);
-  round_all(out, n, result.kind);
 }
 
 }  // namespace tritium::interp

@@ -1,5 +1,5 @@
-// The interpreter's debugging ops and fma: device_print writes Triton's per-element lines
-// to stdout, device_assert fails at the kernel's file:line, fma rounds once.
+// The interpreter's debugging ops: device_print writes Triton's per-element lines to
+// stdout, device_assert fails at the kernel's file:line (fma is in ir/elementwise.def).
 #pragma once
 
 #include <array>
@@ -20,9 +20,5 @@ void exec_print(const ir::Op& op, const std::vector<const Buffer*>& operands, co
 // `assert`: a CompileError at the op (the kernel's file:line:col) naming the message, the
 // program and the index of the first element whose condition is false.
 void exec_assert(const ir::Op& op, const Buffer& cond, const std::array<uint32_t, 3>& program);
-
-// `fma`: a * b + c with one rounding (fp16/bf16 are computed in fp64 and rounded to their
-// format, exact except for sums spanning more than 53 bits).
-void eval_fma(const Buffer& a, const Buffer& b, const Buffer& c, Buffer& result);
 
 }  // namespace tritium::interp

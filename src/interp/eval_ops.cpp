@@ -1,10 +1,8 @@
 // Arithmetic of the interpreter, exact to the bit: integers wrap at their width (computed
 // in uint64, then truncated and re-extended), floats compute in double and round to
 // their format after every op (exact for + - * / sqrt: 53 >= 2p + 2 for fp32/fp16/bf16).
-//
-// Shifts are defined for every amount, with what PTX does (it clamps the amount to the
-// width): an amount >= the width (or negative, read as a huge unsigned) gives 0 for shl
-// and a logical shr, and the sign fill for an arithmetic shr. LLVM calls these poison.
+// The lanes of the elementwise ops come from ir/elementwise.def; this file runs them over
+// buffers, with compares, selects, casts and the shape ops.
 #include "interp/eval_ops.h"
 
 #include <cmath>
@@ -30,15 +28,6 @@ void map_int2(const Buffer& a, const Buffer& b, Buffer& r, F f) {
   for (int64_t i = 0; i < n; ++i) z[i].i = f(x[i].i, y[i].i);
 }
 
-template <typename F>
-void map_float2(const Buffer& a, const Buffer& b, Buffer& r, F f) {
-  const Slot* x = a.data();
-  const Slot* y = b.data();
-  Slot* z = r.data();
-  int64_t n = r.size();
-  for (int64_t i = 0; i < n; ++i) z[i].f = f(x[i].f, y[i].f);
-}
-
 // Float operands, integer (i1) results: the compares.
 template <typename F>
 void map_float_cmp(const Buffer& a, const Buffer& b, Buffer& r, F f) {
@@ -49,162 +38,133 @@ void map_float_cmp(const Buffer& a, const Buffer& b, Buffer& r, F f) {
   for (int64_t i = 0; i < n; ++i) z[i].i = f(x[i].f, y[i].f);
 }
 
-template <typename F>
-void map_int1(const Buffer& a, Buffer& r, F f) {
-  const Slot* x = a.data();
-  Slot* z = r.data();
-  int64_t n = r.size();
-  for (int64_t i = 0; i < n; ++i) z[i].i = f(x[i].i);
-}
-
-template <typename F>
-void map_float1(const Buffer& a, Buffer& r, F f) {
-  const Slot* x = a.data();
-  Slot* z = r.data();
-  int64_t n = r.size();
-  for (int64_t i = 0; i < n; ++i) z[i].f = f(x[i].f);
-}
-
 inline uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 inline int64_t s(uint64_t v) { return static_cast<int64_t>(v); }
 
-// Lanes with no defined quotient (a zero divisor, the one overflowing signed quotient)
-// are poisoned, not failed: masked kernels divide garbage in lanes they never store. The
-// computing loops give those lanes a harmless value and stay free of UB.
-void poison_undefined_division(const ir::Op& op, const Buffer& a, const Buffer& b, Buffer& r) {
-  ScalarKind k = a.kind;
-  bool is_signed = ir::is_signed(k);
-  int bits = ir::bit_width(k);
+// Division of integer lanes. Lanes with no defined quotient (a zero divisor, the one
+// overflowing signed quotient) are poisoned, not failed: masked kernels divide garbage in
+// lanes they never store. They get a harmless value, free of UB: C truncates toward zero,
+// and x / -1 is 0 - x, wrapping for the minimum.
+const char* undefined_division(int64_t x, int64_t y, bool is_signed, int bits) {
+  if (y == 0) return "integer division by zero";
   int64_t min = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
-  for (int64_t i = 0; i < a.size(); ++i) {
-    int64_t d = b.data()[i].i;
-    if (d == 0) {
-      poison_lane(r, i, op, "integer division by zero");
-    } else if (is_signed && d == -1 && a.data()[i].i == min) {
-      poison_lane(r, i, op, bits == 32 ? "integer division overflow (INT32_MIN / -1)"
-                            : bits == 64 ? "integer division overflow (INT64_MIN / -1)"
-                                         : "integer division overflow (the type's minimum / -1)");
+  if (!is_signed || y != -1 || x != min) return nullptr;
+  return bits == 32 ? "integer division overflow (INT32_MIN / -1)"
+         : bits == 64 ? "integer division overflow (INT64_MIN / -1)"
+                      : "integer division overflow (the type's minimum / -1)";
+}
+
+inline int64_t int_div(int64_t x, int64_t y, bool is_signed, int bits, const char*& undefined) {
+  undefined = undefined_division(x, y, is_signed, bits);
+  if (is_signed) return y == 0 ? 0 : y == -1 ? s(0 - u(x)) : x / y;
+  return y == 0 ? 0 : s(u(x) / u(y));
+}
+
+// The remainder takes the sign of the dividend.
+inline int64_t int_rem(int64_t x, int64_t y, bool is_signed, int bits, const char*& undefined) {
+  undefined = undefined_division(x, y, is_signed, bits);
+  if (is_signed) return y == 0 || y == -1 ? 0 : x % y;
+  return y == 0 ? 0 : s(u(x) % u(y));
+}
+
+// The lane functions of ir/elementwise.def: IntLane<K>::f and FloatLane<K>::f, where an
+// entry defines them.
+template <OpKind K>
+struct IntLane {
+  static constexpr bool kDefined = false;
+};
+template <OpKind K>
+struct FloatLane {
+  static constexpr bool kDefined = false;
+};
+
+#define TRITIUM_EVAL_INT(OP, ...)                                                                       \
+  template <>                                                                                           \
+  struct IntLane<OpKind::OP> {                                                                          \
+    static constexpr bool kDefined = true;                                                              \
+    static int64_t f([[maybe_unused]] int64_t x, [[maybe_unused]] int64_t y, [[maybe_unused]] int64_t z, \
+                     [[maybe_unused]] bool is_signed, [[maybe_unused]] int bits,                         \
+                     [[maybe_unused]] const char*& undefined) {                                         \
+      return __VA_ARGS__;                                                                               \
+    }                                                                                                   \
+  };
+#define TRITIUM_EVAL_FLOAT(OP, ...)                                                                    \
+  template <>                                                                                          \
+  struct FloatLane<OpKind::OP> {                                                                       \
+    static constexpr bool kDefined = true;                                                             \
+    static double f([[maybe_unused]] double x, [[maybe_unused]] double y, [[maybe_unused]] double z,   \
+                    [[maybe_unused]] ScalarKind kind) {                                                \
+      return __VA_ARGS__;                                                                              \
+    }                                                                                                  \
+  };
+#include "ir/elementwise.def"
+
+// One loop per op, arity and class of types: the lane function inlines, and a lane that
+// never sets `undefined` costs no test.
+template <OpKind K, int N>
+void int_lanes(const ir::Op& op, const Buffer* const* in, Buffer& r) {
+  const Slot* x = in[0]->data();
+  const Slot* y = in[N > 1 ? 1 : 0]->data();
+  const Slot* z = in[N > 2 ? 2 : 0]->data();
+  bool is_signed = ir::is_signed(in[0]->kind);
+  int bits = ir::bit_width(in[0]->kind);
+  Slot* out = r.data();
+  int64_t n = r.size();
+  for (int64_t i = 0; i < n; ++i) {
+    const char* undefined = nullptr;
+    out[i].i = IntLane<K>::f(x[i].i, N > 1 ? y[i].i : 0, N > 2 ? z[i].i : 0, is_signed, bits, undefined);
+    if (undefined != nullptr) [[unlikely]] poison_lane(r, i, op, undefined);
+  }
+  wrap_all(out, n, r.kind);
+}
+
+template <OpKind K, int N>
+void float_lanes(const Buffer* const* in, Buffer& r) {
+  const Slot* x = in[0]->data();
+  const Slot* y = in[N > 1 ? 1 : 0]->data();
+  const Slot* z = in[N > 2 ? 2 : 0]->data();
+  ScalarKind kind = in[0]->kind;
+  Slot* out = r.data();
+  int64_t n = r.size();
+  for (int64_t i = 0; i < n; ++i) out[i].f = FloatLane<K>::f(x[i].f, N > 1 ? y[i].f : 0, N > 2 ? z[i].f : 0, kind);
+  round_all(out, n, r.kind);
+}
+
+template <OpKind K>
+void eval_lanes(const ir::Op& op, const Buffer* const* in, int count, Buffer& r) {
+  if constexpr (IntLane<K>::kDefined) {
+    if (!in[0]->is_float) {
+      if (count == 1) return int_lanes<K, 1>(op, in, r);
+      if (count == 2) return int_lanes<K, 2>(op, in, r);
+      return int_lanes<K, 3>(op, in, r);
     }
   }
+  if constexpr (FloatLane<K>::kDefined) {
+    if (in[0]->is_float) {
+      if (count == 1) return float_lanes<K, 1>(in, r);
+      if (count == 2) return float_lanes<K, 2>(in, r);
+      return float_lanes<K, 3>(in, r);
+    }
+  }
+  internal_error("interpreter", std::string("'") + op.name() + "' on " + in[0]->type->str(), op.loc());
 }
 
-void eval_int_binary(const ir::Op& op, const Buffer& a, const Buffer& b, Buffer& r) {
-  ScalarKind k = a.kind;
-  bool is_signed = ir::is_signed(k);
-  uint64_t width = static_cast<uint64_t>(ir::bit_width(k));
-  switch (op.kind()) {
-    case OpKind::Add: map_int2(a, b, r, [](int64_t x, int64_t y) { return s(u(x) + u(y)); }); break;
-    case OpKind::Sub: map_int2(a, b, r, [](int64_t x, int64_t y) { return s(u(x) - u(y)); }); break;
-    case OpKind::Mul: map_int2(a, b, r, [](int64_t x, int64_t y) { return s(u(x) * u(y)); }); break;
-    case OpKind::Div:
-      if (is_signed) {
-        // C truncates toward zero. x / -1 is 0 - x, wrapping for the minimum as the lane
-        // is poisoned anyway.
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return y == 0 ? 0 : y == -1 ? s(0 - u(x)) : x / y; });
-      } else {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return y == 0 ? 0 : s(u(x) / u(y)); });
-      }
-      poison_undefined_division(op, a, b, r);
-      break;
-    case OpKind::Rem:
-      if (is_signed) {
-        // The remainder takes the sign of the dividend.
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return y == 0 || y == -1 ? 0 : x % y; });
-      } else {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return y == 0 ? 0 : s(u(x) % u(y)); });
-      }
-      poison_undefined_division(op, a, b, r);
-      break;
-    case OpKind::And: map_int2(a, b, r, [](int64_t x, int64_t y) { return x & y; }); break;
-    case OpKind::Or: map_int2(a, b, r, [](int64_t x, int64_t y) { return x | y; }); break;
-    case OpKind::Xor: map_int2(a, b, r, [](int64_t x, int64_t y) { return x ^ y; }); break;
-    case OpKind::Shl:
-      map_int2(a, b, r, [width](int64_t x, int64_t y) { return u(y) >= width ? 0 : s(u(x) << u(y)); });
-      break;
-    case OpKind::Shr:
-      if (is_signed) {
-        // Values are sign-extended, so a 64-bit arithmetic shift is right at any width.
-        map_int2(a, b, r, [width](int64_t x, int64_t y) { return u(y) >= width ? (x < 0 ? -1 : 0) : x >> u(y); });
-      } else {
-        map_int2(a, b, r, [width](int64_t x, int64_t y) { return u(y) >= width ? 0 : s(u(x) >> u(y)); });
-      }
-      break;
-    case OpKind::Minimum:
-      if (is_signed) {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return x < y ? x : y; });
-      } else {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return u(x) < u(y) ? x : y; });
-      }
-      break;
-    case OpKind::Maximum:
-      if (is_signed) {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return x > y ? x : y; });
-      } else {
-        map_int2(a, b, r, [](int64_t x, int64_t y) { return u(x) > u(y) ? x : y; });
-      }
-      break;
-    default: internal_error("interpreter", std::string("'") + op.name() + "' is not a binary op", op.loc());
-  }
-  wrap_all(r.data(), r.size(), k);
+template <OpKind K>
+constexpr ElementwiseFn lanes_of() {
+  if constexpr (IntLane<K>::kDefined || FloatLane<K>::kDefined) return &eval_lanes<K>;
+  return nullptr;
 }
 
-void eval_float_binary(const ir::Op& op, const Buffer& a, const Buffer& b, Buffer& r) {
-  switch (op.kind()) {
-    case OpKind::Add: map_float2(a, b, r, [](double x, double y) { return x + y; }); break;
-    case OpKind::Sub: map_float2(a, b, r, [](double x, double y) { return x - y; }); break;
-    case OpKind::Mul: map_float2(a, b, r, [](double x, double y) { return x * y; }); break;
-    case OpKind::Div: map_float2(a, b, r, [](double x, double y) { return x / y; }); break;
-    case OpKind::Rem: map_float2(a, b, r, [](double x, double y) { return std::fmod(x, y); }); break;
-    // fmin/fmax return the other operand when one is NaN (Triton's minimum/maximum).
-    case OpKind::Minimum: map_float2(a, b, r, [](double x, double y) { return std::fmin(x, y); }); break;
-    case OpKind::Maximum: map_float2(a, b, r, [](double x, double y) { return std::fmax(x, y); }); break;
-    default:
-      internal_error("interpreter", std::string("'") + op.name() + "' on " + a.type->str(), op.loc());
-  }
-  round_all(r.data(), r.size(), r.kind);
-}
+// Indexed by OpKind: every row of ops.def, null where elementwise.def has no entry.
+constexpr ElementwiseFn kLanes[] = {
+#define TRITIUM_OP(name, keyword, traits, operands, rule) lanes_of<OpKind::name>(),
+#include "ir/ops.def"
+#undef TRITIUM_OP
+};
 
 }  // namespace
 
-void eval_binary(const ir::Op& op, const Buffer& lhs, const Buffer& rhs, Buffer& result) {
-  if (lhs.is_float) {
-    eval_float_binary(op, lhs, rhs, result);
-  } else {
-    eval_int_binary(op, lhs, rhs, result);
-  }
-}
-
-void eval_unary(const ir::Op& op, const Buffer& a, Buffer& r) {
-  if (!a.is_float) {
-    switch (op.kind()) {
-      case OpKind::Neg: map_int1(a, r, [](int64_t x) { return s(0 - u(x)); }); break;
-      case OpKind::Not: map_int1(a, r, [](int64_t x) { return ~x; }); break;
-      case OpKind::Abs:
-        if (ir::is_signed(a.kind)) map_int1(a, r, [](int64_t x) { return x < 0 ? s(0 - u(x)) : x; });
-        else map_int1(a, r, [](int64_t x) { return x; });
-        break;
-      default: internal_error("interpreter", std::string("'") + op.name() + "' on " + a.type->str(), op.loc());
-    }
-    wrap_all(r.data(), r.size(), r.kind);
-    return;
-  }
-  switch (op.kind()) {
-    case OpKind::Neg: map_float1(a, r, [](double x) { return -x; }); break;
-    case OpKind::Exp: map_float1(a, r, [](double x) { return std::exp(x); }); break;
-    case OpKind::Exp2: map_float1(a, r, [](double x) { return std::exp2(x); }); break;
-    case OpKind::Log: map_float1(a, r, [](double x) { return std::log(x); }); break;
-    case OpKind::Log2: map_float1(a, r, [](double x) { return std::log2(x); }); break;
-    case OpKind::Sqrt: map_float1(a, r, [](double x) { return std::sqrt(x); }); break;
-    case OpKind::Rsqrt: map_float1(a, r, [](double x) { return 1.0 / std::sqrt(x); }); break;
-    case OpKind::Sin: map_float1(a, r, [](double x) { return std::sin(x); }); break;
-    case OpKind::Cos: map_float1(a, r, [](double x) { return std::cos(x); }); break;
-    case OpKind::Abs: map_float1(a, r, [](double x) { return std::fabs(x); }); break;
-    case OpKind::Floor: map_float1(a, r, [](double x) { return std::floor(x); }); break;
-    case OpKind::Ceil: map_float1(a, r, [](double x) { return std::ceil(x); }); break;
-    default: internal_error("interpreter", std::string("'") + op.name() + "' on " + a.type->str(), op.loc());
-  }
-  round_all(r.data(), r.size(), r.kind);
-}
+ElementwiseFn elementwise_fn(OpKind kind) { return kLanes[static_cast<size_t>(kind)]; }
 
 void eval_cmp(Predicate predicate, const Buffer& lhs, const Buffer& rhs, Buffer& result) {
   if (lhs.is_float) {

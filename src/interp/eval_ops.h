@@ -11,11 +11,12 @@ namespace tritium::interp {
 
 using Predicate = ir::CmpPredicate;  // ir/attr_enums.def
 
-// Binary elementwise ops (add ... maximum). Lanes of an integer division by zero or of
-// INT_MIN / -1 are poisoned (poison.h); call after propagate_poison for the result.
-void eval_binary(const ir::Op& op, const Buffer& lhs, const Buffer& rhs, Buffer& result);
-// Unary elementwise ops (neg, not, exp ... ceil).
-void eval_unary(const ir::Op& op, const Buffer& operand, Buffer& result);
+// An elementwise op with lane semantics in ir/elementwise.def, over whole buffers (`count`
+// operands of one shape). Lanes with no defined result (an integer division by zero or
+// INT_MIN / -1) are poisoned (poison.h); call after propagate_poison for the result.
+using ElementwiseFn = void (*)(const ir::Op& op, const Buffer* const* operands, int count, Buffer& result);
+// The op's function, or null when elementwise.def has no entry for it.
+ElementwiseFn elementwise_fn(ir::OpKind kind);
 void eval_cmp(Predicate predicate, const Buffer& lhs, const Buffer& rhs, Buffer& result);
 void eval_select(const Buffer& cond, const Buffer& if_true, const Buffer& if_false, Buffer& result);
 // `toward_zero`: fp_downcast_rounding="rtz" for float -> narrower float casts.

@@ -1,6 +1,7 @@
 // The interpreter's driver: turns the Function into a plan (dense value ids, decoded
 // attributes, one preallocated buffer per SSA value), then runs every program of the grid
-// (z, y, x nested, x innermost) through a switch over OpKind, with structured control flow.
+// (z, y, x nested, x innermost) through a switch over OpKind, with structured control flow;
+// the elementwise ops of ir/elementwise.def run through their lane functions.
 #include "interp/interpreter.h"
 
 #include <algorithm>
@@ -37,6 +38,7 @@ struct PlanOp {
   std::vector<int> results;
   std::vector<PlanRegion> regions;
   int64_t attr = 0;  // axis, Predicate or AtomicKind, bitcast flag
+  ElementwiseFn lanes = nullptr;  // an op of ir/elementwise.def
   bool propagates_poison = false;  // a pure op with operands
 };
 
@@ -137,6 +139,7 @@ class Interpreter {
     PlanOp plan;
     plan.op = &op;
     plan.kind = op.kind();
+    plan.lanes = elementwise_fn(op.kind());
     for (const ir::Value* operand : op.operands()) plan.operands.push_back(buffer_id(operand));
     for (const auto& result : op.results()) plan.results.push_back(buffer_id(result.get()));
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
@@ -220,6 +223,13 @@ class Interpreter {
   bool exec_op(const PlanOp& p) {
     const ir::Op& op = *p.op;
     if (p.propagates_poison) propagate(p);
+    if (p.lanes != nullptr) {
+      const Buffer* operands[3];
+      int count = std::min(static_cast<int>(p.operands.size()), 3);
+      for (int i = 0; i < count; ++i) operands[i] = &buffers_[p.operands[i]];
+      p.lanes(op, operands, count, result(p));
+      return true;
+    }
     switch (p.kind) {
       case OpKind::Constant:
       case OpKind::MakeRange:
@@ -230,18 +240,8 @@ class Interpreter {
       case OpKind::Broadcast: eval_broadcast(operand(p, 0), result(p)); return true;
       case OpKind::ExpandDims:
       case OpKind::Reshape: eval_copy(operand(p, 0), result(p)); return true;
-      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-      case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-      case OpKind::Minimum: case OpKind::Maximum:
-        eval_binary(op, operand(p, 0), operand(p, 1), result(p));
-        return true;
       case OpKind::Cmp:
         eval_cmp(static_cast<Predicate>(p.attr), operand(p, 0), operand(p, 1), result(p));
-        return true;
-      case OpKind::Neg: case OpKind::Not: case OpKind::Exp: case OpKind::Exp2: case OpKind::Log:
-      case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos:
-      case OpKind::Abs: case OpKind::Floor: case OpKind::Ceil:
-        eval_unary(op, operand(p, 0), result(p));
         return true;
       case OpKind::ExternElementwise: {
         std::vector<const Buffer*> ins;
@@ -282,7 +282,6 @@ class Interpreter {
       case OpKind::Condition:
         return true;  // read by the op that owns the region
       case OpKind::Return: return false;
-      case OpKind::Fma: eval_fma(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Print: {
         std::vector<const Buffer*> values;
         for (int id : p.operands) values.push_back(&buffers_[id]);
@@ -291,6 +290,7 @@ class Interpreter {
       }
       case OpKind::Assert: exec_assert(op, operand(p, 0), program_); return true;
       case OpKind::DebugBarrier: return true;  // one program runs at a time: nothing to order
+      default: break;  // the elementwise ops of ir/elementwise.def ran above
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());
   }

@@ -16,10 +16,11 @@ struct OpInfo {
   const char* keyword;
   uint32_t traits;
   const char* operands;
+  TypeRule rule;
 };
 
 constexpr OpInfo kOpInfo[] = {
-#define TRITIUM_OP(name, keyword, traits, operands) {keyword, traits, operands},
+#define TRITIUM_OP(name, keyword, traits, operands, rule) {keyword, traits, operands, TypeRule::rule},
 #include "ir/ops.def"
 #undef TRITIUM_OP
 };
@@ -106,6 +107,8 @@ int operand_index(OpKind kind, std::string_view name) {
 
 const char* op_name(OpKind kind) { return op_info(kind).keyword; }
 uint32_t op_traits(OpKind kind) { return op_info(kind).traits; }
+
+TypeRule op_type_rule(OpKind kind) { return op_info(kind).rule; }
 
 bool find_op_kind(std::string_view keyword, OpKind* out) {
   for (size_t i = 0; i < kNumOps; ++i) {

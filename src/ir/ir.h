@@ -15,7 +15,7 @@
 namespace tritium::ir {
 
 enum class OpKind : uint16_t {
-#define TRITIUM_OP(name, keyword, traits, operands) name,
+#define TRITIUM_OP(name, keyword, traits, operands, rule) name,
 #include "ir/ops.def"
 #undef TRITIUM_OP
 };
@@ -32,6 +32,14 @@ enum OpTrait : uint32_t {
   kWritesGlobal = 1u << 7,
   kMaySync = 1u << 8,      // may make the threads of a program wait for each other (GPU)
   kSideEffect = 1u << 9,   // output beyond memory (print, assert)
+};
+
+// The result-type rule of an op's row in ops.def, checked generically by the verifier.
+enum class TypeRule : uint8_t {
+  Custom,      // checked by hand in verifier.cpp
+  SameInt,     // operands of one integer type; the result has that type
+  SameFloat,   // the same with a float type
+  SameNumber,  // the same with an integer or float type
 };
 
 // An operand's role in ops.def: `x`, `x?` or `x*`.
@@ -53,6 +61,7 @@ const char* op_name(OpKind kind);  // the printed keyword
 // The op whose keyword is `keyword` (the parser's lookup); false when there is none.
 bool find_op_kind(std::string_view keyword, OpKind* out);
 uint32_t op_traits(OpKind kind);
+TypeRule op_type_rule(OpKind kind);
 inline bool has_trait(OpKind kind, OpTrait trait) { return (op_traits(kind) & trait) != 0; }
 const OpSignature& op_signature(OpKind kind);
 // The position of the operand `name` in ops.def's list for `kind`; an InternalError if none.

@@ -192,6 +192,7 @@ class Verifier {
 
   void check_op(const Op& op, const Op* owner, const Region& r) {
     expect_operand_count(op);
+    if (op_type_rule(op.kind()) != TypeRule::Custom) return check_type_rule(op);
     switch (op.kind()) {
       case OpKind::Constant: return check_constant(op);
       case OpKind::ProgramId:
@@ -246,11 +247,6 @@ class Verifier {
         return;
       }
       case OpKind::Dot: return check_dot(op);
-      case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-      case OpKind::Minimum: case OpKind::Maximum:
-        return check_binary(op, /*ints_only=*/false);
-      case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-        return check_binary(op, /*ints_only=*/true);
       case OpKind::Cmp: {
         expect_results(op, 1);
         const Type* a = operand_type(op, 0);
@@ -261,11 +257,6 @@ class Verifier {
         expect_enum_attr<CmpPredicate>(op, true);
         return;
       }
-      case OpKind::Neg: case OpKind::Abs: return check_unary(op, true, true);
-      case OpKind::Not: return check_unary(op, true, false);
-      case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
-      case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil:
-        return check_unary(op, false, true);
       case OpKind::ExternElementwise: {
         expect_results(op, 1);
         const AttrValue* symbol = op.find_attr("symbol");
@@ -346,8 +337,9 @@ class Verifier {
         expect_results(op, 0);
         if (owner != nullptr) fail(op, "'return' inside a region (only the function body may return)");
         return;
-      case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier: case OpKind::Fma:
+      case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier:
         return check_debug_op(op);
+      default: break;  // the ops with a type rule in ops.def, checked above
     }
     fail(op, "unknown op kind");
   }
@@ -499,18 +491,28 @@ class Verifier {
     if (op.int_attr("max_num_imprecise_acc") < 0) fail(op, "negative max_num_imprecise_acc");
   }
 
-  void check_binary(const Op& op, bool ints_only) {
+  // ops.def's type rules: operands of one type of the rule's class, the result of that type.
+  void check_type_rule(const Op& op) {
     expect_results(op, 1);
-    const Type* a = operand_type(op, 0);
-    const Type* b = operand_type(op, 1);
-    if (!Type::same_ignoring_layout(a, b)) fail(op, "operands have different types " + types_text({a, b}));
-    if (ints_only ? !a->is_int() : !(a->is_int() || a->is_float())) {
-      fail(op, std::string("operands of type ") + a->str() + " (expected " + (ints_only ? "integers" : "numbers") + ")");
+    TypeRule rule = op_type_rule(op.kind());
+    std::vector<const Type*> types;
+    for (int i = 0; i < op.num_operands(); ++i) types.push_back(operand_type(op, i));
+    const Type* a = types[0];
+    for (const Type* t : types) {
+      if (!Type::same_ignoring_layout(t, a)) fail(op, "operands have different types " + types_text(types));
+    }
+    bool ok = rule == TypeRule::SameInt ? a->is_int() : rule == TypeRule::SameFloat ? a->is_float() : a->is_int() || a->is_float();
+    if (!ok) {
+      bool one = types.size() == 1;
+      const char* want = rule == TypeRule::SameInt     ? (one ? "an integer" : "integers")
+                         : rule == TypeRule::SameFloat ? (one ? "a float" : "floats")
+                                                       : (one ? "a number" : "numbers");
+      fail(op, std::string(one ? "operand" : "operands") + " of type " + a->str() + " (expected " + want + ")");
     }
     expect_type(op, result_type(op), a, "the result");
   }
 
-  // print, assert, debug_barrier and fma (ops.def, the debugging group).
+  // print, assert and debug_barrier (ops.def, the debugging group).
   void check_debug_op(const Op& op) {
     auto expect_attr = [&](const char* name, size_t index) {
       const AttrValue* value = op.find_attr(name);
@@ -527,26 +529,8 @@ class Verifier {
         if (!operand_type(op, 0)->is_bool()) fail(op, "the condition " + operand_type(op, 0)->str() + " is not i1");
         expect_attr("msg", 2);
         return;
-      case OpKind::DebugBarrier: return expect_results(op, 0);
-      default: {
-        expect_results(op, 1);
-        const Type* a = operand_type(op, 0);
-        if (!a->is_float()) fail(op, "operands of type " + a->str() + " (expected floats)");
-        expect_type(op, operand_type(op, 1), a, "the second operand");
-        expect_type(op, operand_type(op, 2), a, "the third operand");
-        expect_type(op, result_type(op), a, "the result");
-      }
+      default: return expect_results(op, 0);  // debug_barrier
     }
-  }
-
-  void check_unary(const Op& op, bool ints, bool floats) {
-    expect_results(op, 1);
-    const Type* a = operand_type(op, 0);
-    if (!((ints && a->is_int()) || (floats && a->is_float()))) {
-      fail(op, "operand of type " + a->str() + " (expected " +
-                   (ints && floats ? "a number" : ints ? "an integer" : "a float") + ")");
-    }
-    expect_type(op, result_type(op), a, "the result");
   }
 
   static int element_bits(const Type* type) {

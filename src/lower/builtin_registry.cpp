@@ -35,6 +35,7 @@ const BuiltinTable& builtin_table() {
     register_random_builtins(t);
     register_gather_builtins(t);
     register_inline_asm_builtins(t);
+    register_prelude_builtins(t);
     return t;
   }();
   return table;

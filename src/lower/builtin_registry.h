@@ -1,7 +1,8 @@
 // The tl.* builtins, one registry split by family (builtins_<family>.cpp). An entry has the
 // name, the parameter list (bound by BuiltinArgs), whether it is also a tensor method
 // (`x.sum(0)` for `tl.sum(x, 0)`), and the handler that checks the arguments the way Triton
-// does and expands them to IR. Adding a builtin is one entry in its family's file.
+// does and expands them to IR. Adding a builtin is one entry in its family's file, or, for
+// one Triton writes in its own language, a @jit function in lower/prelude/standard.py.
 #pragma once
 
 #include <functional>
@@ -25,6 +26,7 @@ struct Builtin {
   bool method = false;              // also callable as a tensor method
   BuiltinHandler handler;
   bool function = true;             // callable as tl.<name> (false: a method only, like x.to)
+  bool prelude = false;             // a @jit function of the Triton-language prelude (prelude.h)
 };
 
 class BuiltinTable {
@@ -55,7 +57,7 @@ std::string closest_builtin(const std::string& name, bool methods = false);
 void register_core_builtins(BuiltinTable& table);    // program ids, creation, hints, static_*
 void register_memory_builtins(BuiltinTable& table);  // load, store
 void register_atomic_builtins(BuiltinTable& table);  // atomic_*
-void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., sigmoid, fma, where, min/max
+void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., where, min/max
 void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
 void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
 void register_sort_builtins(BuiltinTable& table);    // flip, sort, topk
@@ -72,6 +74,7 @@ void register_libdevice_builtins(BuiltinTable& table);  // erf, div_rn, umulhi, 
 void register_gather_builtins(BuiltinTable& table);     // gather (builtins_gather.cpp)
 void register_inline_asm_builtins(BuiltinTable& table); // inline_asm_elementwise (builtins_inline_asm.cpp)
 void register_random_builtins(BuiltinTable& table);     // rand, randn, randint, philox, ... (builtins_random.cpp)
+void register_prelude_builtins(BuiltinTable& table);    // cdiv, sigmoid, softmax, ... (prelude.cpp)
 // A libdevice-family function (libdevice.tanh, tl.math.erf) applied to `args`.
 LValue extern_math_call(Lowerer& lower, const std::string& name, const std::vector<LValue>& args, const Loc& loc);
 

@@ -9,6 +9,7 @@
 #include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
+#include "lower/prelude.h"
 #include "support/diagnostics.h"
 
 namespace tritium::lower {
@@ -167,6 +168,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     if (planned_builtins().count(fn)) error_at(loc, "tl." + fn + " is not supported by tritium yet");
     error_at(loc, "tl." + fn + " is not a builtin tritium knows");
   }
+  if (builtin->prelude) return call_prelude(*this, fn, std::move(args), std::move(kwargs), loc);
   BuiltinArgs bound(fn, std::move(args), std::move(kwargs), builtin->params, loc);
   return builtin->handler(*this, bound, loc);
 }

@@ -1,4 +1,4 @@
-// Core builtins: program ids and tl.swizzle2d, block creation (arange, full, zeros), casts,
+// Core builtins: program ids, block creation (arange, full, zeros), casts,
 // compiler hints, compile-time checks (static_assert, static_print) and the loop iterables.
 #include "lower/block_shape.h"
 #include "lower/builtin_registry.h"
@@ -71,29 +71,9 @@ LValue hint(Lowerer&, const BuiltinArgs& a, const Loc& loc) {
 
 LValue none() { return LValue::constant(ConstValue::none()); }
 
-// Triton's swizzle2d (standard.py): the row-major index (i, j) of a size_i x size_j grid
-// renumbered column-major within groups of size_g rows (the last group may be shorter).
-// Python operators on the values, so ints fold as constants and tensors follow Triton's
-// integer `//` and `%`.
-LValue swizzle2d(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-  using ast::BinaryOp;
-  auto op = [&](BinaryOp kind, const LValue& x, const LValue& y) { return L.binary(kind, x, y, loc); };
-  LValue size_j = a.get("size_j");
-  LValue ij = op(BinaryOp::Add, op(BinaryOp::Mul, a.get("i"), size_j), a.get("j"));
-  LValue size_gj = op(BinaryOp::Mul, a.get("size_g"), size_j);
-  LValue group_id = op(BinaryOp::FloorDiv, ij, size_gj);
-  LValue off_i = op(BinaryOp::Mul, group_id, a.get("size_g"));
-  LValue size_g = L.call_builtin(LValue::builtin("tl.minimum"), {op(BinaryOp::Sub, a.get("size_i"), off_i), a.get("size_g")},
-                                 {}, loc);
-  LValue in_group = op(BinaryOp::Mod, ij, size_gj);
-  return LValue::tuple({op(BinaryOp::Add, off_i, op(BinaryOp::Mod, in_group, size_g)),
-                        op(BinaryOp::FloorDiv, in_group, size_g)});
-}
-
 }  // namespace
 
 void register_core_builtins(BuiltinTable& t) {
-  t.add("swizzle2d", {"i", "j", "size_i", "size_j", "size_g"}, false, swizzle2d);
   t.add("constexpr", {"value"}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
     if (a.get("value").is_tensor()) error_at(loc, "tl.constexpr() needs a compile-time value");
     return a.get("value");
@@ -106,17 +86,6 @@ void register_core_builtins(BuiltinTable& t) {
   });
   t.add("full", {"shape", "value", "dtype"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     return filled(L, "full", a.shape("shape"), a.dtype("dtype"), a.get("value"), loc);
-  });
-  t.add("zeros_like", {"input", "dtype="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    Value* x = L.to_tensor(a.get("input"), loc);
-    if (x->type()->is_ptr()) error_at(loc, "zeros_like of a pointer tensor is not supported");
-    ScalarKind kind = a.has("dtype") ? a.dtype("dtype") : x->type()->element()->scalar_kind();
-    return filled(L, "zeros_like", x->type()->shape(), kind, LValue::constant(ConstValue::integer(0)), loc);
-  });
-  t.add("cdiv", {"x", "div"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    LValue one = LValue::constant(ConstValue::integer(1));
-    LValue sum = L.binary(ast::BinaryOp::Sub, L.binary(ast::BinaryOp::Add, a.get("x"), a.get("div"), loc), one, loc);
-    return L.binary(ast::BinaryOp::FloorDiv, sum, a.get("div"), loc);
   });
   auto cast = [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     bool bit = a.const_bool("bitcast", false);

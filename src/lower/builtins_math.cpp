@@ -1,5 +1,5 @@
-// Elementwise math builtins: the unary functions (one row each in kUnaryMath), where,
-// minimum/maximum, sigmoid and fma.
+// Elementwise math builtins: the unary functions (TRITIUM_BUILTIN entries of
+// ir/elementwise.def), where, minimum/maximum (sigmoid is in the prelude, lower/prelude/).
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -11,16 +11,18 @@ using ir::Value;
 
 namespace {
 
-struct UnaryMath {
+// What a unary builtin accepts (elementwise.def's rule column).
+enum class OperandRule { Float32Or64, Number };
+
+struct UnaryBuiltin {
   const char* name;
   ir::OpKind op;
+  OperandRule rule;
 };
 
-// exp..ceil need fp32 or fp64 (Triton's rule); abs takes any number.
-constexpr UnaryMath kUnaryMath[] = {
-    {"exp", ir::OpKind::Exp},   {"exp2", ir::OpKind::Exp2},   {"log", ir::OpKind::Log},     {"log2", ir::OpKind::Log2},
-    {"sqrt", ir::OpKind::Sqrt}, {"rsqrt", ir::OpKind::Rsqrt}, {"sin", ir::OpKind::Sin},     {"cos", ir::OpKind::Cos},
-    {"abs", ir::OpKind::Abs},   {"floor", ir::OpKind::Floor}, {"ceil", ir::OpKind::Ceil},
+constexpr UnaryBuiltin kUnaryBuiltins[] = {
+#define TRITIUM_BUILTIN(OP, NAME, RULE) {NAME, ir::OpKind::OP, OperandRule::RULE},
+#include "ir/elementwise.def"
 };
 
 LValue min_max(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
@@ -36,13 +38,14 @@ LValue min_max(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 }  // namespace
 
 void register_math_builtins(BuiltinTable& t) {
-  for (const UnaryMath& m : kUnaryMath) {
+  for (const UnaryBuiltin& m : kUnaryBuiltins) {
     ir::OpKind op = m.op;
-    t.add(m.name, {"x"}, true, [op](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    OperandRule rule = m.rule;
+    t.add(m.name, {"x"}, true, [op, rule](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
       Value* x = L.to_tensor(a.get("x"), loc);
       if (x->type()->is_ptr()) error_at(loc, "tl." + a.fn() + " of a pointer is not defined");
       ScalarKind k = x->type()->element()->scalar_kind();
-      if (op == ir::OpKind::Abs) {
+      if (rule == OperandRule::Number) {
         if (!ir::is_signed(k) && !ir::is_float(k)) return LValue::tensor(x);  // unsigned: already non-negative
       } else if (k != ScalarKind::F32 && k != ScalarKind::F64) {
         error_at(loc, "tl." + a.fn() + " expects fp32 or fp64, got " + std::string(ir::scalar_name(k)) +
@@ -56,12 +59,6 @@ void register_math_builtins(BuiltinTable& t) {
   });
   t.add("minimum", {"x", "y", "propagate_nan="}, false, min_max);
   t.add("maximum", {"x", "y", "propagate_nan="}, false, min_max);
-  t.add("sigmoid", {"x"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    LValue x = a.get("x");
-    LValue e = L.call_builtin(LValue::builtin("tl.exp"), {L.unary(ast::UnaryOp::Neg, x, loc)}, {}, loc);
-    LValue one = LValue::constant(ConstValue::floating(1.0));
-    return LValue::tensor(L.true_div(one, LValue::tensor(L.add(one, e, loc)), loc));
-  });
 }
 
 }  // namespace tritium::lower

@@ -274,20 +274,6 @@ void register_reduce_builtins(BuiltinTable& t) {
   t.add("cumprod", {"input", "axis=", "reverse="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     return scan(L, a, {bf16_to_f32(L, single_input(L, a, loc), loc)}, elementwise_combine(ir::OpKind::Mul), loc);
   });
-  // Triton's softmax: z = x - max(x, dim, keep_dims); exp(z) / sum(exp(z), dim, keep_dims),
-  // dim None meaning 0 (so without keep_dims only dim 0 of a 2-D block broadcasts back).
-  t.add("softmax", {"x", "dim=", "keep_dims=", "ieee_rounding="}, true,
-        [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-          const LValue& x = a.get("x");
-          LValue dim = a.has("dim") ? a.get("dim") : LValue::constant(ConstValue::integer(0));
-          LValue keep = LValue::constant(ConstValue::boolean(a.const_bool("keep_dims", false)));
-          auto reduce_call = [&](const char* fn, const LValue& v) {
-            return L.call_builtin(LValue::builtin(fn), {v, dim}, {{"keep_dims", keep}}, loc);
-          };
-          LValue z = L.binary(ast::BinaryOp::Sub, x, reduce_call("tl.max", x), loc);
-          LValue num = L.call_builtin(LValue::builtin("tl.exp"), {z}, {}, loc);
-          return L.binary(ast::BinaryOp::Div, num, reduce_call("tl.sum", num), loc);
-        });
   t.add("histogram", {"input", "num_bins", "mask="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     Value* x = L.to_tensor(a.get("input"), loc);
     if (!x->type()->is_block() || x->type()->rank() != 1 || !x->type()->is_int()) {

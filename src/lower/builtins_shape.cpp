@@ -182,11 +182,6 @@ void register_shape_builtins(BuiltinTable& t) {
     check_block_shape(shape, loc);
     return LValue::tensor(L.emit(ir::OpKind::Cat, Type::block(x->type()->element(), shape), {x, y}, loc));
   });
-  t.add("ravel", {"x", "can_reorder="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    Value* x = L.to_tensor(a.get("x"), loc);
-    if (!x->type()->is_block() || x->type()->rank() == 1) return LValue::tensor(x);
-    return LValue::tensor(L.emit(ir::OpKind::Reshape, Type::block(x->type()->element(), {x->type()->num_elements()}), {x}, loc));
-  });
   t.add("broadcast", {"input", "other"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     auto [x, y] = L.broadcast(L.to_tensor(a.get("input"), loc), L.to_tensor(a.get("other"), loc), loc);
     return LValue::tuple({LValue::tensor(x), LValue::tensor(y)});

@@ -50,3 +50,13 @@ def test_planned_builtins_are_named_but_not_lowered():
     assert "dot_scaled" not in planned
     assert registry()["dot_scaled"] == (True, False)
     assert callable(tl.dot_scaled)
+
+
+def test_prelude_builtins_are_registry_builtins_and_language_names():
+    # The builtins written in the Triton-language prelude (src/lower/prelude/) are registry
+    # entries like any other, so the two tests above cover them; here they must be there.
+    prelude = set(C.prelude_builtins())
+    assert {"cdiv", "sigmoid", "softmax"} <= prelude
+    known = registry()
+    assert sorted(name for name in prelude if name not in known or not known[name][0]) == []
+    assert sorted(name for name in prelude if not hasattr(tl, name)) == []

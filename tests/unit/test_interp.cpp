@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "interp/eval_ops.h"
 #include "interp/interpreter.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
@@ -292,6 +293,23 @@ TEST_CASE("a division by zero that no stored lane selects is fine", "[interp]") 
     CHECK(e.line() == 6);
     CHECK(e.message() == "integer division by zero (the result reaches the condition of 'if' at line 7)");
   }
+}
+
+TEST_CASE("every op with a type rule in ops.def has lane semantics in ir/elementwise.def", "[interp]") {
+  // The interpreter dispatches on the table: an op added to ops.def with a rule but no
+  // entry in elementwise.def would reach "no semantics" only when a kernel runs it.
+  int checked = 0;
+#define TRITIUM_OP(name, keyword, traits, operands, rule)                               \
+  if (ir::TypeRule::rule != ir::TypeRule::Custom) {                                    \
+    INFO(keyword);                                                                     \
+    CHECK(((traits) & ir::kElementwise) != 0);                                          \
+    CHECK(interp::elementwise_fn(ir::OpKind::name) != nullptr);                         \
+    ++checked;                                                                         \
+  }
+#include "ir/ops.def"
+#undef TRITIUM_OP
+  CHECK(checked >= 26);
+  CHECK(interp::elementwise_fn(ir::OpKind::Cmp) == nullptr);  // its own evaluator (a predicate)
 }
 
 TEST_CASE("shifts: arithmetic for signed, logical for unsigned, defined past the width", "[interp]") {

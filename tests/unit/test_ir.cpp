@@ -390,6 +390,24 @@ TEST_CASE("the verifier rejects bad IR, naming the op", "[ir][verifier]") {
     op_with(b, OpKind::Shl, sum->type(), {sum, sum});
     expect_rejected(k.fn, {"'shl'", "expected integers"});
   }
+  SECTION("ops.def's type rules, checked generically") {
+    VectorAdd k;
+    Builder b(&k.fn.body());
+    k.fn.body().ops().pop_back();
+    Value* sum = k.fn.body().ops()[14]->result();   // block<1024xfp32>
+    Value* offs = k.fn.body().ops()[5]->result();   // block<1024xi32>
+    op_with(b, OpKind::Fma, sum->type(), {sum, sum, sum});
+    CHECK_NOTHROW(verify(k.fn, "test_pass"));
+    k.fn.body().ops().pop_back();
+    op_with(b, OpKind::Fma, sum->type(), {sum, sum, offs});
+    expect_rejected(k.fn, {"'fma'", "operands have different types (block<1024xfp32>, block<1024xfp32>, block<1024xi32>)"});
+    k.fn.body().ops().pop_back();
+    op_with(b, OpKind::Exp, offs->type(), {offs});
+    expect_rejected(k.fn, {"'exp'", "operand of type block<1024xi32> (expected a float)"});
+    k.fn.body().ops().pop_back();
+    op_with(b, OpKind::Neg, offs->type(), {sum});
+    expect_rejected(k.fn, {"'neg'", "the result has type block<1024xi32>, expected block<1024xfp32>"});
+  }
   SECTION("select condition not i1") {
     VectorAdd k;
     Builder b(&k.fn.body());

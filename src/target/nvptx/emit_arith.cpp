@@ -1,6 +1,6 @@
-// Elementwise ops to LLVM IR: constants, arithmetic and compares in every dtype, casts,
-// select and the math functions, with the exact semantics of ops.def (the interpreter's):
-// integer division never traps, shifts are defined for every amount, fp->int saturates.
+// Elementwise ops to LLVM IR: constants, the ops of ir/elementwise.def (arithmetic and math
+// in every dtype) and their helpers, compares, casts and select, with the exact semantics of
+// ops.def (the interpreter's): integer division never traps, fp->int saturates.
 #include <cmath>
 
 #include <llvm/IR/Constants.h>
@@ -84,56 +84,29 @@ Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
     default: break;
   }
   ScalarKind kind = first->element()->scalar_kind();
-  if (op.num_operands() == 2) {
-    return [this, &op, kind](const std::vector<llvm::Value*>& a) { return binary(op, kind, a[0], a[1]); };
-  }
-  return [this, &op, kind](const std::vector<llvm::Value*>& a) { return unary(op, kind, a[0]); };
+  return [this, &op, kind](const std::vector<llvm::Value*>& a) { return lane(op, kind, a); };
 }
 
-// ---- binary arithmetic ----
+// ---- the elementwise ops of ir/elementwise.def ----
 
-llvm::Value* Emitter::binary(const ir::Op& op, ScalarKind kind, llvm::Value* a, llvm::Value* b) {
+llvm::Value* Emitter::lane(const ir::Op& op, ScalarKind kind, const std::vector<llvm::Value*>& args) {
+  [[maybe_unused]] llvm::Value* a = args[0];
+  [[maybe_unused]] llvm::Value* b = args.size() > 1 ? args[1] : nullptr;
+  [[maybe_unused]] llvm::Value* c = args.size() > 2 ? args[2] : nullptr;
   if (ir::is_float(kind)) {
     switch (op.kind()) {
-      case OpKind::Add: return b_.CreateFAdd(a, b);
-      case OpKind::Sub: return b_.CreateFSub(a, b);
-      case OpKind::Mul: return b_.CreateFMul(a, b);
-      case OpKind::Div: return b_.CreateFDiv(a, b);  // div.rn; fp16/bf16 through fp32, exactly
-      case OpKind::Rem: return float_rem(a, b);
-      // minnum/maxnum return the other operand when one is NaN (ops.def), as min/max.f32 do.
-      case OpKind::Minimum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
-      case OpKind::Maximum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+#define TRITIUM_EMIT_FLOAT(OP, ...) \
+  case OpKind::OP: return __VA_ARGS__;
+#include "ir/elementwise.def"
       default: break;
     }
     internal_error("nvptx", std::string("'") + op.name() + "' on floats", op.loc());
   }
-  bool is_signed = ir::is_signed(kind);
-  unsigned width = a->getType()->getIntegerBitWidth();
+  [[maybe_unused]] bool is_signed = ir::is_signed(kind);
   switch (op.kind()) {
-    case OpKind::Add: return b_.CreateAdd(a, b);
-    case OpKind::Sub: return b_.CreateSub(a, b);
-    case OpKind::Mul: return b_.CreateMul(a, b);
-    case OpKind::Div:
-    case OpKind::Rem: return int_division(op, is_signed, a, b);
-    case OpKind::And: return b_.CreateAnd(a, b);
-    case OpKind::Or: return b_.CreateOr(a, b);
-    case OpKind::Xor: return b_.CreateXor(a, b);
-    case OpKind::Shl:
-    case OpKind::Shr: {
-      // LLVM makes an amount >= the width poison; the tile IR defines it as PTX does: the
-      // amount (read unsigned) clamps, giving 0, or the sign fill for an arithmetic shift.
-      llvm::Value* too_far = b_.CreateICmpUGE(b, int_const(a->getType(), width));
-      if (op.kind() == OpKind::Shr && is_signed) {
-        llvm::Value* amount = b_.CreateSelect(too_far, int_const(a->getType(), width - 1), b);
-        return b_.CreateAShr(a, amount);
-      }
-      llvm::Value* shifted = op.kind() == OpKind::Shl ? b_.CreateShl(a, b) : b_.CreateLShr(a, b);
-      return b_.CreateSelect(too_far, int_const(a->getType(), 0), shifted);
-    }
-    case OpKind::Minimum:
-      return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
-    case OpKind::Maximum:
-      return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+#define TRITIUM_EMIT_INT(OP, ...) \
+  case OpKind::OP: return __VA_ARGS__;
+#include "ir/elementwise.def"
     default: break;
   }
   internal_error("nvptx", std::string("'") + op.name() + "' on integers", op.loc());
@@ -163,6 +136,19 @@ llvm::Value* Emitter::int_division(const ir::Op& op, bool is_signed, llvm::Value
   return b_.CreateSelect(minus_one, b_.CreateSub(int_const(type, 0), a), b_.CreateSDiv(a, safe));
 }
 
+llvm::Value* Emitter::shift(const ir::Op& op, bool is_signed, llvm::Value* a, llvm::Value* b) {
+  // LLVM makes an amount >= the width poison; the tile IR defines it as PTX does: the
+  // amount (read unsigned) clamps, giving 0, or the sign fill for an arithmetic shift.
+  unsigned width = a->getType()->getIntegerBitWidth();
+  llvm::Value* too_far = b_.CreateICmpUGE(b, int_const(a->getType(), width));
+  if (op.kind() == OpKind::Shr && is_signed) {
+    llvm::Value* amount = b_.CreateSelect(too_far, int_const(a->getType(), width - 1), b);
+    return b_.CreateAShr(a, amount);
+  }
+  llvm::Value* shifted = op.kind() == OpKind::Shl ? b_.CreateShl(a, b) : b_.CreateLShr(a, b);
+  return b_.CreateSelect(too_far, int_const(a->getType(), 0), shifted);
+}
+
 llvm::Value* Emitter::float_rem(llvm::Value* a, llvm::Value* b) {
   // fmod. LLVM expands frem as x - trunc(x / y) * y, which is off by one y whenever x / y
   // rounds up to an integer. fp16/bf16/fp32 go through fp64, whose quotient is exact enough
@@ -183,75 +169,27 @@ llvm::Value* Emitter::float_rem(llvm::Value* a, llvm::Value* b) {
   return widen ? b_.CreateFPTrunc(r, type) : r;
 }
 
-// ---- unary ops and math ----
+// ---- math ----
 
-llvm::Value* Emitter::unary(const ir::Op& op, ScalarKind kind, llvm::Value* a) {
-  if (!ir::is_float(kind)) {
-    switch (op.kind()) {
-      case OpKind::Neg: return b_.CreateSub(int_const(a->getType(), 0), a);
-      case OpKind::Not: return b_.CreateNot(a);
-      case OpKind::Abs:
-        if (!ir::is_signed(kind)) return a;
-        // abs(INT_MIN) wraps to INT_MIN, as in the interpreter (not poison).
-        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
-      default: break;
-    }
-    internal_error("nvptx", std::string("'") + op.name() + "' on integers", op.loc());
-  }
-  switch (op.kind()) {
-    case OpKind::Neg: return b_.CreateFNeg(a);
-    case OpKind::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
-    default: break;
-  }
-  if (kind == ScalarKind::F64) {
-    switch (op.kind()) {
-      case OpKind::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
-      case OpKind::Rsqrt:
-        return b_.CreateFDiv(llvm::ConstantFP::get(a->getType(), 1.0),
-                             b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
-      case OpKind::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
-      case OpKind::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
-      default: break;
-    }
-    // The hardware has no fp64 exp/log/sin/cos and tritium links no libdevice.
-    error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 is not supported on the GPU yet");
-  }
+llvm::Value* Emitter::math_via_f32(const ir::Op& op, ScalarKind kind, llvm::Value* a,
+                                   const std::function<llvm::Value*(llvm::Value*)>& f32) {
+  // The hardware has no fp64 exp/log/sin/cos and tritium links no libdevice.
+  if (kind == ScalarKind::F64) error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 is not supported on the GPU yet");
   // fp16/bf16 compute in fp32 and round once: exact for sqrt, floor and ceil, and as good
   // as the fp32 approximation for the rest.
-  if (is_half_kind(kind)) return b_.CreateFPTrunc(math_f32(op, b_.CreateFPExt(a, b_.getFloatTy())), a->getType());
-  return math_f32(op, a);
+  if (is_half_kind(kind)) return b_.CreateFPTrunc(f32(b_.CreateFPExt(a, b_.getFloatTy())), a->getType());
+  return f32(a);
 }
 
-llvm::Value* Emitter::math_f32(const ir::Op& op, llvm::Value* a) {
-  auto nvvm = [&](llvm::Intrinsic::ID id, llvm::Value* x) {
-    return b_.CreateIntrinsic(id, llvm::ArrayRef<llvm::Value*>{x});
-  };
+llvm::Value* Emitter::reduce_two_pi(llvm::Value* a) {
+  // sin/cos.approx are accurate on [-pi, pi] only: reduce by 2*pi first (Cody-Waite, a
+  // two-part 2*pi), which keeps the absolute error near 1e-6 for |x| up to ~1e5.
   auto f = [&](double v) { return llvm::ConstantFP::get(b_.getFloatTy(), v); };
-  switch (op.kind()) {
-    // ex2.approx / lg2.approx, as Triton's exp and log do (2 ulp).
-    case OpKind::Exp: return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, {b_.getFloatTy()},
-                                                {b_.CreateFMul(a, f(M_LOG2E))});
-    case OpKind::Exp2: return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx, {b_.getFloatTy()}, {a});
-    case OpKind::Log: return b_.CreateFMul(nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, a), f(M_LN2));
-    case OpKind::Log2: return nvvm(llvm::Intrinsic::nvvm_lg2_approx_f, a);
-    case OpKind::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);  // sqrt.rn.f32
-    case OpKind::Rsqrt: return nvvm(llvm::Intrinsic::nvvm_rsqrt_approx_f, a);
-    case OpKind::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
-    case OpKind::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
-    case OpKind::Sin:
-    case OpKind::Cos: {
-      // sin/cos.approx are accurate on [-pi, pi] only: reduce by 2*pi first (Cody-Waite, a
-      // two-part 2*pi), which keeps the absolute error near 1e-6 for |x| up to ~1e5.
-      llvm::Value* k = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b_.CreateFMul(a, f(0.5 / M_PI)));
-      const float hi = 6.28125f;                               // 2*pi's leading bits, exact in k * hi
-      const float lo = static_cast<float>(2.0 * M_PI - 6.28125);
-      llvm::Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(hi), a});
-      r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(lo), r});
-      return nvvm(op.kind() == OpKind::Sin ? llvm::Intrinsic::nvvm_sin_approx_f : llvm::Intrinsic::nvvm_cos_approx_f, r);
-    }
-    default: break;
-  }
-  internal_error("nvptx", std::string("'") + op.name() + "' is not a math function", op.loc());
+  llvm::Value* k = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b_.CreateFMul(a, f(0.5 / M_PI)));
+  const float hi = 6.28125f;  // 2*pi's leading bits, exact in k * hi
+  const float lo = static_cast<float>(2.0 * M_PI - 6.28125);
+  llvm::Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(hi), a});
+  return b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {b_.CreateFNeg(k), f(lo), r});
 }
 
 // ---- compares and casts ----

@@ -1,4 +1,4 @@
-// device_print, device_assert, debug_barrier and fma on the GPU. Printing goes through the
+// device_print, device_assert and debug_barrier on the GPU. Printing goes through the
 // driver's vprintf (format string, pointer to a local buffer of the arguments, each at its
 // natural alignment); a failed assert prints the kernel's file:line and traps.
 #include <cmath>
@@ -155,15 +155,6 @@ void Emitter::emit_assert(const ir::Op& op) {
   for (int r = 0; r < layout.num_regs(); ++r) {
     guarded(and_pred(owns(layout, r), b_.CreateNot(regs.at(r))), fail);
   }
-}
-
-void Emitter::emit_fma(const ir::Op& op) {
-  const ir::Type* type = op.result()->type();
-  llvm::Type* element = element_type(type);
-  std::vector<const Regs*> inputs = {&get(op.operand(0)), &get(op.operand(1)), &get(op.operand(2))};
-  set(op.result(), map_elements(type, inputs, [&](const std::vector<llvm::Value*>& v) -> llvm::Value* {
-        return b_.CreateIntrinsic(llvm::Intrinsic::fma, {element}, {v[0], v[1], v[2]});
-      }));
 }
 
 }  // namespace tritium::nvptx

@@ -89,6 +89,7 @@ void Emitter::emit_region(const ir::Region& region) {
 }
 
 void Emitter::emit_op(const ir::Op& op) {
+  if (ir::has_trait(op.kind(), ir::kElementwise)) return emit_elementwise(op);
   switch (op.kind()) {
     case OpKind::Constant: return emit_constant(op);
     case OpKind::ProgramId:
@@ -98,14 +99,6 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Broadcast: return emit_broadcast(op);
     case OpKind::ExpandDims:
     case OpKind::Reshape: return emit_view(op);
-    case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-    case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-    case OpKind::Minimum: case OpKind::Maximum: case OpKind::Cmp: case OpKind::Neg: case OpKind::Not:
-    case OpKind::Exp: case OpKind::Exp2: case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt:
-    case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos: case OpKind::Abs: case OpKind::Floor:
-    case OpKind::Ceil: case OpKind::Select: case OpKind::Cast: case OpKind::AddPtr:
-    case OpKind::ExternElementwise:
-      return emit_elementwise(op);
     case OpKind::Load: return emit_load(op);
     case OpKind::Store: return emit_store(op);
     case OpKind::AtomicRMW:
@@ -127,7 +120,7 @@ void Emitter::emit_op(const ir::Op& op) {
     case OpKind::Print: return emit_print(op);
     case OpKind::Assert: return emit_assert(op);
     case OpKind::DebugBarrier: return barrier();
-    case OpKind::Fma: return emit_fma(op);
+    default: break;  // the elementwise ops, emitted above
   }
   error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
 }

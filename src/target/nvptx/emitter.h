@@ -101,11 +101,16 @@ class Emitter {
   void emit_constant(const ir::Op& op);
   void emit_elementwise(const ir::Op& op);
   ElementFn element_fn(const ir::Op& op);  // the op on one element of each operand
-  llvm::Value* binary(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a, llvm::Value* b);
+  // An op of ir/elementwise.def on one element of each operand (`kind`: the first's type).
+  llvm::Value* lane(const ir::Op& op, ir::ScalarKind kind, const std::vector<llvm::Value*>& args);
+  // Helpers of elementwise.def's entries.
   llvm::Value* int_division(const ir::Op& op, bool is_signed, llvm::Value* a, llvm::Value* b);
+  llvm::Value* shift(const ir::Op& op, bool is_signed, llvm::Value* a, llvm::Value* b);
   llvm::Value* float_rem(llvm::Value* a, llvm::Value* b);
-  llvm::Value* unary(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a);
-  llvm::Value* math_f32(const ir::Op& op, llvm::Value* a);
+  // `f32` on fp32, or on fp16/bf16 widened to fp32 and rounded back; fp64 is an error.
+  llvm::Value* math_via_f32(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a,
+                            const std::function<llvm::Value*(llvm::Value*)>& f32);
+  llvm::Value* reduce_two_pi(llvm::Value* a);  // sin/cos's argument reduction, fp32
   llvm::Value* compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b);
   llvm::Value* cast(const ir::Op& op, const ir::Type* from, const ir::Type* to, llvm::Value* a);
 
@@ -233,10 +238,9 @@ class Emitter {
   // A scalar that decides control flow around a barrier, made uniform when it may diverge.
   llvm::Value* decision(const ir::Op& op, const ir::Value* value);
 
-  // ---- emit_debug.cpp: print, assert, debug_barrier, fma ----
+  // ---- emit_debug.cpp: print, assert, debug_barrier ----
   void emit_print(const ir::Op& op);
   void emit_assert(const ir::Op& op);
-  void emit_fma(const ir::Op& op);
   std::vector<llvm::Value*> program_ids();  // %ctaid.x, .y, .z
   // vprintf(format, buffer holding `args` at their natural alignments).
   void call_vprintf(const std::string& format, const std::vector<llvm::Value*>& args);
