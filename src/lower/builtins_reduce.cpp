@@ -148,10 +148,10 @@ ReduceRequest reduce_request(Lowerer& L, const BuiltinArgs& a, std::vector<Value
       for (Value*& v : inputs) v = L.emit(ir::OpKind::Reshape, Type::block(v->type()->element(), {n}), {v}, loc);
     }
   } else {
-    r.axis = rank == 0 ? 0 : wrap_axis(a.const_int("axis"), rank, loc);
+    // An axis of a scalar is out of range, as in Triton (found by the differential run).
+    r.axis = wrap_axis(a.const_int("axis"), rank, loc);
   }
   r.inputs = std::move(inputs);
-  (void)rank;
   return r;
 }
 
@@ -225,8 +225,8 @@ LValue min_max(Lowerer& L, const BuiltinArgs& a, bool is_max, bool indices, bool
 }
 
 LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const CombineBody& body, const Loc& loc) {
+  // A scalar has no axis 0 to scan along, as in Triton (found by the differential run).
   int rank = inputs[0]->type()->rank();
-  if (rank == 0) return tuple_or_single(inputs);
   int64_t axis = wrap_axis(a.has("axis") ? a.const_int("axis") : 0, rank, loc);
   return tuple_or_single(combine_op(L, ir::OpKind::Scan, inputs, axis, a.const_bool("reverse", false), body, loc));
 }

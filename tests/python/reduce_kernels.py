@@ -118,11 +118,12 @@ def sum_default_kernel(X, Z, IN_DTYPE: tl.constexpr):
 
 @jit
 def scalar_reduce_kernel(X, Z):
-    """Reductions of a scalar (0-d) value: each gives the value back."""
+    """Reductions of a scalar (0-d) value with no axis: each gives the value back (an axis
+    of a scalar is an error, as in Triton: tests/errors/reduce_axis_of_scalar.py)."""
     x = tl.load(X)
     tl.store(Z + 0, tl.sum(x))
     tl.store(Z + 1, tl.max(x))
-    tl.store(Z + 2, tl.min(x, axis=0))
+    tl.store(Z + 2, tl.min(x, axis=None))
 
 
 @jit
