@@ -6,8 +6,6 @@
 
 namespace tritium::gpu {
 
-namespace {
-
 bool has_dot(const ir::Region& region) {
   for (const auto& op : region.ops()) {
     if (op->kind() == ir::OpKind::Dot) return true;
@@ -17,6 +15,8 @@ bool has_dot(const ir::Region& region) {
   }
   return false;
 }
+
+namespace {
 
 // A load that only feeds a 2-D fp16/bf16 dot operand, masked-off elements zero.
 bool copyable_operand_load(const ir::Op& load) {

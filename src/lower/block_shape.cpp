@@ -8,15 +8,11 @@
 
 namespace tritium::lower {
 
-namespace {
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
-
-}  // namespace
 
 int64_t check_block_shape(const std::vector<int64_t>& shape, const Loc& loc) {
   // Each dimension is checked before it is multiplied in, and the product stops growing at

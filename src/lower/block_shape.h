@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "support/source.h"
@@ -16,5 +17,8 @@ constexpr int64_t kMaxBlockElements = int64_t{1} << 20;
 // The number of elements of `shape`; a CompileError at `loc` when a dimension is not a
 // positive power of two or the product exceeds kMaxBlockElements. Never overflows.
 int64_t check_block_shape(const std::vector<int64_t>& shape, const Loc& loc);
+
+// A shape as Triton's messages print it: "[16, 32]".
+std::string shape_text(const std::vector<int64_t>& shape);
 
 }  // namespace tritium::lower

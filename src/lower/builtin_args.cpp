@@ -120,4 +120,10 @@ std::vector<int64_t> BuiltinArgs::shape(const std::string& name) const {
   return dims;
 }
 
+std::string dtype_text(const ir::Type* element) {
+  if (element->is_pointer()) return std::string("pointer<") + dtype_text(element->pointee()) + ">";
+  ir::ScalarKind k = element->scalar_kind();
+  return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
+}
+
 }  // namespace tritium::lower

@@ -15,6 +15,9 @@ namespace tritium::lower {
 
 inline bool is_power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
+// Triton's name of a dtype as its messages print it: "int8", "fp16", "bf16", "fp8e5".
+std::string dtype_text(const ir::Type* element);
+
 class BuiltinArgs {
  public:
   BuiltinArgs(const std::string& fn, std::vector<LValue> args, std::vector<std::pair<std::string, LValue>> kwargs,

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "ir/attrs.h"
+#include "lower/block_shape.h"
+#include "lower/builtin_args.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -17,19 +19,6 @@ namespace {
 using ir::ScalarKind;
 using ir::Type;
 using ir::Value;
-
-// Triton's name of a dtype as its messages print it: "int8", "fp16", "bf16", "fp8e5".
-std::string dtype_text(const Type* element) {
-  if (element->is_pointer()) return std::string("pointer<") + dtype_text(element->pointee()) + ">";
-  ScalarKind k = element->scalar_kind();
-  return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 // The fp8 formats with tensor-core support (OCP e4m3 and e5m2); the others are widened to
 // fp16 first, as Triton does for fp8e4b15 (and the AMD-only fnuz formats).

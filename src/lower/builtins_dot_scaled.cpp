@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "ir/attrs.h"
+#include "lower/block_shape.h"
+#include "lower/builtin_args.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -21,18 +23,6 @@ using ir::Type;
 using ir::Value;
 
 constexpr int64_t kScaleGroup = 32;  // elements along K per e8m0 scale (the OCP MX block size)
-
-std::string dtype_text(const Type* element) {
-  if (element->is_pointer()) return std::string("pointer<") + dtype_text(element->pointee()) + ">";
-  ScalarKind k = element->scalar_kind();
-  return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 // The format string of `param`, known to Triton's ScaleDotElemType enum (looked up
 // upper-cased: another name is "Invalid float format").

@@ -53,13 +53,6 @@ std::string triton_str(ScalarKind k) {
   return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
 }
 
-// A shape as Python prints a list: [128, 64].
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 // Triton's IncompatibleTypeErrorImpl.
 std::string invalid_operands(const Type* a, const Type* b) {
   return "invalid operands of type " + triton_repr(a) + " and " + triton_repr(b);

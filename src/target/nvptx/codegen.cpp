@@ -30,6 +30,7 @@
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/register_budget.h"
 #include "gpu/pipeline.h"
+#include "gpu/prefetch_operands.h"
 
 namespace tritium::nvptx {
 
@@ -270,16 +271,6 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
   c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
 }
 
-bool has_dot(const ir::Region& region) {
-  for (const auto& op : region.ops()) {
-    if (op->kind() == ir::OpKind::Dot) return true;
-    for (const auto& inner : op->regions()) {
-      if (has_dot(*inner)) return true;
-    }
-  }
-  return false;
-}
-
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
 // operands loaded in a loop are loaded num_stages - 1 iterations ahead (and then copied to shared memory
 // asynchronously by the emitter); layouts and shared-memory offsets are assigned.
@@ -301,7 +292,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
   try {
     std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
     const ir::Function& kernel_ir = gpu ? *gpu : function;
-    bool wgmma = options.sm == 90 && has_dot(kernel_ir.body()) &&
+    bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
                  any_wgmma(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     build_kernel(c, function, options);
