@@ -67,6 +67,18 @@ def staged_range(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
     tl.store(c_ptr + r[:, None] * 32 + r[None, :], acc)
 
 @triton.jit
+def two_dots(q_ptr, k_ptr, v_ptr, o_ptr, N):
+    r = tl.arange(0, 64)
+    q = tl.load(q_ptr + r[:, None] * 64 + r[None, :])
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for n in range(0, N, 64):
+        k = tl.load(k_ptr + r[:, None] * N + (n + r)[None, :])
+        s = tl.dot(q, k)
+        v = tl.load(v_ptr + (n + r)[:, None] * 64 + r[None, :])
+        acc = tl.dot(s.to(tl.float16), v, acc)
+    tl.store(o_ptr + r[:, None] * 64 + r[None, :], acc)
+
+@triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
     a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
@@ -368,5 +380,21 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
       options.num_stages = stages;
       CHECK(testing::ptxas_errors(nvptx::compile_to_ptx(*lower_dot("matmul", sig), options)) == "");
     }
+  }
+}
+
+TEST_CASE("nvptx: a loop of two dots copies one iteration ahead whatever num_stages says", "[nvptx][dot]") {
+  // The second dot's copies would be waited for out of order with several iterations in
+  // flight (prefetch_loads): both operands one ahead, two buffers each, every wait complete.
+  for (int sm : {80, 90}) {
+    INFO("sm_" << sm);
+    nvptx::TargetOptions options;
+    options.num_stages = 4;
+    options.sm = sm;
+    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("two_dots", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16"), options);
+    CHECK(count(compiled.ptx, "cp.async.commit_group") == 4);  // K and V, before the loop and in it
+    CHECK(count(compiled.ptx, "cp.async.wait_group 0") == 3);  // each dot's wait, the drain
+    CHECK(count(compiled.ptx, "cp.async.wait_group 1") + count(compiled.ptx, "cp.async.wait_group 2") == 0);
+    CHECK(testing::ptxas_errors(compiled) == "");
   }
 }
