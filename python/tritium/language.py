@@ -437,7 +437,6 @@ def arange(start, end): _outside_kernel("arange")
 
 # Creation.
 def zeros(shape, dtype): _outside_kernel("zeros")
-def zeros_like(input): _outside_kernel("zeros_like")
 def full(shape, value, dtype): _outside_kernel("full")
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False): _outside_kernel("cast")
 
@@ -471,12 +470,10 @@ def atomic_store(pointer, value, mask=None, sem=None, scope=None): _outside_kern
 # Shapes.
 def reshape(input, *shape, can_reorder=False): _outside_kernel("reshape")
 def view(input, *shape): _outside_kernel("view")
-def ravel(x): _outside_kernel("ravel")
 def expand_dims(input, axis): _outside_kernel("expand_dims")
 def squeeze(input, dim): _outside_kernel("squeeze")
 def unsqueeze(input, dim): _outside_kernel("unsqueeze")
 def gather(src, index, axis): _outside_kernel("gather")
-def swizzle2d(i, j, size_i, size_j, size_g): _outside_kernel("swizzle2d")
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     _outside_kernel("inline_asm_elementwise")
 def broadcast(input, other): _outside_kernel("broadcast")
@@ -495,7 +492,6 @@ def where(condition, x, y): _outside_kernel("where")
 def minimum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("minimum")
 def maximum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("maximum")
 def clamp(x, min, max, propagate_nan=PropagateNan.NONE): _outside_kernel("clamp")
-def cdiv(x, div): _outside_kernel("cdiv")
 def exp(x): _outside_kernel("exp")
 def exp2(x): _outside_kernel("exp2")
 def log(x): _outside_kernel("log")
@@ -513,8 +509,6 @@ def fma(x, y, z): _outside_kernel("fma")
 def fdiv(x, y, ieee_rounding=False): _outside_kernel("fdiv")
 def div_rn(x, y): _outside_kernel("div_rn")
 def umulhi(x, y): _outside_kernel("umulhi")
-def sigmoid(x): _outside_kernel("sigmoid")
-def softmax(x, dim=None, keep_dims=False, ieee_rounding=False): _outside_kernel("softmax")
 
 
 # Reductions and scans.
@@ -575,6 +569,24 @@ class static_range:
     def __init__(self, arg1, arg2=None, step=None):
         _outside_kernel("static_range")
 
+
+def _add_prelude_stubs():
+    # The builtins written in the Triton-language prelude (src/lower/prelude/standard.py:
+    # cdiv, sigmoid, softmax, zeros_like, ravel, swizzle2d, ...) get their stubs from the list
+    # compiled into the extension, so a new one is written in that one file.
+    try:
+        from ._C import prelude_builtins
+    except ImportError:  # imported without the extension module (tooling): no prelude names
+        return
+    for name in prelude_builtins():
+        if name not in globals():
+            def stub(*args, _name=name, **kwargs):
+                _outside_kernel(_name)
+            stub.__name__ = stub.__qualname__ = name
+            globals()[name] = stub
+
+
+_add_prelude_stubs()
 
 # Every public name, so `from tritium.language import *` and the globals scan agree.
 __all__ = [_name for _name in list(globals()) if not _name.startswith("_")]
