@@ -210,6 +210,10 @@ def main():
             (out / f"{seed}-{kind.replace(' ', '_')}.py").write_text(
                 f"# {kind}: {detail}\n# signature: {header['signature']}\n# args: {header['args']}\n"
                 f"# grid: {header['grid']}\n{source}")
+            # One line each in one file too: a device command brings back only so many files.
+            last = [line for line in str(detail).strip().splitlines() if line.strip()][-1:] or [""]
+            with open(out / "findings.txt", "a", encoding="utf-8") as log:
+                log.write(f"{seed}\t{kind}\t{last[0][:300]}\n")
 
         try:
             kernel = load(tmp / f"k{seed}.py", f"k{seed}", tritium_source)
