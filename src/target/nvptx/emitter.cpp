@@ -223,7 +223,9 @@ llvm::Value* Emitter::guarded(llvm::Value* pred, const std::function<llvm::Value
   if (pred == nullptr) return body();
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(pred)) {
     if (c->isOne()) return body();
-    return otherwise;
+    // A false guard without a fallback still yields a value of the body's type (its zero):
+    // the branch below, which LLVM folds away, learns the type from the body.
+    if (otherwise != nullptr) return otherwise;
   }
   llvm::BasicBlock* from = b_.GetInsertBlock();
   llvm::BasicBlock* then = llvm::BasicBlock::Create(context_, "guarded", kernel_);

@@ -79,7 +79,8 @@ class Emitter {
   // Applies `fn` per element (once for scalars and when every input is uniform).
   Regs map_elements(const ir::Type* result, const std::vector<const Regs*>& inputs, const ElementFn& fn);
   // Runs `body` only where `pred` holds (null: always). Returns its value merged with
-  // `otherwise` (or null when `body` returns null).
+  // `otherwise` (its type's zero when `otherwise` is null, also for a constant-false `pred`),
+  // or null when `body` returns null.
   llvm::Value* guarded(llvm::Value* pred, const std::function<llvm::Value*()>& body,
                        llvm::Value* otherwise = nullptr);
   llvm::Value* int_const(llvm::Type* type, int64_t v) const;
