@@ -91,12 +91,20 @@ std::string BuiltinArgs::const_str(const std::string& name, const std::string& f
 }
 
 ScalarKind BuiltinArgs::dtype(const std::string& name) const {
+  const ir::Type* element = element_type(name);
+  if (element->is_pointer()) {
+    error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a scalar dtype, got " + get(name).describe());
+  }
+  return element->scalar_kind();
+}
+
+const ir::Type* BuiltinArgs::element_type(const std::string& name) const {
   const LValue& v = get(name);
   if (!v.is_const() || v.c.kind != ConstValue::Kind::DType) {
     error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a dtype such as tl.float32, got " + v.describe());
   }
-  if (v.c.pointer) error_at(loc_, "argument '" + name + "' of " + fn_ + "() must be a scalar dtype, got " + v.describe());
-  return v.c.dtype;
+  const ir::Type* scalar = ir::Type::scalar(v.c.dtype);
+  return v.c.pointer ? ir::Type::pointer(scalar) : scalar;
 }
 
 std::vector<int64_t> BuiltinArgs::shape(const std::string& name) const {

@@ -34,6 +34,8 @@ class BuiltinArgs {
   bool const_bool(const std::string& name, bool fallback) const;
   std::string const_str(const std::string& name, const std::string& fallback) const;
   ir::ScalarKind dtype(const std::string& name) const;
+  // A dtype that may also be tl.pointer_type(...): the element type it names.
+  const ir::Type* element_type(const std::string& name) const;
   // A shape: one compile-time int, or a tuple/list of them (a one-item tuple holding a
   // tuple, as `*shape` binds reshape(x, (4, 8)), is unwrapped).
   std::vector<int64_t> shape(const std::string& name) const;

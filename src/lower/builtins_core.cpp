@@ -90,8 +90,8 @@ void register_core_builtins(BuiltinTable& t) {
   auto cast = [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     bool bit = a.const_bool("bitcast", false);
     const LValue* rounding = a.has("fp_downcast_rounding") ? &a.get("fp_downcast_rounding") : nullptr;
-    return LValue::tensor(L.cast_rounded(L.to_tensor(a.get("input"), loc), Type::scalar(a.dtype("dtype")), rounding,
-                                         loc, bit));
+    // A pointer dtype too: pointer to pointer is a bitcast, pointer <-> int64 as Triton's cast.
+    return LValue::tensor(L.cast_rounded(L.to_tensor(a.get("input"), loc), a.element_type("dtype"), rounding, loc, bit));
   };
   t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {

@@ -58,3 +58,16 @@ def test_gather_on_gpu(rng, dtype, axis):
     out = torch.zeros(idx.shape, dtype=TORCH[dtype], device="cuda")
     ref.gather_kernel[(1,)](cuda(src), cuda(idx), out, M=m, N=n, K=k, AXIS=axis)
     assert out.cpu().numpy().tobytes() == np.take_along_axis(src, idx, axis).tobytes()
+
+
+def test_pointer_casts_on_gpu(rng):
+    import test_python_corners as corners  # tests/python
+    values = rng.standard_normal(40).astype(np.float32)
+    bf16_bits = (values.view(np.uint32) >> 16).astype(np.uint16).view(np.int16)
+    out = torch.zeros(40, device="cuda")
+    corners.read_as_bf16[(1,)](torch.from_numpy(bf16_bits.copy()).cuda(), out, 40, BLOCK=64)
+    want = (bf16_bits.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
+    out2 = torch.zeros(40, device="cuda")
+    corners.through_int64[(1,)](cuda(values), out2, 40, BLOCK=64)
+    np.testing.assert_array_equal(out2.cpu().numpy(), values)

@@ -140,3 +140,42 @@ def test_float_of_a_bad_string_is_a_located_error():
 
     with pytest.raises(tritium.CompilationError, match="could not convert string to float: 'infinite'"):
         bad[(1,)](np.zeros(1, dtype=np.float32))
+
+
+# Pointer casts (Triton's cast rules): pointer to pointer is a bitcast of the address, and a
+# pointer goes to int64 and back. Noticed last session: `.to(tl.pointer_type(...))` was refused.
+@tritium.jit
+def read_as_bf16(bits_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    as_bf16 = bits_ptr.to(tl.pointer_type(tl.bfloat16))
+    x = tl.load(as_bf16 + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x.to(tl.float32), mask=offs < n)
+
+
+@tritium.jit
+def through_int64(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    address = x_ptr.to(tl.int64)
+    back = address.to(tl.pointer_type(tl.float32))
+    tl.store(out_ptr + offs, tl.load(back + offs, mask=offs < n), mask=offs < n)
+
+
+def test_pointer_casts(rng):
+    values = rng.standard_normal(40).astype(np.float32)
+    bf16_bits = (values.view(np.uint32) >> 16).astype(np.uint16).view(np.int16)
+    out = np.zeros(40, np.float32)
+    read_as_bf16[(1,)](bf16_bits, out, 40, BLOCK=64)
+    want = (bf16_bits.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(out, want)
+    out2 = np.zeros(40, np.float32)
+    through_int64[(1,)](values, out2, 40, BLOCK=64)
+    np.testing.assert_array_equal(out2, values)
+
+
+def test_pointer_cast_to_a_float_is_an_error():
+    @tritium.jit
+    def bad(x_ptr):
+        tl.store(x_ptr, x_ptr.to(tl.float32))
+
+    with pytest.raises(tritium.CompilationError, match="cannot cast a pointer to fp32"):
+        bad[(1,)](np.zeros(1, np.float32))
