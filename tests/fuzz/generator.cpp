@@ -275,7 +275,10 @@ class Generator {
           std::string fn = one_of(reductions);
           return {fn + "(" + v.name + ", 0)", fn.find("arg") != std::string::npos ? 3 : v.dtype};
         }
-        if (shape == 1 && chance(40)) return {std::string(chance(50) ? "tl.cumsum(" : "tl.cumprod(") + x + ", 0)", xt};
+        // x may be a scalar that a block expression broadcasts; a scan needs the block.
+        if (shape == 1 && chance(40)) {
+          return {std::string(chance(50) ? "tl.cumsum(" : "tl.cumprod(") + "tl.broadcast_to(" + x + ", (BLOCK,)), 0)", xt};
+        }
         [[fallthrough]];
       case 10:
         if (kind == 10 && shape != 0) return move(shape, x, xt);
