@@ -10,7 +10,8 @@
 #        strip --strip-unneeded build-gpu/dist/libtritium.so
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
-#   picks the GPU test files (default: every tests/gpu/test_*.py), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
+#   picks the GPU test files (default: every tests/gpu/test_*.py, which no longer fits the 420 s
+#   pytest limit: run it in parts), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
