@@ -1,5 +1,7 @@
 # RUN: --kernel kernel --signature "*fp32, *fp16" --emit ir
-# ERROR: 10:21: must be a scalar dtype, got the dtype pointer<fp16>
+# ERROR: 12:21: cannot cast fp32 to a pointer
+# A pointer dtype is a cast target (pointer to pointer, int64 to pointer, as Triton's cast),
+# but a float is not converted to a pointer.
 import tritium
 import tritium.language as tl
 
