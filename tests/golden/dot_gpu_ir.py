@@ -1,7 +1,7 @@
 # `--emit gpu-ir`: the kernel after the GPU passes with what code generation decided noted
 # on each op. A tutorial-style matmul: both operand loads become cp.async copies into three
-# stage buffers, two iterations ahead (num_stages 3; the loop carries their offsets), the accumulator stays in mma fragments
-# through the loop, the dot is mma.sync m16n8k16 on sm_80, `acc * 0.5` stays in fragments (a
+# stage buffers, two iterations ahead (num_stages 3; the loop carries their offsets), the
+# accumulator stays in mma fragments through the loop, the dot is mma.sync m16n8k16 on sm_80, `acc * 0.5` stays in fragments (a
 # uniform operand) and is read flat once, and the add of a broadcast bias row is flat. On
 # sm_90 (the second RUN) the dot is wgmma, the fragments are the warpgroup layout (4 x 1 warps)
 # and the stage buffers hold swizzled tiles on 1024-byte boundaries. Types carry the blocked
