@@ -44,7 +44,7 @@ using tritium::trim;
 
 const char* kUsage =
     "usage:\n"
-    "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N]\n"
+    "  tritium compile FILE --kernel NAME --signature SIG [--num-warps N] [--num-stages N]\n"
     "                  --emit ast|ir|ir-opt|gpu-ir|llvm|ptx|cubin [--arch sm_80|sm_90] [--output F]\n"
     "                  [--debug 0|1]\n"
     "      print a stage of the kernel NAME of FILE specialized on SIG, for example\n"
@@ -153,12 +153,18 @@ int num_warps_option(const Options& options) {
   return static_cast<int>(w);
 }
 
+int num_stages_option(const Options& options) {
+  int64_t n = parse_int(options.get("num-stages", "3"), "--num-stages");
+  if (n < 1 || n > 8) throw UsageError{"--num-stages must be from 1 to 8, got " + std::to_string(n)};
+  return static_cast<int>(n);
+}
+
 // ---------------------------------------------------------------------------------------
 // `tritium compile`
 
 int cmd_compile(int argc, char** argv) {
   Options options = parse_options(argc, argv, 2,
-                                  {"kernel", "signature", "num-warps", "emit", "arch", "output", "debug"});
+                                  {"kernel", "signature", "num-warps", "num-stages", "emit", "arch", "output", "debug"});
   std::string emit = options.get("emit", "ir");
   static const std::map<std::string, tritium::Stage> stages = {
       {"ast", tritium::Stage::Ast},   {"ir", tritium::Stage::Ir},
@@ -177,6 +183,7 @@ int cmd_compile(int argc, char** argv) {
   }
   tritium::LaunchConfig config;
   config.num_warps = num_warps_option(options);
+  config.num_stages = num_stages_option(options);
   std::string debug = options.get("debug", "0");
   if (debug != "0" && debug != "1") throw UsageError{"--debug must be 0 or 1, got '" + debug + "'"};
   config.debug = debug == "1";
@@ -212,10 +219,7 @@ int cmd_compile(int argc, char** argv) {
 int cmd_opt(int argc, char** argv) {
   Options options = parse_options(argc, argv, 2, {"passes", "num-warps", "num-stages"});
   int64_t num_warps = parse_int(options.get("num-warps", "4"), "--num-warps");
-  int64_t num_stages = parse_int(options.get("num-stages", "3"), "--num-stages");
-  if (num_stages < 1 || num_stages > 8) {
-    throw UsageError{"--num-stages must be from 1 to 8, got " + std::to_string(num_stages)};
-  }
+  int num_stages = num_stages_option(options);
   if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)) != 0) {
     throw UsageError{"--num-warps must be a power of 2 from 1 to 32, got " + std::to_string(num_warps)};
   }
@@ -234,7 +238,7 @@ int cmd_opt(int argc, char** argv) {
     text = read_file(options.file);
   }
   std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false, static_cast<int>(num_warps),
-                                     static_cast<int>(num_stages));
+                                     num_stages);
   return 0;
 }
 
