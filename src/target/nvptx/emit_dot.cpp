@@ -21,9 +21,6 @@ namespace {
 // f16 on the way into shared memory).
 enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
 
-// Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA).
-constexpr int64_t kMaxSharedBytes = 200 * 1024;
-
 }  // namespace
 
 // ---- threads within a warp ----
