@@ -67,6 +67,16 @@ def staged_range(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
     tl.store(c_ptr + r[:, None] * 32 + r[None, :], acc)
 
 @triton.jit
+def fixed_a(a_ptr, b_ptr, c_ptr, K):
+    r = tl.arange(0, 64)
+    a = tl.load(a_ptr + r[:, None] * 64 + r[None, :])
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in range(0, K, 64):
+        b = tl.load(b_ptr + (k + r)[:, None] * 64 + r[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+@triton.jit
 def two_dots(q_ptr, k_ptr, v_ptr, o_ptr, N):
     r = tl.arange(0, 64)
     q = tl.load(q_ptr + r[:, None] * 64 + r[None, :])
@@ -365,6 +375,16 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 1);
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);  // at the loop's exit
     CHECK(count(ptx, "bar.sync") == 4);
+  }
+  SECTION("a dot that stages an operand itself is not left in flight") {
+    // A is loaded once before the loop and staged by the dot every iteration: a wgmma still
+    // reading it would race with the next iteration's staging.
+    nvptx::TargetOptions options;
+    options.num_stages = 3;
+    std::string ptx = nvptx::compile_to_ptx(*lower_dot("fixed_a", "*fp16:16, *fp16:16, *fp32:16, i32:16"), options).ptx;
+    CHECK(count(ptx, "cp.async.commit_group") > 0);  // B is copied into stage buffers
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);
   }
   SECTION("the epilogue's round trip reuses the stage buffers") {
     std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";

@@ -138,7 +138,13 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
     // The extra buffer of a dot kept in flight, only where it fits.
     int64_t with_extra = align(plan.reserved_bytes);
     for (const auto& operand : here) with_extra += (operand->distance + 2) * align(operand->tile.bytes());
+    // Both operands must sit in stage buffers: a wgmma still in flight reads them, so one
+    // staged by the dot itself would be overwritten by the next iteration's staging.
+    auto copied = [&](const ir::Value* v) {
+      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
+    };
     bool in_flight = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
+                     copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
                      with_extra <= kMaxSharedBytes;
     if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
     for (size_t h = 0; h < here.size(); ++h) {
