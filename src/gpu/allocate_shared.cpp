@@ -23,7 +23,9 @@ class Planner {
   void walk(ir::Region& region) {
     for (auto& op : region.ops()) {
       int64_t index = next_++;
+      size_t before = buffers.size();
       for (const auto& r : op->regions()) walk(*r);
+      if (op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While) loops.emplace_back(before, buffers.size());
       for (int64_t size : scratch_slots(*op, widths_, threads_)) {
         if (size <= 0) continue;
         SharedBuffer b;
@@ -37,6 +39,7 @@ class Planner {
 
   std::vector<SharedBuffer> buffers;
   std::vector<Op*> owners;  // the op of each buffer
+  std::vector<std::pair<size_t, size_t>> loops;  // the buffers inside each loop: [begin, end)
 
  private:
   const VectorWidths& widths_;
@@ -82,14 +85,23 @@ void allocate_shared(ir::Function& function, const GpuOptions& options) {
   planner.walk(function.body());
   // A round trip's bytes are read until the next barrier, which insert_barriers must place
   // before the next op with buffers when that op reuses them. Kept live up to that op
-  // instead, neighbours get disjoint bytes and need no barrier between them: taken when it
-  // costs little memory (at most kSpreadBytes, or no more than reuse needs).
+  // instead, neighbours get disjoint bytes and need no barrier between them (in a loop, also
+  // the last and the first round trip of its body): taken when it costs little memory (at
+  // most kSpreadBytes, or no more than reuse needs).
   std::vector<SharedBuffer> reused = planner.buffers;
   const int64_t reuse_bytes = allocate_buffers(reused);
   std::vector<SharedBuffer> spread = planner.buffers;
   for (SharedBuffer& b : spread) {
     for (const SharedBuffer& o : planner.buffers) {
       if (o.first > b.first && (b.last == b.first || o.first < b.last)) b.last = o.first;
+    }
+  }
+  // A loop's back edge: its last round trip is followed by its first. The last ones' bytes,
+  // kept live from the first, stay apart from every round trip of the body.
+  for (const auto& [begin, end] : planner.loops) {
+    if (end - begin < 2 || planner.buffers[begin].first == planner.buffers[end - 1].first) continue;
+    for (size_t i = begin; i < end; ++i) {
+      if (planner.buffers[i].first == planner.buffers[end - 1].first) spread[i].first = planner.buffers[begin].first;
     }
   }
   const int64_t spread_bytes = allocate_buffers(spread);
