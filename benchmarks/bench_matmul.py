@@ -110,6 +110,17 @@ def check_sweep(kernels):
     return failures
 
 
+def close_enough(c, ref, fp8):
+    """fp16/bf16: elementwise. fp8: Triton's sm_90 default (max_num_imprecise_acc = 2**30)
+    accumulates inside wgmma at less than fp32 precision, so its elements may miss by a few
+    units at K = 4096; the check is then on the relative norm of the error."""
+    import torch
+    if not fp8:
+        return torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+    error = torch.linalg.vector_norm((c.float() - ref.float()).flatten())
+    return bool(error <= 1e-2 * torch.linalg.vector_norm(ref.float().flatten()))
+
+
 def bench(kernels, quick, hinted=False):
     import torch
     import triton.testing
@@ -147,7 +158,7 @@ def bench(kernels, quick, hinted=False):
                 except Exception as e:  # noqa: BLE001
                     print(f"  {name} {block}: {type(e).__name__}: {str(e)[:160]}")
                     continue
-                if not torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2):
+                if not close_enough(c, ref, fp8):
                     print(f"  {name} {block}: WRONG (max err {float((c.float() - ref.float()).abs().max()):.3g})")
                     continue
                 ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8,
