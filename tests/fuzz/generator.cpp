@@ -159,6 +159,10 @@ class Generator {
     } else if (chance(70)) {
       line(name + " = tl.load(" + p.name + " + " + offs + ", mask=" + offs + " < n" +
            (chance(50) ? ", other=0" : "") + ")");
+    } else if (shape == 1 && chance(50)) {
+      // A remainder whose dividend's sign is unknown: the GPU compiles it twice behind a sign
+      // test (gpu/version_on_signs.h). In bounds: BLOCK + (-BLOCK, BLOCK).
+      line(name + " = tl.load(" + p.name + " + BLOCK + ((pid - 2) * BLOCK + tl.arange(0, BLOCK)) % BLOCK)");
     } else {
       line(name + " = tl.load(" + p.name + " + " + offs + " % (n + 1))");  // in bounds: n + 1 <= 2 * BLOCK + 1
     }
