@@ -2,6 +2,7 @@
 #include "gpu/version_on_signs.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -20,15 +21,6 @@ namespace {
 
 // A test of more scalars than this is not worth a second copy of the kernel.
 constexpr size_t kMaxScalars = 4;
-
-int64_t gcd(int64_t a, int64_t b) {
-  while (b != 0) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 bool defined_in(const Value* v, const ir::Region& body) {
   return v->def() == nullptr ? v->region() == &body : v->def()->parent() == &body;
@@ -65,31 +57,20 @@ bool sign_sources(const Value* v, const analysis::AxisInfoAnalysis& axis, const 
   }
 }
 
-// Whether axis_info.cpp's rem rule would find runs longer than 1 in `rem` if its dividend
-// were known to be >= 0.
-bool runs_if_non_negative(const ir::Op& rem, const analysis::AxisInfoAnalysis& axis) {
-  const ir::Type* type = rem.result()->type();
-  if (!type->is_block() || !type->is_int() || !ir::is_signed(type->element()->scalar_kind())) return false;
-  const analysis::AxisInfo& a = axis.get(rem.operand(0));
-  const analysis::AxisInfo& b = axis.get(rem.operand(1));
-  if (a.non_negative) return false;
-  for (int d = 0; d < a.rank(); ++d) {
-    if (gcd(gcd(a.contiguity[d], a.divisibility[d]), gcd(b.divisibility[d], b.constancy[d])) > 1) return true;
-  }
-  return false;
+// A remainder whose dividend's sign the facts do not know: for a dividend >= 0 the rem rule
+// of axis_info.cpp may find runs (which the trial in `widens` asks the analysis about).
+bool sign_unknown_rem(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
+  if (op.kind() != OpKind::Rem) return false;
+  const ir::Type* type = op.result()->type();
+  return type->is_block() && type->is_int() && ir::is_signed(type->element()->scalar_kind()) &&
+         !axis.get(op.operand(0)).non_negative;
 }
 
-void collect_rems(const ir::Region& region, std::vector<const ir::Op*>& out) {
+void collect(const ir::Region& region, const std::function<bool(const ir::Op&)>& which,
+             std::vector<const ir::Op*>& out) {
   for (const auto& op : region.ops()) {
-    if (op->kind() == OpKind::Rem) out.push_back(op.get());
-    for (const auto& inner : op->regions()) collect_rems(*inner, out);
-  }
-}
-
-void collect_accesses(const ir::Region& region, std::vector<const ir::Op*>& out) {
-  for (const auto& op : region.ops()) {
-    if (op->kind() == OpKind::Load || op->kind() == OpKind::Store) out.push_back(op.get());
-    for (const auto& inner : op->regions()) collect_accesses(*inner, out);
+    if (which(*op)) out.push_back(op.get());
+    for (const auto& inner : op->regions()) collect(*inner, which, out);
   }
 }
 
@@ -100,29 +81,35 @@ int capped_width(const ir::Op& access, const analysis::AxisInfoAnalysis& axis, i
   return static_cast<int>(std::min<int64_t>(access_width(access, axis), per_thread));
 }
 
-// Whether assuming `scalars` >= 0 makes some load or store wider than `widths` says.
+// Whether assuming `scalars` >= 0 makes some load or store wider than `widths` says; if so,
+// `widths` becomes what they get then.
 bool widens(const ir::Function& function, const std::vector<const Value*>& scalars,
-            const std::vector<const ir::Op*>& accesses, const std::vector<int>& widths, int threads) {
+            const std::vector<const ir::Op*>& accesses, std::vector<int>& widths, int threads) {
   analysis::AxisInfoAnalysis assumed(function, {scalars.begin(), scalars.end()});
+  std::vector<int> now;
+  for (const ir::Op* access : accesses) now.push_back(capped_width(*access, assumed, threads));
   for (size_t i = 0; i < accesses.size(); ++i) {
-    if (capped_width(*accesses[i], assumed, threads) > widths[i]) return true;
+    if (now[i] > widths[i]) {
+      widths = std::move(now);
+      return true;
+    }
   }
   return false;
 }
 
-// The scalars worth testing: those of every rem whose runs they unlock, kept only when
-// that makes an access wider.
+// The scalars worth testing: those of each rem with a dividend of unknown sign, kept only
+// when they make an access wider than the scalars kept before them do.
 std::vector<const Value*> scalars_to_test(const ir::Function& function, int threads) {
   analysis::AxisInfoAnalysis axis(function);
   std::vector<const ir::Op*> accesses;
-  collect_accesses(function.body(), accesses);
+  collect(function.body(), [](const ir::Op& op) { return op.kind() == OpKind::Load || op.kind() == OpKind::Store; },
+          accesses);
   std::vector<int> widths;
   for (const ir::Op* op : accesses) widths.push_back(capped_width(*op, axis, threads));
   std::vector<const ir::Op*> rems;
-  collect_rems(function.body(), rems);
+  collect(function.body(), [&](const ir::Op& op) { return sign_unknown_rem(op, axis); }, rems);
   std::vector<const Value*> chosen;
   for (const ir::Op* rem : rems) {
-    if (!runs_if_non_negative(*rem, axis)) continue;
     std::vector<const Value*> scalars;
     if (!sign_sources(rem->operand(0), axis, function.body(), scalars) || scalars.empty()) continue;
     std::vector<const Value*> with = chosen;
