@@ -365,6 +365,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
     if (l == nullptr) return "";
+    if (l->rows) {
+      return "fragment rows: " + std::to_string(l->warps_m) + " warps along m, " + std::to_string(l->num_regs()) +
+             " rows per thread" + (fragments.needs_flat(v) ? ", also read flat" : "");
+    }
     return "fragments: " + std::to_string(l->warps_m) + "x" + std::to_string(l->warps_n) + " warps, " +
            std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
            (fragments.needs_flat(v) ? ", also read flat" : "");
@@ -372,6 +376,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
+    if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {
+      const FragmentLayout* in = fragments.layout(op.operand(0));
+      parts.push_back(std::string("in registers, then shfl.bfly within quads") +
+                      (in != nullptr && in->warps_n > 1 ? ", then across " + std::to_string(in->warps_n) + " warps through shared memory" : ""));
+    }
     auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
     if (copy_it != copies.loads.end()) {
       const AsyncOperand& a = *copy_it->second;

@@ -180,6 +180,7 @@ void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::stri
 }
 
 Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment) {
+  if (l.rows) return rows_to_flat(value, l, fragment);
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
@@ -203,6 +204,9 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
     out.values.assign(l.num_regs(), flat.at(0));
     return out;
   }
+  // Masks and offsets built from ranges: computed where each register is (no round trip).
+  if (Regs computed; fragment_from_index(value, l, computed)) return computed;
+  if (l.rows) return flat_to_rows(value, l, flat);
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");

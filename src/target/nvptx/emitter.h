@@ -196,6 +196,17 @@ class Emitter {
   void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
            const std::vector<llvm::Value*>& b, llvm::Value** c);
 
+  // ---- emit_fragment_rows.cpp: row reductions, views and broadcasts on fragments ----
+  void emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows);
+  void emit_fragment_view(const ir::Op& op);
+  void emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l);
+  llvm::Value* fragment_element(const FragmentLayout& l, int reg);  // i32 FragmentLayout::element
+  // A flat `value` whose elements follow from their index (recomputable), computed at each
+  // register of `l` into `out`; false when it is not such a value.
+  bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
+  Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
+  Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
+
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
                   std::vector<llvm::Value*>& c);
