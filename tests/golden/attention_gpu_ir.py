@@ -1,0 +1,78 @@
+# `--emit gpu-ir` of a flash-attention forward step (Triton's fused-attention tutorial style):
+# what stays in the dot's fragments (fragment_layout.h). The causal mask is computed from
+# ranges where each fragment register is, so `where` stays in fragments; tl.max and tl.sum
+# along axis 1 reduce in registers and quad shuffles into fragment rows (on sm_80's 2 x 2 warp
+# grid, then across the 2 warps along n through shared memory; on sm_90's 4 x 1 warpgroup
+# layout not at all); the running max and sum stay rows through the loop; `m_ij[:, None]`,
+# `alpha[:, None]` and `l_i[:, None]` broadcast back into fragments, so `qk - m_ij[:, None]`,
+# exp2, `acc * alpha[:, None]` and `acc / l_i[:, None]` never leave registers. P (cast to
+# fp16) is still read flat by the second dot, and the output by its store.
+#
+# RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4
+# RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --check-prefix=SM90
+#
+# CHECK-LABEL: func @attention_fwd(
+# CHECK: = for {{.*}}  // #0 fragments: 2x2 warps, 4x4 tiles of 16x8 each; #1 fragment rows: 2 warps along m, 8 rows per thread; #2 fragment rows: 2 warps along m, 8 rows per thread;
+# CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK: = select {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK-NEXT: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows: 2 warps along m, 8 rows per thread
+# CHECK: = maximum {{.*}}  // fragment rows: 2 warps along m, 8 rows per thread
+# CHECK-NEXT: = expand_dims {{.*}}  // fragment rows: 2 warps along m, 8 rows per thread
+# CHECK-NEXT: = broadcast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK-NEXT: = sub {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK-NEXT: = exp2 {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows
+# CHECK: = mul {{.*}} : block<128x64xfp32, {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK-NEXT: = cast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each, also read flat
+# CHECK-NEXT: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK: = div {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK-NOT: also read flat
+# CHECK: = cast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each, also read flat
+# CHECK-NEXT: store
+#
+# SM90-LABEL: func @attention_fwd(
+# SM90: = for {{.*}}  // #0 fragments: 4x1 warps, 2x8 tiles of 16x8 each; #1 fragment rows: 4 warps along m, 4 rows per thread; #2 fragment rows: 4 warps along m, 4 rows per thread;
+# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread
+# SM90: = broadcast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread
+# SM90: = mul {{.*}} : block<128x64xfp32, {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = div {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: store
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attention_fwd(Q, K, V, Out, sm_scale, seq_len, HEAD: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * seq_len * HEAD
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(Q + base + offs_m[:, None] * HEAD + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = tl.minimum((start_m + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k = tl.load(K + base + cols[None, :] * HEAD + offs_d[:, None], mask=cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        valid = cols[None, :] < seq_len
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + base + cols[:, None] * HEAD + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * HEAD + offs_d[None, :], acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
