@@ -68,3 +68,19 @@ def test_softmax_rows_of_a_dot(rng, m, n, warps):
     s = a.astype(np.float64) @ b.astype(np.float64)
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(out.cpu().numpy(), p / p.sum(1, keepdims=True), rtol=2e-3, atol=1e-6)
+
+
+@pytest.mark.parametrize("m,n,k,d", [(16, 16, 16, 16), (64, 64, 32, 64), (128, 64, 32, 64)])
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("dtype,prec,tol", [("float16", "ieee", 1e-2), ("bfloat16", "ieee", 2e-2),
+                                            ("float32", "tf32", 1e-2), ("float32", "ieee", 1e-4)])
+def test_chained_dots_stage_a_from_fragments(gen, m, n, k, d, warps, dtype, prec, tol):
+    a = torch.randn((m, k), device="cuda", generator=gen).half()
+    b = torch.randn((k, n), device="cuda", generator=gen).half()
+    dm = torch.randn((n, d), device="cuda", generator=gen).to(getattr(torch, dtype))
+    out = torch.full((m, d), 7.0, device="cuda")
+    fk.chained_dots[(1,)](a, b, dm, out, M=m, N=n, K=k, D=d, PREC=prec, num_warps=warps)
+    torch.cuda.synchronize()
+    c = (a.double() @ b.double() * 0.25).to(getattr(torch, dtype)).double()
+    want = c @ dm.double()
+    torch.testing.assert_close(out.double(), want, rtol=tol, atol=tol * n ** 0.5)

@@ -72,3 +72,20 @@ def reference(a, b, op, special):
     with np.errstate(invalid="ignore"):
         r = {"max": np.fmax.reduce, "min": np.fmin.reduce, "sum": np.add.reduce}[op](c, axis=1)
         return r, c - r[:, None]
+
+
+@jit
+def chained_dots(a_ptr, b_ptr, d_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, D: tl.constexpr,
+                 PREC: tl.constexpr):
+    """(a @ b) @ d with the first result cast to d's type: the second dot's A operand is
+    staged into shared memory straight from the first dot's fragments."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    rd = tl.arange(0, D)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    d = tl.load(d_ptr + rn[:, None] * D + rd[None, :])
+    c = tl.dot(a, b) * 0.25
+    out = tl.dot(c.to(d.dtype), d, input_precision=PREC)
+    tl.store(out_ptr + rm[:, None] * D + rd[None, :], out)

@@ -37,3 +37,15 @@ def test_softmax_rows_of_a_dot(rng):
     s = a.astype(np.float64) @ b.astype(np.float64)
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(out, p / p.sum(1, keepdims=True), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_chained_dots(rng, dtype):
+    m, n, k, d = 32, 32, 16, 16
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    dm = rng.standard_normal((n, d)).astype(dtype)
+    out = np.zeros((m, d), np.float32)
+    fk.chained_dots[(1,)](a, b, dm, out, M=m, N=n, K=k, D=d, PREC="ieee")
+    c = (a.astype(np.float64) @ b.astype(np.float64) * 0.25).astype(dtype).astype(np.float64)
+    np.testing.assert_allclose(out, c @ dm.astype(np.float64), rtol=1e-3, atol=1e-3)

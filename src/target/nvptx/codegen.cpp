@@ -376,6 +376,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
+    if (op.kind() == ir::OpKind::Dot) {
+      for (int i = 0; i < 2; ++i) {
+        if (fragments.layout(op.operand(i)) != nullptr) parts.push_back(std::string(i == 0 ? "A" : "B") + " staged from its fragments");
+      }
+    }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {
       const FragmentLayout* in = fragments.layout(op.operand(0));
       parts.push_back(std::string("in registers, then shfl.bfly within quads") +

@@ -374,14 +374,14 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   if (copied_a == async_.carried.end()) {
-    stage_rows(a->type(), get(a), 0, s.tile_a, s.a, converter(ka));
+    stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
     s.stride_a = copied_a->second->tile.stride();
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
-    stage_rows(b->type(), get(b), s.b_offset, s.tile_b, s.b, converter(kb));
+    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
     s.b_address = shared_address(s.b_offset);
   } else {
     s.stride_b = copied_b->second->tile.stride();

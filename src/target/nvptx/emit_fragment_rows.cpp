@@ -1,6 +1,7 @@
 // Fragment rows (fragment_layout.h): reductions along the last axis of a dot's fragments
-// without leaving registers, the views and broadcasts that keep rows in place, and the
-// conversions of rows and of index-computed operands into fragment layouts.
+// without leaving registers, the views and broadcasts that keep rows in place, the
+// conversions of rows and of index-computed operands into fragment layouts, and dot
+// operands staged into shared memory straight from their fragments.
 //
 //   reduce(qk [m, n] fragment, axis 1):  per thread, the registers of each of its rows
 //       -> shfl.bfly 1, 2 (the four lanes of a quad hold one row's columns)
@@ -179,6 +180,38 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
   Regs out;
   for (int r = 0; r < l.num_regs(); ++r) out.values.push_back(in.at(l.row_reg(r)));
   set_fragment(op.result(), std::move(out));
+}
+
+void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                            const std::function<llvm::Value*(llvm::Value*)>& convert) {
+  const FragmentLayout* l = frags_.layout(value);
+  if (l == nullptr || l->rows) {
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert);
+    return;
+  }
+  // Registers c, c + 1 (c even) are columns col, col + 1 of one row: one pair, in one 16-byte
+  // chunk of a swizzled tile (col is even), 2-element aligned in a padded one (even stride).
+  auto it = fragments_.find(value);
+  if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
+  const Regs& regs = it->second;
+  const int64_t rows = l->batch * l->m;
+  llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
+  const llvm::Align align(static_cast<uint64_t>(2 * type_bytes(stored)));
+  for (int r = 0; r < l->num_regs(); r += 2) {
+    llvm::Value* e = fragment_element(*l, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+    llvm::Value* vec = llvm::PoisonValue::get(pair);
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r)), b_.getInt32(0));
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r + 1)), b_.getInt32(1));
+    llvm::Value* ptr =
+        tile.swizzle == 0
+            ? shared_element_at(byte_offset, stored,
+                                b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col),
+                                rows * tile.stride())
+            : shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
+    b_.CreateAlignedStore(vec, ptr, align);
+  }
 }
 
 }  // namespace tritium::nvptx

@@ -206,6 +206,10 @@ class Emitter {
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
   Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
+  // A dot operand written to its shared tile: from its fragments when it has them (P of
+  // attention: no round trip through the flat layout), else stage_rows.
+  void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                     const std::function<llvm::Value*(llvm::Value*)>& convert);
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,

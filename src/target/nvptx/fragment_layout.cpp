@@ -125,7 +125,8 @@ bool rows_broadcast(const ir::Op& op) {
 
 // Whether `user` reads its operand `operand` in the layout `is_fragment` gives it.
 bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
-  if (user.kind() == OpKind::Dot) return operand == 2;
+  // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
+  if (user.kind() == OpKind::Dot) return operand <= 2 && is_fragment(user.operand(operand));
   if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
   if (row_reduce(user)) return is_fragment(user.result(0));
   const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
