@@ -6,8 +6,8 @@
 # layout not at all); the running max and sum stay rows through the loop; `m_ij[:, None]`,
 # `alpha[:, None]` and `l_i[:, None]` broadcast back into fragments, so `qk - m_ij[:, None]`,
 # exp2, `acc * alpha[:, None]` and `acc / l_i[:, None]` never leave registers. P (cast to
-# fp16) is written into the second dot's shared tile straight from its fragments; only the
-# output is read flat (by its store).
+# fp16) is written into the second dot's shared tile straight from its fragments (sm_80), or
+# read by wgmma from its registers (sm_90); only the output is read flat (by its store).
 #
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --check-prefix=SM90
@@ -38,7 +38,7 @@
 # SM90: = broadcast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread
 # SM90: = mul {{.*}} : block<128x64xfp32, {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
-# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A staged from its fragments; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A read from its fragments' registers; fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: = div {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: store
 import triton

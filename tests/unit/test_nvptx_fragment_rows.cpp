@@ -94,6 +94,20 @@ void collect(const ir::Region& region, std::vector<const ir::Op*>& ops) {
   }
 }
 
+// wgmma instructions with A from registers: a register list after the accumulators'.
+int wgmma_register_a(const std::string& ptx) {
+  int n = 0;
+  size_t start = 0;
+  while (start < ptx.size()) {
+    size_t end = ptx.find('\n', start);
+    if (end == std::string::npos) end = ptx.size();
+    std::string line = ptx.substr(start, end - start);
+    n += line.find("wgmma.mma_async") != std::string::npos && line.find("}, {") != std::string::npos ? 1 : 0;
+    start = end + 1;
+  }
+  return n;
+}
+
 std::string attention_signature(int head, int block_m, int block_n, bool causal) {
   return "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=" + std::to_string(head) +
          ", BLOCK_M=" + std::to_string(block_m) + ", BLOCK_N=" + std::to_string(block_n) +
@@ -289,16 +303,46 @@ TEST_CASE("nvptx: a row reduction of a dot is shuffles in quads, and barriers on
 TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[nvptx][rows]") {
   // Before fragment rows, every K step converted the fragments through shared memory ten
   // times (20 barriers in the loop at 128 x 64, 4 warps, on both targets; 25 in the kernel).
-  // Now the loop has each dot's staging barrier and the barrier after it (4), and on sm_80's
-  // 2 x 2 warps the two row reductions' exchanges across warps (4 more); outside it, the
-  // drain of the copies and the store's conversion (3).
+  // Now the loop has each dot's staging barrier and the barrier after it (4; on sm_90 the
+  // second dot reads P from registers and V in its stage buffer, so nothing is staged and
+  // the barrier after it goes: 3), and on sm_80's 2 x 2 warps the two row reductions'
+  // exchanges across warps (4 more); outside it, the drain of the copies and the store's
+  // conversion (3).
   for (int sm : {80, 90}) {
     auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
     nvptx::CompiledPtx ptx = compile(*f, 4, sm, 3);
     INFO("sm_" << sm);
     CHECK(testing::ptxas_errors(ptx).empty());
-    CHECK(testing::count(ptx.ptx, "bar.sync") == (sm == 90 ? 7 : 11));
+    CHECK(testing::count(ptx.ptx, "bar.sync") == (sm == 90 ? 6 : 11));
     CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == (sm == 90 ? 16 : 32));
+    // wgmma with A in registers: {four .b32} after the accumulators, 4 k-steps x 2 bands.
+    CHECK(wgmma_register_a(ptx.ptx) == (sm == 90 ? 8 : 0));
+  }
+}
+
+TEST_CASE("nvptx: wgmma reads A from registers only in the warpgroup layout", "[nvptx][rows]") {
+  struct Case {
+    int head, block_m, block_n, warps;
+    bool registers;
+  };
+  // 4 warps: 64 rows per band; 8 warps: 128 x 64 holds 1 band of 128, but 64 rows cannot
+  // give every warp 16 (then mma.sync-style grids, A staged).
+  for (Case c : {Case{64, 128, 64, 4, true}, Case{128, 64, 64, 4, true}, Case{64, 64, 32, 4, true},
+                 Case{64, 128, 64, 8, true}, Case{64, 64, 64, 8, false}, Case{64, 32, 32, 4, false}}) {
+    INFO(c.head << " " << c.block_m << " " << c.block_n << ", " << c.warps << " warps");
+    auto f = lower_rows("attention", attention_signature(c.head, c.block_m, c.block_n, false));
+    nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, c.warps, 90);
+    std::vector<const ir::Op*> ops;
+    collect(f->body(), ops);
+    int registers = 0;
+    for (const ir::Op* op : ops) {
+      if (op->kind() == ir::OpKind::Dot) registers += nvptx::wgmma_a_in_registers(*op, plan, 90, c.warps) ? 1 : 0;
+      if (op->kind() == ir::OpKind::Dot) REQUIRE_FALSE(nvptx::wgmma_a_in_registers(*op, plan, 80, c.warps));
+    }
+    CHECK(registers == (c.registers ? 1 : 0));
+    nvptx::CompiledPtx ptx = compile(*f, c.warps, 90, 3);
+    CHECK(testing::ptxas_errors(ptx).empty());
+    CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
   }
 }
 

@@ -378,7 +378,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
     if (op.kind() == ir::OpKind::Dot) {
       for (int i = 0; i < 2; ++i) {
-        if (fragments.layout(op.operand(i)) != nullptr) parts.push_back(std::string(i == 0 ? "A" : "B") + " staged from its fragments");
+        if (fragments.layout(op.operand(i)) == nullptr) continue;
+        bool registers = i == 0 && wgmma_a_in_registers(op, fragments, options.sm, options.num_warps);
+        parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments"));
       }
     }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {

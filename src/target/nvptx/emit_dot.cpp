@@ -339,7 +339,7 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 
-DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma) {
+DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers) {
   const ir::Value* a = op.operand(0);
   const ir::Value* b = op.operand(1);
   ScalarKind ka = a->type()->element()->scalar_kind();
@@ -374,7 +374,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   if (copied_a == async_.carried.end()) {
-    stage_operand(a, 0, s.tile_a, s.a, converter(ka));
+    if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
     s.stride_a = copied_a->second->tile.stride();
@@ -400,7 +400,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   if (copied) issue_deferred_copies();
-  s.in_place = copied_a != async_.carried.end() && copied_b != async_.carried.end();
+  s.in_place = (copied_a != async_.carried.end() || a_in_registers) && copied_b != async_.carried.end();
   return s;
 }
 
@@ -464,7 +464,8 @@ void Emitter::emit_dot(const ir::Op& op) {
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
   const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma);
+  const bool a_in_registers = wgmma && wgmma_a_in_registers(op, frags_, sm_, threads_ / 32);
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma, a_in_registers);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -478,7 +479,12 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
   if (wgmma) {
-    emit_wgmma(op, l, staging, path == DotPath::BF16 ? "bf16" : "f16", c);
+    const char* input = path == DotPath::BF16 ? "bf16" : "f16";
+    if (a_in_registers) {
+      emit_wgmma_registers_a(op, l, staging, input, c);
+    } else {
+      emit_wgmma(op, l, staging, input, c);
+    }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
     const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the

@@ -159,7 +159,8 @@ class Emitter {
   void emit_dot(const ir::Op& op);
   void emit_flat_dot(const ir::Op& op);
   // Writes both operands to shared memory (fp8 converted to f16 when asked), then a barrier.
-  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma);  // blocks too small for tensor cores (M < 16 or N < 8)
+  // (a_in_registers: A is not staged, wgmma reads it from its fragments.)
+  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers = false);
   void emit_fma_dot(const ir::Op& op, const std::vector<llvm::Value*>& a_rows, const std::vector<llvm::Value*>& b_cols,
                     int64_t b_offset, int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
                     std::vector<llvm::Value*>& c);
@@ -206,6 +207,10 @@ class Emitter {
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
   Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
+  // wgmma with A from its fragments (wgmma_a_in_registers): m16n8 accumulators of n-tiles
+  // 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per .b32.
+  void emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
+                              const std::string& input, std::vector<llvm::Value*>& c);
   // A dot operand written to its shared tile: from its fragments when it has them (P of
   // attention: no round trip through the flat layout), else stage_rows.
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,

@@ -332,6 +332,15 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
          num_warps % 4 == 0 && l.warps_m == num_warps && l.warps_n == 1 && l.n >= 16 && k % 16 == 0;
 }
 
+bool wgmma_a_in_registers(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps) {
+  const FragmentLayout* l = plan.layout(dot.result());
+  const FragmentLayout* a = plan.layout(dot.operand(0));
+  if (l == nullptr || a == nullptr || a->rows || !uses_wgmma(dot, *l, sm, num_warps)) return false;
+  ir::ScalarKind kind = dot.operand(0)->type()->element()->scalar_kind();
+  return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && a->batch == 1 && a->m == l->m &&
+         a->warps_m == l->warps_m && a->warps_n == 1 && a->n % 16 == 0;
+}
+
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);

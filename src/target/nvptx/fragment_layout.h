@@ -101,6 +101,10 @@ constexpr int kIndexComputeBudget = 16;
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
 // least 16 columns, and whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
+// Whether `dot` runs on wgmma with A read from registers: A is in fragments of the same
+// warpgroup layout (f16/bf16, its rows those of the result), so that the accumulators of its
+// n-tiles 2j and 2j + 1 are wgmma's A fragment of k-step j (P of attention).
+bool wgmma_a_in_registers(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps);
 // Whether some dot of `function` does.
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 
