@@ -1,6 +1,7 @@
 // plan_async_copies (see async_copy.h).
 #include "target/nvptx/async_copy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
@@ -68,7 +69,14 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
 
 void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) plan_region(*inner, fragments, sm, num_warps, plan);
+    // The branches of an `if` never run together: their stage buffers may overlap.
+    int64_t base = plan.reserved_bytes, end = base;
+    for (const auto& inner : op->regions()) {
+      if (op->kind() == OpKind::If) plan.reserved_bytes = base;
+      plan_region(*inner, fragments, sm, num_warps, plan);
+      end = std::max(end, plan.reserved_bytes);
+    }
+    plan.reserved_bytes = end;
     if (op->kind() != OpKind::For) continue;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();

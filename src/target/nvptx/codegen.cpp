@@ -31,6 +31,7 @@
 #include "target/nvptx/register_budget.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
+#include "gpu/vector_widths.h"
 
 namespace tritium::nvptx {
 
@@ -362,6 +363,16 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
   AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
+  const int threads = 32 * options.num_warps;
+  gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
+  // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
+  auto copy_text = [&](const ir::Op& load) -> std::string {
+    const ir::Type* type = load.result()->type();
+    int w = widths.width(load);
+    if (w > 1) return std::to_string(2 * w) + "-byte copies";
+    int g = gpu::tested_width(type, widths.vector(type->num_elements()), 2);
+    return g > 1 ? std::to_string(2 * g) + "-byte copies where a run-time test holds" : "2-byte copies";
+  };
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
     if (l == nullptr) return "";
@@ -402,7 +413,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       parts.push_back("cp.async into stage buffers at bytes " + offsets +
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
-                      which);
+                      which + ", " + copy_text(op));
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));
