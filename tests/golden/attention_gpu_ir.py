@@ -1,34 +1,37 @@
 # `--emit gpu-ir` of a flash-attention forward step (Triton's fused-attention tutorial style):
 # what stays in the dot's fragments (fragment_layout.h). The causal mask is computed from
 # ranges where each fragment register is, so `where` stays in fragments; tl.max and tl.sum
-# along axis 1 reduce in registers and quad shuffles into fragment rows (on sm_80's 2 x 2 warp
-# grid, then across the 2 warps along n through shared memory; on sm_90's 4 x 1 warpgroup
-# layout not at all); the running max and sum stay rows through the loop; `m_ij[:, None]`,
-# `alpha[:, None]` and `l_i[:, None]` broadcast back into fragments, so `qk - m_ij[:, None]`,
-# exp2, `acc * alpha[:, None]` and `acc / l_i[:, None]` never leave registers. P (cast to
-# fp16) is written into the second dot's shared tile straight from its fragments (sm_80), or
-# read by wgmma from its registers (sm_90); only the output is read flat (by its store).
+# along axis 1 reduce in registers and quad shuffles into fragment rows; the running max and
+# sum stay rows through the loop; `m_ij[:, None]`, `alpha[:, None]` and `l_i[:, None]`
+# broadcast back into fragments, so `qk - m_ij[:, None]`, exp2, `acc * alpha[:, None]` and
+# `acc / l_i[:, None]` never leave registers; only the output is read flat (by its store).
+# A kernel that reduces rows splits m between warps first: at 128 x 64 in 4 warps each warp
+# holds whole rows (4 x 1), so the reductions never cross warps and P (cast to fp16) is the
+# second dot's A in registers, for mma.sync (sm_80) and wgmma (sm_90) alike. At 32 x 64 the
+# warps form 2 x 2: the reductions combine the 2 warps along n through shared memory, and P
+# is written into the second dot's shared tile straight from its fragments (SMALL).
 #
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --check-prefix=SM90
+# RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=32, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4 --check-prefix=SMALL
 #
 # CHECK-LABEL: func @attention_fwd(
-# CHECK: = for {{.*}}  // #0 fragments: 2x2 warps, 4x4 tiles of 16x8 each; #1 fragment rows: 2 warps along m, 8 rows per thread; #2 fragment rows: 2 warps along m, 8 rows per thread;
-# CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK: = select {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK-NEXT: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows: 2 warps along m, 8 rows per thread
-# CHECK: = maximum {{.*}}  // fragment rows: 2 warps along m, 8 rows per thread
-# CHECK-NEXT: = expand_dims {{.*}}  // fragment rows: 2 warps along m, 8 rows per thread
-# CHECK-NEXT: = broadcast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK-NEXT: = sub {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK-NEXT: = exp2 {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows
-# CHECK: = mul {{.*}} : block<128x64xfp32, {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK-NEXT: = cast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each{{$}}
-# CHECK-NEXT: = dot {{.*}}  // mma.sync m16n8k16 f16; A staged from its fragments; fragments: 2x2 warps, 4x4 tiles of 16x8 each
-# CHECK: = div {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each
+# CHECK: = for {{.*}}  // #0 fragments: 4x1 warps, 2x8 tiles of 16x8 each; #1 fragment rows: 4 warps along m, 4 rows per thread; #2 fragment rows: 4 warps along m, 4 rows per thread;
+# CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK: = select {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK-NEXT: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread
+# CHECK: = maximum {{.*}}  // fragment rows: 4 warps along m, 4 rows per thread
+# CHECK-NEXT: = expand_dims {{.*}}  // fragment rows: 4 warps along m, 4 rows per thread
+# CHECK-NEXT: = broadcast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK-NEXT: = sub {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK-NEXT: = exp2 {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows
+# CHECK: = mul {{.*}} : block<128x64xfp32, {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK-NEXT: = cast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each{{$}}
+# CHECK-NEXT: = dot {{.*}}  // mma.sync m16n8k16 f16; A read from its fragments' registers; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# CHECK: = div {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # CHECK-NOT: also read flat
-# CHECK: = cast {{.*}}  // fragments: 2x2 warps, 4x4 tiles of 16x8 each, also read flat
+# CHECK: = cast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each, also read flat
 # CHECK-NEXT: store
 #
 # SM90-LABEL: func @attention_fwd(
@@ -41,6 +44,15 @@
 # SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A read from its fragments' registers; fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: = div {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: store
+#
+# SMALL-LABEL: func @attention_fwd(
+# SMALL: = for {{.*}}  // #0 fragments: 2x2 warps, 1x4 tiles of 16x8 each; #1 fragment rows: 2 warps along m, 2 rows per thread;
+# SMALL: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows: 2 warps along m, 2 rows per thread
+# SMALL: = broadcast {{.*}}  // fragments: 2x2 warps, 1x4 tiles of 16x8 each
+# SMALL: = reduce {{.*}}  // in registers, then shfl.bfly within quads, then across 2 warps through shared memory; fragment rows
+# SMALL: = cast {{.*}}  // fragments: 2x2 warps, 1x4 tiles of 16x8 each{{$}}
+# SMALL-NEXT: = dot {{.*}}  // mma.sync m16n8k16 f16; A staged from its fragments; fragments: 2x2 warps, 1x4 tiles of 16x8 each
+# SMALL: = div {{.*}}  // fragments: 2x2 warps, 1x4 tiles of 16x8 each
 import triton
 import triton.language as tl
 

@@ -84,3 +84,22 @@ def test_chained_dots_stage_a_from_fragments(gen, m, n, k, d, warps, dtype, prec
     c = (a.double() @ b.double() * 0.25).to(getattr(torch, dtype)).double()
     want = c @ dm.double()
     torch.testing.assert_close(out.double(), want, rtol=tol, atol=tol * n ** 0.5)
+
+
+@pytest.mark.parametrize("m,warps", [(16, 1), (32, 2), (64, 4), (128, 4), (128, 8), (32, 4), (64, 8)])
+@pytest.mark.parametrize("n,d", [(64, 64), (32, 128)])
+def test_softmax_dot_reads_p_from_registers(rng, m, warps, n, d):
+    """1 and 2 warps: mma.sync with A from registers (rows split first: 1 x 1, 2 x 1 warps);
+    64 / 128 rows in 4 or 8 warps: wgmma with A from registers; 32 rows in 4 warps and 64 in
+    8: warps along n, P staged from its fragments."""
+    k = 32
+    a, b, v = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n), (n, d)))
+    out = torch.full((m, d), 7.0, device="cuda")
+    fk.softmax_dot[(1,)](*(torch.from_numpy(x).cuda() for x in (a, b, v)), out, M=m, N=n, K=k, D=d,
+                         num_warps=warps)
+    torch.cuda.synchronize()
+    ref = np.zeros((m, d), np.float32)
+    fk.softmax_dot[(1,)](a, b, v, ref, M=m, N=n, K=k, D=d)  # the interpreter
+    got = out.cpu().numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-2, atol=2e-3)
+    np.testing.assert_allclose(got, fk.softmax_dot_reference(a, b, v), rtol=1e-2, atol=4e-3)

@@ -49,3 +49,12 @@ def test_chained_dots(rng, dtype):
     fk.chained_dots[(1,)](a, b, dm, out, M=m, N=n, K=k, D=d, PREC="ieee")
     c = (a.astype(np.float64) @ b.astype(np.float64) * 0.25).astype(dtype).astype(np.float64)
     np.testing.assert_allclose(out, c @ dm.astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_softmax_dot(rng):
+    m, n, k, d = 32, 32, 16, 16
+    a, b, v = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n), (n, d)))
+    out = np.zeros((m, d), np.float32)
+    fk.softmax_dot[(1,)](a, b, v, out, M=m, N=n, K=k, D=d)
+    # P is rounded to fp16 before the second dot.
+    np.testing.assert_allclose(out, fk.softmax_dot_reference(a, b, v), rtol=1e-2, atol=2e-3)

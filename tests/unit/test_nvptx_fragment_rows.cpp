@@ -286,7 +286,8 @@ TEST_CASE("nvptx: a row reduction of a dot is shuffles in quads, and barriers on
                               ", N=64, K=16, OP='" + op + "', KEEP=" + (keep ? "True" : "False");
             INFO(sig << ", sm_" << sm << ", " << warps << " warps");
             auto f = lower_rows("row_reduce", sig);
-            FragmentLayout l = FragmentLayout::make({m, 64}, warps, sm == 90);
+            // A kernel with a row reduction splits m first.
+            FragmentLayout l = FragmentLayout::make({m, 64}, warps, sm == 90, /*rows_first=*/true);
             nvptx::CompiledPtx ptx = compile(*f, warps, sm);
             // Two shuffles (xor 1, 2) per row register; nothing else moves between lanes.
             CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 2 * 2 * l.rep_m);
@@ -303,46 +304,58 @@ TEST_CASE("nvptx: a row reduction of a dot is shuffles in quads, and barriers on
 TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[nvptx][rows]") {
   // Before fragment rows, every K step converted the fragments through shared memory ten
   // times (20 barriers in the loop at 128 x 64, 4 warps, on both targets; 25 in the kernel).
-  // Now the loop has each dot's staging barrier and the barrier after it (4; on sm_90 the
-  // second dot reads P from registers and V in its stage buffer, so nothing is staged and
-  // the barrier after it goes: 3), and on sm_80's 2 x 2 warps the two row reductions'
-  // exchanges across warps (4 more); outside it, the drain of the copies and the store's
+  // Now the loop has the first dot's staging barrier and the barrier after it, and the
+  // second dot's staging barrier only: it reads P from registers and V in its stage buffer,
+  // so nothing is staged (3). The warps split m first (4 x 1 on both targets), so the row
+  // reductions never cross warps. Outside the loop: the drain of the copies and the store's
   // conversion (3).
   for (int sm : {80, 90}) {
     auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
     nvptx::CompiledPtx ptx = compile(*f, 4, sm, 3);
     INFO("sm_" << sm);
     CHECK(testing::ptxas_errors(ptx).empty());
-    CHECK(testing::count(ptx.ptx, "bar.sync") == (sm == 90 ? 6 : 11));
-    CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == (sm == 90 ? 16 : 32));
+    CHECK(testing::count(ptx.ptx, "bar.sync") == 6);
+    CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 16);
     // wgmma with A in registers: {four .b32} after the accumulators, 4 k-steps x 2 bands.
     CHECK(wgmma_register_a(ptx.ptx) == (sm == 90 ? 8 : 0));
+    // mma.sync: A of the first dot only through ldmatrix (Q: 4 k-steps x 2 bands of rows).
+    if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8);
   }
 }
 
-TEST_CASE("nvptx: wgmma reads A from registers only in the warpgroup layout", "[nvptx][rows]") {
+TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows of it", "[nvptx][rows]") {
   struct Case {
     int head, block_m, block_n, warps;
     bool registers;
   };
-  // 4 warps: 64 rows per band; 8 warps: 128 x 64 holds 1 band of 128, but 64 rows cannot
-  // give every warp 16 (then mma.sync-style grids, A staged).
+  // The warps split m first (the kernel reduces rows): 64 rows give 4 warps 16 each, 128
+  // give 8; 64 rows in 8 warps and 32 in 4 leave warps along n (A staged). On sm_90 the
+  // whole-row layouts are wgmma's warpgroup layout, on sm_80 mma.sync's.
   for (Case c : {Case{64, 128, 64, 4, true}, Case{128, 64, 64, 4, true}, Case{64, 64, 32, 4, true},
                  Case{64, 128, 64, 8, true}, Case{64, 64, 64, 8, false}, Case{64, 32, 32, 4, false}}) {
     INFO(c.head << " " << c.block_m << " " << c.block_n << ", " << c.warps << " warps");
     auto f = lower_rows("attention", attention_signature(c.head, c.block_m, c.block_n, false));
-    nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, c.warps, 90);
-    std::vector<const ir::Op*> ops;
-    collect(f->body(), ops);
-    int registers = 0;
-    for (const ir::Op* op : ops) {
-      if (op->kind() == ir::OpKind::Dot) registers += nvptx::wgmma_a_in_registers(*op, plan, 90, c.warps) ? 1 : 0;
-      if (op->kind() == ir::OpKind::Dot) REQUIRE_FALSE(nvptx::wgmma_a_in_registers(*op, plan, 80, c.warps));
+    for (int sm : {80, 90}) {
+      INFO("sm_" << sm);
+      nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, c.warps, sm);
+      std::vector<const ir::Op*> ops;
+      collect(f->body(), ops);
+      int registers = 0, ldmatrix_a = 0;
+      for (const ir::Op* op : ops) {
+        if (op->kind() != ir::OpKind::Dot) continue;
+        bool in_registers = nvptx::a_in_registers(*op, plan);
+        registers += in_registers ? 1 : 0;
+        const FragmentLayout* l = plan.layout(op->result());
+        REQUIRE(l != nullptr);
+        // mma.sync's A through ldmatrix: one x4 per band and k-step of 16.
+        ldmatrix_a += in_registers ? 0 : l->rep_m * static_cast<int>(op->operand(0)->type()->shape().back() / 16);
+      }
+      CHECK(registers == (c.registers ? 1 : 0));
+      nvptx::CompiledPtx ptx = compile(*f, c.warps, sm, 3);
+      CHECK(testing::ptxas_errors(ptx).empty());
+      if (sm == 90) CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
+      if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == ldmatrix_a);
     }
-    CHECK(registers == (c.registers ? 1 : 0));
-    nvptx::CompiledPtx ptx = compile(*f, c.warps, 90, 3);
-    CHECK(testing::ptxas_errors(ptx).empty());
-    CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
   }
 }
 

@@ -390,7 +390,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     if (op.kind() == ir::OpKind::Dot) {
       for (int i = 0; i < 2; ++i) {
         if (fragments.layout(op.operand(i)) == nullptr) continue;
-        bool registers = i == 0 && wgmma_a_in_registers(op, fragments, options.sm, options.num_warps);
+        bool registers = i == 0 && a_in_registers(op, fragments);
         parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments"));
       }
     }

@@ -464,8 +464,8 @@ void Emitter::emit_dot(const ir::Op& op) {
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
   const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
-  const bool a_in_registers = wgmma && wgmma_a_in_registers(op, frags_, sm_, threads_ / 32);
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma, a_in_registers);
+  const bool a_registers = a_in_registers(op, frags_);
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma, a_registers);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -480,7 +480,7 @@ void Emitter::emit_dot(const ir::Op& op) {
 
   if (wgmma) {
     const char* input = path == DotPath::BF16 ? "bf16" : "f16";
-    if (a_in_registers) {
+    if (a_registers) {
       emit_wgmma_registers_a(op, l, staging, input, c);
     } else {
       emit_wgmma(op, l, staging, input, c);
@@ -505,7 +505,7 @@ void Emitter::emit_dot(const ir::Op& op) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n);
         for (int im = 0; im < l.rep_m; ++im) {
           int64_t offset = ((batch * l.m + l.tile_row(im, 0)) * stride_a + k0) * 2;
-          af[im] = ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
+          af[im] = a_registers ? a_fragment(op.operand(0), k0, im) : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
         }
         for (int in = 0; in < l.rep_n; in += 2) {
           int64_t offset = ((batch * K + k0) * stride_b + l.tile_col(in, 0)) * 2;

@@ -1,7 +1,7 @@
-// wgmma.mma_async with A from registers (sm_90a): a dot whose A is the previous dot's result
-// (cast to f16/bf16, P of attention) in the same warpgroup layout reads it where it is. The
-// m16n8 accumulator tiles 2j and 2j + 1 of a warp's 16 rows are exactly the m64nNk16 A
-// fragment of k-step j: {a0, a1} = tile 2j (row g, columns 2t, 2t + 1), {a2, a3} = tile 2j
+// Tensor-core A from registers: a dot whose A is the previous dot's result (cast to
+// f16/bf16, P of attention) with whole rows in each warp reads it where it is, on mma.sync
+// m16n8k16 (emit_dot.cpp) and on wgmma.mma_async (here, sm_90a). The m16n8 accumulator
+// tiles 2j and 2j + 1 of a warp's 16 rows are exactly the k16 A fragment of k-step j: {a0, a1} = tile 2j (row g, columns 2t, 2t + 1), {a2, a3} = tile 2j
 // (row g + 8), {a4, a5} and {a6, a7} the same of tile 2j + 1 (g = lane / 4, t = lane % 4),
 // two elements per .b32, the lower column in the low half. B stays in its swizzled tile.
 #include <llvm/IR/InlineAsm.h>
@@ -16,30 +16,31 @@ namespace {
 constexpr int64_t kMaxN = 256;
 }  // namespace
 
-void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
-                                     const std::string& input, std::vector<llvm::Value*>& c) {
-  const ir::Value* a = op.operand(0);
+std::vector<llvm::Value*> Emitter::a_fragment(const ir::Value* a, int64_t k0, int im) {
   const FragmentLayout* la = frags_.layout(a);
   auto it = fragments_.find(a);
-  if (la == nullptr || it == fragments_.end()) internal_error("nvptx", "wgmma's A is not in fragments", op.loc());
+  if (la == nullptr || it == fragments_.end()) internal_error("nvptx", "a dot's A is not in fragments");
   const Regs& regs = it->second;
-  const int64_t K = a->type()->shape().back();
   llvm::Type* half = element_type(a->type());
-  llvm::Type* f32 = b_.getFloatTy();
   auto pack = [&](int reg) {
     llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(half, 2));
     v = b_.CreateInsertElement(v, regs.at(reg), b_.getInt32(0));
     v = b_.CreateInsertElement(v, regs.at(reg + 1), b_.getInt32(1));
     return b_.CreateBitCast(v, b_.getInt32Ty());
   };
-  // A's registers of k-step k0 in band im: c + 4 * (k0 / 8 + rep_n(A) * im), packed before the
-  // fence, which orders every register write before the wgmmas that read them.
+  // Registers c + 4 * (k0 / 8 + rep_n(A) * im) and of the next n-tile.
+  const int base = 4 * (static_cast<int>(k0 / 8) + la->rep_n * im);
+  return {pack(base), pack(base + 2), pack(base + 4), pack(base + 6)};
+}
+
+void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
+                                     const std::string& input, std::vector<llvm::Value*>& c) {
+  const int64_t K = op.operand(0)->type()->shape().back();
+  llvm::Type* f32 = b_.getFloatTy();
+  // Packed before the fence, which orders every register write before the wgmmas.
   std::vector<std::vector<llvm::Value*>> a_regs;
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
-    for (int im = 0; im < l.rep_m; ++im) {
-      const int base = 4 * (static_cast<int>(k0 / 8) + la->rep_n * im);
-      a_regs.push_back({pack(base), pack(base + 2), pack(base + 4), pack(base + 6)});
-    }
+    for (int im = 0; im < l.rep_m; ++im) a_regs.push_back(a_fragment(op.operand(0), k0, im));
   }
   ptx_effect("wgmma.fence.sync.aligned;", "", {});
   for (int64_t k0 = 0; k0 < K; k0 += 16) {

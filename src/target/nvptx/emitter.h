@@ -207,8 +207,10 @@ class Emitter {
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
   Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
-  // wgmma with A from its fragments (wgmma_a_in_registers): m16n8 accumulators of n-tiles
-  // 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per .b32.
+  // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
+  // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
+  // .b32 (mma.sync m16n8k16 and wgmma alike); and wgmma with A so.
+  std::vector<llvm::Value*> a_fragment(const ir::Value* a, int64_t k0, int im);
   void emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
                               const std::string& input, std::vector<llvm::Value*>& c);
   // A dot operand written to its shared tile: from its fragments when it has them (P of

@@ -9,7 +9,8 @@ namespace tritium::nvptx {
 
 using ir::OpKind;
 
-FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups) {
+FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups,
+                                    bool rows_first) {
   FragmentLayout l;
   size_t rank = shape.size();
   if (rank < 2 || rank > 3) internal_error("nvptx", "a fragment layout of rank other than 2 or 3");
@@ -23,7 +24,7 @@ FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_w
   // Split the block between warps where it has more tiles left, as long as it has any.
   while (l.warps_m * l.warps_n < num_warps) {
     int64_t left_m = l.m / (16 * l.warps_m), left_n = l.n / (8 * l.warps_n);
-    if (left_m >= left_n && left_m > 1) {
+    if ((left_m >= left_n || rows_first) && left_m > 1) {
       l.warps_m *= 2;
     } else if (left_n > 1) {
       l.warps_n *= 2;
@@ -194,7 +195,12 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   // is left. Fragment rows also need one warps_m (the rows' placement) along each chain:
   // a reduction gives its input's, the rest inherit it, and a broadcast back to a fragment
   // needs the fragment's.
-  auto full = [&](const ir::Value* v) { return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups); };
+  // A kernel that reduces fragments along rows splits their m first (FragmentLayout::make).
+  bool rows_first = false;
+  for (const ir::Op* op : ops) rows_first = rows_first || (row_reduce(*op) && in.count(op->operand(0)) != 0);
+  auto full = [&](const ir::Value* v) {
+    return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups, rows_first);
+  };
   std::unordered_map<const ir::Value*, int> rows_warps;  // 0 or absent: not known yet
   auto warps_of = [&](const ir::Value* v) {
     auto it = rows_warps.find(v);
@@ -332,13 +338,16 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
          num_warps % 4 == 0 && l.warps_m == num_warps && l.warps_n == 1 && l.n >= 16 && k % 16 == 0;
 }
 
-bool wgmma_a_in_registers(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps) {
+bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
   const FragmentLayout* l = plan.layout(dot.result());
   const FragmentLayout* a = plan.layout(dot.operand(0));
-  if (l == nullptr || a == nullptr || a->rows || !uses_wgmma(dot, *l, sm, num_warps)) return false;
+  if (l == nullptr || a == nullptr || a->rows || l->batch != 1) return false;
+  // The f16 / bf16 paths of both instructions (fp8 is widened from shared memory).
   ir::ScalarKind kind = dot.operand(0)->type()->element()->scalar_kind();
-  return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && a->batch == 1 && a->m == l->m &&
-         a->warps_m == l->warps_m && a->warps_n == 1 && a->n % 16 == 0;
+  ir::ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  ir::ScalarKind r = dot.result()->type()->element()->scalar_kind();
+  return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && b == kind && r != ir::ScalarKind::F64 &&
+         a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 && a->n % 16 == 0;
 }
 
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {

@@ -45,7 +45,11 @@ struct FragmentLayout {
   // `warpgroups` (Hopper), a 2-D block that every warp can hold 16 rows of at a time gets
   // warps_m = num_warps, warps_n = 1: then each group of 4 warps holds 64 consecutive rows of
   // each 16 * num_warps, which is exactly wgmma's accumulator (its m64nN tile).
-  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups = false);
+  // With `rows_first` (kernels that reduce fragments along rows) the warps split m as far as
+  // it goes before n, so that rows need no exchange across warps and a warp's rows of a dot
+  // result are whole A operands of the next dot.
+  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups = false,
+                             bool rows_first = false);
   // The rows of `full` (2-D, not rows itself): its m and warps_m, every warp holding a copy.
   static FragmentLayout rows_of(const FragmentLayout& full);
   int num_regs() const { return rows ? 2 * rep_m : static_cast<int>(batch) * rep_m * rep_n * 4; }
@@ -101,10 +105,10 @@ constexpr int kIndexComputeBudget = 16;
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
 // least 16 columns, and whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
-// Whether `dot` runs on wgmma with A read from registers: A is in fragments of the same
-// warpgroup layout (f16/bf16, its rows those of the result), so that the accumulators of its
-// n-tiles 2j and 2j + 1 are wgmma's A fragment of k-step j (P of attention).
-bool wgmma_a_in_registers(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps);
+// Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16): A is an f16/bf16
+// fragment whose warps hold whole rows (warps_n = 1) with the result's warps_m and m, so that
+// the accumulators of its n-tiles 2j and 2j + 1 are the A fragment of k-step j (P of attention).
+bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan);
 // Whether some dot of `function` does.
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 
