@@ -362,7 +362,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.num_stages);
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
@@ -419,6 +419,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       std::string text = layout_text(op.result(i));
       if (!text.empty()) parts.push_back((op.num_results() > 1 ? "#" + std::to_string(i) + " " : "") + text);
     }
+    if (copies.in_flight_dots.count(&op) != 0) parts.push_back("in flight until the next iteration's dot is issued");
     if (op.kind() == ir::OpKind::For) {
       for (int i = 1; i < static_cast<int>(op.region(0)->args().size()); ++i) {
         const ir::Value* arg = op.region(0)->arg(i);
