@@ -81,16 +81,9 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
-  // The wait hands the accumulators back: nothing reads them before it.
-  const int total = static_cast<int>(c.size());
-  std::string constraints;
-  for (int i = 0; i < total; ++i) constraints += (i ? ",=f" : "=f");
-  for (int i = 0; i < total; ++i) constraints += "," + std::to_string(i);
-  std::vector<llvm::Type*> types(total, f32);
-  auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, types), types, false);
-  llvm::Value* call = b_.CreateCall(
-      llvm::InlineAsm::get(fn_type, "wgmma.wait_group.sync.aligned 0;", constraints, /*hasSideEffects=*/true), c);
-  for (int i = 0; i < total; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  // Waited for at once, even where the loop keeps other dots in flight: A's registers must
+  // not be reused while the wgmma may still read them.
+  wgmma_wait(0, c);
 }
 
 }  // namespace tritium::nvptx
