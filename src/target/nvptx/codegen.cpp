@@ -281,6 +281,24 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.num_stages = options.num_stages;
   gpu_options.sm = options.sm;
   gpu_options.vectorize = options.vectorize;
+  // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
+  // ops whose every result it places (loops excepted: they may carry flat values too).
+  gpu_options.in_registers = [options](const ir::Function& f) {
+    FragmentPlan plan = plan_fragments(f, options.num_warps, options.sm);
+    std::unordered_set<const ir::Op*> ops;
+    std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
+      for (const auto& op : region.ops()) {
+        for (const auto& inner : op->regions()) walk(*inner);
+        const bool control = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While || op->kind() == ir::OpKind::If;
+        if (control || op->num_results() == 0) continue;
+        bool all = true;
+        for (const auto& r : op->results()) all = all && plan.layout(r.get()) != nullptr;
+        if (all) ops.insert(op.get());
+      }
+    };
+    walk(f.body());
+    return ops;
+  };
   return gpu::run_gpu_passes(function, gpu_options);
 }
 

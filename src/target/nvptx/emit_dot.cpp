@@ -372,7 +372,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
-  if (copied_a == async_.carried.end() || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
+  if ((copied_a == async_.carried.end() && !a_in_registers) || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
   if (copied_a == async_.carried.end()) {
     if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);

@@ -46,6 +46,7 @@ Regs Emitter::rows_to_flat(const ir::Value* value, const FragmentLayout& l, cons
   llvm::Value* writer = b_.CreateAnd(
       b_.CreateICmpEQ(b_.CreateAnd(lane_id(), b_.getInt32(3)), b_.getInt32(0)),
       b_.CreateICmpULT(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))));
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   guarded(writer, [&]() -> llvm::Value* {
     for (int r = 0; r < l.num_regs(); ++r) {
       b_.CreateStore(to_storage(rows.at(r)), shared_element(stored, fragment_element(l, r), l.m));
@@ -70,6 +71,7 @@ Regs Emitter::flat_to_rows(const ir::Value* value, const FragmentLayout& l, cons
   llvm::Type* stored = stored_type(element);
   Layout flat = layout_of(value->type());
   Regs source = materialize(flat_regs, value->type());
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   for (int r = 0; r < flat.num_regs(); ++r) {
     llvm::Value* e = element_index(flat, r);
     guarded(owns(flat, r), [&]() -> llvm::Value* {
@@ -134,6 +136,7 @@ void Emitter::emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows)
     llvm::Value* writer = b_.CreateAnd(
         b_.CreateICmpEQ(b_.CreateAnd(lane_id(), b_.getInt32(3)), b_.getInt32(0)),
         b_.CreateICmpULT(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m * l.warps_n))));
+    sync_if_dirty();  // not planned by allocate_shared (emitter.h)
     guarded(writer, [&]() -> llvm::Value* {
       for (int row = 0; row < rows.num_regs(); ++row) {
         llvm::Value* slot = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(static_cast<uint32_t>(l.m))), fragment_element(rows, row));
