@@ -17,7 +17,8 @@ constexpr int64_t kSpreadBytes = 16 * 1024;
 
 class Planner {
  public:
-  Planner(const VectorWidths& widths, int threads) : widths_(widths), threads_(threads) {}
+  Planner(const VectorWidths& widths, int threads, std::unordered_set<const ir::Op*> in_registers)
+      : widths_(widths), threads_(threads), in_registers_(std::move(in_registers)) {}
 
   // Numbers ops in program order; collects each op's scratch (scratch.h's slots that are used).
   void walk(ir::Region& region) {
@@ -27,7 +28,7 @@ class Planner {
       for (const auto& r : op->regions()) walk(*r);
       if (op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While) loops.emplace_back(before, buffers.size());
       for (int64_t size : scratch_slots(*op, widths_, threads_)) {
-        if (size <= 0) continue;
+        if (size <= 0 || in_registers_.count(op.get()) != 0) continue;
         SharedBuffer b;
         b.size = size;
         b.first = b.last = index;
@@ -44,6 +45,7 @@ class Planner {
  private:
   const VectorWidths& widths_;
   int threads_;
+  std::unordered_set<const ir::Op*> in_registers_;
   int64_t next_ = 0;
 };
 
@@ -81,7 +83,8 @@ int64_t allocate_buffers(std::vector<SharedBuffer>& buffers, int64_t alignment) 
 void allocate_shared(ir::Function& function, const GpuOptions& options) {
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
-  Planner planner(widths, threads);
+  Planner planner(widths, threads,
+                  options.in_registers ? options.in_registers(function) : std::unordered_set<const ir::Op*>{});
   planner.walk(function.body());
   // A round trip's bytes are read until the next barrier, which insert_barriers must place
   // before the next op with buffers when that op reuses them. Kept live up to that op

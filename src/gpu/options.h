@@ -2,6 +2,11 @@
 // nvptx::TargetOptions they read; the GPU layer stands below target/nvptx).
 #pragma once
 
+#include <functional>
+#include <unordered_set>
+
+#include "ir/ir.h"
+
 namespace tritium::gpu {
 
 struct GpuOptions {
@@ -9,6 +14,10 @@ struct GpuOptions {
   int num_stages = 3;
   int sm = 90;
   bool vectorize = true;  // false: every block keeps V = 1 (vector_widths.h)
+  // The ops the target computes in registers without the flat layout's shared memory (the
+  // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
+  // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.
+  std::function<std::unordered_set<const ir::Op*>(const ir::Function&)> in_registers;
 };
 
 }  // namespace tritium::gpu

@@ -281,6 +281,24 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.num_stages = options.num_stages;
   gpu_options.sm = options.sm;
   gpu_options.vectorize = options.vectorize;
+  // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
+  // ops whose every result it places (loops excepted: they may carry flat values too).
+  gpu_options.in_registers = [options](const ir::Function& f) {
+    FragmentPlan plan = plan_fragments(f, options.num_warps, options.sm);
+    std::unordered_set<const ir::Op*> ops;
+    std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
+      for (const auto& op : region.ops()) {
+        for (const auto& inner : op->regions()) walk(*inner);
+        const bool control = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While || op->kind() == ir::OpKind::If;
+        if (control || op->num_results() == 0) continue;
+        bool all = true;
+        for (const auto& r : op->results()) all = all && plan.layout(r.get()) != nullptr;
+        if (all) ops.insert(op.get());
+      }
+    };
+    walk(f.body());
+    return ops;
+  };
   return gpu::run_gpu_passes(function, gpu_options);
 }
 
@@ -376,6 +394,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
     if (l == nullptr) return "";
+    if (l->rows) {
+      return "fragment rows: " + std::to_string(l->warps_m) + " warps along m, " + std::to_string(l->num_regs()) +
+             " rows per thread" + (fragments.needs_flat(v) ? ", also read flat" : "");
+    }
     return "fragments: " + std::to_string(l->warps_m) + "x" + std::to_string(l->warps_n) + " warps, " +
            std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
            (fragments.needs_flat(v) ? ", also read flat" : "");
@@ -383,6 +405,18 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
+    if (op.kind() == ir::OpKind::Dot) {
+      for (int i = 0; i < 2; ++i) {
+        if (fragments.layout(op.operand(i)) == nullptr) continue;
+        bool registers = i == 0 && a_in_registers(op, fragments);
+        parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments"));
+      }
+    }
+    if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {
+      const FragmentLayout* in = fragments.layout(op.operand(0));
+      parts.push_back(std::string("in registers, then shfl.bfly within quads") +
+                      (in != nullptr && in->warps_n > 1 ? ", then across " + std::to_string(in->warps_n) + " warps through shared memory" : ""));
+    }
     auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
     if (copy_it != copies.loads.end()) {
       const AsyncOperand& a = *copy_it->second;

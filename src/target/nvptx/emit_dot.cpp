@@ -177,6 +177,7 @@ void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::stri
 }
 
 Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment) {
+  if (l.rows) return rows_to_flat(value, l, fragment);
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
@@ -201,6 +202,9 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
     out.values.assign(l.num_regs(), flat.at(0));
     return out;
   }
+  // Masks and offsets built from ranges: computed where each register is (no round trip).
+  if (Regs computed; fragment_from_index(value, l, computed)) return computed;
+  if (l.rows) return flat_to_rows(value, l, flat);
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");
@@ -334,7 +338,7 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 
-DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma) {
+DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers) {
   const ir::Value* a = op.operand(0);
   const ir::Value* b = op.operand(1);
   ScalarKind ka = a->type()->element()->scalar_kind();
@@ -368,16 +372,16 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
-  if (copied_a == async_.carried.end() || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
+  if ((copied_a == async_.carried.end() && !a_in_registers) || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
   if (copied_a == async_.carried.end()) {
-    stage_rows(a->type(), get(a), 0, s.tile_a, s.a, converter(ka));
+    if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
     s.stride_a = copied_a->second->tile.stride();
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
-    stage_rows(b->type(), get(b), s.b_offset, s.tile_b, s.b, converter(kb));
+    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
     s.b_address = shared_address(s.b_offset);
   } else {
     s.stride_b = copied_b->second->tile.stride();
@@ -396,7 +400,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   if (copied) issue_deferred_copies();
-  s.in_place = copied_a != async_.carried.end() && copied_b != async_.carried.end();
+  s.in_place = (copied_a != async_.carried.end() || a_in_registers) && copied_b != async_.carried.end();
   return s;
 }
 
@@ -460,7 +464,8 @@ void Emitter::emit_dot(const ir::Op& op) {
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
   const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma);
+  const bool a_registers = a_in_registers(op, frags_);
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma, a_registers);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -474,7 +479,12 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
   if (wgmma) {
-    emit_wgmma(op, l, staging, path == DotPath::BF16 ? "bf16" : "f16", c);
+    const char* input = path == DotPath::BF16 ? "bf16" : "f16";
+    if (a_registers) {
+      emit_wgmma_registers_a(op, l, staging, input, c);
+    } else {
+      emit_wgmma(op, l, staging, input, c);
+    }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
     const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
@@ -495,7 +505,7 @@ void Emitter::emit_dot(const ir::Op& op) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n);
         for (int im = 0; im < l.rep_m; ++im) {
           int64_t offset = ((batch * l.m + l.tile_row(im, 0)) * stride_a + k0) * 2;
-          af[im] = ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
+          af[im] = a_registers ? a_fragment(op.operand(0), k0, im) : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
         }
         for (int in = 0; in < l.rep_n; in += 2) {
           int64_t offset = ((batch * K + k0) * stride_b + l.tile_col(in, 0)) * 2;

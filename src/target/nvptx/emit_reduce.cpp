@@ -96,6 +96,7 @@ llvm::Value* Emitter::shuffle_xor(llvm::Value* value, int mask) {
 }
 
 void Emitter::emit_reduce(const ir::Op& op) {
+  if (const FragmentLayout* rows = frags_.layout(op.result(0))) return emit_fragment_reduce(op, *rows);
   const ir::Type* in_type = op.operand(0)->type();
   const size_t n = static_cast<size_t>(op.num_operands());
   Layout layout = layout_of(in_type);

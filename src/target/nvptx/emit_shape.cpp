@@ -52,6 +52,7 @@ void Emitter::emit_splat(const ir::Op& op) {
 }
 
 void Emitter::emit_view(const ir::Op& op) {
+  if (frags_.layout(op.result()) != nullptr) return emit_fragment_view(op);
   // Same number of elements, same row-major order: the same registers in the same threads.
   set(op.result(), get(op.operand(0)));
 }
@@ -120,6 +121,7 @@ llvm::Value* Emitter::broadcast_source_index(const std::vector<int64_t>& from, c
 }
 
 void Emitter::emit_broadcast(const ir::Op& op) {
+  if (const FragmentLayout* l = frags_.layout(op.result())) return emit_fragment_broadcast(op, *l);
   const ir::Type* from_type = op.operand(0)->type();
   const ir::Type* to_type = op.result()->type();
   const Regs& in = get(op.operand(0));

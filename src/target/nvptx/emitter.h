@@ -172,7 +172,8 @@ class Emitter {
   void emit_dot(const ir::Op& op);
   void emit_flat_dot(const ir::Op& op);
   // Writes both operands to shared memory (fp8 converted to f16 when asked), then a barrier.
-  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma);  // blocks too small for tensor cores (M < 16 or N < 8)
+  // (a_in_registers: A is not staged, wgmma reads it from its fragments.)
+  DotStaging stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers = false);
   void emit_fma_dot(const ir::Op& op, const std::vector<llvm::Value*>& a_rows, const std::vector<llvm::Value*>& b_cols,
                     int64_t b_offset, int64_t stride_b, llvm::Type* sa, llvm::Type* sb, llvm::Type* acc_type,
                     std::vector<llvm::Value*>& c);
@@ -208,6 +209,27 @@ class Emitter {
   // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c.
   void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
            const std::vector<llvm::Value*>& b, llvm::Value** c);
+
+  // ---- emit_fragment_rows.cpp: row reductions, views and broadcasts on fragments ----
+  void emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows);
+  void emit_fragment_view(const ir::Op& op);
+  void emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l);
+  llvm::Value* fragment_element(const FragmentLayout& l, int reg);  // i32 FragmentLayout::element
+  // A flat `value` whose elements follow from their index (recomputable), computed at each
+  // register of `l` into `out`; false when it is not such a value.
+  bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
+  Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
+  Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
+  // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
+  // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
+  // .b32 (mma.sync m16n8k16 and wgmma alike); and wgmma with A so.
+  std::vector<llvm::Value*> a_fragment(const ir::Value* a, int64_t k0, int im);
+  void emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
+                              const std::string& input, std::vector<llvm::Value*>& c);
+  // A dot operand written to its shared tile: from its fragments when it has them (P of
+  // attention: no round trip through the flat layout), else stage_rows.
+  void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                     const std::function<llvm::Value*(llvm::Value*)>& convert);
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,

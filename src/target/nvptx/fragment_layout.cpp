@@ -9,7 +9,8 @@ namespace tritium::nvptx {
 
 using ir::OpKind;
 
-FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups) {
+FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups,
+                                    bool rows_first) {
   FragmentLayout l;
   size_t rank = shape.size();
   if (rank < 2 || rank > 3) internal_error("nvptx", "a fragment layout of rank other than 2 or 3");
@@ -23,7 +24,7 @@ FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_w
   // Split the block between warps where it has more tiles left, as long as it has any.
   while (l.warps_m * l.warps_n < num_warps) {
     int64_t left_m = l.m / (16 * l.warps_m), left_n = l.n / (8 * l.warps_n);
-    if (left_m >= left_n && left_m > 1) {
+    if ((left_m >= left_n || rows_first) && left_m > 1) {
       l.warps_m *= 2;
     } else if (left_n > 1) {
       l.warps_n *= 2;
@@ -36,7 +37,19 @@ FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_w
   return l;
 }
 
+FragmentLayout FragmentLayout::rows_of(const FragmentLayout& full) {
+  if (full.rows || full.batch != 1) internal_error("nvptx", "fragment rows of a layout other than a 2-D fragment");
+  FragmentLayout l;
+  l.m = full.m;
+  l.n = 1;
+  l.warps_m = full.warps_m;
+  l.rep_m = full.rep_m;
+  l.rows = true;
+  return l;
+}
+
 int64_t FragmentLayout::element(int warp, int lane, int reg) const {
+  if (rows) return tile_row(reg / 2, warp % warps_m) + lane / 4 + 8 * (reg % 2);
   int c = reg % 4, tile = reg / 4;
   int in = tile % rep_n;
   tile /= rep_n;
@@ -56,10 +69,24 @@ bool fits_fragments(const ir::Type* type) {
   return (s.size() == 2 || s.size() == 3) && s[s.size() - 2] % 16 == 0 && s.back() % 8 == 0;
 }
 
-// A block every thread holds as one value (emit_constant, emit_splat).
-bool uniform_block(const ir::Value* v) {
+// The shape of fragment rows: [m] or [m, 1], m a multiple of 16.
+bool fits_rows(const ir::Type* type) {
+  if (!type->is_block() || type->element()->is_pointer()) return false;
+  const std::vector<int64_t>& s = type->shape();
+  return (s.size() == 1 || (s.size() == 2 && s[1] == 1)) && s[0] % 16 == 0;
+}
+
+// A block every thread holds as one value (emit_constant, emit_splat, and elementwise ops
+// of such blocks: map_elements computes them once).
+bool uniform_block(const ir::Value* v, int depth = 0) {
   const ir::Op* def = v->def();
-  return def != nullptr && v->type()->is_block() && (def->kind() == OpKind::Constant || def->kind() == OpKind::Splat);
+  if (def == nullptr || !v->type()->is_block()) return false;
+  if (def->kind() == OpKind::Constant || def->kind() == OpKind::Splat) return true;
+  if (depth > 8 || !has_trait(def->kind(), ir::kElementwise) || def->kind() == OpKind::AddPtr) return false;
+  for (const ir::Value* operand : def->operands()) {
+    if (!uniform_block(operand, depth + 1)) return false;
+  }
+  return def->num_results() == 1;
 }
 
 void collect_ops(const ir::Region& region, std::vector<const ir::Op*>& ops) {
@@ -74,19 +101,74 @@ const ir::Op* enclosing_op(const ir::Op& op) { return op.parent() == nullptr ? n
 
 bool elementwise_candidate(const ir::Op& op) {
   return has_trait(op.kind(), ir::kElementwise) && op.kind() != OpKind::AddPtr && op.num_results() == 1 &&
+         (fits_fragments(op.result()->type()) || fits_rows(op.result()->type()));
+}
+
+// A reduction along the last axis of a 2-D block into [m]: its results can be fragment rows.
+bool row_reduce(const ir::Op& op) {
+  if (op.kind() != OpKind::Reduce || op.num_operands() < 1) return false;
+  const ir::Type* in = op.operand(0)->type();
+  return in->is_block() && in->rank() == 2 && op.int_attr("axis") == 1 && fits_fragments(in) &&
+         fits_rows(op.result(0)->type());
+}
+
+// expand_dims / reshape between [m] and [m, 1]: the same rows.
+bool rows_view(const ir::Op& op) {
+  return (op.kind() == OpKind::ExpandDims || op.kind() == OpKind::Reshape) && fits_rows(op.operand(0)->type()) &&
+         fits_rows(op.result()->type()) && op.operand(0)->type()->shape()[0] == op.result()->type()->shape()[0];
+}
+
+// A broadcast of [m, 1] to an [m, n] fragment.
+bool rows_broadcast(const ir::Op& op) {
+  return op.kind() == OpKind::Broadcast && op.operand(0)->type()->rank() == 2 && fits_rows(op.operand(0)->type()) &&
          fits_fragments(op.result()->type());
+}
+
+// Whether `user` reads its operand `operand` in the layout `is_fragment` gives it.
+bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
+  // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
+  if (user.kind() == OpKind::Dot) return operand <= 2 && is_fragment(user.operand(operand));
+  if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
+  if (row_reduce(user)) return is_fragment(user.result(0));
+  const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
+  if (loop == nullptr || loop->kind() != OpKind::For) return false;
+  if (user.kind() == OpKind::Yield) return is_fragment(loop->region(0)->arg(operand + 1));
+  return operand >= 3 && is_fragment(loop->region(0)->arg(operand - 3 + 1));
 }
 
 }  // namespace
 
+bool index_computable(const ir::Value* value, int* budget) {
+  if (!value->type()->is_block()) return true;  // a scalar: every thread has it
+  const ir::Op* def = value->def();
+  if (def == nullptr) return false;  // carried by a loop
+  switch (def->kind()) {
+    case OpKind::MakeRange:
+    case OpKind::Constant:
+    case OpKind::Splat: return true;
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Broadcast: return index_computable(def->operand(0), budget);
+    default: break;
+  }
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
+  if (--*budget < 0) return false;
+  for (const ir::Value* operand : def->operands()) {
+    if (!index_computable(operand, budget)) return false;
+  }
+  return true;
+}
+
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
-  // Candidates: what a dot result reaches through elementwise ops and loop-carried values.
+  const bool warpgroups = sm == 90;
+  // Candidates: what a dot result reaches through elementwise ops, row reductions, views,
+  // broadcasts and loop-carried values.
   std::unordered_set<const ir::Value*> in;
   std::vector<const ir::Value*> work;
   auto reach = [&](const ir::Value* v) {
-    if (fits_fragments(v->type()) && in.insert(v).second) work.push_back(v);
+    if ((fits_fragments(v->type()) || fits_rows(v->type())) && in.insert(v).second) work.push_back(v);
   };
   for (const ir::Op* op : ops) {
     if (op->kind() == OpKind::Dot) reach(op->result());  // unless too small: then a flat dot
@@ -95,7 +177,10 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     const ir::Value* v = work.back();
     work.pop_back();
     for (const ir::Op* user : v->users()) {
-      if (elementwise_candidate(*user)) reach(user->result());
+      if (elementwise_candidate(*user) || rows_view(*user) || rows_broadcast(*user)) reach(user->result());
+      if (row_reduce(*user)) {
+        for (int i = 0; i < user->num_results(); ++i) reach(user->result(i));
+      }
       const ir::Op* loop = enclosing_op(*user);
       if (user->kind() == OpKind::Yield && loop != nullptr && loop->kind() == OpKind::For) {
         for (int i = 0; i < user->num_operands(); ++i) {
@@ -106,10 +191,38 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
       }
     }
   }
-  // Then drop the candidates whose operands cannot all be read as fragments, until none is left.
-  auto ok = [&](const ir::Value* v) { return in.count(v) != 0 || uniform_block(v); };
+  // Then drop the candidates whose operands cannot all be read in their layout, until none
+  // is left. Fragment rows also need one warps_m (the rows' placement) along each chain:
+  // a reduction gives its input's, the rest inherit it, and a broadcast back to a fragment
+  // needs the fragment's.
+  // A kernel that reduces fragments along rows splits their m first (FragmentLayout::make).
+  bool rows_first = false;
+  for (const ir::Op* op : ops) rows_first = rows_first || (row_reduce(*op) && in.count(op->operand(0)) != 0);
+  auto full = [&](const ir::Value* v) {
+    return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups, rows_first);
+  };
+  std::unordered_map<const ir::Value*, int> rows_warps;  // 0 or absent: not known yet
+  auto warps_of = [&](const ir::Value* v) {
+    auto it = rows_warps.find(v);
+    return it == rows_warps.end() ? 0 : it->second;
+  };
+  auto ok = [&](const ir::Value* v) {
+    int budget = kIndexComputeBudget;
+    return in.count(v) != 0 || uniform_block(v) || index_computable(v, &budget);
+  };
+  auto drop = [&](const ir::Value* v) { return in.erase(v) != 0; };
   for (bool changed = true; changed;) {
     changed = false;
+    // Agrees `v` (a rows candidate) with warps_m `w`; false on a conflict.
+    auto agree = [&](const ir::Value* v, int w) {
+      if (w == 0) return true;
+      int& known = rows_warps[v];
+      if (known == 0) {
+        known = w;
+        changed = true;
+      }
+      return known == w;
+    };
     for (const ir::Op* op : ops) {
       if (elementwise_candidate(*op) && in.count(op->result()) != 0) {
         bool any = false, all = true;
@@ -117,17 +230,75 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           any = any || in.count(operand) != 0;
           all = all && ok(operand);
         }
-        if (!any || !all) changed = in.erase(op->result()) != 0 || changed;
+        if (all && any && fits_rows(op->result()->type())) {
+          for (const ir::Value* operand : op->operands()) {
+            if (in.count(operand) == 0) continue;
+            all = all && agree(op->result(), warps_of(operand)) && agree(operand, warps_of(op->result()));
+          }
+        }
+        if (!any || !all) changed = drop(op->result()) || changed;
+      }
+      if (row_reduce(*op) && in.count(op->result(0)) != 0) {
+        bool all = true;
+        for (const ir::Value* operand : op->operands()) all = all && in.count(operand) != 0;
+        int w = all ? full(op->operand(0)).warps_m : 0;
+        for (int i = 0; i < op->num_results() && all; ++i) all = agree(op->result(i), w);
+        if (!all) {
+          for (int i = 0; i < op->num_results(); ++i) changed = drop(op->result(i)) || changed;
+        }
+      }
+      if ((rows_view(*op) || rows_broadcast(*op)) && in.count(op->result()) != 0) {
+        const ir::Value* source = op->operand(0);
+        bool keep = in.count(source) != 0;
+        if (keep && rows_view(*op)) keep = agree(op->result(), warps_of(source)) && agree(source, warps_of(op->result()));
+        if (keep && rows_broadcast(*op)) {
+          // Rows and fragment must cover the same rows in the same threads, and the broadcast
+          // is worth it only when something reads it as a fragment (else a flat one is cheaper).
+          FragmentLayout to = full(op->result());
+          keep = (warps_of(source) == 0 || warps_of(source) == to.warps_m) && to.batch == 1;
+          bool read = false;
+          for (const ir::Use& use : op->result()->uses()) {
+            read = read || reads_in([&](const ir::Value* x) { return in.count(x) != 0; }, *use.user, use.index);
+          }
+          keep = keep && read;
+        }
+        if (!keep) changed = drop(op->result()) || changed;
       }
       if (op->kind() == OpKind::For) {
         const ir::Op* yield = op->region(0)->terminator();
         for (int i = 0; i < op->num_results(); ++i) {
           const ir::Value* arg = op->region(0)->arg(i + 1);
           if (in.count(arg) == 0) continue;
-          if (in.count(yield->operand(i)) == 0 || !ok(op->operand(i + 3))) {
-            in.erase(arg);
-            in.erase(op->result(i));
+          const ir::Value* init = op->operand(i + 3);
+          const ir::Value* next = yield->operand(i);
+          bool keep = in.count(next) != 0 && ok(init);
+          if (keep && fits_rows(arg->type())) {
+            for (const ir::Value* v : std::initializer_list<const ir::Value*>{init, next, op->result(i)}) {
+              if (in.count(v) == 0) continue;
+              keep = keep && agree(arg, warps_of(v)) && agree(v, warps_of(arg));
+            }
+            keep = keep && agree(op->result(i), warps_of(arg));
+          }
+          if (!keep) {
+            drop(arg);
+            drop(op->result(i));
             changed = true;
+          }
+        }
+      }
+    }
+    if (!changed) {
+      // Rows whose placement no reduction decided (a cycle of loop-carried values only).
+      for (const ir::Op* op : ops) {
+        for (int i = 0; i < op->num_results(); ++i) {
+          const ir::Value* v = op->result(i);
+          if (in.count(v) != 0 && fits_rows(v->type()) && warps_of(v) == 0) changed = drop(v) || changed;
+        }
+        for (const auto& region : op->regions()) {
+          for (const auto& arg : region->args()) {
+            if (in.count(arg.get()) != 0 && fits_rows(arg->type()) && warps_of(arg.get()) == 0) {
+              changed = drop(arg.get()) || changed;
+            }
           }
         }
       }
@@ -135,7 +306,17 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   }
   FragmentPlan plan;
   for (const ir::Value* v : in) {
-    plan.layouts_.emplace(v, FragmentLayout::make(v->type()->shape(), num_warps, /*warpgroups=*/sm == 90));
+    if (fits_rows(v->type())) {
+      FragmentLayout l;
+      l.m = v->type()->shape()[0];
+      l.n = 1;
+      l.warps_m = warps_of(v);
+      l.rep_m = static_cast<int>(l.m / (16 * l.warps_m));
+      l.rows = true;
+      plan.layouts_.emplace(v, l);
+    } else {
+      plan.layouts_.emplace(v, full(v));
+    }
   }
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
@@ -157,6 +338,18 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
          num_warps % 4 == 0 && l.warps_m == num_warps && l.warps_n == 1 && l.n >= 16 && k % 16 == 0;
 }
 
+bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
+  const FragmentLayout* l = plan.layout(dot.result());
+  const FragmentLayout* a = plan.layout(dot.operand(0));
+  if (l == nullptr || a == nullptr || a->rows || l->batch != 1) return false;
+  // The f16 / bf16 paths of both instructions (fp8 is widened from shared memory).
+  ir::ScalarKind kind = dot.operand(0)->type()->element()->scalar_kind();
+  ir::ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  ir::ScalarKind r = dot.result()->type()->element()->scalar_kind();
+  return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && b == kind && r != ir::ScalarKind::F64 &&
+         a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 && a->n % 16 == 0;
+}
+
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
@@ -168,12 +361,7 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
 }
 
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand) {
-  if (user.kind() == OpKind::Dot) return operand == 2;
-  if (elementwise_candidate(user)) return plan.layout(user.result()) != nullptr;
-  const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
-  if (loop == nullptr || loop->kind() != OpKind::For) return false;
-  if (user.kind() == OpKind::Yield) return plan.layout(loop->region(0)->arg(operand + 1)) != nullptr;
-  return operand >= 3 && plan.layout(loop->region(0)->arg(operand - 3 + 1)) != nullptr;
+  return reads_in([&](const ir::Value* v) { return plan.layout(v) != nullptr; }, user, operand);
 }
 
 }  // namespace tritium::nvptx

@@ -12,9 +12,18 @@
 // copies may land twice.
 //
 // Elementwise ops on values in this layout stay in it (register by register) when their
-// other operands are uniform (constants, splats), and a loop can carry them, so a matmul's
-// accumulator never leaves the registers of its warps. Every other use reads the value in
-// the flat layout (layout.h), converted once where the value is defined.
+// other operands are fragments of the same shape, uniform (constants, splats) or computed
+// from their element index alone (ranges, masks built from them), and a loop can carry
+// them, so a matmul's accumulator never leaves the registers of its warps.
+//
+// "Fragment rows" (rows = true): a [m] value (or [m, 1]) that is a reduction along the last
+// axis of an m x n fragment, held where the fragment's rows are: register r = h + 2 * im of
+// a thread is row tile_row(im, wm) + lane / 4 + 8 * h, so the four lanes of a quad and the
+// warps along n hold copies. A reduction combines a thread's registers of a row, then the
+// quad by shfl.bfly 1 and 2, then (warps_n > 1) the warps along n through shared memory;
+// elementwise ops, expand_dims/reshape to [m, 1] and loops keep rows, and a broadcast of
+// rows to [m, n'] is a fragment again, register by register. Every other use reads the
+// value in the flat layout (layout.h), converted once where the value is defined.
 #pragma once
 
 #include <cstdint>
@@ -30,22 +39,33 @@ struct FragmentLayout {
   int64_t batch = 1, m = 0, n = 0;  // the block's shape: [batch x] m x n
   int warps_m = 1, warps_n = 1;     // the warp grid (warps_m * warps_n <= num_warps)
   int rep_m = 1, rep_n = 1;         // 16 x 8 tiles per warp along m and n
+  bool rows = false;                // fragment rows: a [m] or [m, 1] value (n = 1, warps_n = 1)
 
   // The layout of an m x n (m a multiple of 16, n of 8) block spread over `num_warps`. With
   // `warpgroups` (Hopper), a 2-D block that every warp can hold 16 rows of at a time gets
   // warps_m = num_warps, warps_n = 1: then each group of 4 warps holds 64 consecutive rows of
   // each 16 * num_warps, which is exactly wgmma's accumulator (its m64nN tile).
-  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups = false);
-  int num_regs() const { return static_cast<int>(batch) * rep_m * rep_n * 4; }
+  // With `rows_first` (kernels that reduce fragments along rows) the warps split m as far as
+  // it goes before n, so that rows need no exchange across warps and a warp's rows of a dot
+  // result are whole A operands of the next dot.
+  static FragmentLayout make(const std::vector<int64_t>& shape, int num_warps, bool warpgroups = false,
+                             bool rows_first = false);
+  // The rows of `full` (2-D, not rows itself): its m and warps_m, every warp holding a copy.
+  static FragmentLayout rows_of(const FragmentLayout& full);
+  int num_regs() const { return rows ? 2 * rep_m : static_cast<int>(batch) * rep_m * rep_n * 4; }
   int64_t num_elements() const { return batch * m * n; }
+  // The register of rows_of(*this) that holds the row of register `reg` (2-D, not rows).
+  int row_reg(int reg) const { return (reg % 4) / 2 + 2 * ((reg / 4 / rep_n) % rep_m); }
   // The first row and column of tile (im, in) of warp (wm, wn).
   int64_t tile_row(int im, int wm) const { return int64_t{im} * 16 * warps_m + int64_t{wm} * 16; }
   int64_t tile_col(int in, int wn) const { return int64_t{in} * 8 * warps_n + int64_t{wn} * 8; }
-  // The flat row-major index of register `reg` of the thread with `warp` and `lane`.
+  // The flat row-major index of register `reg` of the thread with `warp` and `lane` (for
+  // rows, the row). It is element(0, 0, reg) + (wm * 16 + lane / 4) * n + wn * 8 + 2 * (lane % 4)
+  // with wm = warp % warps_m, wn = warp / warps_m % warps_n (rows: no column part).
   int64_t element(int warp, int lane, int reg) const;
   bool operator==(const FragmentLayout& other) const {
     return batch == other.batch && m == other.m && n == other.n && warps_m == other.warps_m &&
-           warps_n == other.warps_n;
+           warps_n == other.warps_n && rows == other.rows;
   }
 };
 
@@ -67,15 +87,28 @@ class FragmentPlan {
 };
 
 // Dot results get the fragment layout; it spreads forward through elementwise ops whose
-// other block operands are uniform and through `for` loops that carry it (their initial
-// value uniform or a fragment), until nothing changes. On sm_90 the layouts are the
-// warpgroup ones (FragmentLayout::make).
+// other block operands are fragments, uniform or computable from their index
+// (index_computable), through `for` loops that carry it (their initial value uniform or a
+// fragment), and as fragment rows through reductions along the last axis of 2-D fragments,
+// expand_dims/reshape to [m, 1] and broadcasts back to fragments whose rows are the same,
+// until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
+
+// Whether every element of `value` follows from its flat index alone: ranges, constants,
+// splats, scalars, views and broadcasts of them and at most `*budget` pure elementwise ops
+// (the emitter's `recomputable` accepts all these, so it can compute such an operand in any
+// layout without moving elements between threads).
+bool index_computable(const ir::Value* value, int* budget);
+constexpr int kIndexComputeBudget = 16;
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
 // least 16 columns, and whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
+// Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16): A is an f16/bf16
+// fragment whose warps hold whole rows (warps_n = 1) with the result's warps_m and m, so that
+// the accumulators of its n-tiles 2j and 2j + 1 are the A fragment of k-step j (P of attention).
+bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan);
 // Whether some dot of `function` does.
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 

@@ -1,0 +1,220 @@
+// Fragment rows (fragment_layout.h): reductions along the last axis of a dot's fragments
+// without leaving registers, the views and broadcasts that keep rows in place, the
+// conversions of rows and of index-computed operands into fragment layouts, and dot
+// operands staged into shared memory straight from their fragments.
+//
+//   reduce(qk [m, n] fragment, axis 1):  per thread, the registers of each of its rows
+//       -> shfl.bfly 1, 2 (the four lanes of a quad hold one row's columns)
+//       -> warps_n > 1: one shared-memory exchange of the warps' partials (one barrier pair)
+//   m[:, None] broadcast to [m, n']: register r of the fragment is rows register row_reg(r).
+#include <llvm/IR/Constants.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+llvm::Value* Emitter::fragment_element(const FragmentLayout& l, int reg) {
+  // FragmentLayout::element: element(0, 0, reg) plus this thread's part.
+  llvm::Value* lane = lane_id();
+  llvm::Value* wm = b_.CreateURem(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
+  llvm::Value* base = b_.getInt32(static_cast<uint32_t>(l.element(0, 0, reg)));
+  if (l.rows) return b_.CreateAdd(row, base);
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
+  return b_.CreateAdd(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(l.n))), col), base);
+}
+
+bool Emitter::fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out) {
+  int budget = kIndexComputeBudget;
+  if (!recomputable(value, &budget)) return false;
+  out.values.clear();
+  out.uniform = false;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    std::unordered_map<const ir::Value*, llvm::Value*> memo;
+    out.values.push_back(recompute(value, fragment_element(l, r), memo));
+  }
+  return true;
+}
+
+Regs Emitter::rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows) {
+  // One writer per row (lane % 4 == 0 of the warps of the first copy), then the flat owners read.
+  llvm::Type* element = element_type(value->type());
+  llvm::Type* stored = stored_type(element);
+  llvm::Value* writer = b_.CreateAnd(
+      b_.CreateICmpEQ(b_.CreateAnd(lane_id(), b_.getInt32(3)), b_.getInt32(0)),
+      b_.CreateICmpULT(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))));
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+  guarded(writer, [&]() -> llvm::Value* {
+    for (int r = 0; r < l.num_regs(); ++r) {
+      b_.CreateStore(to_storage(rows.at(r)), shared_element(stored, fragment_element(l, r), l.m));
+    }
+    return nullptr;
+  });
+  barrier();
+  Layout flat = layout_of(value->type());
+  Regs out;
+  for (int r = 0; r < flat.num_regs(); ++r) {
+    llvm::Value* e = element_index(flat, r);
+    out.values.push_back(guarded(owns(flat, r), [&]() -> llvm::Value* {
+      return from_storage(b_.CreateLoad(stored, shared_element(stored, e, l.m)), element);
+    }));
+  }
+  barrier();
+  return out;
+}
+
+Regs Emitter::flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat_regs) {
+  llvm::Type* element = element_type(value->type());
+  llvm::Type* stored = stored_type(element);
+  Layout flat = layout_of(value->type());
+  Regs source = materialize(flat_regs, value->type());
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+  for (int r = 0; r < flat.num_regs(); ++r) {
+    llvm::Value* e = element_index(flat, r);
+    guarded(owns(flat, r), [&]() -> llvm::Value* {
+      b_.CreateStore(to_storage(source.at(r)), shared_element(stored, e, l.m));
+      return nullptr;
+    });
+  }
+  barrier();
+  Regs out;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    out.values.push_back(from_storage(b_.CreateLoad(stored, shared_element(stored, fragment_element(l, r), l.m)), element));
+  }
+  barrier();
+  return out;
+}
+
+void Emitter::emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows) {
+  const FragmentLayout* input = frags_.layout(op.operand(0));
+  if (input == nullptr || input->rows) internal_error("nvptx", "a row reduction of a value not in fragments", op.loc());
+  const FragmentLayout& l = *input;
+  const size_t n = static_cast<size_t>(op.num_operands());
+  std::vector<Regs> in;
+  for (const ir::Value* v : op.operands()) in.push_back(fragment_operand(v, l, op));
+  // 1. In each thread: the 2 * rep_n registers of each of its rows, in column order.
+  std::vector<std::vector<llvm::Value*>> partial(static_cast<size_t>(rows.num_regs()));
+  for (int row = 0; row < rows.num_regs(); ++row) {
+    std::vector<std::vector<llvm::Value*>> items;
+    for (int tile_n = 0; tile_n < l.rep_n; ++tile_n) {
+      for (int c = 0; c < 2; ++c) {
+        int reg = 2 * (row % 2) + c + 4 * (tile_n + l.rep_n * (row / 2));
+        std::vector<llvm::Value*> item;
+        for (size_t i = 0; i < n; ++i) item.push_back(in[i].at(reg));
+        items.push_back(std::move(item));
+      }
+    }
+    partial[static_cast<size_t>(row)] = combine_tree(op, std::move(items));
+  }
+  // 2. The quad: lanes 4g .. 4g + 3 hold the columns 2 * (lane % 4) + {0, 1} of row g.
+  for (int mask : {1, 2}) {
+    for (auto& values : partial) {
+      std::vector<llvm::Value*> other;
+      for (llvm::Value* v : values) other.push_back(shuffle_xor(v, mask));
+      values = combine(op, values, other);
+    }
+  }
+  // 3. The warps along n: slot (wn, row) of each operand's scratch, written once per row
+  // (lane % 4 == 0 of the first warps_m * warps_n warps), read by every warp for its rows.
+  if (l.warps_n > 1) {
+    std::vector<llvm::Type*> types;
+    std::vector<int64_t> offsets;
+    int64_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
+      offsets.push_back(at);
+      at += (l.warps_n * l.m * type_bytes(types.back()) + 15) / 16 * 16;
+    }
+    check_shared_fits(at, op, "this row reduction across warps");
+    const int64_t slots = l.warps_n * l.m;
+    llvm::Value* warp = warp_id();
+    llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                    b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+    llvm::Value* writer = b_.CreateAnd(
+        b_.CreateICmpEQ(b_.CreateAnd(lane_id(), b_.getInt32(3)), b_.getInt32(0)),
+        b_.CreateICmpULT(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m * l.warps_n))));
+    sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+    guarded(writer, [&]() -> llvm::Value* {
+      for (int row = 0; row < rows.num_regs(); ++row) {
+        llvm::Value* slot = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(static_cast<uint32_t>(l.m))), fragment_element(rows, row));
+        for (size_t i = 0; i < n; ++i) {
+          b_.CreateStore(to_storage(partial[static_cast<size_t>(row)][i]), shared_element_at(offsets[i], types[i], slot, slots));
+        }
+      }
+      return nullptr;
+    });
+    barrier();
+    for (int row = 0; row < rows.num_regs(); ++row) {
+      std::vector<std::vector<llvm::Value*>> items;
+      for (int w = 0; w < l.warps_n; ++w) {
+        llvm::Value* slot = b_.CreateAdd(fragment_element(rows, row), b_.getInt32(static_cast<uint32_t>(w * l.m)));
+        std::vector<llvm::Value*> item;
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
+          item.push_back(from_storage(b_.CreateLoad(types[i], shared_element_at(offsets[i], types[i], slot, slots)), element));
+        }
+        items.push_back(std::move(item));
+      }
+      partial[static_cast<size_t>(row)] = combine_tree(op, std::move(items));
+    }
+    barrier();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Regs out;
+    for (auto& values : partial) out.values.push_back(values[i]);
+    set_fragment(op.result(static_cast<int>(i)), std::move(out));
+  }
+}
+
+void Emitter::emit_fragment_view(const ir::Op& op) {
+  // [m] <-> [m, 1]: the same rows in the same registers.
+  set_fragment(op.result(), fragment_operand(op.operand(0), *frags_.layout(op.result()), op));
+}
+
+void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l) {
+  const FragmentLayout* rows = frags_.layout(op.operand(0));
+  if (rows == nullptr || !rows->rows || rows->warps_m != l.warps_m || rows->m != l.m) {
+    internal_error("nvptx", "a fragment broadcast of a value not in matching fragment rows", op.loc());
+  }
+  Regs in = fragment_operand(op.operand(0), *rows, op);
+  Regs out;
+  for (int r = 0; r < l.num_regs(); ++r) out.values.push_back(in.at(l.row_reg(r)));
+  set_fragment(op.result(), std::move(out));
+}
+
+void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                            const std::function<llvm::Value*(llvm::Value*)>& convert) {
+  const FragmentLayout* l = frags_.layout(value);
+  if (l == nullptr || l->rows) {
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert);
+    return;
+  }
+  // Registers c, c + 1 (c even) are columns col, col + 1 of one row: one pair, in one 16-byte
+  // chunk of a swizzled tile (col is even), 2-element aligned in a padded one (even stride).
+  auto it = fragments_.find(value);
+  if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
+  const Regs& regs = it->second;
+  const int64_t rows = l->batch * l->m;
+  llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
+  const llvm::Align align(static_cast<uint64_t>(2 * type_bytes(stored)));
+  for (int r = 0; r < l->num_regs(); r += 2) {
+    llvm::Value* e = fragment_element(*l, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+    llvm::Value* vec = llvm::PoisonValue::get(pair);
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r)), b_.getInt32(0));
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r + 1)), b_.getInt32(1));
+    llvm::Value* ptr =
+        tile.swizzle == 0
+            ? shared_element_at(byte_offset, stored,
+                                b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col),
+                                rows * tile.stride())
+            : shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
+    b_.CreateAlignedStore(vec, ptr, align);
+  }
+}
+
+}  // namespace tritium::nvptx

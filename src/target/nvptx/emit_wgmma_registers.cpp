@@ -1,0 +1,89 @@
+// Tensor-core A from registers: a dot whose A is the previous dot's result (cast to
+// f16/bf16, P of attention) with whole rows in each warp reads it where it is, on mma.sync
+// m16n8k16 (emit_dot.cpp) and on wgmma.mma_async (here, sm_90a). The m16n8 accumulator
+// tiles 2j and 2j + 1 of a warp's 16 rows are exactly the k16 A fragment of k-step j: {a0, a1} = tile 2j (row g, columns 2t, 2t + 1), {a2, a3} = tile 2j
+// (row g + 8), {a4, a5} and {a6, a7} the same of tile 2j + 1 (g = lane / 4, t = lane % 4),
+// two elements per .b32, the lower column in the low half. B stays in its swizzled tile.
+#include <llvm/IR/InlineAsm.h>
+
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+namespace {
+// The widest N of one wgmma instruction.
+constexpr int64_t kMaxN = 256;
+}  // namespace
+
+std::vector<llvm::Value*> Emitter::a_fragment(const ir::Value* a, int64_t k0, int im) {
+  const FragmentLayout* la = frags_.layout(a);
+  auto it = fragments_.find(a);
+  if (la == nullptr || it == fragments_.end()) internal_error("nvptx", "a dot's A is not in fragments");
+  const Regs& regs = it->second;
+  llvm::Type* half = element_type(a->type());
+  auto pack = [&](int reg) {
+    llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(half, 2));
+    v = b_.CreateInsertElement(v, regs.at(reg), b_.getInt32(0));
+    v = b_.CreateInsertElement(v, regs.at(reg + 1), b_.getInt32(1));
+    return b_.CreateBitCast(v, b_.getInt32Ty());
+  };
+  // Registers c + 4 * (k0 / 8 + rep_n(A) * im) and of the next n-tile.
+  const int base = 4 * (static_cast<int>(k0 / 8) + la->rep_n * im);
+  return {pack(base), pack(base + 2), pack(base + 4), pack(base + 6)};
+}
+
+void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
+                                     const std::string& input, std::vector<llvm::Value*>& c) {
+  const int64_t K = op.operand(0)->type()->shape().back();
+  llvm::Type* f32 = b_.getFloatTy();
+  // Packed before the fence, which orders every register write before the wgmmas.
+  std::vector<std::vector<llvm::Value*>> a_regs;
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    for (int im = 0; im < l.rep_m; ++im) a_regs.push_back(a_fragment(op.operand(0), k0, im));
+  }
+  ptx_effect("wgmma.fence.sync.aligned;", "", {});
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    for (int im = 0; im < l.rep_m; ++im) {
+      for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
+        const int64_t n = std::min(kMaxN, l.n - n0);
+        const int count = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
+        llvm::Value* desc_b = wgmma_descriptor(staging.b_address, staging.tile_b, k0, n0, false);
+        // Operands: the accumulators (0 .. count-1, tied), A's four registers, B's descriptor.
+        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(count + 5) +
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
+                           input + " {";
+        std::string constraints;
+        for (int i = 0; i < count; ++i) {
+          text += (i ? ", $" : "$") + std::to_string(i);
+          constraints += "=f,";
+        }
+        text += "}, {$" + std::to_string(count) + ", $" + std::to_string(count + 1) + ", $" +
+                std::to_string(count + 2) + ", $" + std::to_string(count + 3) + "}, $" + std::to_string(count + 4) +
+                ", p, 1, 1, 1;\n}";
+        // Scale D = 1 (accumulate), A and B not negated, B N-major (transposed).
+        constraints += "r,r,r,r,l,r";
+        std::vector<llvm::Type*> outs(count, f32);
+        std::vector<llvm::Type*> types = {b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
+                                          b_.getInt64Ty(), b_.getInt32Ty()};
+        std::vector<llvm::Value*> args = a_regs[static_cast<size_t>(k0 / 16 * l.rep_m + im)];
+        args.push_back(desc_b);
+        args.push_back(b_.getInt32(1));
+        for (int i = 0; i < count; ++i) {
+          constraints += "," + std::to_string(i);
+          args.push_back(c[first + i]);
+          types.push_back(f32);
+        }
+        auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
+        llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+        for (int i = 0; i < count; ++i) c[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+      }
+    }
+  }
+  ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
+  // Waited for at once, even where the loop keeps other dots in flight: A's registers must
+  // not be reused while the wgmma may still read them.
+  wgmma_wait(0, c);
+}
+
+}  // namespace tritium::nvptx

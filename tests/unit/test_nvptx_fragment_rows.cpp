@@ -1,0 +1,379 @@
+// Fragment rows (target/nvptx/fragment_layout.h): the maps of the rows layout (each
+// (warp, lane, register) holds the row claimed, a reduction's registers, quad lanes and warps
+// cover each row's columns once), which values of attention-like kernels the plan keeps in
+// fragments or rows, and the PTX of row reductions (shuffles, barriers; ptxas accepts it).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "nvptx_test_support.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/fragment_layout.h"
+
+using namespace tritium;
+using nvptx::FragmentLayout;
+
+namespace {
+
+const char* kRowKernels = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def row_reduce(a_ptr, b_ptr, out_ptr, rows_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               OP: tl.constexpr, KEEP: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b)
+    c = tl.where((rm % 5 == 3)[:, None], float("-inf"), c)
+    if OP == "max":
+        r = tl.max(c, 1, keep_dims=KEEP)
+    elif OP == "min":
+        r = tl.min(c, 1, keep_dims=KEEP)
+    else:
+        r = tl.sum(c, 1, keep_dims=KEEP)
+    if KEEP:
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], c - r)
+    else:
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], c - r[:, None])
+
+@triton.jit
+def rows_stored(a_ptr, b_ptr, rows_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(rows_ptr + rm, tl.sum(tl.dot(a, b), 1))
+
+@triton.jit
+def attention(Q, K, V, Out, sm_scale, seq_len, HEAD: tl.constexpr, BLOCK_M: tl.constexpr,
+              BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * seq_len * HEAD
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(Q + base + offs_m[:, None] * HEAD + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = tl.minimum((start_m + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k = tl.load(K + base + cols[None, :] * HEAD + offs_d[:, None], mask=cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        valid = cols[None, :] < seq_len
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + base + cols[:, None] * HEAD + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * HEAD + offs_d[None, :], acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
+)PY";
+
+std::unique_ptr<ir::Function> lower_rows(const std::string& kernel, const std::string& signature) {
+  return testing::lower_source("row_kernels.py", kRowKernels, kernel, signature);
+}
+
+void collect(const ir::Region& region, std::vector<const ir::Op*>& ops) {
+  for (const auto& op : region.ops()) {
+    ops.push_back(op.get());
+    for (const auto& inner : op->regions()) collect(*inner, ops);
+  }
+}
+
+// wgmma instructions with A from registers: a register list after the accumulators'.
+int wgmma_register_a(const std::string& ptx) {
+  int n = 0;
+  size_t start = 0;
+  while (start < ptx.size()) {
+    size_t end = ptx.find('\n', start);
+    if (end == std::string::npos) end = ptx.size();
+    std::string line = ptx.substr(start, end - start);
+    n += line.find("wgmma.mma_async") != std::string::npos && line.find("}, {") != std::string::npos ? 1 : 0;
+    start = end + 1;
+  }
+  return n;
+}
+
+std::string attention_signature(int head, int block_m, int block_n, bool causal) {
+  return "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=" + std::to_string(head) +
+         ", BLOCK_M=" + std::to_string(block_m) + ", BLOCK_N=" + std::to_string(block_n) +
+         ", CAUSAL=" + (causal ? "True" : "False");
+}
+
+nvptx::CompiledPtx compile(const ir::Function& f, int warps, int sm, int stages = 1) {
+  nvptx::TargetOptions options;
+  options.num_warps = warps;
+  options.sm = sm;
+  options.num_stages = stages;
+  return nvptx::compile_to_ptx(f, options);
+}
+
+}  // namespace
+
+TEST_CASE("fragment rows: each register holds the row its fragment registers reduce into", "[nvptx][rows]") {
+  const std::vector<std::vector<int64_t>> shapes = {{16, 16}, {16, 64}, {32, 32}, {64, 64},
+                                                     {128, 64}, {128, 128}, {256, 64}, {64, 8}};
+  for (const auto& shape : shapes) {
+    for (int warps : {1, 2, 4, 8}) {
+      for (bool warpgroups : {false, true}) {
+        FragmentLayout l = FragmentLayout::make(shape, warps, warpgroups);
+        FragmentLayout rows = FragmentLayout::rows_of(l);
+        INFO(l.m << "x" << l.n << ", " << warps << " warps, warpgroups " << warpgroups << ": " << l.warps_m << "x"
+                 << l.warps_n);
+        REQUIRE(rows.rows);
+        REQUIRE(rows.num_regs() == 2 * l.rep_m);
+        REQUIRE(rows.num_elements() == l.m);
+        // Every register of the fragment lies in the row its row register holds, in every thread.
+        for (int warp = 0; warp < warps; ++warp) {
+          for (int lane = 0; lane < 32; ++lane) {
+            for (int reg = 0; reg < l.num_regs(); ++reg) {
+              REQUIRE(l.element(warp, lane, reg) / l.n == rows.element(warp, lane, l.row_reg(reg)));
+            }
+            // FragmentLayout::element's decomposition, which fragment_element emits.
+            int wm = warp % l.warps_m, wn = warp / l.warps_m % l.warps_n;
+            for (int reg = 0; reg < l.num_regs(); ++reg) {
+              REQUIRE(l.element(warp, lane, reg) ==
+                      l.element(0, 0, reg) + (wm * 16 + lane / 4) * l.n + wn * 8 + 2 * (lane % 4));
+            }
+            for (int reg = 0; reg < rows.num_regs(); ++reg) {
+              REQUIRE(rows.element(warp, lane, reg) == rows.element(0, 0, reg) + wm * 16 + lane / 4);
+            }
+          }
+        }
+        // What a reduction combines for (warp, lane, row register): its registers of that row,
+        // the quad's lanes (lane ^ 1, lane ^ 2) and the warps along n with the same wm, in the
+        // first copy of the grid: every column of the row exactly once.
+        for (int warp = 0; warp < l.warps_m * l.warps_n; ++warp) {
+          for (int lane = 0; lane < 32; ++lane) {
+            for (int rr = 0; rr < rows.num_regs(); ++rr) {
+              int64_t row = rows.element(warp, lane, rr);
+              std::map<int64_t, int> columns;
+              for (int w = 0; w < l.warps_m * l.warps_n; ++w) {
+                if (w % l.warps_m != warp % l.warps_m) continue;
+                for (int q = 0; q < 4; ++q) {
+                  int partner = (lane & ~3) | q;
+                  for (int reg = 0; reg < l.num_regs(); ++reg) {
+                    if (l.row_reg(reg) != rr) continue;
+                    int64_t e = l.element(w, partner, reg);
+                    REQUIRE(e / l.n == row);
+                    ++columns[e % l.n];
+                  }
+                }
+              }
+              REQUIRE(static_cast<int64_t>(columns.size()) == l.n);
+              for (const auto& [col, times] : columns) REQUIRE(times == 1);
+            }
+          }
+        }
+        // Every warp holds 16 * rep_m distinct rows; the warps_m warps together hold all m.
+        std::set<int64_t> all;
+        for (int warp = 0; warp < warps; ++warp) {
+          std::set<int64_t> mine;
+          for (int lane = 0; lane < 32; ++lane) {
+            for (int rr = 0; rr < rows.num_regs(); ++rr) {
+              int64_t row = rows.element(warp, lane, rr);
+              REQUIRE(row >= 0);
+              REQUIRE(row < l.m);
+              mine.insert(row);
+              all.insert(row);
+            }
+          }
+          REQUIRE(static_cast<int64_t>(mine.size()) == 16 * rows.rep_m);
+        }
+        REQUIRE(static_cast<int64_t>(all.size()) == l.m);
+      }
+    }
+  }
+}
+
+TEST_CASE("fragment plan: attention's row max, exp2, row sum and rescale stay in fragments", "[nvptx][rows]") {
+  for (int sm : {80, 90}) {
+    for (int warps : {4, 8}) {
+      for (bool causal : {false, true}) {
+        INFO("sm_" << sm << ", " << warps << " warps, causal " << causal);
+        auto f = lower_rows("attention", attention_signature(64, 128, 64, causal));
+        nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, warps, sm);
+        std::vector<const ir::Op*> ops;
+        collect(f->body(), ops);
+        int reduces = 0, broadcasts = 0, dots = 0, carried_rows = 0, dots_after_rescale = 0;
+        for (const ir::Op* op : ops) {
+          const FragmentLayout* l = op->num_results() == 1 ? plan.layout(op->result()) : nullptr;
+          if (op->kind() == ir::OpKind::Reduce) {
+            ++reduces;
+            REQUIRE(plan.layout(op->result(0)) != nullptr);
+            REQUIRE(plan.layout(op->result(0))->rows);
+            REQUIRE_FALSE(plan.needs_flat(op->result(0)));
+            REQUIRE_FALSE(plan.needs_flat(op->operand(0)));
+          }
+          if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->element()->is_float()) {
+            ++broadcasts;  // m_ij[:, None], alpha[:, None], l_i[:, None]
+            REQUIRE(l != nullptr);
+            REQUIRE_FALSE(l->rows);
+            REQUIRE_FALSE(plan.needs_flat(op->result()));
+          }
+          // In the loop, every float block of an elementwise op (the causal mask is computed
+          // from ranges where each register is).
+          const ir::Op* parent = op->parent() == nullptr ? nullptr : op->parent()->parent();
+          if (parent != nullptr && parent->kind() == ir::OpKind::For && ir::has_trait(op->kind(), ir::kElementwise) &&
+              op->result()->type()->is_block() && op->result()->type()->element()->is_float()) {
+            INFO(op->name());
+            REQUIRE(l != nullptr);
+          }
+          if (op->kind() == ir::OpKind::Dot) {
+            ++dots;
+            REQUIRE(plan.layout(op->result()) != nullptr);
+            const ir::Op* acc = op->operand(2)->def();
+            if (acc != nullptr && acc->kind() == ir::OpKind::Mul) REQUIRE(plan.layout(op->operand(2)) != nullptr);  // acc * alpha[:, None]
+            dots_after_rescale += acc != nullptr && acc->kind() == ir::OpKind::Mul ? 1 : 0;
+          }
+          if (op->kind() == ir::OpKind::For) {
+            for (int i = 0; i < op->num_results(); ++i) {
+              const FragmentLayout* carried = plan.layout(op->region(0)->arg(i + 1));
+              if (!op->result(i)->type()->is_block() || op->result(i)->type()->element()->is_pointer()) continue;
+              REQUIRE(carried != nullptr);  // acc, l_i, m_i
+              REQUIRE_FALSE(plan.needs_flat(op->region(0)->arg(i + 1)));
+              carried_rows += carried->rows ? 1 : 0;
+            }
+          }
+        }
+        CHECK(reduces == 2);
+        CHECK(broadcasts == 3);
+        CHECK(dots == 2);
+        CHECK(dots_after_rescale == 1);
+        CHECK(carried_rows == 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("fragment plan: rows read by a store are converted once, after the reduction", "[nvptx][rows]") {
+  auto f = lower_rows("rows_stored", "*fp16:16, *fp16:16, *fp32:16, M=64, N=32, K=16");
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 90);
+  std::vector<const ir::Op*> ops;
+  collect(f->body(), ops);
+  int reduces = 0;
+  for (const ir::Op* op : ops) {
+    if (op->kind() != ir::OpKind::Reduce) continue;
+    ++reduces;
+    REQUIRE(plan.layout(op->result(0)) != nullptr);
+    REQUIRE(plan.needs_flat(op->result(0)));
+    REQUIRE_FALSE(plan.needs_flat(op->operand(0)));  // the dot is not converted
+  }
+  REQUIRE(reduces == 1);
+}
+
+TEST_CASE("nvptx: a row reduction of a dot is shuffles in quads, and barriers only across warps", "[nvptx][rows]") {
+  for (const char* op : {"max", "min", "sum"}) {
+    for (bool keep : {false, true}) {
+      for (int sm : {80, 90}) {
+        for (int warps : {4, 8}) {
+          for (int m : {16, 32, 64, 128}) {
+            std::string sig = "*fp16:16, *fp16:16, *fp32:16, *fp32:16, M=" + std::to_string(m) +
+                              ", N=64, K=16, OP='" + op + "', KEEP=" + (keep ? "True" : "False");
+            INFO(sig << ", sm_" << sm << ", " << warps << " warps");
+            auto f = lower_rows("row_reduce", sig);
+            // A kernel with a row reduction splits m first.
+            FragmentLayout l = FragmentLayout::make({m, 64}, warps, sm == 90, /*rows_first=*/true);
+            nvptx::CompiledPtx ptx = compile(*f, warps, sm);
+            // Two shuffles (xor 1, 2) per row register; nothing else moves between lanes.
+            CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 2 * 2 * l.rep_m);
+            // The dot's own two barriers, the warps along n (two), and the store's conversion (two).
+            CHECK(testing::count(ptx.ptx, "bar.sync") == 4 + (l.warps_n > 1 ? 2 : 0));
+            CHECK(testing::ptxas_errors(ptx).empty());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[nvptx][rows]") {
+  // Before fragment rows, every K step converted the fragments through shared memory ten
+  // times (20 barriers in the loop at 128 x 64, 4 warps, on both targets; 25 in the kernel).
+  // Now the loop has the first dot's staging barrier and the barrier after it, and the
+  // second dot's staging barrier only: it reads P from registers and V in its stage buffer,
+  // so nothing is staged (3). The warps split m first (4 x 1 on both targets), so the row
+  // reductions never cross warps. Outside the loop: the drain of the copies and the store's
+  // conversion (3).
+  for (int sm : {80, 90}) {
+    auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
+    nvptx::CompiledPtx ptx = compile(*f, 4, sm, 3);
+    INFO("sm_" << sm);
+    CHECK(testing::ptxas_errors(ptx).empty());
+    CHECK(testing::count(ptx.ptx, "bar.sync") == 6);
+    CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 16);
+    // wgmma with A in registers: {four .b32} after the accumulators, 4 k-steps x 2 bands.
+    CHECK(wgmma_register_a(ptx.ptx) == (sm == 90 ? 8 : 0));
+    // mma.sync: A of the first dot only through ldmatrix (Q: 4 k-steps x 2 bands of rows).
+    if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8);
+  }
+}
+
+TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows of it", "[nvptx][rows]") {
+  struct Case {
+    int head, block_m, block_n, warps;
+    bool registers;
+  };
+  // The warps split m first (the kernel reduces rows): 64 rows give 4 warps 16 each, 128
+  // give 8; 64 rows in 8 warps and 32 in 4 leave warps along n (A staged). On sm_90 the
+  // whole-row layouts are wgmma's warpgroup layout, on sm_80 mma.sync's.
+  for (Case c : {Case{64, 128, 64, 4, true}, Case{128, 64, 64, 4, true}, Case{64, 64, 32, 4, true},
+                 Case{64, 128, 64, 8, true}, Case{64, 64, 64, 8, false}, Case{64, 32, 32, 4, false}}) {
+    INFO(c.head << " " << c.block_m << " " << c.block_n << ", " << c.warps << " warps");
+    auto f = lower_rows("attention", attention_signature(c.head, c.block_m, c.block_n, false));
+    for (int sm : {80, 90}) {
+      INFO("sm_" << sm);
+      nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, c.warps, sm);
+      std::vector<const ir::Op*> ops;
+      collect(f->body(), ops);
+      int registers = 0, ldmatrix_a = 0;
+      for (const ir::Op* op : ops) {
+        if (op->kind() != ir::OpKind::Dot) continue;
+        bool in_registers = nvptx::a_in_registers(*op, plan);
+        registers += in_registers ? 1 : 0;
+        const FragmentLayout* l = plan.layout(op->result());
+        REQUIRE(l != nullptr);
+        // mma.sync's A through ldmatrix: one x4 per band and k-step of 16.
+        ldmatrix_a += in_registers ? 0 : l->rep_m * static_cast<int>(op->operand(0)->type()->shape().back() / 16);
+      }
+      CHECK(registers == (c.registers ? 1 : 0));
+      nvptx::CompiledPtx ptx = compile(*f, c.warps, sm, 3);
+      CHECK(testing::ptxas_errors(ptx).empty());
+      if (sm == 90) CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
+      if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == ldmatrix_a);
+    }
+  }
+}
+
+TEST_CASE("fragment plan: P is staged for the second dot from its fragments", "[nvptx][rows]") {
+  for (int sm : {80, 90}) {
+    auto f = lower_rows("attention", attention_signature(64, 128, 64, false));
+    nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, sm);
+    std::vector<const ir::Op*> ops;
+    collect(f->body(), ops);
+    int casts = 0;
+    for (const ir::Op* op : ops) {
+      if (op->kind() != ir::OpKind::Dot || op->operand(0)->def() == nullptr) continue;
+      const ir::Op* p = op->operand(0)->def();
+      if (p->kind() != ir::OpKind::Cast) continue;
+      ++casts;
+      REQUIRE(plan.layout(p->result()) != nullptr);
+      REQUIRE_FALSE(plan.needs_flat(p->result()));
+    }
+    REQUIRE(casts == 1);
+  }
+}
