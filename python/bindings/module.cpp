@@ -120,4 +120,19 @@ PYBIND11_MODULE(_C, module) {
         return out;
       },
       "The tl.* builtins written in the Triton-language prelude (src/lower/prelude/).");
+  module.def(
+      "table_builtins",
+      [] {
+        // (name, parameters) of the builtins made from table rows (atomics.def,
+        // elementwise.def): "x" required, "x=" optional.
+        py::list out;
+        for (const auto& [name, b] : tritium::lower::builtin_table().entries()) {
+          if (!b.table) continue;
+          py::list params;
+          for (const std::string& p : b.params) params.append(p);
+          out.append(py::make_tuple(name, params));
+        }
+        return out;
+      },
+      "The tl.* builtins made from the compiler's op tables, with their parameters.");
 }

@@ -454,14 +454,7 @@ def load_tensor_descriptor(desc, offsets): _outside_kernel("load_tensor_descript
 def store_tensor_descriptor(desc, offsets, value): _outside_kernel("store_tensor_descriptor")
 
 
-# Atomics.
-def atomic_add(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_add")
-def atomic_max(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_max")
-def atomic_min(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_min")
-def atomic_and(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_and")
-def atomic_or(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_or")
-def atomic_xor(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xor")
-def atomic_xchg(pointer, val, mask=None, sem=None, scope=None): _outside_kernel("atomic_xchg")
+# Atomics (tl.atomic_add ... tl.atomic_xchg: _add_table_stubs below).
 def atomic_cas(pointer, cmp, val, sem=None, scope=None): _outside_kernel("atomic_cas")
 def atomic_load(pointer, mask=None, other=None, sem=None, scope=None): _outside_kernel("atomic_load")
 def atomic_store(pointer, value, mask=None, sem=None, scope=None): _outside_kernel("atomic_store")
@@ -487,25 +480,12 @@ def cat(input, other, can_reorder=False): _outside_kernel("cat")
 def flip(x, dim=None): _outside_kernel("flip")
 
 
-# Elementwise.
-def where(condition, x, y): _outside_kernel("where")
+# Elementwise (exp, sqrt, ..., where, fma: _add_table_stubs below).
 def minimum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("minimum")
 def maximum(x, y, propagate_nan=PropagateNan.NONE): _outside_kernel("maximum")
 def clamp(x, min, max, propagate_nan=PropagateNan.NONE): _outside_kernel("clamp")
-def exp(x): _outside_kernel("exp")
-def exp2(x): _outside_kernel("exp2")
-def log(x): _outside_kernel("log")
-def log2(x): _outside_kernel("log2")
-def sin(x): _outside_kernel("sin")
-def cos(x): _outside_kernel("cos")
-def sqrt(x): _outside_kernel("sqrt")
 def sqrt_rn(x): _outside_kernel("sqrt_rn")
-def rsqrt(x): _outside_kernel("rsqrt")
 def erf(x): _outside_kernel("erf")
-def floor(x): _outside_kernel("floor")
-def ceil(x): _outside_kernel("ceil")
-def abs(x): _outside_kernel("abs")
-def fma(x, y, z): _outside_kernel("fma")
 def fdiv(x, y, ieee_rounding=False): _outside_kernel("fdiv")
 def div_rn(x, y): _outside_kernel("div_rn")
 def umulhi(x, y): _outside_kernel("umulhi")
@@ -568,6 +548,32 @@ class range:
 class static_range:
     def __init__(self, arg1, arg2=None, step=None):
         _outside_kernel("static_range")
+
+
+def _add_table_stubs():
+    # The builtins made from the compiler's op tables (tl.atomic_<kind> of atomics.def, the
+    # elementwise builtins of elementwise.def: exp, sqrt, where, fma, ...) get their stubs,
+    # with their signatures, from the registry, so a new row needs nothing here.
+    try:
+        from ._C import table_builtins
+    except ImportError:  # imported without the extension module (tooling): no table names
+        return
+    import inspect
+    for name, params in table_builtins():
+        if name in globals():
+            continue
+        parameters = [inspect.Parameter(p.rstrip("="), inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=None if p.endswith("=") else inspect.Parameter.empty)
+                      for p in params]
+
+        def stub(*args, _name=name, **kwargs):
+            _outside_kernel(_name)
+        stub.__name__ = stub.__qualname__ = name
+        stub.__signature__ = inspect.Signature(parameters)
+        globals()[name] = stub
+
+
+_add_table_stubs()
 
 
 def _add_prelude_stubs():

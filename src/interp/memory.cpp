@@ -63,38 +63,65 @@ uint64_t float_max_min(uint64_t old_bits, uint64_t value_bits, int width, bool i
   return value_wins ? value_bits : old_bits;
 }
 
-// The new memory contents of one atomic read-modify-write.
-Slot combine(AtomicKind kind, ScalarKind type, Slot old, Slot value) {
-  Slot out = old;
+// Float max/min of atomics.def on values: the bits of `old` and `value` ordered as above.
+double float_max_min(double old, double value, ScalarKind type, bool is_max) {
+  Slot a, b;
+  a.f = old;
+  b.f = value;
+  return from_bits(float_max_min(to_bits(a, type, false), to_bits(b, type, false), ir::bit_width(type), is_max),
+                   type, false)
+      .f;
+}
+
+// Whether atomics.def gives kind `k` interpreter semantics on integers / floats.
+constexpr bool has_int_semantics(AtomicKind k) {
+#define TRITIUM_ATOMIC_EVAL_INT(kind, ...) \
+  if (k == AtomicKind::kind) return true;
+#include "ir/atomics.def"
+  return false;
+}
+
+constexpr bool has_float_semantics(AtomicKind k) {
+#define TRITIUM_ATOMIC_EVAL_FLOAT(kind, ...) \
+  if (k == AtomicKind::kind) return true;
+#include "ir/atomics.def"
+  return false;
+}
+
+constexpr bool every_atomic_kind_has_semantics() {
+  for (size_t i = 0; i < ir::enum_count<AtomicKind>(); ++i) {
+    auto k = static_cast<AtomicKind>(i);
+    if (!has_int_semantics(k)) return false;
+    if (ir::atomic_rule(k) != ir::AtomicRule::Int && !has_float_semantics(k)) return false;
+  }
+  return true;
+}
+static_assert(every_atomic_kind_has_semantics(),
+              "a row of ir/atomics.def lacks the TRITIUM_ATOMIC_EVAL_INT/_FLOAT its rule needs");
+
+// The new memory contents of one atomic read-modify-write (atomics.def).
+Slot combine(AtomicKind kind, ScalarKind type, Slot old_slot, Slot value_slot) {
+  Slot out = old_slot;
   if (ir::is_float(type)) {
+    [[maybe_unused]] double old = old_slot.f;
+    [[maybe_unused]] double value = value_slot.f;
     switch (kind) {
-      case AtomicKind::Add: out.f = round_float(old.f + value.f, type); return out;
-      case AtomicKind::Xchg: return value;
-      case AtomicKind::Max:
-      case AtomicKind::Min: {
-        int width = ir::bit_width(type);
-        uint64_t bits = float_max_min(to_bits(old, type, false), to_bits(value, type, false), width,
-                                      kind == AtomicKind::Max);
-        return from_bits(bits, type, false);
-      }
-      default: break;  // bitwise kinds on floats: the verifier rejects them
+#define TRITIUM_ATOMIC_EVAL_FLOAT(kind, ...) \
+  case AtomicKind::kind: out.f = __VA_ARGS__; return out;
+#include "ir/atomics.def"
+      default: break;  // integer-only kinds on floats: the verifier rejects them
     }
     return out;
   }
-  bool is_signed = ir::is_signed(type);
-  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  [[maybe_unused]] bool is_signed = ir::is_signed(type);
+  [[maybe_unused]] auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  [[maybe_unused]] auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
+  int64_t old = old_slot.i;
+  int64_t value = value_slot.i;
   switch (kind) {
-    case AtomicKind::Add: out.i = static_cast<int64_t>(u(old.i) + u(value.i)); break;
-    case AtomicKind::Max:
-      out.i = (is_signed ? old.i < value.i : u(old.i) < u(value.i)) ? value.i : old.i;
-      break;
-    case AtomicKind::Min:
-      out.i = (is_signed ? old.i > value.i : u(old.i) > u(value.i)) ? value.i : old.i;
-      break;
-    case AtomicKind::And: out.i = old.i & value.i; break;
-    case AtomicKind::Or: out.i = old.i | value.i; break;
-    case AtomicKind::Xor: out.i = old.i ^ value.i; break;
-    case AtomicKind::Xchg: out.i = value.i; break;
+#define TRITIUM_ATOMIC_EVAL_INT(kind, ...) \
+  case AtomicKind::kind: out.i = __VA_ARGS__; break;
+#include "ir/atomics.def"
   }
   out.i = wrap_int(out.i, type);
   return out;

@@ -24,7 +24,12 @@ bool is_store_cache(CacheModifier c) {
   return c == CacheModifier::Wb || c == CacheModifier::Cg || c == CacheModifier::Cs || c == CacheModifier::Wt;
 }
 
-bool is_bitwise(AtomicKind k) { return k == AtomicKind::And || k == AtomicKind::Or || k == AtomicKind::Xor; }
+bool atomic_admits(AtomicKind k, ScalarKind element) {
+  AtomicRule rule = atomic_rule(k);
+  if (element == ScalarKind::F16) return rule == AtomicRule::Half;
+  if (element == ScalarKind::F32 || element == ScalarKind::F64) return rule != AtomicRule::Int;
+  return is_integer(element) && (bit_width(element) == 32 || bit_width(element) == 64);
+}
 
 bool is_volatile(const Op& op) {
   const AttrValue* attr = op.find_attr("volatile");

@@ -34,6 +34,33 @@ struct EnumInfo;
 #undef TRITIUM_ATTR_ENUM
 #undef V
 
+// AtomicKind: the rows of atomics.def. AtomicRule: which elements a kind takes besides 32-
+// and 64-bit integers (none, fp32/fp64, and fp16 too).
+enum class AtomicKind : uint8_t {
+#define TRITIUM_ATOMIC(kind, text, rule) kind,
+#include "ir/atomics.def"
+};
+
+template <>
+struct EnumInfo<AtomicKind> {
+  static constexpr const char* attr = "kind";
+  static constexpr const char* names[] = {
+#define TRITIUM_ATOMIC(kind, text, rule) text,
+#include "ir/atomics.def"
+  };
+};
+
+enum class AtomicRule : uint8_t { Int, Float, Half };
+
+constexpr AtomicRule atomic_rule(AtomicKind k) {
+  switch (k) {
+#define TRITIUM_ATOMIC(kind, text, rule) \
+  case AtomicKind::kind: return AtomicRule::rule;
+#include "ir/atomics.def"
+  }
+  return AtomicRule::Int;
+}
+
 template <class E>
 constexpr size_t enum_count() {
   return sizeof(EnumInfo<E>::names) / sizeof(EnumInfo<E>::names[0]);
@@ -88,8 +115,9 @@ void set_enum_attr(Op& op, E value) {
 
 bool is_load_cache(CacheModifier c);
 bool is_store_cache(CacheModifier c);
-// and/or/xor: defined on integer elements only.
-bool is_bitwise(AtomicKind k);
+// Whether atomic `k` takes elements of `element` (Triton's rules, atomics.def's rule column:
+// 32- and 64-bit integers always, fp32/fp64 for Float and Half, fp16 for Half).
+bool atomic_admits(AtomicKind k, ScalarKind element);
 // A load with volatile=True (a nonzero "volatile" attribute): never removed, hoisted or merged.
 bool is_volatile(const Op& op);
 

@@ -573,7 +573,12 @@ class Verifier {
     expect_type(op, result_type(op), value, "the result");
     check_mask(op, AtomicRMWOp(op).mask());
     AtomicKind k = *expect_enum_attr<AtomicKind>(op, true);
-    if (is_bitwise(k) && !value->is_int()) fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
+    // The kind's rule (atomics.def): integers only, or fp16 where the kind takes it.
+    AtomicRule rule = atomic_rule(k);
+    bool f16 = value->element()->is_scalar() && value->element()->scalar_kind() == ScalarKind::F16;
+    if ((rule == AtomicRule::Int && !value->is_int()) || (f16 && rule != AtomicRule::Half)) {
+      fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
+    }
     check_sem_scope(op);
   }
 

@@ -27,6 +27,8 @@ struct Builtin {
   BuiltinHandler handler;
   bool function = true;             // callable as tl.<name> (false: a method only, like x.to)
   bool prelude = false;             // a @jit function of the Triton-language prelude (prelude.h)
+  bool table = false;               // made from a table row (atomics.def, elementwise.def):
+                                    // tritium.language makes its stub from the registry
 };
 
 class BuiltinTable {
@@ -35,6 +37,12 @@ class BuiltinTable {
   // Shorthand for the common case.
   void add(const std::string& name, std::vector<std::string> params, bool method, BuiltinHandler handler) {
     add(Builtin{name, std::move(params), method, std::move(handler)});
+  }
+  // One made from a table row (Builtin::table).
+  void add_table_row(const std::string& name, std::vector<std::string> params, bool method, BuiltinHandler handler) {
+    Builtin b{name, std::move(params), method, std::move(handler)};
+    b.table = true;
+    add(std::move(b));
   }
   const Builtin* find(const std::string& name) const;
   const std::map<std::string, Builtin>& entries() const { return entries_; }
@@ -57,11 +65,11 @@ std::string closest_builtin(const std::string& name, bool methods = false);
 void register_core_builtins(BuiltinTable& table);    // program ids, creation, hints, static_*
 void register_memory_builtins(BuiltinTable& table);  // load, store
 void register_atomic_builtins(BuiltinTable& table);  // atomic_*
-void register_math_builtins(BuiltinTable& table);    // exp, sqrt, ..., where, min/max
+void register_math_builtins(BuiltinTable& table);    // elementwise.def's rows (exp, ..., where, fma), min/max
 void register_shape_builtins(BuiltinTable& table);   // reshape, expand_dims, broadcast, trans, join, ...
 void register_reduce_builtins(BuiltinTable& table);  // reduce, sum, max, ..., scans
 void register_sort_builtins(BuiltinTable& table);    // flip, sort, topk
-void register_debug_builtins(BuiltinTable& table);   // device_print/assert, debug_barrier, static_print, fma
+void register_debug_builtins(BuiltinTable& table);   // device_print/assert, debug_barrier, static_print
 void register_dot_builtins(BuiltinTable& table);     // dot (builtins_dot.cpp; also the @ operator)
 void register_dot_scaled_builtins(BuiltinTable& table);  // dot_scaled (builtins_dot_scaled.cpp: upcast, scale, dot)
 

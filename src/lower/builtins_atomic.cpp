@@ -20,7 +20,7 @@ namespace {
 LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const std::string& fn = a.fn();
   bool cas = fn == "atomic_cas";
-  // tl.atomic_<kind>: the registry names only vocabulary members (attr_enums.def).
+  // tl.atomic_<kind>: the registry names only rows of atomics.def.
   ir::AtomicKind kind = cas ? ir::AtomicKind::Xchg : *ir::parse_enum<ir::AtomicKind>(fn.substr(7));
   Value* ptr = L.to_tensor(a.get("pointer"), loc);
   if (!ptr->type()->is_ptr()) error_at(loc, "tl." + fn + " needs a pointer or a block of pointers, got " + ptr->type()->str());
@@ -36,8 +36,9 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
       k == ScalarKind::U16 || k == ScalarKind::BF16) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
-  if (k == ScalarKind::F16 && !cas && kind != ir::AtomicKind::Add && kind != ir::AtomicKind::Xchg) error_at(loc, "tl." + fn + " does not support fp16 elements");
-  if (!cas && ir::is_bitwise(kind) && ir::is_float(k)) {
+  // The kind's rule (atomics.def); atomic_cas compares bits, of any float.
+  if (!cas && k == ScalarKind::F16 && !ir::atomic_admits(kind, k)) error_at(loc, "tl." + fn + " does not support fp16 elements");
+  if (!cas && ir::is_float(k) && ir::atomic_rule(kind) == ir::AtomicRule::Int) {
     error_at(loc, "tl." + fn + " needs integer elements, got " + std::string(ir::scalar_name(k)));
   }
   auto operand = [&](const std::string& n) {
@@ -132,10 +133,10 @@ LValue atomic_store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 void register_atomic_builtins(BuiltinTable& t) {
   t.add("atomic_load", {"pointer", "mask=", "other=", "sem=", "scope="}, false, atomic_load);
   t.add("atomic_store", {"pointer", "value", "mask=", "sem=", "scope="}, false, atomic_store);
-  // tl.atomic_add ... tl.atomic_xchg: one per atomic kind of attr_enums.def.
+  // tl.atomic_add ... tl.atomic_xchg: one per row of atomics.def.
   for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) {
     std::string name = std::string("atomic_") + ir::enum_text(static_cast<ir::AtomicKind>(i));
-    t.add(name, {"pointer", "val", "mask=", "sem=", "scope="}, false, atomic);
+    t.add_table_row(name, {"pointer", "val", "mask=", "sem=", "scope="}, false, atomic);
   }
   t.add("atomic_cas", {"pointer", "cmp", "val", "sem=", "scope="}, false, atomic);
 }

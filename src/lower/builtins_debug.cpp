@@ -1,6 +1,6 @@
-// The debug family of builtins, and tl.fma: device_print (and Python's print in a kernel),
-// device_assert (and the assert statement) with debug=True, debug_barrier, static_print,
-// and fma as one fused op. Triton's rules: semantic.device_print/device_assert.
+// The debug family of builtins: device_print (and Python's print in a kernel), device_assert
+// (and the assert statement) with debug=True, debug_barrier, static_print. Triton's rules:
+// semantic.device_print/device_assert.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -52,25 +52,6 @@ LValue device_assert(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return none();
 }
 
-// A fused multiply-add for floats (one rounding, whatever TRITIUM_DEFAULT_FP_FUSION says);
-// integers have no rounding to fuse: x * y + z.
-LValue fma(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-  ir::Value* product = L.arith(ir::OpKind::Mul, a.get("x"), a.get("y"), loc);
-  ir::Value* sum = L.add(LValue::tensor(product), a.get("z"), loc);
-  if (!sum->type()->is_float()) return LValue::tensor(sum);
-  // The mul and add above did the promotion and broadcasting; fuse their operands.
-  ir::Op* mul = product->def();
-  ir::Op* add = sum->def();
-  if (mul == nullptr || add == nullptr || mul->kind() != ir::OpKind::Mul || add->kind() != ir::OpKind::Add ||
-      add->operand(0) != product || mul->result()->type() != sum->type()) {
-    return LValue::tensor(sum);  // mixed precision: the promotion happened between the two
-  }
-  ir::Value* fused =
-      L.builder().create_value(ir::OpKind::Fma, sum->type(), {mul->operand(0), mul->operand(1), add->operand(1)}, loc);
-  // The unfused pair stays unused for eliminate_dead_code.
-  return LValue::tensor(fused);
-}
-
 }  // namespace
 
 void lower_device_assert(Lowerer& L, const LValue& cond, const LValue* mask, const std::string& msg, const Loc& loc) {
@@ -109,7 +90,6 @@ void register_debug_builtins(BuiltinTable& t) {
           std::fflush(stdout);
           return none();
         });
-  t.add("fma", {"x", "y", "z"}, false, fma);
 }
 
 }  // namespace tritium::lower

@@ -124,7 +124,9 @@ class Lowerer {
   ir::Value* bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* cmp(ir::CmpPredicate predicate, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
-  ir::Value* where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  // tl.where's promotion, then `kind` (select, or a where-like op of elementwise.def).
+  ir::Value* where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc,
+                   ir::OpKind kind = ir::OpKind::Select);
   ir::Value* logical(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
 
  private:

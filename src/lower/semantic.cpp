@@ -405,7 +405,8 @@ ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rh
   return arith(kind, lhs, rhs, loc);
 }
 
-ir::Value* Lowerer::where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+ir::Value* Lowerer::where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc,
+                          ir::OpKind kind) {
   Value* c = to_tensor(cond, loc);
   if (!element_of(c)->is_scalar() || element_of(c)->scalar_kind() != ScalarKind::I1) {
     c = cast(c, ScalarKind::I1, loc);
@@ -420,7 +421,7 @@ ir::Value* Lowerer::where(const LValue& cond, const LValue& lhs, const LValue& r
   auto [c3, b2] = broadcast(c2, b, loc);
   auto [a3, b3] = broadcast(a2, b2, loc);
   c3 = broadcast_to(c3, a3->type()->shape(), loc);
-  return emit(ir::OpKind::Select, a3->type(), {c3, a3, b3}, loc);
+  return emit(kind, a3->type(), {c3, a3, b3}, loc);
 }
 
 ir::Value* Lowerer::logical(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {

@@ -72,3 +72,21 @@ def test_prelude_builtins_need_no_stub_in_the_language_module():
         with pytest.raises(RuntimeError, match=f"tl.{name} can only be used inside"):
             getattr(tl, name)(1)
     from tritium.language import cdiv  # noqa: F401  (from-imports see them too)
+
+
+def test_table_builtins_need_no_stub_in_the_language_module():
+    # The builtins made from op-table rows (tl.atomic_<kind> of atomics.def, elementwise.def's
+    # exp, sqrt, where, fma, ...) get their stubs and signatures from the registry, so a new
+    # row touches no Python file (DESIGN.md, the files-touched table).
+    import inspect
+    source = open(tl.__file__, encoding="utf-8").read()
+    rows = dict(C.table_builtins())
+    assert {"atomic_add", "atomic_xchg", "exp", "where", "fma"} <= set(rows)
+    for name, params in rows.items():
+        assert f"def {name}(" not in source
+        assert name in tl.__all__
+        assert list(inspect.signature(getattr(tl, name)).parameters) == [p.rstrip("=") for p in params]
+        with pytest.raises(RuntimeError, match=f"tl.{name} can only be used inside"):
+            getattr(tl, name)(1)
+    assert str(inspect.signature(tl.atomic_add)) == "(pointer, val, mask=None, sem=None, scope=None)"
+    assert str(inspect.signature(tl.where)) == "(condition, x, y)"

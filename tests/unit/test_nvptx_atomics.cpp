@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "frontend/parser.h"
+#include "ir/attrs.h"
 #include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
@@ -30,19 +32,35 @@ struct DtypeCase {
   std::vector<std::string> kinds;  // the atomics the language allows on it
 };
 
-const std::vector<std::string> kAllKinds = {"add", "max", "min", "and", "or", "xor", "xchg", "cas"};
+// Every row of ir/atomics.def (so a new kind is in the matrix with no edit here), and cas.
+std::vector<std::string> all_kinds() {
+  std::vector<std::string> kinds;
+  for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) kinds.push_back(ir::enum_text(static_cast<ir::AtomicKind>(i)));
+  kinds.push_back("cas");
+  return kinds;
+}
+
+// The kinds the rows' rules admit on `element` (test_ir.cpp pins the rules of Triton's kinds).
+std::vector<std::string> kinds_on(ir::ScalarKind element) {
+  std::vector<std::string> kinds;
+  for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) {
+    auto k = static_cast<ir::AtomicKind>(i);
+    if (ir::atomic_admits(k, element)) kinds.push_back(ir::enum_text(k));
+  }
+  kinds.push_back("cas");
+  return kinds;
+}
 
 std::vector<DtypeCase> dtype_cases() {
-  std::vector<std::string> ints = kAllKinds;
-  std::vector<std::string> floats = {"add", "max", "min", "xchg", "cas"};
+  using K = ir::ScalarKind;
   return {
-      {"i32", "i32", {"1", "-2", "0"}, ints},
-      {"u32", "i32", {"3", "0"}, ints},
-      {"i64", "i64", {"1", "-2", "0"}, ints},
-      {"u64", "i64", {"3", "0"}, ints},
-      {"fp16", "fp32", {"1.0", "-2.0", "0.0"}, {"add", "xchg", "cas"}},
-      {"fp32", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, floats},
-      {"fp64", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, floats},
+      {"i32", "i32", {"1", "-2", "0"}, kinds_on(K::I32)},
+      {"u32", "i32", {"3", "0"}, kinds_on(K::U32)},
+      {"i64", "i64", {"1", "-2", "0"}, kinds_on(K::I64)},
+      {"u64", "i64", {"3", "0"}, kinds_on(K::U64)},
+      {"fp16", "fp32", {"1.0", "-2.0", "0.0"}, kinds_on(K::F16)},
+      {"fp32", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, kinds_on(K::F32)},
+      {"fp64", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, kinds_on(K::F64)},
   };
 }
 
@@ -129,13 +147,16 @@ def k(p, out):
 }
 
 TEST_CASE("nvptx atomics: refused element types and kinds are located errors", "[nvptx][atomics]") {
-  std::vector<std::string> dtypes = {"i1", "i8", "u8", "i16", "u16", "bf16", "fp16", "fp32", "fp64"};
+  using K = ir::ScalarKind;
+  std::vector<std::pair<std::string, K>> dtypes = {{"i1", K::I1},   {"i8", K::I8},     {"u8", K::U8},
+                                                   {"i16", K::I16}, {"u16", K::U16},   {"bf16", K::BF16},
+                                                   {"fp16", K::F16}, {"fp32", K::F32}, {"fp64", K::F64}};
   int refused = 0;
-  for (const std::string& dtype : dtypes) {
-    for (const std::string& kind : kAllKinds) {
-      bool is_float = dtype.rfind("fp", 0) == 0 || dtype == "bf16";
-      bool allowed = (dtype == "fp16" && (kind == "add" || kind == "xchg" || kind == "cas")) ||
-                     ((dtype == "fp32" || dtype == "fp64") && !(kind == "and" || kind == "or" || kind == "xor"));
+  for (const auto& [dtype, element] : dtypes) {
+    for (const std::string& kind : all_kinds()) {
+      bool is_float = ir::is_float(element);
+      std::optional<ir::AtomicKind> k = ir::parse_enum<ir::AtomicKind>(kind);
+      bool allowed = k ? ir::atomic_admits(*k, element) : (element == K::F16 || element == K::F32 || element == K::F64);
       if (allowed) continue;
       std::string value = is_float ? "1.0" : "1";
       std::string call = kind == "cas" ? "tl.atomic_cas(p, " + value + ", " + value + ")"

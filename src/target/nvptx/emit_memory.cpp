@@ -258,62 +258,100 @@ llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type,
   return b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
 }
 
+namespace {
+
+// Whether atomics.def gives kind `k` PTX on integers / floats; a row without the PTX its
+// rule needs does not build.
+constexpr bool has_int_ptx(ir::AtomicKind k) {
+#define TRITIUM_ATOMIC_EMIT_INT(kind, ...) \
+  if (k == ir::AtomicKind::kind) return true;
+#include "ir/atomics.def"
+  return false;
+}
+
+constexpr bool has_float_ptx(ir::AtomicKind k) {
+#define TRITIUM_ATOMIC_EMIT_FLOAT(kind, ...) \
+  if (k == ir::AtomicKind::kind) return true;
+#include "ir/atomics.def"
+  return false;
+}
+
+constexpr bool every_atomic_kind_has_ptx() {
+  for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) {
+    auto k = static_cast<ir::AtomicKind>(i);
+    if (!has_int_ptx(k)) return false;
+    if (ir::atomic_rule(k) != ir::AtomicRule::Int && !has_float_ptx(k)) return false;
+  }
+  return true;
+}
+static_assert(every_atomic_kind_has_ptx(), "a row of ir/atomics.def lacks the TRITIUM_ATOMIC_EMIT_INT/_FLOAT its rule needs");
+
+}  // namespace
+
 llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value) {
-  using K = ir::AtomicKind;
-  const K what = ir::AtomicRMWOp(op).kind();
+  const ir::AtomicKind what = ir::AtomicRMWOp(op).kind();
   llvm::Type* type = value->getType();
   int bits = ir::bit_width(kind);
   llvm::Type* int_type = b_.getIntNTy(static_cast<unsigned>(bits));
   std::string constraint = bits == 64 ? "l" : bits == 32 ? "r" : "h";
-  std::string b = ".b" + std::to_string(bits);
-  std::string u = ".u" + std::to_string(bits);
-  std::string s = ".s" + std::to_string(bits);
+  // The names atomics.def's PTX uses.
+  [[maybe_unused]] std::string b = ".b" + std::to_string(bits);
+  [[maybe_unused]] std::string u = ".u" + std::to_string(bits);
+  [[maybe_unused]] std::string s = ".s" + std::to_string(bits);
+  [[maybe_unused]] std::string f = ".f" + std::to_string(bits);
+  [[maybe_unused]] bool half = kind == ScalarKind::F16;
+  [[maybe_unused]] bool is_signed = ir::is_signed(kind);
   llvm::Value* address = b_.CreatePtrToInt(ptr, b_.getInt64Ty());
   llvm::Value* v = b_.CreateBitCast(value, int_type);  // floats travel as their bits
-  auto atom = [&](const std::string& text, llvm::Value* operand) {
-    return atom_asm(text, int_type, constraint, {address, operand}, op);
+  auto atom = [&](const std::string& text) { return atom_asm(text, int_type, constraint, {address, v}, op); };
+  [[maybe_unused]] auto exchange16 = [&]() -> llvm::Value* {
+    // No 16-bit exch: a compare-and-swap loop until the swap happens on what was read.
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "xchg16", kernel_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "xchg16.done", kernel_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
+    expected->addIncoming(first, from);
+    llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, v}, op);
+    expected->addIncoming(seen, loop);
+    b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
+    b_.SetInsertPoint(done);
+    return seen;
   };
-  auto result = [&](llvm::Value* old) { return b_.CreateBitCast(old, type); };
-  if (bits != 32 && bits != 64 && !(kind == ScalarKind::F16 && (what == K::Add || what == K::Xchg))) {
+  [[maybe_unused]] auto float_max_min = [&](bool is_max) -> llvm::Value* {
+    // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
+    // sign bit clear a signed integer max (min) orders like the floats; with it set an
+    // unsigned min (max) does. Exactly one of the two atomics runs.
+    // The sign test of a constant value folds, and the guard that cannot run yields `zero`.
+    llvm::Value* negative = b_.CreateICmpSLT(v, int_const(int_type, 0));
+    llvm::Value* zero = int_const(int_type, 0);
+    llvm::Value* if_negative = guarded(negative, [&]() { return atom(std::string(is_max ? "min" : "max") + u); }, zero);
+    llvm::Value* if_positive =
+        guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s); }, zero);
+    return b_.CreateSelect(negative, if_negative, if_positive);
+  };
+  if (bits != 32 && bits != 64 && !(half && ir::atomic_admits(what, kind))) {
     error_at(op.loc(), std::string("atomic '") + ir::enum_text(what) + "' on " + ir::scalar_name(kind) + " is not supported on the GPU");
   }
-  bool is_float = ir::is_float(kind);
-  if (what == K::Add) {
-    if (kind == ScalarKind::F16) return result(atom("add.noftz.f16", v));
-    return result(atom("add" + (is_float ? ".f" + std::to_string(bits) : u), v));
-  }
-  if (ir::is_bitwise(what)) return result(atom(ir::enum_text(what) + b, v));
-  if (what == K::Xchg) {
-    if (kind == ScalarKind::F16) {
-      // No 16-bit exch: a compare-and-swap loop until the swap happens on what was read.
-      llvm::BasicBlock* from = b_.GetInsertBlock();
-      llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
-      llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "xchg16", kernel_);
-      llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "xchg16.done", kernel_);
-      b_.CreateBr(loop);
-      b_.SetInsertPoint(loop);
-      llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
-      expected->addIncoming(first, from);
-      llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, v}, op);
-      expected->addIncoming(seen, loop);
-      b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
-      b_.SetInsertPoint(done);
-      return result(seen);
+  llvm::Value* old = nullptr;
+  if (ir::is_float(kind)) {
+    switch (what) {
+#define TRITIUM_ATOMIC_EMIT_FLOAT(kind, ...) \
+  case ir::AtomicKind::kind: old = __VA_ARGS__; break;
+#include "ir/atomics.def"
+      default: break;  // integer-only kinds on floats: the verifier rejects them
     }
-    return result(atom("exch" + b, v));
+  } else {
+    switch (what) {
+#define TRITIUM_ATOMIC_EMIT_INT(kind, ...) \
+  case ir::AtomicKind::kind: old = __VA_ARGS__; break;
+#include "ir/atomics.def"
+    }
   }
-  bool is_max = what == K::Max;
-  if (!is_float) return result(atom(std::string(is_max ? "max" : "min") + (ir::is_signed(kind) ? s : u), v));
-  // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
-  // sign bit clear a signed integer max (min) orders like the floats; with it set an
-  // unsigned min (max) does. Exactly one of the two atomics runs.
-  // The sign test of a constant value folds, and the guard that cannot run yields `zero`.
-  llvm::Value* negative = b_.CreateICmpSLT(v, int_const(int_type, 0));
-  llvm::Value* zero = int_const(int_type, 0);
-  llvm::Value* if_negative = guarded(negative, [&]() { return atom(std::string(is_max ? "min" : "max") + u, v); }, zero);
-  llvm::Value* if_positive =
-      guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s, v); }, zero);
-  return result(b_.CreateSelect(negative, if_negative, if_positive));
+  if (old == nullptr) internal_error("nvptx", std::string("atomic '") + ir::enum_text(what) + "' on " + ir::scalar_name(kind), op.loc());
+  return b_.CreateBitCast(old, type);
 }
 
 llvm::Value* Emitter::atomic_cas(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
