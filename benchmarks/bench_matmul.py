@@ -26,13 +26,14 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
-def jits():
+def jits(hinted=False):
     import triton
     import tritium
     import kernels_matmul
     import triton.language
     import tritium.language
-    out = {"tritium": tritium.jit(kernels_matmul.matmul_kernel), "triton": triton.jit(kernels_matmul.matmul_kernel)}
+    fn = kernels_matmul.matmul_kernel_hinted if hinted else kernels_matmul.matmul_kernel
+    out = {"tritium": tritium.jit(fn), "triton": triton.jit(fn)}
     out["tritium"].__tl__ = tritium.language
     out["triton"].__tl__ = triton.language
     return out
@@ -175,6 +176,8 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--check", action="store_true", help="only the correctness sweep")
     parser.add_argument("--skip-check", action="store_true", help="no correctness sweep (the timed runs still check)")
+    parser.add_argument("--hinted", action="store_true",
+                        help="the kernel with tl.max_contiguous/tl.multiple_of on its row and column offsets")
     parser.add_argument("--json")
     args = parser.parse_args()
     from bench_attention import no_gpu_reason
@@ -182,7 +185,7 @@ def main():
     if reason:
         print(f"bench_matmul: skipped, no GPU: {reason}")
         return
-    kernels = jits()
+    kernels = jits(args.hinted)
     t = time.time()
     failures = [] if args.skip_check else check_sweep(kernels)
     print(f"check took {time.time() - t:.1f} s")

@@ -132,7 +132,11 @@ void cap_to_shape(AxisInfo& info, const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function) : function_(function) {
+AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function) : AxisInfoAnalysis(function, {}) {}
+
+AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function,
+                                   std::unordered_set<const ir::Value*> assumed_non_negative)
+    : function_(function), assumed_non_negative_(std::move(assumed_non_negative)) {
   for (const ir::Param& param : function.params()) {
     if (!param.arg) continue;
     AxisInfo info = bottom(param.arg->type());
@@ -153,6 +157,7 @@ const AxisInfo& AxisInfoAnalysis::get(const Value* value) const {
 
 void AxisInfoAnalysis::set(const Value* value, AxisInfo info) {
   cap_to_shape(info, shape_of(value->type()));
+  if (assumed_non_negative_.count(value) != 0) info.non_negative = true;
   info_[value] = std::move(info);
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/ir.h"
@@ -39,6 +40,9 @@ class AxisInfoAnalysis {
  public:
   // Runs to a fixed point over the whole function (loops and branches included).
   explicit AxisInfoAnalysis(const ir::Function& function);
+  // The same, as if every value of `assumed_non_negative` were known to be >= 0: what the
+  // facts would be in code guarded by that test (gpu/version_on_signs.h asks).
+  AxisInfoAnalysis(const ir::Function& function, std::unordered_set<const ir::Value*> assumed_non_negative);
 
   // The facts of `value`; values without a rule (floats) get the all-1 facts.
   const AxisInfo& get(const ir::Value* value) const;
@@ -58,6 +62,7 @@ class AxisInfoAnalysis {
   void set(const ir::Value* value, AxisInfo info);
 
   const ir::Function& function_;
+  std::unordered_set<const ir::Value*> assumed_non_negative_;
   std::unordered_map<const ir::Value*, AxisInfo> info_;
   mutable std::unordered_map<const ir::Value*, AxisInfo> fallback_;
 };

@@ -7,6 +7,7 @@
 #include "gpu/allocate_shared.h"
 #include "gpu/assign_layouts.h"
 #include "gpu/prefetch_operands.h"
+#include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
 #include "ir/verifier.h"
 #include "transforms/eliminate_common_subexpressions.h"
@@ -18,6 +19,9 @@ namespace {
 void cse(ir::Function& function, const GpuOptions&) { transforms::eliminate_common_subexpressions(function); }
 
 const std::vector<GpuPass> kGpuPasses = {
+    // The rest of the kernel twice, behind a test of scalars' signs, where knowing them
+    // non-negative widens an access (the tutorial matmul's `% N` columns).
+    {"version_on_signs", version_on_signs, versions_on_signs},
     // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},

@@ -70,6 +70,12 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
   return static_cast<int>(w);
 }
 
+int tested_width(const ir::Type* type, int vector, int64_t element_bytes) {
+  int g = vector;
+  while (g > 1 && (g * element_bytes > 16 || type->shape().back() % g != 0)) g /= 2;
+  return g;
+}
+
 VectorWidths choose_vector_widths(const ir::Function& function, int threads, bool vectorize) {
   VectorWidths out;
   if (!vectorize) return out;

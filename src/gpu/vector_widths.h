@@ -29,6 +29,11 @@ struct VectorWidths {
 // atomics (once per element), volatile loads and scalar pointers.
 int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis);
 
+// The widest group a run-time test may make one vector access when the facts leave an
+// access scalar: the block's V, at most 16 bytes of `element_bytes` each, dividing the last
+// dimension (the registers of a group are then consecutive elements of one row).
+int tested_width(const ir::Type* type, int vector, int64_t element_bytes);
+
 // V for each block size: the largest access width among the accesses on blocks of that
 // size, capped at max(1, N / threads) (Triton's sizePerThread cap) and to divide N; each
 // access then moves min(its width, V) elements at a time.

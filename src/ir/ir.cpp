@@ -286,29 +286,42 @@ ArgFacts Function::facts_of(const Value* value) const {
 
 namespace {
 
-void clone_region(const Region& from, Region& to, std::unordered_map<const Value*, Value*>& map) {
-  for (const auto& arg : from.args()) map[arg.get()] = to.add_arg(arg->type());
-  for (const auto& op : from.ops()) {
-    auto copy = std::make_unique<Op>(op->kind(), op->loc());
-    for (Value* v : op->operands()) {
-      auto it = map.find(v);
-      if (it == map.end()) internal_error("ir", "clone: an operand defined outside the function");
+void clone_region(const Region& from, Region& to, std::unordered_map<const Value*, Value*>& map, bool strict);
+
+Op* clone_op(const Op& op, Region& to, std::unordered_map<const Value*, Value*>& map, bool strict) {
+  auto copy = std::make_unique<Op>(op.kind(), op.loc());
+  for (Value* v : op.operands()) {
+    auto it = map.find(v);
+    if (it != map.end()) {
       copy->add_operand(it->second);
+    } else if (strict) {
+      internal_error("ir", "clone: an operand defined outside the function");
+    } else {
+      copy->add_operand(v);
     }
-    for (const auto& r : op->results()) map[r.get()] = copy->add_result(r->type());
-    for (const Attr& a : op->attrs()) copy->set_attr(a.name, a.value);
-    for (const auto& region : op->regions()) clone_region(*region, *copy->add_region(), map);
-    to.insert(to.ops().size(), std::move(copy));
   }
+  for (const auto& r : op.results()) map[r.get()] = copy->add_result(r->type());
+  for (const Attr& a : op.attrs()) copy->set_attr(a.name, a.value);
+  for (const auto& region : op.regions()) clone_region(*region, *copy->add_region(), map, strict);
+  return to.insert(to.ops().size(), std::move(copy));
+}
+
+void clone_region(const Region& from, Region& to, std::unordered_map<const Value*, Value*>& map, bool strict) {
+  for (const auto& arg : from.args()) map[arg.get()] = to.add_arg(arg->type());
+  for (const auto& op : from.ops()) clone_op(*op, to, map, strict);
 }
 
 }  // namespace
+
+Op* clone_op(const Op& op, Region& to, std::unordered_map<const Value*, Value*>& map) {
+  return clone_op(op, to, map, /*strict=*/false);
+}
 
 std::unique_ptr<Function> Function::clone() const {
   auto out = std::make_unique<Function>(name_, loc_);
   out->sources_ = sources_;
   std::unordered_map<const Value*, Value*> map;
-  clone_region(body_, out->body_, map);
+  clone_region(body_, out->body_, map, /*strict=*/true);
   out->params_ = params_;
   for (Param& p : out->params_) {
     if (p.arg != nullptr) p.arg = map.at(p.arg);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -260,5 +261,10 @@ class Function {
   Region body_;  // its args are the entry arguments, in parameter order, folded ones skipped
   std::vector<Param> params_;
 };
+
+// Appends a deep copy of `op` (its regions included) to the end of `to`. Operands found in
+// `map` become their images there; the others (defined outside what is copied) are kept.
+// The copy's results and region arguments are added to `map`.
+Op* clone_op(const Op& op, Region& to, std::unordered_map<const Value*, Value*>& map);
 
 }  // namespace tritium::ir

@@ -277,6 +277,7 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
     std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, STAGES=" + std::to_string(stages);
     return nvptx::compile_to_ptx(*lower_dot("staged_range", sig), options).ptx;
   };
+  options.sm = 80;  // mma.sync: num_stages - 1 iterations ahead
   CHECK(count(ptx(1), "cp.async") == 0);
   CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
 }
@@ -354,12 +355,21 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 4);
     CHECK(count(tf32, "wgmma") == 0);
   }
-  SECTION("cp.async stages in the swizzled arrangement") {
+  SECTION("cp.async stages in the swizzled arrangement, the dot kept in flight") {
+    // Three stages: one iteration ahead, the third buffer for the wgmma of the iteration
+    // before, which the loop waits for (wait_group 1) only after issuing the next.
     std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
-    CHECK(count(ptx, "cp.async.commit_group") == 6);
-    CHECK(count(ptx, "cp.async.wait_group 2") == 1);
+    CHECK(count(ptx, "cp.async.commit_group") == 4);
+    CHECK(count(ptx, "cp.async.wait_group 0") == 2);  // the dot's own buffer, and the drain
     CHECK(count(ptx, "wgmma.mma_async") == 2);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);  // at the loop's exit
     CHECK(count(ptx, "bar.sync") == 4);
+    // Four stages: two iterations ahead.
+    std::string four = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 4);
+    CHECK(count(four, "cp.async.commit_group") == 6);
+    CHECK(count(four, "cp.async.wait_group 2") == 1);
+    CHECK(count(four, "wgmma.wait_group.sync.aligned 1") == 1);
   }
   SECTION("the epilogue's round trip reuses the stage buffers") {
     std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";

@@ -1,6 +1,7 @@
 // plan_async_copies (see async_copy.h).
 #include "target/nvptx/async_copy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
@@ -66,13 +67,39 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
   return v->users()[0] == body.terminator() ? v->index() : -1;
 }
 
-void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
+// Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
+// wgmma whose accumulator the loop carries and nothing else reads, with a buffer for it.
+bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma, int distance, int num_stages) {
+  const ir::Region& body = *loop.region(0);
+  const ir::AttrValue* stages = loop.find_attr("num_stages");
+  int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
+  int dots = 0;
+  for (const auto& op : body.ops()) dots += op->kind() == OpKind::Dot ? 1 : 0;
+  const ir::Value* acc = dot.operand(2);
+  const ir::Value* result = dot.result();
+  return wgmma && dots == 1 && distance + 2 <= loop_stages && acc->is_region_arg() && acc->region() == &body &&
+         acc->index() > 0 && acc->num_uses() == 1 && result->num_uses() == 1 &&
+         result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, int num_stages,
+                 AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) plan_region(*inner, fragments, sm, num_warps, plan);
+    // The branches of an `if` never run together: their stage buffers may overlap.
+    int64_t base = plan.reserved_bytes, end = base;
+    for (const auto& inner : op->regions()) {
+      if (op->kind() == OpKind::If) plan.reserved_bytes = base;
+      plan_region(*inner, fragments, sm, num_warps, num_stages, plan);
+      end = std::max(end, plan.reserved_bytes);
+    }
+    plan.reserved_bytes = end;
     if (op->kind() != OpKind::For) continue;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
-    std::vector<AsyncOperand*> here;
+    std::vector<std::unique_ptr<AsyncOperand>> here;
+    std::vector<const ir::Value*> last_loads;
+    std::vector<const ir::Op*> loop_dots;
+    bool loop_wgmma = false;
     for (int k = 0; k < op->num_results(); ++k) {
       const ir::Value* arg = body.arg(k + 1);
       std::vector<const ir::Op*> dots;
@@ -99,36 +126,52 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
       const std::vector<int64_t>& shape = arg->type()->shape();
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
       operand->tile = wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2);
+      loop_wgmma = wgmma;
+      for (const ir::Op* d : dots) {
+        if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);
+      }
+      last_loads.push_back(next);
+      here.push_back(std::move(operand));
+    }
+    if (here.empty()) continue;
+    bool in_flight = loop_dots.size() == 1 &&
+                     keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma, here[0]->distance, num_stages);
+    if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
+    for (size_t h = 0; h < here.size(); ++h) {
+      AsyncOperand* operand = here[h].get();
+      operand->in_flight = in_flight;
       int64_t bytes = operand->tile.bytes();
-      if (wgmma) {
+      if (loop_wgmma) {
         auto align = [](int64_t b) { return (b + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign; };
         plan.reserved_bytes = align(plan.reserved_bytes);
         bytes = align(bytes);
       }
-      for (int stage = 0; stage <= operand->distance; ++stage) {
+      // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the
+      // dot kept in flight the one the previous iteration's dot still reads.
+      for (int stage = 0; stage <= operand->distance + (in_flight ? 1 : 0); ++stage) {
         operand->offset.push_back(plan.reserved_bytes);
         plan.reserved_bytes += bytes;
       }
-      for (size_t j = 0; j < chain.size(); ++j) {
-        const ir::Value* init = op->operand(chain[j]->index() + 2);
-        plan.loads[init] = operand.get();
+      for (size_t j = 0; j < operand->chain.size(); ++j) {
+        const ir::Value* init = op->operand(operand->chain[j]->index() + 2);
+        plan.loads[init] = operand;
         plan.stage[init] = static_cast<int>(j);
-        plan.carried[chain[j]] = operand.get();
+        plan.carried[operand->chain[j]] = operand;
       }
-      plan.loads[next] = operand.get();
-      plan.stage[next] = -1;
-      here.push_back(operand.get());
-      plan.operands.push_back(std::move(operand));
+      plan.loads[last_loads[h]] = operand;
+      plan.stage[last_loads[h]] = -1;
+      operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
+      plan.operands.push_back(std::move(here[h]));
     }
-    for (AsyncOperand* operand : here) operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
   }
 }
 
 }  // namespace
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
+                            int num_stages) {
   AsyncPlan plan;
-  plan_region(function.body(), fragments, sm, num_warps, plan);
+  plan_region(function.body(), fragments, sm, num_warps, num_stages, plan);
   // A wgmma dot stages its other operands right after the stage buffers, swizzled.
   if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
     plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/ir.h"
@@ -36,6 +37,9 @@ struct AsyncOperand {
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
+  // The loop's dot (wgmma) stays in flight into the next iteration: there is one more
+  // buffer, and each iteration copies into the one the dot of two iterations before read.
+  bool in_flight = false;
 };
 
 struct AsyncPlan {
@@ -46,6 +50,9 @@ struct AsyncPlan {
   std::unordered_map<const ir::Value*, const AsyncOperand*> loads;
   std::unordered_map<const ir::Value*, int> stage;
   std::unordered_map<const ir::Value*, const AsyncOperand*> carried;  // body args holding an offset
+  // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
+  // carries their result waits for it (wait_group 0) at its exit.
+  std::unordered_set<const ir::Op*> in_flight_dots;
 };
 
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a
@@ -53,6 +60,11 @@ struct AsyncPlan {
 // ran more than one iteration ahead) whose initial values and yielded value are loads used
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
 // Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
+// A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
+// accumulator and nothing else reads it, and num_stages (the loop's own, else
+// `num_stages`) has room for distance + 2 buffers: prefetch_operands runs num_stages - 2
+// ahead on sm_90 for this.
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
+                            int num_stages);
 
 }  // namespace tritium::nvptx

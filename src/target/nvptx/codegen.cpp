@@ -31,6 +31,7 @@
 #include "target/nvptx/register_budget.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
+#include "gpu/vector_widths.h"
 
 namespace tritium::nvptx {
 
@@ -361,7 +362,17 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.num_stages);
+  const int threads = 32 * options.num_warps;
+  gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
+  // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
+  auto copy_text = [&](const ir::Op& load) -> std::string {
+    const ir::Type* type = load.result()->type();
+    int w = widths.width(load);
+    if (w > 1) return std::to_string(2 * w) + "-byte copies";
+    int g = gpu::tested_width(type, widths.vector(type->num_elements()), 2);
+    return g > 1 ? std::to_string(2 * g) + "-byte copies where a run-time test holds" : "2-byte copies";
+  };
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
     if (l == nullptr) return "";
@@ -386,12 +397,13 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       parts.push_back("cp.async into stage buffers at bytes " + offsets +
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
-                      which);
+                      which + ", " + copy_text(op));
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));
       if (!text.empty()) parts.push_back((op.num_results() > 1 ? "#" + std::to_string(i) + " " : "") + text);
     }
+    if (copies.in_flight_dots.count(&op) != 0) parts.push_back("in flight until the next iteration's dot is issued");
     if (op.kind() == ir::OpKind::For) {
       for (int i = 1; i < static_cast<int>(op.region(0)->args().size()); ++i) {
         const ir::Value* arg = op.region(0)->arg(i);

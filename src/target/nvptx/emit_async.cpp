@@ -35,17 +35,20 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
     return;
   }
   // Iteration i + distance's copy goes to the buffer iteration i - 1 read (the one before
-  // the current one, cyclically; with two, simply the other one). Threads may still read it
-  // until this iteration's dot meets them at its barrier: the dot issues the copy right
-  // after (issue_deferred_copies).
+  // the current one, cyclically; with two, simply the other one), or i - 2 when the dot
+  // stays in flight (iteration i - 1's may still read its buffer). Threads may still read
+  // it until this iteration's dot meets them at its barrier (where every thread has also
+  // waited for the dots of i - 2): the dot issues the copy right after
+  // (issue_deferred_copies). The buffers are evenly spaced.
   llvm::Value* current = get(operand.carried).at(0);
   llvm::Value* handle;
   if (operand.offset.size() == 2) {
     handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), current);
   } else {
-    int64_t bytes = operand.offset[1] - operand.offset[0];
-    handle = b_.CreateSelect(b_.CreateICmpEQ(current, i32(operand.offset[0])), i32(operand.offset.back()),
-                             b_.CreateSub(current, i32(bytes)));
+    const int64_t bytes = operand.offset[1] - operand.offset[0];
+    const int64_t back = operand.in_flight ? 2 : 1, count = static_cast<int64_t>(operand.offset.size());
+    handle = b_.CreateSelect(b_.CreateICmpULT(current, i32(operand.offset[0] + back * bytes)),
+                             b_.CreateAdd(current, i32((count - back) * bytes)), b_.CreateSub(current, i32(back * bytes)));
   }
   deferred_copies_.push_back({&op, &operand, handle});
   set(op.result(), Regs::one(handle));

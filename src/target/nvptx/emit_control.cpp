@@ -168,6 +168,14 @@ void Emitter::emit_for(const ir::Op& op) {
   // still writes their zero fill, asynchronously: drain them before anything (this loop
   // entered again inside an outer one) copies into the same buffers. Once no stage buffer is
   // live, round trips reuse their memory: every thread's copies and reads end first.
+  // A dot left in flight (async_copy.h) completes first: its accumulators, and the reads of
+  // its stage buffers.
+  std::vector<Regs> results;
+  for (size_t i = 0; i < init.size(); ++i) {
+    results.push_back(carried.regs(i));
+    const ir::Value* yielded = yield->operand(static_cast<int>(i));
+    if (yielded->def() != nullptr && async_.in_flight_dots.count(yielded->def()) != 0) wgmma_wait(0, results[i].values);
+  }
   int copied = 0;
   for (size_t i = 0; i < init.size(); ++i) {
     auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
@@ -181,9 +189,9 @@ void Emitter::emit_for(const ir::Op& op) {
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {
-      set_fragment(result, carried.regs(i));
+      set_fragment(result, std::move(results[i]));
     } else {
-      set(result, carried.regs(i));
+      set(result, std::move(results[i]));
     }
   }
 }

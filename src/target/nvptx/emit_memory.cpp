@@ -87,12 +87,7 @@ void Emitter::emit_load(const ir::Op& op) {
 }
 
 int Emitter::runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const {
-  // The registers of a group must be consecutive elements of one row: V of the layout,
-  // dividing the last dimension, at most 16 bytes.
-  int64_t bytes = type_bytes(stored);
-  int g = layout.vector();
-  while (g > 1 && (g * bytes > 16 || type->shape().back() % g != 0)) g /= 2;
-  return g;
+  return gpu::tested_width(type, layout.vector(), type_bytes(stored));
 }
 
 llvm::Value* Emitter::group_is_vector(const Regs& ptr, const Regs* mask, int first, int g, int64_t bytes) {

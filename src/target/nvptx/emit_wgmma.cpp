@@ -71,15 +71,23 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
-  // The wait hands the accumulators back: nothing reads them before it.
+  // A dot kept in flight (async_copy.h) waits only for the one before it.
+  wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, c);
+}
+
+void Emitter::wgmma_wait(int pending, std::vector<llvm::Value*>& c) {
+  // The wait hands the accumulators back: nothing reads them before it. Values still in
+  // flight (pending > 0) go only to the next wgmma on the same registers, which the
+  // hardware orders after this one.
   const int total = static_cast<int>(c.size());
   std::string constraints;
   for (int i = 0; i < total; ++i) constraints += (i ? ",=f" : "=f");
   for (int i = 0; i < total; ++i) constraints += "," + std::to_string(i);
-  std::vector<llvm::Type*> types(total, f32);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : c) types.push_back(v->getType());
   auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, types), types, false);
-  llvm::Value* call = b_.CreateCall(
-      llvm::InlineAsm::get(fn_type, "wgmma.wait_group.sync.aligned 0;", constraints, /*hasSideEffects=*/true), c);
+  std::string text = "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), c);
   for (int i = 0; i < total; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 

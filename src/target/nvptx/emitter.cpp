@@ -32,7 +32,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
       frags_(plan_fragments(function, options.num_warps, options.sm)),
-      async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
+      async_(plan_async_copies(function, frags_, options.sm, options.num_warps, options.num_stages)),
       sm_(options.sm),
       num_ctas_(options.num_ctas),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {

@@ -199,6 +199,8 @@ class Emitter {
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
                   std::vector<llvm::Value*>& c);
+  // wgmma.wait_group `pending`, the accumulators `c` passed through it.
+  void wgmma_wait(int pending, std::vector<llvm::Value*>& c);
   // The 64-bit matrix descriptor of the sub-tile of `tile` at (row, col), `tile` at `address`.
   llvm::Value* wgmma_descriptor(llvm::Value* address, const SharedTile& tile, int64_t row, int64_t col, bool k_major);
 

@@ -1,0 +1,29 @@
+// version_on_signs: the kernel's tail compiled twice, behind a test of the sign of a few
+// scalars, when knowing them non-negative makes some memory access wider.
+//
+// The case it is for is the tutorial matmul's `offs_bn = (pid_n * BLOCK_N + arange) % N`.
+// For a non-negative dividend each aligned run of 16 is consecutive (axis_info.cpp's rem
+// rule), so B's loads are 16-byte vectors; for a negative one it is not (-16 % 16 == 0 but
+// -15 % 16 == -15), and pid_n comes from divisions by values of unknown sign. Triton
+// assumes the run; tritium proves it, in a copy:
+//
+//     ...ops up to the last of the scalars s...
+//     if s >= 0 (each of them) { the rest, with s replaced by maximum(s, 0) }
+//     else                     { the rest, as written }
+//
+// Under the test maximum(s, 0) == s, so both branches compute what the kernel says; in the
+// first the axis facts see a non-negative s. The pass keeps the version only when some load
+// or store of the first branch gets a wider vector than before (gpu/vector_widths.h).
+#pragma once
+
+#include "gpu/options.h"
+#include "ir/ir.h"
+
+namespace tritium::gpu {
+
+// Whether the pass applies: vectorizing at all.
+bool versions_on_signs(const ir::Function& function, const GpuOptions& options);
+
+void version_on_signs(ir::Function& function, const GpuOptions& options);
+
+}  // namespace tritium::gpu
