@@ -1,124 +1,49 @@
-// allocate_shared (allocate_shared.h): the buffers each op needs, sized from the layouts in
-// its operands' types, then one first-fit allocation over their live intervals.
+// allocate_shared (allocate_shared.h): the buffers each op needs (scratch.h: the emitter's
+// round trips), then one first-fit allocation over their live intervals.
 #include "gpu/allocate_shared.h"
 
 #include <algorithm>
 
-#include "gpu/assign_layouts.h"
-#include "ir/layout.h"
+#include "gpu/scratch.h"
 
 namespace tritium::gpu {
 
 namespace {
 
-using ir::LinearLayout;
 using ir::Op;
-using ir::OpKind;
 
-int64_t element_bytes(const ir::Type* type) {
-  const ir::Type* e = type->element();
-  if (e->is_pointer()) return 8;
-  return std::max(1, ir::bit_width(e->scalar_kind()) / 8);
-}
-
-int64_t value_bytes(const ir::Value* v) { return v->type()->num_elements() * element_bytes(v->type()); }
-
-int popcount(int64_t v) { return __builtin_popcountll(static_cast<uint64_t>(v)); }
-
-// A broadcast's source element of result element e: the bits of grown dimensions dropped.
-struct Projection {
-  std::vector<int64_t> from, to;
-};
-int64_t broadcast_source_bits(int64_t e, const void* context) {
-  const auto& p = *static_cast<const Projection*>(context);
-  int64_t source = 0, stride = 1;
-  for (int d = static_cast<int>(p.to.size()) - 1; d >= 0; --d) {
-    int64_t index = e % p.to[d];
-    e /= p.to[d];
-    if (p.from[d] != 1) source += index * stride;
-    stride *= p.from[d];
-  }
-  return source;
-}
-
-struct Request {
-  Op* op;
-  int64_t size;
-};
+// Shared memory the allocator may spend to keep neighbouring round trips apart.
+constexpr int64_t kSpreadBytes = 16 * 1024;
 
 class Planner {
  public:
-  // Numbers ops in program order; collects each op's scratch.
+  Planner(const VectorWidths& widths, int threads) : widths_(widths), threads_(threads) {}
+
+  // Numbers ops in program order; collects each op's scratch (scratch.h's slots that are used).
   void walk(ir::Region& region) {
     for (auto& op : region.ops()) {
       int64_t index = next_++;
+      size_t before = buffers.size();
       for (const auto& r : op->regions()) walk(*r);
-      scratch(*op, index);
+      if (op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While) loops.emplace_back(before, buffers.size());
+      for (int64_t size : scratch_slots(*op, widths_, threads_)) {
+        if (size <= 0) continue;
+        SharedBuffer b;
+        b.size = size;
+        b.first = b.last = index;
+        buffers.push_back(b);
+        owners.push_back(op.get());
+      }
     }
   }
 
   std::vector<SharedBuffer> buffers;
   std::vector<Op*> owners;  // the op of each buffer
+  std::vector<std::pair<size_t, size_t>> loops;  // the buffers inside each loop: [begin, end)
 
  private:
-  void add(Op& op, int64_t index, int64_t size) {
-    if (size <= 0) return;
-    SharedBuffer b;
-    b.size = size;
-    b.first = b.last = index;
-    buffers.push_back(b);
-    owners.push_back(&op);
-  }
-
-  void scratch(Op& op, int64_t index) {
-    switch (op.kind()) {
-      case OpKind::Reduce:
-      case OpKind::Scan: {
-        // Across warps through shared memory: one slot per warp along the axis for each
-        // (outer, inner) position of the result (a scan: for each element).
-        int axis = static_cast<int>(op.int_attr("axis"));
-        for (int i = 0; i < op.num_operands(); ++i) {
-          const ir::Layout* in = op.operand(i)->type()->layout();
-          if (in == nullptr) continue;
-          int warps = popcount(in->linear().mask_along(LinearLayout::kWarp, axis));
-          if (warps == 0) continue;
-          int64_t positions = op.kind() == OpKind::Scan ? op.operand(i)->type()->num_elements()
-                                                        : op.operand(i)->type()->num_elements() / in->shape()[axis];
-          add(op, index, positions * (int64_t{1} << warps) * element_bytes(op.operand(i)->type()));
-        }
-        break;
-      }
-      case OpKind::Histogram: add(op, index, op.int_attr("num_bins") * 4); break;
-      case OpKind::Join:
-      case OpKind::Cat:
-      case OpKind::Split:
-        // A round trip of the sources (conservative: a move that stays in its threads still
-        // reserves it).
-        for (const ir::Value* v : op.operands()) {
-          if (v->type()->is_block() && !is_uniform(v)) add(op, index, value_bytes(v));
-        }
-        break;
-      case OpKind::Broadcast: {
-        const ir::Value* in = op.operand(0);
-        const ir::Layout* from = in->type()->layout();
-        const ir::Layout* to = op.result()->type()->layout();
-        if (!in->type()->is_block() || is_uniform(in) || from == nullptr || to == nullptr) break;
-        Projection p{in->type()->shape(), op.result()->type()->shape()};
-        if (!LinearLayout::in_thread(from->linear(), to->linear(), broadcast_source_bits, &p)) add(op, index, value_bytes(in));
-        break;
-      }
-      default: break;
-    }
-    // Conversions of operands into the layout the op wants.
-    for (int i = 0; i < op.num_operands(); ++i) {
-      const ir::Value* v = op.operand(i);
-      const ir::Layout* want = wanted_layout(op, i);
-      const ir::Layout* have = v->type()->layout();
-      if (want == nullptr || have == nullptr || want == have || is_uniform(v)) continue;
-      if (!LinearLayout::in_thread(have->linear(), want->linear())) add(op, index, value_bytes(v));
-    }
-  }
-
+  const VectorWidths& widths_;
+  int threads_;
   int64_t next_ = 0;
 };
 
@@ -153,10 +78,34 @@ int64_t allocate_buffers(std::vector<SharedBuffer>& buffers, int64_t alignment) 
   return used;
 }
 
-void allocate_shared(ir::Function& function, const GpuOptions&) {
-  Planner planner;
+void allocate_shared(ir::Function& function, const GpuOptions& options) {
+  const int threads = 32 * options.num_warps;
+  VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
+  Planner planner(widths, threads);
   planner.walk(function.body());
-  allocate_buffers(planner.buffers);
+  // A round trip's bytes are read until the next barrier, which insert_barriers must place
+  // before the next op with buffers when that op reuses them. Kept live up to that op
+  // instead, neighbours get disjoint bytes and need no barrier between them (in a loop, also
+  // the last and the first round trip of its body): taken when it costs little memory (at
+  // most kSpreadBytes, or no more than reuse needs).
+  std::vector<SharedBuffer> reused = planner.buffers;
+  const int64_t reuse_bytes = allocate_buffers(reused);
+  std::vector<SharedBuffer> spread = planner.buffers;
+  for (SharedBuffer& b : spread) {
+    for (const SharedBuffer& o : planner.buffers) {
+      if (o.first > b.first && (b.last == b.first || o.first < b.last)) b.last = o.first;
+    }
+  }
+  // A loop's back edge: its last round trip is followed by its first. The last ones' bytes,
+  // kept live from the first, stay apart from every round trip of the body.
+  for (const auto& [begin, end] : planner.loops) {
+    if (end - begin < 2 || planner.buffers[begin].first == planner.buffers[end - 1].first) continue;
+    for (size_t i = begin; i < end; ++i) {
+      if (planner.buffers[i].first == planner.buffers[end - 1].first) spread[i].first = planner.buffers[begin].first;
+    }
+  }
+  const int64_t spread_bytes = allocate_buffers(spread);
+  planner.buffers = spread_bytes <= std::max(reuse_bytes, kSpreadBytes) ? spread : reused;
   // Attributes in the order of each op's buffers (set whole: a second run replaces them).
   std::vector<Op*> ops;
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> lists;

@@ -1,12 +1,13 @@
 // allocate_shared: offsets in the CTA's shared memory for every buffer an op needs, from
 // liveness: buffers live at the same time never overlap, a dead buffer's bytes are reused.
 // Ops number in program order (an op with regions spans its regions' ops); a buffer lives
-// over an interval of those numbers. Today's buffers are scratch, live at one op: a
-// reduction's or scan's exchange across warps, a histogram's counts, a join/split/cat's
-// round trip, a broadcast or conversion (assign_layouts.h's wanted_layout) that moves data
-// between threads. Each op with buffers gets `shared_offsets = [...]` and `shared_sizes =
-// [...]` (bytes, one entry per buffer), which `--emit gpu-ir` prints. Runs after
-// assign_layouts. The NVPTX emitter does not read these offsets yet (DESIGN.md).
+// over an interval of those numbers. Today's buffers are the emitter's round trips
+// (scratch.h), live at one op: a reduction's or scan's exchange across warps and its
+// placement, a histogram's counts, a trans/join/split/cat's or a broadcast's round trip.
+// Each op with buffers gets `shared_offsets = [...]` and `shared_sizes = [...]` (bytes, one
+// entry per used slot, in slot order), which `--emit gpu-ir` prints. The NVPTX emitter
+// reads these offsets (into the scratch area, which starts after the dot's stage buffers
+// while those are live); insert_barriers reads them too.
 #pragma once
 
 #include <cstdint>

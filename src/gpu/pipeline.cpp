@@ -6,6 +6,7 @@
 
 #include "gpu/allocate_shared.h"
 #include "gpu/assign_layouts.h"
+#include "gpu/insert_barriers.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
@@ -28,6 +29,8 @@ const std::vector<GpuPass> kGpuPasses = {
     {"eliminate_common_subexpressions", cse, pipelines_dots},
     {"assign_layouts", assign_layouts, nullptr},
     {"allocate_shared", allocate_shared, nullptr},
+    // Barriers from the buffers' bytes: only where accesses of different ops may race.
+    {"insert_barriers", insert_barriers, nullptr},
 };
 
 // As the tile IR pipeline: debug builds, and tests (TRITIUM_VERIFY=1), verify after each pass.

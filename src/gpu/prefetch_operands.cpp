@@ -34,8 +34,7 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
 
 void prefetch_operands(ir::Function& function, const GpuOptions& options) {
   if (!pipelines_dots(function, options)) return;
-  // On sm_90 a wgmma dot stays in flight while the next iteration starts (async_copy.h).
-  transforms::prefetch_loads(function, copyable_operand_load, options.num_stages, options.sm >= 90 ? 1 : 0);
+  transforms::prefetch_loads(function, copyable_operand_load, options.num_stages);
 }
 
 }  // namespace tritium::gpu

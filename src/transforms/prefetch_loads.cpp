@@ -240,11 +240,11 @@ class LoopPrefetcher {
 using LoadFilter = std::function<bool(const Op&)>;
 
 // Returns whether anything changed.
-bool prefetch_region(Region& region, const LoadFilter& which, int num_stages, int mma_in_flight) {
+bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, num_stages, mma_in_flight) || changed;
+    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, num_stages) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     const Op* step = ir::ForOp(op).step()->def();
@@ -267,13 +267,8 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages, in
     }
     if (first_dot == nullptr) continue;
     // More than one iteration ahead only for a loop of one dot (the stages of two dots would
-    // be waited for out of order, emit_dot.cpp), and at most 4 (Triton's deepest default);
-    // `mma_in_flight` fewer with 3 stages or more, whose buffers the dots still read.
-    int distance = 1;
-    if (dots == 1) {
-      int64_t stages = std::min<int64_t>(loop_stages, 5);
-      distance = static_cast<int>(stages - 1 - (stages >= 3 ? mma_in_flight : 0));
-    }
+    // be waited for out of order, emit_dot.cpp), and at most 4 (Triton's deepest default).
+    int distance = dots == 1 ? static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1 : 1;
     LoopPrefetcher prefetcher(op, *first_dot, distance);
     changed = prefetcher.prefetch(loads) || changed;
     // Ops inserted before the loop moved it: continue after it.
@@ -286,8 +281,8 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages, in
 
 void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr, 2); }
 
-void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages, int mma_in_flight) {
-  if (prefetch_region(function.body(), which, num_stages, mma_in_flight)) eliminate_dead_code(function);
+void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages) {
+  if (prefetch_region(function.body(), which, num_stages)) eliminate_dead_code(function);
 }
 
 }  // namespace tritium::transforms

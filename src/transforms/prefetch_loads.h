@@ -19,9 +19,6 @@ void prefetch_loads(ir::Function& function);
 // Only the loads `which` accepts (the GPU code generator picks those it can copy
 // asynchronously into shared memory), num_stages - 1 iterations ahead in a loop of one dot
 // (a loop's `tl.range(num_stages=...)` overrides num_stages; one ahead with several dots).
-// With `mma_in_flight` = 1 and num_stages >= 3, one iteration fewer: the GPU keeps the
-// previous iteration's dot running (wgmma), and its operands' buffers with it.
-void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages,
-                    int mma_in_flight = 0);
+void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages);
 
 }  // namespace tritium::transforms

@@ -5,17 +5,17 @@
 # uniform operand) and is read flat once, and the add of a broadcast bias row is flat. On
 # sm_90 (the second RUN) the dot is wgmma, the fragments are the warpgroup layout (4 x 1 warps),
 # the stage buffers hold swizzled tiles on 1024-byte boundaries, and the dot stays in flight
-# into the next iteration, which keeps the third buffer: the loads run one iteration ahead. Types carry the blocked
+# into the next iteration, which keeps one more buffer (four for three stages). Types carry the blocked
 # layouts of assign_layouts (the fragment plan is not in the type yet).
 #
 # RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_80
 # RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_90 --check-prefix=SM90
 #
-# SM90: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 24576 bytes of shared memory
+# SM90: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
 # SM90-LABEL: func @matmul(
-# SM90: = load {{.*}} : block<64x32xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 0, 4096 and 8192 (64-byte swizzle), stage 0
-# SM90: = load {{.*}} : block<32x64xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 12288, 16384 and 20480 (128-byte swizzle), stage 0
-# SM90-NOT: stage 1
+# SM90: = load {{.*}} : block<64x32xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 0, 4096, 8192 and 12288 (64-byte swizzle), stage 0
+# SM90: = load {{.*}} : block<32x64xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0
+# SM90: = load {{.*}} : block<64x32xfp16, blocked<{{[^>]*}}>>  // cp.async into stage buffers at bytes 0, 4096, 8192 and 12288 (64-byte swizzle), stage 1
 # SM90: = for {{.*}}  // #0 fragments: 4x1 warps, 1x8 tiles of 16x8 each
 # SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 1x8 tiles of 16x8 each; in flight until the next iteration's dot is issued
 # SM90: return

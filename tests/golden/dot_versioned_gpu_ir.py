@@ -7,7 +7,7 @@
 #
 # RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=64, BK=32, GROUP_M=8" --emit gpu-ir --arch sm_90
 #
-# CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 24576 bytes of shared memory
+# CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
 # CHECK-LABEL: func @matmul(
 # CHECK: = rem {{.*}} : block<64xi32, {{.*}}
 # CHECK-NEXT: [[COLS:%[0-9]+]] = mul {{%[0-9]+}}, {{%[0-9]+}} : i32
@@ -15,10 +15,10 @@
 # CHECK-NEXT: [[TEST:%[0-9]+]] = cmp [[COLS]], [[ZERO]] {predicate = "ge"} : i1
 # CHECK-NEXT: if [[TEST]] {
 # CHECK-NEXT: = maximum [[COLS]], [[ZERO]] : i32
-# CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 12288, 16384 and 20480 (128-byte swizzle), stage 0, 16-byte copies
+# CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0, 16-byte copies
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16
 # CHECK: } else {
-# CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 12288, 16384 and 20480 (128-byte swizzle), stage 0, 16-byte copies where a run-time test holds
+# CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0, 16-byte copies where a run-time test holds
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16
 # CHECK: return
 import triton

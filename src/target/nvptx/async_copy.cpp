@@ -68,28 +68,25 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
 }
 
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
-// wgmma whose accumulator the loop carries and nothing else reads, with a buffer for it.
-bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma, int distance, int num_stages) {
+// wgmma whose accumulator the loop carries and nothing else reads.
+bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
   const ir::Region& body = *loop.region(0);
-  const ir::AttrValue* stages = loop.find_attr("num_stages");
-  int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
   int dots = 0;
   for (const auto& op : body.ops()) dots += op->kind() == OpKind::Dot ? 1 : 0;
   const ir::Value* acc = dot.operand(2);
   const ir::Value* result = dot.result();
-  return wgmma && dots == 1 && distance + 2 <= loop_stages && acc->is_region_arg() && acc->region() == &body &&
+  return wgmma && dots == 1 && acc->is_region_arg() && acc->region() == &body &&
          acc->index() > 0 && acc->num_uses() == 1 && result->num_uses() == 1 &&
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
 
-void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, int num_stages,
-                 AsyncPlan& plan) {
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
     // The branches of an `if` never run together: their stage buffers may overlap.
     int64_t base = plan.reserved_bytes, end = base;
     for (const auto& inner : op->regions()) {
       if (op->kind() == OpKind::If) plan.reserved_bytes = base;
-      plan_region(*inner, fragments, sm, num_warps, num_stages, plan);
+      plan_region(*inner, fragments, sm, num_warps, plan);
       end = std::max(end, plan.reserved_bytes);
     }
     plan.reserved_bytes = end;
@@ -134,18 +131,27 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
       here.push_back(std::move(operand));
     }
     if (here.empty()) continue;
-    bool in_flight = loop_dots.size() == 1 &&
-                     keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma, here[0]->distance, num_stages);
+    auto align = [&](int64_t b) {
+      const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 1;
+      return (b + a - 1) / a * a;
+    };
+    // The extra buffer of a dot kept in flight, only where it fits.
+    int64_t with_extra = align(plan.reserved_bytes);
+    for (const auto& operand : here) with_extra += (operand->distance + 2) * align(operand->tile.bytes());
+    // Both operands must sit in stage buffers: a wgmma still in flight reads them, so one
+    // staged by the dot itself would be overwritten by the next iteration's staging.
+    auto copied = [&](const ir::Value* v) {
+      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
+    };
+    bool in_flight = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
+                     copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
+                     with_extra <= kMaxSharedBytes;
     if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
     for (size_t h = 0; h < here.size(); ++h) {
       AsyncOperand* operand = here[h].get();
       operand->in_flight = in_flight;
-      int64_t bytes = operand->tile.bytes();
-      if (loop_wgmma) {
-        auto align = [](int64_t b) { return (b + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign; };
-        plan.reserved_bytes = align(plan.reserved_bytes);
-        bytes = align(bytes);
-      }
+      plan.reserved_bytes = align(plan.reserved_bytes);
+      int64_t bytes = align(operand->tile.bytes());
       // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the
       // dot kept in flight the one the previous iteration's dot still reads.
       for (int stage = 0; stage <= operand->distance + (in_flight ? 1 : 0); ++stage) {
@@ -168,10 +174,9 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
 
 }  // namespace
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            int num_stages) {
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;
-  plan_region(function.body(), fragments, sm, num_warps, num_stages, plan);
+  plan_region(function.body(), fragments, sm, num_warps, plan);
   // A wgmma dot stages its other operands right after the stage buffers, swizzled.
   if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
     plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *

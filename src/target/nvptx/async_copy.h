@@ -26,6 +26,10 @@
 
 namespace tritium::nvptx {
 
+// Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA; the
+// kernel's need is checked again at launch against the device's limit).
+inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
+
 struct AsyncOperand {
   // The body arguments that hold the buffers of the current iteration (the dot's operand)
   // and of the `distance - 1` iterations after it, which the loop shifts down by one.
@@ -37,8 +41,9 @@ struct AsyncOperand {
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
-  // The loop's dot (wgmma) stays in flight into the next iteration: there is one more
-  // buffer, and each iteration copies into the one the dot of two iterations before read.
+  // The loop's dot (wgmma) stays in flight into the next iteration: there is one buffer
+  // more than num_stages, and each iteration copies into the one the dot of two iterations
+  // before read (the dot of the iteration before may still read its own).
   bool in_flight = false;
 };
 
@@ -61,10 +66,7 @@ struct AsyncPlan {
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
 // Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
-// accumulator and nothing else reads it, and num_stages (the loop's own, else
-// `num_stages`) has room for distance + 2 buffers: prefetch_operands runs num_stages - 2
-// ahead on sm_90 for this.
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            int num_stages);
+// accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes.
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
 
 }  // namespace tritium::nvptx

@@ -362,7 +362,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.num_stages);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.

@@ -21,9 +21,6 @@ namespace {
 // f16 on the way into shared memory).
 enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
 
-// Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA).
-constexpr int64_t kMaxSharedBytes = 200 * 1024;
-
 }  // namespace
 
 // ---- threads within a warp ----
@@ -184,6 +181,7 @@ Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, 
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at, "changing this block's layout");
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
   Regs flat = load_flat_rows(value->type(), 0, stride, stored);
@@ -206,6 +204,7 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   stage_rows(value->type(), flat, 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored,
              [this](llvm::Value* v) { return to_storage(v); });
   barrier();
@@ -369,6 +368,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
+  if (copied_a == async_.carried.end() || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
   if (copied_a == async_.carried.end()) {
     stage_rows(a->type(), get(a), 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);

@@ -10,6 +10,7 @@
 //          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "gpu/scratch.h"
 #include "ir/linear_layout.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -19,7 +20,7 @@ namespace tritium::nvptx {
 namespace {
 
 // Scratch for one exchange across warps: more registers are exchanged in several rounds.
-constexpr int64_t kScratchBytes = 16 * 1024;
+constexpr int64_t kScratchBytes = gpu::kScratchChunk;
 
 // The block around the axis: [outer, K, inner], each a power of two.
 struct AxisBits {
@@ -99,15 +100,15 @@ void Emitter::emit_reduce(const ir::Op& op) {
   const size_t n = static_cast<size_t>(op.num_operands());
   Layout layout = layout_of(in_type);
   int64_t axis_dim = op.int_attr("axis");
-  ir::LinearLayout linear = ir::LinearLayout::flat(in_type->shape(), layout.threads(), layout.vector());
   AxisBits axis = axis_bits(in_type, axis_dim);
   std::vector<Regs> in;
   for (const ir::Value* v : op.operands()) in.push_back(materialize(get(v), in_type));
 
   // The input bits that move along the axis (lane and warp masks as thread-index bits).
-  const int reg_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kRegister, static_cast<int>(axis_dim)));
-  const int lane_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kLane, static_cast<int>(axis_dim)));
-  const int warp_mask = static_cast<int>(linear.mask_along(ir::LinearLayout::kWarp, static_cast<int>(axis_dim)) << 5);
+  const gpu::ReduceMasks masks = gpu::reduce_masks(in_type, axis_dim, layout);
+  const int reg_mask = masks.reg;
+  const int lane_mask = masks.lane;
+  const int warp_mask = masks.warp;
 
   // 1. Within each thread: the registers that differ only in axis bits.
   std::vector<int> keys;  // registers with every axis bit clear
@@ -132,7 +133,8 @@ void Emitter::emit_reduce(const ir::Op& op) {
       values = combine(op, values, other);
     }
   }
-  // 3. Across warps: slot (key, thread) of each input's scratch area.
+  // 3. Across warps: slot (key, thread) of each input's scratch area, the op's first buffer
+  // (a barrier between a chunk's reads and the next chunk's writes; none after the last).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
   std::vector<llvm::Type*> types;
@@ -145,7 +147,11 @@ void Emitter::emit_reduce(const ir::Op& op) {
     int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
     llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
     llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+    int64_t area_bytes = 0;
+    for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
+    const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
     for (int64_t first = 0; first < keys_n; first += chunk) {
+      if (first > 0) barrier();
       int64_t last = std::min(keys_n, first + chunk);
       int64_t slots = (last - first) * threads;
       std::vector<int64_t> chunk_offsets;
@@ -156,7 +162,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
       }
       auto slot = [&](size_t i, int64_t key, llvm::Value* thread) {
         llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), thread);
-        return shared_element_at(chunk_offsets[i], types[i], index, slots);
+        return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
       guarded(writer, [&]() -> llvm::Value* {
         for (int64_t k = first; k < last; ++k) {
@@ -178,45 +184,31 @@ void Emitter::emit_reduce(const ir::Op& op) {
         }
         partial[k] = combine_tree(op, std::move(items));
       }
-      barrier();
     }
   }
 
   // 4. Placement. Threads whose thread bits reach past the block hold no element and so no
   // result; everyone else holds the result of every (outer, inner) its keys stand for.
   const ir::Type* out_type = op.result(0)->type();
-  bool every_thread_valid = linear.free_mask(ir::LinearLayout::kLane) == 0 && linear.free_mask(ir::LinearLayout::kWarp) == 0;
   if (!out_type->is_block()) {
     std::vector<llvm::Value*> values = partial[0];
-    if (!every_thread_valid) values = from_thread0(values);
+    if (!masks.every_thread_valid) values = from_thread0(values, scratch(op, gpu::kReduceScalar, 8 * static_cast<int64_t>(n)));
     for (size_t i = 0; i < n; ++i) set(op.result(static_cast<int>(i)), Regs::one(values[i]));
     return;
   }
   Layout result = layout_of(out_type);
   const int64_t inner = int64_t{1} << axis.inner_bits;
   const int64_t axis_len = int64_t{1} << axis.axis_bits;
-  auto input_element = [&](int64_t e) { return (e / inner) * axis_len * inner + e % inner; };
   int reduced_threads = lane_mask | warp_mask;
-  std::vector<int> key_of(result.num_regs(), -1);
-  bool local = true;
-  for (int r = 0; r < result.num_regs() && local; ++r) {
-    for (int t = 0; t < threads && local; ++t) {
-      int64_t e = result.element(t, r);
-      if (e >= result.num_elements()) continue;
-      int64_t source = input_element(e);
-      int key = layout.reg_of(source) & ~reg_mask;
-      local = ((layout.owner(source) ^ t) & ~reduced_threads) == 0 && (key_of[r] == -1 || key_of[r] == key);
-      key_of[r] = key;
-    }
-  }
+  std::optional<std::vector<int>> key_of = gpu::reduce_local_keys(in_type, axis_dim, layout, result, masks);
   std::vector<Regs> out(n);
-  if (local) {
+  if (key_of) {
     for (int r = 0; r < result.num_regs(); ++r) {
-      size_t k = static_cast<size_t>(std::find(keys.begin(), keys.end(), std::max(key_of[r], 0)) - keys.begin());
+      size_t k = static_cast<size_t>(std::find(keys.begin(), keys.end(), (*key_of)[r]) - keys.begin());
       for (size_t i = 0; i < n; ++i) out[i].values.push_back(partial[k][i]);
     }
   } else {
-    // Through shared memory, at the result's flat index.
+    // Through shared memory, at the result's flat index (the op's second buffer).
     int64_t result_n = result.num_elements();
     std::vector<int64_t> result_offsets;
     int64_t at = 0;
@@ -225,6 +217,8 @@ void Emitter::emit_reduce(const ir::Op& op) {
       result_offsets.push_back(at);
       at += result_n * type_bytes(types[i]);
     }
+    const int64_t placed = scratch(op, gpu::kReducePlacement, at);
+    for (int64_t& offset : result_offsets) offset += placed;
     llvm::Value* representative =
         b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(reduced_threads))), b_.getInt32(0));
     for (int64_t k = 0; k < keys_n; ++k) {
@@ -249,7 +243,6 @@ void Emitter::emit_reduce(const ir::Op& op) {
         }));
       }
     }
-    barrier();
   }
   for (size_t i = 0; i < n; ++i) set(op.result(static_cast<int>(i)), std::move(out[i]));
 }
@@ -262,6 +255,9 @@ void Emitter::emit_scan(const ir::Op& op) {
   ir::LinearLayout linear = ir::LinearLayout::flat(type->shape(), layout.threads(), layout.vector());
   AxisBits axis = axis_bits(type, op.int_attr("axis"));
   const int regs = layout.num_regs();
+  // The op's buffer, reused by every level and chunk across warps: a barrier before each
+  // reuse (after the previous reads), none after the last.
+  bool scratch_used = false;
   // prefix[r][i] and total[r][i]: the scan so far and the total of the element's run.
   std::vector<std::vector<llvm::Value*>> prefix(regs), total;
   for (size_t i = 0; i < n; ++i) {
@@ -317,6 +313,10 @@ void Emitter::emit_scan(const ir::Op& op) {
           offsets.push_back(at);
           at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
         }
+        const int64_t area = scratch(op, 0, at);
+        for (int64_t& offset : offsets) offset += area;
+        if (scratch_used) barrier();
+        scratch_used = true;
         auto slot = [&](size_t i, int r, llvm::Value* thread) {
           llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((r - first) * threads)), thread);
           return shared_element_at(offsets[i], types[i], index, slots);
@@ -331,7 +331,6 @@ void Emitter::emit_scan(const ir::Op& op) {
             partner[r].push_back(from_storage(b_.CreateLoad(types[i], slot(i, r, partner_thread)), element));
           }
         }
-        barrier();
       }
       upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
     } else {

@@ -3,6 +3,7 @@
 // expand_dims and reshape (free: layout.h keeps row-major order and owners).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "gpu/scratch.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -58,7 +59,7 @@ void Emitter::emit_view(const ir::Op& op) {
 namespace {
 // At most this many elementwise ops are recomputed per element instead of a round trip
 // through shared memory (two barriers).
-constexpr int kRecomputeBudget = 16;
+constexpr int kRecomputeBudget = gpu::kRecomputeBudget;  // the allocator plans by it too
 }  // namespace
 
 bool Emitter::recomputable(const ir::Value* value, int* budget) const {
@@ -137,7 +138,10 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   const ir::Type* from_type = op.operand(0)->type();
   const ir::Type* to_type = op.result()->type();
   const Regs& in = get(op.operand(0));
-  if (in.uniform || from_type->shape() == to_type->shape()) {
+  // allocate_shared planned a round trip exactly when none of the cheaper ways below works
+  // (gpu/scratch.h: the same rules; it sees only splats and constants as uniform).
+  const bool planned = has_scratch(op);
+  if (from_type->shape() == to_type->shape() || (in.uniform && !planned)) {
     set(op.result(), in);
     return;
   }
@@ -147,37 +151,41 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   Layout result = layout_of(to_type);
   // Cheapest first: elements already on their threads, then elements computed from their
   // index where they are needed, and only then a round trip through shared memory.
-  if (auto regs = local_broadcast(from, to, source, result)) {
-    Regs out;
-    for (int r : *regs) out.values.push_back(in.at(r));
-    set(op.result(), std::move(out));
-    return;
-  }
-  int budget = kRecomputeBudget;
-  if (recomputable(op.operand(0), &budget)) {
-    Regs out;
-    for (int r = 0; r < result.num_regs(); ++r) {
-      std::unordered_map<const ir::Value*, llvm::Value*> memo;
-      out.values.push_back(recompute(op.result(), element_index(result, r), memo));
+  if (!planned) {
+    if (auto regs = local_broadcast(from, to, source, result)) {
+      Regs out;
+      for (int r : *regs) out.values.push_back(in.at(r));
+      set(op.result(), std::move(out));
+      return;
     }
-    set(op.result(), std::move(out));
-    return;
+    int budget = kRecomputeBudget;
+    if (recomputable(op.operand(0), &budget)) {
+      Regs out;
+      for (int r = 0; r < result.num_regs(); ++r) {
+        std::unordered_map<const ir::Value*, llvm::Value*> memo;
+        out.values.push_back(recompute(op.result(), element_index(result, r), memo));
+      }
+      set(op.result(), std::move(out));
+      return;
+    }
+    internal_error("nvptx", "a broadcast needs shared memory that allocate_shared did not plan", op.loc());
   }
   if (source.num_elements() == 1) {
     // One element, owned by thread 0: every thread needs it.
-    set(op.result(), Regs::one(from_thread0({in.at(0)})[0], true));
+    set(op.result(), Regs::one(from_thread0({in.at(0)}, scratch(op, 0, 8))[0], true));
     return;
   }
-  // Through shared memory: each thread writes the source elements it owns at their flat
-  // index, then reads the source element of each result element it owns. The barriers are
-  // in uniform control flow (uniformity.h marks this op as syncing).
+  // Through shared memory (the op's buffer): each thread writes the source elements it owns
+  // at their flat index, then reads the source element of each result element it owns. The
+  // barrier is in uniform control flow (uniformity.h marks this op as syncing).
   llvm::Type* element = element_type(from_type);
   llvm::Type* stored = element->isIntegerTy(1) ? b_.getInt8Ty() : element;
+  const int64_t base = scratch(op, 0, source.num_elements() * type_bytes(stored));
   for (int r = 0; r < source.num_regs(); ++r) {
     llvm::Value* index = element_index(source, r);
     llvm::Value* value = in.at(r);
     guarded(owns(source, r), [&]() -> llvm::Value* {
-      b_.CreateStore(to_storage(value), shared_element(stored, index, source.num_elements()));
+      b_.CreateStore(to_storage(value), shared_element_at(base, stored, index, source.num_elements()));
       return nullptr;
     });
   }
@@ -186,12 +194,11 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   for (int r = 0; r < result.num_regs(); ++r) {
     llvm::Value* e = element_index(result, r);
     llvm::Value* v = guarded(owns(result, r), [&]() -> llvm::Value* {
-      llvm::Value* slot = shared_element(stored, broadcast_source_index(from, to, e), source.num_elements());
+      llvm::Value* slot = shared_element_at(base, stored, broadcast_source_index(from, to, e), source.num_elements());
       return from_storage(b_.CreateLoad(stored, slot), element);
     });
     out.values.push_back(v);
   }
-  barrier();
   set(op.result(), std::move(out));
 }
 

@@ -9,6 +9,8 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include "gpu/insert_barriers.h"
+#include "gpu/scratch.h"
 #include "support/diagnostics.h"
 
 namespace tritium::nvptx {
@@ -17,8 +19,9 @@ using ir::OpKind;
 using ir::ScalarKind;
 
 namespace {
-// Shared memory is the module's one dynamic `.extern .shared` array; every round trip
-// starts at its beginning, so its size is that of the largest one.
+// Shared memory is the module's one dynamic `.extern .shared` array: the dot's stage
+// buffers first while they are live, then the scratch area, where allocate_shared placed
+// each op's buffers (round trips it does not plan start at the scratch area's beginning).
 constexpr const char* kSharedName = "__tritium_shared";
 }  // namespace
 
@@ -32,7 +35,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
       frags_(plan_fragments(function, options.num_warps, options.sm)),
-      async_(plan_async_copies(function, frags_, options.sm, options.num_warps, options.num_stages)),
+      async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
       sm_(options.sm),
       num_ctas_(options.num_ctas),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
@@ -85,10 +88,35 @@ int64_t Emitter::emit() {
 }
 
 void Emitter::emit_region(const ir::Region& region) {
+  // What may be pending where the region starts: a loop's back edge brings what its body
+  // leaves; an else starts from where the if began (the then branch ran elsewhere).
+  if (const ir::Op* parent = region.parent()) {
+    if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) dirty_ = dirty_ || holds_scratch(*parent);
+    if (parent->kind() == OpKind::If && &region == parent->region(1)) dirty_ = entry_dirty_[parent];
+  }
   for (const auto& op : region.ops()) emit_op(*op);
 }
 
 void Emitter::emit_op(const ir::Op& op) {
+  // The barrier insert_barriers decided (uniformity.h counts it among the op's syncs).
+  if (gpu::barrier_before(op)) barrier();
+  const bool control = op.kind() == OpKind::If || op.kind() == OpKind::For || op.kind() == OpKind::While;
+  const bool entry = dirty_;
+  if (control) entry_dirty_[&op] = dirty_;
+  // The first copy into the stage buffers (async_copy.h) writes memory that planned round
+  // trips before the pipelined loop used.
+  if (op.kind() == OpKind::Load && live_copies_ == 0) {
+    auto stage = async_.stage.find(op.result());
+    if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
+  }
+  dispatch(op);
+  // A planned op leaves its last reads pending; after a branch or loop, whatever its
+  // regions may have left, or what was pending before (no iteration, or a branch without).
+  if (has_scratch(op)) dirty_ = true;
+  if (control) dirty_ = entry || holds_scratch(op);
+}
+
+void Emitter::dispatch(const ir::Op& op) {
   if (ir::has_trait(op.kind(), ir::kElementwise)) return emit_elementwise(op);
   switch (op.kind()) {
     case OpKind::Constant: return emit_constant(op);
@@ -285,6 +313,40 @@ int64_t Emitter::type_bytes(llvm::Type* type) const {
 void Emitter::barrier() {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
+  dirty_ = false;
+}
+
+void Emitter::sync_if_dirty() {
+  if (dirty_) barrier();
+}
+
+bool Emitter::holds_scratch(const ir::Op& op) {
+  auto it = holds_scratch_.find(&op);
+  if (it != holds_scratch_.end()) return it->second;
+  bool holds = has_scratch(op);
+  for (const auto& region : op.regions()) {
+    for (const auto& inner : region->ops()) holds = holds_scratch(*inner) || holds;
+  }
+  holds_scratch_[&op] = holds;
+  return holds;
+}
+
+int64_t Emitter::scratch(const ir::Op& op, int slot, int64_t bytes) {
+  std::vector<int64_t> slots = gpu::scratch_slots(op, widths_, threads_);
+  if (slot >= static_cast<int>(slots.size()) || slots[slot] <= 0 || !has_scratch(op)) {
+    internal_error("nvptx", std::string("'") + op.name() + "' goes through shared memory that allocate_shared did not plan",
+                   op.loc());
+  }
+  size_t index = 0;
+  for (int j = 0; j < slot; ++j) index += slots[j] > 0 ? 1 : 0;
+  const std::vector<int64_t>& offsets = op.ints_attr("shared_offsets");
+  const std::vector<int64_t>& sizes = op.ints_attr("shared_sizes");
+  if (index >= offsets.size() || index >= sizes.size() || sizes[index] < bytes) {
+    internal_error("nvptx", std::string("'") + op.name() + "' needs " + std::to_string(bytes) +
+                                " bytes of shared memory in buffer " + std::to_string(slot) + ", more than allocate_shared planned",
+                   op.loc());
+  }
+  return offsets[index];
 }
 
 llvm::Value* Emitter::to_storage(llvm::Value* v) {
@@ -295,12 +357,15 @@ llvm::Value* Emitter::from_storage(llvm::Value* v, llvm::Type* type) {
   return type->isIntegerTy(1) ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
-std::vector<llvm::Value*> Emitter::from_thread0(const std::vector<llvm::Value*>& values) {
-  // Slot i is the 8 bytes at 8 * i. Write, barrier, read, barrier: the second barrier keeps
-  // the next round trip's writes from overtaking a slow reader of this one.
+std::vector<llvm::Value*> Emitter::from_thread0(const std::vector<llvm::Value*>& values, int64_t byte_offset) {
+  // Slot i is the 8 bytes at 8 * i. Write, barrier, read; unplanned, also a barrier before
+  // (when planned accesses may be pending) and after (for the next round trip's writes).
+  const bool planned = byte_offset >= 0;
+  if (!planned) sync_if_dirty();
   llvm::Value* is_thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0), "thread0");
   auto slot = [&](size_t i) {
-    return shared_element(b_.getInt64Ty(), b_.getInt32(static_cast<uint32_t>(i)), static_cast<int64_t>(values.size()));
+    return shared_element_at(planned ? byte_offset : 0, b_.getInt64Ty(), b_.getInt32(static_cast<uint32_t>(i)),
+                             static_cast<int64_t>(values.size()));
   };
   guarded(is_thread0, [&]() -> llvm::Value* {
     for (size_t i = 0; i < values.size(); ++i) b_.CreateStore(to_storage(values[i]), slot(i));
@@ -313,7 +378,7 @@ std::vector<llvm::Value*> Emitter::from_thread0(const std::vector<llvm::Value*>&
     llvm::Type* stored = type->isIntegerTy(1) ? b_.getInt8Ty() : type;
     out.push_back(from_storage(b_.CreateLoad(stored, slot(i)), type));
   }
-  barrier();
+  if (!planned) barrier();
   return out;
 }
 

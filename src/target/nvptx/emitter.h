@@ -62,7 +62,8 @@ class Emitter {
   // ---- emitter.cpp: the walk, values, types, threads, shared memory ----
   bool mark_fragment_barriers(const ir::Region& region);  // fills fragment_barriers_
   void emit_region(const ir::Region& region);
-  void emit_op(const ir::Op& op);
+  void emit_op(const ir::Op& op);       // the barrier insert_barriers put before it, then dispatch
+  void dispatch(const ir::Op& op);      // the op family's emit_*
   const Regs& get(const ir::Value* value) const;
   void set(const ir::Value* value, Regs regs);
 
@@ -93,8 +94,20 @@ class Emitter {
   llvm::Type* stored_type(llvm::Type* type) const;
   int64_t type_bytes(llvm::Type* type) const;
   void barrier();
-  // Thread 0's `values` (scalars of at most 8 bytes) in every thread, via shared memory.
-  std::vector<llvm::Value*> from_thread0(const std::vector<llvm::Value*>& values);
+  // Where buffer `slot` (gpu/scratch.h) of `op` starts in the scratch area, as allocate_shared
+  // placed it; an internal error unless it holds `bytes` (the emitter and the allocator
+  // decide round trips by the same rules, so they agree).
+  int64_t scratch(const ir::Op& op, int slot, int64_t bytes);
+  bool has_scratch(const ir::Op& op) const { return op.has_attr("shared_offsets"); }
+  // Round trips the allocator does not plan (fragment conversions, dot staging, uniform
+  // decisions, scalar atomics) use the scratch area from its start: they begin with a
+  // barrier when a planned op's accesses may still be pending (dirty_) and end with one.
+  void sync_if_dirty();
+  bool holds_scratch(const ir::Op& op);  // it or an op in its regions has buffers
+  // Thread 0's `values` (scalars of at most 8 bytes) in every thread, via shared memory:
+  // at `byte_offset` of the scratch area (an op's buffer: write, barrier, read), or, when
+  // negative, as an unplanned round trip.
+  std::vector<llvm::Value*> from_thread0(const std::vector<llvm::Value*>& values, int64_t byte_offset = -1);
   llvm::Value* to_storage(llvm::Value* v);                    // i1 -> i8 for memory
   llvm::Value* from_storage(llvm::Value* v, llvm::Type* type);  // and back
 
@@ -287,6 +300,10 @@ class Emitter {
   llvm::Value* thread_id_ = nullptr;
   llvm::GlobalVariable* shared_ = nullptr;
   int64_t shared_bytes_ = 0;  // the most shared memory any use reached, from its start
+  // Whether a planned op's shared-memory accesses may be pending (no barrier since).
+  bool dirty_ = false;
+  std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
+  std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
 };
 

@@ -1,6 +1,9 @@
-// The thread facts of uniformity.h: barrier-carrying ops (bottom-up over the regions) and
-// possibly divergent scalars (a forward fixpoint, as loops carry values around).
+// The thread facts of uniformity.h: barrier-carrying ops (bottom-up over the regions, from
+// what the GPU passes recorded) and possibly divergent scalars (a forward fixpoint, as
+// loops carry values around).
 #include "target/nvptx/uniformity.h"
+
+#include "gpu/insert_barriers.h"
 
 namespace tritium::nvptx {
 
@@ -121,19 +124,17 @@ class Divergence {
 }  // namespace
 
 bool op_syncs(const ir::Op& op, const ThreadFacts& facts) {
-  if (!ir::has_trait(op.kind(), ir::kMaySync)) return false;  // ops.def
+  // The GPU passes' record: shared-memory buffers (allocate_shared, a barrier inside the
+  // round trip), a barrier before the op (insert_barriers), debug_barrier.
+  if (gpu::op_may_sync(op)) return true;
   switch (op.kind()) {
-    case OpKind::Broadcast:
-      // Possibly a shared-memory round trip (code generation may find it local or uniform).
-      return op.operand(0)->type()->shape() != op.result()->type()->shape();
+    // Round trips the emitter still places itself (emitter.h): a dot stages its operands;
+    // thread 0 performs a scalar atomic and broadcasts the old value when it is read.
+    // (Conversions of fragments are the emitter's fragment_barriers_.)
+    case OpKind::Dot: return true;
     case OpKind::AtomicRMW:
-    case OpKind::AtomicCAS:
-      // Thread 0 performs a scalar atomic and broadcasts the old value when it is read.
-      return !op.operand(0)->type()->is_block() && facts.is_used(op.result());
-    default:
-      // reduce, scan, trans, join, split, cat, histogram, dot: elements move between threads
-      // (shared memory unless code generation finds a way without); debug_barrier: bar.sync.
-      return true;
+    case OpKind::AtomicCAS: return !op.operand(0)->type()->is_block() && facts.is_used(op.result());
+    default: return false;
   }
 }
 

@@ -26,7 +26,10 @@ struct ThreadFacts {
 ThreadFacts analyze_threads(const ir::Function& function);
 
 // Whether an op itself (not counting its regions) goes through shared memory with a
-// barrier; code generation must never emit bar.sync for an op this calls false.
+// barrier, read from the GPU passes' attributes (gpu/insert_barriers.h: buffers, a barrier
+// before it) plus the round trips they do not plan yet (a dot's staging, a scalar atomic's
+// broadcast); code generation must never emit bar.sync for an op this calls false. Run on
+// the kernel after the GPU passes.
 bool op_syncs(const ir::Op& op, const ThreadFacts& facts);
 
 }  // namespace tritium::nvptx
