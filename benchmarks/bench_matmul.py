@@ -26,20 +26,21 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
-def jits(hinted=False):
+def jits():
     import triton
     import tritium
     import kernels_matmul
     import triton.language
     import tritium.language
-    fn = kernels_matmul.matmul_kernel_hinted if hinted else kernels_matmul.matmul_kernel
+    fn = kernels_matmul.matmul_kernel
     out = {"tritium": tritium.jit(fn), "triton": triton.jit(fn)}
     out["tritium"].__tl__ = tritium.language
     out["triton"].__tl__ = triton.language
     return out
 
 
-def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16", even_k=False, num_stages=3):
+def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16", even_k=False, num_stages=3,
+           hinted=False):
     """acc and out are dtype names, taken from the kernel's own language module."""
     import triton
     tl = kernel.__tl__
@@ -49,7 +50,7 @@ def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16",
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
     kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                  BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, INPUT_PRECISION=precision,
-                 ACC_DTYPE=getattr(tl, acc), OUT_DTYPE=getattr(tl, out), EVEN_K=even_k,
+                 ACC_DTYPE=getattr(tl, acc), OUT_DTYPE=getattr(tl, out), EVEN_K=even_k, HINTED=hinted,
                  num_warps=warps, num_stages=num_stages)
 
 
@@ -109,7 +110,18 @@ def check_sweep(kernels):
     return failures
 
 
-def bench(kernels, quick):
+def close_enough(c, ref, fp8):
+    """fp16/bf16: elementwise. fp8: Triton's sm_90 default (max_num_imprecise_acc = 2**30)
+    accumulates inside wgmma at less than fp32 precision, so its elements may miss by a few
+    units at K = 4096; the check is then on the relative norm of the error."""
+    import torch
+    if not fp8:
+        return torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2)
+    error = torch.linalg.vector_norm((c.float() - ref.float()).flatten())
+    return bool(error <= 1e-2 * torch.linalg.vector_norm(ref.float().flatten()))
+
+
+def bench(kernels, quick, hinted=False):
     import torch
     import triton.testing
     sizes = [1024, 4096] if quick else [512, 1024, 2048, 4096, 8192]
@@ -141,15 +153,16 @@ def bench(kernels, quick):
             for block in blocks:
                 c = torch.empty((size, size), device="cuda", dtype=torch.float16)
                 try:
-                    launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8)
+                    launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8, hinted=hinted)
                     torch.cuda.synchronize()
                 except Exception as e:  # noqa: BLE001
                     print(f"  {name} {block}: {type(e).__name__}: {str(e)[:160]}")
                     continue
-                if not torch.allclose(c.float(), ref.float(), atol=0.5, rtol=2e-2):
+                if not close_enough(c, ref, fp8):
                     print(f"  {name} {block}: WRONG (max err {float((c.float() - ref.float()).abs().max()):.3g})")
                     continue
-                ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8),
+                ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages, even_k=fp8,
+                                                            hinted=hinted),
                                              warmup=10, rep=50)
                 if best is None or ms < best[0]:
                     best = (ms, block)
@@ -185,11 +198,11 @@ def main():
     if reason:
         print(f"bench_matmul: skipped, no GPU: {reason}")
         return
-    kernels = jits(args.hinted)
+    kernels = jits()
     t = time.time()
     failures = [] if args.skip_check else check_sweep(kernels)
     print(f"check took {time.time() - t:.1f} s")
-    rows = [] if args.check else bench(kernels, args.quick)
+    rows = [] if args.check else bench(kernels, args.quick, args.hinted)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"failures": failures, "rows": rows}, indent=1))
 

@@ -144,8 +144,9 @@ std::optional<LocalMove> local_move(const ir::Op& op, int result, const Layout& 
   return m;
 }
 
-bool recomputable(const ir::Value* value, int* budget) {
+bool recomputable(const ir::Value* value, int* budget, const std::function<bool(const ir::Value*)>& uniform) {
   if (!value->type()->is_block()) return true;  // a scalar: every thread has it
+  if (uniform && uniform(value)) return true;
   const ir::Op* def = value->def();
   if (def == nullptr) return false;  // a block carried by a loop: only its owners know it
   switch (def->kind()) {
@@ -154,13 +155,13 @@ bool recomputable(const ir::Value* value, int* budget) {
     case OpKind::Splat: return true;
     case OpKind::ExpandDims:
     case OpKind::Reshape:
-    case OpKind::Broadcast: return recomputable(def->operand(0), budget);
+    case OpKind::Broadcast: return recomputable(def->operand(0), budget, uniform);
     default: break;
   }
   if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
   if (--*budget < 0) return false;
   for (const ir::Value* operand : def->operands()) {
-    if (!recomputable(operand, budget)) return false;
+    if (!recomputable(operand, budget, uniform)) return false;
   }
   return true;
 }

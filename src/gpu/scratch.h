@@ -5,6 +5,8 @@
 // meets a barrier inside it), and the buffer covers every byte it touches.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -60,10 +62,12 @@ std::optional<LocalMove> local_move(const ir::Op& op, int result, const nvptx::L
                                     const nvptx::Layout& out);
 
 // Whether a broadcast's source elements follow from their index alone (ranges, constants,
-// splats, scalars, views and at most `budget` pure elementwise ops over them): the emitter
-// computes them where they are needed instead of a round trip.
+// splats, scalars, views and at most `budget` pure elementwise ops over them, and blocks
+// `uniform` says every thread holds whole): the emitter computes them where they are needed
+// instead of a round trip.
 constexpr int kRecomputeBudget = 16;
-bool recomputable(const ir::Value* value, int* budget);
+bool recomputable(const ir::Value* value, int* budget,
+                  const std::function<bool(const ir::Value*)>& uniform = nullptr);
 
 // The bytes of each slot of `op` (0: unused); empty for ops that need no shared memory.
 // Fragment conversions, dot staging, the dot's stage buffers, scalar atomics and uniform

@@ -93,24 +93,31 @@ void collect_accesses(const ir::Region& region, std::vector<const ir::Op*>& out)
   }
 }
 
+// The width an access gets: the facts' width, at most the elements each thread has
+// (vector_widths.h's cap; a wider proof changes nothing there).
+int capped_width(const ir::Op& access, const analysis::AxisInfoAnalysis& axis, int threads) {
+  int64_t per_thread = std::max<int64_t>(1, access.operand(0)->type()->num_elements() / threads);
+  return static_cast<int>(std::min<int64_t>(access_width(access, axis), per_thread));
+}
+
 // Whether assuming `scalars` >= 0 makes some load or store wider than `widths` says.
 bool widens(const ir::Function& function, const std::vector<const Value*>& scalars,
-            const std::vector<const ir::Op*>& accesses, const std::vector<int>& widths) {
+            const std::vector<const ir::Op*>& accesses, const std::vector<int>& widths, int threads) {
   analysis::AxisInfoAnalysis assumed(function, {scalars.begin(), scalars.end()});
   for (size_t i = 0; i < accesses.size(); ++i) {
-    if (access_width(*accesses[i], assumed) > widths[i]) return true;
+    if (capped_width(*accesses[i], assumed, threads) > widths[i]) return true;
   }
   return false;
 }
 
 // The scalars worth testing: those of every rem whose runs they unlock, kept only when
 // that makes an access wider.
-std::vector<const Value*> scalars_to_test(const ir::Function& function) {
+std::vector<const Value*> scalars_to_test(const ir::Function& function, int threads) {
   analysis::AxisInfoAnalysis axis(function);
   std::vector<const ir::Op*> accesses;
   collect_accesses(function.body(), accesses);
   std::vector<int> widths;
-  for (const ir::Op* op : accesses) widths.push_back(access_width(*op, axis));
+  for (const ir::Op* op : accesses) widths.push_back(capped_width(*op, axis, threads));
   std::vector<const ir::Op*> rems;
   collect_rems(function.body(), rems);
   std::vector<const Value*> chosen;
@@ -123,7 +130,7 @@ std::vector<const Value*> scalars_to_test(const ir::Function& function) {
       if (std::find(with.begin(), with.end(), s) == with.end()) with.push_back(s);
     }
     if (with.size() > kMaxScalars || with.size() == chosen.size()) continue;
-    if (widens(function, with, accesses, widths)) chosen = std::move(with);
+    if (widens(function, with, accesses, widths, threads)) chosen = std::move(with);
   }
   return chosen;
 }
@@ -134,7 +141,7 @@ bool versions_on_signs(const ir::Function&, const GpuOptions& options) { return 
 
 void version_on_signs(ir::Function& function, const GpuOptions& options) {
   if (!versions_on_signs(function, options)) return;
-  std::vector<const Value*> scalars = scalars_to_test(function);
+  std::vector<const Value*> scalars = scalars_to_test(function, 32 * options.num_warps);
   if (scalars.empty()) return;
   ir::Region& body = function.body();
   ir::Op* last_op = body.terminator();

@@ -63,26 +63,11 @@ constexpr int kRecomputeBudget = gpu::kRecomputeBudget;  // the allocator plans 
 }  // namespace
 
 bool Emitter::recomputable(const ir::Value* value, int* budget) const {
-  if (!value->type()->is_block()) return true;  // a scalar: every thread has it
-  auto it = values_.find(value);
-  if (it != values_.end() && it->second.uniform) return true;
-  const ir::Op* def = value->def();
-  if (def == nullptr) return false;  // a block carried by a loop: only its owners know it
-  switch (def->kind()) {
-    case OpKind::MakeRange:
-    case OpKind::Constant:
-    case OpKind::Splat: return true;
-    case OpKind::ExpandDims:
-    case OpKind::Reshape:
-    case OpKind::Broadcast: return recomputable(def->operand(0), budget);
-    default: break;
-  }
-  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
-  if (--*budget < 0) return false;
-  for (const ir::Value* operand : def->operands()) {
-    if (!recomputable(operand, budget)) return false;
-  }
-  return true;
+  // The allocator's rule, plus the blocks this thread already holds whole.
+  return gpu::recomputable(value, budget, [this](const ir::Value* v) {
+    auto it = values_.find(v);
+    return it != values_.end() && it->second.uniform;
+  });
 }
 
 llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
