@@ -6,6 +6,7 @@
 # RUN: --kernel masked_add --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, BLOCK=1024" --emit ptx --check-prefix=F32
 # RUN: --kernel masked_add --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, BLOCK=1024" --emit ptx --check-prefix=F16
 # RUN: --kernel hinted --signature "*fp32:16, *fp32:16, i32:16, BLOCK=512" --emit ptx --check-prefix=HINTS
+# RUN: --kernel hinted --signature "*fp32:16, *fp32:16, i32:16, BLOCK=512" --emit ptx --arch sm_80 --check-prefix=SM80
 #
 # F32-LABEL: .entry masked_add(
 # F32-NOT: bra
@@ -30,6 +31,12 @@
 # HINTS: @{{%p[0-9]+}} ld.global.L1::evict_last.v4.b32
 # HINTS: @{{%p[0-9]+}} ld.volatile.global.b32
 # HINTS: @{{%p[0-9]+}} st.global.cs.v4.b32
+#
+# The sm_80 PTX (ISA 7.0) has no eviction priorities: that hint is dropped there.
+# SM80-LABEL: .entry hinted(
+# SM80: @{{%p[0-9]+}} ld.global.cg.v4.b32
+# SM80: @{{%p[0-9]+}} ld.global.v4.b32
+# SM80-NOT: evict
 import tritium
 import tritium.language as tl
 

@@ -198,9 +198,12 @@ PtxWords ptx_words(llvm::Type* type) {
 
 // ".ca" ... for loads, ".wb" ... for stores; else ".L1::evict_first"/"_last". PTX has the
 // two as alternative forms of ld/st (ptxas refuses both at once): the cache modifier wins.
-std::string ptx_hints(const ir::Op& op) {
+// The eviction priorities need PTX ISA 7.4, which every PTX for sm_87 and later has; below
+// that the hint is dropped (the sm_80 PTX is 7.0).
+std::string ptx_hints(const ir::Op& op, int sm) {
   if (auto cache = ir::find_enum_attr<ir::CacheModifier>(op)) return ir::enum_text(*cache);
-  if (auto eviction = ir::find_enum_attr<ir::EvictionPolicy>(op)) return std::string(".L1::") + ir::enum_text(*eviction);
+  auto eviction = ir::find_enum_attr<ir::EvictionPolicy>(op);
+  if (eviction && sm >= 87) return std::string(".L1::") + ir::enum_text(*eviction);
   return "";
 }
 
@@ -237,7 +240,7 @@ llvm::Value* Emitter::global_load(const ir::Op& op, llvm::Type* type, llvm::Valu
     pred = nullptr;
   }
   bool is_volatile = ir::is_volatile(op);
-  if (pred != nullptr || !ptx_hints(op).empty()) {
+  if (pred != nullptr || !ptx_hints(op, sm_).empty()) {
     if (llvm::Value* v = ptx_load(op, type, ptr, pred, fallback)) return v;
   }
   return guarded(pred, [&]() -> llvm::Value* { return b_.CreateAlignedLoad(type, ptr, align, is_volatile); }, fallback);
@@ -248,7 +251,7 @@ void Emitter::global_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred
     if (c->isZero()) return;
     pred = nullptr;
   }
-  if ((pred != nullptr || !ptx_hints(op).empty()) && ptx_store(op, ptr, pred, value)) return;
+  if ((pred != nullptr || !ptx_hints(op, sm_).empty()) && ptx_store(op, ptr, pred, value)) return;
   guarded(pred, [&]() -> llvm::Value* {
     b_.CreateAlignedStore(value, ptr, align);
     return nullptr;
@@ -290,7 +293,7 @@ llvm::Value* Emitter::ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* 
     }
     text += "@$" + std::to_string(w.count + 1) + " ";
   }
-  text += std::string(is_volatile ? "ld.volatile.global" : "ld.global" + ptx_hints(op)) + ptx_access_type(w) + " " +
+  text += std::string(is_volatile ? "ld.volatile.global" : "ld.global" + ptx_hints(op, sm_)) + ptx_access_type(w) + " " +
           ptx_register_list(0, w.count) + ", [$" + std::to_string(w.count) + offset + "];";
   // Ordered with the other memory accesses like a load (reads memory, no other effect); a
   // volatile one is never removed or merged.
@@ -336,7 +339,7 @@ bool Emitter::ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, l
     args.push_back(w.count == 1 ? value_words : b_.CreateExtractElement(value_words, static_cast<uint64_t>(i)));
     constraints += std::string(",") + ptx_constraint(w.bits);
   }
-  text += std::string(ir::is_volatile(op) ? "st.volatile.global" : "st.global" + ptx_hints(op)) + ptx_access_type(w) +
+  text += std::string(ir::is_volatile(op) ? "st.volatile.global" : "st.global" + ptx_hints(op, sm_)) + ptx_access_type(w) +
           " [$0" + offset + "], " + ptx_register_list(first, w.count) + ";";
   constraints += ",~{memory}";
   std::vector<llvm::Type*> arg_types;
