@@ -632,7 +632,8 @@ TEST_CASE("vectorize: masks of unknown constancy and unaligned pointers stay sca
   CompiledPtx masked = compile("masked_copy", "*fp32:16, *fp32:16, i32:16, 1024");
   REQUIRE(count(masked.ptx, "ld.global.v4.") == 2);
   REQUIRE(count(masked.ptx, "st.global.v4.") == 2);
-  REQUIRE(has(masked.ptx, "0fBF800000"));
+  // -1.0 moved into the destinations of the predicated load (its bits in the inline PTX).
+  REQUIRE(has(masked.ptx, "0xbf800000;"));
   REQUIRE_PTXAS_ACCEPTS(masked);
   // Pointers only known 4-byte aligned (no `:16`): no vector access anywhere.
   for (const char* signature : {"*fp32, *fp32, *fp32, i32:16, 1024", "*fp32, *fp32, *fp32, i32, 1024"}) {

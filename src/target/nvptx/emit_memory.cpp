@@ -7,6 +7,10 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <utility>
+
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -40,16 +44,12 @@ void Emitter::emit_load(const ir::Op& op) {
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   const Regs* other = other_value ? &get(other_value) : nullptr;
   // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
-  // cache_modifier and eviction_policy are hints; they are not emitted yet.
   bool is_volatile = ir::is_volatile(op);
   auto load = [&](int r, llvm::Value* pred) {
-    llvm::Value* p = ptr.at(r);
     // No `other`: 0, also when the mask folds to false here (prefetch_loads' loads before
-    // a loop that runs zero times): guarded() then returns the fallback alone.
-    llvm::Value* fallback = other ? other->at(r) : llvm::Constant::getNullValue(element);
-    return guarded(pred, [&]() {
-      return from_storage(b_.CreateAlignedLoad(stored, p, align, is_volatile), element);
-    }, fallback);
+    // a loop that runs zero times): global_load() then returns the fallback alone.
+    llvm::Value* fallback = other ? to_storage(other->at(r)) : llvm::Constant::getNullValue(stored);
+    return from_storage(global_load(op, stored, ptr.at(r), pred, fallback, align), element);
   };
   bool one = !type->is_block() ||
              (ptr.uniform && (!mask || mask->uniform) && (!other || other->uniform));
@@ -69,7 +69,7 @@ void Emitter::emit_load(const ir::Op& op) {
     llvm::Value* pred = and_pred(owns(layout, r), mask ? mask->at(r) : nullptr);
     if (w == 1 && checked > 1) {
       if (r % checked == 0) {
-        std::vector<llvm::Value*> group = load_checked_group(ptr, mask, other, layout, r, checked, stored, align);
+        std::vector<llvm::Value*> group = load_checked_group(op, ptr, mask, other, layout, r, checked, stored, align);
         for (llvm::Value* v : group) out.values.push_back(from_storage(v, element));
       }
       continue;
@@ -80,9 +80,7 @@ void Emitter::emit_load(const ir::Op& op) {
     }
     auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
     llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
-    llvm::Value* loaded = guarded(pred, [&]() -> llvm::Value* {
-      return b_.CreateAlignedLoad(vector, ptr.at(r), llvm::Align(align.value() * w));
-    }, fallback);
+    llvm::Value* loaded = global_load(op, vector, ptr.at(r), pred, fallback, llvm::Align(align.value() * w));
     for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
   }
   set(op.result(), std::move(out));
@@ -103,9 +101,9 @@ llvm::Value* Emitter::group_is_vector(const Regs& ptr, const Regs* mask, int fir
   return fast;
 }
 
-std::vector<llvm::Value*> Emitter::load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
-                                                      const Layout& layout, int first, int g, llvm::Type* stored,
-                                                      llvm::Align align) {
+std::vector<llvm::Value*> Emitter::load_checked_group(const ir::Op& op, const Regs& ptr, const Regs* mask,
+                                                      const Regs* other, const Layout& layout, int first, int g,
+                                                      llvm::Type* stored, llvm::Align align) {
   // The axis facts could not prove these g elements contiguous, aligned and under one mask
   // bit, so test it here: one vector load when so, else one load per element.
   llvm::Value* fast = group_is_vector(ptr, mask, first, g, type_bytes(stored));
@@ -117,18 +115,15 @@ std::vector<llvm::Value*> Emitter::load_checked_group(const Regs& ptr, const Reg
   b_.CreateCondBr(fast, fast_block, slow_block);
   b_.SetInsertPoint(fast_block);
   llvm::Value* pred = and_pred(owns(layout, first), mask ? mask->at(first) : nullptr);
-  llvm::Value* fast_value = guarded(pred, [&]() -> llvm::Value* {
-    return b_.CreateAlignedLoad(vector, ptr.at(first), llvm::Align(align.value() * g));
-  }, fallback);
+  llvm::Value* fast_value = global_load(op, vector, ptr.at(first), pred, fallback, llvm::Align(align.value() * g));
   llvm::BasicBlock* fast_end = b_.GetInsertBlock();
   b_.CreateBr(join);
   b_.SetInsertPoint(slow_block);
   llvm::Value* slow_value = llvm::PoisonValue::get(vector);
   for (int i = 0; i < g; ++i) {
     llvm::Value* p = and_pred(owns(layout, first + i), mask ? mask->at(first + i) : nullptr);
-    llvm::Value* v = guarded(p, [&]() -> llvm::Value* {
-      return b_.CreateAlignedLoad(stored, ptr.at(first + i), align);
-    }, other ? to_storage(other->at(first + i)) : llvm::Constant::getNullValue(stored));
+    llvm::Value* v = global_load(op, stored, ptr.at(first + i), p,
+                                 other ? to_storage(other->at(first + i)) : llvm::Constant::getNullValue(stored), align);
     slow_value = b_.CreateInsertElement(slow_value, v, i);
   }
   llvm::BasicBlock* slow_end = b_.GetInsertBlock();
@@ -160,14 +155,7 @@ void Emitter::emit_store(const ir::Op& op) {
   const Regs& value = get(ir::StoreOp(op).value());
   ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
-  auto store = [&](int r, llvm::Value* pred) {
-    llvm::Value* p = ptr.at(r);
-    llvm::Value* v = value.at(r);
-    guarded(pred, [&]() -> llvm::Value* {
-      b_.CreateAlignedStore(to_storage(v), p, align);
-      return nullptr;
-    });
-  };
+  auto store = [&](int r, llvm::Value* pred) { global_store(op, ptr.at(r), pred, to_storage(value.at(r)), align); };
   if (!ptr_type->is_block()) {
     // A scalar store is one store of the program: thread 0 makes it.
     llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
@@ -182,12 +170,183 @@ void Emitter::emit_store(const ir::Op& op) {
       store(r, pred);
       continue;
     }
-    llvm::Value* v = pack(value, r, w);
-    guarded(pred, [&]() -> llvm::Value* {
-      b_.CreateAlignedStore(v, ptr.at(r), llvm::Align(align.value() * w));
-      return nullptr;
-    });
+    global_store(op, ptr.at(r), pred, pack(value, r, w), llvm::Align(align.value() * w));
   }
+}
+
+namespace {
+
+// The PTX words an access of `type` moves as: `count` registers of `bits` each (1, 2 or 4;
+// 16, 32 or 64). 64-bit elements stay whole; narrower ones pack into 32-bit words, or one
+// 16-bit word for two bytes. None (count 0) for a single byte or pointers: no PTX register
+// form to move those through.
+struct PtxWords {
+  int count = 0;
+  int bits = 0;
+};
+
+PtxWords ptx_words(llvm::Type* type) {
+  llvm::Type* element = type->getScalarType();
+  if (!element->isIntegerTy() && !element->isFloatingPointTy()) return {};
+  int total = static_cast<int>(type->getPrimitiveSizeInBits().getFixedValue());
+  int element_bits = static_cast<int>(element->getPrimitiveSizeInBits().getFixedValue());
+  if (total == 16) return {1, 16};
+  if (total < 32 || total > 128 || total % 32 != 0) return {};
+  int bits = element_bits == 64 ? 64 : 32;
+  return {total / bits, bits};
+}
+
+// ".ca" ... for loads, ".wb" ... for stores; else ".L1::evict_first"/"_last". PTX has the
+// two as alternative forms of ld/st (ptxas refuses both at once): the cache modifier wins.
+// The eviction priorities need PTX ISA 7.4, which every PTX for sm_87 and later has; below
+// that the hint is dropped (the sm_80 PTX is 7.0).
+std::string ptx_hints(const ir::Op& op, int sm) {
+  if (auto cache = ir::find_enum_attr<ir::CacheModifier>(op)) return ir::enum_text(*cache);
+  auto eviction = ir::find_enum_attr<ir::EvictionPolicy>(op);
+  if (eviction && sm >= 87) return std::string(".L1::") + ir::enum_text(*eviction);
+  return "";
+}
+
+// "{$1, $2}" for words first.., or "$1" for one.
+std::string ptx_register_list(int first, int count) {
+  if (count == 1) return "$" + std::to_string(first);
+  std::string out = "{";
+  for (int i = 0; i < count; ++i) out += (i ? ", $" : "$") + std::to_string(first + i);
+  return out + "}";
+}
+
+std::string ptx_access_type(const PtxWords& w) {
+  return (w.count > 1 ? ".v" + std::to_string(w.count) : std::string()) + ".b" + std::to_string(w.bits);
+}
+
+const char* ptx_constraint(int bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
+
+// `ptr` as a base register and a constant byte offset for `[$k+offset]`, so accesses at
+// fixed distances from one pointer share its register as LLVM's own loads do.
+std::pair<llvm::Value*, std::string> ptx_address(llvm::Value* ptr, const llvm::DataLayout& layout) {
+  llvm::APInt offset(64, 0);
+  llvm::Value* base = ptr->stripAndAccumulateConstantOffsets(layout, offset, /*AllowNonInbounds=*/true);
+  int64_t bytes = offset.getSExtValue();
+  if (base == ptr || bytes == 0 || bytes > INT32_MAX || bytes < INT32_MIN) return {ptr, ""};
+  return {base, (bytes > 0 ? "+" : "") + std::to_string(bytes)};
+}
+
+}  // namespace
+
+llvm::Value* Emitter::global_load(const ir::Op& op, llvm::Type* type, llvm::Value* ptr, llvm::Value* pred,
+                                  llvm::Value* fallback, llvm::Align align) {
+  if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(pred)) {
+    if (c->isZero()) return fallback;
+    pred = nullptr;
+  }
+  bool is_volatile = ir::is_volatile(op);
+  if (pred != nullptr || !ptx_hints(op, sm_).empty()) {
+    if (llvm::Value* v = ptx_load(op, type, ptr, pred, fallback)) return v;
+  }
+  return guarded(pred, [&]() -> llvm::Value* { return b_.CreateAlignedLoad(type, ptr, align, is_volatile); }, fallback);
+}
+
+void Emitter::global_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value, llvm::Align align) {
+  if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(pred)) {
+    if (c->isZero()) return;
+    pred = nullptr;
+  }
+  if ((pred != nullptr || !ptx_hints(op, sm_).empty()) && ptx_store(op, ptr, pred, value)) return;
+  guarded(pred, [&]() -> llvm::Value* {
+    b_.CreateAlignedStore(value, ptr, align);
+    return nullptr;
+  });
+}
+
+llvm::Value* Emitter::ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* ptr, llvm::Value* pred,
+                               llvm::Value* fallback) {
+  PtxWords w = ptx_words(type);
+  if (w.count == 0) return nullptr;
+  bool is_volatile = ir::is_volatile(op);
+  llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(w.bits));
+  llvm::Type* words = w.count == 1 ? word : llvm::FixedVectorType::get(word, static_cast<unsigned>(w.count));
+  // Operands: the destinations $0.., the address, the predicate, then the fallback words
+  // that are not constants (constants are written into the text).
+  std::string text;
+  std::string constraints;
+  auto [base, offset] = ptx_address(ptr, module_.getDataLayout());
+  std::vector<llvm::Value*> args = {base};
+  for (int i = 0; i < w.count; ++i) constraints += std::string(i ? "," : "") + "=" + ptx_constraint(w.bits);
+  constraints += ",l";
+  if (pred != nullptr) {
+    constraints += ",b";
+    args.push_back(pred);
+    llvm::Value* fallback_words = b_.CreateBitCast(fallback, words);
+    for (int i = 0; i < w.count; ++i) {
+      llvm::Value* f = w.count == 1 ? fallback_words : b_.CreateExtractElement(fallback_words, static_cast<uint64_t>(i));
+      std::string source;
+      if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(f)) {
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(c->getZExtValue()));
+        source = hex;
+      } else {
+        source = "$" + std::to_string(w.count + static_cast<int>(args.size()));
+        constraints += std::string(",") + ptx_constraint(w.bits);
+        args.push_back(f);
+      }
+      text += "mov.b" + std::to_string(w.bits) + " $" + std::to_string(i) + ", " + source + ";\n\t";
+    }
+    text += "@$" + std::to_string(w.count + 1) + " ";
+  }
+  text += std::string(is_volatile ? "ld.volatile.global" : "ld.global" + ptx_hints(op, sm_)) + ptx_access_type(w) + " " +
+          ptx_register_list(0, w.count) + ", [$" + std::to_string(w.count) + offset + "];";
+  // Ordered with the other memory accesses like a load (reads memory, no other effect); a
+  // volatile one is never removed or merged.
+  constraints += ",~{memory}";
+  std::vector<llvm::Type*> arg_types;
+  for (llvm::Value* v : args) arg_types.push_back(v->getType());
+  llvm::Type* result = word;
+  if (w.count > 1) result = llvm::StructType::get(context_, std::vector<llvm::Type*>(static_cast<size_t>(w.count), word));
+  auto* fn_type = llvm::FunctionType::get(result, arg_types, false);
+  llvm::CallInst* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, is_volatile), args);
+  if (!is_volatile) {
+    call->setOnlyReadsMemory();
+    call->setDoesNotThrow();
+  }
+  llvm::Value* out = call;
+  if (w.count > 1) {
+    out = llvm::PoisonValue::get(words);
+    for (int i = 0; i < w.count; ++i) {
+      out = b_.CreateInsertElement(out, b_.CreateExtractValue(call, {static_cast<unsigned>(i)}), static_cast<uint64_t>(i));
+    }
+  }
+  return b_.CreateBitCast(out, type);
+}
+
+bool Emitter::ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value) {
+  PtxWords w = ptx_words(value->getType());
+  if (w.count == 0) return false;
+  llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(w.bits));
+  llvm::Type* words = w.count == 1 ? word : llvm::FixedVectorType::get(word, static_cast<unsigned>(w.count));
+  llvm::Value* value_words = b_.CreateBitCast(value, words);
+  // Operands: the address $0, the predicate $1 (if any), then the words.
+  auto [base, offset] = ptx_address(ptr, module_.getDataLayout());
+  std::vector<llvm::Value*> args = {base};
+  std::string constraints = "l";
+  std::string text;
+  if (pred != nullptr) {
+    args.push_back(pred);
+    constraints += ",b";
+    text = "@$1 ";
+  }
+  int first = static_cast<int>(args.size());
+  for (int i = 0; i < w.count; ++i) {
+    args.push_back(w.count == 1 ? value_words : b_.CreateExtractElement(value_words, static_cast<uint64_t>(i)));
+    constraints += std::string(",") + ptx_constraint(w.bits);
+  }
+  text += std::string(ir::is_volatile(op) ? "st.volatile.global" : "st.global" + ptx_hints(op, sm_)) + ptx_access_type(w) +
+          " [$0" + offset + "], " + ptx_register_list(first, w.count) + ";";
+  constraints += ",~{memory}";
+  std::vector<llvm::Type*> arg_types;
+  for (llvm::Value* v : args) arg_types.push_back(v->getType());
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), arg_types, false);
+  b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+  return true;
 }
 
 void Emitter::emit_atomic(const ir::Op& op) {

@@ -261,9 +261,21 @@ class Emitter {
   // i1: registers first .. first + g - 1 of `ptr` are consecutive elements of `bytes` each,
   // aligned to the group, under one mask bit (`mask` may be null).
   llvm::Value* group_is_vector(const Regs& ptr, const Regs* mask, int first, int g, int64_t bytes);
-  std::vector<llvm::Value*> load_checked_group(const Regs& ptr, const Regs* mask, const Regs* other,
-                                               const Layout& layout, int first, int g, llvm::Type* stored,
-                                               llvm::Align align);
+  std::vector<llvm::Value*> load_checked_group(const ir::Op& op, const Regs& ptr, const Regs* mask,
+                                               const Regs* other, const Layout& layout, int first, int g,
+                                               llvm::Type* stored, llvm::Align align);
+  // One global load of `type` (an element or a vector of them) at `ptr` where `pred` holds
+  // (null: always), `fallback` elsewhere; a store of `value`. Under a predicate, or with the
+  // op's cache modifier or eviction policy, it is one inline PTX instruction (ptx_load /
+  // ptx_store) rather than a branch around the access; volatile=True stays volatile.
+  llvm::Value* global_load(const ir::Op& op, llvm::Type* type, llvm::Value* ptr, llvm::Value* pred,
+                           llvm::Value* fallback, llvm::Align align);
+  void global_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value, llvm::Align align);
+  // `@p ld.global{.cop|.L1::evict_*}{.vN}.bW {...}, [ptr];` with `fallback` moved into the
+  // destinations first, and `@p st.global...`; null / false when PTX words cannot carry
+  // `type` (a single byte, pointers): the caller branches then.
+  llvm::Value* ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* ptr, llvm::Value* pred, llvm::Value* fallback);
+  bool ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
