@@ -384,7 +384,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
     s.b_address = shared_address(s.b_offset);
   } else {
-    s.stride_b = copied_b->second->tile.stride();
+    s.tile_b = copied_b->second->tile;
+    s.stride_b = s.tile_b.stride();
+    s.b_k_major = copied_b->second->k_major;
     s.b_address = raw_shared_address(get(b).at(0));
   }
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also
