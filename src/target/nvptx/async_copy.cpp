@@ -103,6 +103,44 @@ bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
 
+// Whether `value` is defined outside `loop` (so every iteration reads the same one).
+bool defined_outside(const ir::Value* value, const ir::Op& loop) {
+  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
+  for (const ir::Op* owner = region != nullptr ? region->parent() : nullptr; owner != nullptr;
+       owner = owner->parent() != nullptr ? owner->parent()->parent() : nullptr) {
+    if (owner == &loop) return false;
+  }
+  return true;
+}
+
+// The loop's wgmma dots whose A is defined outside it, flat (not fragments: P is read from
+// registers) and not copied: each such A gets one buffer, written before the loop.
+void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
+  std::unordered_map<const ir::Value*, const HoistedOperand*> here;
+  for (const auto& op : loop.region(0)->ops()) {
+    if (op->kind() != OpKind::Dot || fragments.layout(op->result()) == nullptr) continue;
+    const ir::Value* a = op->operand(0);
+    const ir::Type* type = a->type();
+    ScalarKind k = type->element()->scalar_kind();
+    if (!uses_wgmma(*op, *fragments.layout(op->result()), sm, num_warps) || type->rank() != 2 ||
+        fragments.layout(a) != nullptr || plan.carried.count(a) != 0 || !defined_outside(a, loop) ||
+        !(k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k))) {
+      continue;
+    }
+    auto it = here.find(a);
+    if (it == here.end()) {
+      SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
+      const int64_t a_align = SharedTile::kSwizzleAlign;
+      int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
+      if (offset + tile.bytes() > kMaxSharedBytes) continue;
+      plan.reserved_bytes = offset + tile.bytes();
+      plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&loop, a, offset, tile}));
+      it = here.emplace(a, plan.hoisted.back().get()).first;
+    }
+    plan.hoisted_a[op.get()] = it->second;
+  }
+}
+
 void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
                  int sm, int num_warps, AsyncPlan& plan) {
   for (const auto& op : region.ops()) {
@@ -162,7 +200,10 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
       last_loads.push_back(next);
       here.push_back(std::move(operand));
     }
-    if (here.empty()) continue;
+    if (here.empty()) {
+      plan_hoisted(*op, fragments, sm, num_warps, plan);
+      continue;
+    }
     auto align = [&](int64_t b) {
       const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 1;
       return (b + a - 1) / a * a;
@@ -206,10 +247,19 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
       operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
       plan.operands.push_back(std::move(here[h]));
     }
+    plan_hoisted(*op, fragments, sm, num_warps, plan);
   }
 }
 
 }  // namespace
+
+std::vector<const HoistedOperand*> AsyncPlan::hoisted_before(const ir::Op& loop) const {
+  std::vector<const HoistedOperand*> out;
+  for (const auto& h : hoisted) {
+    if (h->loop == &loop) out.push_back(h.get());
+  }
+  return out;
+}
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;

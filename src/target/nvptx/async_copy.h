@@ -51,6 +51,16 @@ struct AsyncOperand {
   bool in_flight = false;
 };
 
+// A wgmma A operand defined outside the loop that reads it (Q in attention): written into
+// its own buffer among the stage buffers once, before the loop, and read there by every
+// iteration (instead of staged by the dot on each).
+struct HoistedOperand {
+  const ir::Op* loop = nullptr;
+  const ir::Value* value = nullptr;
+  int64_t offset = 0;  // bytes into shared memory
+  SharedTile tile;
+};
+
 struct AsyncPlan {
   int64_t reserved_bytes = 0;  // the stage buffers of every loop, before other uses
   std::vector<std::unique_ptr<AsyncOperand>> operands;
@@ -63,6 +73,10 @@ struct AsyncPlan {
   // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
   // copied by the threads that hold their first element (a carried pointer block).
   std::unordered_set<const ir::Value*> recomputed;
+  std::vector<std::unique_ptr<HoistedOperand>> hoisted;
+  std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it
+  // The hoisted operands of a loop, written before it.
+  std::vector<const HoistedOperand*> hoisted_before(const ir::Op& loop) const;
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;

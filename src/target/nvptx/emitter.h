@@ -231,6 +231,7 @@ class Emitter {
   // attention: no round trip through the flat layout), else stage_rows.
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                      const std::function<llvm::Value*(llvm::Value*)>& convert);
+  void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
