@@ -142,8 +142,13 @@ void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int
 }
 
 void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
-                 int sm, int num_warps, AsyncPlan& plan) {
-  for (const auto& op : region.ops()) {
+                 int sm, int num_warps, AsyncPlan& plan);
+
+// The stage buffers of `op` (and of the loops inside it), from plan.reserved_bytes on.
+void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis, int sm,
+             int num_warps, AsyncPlan& plan) {
+  const ir::Op* op = &op_ref;
+  {
     // The branches of an `if` never run together: their stage buffers may overlap.
     int64_t base = plan.reserved_bytes, end = base;
     for (const auto& inner : op->regions()) {
@@ -152,7 +157,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
       end = std::max(end, plan.reserved_bytes);
     }
     plan.reserved_bytes = end;
-    if (op->kind() != OpKind::For) continue;
+    if (op->kind() != OpKind::For) return;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
     std::vector<std::unique_ptr<AsyncOperand>> here;
@@ -175,7 +180,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
       bool copyable = copyable_load(next) && next->def()->parent() == &body;
       for (const ir::Value* c : chain) {
         const ir::Value* init = op->operand(c->index() + 2);
-        copyable = copyable && copyable_load(init) && init->def()->parent() == &region;
+        copyable = copyable && copyable_load(init) && init->def()->parent() == op->parent();
       }
       if (!copyable) continue;
       auto operand = std::make_unique<AsyncOperand>();
@@ -202,7 +207,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
     }
     if (here.empty()) {
       plan_hoisted(*op, fragments, sm, num_warps, plan);
-      continue;
+      return;
     }
     auto align = [&](int64_t b) {
       const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 1;
@@ -249,6 +254,38 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
     }
     plan_hoisted(*op, fragments, sm, num_warps, plan);
   }
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
+                 int sm, int num_warps, AsyncPlan& plan) {
+  // Ops in sequence reuse the bytes of earlier ones that are done before their first copy:
+  // a loop's buffers are live from its first copy (the loads of its initial values, before
+  // it) to its exit, which drains them and meets a barrier (emit_for). Attention's two
+  // loops (off the diagonal, then on it) thus share theirs.
+  std::unordered_map<const ir::Op*, size_t> index;
+  for (const auto& op : region.ops()) index.emplace(op.get(), index.size());
+  const int64_t entry = plan.reserved_bytes;
+  int64_t high = entry;
+  std::vector<std::pair<size_t, int64_t>> held;  // earlier ops with buffers: (index, end of their bytes)
+  for (const auto& op : region.ops()) {
+    size_t first = index.at(op.get());
+    if (op->kind() == OpKind::For) {
+      for (int j = 3; j < op->num_operands(); ++j) {
+        const ir::Op* def = op->operand(j)->def();
+        // Only loads can be copies into its buffers (the others are values it carries).
+        if (def != nullptr && def->kind() == OpKind::Load && def->parent() == &region) {
+          first = std::min(first, index.at(def));
+        }
+      }
+    }
+    int64_t start = entry;
+    for (const auto& [at, end] : held) start = at >= first ? std::max(start, end) : start;
+    plan.reserved_bytes = start;
+    plan_op(*op, fragments, axis, sm, num_warps, plan);
+    if (plan.reserved_bytes > start) held.emplace_back(index.at(op.get()), plan.reserved_bytes);
+    high = std::max(high, plan.reserved_bytes);
+  }
+  plan.reserved_bytes = high;
 }
 
 }  // namespace
