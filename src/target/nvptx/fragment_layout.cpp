@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "gpu/scratch.h"
 #include "support/diagnostics.h"
 
 namespace tritium::nvptx {
@@ -139,24 +140,7 @@ bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir
 }  // namespace
 
 bool index_computable(const ir::Value* value, int* budget) {
-  if (!value->type()->is_block()) return true;  // a scalar: every thread has it
-  const ir::Op* def = value->def();
-  if (def == nullptr) return false;  // carried by a loop
-  switch (def->kind()) {
-    case OpKind::MakeRange:
-    case OpKind::Constant:
-    case OpKind::Splat: return true;
-    case OpKind::ExpandDims:
-    case OpKind::Reshape:
-    case OpKind::Broadcast: return index_computable(def->operand(0), budget);
-    default: break;
-  }
-  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
-  if (--*budget < 0) return false;
-  for (const ir::Value* operand : def->operands()) {
-    if (!index_computable(operand, budget)) return false;
-  }
-  return true;
+  return gpu::recomputable(value, budget);  // the allocator's rule, without blocks known uniform
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
