@@ -78,3 +78,28 @@ def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: t
         kt = tl.load(kt_ptr + (n + rn)[None, :] * BK + rk[:, None])
         acc = acc * 0.5 + tl.dot(a, kt)
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+# fp8 with B K-major (Triton's fp8 tutorial passes b.T): on sm_90 both operands are copied
+# as bytes, A as it is (16-byte copies of 16 elements), B along K into a transposed tile, and
+# wgmma runs on its own 8-bit inputs (k32, any e4m3/e5m2 pair, both K-major). With B
+# N-major (the `matmul` kernel above in fp8) wgmma cannot read it: the operands are widened
+# to f16 by the dot's own staging instead (FP8N).
+# RUN: --kernel fp8_matmul --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, i32:16, 1, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=FP8
+# FP8: = load {{.*}} : block<64x64xfp8e4nv, {{.*}}  // cp.async into stage buffers at bytes 0, 4096, 8192 and 12288 (64-byte swizzle), stage 0, 16-byte copies
+# FP8: = load {{.*}} : block<64x64xfp8e5, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (64-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# FP8: = dot {{.*}}  // wgmma m64n64k32 e4m3.e5m2, operands in swizzled shared memory (B K-major); fragments
+# RUN: --kernel fp8_matmul --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=FP8N
+# FP8N-NOT: cp.async
+# FP8N: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments
+@triton.jit
+def fp8_matmul(a_ptr, b_ptr, c_ptr, K, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :] * K)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "analysis/axis_info.h"
+#include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
@@ -42,7 +43,7 @@ bool copyable_load(const ir::Value* v) {
 bool copies_k_major(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) {
   const ir::Value* ptr = load.operand(0);
   const std::vector<int64_t>& shape = load.result()->type()->shape();
-  constexpr int64_t kRun = 8;  // 16 bytes of f16/bf16
+  const int64_t kRun = k_major_run(load.result()->type());  // 16 bytes
   if (shape.size() != 2 || shape[0] % kRun != 0 || !axis.has(ptr)) return false;
   const analysis::AxisInfo& p = axis.get(ptr);
   if (p.contiguity[0] < kRun || p.divisibility[0] < 16 || gpu::access_width(load, axis) >= kRun) return false;
@@ -58,7 +59,7 @@ bool addresses_recomputable(const ir::Op& load) {
 }
 
 // The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
-// path), all of them on wgmma or all on mma.sync (`*wgmma` says which).
+// path, or wgmma's fp8), all of them on wgmma or all on mma.sync (`*wgmma` says which).
 bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, int sm, int num_warps,
                               std::vector<const ir::Op*>& dots, bool* wgmma) {
   if (!arg->has_uses()) return false;
@@ -74,8 +75,10 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     ScalarKind r = dot->result()->type()->element()->scalar_kind();
     bool f16 = a == ScalarKind::F16 && b == ScalarKind::F16;
     bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
-    if (!(f16 || bf16) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
+    // fp8 only toward wgmma's own fp8 inputs (plan_op keeps it when both operands qualify).
+    bool fp8 = on_wgmma && gpu::native_fp8_candidate(*dot);
+    if (!(f16 || bf16 || fp8) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     if (!dots.empty() && on_wgmma != *wgmma) return false;
     *wgmma = on_wgmma;
     dots.push_back(dot);
@@ -188,6 +191,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       operand->carried = arg;
       operand->distance = static_cast<int>(chain.size());
       const std::vector<int64_t>& shape = arg->type()->shape();
+      const int64_t bytes = ir::is_fp8(arg->type()->element()->scalar_kind()) ? 1 : 2;
+      operand->dots = dots;
       // K-major only as every dot's B, and only when every load of the chain copies so.
       operand->k_major = wgmma && copies_k_major(*next->def(), axis) &&
                          std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; }) &&
@@ -195,9 +200,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                            return copies_k_major(*op->operand(c->index() + 2)->def(), axis);
                          });
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
-      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], 2)
-                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], 2)
-                                       : SharedTile::padded(shape[0], shape[1], 2);
+      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], bytes)
+                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], bytes)
+                                       : SharedTile::padded(shape[0], shape[1], bytes);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);
@@ -205,6 +210,31 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       last_loads.push_back(next);
       here.push_back(std::move(operand));
     }
+    // An fp8 dot runs on wgmma's fp8 inputs only with A copied as it is and B copied K-major
+    // (wgmma reads 8-bit operands K-major only); otherwise its operands are widened to f16 by
+    // the dot's own staging, so none of them is copied.
+    auto copied_as = [&](const ir::Value* v, bool k_major) {
+      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v && o->k_major == k_major; });
+    };
+    for (size_t h = here.size(); h-- > 0;) {
+      bool keep = std::all_of(here[h]->dots.begin(), here[h]->dots.end(), [&](const ir::Op* d) {
+        return !ir::is_fp8(d->operand(0)->type()->element()->scalar_kind()) ||
+               (copied_as(d->operand(0), false) && copied_as(d->operand(1), true));
+      });
+      if (keep) continue;
+      here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));
+      last_loads.erase(last_loads.begin() + static_cast<std::ptrdiff_t>(h));
+    }
+    for (const auto& operand : here) {
+      for (const ir::Op* d : operand->dots) {
+        if (ir::is_fp8(d->operand(0)->type()->element()->scalar_kind())) plan.native_fp8.insert(d);
+      }
+    }
+    loop_dots.erase(std::remove_if(loop_dots.begin(), loop_dots.end(), [&](const ir::Op* d) {
+                      return std::none_of(here.begin(), here.end(), [&](const auto& o) {
+                        return std::find(o->dots.begin(), o->dots.end(), d) != o->dots.end();
+                      });
+                    }), loop_dots.end());
     if (here.empty()) {
       plan_hoisted(*op, fragments, sm, num_warps, plan);
       return;

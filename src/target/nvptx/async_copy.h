@@ -30,6 +30,11 @@ namespace tritium::nvptx {
 // kernel's need is checked again at launch against the device's limit).
 inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
 
+// Elements of `type` in one 16-byte K-major run (8 of f16/bf16, 16 of fp8).
+inline int64_t k_major_run(const ir::Type* type) {
+  return ir::is_fp8(type->element()->scalar_kind()) ? 16 : 8;
+}
+
 struct AsyncOperand {
   // The body arguments that hold the buffers of the current iteration (the dot's operand)
   // and of the `distance - 1` iterations after it, which the loop shifts down by one.
@@ -42,6 +47,7 @@ struct AsyncOperand {
   // K-major B): the tile holds it transposed (tile rows are B's columns), the copies move
   // 16-byte runs along K, and wgmma reads it K-major.
   bool k_major = false;
+  std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
@@ -73,6 +79,9 @@ struct AsyncPlan {
   // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
   // copied by the threads that hold their first element (a carried pointer block).
   std::unordered_set<const ir::Value*> recomputed;
+  // fp8 dots on wgmma's own 8-bit inputs (A copied as it is, B K-major; both in stage
+  // buffers). Other fp8 dots widen their operands to f16 while staging them.
+  std::unordered_set<const ir::Op*> native_fp8;
   std::vector<std::unique_ptr<HoistedOperand>> hoisted;
   std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it
   // The hoisted operands of a loop, written before it.

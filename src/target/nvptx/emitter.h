@@ -21,7 +21,8 @@
 namespace tritium::nvptx {
 
 // How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
-std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps);
+std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps, bool native_fp8);
+std::string wgmma_fp8_types(const ir::Op& dot);  // "e4m3.e5m2": wgmma's atype.btype
 
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
