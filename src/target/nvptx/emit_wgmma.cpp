@@ -43,6 +43,12 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   llvm::Type* f32 = b_.getFloatTy();
   // Operands the fence, the instructions and the wait all see: the accumulators are written
   // asynchronously, so every read of them goes through the wait's results.
+  // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
+  // 0 (D = A B), so its registers need no zeros written into them first.
+  const bool zero_acc = is_zero_constant(op.operand(2));
+  if (zero_acc) {
+    for (llvm::Value*& v : c) v = llvm::UndefValue::get(f32);
+  }
   ptx_effect("wgmma.fence.sync.aligned;", "", {});
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (int im = 0; im < l.rep_m; ++im) {
@@ -56,12 +62,12 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
                            input + " {";
         std::string constraints;
         std::vector<llvm::Type*> outs(regs, f32), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
-        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(1)};
+        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(zero_acc && k0 == 0 ? 0 : 1)};
         for (int i = 0; i < regs; ++i) {
           text += (i ? ", $" : "$") + std::to_string(i);
           constraints += "=f,";
         }
-        // Scale D = 1 (accumulate), A and B not negated, A K-major, B N-major (transposed) or K-major.
+        // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not negated, A K-major, B N-major (transposed) or K-major.
         text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1, 0, " +
                 (staging.b_k_major ? "0" : "1") + ";\n}";
         constraints += "l,l,r";
