@@ -18,6 +18,8 @@ using ir::ScalarKind;
 
 namespace {
 
+}  // namespace
+
 bool is_zero_constant(const ir::Value* v) {
   const ir::Op* def = v->def();
   if (def != nullptr && def->kind() == OpKind::Splat) def = def->operand(0)->def();
@@ -29,6 +31,8 @@ bool is_zero_constant(const ir::Value* v) {
   return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 &&
          !std::signbit(std::get<double>(*value));
 }
+
+namespace {
 
 // A load used only here whose masked-off elements read as zero bits.
 bool copyable_load(const ir::Value* v) {

@@ -101,6 +101,9 @@ struct AsyncPlan {
 // mask is constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
 // accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes.
+// Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
+bool is_zero_constant(const ir::Value* v);
+
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
 
 }  // namespace tritium::nvptx
