@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gpu/assign_layouts.h"
+#include "gpu/conversion.h"
 #include "ir/linear_layout.h"
 #include "support/diagnostics.h"
 
@@ -242,6 +243,11 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       if (recomputable(in, &budget)) return {};
       if (source.num_elements() == 1) return {8};  // thread 0's element to everyone
       return {source.num_elements() * scratch_element_bytes(from)};
+    }
+    case OpKind::ConvertLayout: {
+      ConvertPlan plan = plan_convert(op, widths, threads);
+      if (plan.kind == ConvertPlan::Kind::kShared) return {plan.bytes};
+      return {};
     }
     default: return {};
   }
