@@ -7,6 +7,7 @@
 
 #include "analysis/axis_info.h"
 #include "gpu/assign_layouts.h"
+#include "gpu/conversion.h"
 #include "gpu/default_layout.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
@@ -94,12 +95,34 @@ void rewrite(Op& op, const ir::Layout* layout) {
   for (const ir::Use& use : uses) use.user->set_operand(use.index, back);
 }
 
-// Conversions that move nothing: to the same layout, of uniform values (every thread holds
-// them), and the middle of a chain (a -> b -> c becomes a -> c when b has no other use).
-void remove_redundant(ir::Region& region) {
+// Every operand an op wants in another layout (assign_layouts.h's wanted_layout: an
+// elementwise op's result layout, a load's or store's pointer layout, what a loop carries)
+// gets its conversion as an op: the emitter's flat rule makes most of them free, but they
+// are explicit in the IR that allocate_shared, --emit gpu-ir and later passes read.
+void insert_conversions(ir::Region& region) {
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op* op = region.ops()[i].get();
-    for (const auto& r : op->regions()) remove_redundant(*r);
+    for (const auto& r : op->regions()) insert_conversions(*r);
+    if (op->kind() == OpKind::ConvertLayout) continue;
+    for (int k = 0; k < op->num_operands(); ++k) {
+      const ir::Layout* wanted = wanted_layout(*op, k);
+      ir::Value* v = op->operand(k);
+      const ir::Layout* has = v->type()->is_block() ? v->type()->layout() : nullptr;
+      if (wanted == nullptr || has == nullptr || has == wanted || has->shape() != wanted->shape()) continue;
+      op->set_operand(k, convert_before(*op, v, wanted));
+      ++i;  // the conversion stands before `op` now
+    }
+  }
+}
+
+// Conversions that move nothing: to the same layout, of uniform values (every thread holds
+// them), the middle of a chain (a -> b -> c becomes a -> c when b has no other use), and
+// those whose data stays in each thread (LinearLayout::in_thread) between values the
+// emitter holds in the flat rule. Conversions into a coalesced access's layout stay.
+void remove_redundant(ir::Region& region, const VectorWidths& widths, int threads) {
+  for (size_t i = 0; i < region.ops().size(); ++i) {
+    Op* op = region.ops()[i].get();
+    for (const auto& r : op->regions()) remove_redundant(*r, widths, threads);
     if (op->kind() != OpKind::ConvertLayout) continue;
     ir::Value* in = op->operand(0);
     Op* def = in->def();
@@ -110,7 +133,14 @@ void remove_redundant(ir::Region& region) {
       if (home == &region) --i;  // it stood before this one
       in = op->operand(0);
     }
-    if (in->type() == op->result()->type() || is_uniform(in)) {
+    const ir::Type* from = in->type();
+    const ir::Type* to = op->result()->type();
+    bool free = from == to || is_uniform(in);
+    if (!free && from->layout() != nullptr && to->layout() != nullptr && !held_in_slot(in, widths, threads) &&
+        !held_in_slot(op->result(), widths, threads)) {
+      free = ir::LinearLayout::in_thread(from->layout()->linear(), to->layout()->linear());
+    }
+    if (free) {
       op->result()->replace_all_uses_with(in);
       region.erase(op);
       --i;
@@ -144,16 +174,16 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 }
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
-  // Dot operands are staged by cp.async from the flat layout (target/nvptx/async_copy.h):
-  // kernels with a dot keep today's layouts.
-  if (!options.vectorize || has_dot(function.body())) return;
+  // Dot operands are staged by cp.async from the flat layout (target/nvptx/async_copy.h),
+  // and the fragment plan reads chains of ops: kernels with a dot keep today's IR.
+  if (has_dot(function.body())) return;
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
   analysis::AxisInfoAnalysis facts(function);
   std::vector<Op*> accesses;
   collect(function.body(), accesses);
   std::vector<std::pair<Op*, const ir::Layout*>> chosen;
-  for (Op* op : accesses) {
+  for (Op* op : options.vectorize ? accesses : std::vector<Op*>()) {
     const ir::Value* ptr = op->operand(0);
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
@@ -186,7 +216,8 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     if (layout != nullptr) chosen.emplace_back(op, layout);
   }
   for (auto& [op, layout] : chosen) rewrite(*op, layout);
-  remove_redundant(function.body());
+  insert_conversions(function.body());
+  remove_redundant(function.body(), widths, threads);
 }
 
 }  // namespace tritium::gpu

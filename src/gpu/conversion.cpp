@@ -73,12 +73,34 @@ int64_t wavefronts(const LinearLayout& l, int64_t bytes, int64_t row, int64_t pa
 
 }  // namespace
 
+namespace {
+
+bool laid_out(const ir::Type* type, const VectorWidths& widths, int threads) {
+  return type->is_block() && type->layout() != nullptr && layout_shape(type->shape()) &&
+         !(type->layout()->linear() == flat_of(type, widths, threads));
+}
+
+}  // namespace
+
+bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads) {
+  if (op.kind() == OpKind::Load) return laid_out(op.result()->type(), widths, threads);
+  if (op.kind() != OpKind::Store) return false;
+  const ir::Value* ptr = op.operand(0);
+  return ptr->def() != nullptr && ptr->def()->kind() == OpKind::ConvertLayout && laid_out(ptr->type(), widths, threads);
+}
+
 bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads) {
   const ir::Op* def = value->def();
-  const ir::Type* type = value->type();
-  if (def == nullptr || (def->kind() != OpKind::Load && def->kind() != OpKind::ConvertLayout)) return false;
-  if (!type->is_block() || type->layout() == nullptr || !layout_shape(type->shape())) return false;
-  return !(type->layout()->linear() == flat_of(type, widths, threads));
+  if (def == nullptr) return false;
+  if (def->kind() == OpKind::Load) return access_in_slot(*def, widths, threads);
+  if (def->kind() != OpKind::ConvertLayout || !laid_out(value->type(), widths, threads) || !value->has_uses()) return false;
+  // A conversion into an access's own layout, read only by such accesses.
+  for (const ir::Op* user : value->users()) {
+    if (!access_in_slot(*user, widths, threads)) return false;
+    const ir::Type* access = user->kind() == OpKind::Load ? user->result()->type() : user->operand(0)->type();
+    if (access->layout() != value->type()->layout()) return false;
+  }
+  return true;
 }
 
 LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads) {

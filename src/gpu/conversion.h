@@ -13,9 +13,13 @@
 
 namespace tritium::gpu {
 
+// Whether a load or store is made in its own layout (a load's result, a store's pointer
+// converted there by gpu/coalesce.h) rather than the flat rule's.
+bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);
 // The emitter holds every block in the flat rule (target/nvptx/layout.h) except the results
-// of loads and convert_layouts whose layout slot differs from it (gpu/coalesce.h): those
-// follow their slot, register for register.
+// of such loads and of the convert_layouts into such accesses' layouts that only they read:
+// those follow their slot, register for register. Every other conversion (gpu/coalesce.h
+// makes them explicit where an op wants another layout) is the identity there.
 bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads);
 // The linear layout of the emitter's registers for `value` (its slot's or the flat rule's).
 ir::LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads);

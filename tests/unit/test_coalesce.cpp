@@ -137,10 +137,12 @@ TEST_CASE("convert_layout plans lose and duplicate nothing between flat and coal
         for (const ir::Layout* a : layouts) {
           for (const ir::Layout* b : layouts) {
             std::string block = "block<" + shape_text(shape) + element;
-            std::string text = "func @k(%p: ptr<" + std::string(element) + ">) {\n  %0 = splat %p : block<" +
-                               shape_text(shape) + "ptr<" + element + ">>\n  %1 = load %0 : " + block + ", " +
-                               a->str() + ">\n  %2 = convert_layout %1 : " + block + ", " + b->str() +
-                               ">\n  return\n}\n";
+            // %2 is held in b's layout when a store in that layout reads it.
+            std::string ptrs = "block<" + shape_text(shape) + "ptr<" + element + ">";
+            std::string text = "func @k(%p: ptr<" + std::string(element) + ">) {\n  %0 = splat %p : " + ptrs +
+                               ">\n  %1 = load %0 : " + block + ", " + a->str() + ">\n  %2 = convert_layout %1 : " +
+                               block + ", " + b->str() + ">\n  %3 = convert_layout %0 : " + ptrs + ", " + b->str() +
+                               ">\n  store %3, %2\n  return\n}\n";
             INFO(text);
             auto function = ir::parse(text);
             const ir::Op& convert = *function->body().ops()[2];
@@ -166,7 +168,8 @@ TEST_CASE("a transposing round trip is padded off the banks a column would share
   const ir::Layout* column = gpu::coalesced_layout({64, 64}, 0, 4, threads);
   const ir::Layout* flat = gpu::flat_blocked({64, 64}, threads, 4);
   std::string text = "func @k(%p: ptr<fp32>) {\n  %0 = splat %p : block<64x64xptr<fp32>>\n  %1 = load %0 : block<64x64xfp32, " +
-                     column->str() + ">\n  %2 = convert_layout %1 : block<64x64xfp32, " + flat->str() + ">\n  return\n}\n";
+                     column->str() + ">\n  %2 = convert_layout %1 : block<64x64xfp32, " + flat->str() +
+                     ">\n  %3 = add %2, %2 : block<64x64xfp32, " + flat->str() + ">\n  return\n}\n";
   auto function = ir::parse(text);
   gpu::VectorWidths widths;
   widths.per_block[4096] = 4;
