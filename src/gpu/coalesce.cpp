@@ -188,6 +188,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
+    if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
     const int last = type->rank() - 1;
     int64_t today = access_width(*op, facts);
