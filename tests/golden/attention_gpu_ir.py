@@ -13,6 +13,7 @@
 #
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --check-prefix=SM90
+# RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --num-stages 3 --check-prefix=STAGED
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=32, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4 --check-prefix=SMALL
 #
 # CHECK-LABEL: func @attention_fwd(
@@ -34,9 +35,21 @@
 # CHECK: = cast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each, also read flat
 # CHECK-NEXT: store
 #
+# Pipelined (num_stages 3) on sm_90: Kᵀ is read with runs of 8 along HEAD (axis 0), so its
+# copies run along K and the tile holds it transposed for a K-major wgmma B; V's rows are
+# contiguous, copied as they are (N-major B). Neither is copied one element at a time. Q,
+# loaded before the loop, is written into its own buffer once, not staged on every step.
+# STAGED-LABEL: func @attention_fwd(
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers {{.*}}, stage 0, 16-byte copies along K, held transposed (K-major)
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers {{.*}}, stage 0, 16-byte copies{{$}}
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async {{.*}}, 16-byte copies along K, held transposed (K-major)
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async {{.*}}, 16-byte copies{{$}}
+# STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 32768; fragments
+# STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A read from its fragments' registers; fragments
+
 # SM90-LABEL: func @attention_fwd(
 # SM90: = for {{.*}}  // #0 fragments: 4x1 warps, 2x8 tiles of 16x8 each; #1 fragment rows: 4 warps along m, 4 rows per thread; #2 fragment rows: 4 warps along m, 4 rows per thread;
-# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 2x8 tiles of 16x8 each
+# SM90: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte {{[0-9]+}}; fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread
 # SM90: = broadcast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each
 # SM90: = reduce {{.*}}  // in registers, then shfl.bfly within quads; fragment rows: 4 warps along m, 4 rows per thread

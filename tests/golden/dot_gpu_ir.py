@@ -48,3 +48,33 @@ def matmul(a_ptr, b_ptr, c_ptr, bias_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
         acc += tl.dot(a, b)
     c = acc * 0.5 + tl.load(bias_ptr + rn)[None, :]
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c.to(tl.float16))
+
+
+# Two pipelined loops in sequence (as attention's off-diagonal and diagonal loops): the
+# second loop's copies start after the first loop's exit has drained its own, so both use
+# the same stage buffers (bytes 0 ...), and the total is one loop's. Q-like `a`, loaded
+# before the loops, is written once before each loop into its own buffer (after the stage
+# buffers) instead of being staged by the dot on every iteration; B is read through Kᵀ-style
+# pointers (runs of 8 along K), copied along K into a transposed tile.
+# RUN: --kernel two_loops --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=TWO
+# TWO: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = for
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = for
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
+@triton.jit
+def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for n in range(0, N, BN):
+        kt = tl.load(kt_ptr + (n + rn)[None, :] * BK + rk[:, None])
+        acc += tl.dot(a, kt)
+    for n in range(N, 2 * N, BN):
+        kt = tl.load(kt_ptr + (n + rn)[None, :] * BK + rk[:, None])
+        acc = acc * 0.5 + tl.dot(a, kt)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)

@@ -222,6 +222,28 @@ def test_matmul_tutorial_fp16(gen, which, M, N, K, acc_in_dot, out_fp16):
     assert_close(c, ref, 1e-2, K)
 
 
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (384, 256, 1024), (500, 300, 256), (256, 128, 200)])
+@pytest.mark.parametrize("config", [(64, 64, 32, 4, 2), (128, 128, 64, 8, 3), (128, 256, 64, 8, 3), (64, 128, 128, 4, 4)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_matmul_k_major_b(gen, which, M, N, K, config, dtype):
+    """The tutorial matmul with B stored K-major (b.T.contiguous().T: stride_bk = 1, as in
+    Triton's fp8 tutorial): on sm_90 the pipelined B tiles are copied 16 bytes along K by the
+    threads holding each run's first element and read by a K-major wgmma; K = 200 leaves the
+    K-edge mask not constant over runs of 8, which keeps the row-wise copies."""
+    mod = module(which)
+    BM, BN, BK, warps, stages = config
+    a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, dtype))
+    b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype)).T.contiguous().T
+    assert b.stride(0) == 1
+    c = torch.full((M, N), float("nan"), device="cuda")
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=True,
+        PREC=None, OUT_FP16=False, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
+
+
 @pytest.mark.parametrize("kind", ["fp32-tf32", "fp32-tf32x3", "fp32-ieee", "bf16"])
 def test_matmul_tutorial_other_dtypes(gen, which, kind):
     mod = module(which)

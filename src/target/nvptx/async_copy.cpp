@@ -5,6 +5,9 @@
 #include <cmath>
 #include <variant>
 
+#include "analysis/axis_info.h"
+#include "gpu/scratch.h"
+#include "gpu/vector_widths.h"
 #include "ir/attrs.h"
 
 namespace tritium::nvptx {
@@ -32,6 +35,26 @@ bool copyable_load(const ir::Value* v) {
   if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || ir::is_volatile(*def)) return false;
   const ir::Value* other = ir::load_other(*def);
   return other == nullptr || is_zero_constant(other);
+}
+
+// Whether a load of a wgmma B operand copies best K-major (async_copy.h): its pointer has
+// aligned 16-byte runs along K (axis 0) and not along N, under one mask bit each.
+bool copies_k_major(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) {
+  const ir::Value* ptr = load.operand(0);
+  const std::vector<int64_t>& shape = load.result()->type()->shape();
+  constexpr int64_t kRun = 8;  // 16 bytes of f16/bf16
+  if (shape.size() != 2 || shape[0] % kRun != 0 || !axis.has(ptr)) return false;
+  const analysis::AxisInfo& p = axis.get(ptr);
+  if (p.contiguity[0] < kRun || p.divisibility[0] < 16 || gpu::access_width(load, axis) >= kRun) return false;
+  const ir::Value* mask = ir::load_mask(load);
+  return mask == nullptr || !mask->type()->is_block() || (axis.has(mask) && axis.get(mask).constancy[0] % kRun == 0);
+}
+
+// Whether any thread can compute the address and mask bit of any element of the load.
+bool addresses_recomputable(const ir::Op& load) {
+  int budget = gpu::kRecomputeBudget;
+  const ir::Value* mask = ir::load_mask(load);
+  return gpu::recomputable(load.operand(0), &budget) && (mask == nullptr || gpu::recomputable(mask, &budget));
 }
 
 // The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
@@ -80,17 +103,61 @@ bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
 
-void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
-  for (const auto& op : region.ops()) {
+// Whether `value` is defined outside `loop` (so every iteration reads the same one).
+bool defined_outside(const ir::Value* value, const ir::Op& loop) {
+  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
+  for (const ir::Op* owner = region != nullptr ? region->parent() : nullptr; owner != nullptr;
+       owner = owner->parent() != nullptr ? owner->parent()->parent() : nullptr) {
+    if (owner == &loop) return false;
+  }
+  return true;
+}
+
+// The loop's wgmma dots whose A is defined outside it, flat (not fragments: P is read from
+// registers) and not copied: each such A gets one buffer, written before the loop.
+void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
+  std::unordered_map<const ir::Value*, const HoistedOperand*> here;
+  for (const auto& op : loop.region(0)->ops()) {
+    if (op->kind() != OpKind::Dot || fragments.layout(op->result()) == nullptr) continue;
+    const ir::Value* a = op->operand(0);
+    const ir::Type* type = a->type();
+    ScalarKind k = type->element()->scalar_kind();
+    if (!uses_wgmma(*op, *fragments.layout(op->result()), sm, num_warps) || type->rank() != 2 ||
+        fragments.layout(a) != nullptr || plan.carried.count(a) != 0 || !defined_outside(a, loop) ||
+        !(k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k))) {
+      continue;
+    }
+    auto it = here.find(a);
+    if (it == here.end()) {
+      SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
+      const int64_t a_align = SharedTile::kSwizzleAlign;
+      int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
+      if (offset + tile.bytes() > kMaxSharedBytes) continue;
+      plan.reserved_bytes = offset + tile.bytes();
+      plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&loop, a, offset, tile}));
+      it = here.emplace(a, plan.hoisted.back().get()).first;
+    }
+    plan.hoisted_a[op.get()] = it->second;
+  }
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
+                 int sm, int num_warps, AsyncPlan& plan);
+
+// The stage buffers of `op` (and of the loops inside it), from plan.reserved_bytes on.
+void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis, int sm,
+             int num_warps, AsyncPlan& plan) {
+  const ir::Op* op = &op_ref;
+  {
     // The branches of an `if` never run together: their stage buffers may overlap.
     int64_t base = plan.reserved_bytes, end = base;
     for (const auto& inner : op->regions()) {
       if (op->kind() == OpKind::If) plan.reserved_bytes = base;
-      plan_region(*inner, fragments, sm, num_warps, plan);
+      plan_region(*inner, fragments, axis, sm, num_warps, plan);
       end = std::max(end, plan.reserved_bytes);
     }
     plan.reserved_bytes = end;
-    if (op->kind() != OpKind::For) continue;
+    if (op->kind() != OpKind::For) return;
     const ir::Region& body = *op->region(0);
     const ir::Op* yield = body.terminator();
     std::vector<std::unique_ptr<AsyncOperand>> here;
@@ -113,7 +180,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
       bool copyable = copyable_load(next) && next->def()->parent() == &body;
       for (const ir::Value* c : chain) {
         const ir::Value* init = op->operand(c->index() + 2);
-        copyable = copyable && copyable_load(init) && init->def()->parent() == &region;
+        copyable = copyable && copyable_load(init) && init->def()->parent() == op->parent();
       }
       if (!copyable) continue;
       auto operand = std::make_unique<AsyncOperand>();
@@ -121,8 +188,16 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
       operand->carried = arg;
       operand->distance = static_cast<int>(chain.size());
       const std::vector<int64_t>& shape = arg->type()->shape();
+      // K-major only as every dot's B, and only when every load of the chain copies so.
+      operand->k_major = wgmma && copies_k_major(*next->def(), axis) &&
+                         std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; }) &&
+                         std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
+                           return copies_k_major(*op->operand(c->index() + 2)->def(), axis);
+                         });
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
-      operand->tile = wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2);
+      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], 2)
+                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], 2)
+                                       : SharedTile::padded(shape[0], shape[1], 2);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);
@@ -130,7 +205,10 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
       last_loads.push_back(next);
       here.push_back(std::move(operand));
     }
-    if (here.empty()) continue;
+    if (here.empty()) {
+      plan_hoisted(*op, fragments, sm, num_warps, plan);
+      return;
+    }
     auto align = [&](int64_t b) {
       const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 1;
       return (b + a - 1) / a * a;
@@ -165,18 +243,65 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, int sm
         plan.carried[operand->chain[j]] = operand;
       }
       plan.loads[last_loads[h]] = operand;
+      if (operand->k_major) {
+        for (const auto& [load, by] : plan.loads) {
+          if (by == operand && addresses_recomputable(*load->def())) plan.recomputed.insert(load);
+        }
+      }
       plan.stage[last_loads[h]] = -1;
       operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
       plan.operands.push_back(std::move(here[h]));
     }
+    plan_hoisted(*op, fragments, sm, num_warps, plan);
   }
+}
+
+void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
+                 int sm, int num_warps, AsyncPlan& plan) {
+  // Ops in sequence reuse the bytes of earlier ones that are done before their first copy:
+  // a loop's buffers are live from its first copy (the loads of its initial values, before
+  // it) to its exit, which drains them and meets a barrier (emit_for). Attention's two
+  // loops (off the diagonal, then on it) thus share theirs.
+  std::unordered_map<const ir::Op*, size_t> index;
+  for (const auto& op : region.ops()) index.emplace(op.get(), index.size());
+  const int64_t entry = plan.reserved_bytes;
+  int64_t high = entry;
+  std::vector<std::pair<size_t, int64_t>> held;  // earlier ops with buffers: (index, end of their bytes)
+  for (const auto& op : region.ops()) {
+    size_t first = index.at(op.get());
+    if (op->kind() == OpKind::For) {
+      for (int j = 3; j < op->num_operands(); ++j) {
+        const ir::Op* def = op->operand(j)->def();
+        // Only loads can be copies into its buffers (the others are values it carries).
+        if (def != nullptr && def->kind() == OpKind::Load && def->parent() == &region) {
+          first = std::min(first, index.at(def));
+        }
+      }
+    }
+    int64_t start = entry;
+    for (const auto& [at, end] : held) start = at >= first ? std::max(start, end) : start;
+    plan.reserved_bytes = start;
+    plan_op(*op, fragments, axis, sm, num_warps, plan);
+    if (plan.reserved_bytes > start) held.emplace_back(index.at(op.get()), plan.reserved_bytes);
+    high = std::max(high, plan.reserved_bytes);
+  }
+  plan.reserved_bytes = high;
 }
 
 }  // namespace
 
+std::vector<const HoistedOperand*> AsyncPlan::hoisted_before(const ir::Op& loop) const {
+  std::vector<const HoistedOperand*> out;
+  for (const auto& h : hoisted) {
+    if (h->loop == &loop) out.push_back(h.get());
+  }
+  return out;
+}
+
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;
-  plan_region(function.body(), fragments, sm, num_warps, plan);
+  analysis::AxisInfoAnalysis axis(function);
+  plan_region(function.body(), fragments, axis, sm, num_warps, plan);
   // A wgmma dot stages its other operands right after the stage buffers, swizzled.
   if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
     plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *

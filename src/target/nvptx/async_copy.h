@@ -38,6 +38,10 @@ struct AsyncOperand {
   int distance = 1;                    // iterations the copies run ahead (num_stages - 1)
   std::vector<int64_t> offset;         // distance + 1 stage buffers, bytes into shared memory
   SharedTile tile;                     // padded for mma.sync, swizzled for wgmma (shared_tile.h)
+  // A wgmma B operand whose columns run along memory (K contiguous, as Kᵀ in attention or a
+  // K-major B): the tile holds it transposed (tile rows are B's columns), the copies move
+  // 16-byte runs along K, and wgmma reads it K-major.
+  bool k_major = false;
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
@@ -45,6 +49,16 @@ struct AsyncOperand {
   // more than num_stages, and each iteration copies into the one the dot of two iterations
   // before read (the dot of the iteration before may still read its own).
   bool in_flight = false;
+};
+
+// A wgmma A operand defined outside the loop that reads it (Q in attention): written into
+// its own buffer among the stage buffers once, before the loop, and read there by every
+// iteration (instead of staged by the dot on each).
+struct HoistedOperand {
+  const ir::Op* loop = nullptr;
+  const ir::Value* value = nullptr;
+  int64_t offset = 0;  // bytes into shared memory
+  SharedTile tile;
 };
 
 struct AsyncPlan {
@@ -55,6 +69,14 @@ struct AsyncPlan {
   std::unordered_map<const ir::Value*, const AsyncOperand*> loads;
   std::unordered_map<const ir::Value*, int> stage;
   std::unordered_map<const ir::Value*, const AsyncOperand*> carried;  // body args holding an offset
+  // K-major loads whose every thread computes the address and mask bit of any element from
+  // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
+  // copied by the threads that hold their first element (a carried pointer block).
+  std::unordered_set<const ir::Value*> recomputed;
+  std::vector<std::unique_ptr<HoistedOperand>> hoisted;
+  std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it
+  // The hoisted operands of a loop, written before it.
+  std::vector<const HoistedOperand*> hoisted_before(const ir::Op& loop) const;
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;
@@ -65,6 +87,9 @@ struct AsyncPlan {
 // ran more than one iteration ahead) whose initial values and yielded value are loads used
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
 // Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
+// A wgmma B operand goes K-major (AsyncOperand::k_major) when the axis facts prove 16-byte
+// runs along K but not along N, its pointer and mask follow from the element index, and the
+// mask is constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
 // accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes.
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);

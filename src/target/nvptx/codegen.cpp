@@ -411,6 +411,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
         bool registers = i == 0 && a_in_registers(op, fragments);
         parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments"));
       }
+      auto hoisted = copies.hoisted_a.find(&op);
+      if (hoisted != copies.hoisted_a.end()) {
+        parts.push_back("A written once before the loop, at byte " + std::to_string(hoisted->second->offset));
+      }
     }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {
       const FragmentLayout* in = fragments.layout(op.operand(0));
@@ -431,7 +435,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       parts.push_back("cp.async into stage buffers at bytes " + offsets +
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
-                      which + ", " + copy_text(op));
+                      which + ", " + (a.k_major ? "16-byte copies along K, held transposed (K-major)" : copy_text(op)));
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));

@@ -61,6 +61,7 @@ void Emitter::issue_deferred_copies() {
 }
 
 void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  if (operand.k_major) return issue_k_major_copies(op, operand, handle);
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   Layout layout = layout_of(type);
@@ -117,6 +118,63 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
       }
       return nullptr;
     });
+  }
+  ptx_effect("cp.async.commit_group;", "", {});
+}
+
+void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  // B (K x N) held transposed: tile row n is column n of B, its K elements contiguous.
+  // async_copy.h proved each aligned run of 8 along K contiguous, aligned and under one mask
+  // bit, so a run is one 16-byte cp.async from its first element's address.
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  const std::vector<int64_t>& shape = op.result()->type()->shape();
+  const int64_t K = shape[0], N = shape[1];
+  const ir::Value* ptr_value = op.operand(0);
+  const ir::Value* mask_value = ir::load_mask(op);
+  auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n) {
+    llvm::Value* size = bit == nullptr ? i32(16) : b_.CreateSelect(bit, i32(16), i32(0));
+    llvm::Value* dst = b_.CreateAdd(handle, tile_offset(operand.tile, n, k));
+    ptx_effect("cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r",
+               {raw_shared_address(dst), b_.CreatePtrToInt(address, b_.getInt64Ty()), size});
+  };
+  if (async_.recomputed.count(op.result()) != 0) {
+    // The runs dealt out in tile order (thread t takes runs t, t + threads, ...): a warp's
+    // copies are consecutive in both memories. Addresses come from the element index.
+    const int64_t runs_per_row = K / 8, runs = N * runs_per_row;
+    llvm::Value* tid = thread_id();
+    for (int64_t first = 0; first < runs; first += threads_) {
+      llvm::Value* run = b_.CreateAdd(tid, i32(first));
+      llvm::Value* n = b_.CreateUDiv(run, i32(runs_per_row));
+      llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(8));
+      llvm::Value* e = b_.CreateAdd(b_.CreateMul(k, i32(N)), n);  // B's element (k, n)
+      guarded(first + threads_ <= runs ? nullptr : b_.CreateICmpULT(run, i32(runs)), [&]() -> llvm::Value* {
+        std::unordered_map<const ir::Value*, llvm::Value*> memo;
+        llvm::Value* bit = nullptr;
+        if (mask_value != nullptr) {
+          bit = mask_value->type()->is_block() ? recompute(mask_value, e, memo) : get(mask_value).at(0);
+        }
+        copy_run(recompute(ptr_value, e, memo), bit, k, n);
+        return nullptr;
+      });
+    }
+  } else {
+    // The thread holding a run's first element (k % 8 == 0) copies the run.
+    const ir::Type* type = op.result()->type();
+    Layout layout = layout_of(type);
+    Regs ptr = materialize(get(ptr_value), ptr_value->type());
+    Regs mask;
+    if (mask_value != nullptr) mask = materialize(get(mask_value), mask_value->type());
+    for (int r = 0; r < layout.num_regs(); ++r) {
+      llvm::Value* e = element_index(layout, r);
+      llvm::Value* k = b_.CreateUDiv(e, i32(N));
+      llvm::Value* n = b_.CreateURem(e, i32(N));
+      llvm::Value* first = b_.CreateICmpEQ(b_.CreateAnd(k, i32(7)), i32(0));
+      llvm::Value* own = owns(layout, r);
+      guarded(own == nullptr ? first : b_.CreateAnd(own, first), [&]() -> llvm::Value* {
+        copy_run(ptr.at(r), mask_value != nullptr ? mask.at(r) : nullptr, k, n);
+        return nullptr;
+      });
+    }
   }
   ptx_effect("cp.async.commit_group;", "", {});
 }

@@ -101,6 +101,13 @@ void Emitter::emit_for(const ir::Op& op) {
     init.push_back(l ? fragment_operand(op.operand(i), *l, op) : materialize(get(op.operand(i)), op.operand(i)->type()));
   }
 
+  // Loop-invariant wgmma operands, written into their buffers once (async_copy.h): memory
+  // that planned round trips before the loop may have used; live until the loop's exit.
+  const std::vector<const HoistedOperand*> hoisted = async_.hoisted_before(op);
+  if (!hoisted.empty()) sync_if_dirty();
+  for (const HoistedOperand* h : hoisted) stage_hoisted(*h);
+  live_copies_ += static_cast<int>(hoisted.size());
+
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
   llvm::BasicBlock* body_block = llvm::BasicBlock::Create(context_, "for.body", kernel_);
@@ -181,11 +188,10 @@ void Emitter::emit_for(const ir::Op& op) {
     auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
     copied += it != async_.carried.end() && it->second->carried == it->first ? 1 : 0;
   }
-  if (copied > 0) {
-    ptx_effect("cp.async.wait_group 0;", "", {});
-    live_copies_ -= copied;
-    if (live_copies_ == 0) barrier();
-  }
+  if (copied > 0) ptx_effect("cp.async.wait_group 0;", "", {});
+  const int released = copied + static_cast<int>(hoisted.size());
+  live_copies_ -= released;
+  if (released > 0 && live_copies_ == 0) barrier();
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {

@@ -280,6 +280,18 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
   return "fma";
 }
 
+void Emitter::stage_hoisted(const HoistedOperand& h) {
+  // Its buffer lies among the stage buffers, at an offset from the start of shared memory;
+  // stage_operand's offsets count from where round trips start now.
+  const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  ScalarKind k = h.value->type()->element()->scalar_kind();
+  // wgmma's inputs: f16 and bf16 as they are, fp8 widened exactly to f16 (as stage_dot_operands).
+  llvm::Type* stored = ir::is_fp8(k) ? b_.getHalfTy() : stored_type(scalar_type(k));
+  stage_operand(h.value, h.offset - start, h.tile, stored, [this, k](llvm::Value* v) -> llvm::Value* {
+    return ir::is_fp8(k) ? b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy()) : to_storage(v);
+  });
+}
+
 llvm::Value* Emitter::shared_address(int64_t byte_offset) {
   llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), b_.getInt32(0), 0);
   return b_.CreatePtrToInt(ptr, b_.getInt32Ty());
@@ -372,8 +384,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
-  if ((copied_a == async_.carried.end() && !a_in_registers) || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
-  if (copied_a == async_.carried.end()) {
+  const bool a_staged_here = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0;
+  if (a_staged_here || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
+  auto hoisted = async_.hoisted_a.find(&op);
+  if (hoisted != async_.hoisted_a.end()) {
+    s.tile_a = hoisted->second->tile;  // written before the loop (emit_for)
+    s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(hoisted->second->offset)));
+  } else if (copied_a == async_.carried.end()) {
     if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
@@ -384,7 +401,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
     s.b_address = shared_address(s.b_offset);
   } else {
-    s.stride_b = copied_b->second->tile.stride();
+    s.tile_b = copied_b->second->tile;
+    s.stride_b = s.tile_b.stride();
+    s.b_k_major = copied_b->second->k_major;
     s.b_address = raw_shared_address(get(b).at(0));
   }
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also
@@ -400,7 +419,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   if (copied) issue_deferred_copies();
-  s.in_place = (copied_a != async_.carried.end() || a_in_registers) && copied_b != async_.carried.end();
+  s.in_place = !a_staged_here && copied_b != async_.carried.end();
   return s;
 }
 

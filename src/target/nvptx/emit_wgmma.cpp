@@ -26,6 +26,12 @@ llvm::Value* Emitter::wgmma_descriptor(llvm::Value* address, const SharedTile& t
   return b_.CreateOr(b_.CreateZExt(low, b_.getInt64Ty()), b_.getInt64(fields));
 }
 
+llvm::Value* Emitter::b_descriptor(const DotStaging& staging, int64_t k0, int64_t n0) {
+  // A K-major B is held transposed: its rows are B's columns.
+  return staging.b_k_major ? wgmma_descriptor(staging.b_address, staging.tile_b, n0, k0, true)
+                           : wgmma_descriptor(staging.b_address, staging.tile_b, k0, n0, false);
+}
+
 void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
                          std::vector<llvm::Value*>& c) {
   const int64_t K = op.operand(0)->type()->shape().back();
@@ -44,7 +50,7 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
       for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
         const int64_t n = std::min(kMaxN, l.n - n0);
         const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
-        llvm::Value* desc_b = wgmma_descriptor(staging.b_address, staging.tile_b, k0, n0, false);
+        llvm::Value* desc_b = b_descriptor(staging, k0, n0);
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
                            ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
                            input + " {";
@@ -55,8 +61,9 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
           text += (i ? ", $" : "$") + std::to_string(i);
           constraints += "=f,";
         }
-        // Scale D = 1 (accumulate), A and B not negated, A K-major, B N-major (transposed).
-        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1, 0, 1;\n}";
+        // Scale D = 1 (accumulate), A and B not negated, A K-major, B N-major (transposed) or K-major.
+        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1, 0, " +
+                (staging.b_k_major ? "0" : "1") + ";\n}";
         constraints += "l,l,r";
         for (int i = 0; i < regs; ++i) {
           constraints += "," + std::to_string(i);

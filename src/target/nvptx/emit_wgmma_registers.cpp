@@ -48,7 +48,7 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
       for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
         const int64_t n = std::min(kMaxN, l.n - n0);
         const int count = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
-        llvm::Value* desc_b = wgmma_descriptor(staging.b_address, staging.tile_b, k0, n0, false);
+        llvm::Value* desc_b = b_descriptor(staging, k0, n0);
         // Operands: the accumulators (0 .. count-1, tied), A's four registers, B's descriptor.
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(count + 5) +
                            ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
@@ -60,8 +60,8 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
         }
         text += "}, {$" + std::to_string(count) + ", $" + std::to_string(count + 1) + ", $" +
                 std::to_string(count + 2) + ", $" + std::to_string(count + 3) + "}, $" + std::to_string(count + 4) +
-                ", p, 1, 1, 1;\n}";
-        // Scale D = 1 (accumulate), A and B not negated, B N-major (transposed).
+                ", p, 1, 1, " + (staging.b_k_major ? "0" : "1") + ";\n}";
+        // Scale D = 1 (accumulate), A and B not negated, B N-major (transposed) or K-major.
         constraints += "r,r,r,r,l,r";
         std::vector<llvm::Type*> outs(count, f32);
         std::vector<llvm::Type*> types = {b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),

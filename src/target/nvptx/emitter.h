@@ -37,6 +37,7 @@ struct DotStaging {
   llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
   llvm::Value* b_address = nullptr;
   bool in_place = false;  // both operands read in their stage buffers (async_copy.h)
+  bool b_k_major = false;  // tile_b holds B transposed (AsyncOperand::k_major)
 };
 
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
@@ -231,6 +232,7 @@ class Emitter {
   // attention: no round trip through the flat layout), else stage_rows.
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                      const std::function<llvm::Value*(llvm::Value*)>& convert);
+  void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
@@ -239,10 +241,13 @@ class Emitter {
   void wgmma_wait(int pending, std::vector<llvm::Value*>& c);
   // The 64-bit matrix descriptor of the sub-tile of `tile` at (row, col), `tile` at `address`.
   llvm::Value* wgmma_descriptor(llvm::Value* address, const SharedTile& tile, int64_t row, int64_t col, bool k_major);
+  // B's descriptor at k-step k0, columns n0: N-major, or K-major when staged transposed.
+  llvm::Value* b_descriptor(const DotStaging& staging, int64_t k0, int64_t n0);
 
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_deferred_copies();  // the next iteration's copies, once the buffer is free
   llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
   llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
