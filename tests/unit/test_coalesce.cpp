@@ -13,6 +13,8 @@
 #include "gpu/scratch.h"
 #include "ir/layout.h"
 #include "ir/parser.h"
+#include "ir/verifier.h"
+#include "tritium/errors.h"
 
 using namespace tritium;
 using ir::LinearLayout;
@@ -180,4 +182,28 @@ TEST_CASE("a transposing round trip is padded off the banks a column would share
   CHECK(plan.bytes == (4096 + 64) * 4);
   // And the pair the other way round (flat into the column layout) is the same buffer.
   check_plan(plan, column->linear(), flat->linear(), 4096, 4);
+}
+
+TEST_CASE("convert_layout: the verifier wants the same shape and element, any layouts", "[gpu]") {
+  const ir::Layout* flat = gpu::flat_blocked({64, 64}, 128, 4);
+  const ir::Layout* column = gpu::coalesced_layout({64, 64}, 0, 4, 128);
+  auto problem = [](const std::string& text) -> std::string {
+    try {
+      ir::verify(*ir::parse(text), "test");
+    } catch (const InternalError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto kernel = [](const std::string& from, const std::string& to) {
+    return "func @k(%p: ptr<fp32>) {\n  %0 = splat %p : " + from + "\n  %1 = convert_layout %0 : " + to +
+           "\n  return\n}\n";
+  };
+  const std::string ptrs = "block<64x64xptr<fp32>, ";
+  CHECK(problem(kernel(ptrs + flat->str() + ">", ptrs + column->str() + ">")) == "");
+  CHECK(problem(kernel(ptrs + flat->str() + ">", "block<64x64xptr<fp32>>")) == "");
+  CHECK(problem(kernel(ptrs + flat->str() + ">", "block<64x64xptr<fp16>, " + column->str() + ">"))
+            .find("convert_layout cannot change") != std::string::npos);
+  CHECK(problem(kernel("block<64x64xptr<fp32>>", "block<4096xptr<fp32>>")).find("convert_layout cannot change") !=
+        std::string::npos);
 }
