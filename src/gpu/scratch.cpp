@@ -156,6 +156,7 @@ bool recomputable(const ir::Value* value, int* budget, const std::function<bool(
     case OpKind::Splat: return true;
     case OpKind::ExpandDims:
     case OpKind::Reshape:
+    case OpKind::ConvertLayout:  // the same elements, elsewhere
     case OpKind::Broadcast: return recomputable(def->operand(0), budget, uniform);
     default: break;
   }
