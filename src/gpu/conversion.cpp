@@ -76,8 +76,13 @@ int64_t wavefronts(const LinearLayout& l, int64_t bytes, int64_t row, int64_t pa
 namespace {
 
 bool laid_out(const ir::Type* type, const VectorWidths& widths, int threads) {
-  return type->is_block() && type->layout() != nullptr && layout_shape(type->shape()) &&
-         !(type->layout()->linear() == flat_of(type, widths, threads));
+  if (!type->is_block() || type->layout() == nullptr || !layout_shape(type->shape())) return false;
+  // coalesce's layouts run their vectors along another axis than the last: their accesses
+  // are made in them even where the flat rule places the same elements (its V = 1 keeps a
+  // column in each thread, but its accesses move one element each).
+  const ir::Layout* l = type->layout();
+  if (l->kind() == ir::Layout::Kind::Blocked && l->order()[0] != type->rank() - 1) return true;
+  return !(l->linear() == flat_of(type, widths, threads));
 }
 
 }  // namespace
