@@ -47,6 +47,16 @@ KERNELS = textwrap.dedent('''
         n = tl.arange(0, BN)
         x = tl.load(x_ptr + m[:, None] + n[None, :] * stride)
         tl.store(out_ptr + m[:, None] + n[None, :] * stride, x)
+
+
+    @tritium.jit
+    def cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+        # x[a, b, c] at a * C * stride + b + c * stride: contiguous along the middle axis.
+        a = tl.arange(0, A)
+        b = tl.arange(0, B)
+        c = tl.arange(0, C)
+        x = tl.load(x_ptr + a[:, None, None] * (C * stride) + b[None, :, None] + c[None, None, :] * stride)
+        tl.store(out_ptr + a[:, None, None] * (B * C) + b[None, :, None] * C + c[None, None, :], x)
 ''')
 
 DRIVER = r'''
@@ -107,9 +117,13 @@ def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride):
     ctype, nptype = TYPES[ty]
     source = tmp_path / "kernels.py"
     source.write_text(KERNELS)
-    signature = f"*{ty}:16, *{ty}:16, i32:16, BM={tile[0]}, BN={tile[1]}"
-    ll = subprocess.run([CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
-                         "--num-warps", str(warps), "--emit", "llvm"], capture_output=True, text=True, check=True).stdout
+    shape = "".join(f", {name}={size}" for name, size in zip("ABC" if len(tile) == 3 else ("BM", "BN"), tile))
+    signature = f"*{ty}:16, *{ty}:16, i32:16{shape}"
+    def emit(what):
+        return subprocess.run([CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
+                               "--num-warps", str(warps), "--emit", what], capture_output=True, text=True,
+                              check=True).stdout
+    ll = emit("llvm")
     assert "asm" not in ll, "inline PTX cannot run on the host"
     (tmp_path / "k.ll").write_text(host_ir(ll))
     subprocess.run([LLC, "-O1", "-relocation-model=pic", "-filetype=obj", str(tmp_path / "k.ll"), "-o",
@@ -119,7 +133,7 @@ def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride):
     raw = subprocess.run([str(tmp_path / "run"), str(nin), str(nout), str(32 * warps), str(stride)],
                          capture_output=True, check=True).stdout
     data = np.frombuffer(raw, dtype=nptype)
-    return data[:nin], data[nin:nin + nout], ll
+    return data[:nin], data[nin:nin + nout], ll, emit("ptx")
 
 
 @pytest.mark.parametrize("kernel", ["column_read", "transpose", "column_copy"])
@@ -134,7 +148,7 @@ def test_layouts_move_every_element_where_it_belongs(tmp_path, kernel, ty, tile,
         nin, nout = BM * BN, BM + (BN - 1) * stride
     else:
         nin = nout = BM + (BN - 1) * stride
-    x, out, ll = run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride)
+    x, out, ll, ptx = run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride)
     m = np.arange(BM)[:, None]
     n = np.arange(BN)[None, :]
     expected = np.zeros(nout, dtype=out.dtype)
@@ -146,5 +160,20 @@ def test_layouts_move_every_element_where_it_belongs(tmp_path, kernel, ty, tile,
         expected[(m + n * stride).reshape(-1)] = x[(m + n * stride).reshape(-1)]
     assert np.array_equal(out, expected)
     # The column-major side is one 16-byte vector per V elements; the copy needs no barrier.
-    assert re.search(r"(load|store) <(4 x float|8 x half|16 x i8)>", ll)
+    if kernel != "transpose":
+        assert re.search(r"ld\.global\.v4\.b32", ptx)
+    if kernel != "column_read":
+        assert re.search(r"st\.global\.v4\.b32", ptx)
     assert ("barrier" in ll) == (kernel != "column_copy")
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16"])
+@pytest.mark.parametrize("shape,warps", [((4, 16, 32), 4), ((8, 64, 8), 1), ((2, 32, 64), 2)])
+def test_three_dimensional_column_read(tmp_path, ty, shape, warps):
+    A, B, C = shape
+    stride = B + 16
+    nin, nout = A * C * stride, A * B * C
+    x, out, ll, ptx = run_on_host(tmp_path, "cube", ty, shape, warps, nin, nout, stride)
+    a, b, c = np.meshgrid(np.arange(A), np.arange(B), np.arange(C), indexing="ij")
+    assert np.array_equal(out.reshape(A, B, C), x[a * C * stride + b + c * stride])
+    assert re.search(r"ld\.global\.v4\.b32", ptx)
