@@ -86,6 +86,7 @@ llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
       break;
     }
     case OpKind::ExpandDims:
+    case OpKind::ConvertLayout:
     case OpKind::Reshape: out = recompute(def->operand(0), e, memo); break;
     case OpKind::Broadcast: {
       // A new index space below this point: its own memo.

@@ -11,6 +11,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/ir.h"
+#include "ir/layout.h"
 #include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
@@ -286,6 +287,21 @@ class Emitter {
   llvm::Value* pack(const Regs& regs, int first, int w);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
                         const std::vector<llvm::Value*>& args, const ir::Op& op);
+
+  // ---- emit_convert.cpp: convert_layout, and accesses held in their slot's layout ----
+  // (gpu/conversion.h: loads and conversions whose slot is not the flat rule keep their
+  // registers in the slot's layout; gpu/coalesce.h makes them.)
+  void emit_convert_layout(const ir::Op& op);
+  void emit_slot_load(const ir::Op& op);
+  void emit_slot_store(const ir::Op& op);
+  // i32: the part of the flat element index of `l`'s registers this thread's lane and warp
+  // bits give; register `reg` holds element slot_thread_part ^ l.apply(reg, 0, 0).
+  llvm::Value* slot_thread_part(const ir::LinearLayout& l);
+  // The registers of a load or store operand in the access's layout `l` (a uniform value
+  // as it is); an internal error when the passes left it in another layout.
+  const Regs& slot_operand(const ir::Op& op, const ir::Value* value, const ir::LinearLayout& l);
+  // Consecutive registers of `layout` that hold consecutive elements of its first order dim.
+  static int slot_vector(const ir::Layout* layout);
 
   // ---- emit_control.cpp: for, if, while with carried values as phis ----
   void emit_for(const ir::Op& op);
