@@ -11,6 +11,7 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -28,6 +29,7 @@
 #include "ir/printer.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/pass_gate.h"
 #include "target/nvptx/register_budget.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
@@ -85,8 +87,20 @@ void validate(const ir::Function& function, const TargetOptions& options) {
   check_register_budget(function, w);
 }
 
+// Skips the straight-line passes (pass_gate.h) in the NVPTX backend's IR passes, which ask
+// the context's gate (FunctionPass::skipFunction) by their pass argument. The O3 pipeline
+// (new pass manager, no instrumentation) does not ask it and has neither pass.
+struct StraightLineGate : llvm::OptPassGate {
+  bool skip = false;
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) const override {
+    return !is_straight_line_pass(std::string_view(pass.data(), pass.size()));
+  }
+  bool isEnabled() const override { return skip; }
+};
+
 // One compilation's LLVM objects, in the order they must be destroyed.
 struct Compilation {
+  StraightLineGate gate;  // outlives the context that refers to it
   std::unique_ptr<llvm::LLVMContext> context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
@@ -99,6 +113,7 @@ struct Compilation {
     auto handler = std::make_unique<Diagnostics>();
     diagnostics = handler.get();
     context->setDiagnosticHandler(std::move(handler));
+    context->setOptPassGate(gate);
   }
   ~Compilation() {
     if (abandoned) {
@@ -314,6 +329,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
                  any_wgmma(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
+    c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     build_kernel(c, function, options);
     Emitter emitter(kernel_ir, options, c.kernel);
     c.shared_bytes = emitter.emit();
