@@ -52,18 +52,19 @@ def matmul(a_ptr, b_ptr, c_ptr, bias_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
 
 # Two pipelined loops in sequence (as attention's off-diagonal and diagonal loops): the
 # second loop's copies start after the first loop's exit has drained its own, so both use
-# the same stage buffers (bytes 0 ...), and the total is one loop's. Q-like `a`, loaded
-# before the loops, is written once before each loop into its own buffer (after the stage
-# buffers) instead of being staged by the dot on every iteration; B is read through Kᵀ-style
+# the same stage buffers (bytes 8192 ...), and the total is one loop's. Q-like `a`, loaded
+# before the loops and read by both, is written once, before the first loop, into one buffer
+# ahead of the stage buffers (byte 0) that both loops read, so its registers die there
+# (instead of staging it on every iteration, or once per loop); B is read through Kᵀ-style
 # pointers (runs of 8 along K), copied along K into a transposed tile.
 # RUN: --kernel two_loops --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=TWO
 # TWO: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
-# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 8192, 16384 and 24576 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
 # TWO: = for
-# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
-# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 0; fragments
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 8192, 16384 and 24576 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
 # TWO: = for
-# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before an earlier loop, at byte 0; fragments
 @triton.jit
 def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)

@@ -120,31 +120,73 @@ bool defined_outside(const ir::Value* value, const ir::Op& loop) {
   return true;
 }
 
-// The loop's wgmma dots whose A is defined outside it, flat (not fragments: P is read from
-// registers) and not copied: each such A gets one buffer, written before the loop.
+// The A of a wgmma dot in `loop`'s body that is defined outside the loop, flat (not
+// fragments: P is read from registers) and not copied, or null: such an A can be hoisted.
+const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps,
+                             const AsyncPlan& plan) {
+  if (dot.kind() != OpKind::Dot || fragments.layout(dot.result()) == nullptr) return nullptr;
+  const ir::Value* a = dot.operand(0);
+  const ir::Type* type = a->type();
+  ScalarKind k = type->element()->scalar_kind();
+  bool ok = uses_wgmma(dot, *fragments.layout(dot.result()), sm, num_warps) && type->rank() == 2 &&
+            fragments.layout(a) == nullptr && plan.carried.count(a) == 0 && defined_outside(a, loop) &&
+            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k));
+  return ok ? a : nullptr;
+}
+
+// A new buffer for hoisting `a` at plan.reserved_bytes, or null when it does not fit.
+const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, AsyncPlan& plan) {
+  const ir::Type* type = a->type();
+  SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
+  const int64_t a_align = SharedTile::kSwizzleAlign;
+  int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
+  if (offset + tile.bytes() > kMaxSharedBytes) return nullptr;
+  plan.reserved_bytes = offset + tile.bytes();
+  plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&first, a, offset, tile, &last}));
+  return plan.hoisted.back().get();
+}
+
+// The loop's hoistable wgmma A operands (hoistable_a) that no earlier loop shares with it
+// (plan_shared_hoisted): each gets one buffer, written before the loop.
 void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   std::unordered_map<const ir::Value*, const HoistedOperand*> here;
   for (const auto& op : loop.region(0)->ops()) {
-    if (op->kind() != OpKind::Dot || fragments.layout(op->result()) == nullptr) continue;
-    const ir::Value* a = op->operand(0);
-    const ir::Type* type = a->type();
-    ScalarKind k = type->element()->scalar_kind();
-    if (!uses_wgmma(*op, *fragments.layout(op->result()), sm, num_warps) || type->rank() != 2 ||
-        fragments.layout(a) != nullptr || plan.carried.count(a) != 0 || !defined_outside(a, loop) ||
-        !(k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k))) {
-      continue;
-    }
+    const ir::Value* a = hoistable_a(*op, loop, fragments, sm, num_warps, plan);
+    if (a == nullptr || plan.hoisted_a.count(op.get()) != 0) continue;
     auto it = here.find(a);
     if (it == here.end()) {
-      SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
-      const int64_t a_align = SharedTile::kSwizzleAlign;
-      int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
-      if (offset + tile.bytes() > kMaxSharedBytes) continue;
-      plan.reserved_bytes = offset + tile.bytes();
-      plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&loop, a, offset, tile}));
-      it = here.emplace(a, plan.hoisted.back().get()).first;
+      const HoistedOperand* h = reserve_hoisted(a, loop, loop, plan);
+      if (h == nullptr) continue;
+      it = here.emplace(a, h).first;
     }
     plan.hoisted_a[op.get()] = it->second;
+  }
+}
+
+// Values hoisted by several loops of `region` (Q, read by both of causal attention's loops)
+// get one buffer at plan.reserved_bytes, before the loops' stage buffers (which later loops
+// reuse), written before the first loop and released at the last one's exit.
+void plan_shared_hoisted(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
+  std::vector<std::pair<const ir::Value*, std::vector<const ir::Op*>>> readers;  // in program order
+  for (const auto& loop : region.ops()) {
+    if (loop->kind() != OpKind::For) continue;
+    for (const auto& op : loop->region(0)->ops()) {
+      const ir::Value* a = hoistable_a(*op, *loop, fragments, sm, num_warps, plan);
+      if (a == nullptr) continue;
+      auto it = std::find_if(readers.begin(), readers.end(), [&](const auto& r) { return r.first == a; });
+      if (it == readers.end()) it = readers.insert(readers.end(), {a, {}});
+      if (it->second.empty() || it->second.back() != loop.get()) it->second.push_back(loop.get());
+    }
+  }
+  for (const auto& [a, loops] : readers) {
+    if (loops.size() < 2) continue;
+    const HoistedOperand* h = reserve_hoisted(a, *loops.front(), *loops.back(), plan);
+    if (h == nullptr) continue;
+    for (const ir::Op* loop : loops) {
+      for (const auto& op : loop->region(0)->ops()) {
+        if (hoistable_a(*op, *loop, fragments, sm, num_warps, plan) == a) plan.hoisted_a[op.get()] = h;
+      }
+    }
   }
 }
 
@@ -296,6 +338,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
   // a loop's buffers are live from its first copy (the loads of its initial values, before
   // it) to its exit, which drains them and meets a barrier (emit_for). Attention's two
   // loops (off the diagonal, then on it) thus share theirs.
+  plan_shared_hoisted(region, fragments, sm, num_warps, plan);
   std::unordered_map<const ir::Op*, size_t> index;
   for (const auto& op : region.ops()) index.emplace(op.get(), index.size());
   const int64_t entry = plan.reserved_bytes;
@@ -328,6 +371,14 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_before(const ir::Op& loop)
   std::vector<const HoistedOperand*> out;
   for (const auto& h : hoisted) {
     if (h->loop == &loop) out.push_back(h.get());
+  }
+  return out;
+}
+
+std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& loop) const {
+  std::vector<const HoistedOperand*> out;
+  for (const auto& h : hoisted) {
+    if (h->last_loop == &loop) out.push_back(h.get());
   }
   return out;
 }

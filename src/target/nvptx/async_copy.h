@@ -59,12 +59,15 @@ struct AsyncOperand {
 
 // A wgmma A operand defined outside the loop that reads it (Q in attention): written into
 // its own buffer among the stage buffers once, before the loop, and read there by every
-// iteration (instead of staged by the dot on each).
+// iteration (instead of staged by the dot on each). Loops in sequence that read the same
+// value (attention's two causal loops) share one buffer, written before the first of them
+// and live until the last one's exit, so the value's registers die at the first write.
 struct HoistedOperand {
-  const ir::Op* loop = nullptr;
+  const ir::Op* loop = nullptr;       // written before this loop
   const ir::Value* value = nullptr;
   int64_t offset = 0;  // bytes into shared memory
   SharedTile tile;
+  const ir::Op* last_loop = nullptr;  // released at this loop's exit (`loop` unless shared)
 };
 
 struct AsyncPlan {
@@ -84,8 +87,9 @@ struct AsyncPlan {
   std::unordered_set<const ir::Op*> native_fp8;
   std::vector<std::unique_ptr<HoistedOperand>> hoisted;
   std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it
-  // The hoisted operands of a loop, written before it.
+  // The hoisted operands written before `loop`, and those released at its exit.
   std::vector<const HoistedOperand*> hoisted_before(const ir::Op& loop) const;
+  std::vector<const HoistedOperand*> hoisted_released_at(const ir::Op& loop) const;
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;

@@ -433,7 +433,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       }
       auto hoisted = copies.hoisted_a.find(&op);
       if (hoisted != copies.hoisted_a.end()) {
-        parts.push_back("A written once before the loop, at byte " + std::to_string(hoisted->second->offset));
+        const bool earlier = hoisted->second->loop != op.parent()->parent();
+        parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") + ", at byte " +
+                        std::to_string(hoisted->second->offset));
       }
     }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {

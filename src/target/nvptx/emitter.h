@@ -349,6 +349,7 @@ class Emitter {
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
+  int live_hoisted_ = 0;      // of them, hoisted operands (emit_for)
 };
 
 }  // namespace tritium::nvptx
