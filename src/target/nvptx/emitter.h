@@ -153,6 +153,15 @@ class Emitter {
   bool recomputable(const ir::Value* value, int* budget) const;
   llvm::Value* recompute(const ir::Value* value, llvm::Value* e,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // The same at an element given by its coordinates (one i32 per axis of `value`): each
+  // axis's index stays its own value, so elements sharing a row or a column share its
+  // arithmetic (LLVM folds the constants and merges the rest).
+  llvm::Value* recompute_at(const ir::Value* value, const std::vector<llvm::Value*>& coords,
+                            std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // Row-major flat index `e` of a block of `shape` as coordinates (and back).
+  std::vector<llvm::Value*> delinearize(const std::vector<int64_t>& shape, llvm::Value* e);
+  llvm::Value* linearize(const std::vector<int64_t>& shape, const std::vector<llvm::Value*>& coords);
+  // The flat index in the source (of shape `from`) of element `e` of its broadcast to `to`.
   llvm::Value* broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
                                       llvm::Value* e);
 
@@ -218,6 +227,9 @@ class Emitter {
   void emit_fragment_view(const ir::Op& op);
   void emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l);
   llvm::Value* fragment_element(const FragmentLayout& l, int reg);  // i32 FragmentLayout::element
+  // The coordinates of register `reg` in a value of `shape` held in `l` (empty when the
+  // shape is not one fragment_coords knows: then fragment_element's flat index serves).
+  std::vector<llvm::Value*> fragment_coords(const FragmentLayout& l, int reg, const std::vector<int64_t>& shape);
   // A flat `value` whose elements follow from their index (recomputable), computed at each
   // register of `l` into `out`; false when it is not such a value.
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
