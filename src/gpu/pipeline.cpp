@@ -9,6 +9,7 @@
 #include "gpu/coalesce.h"
 #include "gpu/insert_barriers.h"
 #include "gpu/prefetch_operands.h"
+#include "gpu/rebase_pointers.h"
 #include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
 #include "ir/verifier.h"
@@ -24,6 +25,9 @@ const std::vector<GpuPass> kGpuPasses = {
     // The rest of the kernel twice, behind a test of scalars' signs, where knowing them
     // non-negative widens an access (the tutorial matmul's `% N` columns).
     {"version_on_signs", version_on_signs, versions_on_signs},
+    // Carried pointer blocks moved by one amount in every element: their initial block
+    // plus a carried scalar offset, so their addresses follow from the index again.
+    {"rebase_pointers", rebase_pointers, pipelines_dots},
     // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},

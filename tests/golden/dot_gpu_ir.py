@@ -93,6 +93,31 @@ def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: t
 # RUN: --kernel fp8_matmul --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=FP8N
 # FP8N-NOT: cp.async
 # FP8N: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments
+# Triton's tutorial style, the pointer blocks carried (`a_ptrs += BK`): rebase_pointers
+# makes each the block before the loop plus a carried i64 offset, so every element's address
+# follows from its index again and B's K-major copies are dealt out evenly over the threads
+# (not issued by the few threads that hold each run's first element).
+# RUN: --kernel fp8_carried --signature "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=CARRIED
+# CARRIED: = load {{.*}} : block<64x64xfp8e4nv, {{.*}}  // cp.async {{.*}}, stage 0, 16-byte copies along K, held transposed (K-major), dealt out evenly
+# CARRIED: = for {{.*}} -> {{.*}}, i64, i64, block<64x64xfp8e4nv
+# CARRIED: = addptr {{.*}} : block<64x64xptr<fp8e4nv>
+# CARRIED: = load {{.*}}  // cp.async {{.*}}, the stage read last, after the dot's barrier, 16-byte copies along K, held transposed (K-major), dealt out evenly
+# CARRIED: = dot {{.*}}  // wgmma m64n64k32 e4m3.e4m3, operands in swizzled shared memory (B K-major)
+@triton.jit
+def fp8_carried(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] + rn[None, :] * K
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
 @triton.jit
 def fp8_matmul(a_ptr, b_ptr, c_ptr, K, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)

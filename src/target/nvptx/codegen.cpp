@@ -457,7 +457,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       parts.push_back("cp.async into stage buffers at bytes " + offsets +
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
-                      which + ", " + (a.k_major ? "16-byte copies along K, held transposed (K-major)" : copy_text(op)));
+                      which + ", " +
+                      (!a.k_major                            ? copy_text(op)
+                       : copies.recomputed.count(op.result()) ? "16-byte copies along K, held transposed (K-major), dealt out evenly"
+                                                              : "16-byte copies along K, held transposed (K-major), by the threads holding each run's first element"));
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));

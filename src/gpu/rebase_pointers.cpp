@@ -1,0 +1,96 @@
+// rebase_pointers (rebase_pointers.h). The offset is carried in i64 and each step's
+// increment sign-extended into it: p0 + (s1 + s2 + ...) is, modulo 2^64, the address that
+// adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
+#include "gpu/rebase_pointers.h"
+
+#include "gpu/prefetch_operands.h"
+#include "gpu/scratch.h"
+#include "ir/builder.h"
+#include "transforms/eliminate_dead_code.h"
+
+namespace tritium::gpu {
+
+using ir::Op;
+using ir::OpKind;
+using ir::ScalarKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+// The scalar that every element of `inc` equals (a splat, or a constant block), created at
+// `b` where it must be; null when the elements may differ.
+Value* uniform_increment(Value* inc, ir::Builder& b) {
+  const Op* def = inc->def();
+  if (def == nullptr) return nullptr;
+  if (def->kind() == OpKind::Splat) return def->operand(0);
+  if (def->kind() == OpKind::Constant && def->has_attr("value") && std::holds_alternative<int64_t>(*def->find_attr("value"))) {
+    return b.int_constant(Type::scalar(inc->type()->element()->scalar_kind()), def->int_attr("value"), def->loc());
+  }
+  return nullptr;
+}
+
+// Rebases the carried argument k (>= 1) of `loop` when it qualifies; returns whether it did.
+bool rebase(Op& loop, int k) {
+  ir::Region& body = *loop.region(0);
+  Op& yield = *body.terminator();
+  Value* p = body.arg(k);
+  Value* p0 = loop.operand(k + 2);
+  const Type* type = p->type();
+  if (!type->is_block() || !type->element()->is_pointer()) return false;
+  Value* next = yield.operand(k - 1);
+  const Op* step = next->def();
+  if (step == nullptr || step->kind() != OpKind::AddPtr || step->parent() != &body || step->operand(0) != p) return false;
+  int budget = kRecomputeBudget;
+  if (!recomputable(p0, &budget)) return false;  // nothing to gain: p0 stays in registers either way
+  ir::Builder in_body = ir::Builder::before(body.ops().front().get());
+  ir::Builder at_step = ir::Builder::before(const_cast<Op*>(step));
+  Value* inc = uniform_increment(step->operand(1), at_step);
+  if (inc == nullptr) return false;
+
+  const Type* i64 = Type::scalar(ScalarKind::I64);
+  const Type* offsets = type->with_element(i64);
+  ir::Builder before_loop = ir::Builder::before(&loop);
+  loop.add_operand(before_loop.int_constant(i64, 0, loop.loc()));
+  Value* o = body.add_arg(i64);
+  Value* o_final = loop.add_result(i64);
+  // The current iteration's block, for every use of p in the body.
+  Value* q = in_body.create_value(OpKind::AddPtr, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())},
+                                  loop.loc());
+  p->replace_all_uses_with(q);
+  Value* wide = inc->type()->scalar_kind() == ScalarKind::I64 ? inc : at_step.create_value(OpKind::Cast, i64, {inc}, step->loc());
+  yield.add_operand(at_step.create_value(OpKind::Add, i64, {o, wide}, step->loc()));
+  yield.set_operand(k - 1, p);  // p now passes through, unused
+  // After the loop, the block the loop left.
+  Value* result = loop.result(k - 1);
+  if (result->has_uses()) {
+    ir::Builder after = ir::Builder::after(&loop);
+    Value* splat = after.create_value(OpKind::Splat, offsets, {o_final}, loop.loc());
+    Value* out = after.create_value(OpKind::AddPtr, type, {p0, splat}, loop.loc());
+    result->replace_all_uses_with(out);
+  }
+  return true;
+}
+
+bool rebase_region(ir::Region& region) {
+  // rebase inserts ops around the loop: collect the ops first.
+  std::vector<Op*> ops;
+  for (const auto& op : region.ops()) ops.push_back(op.get());
+  bool changed = false;
+  for (Op* op : ops) {
+    for (const auto& inner : op->regions()) changed = rebase_region(*inner) || changed;
+    if (op->kind() != OpKind::For) continue;
+    const int carried = op->num_results();  // the arguments added below are scalars
+    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k) || changed;
+  }
+  return changed;
+}
+
+}  // namespace
+
+void rebase_pointers(ir::Function& function, const GpuOptions& options) {
+  if (!pipelines_dots(function, options)) return;
+  if (rebase_region(function.body())) transforms::eliminate_dead_code(function);
+}
+
+}  // namespace tritium::gpu

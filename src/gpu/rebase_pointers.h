@@ -1,0 +1,19 @@
+// rebase_pointers: a block of pointers that a loop carries and moves by the same amount in
+// every element each iteration (the tutorial matmul's `a_ptrs += BLOCK_K * stride_ak`)
+// becomes its initial block plus a carried scalar offset:
+//   for ... (p = p0) { load p ... ; yield addptr(p, splat(s)) }
+//   =>  for ... (p = p0, o = 0) { q = addptr(p0, splat(o)); load q ... ; yield p, o + s }
+// (p passes through unchanged, dead). Every element's address then follows from its index
+// again when p0's does (gpu::recomputable), so the emitter deals cp.async copies of it out
+// evenly over the threads (target/nvptx/async_copy.h) instead of leaving them to the threads
+// that hold each run's first element. Only in kernels that pipeline dots (pipelines_dots).
+#pragma once
+
+#include "gpu/options.h"
+#include "ir/ir.h"
+
+namespace tritium::gpu {
+
+void rebase_pointers(ir::Function& function, const GpuOptions& options);
+
+}  // namespace tritium::gpu
