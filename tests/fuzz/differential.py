@@ -119,6 +119,11 @@ def emit(fuzz, first, count=1):
     return [(int(seed), *parse_kernel(body)) for seed, body in zip(kernels[0::2], kernels[1::2])]
 
 
+def kernel_text(header, source):
+    """A kernel as `tritium_fuzz --emit` printed it, for kernels.txt."""
+    return f"# signature: {header['signature']}\n# args: {header['args']}\n# grid: {header['grid']}\n{source}"
+
+
 def load(path, name, source):
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -486,10 +491,7 @@ def worker_main(wid, opts, tasks, results, stop, current):
                 break
             current[0], current[1] = seed, time.time()  # shared: the parent sees it at once
             counts, findings, broken = worker.run_seed(seed, header, source)
-            text = ""
-            if findings:
-                text = (f"# signature: {header['signature']}\n# args: {header['args']}\n"
-                        f"# grid: {header['grid']}\n{source}")
+            text = kernel_text(header, source) if findings else ""
             results.put(("done", wid, seed, dict(counts), findings, text))
             current[0] = -1
             done += 1
@@ -515,9 +517,11 @@ class Run:
         self.findings = []  # (seed, kind, class, last line)
         self.files = collections.Counter()  # kernel files written per class
         self.done = set()
+        self.frontier = opts.first  # every seed below it is done
         self.start = time.time()
         self.lost = 0  # workers lost to a GPU fault, a death or a hang
         (self.out / "findings.txt").write_text("")
+        (self.out / "kernels.txt").write_text("")
 
     def add(self, seed, counts, findings, text):
         self.done.add(seed)
@@ -530,16 +534,16 @@ class Run:
             self.findings.append((seed, kind, cls, line))
             limit = self.opts.max_files if cls == "unclassified" else 2
             if text and self.files[(kind, cls)] < limit:
+                # One file for every sample: a device command brings back only 8 files.
                 self.files[(kind, cls)] += 1
                 said = "".join(f"#   {line}\n" for line in str(detail).strip().splitlines())
-                (self.out / f"{seed}-{kind.replace(' ', '_')}.py").write_text(
-                    f"# {kind} (class: {cls}), seed {seed}:\n{said}{text}")
+                with open(self.out / "kernels.txt", "a", encoding="utf-8") as f:
+                    f.write(f"#### seed {seed}: {kind} (class: {cls})\n{said}{text}")
 
     def first_not_done(self):
-        seed = self.opts.first
-        while seed in self.done:
-            seed += 1
-        return seed
+        while self.frontier in self.done:
+            self.frontier += 1
+        return self.frontier
 
     def write(self):
         o, c = self.opts, self.counts
@@ -554,14 +558,15 @@ class Run:
                  f" ({c['kernels'] / max(seconds, 1e-9):.2f} kernels/s), {o.workers} workers"
                  f" ({self.lost} lost and replaced), backend {o.backend}{triton}; {c['Triton compared']}"
                  f" compared against Triton; every seed below {self.first_not_done()} done;"
-                 f" mismatches in {self.out}/"]
+                 f" findings in {self.out}/findings.txt, sample kernels in kernels.txt"]
         by_class = collections.Counter((kind, cls) for _, kind, cls, _ in self.findings)
         if by_class:
             explain = {(k, n): e for k, n, _, e in CLASSES}
             lines += ["", "| finding | class | count | why |", "| --- | --- | --- | --- |"]
             order = sorted(by_class, key=lambda kc: (kc[1] != "unclassified", COUNTS.index(kc[0]), kc[1]))
             for kind, cls in order:
-                why = explain.get((kind, cls), "not yet read: a tritium bug until shown otherwise")
+                why = explain.get((kind, cls), "a located error on the GPU alone: recorded, not a failure"
+                                  if kind == "GPU refused" else "not yet read: a tritium bug until shown otherwise")
                 lines.append(f"| {kind} | {cls} | {by_class[(kind, cls)]} | {why} |")
         text = "\n".join(lines) + "\n"
         (self.out / "summary.md").write_text(text)
@@ -585,7 +590,7 @@ def run_parallel(opts):
     # wid -> proc, tasks (its queue), chunk ([first, count] not yet reported, or None),
     # current (shared: the seed it runs and since when; -1 between kernels).
     workers = {}
-    state = {"next": 0, "failures": 0, "grace_end": None}
+    state = {"next": 0, "grace_end": None}
 
     def spawn():
         wid = state["next"]
@@ -625,14 +630,11 @@ def run_parallel(opts):
             give(wid)
         elif kind == "idle":
             give(wid)
-        elif kind == "failed":
+        elif kind == "failed":  # not replaced: the run goes on with the others
             print(f"differential: worker {wid} could not start:\n{message[2]}", flush=True)
             workers.pop(wid)
-            state["failures"] += 1
-            if state["failures"] >= 3:
-                stop_now("workers fail to start; giving up")
-            elif not workers and pending:
-                spawn()
+            if not workers:
+                stop_now("no worker could start; giving up")
         elif kind in ("broken", "retire"):
             retire(wid, None, kind)
 
@@ -645,7 +647,11 @@ def run_parallel(opts):
             w["proc"].kill()
         w["proc"].join(30)
         if seed is not None:
-            run.add(seed, {"kernels": 1}, [("GPU errors", f"seed {seed}: {why}; worker replaced")], "")
+            try:
+                text = kernel_text(*emit(opts.fuzz, seed)[0][1:])
+            except Exception:
+                text = ""
+            run.add(seed, {"kernels": 1}, [("GPU errors", f"seed {seed}: {why}; worker replaced")], text)
         if w["chunk"] is not None:
             first, count = w["chunk"]
             end = first + count
@@ -693,6 +699,9 @@ def run_parallel(opts):
                     continue
                 if stop.is_set() or (w["chunk"] is None and seed < 0):
                     workers.pop(wid)
+                    if w["proc"].exitcode and not stop.is_set():
+                        print(f"differential: worker {wid} exited with {w['proc'].exitcode} between chunks",
+                              flush=True)
                 elif seed >= 0:
                     retire(wid, seed, f"the worker process died (exit code {w['proc'].exitcode}) running it")
                 else:
@@ -731,7 +740,8 @@ def parse_options(argv=None):
     parser.add_argument("--grace", type=float, default=20,
                         help="after --max-seconds, seconds the workers have to finish their kernel")
     parser.add_argument("--max-files", type=int, default=40,
-                        help="kernel files written for unclassified findings (two per known class)")
+                        help="kernels.txt holds this many unclassified findings' kernels of each kind "
+                             "(two per known class)")
     parser.add_argument("--backend", choices=("gpu", "interp"), default="gpu",
                         help="interp: the interpreter stands in for the GPU and Triton (a dry run)")
     parser.add_argument("--inject", action="append", default=[], metavar="SEED:WHAT",

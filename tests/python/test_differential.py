@@ -145,9 +145,11 @@ def test_injected_findings_reach_the_summary(tmp_path, outcomes):
     assert "(3 lost and replaced)" in summary
     assert counts["GPU errors"] == 3 and counts["GPU mismatches"] == 1
     assert counts["Triton mismatches"] == 2 and counts["Triton-only errors"] == 2
-    kernel = (out / f"{d}-Triton-only_errors.py").read_text()
+    samples = (out / "kernels.txt").read_text()
+    assert samples.count("#### seed ") == 8
+    kernel = samples.split(f"#### seed {d}: Triton-only errors (class: unclassified)\n")[1].split("#### seed")[0]
     assert "a kind never seen before" in kernel and "\ndef kernel(" in kernel
-    compile(kernel, "kernel.py", "exec")  # the message is commented out: the file still runs
+    compile(kernel, "kernel.py", "exec")  # the message is commented out: the kernel runs as it is
 
 
 def test_max_seconds_stops_in_time(tmp_path):
