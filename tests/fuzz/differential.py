@@ -55,9 +55,6 @@ import tempfile
 import time
 import traceback
 
-os.environ.setdefault("TRITIUM_DEFAULT_FP_FUSION", "0")
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
-
 COUNTS = ("kernels", "compile errors", "interpreter refused", "compared", "atomics skipped",
           "GPU refused", "GPU mismatches", "GPU errors", "Triton compared", "Triton mismatches",
           "Triton-only errors")
@@ -196,7 +193,8 @@ def ulp_distance(dtype, x, y):
 
 def compare(reference, other, ulps, names=("interpreter", "GPU"), source=""):
     """None when the buffers agree, else a description of the first difference. Buffers are
-    (dtype, numpy array) or None (a scalar)."""
+    (dtype, numpy array) or None (a scalar); `source` (the kernel and its signature) is read
+    only to tag a likely out-of-range float-to-integer conversion."""
     import numpy as np
     for i, (x, y) in enumerate(zip(reference, other)):
         if x is None:
@@ -216,10 +214,13 @@ def compare(reference, other, ulps, names=("interpreter", "GPU"), source=""):
             j = int(bad[0])
             text = (f"argument {i} ({dtype}) element {j}: {names[0]} {show(fx if dtype in FLOAT_BITS else x, j)}"
                     f" vs {names[1]} {show(fy if dtype in FLOAT_BITS else y, j)} ({len(bad)} elements differ)")
-            if dtype not in FLOAT_BITS and dtype != "i1" and re.search(r"\.to\(tl\.u?int", source):
+            floats = re.search(r"\b(fp16|bf16|fp32|fp64|float\d+|bfloat16)\b", source)
+            if dtype not in FLOAT_BITS and dtype != "i1" and floats:
+                # tritium's value at an end of the range, in a kernel with floats: likely a float
+                # converted to an integer (by .to() or by a store) out of range, which tritium
+                # saturates (negative to unsigned: 0) and Triton leaves to LLVM.
                 info = np.iinfo(x.dtype)
                 if x[j].item() in (info.min, info.max):
-                    # tritium's value at the end of the range after a conversion to an integer
                     text += " [a float-to-integer conversion may be out of range]"
             return text
     return None
@@ -365,8 +366,8 @@ class Worker:
         if inject == "hang":
             time.sleep(3600)
         if inject == "fault":
-            return counts, [("GPU errors", "injected (--inject)\nthe CUDA context broke (a fault on the GPU); "
-                                           "worker replaced")], True
+            return counts, [("GPU errors", "injected (--inject) [the CUDA context broke: a fault on the GPU; "
+                                           "worker replaced]")], True
         tritium = self.tritium
         tritium_source = source.replace("import triton\nimport triton.language as tl",
                                         "import tritium as triton\nimport tritium.language as tl")
@@ -405,16 +406,16 @@ class Worker:
                 return counts, findings, False
             except Exception:
                 alive = self.gpu.alive()
-                detail = traceback.format_exc(limit=2)
+                detail = traceback.format_exc(limit=2).rstrip()
                 if not alive:
-                    detail += "\nthe CUDA context broke (a fault on the GPU); worker replaced"
+                    detail += " [the CUDA context broke: a fault on the GPU; worker replaced]"
                 findings.append(("GPU errors", detail))
                 return counts, findings, not alive
             counts["compared"] += 1
             gpu = self.gpu.buffers(args, gpu)
             if inject == "mismatch":
                 flip(gpu)
-            difference = compare(reference, gpu, self.opts.ulps, ("interpreter", "GPU"), source)
+            difference = compare(reference, gpu, self.opts.ulps, ("interpreter", "GPU"))
             if difference:
                 findings.append(("GPU mismatches", difference))
             if self.triton_module is None or seed % self.opts.triton_every != 0:
@@ -428,16 +429,18 @@ class Worker:
                 triton_kernel[grid](*theirs, **kwargs)
                 self.triton_side.synchronize()
             except Exception:
-                findings.append(("Triton-only errors", traceback.format_exc(limit=2)))
-                if not self.triton_side.alive():
-                    findings.append(("GPU errors", f"Triton broke the CUDA context at seed {seed}; worker replaced"))
-                    return counts, findings, True
-                return counts, findings, False
+                detail = traceback.format_exc(limit=2).rstrip()
+                alive = self.triton_side.alive()
+                if not alive:  # Triton's kernel faulted: not tritium's, but the worker is lost
+                    detail += " [the CUDA context broke; worker replaced]"
+                findings.append(("Triton-only errors", detail))
+                return counts, findings, not alive
             counts["Triton compared"] += 1
             theirs = self.triton_side.buffers(args, theirs)
             if inject == "triton-mismatch":
                 flip(theirs)
-            difference = compare(gpu, theirs, self.opts.ulps, ("tritium", "Triton"), source)
+            difference = compare(gpu, theirs, self.opts.ulps, ("tritium", "Triton"),
+                                 header["signature"] + "\n" + source)
             if difference:
                 findings.append(("Triton mismatches", difference))
             return counts, findings, False
@@ -459,8 +462,16 @@ def flip(buffers):
             return
 
 
+def no_fp_fusion():
+    """No fma in either compiler, so no rounding differs from the interpreter's (set in the
+    processes that compile, before tritium or Triton is imported)."""
+    os.environ.setdefault("TRITIUM_DEFAULT_FP_FUSION", "0")
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
+
+
 def worker_main(wid, opts, tasks, results, stop, current):
     """One worker process: takes (first, count) chunks until told None or the stop event."""
+    no_fp_fusion()
     if opts.backend == "interp":
         os.environ["TRITIUM_INTERPRET"] = "1"  # no GPU wanted, and no notice that there is none
     try:
@@ -757,6 +768,7 @@ def parse_options(argv=None):
 
 def main(argv=None):
     opts = parse_options(argv)
+    no_fp_fusion()
     if opts.backend == "gpu":
         reason = no_gpu_reason()
         if reason:

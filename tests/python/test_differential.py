@@ -90,11 +90,16 @@ def test_compare_floats_ints_and_bf16(differential):
     assert list(x) == [0x3FC0, 0xC000]
     assert "(bf16) element 0" in differential.compare([None, ("bf16", x)], [None, ("bf16", x ^ 0x40)], 4)
     i = np.array([5, 127], np.int8)
-    text = differential.compare([("i8", i)], [("i8", np.array([5, -1], np.int8))], 4, ("tritium", "Triton"),
-                                "v = x.to(tl.int8)")
+    other = [("i8", np.array([5, -1], np.int8))]
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*fp32, *i8\nv = x.to(tl.int8)")
     assert "tritium 127 vs Triton -1" in text
     assert differential.classify("Triton mismatches", text) == "float-to-int out of range"
-    assert differential.classify("Triton mismatches", text.split(" [")[0]) == "unclassified"
+    # No float in the kernel, or a value inside the range: not that class.
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*i16, *i8\nv = x.to(tl.int8)")
+    assert differential.classify("Triton mismatches", text) == "unclassified"
+    i[1] = 126
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*fp32, *i8")
+    assert differential.classify("Triton mismatches", text) == "unclassified"
 
 
 def test_workers_merge_like_one_process(tmp_path, outcomes):
