@@ -44,9 +44,9 @@ import argparse
 import collections
 import importlib.util
 import multiprocessing
+import multiprocessing.connection
 import os
 import pathlib
-import queue
 import re
 import shutil
 import subprocess
@@ -233,6 +233,20 @@ def classify(kind, message):
     return "unclassified"
 
 
+def exception_text(error):
+    """The traceback (two frames), then the innermost cause as "Type: its last line": Triton's
+    CompilationError raised from another exception ends at a caret under the source."""
+    inner = error
+    for _ in range(20):
+        cause = inner.__cause__ or (None if inner.__suppress_context__ else inner.__context__)
+        if cause is None:
+            break
+        inner = cause
+    lines = [line for line in str(inner).strip().splitlines() if line.strip() and line.strip() != "^"]
+    return (f"{traceback.format_exc(limit=2).rstrip()}\n"
+            f"{type(inner).__name__}: {lines[-1].strip() if lines else ''}")
+
+
 def last_line(detail):
     lines = [line for line in str(detail).strip().splitlines() if line.strip()]
     return (lines[-1] if lines else "")[:300]
@@ -350,6 +364,8 @@ class Worker:
                     pass
             else:
                 self.triton_module = "tritium"  # the interpreter stands in for Triton
+        self.current = None  # the parent's view: [seed, since, 1 while Triton runs]
+        self.report = None  # given one: tritium's counts and findings are sent before Triton runs
         self.inject = {}
         for item in opts.inject:
             seed, what = item.split(":", 1)
@@ -390,8 +406,8 @@ class Worker:
                 counts["interpreter refused" if "out-of-bounds" in str(error) or "division" in str(error)
                        else "compile errors"] += 1
                 return counts, findings, False
-            except Exception:
-                findings.append(("GPU errors", "interpreter: " + traceback.format_exc(limit=2)))
+            except Exception as error:
+                findings.append(("GPU errors", "interpreter: " + exception_text(error)))
                 return counts, findings, False
             if "atomic_" in source and not self.opts.atomics:
                 counts["atomics skipped"] += 1
@@ -404,9 +420,9 @@ class Worker:
             except tritium.CompilationError as error:
                 findings.append(("GPU refused", str(error)))
                 return counts, findings, False
-            except Exception:
+            except Exception as error:
                 alive = self.gpu.alive()
-                detail = traceback.format_exc(limit=2).rstrip()
+                detail = exception_text(error)
                 if not alive:
                     detail += " [the CUDA context broke: a fault on the GPU; worker replaced]"
                 findings.append(("GPU errors", detail))
@@ -420,16 +436,23 @@ class Worker:
                 findings.append(("GPU mismatches", difference))
             if self.triton_module is None or seed % self.opts.triton_every != 0:
                 return counts, findings, False
+            if self.report is not None:
+                self.report(counts, findings)
+                counts, findings = collections.Counter(), []
+            if self.current is not None:
+                self.current[2] = 1  # a crash or hang from here on is Triton's
             try:
                 if inject.startswith("triton-error:"):
                     raise Injected(inject.split(":", 1)[1])
+                if inject == "triton-crash":
+                    os._exit(6)
                 triton_source = source if self.triton_module == "triton" else tritium_source
                 triton_kernel = loaded("t", triton_source)
                 theirs = self.triton_side.prepare(args)
                 triton_kernel[grid](*theirs, **kwargs)
                 self.triton_side.synchronize()
-            except Exception:
-                detail = traceback.format_exc(limit=2).rstrip()
+            except Exception as error:
+                detail = exception_text(error)
                 alive = self.triton_side.alive()
                 if not alive:  # Triton's kernel faulted: not tritium's, but the worker is lost
                     detail += " [the CUDA context broke; worker replaced]"
@@ -469,24 +492,26 @@ def no_fp_fusion():
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
 
 
-def worker_main(wid, opts, tasks, results, stop, current):
-    """One worker process: takes (first, count) chunks until told None or the stop event."""
+def worker_main(wid, opts, conn, stop, current):
+    """One worker process: takes (first, count) chunks from `conn` until told None or the
+    stop event. Its reports go through the same pipe, written at once (not from a feeder
+    thread), so what it said before a crash reaches the parent."""
     no_fp_fusion()
     if opts.backend == "interp":
         os.environ["TRITIUM_INTERPRET"] = "1"  # no GPU wanted, and no notice that there is none
     try:
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"tritium-differential-{wid}-"))
         worker = Worker(opts, tmp)
+        worker.current = current
     except Exception:
-        results.put(("failed", wid, traceback.format_exc()))
+        conn.send(("failed", wid, traceback.format_exc()))
         return
-    results.put(("ready", wid))
+    conn.send(("ready", wid))
     done = 0
     while not stop.is_set():
-        try:
-            chunk = tasks.get(timeout=0.5)
-        except queue.Empty:
+        if not conn.poll(0.5):
             continue
+        chunk = conn.recv()
         if chunk is None:
             break
         first, count = chunk
@@ -494,27 +519,30 @@ def worker_main(wid, opts, tasks, results, stop, current):
             kernels = emit(opts.fuzz, first, count)
         except Exception as error:
             for seed in range(first, first + count):
-                results.put(("done", wid, seed, {"kernels": 1}, [("GPU errors", f"tritium_fuzz --emit: {error}")], ""))
+                conn.send(("done", wid, seed, {"kernels": 1}, [("GPU errors", f"tritium_fuzz --emit: {error}")], ""))
             kernels = []
         broken = False
         for seed, header, source in kernels:
             if stop.is_set():
                 break
-            current[0], current[1] = seed, time.time()  # shared: the parent sees it at once
+            current[0], current[1], current[2] = seed, time.time(), 0  # shared: the parent sees it at once
+            text = kernel_text(header, source)
+            # tritium's part is reported before Triton runs (a crash in Triton loses only Triton's).
+            worker.report = lambda counts, findings, seed=seed, text=text: conn.send(
+                ("done", wid, seed, dict(counts), findings, text if findings else ""))
             counts, findings, broken = worker.run_seed(seed, header, source)
-            text = kernel_text(header, source) if findings else ""
-            results.put(("done", wid, seed, dict(counts), findings, text))
+            worker.report(counts, findings)
             current[0] = -1
             done += 1
             if broken:
                 break
         if broken:
-            results.put(("broken", wid))
+            conn.send(("broken", wid))
             break
         if done >= opts.worker_kernels:
-            results.put(("retire", wid))
+            conn.send(("retire", wid))
             break
-        results.put(("idle", wid))
+        conn.send(("idle", wid))
     shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -593,32 +621,39 @@ class Run:
 def run_parallel(opts):
     ctx = multiprocessing.get_context("spawn")
     run = Run(opts)
-    results = ctx.Queue()
     stop = ctx.Event()
     pending = collections.deque()
     for first in range(opts.first, opts.first + opts.count, opts.chunk):
         pending.append((first, min(opts.chunk, opts.first + opts.count - first)))
-    # wid -> proc, tasks (its queue), chunk ([first, count] not yet reported, or None),
-    # current (shared: the seed it runs and since when; -1 between kernels).
+    # wid -> proc, conn (its pipe), chunk ([first, count] not yet reported, or None), current
+    # (shared: the seed it runs, since when, 1 while under Triton; seed -1 between kernels).
     workers = {}
     state = {"next": 0, "grace_end": None}
 
     def spawn():
         wid = state["next"]
         state["next"] += 1
-        tasks, current = ctx.Queue(), ctx.Array("d", [-1.0, 0.0])
-        proc = ctx.Process(target=worker_main, args=(wid, opts, tasks, results, stop, current), daemon=True)
+        conn, theirs = ctx.Pipe()
+        current = ctx.Array("d", [-1.0, 0.0, 0.0])
+        proc = ctx.Process(target=worker_main, args=(wid, opts, theirs, stop, current), daemon=True)
         proc.start()
-        workers[wid] = {"proc": proc, "tasks": tasks, "chunk": None, "current": current}
+        theirs.close()
+        workers[wid] = {"proc": proc, "conn": conn, "chunk": None, "current": current}
+
+    def send(w, message):
+        try:
+            w["conn"].send(message)
+        except OSError:
+            pass  # it died: seen below
 
     def give(wid):
         w = workers[wid]
         if pending and not stop.is_set():
             w["chunk"] = list(pending.popleft())
-            w["tasks"].put(tuple(w["chunk"]))
+            send(w, tuple(w["chunk"]))
         else:
             w["chunk"] = None
-            w["tasks"].put(None)
+            send(w, None)
 
     def stop_now(why):
         if not stop.is_set():
@@ -651,9 +686,10 @@ def run_parallel(opts):
 
     def retire(wid, seed, why):
         """A worker done with: the seeds of its chunk not reported go back to the front of
-        the queue, except `seed` (the one it broke on, recorded as a GPU error); a worker
-        that died or hung is replaced while seeds remain."""
+        the queue, except `seed` (the one it broke on: a GPU error, or a Triton-only error
+        when Triton was running); a worker that died or hung is replaced while seeds remain."""
         w = workers.pop(wid)
+        kind = "Triton-only errors" if w["current"][2] == 1 else "GPU errors"
         if w["proc"].is_alive() and seed is not None:
             w["proc"].kill()
         w["proc"].join(30)
@@ -662,7 +698,11 @@ def run_parallel(opts):
                 text = kernel_text(*emit(opts.fuzz, seed)[0][1:])
             except Exception:
                 text = ""
-            run.add(seed, {"kernels": 1}, [("GPU errors", f"seed {seed}: {why}; worker replaced")], text)
+            counts = {"kernels": 1}
+            if kind != "GPU errors":
+                counts = {}  # tritium's part of this kernel is counted already
+                why = "under Triton: " + why
+            run.add(seed, counts, [(kind, f"seed {seed}: {why}; worker replaced")], text)
         if w["chunk"] is not None:
             first, count = w["chunk"]
             end = first + count
@@ -672,20 +712,20 @@ def run_parallel(opts):
                 end = seed
             if first < end:
                 pending.appendleft((first, end - first))
+        w["conn"].close()
         run.lost += seed is not None or why == "broken"
         if pending and not stop.is_set():
             spawn()
 
-    def drain(timeout):
-        try:
-            handle(results.get(timeout=timeout))
-        except queue.Empty:
-            return False
-        while True:
+    def drain(timeout, only=None):
+        """Handles what the workers (or worker `only`) sent, waiting up to `timeout`."""
+        conns = {w["conn"]: wid for wid, w in workers.items() if only in (None, wid)}
+        for conn in multiprocessing.connection.wait(list(conns), timeout):
             try:
-                handle(results.get_nowait())
-            except queue.Empty:
-                return True
+                while conns[conn] in workers and conn.poll():
+                    handle(conn.recv())
+            except (EOFError, OSError):
+                pass  # it died: seen by the caller
 
     for _ in range(min(opts.workers, len(pending))):
         spawn()
@@ -695,6 +735,7 @@ def run_parallel(opts):
         if opts.max_seconds and now - run.start > opts.max_seconds:
             stop_now(f"stopping after {opts.max_seconds:.0f} s (--max-seconds)")
         if stop.is_set() and now > state["grace_end"]:
+            drain(0)
             for wid in list(workers):
                 workers.pop(wid)["proc"].kill()  # its current kernel is not counted
             break
@@ -705,7 +746,7 @@ def run_parallel(opts):
         for wid, w in list(workers.items()):
             seed, since = int(w["current"][0]), w["current"][1]
             if not w["proc"].is_alive():
-                drain(0.05)  # what it sent before it died comes first
+                drain(0, wid)  # what it sent before it died comes first
                 if wid not in workers:
                     continue
                 if stop.is_set() or (w["chunk"] is None and seed < 0):
@@ -714,7 +755,9 @@ def run_parallel(opts):
                         print(f"differential: worker {wid} exited with {w['proc'].exitcode} between chunks",
                               flush=True)
                 elif seed >= 0:
-                    retire(wid, seed, f"the worker process died (exit code {w['proc'].exitcode}) running it")
+                    code = w["proc"].exitcode
+                    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+                    retire(wid, seed, f"the worker process died ({how}) running it")
                 else:
                     retire(wid, None, "died")
             elif seed >= 0 and time.time() - since > opts.kernel_timeout:
@@ -722,7 +765,6 @@ def run_parallel(opts):
     stop.set()
     for w in workers.values():
         w["proc"].kill()
-    drain(0.1)
     text = run.write()
     if run.first_not_done() < opts.first + opts.count:
         print(f"differential: not every seed done; continue with --first {run.first_not_done()}")
@@ -757,7 +799,7 @@ def parse_options(argv=None):
                         help="interp: the interpreter stands in for the GPU and Triton (a dry run)")
     parser.add_argument("--inject", action="append", default=[], metavar="SEED:WHAT",
                         help="fake a finding at SEED (for the harness's own test): mismatch, "
-                             "triton-mismatch, triton-error:MESSAGE, fault, crash, hang")
+                             "triton-mismatch, triton-error:MESSAGE, triton-crash, fault, crash, hang")
     opts = parser.parse_args(argv)
     opts.triton_every = max(1, opts.triton_every)
     opts.workers = max(1, opts.workers)

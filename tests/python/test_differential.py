@@ -119,9 +119,9 @@ def test_workers_merge_like_one_process(tmp_path, outcomes):
 
 def test_injected_findings_reach_the_summary(tmp_path, outcomes):
     compared = [s for s, c in outcomes.items() if c["Triton compared"]]
-    assert len(compared) >= 4, outcomes
-    a, b, c, d = compared[:4]
-    others = [s for s in range(60) if s not in (a, b, c, d)]
+    assert len(compared) >= 5, outcomes
+    a, b, c, d, e = compared[:5]
+    others = [s for s in range(60) if s not in (a, b, c, d, e)]
     # Inside a chunk of 5 (not its last seed): the seeds after it must be run too.
     inside = [s for s in others if s % 5 in (1, 2)]
     fault, crash, hang = inside[1], inside[8], inside[14]
@@ -130,6 +130,7 @@ def test_injected_findings_reach_the_summary(tmp_path, outcomes):
         "--inject", f"{a}:mismatch", "--inject", f"{b}:triton-mismatch",
         "--inject", f"{c}:triton-error:RuntimeError: PassManager::run failed",
         "--inject", f"{d}:triton-error:ValueError: a kind never seen before",
+        "--inject", f"{e}:triton-crash",
         "--inject", f"{fault}:fault", "--inject", f"{crash}:crash", "--inject", f"{hang}:hang")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a GPU mismatch and GPU errors
     by_seed = {int(f[0]): f for f in findings}
@@ -142,18 +143,22 @@ def test_injected_findings_reach_the_summary(tmp_path, outcomes):
     assert by_seed[fault][1] == "GPU errors" and "CUDA context broke" in by_seed[fault][3]
     assert by_seed[crash][1] == "GPU errors" and "died (exit code 7)" in by_seed[crash][3]
     assert by_seed[hang][1] == "GPU errors" and "--kernel-timeout" in by_seed[hang][3]
-    assert len(findings) == 8
+    # A crash under Triton is Triton's; tritium's part of that kernel was reported before it.
+    assert by_seed[e][1:3] == ["Triton-only errors", "unclassified"]
+    assert "under Triton: the worker process died (exit code 6)" in by_seed[e][3]
+    assert len(findings) == 9
     # Unclassified first, in findings.txt and in the summary's class table.
-    assert [f[2] for f in findings].index("Triton compiler failure") == 7
+    assert [f[2] for f in findings].index("Triton compiler failure") == 8
     table = summary[summary.index("| finding | class"):]
     assert table.index("unclassified") < table.index("Triton compiler failure")
-    # Every seed counted once, the workers replaced (fault, crash, hang), the rest unchanged.
+    # Every seed counted once, the workers replaced (fault, crashes, hang), the rest unchanged.
     assert counts["kernels"] == 60 and "every seed below 60 done" in summary
-    assert "(3 lost and replaced)" in summary
+    assert "(4 lost and replaced)" in summary
     assert counts["GPU errors"] == 3 and counts["GPU mismatches"] == 1
-    assert counts["Triton mismatches"] == 2 and counts["Triton-only errors"] == 2
+    assert counts["Triton mismatches"] == 2 and counts["Triton-only errors"] == 3
+    assert counts["compared"] == sum(c["compared"] for s, c in outcomes.items() if s not in (fault, crash, hang))
     samples = (out / "kernels.txt").read_text()
-    assert samples.count("#### seed ") == 8
+    assert samples.count("#### seed ") == 9
     kernel = samples.split(f"#### seed {d}: Triton-only errors (class: unclassified)\n")[1].split("#### seed")[0]
     assert "a kind never seen before" in kernel and "\ndef kernel(" in kernel
     compile(kernel, "kernel.py", "exec")  # the message is commented out: the kernel runs as it is
