@@ -102,6 +102,22 @@ def test_compare_floats_ints_and_bf16(differential):
     assert differential.classify("Triton mismatches", text) == "unclassified"
 
 
+def test_exception_text_and_classes(differential):
+    class CompilationError(Exception):  # like Triton's: the source and a caret, the cause chained
+        pass
+    try:
+        try:
+            raise AttributeError("'dtype' object has no attribute 'numel'")
+        except AttributeError as inner:
+            raise CompilationError("at 3:4:\n    v = tl.flip(x, 0)\n        ^") from inner
+    except CompilationError as error:
+        text = differential.exception_text(error)
+    assert differential.last_line(text) == "AttributeError: 'dtype' object has no attribute 'numel'"
+    assert differential.classify("Triton-only errors", text) == "Triton: flip of one element"
+    assert differential.classify("GPU errors", text) == "unclassified"  # classes are per kind
+    assert differential.classify("Triton-only errors", "IndexError: list index out of range") == "unclassified"
+
+
 def test_workers_merge_like_one_process(tmp_path, outcomes):
     proc, counts, summary, findings, _ = run(tmp_path, "--count", "60", "--workers", "3", "--chunk", "7",
                                              "--triton")
