@@ -31,8 +31,9 @@
 #   runs tests/gpu/sanitize.sh (compute-sanitizer over a sample of the GPU tests; see there).
 #   One command each (10 minutes a command):
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
-#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 DIFFERENTIAL_TRITON_EVERY=2 \
-#       bash tests/gpu/run_on_device.sh        (then again with DIFFERENTIAL_FIRST=S)
+#     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
+#       then again with DIFFERENTIAL_FIRST=S (and DIFFERENTIAL_TRITON_EVERY=2 if the first
+#       ran below ~115 kernels/s: 100,000 kernels in two commands)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
