@@ -24,16 +24,19 @@ context) take chunks of --chunk seeds (one `tritium_fuzz --emit S --emit-count N
 parent merges their results. Triton's compile is the slow part: --triton-every K compares
 Triton on the seeds divisible by K only (the interpreter and the GPU compare every kernel). A
 worker whose CUDA context breaks (a GPU fault), that dies, or that runs one kernel longer than
---kernel-timeout is recorded as a GPU error at that seed and replaced; a worker is also
-replaced after --worker-kernels kernels (bounded memory over long runs).
+--kernel-timeout is recorded at that seed (a GPU error; a Triton-only error when Triton was
+running) and replaced; a worker is also replaced after --worker-kernels kernels (bounded
+memory over long runs). Triton's launchers (one C build per parameter-type list, a few hundred
+over a long run) are shared by every worker through Triton's cache directory.
 
 Output in --out: summary.md (the counts table, rewritten every few seconds and at the end;
 --max-seconds stops everything in time with what was compared) and findings.txt (one line per
 finding: seed, kind, class, the message's last line). Triton-only errors and Triton mismatches
 are sorted into known classes (CLASSES below: a regex over the message, a one-line
-explanation); unclassified findings come first, so only new kinds need reading. A kernel file
-(with its signature, arguments and grid) is written for the first --max-files unclassified
-findings and two of each class; any seed replays with `--first SEED --count 1 --workers 1`.
+explanation); unclassified findings come first, so only new kinds need reading. kernels.txt
+holds the kernels (with signature, arguments, grid and the message) of the first --max-files
+unclassified findings of each kind and two of each class: one file, as a device command
+brings back only 8. Any seed replays with `--first SEED --count 1 --workers 1`.
 
 Without a GPU (or without torch) it prints why and exits 0: nothing is compared.
 `--backend interp` runs the whole harness without a GPU, the interpreter standing in for the
