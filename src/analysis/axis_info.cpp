@@ -303,6 +303,7 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
       }
       break;
     }
+    case OpKind::ConvertLayout: r = operand(0); break;  // the same elements
     case OpKind::ExpandDims: {
       // The new dimension has size 1: its groups are single elements, so its divisibility
       // must hold for every element.

@@ -6,6 +6,7 @@
 
 #include "gpu/allocate_shared.h"
 #include "gpu/assign_layouts.h"
+#include "gpu/coalesce.h"
 #include "gpu/insert_barriers.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/version_on_signs.h"
@@ -28,6 +29,9 @@ const std::vector<GpuPass> kGpuPasses = {
     {"prefetch_operands", prefetch_operands, pipelines_dots},
     {"eliminate_common_subexpressions", cse, pipelines_dots},
     {"assign_layouts", assign_layouts, nullptr},
+    // Accesses contiguous along another axis than the last: their own blocked layout, and
+    // convert_layout ops around them.
+    {"coalesce", coalesce, nullptr},
     {"allocate_shared", allocate_shared, nullptr},
     // Barriers from the buffers' bytes: only where accesses of different ops may race.
     {"insert_barriers", insert_barriers, nullptr},

@@ -1,6 +1,7 @@
 // prefetch_operands: transforms/prefetch_loads on the GPU's copy of a kernel, limited to the
 // loads the NVPTX emitter copies asynchronously into shared memory (a 2-D fp16/bf16 load
-// whose only use is a dot operand), and only with num_stages >= 2 in a kernel with a dot.
+// whose only use is a dot operand; fp8 too where wgmma may take it as it is), and only with
+// num_stages >= 2 in a kernel with a dot.
 #pragma once
 
 #include "gpu/options.h"
@@ -16,5 +17,11 @@ bool has_dot(const ir::Region& region);
 bool pipelines_dots(const ir::Function& function, const GpuOptions& options);
 
 void prefetch_operands(ir::Function& function, const GpuOptions& options);
+
+// An fp8 dot that Hopper's wgmma could run on its own 8-bit inputs: e4m3/e5m2, K a multiple
+// of 32, the default max_num_imprecise_acc (Triton's sm_90 default accumulates fp8 the
+// hardware's way too). Whether it does depends on how its operands reach shared memory
+// (target/nvptx/async_copy.h's native_fp8); otherwise they are widened to f16.
+bool native_fp8_candidate(const ir::Op& dot);
 
 }  // namespace tritium::gpu

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gpu/assign_layouts.h"
+#include "gpu/conversion.h"
 #include "ir/linear_layout.h"
 #include "support/diagnostics.h"
 
@@ -155,6 +156,7 @@ bool recomputable(const ir::Value* value, int* budget, const std::function<bool(
     case OpKind::Splat: return true;
     case OpKind::ExpandDims:
     case OpKind::Reshape:
+    case OpKind::ConvertLayout:  // the same elements, elsewhere
     case OpKind::Broadcast: return recomputable(def->operand(0), budget, uniform);
     default: break;
   }
@@ -242,6 +244,11 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       if (recomputable(in, &budget)) return {};
       if (source.num_elements() == 1) return {8};  // thread 0's element to everyone
       return {source.num_elements() * scratch_element_bytes(from)};
+    }
+    case OpKind::ConvertLayout: {
+      ConvertPlan plan = plan_convert(op, widths, threads);
+      if (plan.kind == ConvertPlan::Kind::kShared) return {plan.bytes};
+      return {};
     }
     default: return {};
   }

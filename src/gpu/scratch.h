@@ -62,7 +62,7 @@ std::optional<LocalMove> local_move(const ir::Op& op, int result, const nvptx::L
                                     const nvptx::Layout& out);
 
 // Whether a broadcast's source elements follow from their index alone (ranges, constants,
-// splats, scalars, views and at most `budget` pure elementwise ops over them, and blocks
+// splats, scalars, views and conversions, at most `budget` pure elementwise ops over them, and blocks
 // `uniform` says every thread holds whole): the emitter computes them where they are needed
 // instead of a round trip.
 constexpr int kRecomputeBudget = 16;

@@ -233,6 +233,16 @@ class Verifier {
         }
         return;
       }
+      case OpKind::ConvertLayout: {
+        // Only the layout changes: same shape, same element.
+        expect_results(op, 1);
+        const Type* in = operand_type(op, 0);
+        const Type* out = result_type(op);
+        if (!in->is_block() || !out->is_block() || !Type::same_ignoring_layout(in, out)) {
+          fail(op, "convert_layout cannot change " + in->str() + " into " + out->str());
+        }
+        return;
+      }
       case OpKind::Trans: return check_trans(op);
       case OpKind::Join: case OpKind::Cat: return check_join_cat(op);
       case OpKind::Split: return check_split(op);

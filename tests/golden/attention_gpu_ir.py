@@ -14,6 +14,7 @@
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --check-prefix=SM90
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_90 --num-warps 4 --num-stages 3 --check-prefix=STAGED
+# RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=False" --emit ptx --arch sm_90 --num-warps 4 --check-prefix=ZERO
 # RUN: --kernel attention_fwd --signature "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, HEAD=64, BLOCK_M=32, BLOCK_N=64, CAUSAL=True" --emit gpu-ir --arch sm_80 --num-warps 4 --check-prefix=SMALL
 #
 # CHECK-LABEL: func @attention_fwd(
@@ -46,6 +47,19 @@
 # STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async {{.*}}, 16-byte copies{{$}}
 # STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 32768; fragments
 # STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A read from its fragments' registers; fragments
+
+# The PTX of the loop (ZERO): `qk = tl.dot(q, k)` starts from a zero accumulator, which its
+# first K step's wgmmas scale by 0 (the predicate register holds 0), so no zeros are moved
+# into the 32 accumulator registers before them; the later steps accumulate.
+# ZERO: mov.b32 %r[[OFF:[0-9]+]], 0;
+# ZERO: wgmma.fence.sync.aligned;
+# ZERO-NOT: mov.b32
+# ZERO: setp.ne.b32 p, %r[[OFF]], 0;
+# ZERO-NEXT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+# ZERO: setp.ne.b32 p, %r[[OFF]], 0;
+# ZERO-NEXT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+# ZERO: setp.ne.b32 p, %r[[ON:[0-9]+]], 0;
+# ZERO-NEXT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
 # SM90-LABEL: func @attention_fwd(
 # SM90: = for {{.*}}  // #0 fragments: 4x1 warps, 2x8 tiles of 16x8 each; #1 fragment rows: 4 warps along m, 4 rows per thread; #2 fragment rows: 4 warps along m, 4 rows per thread;

@@ -52,18 +52,19 @@ def matmul(a_ptr, b_ptr, c_ptr, bias_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
 
 # Two pipelined loops in sequence (as attention's off-diagonal and diagonal loops): the
 # second loop's copies start after the first loop's exit has drained its own, so both use
-# the same stage buffers (bytes 0 ...), and the total is one loop's. Q-like `a`, loaded
-# before the loops, is written once before each loop into its own buffer (after the stage
-# buffers) instead of being staged by the dot on every iteration; B is read through Kᵀ-style
+# the same stage buffers (bytes 8192 ...), and the total is one loop's. Q-like `a`, loaded
+# before the loops and read by both, is written once, before the first loop, into one buffer
+# ahead of the stage buffers (byte 0) that both loops read, so its registers die there
+# (instead of staging it on every iteration, or once per loop); B is read through Kᵀ-style
 # pointers (runs of 8 along K), copied along K into a transposed tile.
 # RUN: --kernel two_loops --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=TWO
 # TWO: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
-# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 8192, 16384 and 24576 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
 # TWO: = for
-# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
-# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 0, 8192 and 16384 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 0; fragments
+# TWO: = load {{.*}}  // cp.async into stage buffers at bytes 8192, 16384 and 24576 (128-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
 # TWO: = for
-# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 24576; fragments
+# TWO: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before an earlier loop, at byte 0; fragments
 @triton.jit
 def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)
@@ -77,4 +78,29 @@ def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: t
     for n in range(N, 2 * N, BN):
         kt = tl.load(kt_ptr + (n + rn)[None, :] * BK + rk[:, None])
         acc = acc * 0.5 + tl.dot(a, kt)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+# fp8 with B K-major (Triton's fp8 tutorial passes b.T): on sm_90 both operands are copied
+# as bytes, A as it is (16-byte copies of 16 elements), B along K into a transposed tile, and
+# wgmma runs on its own 8-bit inputs (k32, any e4m3/e5m2 pair, both K-major). With B
+# N-major (the `matmul` kernel above in fp8) wgmma cannot read it: the operands are widened
+# to f16 by the dot's own staging instead (FP8N).
+# RUN: --kernel fp8_matmul --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, i32:16, 1, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=FP8
+# FP8: = load {{.*}} : block<64x64xfp8e4nv, {{.*}}  // cp.async into stage buffers at bytes 0, 4096, 8192 and 12288 (64-byte swizzle), stage 0, 16-byte copies
+# FP8: = load {{.*}} : block<64x64xfp8e5, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (64-byte swizzle), stage 0, 16-byte copies along K, held transposed (K-major)
+# FP8: = dot {{.*}}  // wgmma m64n64k32 e4m3.e5m2, operands in swizzled shared memory (B K-major); fragments
+# RUN: --kernel fp8_matmul --signature "*fp8e4nv:16, *fp8e5:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=FP8N
+# FP8N-NOT: cp.async
+# FP8N: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments
+@triton.jit
+def fp8_matmul(a_ptr, b_ptr, c_ptr, K, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :] * K)
+        acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)

@@ -14,6 +14,8 @@
 #   pytest limit: run it in parts), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
+#   BENCH_TRANSPOSE=1 runs benchmarks/bench_transpose.py (4096^2 transposes and column-major
+#   reads, fp32/fp16, against Triton; ~1 min);
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
 #   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep). BENCH_ATTENTION=1 runs
@@ -116,6 +118,12 @@ if [ "${BENCH_REDUCE:-0}" = "1" ]; then
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
   timeout 480 python3 benchmarks/bench_reduce.py $quick --json "$OUT/bench_reduce.json" 2>&1 \
     | tee "$OUT/bench_reduce.log"
+fi
+
+if [ "${BENCH_TRANSPOSE:-0}" = "1" ]; then
+  echo "== transpose benchmarks"
+  timeout 300 python3 benchmarks/bench_transpose.py --json "$OUT/bench_transpose.json" 2>&1 \
+    | tee "$OUT/bench_transpose.log"
 fi
 
 if [ "${BENCH_MATMUL:-0}" = "1" ]; then

@@ -244,6 +244,35 @@ def test_matmul_k_major_b(gen, which, M, N, K, config, dtype):
     assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
 
 
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (256, 384, 1024), (300, 200, 256)])
+@pytest.mark.parametrize("config", [(64, 64, 64, 4, 3), (128, 128, 64, 8, 3), (128, 256, 128, 8, 3), (64, 128, 32, 4, 2)])
+@pytest.mark.parametrize("a_dtype,b_dtype", [("float8_e4m3fn", "float8_e4m3fn"), ("float8_e5m2", "float8_e5m2"),
+                                             ("float8_e4m3fn", "float8_e5m2")])
+def test_matmul_fp8_k_major(gen, which, M, N, K, config, a_dtype, b_dtype):
+    """fp8 matmul (the tutorial kernel) with B K-major, as Triton's fp8 tutorial: on sm_90,
+    pipelined, both operands are copied as bytes (B along K into a transposed tile) and
+    wgmma runs on its own fp8 inputs (m64nNk32, e4m3/e5m2 in any pair). The hardware
+    accumulates fp8 products below fp32 precision (Triton's sm_90 default does the same), so
+    the check is on the relative norm of the error against fp32 sums of the same fp8 values."""
+    if not fp8_supported():
+        pytest.skip("fp8 dot needs sm_89 or newer")
+    mod = module(which)
+    BM, BN, BK, warps, stages = config
+    a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, a_dtype))
+    b = torch.randn(N, K, device="cuda", generator=gen).to(getattr(torch, b_dtype)).T
+    assert b.stride(0) == 1
+    c = torch.full((M, N), float("nan"), device="cuda")
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=True,
+        PREC=None, OUT_FP16=False, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    ref = torch.matmul(a.double(), b.double())
+    assert not torch.isnan(c).any()
+    error = torch.linalg.vector_norm((c.double() - ref).flatten())
+    assert error <= 2e-3 * torch.linalg.vector_norm(ref.flatten()), float(error / torch.linalg.vector_norm(ref))
+
+
 @pytest.mark.parametrize("kind", ["fp32-tf32", "fp32-tf32x3", "fp32-ieee", "bf16"])
 def test_matmul_tutorial_other_dtypes(gen, which, kind):
     mod = module(which)

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "analysis/axis_info.h"
+#include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
@@ -16,6 +17,8 @@ using ir::OpKind;
 using ir::ScalarKind;
 
 namespace {
+
+}  // namespace
 
 bool is_zero_constant(const ir::Value* v) {
   const ir::Op* def = v->def();
@@ -28,6 +31,8 @@ bool is_zero_constant(const ir::Value* v) {
   return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 &&
          !std::signbit(std::get<double>(*value));
 }
+
+namespace {
 
 // A load used only here whose masked-off elements read as zero bits.
 bool copyable_load(const ir::Value* v) {
@@ -42,7 +47,7 @@ bool copyable_load(const ir::Value* v) {
 bool copies_k_major(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) {
   const ir::Value* ptr = load.operand(0);
   const std::vector<int64_t>& shape = load.result()->type()->shape();
-  constexpr int64_t kRun = 8;  // 16 bytes of f16/bf16
+  const int64_t kRun = k_major_run(load.result()->type());  // 16 bytes
   if (shape.size() != 2 || shape[0] % kRun != 0 || !axis.has(ptr)) return false;
   const analysis::AxisInfo& p = axis.get(ptr);
   if (p.contiguity[0] < kRun || p.divisibility[0] < 16 || gpu::access_width(load, axis) >= kRun) return false;
@@ -58,7 +63,7 @@ bool addresses_recomputable(const ir::Op& load) {
 }
 
 // The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
-// path), all of them on wgmma or all on mma.sync (`*wgmma` says which).
+// path, or wgmma's fp8), all of them on wgmma or all on mma.sync (`*wgmma` says which).
 bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, int sm, int num_warps,
                               std::vector<const ir::Op*>& dots, bool* wgmma) {
   if (!arg->has_uses()) return false;
@@ -74,8 +79,10 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     ScalarKind r = dot->result()->type()->element()->scalar_kind();
     bool f16 = a == ScalarKind::F16 && b == ScalarKind::F16;
     bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
-    if (!(f16 || bf16) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
+    // fp8 only toward wgmma's own fp8 inputs (plan_op keeps it when both operands qualify).
+    bool fp8 = on_wgmma && gpu::native_fp8_candidate(*dot);
+    if (!(f16 || bf16 || fp8) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     if (!dots.empty() && on_wgmma != *wgmma) return false;
     *wgmma = on_wgmma;
     dots.push_back(dot);
@@ -113,31 +120,73 @@ bool defined_outside(const ir::Value* value, const ir::Op& loop) {
   return true;
 }
 
-// The loop's wgmma dots whose A is defined outside it, flat (not fragments: P is read from
-// registers) and not copied: each such A gets one buffer, written before the loop.
+// The A of a wgmma dot in `loop`'s body that is defined outside the loop, flat (not
+// fragments: P is read from registers) and not copied, or null: such an A can be hoisted.
+const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps,
+                             const AsyncPlan& plan) {
+  if (dot.kind() != OpKind::Dot || fragments.layout(dot.result()) == nullptr) return nullptr;
+  const ir::Value* a = dot.operand(0);
+  const ir::Type* type = a->type();
+  ScalarKind k = type->element()->scalar_kind();
+  bool ok = uses_wgmma(dot, *fragments.layout(dot.result()), sm, num_warps) && type->rank() == 2 &&
+            fragments.layout(a) == nullptr && plan.carried.count(a) == 0 && defined_outside(a, loop) &&
+            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k));
+  return ok ? a : nullptr;
+}
+
+// A new buffer for hoisting `a` at plan.reserved_bytes, or null when it does not fit.
+const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, AsyncPlan& plan) {
+  const ir::Type* type = a->type();
+  SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
+  const int64_t a_align = SharedTile::kSwizzleAlign;
+  int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
+  if (offset + tile.bytes() > kMaxSharedBytes) return nullptr;
+  plan.reserved_bytes = offset + tile.bytes();
+  plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&first, a, offset, tile, &last}));
+  return plan.hoisted.back().get();
+}
+
+// The loop's hoistable wgmma A operands (hoistable_a) that no earlier loop shares with it
+// (plan_shared_hoisted): each gets one buffer, written before the loop.
 void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   std::unordered_map<const ir::Value*, const HoistedOperand*> here;
   for (const auto& op : loop.region(0)->ops()) {
-    if (op->kind() != OpKind::Dot || fragments.layout(op->result()) == nullptr) continue;
-    const ir::Value* a = op->operand(0);
-    const ir::Type* type = a->type();
-    ScalarKind k = type->element()->scalar_kind();
-    if (!uses_wgmma(*op, *fragments.layout(op->result()), sm, num_warps) || type->rank() != 2 ||
-        fragments.layout(a) != nullptr || plan.carried.count(a) != 0 || !defined_outside(a, loop) ||
-        !(k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k))) {
-      continue;
-    }
+    const ir::Value* a = hoistable_a(*op, loop, fragments, sm, num_warps, plan);
+    if (a == nullptr || plan.hoisted_a.count(op.get()) != 0) continue;
     auto it = here.find(a);
     if (it == here.end()) {
-      SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
-      const int64_t a_align = SharedTile::kSwizzleAlign;
-      int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
-      if (offset + tile.bytes() > kMaxSharedBytes) continue;
-      plan.reserved_bytes = offset + tile.bytes();
-      plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&loop, a, offset, tile}));
-      it = here.emplace(a, plan.hoisted.back().get()).first;
+      const HoistedOperand* h = reserve_hoisted(a, loop, loop, plan);
+      if (h == nullptr) continue;
+      it = here.emplace(a, h).first;
     }
     plan.hoisted_a[op.get()] = it->second;
+  }
+}
+
+// Values hoisted by several loops of `region` (Q, read by both of causal attention's loops)
+// get one buffer at plan.reserved_bytes, before the loops' stage buffers (which later loops
+// reuse), written before the first loop and released at the last one's exit.
+void plan_shared_hoisted(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
+  std::vector<std::pair<const ir::Value*, std::vector<const ir::Op*>>> readers;  // in program order
+  for (const auto& loop : region.ops()) {
+    if (loop->kind() != OpKind::For) continue;
+    for (const auto& op : loop->region(0)->ops()) {
+      const ir::Value* a = hoistable_a(*op, *loop, fragments, sm, num_warps, plan);
+      if (a == nullptr) continue;
+      auto it = std::find_if(readers.begin(), readers.end(), [&](const auto& r) { return r.first == a; });
+      if (it == readers.end()) it = readers.insert(readers.end(), {a, {}});
+      if (it->second.empty() || it->second.back() != loop.get()) it->second.push_back(loop.get());
+    }
+  }
+  for (const auto& [a, loops] : readers) {
+    if (loops.size() < 2) continue;
+    const HoistedOperand* h = reserve_hoisted(a, *loops.front(), *loops.back(), plan);
+    if (h == nullptr) continue;
+    for (const ir::Op* loop : loops) {
+      for (const auto& op : loop->region(0)->ops()) {
+        if (hoistable_a(*op, *loop, fragments, sm, num_warps, plan) == a) plan.hoisted_a[op.get()] = h;
+      }
+    }
   }
 }
 
@@ -188,6 +237,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       operand->carried = arg;
       operand->distance = static_cast<int>(chain.size());
       const std::vector<int64_t>& shape = arg->type()->shape();
+      const int64_t bytes = ir::is_fp8(arg->type()->element()->scalar_kind()) ? 1 : 2;
+      operand->dots = dots;
       // K-major only as every dot's B, and only when every load of the chain copies so.
       operand->k_major = wgmma && copies_k_major(*next->def(), axis) &&
                          std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; }) &&
@@ -195,9 +246,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                            return copies_k_major(*op->operand(c->index() + 2)->def(), axis);
                          });
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
-      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], 2)
-                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], 2)
-                                       : SharedTile::padded(shape[0], shape[1], 2);
+      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], bytes)
+                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], bytes)
+                                       : SharedTile::padded(shape[0], shape[1], bytes);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);
@@ -205,6 +256,31 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       last_loads.push_back(next);
       here.push_back(std::move(operand));
     }
+    // An fp8 dot runs on wgmma's fp8 inputs only with A copied as it is and B copied K-major
+    // (wgmma reads 8-bit operands K-major only); otherwise its operands are widened to f16 by
+    // the dot's own staging, so none of them is copied.
+    auto copied_as = [&](const ir::Value* v, bool k_major) {
+      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v && o->k_major == k_major; });
+    };
+    for (size_t h = here.size(); h-- > 0;) {
+      bool keep = std::all_of(here[h]->dots.begin(), here[h]->dots.end(), [&](const ir::Op* d) {
+        return !ir::is_fp8(d->operand(0)->type()->element()->scalar_kind()) ||
+               (copied_as(d->operand(0), false) && copied_as(d->operand(1), true));
+      });
+      if (keep) continue;
+      here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));
+      last_loads.erase(last_loads.begin() + static_cast<std::ptrdiff_t>(h));
+    }
+    for (const auto& operand : here) {
+      for (const ir::Op* d : operand->dots) {
+        if (ir::is_fp8(d->operand(0)->type()->element()->scalar_kind())) plan.native_fp8.insert(d);
+      }
+    }
+    loop_dots.erase(std::remove_if(loop_dots.begin(), loop_dots.end(), [&](const ir::Op* d) {
+                      return std::none_of(here.begin(), here.end(), [&](const auto& o) {
+                        return std::find(o->dots.begin(), o->dots.end(), d) != o->dots.end();
+                      });
+                    }), loop_dots.end());
     if (here.empty()) {
       plan_hoisted(*op, fragments, sm, num_warps, plan);
       return;
@@ -262,6 +338,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
   // a loop's buffers are live from its first copy (the loads of its initial values, before
   // it) to its exit, which drains them and meets a barrier (emit_for). Attention's two
   // loops (off the diagonal, then on it) thus share theirs.
+  plan_shared_hoisted(region, fragments, sm, num_warps, plan);
   std::unordered_map<const ir::Op*, size_t> index;
   for (const auto& op : region.ops()) index.emplace(op.get(), index.size());
   const int64_t entry = plan.reserved_bytes;
@@ -294,6 +371,14 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_before(const ir::Op& loop)
   std::vector<const HoistedOperand*> out;
   for (const auto& h : hoisted) {
     if (h->loop == &loop) out.push_back(h.get());
+  }
+  return out;
+}
+
+std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& loop) const {
+  std::vector<const HoistedOperand*> out;
+  for (const auto& h : hoisted) {
+    if (h->last_loop == &loop) out.push_back(h.get());
   }
   return out;
 }

@@ -30,6 +30,11 @@ namespace tritium::nvptx {
 // kernel's need is checked again at launch against the device's limit).
 inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
 
+// Elements of `type` in one 16-byte K-major run (8 of f16/bf16, 16 of fp8).
+inline int64_t k_major_run(const ir::Type* type) {
+  return ir::is_fp8(type->element()->scalar_kind()) ? 16 : 8;
+}
+
 struct AsyncOperand {
   // The body arguments that hold the buffers of the current iteration (the dot's operand)
   // and of the `distance - 1` iterations after it, which the loop shifts down by one.
@@ -42,6 +47,7 @@ struct AsyncOperand {
   // K-major B): the tile holds it transposed (tile rows are B's columns), the copies move
   // 16-byte runs along K, and wgmma reads it K-major.
   bool k_major = false;
+  std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
@@ -53,12 +59,15 @@ struct AsyncOperand {
 
 // A wgmma A operand defined outside the loop that reads it (Q in attention): written into
 // its own buffer among the stage buffers once, before the loop, and read there by every
-// iteration (instead of staged by the dot on each).
+// iteration (instead of staged by the dot on each). Loops in sequence that read the same
+// value (attention's two causal loops) share one buffer, written before the first of them
+// and live until the last one's exit, so the value's registers die at the first write.
 struct HoistedOperand {
-  const ir::Op* loop = nullptr;
+  const ir::Op* loop = nullptr;       // written before this loop
   const ir::Value* value = nullptr;
   int64_t offset = 0;  // bytes into shared memory
   SharedTile tile;
+  const ir::Op* last_loop = nullptr;  // released at this loop's exit (`loop` unless shared)
 };
 
 struct AsyncPlan {
@@ -73,10 +82,14 @@ struct AsyncPlan {
   // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
   // copied by the threads that hold their first element (a carried pointer block).
   std::unordered_set<const ir::Value*> recomputed;
+  // fp8 dots on wgmma's own 8-bit inputs (A copied as it is, B K-major; both in stage
+  // buffers). Other fp8 dots widen their operands to f16 while staging them.
+  std::unordered_set<const ir::Op*> native_fp8;
   std::vector<std::unique_ptr<HoistedOperand>> hoisted;
   std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it
-  // The hoisted operands of a loop, written before it.
+  // The hoisted operands written before `loop`, and those released at its exit.
   std::vector<const HoistedOperand*> hoisted_before(const ir::Op& loop) const;
+  std::vector<const HoistedOperand*> hoisted_released_at(const ir::Op& loop) const;
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;
@@ -92,6 +105,9 @@ struct AsyncPlan {
 // mask is constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
 // accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes.
+// Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
+bool is_zero_constant(const ir::Value* v);
+
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
 
 }  // namespace tritium::nvptx

@@ -402,10 +402,13 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
   auto copy_text = [&](const ir::Op& load) -> std::string {
     const ir::Type* type = load.result()->type();
+    const int eb = ir::is_fp8(type->element()->scalar_kind()) ? 1 : 2;
     int w = widths.width(load);
-    if (w > 1) return std::to_string(2 * w) + "-byte copies";
-    int g = gpu::tested_width(type, widths.vector(type->num_elements()), 2);
-    return g > 1 ? std::to_string(2 * g) + "-byte copies where a run-time test holds" : "2-byte copies";
+    if (w > 1 && w * eb >= 4) return std::to_string(eb * w) + "-byte copies";
+    int g = gpu::tested_width(type, widths.vector(type->num_elements()), eb);
+    if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes (emit_async.cpp)
+    return g > 1 ? std::to_string(eb * g) + "-byte copies where a run-time test holds"
+                 : std::to_string(eb) + "-byte copies";
   };
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
@@ -420,7 +423,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   };
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
-    if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps));
+    if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps,
+                                                                   copies.native_fp8.count(&op) != 0));
     if (op.kind() == ir::OpKind::Dot) {
       for (int i = 0; i < 2; ++i) {
         if (fragments.layout(op.operand(i)) == nullptr) continue;
@@ -429,7 +433,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       }
       auto hoisted = copies.hoisted_a.find(&op);
       if (hoisted != copies.hoisted_a.end()) {
-        parts.push_back("A written once before the loop, at byte " + std::to_string(hoisted->second->offset));
+        const bool earlier = hoisted->second->loop != op.parent()->parent();
+        parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") + ", at byte " +
+                        std::to_string(hoisted->second->offset));
       }
     }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {

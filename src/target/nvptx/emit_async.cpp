@@ -69,18 +69,21 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   ir::Value* mask_value = ir::load_mask(op);
   Regs mask;
   if (mask_value != nullptr) mask = materialize(get(mask_value), mask_value->type());
-  llvm::Type* element = element_type(type);  // f16 or bf16: two bytes
+  llvm::Type* element = stored_type(element_type(type));  // f16 or bf16: two bytes; fp8: one
+  const int64_t eb = operand.tile.element_bytes;
   const int64_t cols = type->shape().back();
   const int w = widths_.width(op);
-  const int g = w > 1 ? w : runtime_vector_width(type, layout, element);
+  int g = w > 1 ? w : runtime_vector_width(type, layout, element);
+  if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes
   auto mask_at = [&](int r) -> llvm::Value* { return mask_value ? mask.at(r) : nullptr; };
 
   // One element by hand: ld.global (0 where masked off) and st.shared.
   auto copy_element = [&](int r, llvm::Value* dst) {
+    const llvm::Align align(static_cast<uint64_t>(eb));
     llvm::Value* v = guarded(mask_at(r), [&]() -> llvm::Value* {
-      return b_.CreateAlignedLoad(element, ptr.at(r), llvm::Align(2));
+      return b_.CreateAlignedLoad(element, ptr.at(r), align);
     }, llvm::Constant::getNullValue(element));
-    b_.CreateAlignedStore(v, raw_shared(dst), llvm::Align(2));
+    b_.CreateAlignedStore(v, raw_shared(dst), align);
   };
   // A group of `bytes` from register r's address: cp.async, zero-filled where masked off.
   auto copy_group = [&](int r, llvm::Value* dst, int bytes) {
@@ -100,19 +103,19 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
       if (g == 1) {
         copy_element(r, dst);
       } else if (w > 1) {
-        copy_group(r, dst, 2 * g);  // the facts proved it: consecutive, aligned, one mask bit
+        copy_group(r, dst, static_cast<int>(eb * g));  // the facts proved it: consecutive, aligned, one mask bit
       } else {
         // Test what the facts could not prove.
-        llvm::Value* fast = group_is_vector(ptr, mask_value ? &mask : nullptr, r, g, 2);
+        llvm::Value* fast = group_is_vector(ptr, mask_value ? &mask : nullptr, r, g, eb);
         llvm::BasicBlock* fast_block = llvm::BasicBlock::Create(context_, "copy.vector", kernel_);
         llvm::BasicBlock* slow_block = llvm::BasicBlock::Create(context_, "copy.scalar", kernel_);
         llvm::BasicBlock* join = llvm::BasicBlock::Create(context_, "copy.join", kernel_);
         b_.CreateCondBr(fast, fast_block, slow_block);
         b_.SetInsertPoint(fast_block);
-        copy_group(r, dst, 2 * g);
+        copy_group(r, dst, static_cast<int>(eb * g));
         b_.CreateBr(join);
         b_.SetInsertPoint(slow_block);
-        for (int i = 0; i < g; ++i) copy_element(r + i, b_.CreateAdd(dst, i32(2 * i)));
+        for (int i = 0; i < g; ++i) copy_element(r + i, b_.CreateAdd(dst, i32(eb * i)));
         b_.CreateBr(join);
         b_.SetInsertPoint(join);
       }
@@ -124,11 +127,11 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
 
 void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
   // B (K x N) held transposed: tile row n is column n of B, its K elements contiguous.
-  // async_copy.h proved each aligned run of 8 along K contiguous, aligned and under one mask
-  // bit, so a run is one 16-byte cp.async from its first element's address.
+  // async_copy.h proved each aligned 16-byte run along K (8 f16/bf16, 16 fp8) contiguous,
+  // aligned and under one mask bit, so a run is one cp.async from its first element's address.
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   const std::vector<int64_t>& shape = op.result()->type()->shape();
-  const int64_t K = shape[0], N = shape[1];
+  const int64_t K = shape[0], N = shape[1], run_elements = k_major_run(op.result()->type());
   const ir::Value* ptr_value = op.operand(0);
   const ir::Value* mask_value = ir::load_mask(op);
   auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n) {
@@ -140,12 +143,12 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
   if (async_.recomputed.count(op.result()) != 0) {
     // The runs dealt out in tile order (thread t takes runs t, t + threads, ...): a warp's
     // copies are consecutive in both memories. Addresses come from the element index.
-    const int64_t runs_per_row = K / 8, runs = N * runs_per_row;
+    const int64_t runs_per_row = K / run_elements, runs = N * runs_per_row;
     llvm::Value* tid = thread_id();
     for (int64_t first = 0; first < runs; first += threads_) {
       llvm::Value* run = b_.CreateAdd(tid, i32(first));
       llvm::Value* n = b_.CreateUDiv(run, i32(runs_per_row));
-      llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(8));
+      llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(run_elements));
       llvm::Value* e = b_.CreateAdd(b_.CreateMul(k, i32(N)), n);  // B's element (k, n)
       guarded(first + threads_ <= runs ? nullptr : b_.CreateICmpULT(run, i32(runs)), [&]() -> llvm::Value* {
         std::unordered_map<const ir::Value*, llvm::Value*> memo;
@@ -158,7 +161,7 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
       });
     }
   } else {
-    // The thread holding a run's first element (k % 8 == 0) copies the run.
+    // The thread holding a run's first element copies the run.
     const ir::Type* type = op.result()->type();
     Layout layout = layout_of(type);
     Regs ptr = materialize(get(ptr_value), ptr_value->type());
@@ -168,7 +171,7 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
       llvm::Value* e = element_index(layout, r);
       llvm::Value* k = b_.CreateUDiv(e, i32(N));
       llvm::Value* n = b_.CreateURem(e, i32(N));
-      llvm::Value* first = b_.CreateICmpEQ(b_.CreateAnd(k, i32(7)), i32(0));
+      llvm::Value* first = b_.CreateICmpEQ(b_.CreateAnd(k, i32(run_elements - 1)), i32(0));
       llvm::Value* own = owns(layout, r);
       guarded(own == nullptr ? first : b_.CreateAnd(own, first), [&]() -> llvm::Value* {
         copy_run(ptr.at(r), mask_value != nullptr ? mask.at(r) : nullptr, k, n);

@@ -102,11 +102,13 @@ void Emitter::emit_for(const ir::Op& op) {
   }
 
   // Loop-invariant wgmma operands, written into their buffers once (async_copy.h): memory
-  // that planned round trips before the loop may have used; live until the loop's exit.
+  // that planned round trips before the loop may have used; live until the exit of the
+  // last loop that reads them.
   const std::vector<const HoistedOperand*> hoisted = async_.hoisted_before(op);
   if (!hoisted.empty()) sync_if_dirty();
   for (const HoistedOperand* h : hoisted) stage_hoisted(*h);
   live_copies_ += static_cast<int>(hoisted.size());
+  live_hoisted_ += static_cast<int>(hoisted.size());
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
@@ -189,9 +191,14 @@ void Emitter::emit_for(const ir::Op& op) {
     copied += it != async_.carried.end() && it->second->carried == it->first ? 1 : 0;
   }
   if (copied > 0) ptx_effect("cp.async.wait_group 0;", "", {});
-  const int released = copied + static_cast<int>(hoisted.size());
+  // A hoisted buffer that a later loop still reads stays; the bytes of the stage buffers
+  // are reused by what follows (round trips, the next loop's copies) once every thread is
+  // done with them.
+  const int released_hoisted = static_cast<int>(async_.hoisted_released_at(op).size());
+  const int released = copied + released_hoisted;
   live_copies_ -= released;
-  if (released > 0 && live_copies_ == 0) barrier();
+  live_hoisted_ -= released_hoisted;
+  if (released > 0 && live_copies_ == live_hoisted_) barrier();
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {

@@ -260,10 +260,21 @@ DotPath choose_path(const ir::Op& dot) {
 
 }  // namespace
 
-std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps) {
+std::string wgmma_fp8_types(const ir::Op& dot) {
+  auto name = [](const ir::Value* v) {
+    return v->type()->element()->scalar_kind() == ScalarKind::F8E5 ? std::string("e5m2") : std::string("e4m3");
+  };
+  return name(dot.operand(0)) + "." + name(dot.operand(1));
+}
+
+std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps, bool native_fp8) {
   if (fragments == nullptr) return "fma, flat layout (below one 16 x 8 tile)";
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
+    if (native_fp8) {
+      return "wgmma m64n" + std::to_string(std::min<int64_t>(fragments->n, 256)) + "k32 " +
+             wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)";
+    }
     return "wgmma m64n" + std::to_string(std::min<int64_t>(fragments->n, 256)) + "k16 " + (bf16 ? "bf16" : "f16") +
            ", operands in swizzled shared memory";
   }
@@ -394,6 +405,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
     s.a_address = shared_address(0);
   } else {
+    s.tile_a = copied_a->second->tile;
     s.stride_a = copied_a->second->tile.stride();
     s.a_address = raw_shared_address(get(a).at(0));
   }
@@ -484,7 +496,9 @@ void Emitter::emit_dot(const ir::Op& op) {
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
   const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
   const bool a_registers = a_in_registers(op, frags_);
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16, wgmma, a_registers);
+  // fp8 on wgmma's own 8-bit inputs (async_copy.h: both operands in stage buffers).
+  const bool native_fp8 = wgmma && async_.native_fp8.count(&op) != 0;
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16 && !native_fp8, wgmma, a_registers);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -497,7 +511,9 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
-  if (wgmma) {
+  if (native_fp8) {
+    emit_wgmma(op, l, staging, "", c);
+  } else if (wgmma) {
     const char* input = path == DotPath::BF16 ? "bf16" : "f16";
     if (a_registers) {
       emit_wgmma_registers_a(op, l, staging, input, c);

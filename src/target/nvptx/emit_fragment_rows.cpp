@@ -27,14 +27,39 @@ llvm::Value* Emitter::fragment_element(const FragmentLayout& l, int reg) {
   return b_.CreateAdd(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(l.n))), col), base);
 }
 
+std::vector<llvm::Value*> Emitter::fragment_coords(const FragmentLayout& l, int reg, const std::vector<int64_t>& shape) {
+  // FragmentLayout::element, an axis at a time: register `reg`'s place at warp 0, lane 0
+  // (constants) plus this thread's row and column.
+  const int64_t e = l.element(0, 0, reg);
+  llvm::Value* lane = lane_id();
+  llvm::Value* wm = b_.CreateURem(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
+  auto plus = [this](llvm::Value* v, int64_t c) { return b_.CreateAdd(v, b_.getInt32(static_cast<uint32_t>(c))); };
+  if (l.rows) {
+    if (shape.size() == 1) return {plus(row, e)};
+    if (shape.size() == 2 && shape[1] == 1) return {plus(row, e), b_.getInt32(0)};
+    return {};
+  }
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
+  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
+  std::vector<llvm::Value*> rc = {plus(row, e / l.n % l.m), plus(col, e % l.n)};
+  if (shape.size() == 2 && l.batch == 1) return rc;
+  if (shape.size() == 3) return {b_.getInt32(static_cast<uint32_t>(e / (l.m * l.n))), rc[0], rc[1]};
+  return {};
+}
+
 bool Emitter::fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out) {
   int budget = kIndexComputeBudget;
   if (!recomputable(value, &budget)) return false;
   out.values.clear();
   out.uniform = false;
+  const std::vector<int64_t>& shape = value->type()->shape();
   for (int r = 0; r < l.num_regs(); ++r) {
     std::unordered_map<const ir::Value*, llvm::Value*> memo;
-    out.values.push_back(recompute(value, fragment_element(l, r), memo));
+    std::vector<llvm::Value*> coords = fragment_coords(l, r, shape);
+    out.values.push_back(coords.empty() ? recompute(value, fragment_element(l, r), memo)
+                                        : recompute_at(value, coords, memo));
   }
   return true;
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "gpu/conversion.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -33,6 +34,7 @@ llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* of
 void Emitter::emit_load(const ir::Op& op) {
   auto copy = async_.loads.find(op.result());
   if (copy != async_.loads.end()) return emit_async_load(op, *copy->second);
+  if (gpu::access_in_slot(op, widths_, threads_)) return emit_slot_load(op);
   const ir::Type* type = op.result()->type();
   const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
   llvm::Type* element = element_type(type);
@@ -152,6 +154,7 @@ void Emitter::emit_store(const ir::Op& op) {
   llvm::Type* stored = memory_type(ptr_type->element()->pointee());
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
   const Regs& ptr = get(op.operand(0));
+  if (gpu::access_in_slot(op, widths_, threads_)) return emit_slot_store(op);
   const Regs& value = get(ir::StoreOp(op).value());
   ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;

@@ -74,6 +74,41 @@ bool Emitter::recomputable(const ir::Value* value, int* budget) const {
 llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
                                 std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
   if (!value->type()->is_block()) return get(value).at(0);
+  return recompute_at(value, delinearize(value->type()->shape(), e), memo);
+}
+
+std::vector<llvm::Value*> Emitter::delinearize(const std::vector<int64_t>& shape, llvm::Value* e) {
+  // Innermost first; the outermost axis takes what is left (e is inside the block).
+  std::vector<llvm::Value*> coords(shape.size());
+  for (size_t d = shape.size(); d-- > 1;) {
+    llvm::Value* size = b_.getInt32(static_cast<uint32_t>(shape[d]));
+    coords[d] = shape[d] == 1 ? b_.getInt32(0) : b_.CreateURem(e, size);
+    e = shape[d] == 1 ? e : b_.CreateUDiv(e, size);
+  }
+  if (!shape.empty()) coords[0] = e;
+  return coords;
+}
+
+llvm::Value* Emitter::linearize(const std::vector<int64_t>& shape, const std::vector<llvm::Value*>& coords) {
+  llvm::Value* e = b_.getInt32(0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    e = b_.CreateAdd(b_.CreateMul(e, b_.getInt32(static_cast<uint32_t>(shape[d]))), coords[d]);
+  }
+  return e;
+}
+
+llvm::Value* Emitter::broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                             llvm::Value* e) {
+  std::vector<llvm::Value*> coords = delinearize(to, e);
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] == 1) coords[d] = b_.getInt32(0);
+  }
+  return linearize(from, coords);
+}
+
+llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llvm::Value*>& coords,
+                                   std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  if (!value->type()->is_block()) return get(value).at(0);
   // The broadcast being emitted has no registers yet; everything below it has.
   if (auto it = values_.find(value); it != values_.end() && it->second.uniform) return it->second.at(0);
   if (auto it = memo.find(value); it != memo.end()) return it->second;
@@ -82,42 +117,42 @@ llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
   switch (def->kind()) {
     case OpKind::MakeRange: {
       int64_t start = def->int_attr("start");
-      out = start == 0 ? e : b_.CreateAdd(e, b_.getInt32(static_cast<uint32_t>(start)));
+      out = start == 0 ? coords[0] : b_.CreateAdd(coords[0], b_.getInt32(static_cast<uint32_t>(start)));
       break;
     }
-    case OpKind::ExpandDims:
-    case OpKind::Reshape: out = recompute(def->operand(0), e, memo); break;
+    case OpKind::ExpandDims: {
+      std::vector<llvm::Value*> inner = coords;
+      inner.erase(inner.begin() + def->int_attr("axis"));
+      out = recompute_at(def->operand(0), inner, memo);
+      break;
+    }
+    case OpKind::ConvertLayout: out = recompute_at(def->operand(0), coords, memo); break;
+    case OpKind::Reshape: {
+      const ir::Value* source = def->operand(0);
+      out = recompute_at(source, delinearize(source->type()->shape(), linearize(value->type()->shape(), coords)), memo);
+      break;
+    }
     case OpKind::Broadcast: {
       // A new index space below this point: its own memo.
       std::unordered_map<const ir::Value*, llvm::Value*> inner;
       const ir::Value* source = def->operand(0);
-      out = recompute(source, broadcast_source_index(source->type()->shape(), value->type()->shape(), e), inner);
+      const std::vector<int64_t>& from = source->type()->shape();
+      std::vector<llvm::Value*> at = coords;
+      for (size_t d = 0; d < from.size(); ++d) {
+        if (from[d] == 1) at[d] = b_.getInt32(0);
+      }
+      out = recompute_at(source, at, inner);
       break;
     }
     default: {
       std::vector<llvm::Value*> args;
-      for (const ir::Value* operand : def->operands()) args.push_back(recompute(operand, e, memo));
+      for (const ir::Value* operand : def->operands()) args.push_back(recompute_at(operand, coords, memo));
       out = element_fn(*def)(args);
       break;
     }
   }
   memo[value] = out;
   return out;
-}
-
-llvm::Value* Emitter::broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
-                                             llvm::Value* e) {
-  // As broadcast_source (layout.cpp): peel the result's multi-index off e, innermost first.
-  llvm::Value* index = b_.getInt32(0);
-  int64_t stride = 1;
-  for (int d = static_cast<int>(to.size()) - 1; d >= 0; --d) {
-    llvm::Value* size = b_.getInt32(static_cast<uint32_t>(to[d]));
-    llvm::Value* i = b_.CreateURem(e, size);
-    e = b_.CreateUDiv(e, size);
-    if (from[d] != 1) index = b_.CreateAdd(index, b_.CreateMul(i, b_.getInt32(static_cast<uint32_t>(stride))));
-    stride *= from[d];
-  }
-  return index;
 }
 
 void Emitter::emit_broadcast(const ir::Op& op) {

@@ -41,10 +41,21 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   llvm::Value* a_address =
       b_.CreateAdd(staging.a_address, b_.CreateMul(group, b_.getInt32(static_cast<uint32_t>(64 * staging.tile_a.swizzle))));
   llvm::Type* f32 = b_.getFloatTy();
+  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction and
+  // has no transpose bits: both operands are K-major.
+  const bool fp8 = input.empty();
+  const int64_t k_step = fp8 ? 32 : 16;
+  const std::string operand_types = fp8 ? wgmma_fp8_types(op) : input + "." + input;
+  // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
+  // 0 (D = A B), so its registers need no zeros written into them first.
+  const bool zero_acc = is_zero_constant(op.operand(2));
+  if (zero_acc) {
+    for (llvm::Value*& v : c) v = llvm::UndefValue::get(f32);
+  }
   // Operands the fence, the instructions and the wait all see: the accumulators are written
   // asynchronously, so every read of them goes through the wait's results.
   ptx_effect("wgmma.fence.sync.aligned;", "", {});
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+  for (int64_t k0 = 0; k0 < K; k0 += k_step) {
     for (int im = 0; im < l.rep_m; ++im) {
       llvm::Value* desc_a = wgmma_descriptor(a_address, staging.tile_a, int64_t{im} * 16 * l.warps_m, k0, true);
       for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
@@ -52,18 +63,18 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
         const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
         llvm::Value* desc_b = b_descriptor(staging, k0, n0);
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
-                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
-                           input + " {";
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
+                           ".f32." + operand_types + " {";
         std::string constraints;
         std::vector<llvm::Type*> outs(regs, f32), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
-        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(1)};
+        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(zero_acc && k0 == 0 ? 0 : 1)};
         for (int i = 0; i < regs; ++i) {
           text += (i ? ", $" : "$") + std::to_string(i);
           constraints += "=f,";
         }
-        // Scale D = 1 (accumulate), A and B not negated, A K-major, B N-major (transposed) or K-major.
-        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1, 0, " +
-                (staging.b_k_major ? "0" : "1") + ";\n}";
+        // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not negated, A K-major, B N-major (transposed) or K-major.
+        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1" +
+                (fp8 ? std::string() : std::string(", 0, ") + (staging.b_k_major ? "0" : "1")) + ";\n}";
         constraints += "l,l,r";
         for (int i = 0; i < regs; ++i) {
           constraints += "," + std::to_string(i);

@@ -140,6 +140,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::Return:
       b_.CreateRetVoid();
       return;
+    case OpKind::ConvertLayout: return emit_convert_layout(op);
     case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
     case OpKind::Histogram: return emit_histogram(op);
     case OpKind::Dot: return emit_dot(op);

@@ -11,6 +11,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/ir.h"
+#include "ir/layout.h"
 #include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
@@ -21,7 +22,8 @@
 namespace tritium::nvptx {
 
 // How a dot is computed, in words (emit_dot.cpp), for `--emit gpu-ir`.
-std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps);
+std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps, bool native_fp8);
+std::string wgmma_fp8_types(const ir::Op& dot);  // "e4m3.e5m2": wgmma's atype.btype
 
 // The LLVM type of a scalar kind (codegen.cpp).
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
@@ -151,6 +153,15 @@ class Emitter {
   bool recomputable(const ir::Value* value, int* budget) const;
   llvm::Value* recompute(const ir::Value* value, llvm::Value* e,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // The same at an element given by its coordinates (one i32 per axis of `value`): each
+  // axis's index stays its own value, so elements sharing a row or a column share its
+  // arithmetic (LLVM folds the constants and merges the rest).
+  llvm::Value* recompute_at(const ir::Value* value, const std::vector<llvm::Value*>& coords,
+                            std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // Row-major flat index `e` of a block of `shape` as coordinates (and back).
+  std::vector<llvm::Value*> delinearize(const std::vector<int64_t>& shape, llvm::Value* e);
+  llvm::Value* linearize(const std::vector<int64_t>& shape, const std::vector<llvm::Value*>& coords);
+  // The flat index in the source (of shape `from`) of element `e` of its broadcast to `to`.
   llvm::Value* broadcast_source_index(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
                                       llvm::Value* e);
 
@@ -216,6 +227,9 @@ class Emitter {
   void emit_fragment_view(const ir::Op& op);
   void emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l);
   llvm::Value* fragment_element(const FragmentLayout& l, int reg);  // i32 FragmentLayout::element
+  // The coordinates of register `reg` in a value of `shape` held in `l` (empty when the
+  // shape is not one fragment_coords knows: then fragment_element's flat index serves).
+  std::vector<llvm::Value*> fragment_coords(const FragmentLayout& l, int reg, const std::vector<int64_t>& shape);
   // A flat `value` whose elements follow from their index (recomputable), computed at each
   // register of `l` into `out`; false when it is not such a value.
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
@@ -286,6 +300,21 @@ class Emitter {
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
                         const std::vector<llvm::Value*>& args, const ir::Op& op);
 
+  // ---- emit_convert.cpp: convert_layout, and accesses held in their slot's layout ----
+  // (gpu/conversion.h: loads and conversions whose slot is not the flat rule keep their
+  // registers in the slot's layout; gpu/coalesce.h makes them.)
+  void emit_convert_layout(const ir::Op& op);
+  void emit_slot_load(const ir::Op& op);
+  void emit_slot_store(const ir::Op& op);
+  // i32: the part of the flat element index of `l`'s registers this thread's lane and warp
+  // bits give; register `reg` holds element slot_thread_part ^ l.apply(reg, 0, 0).
+  llvm::Value* slot_thread_part(const ir::LinearLayout& l);
+  // The registers of a load or store operand in the access's layout `l` (a uniform value
+  // as it is); an internal error when the passes left it in another layout.
+  const Regs& slot_operand(const ir::Op& op, const ir::Value* value, const ir::LinearLayout& l);
+  // Consecutive registers of `layout` that hold consecutive elements of its first order dim.
+  static int slot_vector(const ir::Layout* layout);
+
   // ---- emit_control.cpp: for, if, while with carried values as phis ----
   void emit_for(const ir::Op& op);
   void emit_if(const ir::Op& op);
@@ -332,6 +361,7 @@ class Emitter {
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
+  int live_hoisted_ = 0;      // of them, hoisted operands (emit_for)
 };
 
 }  // namespace tritium::nvptx

@@ -105,6 +105,7 @@ constexpr int kIndexComputeBudget = 16;
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
 // least 16 columns, and whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
+
 // Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16): A is an f16/bf16
 // fragment whose warps hold whole rows (warps_n = 1) with the result's warps_m and m, so that
 // the accumulators of its n-tiles 2j and 2j + 1 are the A fragment of k-step j (P of attention).

@@ -1,0 +1,224 @@
+// coalesce (coalesce.h): per load and store, the widest access the pointer's axis facts and
+// the mask allow along each axis; where an axis other than the last beats the last (which
+// the flat rule vectorizes), the access gets that axis's blocked layout.
+#include "gpu/coalesce.h"
+
+#include <algorithm>
+
+#include "analysis/axis_info.h"
+#include "gpu/assign_layouts.h"
+#include "gpu/conversion.h"
+#include "gpu/default_layout.h"
+#include "gpu/scratch.h"
+#include "gpu/vector_widths.h"
+#include "ir/op_views.h"
+
+namespace tritium::gpu {
+
+namespace {
+
+using ir::Op;
+using ir::OpKind;
+
+int64_t floor_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == OpKind::Dot) return true;
+    for (const auto& r : op->regions()) {
+      if (has_dot(*r)) return true;
+    }
+  }
+  return false;
+}
+
+void collect(ir::Region& region, std::vector<Op*>& out) {
+  for (auto& op : region.ops()) {
+    for (const auto& r : op->regions()) collect(*r, out);
+    if (op->kind() == OpKind::Load || op->kind() == OpKind::Store) out.push_back(op.get());
+  }
+}
+
+// The widest access along `axis`: contiguity, alignment, 16 bytes and the mask's constancy,
+// a power of two dividing the dimension (as access_width along the last).
+int64_t width_along(const Op& op, int axis, const analysis::AxisInfoAnalysis& facts) {
+  const ir::Value* ptr = op.operand(0);
+  const ir::Type* type = ptr->type();
+  const analysis::AxisInfo& info = facts.get(ptr);
+  int64_t bytes = std::max<int64_t>(1, ir::bit_width(type->element()->pointee()->scalar_kind()) / 8);
+  int64_t w = std::min({info.contiguity[axis], std::max<int64_t>(1, info.divisibility[axis] / bytes),
+                        std::max<int64_t>(1, 16 / bytes)});
+  const ir::Value* mask = op.kind() == OpKind::Load ? ir::LoadOp(op).mask() : ir::StoreOp(op).mask();
+  if (mask != nullptr && mask->type()->is_block()) w = facts.has(mask) ? std::min(w, facts.get(mask).constancy[axis]) : 1;
+  int64_t dim = type->shape()[axis];
+  w = floor_pow2(std::max<int64_t>(1, std::min(w, dim)));
+  while (dim % w != 0) w /= 2;
+  return w;
+}
+
+bool recomputable_operand(const ir::Value* v) {
+  if (v == nullptr || !v->type()->is_block()) return true;
+  int budget = kRecomputeBudget;
+  return recomputable(v, &budget);
+}
+
+ir::Value* convert_before(Op& user, ir::Value* value, const ir::Layout* layout) {
+  auto convert = std::make_unique<Op>(OpKind::ConvertLayout, user.loc());
+  convert->add_operand(value);
+  ir::Value* result = convert->add_result(value->type()->with_layout(layout));
+  user.parent()->insert(user.parent()->index_of(&user), std::move(convert));
+  return result;
+}
+
+// Operand i of `op` (a block) read in `layout`.
+void convert_operand(Op& op, int i, const ir::Layout* layout) {
+  ir::Value* v = op.operand(i);
+  if (v->type()->is_block() && v->type()->layout() != layout) op.set_operand(i, convert_before(op, v, layout));
+}
+
+void rewrite(Op& op, const ir::Layout* layout) {
+  for (int i = 0; i < op.num_operands(); ++i) convert_operand(op, i, layout);
+  if (op.kind() != OpKind::Load) return;
+  // The load's own result in `layout`, converted back for its users.
+  ir::Value* result = op.result();
+  std::vector<ir::Use> uses = result->uses();
+  const ir::Type* before = result->type();
+  result->set_type(before->with_layout(layout));
+  auto convert = std::make_unique<Op>(OpKind::ConvertLayout, op.loc());
+  convert->add_operand(result);
+  ir::Value* back = convert->add_result(before);
+  op.parent()->insert(op.parent()->index_of(&op) + 1, std::move(convert));
+  for (const ir::Use& use : uses) use.user->set_operand(use.index, back);
+}
+
+// Every operand an op wants in another layout (assign_layouts.h's wanted_layout: an
+// elementwise op's result layout, a load's or store's pointer layout, what a loop carries)
+// gets its conversion as an op: the emitter's flat rule makes most of them free, but they
+// are explicit in the IR that allocate_shared, --emit gpu-ir and later passes read.
+void insert_conversions(ir::Region& region) {
+  for (size_t i = 0; i < region.ops().size(); ++i) {
+    Op* op = region.ops()[i].get();
+    for (const auto& r : op->regions()) insert_conversions(*r);
+    if (op->kind() == OpKind::ConvertLayout) continue;
+    for (int k = 0; k < op->num_operands(); ++k) {
+      const ir::Layout* wanted = wanted_layout(*op, k);
+      ir::Value* v = op->operand(k);
+      const ir::Layout* has = v->type()->is_block() ? v->type()->layout() : nullptr;
+      if (wanted == nullptr || has == nullptr || has == wanted || has->shape() != wanted->shape()) continue;
+      op->set_operand(k, convert_before(*op, v, wanted));
+      ++i;  // the conversion stands before `op` now
+    }
+  }
+}
+
+// Conversions that move nothing: to the same layout, of uniform values (every thread holds
+// them), the middle of a chain (a -> b -> c becomes a -> c when b has no other use), and
+// those whose data stays in each thread (LinearLayout::in_thread) between values the
+// emitter holds in the flat rule. Conversions into a coalesced access's layout stay.
+void remove_redundant(ir::Region& region, const VectorWidths& widths, int threads) {
+  for (size_t i = 0; i < region.ops().size(); ++i) {
+    Op* op = region.ops()[i].get();
+    for (const auto& r : op->regions()) remove_redundant(*r, widths, threads);
+    if (op->kind() != OpKind::ConvertLayout) continue;
+    ir::Value* in = op->operand(0);
+    Op* def = in->def();
+    if (def != nullptr && def->kind() == OpKind::ConvertLayout && in->num_uses() == 1) {
+      op->set_operand(0, def->operand(0));
+      ir::Region* home = def->parent();
+      home->erase(def);
+      if (home == &region) --i;  // it stood before this one
+      in = op->operand(0);
+    }
+    const ir::Type* from = in->type();
+    const ir::Type* to = op->result()->type();
+    bool free = from == to || is_uniform(in);
+    if (!free && from->layout() != nullptr && to->layout() != nullptr && !held_in_slot(in, widths, threads) &&
+        !held_in_slot(op->result(), widths, threads)) {
+      free = ir::LinearLayout::in_thread(from->layout()->linear(), to->layout()->linear());
+    }
+    if (free) {
+      op->result()->replace_all_uses_with(in);
+      region.erase(op);
+      --i;
+    }
+  }
+}
+
+}  // namespace
+
+const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads) {
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int> order = {axis};
+  for (int d = rank - 1; d >= 0; --d) {
+    if (d != axis) order.push_back(d);
+  }
+  std::vector<int> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  spt[axis] = vector;
+  std::vector<int64_t> left(shape);  // elements of each dimension not yet spread
+  left[axis] /= vector;
+  auto fill = [&](int count, std::vector<int>& out) {
+    for (int d : order) {
+      int64_t take = std::min<int64_t>(count, std::max<int64_t>(1, left[d]));
+      out[d] = static_cast<int>(take);
+      left[d] = std::max<int64_t>(1, left[d] / take);
+      count /= static_cast<int>(take);
+    }
+    return count;  // > 1: lanes or warps past the block
+  };
+  if (fill(32, tpw) != 1 || fill(threads / 32, wpc) != 1) return nullptr;
+  return ir::Layout::blocked(shape, spt, tpw, wpc, order);
+}
+
+void coalesce(ir::Function& function, const GpuOptions& options) {
+  // Dot operands are staged by cp.async from the flat layout (target/nvptx/async_copy.h),
+  // and the fragment plan reads chains of ops: kernels with a dot keep today's IR.
+  if (has_dot(function.body())) return;
+  const int threads = 32 * options.num_warps;
+  VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
+  analysis::AxisInfoAnalysis facts(function);
+  std::vector<Op*> accesses;
+  collect(function.body(), accesses);
+  std::vector<std::pair<Op*, const ir::Layout*>> chosen;
+  for (Op* op : options.vectorize ? accesses : std::vector<Op*>()) {
+    const ir::Value* ptr = op->operand(0);
+    const ir::Type* type = ptr->type();
+    if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
+    if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
+    if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
+    // The last axis is the flat rule's: it keeps ties.
+    const int last = type->rank() - 1;
+    int64_t today = access_width(*op, facts);
+    int best_axis = last;
+    int64_t best = today;
+    for (int d = last - 1; d >= 0; --d) {
+      int64_t w = width_along(*op, d, facts);
+      if (w > best) {
+        best = w;
+        best_axis = d;
+      }
+    }
+    if (best_axis == last) continue;
+    // Triton's sizePerThread cap: every thread gets at least V elements.
+    int64_t vector = floor_pow2(std::min<int64_t>(best, std::max<int64_t>(1, type->num_elements() / threads)));
+    if (vector < 2 || vector <= widths.width(*op)) continue;
+    // The emitter computes the pointer, mask and `other` where the new layout wants them.
+    bool ok = recomputable_operand(ptr);
+    if (op->kind() == OpKind::Load) {
+      ok = ok && recomputable_operand(ir::LoadOp(*op).mask()) && recomputable_operand(ir::LoadOp(*op).other());
+    } else {
+      ok = ok && recomputable_operand(ir::StoreOp(*op).mask());
+    }
+    if (!ok) continue;
+    const ir::Layout* layout = coalesced_layout(type->shape(), best_axis, static_cast<int>(vector), threads);
+    if (layout != nullptr) chosen.emplace_back(op, layout);
+  }
+  for (auto& [op, layout] : chosen) rewrite(*op, layout);
+  insert_conversions(function.body());
+  remove_redundant(function.body(), widths, threads);
+}
+
+}  // namespace tritium::gpu

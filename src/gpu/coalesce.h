@@ -1,0 +1,21 @@
+// coalesce: a load or store whose pointer runs contiguously along another axis than the
+// last (a transposed or column-major read) gets a blocked layout with that axis first in
+// `order` (V consecutive elements per thread along it, then the lanes), as Triton's
+// coalesce pass, and convert_layout ops where its operands and users hold other layouts;
+// redundant conversions (same layout, uniform sources, chains) are removed.
+#pragma once
+
+#include "gpu/options.h"
+#include "ir/ir.h"
+#include "ir/layout.h"
+
+namespace tritium::gpu {
+
+void coalesce(ir::Function& function, const GpuOptions& options);
+
+// The blocked layout Triton gives an access of `shape` contiguous along `axis` with
+// `vector` elements per thread: order = [axis, then the others from the last], lanes and
+// then warps filling the dimensions in that order. Null when it would replicate elements.
+const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads);
+
+}  // namespace tritium::gpu

@@ -1,0 +1,46 @@
+// convert_layout's mechanics, shared by allocate_shared (its buffer) and the NVPTX emitter
+// (the same decisions): which layout a value's registers follow in the emitter, and how one
+// conversion moves its elements (nothing, a register permutation, recomputation from the
+// element index, or one round trip through a padded shared-memory buffer).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/vector_widths.h"
+#include "ir/ir.h"
+#include "ir/linear_layout.h"
+
+namespace tritium::gpu {
+
+// Whether a load or store is made in its own layout (a load's result, a store's pointer
+// converted there by gpu/coalesce.h) rather than the flat rule's.
+bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);
+// The emitter holds every block in the flat rule (target/nvptx/layout.h) except the results
+// of such loads and of the convert_layouts into such accesses' layouts that only they read:
+// those follow their slot, register for register. Every other conversion (gpu/coalesce.h
+// makes them explicit where an op wants another layout) is the identity there.
+bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads);
+// The linear layout of the emitter's registers for `value` (its slot's or the flat rule's).
+ir::LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads);
+
+struct ConvertPlan {
+  enum class Kind {
+    kIdentity,   // the registers already sit where the result wants them
+    kUniform,    // a splat or constant: every thread holds it whole
+    kRegisters,  // every thread holds its results' sources: `source_reg` per result register
+    kRecompute,  // the elements follow from their index (scratch.h's recomputable)
+    kShared,     // one round trip through shared memory
+  };
+  Kind kind = Kind::kIdentity;
+  std::vector<int> source_reg;
+  // kShared: element e (flat index) sits at slot e + (e / row) * pad, `bytes` in all.
+  int64_t row = 1;
+  int64_t pad = 0;
+  int64_t bytes = 0;
+  int64_t slot(int64_t e) const { return e + (e / row) * pad; }
+};
+
+ConvertPlan plan_convert(const ir::Op& op, const VectorWidths& widths, int threads);
+
+}  // namespace tritium::gpu

@@ -1,0 +1,177 @@
+// convert_layout (gpu/conversion.h's plan: nothing, a register permutation, recomputation
+// at the new elements, or one round trip through the op's padded shared-memory buffer), and
+// loads and stores whose layout slot is not the flat rule (gpu/coalesce.h): V consecutive
+// registers of the slot's layout are V consecutive elements along its fastest axis, which
+// the axis facts say are consecutive and aligned in memory: one vector access each.
+#include <llvm/IR/Constants.h>
+
+#include "gpu/conversion.h"
+#include "ir/layout.h"
+#include "ir/op_views.h"
+#include "support/diagnostics.h"
+#include "target/nvptx/emitter.h"
+
+namespace tritium::nvptx {
+
+using ir::LinearLayout;
+
+llvm::Value* Emitter::slot_thread_part(const LinearLayout& l) {
+  llvm::Value* tid = thread_id();
+  llvm::Value* e = b_.getInt32(0);
+  auto add_bits = [&](LinearLayout::InDim dim, int first_tid_bit) {
+    for (int b = 0; b < l.in_bits(dim); ++b) {
+      int64_t basis = l.basis(dim, b);
+      if (basis == 0) continue;  // replicated along this bit
+      llvm::Value* bit = b_.CreateAnd(b_.CreateLShr(tid, b_.getInt32(static_cast<uint32_t>(first_tid_bit + b))), b_.getInt32(1));
+      e = b_.CreateXor(e, b_.CreateMul(bit, b_.getInt32(static_cast<uint32_t>(basis))));
+    }
+  };
+  add_bits(LinearLayout::kLane, 0);
+  add_bits(LinearLayout::kWarp, 5);
+  return e;
+}
+
+int Emitter::slot_vector(const ir::Layout* layout) {
+  if (layout == nullptr || layout->kind() != ir::Layout::Kind::Blocked) return 1;
+  return layout->size_per_thread()[layout->order()[0]];
+}
+
+const Regs& Emitter::slot_operand(const ir::Op& op, const ir::Value* value, const LinearLayout& l) {
+  const Regs& regs = get(value);
+  if (regs.uniform || !value->type()->is_block()) return regs;
+  if (!(gpu::held_layout(value, widths_, threads_) == l)) {
+    internal_error("nvptx", std::string("an operand of '") + op.name() + "' is not in the access's layout", op.loc());
+  }
+  return regs;
+}
+
+void Emitter::emit_convert_layout(const ir::Op& op) {
+  const ir::Value* in = op.operand(0);
+  const ir::Type* type = in->type();
+  const Regs& source = get(in);
+  gpu::ConvertPlan plan = gpu::plan_convert(op, widths_, threads_);
+  const bool planned = has_scratch(op);
+  if (!planned && (plan.kind == gpu::ConvertPlan::Kind::kIdentity || plan.kind == gpu::ConvertPlan::Kind::kUniform || source.uniform)) {
+    set(op.result(), source);
+    return;
+  }
+  const bool from_slot = gpu::held_in_slot(in, widths_, threads_);
+  const bool to_slot = gpu::held_in_slot(op.result(), widths_, threads_);
+  const LinearLayout to = gpu::held_layout(op.result(), widths_, threads_);
+  if (plan.kind == gpu::ConvertPlan::Kind::kRegisters) {
+    Regs out;
+    for (int r : plan.source_reg) out.values.push_back(source.at(r));
+    set(op.result(), std::move(out));
+    return;
+  }
+  if (plan.kind == gpu::ConvertPlan::Kind::kRecompute) {
+    // Only into a slot layout (conversion.cpp): every register holds an element.
+    llvm::Value* part = slot_thread_part(to);
+    Regs out;
+    for (int64_t r = 0; r < to.in_size(LinearLayout::kRegister); ++r) {
+      std::unordered_map<const ir::Value*, llvm::Value*> memo;
+      llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(to.apply(r, 0, 0))));
+      out.values.push_back(recompute(in, e, memo));
+    }
+    set(op.result(), std::move(out));
+    return;
+  }
+  if (plan.kind != gpu::ConvertPlan::Kind::kShared || !planned) {
+    internal_error("nvptx", "a conversion allocate_shared and the emitter plan differently", op.loc());
+  }
+  // The round trip: every source register to its element's slot, a barrier, every result
+  // register from its element's slot (the flat rule's unowned registers skip both).
+  llvm::Type* element = element_type(type);
+  llvm::Type* stored = stored_type(element);
+  const int64_t n = type->num_elements();
+  const int64_t slots = n + (n / plan.row) * plan.pad;
+  const int64_t base = scratch(op, 0, slots * type_bytes(stored));
+  const int row_bits = log2_exact(plan.row);
+  auto slot_of = [&](llvm::Value* e) -> llvm::Value* {
+    if (plan.pad == 0) return e;
+    llvm::Value* rows = b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(row_bits)));
+    return b_.CreateAdd(e, b_.CreateMul(rows, b_.getInt32(static_cast<uint32_t>(plan.pad))));
+  };
+  // Each side: (element index, ownership) per register.
+  auto each_register = [&](bool slot, const LinearLayout& l, const std::function<void(int, llvm::Value*, llvm::Value*)>& fn) {
+    if (slot) {
+      llvm::Value* part = slot_thread_part(l);
+      for (int64_t r = 0; r < l.in_size(LinearLayout::kRegister); ++r) {
+        fn(static_cast<int>(r), b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0)))), nullptr);
+      }
+      return;
+    }
+    Layout flat = layout_of(type);
+    for (int r = 0; r < flat.num_regs(); ++r) fn(r, element_index(flat, r), owns(flat, r));
+  };
+  each_register(from_slot, gpu::held_layout(in, widths_, threads_), [&](int r, llvm::Value* e, llvm::Value* owned) {
+    llvm::Value* value = source.at(r);
+    guarded(owned, [&]() -> llvm::Value* {
+      b_.CreateStore(to_storage(value), shared_element_at(base, stored, slot_of(e), slots));
+      return nullptr;
+    });
+  });
+  barrier();
+  Regs out;
+  each_register(to_slot, to, [&](int, llvm::Value* e, llvm::Value* owned) {
+    out.values.push_back(guarded(owned, [&]() -> llvm::Value* {
+      return from_storage(b_.CreateLoad(stored, shared_element_at(base, stored, slot_of(e), slots)), element);
+    }));
+  });
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_slot_load(const ir::Op& op) {
+  const ir::Type* type = op.result()->type();
+  const LinearLayout& l = type->layout()->linear();
+  const ir::Type* pointee = op.operand(0)->type()->element()->pointee();
+  llvm::Type* element = element_type(type);
+  llvm::Type* stored = memory_type(pointee);
+  llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const Regs& ptr = slot_operand(op, op.operand(0), l);
+  ir::Value* mask_value = ir::LoadOp(op).mask();
+  ir::Value* other_value = ir::LoadOp(op).other();
+  const Regs* mask = mask_value ? &slot_operand(op, mask_value, l) : nullptr;
+  const Regs* other = other_value ? &slot_operand(op, other_value, l) : nullptr;
+  const int w = slot_vector(type->layout());
+  const int regs = static_cast<int>(l.in_size(LinearLayout::kRegister));
+  Regs out;
+  for (int r = 0; r < regs; r += w) {
+    // The group's first element's mask bit holds for all of it (coalesce.cpp's width).
+    llvm::Value* pred = mask ? mask->at(r) : nullptr;
+    if (w == 1) {
+      llvm::Value* fallback = other ? to_storage(other->at(r)) : llvm::Constant::getNullValue(stored);
+      out.values.push_back(from_storage(global_load(op, stored, ptr.at(r), pred, fallback, align), element));
+      continue;
+    }
+    auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
+    llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
+    llvm::Value* loaded = global_load(op, vector, ptr.at(r), pred, fallback, llvm::Align(align.value() * w));
+    for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
+  }
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_slot_store(const ir::Op& op) {
+  const ir::Type* ptr_type = op.operand(0)->type();
+  const ir::Layout* layout = ptr_type->layout();
+  const LinearLayout& l = layout->linear();
+  llvm::Type* stored = memory_type(ptr_type->element()->pointee());
+  llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const Regs& ptr = slot_operand(op, op.operand(0), l);
+  const Regs& value = slot_operand(op, ir::StoreOp(op).value(), l);
+  ir::Value* mask_value = ir::StoreOp(op).mask();
+  const Regs* mask = mask_value ? &slot_operand(op, mask_value, l) : nullptr;
+  const int w = slot_vector(layout);
+  const int regs = static_cast<int>(l.in_size(LinearLayout::kRegister));
+  for (int r = 0; r < regs; r += w) {
+    llvm::Value* pred = mask ? mask->at(r) : nullptr;
+    if (w == 1) {
+      global_store(op, ptr.at(r), pred, to_storage(value.at(r)), align);
+      continue;
+    }
+    global_store(op, ptr.at(r), pred, pack(value, r, w), llvm::Align(align.value() * w));
+  }
+}
+
+}  // namespace tritium::nvptx
