@@ -55,7 +55,7 @@ def outcomes(differential):
 
 def run(tmp_path, *args, timeout=120):
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp_path))  # killed workers' folders
     proc = subprocess.run([sys.executable, str(SCRIPT), "--fuzz", fuzz_binary(), "--backend", "interp",
                            "--out", str(out), *args], capture_output=True, text=True, timeout=timeout, env=env)
     summary = (out / "summary.md").read_text()
