@@ -1,41 +1,102 @@
 #!/usr/bin/env python3
 """Differential testing of generated kernels (issue 11): each kernel of `tritium_fuzz --emit
-SEED` runs in tritium's interpreter (torch CPU tensors), on the GPU through tritium (torch CUDA
+SEED` runs in tritium's interpreter (numpy arrays), on the GPU through tritium (torch CUDA
 tensors) and, with --triton, under Triton on the GPU; every buffer is compared afterwards.
 
   PYTHONPATH=<tritium package> python3 tests/fuzz/differential.py --fuzz build/tests/tritium_fuzz \
-      --count 100000 [--first 0] [--max-seconds T] [--triton] [--out DIR] [--atomics]
+      --count 100000 [--first 0] [--max-seconds T] [--workers N] [--triton [--triton-every K]] \
+      [--out DIR] [--atomics]
 
 Agreement: integers (and bools) bit for bit; floats equal, both NaN, or within --ulps units in
 the last place of their type (default 4: the GPU's exp2/log2/sin/cos/rsqrt are approximations,
 libm's are correctly rounded; +, -, *, / and sqrt are IEEE on both, and FP fusion is turned off
-with TRITIUM_DEFAULT_FP_FUSION=0 and TRITON_DEFAULT_FP_FUSION=0 so no fma changes a rounding). The generator only loads from
-input pointers and only stores to output pointers, each program to its own elements, so
-plain kernels have no races and one right answer. Kernels with atomics are
-order-dependent once addresses collide (the generator's `offs % (n + 1)` makes them collide):
-they are run but only compared with --atomics. A kernel the interpreter refuses (division by
-zero, an out-of-bounds access: undefined on the GPU) is counted, not compared; so is a kernel tritium refuses to compile for the GPU alone (a
-located error, such as fp64 math, which the interpreter runs): recorded, not a failure.
+with TRITIUM_DEFAULT_FP_FUSION=0 and TRITON_DEFAULT_FP_FUSION=0 so no fma changes a rounding).
+The generator only loads from input pointers and only stores to output pointers, each program
+to its own elements, so plain kernels have no races and one right answer. Kernels with atomics
+are order-dependent once addresses collide (the generator's `offs % (n + 1)` makes them
+collide): they are run but only compared with --atomics. A kernel the interpreter refuses
+(division by zero, an out-of-bounds access: undefined on the GPU) is counted, not compared; so
+is a kernel tritium refuses to compile for the GPU alone (a located error, such as fp64 math,
+which the interpreter runs): recorded, not a failure.
 
-The table is rewritten to --out/summary.md every 20 kernels and at the end; --max-seconds
-stops early with what was compared (a device command has a time limit).
+Speed: --workers N processes (default min(CPUs - 1, 15); 'spawn', so each has its own CUDA
+context) take chunks of --chunk seeds (one `tritium_fuzz --emit S --emit-count N` each); the
+parent merges their results. Triton's compile is the slow part: --triton-every K compares
+Triton on the seeds divisible by K only (the interpreter and the GPU compare every kernel). A
+worker whose CUDA context breaks (a GPU fault), that dies, or that runs one kernel longer than
+--kernel-timeout is recorded at that seed (a GPU error; a Triton-only error when Triton was
+running) and replaced; a worker is also replaced after --worker-kernels kernels (bounded
+memory over long runs). Triton's launchers (one C build per parameter-type list, a few hundred
+over a long run) are shared by every worker through Triton's cache directory.
 
-Without a GPU (or without torch) it prints why and exits 0: nothing is compared. Mismatching
-kernels are written to --out with their arguments, for a regression test or a documented
-Triton difference.
+Output in --out: summary.md (the counts table, rewritten every few seconds and at the end;
+--max-seconds stops everything in time with what was compared) and findings.txt (one line per
+finding: seed, kind, class, the message's last line). Triton-only errors and Triton mismatches
+are sorted into known classes (CLASSES below: a regex over the message, a one-line
+explanation); unclassified findings come first, so only new kinds need reading. kernels.txt
+holds the kernels (with signature, arguments, grid and the message) of the first --max-files
+unclassified findings of each kind and two of each class: one file, as a device command
+brings back only 8. Any seed replays with `--first SEED --count 1 --workers 1`.
+
+Without a GPU (or without torch) it prints why and exits 0: nothing is compared.
+`--backend interp` runs the whole harness without a GPU, the interpreter standing in for the
+GPU and for Triton (0 mismatches expected); `--inject SEED:WHAT` fakes a finding at one seed
+(tests/python/test_differential.py tests the workers, the merge and the deadline this way).
 """
 import argparse
+import collections
 import importlib.util
+import multiprocessing
+import multiprocessing.connection
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
 
-os.environ.setdefault("TRITIUM_DEFAULT_FP_FUSION", "0")
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
+COUNTS = ("kernels", "compile errors", "interpreter refused", "compared", "atomics skipped",
+          "GPU refused", "GPU mismatches", "GPU errors", "Triton compared", "Triton mismatches",
+          "Triton-only errors")
+
+# Known kinds of Triton-only errors and Triton mismatches: (kind, class, regex over the
+# finding's message, why it is not a tritium bug). Add a class only once samples are read;
+# a Triton diagnostic that tritium lacks (tritium accepting what Triton rejects on purpose)
+# is no class: it stays unclassified until tritium gives the same error.
+CLASSES = [
+    ("Triton mismatches", "float-to-int out of range",
+     re.compile(r"float-to-integer conversion may be out of range"),
+     "tritium saturates an out-of-range float->int conversion (PTX cvt.rzi, interpreter alike); "
+     "Triton's LLVM fptosi/fptoui makes it poison (RESULTS.md, seeds 1075, 1082)"),
+    ("Triton-only errors", "Triton compiler failure",
+     re.compile(r"PassManager::run failed|ConvertTritonGPUToLLVM|LLVM ERROR"),
+     "Triton's own MLIR/LLVM pipeline failed on a kernel tritium compiles and runs; all 7 read "
+     "(seeds 0..1500) are fp64 tl.dot: \"Currently fp64 don't support largeK MMA\" on stderr"),
+    ("Triton-only errors", "Triton: broadcast_to of a constant",
+     re.compile(r"'constexpr_type' object has no attribute 'is_block'"),
+     "Triton 3.6's tl.broadcast_to raises AttributeError on a constant operand "
+     "(tl.broadcast_to(65535, (16,))); tritium broadcasts it (all 47 read, seeds 0..1500)"),
+    ("Triton-only errors", "Triton: flip of one element",
+     re.compile(r"'dtype' object has no attribute 'numel'"),
+     "Triton 3.6's tl.flip raises AttributeError (in its reshape) on a dimension of size 1 "
+     "(tl.flip(tl.broadcast_to(x, (1,)), 0)); tritium returns x (all 22 read, seeds 0..1500)"),
+]
+
+TORCH_DTYPES = {
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+    "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
+    "fp32": "float32", "fp64": "float64",
+}
+# numpy holds every buffer; bf16 as its uint16 bits (numpy has no bfloat16).
+NUMPY_DTYPES = {
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+    "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "uint16",
+    "fp32": "float32", "fp64": "float64",
+}
+FLOAT_BITS = {"fp16": "int16", "bf16": "int16", "fp32": "int32", "fp64": "int64"}
 
 
 def no_gpu_reason():
@@ -48,15 +109,7 @@ def no_gpu_reason():
     return None
 
 
-TORCH_DTYPES = {
-    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-    "u16": "uint16", "u32": "uint32", "u64": "uint64", "fp16": "float16", "bf16": "bfloat16",
-    "fp32": "float32", "fp64": "float64",
-}
-
-
-def emit(fuzz, seed):
-    text = subprocess.run([fuzz, "--emit", str(seed)], check=True, capture_output=True, text=True).stdout
+def parse_kernel(text):
     header, source = {}, []
     for line in text.splitlines(keepends=True):
         if line.startswith("# ") and ":" in line and not source:
@@ -65,6 +118,21 @@ def emit(fuzz, seed):
         else:
             source.append(line)
     return header, "".join(source)
+
+
+def emit(fuzz, first, count=1):
+    """[(seed, header, source)] of `count` generated kernels from seed `first`: one process."""
+    argv = [fuzz, "--emit", str(first)] + (["--emit-count", str(count)] if count > 1 else [])
+    text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    if count == 1:
+        return [(first, *parse_kernel(text))]
+    kernels = re.split(r"^#### seed (\d+)\n", text, flags=re.M)[1:]  # seed, text, seed, ...
+    return [(int(seed), *parse_kernel(body)) for seed, body in zip(kernels[0::2], kernels[1::2])]
+
+
+def kernel_text(header, source):
+    """A kernel as `tritium_fuzz --emit` printed it, for kernels.txt."""
+    return f"# signature: {header['signature']}\n# args: {header['args']}\n# grid: {header['grid']}\n{source}"
 
 
 def load(path, name, source):
@@ -76,10 +144,18 @@ def load(path, name, source):
     return module.kernel
 
 
+def bf16_bits(values):
+    """float64 values rounded to bfloat16 (nearest even), as uint16 bits."""
+    import numpy as np
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
 def make_args(spec, seed):
-    """Buffers and scalars of the `--args` text: random, the same for every backend."""
-    import torch
-    gen = torch.Generator().manual_seed(seed)
+    """The `--args` text as [("buffer", dtype, numpy array) | ("scalar", value)] and the
+    constexpr keywords: random, the same for every backend."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
     args, kwargs = [], {}
     for item in [s.strip() for s in spec.split(",")]:
         if "=" in item:
@@ -87,183 +163,676 @@ def make_args(spec, seed):
             kwargs[key] = int(value)
         elif item.startswith("rand:"):
             _, dtype, n = item.split(":")
-            torch_dtype = getattr(torch, TORCH_DTYPES[dtype])
+            n = int(n)
             if dtype == "i1":
-                t = torch.randint(0, 2, (int(n),), generator=gen).bool()
-            elif torch_dtype.is_floating_point:
-                t = (torch.randn(int(n), generator=gen, dtype=torch.float64) * 8).to(torch_dtype)
+                a = rng.integers(0, 2, n).astype(bool)
+            elif dtype == "bf16":
+                a = bf16_bits(rng.standard_normal(n) * 8)
+            elif dtype.startswith("fp"):
+                a = (rng.standard_normal(n) * 8).astype(NUMPY_DTYPES[dtype])
             else:
-                t = torch.randint(-100 if dtype[0] == "i" else 0, 200, (int(n),), generator=gen).to(torch_dtype)
-            args.append(t)
+                a = rng.integers(-100 if dtype[0] == "i" else 0, 200, n).astype(NUMPY_DTYPES[dtype])
+            args.append(("buffer", dtype, a))
         elif item in ("True", "False"):
-            args.append(item == "True")
+            args.append(("scalar", item == "True"))
         elif "." in item:
-            args.append(float(item))
+            args.append(("scalar", float(item)))
         else:
-            args.append(int(item))
+            args.append(("scalar", int(item)))
     return args, kwargs
 
 
-def copy_args(args, device):
-    return [a.clone().to(device) if hasattr(a, "clone") else a for a in args]
+def float_view(dtype, a):
+    """Values of a float buffer as numpy floats (bf16 bits widened exactly to fp32)."""
+    import numpy as np
+    if dtype == "bf16":
+        return (a.astype(np.uint32) << 16).view(np.float32)
+    return a
 
 
-def context_alive(torch):
-    """False once a kernel faulted: CUDA errors such as an illegal address are sticky."""
-    try:
-        torch.cuda.synchronize()
-        torch.zeros(1, device="cuda").add_(1).item()
-        return True
-    except Exception:
-        return False
+def ulp_distance(dtype, x, y):
+    """Units in the last place between two float buffers of one dtype (int64, capped)."""
+    import numpy as np
+    bits = FLOAT_BITS[dtype]
+    def ordered(a):
+        i = a.view(bits).astype(np.int64)
+        top = np.iinfo(bits).min
+        return np.where(i < 0, top - i, i)  # monotonic in the value; -0 and +0 both 0
+    ox, oy = ordered(x), ordered(y)
+    same_side = (ox >= 0) == (oy >= 0)
+    cap = np.int64(1) << 62
+    across = np.minimum(np.abs(ox), cap) + np.minimum(np.abs(oy), cap)
+    return np.where(same_side, np.abs(np.where(same_side, ox - oy, 0)), across)
 
 
-def ulp_distance(a, b):
-    """Units in the last place between two float tensors of one dtype (as int64)."""
-    import torch
-    bits = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32,
-            torch.float64: torch.int64}[a.dtype]
-    def ordered(x):
-        i = x.view(bits).to(torch.int64)
-        top = torch.iinfo(bits).min
-        return torch.where(i < 0, top - i, i)
-    return (ordered(a) - ordered(b)).abs()
-
-
-def compare(reference, other, ulps):
-    """None when the buffers agree, else a description of the first difference."""
-    import torch
+def compare(reference, other, ulps, names=("interpreter", "GPU"), source=""):
+    """None when the buffers agree, else a description of the first difference. Buffers are
+    (dtype, numpy array) or None (a scalar); `source` (the kernel and its signature) is read
+    only to tag a likely out-of-range float-to-integer conversion."""
+    import numpy as np
     for i, (x, y) in enumerate(zip(reference, other)):
-        if not hasattr(x, "dtype"):
+        if x is None:
             continue
-        x, y = x.cpu(), y.cpu()
-        if x.dtype.is_floating_point:
-            both_nan = x.isnan() & y.isnan()
-            close = (x == y) | both_nan | (ulp_distance(x, y) <= ulps)
-            bad = (~close).nonzero()
+        dtype, x = x
+        y = y[1]
+        if dtype in FLOAT_BITS:
+            fx, fy = float_view(dtype, x), float_view(dtype, y)
+            nx, ny = np.isnan(fx), np.isnan(fy)
+            close = (nx & ny) | (~nx & ~ny & (ulp_distance(dtype, x, y) <= ulps))
+            bad = np.flatnonzero(~close)
+            show = lambda a, j: repr(float(a[j]))
         else:
-            bad = (x != y).nonzero()
+            bad = np.flatnonzero(x != y)
+            show = lambda a, j: repr(a[j].item())
         if len(bad):
-            j = int(bad[0][0])
-            return f"argument {i} element {j}: {x[j].item()!r} vs {y[j].item()!r} ({len(bad)} elements differ)"
+            j = int(bad[0])
+            text = (f"argument {i} ({dtype}) element {j}: {names[0]} {show(fx if dtype in FLOAT_BITS else x, j)}"
+                    f" vs {names[1]} {show(fy if dtype in FLOAT_BITS else y, j)} ({len(bad)} elements differ)")
+            floats = re.search(r"\b(fp16|bf16|fp32|fp64|float\d+|bfloat16)\b", source)
+            if dtype not in FLOAT_BITS and dtype != "i1" and floats:
+                # tritium's value at an end of the range, in a kernel with floats: likely a float
+                # converted to an integer (by .to() or by a store) out of range, which tritium
+                # saturates (negative to unsigned: 0) and Triton leaves to LLVM.
+                info = np.iinfo(x.dtype)
+                if x[j].item() in (info.min, info.max):
+                    text += " [a float-to-integer conversion may be out of range]"
+            return text
     return None
 
 
-def main():
+def classify(kind, message):
+    for class_kind, name, pattern, _ in CLASSES:
+        if class_kind == kind and pattern.search(message):
+            return name
+    return "unclassified"
+
+
+def exception_text(error):
+    """The traceback (two frames), then the innermost cause as "Type: its last line": Triton's
+    CompilationError raised from another exception ends at a caret under the source."""
+    inner = error
+    for _ in range(20):
+        cause = inner.__cause__ or (None if inner.__suppress_context__ else inner.__context__)
+        if cause is None:
+            break
+        inner = cause
+    lines = [line for line in str(inner).strip().splitlines() if line.strip() and line.strip() != "^"]
+    return (f"{traceback.format_exc(limit=2).rstrip()}\n"
+            f"{type(inner).__name__}: {lines[-1].strip() if lines else ''}")
+
+
+def last_line(detail):
+    lines = [line for line in str(detail).strip().splitlines() if line.strip()]
+    return (lines[-1] if lines else "")[:300]
+
+
+# ----------------------------------------------------------------------------- the sides
+class Interpreter:
+    """tritium's interpreter on numpy arrays: the reference (and, with --backend interp, the
+    stand-in for the GPU and for Triton)."""
+    name = "interpreter"
+
+    def __init__(self, tritium):
+        self.tritium = tritium
+        import tritium.language as tl
+        self.bf16 = tl.bfloat16
+
+    def prepare(self, args):
+        out = []
+        for item in args:
+            if item[0] == "scalar":
+                out.append(item[1])
+            else:
+                a = item[2].copy()
+                out.append(self.tritium.reinterpret(a, self.bf16) if item[1] == "bf16" else a)
+        return out
+
+    def buffers(self, args, prepared):
+        return [None if item[0] == "scalar" else (item[1], p.base if item[1] == "bf16" else p)
+                for item, p in zip(args, prepared)]
+
+    def synchronize(self):
+        pass
+
+    def alive(self):
+        return True
+
+
+class Cuda:
+    """torch CUDA tensors, for tritium on the GPU and for Triton."""
+    name = "GPU"
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+
+    def prepare(self, args):
+        torch = self.torch
+        out = []
+        for item in args:
+            if item[0] == "scalar":
+                out.append(item[1])
+                continue
+            dtype, a = item[1], item[2]
+            if dtype in ("bf16", "u16", "u32", "u64"):  # move the bits, then retype
+                signed = {"bf16": "int16", "u16": "int16", "u32": "int32", "u64": "int64"}[dtype]
+                t = torch.from_numpy(a.view(signed).copy()).to("cuda")
+                out.append(t.view(getattr(torch, TORCH_DTYPES[dtype])))
+            else:
+                out.append(torch.from_numpy(a.copy()).to("cuda"))
+        return out
+
+    def buffers(self, args, prepared):
+        torch = self.torch
+        result = []
+        for item, t in zip(args, prepared):
+            if item[0] == "scalar":
+                result.append(None)
+                continue
+            dtype = item[1]
+            if dtype in ("bf16", "u16", "u32", "u64"):
+                signed = {"bf16": torch.int16, "u16": torch.int16, "u32": torch.int32, "u64": torch.int64}[dtype]
+                a = t.view(signed).cpu().numpy().view(NUMPY_DTYPES[dtype])
+            else:
+                a = t.cpu().numpy()
+            result.append((dtype, a))
+        return result
+
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+    def alive(self):
+        """False once a kernel faulted: CUDA errors such as an illegal address are sticky."""
+        try:
+            self.torch.cuda.synchronize()
+            self.torch.zeros(1, device="cuda").add_(1).item()
+            return True
+        except Exception:
+            return False
+
+
+class Injected(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------- one worker
+class Worker:
+    def __init__(self, opts, tmp):
+        self.opts = opts
+        self.tmp = tmp
+        import tritium
+        self.tritium = tritium
+        self.reference = Interpreter(tritium)
+        if opts.backend == "gpu":
+            self.gpu = Cuda()
+            self.triton_side = self.gpu
+        else:
+            self.gpu = self.triton_side = Interpreter(tritium)
+        self.triton_module = None
+        if opts.triton:
+            if opts.backend == "gpu":
+                try:
+                    import triton  # noqa: F401
+                    self.triton_module = "triton"
+                except ImportError:
+                    pass
+            else:
+                self.triton_module = "tritium"  # the interpreter stands in for Triton
+        self.current = None  # the parent's view: [seed, since, 1 while Triton runs]
+        self.report = None  # given one: tritium's counts and findings are sent before Triton runs
+        self.inject = {}
+        for item in opts.inject:
+            seed, what = item.split(":", 1)
+            self.inject[int(seed)] = what
+
+    def run_seed(self, seed, header, source):
+        """(counts, findings, broken): counts to add, [(kind, detail)], whether the CUDA
+        context is gone (the worker must be replaced)."""
+        counts = collections.Counter(kernels=1)
+        findings = []
+        inject = self.inject.get(seed, "")
+        if inject == "crash":
+            os._exit(7)
+        if inject == "hang":
+            time.sleep(3600)
+        if inject == "fault":
+            return counts, [("GPU errors", "injected (--inject) [the CUDA context broke: a fault on the GPU; "
+                                           "worker replaced]")], True
+        tritium = self.tritium
+        tritium_source = source.replace("import triton\nimport triton.language as tl",
+                                        "import tritium as triton\nimport tritium.language as tl")
+        grid = (int(header["grid"]),)
+        args, kwargs = make_args(header["args"], seed)
+        names = []
+
+        def loaded(prefix, text):
+            name = f"{prefix}{seed}"
+            names.append(name)
+            return load(self.tmp / f"{name}.py", name, text)
+
+        try:
+            try:
+                kernel = loaded("k", tritium_source)
+                reference = self.reference.prepare(args)
+                kernel[grid](*reference, **kwargs)
+            except tritium.CompilationError as error:
+                # Compile errors are the fuzzer's business; a runtime refusal (UB) is located too.
+                counts["interpreter refused" if "out-of-bounds" in str(error) or "division" in str(error)
+                       else "compile errors"] += 1
+                return counts, findings, False
+            except Exception as error:
+                findings.append(("GPU errors", "interpreter: " + exception_text(error)))
+                return counts, findings, False
+            if "atomic_" in source and not self.opts.atomics:
+                counts["atomics skipped"] += 1
+                return counts, findings, False
+            reference = self.reference.buffers(args, reference)
+            try:
+                gpu = self.gpu.prepare(args)
+                kernel[grid](*gpu, **kwargs)
+                self.gpu.synchronize()
+            except tritium.CompilationError as error:
+                findings.append(("GPU refused", str(error)))
+                return counts, findings, False
+            except Exception as error:
+                alive = self.gpu.alive()
+                detail = exception_text(error)
+                if not alive:
+                    detail += " [the CUDA context broke: a fault on the GPU; worker replaced]"
+                findings.append(("GPU errors", detail))
+                return counts, findings, not alive
+            counts["compared"] += 1
+            gpu = self.gpu.buffers(args, gpu)
+            if inject == "mismatch":
+                flip(gpu)
+            difference = compare(reference, gpu, self.opts.ulps, ("interpreter", "GPU"))
+            if difference:
+                findings.append(("GPU mismatches", difference))
+            if self.triton_module is None or seed % self.opts.triton_every != 0:
+                return counts, findings, False
+            if self.report is not None:
+                self.report(counts, findings)
+                counts, findings = collections.Counter(), []
+            if self.current is not None:
+                self.current[2] = 1  # a crash or hang from here on is Triton's
+            try:
+                if inject.startswith("triton-error:"):
+                    raise Injected(inject.split(":", 1)[1])
+                if inject == "triton-crash":
+                    os._exit(6)
+                triton_source = source if self.triton_module == "triton" else tritium_source
+                triton_kernel = loaded("t", triton_source)
+                theirs = self.triton_side.prepare(args)
+                triton_kernel[grid](*theirs, **kwargs)
+                self.triton_side.synchronize()
+            except Exception as error:
+                detail = exception_text(error)
+                alive = self.triton_side.alive()
+                if not alive:  # Triton's kernel faulted: not tritium's, but the worker is lost
+                    detail += " [the CUDA context broke; worker replaced]"
+                findings.append(("Triton-only errors", detail))
+                return counts, findings, not alive
+            counts["Triton compared"] += 1
+            theirs = self.triton_side.buffers(args, theirs)
+            if inject == "triton-mismatch":
+                flip(theirs)
+            difference = compare(gpu, theirs, self.opts.ulps, ("tritium", "Triton"),
+                                 header["signature"] + "\n" + source)
+            if difference:
+                findings.append(("Triton mismatches", difference))
+            return counts, findings, False
+        finally:
+            for name in names:
+                sys.modules.pop(name, None)
+                (self.tmp / f"{name}.py").unlink(missing_ok=True)
+
+
+def flip(buffers):
+    """Changes one element of the first buffer (an injected mismatch)."""
+    for i, item in enumerate(buffers):
+        if item is not None:
+            dtype, a = item
+            a = a.copy()
+            bits = a.view({1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}[a.itemsize])
+            bits[0] ^= 1
+            buffers[i] = (dtype, a)
+            return
+
+
+def no_fp_fusion():
+    """No fma in either compiler, so no rounding differs from the interpreter's (set in the
+    processes that compile, before tritium or Triton is imported)."""
+    os.environ.setdefault("TRITIUM_DEFAULT_FP_FUSION", "0")
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "0")
+
+
+def worker_main(wid, opts, conn, stop, current):
+    """One worker process: takes (first, count) chunks from `conn` until told None or the
+    stop event. Its reports go through the same pipe, written at once (not from a feeder
+    thread), so what it said before a crash reaches the parent."""
+    no_fp_fusion()
+    if opts.backend == "interp":
+        os.environ["TRITIUM_INTERPRET"] = "1"  # no GPU wanted, and no notice that there is none
+    try:
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"tritium-differential-{wid}-"))
+        worker = Worker(opts, tmp)
+        worker.current = current
+    except Exception:
+        conn.send(("failed", wid, traceback.format_exc()))
+        return
+    conn.send(("ready", wid))
+    done = 0
+    while not stop.is_set():
+        if not conn.poll(0.5):
+            continue
+        chunk = conn.recv()
+        if chunk is None:
+            break
+        first, count = chunk
+        try:
+            kernels = emit(opts.fuzz, first, count)
+        except Exception as error:
+            for seed in range(first, first + count):
+                conn.send(("done", wid, seed, {"kernels": 1}, [("GPU errors", f"tritium_fuzz --emit: {error}")], ""))
+            kernels = []
+        broken = False
+        for seed, header, source in kernels:
+            if stop.is_set():
+                break
+            current[0], current[1], current[2] = seed, time.time(), 0  # shared: the parent sees it at once
+            text = kernel_text(header, source)
+            # tritium's part is reported before Triton runs (a crash in Triton loses only Triton's).
+            worker.report = lambda counts, findings, seed=seed, text=text: conn.send(
+                ("done", wid, seed, dict(counts), findings, text if findings else ""))
+            counts, findings, broken = worker.run_seed(seed, header, source)
+            worker.report(counts, findings)
+            current[0] = -1
+            done += 1
+            if broken:
+                break
+        if broken:
+            conn.send(("broken", wid))
+            break
+        if done >= opts.worker_kernels:
+            conn.send(("retire", wid))
+            break
+        conn.send(("idle", wid))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- the parent
+class Run:
+    def __init__(self, opts):
+        self.opts = opts
+        self.out = pathlib.Path(opts.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.counts = {k: 0 for k in COUNTS}
+        self.findings = []  # (seed, kind, class, last line)
+        self.files = collections.Counter()  # kernel files written per class
+        self.done = set()
+        self.frontier = opts.first  # every seed below it is done
+        self.start = time.time()
+        self.lost = 0  # workers lost to a GPU fault, a death or a hang
+        (self.out / "findings.txt").write_text("")
+        (self.out / "kernels.txt").write_text("")
+
+    def add(self, seed, counts, findings, text):
+        self.done.add(seed)
+        for key, value in counts.items():
+            self.counts[key] += value
+        for kind, detail in findings:
+            self.counts[kind] += 1
+            line = last_line(detail)
+            cls = classify(kind, str(detail))
+            self.findings.append((seed, kind, cls, line))
+            limit = self.opts.max_files if cls == "unclassified" else 2
+            if text and self.files[(kind, cls)] < limit:
+                # One file for every sample: a device command brings back only 8 files.
+                self.files[(kind, cls)] += 1
+                said = "".join(f"#   {line}\n" for line in str(detail).strip().splitlines())
+                with open(self.out / "kernels.txt", "a", encoding="utf-8") as f:
+                    f.write(f"#### seed {seed}: {kind} (class: {cls})\n{said}{text}")
+
+    def first_not_done(self):
+        while self.frontier in self.done:
+            self.frontier += 1
+        return self.frontier
+
+    def write(self):
+        o, c = self.opts, self.counts
+        seconds = time.time() - self.start
+        triton = ""
+        if o.triton:
+            triton = (f"; Triton on every kernel" if o.triton_every == 1 else
+                      f"; Triton on the seeds divisible by {o.triton_every}")
+        lines = ["| " + " | ".join(c) + " |", "|" + " --- |" * len(c),
+                 "| " + " | ".join(str(v) for v in c.values()) + " |",
+                 f"seeds {o.first}..{o.first + o.count}: {c['kernels']} kernels in {seconds:.0f} s"
+                 f" ({c['kernels'] / max(seconds, 1e-9):.2f} kernels/s), {o.workers} workers"
+                 f" ({self.lost} lost and replaced), backend {o.backend}{triton}; {c['Triton compared']}"
+                 f" compared against Triton; every seed below {self.first_not_done()} done;"
+                 f" findings in {self.out}/findings.txt, sample kernels in kernels.txt"]
+        by_class = collections.Counter((kind, cls) for _, kind, cls, _ in self.findings)
+        if by_class:
+            explain = {(k, n): e for k, n, _, e in CLASSES}
+            lines += ["", "| finding | class | count | why |", "| --- | --- | --- | --- |"]
+            order = sorted(by_class, key=lambda kc: (kc[1] != "unclassified", COUNTS.index(kc[0]), kc[1]))
+            for kind, cls in order:
+                why = explain.get((kind, cls), "a located error on the GPU alone: recorded, not a failure"
+                                  if kind == "GPU refused" else "not yet read: a tritium bug until shown otherwise")
+                lines.append(f"| {kind} | {cls} | {by_class[(kind, cls)]} | {why} |")
+        text = "\n".join(lines) + "\n"
+        (self.out / "summary.md").write_text(text)
+        rows = sorted(self.findings, key=lambda f: (f[2] != "unclassified", f[1], f[2], f[0]))
+        log = [f"# {len(rows)} findings: seed, kind, class, last line of the message; unclassified first"]
+        for key in sorted(by_class, key=lambda kc: (kc[1] != "unclassified", kc[0], kc[1])):
+            log.append(f"# {by_class[key]:6d}  {key[0]} / {key[1]}")
+        log += [f"{seed}\t{kind}\t{cls}\t{line}" for seed, kind, cls, line in rows]
+        (self.out / "findings.txt").write_text("\n".join(log) + "\n")
+        return text
+
+
+def run_parallel(opts):
+    ctx = multiprocessing.get_context("spawn")
+    run = Run(opts)
+    stop = ctx.Event()
+    pending = collections.deque()
+    for first in range(opts.first, opts.first + opts.count, opts.chunk):
+        pending.append((first, min(opts.chunk, opts.first + opts.count - first)))
+    # wid -> proc, conn (its pipe), chunk ([first, count] not yet reported, or None), current
+    # (shared: the seed it runs, since when, 1 while under Triton; seed -1 between kernels).
+    workers = {}
+    state = {"next": 0, "grace_end": None}
+
+    def spawn():
+        wid = state["next"]
+        state["next"] += 1
+        conn, theirs = ctx.Pipe()
+        current = ctx.Array("d", [-1.0, 0.0, 0.0])
+        proc = ctx.Process(target=worker_main, args=(wid, opts, theirs, stop, current), daemon=True)
+        proc.start()
+        theirs.close()
+        workers[wid] = {"proc": proc, "conn": conn, "chunk": None, "current": current}
+
+    def send(w, message):
+        try:
+            w["conn"].send(message)
+        except OSError:
+            pass  # it died: seen below
+
+    def give(wid):
+        w = workers[wid]
+        if pending and not stop.is_set():
+            w["chunk"] = list(pending.popleft())
+            send(w, tuple(w["chunk"]))
+        else:
+            w["chunk"] = None
+            send(w, None)
+
+    def stop_now(why):
+        if not stop.is_set():
+            print(f"differential: {why}", flush=True)
+            stop.set()
+            state["grace_end"] = time.time() + opts.grace
+
+    def handle(message):
+        kind, wid = message[0], message[1]
+        w = workers.get(wid)
+        if kind == "done":  # counted even from a worker already given up on
+            run.add(*message[2:])
+            if w is not None and w["chunk"] is not None:
+                first, count = w["chunk"]
+                w["chunk"] = [message[2] + 1, first + count - message[2] - 1]
+            return
+        if w is None:
+            return
+        if kind == "ready":
+            give(wid)
+        elif kind == "idle":
+            give(wid)
+        elif kind == "failed":  # not replaced: the run goes on with the others
+            print(f"differential: worker {wid} could not start:\n{message[2]}", flush=True)
+            workers.pop(wid)
+            if not workers:
+                stop_now("no worker could start; giving up")
+        elif kind in ("broken", "retire"):
+            retire(wid, None, kind)
+
+    def retire(wid, seed, why):
+        """A worker done with: the seeds of its chunk not reported go back to the front of
+        the queue, except `seed` (the one it broke on: a GPU error, or a Triton-only error
+        when Triton was running); a worker that died or hung is replaced while seeds remain."""
+        w = workers.pop(wid)
+        kind = "Triton-only errors" if w["current"][2] == 1 else "GPU errors"
+        if w["proc"].is_alive() and seed is not None:
+            w["proc"].kill()
+        w["proc"].join(30)
+        if seed is not None:
+            try:
+                text = kernel_text(*emit(opts.fuzz, seed)[0][1:])
+            except Exception:
+                text = ""
+            counts = {"kernels": 1}
+            if kind != "GPU errors":
+                counts = {}  # tritium's part of this kernel is counted already
+                why = "under Triton: " + why
+            run.add(seed, counts, [(kind, f"seed {seed}: {why}; worker replaced")], text)
+        if w["chunk"] is not None:
+            first, count = w["chunk"]
+            end = first + count
+            if seed is not None and first <= seed < end:
+                if seed + 1 < end:
+                    pending.appendleft((seed + 1, end - seed - 1))
+                end = seed
+            if first < end:
+                pending.appendleft((first, end - first))
+        w["conn"].close()
+        run.lost += seed is not None or why == "broken"
+        if pending and not stop.is_set():
+            spawn()
+
+    def drain(timeout, only=None):
+        """Handles what the workers (or worker `only`) sent, waiting up to `timeout`."""
+        conns = {w["conn"]: wid for wid, w in workers.items() if only in (None, wid)}
+        for conn in multiprocessing.connection.wait(list(conns), timeout):
+            try:
+                while conns[conn] in workers and conn.poll():
+                    handle(conn.recv())
+            except (EOFError, OSError):
+                pass  # it died: seen by the caller
+
+    for _ in range(min(opts.workers, len(pending))):
+        spawn()
+    last_write = 0.0
+    while workers:
+        now = time.time()
+        if opts.max_seconds and now - run.start > opts.max_seconds:
+            stop_now(f"stopping after {opts.max_seconds:.0f} s (--max-seconds)")
+        if stop.is_set() and now > state["grace_end"]:
+            drain(0)
+            for wid in list(workers):
+                workers.pop(wid)["proc"].kill()  # its current kernel is not counted
+            break
+        if now - last_write > 5:
+            run.write()
+            last_write = now
+        drain(0.2)
+        for wid, w in list(workers.items()):
+            seed, since = int(w["current"][0]), w["current"][1]
+            if not w["proc"].is_alive():
+                drain(0, wid)  # what it sent before it died comes first
+                if wid not in workers:
+                    continue
+                if stop.is_set() or (w["chunk"] is None and seed < 0):
+                    workers.pop(wid)
+                    if w["proc"].exitcode and not stop.is_set():
+                        print(f"differential: worker {wid} exited with {w['proc'].exitcode} between chunks",
+                              flush=True)
+                elif seed >= 0:
+                    code = w["proc"].exitcode
+                    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+                    retire(wid, seed, f"the worker process died ({how}) running it")
+                else:
+                    retire(wid, None, "died")
+            elif seed >= 0 and time.time() - since > opts.kernel_timeout:
+                retire(wid, seed, f"ran longer than {opts.kernel_timeout:.0f} s (--kernel-timeout): killed")
+    stop.set()
+    for w in workers.values():
+        w["proc"].kill()
+    text = run.write()
+    if run.first_not_done() < opts.first + opts.count:
+        print(f"differential: not every seed done; continue with --first {run.first_not_done()}")
+    print(text, end="")
+    return 1 if run.counts["GPU mismatches"] or run.counts["GPU errors"] else 0
+
+
+def parse_options(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fuzz", default=os.environ.get("TRITIUM_FUZZ", "build/tests/tritium_fuzz"))
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=0, help="stop after this long (0: never)")
     parser.add_argument("--ulps", type=int, default=4)
-    parser.add_argument("--triton", action="store_true", help="also run each kernel under Triton")
+    parser.add_argument("--triton", action="store_true", help="also run kernels under Triton")
+    parser.add_argument("--triton-every", type=int, default=1, metavar="K",
+                        help="with --triton: only the seeds divisible by K (default 1: every kernel)")
     parser.add_argument("--atomics", action="store_true", help="also compare kernels with atomics")
     parser.add_argument("--out", default="differential-findings")
-    opts = parser.parse_args()
+    parser.add_argument("--workers", type=int, default=max(1, min((os.cpu_count() or 2) - 1, 15)))
+    parser.add_argument("--chunk", type=int, default=20, help="seeds a worker takes at a time")
+    parser.add_argument("--worker-kernels", type=int, default=2000,
+                        help="replace a worker after this many kernels (bounds its memory)")
+    parser.add_argument("--kernel-timeout", type=float, default=120,
+                        help="a kernel running longer is a finding; its worker is replaced")
+    parser.add_argument("--grace", type=float, default=20,
+                        help="after --max-seconds, seconds the workers have to finish their kernel")
+    parser.add_argument("--max-files", type=int, default=40,
+                        help="kernels.txt holds this many unclassified findings' kernels of each kind "
+                             "(two per known class)")
+    parser.add_argument("--backend", choices=("gpu", "interp"), default="gpu",
+                        help="interp: the interpreter stands in for the GPU and Triton (a dry run)")
+    parser.add_argument("--inject", action="append", default=[], metavar="SEED:WHAT",
+                        help="fake a finding at SEED (for the harness's own test): mismatch, "
+                             "triton-mismatch, triton-error:MESSAGE, triton-crash, fault, crash, hang")
+    opts = parser.parse_args(argv)
+    opts.triton_every = max(1, opts.triton_every)
+    opts.workers = max(1, opts.workers)
+    opts.chunk = max(1, opts.chunk)
+    opts.fuzz = os.path.abspath(opts.fuzz)
+    return opts
 
-    reason = no_gpu_reason()
-    if reason:
-        print(f"differential: SKIPPED, no GPU ({reason}); nothing compared")
-        return 0
-    import torch
-    import tritium
-    triton = None
-    if opts.triton:
-        try:
-            import triton
-        except ImportError:
+
+def main(argv=None):
+    opts = parse_options(argv)
+    no_fp_fusion()
+    if opts.backend == "gpu":
+        reason = no_gpu_reason()
+        if reason:
+            print(f"differential: SKIPPED, no GPU ({reason}); nothing compared")
+            return 0
+        if opts.triton and importlib.util.find_spec("triton") is None:
             print("differential: Triton is not installed; comparing the interpreter and the GPU only")
-    out = pathlib.Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="tritium-differential-"))
-    counts = {k: 0 for k in ("kernels", "compile errors", "interpreter refused", "compared", "atomics skipped",
-                             "GPU refused", "GPU mismatches", "GPU errors", "Triton compared",
-                             "Triton mismatches", "Triton-only errors")}
-    start = time.time()
-    last = opts.first
-
-    def summary():
-        seconds = time.time() - start
-        lines = ["| " + " | ".join(counts) + " |", "|" + " --- |" * len(counts),
-                 "| " + " | ".join(str(v) for v in counts.values()) + " |",
-                 f"seeds {opts.first}..{last}, {seconds:.0f} s"
-                 f" ({counts['kernels'] / max(seconds, 1e-9):.2f} kernels/s); mismatches in {out}/"]
-        (out / "summary.md").write_text("\n".join(lines) + "\n")
-        return "\n".join(lines)
-
-    for seed in range(opts.first, opts.first + opts.count):
-        if opts.max_seconds and time.time() - start > opts.max_seconds:
-            print(f"differential: stopped after {opts.max_seconds:.0f} s (--max-seconds)")
-            break
-        if counts["kernels"] % 20 == 0:
-            summary()
-        last = seed + 1
-        counts["kernels"] += 1
-        header, source = emit(opts.fuzz, seed)
-        tritium_source = source.replace("import triton\nimport triton.language as tl",
-                                        "import tritium as triton\nimport tritium.language as tl")
-        grid = (int(header["grid"]),)
-        args, kwargs = make_args(header["args"], seed)
-
-        def record(kind, detail):
-            counts[kind] += 1
-            (out / f"{seed}-{kind.replace(' ', '_')}.py").write_text(
-                f"# {kind}: {detail}\n# signature: {header['signature']}\n# args: {header['args']}\n"
-                f"# grid: {header['grid']}\n{source}")
-            # One line each in one file too: a device command brings back only so many files.
-            last = [line for line in str(detail).strip().splitlines() if line.strip()][-1:] or [""]
-            with open(out / "findings.txt", "a", encoding="utf-8") as log:
-                log.write(f"{seed}\t{kind}\t{last[0][:300]}\n")
-
-        try:
-            kernel = load(tmp / f"k{seed}.py", f"k{seed}", tritium_source)
-            reference = copy_args(args, "cpu")
-            kernel[grid](*reference, **kwargs)
-        except tritium.CompilationError as error:
-            # Compile errors are the fuzzer's business; a runtime refusal (UB) is located too.
-            counts["interpreter refused" if "out-of-bounds" in str(error) or "division" in str(error)
-                   else "compile errors"] += 1
-            continue
-        except Exception:
-            record("GPU errors", "interpreter: " + traceback.format_exc(limit=2))
-            continue
-        if "atomic_" in source and not opts.atomics:
-            counts["atomics skipped"] += 1
-            continue
-        try:
-            gpu = copy_args(args, "cuda")
-            kernel[grid](*gpu, **kwargs)
-            torch.cuda.synchronize()
-        except tritium.CompilationError as error:
-            record("GPU refused", str(error))
-            continue
-        except Exception:
-            record("GPU errors", traceback.format_exc(limit=2))
-            if not context_alive(torch):
-                print(f"differential: seed {seed} left the CUDA context broken (a fault on the GPU); "
-                      f"stopping: rerun from --first {seed + 1}")
-                break
-            continue
-        counts["compared"] += 1
-        difference = compare(reference, gpu, opts.ulps)
-        if difference:
-            record("GPU mismatches", difference)
-        if triton is None:
-            continue
-        try:
-            triton_kernel = load(tmp / f"t{seed}.py", f"t{seed}", source)
-            theirs = copy_args(args, "cuda")
-            triton_kernel[grid](*theirs, **kwargs)
-            torch.cuda.synchronize()
-        except Exception:
-            record("Triton-only errors", traceback.format_exc(limit=2))
-            continue
-        counts["Triton compared"] += 1
-        difference = compare(gpu, theirs, opts.ulps)
-        if difference:
-            record("Triton mismatches", difference)
-    print(summary())
-    return 1 if counts["GPU mismatches"] or counts["GPU errors"] else 0
+    return run_parallel(opts)
 
 
 if __name__ == "__main__":

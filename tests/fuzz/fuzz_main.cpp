@@ -46,6 +46,7 @@ struct Options {
   int generated_percent = 50;
   int64_t replay = -1;  // an iteration to print and run alone
   int64_t emit = -1;    // a generated kernel's seed to print (for the differential harness)
+  uint64_t emit_count = 1;  // with --emit: print this many seeds from it, each after "#### seed S"
   bool verbose = false;  // print every located error's message (to tune the generator)
   uint64_t report_every = 0;  // print the table every N inputs too (long runs killed midway)
   std::string ptxas;          // assemble every `ptxas_every`-th compiled kernel's PTX with it
@@ -183,6 +184,7 @@ bool parse_options(int argc, char** argv, Options* o) {
     else if (a == "--generated-percent") o->generated_percent = std::stoi(next());
     else if (a == "--replay") o->replay = std::stoll(next());
     else if (a == "--emit") o->emit = std::stoll(next());
+    else if (a == "--emit-count") o->emit_count = std::max<uint64_t>(1, std::stoull(next()));
     else if (a == "--verbose") o->verbose = true;
     else if (a == "--report-every") o->report_every = std::stoull(next());
     else if (a == "--ptxas") o->ptxas = next();
@@ -209,8 +211,8 @@ int main(int argc, char** argv) {
     if (!parse_options(argc, argv, &o)) {
       std::cerr << "usage: tritium_fuzz [--seed S] [--start I] [--iterations N] [--max-seconds T]\n"
                    "                    [--timeout T] [--max-memory-mb M] [--corpus DIR]... [--findings DIR]\n"
-                   "                    [--no-ptx] [--generated-percent P] [--replay I] [--emit SEED] [--verbose]\n"
-                   "                    [--report-every N] [--ptxas PATH [--ptxas-every N]]\n";
+                   "                    [--no-ptx] [--generated-percent P] [--replay I] [--emit SEED [--emit-count N]]\n"
+                   "                    [--verbose] [--report-every N] [--ptxas PATH [--ptxas-every N]]\n";
       return 2;
     }
   } catch (const std::exception& e) {
@@ -218,11 +220,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.emit >= 0) {
-    // One generated kernel as JSON-free text for the differential harness.
-    fuzz::Rng rng(static_cast<uint64_t>(o.emit));
-    fuzz::Input in = fuzz::generate_kernel(rng);
-    std::cout << "# signature: " << in.signature << "\n# args: " << in.args << "\n# grid: " << in.grid << "\n"
-              << in.source;
+    // Generated kernels as JSON-free text for the differential harness: one process for a
+    // range of seeds (--emit-count), each kernel after a "#### seed S" line; one seed alone
+    // prints its kernel only.
+    for (uint64_t i = 0; i < o.emit_count; ++i) {
+      uint64_t seed = static_cast<uint64_t>(o.emit) + i;
+      fuzz::Rng rng(seed);
+      fuzz::Input in = fuzz::generate_kernel(rng);
+      if (o.emit_count > 1) std::cout << "#### seed " << seed << "\n";
+      std::cout << "# signature: " << in.signature << "\n# args: " << in.args << "\n# grid: " << in.grid << "\n"
+                << in.source;
+    }
     return 0;
   }
   if (!nvptx::nvptx_target_available()) o.ptx = false;

@@ -26,11 +26,16 @@
 #   Each benchmark prints "skipped, no GPU: ..." and exits 0 on a machine without one.
 #   DIFFERENTIAL=N also runs N generated kernels through tests/fuzz/differential.py
 #   (interpreter, GPU, Triton; DIFFERENTIAL_FIRST=S starts at seed S, DIFFERENTIAL_SECONDS
-#   caps its time, default 450). SANITIZE="memcheck racecheck" runs tests/gpu/sanitize.sh
-#   (compute-sanitizer over a sample of the GPU tests; see there for its knobs).
+#   caps its time, default 450; DIFFERENTIAL_WORKERS processes, default CPUs - 1 up to 15;
+#   DIFFERENTIAL_TRITON_EVERY=K runs Triton on the seeds divisible by K only, default 1: all).
+#   It leaves $OUT/differential/{summary.md,findings.txt,kernels.txt}; the summary's "every
+#   seed below S done" is the next command's DIFFERENTIAL_FIRST. SANITIZE="memcheck racecheck"
+#   runs tests/gpu/sanitize.sh (compute-sanitizer over a sample of the GPU tests; see there).
 #   One command each (10 minutes a command):
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
+#       then again with DIFFERENTIAL_FIRST=S (and DIFFERENTIAL_TRITON_EVERY=2 if the first
+#       ran below ~115 kernels/s: 100,000 kernels in two commands)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/tritium-out}"
@@ -89,11 +94,13 @@ fi
 
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then
   echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
-  # It stops itself after DIFFERENTIAL_SECONDS and keeps $OUT/differential/summary.md current.
+  # It stops itself after DIFFERENTIAL_SECONDS (+20 s for the kernels in flight) and keeps
+  # $OUT/differential/summary.md and findings.txt current.
   timeout -k 10 "$(( ${DIFFERENTIAL_SECONDS:-450} + 60 ))" python3 tests/fuzz/differential.py \
     --fuzz "$BIN/tritium_fuzz" --count "$DIFFERENTIAL" --first "${DIFFERENTIAL_FIRST:-0}" \
-    --max-seconds "${DIFFERENTIAL_SECONDS:-450}" --triton --out "$OUT/differential" 2>&1 \
-    | tail -12 | tee "$OUT/differential.log"
+    --max-seconds "${DIFFERENTIAL_SECONDS:-450}" --triton --triton-every "${DIFFERENTIAL_TRITON_EVERY:-1}" \
+    ${DIFFERENTIAL_WORKERS:+--workers "$DIFFERENTIAL_WORKERS"} --out "$OUT/differential" 2>&1 \
+    | tail -30 | tee "$OUT/differential.log"
 fi
 
 if [ "${SKIP_BENCH:-0}" != "1" ]; then
@@ -157,5 +164,6 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/bench_attention.log" ] && grep -E "^\||check|FAIL|skipped" "$OUT/bench_attention.log" | head -60
 [ -f "$OUT/bench_compile.log" ] && grep -E "^\||skipped" "$OUT/bench_compile.log"
 [ -f "$OUT/sanitizer.txt" ] && cat "$OUT/sanitizer.txt"
-[ -f "$OUT/differential/summary.md" ] && cat "$OUT/differential/summary.md"
+[ -f "$OUT/differential/summary.md" ] && cat "$OUT/differential/summary.md" && \
+  grep -v "^#" "$OUT/differential/findings.txt" | grep -P "\tunclassified\t" | head -30
 true  # the summary above is the result; a missing optional log is no failure

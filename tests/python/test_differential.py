@@ -1,0 +1,190 @@
+"""The differential harness's own plumbing (tests/fuzz/differential.py) without a GPU: with
+`--backend interp` the interpreter stands in for the GPU and for Triton, so a clean run has
+0 mismatches, and the counts merged from several workers equal one process's. Findings
+injected at chosen seeds (a mismatch, a Triton error of a known and of a new kind, a broken
+CUDA context, a dead worker, a hung kernel) must each reach summary.md and findings.txt with
+their seed, the workers must be replaced, and --max-seconds must stop the run in time.
+"""
+import collections
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tests" / "fuzz" / "differential.py"
+
+
+def fuzz_binary():
+    """tritium_fuzz of the build whose package is imported (<build>/python/tritium)."""
+    import tritium
+    candidates = [os.environ.get("TRITIUM_FUZZ", ""),
+                  str(pathlib.Path(tritium.__file__).parents[2] / "tests" / "tritium_fuzz"),
+                  str(ROOT / "build" / "tests" / "tritium_fuzz")]
+    for path in candidates:
+        if path and os.access(path, os.X_OK):
+            return path
+    pytest.skip("no tritium_fuzz built (set TRITIUM_FUZZ)")
+
+
+@pytest.fixture(scope="module")
+def differential():
+    spec = importlib.util.spec_from_file_location("differential", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def outcomes(differential):
+    """Each of seeds 0..59 run in this process, one Worker: seed -> its counts."""
+    fuzz = fuzz_binary()
+    opts = differential.parse_options(["--fuzz", fuzz, "--backend", "interp", "--triton"])
+    worker = differential.Worker(opts, pathlib.Path(tempfile.mkdtemp()))
+    result = {}
+    for seed, header, source in differential.emit(fuzz, 0, 60):
+        counts, findings, broken = worker.run_seed(seed, header, source)
+        assert not findings and not broken, (seed, findings)
+        result[seed] = counts
+    return result
+
+
+def run(tmp_path, *args, timeout=120):
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp_path))  # killed workers' folders
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--fuzz", fuzz_binary(), "--backend", "interp",
+                           "--out", str(out), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    summary = (out / "summary.md").read_text()
+    findings = [line.split("\t") for line in (out / "findings.txt").read_text().splitlines()
+                if line and not line.startswith("#")]
+    row = summary.splitlines()[2].strip("| ").split(" | ")
+    head = summary.splitlines()[0].strip("| ").split(" | ")
+    return proc, dict(zip(head, map(int, row))), summary, findings, out
+
+
+def test_range_emit_matches_single_seeds(differential):
+    fuzz = fuzz_binary()
+    many = differential.emit(fuzz, 40, 5)
+    assert [seed for seed, _, _ in many] == [40, 41, 42, 43, 44]
+    for seed, header, source in many:
+        assert differential.emit(fuzz, seed) == [(seed, header, source)]
+        assert "@triton.jit" in source and header["grid"].isdigit()
+
+
+def test_compare_floats_ints_and_bf16(differential):
+    import numpy as np
+    a = np.array([1.0, np.nan, 0.0, 3.0], np.float32)
+    b = a.copy()
+    b[2] = -0.0
+    assert differential.compare([("fp32", a)], [("fp32", b)], 4) is None
+    b[3] = np.nextafter(np.nextafter(np.float32(3.0), np.float32(4)), np.float32(4))
+    assert differential.compare([("fp32", a)], [("fp32", b)], 2) is None
+    assert "element 3" in differential.compare([("fp32", a)], [("fp32", b)], 1)
+    b[3], b[1] = 3.0, 1.0
+    assert "element 1" in differential.compare([("fp32", a)], [("fp32", b)], 4)  # NaN vs a number
+    x = differential.bf16_bits(np.array([1.5, -2.0]))
+    assert list(x) == [0x3FC0, 0xC000]
+    assert "(bf16) element 0" in differential.compare([None, ("bf16", x)], [None, ("bf16", x ^ 0x40)], 4)
+    i = np.array([5, 127], np.int8)
+    other = [("i8", np.array([5, -1], np.int8))]
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*fp32, *i8\nv = x.to(tl.int8)")
+    assert "tritium 127 vs Triton -1" in text
+    assert differential.classify("Triton mismatches", text) == "float-to-int out of range"
+    # No float in the kernel, or a value inside the range: not that class.
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*i16, *i8\nv = x.to(tl.int8)")
+    assert differential.classify("Triton mismatches", text) == "unclassified"
+    i[1] = 126
+    text = differential.compare([("i8", i)], other, 4, ("tritium", "Triton"), "*fp32, *i8")
+    assert differential.classify("Triton mismatches", text) == "unclassified"
+
+
+def test_exception_text_and_classes(differential):
+    class CompilationError(Exception):  # like Triton's: the source and a caret, the cause chained
+        pass
+    try:
+        try:
+            raise AttributeError("'dtype' object has no attribute 'numel'")
+        except AttributeError as inner:
+            raise CompilationError("at 3:4:\n    v = tl.flip(x, 0)\n        ^") from inner
+    except CompilationError as error:
+        text = differential.exception_text(error)
+    assert differential.last_line(text) == "AttributeError: 'dtype' object has no attribute 'numel'"
+    assert differential.classify("Triton-only errors", text) == "Triton: flip of one element"
+    assert differential.classify("GPU errors", text) == "unclassified"  # classes are per kind
+    assert differential.classify("Triton-only errors", "IndexError: list index out of range") == "unclassified"
+
+
+def test_workers_merge_like_one_process(tmp_path, outcomes):
+    proc, counts, summary, findings, _ = run(tmp_path, "--count", "60", "--workers", "3", "--chunk", "7",
+                                             "--triton")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    expected = collections.Counter()
+    for c in outcomes.values():
+        expected.update(c)
+    assert counts["kernels"] == 60 and expected["kernels"] == 60
+    for key in ("compile errors", "interpreter refused", "compared", "atomics skipped", "Triton compared"):
+        assert counts[key] == expected[key], (key, summary)
+    assert counts["compared"] > 5 and counts["GPU mismatches"] == 0 and counts["Triton mismatches"] == 0
+    assert findings == []
+    assert "every seed below 60 done" in summary
+
+
+def test_injected_findings_reach_the_summary(tmp_path, outcomes):
+    compared = [s for s, c in outcomes.items() if c["Triton compared"]]
+    assert len(compared) >= 5, outcomes
+    a, b, c, d, e = compared[:5]
+    others = [s for s in range(60) if s not in (a, b, c, d, e)]
+    # Inside a chunk of 5 (not its last seed): the seeds after it must be run too.
+    inside = [s for s in others if s % 5 in (1, 2)]
+    fault, crash, hang = inside[1], inside[8], inside[14]
+    proc, counts, summary, findings, out = run(
+        tmp_path, "--count", "60", "--workers", "3", "--chunk", "5", "--triton", "--kernel-timeout", "4",
+        "--inject", f"{a}:mismatch", "--inject", f"{b}:triton-mismatch",
+        "--inject", f"{c}:triton-error:RuntimeError: PassManager::run failed",
+        "--inject", f"{d}:triton-error:ValueError: a kind never seen before",
+        "--inject", f"{e}:triton-crash",
+        "--inject", f"{fault}:fault", "--inject", f"{crash}:crash", "--inject", f"{hang}:hang")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a GPU mismatch and GPU errors
+    by_seed = {int(f[0]): f for f in findings}
+    # The GPU's flipped element differs from the interpreter and from Triton alike.
+    assert sorted(f[1] for f in findings if int(f[0]) == a) == ["GPU mismatches", "Triton mismatches"]
+    assert by_seed[b][1:3] == ["Triton mismatches", "unclassified"]
+    assert by_seed[c][1:3] == ["Triton-only errors", "Triton compiler failure"]
+    assert by_seed[d][1:3] == ["Triton-only errors", "unclassified"]
+    assert by_seed[d][3].endswith("ValueError: a kind never seen before")
+    assert by_seed[fault][1] == "GPU errors" and "CUDA context broke" in by_seed[fault][3]
+    assert by_seed[crash][1] == "GPU errors" and "died (exit code 7)" in by_seed[crash][3]
+    assert by_seed[hang][1] == "GPU errors" and "--kernel-timeout" in by_seed[hang][3]
+    # A crash under Triton is Triton's; tritium's part of that kernel was reported before it.
+    assert by_seed[e][1:3] == ["Triton-only errors", "unclassified"]
+    assert "under Triton: the worker process died (exit code 6)" in by_seed[e][3]
+    assert len(findings) == 9
+    # Unclassified first, in findings.txt and in the summary's class table.
+    assert [f[2] for f in findings].index("Triton compiler failure") == 8
+    table = summary[summary.index("| finding | class"):]
+    assert table.index("unclassified") < table.index("Triton compiler failure")
+    # Every seed counted once, the workers replaced (fault, crashes, hang), the rest unchanged.
+    assert counts["kernels"] == 60 and "every seed below 60 done" in summary
+    assert "(4 lost and replaced)" in summary
+    assert counts["GPU errors"] == 3 and counts["GPU mismatches"] == 1
+    assert counts["Triton mismatches"] == 2 and counts["Triton-only errors"] == 3
+    assert counts["compared"] == sum(c["compared"] for s, c in outcomes.items() if s not in (fault, crash, hang))
+    samples = (out / "kernels.txt").read_text()
+    assert samples.count("#### seed ") == 9
+    kernel = samples.split(f"#### seed {d}: Triton-only errors (class: unclassified)\n")[1].split("#### seed")[0]
+    assert "a kind never seen before" in kernel and "\ndef kernel(" in kernel
+    compile(kernel, "kernel.py", "exec")  # the message is commented out: the kernel runs as it is
+
+
+def test_max_seconds_stops_in_time(tmp_path):
+    proc, counts, summary, findings, _ = run(
+        tmp_path, "--count", "100000", "--workers", "2", "--max-seconds", "5", "--grace", "2",
+        "--inject", "3:hang", "--kernel-timeout", "600", timeout=60)
+    assert 3 < counts["kernels"] < 100000  # seed 3 hangs, the other worker goes on
+    assert "continue with --first 3" in proc.stdout, proc.stdout + proc.stderr
+    wall = float(summary.split(" kernels in ")[1].split(" s")[0])
+    assert wall < 5 + 2 + 5, summary
