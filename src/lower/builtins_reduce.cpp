@@ -209,7 +209,12 @@ LValue min_max(Lowerer& L, const BuiltinArgs& a, bool is_max, bool indices, bool
     ReduceRequest r = reduce_request(L, a, {x}, loc);
     return LValue::tensor(reduce(L, r, rank, elementwise_combine(is_max ? ir::OpKind::Maximum : ir::OpKind::Minimum), loc)[0]);
   }
-  if (!x->type()->is_block()) return LValue::tuple({LValue::tensor(x), LValue::tensor(L.constant(ScalarKind::I32, ConstValue::integer(0), loc))});
+  // Triton reduces with indices along one given axis (_reduce_with_indices indexes the shape
+  // with it): no axis is an error, and a scalar has no axis at all.
+  if (!a.has("axis")) {
+    error_at(loc, "tl." + a.fn() + (a.fn() == "argmax" || a.fn() == "argmin" ? "" : " with return_indices=True") +
+                      " needs an integer axis, got None");
+  }
   ReduceRequest r = reduce_request(L, a, {x}, loc);
   Value* input = r.inputs[0];
   // The index of each element along the axis, broadcast to the input's shape.

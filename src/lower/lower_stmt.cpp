@@ -239,7 +239,21 @@ const Scope& Lowerer::module_scope(const std::shared_ptr<const ast::Module>& mod
 
 void Lowerer::lower_stmts(const ast::Body& body, size_t first, Continuation cont) {
   for (size_t i = first; i < body.size(); ++i) {
-    if (lower_stmt(*body[i], body, i, cont)) return;
+    if (lower_stmt(*body[i], body, i, cont)) {
+      // A return ends every enclosing branch on this path.
+      if (body[i]->kind == ast::StmtKind::Return) {
+        for (BranchEnd* end : cont.branch_ends) end->scopes.push_back(scope_);
+      }
+      return;
+    }
+  }
+  for (auto it = cont.branch_ends.begin(); it != cont.branch_ends.end();) {
+    if ((*it)->depth != cont.pending.size()) {
+      ++it;
+      continue;
+    }
+    (*it)->scopes.push_back(scope_);  // this branch's own statements end here
+    it = cont.branch_ends.erase(it);
   }
   if (!cont.pending.empty()) {
     auto [next_body, next_index] = cont.pending.front();
@@ -357,6 +371,7 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
   LValue cond = eval(*stmt.cond);
   bool has_return = find_return(stmt.body) || find_return(stmt.orelse);
   Continuation branch_cont;
+  BranchEnd then_end, else_end;
   if (has_return) {
     if (context_->loop_depth > 0) {
       const ast::Stmt* r = find_return(stmt.body);
@@ -365,6 +380,7 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
     }
     branch_cont = cont;
     branch_cont.pending.insert(branch_cont.pending.begin(), {&body, index + 1});
+    then_end.depth = else_end.depth = branch_cont.pending.size();
   }
   if (!cond.is_tensor()) {
     // A compile-time condition lowers only the branch taken (the other may not even type-check).
@@ -379,26 +395,80 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
   Scope before = scope_;
 
   builder_.set_region(then_region);
+  if (has_return) branch_cont.branch_ends.push_back(&then_end);
   lower_stmts(stmt.body, 0, branch_cont);
   Scope then_scope = std::move(scope_);
 
   scope_ = before;
   builder_.set_region(else_region);
+  if (has_return) branch_cont.branch_ends.back() = &else_end;  // replaces then_end
   lower_stmts(stmt.orelse, 0, branch_cont);
   Scope else_scope = std::move(scope_);
 
   builder_.set_region(outer);
   scope_ = before;
   if (has_return) {
+    // The branches' scopes hold the continuation too: check what each branch itself left.
+    check_if_types(before, then_end.scopes, else_end.scopes, loc);
+  } else {
+    check_if_types(before, {then_scope}, {else_scope}, loc);
+  }
+  if (has_return) {
     // The rest of the function was lowered inside both branches (the continuation), so
-    // nothing after this if reads a variable: only the return value merges. A variable that
-    // changes type on the path that did not return is no mismatch.
+    // nothing after this if reads a variable: only the return value merges (the branches'
+    // own types were checked above).
     for (auto it = else_scope.begin(); it != else_scope.end();) {
       it = it->first == kReturnSlot ? std::next(it) : else_scope.erase(it);
     }
   }
   merge_branches(op, before, std::move(then_scope), std::move(else_scope), loc);
   return has_return;
+}
+
+namespace {
+
+// True when `a` and `b` have the same runtime types: tensors of one type, compounds of the same
+// kind and length with such leaves. Compile-time leaves are not compared (merge_into words
+// their difference).
+bool same_runtime_types(const LValue& a, const LValue& b) {
+  if (a.is_tensor() || b.is_tensor()) return a.is_tensor() && b.is_tensor() && a.value->type() == b.value->type();
+  if (is_compound(a) || is_compound(b)) {
+    if (a.kind != b.kind || a.name != b.name || a.items.size() != b.items.size()) return false;
+    for (size_t i = 0; i < a.items.size(); ++i) {
+      if (!same_runtime_types(a.items[i], b.items[i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void Lowerer::check_if_types(const Scope& before, const std::vector<Scope>& then_ends,
+                             const std::vector<Scope>& else_ends, const Loc& loc) {
+  // Triton 3.6 (code_generator.py, visit_then_else_blocks): every runtime value live into the
+  // `if` that the branches leave different must have its old type at the end of the then
+  // block and of the else block (an absent else keeps the old value). Compile-time values
+  // and leaves are not checked here (merge_into says what tritium does with them).
+  auto value_in = [](const Scope& scope, const std::string& name) -> const LValue* {
+    auto it = scope.find(name);
+    return it == scope.end() ? nullptr : &it->second;
+  };
+  for (const auto& [name, prior] : before) {
+    if (name == kReturnSlot || !(prior.is_tensor() || is_compound(prior))) continue;
+    if (then_ends.size() == 1 && else_ends.size() == 1) {
+      const LValue* a = value_in(then_ends[0], name);
+      const LValue* b = value_in(else_ends[0], name);
+      if (a && b && same_value(*a, *b)) continue;  // both branches leave the same value
+    }
+    for (const char* branch : {"then", "else"}) {
+      for (const Scope& end : branch[0] == 't' ? then_ends : else_ends) {
+        const LValue* now = value_in(end, name);
+        if (now == nullptr || same_runtime_types(prior, *now)) continue;
+        error_at(loc, "initial value for '" + name + "' is of type " + type_string(prior) + ", but the " + branch +
+                          " block redefines it as " + type_string(*now) + "; a variable must keep its type across a dynamic if");
+      }
+    }
+  }
 }
 
 void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* before, const LValue& a, const LValue& b,

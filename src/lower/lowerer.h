@@ -29,6 +29,16 @@ struct Continuation {
   // When `pending` runs out, the function ends here (an implicit `return None`), as opposed
   // to the end of a loop body or of a branch whose merge follows.
   bool at_function_end = false;
+  // The branches of enclosing dynamic `if`s with a `return` whose own statements have not
+  // ended on this path yet; each records the scope where they do, for Triton's type check.
+  std::vector<struct BranchEnd*> branch_ends;
+};
+
+// The scopes at the end of one branch's own statements, one per path through it: taken when
+// the continuation's pending list is back to `depth` entries, or at a `return`.
+struct BranchEnd {
+  size_t depth = 0;
+  std::vector<Scope> scopes;
 };
 
 // The value a global binding stands for in a kernel (a module, a constant, a @jit function).
@@ -87,6 +97,8 @@ class Lowerer {
   // A compile-time number or bool as an IR scalar constant of Triton's literal type
   // (int32, uint32, int64, uint64; fp32 or fp64; int1).
   ir::Value* to_tensor(const LValue& value, const Loc& loc);
+  // A number as the tensor Triton's to_tensor makes of it; anything else unchanged.
+  LValue as_tensor(const LValue& value, const Loc& loc);
   ir::Value* constant(ir::ScalarKind kind, const ConstValue& value, const Loc& loc);
   ir::ScalarKind literal_type(const ConstValue& value, const Loc& loc);
   // Converts `value` to element type `element` (scalar or pointer type), keeping its shape.
@@ -144,6 +156,10 @@ class Lowerer {
   // Ends a loop body: yields the carried names' tensor leaves, which must keep their types.
   void yield_carried(const std::vector<std::string>& carried, const std::vector<LValue>& inits, const Loc& loc);
   // Merges the scopes of two branches of an `if` op; appends the yields and results.
+  // Triton's check of a dynamic `if`: a runtime variable from before it that either branch
+  // changes must keep its type at the end of both (one scope per path through a branch).
+  void check_if_types(const Scope& before, const std::vector<Scope>& then_ends, const std::vector<Scope>& else_ends,
+                      const Loc& loc);
   void merge_branches(ir::Op* if_op, const Scope& before, Scope then_scope, Scope else_scope,
                       const Loc& loc);
 

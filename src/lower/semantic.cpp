@@ -366,7 +366,14 @@ ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue
 }
 
 ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
-  auto [a, b] = binary_operands(lhs, rhs, false, false, false, false, loc);
+  // Triton's `>>` picks arithmetic or logical on the dtype of the tensor whose operator runs
+  // (the left operand, or the right one when the left is a number), before promotion.
+  const LValue& self = lhs.is_const() && !rhs.is_const() ? rhs : lhs;
+  ScalarKind self_kind = self.is_const() ? literal_type(self.c, loc) : element_of(to_tensor(self, loc))->scalar_kind();
+  // Triton's bitwise ops check their operands as arithmetic does (bitwise_op_type_checking_impl
+  // calls binary_op_type_checking_impl): a number does not take part in the promotion and must
+  // fit the result type, a negative one cannot meet an unsigned tensor.
+  auto [a, b] = binary_operands(lhs, rhs, false, false, true, false, loc);
   const Type* at = element_of(a);
   const Type* bt = element_of(b);
   if (!ir::is_integer(at->scalar_kind()) || !ir::is_integer(bt->scalar_kind())) {
@@ -375,10 +382,8 @@ ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rh
   ScalarKind result = integer_promote(at->scalar_kind(), bt->scalar_kind());
   a = cast(a, result, loc);
   b = cast(b, result, loc);
-  if (kind == ir::OpKind::Shr && ir::is_signed(at->scalar_kind()) && !ir::is_signed(result) &&
-      result != ScalarKind::I1) {
-    // Triton picks arithmetic vs logical on the left operand's own type, before promotion:
-    // a signed left operand shifts arithmetically even when the result type is unsigned.
+  if (kind == ir::OpKind::Shr && ir::is_signed(self_kind) && !ir::is_signed(result) && result != ScalarKind::I1) {
+    // A signed operand shifts arithmetically even when the result type is unsigned.
     ScalarKind signed_kind = ir::bit_width(result) == 64 ? ScalarKind::I64
                            : ir::bit_width(result) == 32 ? ScalarKind::I32
                            : ir::bit_width(result) == 16 ? ScalarKind::I16 : ScalarKind::I8;
@@ -390,7 +395,10 @@ ir::Value* Lowerer::bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rh
 }
 
 ir::Value* Lowerer::cmp(ir::CmpPredicate predicate, const LValue& lhs, const LValue& rhs, const Loc& loc) {
-  auto [a, b] = binary_operands(lhs, rhs, true, true, true, false, loc);
+  // Triton's comparison operators turn a number into a tensor first (to_tensor: int32, uint32,
+  // int64 or uint64; fp32 or fp64), so it takes part in the promotion like a tensor and is never
+  // "out of range": `u8 < -1` compares in int32, `fp16 < 0.1` in fp32.
+  auto [a, b] = binary_operands(as_tensor(lhs, loc), as_tensor(rhs, loc), true, true, true, false, loc);
   if (element_of(a) != element_of(b)) {
     error_at(loc, "cannot compare " + element_of(a)->str() + " with " + element_of(b)->str());
   }
@@ -402,7 +410,18 @@ ir::Value* Lowerer::cmp(ir::CmpPredicate predicate, const LValue& lhs, const LVa
 }
 
 ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
-  return arith(kind, lhs, rhs, loc);
+  // Triton's minimum/maximum (and clamp) turn numbers into tensors first, as comparisons do,
+  // and compute bf16 in fp32 (its _promote_bfloat16_to_float32): the result is fp32.
+  auto operand = [&](const LValue& v) {
+    Value* t = to_tensor(v, loc);
+    if (element_of(t)->is_scalar() && element_of(t)->scalar_kind() == ScalarKind::BF16) t = cast(t, ScalarKind::F32, loc);
+    return LValue::tensor(t);
+  };
+  return arith(kind, operand(lhs), operand(rhs), loc);
+}
+
+LValue Lowerer::as_tensor(const LValue& value, const Loc& loc) {
+  return value.is_const() ? LValue::tensor(to_tensor(value, loc)) : value;
 }
 
 ir::Value* Lowerer::where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc,

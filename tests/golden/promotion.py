@@ -1,6 +1,6 @@
 # Triton 3.6's promotion rules (triton-spec.md §5.3): a literal of a lower or equal kind
-# does not take part; fp16 `/` computes in fp32; int / int is fp32; `<<` promotes literals
-# as int32; mixed int sizes follow C's usual arithmetic conversions.
+# does not take part (in bitwise ops and shifts too); fp16 `/` computes in fp32; int / int is
+# fp32; mixed int sizes follow C's usual arithmetic conversions.
 #
 # RUN: --kernel promote --signature "*fp16:16, *i8:16, *u8:16, *i16:16, *i32:16, *i64:16" --emit ir
 #
@@ -16,10 +16,11 @@
 # CHECK: [[B:%[0-9]+]] = load {{.*}} : i8
 # CHECK-NEXT: [[ONE:%[0-9]+]] = constant {value = 1} : i8
 # CHECK-NEXT: add [[B]], [[ONE]] : i8
-# uint8 << 2 becomes int32 (bitwise ops promote the literal as int32):
+# uint8 << 2 stays uint8 (Triton 3.6's bitwise ops check operands as arithmetic does; 3.0
+# promoted the literal as int32):
 # CHECK: [[U:%[0-9]+]] = load {{.*}} : u8
-# CHECK: cast [[U]] : i32
-# CHECK: shl {{.*}} : i32
+# CHECK-NEXT: [[TWOU:%[0-9]+]] = constant {value = 2} : u8
+# CHECK-NEXT: shl [[U]], [[TWOU]] : u8
 # int16 * 4.0 becomes fp32 (a float literal is a higher kind):
 # CHECK: [[S:%[0-9]+]] = load {{.*}} : i16
 # CHECK: cast [[S]] : fp32
