@@ -22,8 +22,8 @@ def sigmoid(x):
     return 1 / (1 + tl.exp(-x))
 
 
-# dim None is 0, so without keep_dims only dim 0 of a 2-D block broadcasts back. Triton
-# divides with math.fdiv(num, den, ieee_rounding); tritium's `/` already rounds correctly.
+# dim None is 0, so without keep_dims only dim 0 of a 2-D block broadcasts back. As
+# Triton: math.fdiv(num, den, ieee_rounding), the fast division unless asked.
 @_tensor_member_fn
 @triton.jit
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
@@ -31,7 +31,7 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     z = x - tl.max(x, _dim, keep_dims=keep_dims)
     num = tl.exp(z)
     den = tl.sum(num, _dim, keep_dims=keep_dims)
-    return num / den
+    return tl.fdiv(num, den, ieee_rounding)
 
 
 @triton.jit

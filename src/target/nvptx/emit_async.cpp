@@ -85,14 +85,8 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
     }, llvm::Constant::getNullValue(element));
     b_.CreateAlignedStore(v, raw_shared(dst), align);
   };
-  // A group of `bytes` from register r's address: cp.async, zero-filled where masked off.
-  auto copy_group = [&](int r, llvm::Value* dst, int bytes) {
-    llvm::Value* size = i32(bytes);
-    if (mask_value != nullptr) size = b_.CreateSelect(mask_at(r), size, i32(0));
-    std::string text = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") + ".shared.global [$0], [$1], " +
-                       std::to_string(bytes) + ", $2;";
-    ptx_effect(text, "r,l,r", {raw_shared_address(dst), b_.CreatePtrToInt(ptr.at(r), b_.getInt64Ty()), size});
-  };
+  // A group of `bytes` from register r's address.
+  auto copy_group = [&](int r, llvm::Value* dst, int bytes) { cp_async(dst, ptr.at(r), bytes, mask_at(r)); };
 
   for (int r = 0; r < layout.num_regs(); r += g) {
     llvm::Value* e = element_index(layout, r);
@@ -125,6 +119,15 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   ptx_effect("cp.async.commit_group;", "", {});
 }
 
+void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit) {
+  llvm::Value* size = b_.getInt32(static_cast<uint32_t>(bytes));
+  if (bit != nullptr) size = b_.CreateSelect(bit, size, b_.getInt32(0));
+  // .cg (L2 only) is for 16 bytes alone.
+  std::string text = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") + ".shared.global [$0], [$1], " +
+                     std::to_string(bytes) + ", $2;";
+  ptx_effect(text, "r,l,r", {raw_shared_address(dst), b_.CreatePtrToInt(address, b_.getInt64Ty()), size});
+}
+
 void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
   // B (K x N) held transposed: tile row n is column n of B, its K elements contiguous.
   // async_copy.h proved each aligned 16-byte run along K (8 f16/bf16, 16 fp8) contiguous,
@@ -135,10 +138,7 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
   const ir::Value* ptr_value = op.operand(0);
   const ir::Value* mask_value = ir::load_mask(op);
   auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n) {
-    llvm::Value* size = bit == nullptr ? i32(16) : b_.CreateSelect(bit, i32(16), i32(0));
-    llvm::Value* dst = b_.CreateAdd(handle, tile_offset(operand.tile, n, k));
-    ptx_effect("cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r",
-               {raw_shared_address(dst), b_.CreatePtrToInt(address, b_.getInt64Ty()), size});
+    cp_async(b_.CreateAdd(handle, tile_offset(operand.tile, n, k)), address, 16, bit);
   };
   if (async_.recomputed.count(op.result()) != 0) {
     // The runs dealt out in tile order (thread t takes runs t, t + threads, ...): a warp's
@@ -149,14 +149,13 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
       llvm::Value* run = b_.CreateAdd(tid, i32(first));
       llvm::Value* n = b_.CreateUDiv(run, i32(runs_per_row));
       llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(run_elements));
-      llvm::Value* e = b_.CreateAdd(b_.CreateMul(k, i32(N)), n);  // B's element (k, n)
       guarded(first + threads_ <= runs ? nullptr : b_.CreateICmpULT(run, i32(runs)), [&]() -> llvm::Value* {
-        std::unordered_map<const ir::Value*, llvm::Value*> memo;
+        std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at B's element (k, n)
         llvm::Value* bit = nullptr;
         if (mask_value != nullptr) {
-          bit = mask_value->type()->is_block() ? recompute(mask_value, e, memo) : get(mask_value).at(0);
+          bit = mask_value->type()->is_block() ? recompute_at(mask_value, {k, n}, memo) : get(mask_value).at(0);
         }
-        copy_run(recompute(ptr_value, e, memo), bit, k, n);
+        copy_run(recompute_at(ptr_value, {k, n}, memo), bit, k, n);
         return nullptr;
       });
     }

@@ -261,6 +261,9 @@ class Emitter {
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // One cp.async of `bytes` (4, 8 or 16) from `address` to shared byte offset `dst`, zero-filled
+  // where `bit` (if any) is false.
+  void cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit);
   void issue_deferred_copies();  // the next iteration's copies, once the buffer is free
   llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
   llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
