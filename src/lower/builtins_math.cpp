@@ -89,12 +89,9 @@ LValue table_builtin(Lowerer& L, const BuiltinArgs& a, const Loc& loc, const Tab
 }
 
 LValue min_max(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  // Two numbers make a tensor too (Triton's tl.minimum/maximum call to_tensor on both; only the
+  // Python builtins min/max fold numbers to a constant).
   bool minimum = a.fn() == "minimum";
-  if (a.get("x").is_const() && a.get("y").is_const()) {
-    bool less = const_compare(ast::CompareOp::Lt, a.get("y").c, a.get("x").c, loc).b;
-    bool greater = const_compare(ast::CompareOp::Gt, a.get("y").c, a.get("x").c, loc).b;
-    return (minimum ? less : greater) ? a.get("y") : a.get("x");
-  }
   return LValue::tensor(L.min_max(minimum ? ir::OpKind::Minimum : ir::OpKind::Maximum, a.get("x"), a.get("y"), loc));
 }
 

@@ -197,8 +197,8 @@ def swizzle_kernel(out_ptr, size_i, size_j, SI: tl.constexpr, SJ: tl.constexpr, 
     j = tl.minimum(tl.arange(0, SJ)[None, :], size_j - 1)
     ni, nj = tl.swizzle2d(i, j, size_i, size_j, SG)
     tl.store(out_ptr + tl.arange(0, SI)[:, None] * SJ + tl.arange(0, SJ)[None, :], ni * 1000 + nj)
-    # All constants: folded at compile time (an assignment would make them runtime values).
-    tl.static_assert(tl.swizzle2d(3, 1, 4, 4, 2)[0] == 3 and tl.swizzle2d(3, 1, 4, 4, 2)[1] == 2)
+    # All constants are not folded: tl.minimum in swizzle2d makes a tensor of numbers, as in
+    # Triton 3.6 (its static_assert of this condition fails: not known at compile time).
 
 
 @pytest.mark.parametrize("size_i,size_j,size_g", [(4, 4, 2), (8, 8, 3), (7, 5, 4), (16, 4, 1)])

@@ -165,3 +165,18 @@ def test_float_comparison_with_a_number_is_in_fp32():
     out = np.zeros(4, np.int32)
     float_number_types[(1,)](h, np.zeros(4, np.float32), out)
     np.testing.assert_array_equal(out, np.ones(4, np.int32))
+
+
+@tritium.jit
+def maximum_of_numbers(out_ptr):
+    # tl.maximum of two numbers is a tensor (fp32 here: 3 meets -2.5); builtin max folds.
+    m = tl.maximum(3, -2.5)
+    tl.static_assert(m.dtype == tl.float32)
+    tl.static_assert(max(3, 5) == 5)
+    tl.store(out_ptr, m.to(tl.float32) * 2)
+
+
+def test_maximum_of_two_numbers_is_a_tensor():
+    out = np.zeros(1, np.float32)
+    maximum_of_numbers[(1,)](out)
+    assert out[0] == 6.0
