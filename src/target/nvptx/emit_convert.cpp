@@ -144,10 +144,7 @@ void Emitter::emit_slot_load(const ir::Op& op) {
       out.values.push_back(from_storage(global_load(op, stored, ptr.at(r), pred, fallback, align), element));
       continue;
     }
-    auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
-    llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
-    llvm::Value* loaded = global_load(op, vector, ptr.at(r), pred, fallback, llvm::Align(align.value() * w));
-    for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
+    load_vector(op, stored, element, ptr.at(r), pred, other, r, w, align, out);
   }
   set(op.result(), std::move(out));
 }

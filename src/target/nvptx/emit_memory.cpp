@@ -80,12 +80,17 @@ void Emitter::emit_load(const ir::Op& op) {
       out.values.push_back(load(r, pred));
       continue;
     }
-    auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
-    llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
-    llvm::Value* loaded = global_load(op, vector, ptr.at(r), pred, fallback, llvm::Align(align.value() * w));
-    for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
+    load_vector(op, stored, element, ptr.at(r), pred, other, r, w, align, out);
   }
   set(op.result(), std::move(out));
+}
+
+void Emitter::load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address,
+                          llvm::Value* pred, const Regs* other, int r, int w, llvm::Align align, Regs& out) {
+  auto* vector = llvm::FixedVectorType::get(stored, static_cast<unsigned>(w));
+  llvm::Value* fallback = other ? pack(*other, r, w) : llvm::Constant::getNullValue(vector);
+  llvm::Value* loaded = global_load(op, vector, address, pred, fallback, llvm::Align(align.value() * w));
+  for (int i = 0; i < w; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(loaded, i), element));
 }
 
 int Emitter::runtime_vector_width(const ir::Type* type, const Layout& layout, llvm::Type* stored) const {

@@ -300,6 +300,10 @@ class Emitter {
   bool ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
+  // One global load of `w` (> 1) elements of `stored` at register r's address (`other`'s
+  // registers r.. where `pred` is false, else 0), appended to `out` as `element`s.
+  void load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address, llvm::Value* pred,
+                   const Regs* other, int r, int w, llvm::Align align, Regs& out);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
                         const std::vector<llvm::Value*>& args, const ir::Op& op);
 
