@@ -11,7 +11,8 @@
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
 #   picks the GPU test files (default: every tests/gpu/test_*.py, which no longer fits the 420 s
-#   pytest limit: run it in parts), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
+#   pytest limit in one process: run it in parts, or GPU_JOBS=4 to run the files in 4 pytest
+#   processes at once), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_TRANSPOSE=1 runs benchmarks/bench_transpose.py (4096^2 transposes and column-major
@@ -83,7 +84,26 @@ python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)"
 
 echo "== GPU tests"
 export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
-[ "${SKIP_GPU_TESTS:-0}" = "1" ] || timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} ${GPU_TESTS:-tests/gpu/test_*.py} 2>&1 | tee "$OUT/gpu_tests.log"
+# GPU_JOBS=N runs the files in N pytest processes at once (the tests are mostly compiling, on
+# the host's cores; the GPU is shared), the largest files first, each job taking the next
+# file of the list in turn; their logs follow each other in gpu_tests.log.
+if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
+  jobs="${GPU_JOBS:-1}"
+  files=$(ls -S ${GPU_TESTS:-tests/gpu/test_*.py})
+  job_pids=()
+  for ((j = 0; j < jobs; j++)); do
+    mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
+    [ -z "$mine" ] && continue
+    timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
+      > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
+  done
+  for p in "${job_pids[@]}"; do wait "$p"; done
+  cat "$OUT"/gpu_tests.*.log > "$OUT/gpu_tests.log" && rm -f "$OUT"/gpu_tests.*.log
+  tail -5 "$OUT/gpu_tests.log"
+  grep -hE "^[0-9]+ [a-z]+.* in [0-9.]+s" "$OUT/gpu_tests.log" |
+    awk '{for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^(passed|failed|skipped|deselected|errors?)/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i }}
+         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}'
+fi
 [ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
 timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
