@@ -109,14 +109,19 @@ Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t 
 // The shared-memory index (row * stride + column) of register 0 of this thread's tile
 // (0, 0); the other registers add a constant (fragment_offset).
 llvm::Value* Emitter::fragment_base(const FragmentLayout& l, int64_t stride) {
-  llvm::Value* lane = lane_id();
-  llvm::Value* warp = warp_id();
-  llvm::Value* wm = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m)));
-  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(l.warps_m))),
+  return b_.CreateAdd(b_.CreateMul(fragment_thread_row(l), b_.getInt32(static_cast<uint32_t>(stride))),
+                      fragment_thread_col(l));
+}
+
+llvm::Value* Emitter::fragment_thread_row(const FragmentLayout& l) {
+  llvm::Value* wm = b_.CreateURem(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m)));
+  return b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane_id(), b_.getInt32(2)));
+}
+
+llvm::Value* Emitter::fragment_thread_col(const FragmentLayout& l) {
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
                                   b_.getInt32(static_cast<uint32_t>(l.warps_n)));
-  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
-  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
-  return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
+  return b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane_id(), b_.getInt32(3)), 1));
 }
 
 namespace {

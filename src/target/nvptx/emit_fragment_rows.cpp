@@ -16,34 +16,23 @@ namespace tritium::nvptx {
 
 llvm::Value* Emitter::fragment_element(const FragmentLayout& l, int reg) {
   // FragmentLayout::element: element(0, 0, reg) plus this thread's part.
-  llvm::Value* lane = lane_id();
-  llvm::Value* wm = b_.CreateURem(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m)));
-  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
   llvm::Value* base = b_.getInt32(static_cast<uint32_t>(l.element(0, 0, reg)));
-  if (l.rows) return b_.CreateAdd(row, base);
-  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
-                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
-  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
-  return b_.CreateAdd(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(l.n))), col), base);
+  if (l.rows) return b_.CreateAdd(fragment_thread_row(l), base);
+  return b_.CreateAdd(fragment_base(l, l.n), base);
 }
 
 std::vector<llvm::Value*> Emitter::fragment_coords(const FragmentLayout& l, int reg, const std::vector<int64_t>& shape) {
   // FragmentLayout::element, an axis at a time: register `reg`'s place at warp 0, lane 0
   // (constants) plus this thread's row and column.
   const int64_t e = l.element(0, 0, reg);
-  llvm::Value* lane = lane_id();
-  llvm::Value* wm = b_.CreateURem(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m)));
-  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, b_.getInt32(16)), b_.CreateLShr(lane, b_.getInt32(2)));
+  llvm::Value* row = fragment_thread_row(l);
   auto plus = [this](llvm::Value* v, int64_t c) { return b_.CreateAdd(v, b_.getInt32(static_cast<uint32_t>(c))); };
   if (l.rows) {
     if (shape.size() == 1) return {plus(row, e)};
     if (shape.size() == 2 && shape[1] == 1) return {plus(row, e), b_.getInt32(0)};
     return {};
   }
-  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
-                                  b_.getInt32(static_cast<uint32_t>(l.warps_n)));
-  llvm::Value* col = b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane, b_.getInt32(3)), 1));
-  std::vector<llvm::Value*> rc = {plus(row, e / l.n % l.m), plus(col, e % l.n)};
+  std::vector<llvm::Value*> rc = {plus(row, e / l.n % l.m), plus(fragment_thread_col(l), e % l.n)};
   if (shape.size() == 2 && l.batch == 1) return rc;
   if (shape.size() == 3) return {b_.getInt32(static_cast<uint32_t>(e / (l.m * l.n))), rc[0], rc[1]};
   return {};

@@ -211,6 +211,10 @@ class Emitter {
   Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored);
   // The same for fragments; fragment_base is this thread's index of its register 0.
   llvm::Value* fragment_base(const FragmentLayout& l, int64_t stride);
+  // This thread's row and column in its warp's first 16x8 tile (register 0): wm * 16 +
+  // lane / 4 and wn * 8 + 2 * (lane % 4), with wm, wn the warp's place in the warp grid.
+  llvm::Value* fragment_thread_row(const FragmentLayout& l);
+  llvm::Value* fragment_thread_col(const FragmentLayout& l);
   void store_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
                            llvm::Type* stored);
   Regs load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, int64_t stride, llvm::Type* stored,
