@@ -8,6 +8,7 @@
 #include <string>
 
 #include "interp/interpreter.h"
+#include "interp/values.h"
 #include "lower/builtin_registry.h"
 #include "lower/prelude.h"
 #include "kernel_binding.h"
@@ -98,6 +99,9 @@ PYBIND11_MODULE(_C, module) {
         return out;
       },
       "The process's cache counters and per-stage compile seconds.");
+  module.def("_saturated_conversions", &tritium::interp::saturated_conversions,
+             "How many float -> int conversions the interpreter saturated in this process (out of "
+             "range or NaN, where Triton's result is undefined): read by tests/fuzz/differential.py.");
   module.def("reset_cache_stats", &tritium::reset_cache_stats, "Zeroes the cache counters.");
   module.def("cache_dir", &tritium::cache_dir, "The disk cache directory of this process.");
   module.def(

@@ -3,6 +3,7 @@
 #include "interp/values.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -160,19 +161,31 @@ double int_to_float(int64_t value, bool is_unsigned, ScalarKind to) {
   return round_float(negative ? -exact : exact, to);
 }
 
+namespace {
+std::atomic<uint64_t> saturated_count{0};
+
+int64_t saturated(int64_t limit) {
+  saturated_count.fetch_add(1, std::memory_order_relaxed);
+  return limit;
+}
+}  // namespace
+
+uint64_t saturated_conversions() { return saturated_count.load(std::memory_order_relaxed); }
+
 int64_t float_to_int(double value, ScalarKind to) {
   if (to == ScalarKind::I1) return value != 0 ? 1 : 0;
-  if (std::isnan(value)) return 0;
+  if (std::isnan(value)) return saturated(0);
   double t = std::trunc(value);
   int bits = ir::bit_width(to);
   if (ir::is_signed(to)) {
     double high = std::ldexp(1.0, bits - 1);  // 2^(bits-1): first value out of range
-    if (t >= high) return static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
-    if (t < -high) return bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
+    if (t >= high) return saturated(static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1));
+    if (t < -high) return saturated(bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)));
     return static_cast<int64_t>(t);
   }
-  if (t <= 0) return 0;
-  if (t >= std::ldexp(1.0, bits)) return bits == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  if (t < 0) return saturated(0);
+  if (t == 0) return 0;
+  if (t >= std::ldexp(1.0, bits)) return saturated(bits == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << bits) - 1));
   return static_cast<int64_t>(static_cast<uint64_t>(t));
 }
 

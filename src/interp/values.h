@@ -67,6 +67,10 @@ double int_to_float(int64_t value, bool is_unsigned, ir::ScalarKind to);
 // Float to integer: toward zero; NaN gives 0 and out-of-range values saturate to the
 // type's limits (what PTX's cvt.rzi does; Triton calls this undefined). To i1: != 0.
 int64_t float_to_int(double value, ir::ScalarKind to);
+// How many float -> int conversions this process saturated (out of range or NaN; not to
+// i1): Triton's result for those is undefined, so the differential harness reads it to tag
+// a Triton mismatch that follows one. Masked lanes convert garbage too: a hint, not an error.
+uint64_t saturated_conversions();
 
 // The bit pattern of an element as memory holds it (the low bit_width bits; pointers are
 // 64 bits), and back.

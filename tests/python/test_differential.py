@@ -102,6 +102,68 @@ def test_compare_floats_ints_and_bf16(differential):
     assert differential.classify("Triton mismatches", text) == "unclassified"
 
 
+def test_fp64_holding_fp32_values_compares_in_fp32_ulps(differential):
+    """A value computed in fp32 and stored to an fp64 buffer differs by fp32 ulps (seed 2549:
+    sqrt.approx(6.0) vs sqrt(6.0), one fp32 ulp, 2^29 fp64 ulps); a true fp64 value does not."""
+    import numpy as np
+    exact = np.float32(np.sqrt(np.float32(6.0)))
+    approx = np.nextafter(exact, np.float32(3))
+    a, b = np.array([exact], np.float64), np.array([approx], np.float64)
+    assert differential.compare([("fp64", a)], [("fp64", b)], 4) is None
+    assert "element 0" in differential.compare([("fp64", a)], [("fp64", b)], 0)
+    c = np.array([np.sqrt(6.0)])  # not fp32-exact: fp64 ulps
+    assert "element 0" in differential.compare([("fp64", c)], [("fp64", c + 1e-12)], 4)
+    assert differential.compare([("fp64", c)], [("fp64", np.nextafter(c, 3))], 4) is None
+
+
+def test_likely_causes_are_tagged_and_classified(differential):
+    import numpy as np
+    x, y = [("u8", np.array([64], np.uint8))], [("u8", np.array([20], np.uint8))]
+    text = differential.compare(x, y, 4, ("interpreter", "GPU"), "v = tl.exp(s.to(tl.float32)).to(tl.int64)")
+    assert "[approximate fp32 math: exp]" in text
+    assert differential.classify("GPU mismatches", text) == "approximate fp32 math"
+    plain = differential.compare(x, y, 4, ("interpreter", "GPU"), "v = (s + 1).to(tl.uint8)")
+    assert differential.classify("GPU mismatches", plain) == "unclassified"
+    assert differential.classify("GPU mismatches", plain + " [Triton's GPU result is tritium's]") == \
+        "the GPU's arithmetic, as Triton's"
+    # Triton's side: the interpreter's saturation count, the negative remainder, libdevice math.
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), "*fp32, *u8\nv = x + 1", saturated=True)
+    assert differential.classify("Triton mismatches", text) == "float-to-int out of range"
+    assert differential.classify("Triton mismatches", differential.compare(
+        x, y, 4, ("tritium", "Triton"), "*fp32, *u8\nv = x + 1")) == "unclassified"
+    text = differential.compare(x, y, 4, ("tritium", "Triton"),
+                                "v0 = tl.load(p0 + BLOCK + ((pid - 2) * BLOCK + tl.arange(0, BLOCK)) % BLOCK)")
+    assert differential.classify("Triton mismatches", text) == "Triton: vectorized load at a negative remainder"
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), "v = tl.cos(tl.cos(v8))")
+    assert differential.classify("Triton mismatches", text) == "Triton: libdevice log/sin/cos"
+    # Approximate math alone does not explain a Triton mismatch (both compilers approximate alike).
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), "v = tl.exp(x)")
+    assert differential.classify("Triton mismatches", text) == "unclassified"
+
+
+def test_interpreter_counts_saturated_conversions(differential):
+    """The count the harness reads around the interpreter's run: out-of-range and NaN float->int
+    conversions only (Triton's result is undefined for exactly those)."""
+    import numpy as np
+    import tritium
+    import tritium.language as tl
+
+    @tritium.jit
+    def convert(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.int8))
+
+    def saturated(values):
+        x = np.array(values, np.float32)
+        y = np.zeros(4, np.int8)
+        before = tritium._C._saturated_conversions()
+        convert[(1,)](x, y, BLOCK=4)  # numpy arrays: the interpreter (conftest.py)
+        return tritium._C._saturated_conversions() - before, list(y)
+
+    assert saturated([1.5, -128.9, 127.9, -0.5]) == (0, [1, -128, 127, 0])
+    assert saturated([300.0, -129.0, float("nan"), 2.0]) == (3, [127, -128, 0, 2])
+
+
 def test_exception_text_and_classes(differential):
     class CompilationError(Exception):  # like Triton's: the source and a caret, the cause chained
         pass
