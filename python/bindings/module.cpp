@@ -102,6 +102,9 @@ PYBIND11_MODULE(_C, module) {
   module.def("_saturated_conversions", &tritium::interp::saturated_conversions,
              "How many float -> int conversions the interpreter saturated in this process (out of "
              "range or NaN, where Triton's result is undefined): read by tests/fuzz/differential.py.");
+  module.def("_wide_shifts", &tritium::interp::wide_shifts,
+             "How many shifts by >= the bit width the interpreter evaluated in this process (0 or "
+             "the sign fill here, undefined in Triton): read by tests/fuzz/differential.py.");
   module.def("reset_cache_stats", &tritium::reset_cache_stats, "Zeroes the cache counters.");
   module.def("cache_dir", &tritium::cache_dir, "The disk cache directory of this process.");
   module.def(

@@ -172,6 +172,17 @@ int64_t saturated(int64_t limit) {
 
 uint64_t saturated_conversions() { return saturated_count.load(std::memory_order_relaxed); }
 
+namespace {
+std::atomic<uint64_t> wide_shift_count{0};
+}  // namespace
+
+int64_t wide_shift(int64_t result) {
+  wide_shift_count.fetch_add(1, std::memory_order_relaxed);
+  return result;
+}
+
+uint64_t wide_shifts() { return wide_shift_count.load(std::memory_order_relaxed); }
+
 int64_t float_to_int(double value, ScalarKind to) {
   if (to == ScalarKind::I1) return value != 0 ? 1 : 0;
   if (std::isnan(value)) return saturated(0);

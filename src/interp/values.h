@@ -71,6 +71,10 @@ int64_t float_to_int(double value, ir::ScalarKind to);
 // i1): Triton's result for those is undefined, so the differential harness reads it to tag
 // a Triton mismatch that follows one. Masked lanes convert garbage too: a hint, not an error.
 uint64_t saturated_conversions();
+// The same for shifts by >= the bit width (LLVM poison in Triton; 0 or the sign fill here):
+// the shift lanes of ir/elementwise.def return wide_shift(result), which counts it.
+int64_t wide_shift(int64_t result);
+uint64_t wide_shifts();
 
 // The bit pattern of an element as memory holds it (the low bit_width bits; pointers are
 // 64 bits), and back.

@@ -131,9 +131,15 @@ def test_likely_causes_are_tagged_and_classified(differential):
     assert differential.classify("Triton mismatches", text) == "float-to-int out of range"
     assert differential.classify("Triton mismatches", differential.compare(
         x, y, 4, ("tritium", "Triton"), "*fp32, *u8\nv = x + 1")) == "unclassified"
-    text = differential.compare(x, y, 4, ("tritium", "Triton"),
-                                "v0 = tl.load(p0 + BLOCK + ((pid - 2) * BLOCK + tl.arange(0, BLOCK)) % BLOCK)")
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), "*u8, *u8\nv = x << 9", wide=True)
+    assert differential.classify("Triton mismatches", text) == "shift out of range"
+    # Triton's vectorized load at a negative remainder: lanes 1..15 of a program's first vector.
+    load = "*u8, *u8, BLOCK=64\nv0 = tl.load(p0 + BLOCK + ((pid - 2) * BLOCK + tl.arange(0, BLOCK)) % BLOCK)"
+    x2, y2 = [("u8", np.array([1, 2, 3], np.uint8))], [("u8", np.array([1, 5, 3], np.uint8))]
+    text = differential.compare(x2, y2, 4, ("tritium", "Triton"), load)
     assert differential.classify("Triton mismatches", text) == "Triton: vectorized load at a negative remainder"
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), load)  # element 0: read right by Triton
+    assert differential.classify("Triton mismatches", text) == "unclassified"
     text = differential.compare(x, y, 4, ("tritium", "Triton"), "v = tl.cos(tl.cos(v8))")
     assert differential.classify("Triton mismatches", text) == "Triton: libdevice log/sin/cos"
     # Approximate math alone does not explain a Triton mismatch (both compilers approximate alike).
@@ -162,6 +168,27 @@ def test_interpreter_counts_saturated_conversions(differential):
 
     assert saturated([1.5, -128.9, 127.9, -0.5]) == (0, [1, -128, 127, 0])
     assert saturated([300.0, -129.0, float("nan"), 2.0]) == (3, [127, -128, 0, 2])
+
+
+def test_interpreter_counts_wide_shifts(differential):
+    import numpy as np
+    import tritium
+    import tritium.language as tl
+
+    @tritium.jit
+    def shift(x_ptr, y_ptr, s, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs) << s)
+
+    def wide(amount):
+        x, y = np.arange(1, 5, dtype=np.int32), np.zeros(4, np.int32)
+        before = tritium._C._wide_shifts()
+        shift[(1,)](x, y, amount, BLOCK=4)
+        return tritium._C._wide_shifts() - before, list(y)
+
+    assert wide(31) == (0, [-2147483648, 0, -2147483648, 0])
+    assert wide(32) == (4, [0, 0, 0, 0])
+    assert wide(-1) == (4, [0, 0, 0, 0])
 
 
 def test_exception_text_and_classes(differential):
