@@ -96,6 +96,9 @@ ir::Value* Lowerer::constant(ScalarKind kind, const ConstValue& value, const Loc
     double f = value.kind == ConstValue::Kind::Float ? value.f
                : value.kind == ConstValue::Kind::Bool ? (value.b ? 1.0 : 0.0)
                                                      : static_cast<double>(value.i);
+    // Triton's scalar_constant makes a number equal to 0 the type's null value: a -0.0
+    // literal (tl.full, x * -0.0, tl.where(c, -0.0, x)) is +0.0 there (differential seed 76382).
+    if (f == 0) f = 0.0;
     return builder_.float_constant(type, f, loc);
   }
   __int128 i;

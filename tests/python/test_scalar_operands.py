@@ -180,3 +180,27 @@ def test_maximum_of_two_numbers_is_a_tensor():
     out = np.zeros(1, np.float32)
     maximum_of_numbers[(1,)](out)
     assert out[0] == 6.0
+
+
+@tritium.jit
+def negative_zero_literals(x_ptr, out_ptr):
+    offs = tl.arange(0, 4)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.full((4,), -0.0, tl.float32).to(tl.int32, bitcast=True))
+    tl.store(out_ptr + 4 + offs, (x * -0.0).to(tl.int32, bitcast=True))
+    tl.store(out_ptr + 8 + offs, tl.where(offs >= 0, -0.0, x).to(tl.int32, bitcast=True))
+    tl.store(out_ptr + 12 + offs, (x - x + -0.0).to(tl.int32, bitcast=True))
+
+
+def test_a_negative_zero_number_is_positive_zero_as_in_triton():
+    """Triton's scalar_constant turns every number equal to 0 into the type's null value, so a
+    -0.0 literal is +0.0 (differential seed 76382: tl.full((), -0.0, tl.float32) bitcast to
+    int32 is 0 under Triton 3.6, -2^31 in tritium before). x * -0.0 is then x * +0.0."""
+    x = np.array([-2.0, 3.0, -0.5, 7.0], np.float32)
+    out = np.full(16, 123, np.int32)
+    negative_zero_literals[(1,)](x, out)
+    sign = np.int32(-2**31)
+    assert list(out[:4]) == [0, 0, 0, 0]
+    assert list(out[4:8]) == [sign, 0, sign, 0]  # -2 * +0.0 = -0.0; 3 * +0.0 = +0.0
+    assert list(out[8:12]) == [0, 0, 0, 0]
+    assert list(out[12:16]) == [0, 0, 0, 0]  # +0.0 + +0.0
