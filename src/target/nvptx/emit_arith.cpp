@@ -173,8 +173,14 @@ llvm::Value* Emitter::float_rem(llvm::Value* a, llvm::Value* b) {
 
 llvm::Value* Emitter::math_via_f32(const ir::Op& op, ScalarKind kind, llvm::Value* a,
                                    const std::function<llvm::Value*(llvm::Value*)>& f32) {
-  // The hardware has no fp64 exp/log/sin/cos and tritium links no libdevice.
-  if (kind == ScalarKind::F64) error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 is not supported on the GPU yet");
+  // The hardware has no fp64 exp/log/sin/cos: libdevice's __nv_<name> (exp, exp2, log, log2,
+  // sin, cos; codegen.cpp links it), as Triton lowers fp64 math.
+  if (kind == ScalarKind::F64) {
+    llvm::Type* f64 = b_.getDoubleTy();
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(std::string("__nv_") + op.name(), llvm::FunctionType::get(f64, {f64}, false));
+    return b_.CreateCall(callee, {a});
+  }
   // fp16/bf16 compute in fp32 and round once: exact for sqrt, floor and ceil, and as good
   // as the fp32 approximation for the rest.
   if (is_half_kind(kind)) return b_.CreateFPTrunc(f32(b_.CreateFPExt(a, b_.getFloatTy())), a->getType());
