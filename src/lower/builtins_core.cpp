@@ -38,10 +38,30 @@ LValue arange(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   return LValue::tensor(op->result());
 }
 
+// tl.full's number as Triton's builder takes it (semantic.scalar_constant: 0 is the null value
+// of any type, anything else goes to get_<dtype>, whose integer arguments must be integers in
+// the type's range): a float for an integer dtype, or a number outside the dtype, is a
+// TypeError there ("get_uint16(): incompatible function arguments"; differential seeds 3023,
+// 10000), so a located error here rather than a converted value.
+void check_full_value(ScalarKind kind, const ConstValue& c, const Loc& loc) {
+  if (ir::is_float(kind) || kind == ScalarKind::I1) return;
+  bool is_zero = (c.kind == ConstValue::Kind::Float && c.f == 0) || (c.kind == ConstValue::Kind::Int && c.i == 0) ||
+                 c.kind == ConstValue::Kind::Bool;
+  if (is_zero) return;
+  const std::string what = "tl.full: the value " + c.str() + " is not " + (ir::is_signed(kind) ? "an " : "a ") + ir::scalar_long_name(kind);
+  if (c.kind == ConstValue::Kind::Float) error_at(loc, what + " (an integer dtype takes an integer)");
+  if (c.kind != ConstValue::Kind::Int) return;
+  int bits = ir::bit_width(kind);
+  __int128 low = ir::is_signed(kind) ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
+  __int128 high = ir::is_signed(kind) ? (static_cast<__int128>(1) << (bits - 1)) - 1 : (static_cast<__int128>(1) << bits) - 1;
+  if (c.i < low || c.i > high) error_at(loc, what + " (out of its range)");
+}
+
 // full, zeros and zeros_like: a scalar broadcast to the shape.
 LValue filled(Lowerer& L, [[maybe_unused]] const std::string& fn, std::vector<int64_t> shape, ScalarKind kind, const LValue& value,
               const Loc& loc) {
   check_block_shape(shape, loc);
+  if (fn == "full" && value.is_const()) check_full_value(kind, value.c, loc);
   Value* scalar = value.is_const() ? L.constant(kind, value.c, loc) : L.cast(L.to_tensor(value, loc), kind, loc);
   if (scalar->type()->is_block()) error_at(loc, "the value of tl.full must be a scalar");
   if (shape.empty()) return LValue::tensor(scalar);
