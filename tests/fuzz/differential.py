@@ -103,6 +103,18 @@ CLASSES = [
      re.compile(r"PassManager::run failed|ConvertTritonGPUToLLVM|LLVM ERROR"),
      "Triton's own MLIR/LLVM pipeline failed on a kernel tritium compiles and runs; all 7 read "
      "(seeds 0..1500) are fp64 tl.dot: \"Currently fp64 don't support largeK MMA\" on stderr"),
+    ("Triton-only errors", "Triton: an int argument of 1 is a constexpr",
+     re.compile(r"AttributeError\(\"'(int|bool)' object has no attribute 'to'\"\)|"
+                r"unsigned tensor and a negative scalar"),
+     "Triton specializes an integer argument equal to 1 (and i1 True) into a Python constant, so "
+     "(-s).to(...) has no .to and u16 + (-s) is a negative number meeting an unsigned tensor; "
+     "tritium passes the argument as a value (all 72 read have a scalar argument of 1 or True: "
+     "RESULTS.md 2026-12-02, seeds 389, 19106)"),
+    ("Triton-only errors", "Triton: a fault after undefined behaviour",
+     re.compile(r"the CUDA context broke.*\[(a shift by >= the bit width|a float-to-integer conversion "
+                r"was out of range) in the interpreter\]", re.S),
+     "Triton's kernel faulted after what LLVM makes poison (pid >> 2147483647, then a branch on "
+     "it): not a tritium result (RESULTS.md 2026-12-02, seed 32931)"),
     ("Triton-only errors", "Triton: broadcast_to of a constant",
      re.compile(r"'constexpr_type' object has no attribute 'is_block'"),
      "Triton 3.6's tl.broadcast_to raises AttributeError on a constant operand "
@@ -542,6 +554,10 @@ class Worker:
                 alive = self.triton_side.alive()
                 if not alive:  # Triton's kernel faulted: not tritium's, but the worker is lost
                     detail += " [the CUDA context broke; worker replaced]"
+                if wide:
+                    detail += " [a shift by >= the bit width in the interpreter]"
+                if saturated:
+                    detail += " [a float-to-integer conversion was out of range in the interpreter]"
                 findings.append(("Triton-only errors", detail))
                 return counts, gpu_mismatch + findings, not alive
             counts["Triton compared"] += 1

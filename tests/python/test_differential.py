@@ -205,6 +205,12 @@ def test_exception_text_and_classes(differential):
     assert differential.classify("Triton-only errors", text) == "Triton: flip of one element"
     assert differential.classify("GPU errors", text) == "unclassified"  # classes are per kind
     assert differential.classify("Triton-only errors", "IndexError: list index out of range") == "unclassified"
+    assert differential.classify("Triton-only errors", "CompilationError: AttributeError(\"'int' object has no "
+                                 "attribute 'to'\")") == "Triton: an int argument of 1 is a constexpr"
+    fault = "AcceleratorError: ... [the CUDA context broke; worker replaced]"
+    assert differential.classify("Triton-only errors", fault) == "unclassified"
+    assert differential.classify("Triton-only errors", fault + " [a shift by >= the bit width in the interpreter]") == \
+        "Triton: a fault after undefined behaviour"
 
 
 def test_workers_merge_like_one_process(tmp_path, outcomes):
