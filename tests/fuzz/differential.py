@@ -8,9 +8,18 @@ tensors) and, with --triton, under Triton on the GPU; every buffer is compared a
       [--out DIR] [--atomics]
 
 Agreement: integers (and bools) bit for bit; floats equal, both NaN, or within --ulps units in
-the last place of their type (default 4: the GPU's exp2/log2/sin/cos/rsqrt are approximations,
-libm's are correctly rounded; +, -, *, / and sqrt are IEEE on both, and FP fusion is turned off
-with TRITIUM_DEFAULT_FP_FUSION=0 and TRITON_DEFAULT_FP_FUSION=0 so no fma changes a rounding).
+the last place of their type (default 4: the GPU's fp32 exp/exp2/log/log2/sin/cos/sqrt/rsqrt
+and / are approximations (.approx, div.full: 1-2 ulps), libm's are correctly rounded; +, -, *
+are IEEE on both, and FP fusion is turned off with TRITIUM_DEFAULT_FP_FUSION=0 and
+TRITON_DEFAULT_FP_FUSION=0 so no fma changes a rounding).
+An fp64 pair that fp32 holds exactly (a value computed in fp32, widened by the store) is
+compared in fp32 ulps. The bound is per value, not per kernel: an approximation's error grows
+with the argument (exp(x) = ex2(x * log2 e) rounds x * log2 e first) and reaches integers
+through conversions and bitcasts, so such mismatches are tagged with the kernel's
+approximate ops, and a GPU mismatch waits for Triton: where Triton's GPU gives tritium's result
+to the last bit, the difference is the GPU's arithmetic both use. The interpreter counts what
+Triton leaves undefined (out-of-range float->int conversions, shifts by >= the width:
+tritium._C._saturated_conversions/_wide_shifts) and a Triton finding after one is tagged.
 The generator only loads from input pointers and only stores to output pointers, each program
 to its own elements, so plain kernels have no races and one right answer. Kernels with atomics
 are order-dependent once addresses collide (the generator's `offs % (n + 1)` makes them
