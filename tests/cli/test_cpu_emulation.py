@@ -50,6 +50,20 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def column_tiles(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Loop-carried pointer blocks, column-major (gpu/rebase_pointers.h makes them
+        # index-computed, so gpu/coalesce.h gives the load and the store a column layout).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        src = x_ptr + m[:, None] + n[None, :] * stride
+        dst = out_ptr + m[:, None] + n[None, :] * stride
+        for i in range(3):
+            tl.store(dst, tl.load(src))
+            src += BM
+            dst += BM
+
+
+    @tritium.jit
     def cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
         # x[a, b, c] at a * C * stride + b + c * stride: contiguous along the middle axis.
         a = tl.arange(0, A)
@@ -177,3 +191,21 @@ def test_three_dimensional_column_read(tmp_path, ty, shape, warps):
     a, b, c = np.meshgrid(np.arange(A), np.arange(B), np.arange(C), indexing="ij")
     assert np.array_equal(out.reshape(A, B, C), x[a * C * stride + b + c * stride])
     assert re.search(r"ld\.global\.v4\.b32", ptx)
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((32, 128), 1)])
+def test_carried_pointer_column_tiles(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = 3 * BM + 16
+    n_elements = 3 * BM + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_tiles", ty, tile, warps, n_elements, n_elements, stride)
+    expected = np.zeros(n_elements, dtype=out.dtype)
+    for i in range(3):
+        at = (np.arange(BM)[:, None] + i * BM + np.arange(BN)[None, :] * stride).reshape(-1)
+        expected[at] = x[at]
+    assert np.array_equal(out, expected)
+    # Rebased (each block an offset carried in i64), then coalesced: 16-byte vectors both ways,
+    # and no conversion between them.
+    assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+    assert "barrier" not in ll
