@@ -58,9 +58,21 @@ KERNELS = textwrap.dedent('''
         src = x_ptr + m[:, None] + n[None, :] * stride
         dst = out_ptr + m[:, None] + n[None, :] * stride
         for i in range(3):
-            tl.store(dst, tl.load(src))
+            tl.store(dst, tl.load(src) * 2 + 1)
             src += BM
             dst += BM
+
+
+    @tritium.jit
+    def column_add(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Two column-major loads, an elementwise op of both, a column-major store: all in the
+        # column layout (coalesce.cpp moves the conversions past the op; none is left).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        at = m[:, None] + n[None, :] * stride
+        x = tl.load(x_ptr + at)
+        y = tl.load(x_ptr + 16 + at)
+        tl.store(out_ptr + at, (x + y) * 2 - x)
 
 
     @tritium.jit
@@ -203,9 +215,24 @@ def test_carried_pointer_column_tiles(tmp_path, ty, tile, warps):
     expected = np.zeros(n_elements, dtype=out.dtype)
     for i in range(3):
         at = (np.arange(BM)[:, None] + i * BM + np.arange(BN)[None, :] * stride).reshape(-1)
-        expected[at] = x[at]
+        expected[at] = x[at] * 2 + 1
     assert np.array_equal(out, expected)
     # Rebased (each block an offset carried in i64), then coalesced: 16-byte vectors both ways,
     # and no conversion between them.
     assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
     assert "barrier" not in ll
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((16, 256), 8)])
+def test_elementwise_stays_in_the_column_layout(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = BM + 48
+    n_elements = BM + 16 + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_add", ty, tile, warps, n_elements, n_elements, stride)
+    at = (np.arange(BM)[:, None] + np.arange(BN)[None, :] * stride).reshape(-1)
+    expected = np.zeros(n_elements, dtype=out.dtype)
+    expected[at] = (x[at] + x[at + 16]) * out.dtype.type(2) - x[at]
+    assert np.array_equal(out, expected)
+    assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+    assert "barrier" not in ll  # no round trip: the chain never leaves the column layout
