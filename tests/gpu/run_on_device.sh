@@ -115,7 +115,7 @@ if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   for ((j = 0; j < jobs; j++)); do
     mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
     [ -z "$mine" ] && continue
-    timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
+    timeout 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
       > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
   done
   for p in "${job_pids[@]}"; do wait "$p"; done
@@ -123,7 +123,8 @@ if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   tail -5 "$OUT/gpu_tests.log"
   grep -hE "^[0-9]+ [a-z]+.* in [0-9.]+s" "$OUT/gpu_tests.log" |
     awk '{for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^(passed|failed|skipped|deselected|errors?)/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i }}
-         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}'
+         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}' |
+    tee "$OUT/gpu_tests_total.txt"
 fi
 [ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
@@ -213,8 +214,9 @@ fi
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
 if [ -f "$OUT/gpu_tests.log" ]; then
-  grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
-  grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+  if [ -f "$OUT/gpu_tests_total.txt" ]; then cat "$OUT/gpu_tests_total.txt"
+  else grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3; fi
+  grep -E "^(FAILED|ERROR) " "$OUT/gpu_tests.log" | head -20
 fi
 tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
