@@ -287,13 +287,15 @@ void Emitter::emit_scan(const ir::Op& op) {
     for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
       if (linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << level) thread_bit = 5 + j;
     }
-    // Registers whose elements differ only below `level` lie in one run: their totals are
-    // the same values (each level combines a run's halves in one order), so across threads
-    // one register of each such class is exchanged for all (V times fewer shuffles, and
-    // fewer bytes and rounds through shared memory).
+    // Registers whose elements differ only in the axis's bits below `level` lie in one run:
+    // their totals are the same values (each level combines a run's halves in one order), so
+    // across threads one register of each such class is exchanged for all (V times fewer
+    // shuffles, and fewer bytes and rounds through shared memory). Bits below the axis
+    // (inner dimensions) are other scans, with other totals.
     int low_reg_bits = 0;
     for (int j = 0; j < linear.in_bits(ir::LinearLayout::kRegister); ++j) {
-      if (linear.basis(ir::LinearLayout::kRegister, j) < (int64_t{1} << level)) low_reg_bits |= 1 << j;
+      int64_t basis = linear.basis(ir::LinearLayout::kRegister, j);
+      if (basis >= (int64_t{1} << axis.inner_bits) && basis < (int64_t{1} << level)) low_reg_bits |= 1 << j;
     }
     auto exchanged = [&](int r) { return (r & low_reg_bits) == 0; };
     auto share = [&]() {
