@@ -283,3 +283,16 @@ def test_max_seconds_stops_in_time(tmp_path):
     assert "continue with --first 3" in proc.stdout, proc.stdout + proc.stderr
     wall = float(summary.split(" kernels in ")[1].split(" s")[0])
     assert wall < 5 + 2 + 5, summary
+
+
+def test_replay_prints_a_seed_and_its_buffers(tmp_path):
+    """tests/fuzz/replay.py (a finding read on the GPU machine): here the interpreter alone."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "replay.py"), "2", "3", "--fuzz",
+                           fuzz_binary()],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "#### seed 2\n# signature: " in proc.stdout and "#### seed 3\n# signature: " in proc.stdout
+    assert "# tritium: " in proc.stdout and "error: " in proc.stdout  # seed 3: tritium refuses it
+    assert "@triton.jit" in proc.stdout
+    assert "elements differ; first 8: [" in proc.stdout
