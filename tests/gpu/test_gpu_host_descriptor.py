@@ -148,3 +148,20 @@ def test_launch_error_names_the_argument(which):
     desc.strides = [20, 1]
     with pytest.raises(tritium.LaunchError, match=r"argument 'desc'.*strides must be 16-byte aligned"):
         kernels.load_tile_kernel[(1,)](desc, torch.zeros(128, device="cuda"), 0, 0, BM=8, BN=16)
+
+
+@pytest.mark.parametrize("host", [True, False])
+def test_isinstance_tensor_descriptor(gen, which, host):
+    kernels, TensorDescriptor = which
+    if not host and kernels is TRITON:
+        # Triton's device-made descriptors need a scratch allocator (triton.set_allocator).
+        import triton
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    M, N, BM, BN = 96, 64, 32, 64
+    src = torch.randn((M, N), device="cuda", generator=gen)
+    dst = torch.zeros_like(src)
+    args = (TensorDescriptor.from_tensor(src, [BM, BN]), TensorDescriptor.from_tensor(dst, [BM, BN])) if host \
+        else (src, dst)
+    kernels.maybe_desc_copy_kernel[(M // BM,)](*args, M, N, BM=BM, BN=BN)
+    sync()
+    assert torch.equal(dst, src)

@@ -77,3 +77,21 @@ def matmul_desc_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N
 def bad_rank_kernel(desc, out_ptr):
     tile = desc.load([0])  # LINE: bad_rank
     tl.store(out_ptr + tl.arange(0, 16), tile)
+
+
+@jit
+def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):
+    # Triton's fused-attention tutorial: a host-made descriptor as is, else one made here.
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@jit
+def maybe_desc_copy_kernel(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """The same kernel for host descriptors and for plain pointers."""
+    src = _maybe_make_tensor_desc(src, [M, N], [N, 1], [BM, BN])
+    dst = _maybe_make_tensor_desc(dst, [M, N], [N, 1], [BM, BN])
+    off_m = tl.program_id(0) * BM
+    dst.store([off_m, 0], src.load([off_m, 0]))

@@ -234,3 +234,33 @@ def test_bad_signature_text():
         k.load_tile_kernel.emit("ir", signature="tensordesc<fp32[16, 12]>, *fp32, i32, i32, BM=16, BN=16")
     with pytest.raises(tritium.CompilationError, match="padding=zero or padding=nan"):
         k.load_tile_kernel.emit("ir", signature="tensordesc<fp32[16, 16],padding=inf>, *fp32, i32, i32, BM=16, BN=16")
+
+
+@pytest.mark.parametrize("host", [True, False])
+def test_isinstance_tensor_descriptor_picks_host_or_device_descriptors(rng, host):
+    M, N, BM, BN = 24, 32, 8, 32
+    src = _random(rng, (M, N), np.float32)
+    dst = np.zeros((M, N), np.float32)
+    if host:
+        args = (TensorDescriptor.from_tensor(src, [BM, BN]), TensorDescriptor.from_tensor(dst, [BM, BN]))
+    else:
+        args = (src, dst)
+    k.maybe_desc_copy_kernel[(M // BM,)](*args, M, N, BM=BM, BN=BN)
+    np.testing.assert_array_equal(dst, src)
+
+
+@tritium.jit
+def misused_type_kernel(x, CASE: tl.constexpr):
+    if CASE == 0:
+        tl.tensor_descriptor(x)  # LINE: call_type
+    else:
+        isinstance(x, 3)  # LINE: bad_isinstance
+
+
+@pytest.mark.parametrize("case, marker, message", [(0, "call_type", "is a type"),
+                                                   (1, "bad_isinstance", r"isinstance\(\) in a kernel takes")])
+def test_type_misuse_is_located(case, marker, message):
+    line, _ = marked_line(__file__, marker)
+    with pytest.raises(tritium.CompilationError, match=message) as info:
+        misused_type_kernel[(1,)](np.zeros(4, np.float32), CASE=case)
+    assert info.value.line == line
