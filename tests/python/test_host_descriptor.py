@@ -264,3 +264,29 @@ def test_type_misuse_is_located(case, marker, message):
     with pytest.raises(tritium.CompilationError, match=message) as info:
         misused_type_kernel[(1,)](np.zeros(4, np.float32), CASE=case)
     assert info.value.line == line
+
+
+def _set_block_shapes(nargs):
+    # Triton's fused-attention tutorial: descriptors made with a dummy block shape, which a
+    # config's pre_hook sets to the config's blocks before each launch.
+    for name in ("src", "dst"):
+        nargs[name].block_shape = [nargs["BM"], nargs["BN"]]
+
+
+@tritium.autotune(configs=[tritium.Config({"BM": 8}, pre_hook=_set_block_shapes),
+                           tritium.Config({"BM": 16}, pre_hook=_set_block_shapes)], key=["M"])
+@tritium.jit
+def autotuned_copy(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    off_m = tl.program_id(0) * BM
+    dst.store([off_m, 0], src.load([off_m, 0]))
+
+
+def test_autotune_pre_hook_sets_the_block_shape(rng):
+    M, N = 32, 16
+    src = _random(rng, (M, N), np.float32)
+    dst = np.zeros((M, N), np.float32)
+    a = TensorDescriptor(src, [M, N], [N, 1], [1, 1])
+    b = TensorDescriptor(dst, [M, N], [N, 1], [1, 1])
+    autotuned_copy[lambda meta: (tritium.cdiv(M, meta["BM"]),)](a, b, M, N, BN=16)
+    np.testing.assert_array_equal(dst, src)
+    assert a.block_shape == [autotuned_copy.best_config.kwargs["BM"], 16]
