@@ -148,6 +148,77 @@ void remove_redundant(ir::Region& region, const VectorWidths& widths, int thread
   }
 }
 
+// A splat or constant: every thread holds it whole.
+bool uniform_value(const ir::Value* v) {
+  return !v->type()->is_block() ||
+         (v->def() != nullptr && (v->def()->kind() == OpKind::Splat || v->def()->kind() == OpKind::Constant));
+}
+
+// Conversions out of an access's layout moved past the elementwise ops that read them: an
+// op whose every block operand is such a conversion (from one layout L) or uniform runs in L
+// (conversion.h's elementwise_in_slot), and one conversion after it serves its users. A
+// column-major load, `+ 1`, a column-major store: the chain then stays in L, and the
+// conversions back and forth meet and vanish (remove_redundant).
+bool move_conversions_forward(ir::Region& region, const VectorWidths& widths, int threads) {
+  bool changed = false;
+  for (size_t i = 0; i < region.ops().size(); ++i) {
+    Op* op = region.ops()[i].get();
+    for (const auto& r : op->regions()) changed = move_conversions_forward(*r, widths, threads) || changed;
+    if (!has_trait(op->kind(), ir::kElementwise) || op->num_results() != 1 || !op->result()->type()->is_block() ||
+        !op->result()->has_uses()) {
+      continue;
+    }
+    const ir::Layout* slot = nullptr;
+    std::vector<ir::Value*> sources;
+    bool ok = true;
+    for (ir::Value* v : op->operands()) {
+      sources.push_back(v);
+      if (uniform_value(v)) continue;
+      const Op* def = v->def();
+      if (def == nullptr || def->kind() != OpKind::ConvertLayout || !held_in_slot(def->operand(0), widths, threads)) {
+        ok = false;
+        break;
+      }
+      const ir::Layout* l = def->operand(0)->type()->layout();
+      ok = slot == nullptr || slot == l;
+      slot = l;
+      sources.back() = def->operand(0);
+    }
+    if (!ok || slot == nullptr) continue;
+    const std::vector<ir::Value*> before = op->operands();
+    const ir::Type* type = op->result()->type();
+    op->set_operands(sources);
+    op->result()->set_type(type->with_layout(slot));
+    if (!elementwise_in_slot(*op, widths, threads)) {
+      op->set_operands(before);
+      op->result()->set_type(type);
+      continue;
+    }
+    std::vector<ir::Use> uses = op->result()->uses();
+    auto convert = std::make_unique<Op>(OpKind::ConvertLayout, op->loc());
+    convert->add_operand(op->result());
+    ir::Value* back = convert->add_result(type);
+    region.insert(i + 1, std::move(convert));
+    for (const ir::Use& use : uses) use.user->set_operand(use.index, back);
+    std::vector<Op*> dead;  // the conversions nothing reads any more (each once)
+    for (ir::Value* v : before) {
+      Op* def = v->def();
+      if (def != nullptr && def->kind() == OpKind::ConvertLayout && !v->has_uses() &&
+          std::find(dead.begin(), dead.end(), def) == dead.end()) {
+        dead.push_back(def);
+      }
+    }
+    for (Op* def : dead) {
+      ir::Region* home = def->parent();
+      size_t at = home->index_of(def);
+      home->erase(def);
+      if (home == &region && at < i) --i;
+    }
+    changed = true;
+  }
+  return changed;
+}
+
 }  // namespace
 
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads) {
@@ -219,6 +290,9 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   for (auto& [op, layout] : chosen) rewrite(*op, layout);
   insert_conversions(function.body());
   remove_redundant(function.body(), widths, threads);
+  if (!chosen.empty() && move_conversions_forward(function.body(), widths, threads)) {
+    remove_redundant(function.body(), widths, threads);
+  }
 }
 
 }  // namespace tritium::gpu

@@ -94,10 +94,55 @@ bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads) {
   return ptr->def() != nullptr && ptr->def()->kind() == OpKind::ConvertLayout && laid_out(ptr->type(), widths, threads);
 }
 
+namespace {
+
+// Whether every thread holds `v` whole (a splat or a constant: read the same in any layout).
+bool uniform_block(const ir::Value* v) {
+  return !v->type()->is_block() ||
+         (v->def() != nullptr && (v->def()->kind() == OpKind::Splat || v->def()->kind() == OpKind::Constant));
+}
+
+}  // namespace
+
+namespace {
+
+// elementwise_in_slot, looking at most `depth` ops up each chain (its cost stays bounded on
+// any DAG; a longer chain is left in the flat rule, by the pass and the emitter alike).
+bool in_slot_within(const ir::Op& op, const VectorWidths& widths, int threads, int depth) {
+  if (depth == 0 || !ir::has_trait(op.kind(), ir::kElementwise) || op.num_results() != 1) return false;
+  const ir::Type* type = op.result()->type();
+  if (!laid_out(type, widths, threads)) return false;
+  // Register r of every operand and of the result is the same element.
+  if (type->layout()->linear().in_size(LinearLayout::kRegister) !=
+      flat_of(type, widths, threads).in_size(LinearLayout::kRegister)) {
+    return false;
+  }
+  bool any = false;
+  for (const ir::Value* v : op.operands()) {
+    if (uniform_block(v)) continue;
+    const ir::Op* def = v->def();
+    if (def == nullptr || v->type()->layout() != type->layout()) return false;
+    // Loads made in the slot, and elementwise ops held there (coalesce.cpp builds the
+    // chains in program order, so each link was judged before).
+    bool held = def->kind() == OpKind::Load ? access_in_slot(*def, widths, threads)
+                                            : in_slot_within(*def, widths, threads, depth - 1);
+    if (!held) return false;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+bool elementwise_in_slot(const ir::Op& op, const VectorWidths& widths, int threads) {
+  return in_slot_within(op, widths, threads, 6);
+}
+
 bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads) {
   const ir::Op* def = value->def();
   if (def == nullptr) return false;
   if (def->kind() == OpKind::Load) return access_in_slot(*def, widths, threads);
+  if (def->kind() != OpKind::ConvertLayout && elementwise_in_slot(*def, widths, threads)) return true;
   if (def->kind() != OpKind::ConvertLayout || !laid_out(value->type(), widths, threads) || !value->has_uses()) return false;
   // A conversion into an access's own layout, read only by such accesses.
   for (const ir::Op* user : value->users()) {

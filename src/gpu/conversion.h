@@ -17,10 +17,15 @@ namespace tritium::gpu {
 // converted there by gpu/coalesce.h) rather than the flat rule's.
 bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);
 // The emitter holds every block in the flat rule (target/nvptx/layout.h) except the results
-// of such loads and of the convert_layouts into such accesses' layouts that only they read:
-// those follow their slot, register for register. Every other conversion (gpu/coalesce.h
+// of such loads, of elementwise ops over them (elementwise_in_slot) and of the
+// convert_layouts into such accesses' layouts that only they read: those follow their slot,
+// register for register. Every other conversion (gpu/coalesce.h
 // makes them explicit where an op wants another layout) is the identity there.
 bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads);
+// An elementwise op computed in its result's slot layout (coalesce.cpp moves conversions
+// past such ops): every block operand a splat, a constant, or a load or elementwise op held
+// in that same slot, with as many registers per thread as the flat rule gives the block.
+bool elementwise_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);
 // The linear layout of the emitter's registers for `value` (its slot's or the flat rule's).
 ir::LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads);
 

@@ -27,7 +27,7 @@ const std::vector<GpuPass> kGpuPasses = {
     {"version_on_signs", version_on_signs, versions_on_signs},
     // Carried pointer blocks moved by one amount in every element: their initial block
     // plus a carried scalar offset, so their addresses follow from the index again.
-    {"rebase_pointers", rebase_pointers, pipelines_dots},
+    {"rebase_pointers", rebase_pointers, nullptr},
     // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},

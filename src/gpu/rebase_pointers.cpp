@@ -3,7 +3,6 @@
 // adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
 #include "gpu/rebase_pointers.h"
 
-#include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "ir/builder.h"
 #include "transforms/eliminate_dead_code.h"
@@ -88,8 +87,7 @@ bool rebase_region(ir::Region& region) {
 
 }  // namespace
 
-void rebase_pointers(ir::Function& function, const GpuOptions& options) {
-  if (!pipelines_dots(function, options)) return;
+void rebase_pointers(ir::Function& function, const GpuOptions&) {
   if (rebase_region(function.body())) transforms::eliminate_dead_code(function);
 }
 

@@ -4,9 +4,10 @@
 //   for ... (p = p0) { load p ... ; yield addptr(p, splat(s)) }
 //   =>  for ... (p = p0, o = 0) { q = addptr(p0, splat(o)); load q ... ; yield p, o + s }
 // (p passes through unchanged, dead). Every element's address then follows from its index
-// again when p0's does (gpu::recomputable), so the emitter deals cp.async copies of it out
+// again when p0's does (gpu::recomputable): the emitter deals cp.async copies of it out
 // evenly over the threads (target/nvptx/async_copy.h) instead of leaving them to the threads
-// that hold each run's first element. Only in kernels that pipeline dots (pipelines_dots).
+// that hold each run's first element, and coalesce (coalesce.h) may give an access through
+// it another axis's layout (a column-major read in a loop).
 #pragma once
 
 #include "gpu/options.h"

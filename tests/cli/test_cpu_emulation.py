@@ -1,12 +1,13 @@
 """The NVPTX emitter's layouts checked without a GPU: a kernel's LLVM IR (`tritium compile
---emit llvm`) is retargeted to the host (address spaces dropped, %tid.x read from a global,
-the barrier a no-op, shared memory a plain array), compiled with llc, and every thread of the
-CTA is run in turn, twice: the first pass fills shared memory, so in the second every read
-of a kernel with one round trip sees every thread's write, and the stores land exactly as on
-the GPU. Kernels: coalesced column-major reads and transposed stores (gpu/coalesce.h), with
-the conversion between layouts through padded shared memory, and a column-major copy that
-needs none; fp32, fp16 and int8, tiles 64x64 / 128x32 / 16x256, 1-8 warps. Skipped visibly
-without llc (LLVM) or a C compiler."""
+--emit llvm`) is retargeted to the host (address spaces dropped, shared memory a plain array)
+and compiled with llc, and each thread of the CTA runs as a host thread: %tid.x is a
+thread-local, `bar.sync` a barrier of all of them, `shfl.sync.bfly` an exchange through a
+per-warp slot array between two barriers of the warp. So every barrier, shuffle and
+shared-memory round trip happens as on the GPU (inline PTX cannot run). Kernels: coalesced
+column-major reads and transposed stores (gpu/coalesce.h), conversions through padded shared
+memory, a column-major copy that needs none; scans and reductions along every axis of 2-D
+and 3-D blocks (registers, lanes and warps); fp32, fp16, int8 and int32, 1-8 warps. Skipped
+visibly without llc (LLVM) or a C compiler."""
 
 import glob
 import os
@@ -50,6 +51,32 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def column_tiles(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Loop-carried pointer blocks, column-major (gpu/rebase_pointers.h makes them
+        # index-computed, so gpu/coalesce.h gives the load and the store a column layout).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        src = x_ptr + m[:, None] + n[None, :] * stride
+        dst = out_ptr + m[:, None] + n[None, :] * stride
+        for i in range(3):
+            tl.store(dst, tl.load(src) * 2 + 1)
+            src += BM
+            dst += BM
+
+
+    @tritium.jit
+    def column_add(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Two column-major loads, an elementwise op of both, a column-major store: all in the
+        # column layout (coalesce.cpp moves the conversions past the op; none is left).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        at = m[:, None] + n[None, :] * stride
+        x = tl.load(x_ptr + at)
+        y = tl.load(x_ptr + 16 + at)
+        tl.store(out_ptr + at, (x + y) * 2 - x)
+
+
+    @tritium.jit
     def cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
         # x[a, b, c] at a * C * stride + b + c * stride: contiguous along the middle axis.
         a = tl.arange(0, A)
@@ -57,30 +84,104 @@ KERNELS = textwrap.dedent('''
         c = tl.arange(0, C)
         x = tl.load(x_ptr + a[:, None, None] * (C * stride) + b[None, :, None] + c[None, None, :] * stride)
         tl.store(out_ptr + a[:, None, None] * (B * C) + b[None, :, None] * C + c[None, None, :], x)
+
+
+    @tritium.jit
+    def scan_tile(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                  REVERSE: tl.constexpr):
+        # Row-major tile; its cumulative sum along AXIS, and the running maximum (a combine
+        # function of two values) below it.
+        at = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + at)
+        tl.store(out_ptr + at, tl.cumsum(x, AXIS, reverse=REVERSE))
+        tl.store(out_ptr + BM * BN + at, tl.associative_scan(x, AXIS, _maximum, reverse=REVERSE))
+
+
+    @tritium.jit
+    def _maximum(a, b):
+        return tl.maximum(a, b)
+
+
+    @tritium.jit
+    def scan_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+                  AXIS: tl.constexpr, REVERSE: tl.constexpr):
+        at = (tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C
+              + tl.arange(0, C)[None, None, :])
+        tl.store(out_ptr + at, tl.cumsum(tl.load(x_ptr + at), AXIS, reverse=REVERSE))
+
+
+    @tritium.jit
+    def sum_tile(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                 REVERSE: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
+        if AXIS == 0:
+            tl.store(out_ptr + tl.arange(0, BN), tl.sum(x, 0))
+        else:
+            tl.store(out_ptr + tl.arange(0, BM), tl.max(x, 1))
 ''')
 
 DRIVER = r'''
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-int emu_tid;
-void emu_barrier(void) {}
+__thread int emu_tid;
+static pthread_barrier_t cta, warp[32];
+static int lane_slot[1024];
+void emu_barrier(void) { pthread_barrier_wait(&cta); }
+int emu_shfl_bfly(int mask, int value, int lane_mask, int clamp) {
+  (void)mask, (void)clamp;
+  int w = emu_tid / 32;
+  lane_slot[emu_tid] = value;
+  pthread_barrier_wait(&warp[w]);
+  int got = lane_slot[(emu_tid & ~31) | ((emu_tid & 31) ^ lane_mask)];
+  pthread_barrier_wait(&warp[w]);
+  return got;
+}
+// Predicated stores (inline PTX `@p st.global.bN [a+off], {...}`), as calls.
+#define EMU_ST(bits, ctype) \
+  void emu_st_b##bits##_x1(char* p, long off, _Bool pred, ctype a) { if (pred) ((ctype*)(p + off))[0] = a; } \
+  void emu_st_b##bits##_x2(char* p, long off, _Bool pred, ctype a, ctype b) { \
+    if (pred) ((ctype*)(p + off))[0] = a, ((ctype*)(p + off))[1] = b; } \
+  void emu_st_b##bits##_x4(char* p, long off, _Bool pred, ctype a, ctype b, ctype c, ctype d) { \
+    if (pred) ((ctype*)(p + off))[0] = a, ((ctype*)(p + off))[1] = b, ((ctype*)(p + off))[2] = c, \
+              ((ctype*)(p + off))[3] = d; }
+EMU_ST(8, unsigned char)
+EMU_ST(16, unsigned short)
+EMU_ST(32, unsigned)
+EMU_ST(64, unsigned long)
 void KERNEL(void*, void*, int);
+static void *x, *out;
+static int stride;
+static void* run(void* tid) {
+  emu_tid = (int)(long)tid;
+  KERNEL(x, out, stride);
+  return NULL;
+}
 int main(int argc, char** argv) {
-  int nin = atoi(argv[1]), nout = atoi(argv[2]), threads = atoi(argv[3]), stride = atoi(argv[4]);
-  CTYPE* x = aligned_alloc(64, (sizeof(CTYPE) * nin + 63) / 64 * 64);
-  CTYPE* out = aligned_alloc(64, (sizeof(CTYPE) * nout + 63) / 64 * 64);
-  for (int i = 0; i < nin; ++i) x[i] = (CTYPE)(i % 97 + 1);
-  memset(out, 0, sizeof(CTYPE) * nout);
-  for (int pass = 0; pass < 2; ++pass)
-    for (emu_tid = 0; emu_tid < threads; ++emu_tid) KERNEL(x, out, stride);
-  fwrite(x, sizeof(CTYPE), nin, stdout);
-  fwrite(out, sizeof(CTYPE), nout, stdout);
+  int nin = atoi(argv[1]), nout = atoi(argv[2]), threads = atoi(argv[3]);
+  stride = atoi(argv[4]);
+  CTYPE* in = aligned_alloc(64, (sizeof(CTYPE) * nin + 63) / 64 * 64);
+  CTYPE* result = aligned_alloc(64, (sizeof(CTYPE) * nout + 63) / 64 * 64);
+  for (int i = 0; i < nin; ++i) in[i] = (CTYPE)(i % 97 + 1 - (i / 97) % 3 * 40);
+  memset(result, 0, sizeof(CTYPE) * nout);
+  x = in, out = result;
+  pthread_barrier_init(&cta, NULL, threads);
+  for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
+  pthread_t t[1024];
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 18);
+  for (long i = 0; i < threads; ++i) pthread_create(&t[i], &attr, run, (void*)i);
+  for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+  fwrite(in, sizeof(CTYPE), nin, stdout);
+  fwrite(result, sizeof(CTYPE), nout, stdout);
   return 0;
 }
 '''
 
-TYPES = {"fp32": ("float", np.float32), "fp16": ("_Float16", np.float16), "i8": ("signed char", np.int8)}
+TYPES = {"fp32": ("float", np.float32), "fp16": ("_Float16", np.float16), "i8": ("signed char", np.int8),
+         "i32": ("int", np.int32)}
 
 
 def find_llc():
@@ -107,29 +208,50 @@ def host_ir(ll):
     ll = "\n".join(line for line in ll.splitlines() if not line.startswith("target "))
     ll = re.sub(r"@__tritium_shared = external [^\n]*", "@__tritium_shared = global [262144 x i8] zeroinitializer, align 16", ll)
     ll = re.sub(r"tail call i32 @llvm\.nvvm\.read\.ptx\.sreg\.tid\.x\(\)", "load i32, ptr @emu_tid", ll)
+    ll = re.sub(r"(tail )?call i32 @llvm\.nvvm\.shfl\.sync\.bfly\.i32\(", "call i32 @emu_shfl_bfly(", ll)
+    ll = re.sub(r"declare [^\n]*@llvm\.nvvm\.shfl\.sync\.bfly\.i32[^\n]*", "declare i32 @emu_shfl_bfly(i32, i32, i32, i32)", ll)
     ll = re.sub(r"(tail )?call void @llvm\.nvvm\.barrier[.a-z]*\(i32 0\)", "call void @emu_barrier()", ll)
-    ll = re.sub(r"declare [^\n]*@llvm\.nvvm\.read\.ptx\.sreg\.tid\.x[^\n]*", "@emu_tid = external global i32", ll)
+    ll = re.sub(r"declare [^\n]*@llvm\.nvvm\.read\.ptx\.sreg\.tid\.x[^\n]*", "@emu_tid = external thread_local global i32", ll)
     ll = re.sub(r"declare void @llvm\.nvvm\.barrier[.a-z]*\(i32\)[^\n]*", "declare void @emu_barrier()", ll)
-    return re.sub(r'"nvvm\.maxntid"="\d+"', "", ll)
+    return predicated_stores_as_calls(re.sub(r'"nvvm\.maxntid"="\d+"', "", ll))
 
 
-def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride):
+PREDICATED_STORE = re.compile(
+    r'call void asm sideeffect "@\$1 st\.global[.a-z_:0-9]*?(?:\.v(\d))?\.b(\d+) \[\$0(?:\+(\d+))?\], [^"]*", "[^"]*"'
+    r'\(ptr ([^,]+), i1 ([^,]+), ([^)]*)\)')
+
+
+def predicated_stores_as_calls(ll):
+    """`@p st.global` inline PTX (stores of replicated values) as calls to the driver's emu_st_*."""
+    def call(m):
+        count, bits, offset, ptr, pred, values = m.group(1) or "1", m.group(2), m.group(3) or "0", m.group(4), m.group(5), m.group(6)
+        return f"call void @emu_st_b{bits}_x{count}(ptr {ptr}, i64 {offset}, i1 {pred}, {values})"
+    ll = PREDICATED_STORE.sub(call, ll)
+    for bits in (8, 16, 32, 64):
+        for count in (1, 2, 4):
+            ll += f"\ndeclare void @emu_st_b{bits}_x{count}(ptr, i64, i1" + f", i{bits}" * count + ")"
+    return ll + "\n"
+
+
+def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride, constexprs=""):
     ctype, nptype = TYPES[ty]
     source = tmp_path / "kernels.py"
     source.write_text(KERNELS)
     shape = "".join(f", {name}={size}" for name, size in zip("ABC" if len(tile) == 3 else ("BM", "BN"), tile))
-    signature = f"*{ty}:16, *{ty}:16, i32:16{shape}"
+    signature = f"*{ty}:16, *{ty}:16, i32:16{shape}{constexprs}"
     def emit(what):
         return subprocess.run([CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
                                "--num-warps", str(warps), "--emit", what], capture_output=True, text=True,
                               check=True).stdout
     ll = emit("llvm")
-    assert "asm" not in ll, "inline PTX cannot run on the host"
-    (tmp_path / "k.ll").write_text(host_ir(ll))
+    host = host_ir(ll)
+    assert "asm" not in host, "inline PTX cannot run on the host"
+    (tmp_path / "k.ll").write_text(host)
     subprocess.run([LLC, "-O1", "-relocation-model=pic", "-filetype=obj", str(tmp_path / "k.ll"), "-o",
                     str(tmp_path / "k.o")], check=True)
     (tmp_path / "driver.c").write_text(DRIVER.replace("KERNEL", kernel).replace("CTYPE", ctype))
-    subprocess.run([CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run")], check=True)
+    subprocess.run([CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
+                    "-lpthread"], check=True)
     raw = subprocess.run([str(tmp_path / "run"), str(nin), str(nout), str(32 * warps), str(stride)],
                          capture_output=True, check=True).stdout
     data = np.frombuffer(raw, dtype=nptype)
@@ -177,3 +299,77 @@ def test_three_dimensional_column_read(tmp_path, ty, shape, warps):
     a, b, c = np.meshgrid(np.arange(A), np.arange(B), np.arange(C), indexing="ij")
     assert np.array_equal(out.reshape(A, B, C), x[a * C * stride + b + c * stride])
     assert re.search(r"ld\.global\.v4\.b32", ptx)
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((32, 128), 1)])
+def test_carried_pointer_column_tiles(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = 3 * BM + 16
+    n_elements = 3 * BM + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_tiles", ty, tile, warps, n_elements, n_elements, stride)
+    expected = np.zeros(n_elements, dtype=out.dtype)
+    for i in range(3):
+        at = (np.arange(BM)[:, None] + i * BM + np.arange(BN)[None, :] * stride).reshape(-1)
+        expected[at] = x[at] * 2 + 1
+    assert np.array_equal(out, expected)
+    # Rebased (each block an offset carried in i64), then coalesced: 16-byte vectors both ways,
+    # and no conversion between them.
+    assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+    assert "barrier" not in ll
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((16, 256), 8)])
+def test_elementwise_stays_in_the_column_layout(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = BM + 48
+    n_elements = BM + 16 + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_add", ty, tile, warps, n_elements, n_elements, stride)
+    at = (np.arange(BM)[:, None] + np.arange(BN)[None, :] * stride).reshape(-1)
+    expected = np.zeros(n_elements, dtype=out.dtype)
+    expected[at] = (x[at] + x[at + 16]) * out.dtype.type(2) - x[at]
+    assert np.array_equal(out, expected)
+    assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+    assert "barrier" not in ll  # no round trip: the chain never leaves the column layout
+
+
+def scan_reference(x, axis, reverse, combine):
+    x = np.flip(x, axis) if reverse else x
+    out = combine.accumulate(x, axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+# Tiles and warp counts that put the scanned axis in registers only, across lanes, across
+# warps, and across all three; the inner (non-scanned) axes spread the same ways.
+@pytest.mark.parametrize("ty", ["fp32", "i32"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((64, 8), 2), ((16, 256), 8), ((4, 1024), 4)])
+def test_scans_along_every_axis(tmp_path, ty, axis, reverse, tile, warps):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_tile", ty, tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:n].reshape(BM, BN), scan_reference(x, axis, reverse, np.add))
+    assert np.array_equal(out[n:].reshape(BM, BN), scan_reference(x, axis, reverse, np.maximum))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("shape,warps", [((4, 8, 16), 4), ((8, 4, 32), 2), ((2, 64, 8), 8)])
+def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
+    A, B, C = shape
+    n = A * B * C
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_cube", "i32", shape, warps, n, n, 0, f", AXIS={axis}, REVERSE=False")
+    assert np.array_equal(out.reshape(shape), scan_reference(x.reshape(shape), axis, False, np.add))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((128, 8), 2)])
+def test_reductions_along_every_axis(tmp_path, axis, tile, warps):
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "sum_tile", "i32", tile, warps, BM * BN, BN if axis == 0 else BM, 0,
+                                  f", AXIS={axis}, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out, x.sum(0) if axis == 0 else x.max(1))

@@ -32,6 +32,8 @@
 #   It leaves $OUT/differential/{summary.md,findings.txt,kernels.txt}; the summary's "every
 #   seed below S done" is the next command's DIFFERENTIAL_FIRST. SANITIZE="memcheck racecheck"
 #   runs tests/gpu/sanitize.sh (compute-sanitizer over a sample of the GPU tests; see there).
+#   PROFILE_ATTENTION=1 runs Nsight Compute on one launch of tritium's and Triton's attention
+#   kernels (benchmarks/profile_attention.py; CSVs under $OUT).
 #   One command each (10 minutes a command):
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
@@ -70,6 +72,25 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
+if [ "${PROFILE_ATTENTION:-0}" = "1" ]; then
+  # Nsight Compute on one warm launch of each JIT's attention kernel (d 64 and 128 by
+  # default; PROFILE_ARGS adds --causal, --seq, --block): speed of light, occupancy, warp
+  # stalls and launch statistics as CSV, and each cubin's SASS where cuobjdump finds it.
+  echo "== ncu: attention, tritium and Triton"
+  NCU="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  for d in ${PROFILE_HEAD_DIMS:-64 128}; do
+    for jit in tritium triton; do
+      if [ -z "$NCU" ]; then echo "no ncu found"; break 2; fi
+      timeout 240 "$NCU" --clock-control none --kernel-name regex:attn_fwd --launch-skip 3 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+        --section ComputeWorkloadAnalysis --csv \
+        python3 benchmarks/profile_attention.py --jit "$jit" --head-dim "$d" ${PROFILE_ARGS:-} \
+        > "$OUT/ncu_attention_d${d}_$jit.csv" 2> "$OUT/ncu_attention_d${d}_$jit.err"
+      echo "d=$d $jit: rc $? $(grep -c . "$OUT/ncu_attention_d${d}_$jit.csv") lines"
+    done
+  done
+fi
+
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
   $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
     -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
@@ -94,7 +115,7 @@ if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   for ((j = 0; j < jobs; j++)); do
     mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
     [ -z "$mine" ] && continue
-    timeout 420 python3 -m pytest -q -rs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
+    timeout 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
       > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
   done
   for p in "${job_pids[@]}"; do wait "$p"; done
@@ -102,7 +123,8 @@ if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   tail -5 "$OUT/gpu_tests.log"
   grep -hE "^[0-9]+ [a-z]+.* in [0-9.]+s" "$OUT/gpu_tests.log" |
     awk '{for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^(passed|failed|skipped|deselected|errors?)/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i }}
-         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}'
+         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}' |
+    tee "$OUT/gpu_tests_total.txt"
 fi
 [ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
 echo "== the C++ API test"
@@ -110,6 +132,25 @@ timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
 if [ "${SKIP_INTERP:-0}" != "1" ]; then
   echo "== the interpreter suite (tests/python)"
   timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
+fi
+
+if [ "${PROFILE_ATTENTION:-0}" = "1" ]; then
+  # Nsight Compute on one warm launch of each JIT's attention kernel (d 64 and 128 by
+  # default; PROFILE_ARGS adds --causal, --seq, --block): speed of light, occupancy, warp
+  # stalls and launch statistics as CSV, and each cubin's SASS where cuobjdump finds it.
+  echo "== ncu: attention, tritium and Triton"
+  NCU="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  for d in ${PROFILE_HEAD_DIMS:-64 128}; do
+    for jit in tritium triton; do
+      if [ -z "$NCU" ]; then echo "no ncu found"; break 2; fi
+      timeout 240 "$NCU" --clock-control none --kernel-name regex:attn_fwd --launch-skip 3 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+        --section ComputeWorkloadAnalysis --csv \
+        python3 benchmarks/profile_attention.py --jit "$jit" --head-dim "$d" ${PROFILE_ARGS:-} \
+        > "$OUT/ncu_attention_d${d}_$jit.csv" 2> "$OUT/ncu_attention_d${d}_$jit.err"
+      echo "d=$d $jit: rc $? $(grep -c . "$OUT/ncu_attention_d${d}_$jit.csv") lines"
+    done
+  done
 fi
 
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then
@@ -173,8 +214,9 @@ fi
 echo "================ summary"
 cat "$OUT/machine.txt" "$OUT/build.txt"
 if [ -f "$OUT/gpu_tests.log" ]; then
-  grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
-  grep -E "^FAILED" "$OUT/gpu_tests.log" | head -20
+  if [ -f "$OUT/gpu_tests_total.txt" ]; then cat "$OUT/gpu_tests_total.txt"
+  else grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3; fi
+  grep -E "^(FAILED|ERROR) " "$OUT/gpu_tests.log" | head -20
 fi
 tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"

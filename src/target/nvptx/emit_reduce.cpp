@@ -287,6 +287,22 @@ void Emitter::emit_scan(const ir::Op& op) {
     for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
       if (linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << level) thread_bit = 5 + j;
     }
+    // Registers whose elements differ only in the axis's bits below `level` lie in one run:
+    // their totals are the same values (each level combines a run's halves in one order), so
+    // across threads one register of each such class is exchanged for all (V times fewer
+    // shuffles, and fewer bytes and rounds through shared memory). Bits below the axis
+    // (inner dimensions) are other scans, with other totals.
+    int low_reg_bits = 0;
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kRegister); ++j) {
+      int64_t basis = linear.basis(ir::LinearLayout::kRegister, j);
+      if (basis >= (int64_t{1} << axis.inner_bits) && basis < (int64_t{1} << level)) low_reg_bits |= 1 << j;
+    }
+    auto exchanged = [&](int r) { return (r & low_reg_bits) == 0; };
+    auto share = [&]() {
+      for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) partner[r] = partner[r & ~low_reg_bits];
+      }
+    };
     if (reg_bit >= 0) {
       for (int r = 0; r < regs; ++r) {
         partner[r] = total[r ^ (1 << reg_bit)];
@@ -294,8 +310,10 @@ void Emitter::emit_scan(const ir::Op& op) {
       }
     } else if (thread_bit >= 0 && thread_bit < 5) {
       for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) continue;
         for (llvm::Value* v : total[r]) partner[r].push_back(shuffle_xor(v, 1 << thread_bit));
       }
+      share();
       upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
     } else if (thread_bit >= 0) {
       // Across warps: each thread's run totals in slot (register, thread), a chunk of
@@ -305,8 +323,13 @@ void Emitter::emit_scan(const ir::Op& op) {
       for (size_t i = 0; i < n; ++i) per_reg += (type_bytes(types[i]) + 15) / 16 * 16 * threads;
       int chunk = static_cast<int>(std::max<int64_t>(1, kScratchBytes / per_reg));
       llvm::Value* partner_thread = b_.CreateXor(tid, b_.getInt32(1u << thread_bit));
-      for (int first = 0; first < regs; first += chunk) {
-        int last = std::min(regs, first + chunk);
+      std::vector<int> reps;  // the exchanged registers, each with its slot column
+      for (int r = 0; r < regs; ++r) {
+        if (exchanged(r)) reps.push_back(r);
+      }
+      const int count = static_cast<int>(reps.size());
+      for (int first = 0; first < count; first += chunk) {
+        int last = std::min(count, first + chunk);
         int64_t slots = int64_t{last - first} * threads;
         std::vector<int64_t> offsets;
         int64_t at = 0;
@@ -318,21 +341,22 @@ void Emitter::emit_scan(const ir::Op& op) {
         for (int64_t& offset : offsets) offset += area;
         if (scratch_used) barrier();
         scratch_used = true;
-        auto slot = [&](size_t i, int r, llvm::Value* thread) {
-          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((r - first) * threads)), thread);
+        auto slot = [&](size_t i, int k, llvm::Value* thread) {
+          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((k - first) * threads)), thread);
           return shared_element_at(offsets[i], types[i], index, slots);
         };
-        for (int r = first; r < last; ++r) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[r][i]), slot(i, r, tid));
+        for (int k = first; k < last; ++k) {
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[reps[k]][i]), slot(i, k, tid));
         }
         barrier();
-        for (int r = first; r < last; ++r) {
+        for (int k = first; k < last; ++k) {
           for (size_t i = 0; i < n; ++i) {
             llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
-            partner[r].push_back(from_storage(b_.CreateLoad(types[i], slot(i, r, partner_thread)), element));
+            partner[reps[k]].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, partner_thread)), element));
           }
         }
       }
+      share();
       upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
     } else {
       internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
