@@ -305,12 +305,13 @@ void classify_descriptor(const std::string& kernel, const std::string& name, con
   if (rank == 0) fail("rank must not be zero");
   if (rank > 5) fail("rank cannot be more than 5");
   if (arg.address() % 16 != 0) fail("base must be 16-byte aligned");
-  int64_t numel = 1;
+  __int128 numel = 1;  // at most 2^20 * 2^62 before the check stops it
   for (size_t i = 0; i < rank; ++i) {
     int64_t b = d.block_shape[i];
     if (b <= 0 || (b & (b - 1)) != 0) fail("Shape element " + std::to_string(i) + " must be a power of 2");
-    if (b > (1 << 20) || (numel *= b) > (1 << 20)) {
-      fail("numel (" + std::to_string(numel) + ") exceeds triton maximum tensor numel (1048576)");
+    numel *= b;
+    if (numel > (1 << 20)) {
+      fail("numel (" + int128_to_string(numel) + ") exceeds triton maximum tensor numel (1048576)");
     }
   }
   const ir::ScalarKind element = to_scalar_kind(arg.element());
