@@ -263,6 +263,10 @@ int main(int argc, char** argv) {
         }
         continue;
       }
+      if (s.kind == ParamSig::Kind::Descriptor) {
+        disagree("is a tensor descriptor, which tritium aot does not export yet (pass its base "
+                 "pointer, shape and strides as separate parameters)");
+      }
       if (s.kind == ParamSig::Kind::Constant && !is_one(s)) {
         disagree("is a constant in one --signature and an argument in another");
       }

@@ -30,7 +30,7 @@ enum class DType {
 // One kernel argument: what a Python caller could pass.
 class Arg {
  public:
-  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType };
+  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor };
 
   // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
   // (the interpreter checks every access against it); 0 means unknown. Host memory, or
@@ -52,6 +52,16 @@ class Arg {
   // The same pointer marked read-only (a numpy array with writeable=False): a launch whose
   // kernel stores or atomically writes through its parameter is an error naming it.
   Arg as_read_only() const;
+  // A tensor descriptor made on the host (Triton's triton.tools.tensor_descriptor.
+  // TensorDescriptor): `base` is a pointer Arg (pointer or device_pointer; its address,
+  // element type, size and place are the descriptor's), `shape` and `strides` in elements
+  // (runtime values), `block_shape` the tile a desc.load/store moves (compile time), and
+  // `padding_nan` whether out-of-bounds elements read as NaN instead of zero. Checked at
+  // launch as Triton checks it (rank 1 to 5, block dims powers of two, a 16-byte-aligned
+  // base, strides but the last multiples of 16 bytes, the last stride 1), naming the argument.
+  static Arg tensor_descriptor(const Arg& base, std::vector<int64_t> shape,
+                               std::vector<int64_t> strides, std::vector<int64_t> block_shape,
+                               bool padding_nan = false);
 
   Kind kind() const { return kind_; }
   uint64_t address() const { return address_; }
@@ -67,6 +77,16 @@ class Arg {
   bool bool_value() const { return bits_ != 0; }
   const std::string& str() const { return str_; }
   DType dtype_value() const { return dtype_; }
+  // TensorDescriptor only (empty otherwise); address(), element(), bytes(), on_device() and
+  // device() describe its base.
+  struct Descriptor {
+    std::vector<int64_t> shape, strides, block_shape;
+    bool padding_nan = false;
+    bool base_is_pointer = true;  // false: `base` was not a pointer (an error at launch)
+  };
+  const Descriptor* descriptor() const { return descriptor_.get(); }
+  // Whether the argument is memory (a pointer, or a descriptor's base).
+  bool is_memory() const { return kind_ == Kind::Pointer || kind_ == Kind::TensorDescriptor; }
 
  private:
   Kind kind_ = Kind::None;
@@ -80,6 +100,7 @@ class Arg {
   int device_ = -1;
   double float_ = 0;
   std::string str_;
+  std::shared_ptr<const Descriptor> descriptor_;  // shared: copying an Arg stays cheap
 };
 
 struct Grid {

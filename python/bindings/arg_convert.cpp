@@ -24,6 +24,7 @@ enum class Handler : uint8_t {
   Index,        // integer-like (numpy integers): operator.index
   Float,        // float-like (numpy floats)
   Bool,         // numpy.bool_
+  Descriptor,   // a host tensor descriptor (triton.tools / tritium.tools TensorDescriptor)
   ByInstance,   // none of the above on the type: look at the object's own attributes
   Unsupported,
 };
@@ -104,8 +105,22 @@ Handler array_handler(py::handle holder) {
   return Handler::Unsupported;
 }
 
+// Triton's and tritium's TensorDescriptor: a dataclass of that name with its fields (both
+// classes, without importing Triton). Gluon's, which adds a shared-memory layout, is not one.
+bool is_descriptor_type(py::handle type) {
+  if (std::string_view(reinterpret_cast<PyTypeObject*>(type.ptr())->tp_name) != "TensorDescriptor") return false;
+  py::object fields = py::getattr(type, "__dataclass_fields__", py::none());
+  if (!py::isinstance<py::dict>(fields)) return false;
+  auto dict = py::reinterpret_borrow<py::dict>(fields);
+  for (const char* name : {"base", "shape", "strides", "block_shape"}) {
+    if (!dict.contains(name)) return false;
+  }
+  return !dict.contains("layout");
+}
+
 Handler classify_type(py::handle value) {
   const LanguageTypes& language = language_types();
+  if (is_descriptor_type(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr()))))) return Handler::Descriptor;
   if (is_instance(value, language.constexpr_class)) return Handler::Constexpr;
   if (is_instance(value, language.dtype_class)) {
     bool composite = is_instance(value, language.pointer_type_class) ||
@@ -379,6 +394,47 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
   return pointer_arg(address, dtype, bytes, false);
 }
 
+std::vector<int64_t> int_list(py::handle value, const char* field, const ArgContext& context) {
+  py::object items = py::getattr(value, field);
+  std::vector<int64_t> out;
+  PyObject* seq = PySequence_Fast(items.ptr(), "");
+  if (seq == nullptr) {
+    PyErr_Clear();
+    raise_argument_type_error(argument_prefix(context) + "TensorDescriptor." + field + " must be a sequence of ints");
+  }
+  py::object owner = py::reinterpret_steal<py::object>(seq);
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i)));
+    if (!index) {
+      PyErr_Clear();
+      raise_argument_type_error(argument_prefix(context) + "TensorDescriptor." + field + " must hold ints");
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow != 0) {
+      PyErr_SetString(PyExc_OverflowError, (argument_prefix(context) + "TensorDescriptor." + field + "[" +
+                                            std::to_string(i) + "] does not fit in int64").c_str());
+      throw py::error_already_set();
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+// A host tensor descriptor: its base as any other array argument, then shape, strides,
+// block shape and padding (checked at launch, runtime::classify, naming the argument).
+Arg descriptor_arg(py::handle value, const ArgContext& context) {
+  Arg base = to_arg(value.attr("base"), context);
+  py::object padding = py::getattr(value, "padding", py::str("zero"));
+  std::string pad = py::isinstance<py::str>(padding) ? padding.cast<std::string>() : "";
+  if (pad != "zero" && pad != "nan") {
+    raise_argument_type_error(argument_prefix(context) + "TensorDescriptor: Illegal value for padding: " +
+                              py::repr(padding).cast<std::string>() + " (\"zero\" or \"nan\")");
+  }
+  return Arg::tensor_descriptor(base, int_list(value, "shape", context), int_list(value, "strides", context),
+                                int_list(value, "block_shape", context), pad == "nan");
+}
+
 }  // namespace
 
 std::string argument_prefix(const ArgContext& context) {
@@ -429,6 +485,7 @@ Arg to_arg(py::handle value, const ArgContext& context) {
     }
     case Handler::Float: return Arg::floating(value.cast<double>());
     case Handler::Bool: return Arg::boolean(PyObject_IsTrue(object) == 1);
+    case Handler::Descriptor: return descriptor_arg(value, context);
     case Handler::ByInstance:
     case Handler::Unsupported: break;
   }

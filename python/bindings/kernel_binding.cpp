@@ -39,7 +39,8 @@ py::object to_python(const Arg& arg) {
     case Arg::Kind::Float: return py::float_(arg.float_value());
     case Arg::Kind::Str: return py::str(arg.str());
     case Arg::Kind::DType: return dtype_object(arg.dtype_value());
-    case Arg::Kind::Pointer: break;
+    case Arg::Kind::Pointer:
+    case Arg::Kind::TensorDescriptor: break;  // defaults are constants; never these
   }
   return py::int_(arg.address());
 }

@@ -414,6 +414,18 @@ class tensor:
         _outside_kernel("tensor")
 
 
+class tensor_descriptor_base:
+    """The type of tensor descriptors inside a kernel, for ``isinstance(x,
+    tl.tensor_descriptor)`` (Triton's tutorials pick a host-made descriptor or make one)."""
+
+    def __init__(self, *args, **kwargs):
+        _outside_kernel("tensor_descriptor")
+
+
+class tensor_descriptor(tensor_descriptor_base):
+    pass
+
+
 class PropagateNan:
     NONE = 0
     ALL = 0xFFFF

@@ -38,6 +38,8 @@ TRITON_MODULES = {
     "triton.compiler.errors": "tritium.errors",
     "triton.errors": "tritium.errors",
     "triton.testing": "tritium.testing",
+    "triton.tools": "tritium.tools",
+    "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
 }
 
 

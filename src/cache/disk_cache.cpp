@@ -207,8 +207,13 @@ void report_write_failure(const std::string& dir, const std::string& what) {
 std::string encode(const Entry& entry) {
   json params = json::array();
   for (const CachedParam& p : entry.params) {
-    params.push_back({{"name", p.name}, {"index", p.index}, {"is_pointer", p.is_pointer},
-                      {"dtype", p.dtype}, {"size", p.size}});
+    json param = {{"name", p.name}, {"index", p.index}, {"is_pointer", p.is_pointer},
+                  {"dtype", p.dtype}, {"size", p.size}};
+    if (p.part != 0) {
+      param["part"] = p.part;
+      param["dim"] = p.dim;
+    }
+    params.push_back(std::move(param));
   }
   json header = {
       {"format", kFormat},
@@ -289,7 +294,11 @@ std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
     for (const json& p : header.at("params")) {
       CachedParam param;
       param.name = p.at("name").get<std::string>();
-      param.index = static_cast<int>(int_field(p, "index", last_index + 1, kMaxParams));
+      // The pieces of one descriptor share its index; every other parameter has its own.
+      param.part = p.contains("part") ? static_cast<int>(int_field(p, "part", 1, 3)) : 0;
+      param.dim = p.contains("dim") ? static_cast<int>(int_field(p, "dim", 0, 4)) : 0;
+      bool same_argument = param.part > 1;
+      param.index = static_cast<int>(int_field(p, "index", same_argument ? last_index : last_index + 1, kMaxParams));
       param.is_pointer = p.at("is_pointer").get<bool>();
       param.dtype = p.at("dtype").get<std::string>();
       param.size = static_cast<int>(int_field(p, "size", 1, 8));

@@ -225,12 +225,24 @@ struct ArgFacts {
   int64_t divisibility = 1;
 };
 
-// One parameter of the kernel as written and what specialization made of it.
+// Which piece of its kernel argument an entry argument receives: the whole argument, or a
+// part of a host tensor descriptor, which enters as several (base, shape[d], strides[d]).
+enum class ArgPart : uint8_t { Whole, DescBase, DescShape, DescStride };
+
+// One parameter of the kernel as written and what specialization made of it; a host tensor
+// descriptor parameter `d` is several entries (`d`, `d_shape0`.., `d_stride0`..), each with
+// the same `source`.
 struct Param {
   std::string name;
   Value* arg = nullptr;  // the entry argument; null when the parameter was folded to a constant
   ArgFacts facts;        // meaningful only when arg != null
   std::string folded;    // when arg == null: the constant as text ("1", "None", "1024", "fp16")
+  int source = -1;       // the kernel parameter's index (-1: this entry's own position)
+  ArgPart part = ArgPart::Whole;
+  int dim = 0;           // DescShape / DescStride: which dimension
+
+  // The kernel parameter this entry belongs to, given its position `i` in params().
+  size_t source_index(size_t i) const { return source >= 0 ? static_cast<size_t>(source) : i; }
 };
 
 // A specialized kernel: one function with the callees inlined.

@@ -352,6 +352,20 @@ LValue store_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 
 // ---- tensor descriptors ----
 
+// The aggregate both kinds of descriptor are: `shape` i32 and `strides` i64 scalars.
+LValue descriptor_value(Lowerer& L, Value* base, std::vector<LValue> shape, std::vector<LValue> strides,
+                        const std::vector<int64_t>& block, ir::Padding padding, const Loc& loc) {
+  if (element_kind(base) == ScalarKind::I1) base = L.cast(base, Type::pointer(Type::scalar(ScalarKind::I8)), loc);
+  std::vector<LValue> fields(kDescNumFields);
+  fields[kDescBase] = LValue::tensor(base);
+  fields[kDescShape] = LValue::tuple(std::move(shape));
+  fields[kDescStrides] = LValue::tuple(std::move(strides));
+  fields[kDescBlockShape] = int_tuple(block);
+  fields[kDescBlockShape].is_list = true;  // a list in Triton (block_type.shape)
+  fields[kDescPadding] = LValue::constant(ConstValue::string(ir::enum_text(padding)));
+  return LValue::aggregate("tensor_descriptor", std::move(fields));
+}
+
 LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::vector<LValue> shape = as_list(a.get("shape"));
   std::vector<LValue> strides = as_list(a.get("strides"));
@@ -406,15 +420,7 @@ LValue make_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   ir::Padding padding =
       (a.has("padding_option") ? padding_of(a.get("padding_option"), loc) : std::nullopt).value_or(ir::Padding::Zero);
   if (padding == ir::Padding::Nan && !ir::is_float(k)) error_at(loc, "Padding option `nan` is not supported for integer blocks");
-  if (k == ScalarKind::I1) base = L.cast(base, Type::pointer(Type::scalar(ScalarKind::I8)), loc);
-  std::vector<LValue> fields(kDescNumFields);
-  fields[kDescBase] = LValue::tensor(base);
-  fields[kDescShape] = LValue::tuple(std::move(shape_values));
-  fields[kDescStrides] = LValue::tuple(std::move(stride_values));
-  fields[kDescBlockShape] = int_tuple(block);
-  fields[kDescBlockShape].is_list = true;  // a list in Triton (block_type.shape)
-  fields[kDescPadding] = LValue::constant(ConstValue::string(ir::enum_text(padding)));
-  return LValue::aggregate("tensor_descriptor", std::move(fields));
+  return descriptor_value(L, base, std::move(shape_values), std::move(stride_values), block, padding, loc);
 }
 
 Access descriptor_access(Lowerer& L, const LValue& desc, const LValue& offsets, const Loc& loc) {
@@ -515,6 +521,19 @@ bool given(const BuiltinArgs& a, const char* name) {
 }
 
 }  // namespace
+
+LValue host_descriptor(Lowerer& L, Value* base, const std::vector<Value*>& shape, const std::vector<Value*>& strides,
+                       const std::vector<int64_t>& block_shape, bool padding_nan, const Loc& loc) {
+  if (padding_nan && !ir::is_float(element_kind(base))) {
+    error_at(loc, "Padding option `nan` is not supported for integer blocks (a TensorDescriptor with padding=\"nan\" "
+                  "over " + triton_name(element_kind(base)) + " elements)");
+  }
+  std::vector<LValue> shape_values, stride_values;
+  for (Value* v : shape) shape_values.push_back(LValue::tensor(v));
+  for (Value* v : strides) stride_values.push_back(LValue::tensor(v));
+  return descriptor_value(L, base, std::move(shape_values), std::move(stride_values), block_shape,
+                          padding_nan ? ir::Padding::Nan : ir::Padding::Zero, loc);
+}
 
 LValue aggregate_attribute(const LValue& base, const std::string& name, const Loc& loc) {
   auto method = [&] {

@@ -25,6 +25,14 @@ enum DescField { kDescBase = 0, kDescShape, kDescStrides, kDescBlockShape, kDesc
 // Otherwise false, after Triton's errors for boundary_check/padding_option without one.
 bool lower_block_ptr_access(Lowerer& lowerer, const BuiltinArgs& args, bool load, const Loc& loc, LValue* out);
 
+// The descriptor a host-made TensorDescriptor argument stands for (the kernel's entry
+// arguments: base pointer, shape as i32 scalars, strides as i64 scalars with the last one
+// the constant 1), built as tl.make_tensor_descriptor builds one, so desc.load/store lower
+// the same way whichever side made it.
+LValue host_descriptor(Lowerer& lowerer, ir::Value* base, const std::vector<ir::Value*>& shape,
+                       const std::vector<ir::Value*>& strides, const std::vector<int64_t>& block_shape,
+                       bool padding_nan, const Loc& loc);
+
 // Attribute `name` of a block pointer or descriptor (desc.shape, desc.load, ...).
 LValue aggregate_attribute(const LValue& base, const std::string& name, const Loc& loc);
 

@@ -54,6 +54,28 @@ double float_of_string(const std::string& text, const Loc& loc) {
 
 }  // namespace
 
+namespace {
+
+// isinstance(x, T) with T tl.tensor, tl.tensor_descriptor (tl.core.tensor_descriptor_base) or
+// a tuple of them: decided at compile time, as Triton's frontend does.
+LValue isinstance_of(const std::vector<LValue>& args, const std::vector<std::pair<std::string, LValue>>& kwargs,
+                     const Loc& loc) {
+  if (args.size() != 2 || !kwargs.empty()) error_at(loc, "isinstance() takes two positional arguments");
+  const LValue& x = args[0];
+  std::vector<LValue> types = args[1].kind == LValue::Kind::Tuple ? args[1].items : std::vector<LValue>{args[1]};
+  bool result = false;
+  for (const LValue& t : types) {
+    if (t.kind != LValue::Kind::Builtin || t.name.rfind("type.", 0) != 0) {
+      error_at(loc, "isinstance() in a kernel takes tl.tensor or tl.tensor_descriptor, got " + t.describe());
+    }
+    if (t.name == "type.tensor") result |= x.is_tensor();
+    if (t.name != "type.tensor") result |= x.kind == LValue::Kind::Aggregate && x.name == "tensor_descriptor";
+  }
+  return LValue::constant(ConstValue::boolean(result));
+}
+
+}  // namespace
+
 bool Lowerer::module_attribute(const std::string& module, const std::string& name, LValue* out) {
   if (module == "triton") {
     if (name == "language") { *out = LValue::module("triton.language"); return true; }
@@ -67,6 +89,12 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
     if (name == "math" || name == "core" || name == "standard" || name == "random") { *out = LValue::module("triton.language." + name); return true; }
     if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
+    // Types kernels name in isinstance() (Triton's tutorials: a host-made descriptor or a
+    // pointer to make one from).
+    if (name == "tensor" || name == "tensor_descriptor" || name == "tensor_descriptor_base") {
+      *out = LValue::builtin("type." + name);
+      return true;
+    }
     const Builtin* builtin = builtin_table().find(name);
     if ((builtin && builtin->function) || planned_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }
     // tl.math.<libdevice function> beyond the core ones.
@@ -125,6 +153,7 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
       }
       return acc;
     }
+    if (fn == "isinstance") return isinstance_of(args, kwargs, loc);
     if (args.size() != 1 || !kwargs.empty()) error_at(loc, fn + "() takes exactly one argument here");
     const LValue& x = args[0];
     if (fn == "len") {
@@ -152,6 +181,9 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
       if (fn == "bool") return LValue::constant(ConstValue::boolean(const_truth(x, loc)));
       error_at(loc, fn + "() is not supported on " + x.describe());
     }
+  }
+  if (name.rfind("type.", 0) == 0) {
+    error_at(loc, "tl." + name.substr(5) + " is a type: kernels can use it in isinstance() only");
   }
   if (name == "triton.jit") error_at(loc, "@jit cannot be called inside a kernel");
   if (name == "triton.cdiv") name = "tl.cdiv";

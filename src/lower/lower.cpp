@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "lower/block_ptr.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
@@ -110,6 +111,31 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
   return params;
 }
 
+namespace {
+
+// A host descriptor's block shape as Triton's validate_block_shape checks it (the launcher
+// checks it too; a signature written by hand reaches only this).
+void check_descriptor_block(const std::vector<int64_t>& block, const std::string& name, const Loc& loc) {
+  if (block.empty() || block.size() > 5) {
+    error_at(loc, "tensor descriptor parameter '" + name + "': the rank must be 1 to 5, got " +
+                      std::to_string(block.size()));
+  }
+  int64_t numel = 1;
+  for (size_t d = 0; d < block.size(); ++d) {
+    if (block[d] <= 0 || (block[d] & (block[d] - 1)) != 0) {
+      error_at(loc, "tensor descriptor parameter '" + name + "': Shape element " + std::to_string(d) +
+                        " must be a power of 2");
+    }
+    numel *= block[d];
+    if (numel > (1 << 20)) {
+      error_at(loc, "tensor descriptor parameter '" + name + "': numel (" + std::to_string(numel) +
+                        ") exceeds triton maximum tensor numel (1048576)");
+    }
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module, const std::string& kernel,
                                            const Signature& signature, const Globals& globals, bool debug) {
   const ast::FunctionDef* def = module->find_function(kernel);
@@ -137,6 +163,7 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
     const ast::Param& p = def->params[i];
     ir::Param param;
     param.name = p.name;
+    param.source = static_cast<int>(i);
     switch (sig.kind) {
       case ParamSig::Kind::Pointer:
       case ParamSig::Kind::Scalar: {
@@ -146,6 +173,41 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
         param.facts.divisibility = sig.divisibility;
         lowerer.bind(p.name, lower::LValue::tensor(param.arg));
         break;
+      }
+      case ParamSig::Kind::Descriptor: {
+        // Several entry arguments (Triton passes a host descriptor as base, shape, strides):
+        // the base is 16-byte aligned and every stride but the last a multiple of 16 bytes
+        // (the launcher checked both), and the last stride is 1, so it is not passed.
+        const size_t rank = sig.block_shape.size();
+        check_descriptor_block(sig.block_shape, p.name, p.loc);
+        const int64_t elem_bytes = std::max(1, ir::bit_width(sig.dtype) / 8);
+        auto entry = [&](const std::string& name, const ir::Type* type, int64_t divisibility, ir::ArgPart part,
+                         int dim) {
+          ir::Param piece;
+          piece.name = name;
+          piece.arg = function->body().add_arg(type);
+          piece.facts.divisibility = divisibility;
+          piece.source = static_cast<int>(i);
+          piece.part = part;
+          piece.dim = dim;
+          function->params().push_back(piece);
+          return piece.arg;
+        };
+        ir::Value* base =
+            entry(p.name, ir::Type::pointer(ir::Type::scalar(sig.dtype)), 16, ir::ArgPart::DescBase, 0);
+        std::vector<ir::Value*> shape, strides;
+        for (size_t d = 0; d < rank; ++d) {
+          shape.push_back(entry(p.name + "_shape" + std::to_string(d), ir::Type::scalar(ir::ScalarKind::I32), 1,
+                                ir::ArgPart::DescShape, static_cast<int>(d)));
+        }
+        for (size_t d = 0; d + 1 < rank; ++d) {
+          strides.push_back(entry(p.name + "_stride" + std::to_string(d), ir::Type::scalar(ir::ScalarKind::I64),
+                                  16 / elem_bytes, ir::ArgPart::DescStride, static_cast<int>(d)));
+        }
+        strides.push_back(lowerer.constant(ir::ScalarKind::I64, ConstValue::integer(1), p.loc));
+        lowerer.bind(p.name, lower::host_descriptor(lowerer, base, shape, strides, sig.block_shape,
+                                                     sig.padding_nan, p.loc));
+        continue;
       }
       case ParamSig::Kind::Constant: {
         param.folded = sig.value.str();

@@ -22,6 +22,8 @@ bool ParamSig::operator==(const ParamSig& other) const {
       return dtype == other.dtype && divisibility == other.divisibility;
     case Kind::Constant:
       return value == other.value;
+    case Kind::Descriptor:
+      return dtype == other.dtype && block_shape == other.block_shape && padding_nan == other.padding_nan;
   }
   return false;
 }
@@ -41,6 +43,16 @@ std::string Signature::str(const std::vector<std::string>& names) const {
         out += ir::scalar_name(p.dtype);
         if (p.divisibility == 16) out += ":16";
         break;
+      case ParamSig::Kind::Descriptor:
+        out += "tensordesc<";
+        out += ir::scalar_name(p.dtype);
+        for (size_t d = 0; d < p.block_shape.size(); ++d) {
+          out += (d == 0 ? "[" : ", ") + std::to_string(p.block_shape[d]);
+        }
+        out += "]";
+        if (p.padding_nan) out += ",padding=nan";
+        out += ">";
+        break;
       case ParamSig::Kind::Constant:
         if (p.is_constexpr) {
           out += i < names.size() ? names[i] : "arg" + std::to_string(i);
@@ -59,11 +71,28 @@ namespace {
   throw CompileError("", 0, 0, "bad signature: " + message, "");
 }
 
-// Splits at commas outside quotes.
+// Splits at commas outside quotes and outside the brackets of `tensordesc<fp16[64, 64]>`
+// (pieces split inside `<...>` are joined back).
 std::vector<std::string> split_entries(const std::string& text) {
   bool unterminated = false;
-  std::vector<std::string> out = split_outside_quotes(text, &unterminated);
+  std::vector<std::string> pieces = split_outside_quotes(text, &unterminated);
   if (unterminated) fail("unterminated string in '" + trim(text) + "'");
+  std::vector<std::string> out;
+  int depth = 0;
+  for (const std::string& piece : pieces) {
+    if (depth > 0) {
+      out.back() += ", " + piece;
+    } else {
+      out.push_back(piece);
+    }
+    // Only a descriptor's brackets count: a quoted constexpr string may hold anything.
+    if (depth == 0 && piece.find("tensordesc") == std::string::npos) continue;
+    if (piece.find_first_of("'\"") != std::string::npos) continue;
+    for (char c : piece) {
+      if (c == '<' || c == '[') ++depth;
+      if ((c == '>' || c == ']') && depth > 0) --depth;
+    }
+  }
   return out;
 }
 
@@ -203,8 +232,50 @@ std::optional<ConstValue> parse_value(const std::string& s, const std::string& e
   return std::nullopt;
 }
 
+// `tensordesc<DTYPE[B0, B1, ...]>` or `tensordesc<DTYPE[...],padding=nan|zero>`.
+ParamSig parse_descriptor(const std::string& s, const std::string& entry) {
+  ParamSig sig;
+  sig.kind = ParamSig::Kind::Descriptor;
+  const std::string usage = "entry '" + entry + "': a tensor descriptor is written tensordesc<fp16[64, 64]> or "
+                            "tensordesc<fp16[64, 64],padding=nan>";
+  size_t open = s.find('<');
+  if (open == std::string::npos || s.back() != '>') fail(usage);
+  std::string inner = trim(s.substr(open + 1, s.size() - open - 2));
+  size_t lb = inner.find('[');
+  size_t rb = inner.find(']');
+  if (lb == std::string::npos || rb == std::string::npos || rb < lb) fail(usage);
+  std::string dtype = trim(inner.substr(0, lb));
+  if (!parse_dtype(dtype, &sig.dtype)) fail("entry '" + entry + "': unknown element type '" + dtype + "'");
+  std::string dims = inner.substr(lb + 1, rb - lb - 1);
+  size_t start = 0;
+  while (start <= dims.size()) {
+    size_t comma = dims.find(',', start);
+    std::string d = trim(dims.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    __int128 v = 0;
+    if (d.empty() || !parse_int(d, entry, &v) || v <= 0 || v >= (static_cast<__int128>(1) << 31)) {
+      fail("entry '" + entry + "': block dimension '" + d + "' is not a positive int32");
+    }
+    sig.block_shape.push_back(static_cast<int64_t>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (sig.block_shape.size() > 5) fail("entry '" + entry + "': a tensor descriptor has at most 5 dimensions");
+  std::string rest = trim(inner.substr(rb + 1));
+  if (!rest.empty()) {
+    if (rest[0] != ',') fail(usage);
+    rest = trim(rest.substr(1));
+    if (rest == "padding=nan") {
+      sig.padding_nan = true;
+    } else if (rest != "padding=zero") {
+      fail("entry '" + entry + "': expected padding=zero or padding=nan after the block shape, got '" + rest + "'");
+    }
+  }
+  return sig;
+}
+
 // The entry of a non-constexpr parameter: a type with facts, or a constant it was folded to.
 ParamSig parse_runtime_entry(const std::string& s, const std::string& entry) {
+  if (s.compare(0, 10, "tensordesc") == 0) return parse_descriptor(s, entry);
   ParamSig sig;
   std::string body = s;
   if (!body.empty() && body[0] == '*') {

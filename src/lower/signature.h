@@ -17,6 +17,12 @@ struct ParamSig {
     Pointer,   // `*fp32` / `*fp32:16`: pointer to `dtype`; divisibility 16 = 16-byte aligned
     Scalar,    // `i32` / `i32:16` / `i64` / `u64` / `fp32` / `i1`; divisibility for ints
     Constant,  // folded: an int equal to 1 (`1`), None (`None`), a constexpr (`NAME=value`)
+    // A tensor descriptor made on the host: `tensordesc<fp16[64, 64]>` (Triton's type
+    // string), `tensordesc<fp32[16, 32],padding=nan>` with NaN padding. `dtype` is the
+    // element, `block_shape` the tile; the base, shape and strides are runtime values (the
+    // launcher checked the base's 16-byte alignment, the strides' multiples of 16 bytes and
+    // the last stride of 1, so those hold for every launch).
+    Descriptor,
   };
 
   Kind kind = Kind::Scalar;
@@ -24,9 +30,15 @@ struct ParamSig {
   int divisibility = 1;                        // 1 or 16
   ConstValue value;                            // Constant only
   bool is_constexpr = false;  // the parameter is annotated tl.constexpr (value printed NAME=v)
+  std::vector<int64_t> block_shape;  // Descriptor only
+  bool padding_nan = false;          // Descriptor only
 
   bool operator==(const ParamSig& other) const;
 };
+
+// The number of kernel entry arguments a descriptor of `rank` dimensions becomes: its base
+// pointer, its shape (i32 each) and its strides but the last (i64 each; the last is 1).
+inline size_t descriptor_entry_args(size_t rank) { return 2 * rank; }
 
 struct Signature {
   std::vector<ParamSig> params;

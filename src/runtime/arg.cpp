@@ -26,6 +26,20 @@ Arg Arg::device_pointer(const void* address, DType element, size_t bytes, int de
   return a;
 }
 
+Arg Arg::tensor_descriptor(const Arg& base, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                           std::vector<int64_t> block_shape, bool padding_nan) {
+  Arg a = base.kind_ == Kind::Pointer ? base : Arg();
+  a.kind_ = Kind::TensorDescriptor;
+  auto d = std::make_shared<Descriptor>();
+  d->base_is_pointer = base.kind_ == Kind::Pointer;
+  d->shape = std::move(shape);
+  d->strides = std::move(strides);
+  d->block_shape = std::move(block_shape);
+  d->padding_nan = padding_nan;
+  a.descriptor_ = std::move(d);
+  return a;
+}
+
 Arg Arg::integer(int64_t value) {
   Arg a;
   a.kind_ = Kind::Int;

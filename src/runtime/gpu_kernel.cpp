@@ -140,6 +140,21 @@ std::vector<cache::CachedParam> expected_params(const Signature& signature, cons
   for (size_t i = 0; i < signature.params.size() && i < names.size(); ++i) {
     const ParamSig& p = signature.params[i];
     if (p.kind == ParamSig::Kind::Constant) continue;
+    if (p.kind == ParamSig::Kind::Descriptor) {
+      // Base, shape (i32), strides but the last (i64), as lower_kernel makes them.
+      const int index = static_cast<int>(i);
+      const int rank = static_cast<int>(p.block_shape.size());
+      out.push_back({names[i], index, true, ir::scalar_name(p.dtype), 8, static_cast<int>(ir::ArgPart::DescBase), 0});
+      for (int d = 0; d < rank; ++d) {
+        out.push_back({names[i] + "_shape" + std::to_string(d), index, false, "i32", 4,
+                       static_cast<int>(ir::ArgPart::DescShape), d});
+      }
+      for (int d = 0; d + 1 < rank; ++d) {
+        out.push_back({names[i] + "_stride" + std::to_string(d), index, false, "i64", 8,
+                       static_cast<int>(ir::ArgPart::DescStride), d});
+      }
+      continue;
+    }
     bool pointer = p.kind == ParamSig::Kind::Pointer;
     int size = pointer ? 8 : p.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.dtype) / 8;
     out.push_back({names[i], static_cast<int>(i), pointer, ir::scalar_name(p.dtype), size});
@@ -152,7 +167,8 @@ namespace {
 // What is wrong with `got` for a build expecting `want`, or "".
 std::string check_params(const std::vector<cache::CachedParam>& want, const std::vector<cache::CachedParam>& got) {
   auto text = [](const cache::CachedParam& p) {
-    return p.name + "#" + std::to_string(p.index) + (p.is_pointer ? " *" : " ") + p.dtype + "/" + std::to_string(p.size);
+    return p.name + "#" + std::to_string(p.index) + (p.is_pointer ? " *" : " ") + p.dtype + "/" + std::to_string(p.size) +
+           (p.part != 0 ? " part " + std::to_string(p.part) + "." + std::to_string(p.dim) : "");
   };
   for (size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
     std::string w = i < want.size() ? text(want[i]) : "nothing";
@@ -213,7 +229,7 @@ cache::Entry build_entry(const GpuBuild& build) {
   entry.sm = compiled.sm;
   entry.ptx_version = compiled.ptx_version;
   for (const nvptx::PtxParam& p : compiled.params) {
-    entry.params.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size});
+    entry.params.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size, static_cast<int>(p.part), p.dim});
   }
   entry.ptx = std::move(compiled.ptx);
   // The rule the next load checks must hold for what was just compiled.
@@ -246,6 +262,8 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
                         std::to_string(p.size) + " bytes");
     }
     param.size = static_cast<uint8_t>(p.size);
+    param.part = static_cast<ir::ArgPart>(p.part);
+    param.dim = static_cast<uint8_t>(p.dim);
     param.kind = p.is_pointer ? GpuParam::Kind::Pointer
                  : ir::is_float(param.dtype) ? GpuParam::Kind::Float
                                              : GpuParam::Kind::Int;
@@ -271,7 +289,7 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
   size_t first = 0;  // the argument that decided the device
   for (size_t i = 0; i < bound.size(); ++i) {
     const Arg& arg = *bound[i].arg;
-    if (arg.kind() != Arg::Kind::Pointer || arg.address() == 0) continue;
+    if (!arg.is_memory() || arg.address() == 0) continue;
     int device = arg.device();
     if (!arg.on_device() || device < 0) {
       cuda::PointerInfo info = query(arg.address(), kernel);
@@ -301,13 +319,13 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
 bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
   for (const BoundArg& b : bound) {
     const Arg& arg = *b.arg;
-    if (arg.kind() != Arg::Kind::Pointer) continue;
+    if (!arg.is_memory()) continue;
     if (arg.on_device()) return true;
   }
   if (!cuda::device_present()) return false;
   for (const BoundArg& b : bound) {
     const Arg& arg = *b.arg;
-    if (arg.kind() != Arg::Kind::Pointer || arg.address() == 0) continue;
+    if (!arg.is_memory() || arg.address() == 0) continue;
     if (cuda::query_pointer(arg.address(), kernel).device_memory()) return true;
   }
   return false;
@@ -333,6 +351,16 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
     const GpuParam& param = gpu.params[i];
     const Arg& arg = *bound[param.index].arg;
     uint64_t bits = 0;
+    if (param.part != ir::ArgPart::Whole) [[unlikely]] {
+      // A piece of a host tensor descriptor (specialize checked its rank and shape range).
+      const Arg::Descriptor& d = *arg.descriptor();
+      bits = param.part == ir::ArgPart::DescBase    ? arg.address()
+             : param.part == ir::ArgPart::DescShape ? static_cast<uint64_t>(static_cast<uint32_t>(d.shape[param.dim]))
+                                                    : static_cast<uint64_t>(d.strides[param.dim]);
+      values[i] = bits;
+      pointers[i] = &values[i];
+      continue;
+    }
     switch (param.kind) {
       case GpuParam::Kind::Pointer:
         // The signature typed this parameter from a pointer argument (or a raw address

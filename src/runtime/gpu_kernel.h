@@ -26,6 +26,8 @@ struct GpuParam {
   Kind kind = Kind::Int;
   ir::ScalarKind dtype = ir::ScalarKind::I32;  // the scalar type (pointers: the pointee)
   uint8_t size = 0;                            // bytes: 8 for pointers, i1 travels as 4
+  ir::ArgPart part = ir::ArgPart::Whole;       // a piece of a host tensor descriptor
+  uint8_t dim = 0;
 };
 
 // A specialization loaded on one device: everything a launch needs, nothing it must compute.

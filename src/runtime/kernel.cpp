@@ -257,7 +257,7 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
     return false;
   }
   for (const runtime::BoundArg& b : bound) {
-    if (b.arg->kind() == Arg::Kind::Pointer && b.arg->address() != 0) {
+    if (b.arg->is_memory() && b.arg->address() != 0) {
       notice_once(
           "tritium: the arguments are host memory; running kernels in the interpreter (pass "
           "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
@@ -325,14 +325,16 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   // Before anything runs, on either backend: a kernel that would write into a read-only
   // array does not start. Only a launch with a read-only array pays for the analysis.
   bool any_read_only = false;
-  for (const auto& b : bound) any_read_only |= b.arg->kind() == Arg::Kind::Pointer && b.arg->is_read_only();
+  for (const auto& b : bound) any_read_only |= b.arg->is_memory() && b.arg->is_read_only();
   std::vector<bool> written;
   std::shared_ptr<const ir::Function> function;
   if (any_read_only) {
     Signature signature = specialize(bound);
     function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug, &written);
-    for (size_t i = 0; i < bound.size() && i < written.size(); ++i) {
-      if (written[i] && bound[i].arg->kind() == Arg::Kind::Pointer && bound[i].arg->is_read_only()) {
+    const std::vector<ir::Param>& entries = function->params();
+    for (size_t j = 0; j < entries.size() && j < written.size(); ++j) {
+      size_t i = entries[j].source_index(j);  // written is per entry; a descriptor has several
+      if (i < bound.size() && written[j] && bound[i].arg->is_memory() && bound[i].arg->is_read_only()) {
         throw runtime::argument_error(name_, params_.names[i],
                                       "the array is read-only (writeable=False), and the kernel stores or atomically "
                                       "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
@@ -352,26 +354,49 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return launched;
 
-  const std::vector<ir::Param>& fn_params = function->params();
-  if (fn_params.size() != bound.size()) {
-    internal_error("runtime", "the lowered kernel has " + std::to_string(fn_params.size()) +
-                                  " parameters, the call " + std::to_string(bound.size()));
-  }
   std::vector<interp::ArgValue> values(function->body().args().size());
   std::vector<interp::MemoryRange> memory;
   for (size_t i = 0; i < bound.size(); ++i) {
     const Arg& arg = *bound[i].arg;
     // Device memory is never registered: the interpreter reports an access to it rather
     // than dereferencing a device address on the host.
-    if (arg.kind() == Arg::Kind::Pointer && arg.bytes() > 0 && !arg.on_device()) {
+    if (arg.is_memory() && arg.bytes() > 0 && !arg.on_device()) {
       memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
     }
-    const ir::Value* entry = fn_params[i].arg;
+  }
+  const std::vector<ir::Param>& fn_params = function->params();
+  for (size_t j = 0; j < fn_params.size(); ++j) {
+    const ir::Value* entry = fn_params[j].arg;
     if (entry == nullptr) continue;  // folded to a constant
+    const size_t i = fn_params[j].source_index(j);
+    if (i >= bound.size()) internal_error("runtime", "entry argument of a parameter the call does not have");
+    const Arg& arg = *bound[i].arg;
     size_t slot = static_cast<size_t>(entry->index());
     if (slot >= values.size()) internal_error("runtime", "entry argument index out of range");
     interp::ArgValue& value = values[slot];
     const ir::Type* type = entry->type();
+    if (fn_params[j].part != ir::ArgPart::Whole) {
+      // A piece of a host tensor descriptor (specialize checked its rank).
+      const Arg::Descriptor& d = *arg.descriptor();
+      const size_t dim = static_cast<size_t>(fn_params[j].dim);
+      switch (fn_params[j].part) {
+        case ir::ArgPart::DescBase:
+          value.kind = interp::ArgValue::Kind::Pointer;
+          value.address = arg.address();
+          break;
+        case ir::ArgPart::DescShape:
+          value.kind = interp::ArgValue::Kind::Int;
+          value.int_bits = int_bits(type->scalar_kind(), Arg::integer(d.shape.at(dim)));
+          break;
+        case ir::ArgPart::DescStride:
+          value.kind = interp::ArgValue::Kind::Int;
+          value.int_bits = d.strides.at(dim);
+          break;
+        case ir::ArgPart::Whole:
+          break;
+      }
+      continue;
+    }
     if (type->is_pointer()) {
       if (arg.kind() != Arg::Kind::Pointer && arg.kind() != Arg::Kind::Int) {
         throw runtime::argument_error(name_, params_.names[i], "expected a pointer");

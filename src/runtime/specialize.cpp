@@ -27,6 +27,8 @@ const char* kind_name(Arg::Kind kind) {
       return "str";
     case Arg::Kind::DType:
       return "dtype";
+    case Arg::Kind::TensorDescriptor:
+      return "TensorDescriptor";
   }
   return "?";
 }
@@ -48,6 +50,10 @@ bool int_divisible_by_16(const Arg& arg) {
 bool int_equals_one(const Arg& arg) {
   return arg.is_unsigned() ? arg.uint_value() == 1 : arg.int_value() == 1;
 }
+
+// A host tensor descriptor, checked as Triton's TensorDescriptor checks itself (its
+// assertion texts), with the checks of its launcher (shape entries are i32 there).
+void classify_descriptor(const std::string& kernel, const std::string& name, const Arg& arg, ParamSig& sig);
 
 }  // namespace
 
@@ -98,6 +104,8 @@ ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string
       return ConstValue::type(to_scalar_kind(arg.dtype_value()));
     case Arg::Kind::Pointer:
       break;
+    case Arg::Kind::TensorDescriptor:
+      throw argument_error(kernel, param, "a tensor descriptor cannot be a compile-time constant");
   }
   throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
 }
@@ -194,10 +202,11 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
   sig.is_constexpr = false;
 
   if (index < params.is_constexpr.size() && params.is_constexpr[index]) {
-    if (arg.kind() == Arg::Kind::Pointer) {
+    if (arg.kind() == Arg::Kind::Pointer || arg.kind() == Arg::Kind::TensorDescriptor) {
       throw argument_error(kernel, name,
-                           "unsupported type: a pointer cannot be passed to a tl.constexpr "
-                           "parameter");
+                           std::string("unsupported type: a ") +
+                               (arg.kind() == Arg::Kind::Pointer ? "pointer" : "tensor descriptor") +
+                               " cannot be passed to a tl.constexpr parameter");
     }
     sig.kind = ParamSig::Kind::Constant;
     sig.value = to_const(arg, kernel, name);
@@ -276,9 +285,55 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
       throw argument_error(kernel, name,
                            "unsupported type: a str can only be passed to a tl.constexpr "
                            "parameter");
+    case Arg::Kind::TensorDescriptor:
+      classify_descriptor(kernel, name, arg, sig);
+      return;
     case Arg::Kind::None:
       break;  // handled above
   }
+}
+
+void classify_descriptor(const std::string& kernel, const std::string& name, const Arg& arg, ParamSig& sig) {
+  const Arg::Descriptor& d = *arg.descriptor();
+  auto fail = [&](const std::string& message) { throw argument_error(kernel, name, "TensorDescriptor: " + message); };
+  if (!d.base_is_pointer) fail("its base must be an array or tensor");
+  const size_t rank = d.shape.size();
+  if (d.strides.size() != rank || d.block_shape.size() != rank) {
+    fail("rank mismatch: shape has " + std::to_string(rank) + " dimensions, strides " +
+         std::to_string(d.strides.size()) + ", block_shape " + std::to_string(d.block_shape.size()));
+  }
+  if (rank == 0) fail("rank must not be zero");
+  if (rank > 5) fail("rank cannot be more than 5");
+  if (arg.address() % 16 != 0) fail("base must be 16-byte aligned");
+  __int128 numel = 1;  // at most 2^20 * 2^62 before the check stops it
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t b = d.block_shape[i];
+    if (b <= 0 || (b & (b - 1)) != 0) fail("Shape element " + std::to_string(i) + " must be a power of 2");
+    numel *= b;
+    if (numel > (1 << 20)) {
+      fail("numel (" + int128_to_string(numel) + ") exceeds triton maximum tensor numel (1048576)");
+    }
+  }
+  const ir::ScalarKind element = to_scalar_kind(arg.element());
+  const int64_t elem_bytes = std::max(1, ir::bit_width(element) / 8);
+  for (size_t i = 0; i + 1 < rank; ++i) {
+    if ((d.strides[i] * elem_bytes) % 16 != 0) {
+      fail("strides must be 16-byte aligned (strides[" + std::to_string(i) + "] = " + std::to_string(d.strides[i]) +
+           " elements of " + std::to_string(elem_bytes) + " bytes)");
+    }
+  }
+  if (d.strides[rank - 1] != 1) {
+    fail("Last dimension must be contiguous (strides[-1] = " + std::to_string(d.strides[rank - 1]) + ")");
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    if (d.shape[i] < INT32_MIN || d.shape[i] > INT32_MAX) {
+      fail("shape[" + std::to_string(i) + "] = " + std::to_string(d.shape[i]) + " does not fit in int32");
+    }
+  }
+  sig.kind = ParamSig::Kind::Descriptor;
+  sig.dtype = element;
+  sig.block_shape.assign(d.block_shape.begin(), d.block_shape.end());
+  sig.padding_nan = d.padding_nan;
 }
 
 }  // namespace

@@ -145,6 +145,8 @@ def test_header_sits_next_to_cuda_h(exported, tmp_path, compiler, suffix):
      "'x_ptr' has different types"),
     (["--kernel", "add_kernel", "--signature", SIGNATURES[0], "--grid", "4;", "-o", "X"],
      "unexpected character ';'"),
+    (["--kernel", "add_kernel", "--signature", "tensordesc<fp32[64]>, *fp32, *fp32, i32, BLOCK=1024", "--grid", "4",
+      "-o", "X"], "'x_ptr' is a tensor descriptor, which tritium aot does not export yet"),
     (["--kernel", "add_kernel", "--signature", SIGNATURES[0], "--grid", "4", "-o", "X",
       "--name", "9lives"], "--name must be a C identifier"),
 ])

@@ -212,7 +212,9 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
     if (params[i].arg == nullptr) continue;
     PtxParam p;
     p.name = params[i].name;
-    p.index = static_cast<int>(i);
+    p.index = static_cast<int>(params[i].source_index(i));
+    p.part = params[i].part;
+    p.dim = params[i].dim;
     const ir::Type* type = params[i].arg->type();
     p.is_pointer = type->is_pointer();
     p.kind = p.is_pointer ? type->pointee()->scalar_kind() : type->scalar_kind();

@@ -30,7 +30,10 @@ struct TargetOptions {
 // One kernel parameter as it exists at run time, for packing the launch arguments.
 struct PtxParam {
   std::string name;     // the parameter's name in the kernel source
-  int index = 0;        // its index in ir::Function::params() (folded ones have no PtxParam)
+  int index = 0;        // the kernel parameter it comes from (folded ones have no PtxParam)
+  // Which piece of that argument (a host tensor descriptor is several: ir::Param).
+  ir::ArgPart part = ir::ArgPart::Whole;
+  int dim = 0;
   bool is_pointer = false;
   ir::ScalarKind kind = ir::ScalarKind::I32;  // the scalar type, or the pointee of a pointer
   // Bytes the launcher packs for it: 8 for pointers, the scalar's size otherwise, except i1,
