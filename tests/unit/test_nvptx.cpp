@@ -20,6 +20,7 @@
 #include "lower/signature.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/layout.h"
+#include "target/nvptx/libdevice.h"
 #include "target/nvptx/vector_widths.h"
 #include "transforms/pipeline.h"
 #include "tritium/errors.h"
@@ -471,11 +472,22 @@ TEST_CASE("nvptx: a loaded scalar deciding a loop with barriers is made uniform"
 }
 
 TEST_CASE("nvptx: math and integer ops", "[nvptx]") {
+  // What Triton 3.6 emits for sm_90: exp is ex2.approx.f32 of x * log2(e), exp2, sqrt and
+  // rsqrt the flush-to-zero approximations, floor and ceil cvt.rmi/rpi.ftz, and log, log2,
+  // sin and cos libdevice's functions (inlined: no approximate instruction left) where
+  // libdevice is installed, else the hardware's approximations.
   CompiledPtx m = compile("math32", "*fp32:16, *fp32:16, 128");
-  REQUIRE(has(m.ptx, "ex2.approx"));
-  REQUIRE(has(m.ptx, "lg2.approx"));
-  REQUIRE(has(m.ptx, "sqrt.approx.f32"));  // as Triton's tl.sqrt (tl.sqrt_rn: sqrt.rn)
-  REQUIRE(has(m.ptx, "sin.approx"));
+  REQUIRE(has(m.ptx, "ex2.approx.f32"));
+  REQUIRE(has(m.ptx, "ex2.approx.ftz.f32"));
+  REQUIRE(has(m.ptx, "sqrt.approx.ftz.f32"));  // tl.sqrt_rn: sqrt.rn
+  REQUIRE(has(m.ptx, "rsqrt.approx.ftz.f32"));
+  REQUIRE(has(m.ptx, "cvt.rmi.ftz.f32.f32"));
+  REQUIRE(has(m.ptx, "cvt.rpi.ftz.f32.f32"));
+  const bool libdevice = !nvptx::libdevice_path().empty();
+  INFO("libdevice: " << (libdevice ? nvptx::libdevice_path() : std::string("not installed")));
+  REQUIRE(has(m.ptx, "lg2.approx") != libdevice);
+  REQUIRE(has(m.ptx, "sin.approx") != libdevice);
+  REQUIRE(has(m.ptx, "cos.approx") != libdevice);
   REQUIRE_PTXAS_ACCEPTS(m);
   for (const char* type : {"i32", "u32", "i64", "i8", "u16"}) {
     std::string t = type;
@@ -520,15 +532,23 @@ TEST_CASE("nvptx: compiles from several threads at once, deterministically", "[n
 
 TEST_CASE("nvptx: fp64 exp calls libdevice, as Triton's does", "[nvptx]") {
   // It was a located "not supported on the GPU yet" error (75 'GPU refused' seeds of the
-  // 2026-12-02 differential run). Without libdevice here: the located "not found" error.
-  try {
-    std::string ptx = compile("math64", "*fp64:16, 64").ptx;
-    REQUIRE(has(ptx, ".entry math64"));
-    REQUIRE_FALSE(has(ptx, "ex2.approx"));  // not the fp32 approximation
-    REQUIRE_FALSE(has(ptx, "__nv_exp"));   // linked and inlined
-  } catch (const CompileError& e) {
-    REQUIRE(has(e.message(), "libdevice"));
-    REQUIRE(has(e.message(), "not found"));
+  // 2026-12-02 differential run). Without libdevice: a located error naming it.
+  if (nvptx::libdevice_path().empty()) {
+    try {
+      compile("math64", "*fp64:16, 64");
+      FAIL("fp64 exp compiled without libdevice");
+    } catch (const CompileError& e) {
+      REQUIRE(e.line() == 100);
+      REQUIRE(has(e.message(), "fp64"));
+      REQUIRE(has(e.message(), "libdevice"));
+    }
+  } else {
+    CompiledPtx exp64 = compile("math64", "*fp64:16, 64");
+    REQUIRE(has(exp64.ptx, ".entry math64"));
+    REQUIRE(has(exp64.ptx, "fma.rn.f64"));
+    REQUIRE_FALSE(has(exp64.ptx, "ex2.approx"));  // not the fp32 approximation
+    REQUIRE_FALSE(has(exp64.ptx, "__nv_exp"));    // linked and inlined
+    REQUIRE_PTXAS_ACCEPTS(exp64);
   }
 }
 

@@ -257,8 +257,8 @@ std::string emit_ptx(Compilation& c) {
 }
 
 // Links NVIDIA's libdevice into the module when the kernel calls its functions (__nv_*),
-// keeping only what is used; the rest is internal so that O3 drops it. Flush-to-zero off,
-// as Triton compiles (nvvm-reflect-ftz = 0).
+// keeping only what is used; the rest is internal so that O3 drops it. Flush-to-zero on
+// inside libdevice, as Triton 3.6 compiles it (its enable_reflect_ftz defaults to true).
 void link_libdevice(Compilation& c, const ir::Function& function) {
   bool needed = false;
   for (const llvm::Function& f : *c.module) {
@@ -286,7 +286,7 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
   for (llvm::Function& f : *c.module) {
     if (!f.isDeclaration() && &f != c.kernel) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
-  c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
+  c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{1});
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot

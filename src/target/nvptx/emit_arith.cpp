@@ -11,6 +11,7 @@
 #include "ir/op_views.h"
 #include "ir/float_format.h"
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/libdevice.h"
 
 namespace tritium::nvptx {
 
@@ -173,18 +174,24 @@ llvm::Value* Emitter::float_rem(llvm::Value* a, llvm::Value* b) {
 
 llvm::Value* Emitter::math_via_f32(const ir::Op& op, ScalarKind kind, llvm::Value* a,
                                    const std::function<llvm::Value*(llvm::Value*)>& f32) {
-  // The hardware has no fp64 exp/log/sin/cos: libdevice's __nv_<name> (exp, exp2, log, log2,
-  // sin, cos; codegen.cpp links it), as Triton lowers fp64 math.
-  if (kind == ScalarKind::F64) {
-    llvm::Type* f64 = b_.getDoubleTy();
-    llvm::FunctionCallee callee =
-        module_.getOrInsertFunction(std::string("__nv_") + op.name(), llvm::FunctionType::get(f64, {f64}, false));
-    return b_.CreateCall(callee, {a});
-  }
+  if (kind == ScalarKind::F64) error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 is not supported on the GPU yet");
   // fp16/bf16 compute in fp32 and round once: exact for sqrt, floor and ceil, and as good
   // as the fp32 approximation for the rest.
   if (is_half_kind(kind)) return b_.CreateFPTrunc(f32(b_.CreateFPExt(a, b_.getFloatTy())), a->getType());
   return f32(a);
+}
+
+llvm::Value* Emitter::math_libdevice(const ir::Op& op, ScalarKind kind, llvm::Value* a, const char* f32_symbol,
+                                     const char* f64_symbol, const std::function<llvm::Value*(llvm::Value*)>& fallback) {
+  static const bool installed = !libdevice_path().empty();
+  if (kind == ScalarKind::F64) {
+    if (!installed) {
+      error_at(op.loc(), std::string("tl.") + op.name() + " on fp64 calls libdevice's " + f64_symbol +
+                             " (as Triton does), and libdevice was not found; looked in " + libdevice_search_text());
+    }
+    return libdevice_call(f64_symbol, a);
+  }
+  return math_via_f32(op, kind, a, [&](llvm::Value* v) { return installed ? libdevice_call(f32_symbol, v) : fallback(v); });
 }
 
 llvm::Value* Emitter::reduce_two_pi(llvm::Value* a) {

@@ -117,6 +117,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
     });
   }
   ptx_effect("cp.async.commit_group;", "", {});
+  ++body_commits_;
 }
 
 void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit) {
@@ -179,6 +180,7 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
     }
   }
   ptx_effect("cp.async.commit_group;", "", {});
+  ++body_commits_;
 }
 
 }  // namespace tritium::nvptx

@@ -47,9 +47,11 @@ void Emitter::emit_if(const ir::Op& op) {
   std::vector<Regs> yields[2];
   llvm::BasicBlock* ends[2];
   llvm::BasicBlock* starts[2] = {then_block, else_block};
+  const int commits = body_commits_;  // a branch's copy groups may not be committed at run time
   for (int i = 0; i < 2; ++i) {
     b_.SetInsertPoint(starts[i]);
     const ir::Region& region = *op.region(i);
+    body_commits_ = commits;
     emit_region(region);
     for (const ir::Value* v : region.terminator()->operands()) yields[i].push_back(get(v));
     ends[i] = b_.GetInsertBlock();
@@ -73,6 +75,7 @@ void Emitter::emit_if(const ir::Op& op) {
     }
     set(op.result(k), std::move(out));
   }
+  body_commits_ = commits;
 }
 
 void Emitter::emit_for(const ir::Op& op) {
@@ -149,8 +152,11 @@ void Emitter::emit_for(const ir::Op& op) {
       set(arg, carried.regs(i));
     }
   }
+  const int outer_commits = body_commits_;
+  body_commits_ = 0;
   emit_region(body);
   issue_deferred_copies();  // none left unless no dot consumed them
+  body_commits_ = outer_commits;  // the loop's exit drains its groups; the outer count stays safe
   std::vector<Regs> yields;
   const ir::Op* yield = body.terminator();
   for (int i = 0; i < yield->num_operands(); ++i) {
@@ -229,6 +235,7 @@ void Emitter::emit_while(const ir::Op& op) {
   }
   carried.add_incoming(init, pre);
   for (size_t i = 0; i < init.size(); ++i) set(before.arg(static_cast<int>(i)), carried.regs(i));
+  const int commits = body_commits_;  // its copy groups may be committed any number of times
   emit_region(before);
   const ir::Op* condition = before.terminator();
   llvm::Value* cond = decision(op, condition->operand(0));
@@ -250,6 +257,7 @@ void Emitter::emit_while(const ir::Op& op) {
 
   b_.SetInsertPoint(exit);
   for (size_t i = 0; i < passed.size(); ++i) set(op.result(static_cast<int>(i)), passed[i]);
+  body_commits_ = commits;
 }
 
 }  // namespace tritium::nvptx

@@ -426,9 +426,12 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also
   // means every thread is done reading the other buffer: the next copies go there now.
   bool copied = copied_a != async_.carried.end() || copied_b != async_.carried.end();
-  // The later iterations' copies may stay in flight (async_copy.h).
+  // The later iterations' copies may stay in flight (async_copy.h): those of the iterations
+  // between, and those this iteration has committed so far (at an earlier dot of the loop,
+  // as attention's second dot after its first: waiting for them too would serialize each
+  // iteration's copies with its math).
   if (copied) {
-    int pending = (copied_a != async_.carried.end() ? copied_a : copied_b)->second->pending_groups;
+    int pending = (copied_a != async_.carried.end() ? copied_a : copied_b)->second->pending_groups + body_commits_;
     ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});
   }
   // wgmma reads shared memory through the async proxy: what this thread wrote through the

@@ -2,6 +2,7 @@
 // (ir/extern_math.h names it; codegen.cpp links libdevice's bitcode into the module), or,
 // for tl.inline_asm_elementwise {symbol = "inline_asm"}, the asm called on each element.
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/Support/Error.h>
 
 #include "ir/extern_math.h"
@@ -64,10 +65,24 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
                            (fn->f64 ? "fp32 and fp64" : "fp32") + ")");
   }
   llvm::Type* type = scalar_type(kind);
+  // tl.sqrt_rn and tl.div_rn on fp32 are Triton's sqrt.rn.f32 and div.rn.f32, which keep
+  // denormals (libdevice's own flush them under Triton's ftz setting, see codegen.cpp).
+  if (std::string(symbol) == "__nv_fsqrt_rn") {
+    return [this](const std::vector<llvm::Value*>& a) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_sqrt_rn_f, {}, a); };
+  }
+  if (std::string(symbol) == "__nv_fdiv_rn") {
+    return [this](const std::vector<llvm::Value*>& a) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_div_rn_f, {}, a); };
+  }
+  if (op.operands().size() == 1) return [this, symbol](const std::vector<llvm::Value*>& a) { return libdevice_call(symbol, a[0]); };
   std::vector<llvm::Type*> params(op.operands().size(), type);
   llvm::FunctionCallee callee =
       module_.getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
   return [this, callee](const std::vector<llvm::Value*>& a) { return b_.CreateCall(callee, a); };
+}
+
+llvm::Value* Emitter::libdevice_call(const char* symbol, llvm::Value* a) {
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(symbol, llvm::FunctionType::get(a->getType(), {a->getType()}, false));
+  return b_.CreateCall(callee, {a});
 }
 
 }  // namespace tritium::nvptx

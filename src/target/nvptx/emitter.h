@@ -128,11 +128,17 @@ class Emitter {
   llvm::Value* math_via_f32(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a,
                             const std::function<llvm::Value*(llvm::Value*)>& f32);
   llvm::Value* reduce_two_pi(llvm::Value* a);  // sin/cos's argument reduction, fp32
+  // Triton's choice for log, log2, sin, cos and fp64 exp/exp2: libdevice's `f32_symbol`
+  // (fp16/bf16 through fp32) or `f64_symbol`. Without libdevice installed, fp32 takes
+  // `fallback` (the hardware's approximation) and fp64 is an error naming libdevice.
+  llvm::Value* math_libdevice(const ir::Op& op, ir::ScalarKind kind, llvm::Value* a, const char* f32_symbol,
+                              const char* f64_symbol, const std::function<llvm::Value*(llvm::Value*)>& fallback);
   llvm::Value* compare(const ir::Op& op, const ir::Type* operand, llvm::Value* a, llvm::Value* b);
   llvm::Value* cast(const ir::Op& op, const ir::Type* from, const ir::Type* to, llvm::Value* a);
 
   // ---- emit_extern.cpp: calls of libdevice functions (linked by codegen.cpp) ----
   ElementFn extern_fn(const ir::Op& op);
+  llvm::Value* libdevice_call(const char* symbol, llvm::Value* a);  // one argument, its type
 
   // ---- emit_fp8.cpp: fp8 <-> fp32 (cvt on sm_90 for e4nv/e5, else in software) ----
   llvm::Value* fp8_to_f32(llvm::Value* bits, ir::ScalarKind kind);
@@ -372,6 +378,9 @@ class Emitter {
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
+  // cp.async groups committed so far in the innermost loop body on every path (a branch's
+  // own are forgotten after it): a dot's wait leaves them in flight too (emit_dot.cpp).
+  int body_commits_ = 0;
   int live_hoisted_ = 0;      // of them, hoisted operands (emit_for)
 };
 
