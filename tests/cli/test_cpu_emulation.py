@@ -111,6 +111,27 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def reduce_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+                    AXIS: tl.constexpr, REVERSE: tl.constexpr):
+        # Along AXIS of a 3-D block: the sum, then the index of the maximum (ties: the first).
+        at = (tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C
+              + tl.arange(0, C)[None, None, :])
+        x = tl.load(x_ptr + at)
+        s = tl.sum(x, AXIS, keep_dims=True)
+        i = tl.argmax(x, AXIS, keep_dims=True)
+        n = A * B * C
+        if AXIS == 0:
+            o = tl.arange(0, B)[:, None] * C + tl.arange(0, C)[None, :]
+        elif AXIS == 1:
+            o = tl.arange(0, A)[:, None] * C + tl.arange(0, C)[None, :]
+        else:
+            o = tl.arange(0, A)[:, None] * B + tl.arange(0, B)[None, :]
+        o = tl.expand_dims(o, AXIS)
+        tl.store(out_ptr + o, s)
+        tl.store(out_ptr + n + o, i)
+
+
+    @tritium.jit
     def sum_tile(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                  REVERSE: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
@@ -373,3 +394,16 @@ def test_reductions_along_every_axis(tmp_path, axis, tile, warps):
                                   f", AXIS={axis}, REVERSE=False")
     x = x.reshape(BM, BN)
     assert np.array_equal(out, x.sum(0) if axis == 0 else x.max(1))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("shape,warps", [((4, 8, 16), 4), ((8, 4, 32), 2), ((2, 64, 8), 8), ((16, 2, 4), 1)])
+def test_reductions_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
+    A, B, C = shape
+    n = A * B * C
+    x, out, ll, ptx = run_on_host(tmp_path, "reduce_cube", "i32", shape, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE=False")
+    x = x.reshape(shape)
+    m = n // shape[axis]
+    assert np.array_equal(out[:m], x.sum(axis).reshape(-1))
+    assert np.array_equal(out[n:n + m], x.argmax(axis).reshape(-1))  # numpy's ties: the first
