@@ -72,25 +72,6 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
-if [ "${PROFILE_ATTENTION:-0}" = "1" ]; then
-  # Nsight Compute on one warm launch of each JIT's attention kernel (d 64 and 128 by
-  # default; PROFILE_ARGS adds --causal, --seq, --block): speed of light, occupancy, warp
-  # stalls and launch statistics as CSV, and each cubin's SASS where cuobjdump finds it.
-  echo "== ncu: attention, tritium and Triton"
-  NCU="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
-  for d in ${PROFILE_HEAD_DIMS:-64 128}; do
-    for jit in tritium triton; do
-      if [ -z "$NCU" ]; then echo "no ncu found"; break 2; fi
-      timeout 240 "$NCU" --clock-control none --kernel-name regex:attn_fwd --launch-skip 3 --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-        --section ComputeWorkloadAnalysis --csv \
-        python3 benchmarks/profile_attention.py --jit "$jit" --head-dim "$d" ${PROFILE_ARGS:-} \
-        > "$OUT/ncu_attention_d${d}_$jit.csv" 2> "$OUT/ncu_attention_d${d}_$jit.err"
-      echo "d=$d $jit: rc $? $(grep -c . "$OUT/ncu_attention_d${d}_$jit.csv") lines"
-    done
-  done
-fi
-
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
   $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
     -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
