@@ -240,6 +240,9 @@ class LoopPrefetcher {
 using LoadFilter = std::function<bool(const Op&)>;
 
 // Returns whether anything changed.
+// The stage buffers of a loop of several dots, at most (see prefetch_region).
+constexpr int64_t kMultiDotStageBytes = 128 * 1024;
+
 bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
@@ -266,9 +269,17 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
       }
     }
     if (first_dot == nullptr) continue;
-    // More than one iteration ahead only for a loop of one dot (the stages of two dots would
-    // be waited for out of order, emit_dot.cpp), and at most 4 (Triton's deepest default).
-    int distance = dots == 1 ? static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1 : 1;
+    // num_stages - 1 iterations ahead, at most 4 (Triton's deepest default). Every load is
+    // issued before the first dot, so with several dots each iteration commits its copies
+    // as one batch there; a later dot's wait leaves that batch in flight (emit_dot.cpp).
+    // Several dots (attention) also keep a hoisted operand and more live buffers: their
+    // stage buffers stay within kMultiDotStageBytes, going fewer iterations ahead if need be.
+    int distance = static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1;
+    if (dots > 1) {
+      int64_t stage_bytes = 0;
+      for (const Op* load : loads) stage_bytes += load->result()->type()->num_elements() * 2;  // f16/bf16
+      while (distance > 1 && (distance + 1) * stage_bytes > kMultiDotStageBytes) --distance;
+    }
     LoopPrefetcher prefetcher(op, *first_dot, distance);
     changed = prefetcher.prefetch(loads) || changed;
     // Ops inserted before the loop moved it: continue after it.

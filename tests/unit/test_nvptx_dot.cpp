@@ -409,21 +409,22 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
   }
 }
 
-TEST_CASE("nvptx: a loop of two dots copies one iteration ahead whatever num_stages says", "[nvptx][dot]") {
-  // The second dot's copies would be waited for out of order with several iterations in
-  // flight (prefetch_loads): both operands one ahead, two buffers each. The first dot waits
-  // for every group; the second leaves in flight the two its iteration committed after the
-  // first (the next iteration's K and V), so they overlap this iteration's math.
+TEST_CASE("nvptx: a loop of two dots copies num_stages - 1 iterations ahead", "[nvptx][dot]") {
+  // Both operands 3 ahead (num_stages 4): 3 batches of K and V before the loop, one batch
+  // committed at the first dot of each iteration. The first dot waits for its K (leaving the
+  // 2 later batches, 4 groups); the second for its V, leaving also the batch its iteration
+  // just committed (6 groups); the exit drains everything.
   for (int sm : {80, 90}) {
     INFO("sm_" << sm);
     nvptx::TargetOptions options;
     options.num_stages = 4;
     options.sm = sm;
     nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("two_dots", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16"), options);
-    CHECK(count(compiled.ptx, "cp.async.commit_group") == 4);  // K and V, before the loop and in it
-    CHECK(count(compiled.ptx, "cp.async.wait_group 0") == 2);  // the first dot's wait, the drain
-    CHECK(count(compiled.ptx, "cp.async.wait_group 2") == 1);  // the second dot's
-    CHECK(count(compiled.ptx, "cp.async.wait_group 1") == 0);
+    CHECK(count(compiled.ptx, "cp.async.commit_group") == 8);
+    CHECK(count(compiled.ptx, "cp.async.wait_group 4") == 1);
+    CHECK(count(compiled.ptx, "cp.async.wait_group 6") == 1);
+    CHECK(count(compiled.ptx, "cp.async.wait_group 0") == 1);
+    CHECK(count(compiled.ptx, "cp.async.wait_group") == 3);
     CHECK(testing::ptxas_errors(compiled) == "");
   }
 }
