@@ -36,16 +36,19 @@
 # CHECK: = cast {{.*}}  // fragments: 4x1 warps, 2x8 tiles of 16x8 each, also read flat
 # CHECK-NEXT: store
 #
-# Pipelined (num_stages 3) on sm_90: Kᵀ is read with runs of 8 along HEAD (axis 0), so its
+# Pipelined (num_stages 3) on sm_90, K and V two iterations ahead (stages 0 and 1 before the
+# loop, three buffers each): Kᵀ is read with runs of 8 along HEAD (axis 0), so its
 # copies run along K and the tile holds it transposed for a K-major wgmma B; V's rows are
 # contiguous, copied as they are (N-major B). Neither is copied one element at a time. Q,
 # loaded before the loop, is written into its own buffer once, not staged on every step.
 # STAGED-LABEL: func @attention_fwd(
 # STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers {{.*}}, stage 0, 16-byte copies along K, held transposed (K-major)
 # STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers {{.*}}, stage 0, 16-byte copies{{$}}
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers at bytes {{[0-9]+}}, {{[0-9]+}} and {{[0-9]+}} {{.*}}, stage 1, 16-byte copies along K
+# STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async into stage buffers {{.*}}, stage 1, 16-byte copies{{$}}
 # STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async {{.*}}, 16-byte copies along K, held transposed (K-major)
 # STAGED: = load {{.*}} : block<64x64xfp16, {{.*}}  // cp.async {{.*}}, 16-byte copies{{$}}
-# STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 32768; fragments
+# STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A written once before the loop, at byte 49152; fragments
 # STAGED: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; A read from its fragments' registers; fragments
 
 # The PTX of the loop (ZERO): `qk = tl.dot(q, k)` starts from a zero accumulator, which its
