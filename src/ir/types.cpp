@@ -53,6 +53,24 @@ int fp_exponent_width(ScalarKind k) { return info(k).exponent; }
 int exponent_bias(ScalarKind k) { return info(k).bias; }
 FloatSpecials float_specials(ScalarKind k) { return info(k).special; }
 const char* scalar_name(ScalarKind k) { return info(k).name; }
+std::string triton_dtype_name(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::I1: return "int1";
+    case ScalarKind::I8: return "int8";
+    case ScalarKind::I16: return "int16";
+    case ScalarKind::I32: return "int32";
+    case ScalarKind::I64: return "int64";
+    case ScalarKind::U8: return "uint8";
+    case ScalarKind::U16: return "uint16";
+    case ScalarKind::U32: return "uint32";
+    case ScalarKind::U64: return "uint64";
+    case ScalarKind::F16: return "fp16";
+    case ScalarKind::BF16: return "bf16";
+    case ScalarKind::F32: return "fp32";
+    case ScalarKind::F64: return "fp64";
+    default: return scalar_name(k);
+  }
+}
 const char* scalar_long_name(ScalarKind k) { return info(k).long_name; }
 const char* torch_name(ScalarKind k) { return info(k).torch; }
 const char* numpy_name(ScalarKind k) { return info(k).numpy; }

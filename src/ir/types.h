@@ -48,6 +48,8 @@ FloatSpecials float_specials(ScalarKind k);
 const char* scalar_name(ScalarKind k);
 // tritium.language's attribute name: "int1", "int32", "float16", "float8e4nv", ...
 const char* scalar_long_name(ScalarKind k);
+// Triton's str(dtype), for messages that quote Triton's: "int32", "uint8", "fp16", "bf16", ...
+std::string triton_dtype_name(ScalarKind k);
 // The torch dtype name (torch.<name>) and the numpy/ml_dtypes name; "" when there is none.
 const char* torch_name(ScalarKind k);
 const char* numpy_name(ScalarKind k);

@@ -36,26 +36,6 @@ bool const_int(const LValue& v, __int128* out) {
   return false;
 }
 
-// Triton's names of dtypes, for messages that quote Triton's.
-std::string triton_name(ScalarKind k) {
-  switch (k) {
-    case ScalarKind::I1: return "int1";
-    case ScalarKind::I8: return "int8";
-    case ScalarKind::I16: return "int16";
-    case ScalarKind::I32: return "int32";
-    case ScalarKind::I64: return "int64";
-    case ScalarKind::U8: return "uint8";
-    case ScalarKind::U16: return "uint16";
-    case ScalarKind::U32: return "uint32";
-    case ScalarKind::U64: return "uint64";
-    case ScalarKind::F16: return "fp16";
-    case ScalarKind::BF16: return "bf16";
-    case ScalarKind::F32: return "fp32";
-    case ScalarKind::F64: return "fp64";
-    default: return ir::scalar_name(k);
-  }
-}
-
 std::string py_list(const std::vector<int64_t>& dims) {
   std::string out = "[";
   for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
@@ -334,8 +314,8 @@ LValue store_block_ptr(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   ScalarKind k = element_kind(access.base);
   ScalarKind vk = value->type()->element()->is_pointer() ? ScalarKind::I64 : value->type()->element()->scalar_kind();
   if (value->type()->element()->is_pointer() || vk != k) {
-    error_at(loc, "Block element type(" + triton_name(k) + ") and value element type(" +
-                      (value->type()->element()->is_pointer() ? value->type()->element()->str() : triton_name(vk)) +
+    error_at(loc, "Block element type(" + ir::triton_dtype_name(k) + ") and value element type(" +
+                      (value->type()->element()->is_pointer() ? value->type()->element()->str() : ir::triton_dtype_name(vk)) +
                       ") mismatch");
   }
   std::vector<int64_t> dims = boundary_dims(a, access.block.size(), loc);
@@ -489,10 +469,10 @@ LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& ki
   if (kind == "add") allowed = {S::U32, S::I32, S::U64, S::F32, S::F16, S::BF16};
   if (kind == "min" || kind == "max") allowed = {S::U32, S::I32, S::U64, S::I64, S::F16, S::BF16};
   if (kind == "and" || kind == "or" || kind == "xor") allowed = {S::U32, S::I32, S::U64, S::I64};
-  if (!allowed.count(k)) error_at(loc, "Unsupported dtype " + triton_name(k) + " for a tensor descriptor atomic_" + kind);
+  if (!allowed.count(k)) error_at(loc, "Unsupported dtype " + ir::triton_dtype_name(k) + " for a tensor descriptor atomic_" + kind);
   if ((kind == "min" || kind == "max") && ir::is_float(k)) {
     error_at(loc, "16-bit float types require native tma support (tensor descriptor atomic_" + kind +
-                      " of " + triton_name(k) + "; tritium does not use TMA yet)");
+                      " of " + ir::triton_dtype_name(k) + "; tritium does not use TMA yet)");
   }
   const LValue& v = a.get("value");
   if (!v.is_tensor() || v.value->type()->shape() != access.block) {
@@ -501,7 +481,7 @@ LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& ki
   }
   if (v.value->type()->element() != Type::scalar(k)) {
     error_at(loc, "the value of a tensor descriptor atomic_" + kind + " must have the descriptor's dtype " +
-                      triton_name(k) + ", got " + v.value->type()->element()->str());
+                      ir::triton_dtype_name(k) + ", got " + v.value->type()->element()->str());
   }
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
@@ -526,7 +506,7 @@ LValue host_descriptor(Lowerer& L, Value* base, const std::vector<Value*>& shape
                        const std::vector<int64_t>& block_shape, bool padding_nan, const Loc& loc) {
   if (padding_nan && !ir::is_float(element_kind(base))) {
     error_at(loc, "Padding option `nan` is not supported for integer blocks (a TensorDescriptor with padding=\"nan\" "
-                  "over " + triton_name(element_kind(base)) + " elements)");
+                  "over " + ir::triton_dtype_name(element_kind(base)) + " elements)");
   }
   std::vector<LValue> shape_values, stride_values;
   for (Value* v : shape) shape_values.push_back(LValue::tensor(v));

@@ -83,6 +83,8 @@ void register_gather_builtins(BuiltinTable& table);     // gather (builtins_gath
 void register_inline_asm_builtins(BuiltinTable& table); // inline_asm_elementwise (builtins_inline_asm.cpp)
 void register_random_builtins(BuiltinTable& table);     // rand, randn, randint, philox, ... (builtins_random.cpp)
 void register_prelude_builtins(BuiltinTable& table);    // cdiv, sigmoid, softmax, ... (prelude.cpp)
+// minimum/maximum/clamp's propagate_nan: true for tl.PropagateNan.ALL (builtins_math.cpp).
+bool propagates_nan(const BuiltinArgs& args, const Loc& loc);
 // A libdevice-family function (libdevice.tanh, tl.math.erf) applied to `args`.
 LValue extern_math_call(Lowerer& lower, const std::string& name, const std::vector<LValue>& args, const Loc& loc);
 

@@ -89,6 +89,7 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
     if (name == "math" || name == "core" || name == "standard" || name == "random") { *out = LValue::module("triton.language." + name); return true; }
     if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
+    if (name == "PropagateNan") { *out = LValue::module("triton.language.PropagateNan"); return true; }
     // Types kernels name in isinstance() (Triton's tutorials: a host-made descriptor or a
     // pointer to make one from).
     if (name == "tensor" || name == "tensor_descriptor" || name == "tensor_descriptor_base") {
@@ -99,6 +100,10 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if ((builtin && builtin->function) || planned_builtins().count(name)) { *out = LValue::builtin("tl." + name); return true; }
     // tl.math.<libdevice function> beyond the core ones.
     if (module == "triton.language.math" && ir::find_extern_math(name)) { *out = LValue::builtin("libdevice." + name); return true; }
+    return false;
+  }
+  if (module == "triton.language.PropagateNan") {  // Triton's enum values
+    if (name == "NONE" || name == "ALL") { *out = LValue::constant(ConstValue::integer(name == "ALL" ? 0xFFFF : 0)); return true; }
     return false;
   }
   if (module == "triton.language.extra" || module == "triton.language.extra.cuda") {

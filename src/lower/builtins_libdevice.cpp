@@ -76,8 +76,9 @@ void register_libdevice_builtins(BuiltinTable& t) {
   t.add("clamp", {"x", "min", "max", "propagate_nan="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     Value* x = L.to_tensor(a.get("x"), loc);
     if (!x->type()->is_float()) error_at(loc, "Unexpected dtype " + x->type()->element()->str() + ". Only floating point values are supported.");
-    LValue lower = LValue::tensor(L.min_max(ir::OpKind::Maximum, LValue::tensor(x), a.get("min"), loc));
-    return LValue::tensor(L.min_max(ir::OpKind::Minimum, lower, a.get("max"), loc));
+    const bool nan = propagates_nan(a, loc);
+    LValue lower = LValue::tensor(L.min_max(ir::OpKind::Maximum, LValue::tensor(x), a.get("min"), loc, nan));
+    return LValue::tensor(L.min_max(ir::OpKind::Minimum, lower, a.get("max"), loc, nan));
   });
   t.add("assume", {"cond"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     // A promise to the compiler; tritium checks it is a condition and uses nothing from it.

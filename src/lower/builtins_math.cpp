@@ -88,11 +88,25 @@ LValue table_builtin(Lowerer& L, const BuiltinArgs& a, const Loc& loc, const Tab
   internal_error("lower", "unknown operand rule of tl." + a.fn(), loc);
 }
 
+}  // namespace
+
+bool propagates_nan(const BuiltinArgs& a, const Loc& loc) {
+  if (!a.has("propagate_nan")) return false;
+  const LValue& v = a.get("propagate_nan");
+  if (!v.is_const() || (v.c.kind != ConstValue::Kind::Int && v.c.kind != ConstValue::Kind::Bool)) {
+    error_at(loc, "propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL");
+  }
+  return a.const_int("propagate_nan") != 0;
+}
+
+namespace {
+
 LValue min_max(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   // Two numbers make a tensor too (Triton's tl.minimum/maximum call to_tensor on both; only the
   // Python builtins min/max fold numbers to a constant).
   bool minimum = a.fn() == "minimum";
-  return LValue::tensor(L.min_max(minimum ? ir::OpKind::Minimum : ir::OpKind::Maximum, a.get("x"), a.get("y"), loc));
+  return LValue::tensor(L.min_max(minimum ? ir::OpKind::Minimum : ir::OpKind::Maximum, a.get("x"), a.get("y"), loc,
+                                  propagates_nan(a, loc)));
 }
 
 }  // namespace

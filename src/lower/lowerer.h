@@ -135,7 +135,9 @@ class Lowerer {
   ir::Value* int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* bitwise(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
   ir::Value* cmp(ir::CmpPredicate predicate, const LValue& lhs, const LValue& rhs, const Loc& loc);
-  ir::Value* min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc);
+  // propagate_nan (Triton's PropagateNan.ALL): a NaN operand makes the result NaN; else
+  // the other operand wins, as C's fmax/fmin.
+  ir::Value* min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc, bool propagate_nan = false);
   // tl.where's promotion, then `kind` (select, or a where-like op of elementwise.def).
   ir::Value* where(const LValue& cond, const LValue& lhs, const LValue& rhs, const Loc& loc,
                    ir::OpKind kind = ir::OpKind::Select);

@@ -162,11 +162,20 @@ ir::Value* Lowerer::cast_rounded(ir::Value* value, const ir::Type* element, cons
     }
     toward_zero = mode == "rtz";
   }
-  ir::Value* result = cast(value, element, loc, bitcast);
+  const bool rounding_given = rounding != nullptr && !(rounding->is_const() && rounding->c.kind == ConstValue::Kind::None);
   const Type* src = element_of(value);
   bool float_downcast = !bitcast && src->is_scalar() && element->is_scalar() &&
                         ir::is_float(src->scalar_kind()) && ir::is_float(element->scalar_kind()) &&
                         ir::bit_width(element->scalar_kind()) < ir::bit_width(src->scalar_kind());
+  // Triton's cast: a rounding mode only for a truncating float conversion (a bitcast, or a
+  // cast to the same type, ignores it).
+  if (rounding_given && !bitcast && !float_downcast && src != element) {
+    error_at(loc, "fp_downcast_rounding should be set only for truncating fp conversions. Source scalar type is " +
+                      (src->is_scalar() ? ir::triton_dtype_name(src->scalar_kind()) : src->str()) +
+                      " and destination type is " +
+                      (element->is_scalar() ? ir::triton_dtype_name(element->scalar_kind()) : element->str()));
+  }
+  ir::Value* result = cast(value, element, loc, bitcast);
   if (toward_zero && float_downcast && result->def() != nullptr) {
     result->def()->set_attr("rounding", int64_t{1});
   }
@@ -412,7 +421,7 @@ ir::Value* Lowerer::cmp(ir::CmpPredicate predicate, const LValue& lhs, const LVa
   return op->result();
 }
 
-ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc) {
+ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rhs, const Loc& loc, bool propagate_nan) {
   // Triton's minimum/maximum (and clamp) turn numbers into tensors first, as comparisons do,
   // and compute bf16 in fp32 (its _promote_bfloat16_to_float32): the result is fp32.
   auto operand = [&](const LValue& v) {
@@ -420,7 +429,13 @@ ir::Value* Lowerer::min_max(ir::OpKind kind, const LValue& lhs, const LValue& rh
     if (element_of(t)->is_scalar() && element_of(t)->scalar_kind() == ScalarKind::BF16) t = cast(t, ScalarKind::F32, loc);
     return LValue::tensor(t);
   };
-  return arith(kind, operand(lhs), operand(rhs), loc);
+  LValue a = operand(lhs), b = operand(rhs);
+  Value* result = arith(kind, a, b, loc);
+  if (!propagate_nan || !result->type()->is_float()) return result;
+  // x != x only for a NaN, and a sum with a NaN is NaN.
+  LValue nan = LValue::tensor(arith(ir::OpKind::Or, LValue::tensor(cmp(ir::CmpPredicate::Ne, a, a, loc)),
+                                    LValue::tensor(cmp(ir::CmpPredicate::Ne, b, b, loc)), loc));
+  return where(nan, LValue::tensor(arith(ir::OpKind::Add, a, b, loc)), LValue::tensor(result), loc);
 }
 
 LValue Lowerer::as_tensor(const LValue& value, const Loc& loc) {

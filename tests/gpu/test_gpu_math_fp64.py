@@ -25,3 +25,11 @@ def test_negative_zero_numbers_on_gpu():
     scalar_ref.negative_zero_literals[(1,)](x, out)
     sign = -2**31
     assert out.cpu().tolist() == [0] * 4 + [sign, 0, sign, 0] + [0] * 8
+
+
+def test_propagate_nan_on_gpu():
+    x, y = torch.from_numpy(math_ref.NAN_X).cuda(), torch.from_numpy(math_ref.NAN_Y).cuda()
+    out = torch.zeros(5 * 8, device="cuda")
+    math_ref.nan_min_max[(1,)](x, y, out, BLOCK=8)
+    np.testing.assert_array_equal(out.cpu().numpy().reshape(5, 8),
+                                  math_ref.nan_min_max_reference(math_ref.NAN_X, math_ref.NAN_Y))

@@ -137,3 +137,34 @@ def test_fp64_exp_log_sin_cos_compile_for_the_gpu_through_libdevice():
     fp64_math[(1,)](x, y, BLOCK=64)  # the interpreter: libm in fp64
     want = np.exp(x) + np.exp2(x) + np.log(x) + np.log2(x) + np.sin(x) + np.cos(x)
     np.testing.assert_allclose(y, want, rtol=1e-15)
+
+
+@tritium.jit
+def nan_min_max(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r)
+    y = tl.load(y_ptr + r)
+    tl.store(out_ptr + r, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + BLOCK + r, tl.minimum(x, y, tl.PropagateNan.ALL))
+    tl.store(out_ptr + 2 * BLOCK + r, tl.maximum(x, y, propagate_nan=tl.PropagateNan.NONE))
+    tl.store(out_ptr + 3 * BLOCK + r, tl.clamp(x, y, y + 1, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 4 * BLOCK + r, tl.clamp(x, y, y + 1))
+
+
+NAN_X = np.array([1, np.nan, 3, np.nan, -1, 2, 0, 5], np.float32)
+NAN_Y = np.array([2, 1, np.nan, np.nan, -2, 2, -0.5, 4], np.float32)
+
+
+def nan_min_max_reference(x, y):
+    def clamp_all(v, lo, hi):
+        return np.minimum(np.maximum(v, lo), hi)  # numpy's propagate NaN
+    return np.stack([np.maximum(x, y), np.minimum(x, y), np.fmax(x, y), clamp_all(x, y, y + 1),
+                     np.fmin(np.fmax(x, y), y + 1)])
+
+
+def test_propagate_nan():
+    # tl.PropagateNan.ALL: a NaN operand gives NaN (Triton's max.NaN); NONE (the default)
+    # returns the other operand, as fmax/fmin.
+    out = np.zeros(5 * 8, np.float32)
+    nan_min_max[(1,)](NAN_X, NAN_Y, out, BLOCK=8)
+    np.testing.assert_array_equal(out.reshape(5, 8), nan_min_max_reference(NAN_X, NAN_Y))
