@@ -69,7 +69,13 @@ void register_libdevice_builtins(BuiltinTable& t) {
   t.add("div_rn", {"x", "y"}, false, by_name("div_rn"));
   t.add("umulhi", {"x", "y"}, false, by_name("umulhi"));
   t.add("fdiv", {"x", "y", "ieee_rounding="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    // Triton: the precise (IEEE) division with ieee_rounding, else the fast one.
+    // Triton: the precise (IEEE) division with ieee_rounding, else the fast one; floats only.
+    for (const char* name : {"x", "y"}) {
+      const ir::Type* e = L.to_tensor(a.get(name), loc)->type()->element();
+      if (!e->is_scalar() || !ir::is_float(e->scalar_kind())) {
+        error_at(loc, "both operands of fdiv must have floating scalar type");
+      }
+    }
     if (a.const_bool("ieee_rounding", false)) return extern_math_call(L, "div_rn", {a.get("x"), a.get("y")}, loc);
     return LValue::tensor(L.true_div(a.get("x"), a.get("y"), loc));
   });

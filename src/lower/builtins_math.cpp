@@ -70,6 +70,8 @@ LValue fused(Lowerer& L, const BuiltinArgs& a, const Loc& loc, const TableBuilti
   }
   const ir::Type* last = values.back()->type();
   ScalarKind k = last->element()->scalar_kind();
+  // Triton's tl.fma is math.fma, on floats only (its MLIR verifier rejects integers).
+  if (!ir::is_float(k)) error_at(loc, "tl.fma expects floating-point operands, got " + ir::triton_dtype_name(k));
   const ir::Type* compute = ir::is_fp8(k) ? last->with_element(ir::Type::scalar(ScalarKind::F32)) : last;
   for (Value*& v : values) v = L.broadcast_to(L.cast(v, compute->element(), loc), last->shape(), loc);
   Value* out = L.emit(row.op, compute, values, loc);
