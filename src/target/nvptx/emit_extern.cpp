@@ -73,7 +73,6 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
   if (std::string(symbol) == "__nv_fdiv_rn") {
     return [this](const std::vector<llvm::Value*>& a) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_div_rn_f, {}, a); };
   }
-  if (op.operands().size() == 1) return [this, symbol](const std::vector<llvm::Value*>& a) { return libdevice_call(symbol, a[0]); };
   std::vector<llvm::Type*> params(op.operands().size(), type);
   llvm::FunctionCallee callee =
       module_.getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
