@@ -20,7 +20,7 @@ def float_bits_to_narrow(x_ptr, out_ptr, n, scale, NARROW: tl.constexpr, MASKED:
         x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
     else:
         x = tl.load(x_ptr + offs)
-    y = x * scale + 3.0  # a float instruction defines the value
+    y = x + scale  # a float instruction defines the value (an add: no fma contraction)
     bits = y.to(tl.uint32, bitcast=True)
     if NARROW:
         bits = bits.to(out_ptr.dtype.element_ty)  # explicit truncation; the store then keeps it
@@ -32,5 +32,5 @@ def float_bits_to_narrow(x_ptr, out_ptr, n, scale, NARROW: tl.constexpr, MASKED:
 
 @triton.jit
 def scalar_float_bits_to_narrow(x_ptr, out_ptr, scale):
-    y = tl.load(x_ptr) * scale - 1.0
+    y = tl.load(x_ptr) + scale
     tl.store(out_ptr, y.to(tl.int32, bitcast=True).to(tl.int8))
