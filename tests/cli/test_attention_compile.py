@@ -45,13 +45,12 @@ def test_stage_buffers_fit(source, head_dim, block_n, expected_stages):
     assert buffers and all(len(re.findall(r"\d+", b)) == expected_stages for b in buffers)
 
 
-@pytest.mark.parametrize("head_dim,waits,commits", [(64, ["2", "4", "0"], 6), (128, ["0", "2", "0"], 4)])
+@pytest.mark.parametrize("head_dim,waits,commits", [(64, ["3", "4", "0"], 6), (128, ["1", "2", "0"], 4)])
 def test_each_dot_waits_for_its_own_copies_only(source, head_dim, waits, commits):
     ptx = compile_attention(source, "ptx", head_dim, 64, 4, 3, False)
-    # d=64: two batches (K and V of two iterations) before the loop; in it the first dot leaves
-    # the next iteration's batch in flight, the second also the batch the first just committed.
-    # d=128 (one iteration ahead): the first dot waits for everything in flight (K and V of
-    # this iteration), then the next iteration's batch is issued and the second dot leaves it
-    # in flight.
+    # d=64: two batches (K and V of two iterations) before the loop; in it the first dot (Q Kᵀ)
+    # leaves V of its own iteration and the next iteration's batch in flight, the second (P V)
+    # the next batch and the one the first just committed. d=128 (one iteration ahead): the
+    # first dot leaves V in flight, then the next batch is issued and the second dot leaves it.
     assert re.findall(r"cp\.async\.wait_group (\d+);", ptx) == waits
     assert ptx.count("cp.async.commit_group") == commits
