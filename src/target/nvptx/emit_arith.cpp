@@ -226,6 +226,28 @@ llvm::Value* Emitter::compare(const ir::Op& op, const ir::Type* operand, llvm::V
   return b_.CreateICmp(pred, a, b);
 }
 
+// Saturating, NaN -> 0: what the interpreter defines, and what PTX's cvt.rzi does by itself
+// (float-to-integer conversions clamp to the destination's range; NaN gives 0). LLVM's
+// fptosi.sat lowers to cvt plus max/min or compares and selects (five or six instructions),
+// so the cvt is written out: one instruction, also for 8-bit results (into a 16-bit
+// register). bf16 goes through fp32 (exact).
+llvm::Value* Emitter::float_to_int(llvm::Value* a, ScalarKind fk, ScalarKind tk, llvm::Type* target) {
+  if (fk == ScalarKind::BF16) {
+    a = b_.CreateFPExt(a, b_.getFloatTy());
+    fk = ScalarKind::F32;
+  }
+  const int bits = ir::bit_width(tk);
+  const char* source = fk == ScalarKind::F64 ? "f64" : fk == ScalarKind::F16 ? "f16" : "f32";
+  const char* source_constraint = fk == ScalarKind::F64 ? "d" : fk == ScalarKind::F16 ? "h" : "f";
+  if (fk == ScalarKind::F16) a = b_.CreateBitCast(a, b_.getInt16Ty());  // "h" takes i16
+  llvm::Type* reg = bits == 64 ? b_.getInt64Ty() : bits == 32 ? b_.getInt32Ty() : b_.getInt16Ty();
+  const char* dest_constraint = bits == 64 ? "=l" : bits == 32 ? "=r" : "=h";
+  std::string text = std::string("cvt.rzi.") + (ir::is_signed(tk) ? "s" : "u") + std::to_string(bits) + "." + source +
+                     " $0, $1;";
+  llvm::Value* v = ptx_unary(text, (std::string(dest_constraint) + "," + source_constraint).c_str(), reg, {a});
+  return reg == target ? v : b_.CreateTrunc(v, target);
+}
+
 llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir::Type* to_type, llvm::Value* a) {
   const ir::Type* from = from_type->element();
   const ir::Type* to = to_type->element();
@@ -278,8 +300,7 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
     if (tk == ScalarKind::F32) return wide;
     if (to_float) return ir::bit_width(tk) > 32 ? b_.CreateFPExt(wide, target) : b_.CreateFPTrunc(wide, target);
     if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(wide, llvm::ConstantFP::get(wide->getType(), 0.0));
-    auto id = ir::is_signed(tk) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-    return b_.CreateIntrinsic(id, {target, wide->getType()}, {wide});
+    return float_to_int(wide, ScalarKind::F32, tk, target);
   }
   if (from_float && to_float && toward_zero && ir::bit_width(tk) < ir::bit_width(fk)) {
     return float_cast_toward_zero(a, fk, tk);
@@ -291,9 +312,7 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
   }
   if (from_float) {
     if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
-    // Saturating, NaN -> 0: what cvt.rzi does and what the interpreter defines.
-    auto id = ir::is_signed(tk) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-    return b_.CreateIntrinsic(id, {target, a->getType()}, {a});
+    return float_to_int(a, fk, tk, target);
   }
   if (to_float) return ir::is_signed(fk) ? b_.CreateSIToFP(a, target) : b_.CreateUIToFP(a, target);
   if (tk == ScalarKind::I1) return b_.CreateICmpNE(a, int_const(a->getType(), 0));

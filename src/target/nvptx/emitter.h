@@ -145,6 +145,8 @@ class Emitter {
   llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
   // A float cast with fp_downcast_rounding="rtz" (cvt.rz), fp8 excluded.
   llvm::Value* float_cast_toward_zero(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to);
+  // A float to an integer type as PTX's cvt.rzi does it: toward zero, saturated, NaN -> 0.
+  llvm::Value* float_to_int(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to, llvm::Type* target);
   llvm::Value* ptx_unary(const std::string& text, const char* constraints, llvm::Type* result,
                          std::vector<llvm::Value*> args);
 
