@@ -241,7 +241,7 @@ using LoadFilter = std::function<bool(const Op&)>;
 
 // Returns whether anything changed.
 // The stage buffers of a loop of several dots, at most (see prefetch_region).
-constexpr int64_t kMultiDotStageBytes = 128 * 1024;
+constexpr int64_t kMultiDotStageBytes = 64 * 1024;
 
 bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
   bool changed = false;
@@ -274,6 +274,9 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
     // as one batch there; a later dot's wait leaves that batch in flight (emit_dot.cpp).
     // Several dots (attention) also keep a hoisted operand and more live buffers: their
     // stage buffers stay within kMultiDotStageBytes, going fewer iterations ahead if need be.
+    // 64 KiB: d=128 attention (32 KiB a stage) at two stages keeps two CTAs on an SM; three
+    // stages (96 KiB, 131 KiB with Q) left one and ran 20-25% slower on the H200
+    // (benchmarks/RESULTS.md 2026-12-04); d=64 (16 KiB a stage) still goes two ahead.
     int distance = static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1;
     if (dots > 1) {
       int64_t stage_bytes = 0;

@@ -83,11 +83,12 @@ CLASSES = [
      "order of a float scan; RESULTS.md 2026-12-02, seeds 2549, 21443, 33240, 40107, 56870)"),
     ("GPU mismatches", "approximate fp32 math",
      re.compile(r"\[approximate fp32 math: "),
-     "a kernel with tl.exp/exp2/log/log2/sqrt/rsqrt/sin/cos/sigmoid or a float scan, whose GPU "
+     "a kernel with tl.exp/exp2/log/log2/sqrt/rsqrt/sin/cos/sigmoid, `/` or a float scan, whose GPU "
      "lanes (.approx, scan order) differ from the interpreter's libm by more than --ulps where the "
      "error grows (exp of |x| > 8, cos of 2^31, cumprod) or reaches an integer through a "
      "conversion or a bitcast (RESULTS.md 2026-12-02, all 13 read: seeds 1223, 12128, 13942, "
-     "16033, 17357, 19606, 19942, 23500, 37334, 59931, 72169)"),
+     "16033, 17357, 19606, 19942, 23500, 37334, 59931, 72169; 2026-12-04: seed 85746, "
+     "div.full gave x / x = 0.99999994, which .to(tl.int8) makes 0)"),
     ("Triton mismatches", "float-to-int out of range",
      re.compile(r"float-to-integer conversion (may be|was) out of range"),
      "tritium saturates an out-of-range float->int conversion (PTX cvt.rzi, interpreter alike); "
@@ -103,6 +104,12 @@ CLASSES = [
      "Triton's axis analysis takes x % BLOCK as contiguous even where x < 0 (C remainder: 0, "
      "-255, -254, ...), so its vectorized load reads p[BLOCK+1] for p[1]: the generator's "
      "p0 + BLOCK + ((pid - 2) * BLOCK + arange) % BLOCK (RESULTS.md 2026-12-02, seeds 3335, 5369)"),
+    ("Triton mismatches", "fp16/bf16 sum order",
+     re.compile(r"\[a sum of fp16/bf16 values\]"),
+     "tl.sum keeps fp16/bf16 (Triton 3.6 promotes only small integers), so every partial sum is "
+     "rounded to 8 or 11 bits and the combine order shows: tritium's tree and its interpreter "
+     "agree, Triton's layout-dependent order differs (RESULTS.md 2026-12-04, seed 59564: 16 bf16 "
+     "values sum to 1704 in one tree order and 1696 in another; exact 1697.125)"),
     ("Triton mismatches", "Triton: libdevice log/sin/cos",
      re.compile(r"\[tl\.log/sin/cos: "),
      "Triton's fp32 tl.log/sin/cos give the correctly rounded result here (libdevice-like; also "
@@ -254,7 +261,9 @@ def ulp_distance(dtype, x, y):
     return np.where(same_side, np.abs(np.where(same_side, ox - oy, 0)), across)
 
 
-APPROXIMATE = re.compile(r"tl\.(exp|exp2|log|log2|sqrt|rsqrt|sin|cos|sigmoid|cumsum|cumprod)\(")
+# The ops whose GPU lanes are approximate: .approx math, a float scan's order, and `/`
+# (div.full.f32, 2 ulp, as Triton's: x / x can be 0.99999994, seed 85746).
+APPROXIMATE = re.compile(r"tl\.(exp|exp2|log|log2|sqrt|rsqrt|sin|cos|sigmoid|cumsum|cumprod)\(|\) (/) ")
 LIBM = re.compile(r"tl\.(log|sin|cos)\(")
 
 
@@ -315,10 +324,14 @@ def compare(reference, other, ulps, names=("interpreter", "GPU"), source="", sat
                         and len(bad) <= 30):
                     # Only lanes 1..w-1 of the first vector of programs 0 and 1 (w <= 16).
                     text += " [a load at a remainder of a negative offset]"
+                if any(re.search(rf"\b{v} = .*\.to\(tl\.b?float16\)\n", source)
+                       for v in re.findall(r"tl\.sum\((v\d+)\b", source)):
+                    text += " [a sum of fp16/bf16 values]"
                 if LIBM.search(source):
                     text += f" [tl.log/sin/cos: {', '.join(sorted(set(LIBM.findall(source))))}]"
             elif APPROXIMATE.search(source):
-                text += f" [approximate fp32 math: {', '.join(sorted(set(APPROXIMATE.findall(source))))}]"
+                ops = sorted({m.group(1) or m.group(2) for m in APPROXIMATE.finditer(source)})
+                text += f" [approximate fp32 math: {', '.join(ops)}]"
             return text
     return None
 

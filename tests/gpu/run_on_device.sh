@@ -48,6 +48,7 @@ PKG=/tmp/tritium-pkg
 BIN=/tmp/tritium-bin
 mkdir -p "$PKG/tritium" "$BIN"
 cp python/tritium/*.py include/tritium/dtypes.def "$PKG/tritium/"
+mkdir -p "$PKG/tritium/tools" && cp python/tritium/tools/*.py "$PKG/tritium/tools/"  # subpackages too
 cp "$DIST/libtritium.so" "$PKG/tritium/"
 LIB="$PKG/tritium"
 CXX="g++ -O2 -DNDEBUG -std=gnu++20 -Iinclude -Isrc"

@@ -42,3 +42,42 @@ def test_half_bitcasts_compare_with_zero_over_every_bit_pattern(src_dtype, dst_d
     assert torch.equal(not_zero, y != 0)
     finite = x.float().isfinite()
     assert torch.equal(plus_one[finite], (x[finite] + 1))
+
+
+# ---- a float's low bits through narrow pointers (differential seeds 32994, 54609) ----
+
+import numpy as np  # noqa: E402
+import narrow_store_kernels as N  # noqa: E402  (tests/python, on sys.path through conftest.py)
+
+NARROW_CASES = [(torch.int8, True, True), (torch.uint8, False, True), (torch.int16, True, False),
+                (torch.uint16, False, False), (torch.bool, True, True), (torch.bool, False, False),
+                (torch.int8, False, False)]
+
+
+@pytest.mark.parametrize("dtype, narrow, masked", NARROW_CASES)
+def test_float_bits_stored_through_narrow_pointers_keep_the_low_bits(dtype, narrow, masked):
+    n = 1000 if masked else 1024
+    x = torch.linspace(-300, 300, 1024, device="cuda", dtype=torch.float32)
+    out = torch.zeros(1024, dtype=dtype, device="cuda")
+    N.float_bits_to_narrow[(8,)](x, out, n, 1.7, NARROW=narrow, MASKED=masked, BLOCK=128)
+    torch.cuda.synchronize()
+    y = (x[:n].cpu().numpy() + np.float32(1.7)).view(np.uint32)
+    if dtype == torch.bool:
+        want = (y != 0).astype(np.uint8) if narrow else (y & 0xFF).astype(np.uint8)
+        got = out[:n].cpu().view(torch.uint8).numpy()
+    else:
+        np_dtype = {torch.int8: np.int8, torch.uint8: np.uint8, torch.int16: np.int16,
+                    torch.uint16: np.uint16}[dtype]
+        want = y.astype(np_dtype).view(np.uint8)
+        signed = {torch.uint16: torch.int16}.get(dtype, dtype)  # torch's uint16 has few ops
+        got = out[:n].view(signed).cpu().numpy().view(np.uint8)
+    assert np.array_equal(got, want)
+
+
+def test_scalar_float_bits_stored_through_an_i8_pointer():
+    x = torch.tensor([100.3], device="cuda")
+    out = torch.zeros(1, dtype=torch.int8, device="cuda")
+    N.scalar_float_bits_to_narrow[(1,)](x, out, 2.0)
+    torch.cuda.synchronize()
+    want = (np.float32(100.3) + np.float32(2.0)).view(np.int32).astype(np.int8)
+    assert out.item() == want

@@ -145,7 +145,7 @@ def test_launch_error_names_the_argument(which):
     if kernels is TRITON:
         pytest.skip("tritium's launch checks; Triton asserts in the constructor")
     desc = TensorDescriptor(torch.zeros((8, 16), device="cuda"), [8, 16], [16, 1], [8, 16])
-    desc.strides = [20, 1]
+    desc.strides = [18, 1]  # 72 bytes of fp32: not a multiple of 16 (20 would be 80, aligned)
     with pytest.raises(tritium.LaunchError, match=r"argument 'desc'.*strides must be 16-byte aligned"):
         kernels.load_tile_kernel[(1,)](desc, torch.zeros(128, device="cuda"), 0, 0, BM=8, BN=16)
 

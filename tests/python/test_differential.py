@@ -122,6 +122,10 @@ def test_likely_causes_are_tagged_and_classified(differential):
     text = differential.compare(x, y, 4, ("interpreter", "GPU"), "v = tl.exp(s.to(tl.float32)).to(tl.int64)")
     assert "[approximate fp32 math: exp]" in text
     assert differential.classify("GPU mismatches", text) == "approximate fp32 math"
+    # `/` is div.full.f32 on the GPU (seed 85746: x / x = 0.99999994, then .to(tl.int8) is 0).
+    text = differential.compare(x, y, 4, ("interpreter", "GPU"), "v5 = (tl.where(c, s, v0) / v0)")
+    assert "[approximate fp32 math: /]" in text
+    assert differential.classify("GPU mismatches", text) == "approximate fp32 math"
     plain = differential.compare(x, y, 4, ("interpreter", "GPU"), "v = (s + 1).to(tl.uint8)")
     assert differential.classify("GPU mismatches", plain) == "unclassified"
     assert differential.classify("GPU mismatches", plain + " [Triton's GPU result is tritium's]") == \
@@ -133,6 +137,13 @@ def test_likely_causes_are_tagged_and_classified(differential):
         x, y, 4, ("tritium", "Triton"), "*fp32, *u8\nv = x + 1")) == "unclassified"
     text = differential.compare(x, y, 4, ("tritium", "Triton"), "*u8, *u8\nv = x << 9", wide=True)
     assert differential.classify("Triton mismatches", text) == "shift out of range"
+    # A sum of bf16 values against Triton (seed 59564: the combine order rounds differently);
+    # a sum of something else is not tagged.
+    bf16_sum = "v1 = (v1 + v0).to(tl.bfloat16)\nv6 = (v6 + tl.sum(v1, 0)).to(tl.float32)\n"
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), bf16_sum)
+    assert differential.classify("Triton mismatches", text) == "fp16/bf16 sum order"
+    text = differential.compare(x, y, 4, ("tritium", "Triton"), bf16_sum.replace("bfloat16", "float32"))
+    assert differential.classify("Triton mismatches", text) == "unclassified"
     # Triton's vectorized load at a negative remainder: lanes 1..15 of a program's first vector.
     load = "*u8, *u8, BLOCK=64\nv0 = tl.load(p0 + BLOCK + ((pid - 2) * BLOCK + tl.arange(0, BLOCK)) % BLOCK)"
     x2, y2 = [("u8", np.array([1, 2, 3], np.uint8))], [("u8", np.array([1, 5, 3], np.uint8))]

@@ -193,6 +193,50 @@ void plan_shared_hoisted(const ir::Region& region, const FragmentPlan& fragments
 void plan_region(const ir::Region& region, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis,
                  int sm, int num_warps, AsyncPlan& plan);
 
+// For each copied operand of `loop` (here[h], whose load in the body is last_loads[h]): how
+// many of its own iteration's commit groups come after its own. Each load commits one group
+// where it stands, so in the body that is the number of copied loads after it. The loads
+// before the loop (the chain's initial values, stage by stage) must commit in the same
+// order, every stage before the next: else all 0, the count that is safe in any order.
+std::vector<int> later_in_batch(const ir::Op& loop, const std::vector<std::unique_ptr<AsyncOperand>>& here,
+                                const std::vector<const ir::Value*>& last_loads) {
+  const size_t n = here.size();
+  std::vector<int> none(n, 0);
+  auto position = [](const ir::Value* v) -> int64_t {
+    const ir::Op* def = v->def();
+    if (def == nullptr || def->parent() == nullptr) return -1;
+    const auto& ops = def->parent()->ops();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].get() == def) return static_cast<int64_t>(i);
+    }
+    return -1;
+  };
+  auto order_of = [&](const std::vector<int64_t>& where) {  // operand indices by position
+    std::vector<size_t> order(n);
+    for (size_t h = 0; h < n; ++h) order[h] = h;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return where[x] < where[y]; });
+    return order;
+  };
+  std::vector<int64_t> body(n);
+  for (size_t h = 0; h < n; ++h) body[h] = position(last_loads[h]);
+  const std::vector<size_t> body_order = order_of(body);
+  int64_t previous_stage_end = -1;
+  for (size_t stage = 0; stage < static_cast<size_t>(here[0]->distance); ++stage) {
+    std::vector<int64_t> before(n);
+    for (size_t h = 0; h < n; ++h) {
+      if (here[h]->chain.size() != here[0]->chain.size()) return none;
+      before[h] = position(loop.operand(here[h]->chain[stage]->index() + 2));
+      if (before[h] < 0 || before[h] <= previous_stage_end) return none;
+    }
+    if (order_of(before) != body_order) return none;
+    previous_stage_end = *std::max_element(before.begin(), before.end());
+  }
+  std::vector<int> later(n);
+  for (size_t k = 0; k < n; ++k) later[body_order[k]] = static_cast<int>(n - 1 - k);
+  return later;
+}
+
+
 // The stage buffers of `op` (and of the loops inside it), from plan.reserved_bytes on.
 void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis::AxisInfoAnalysis& axis, int sm,
              int num_warps, AsyncPlan& plan) {
@@ -301,9 +345,11 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                      copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
                      with_extra <= kMaxSharedBytes;
     if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
+    std::vector<int> later = later_in_batch(*op, here, last_loads);
     for (size_t h = 0; h < here.size(); ++h) {
       AsyncOperand* operand = here[h].get();
       operand->in_flight = in_flight;
+      operand->later_in_batch = later[h];
       plan.reserved_bytes = align(plan.reserved_bytes);
       int64_t bytes = align(operand->tile.bytes());
       // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the

@@ -51,6 +51,10 @@ struct AsyncOperand {
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
   int pending_groups = 0;
+  // Groups its own iteration commits after it (the copied operands whose loads come later
+  // in the loop body, as V after K in attention): also left in flight by a dot that reads
+  // this operand only. 0 unless the loads before the loop commit in the body's order.
+  int later_in_batch = 0;
   // The loop's dot (wgmma) stays in flight into the next iteration: there is one buffer
   // more than num_stages, and each iteration copies into the one the dot of two iterations
   // before read (the dot of the iteration before may still read its own).

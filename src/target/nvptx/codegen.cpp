@@ -10,6 +10,8 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
@@ -223,6 +225,65 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
   }
 }
 
+// Whether `v` may reach PTX in a register that a float instruction defined: a bitcast from
+// a float type, directly or through phis, selects and vector element reads.
+bool float_defined(const llvm::Value* v, int depth = 0) {
+  if (depth > 4) return true;  // too deep to tell: treat as float (the guard is cheap)
+  if (const auto* cast = llvm::dyn_cast<llvm::BitCastInst>(v)) return cast->getSrcTy()->isFPOrFPVectorTy();
+  if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(v)) {
+    return llvm::any_of(phi->incoming_values(), [&](const llvm::Value* in) { return float_defined(in, depth + 1); });
+  }
+  if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(v)) {
+    return float_defined(select->getTrueValue(), depth + 1) || float_defined(select->getFalseValue(), depth + 1);
+  }
+  if (const auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(v)) {
+    return float_defined(extract->getVectorOperand(), depth + 1);
+  }
+  return false;
+}
+
+// ptxas reads `st.b8 [a], %r` (and st.b16) whose 32-bit register a float instruction
+// defined as a float-to-integer conversion (F2I.U8, saturating), not as the low bits that
+// PTX's untyped registers promise; LLVM's NVPTX backend folds trunc(bitcast float) into
+// exactly that store. So a narrow store of such a truncation gets its low bits through an
+// integer cvt first (one instruction). Seen in differential seeds 32994, 54609, 85746:
+// `(x).to(tl.uint32, bitcast=True)` stored through an i8 pointer saved min(x, 255).
+void integer_narrow_stores(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& inst : block) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+        auto* trunc = store ? llvm::dyn_cast<llvm::TruncInst>(store->getValueOperand()) : nullptr;
+        if (trunc == nullptr || !float_defined(trunc->getOperand(0))) continue;
+        llvm::Type* to = trunc->getType();
+        unsigned bits = to->getScalarSizeInBits();
+        unsigned from_bits = trunc->getOperand(0)->getType()->getScalarSizeInBits();
+        if (bits > 16 || (from_bits != 32 && from_bits != 64)) continue;
+        llvm::IRBuilder<> b(store);
+        llvm::Type* i16 = b.getInt16Ty();
+        auto* fn_type = llvm::FunctionType::get(i16, {b.getIntNTy(from_bits)}, false);
+        auto* cvt = llvm::InlineAsm::get(fn_type, from_bits == 64 ? "cvt.u16.u64 $0, $1;" : "cvt.u16.u32 $0, $1;",
+                                         from_bits == 64 ? "=h,l" : "=h,r", /*hasSideEffects=*/false);
+        auto low = [&](llvm::Value* wide) -> llvm::Value* {
+          llvm::Value* v = b.CreateCall(cvt, {wide});
+          return bits == 16 ? v : b.CreateTrunc(v, to->getScalarType());
+        };
+        llvm::Value* source = trunc->getOperand(0);
+        llvm::Value* value;
+        if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(to)) {
+          value = llvm::PoisonValue::get(to);
+          for (unsigned i = 0; i < vector->getNumElements(); ++i) {
+            value = b.CreateInsertElement(value, low(b.CreateExtractElement(source, uint64_t{i})), uint64_t{i});
+          }
+        } else {
+          value = low(source);
+        }
+        store->setOperand(0, value);
+      }
+    }
+  }
+}
+
 void optimize(Compilation& c) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -236,6 +297,7 @@ void optimize(Compilation& c) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(*c.module, mam);
+  integer_narrow_stores(*c.module);
 }
 
 std::string print_module(const llvm::Module& module) {

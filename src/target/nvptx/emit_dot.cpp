@@ -3,6 +3,9 @@
 // tiles of the fragment layout (fragment_layout.h) with mma.sync, or with fma where no
 // tensor-core instruction fits. Also the fragment <-> flat conversions and elementwise ops
 // on fragments.
+#include <algorithm>
+#include <limits>
+
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Intrinsics.h>
@@ -451,8 +454,14 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // between, and those this iteration has committed so far (at an earlier dot of the loop,
   // as attention's second dot after its first: waiting for them too would serialize each
   // iteration's copies with its math).
+  // And the groups its operand's own iteration committed after it (V's, at attention's first
+  // dot, which reads K only), the fewer of the two operands' when both are copied.
   if (copied) {
-    int pending = (copied_a != async_.carried.end() ? copied_a : copied_b)->second->pending_groups + body_commits_;
+    int pending = std::numeric_limits<int>::max();
+    for (auto it : {copied_a, copied_b}) {
+      if (it != async_.carried.end()) pending = std::min(pending, it->second->pending_groups + it->second->later_in_batch);
+    }
+    pending += body_commits_;
     ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});
   }
   // wgmma reads shared memory through the async proxy: what this thread wrote through the
