@@ -398,6 +398,24 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(compiled.shared_bytes == 4 * (16384 + 32768));
     CHECK(compiled.shared_bytes <= 227 * 1024);
   }
+  SECTION("the main loop's addressing stays cheap (issue 9)") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 128, 256, 64, 8, 3);
+    // The warp index goes through shfl.sync.idx, so ptxas keeps what comes from it (A's
+    // warpgroup slice, its descriptors) in uniform registers.
+    CHECK(count(ptx, "shfl.sync.idx.b32") == 1);
+    // A's descriptor (128-byte swizzle, its fields 0x4000004000010000) made once per dot
+    // from the stage's address; each k-step's a constant added to it.
+    CHECK(count(ptx, "wgmma.mma_async") == 4);
+    CHECK(count(ptx, ", 4611686293305360384;") == 1);
+    // Masked copies (the pipeline's in-range test) take the ignore-src predicate on sm_90,
+    // the source size on sm_80, whose PTX ISA (7.0) has none.
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, ", 16, %p") > 0);
+    CHECK(count(ptx, ", 16, %r") == 0);
+    std::string sm80 = matmul_ptx("fp16", "float32", "ieee", 128, 128, 32, 4, 3, 80);
+    CHECK(count(sm80, ", 16, %r") > 0);
+    CHECK(count(sm80, ", 16, %p") == 0);
+  }
   SECTION("ptxas accepts them") {
     for (int stages : {1, 3}) {
       std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";

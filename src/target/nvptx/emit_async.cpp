@@ -88,11 +88,30 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   // A group of `bytes` from register r's address.
   auto copy_group = [&](int r, llvm::Value* dst, int bytes) { cp_async(dst, ptr.at(r), bytes, mask_at(r)); };
 
+  // Where each group goes: when its tile offset is the first group's plus the same constant
+  // for every thread (the rows of a group 8 apart keep the swizzle's permutation), that sum,
+  // so the copies of one stage share one register (Triton's [r + imm] addresses).
+  const SharedTile& tile = operand.tile;
+  auto offset_of = [&](int thread, int r) {
+    int64_t e = layout.element(thread, r);
+    return tile.offset(e / cols, e % cols);
+  };
+  llvm::Value* first_dst = nullptr;
   for (int r = 0; r < layout.num_regs(); r += g) {
-    llvm::Value* e = element_index(layout, r);
-    llvm::Value* row = b_.CreateUDiv(e, i32(cols));
-    llvm::Value* col = b_.CreateURem(e, i32(cols));
-    llvm::Value* dst = b_.CreateAdd(handle, tile_offset(operand.tile, row, col));
+    llvm::Value* dst = nullptr;
+    if (first_dst != nullptr && layout.element(layout.threads() - 1, r) < layout.num_elements()) {
+      const int64_t delta = offset_of(0, r) - offset_of(0, 0);
+      bool constant = true;
+      for (int t = 1; t < layout.threads() && constant; ++t) constant = offset_of(t, r) - offset_of(t, 0) == delta;
+      if (constant) dst = b_.CreateAdd(first_dst, i32(delta));
+    }
+    if (dst == nullptr) {
+      llvm::Value* e = element_index(layout, r);
+      llvm::Value* row = b_.CreateUDiv(e, i32(cols));
+      llvm::Value* col = b_.CreateURem(e, i32(cols));
+      dst = b_.CreateAdd(handle, tile_offset(tile, row, col));
+      if (r == 0 && layout.element(layout.threads() - 1, 0) < layout.num_elements()) first_dst = dst;
+    }
     guarded(owns(layout, r), [&]() -> llvm::Value* {
       if (g == 1) {
         copy_element(r, dst);
@@ -121,12 +140,16 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
 }
 
 void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit) {
-  llvm::Value* size = b_.getInt32(static_cast<uint32_t>(bytes));
-  if (bit != nullptr) size = b_.CreateSelect(bit, size, b_.getInt32(0));
   // .cg (L2 only) is for 16 bytes alone.
   std::string text = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") + ".shared.global [$0], [$1], " +
-                     std::to_string(bytes) + ", $2;";
-  ptx_effect(text, "r,l,r", {raw_shared_address(dst), b_.CreatePtrToInt(address, b_.getInt64Ty()), size});
+                     std::to_string(bytes);
+  llvm::Value* dst_address = raw_shared_address(dst);
+  llvm::Value* src = b_.CreatePtrToInt(address, b_.getInt64Ty());
+  if (bit == nullptr) return ptx_effect(text + ";", "r,l", {dst_address, src});
+  // A masked-off copy writes zeros: from PTX 7.5 the ignore-src predicate, which ptxas takes
+  // as the copy's predicate (a source size of 0 or `bytes` costs two selects and a compare).
+  if (ptx_version_ >= 75) return ptx_effect(text + ", $2;", "r,l,b", {dst_address, src, b_.CreateNot(bit)});
+  ptx_effect(text + ", $2;", "r,l,r", {dst_address, src, b_.CreateSelect(bit, b_.getInt32(static_cast<uint32_t>(bytes)), b_.getInt32(0))});
 }
 
 void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {

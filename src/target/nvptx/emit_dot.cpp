@@ -7,7 +7,9 @@
 #include <limits>
 
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
@@ -29,7 +31,26 @@ enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
 // ---- threads within a warp ----
 
 llvm::Value* Emitter::lane_id() { return b_.CreateAnd(thread_id(), b_.getInt32(31), "lane"); }
-llvm::Value* Emitter::warp_id() { return b_.CreateLShr(thread_id(), b_.getInt32(5), "warp"); }
+// tid / 32, broadcast from lane 0 by shfl.sync.idx: the same value, but ptxas then knows it
+// is one per warp, so what is computed from it alone (a warpgroup's slice of a wgmma operand:
+// its descriptors) stays in uniform registers instead of vector registers moved by R2UR.
+// Made once, right after %tid.x in the entry, where every thread of the warp is present.
+llvm::Value* Emitter::warp_id() {
+  if (warp_id_ == nullptr) {
+    auto* tid = llvm::cast<llvm::Instruction>(thread_id());
+    llvm::IRBuilder<> entry(tid->getNextNode());
+    llvm::Value* warp = entry.CreateLShr(tid, entry.getInt32(5), "warp.tid");
+    llvm::CallInst* shfl = entry.CreateIntrinsic(
+        llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::ArrayRef<llvm::Type*>(),
+        {entry.getInt32(0xffffffffu), warp, entry.getInt32(0), entry.getInt32(0x1f)}, nullptr, "warp");
+    // The range of tid / 32, which LLVM no longer sees through the shuffle.
+    llvm::MDBuilder md(context_);
+    shfl->setMetadata(llvm::LLVMContext::MD_range,
+                      md.createRange(llvm::APInt(32, 0), llvm::APInt(32, static_cast<uint64_t>((threads_ + 31) / 32))));
+    warp_id_ = shfl;
+  }
+  return warp_id_;
+}
 
 // ---- shared memory in rows ----
 

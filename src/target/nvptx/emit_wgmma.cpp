@@ -18,12 +18,19 @@ llvm::Value* Emitter::wgmma_descriptor(llvm::Value* address, const SharedTile& t
                                        bool k_major) {
   // Bits 0-13: the start address >> 4; 16-29: the leading byte offset >> 4; 32-45: the stride
   // byte offset >> 4; 62-63: the swizzle (PTX ISA, "matrix descriptor").
-  llvm::Value* start = b_.CreateAdd(address, b_.getInt32(static_cast<uint32_t>(tile.descriptor_start(row, col))));
-  llvm::Value* low = b_.CreateAnd(b_.CreateLShr(start, b_.getInt32(4)), b_.getInt32(0x3FFF));
   uint64_t fields = (static_cast<uint64_t>(tile.leading_byte_offset(k_major) >> 4) & 0x3FFF) << 16 |
                     (static_cast<uint64_t>(tile.stride_byte_offset() >> 4) & 0x3FFF) << 32 |
                     static_cast<uint64_t>(tile.descriptor_mode()) << 62;
-  return b_.CreateOr(b_.CreateZExt(low, b_.getInt64Ty()), b_.getInt64(fields));
+  auto descriptor = [&](llvm::Value* start) {
+    llvm::Value* low = b_.CreateAnd(b_.CreateLShr(start, b_.getInt32(4)), b_.getInt32(0x3FFF));
+    return b_.CreateOr(b_.CreateZExt(low, b_.getInt64Ty()), b_.getInt64(fields));
+  };
+  const int64_t offset = tile.descriptor_start(row, col);
+  if (offset % 16 != 0) return descriptor(b_.CreateAdd(address, b_.getInt32(static_cast<uint32_t>(offset))));
+  // The tile's descriptor (one per dot and operand: the same instructions, merged by CSE)
+  // plus the sub-tile's offset >> 4 as a 64-bit constant, as Triton's are: the start field
+  // does not overflow, a shared address being below 2^18 (228 KiB at most) and 16-aligned.
+  return b_.CreateAdd(descriptor(address), b_.getInt64(static_cast<uint64_t>(offset >> 4)));
 }
 
 llvm::Value* Emitter::b_descriptor(const DotStaging& staging, int64_t k0, int64_t n0) {

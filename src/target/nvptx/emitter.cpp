@@ -37,6 +37,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       frags_(plan_fragments(function, options.num_warps, options.sm)),
       async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
       sm_(options.sm),
+      ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
   mark_fragment_barriers(function.body());

@@ -362,6 +362,7 @@ class Emitter {
   // that uniformity.h's op_syncs cannot see): their decisions are made uniform too.
   std::unordered_set<const ir::Op*> fragment_barriers_;
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
+  int ptx_version_ = 80;  // the PTX ISA emitted (codegen.h's ptx_version_for), 80 = 8.0
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
@@ -373,6 +374,7 @@ class Emitter {
   };
   std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
   llvm::Value* thread_id_ = nullptr;
+  llvm::Value* warp_id_ = nullptr;  // warp_id(): tid / 32 through shfl.sync, next to thread_id_
   llvm::GlobalVariable* shared_ = nullptr;
   int64_t shared_bytes_ = 0;  // the most shared memory any use reached, from its start
   // Whether a planned op's shared-memory accesses may be pending (no barrier since).
