@@ -95,36 +95,60 @@ double rounded(int mode, K result, Op op) {
 
 template <int Mode>
 V add_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f, y = a[1].f; return x + y; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f, y = a[1].f;
+    return x + y;
+  }));
 }
 template <int Mode>
 V sub_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f, y = a[1].f; return x - y; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f, y = a[1].f;
+    return x - y;
+  }));
 }
 template <int Mode>
 V mul_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f, y = a[1].f; return x * y; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f, y = a[1].f;
+    return x * y;
+  }));
 }
 template <int Mode>
 V div_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f, y = a[1].f; return x / y; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f, y = a[1].f;
+    return x / y;
+  }));
 }
 template <int Mode>
 V rcp_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f; return 1.0 / x; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f;
+    return 1.0 / x;
+  }));
 }
 template <int Mode>
 V sqrt_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f; return std::sqrt(x); }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f;
+    return std::sqrt(x);
+  }));
 }
 template <int Mode>
 V fma_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f, y = a[1].f, z = a[2].f; return std::fma(x, y, z); }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f, y = a[1].f, z = a[2].f;
+    return std::fma(x, y, z);
+  }));
 }
 // fp64 -> fp32 in the mode.
 template <int Mode>
 V narrow_r(const V* a, const K*, K r) {
-  return fv(rounded(Mode, r, [a] { volatile double x = a[0].f; return x; }));
+  return fv(rounded(Mode, r, [a] {
+    volatile double x = a[0].f;
+    return x;
+  }));
 }
 // An integer to a float in the mode: high and low halves, the sum the one rounding.
 template <int Mode>
@@ -132,8 +156,8 @@ V int_to_float_r(const V* a, const K* k, K r) {
   const bool is_unsigned = !is_signed(k[0]);
   const int64_t value = a[0].i;
   return fv(rounded(Mode, r, [value, is_unsigned] {
-    volatile double hi = is_unsigned ? static_cast<double>(static_cast<uint64_t>(value) >> 32)
-                                     : static_cast<double>(value >> 32);
+    volatile double hi =
+        is_unsigned ? static_cast<double>(static_cast<uint64_t>(value) >> 32) : static_cast<double>(value >> 32);
     volatile double lo = static_cast<double>(static_cast<uint64_t>(value) & 0xffffffffu);
     return hi * 4294967296.0 + lo;
   }));
@@ -195,7 +219,9 @@ V hadd(const V* a, const K*, K r) { return iv(wrap_int((a[0].i + a[1].i) >> 1, r
 V rhadd(const V* a, const K*, K r) { return iv(wrap_int((a[0].i + a[1].i + 1) >> 1, r)); }
 // The low 32 bits of the product of the low 24 bits (sign-extended for int32).
 V mul24(const V* a, const K* k, K r) {
-  auto low24 = [&](int64_t x) { return is_signed(k[0]) ? (static_cast<int64_t>(static_cast<uint64_t>(x) << 40) >> 40) : (x & 0xffffff); };
+  auto low24 = [&](int64_t x) {
+    return is_signed(k[0]) ? (static_cast<int64_t>(static_cast<uint64_t>(x) << 40) >> 40) : (x & 0xffffff);
+  };
   return iv(wrap_int(low24(a[0].i) * low24(a[1].i), r));
 }
 // |x - y| + z, wrapped to 32 bits.
@@ -207,7 +233,8 @@ V umulhi(const V* a, const K* k, K) { return iv(extern_mulhi(a[0].i, a[1].i, k[0
 V mulhi(const V* a, const K* k, K) { return iv(extern_mulhi(a[0].i, a[1].i, k[0], false)); }
 V abs_typed(const V* a, const K* k, K r) {
   if (is_float(k[0])) return fv(std::fabs(a[0].f));
-  return iv(wrap_int(static_cast<int64_t>(a[0].i < 0 ? 0 - static_cast<uint64_t>(a[0].i) : static_cast<uint64_t>(a[0].i)), r));
+  return iv(wrap_int(
+      static_cast<int64_t>(a[0].i < 0 ? 0 - static_cast<uint64_t>(a[0].i) : static_cast<uint64_t>(a[0].i)), r));
 }
 V pow_typed(const V* a, const K* k, K) {
   return fv(std::pow(a[0].f, is_float(k[1]) ? a[1].f : static_cast<double>(a[1].i)));
@@ -504,37 +531,56 @@ const std::vector<ExternMath>& build() {
       {"double2float_rz", 1, nullptr, nullptr, nullptr, "fp64>fp32=__nv_double2float_rz", narrow_r<FE_TOWARDZERO>},
       {"double2float_rd", 1, nullptr, nullptr, nullptr, "fp64>fp32=__nv_double2float_rd", narrow_r<FE_DOWNWARD>},
       {"double2float_ru", 1, nullptr, nullptr, nullptr, "fp64>fp32=__nv_double2float_ru", narrow_r<FE_UPWARD>},
-      {"float2int_rn", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_rn", float_to_int_r<FE_TONEAREST, K::I32>},
-      {"float2int_rz", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_rz", float_to_int_r<FE_TOWARDZERO, K::I32>},
+      {"float2int_rn", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_rn",
+       float_to_int_r<FE_TONEAREST, K::I32>},
+      {"float2int_rz", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_rz",
+       float_to_int_r<FE_TOWARDZERO, K::I32>},
       {"float2int_rd", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_rd", float_to_int_r<FE_DOWNWARD, K::I32>},
       {"float2int_ru", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2int_ru", float_to_int_r<FE_UPWARD, K::I32>},
-      {"float2uint_rn", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rn", float_to_int_r<FE_TONEAREST, K::U32>},
-      {"float2uint_rz", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rz", float_to_int_r<FE_TOWARDZERO, K::U32>},
-      {"float2uint_rd", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rd", float_to_int_r<FE_DOWNWARD, K::U32>},
+      {"float2uint_rn", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rn",
+       float_to_int_r<FE_TONEAREST, K::U32>},
+      {"float2uint_rz", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rz",
+       float_to_int_r<FE_TOWARDZERO, K::U32>},
+      {"float2uint_rd", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_rd",
+       float_to_int_r<FE_DOWNWARD, K::U32>},
       {"float2uint_ru", 1, nullptr, nullptr, nullptr, "fp32>i32=__nv_float2uint_ru", float_to_int_r<FE_UPWARD, K::U32>},
       {"float2ll_rn", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ll_rn", float_to_int_r<FE_TONEAREST, K::I64>},
       {"float2ll_rz", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ll_rz", float_to_int_r<FE_TOWARDZERO, K::I64>},
       {"float2ll_rd", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ll_rd", float_to_int_r<FE_DOWNWARD, K::I64>},
       {"float2ll_ru", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ll_ru", float_to_int_r<FE_UPWARD, K::I64>},
-      {"float2ull_rn", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_rn", float_to_int_r<FE_TONEAREST, K::U64>},
-      {"float2ull_rz", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_rz", float_to_int_r<FE_TOWARDZERO, K::U64>},
+      {"float2ull_rn", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_rn",
+       float_to_int_r<FE_TONEAREST, K::U64>},
+      {"float2ull_rz", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_rz",
+       float_to_int_r<FE_TOWARDZERO, K::U64>},
       {"float2ull_rd", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_rd", float_to_int_r<FE_DOWNWARD, K::U64>},
       {"float2ull_ru", 1, nullptr, nullptr, nullptr, "fp32>i64=__nv_float2ull_ru", float_to_int_r<FE_UPWARD, K::U64>},
-      {"double2int_rn", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rn", float_to_int_r<FE_TONEAREST, K::I32>},
-      {"double2int_rz", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rz", float_to_int_r<FE_TOWARDZERO, K::I32>},
-      {"double2int_rd", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rd", float_to_int_r<FE_DOWNWARD, K::I32>},
+      {"double2int_rn", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rn",
+       float_to_int_r<FE_TONEAREST, K::I32>},
+      {"double2int_rz", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rz",
+       float_to_int_r<FE_TOWARDZERO, K::I32>},
+      {"double2int_rd", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_rd",
+       float_to_int_r<FE_DOWNWARD, K::I32>},
       {"double2int_ru", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2int_ru", float_to_int_r<FE_UPWARD, K::I32>},
-      {"double2uint_rn", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rn", float_to_int_r<FE_TONEAREST, K::U32>},
-      {"double2uint_rz", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rz", float_to_int_r<FE_TOWARDZERO, K::U32>},
-      {"double2uint_rd", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rd", float_to_int_r<FE_DOWNWARD, K::U32>},
-      {"double2uint_ru", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_ru", float_to_int_r<FE_UPWARD, K::U32>},
-      {"double2ll_rn", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_rn", float_to_int_r<FE_TONEAREST, K::I64>},
-      {"double2ll_rz", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_rz", float_to_int_r<FE_TOWARDZERO, K::I64>},
+      {"double2uint_rn", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rn",
+       float_to_int_r<FE_TONEAREST, K::U32>},
+      {"double2uint_rz", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rz",
+       float_to_int_r<FE_TOWARDZERO, K::U32>},
+      {"double2uint_rd", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_rd",
+       float_to_int_r<FE_DOWNWARD, K::U32>},
+      {"double2uint_ru", 1, nullptr, nullptr, nullptr, "fp64>i32=__nv_double2uint_ru",
+       float_to_int_r<FE_UPWARD, K::U32>},
+      {"double2ll_rn", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_rn",
+       float_to_int_r<FE_TONEAREST, K::I64>},
+      {"double2ll_rz", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_rz",
+       float_to_int_r<FE_TOWARDZERO, K::I64>},
       {"double2ll_rd", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_rd", float_to_int_r<FE_DOWNWARD, K::I64>},
       {"double2ll_ru", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ll_ru", float_to_int_r<FE_UPWARD, K::I64>},
-      {"double2ull_rn", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rn", float_to_int_r<FE_TONEAREST, K::U64>},
-      {"double2ull_rz", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rz", float_to_int_r<FE_TOWARDZERO, K::U64>},
-      {"double2ull_rd", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rd", float_to_int_r<FE_DOWNWARD, K::U64>},
+      {"double2ull_rn", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rn",
+       float_to_int_r<FE_TONEAREST, K::U64>},
+      {"double2ull_rz", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rz",
+       float_to_int_r<FE_TOWARDZERO, K::U64>},
+      {"double2ull_rd", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_rd",
+       float_to_int_r<FE_DOWNWARD, K::U64>},
       {"double2ull_ru", 1, nullptr, nullptr, nullptr, "fp64>i64=__nv_double2ull_ru", float_to_int_r<FE_UPWARD, K::U64>},
       {"int2double_rn", 1, nullptr, nullptr, nullptr, "i32>fp64=__nv_int2double_rn", int_to_float_r<FE_TONEAREST>},
       {"uint2double_rn", 1, nullptr, nullptr, nullptr, "u32>fp64=__nv_uint2double_rn", int_to_float_r<FE_TONEAREST>},
@@ -602,12 +648,15 @@ const std::vector<ExternMath>& build() {
       {"erfcinv", 1, "__nv_erfcinvf", "__nv_erfcinv", U(erfcinv), nullptr, nullptr},
       {"normcdfinv", 1, "__nv_normcdfinvf", "__nv_normcdfinv", U(normcdfinv), nullptr, nullptr},
       {"norm3d", 3, "__nv_norm3df", "__nv_norm3d", [](const double* a) { return norm(a, 3); }, nullptr, nullptr},
-      {"rnorm3d", 3, "__nv_rnorm3df", "__nv_rnorm3d", [](const double* a) { return 1.0 / norm(a, 3); }, nullptr, nullptr},
+      {"rnorm3d", 3, "__nv_rnorm3df", "__nv_rnorm3d", [](const double* a) { return 1.0 / norm(a, 3); }, nullptr,
+       nullptr},
       {"norm4d", 4, "__nv_norm4df", "__nv_norm4d", [](const double* a) { return norm(a, 4); }, nullptr, nullptr},
-      {"rnorm4d", 4, "__nv_rnorm4df", "__nv_rnorm4d", [](const double* a) { return 1.0 / norm(a, 4); }, nullptr, nullptr},
+      {"rnorm4d", 4, "__nv_rnorm4df", "__nv_rnorm4d", [](const double* a) { return 1.0 / norm(a, 4); }, nullptr,
+       nullptr},
       {"rsqrt_rn", 1, "__nv_frsqrt_rn", nullptr, U(rsqrt_rn), nullptr, nullptr},
       {"rcp64h", 1, nullptr, "__nv_rcp64h", [](const double* a) { return 1.0 / a[0]; }},  // approximate on the GPU
-      {"fast_exp10f", 1, "__nv_fast_exp10f", nullptr, [](const double* a) { return std::pow(10.0, a[0]); }, nullptr, nullptr},
+      {"fast_exp10f", 1, "__nv_fast_exp10f", nullptr, [](const double* a) { return std::pow(10.0, a[0]); }, nullptr,
+       nullptr},
       {"fast_log10f", 1, "__nv_fast_log10f", nullptr, U(std::log10), nullptr, nullptr},
       {"fast_powf", 2, "__nv_fast_powf", nullptr, B(std::pow), nullptr, nullptr},
   });
@@ -638,9 +687,7 @@ const ExternOverload* extern_math_overload(const ExternMath& fn, const std::vect
   return nullptr;
 }
 
-std::string extern_type_name(ScalarKind kind) {
-  return is_float(kind) ? scalar_name(kind) : scalar_long_name(kind);
-}
+std::string extern_type_name(ScalarKind kind) { return is_float(kind) ? scalar_name(kind) : scalar_long_name(kind); }
 
 std::string extern_math_expected(const ExternMath& fn) {
   std::string out;

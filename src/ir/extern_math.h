@@ -26,16 +26,16 @@ struct ExternOverload {
 };
 
 struct ExternMath {
-  const char* name;             // Triton's name: "tanh", "div_rn", "popc"
-  int arity;                    // 1 to 4
-  const char* f32 = nullptr;    // the common case: (fp32, ...) -> fp32 by this symbol; null: none
-  const char* f64 = nullptr;    // (fp64, ...) -> fp64
+  const char* name;                              // Triton's name: "tanh", "div_rn", "popc"
+  int arity;                                     // 1 to 4
+  const char* f32 = nullptr;                     // the common case: (fp32, ...) -> fp32 by this symbol; null: none
+  const char* f64 = nullptr;                     // (fp64, ...) -> fp64
   double (*eval)(const double* args) = nullptr;  // the interpreter's, for the common case
   // Otherwise, or in addition: overloads written "fp32,i32>fp32=__nv_ldexpf fp64,i32>fp64=__nv_ldexp"
   // (types by their IR names), and the interpreter's function for any of them.
   const char* signatures = nullptr;
   ExternValue (*eval_typed)(const ExternValue* args, const ScalarKind* kinds, ScalarKind result) = nullptr;
-  bool to_bool = false;  // Triton converts the int32 result to int1 (isnan, isinf)
+  bool to_bool = false;                        // Triton converts the int32 result to int1 (isnan, isinf)
   std::vector<ExternOverload> overloads = {};  // all of them, filled from the above
 };
 
@@ -53,7 +53,6 @@ std::string extern_type_name(ScalarKind kind);
 int64_t extern_mulhi(int64_t a, int64_t b, ScalarKind kind, bool as_unsigned);
 // One element of `fn` in the interpreter, for operands of `kinds` and a result of `result`
 // (floats exact in the result's format: fp32 results are already fp32 values).
-ExternValue extern_math_eval(const ExternMath& fn, const ExternValue* args, const ScalarKind* kinds,
-                             ScalarKind result);
+ExternValue extern_math_eval(const ExternMath& fn, const ExternValue* args, const ScalarKind* kinds, ScalarKind result);
 
 }  // namespace tritium::ir
