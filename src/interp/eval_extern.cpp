@@ -1,5 +1,6 @@
-// The interpreter's ExternElementwise: the libdevice-family functions of ir/extern_math.h,
-// computed in double and rounded to the result type.
+// The interpreter's ExternElementwise: the libdevice-family functions of ir/extern_math.h
+// (extern_math_eval: floats computed in double and rounded to the result type, directed
+// rounding and integer functions exact).
 #include <cmath>
 #include <string>
 
@@ -18,26 +19,31 @@ void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, B
   if (fn == nullptr) internal_error("interpreter", "unknown extern function '" + symbol + "'", op.loc());
   const int64_t n = result.size();
   const size_t arity = operands.size();
+  ir::ScalarKind kinds[4] = {};
+  for (size_t k = 0; k < arity; ++k) kinds[k] = operands[k]->kind;
   Slot* out = result.data();
-  if (fn->integer) {
-    const Buffer& a = *operands[0];
-    const Buffer& b = *operands[1];
-    const bool as_unsigned = symbol == "umulhi";
-    for (int64_t i = 0; i < n; ++i) out[i].i = ir::extern_mulhi(a.data()[i].i, b.data()[i].i, result.kind, as_unsigned);
-    return;
-  }
-  double args[3] = {0, 0, 0};
+  ir::ExternValue args[4] = {};
   for (int64_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < arity; ++k) args[k] = operands[k]->data()[i].f;
-    if (fn->eval != nullptr) {
-      out[i].f = fn->eval(args);
-    } else {  // nextafter: one step in the result's own format
-      out[i].f = result.kind == ir::ScalarKind::F32
-                     ? static_cast<double>(std::nextafter(static_cast<float>(args[0]), static_cast<float>(args[1])))
-                     : std::nextafter(args[0], args[1]);
+    for (size_t k = 0; k < arity; ++k) {
+      const Slot& in = operands[k]->data()[i];
+      if (operands[k]->is_float) {
+        args[k].f = in.f;
+      } else {
+        args[k].i = in.i;
+      }
+    }
+    ir::ExternValue value = ir::extern_math_eval(*fn, args, kinds, result.kind);
+    if (result.is_float) {
+      out[i].f = value.f;
+    } else {
+      out[i].i = value.i;
     }
   }
-  round_all(out, n, result.kind);
+  if (result.is_float) {
+    round_all(out, n, result.kind);
+  } else {
+    wrap_all(out, n, result.kind);
+  }
 }
 
 }  // namespace tritium::interp

@@ -1,8 +1,9 @@
 // The libdevice family: every function of triton.language.extra.libdevice (and the
 // triton.language.math names beyond the core ones) as one ExternElementwise op each
 // (ir/extern_math.h has the table), plus tl.erf, tl.div_rn, tl.sqrt_rn, tl.fdiv, tl.umulhi,
-// tl.clamp and tl.assume. Arguments are promoted as Triton's dispatch does, then must be
-// fp32 or fp64 (integers for umulhi): Triton's error names the types otherwise.
+// tl.clamp and tl.assume. Arguments are matched against the function's overloads as
+// Triton's extern_elementwise does (exactly, else after promotion): Triton's error names the
+// accepted types otherwise.
 #include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
@@ -21,11 +22,26 @@ LValue extern_math_call(Lowerer& L, const std::string& name, const std::vector<L
     error_at(loc, name + "() takes " + std::to_string(fn->arity) + " argument" + (fn->arity == 1 ? "" : "s") +
                       ", got " + std::to_string(args.size()));
   }
-  // Promote all arguments to one type and shape, as an arithmetic op would.
+  // Triton's extern_elementwise: arguments whose types are one overload's exactly are only
+  // broadcast to one shape; otherwise they are promoted to one type as an arithmetic op's
+  // would be, and that must then be an overload.
   std::vector<Value*> values;
-  if (args.size() == 1) {
-    values.push_back(L.to_tensor(args[0], loc));
-  } else {
+  auto kinds_of = [&values] {
+    std::vector<ScalarKind> kinds;
+    for (Value* v : values) {
+      const Type* e = v->type()->element();
+      kinds.push_back(e->is_scalar() ? e->scalar_kind() : ScalarKind::I1);
+      if (e->is_pointer()) return std::vector<ScalarKind>{};
+    }
+    return kinds;
+  };
+  for (const LValue& arg : args) values.push_back(L.to_tensor(arg, loc));
+  const ir::ExternOverload* overload = ir::extern_math_overload(*fn, kinds_of());
+  if (overload != nullptr) {
+    for (size_t i = 1; i < values.size(); ++i) values[0] = L.broadcast(values[0], values[i], loc).first;
+    for (Value*& v : values) v = L.broadcast_to(v, values[0]->type()->shape(), loc);
+  } else if (args.size() > 1) {
+    values.clear();
     LValue acc = args[0];
     for (size_t i = 1; i < args.size(); ++i) {
       auto [a, b] = L.binary_operands(acc, args[i], false, false, true, false, loc);
@@ -39,21 +55,23 @@ LValue extern_math_call(Lowerer& L, const std::string& name, const std::vector<L
       v = L.cast(v, last->element(), loc);
       v = L.broadcast_to(v, last->shape(), loc);
     }
+    overload = ir::extern_math_overload(*fn, kinds_of());
   }
-  const Type* element = values[0]->type()->element();
-  ScalarKind kind = element->is_scalar() ? element->scalar_kind() : ScalarKind::I64;
-  bool ok = !element->is_pointer() &&
-            (fn->integer ? (ir::is_integer(kind) && kind != ScalarKind::I1 && ir::bit_width(kind) >= 32)
-                         : ir::extern_math_symbol(*fn, kind) != nullptr);
-  if (!ok) {
-    std::string expected = fn->integer ? "(int32,) (uint32,) (int64,) (uint64,)"
-                                       : fn->f64 ? "(fp32,) (fp64,)" : "(fp32,)";
-    error_at(loc, "input arg type does not match. Expect one of " + expected + ", got (" +
-                      element->str() + ",) for " + name);
+  if (overload == nullptr) {
+    std::string got;
+    for (Value* v : values) {
+      const Type* e = v->type()->element();
+      got += (got.empty() ? "" : ", ") + (e->is_scalar() ? ir::extern_type_name(e->scalar_kind()) : e->str());
+    }
+    error_at(loc, "input arg type does not match. Expect one of " + ir::extern_math_expected(*fn) + ", got (" + got +
+                      (values.size() == 1 ? ",)" : ")") + " for " + name);
   }
-  ir::Op* op = L.builder().create(ir::OpKind::ExternElementwise, {values[0]->type()}, values, loc);
+  const Type* result = values[0]->type()->with_element(Type::scalar(overload->result));
+  ir::Op* op = L.builder().create(ir::OpKind::ExternElementwise, {result}, values, loc);
   op->set_attr("symbol", std::string(fn->name));
-  return LValue::tensor(op->result());
+  Value* out = op->result();
+  if (fn->to_bool) out = L.cast(out, ScalarKind::I1, loc);  // Triton's .to(int1): != 0
+  return LValue::tensor(out);
 }
 
 void register_libdevice_builtins(BuiltinTable& t) {

@@ -58,24 +58,26 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
   }
   const ir::ExternMath* fn = ir::find_extern_math(name);
   if (fn == nullptr) internal_error("nvptx", "unknown extern function '" + name + "'", op.loc());
-  ir::ScalarKind kind = op.result()->type()->element()->scalar_kind();
-  const char* symbol = ir::extern_math_symbol(*fn, kind);
-  if (symbol == nullptr) {
-    error_at(op.loc(), "libdevice has no " + name + " for " + ir::scalar_name(kind) + " (only " +
-                           (fn->f64 ? "fp32 and fp64" : "fp32") + ")");
+  // The overload of the operands' types (lowering chose it): its symbol and result type.
+  std::vector<ir::ScalarKind> kinds;
+  std::vector<llvm::Type*> params;
+  for (const ir::Value* operand : op.operands()) {
+    kinds.push_back(operand->type()->element()->scalar_kind());
+    params.push_back(scalar_type(kinds.back()));
   }
-  llvm::Type* type = scalar_type(kind);
+  const ir::ExternOverload* overload = ir::extern_math_overload(*fn, kinds);
+  if (overload == nullptr) internal_error("nvptx", "no libdevice overload of " + name + " for its operands", op.loc());
+  const std::string& symbol = overload->symbol;
   // tl.sqrt_rn and tl.div_rn on fp32 are Triton's sqrt.rn.f32 and div.rn.f32, which keep
   // denormals (libdevice's own flush them under Triton's ftz setting, see codegen.cpp).
-  if (std::string(symbol) == "__nv_fsqrt_rn") {
+  if (symbol == "__nv_fsqrt_rn") {
     return [this](const std::vector<llvm::Value*>& a) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_sqrt_rn_f, {}, a); };
   }
-  if (std::string(symbol) == "__nv_fdiv_rn") {
+  if (symbol == "__nv_fdiv_rn") {
     return [this](const std::vector<llvm::Value*>& a) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_div_rn_f, {}, a); };
   }
-  std::vector<llvm::Type*> params(op.operands().size(), type);
   llvm::FunctionCallee callee =
-      module_.getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
+      module_.getOrInsertFunction(symbol, llvm::FunctionType::get(scalar_type(overload->result), params, false));
   return [this, callee](const std::vector<llvm::Value*>& a) { return b_.CreateCall(callee, a); };
 }
 
