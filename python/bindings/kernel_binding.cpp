@@ -438,6 +438,15 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
     return i < 64 ? (option_mask >> i & 1) != 0
                   : option_of(PyTuple_GET_ITEM(kwnames, i)) != Option::Count;
   };
+  // A keyword that is both a launch option and a parameter of the kernel (Triton's
+  // softmax tutorial names a constexpr `num_stages`) binds both, as in Triton.
+  auto is_param = [&](Py_ssize_t i) {
+    if (!is_option(i)) return true;
+    const char* text = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    if (text == nullptr) throw py::error_already_set();
+    const std::vector<std::string>& names = impl.params().names;
+    return std::find(names.begin(), names.end(), text) != names.end();
+  };
   bool callable = PyCallable_Check(grid.ptr()) && !PyTuple_Check(grid.ptr()) &&
                   !PyList_Check(grid.ptr());
   if (callable) {
@@ -450,7 +459,8 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
     py::dict options;
     for (Py_ssize_t i = 0; i < nkw; ++i) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-      (is_option(i) ? options : keywords)[py::handle(name)] = py::handle(args[nargs + i]);
+      if (is_option(i)) options[py::handle(name)] = py::handle(args[nargs + i]);
+      if (is_param(i)) keywords[py::handle(name)] = py::handle(args[nargs + i]);
     }
     return launch(grid, positional_objects, keywords, options).release().ptr();
   }
@@ -459,7 +469,7 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
   positional_args(impl.name(), impl.params().names, args, static_cast<size_t>(nargs),
                   &buffers->positional);
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    if (!is_option(i)) {
+    if (is_param(i)) {
       named_arg(impl.name(), PyTuple_GET_ITEM(kwnames, i), args[nargs + i], &buffers->named);
     }
   }
