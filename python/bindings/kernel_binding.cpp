@@ -189,12 +189,13 @@ void* launch_stream(const std::string& kernel, py::handle stream,
 
 // Triton's launch options, in the order of OptionNames.
 enum class Option : int {
-  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, Count
+  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, ExternLibs,
+  Count
 };
 constexpr const char* kOptionNames[] = {"num_warps", "num_stages", "num_ctas",
                                         "maxnreg", "enable_fp_fusion",
                                         "launch_cooperative_grid", "launch_pdl", "debug",
-                                        "stream"};
+                                        "stream", "extern_libs"};
 
 // The option a keyword names, or Option::Count. Interned names (the usual case) match by
 // pointer; others by text.
@@ -259,6 +260,14 @@ void set_option(const std::string& kernel, Option option, PyObject* value, Launc
     case Option::Pdl: config->launch_pdl = truth(); break;
     case Option::Debug: config->debug = value != Py_None && truth(); break;
     case Option::Stream: *stream = value; break;
+    case Option::ExternLibs:
+      // Triton's {"libdevice": path}: tritium always links the libdevice it was built
+      // with (src/target/nvptx/libdevice.cpp), so only the form is checked.
+      if (value != Py_None && !PyDict_Check(value)) {
+        throw LaunchError("kernel '" + kernel + "': launch option extern_libs must be a dict of library "
+                          "name -> path, got " + py::repr(py::handle(value)).cast<std::string>());
+      }
+      break;
     case Option::Count: break;
   }
 }

@@ -149,7 +149,7 @@ def _param_indices(names, spec, option):
 # Triton's launch options (keywords of kernel[grid](...), run and warmup that are not
 # kernel parameters); the C++ launcher knows the same list (kernel_binding.cpp).
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid", "launch_pdl", "debug", "stream")
+                  "launch_cooperative_grid", "launch_pdl", "debug", "stream", "extern_libs")
 
 
 def _take_options(kwargs, params=()):
