@@ -3,6 +3,7 @@ on numpy arrays (the CPU interpreter, tests/python/test_tutorials.py) and on tor
 tensors (tests/gpu/test_gpu_tutorials.py). Only allocation, strides and addresses differ."""
 
 import numpy as np
+import triton
 
 
 def is_torch(x):
@@ -58,7 +59,6 @@ def address(x):
     memory is also made reachable for the interpreter (tritium.register_host_memory)."""
     if is_torch(x) and x.is_cuda:
         return x.data_ptr()
-    import triton
     return triton.register_host_memory(x)[0]
 
 
