@@ -361,7 +361,9 @@ def test_pointers_made_from_registered_host_addresses(rng):
 
 
 def test_unregistered_host_address_is_a_clear_error():
-    hidden = np.ones(16, np.float32)
+    # Large enough to be mapped on its own, far from the arguments: the hint is given for an
+    # address at least 64 KiB away from every known block.
+    hidden = np.ones(1 << 20, np.float32)
     addresses = np.array([hidden.ctypes.data], np.int64)
     with pytest.raises(tritium.CompilationError, match="tritium.register_host_memory"):
         gather_through_addresses[(1,)](addresses, np.zeros(16, np.float32), BLOCK=16)
@@ -369,7 +371,7 @@ def test_unregistered_host_address_is_a_clear_error():
 
 def test_registration_ends_with_the_array():
     import gc
-    block = np.ones(4096, np.float32)
+    block = np.ones(1 << 20, np.float32)
     address = tritium.register_host_memory(block)[0]
     del block
     gc.collect()
