@@ -390,3 +390,22 @@ def test_extern_libs_launch_option():
     np.testing.assert_array_equal(x, y)
     with pytest.raises(tritium.TritonError, match="extern_libs must be a dict"):
         copy[(1,)](x, y, extern_libs="libdevice")
+
+
+def test_gdc_imported_by_name():
+    from tritium.libdevice_extra import gdc_launch_dependents, gdc_wait
+
+    @tritium.jit
+    def by_name(x_ptr):
+        gdc_wait()
+        i = tl.arange(0, 8)
+        tl.store(x_ptr + i, tl.load(x_ptr + i) + 1)
+        gdc_launch_dependents()
+
+    x = np.zeros(8, np.float32)
+    by_name[(1,)](x)
+    np.testing.assert_array_equal(x, 1)
+    ptx = by_name.emit("ptx", x, arch=90)
+    assert "griddepcontrol.wait;" in ptx and "griddepcontrol.launch_dependents;" in ptx
+    with pytest.raises(RuntimeError, match="inside a @tritium.jit kernel"):
+        gdc_wait()
