@@ -184,6 +184,13 @@ class Kernel {
 void jit_launch(const std::string& source, const std::string& kernel_name, const Grid& grid,
                 const std::vector<Arg>& args, const LaunchConfig& config = {});
 
+// Host memory the interpreter may touch besides the launch's arguments: blocks a kernel
+// reaches through pointers made from integers (an int64 array of addresses cast with
+// `.to(tl.pointer_type(...))`, as Triton's grouped-GEMM tutorial does). Process-wide; a
+// block is known until unregistered (registering the same begin again replaces it).
+void register_host_memory(uint64_t begin, uint64_t bytes, const std::string& name);
+void unregister_host_memory(uint64_t begin);
+
 // (x + y - 1) / y for positive y.
 inline uint32_t cdiv(int64_t x, int64_t y) { return static_cast<uint32_t>((x + y - 1) / y); }
 

@@ -189,12 +189,13 @@ void* launch_stream(const std::string& kernel, py::handle stream,
 
 // Triton's launch options, in the order of OptionNames.
 enum class Option : int {
-  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, Count
+  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, ExternLibs,
+  Count
 };
 constexpr const char* kOptionNames[] = {"num_warps", "num_stages", "num_ctas",
                                         "maxnreg", "enable_fp_fusion",
                                         "launch_cooperative_grid", "launch_pdl", "debug",
-                                        "stream"};
+                                        "stream", "extern_libs"};
 
 // The option a keyword names, or Option::Count. Interned names (the usual case) match by
 // pointer; others by text.
@@ -259,6 +260,14 @@ void set_option(const std::string& kernel, Option option, PyObject* value, Launc
     case Option::Pdl: config->launch_pdl = truth(); break;
     case Option::Debug: config->debug = value != Py_None && truth(); break;
     case Option::Stream: *stream = value; break;
+    case Option::ExternLibs:
+      // Triton's {"libdevice": path}: tritium always links the libdevice it was built
+      // with (src/target/nvptx/libdevice.cpp), so only the form is checked.
+      if (value != Py_None && !PyDict_Check(value)) {
+        throw LaunchError("kernel '" + kernel + "': launch option extern_libs must be a dict of library "
+                          "name -> path, got " + py::repr(py::handle(value)).cast<std::string>());
+      }
+      break;
     case Option::Count: break;
   }
 }
@@ -438,6 +447,15 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
     return i < 64 ? (option_mask >> i & 1) != 0
                   : option_of(PyTuple_GET_ITEM(kwnames, i)) != Option::Count;
   };
+  // A keyword that is both a launch option and a parameter of the kernel (Triton's
+  // softmax tutorial names a constexpr `num_stages`) binds both, as in Triton.
+  auto is_param = [&](Py_ssize_t i) {
+    if (!is_option(i)) return true;
+    const char* text = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    if (text == nullptr) throw py::error_already_set();
+    const std::vector<std::string>& names = impl.params().names;
+    return std::find(names.begin(), names.end(), text) != names.end();
+  };
   bool callable = PyCallable_Check(grid.ptr()) && !PyTuple_Check(grid.ptr()) &&
                   !PyList_Check(grid.ptr());
   if (callable) {
@@ -450,7 +468,8 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
     py::dict options;
     for (Py_ssize_t i = 0; i < nkw; ++i) {
       PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-      (is_option(i) ? options : keywords)[py::handle(name)] = py::handle(args[nargs + i]);
+      if (is_option(i)) options[py::handle(name)] = py::handle(args[nargs + i]);
+      if (is_param(i)) keywords[py::handle(name)] = py::handle(args[nargs + i]);
     }
     return launch(grid, positional_objects, keywords, options).release().ptr();
   }
@@ -459,7 +478,7 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
   positional_args(impl.name(), impl.params().names, args, static_cast<size_t>(nargs),
                   &buffers->positional);
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    if (!is_option(i)) {
+    if (is_param(i)) {
       named_arg(impl.name(), PyTuple_GET_ITEM(kwnames, i), args[nargs + i], &buffers->named);
     }
   }

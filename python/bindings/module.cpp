@@ -14,6 +14,7 @@
 #include "kernel_binding.h"
 #include "tritium/cache.h"
 #include "tritium/errors.h"
+#include "tritium/tritium.h"
 
 namespace py = pybind11;
 
@@ -105,6 +106,9 @@ PYBIND11_MODULE(_C, module) {
   module.def("_wide_shifts", &tritium::interp::wide_shifts,
              "How many shifts by >= the bit width the interpreter evaluated in this process (0 or "
              "the sign fill here, undefined in Triton): read by tests/fuzz/differential.py.");
+  module.def("_register_host_memory", &tritium::register_host_memory, py::arg("begin"), py::arg("bytes"),
+             py::arg("name"), "Host memory the interpreter may touch besides a launch's arguments.");
+  module.def("_unregister_host_memory", &tritium::unregister_host_memory, py::arg("begin"));
   module.def("reset_cache_stats", &tritium::reset_cache_stats, "Zeroes the cache counters.");
   module.def("cache_dir", &tritium::cache_dir, "The disk cache directory of this process.");
   module.def(

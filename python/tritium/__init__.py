@@ -25,8 +25,10 @@ from . import language
 from .compiled import CompiledKernel
 from .errors import (ArgumentTypeError, CompilationError, InternalError, LaunchError,
                      OutOfResources, TritonError)
-from .jit import JITFunction, TensorWrapper, _extension, cdiv, jit, next_power_of_2, reinterpret
+from .jit import (JITFunction, TensorWrapper, _extension, cdiv, jit, next_power_of_2,
+                  register_host_memory, reinterpret)
 from .triton_alias import use_as_triton
+from .driver import set_allocator
 from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
@@ -66,8 +68,10 @@ __all__ = [
     "OutOfResources",
     "TensorWrapper",
     "TritonError",
+    "register_host_memory",
     "reinterpret",
     "runtime",
+    "set_allocator",
     "testing",
     "use_as_triton",
     "InternalError",

@@ -126,6 +126,30 @@ class CompiledKernel:
         """The cubin (Triton's ``CompiledKernel.kernel``)."""
         return self.asm["cubin"]
 
+    def _init_handles(self):
+        """Triton loads the binary here; tritium's launch (or warmup) already has: nothing
+        is left to do, and calling it any number of times is harmless."""
+
+    def __getitem__(self, grid):
+        """``compiled[grid](*args, stream=None)``: launches this specialization with the
+        options it was compiled with. As in Triton, `args` are all the kernel's arguments
+        in order, constexprs included; `grid` is a tuple of 1-3 ints (or a callable of META).
+        Arguments that specialize differently compile (and are cached) as a kernel launch
+        would, rather than running this binary on them."""
+        options = {k: v for k, v in self._options.items()}
+        if options.get("enable_fp_fusion", -1) == -1:
+            options.pop("enable_fp_fusion", None)
+        if not options.get("maxnreg"):
+            options.pop("maxnreg", None)
+
+        def runner(*args, stream=None):
+            launch_options = dict(options)
+            if stream is not None:
+                launch_options["stream"] = stream
+            return self._kernel.launch(grid, args, {}, launch_options)
+
+        return runner
+
     def _emit(self, stage):
         o = self._options
         return self._kernel.emit(stage, self.signature, int(o.get("num_warps", 4)),

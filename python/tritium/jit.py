@@ -15,7 +15,7 @@ import types
 from . import language as _language
 
 __all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
-           "LAUNCH_OPTIONS"]
+           "LAUNCH_OPTIONS", "register_host_memory"]
 
 _extension_module = None
 
@@ -149,12 +149,14 @@ def _param_indices(names, spec, option):
 # Triton's launch options (keywords of kernel[grid](...), run and warmup that are not
 # kernel parameters); the C++ launcher knows the same list (kernel_binding.cpp).
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid", "launch_pdl", "debug", "stream")
+                  "launch_cooperative_grid", "launch_pdl", "debug", "stream", "extern_libs")
 
 
-def _take_options(kwargs):
-    """Removes the launch options from `kwargs` and returns them."""
-    return {name: kwargs.pop(name) for name in LAUNCH_OPTIONS if name in kwargs}
+def _take_options(kwargs, params=()):
+    """Removes the launch options from `kwargs` and returns them. An option that is also
+    a parameter name (`params`) stays in `kwargs` too: it binds both, as in Triton."""
+    return {name: (kwargs[name] if name in params else kwargs.pop(name))
+            for name in LAUNCH_OPTIONS if name in kwargs}
 
 
 class JITFunction:
@@ -281,7 +283,7 @@ class JITFunction:
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
         compiled-kernel handle (tritium.compiled.CompiledKernel)."""
         kernel = self._kernel or self._build()
-        options = _take_options(kwargs)
+        options = _take_options(kwargs, self.arg_names)
         if warmup:
             return kernel.warmup(args, kwargs, options)
         return kernel.launch(grid, args, kwargs, options)
@@ -290,7 +292,7 @@ class JITFunction:
         """Compiles (and caches) the kernel for these arguments without launching it; on the
         GPU it is also loaded on the arguments' device, so a CUDA graph captured afterwards
         sees only launches. Returns the compiled-kernel handle."""
-        options = _take_options(kwargs)
+        options = _take_options(kwargs, self.arg_names)
         return (self._kernel or self._build()).warmup(args, kwargs, options)
 
     # -- looking inside ------------------------------------------------------------------
@@ -395,7 +397,12 @@ class TensorWrapper:
         return base.numel() if hasattr(base, "numel") else int(getattr(base, "size"))
 
     def stride(self, *args):
-        return self.base.stride(*args)
+        base = self.base
+        if hasattr(base, "stride"):
+            return base.stride(*args)
+        # A numpy array: its byte strides in elements of the base's type, as torch gives them.
+        strides = tuple(s // base.itemsize for s in base.strides)
+        return strides[args[0]] if args else strides
 
     def dim(self):
         return len(self.shape)
@@ -432,3 +439,40 @@ def reinterpret(tensor, dtype):
             hasattr(tensor, "__cuda_array_interface__"):
         return TensorWrapper(tensor, dtype)
     raise TypeError(f"cannot reinterpret a {type(tensor).__name__} as {dtype}")
+
+
+def _host_block(array):
+    """(address, bytes) of a host array: numpy (or anything with __array_interface__) or a
+    CPU torch tensor."""
+    interface = getattr(array, "__array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0]), int(array.nbytes)
+    if hasattr(array, "data_ptr") and hasattr(array, "untyped_storage"):
+        if getattr(array, "is_cuda", False):
+            raise ValueError("register_host_memory: a GPU tensor is reachable on the GPU already; "
+                             "the interpreter needs host memory")
+        return int(array.data_ptr()), int(array.numel() * array.element_size())
+    raise TypeError(f"register_host_memory takes numpy arrays or CPU torch tensors, "
+                    f"got {type(array).__name__}")
+
+
+def register_host_memory(*arrays, name=None):
+    """Lets kernels run by the interpreter reach `arrays` through pointers made from
+    integers: host code that stores ``a.ctypes.data`` (or ``t.data_ptr()``) in an int64 array
+    that a kernel loads and casts with ``.to(tl.pointer_type(...))`` (Triton's grouped-GEMM
+    tutorial). Accesses stay checked: inside the launch's arguments or a registered array.
+    Each array stays registered until it is freed. Returns the arrays' addresses."""
+    import weakref
+
+    extension = _extension()
+    addresses = []
+    for i, array in enumerate(arrays):
+        address, size = _host_block(array)
+        label = name or f"host memory {i} registered with register_host_memory"
+        extension._register_host_memory(address, size, label)
+        try:
+            weakref.finalize(array, extension._unregister_host_memory, address)
+        except TypeError:  # an object without weak references: registered for the process
+            pass
+        addresses.append(address)
+    return addresses

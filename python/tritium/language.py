@@ -163,6 +163,11 @@ class dtype:
             self.fp_mantissa_width = row["mantissa"]
             self.exponent_bias = row["bias"]
 
+    @property
+    def itemsize(self):
+        """Bytes per element (Triton's ``dtype.itemsize``: primitive_bitwidth // 8)."""
+        return self.primitive_bitwidth // 8
+
     # Predicates, as Triton's dtype has them.
     def is_fp8(self):
         return self.is_floating() and self.primitive_bitwidth == 8

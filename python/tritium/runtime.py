@@ -5,6 +5,7 @@ handle, and the autotuner when it is present."""
 import sys
 
 from .compiled import CompiledKernel, GPUTarget
+from .driver import driver, set_allocator
 from .errors import CompilationError, OutOfResources, TritonError
 from .jit import JITFunction, TensorWrapper, reinterpret
 
@@ -18,4 +19,5 @@ except ImportError:
     autotuner = None
 
 __all__ = ["CompilationError", "CompiledKernel", "GPUTarget", "JITFunction", "KernelInterface",
-           "OutOfResources", "TensorWrapper", "TritonError", "jit", "reinterpret"]
+           "OutOfResources", "TensorWrapper", "TritonError", "driver", "jit", "reinterpret",
+           "set_allocator"]

@@ -32,6 +32,7 @@ TRITON_MODULES = {
     "triton.runtime": "tritium.runtime",
     "triton.runtime.jit": "tritium.jit",
     "triton.runtime.errors": "tritium.errors",
+    "triton.runtime.driver": "tritium.driver",
     "triton.runtime.autotuner": "tritium.autotuner",
     "triton.compiler": "tritium.runtime",
     "triton.compiler.compiler": "tritium.compiled",

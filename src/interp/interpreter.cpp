@@ -291,6 +291,9 @@ class Interpreter {
       }
       case OpKind::Assert: exec_assert(op, operand(p, 0), program_); return true;
       case OpKind::DebugBarrier: return true;  // one program runs at a time: nothing to order
+      case OpKind::GdcWait:
+      case OpKind::GdcLaunchDependents:
+        return true;  // kernels run one after another: no launch to overlap with
       default: break;  // the elementwise ops of ir/elementwise.def ran above
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());

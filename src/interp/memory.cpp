@@ -178,6 +178,11 @@ void Memory::check_slow(const ir::Op& op, const char* access, const Buffer& ptr,
       where = "the last element overruns the end of argument '" + nearest->name + "'";
     }
     where += ", which is " + std::to_string(nearest->size) + " bytes long";
+    // Far from every argument: most likely a pointer made from an integer address.
+    if (best >= (uint64_t{1} << 16)) {
+      where += "; an address taken on the host (a pointer made from an integer) is known to the interpreter "
+               "only once its array is given to tritium.register_host_memory()";
+    }
   }
   std::string element = ptr.type->is_block() ? "element " + std::to_string(lane) + " of the block, " : "";
   error_at(op.loc(), std::string("out-of-bounds ") + access + " of " + type + " at address " + hex(address) + " (" +

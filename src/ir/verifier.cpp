@@ -349,6 +349,9 @@ class Verifier {
         return;
       case OpKind::Print: case OpKind::Assert: case OpKind::DebugBarrier:
         return check_debug_op(op);
+      case OpKind::GdcWait: case OpKind::GdcLaunchDependents:
+        expect_results(op, 0);
+        return;
       default: break;  // the ops with a type rule in ops.def, checked above
     }
     fail(op, "unknown op kind");

@@ -109,6 +109,8 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
   if (module == "triton.language.extra" || module == "triton.language.extra.cuda") {
     if (name == "libdevice") { *out = LValue::module(module + ".libdevice"); return true; }
     if (name == "cuda") { *out = LValue::module("triton.language.extra.cuda"); return true; }
+    // Programmatic dependent launch (Triton's tl.extra.cuda.gdc_wait / gdc_launch_dependents).
+    if (name == "gdc_wait" || name == "gdc_launch_dependents") { *out = LValue::builtin("cuda." + name); return true; }
     return false;
   }
   if (module == "triton.language.extra.libdevice" || module == "triton.language.extra.cuda.libdevice") {
@@ -138,6 +140,11 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
   if (name.rfind("libdevice.", 0) == 0) {
     if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
     return extern_math_call(*this, name.substr(10), args, loc);
+  }
+  if (name == "cuda.gdc_wait" || name == "cuda.gdc_launch_dependents") {
+    if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(5) + "() takes no arguments");
+    builder().create(name == "cuda.gdc_wait" ? ir::OpKind::GdcWait : ir::OpKind::GdcLaunchDependents, {}, {}, loc);
+    return LValue::constant(ConstValue::none());
   }
   if (name.rfind("py.", 0) == 0) {
     std::string fn = name.substr(3);

@@ -806,13 +806,9 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
       }
       callee_scope[p.name] = eval(*p.default_value);
     }
-    bool is_constexpr = p.annotation && (p.annotation->name == "constexpr" ||
-                                         (p.annotation->kind == ast::ExprKind::Str &&
-                                          p.annotation->str_value.find("constexpr") != std::string::npos));
-    if (is_constexpr && callee_scope[p.name].is_tensor()) {
-      context_ = saved_context;
-      error_at(loc, "argument '" + p.name + "' of " + def.name + "() is a tl.constexpr and needs a compile-time value");
-    }
+    // A tl.constexpr annotation on a helper's parameter asks nothing of the caller: as in
+    // Triton, a tensor passed there (the fused-attention tutorial's offs_m) is bound as the
+    // tensor it is, and a compile-time value stays one.
   }
   Scope saved_scope = std::move(scope_);
   scope_ = std::move(callee_scope);

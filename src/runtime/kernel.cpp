@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "frontend/ast_printer.h"
@@ -26,6 +28,17 @@
 namespace tritium {
 
 namespace {
+
+// register_host_memory's blocks: begin -> (bytes, name).
+struct HostMemory {
+  std::mutex mutex;
+  std::map<uint64_t, std::pair<uint64_t, std::string>> blocks;
+};
+
+HostMemory& host_memory() {
+  static HostMemory* memory = new HostMemory;  // never destroyed: used until exit
+  return *memory;
+}
 
 // Accepts whatever parse_module returns (unique_ptr, shared_ptr or a Module by value).
 template <typename T>
@@ -163,6 +176,18 @@ double float_arg(ir::ScalarKind kind, const Arg& arg) {
 }
 
 }  // namespace
+
+void register_host_memory(uint64_t begin, uint64_t bytes, const std::string& name) {
+  HostMemory& m = host_memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.blocks[begin] = {bytes, name};
+}
+
+void unregister_host_memory(uint64_t begin) {
+  HostMemory& m = host_memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.blocks.erase(begin);
+}
 
 // ---------------------------------------------------------------------------------------
 // Kernel::Impl
@@ -362,6 +387,13 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
     // than dereferencing a device address on the host.
     if (arg.is_memory() && arg.bytes() > 0 && !arg.on_device()) {
       memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
+    }
+  }
+  {
+    HostMemory& m = host_memory();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    for (const auto& [begin, block] : m.blocks) {
+      if (block.first > 0) memory.push_back({begin, block.first, block.second});
     }
   }
   const std::vector<ir::Param>& fn_params = function->params();

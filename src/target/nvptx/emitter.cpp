@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 
@@ -150,6 +151,8 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::Print: return emit_print(op);
     case OpKind::Assert: return emit_assert(op);
     case OpKind::DebugBarrier: return barrier();
+    case OpKind::GdcWait: return grid_dep_control("griddepcontrol.wait;");
+    case OpKind::GdcLaunchDependents: return grid_dep_control("griddepcontrol.launch_dependents;");
     default: break;  // the elementwise ops, emitted above
   }
   error_at(op.loc(), std::string("the GPU code generator does not support '") + op.name() + "' yet");
@@ -316,6 +319,12 @@ void Emitter::barrier() {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
   dirty_ = false;
+}
+
+void Emitter::grid_dep_control(const char* text) {
+  if (sm_ < 90) return;
+  llvm::FunctionType* type = llvm::FunctionType::get(b_.getVoidTy(), false);
+  b_.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}", /*hasSideEffects=*/true));
 }
 
 void Emitter::sync_if_dirty() {

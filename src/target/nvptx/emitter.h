@@ -97,6 +97,10 @@ class Emitter {
   llvm::Type* stored_type(llvm::Type* type) const;
   int64_t type_bytes(llvm::Type* type) const;
   void barrier();
+  // tl.extra.cuda.gdc_wait / gdc_launch_dependents: the PTX instruction `text` on sm_90+
+  // (a memory clobber, so no access moves across it); nothing before sm_90, which has no
+  // programmatic dependent launch.
+  void grid_dep_control(const char* text);
   // Where buffer `slot` (gpu/scratch.h) of `op` starts in the scratch area, as allocate_shared
   // placed it; an internal error unless it holds `bytes` (the emitter and the allocator
   // decide round trips by the same rules, so they agree).

@@ -3,21 +3,31 @@ on numpy arrays (the CPU interpreter, tests/python/test_tutorials.py) and on tor
 tensors (tests/gpu/test_gpu_tutorials.py). Only allocation, strides and addresses differ."""
 
 import numpy as np
-
-_TORCH_OF = {np.float16: "float16", np.float32: "float32", np.float64: "float64",
-             np.int8: "int8", np.uint8: "uint8", np.int32: "int32", np.int64: "int64"}
+import triton
 
 
 def is_torch(x):
     return type(x).__module__.startswith("torch")
 
 
+def _torch_dtype(dtype):
+    import torch
+    return getattr(torch, np.dtype(dtype).name)
+
+
 def empty(shape, dtype, like):
     """An uninitialized array of `shape` and numpy `dtype`, where `like` lives."""
     if is_torch(like):
         import torch
-        return torch.empty(shape, dtype=getattr(torch, _TORCH_OF[np.dtype(dtype).type]), device=like.device)
+        return torch.empty(shape, dtype=_torch_dtype(dtype), device=like.device)
     return np.empty(shape, dtype)
+
+
+def empty_like(x):
+    if is_torch(x):
+        import torch
+        return torch.empty_like(x)
+    return np.empty_like(x)
 
 
 def zeros(shape, dtype, like):
@@ -28,11 +38,11 @@ def zeros(shape, dtype, like):
 
 def array(values, dtype, like):
     """A small array of host `values` placed where `like` lives."""
-    host = np.asarray(values, dtype)
+    values = np.asarray(values, dtype)
     if is_torch(like):
         import torch
-        return torch.from_numpy(host).to(like.device)
-    return host
+        return torch.from_numpy(values).to(like.device)
+    return values
 
 
 def stride(x, dim):
@@ -45,11 +55,10 @@ def element_size(x):
 
 
 def address(x):
-    """x's data address for a kernel that loads it from an array of int64 addresses; a host
-    array is also made reachable for the interpreter (tritium.register_host_memory)."""
+    """x's data address, for a kernel that loads it from an array of int64 addresses; host
+    memory is also made reachable for the interpreter (tritium.register_host_memory)."""
     if is_torch(x) and x.is_cuda:
         return x.data_ptr()
-    import triton
     return triton.register_host_memory(x)[0]
 
 
