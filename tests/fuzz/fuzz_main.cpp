@@ -139,7 +139,10 @@ struct Counts {
 // `ptxas -arch=sm_90` on the PTX: "" when it assembles, else ptxas's first message. LLVM
 // emitting PTX does not make it valid PTX; the GPU's driver would refuse it at load.
 std::string ptxas_rejects(const std::string& ptxas, const std::string& dir, const std::string& ptx) {
-  std::string input = dir + "/ptxas-input.ptx", log = dir + "/ptxas-output.txt";
+  // Named by process: fuzzers started side by side in one folder share `dir`, and one would
+  // overwrite the file the other's ptxas is reading (a "syntax error" finding of neither).
+  const std::string me = std::to_string(::getpid());
+  std::string input = dir + "/ptxas-input-" + me + ".ptx", log = dir + "/ptxas-output-" + me + ".txt";
   std::ofstream(input, std::ios::trunc) << ptx;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
