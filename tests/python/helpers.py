@@ -1,6 +1,8 @@
 """Shared helpers of the Python API tests (conftest.py makes `tritium` importable)."""
 
+import os
 import pathlib
+import shutil
 
 
 def marked_line(path, marker):
@@ -9,3 +11,12 @@ def marked_line(path, marker):
         if text.rstrip().endswith(f"# LINE: {marker}"):
             return number, text
     raise AssertionError(f"no line marked {marker!r} in {path}")
+
+
+def ptxas():
+    """NVIDIA's ptxas on PATH, else CUDA's default place, else None (PTX is then only emitted)."""
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    default = "/usr/local/cuda/bin/ptxas"
+    return default if os.path.exists(default) else None

@@ -6,15 +6,14 @@ around it; fp64 sources and 64-bit results keep LLVM's sequence (the H200 disagr
 f16/f32 to i64/u64); all assembled by ptxas for sm_80 and sm_90 when it is on the machine.
 The GPU's values: tests/gpu/test_gpu_float_to_int.py."""
 
-import os
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
 import tritium
+from helpers import ptxas
 import float_to_int_kernels as K
 
 FLOATS = ["float16", "float32", "float64"]
@@ -57,11 +56,6 @@ def test_interpreter_truncates_saturates_and_zeroes_nan(float_dtype, int_dtype):
     assert np.array_equal(out, reference(x, int_dtype)), (x, out)
 
 
-def ptxas():
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    return "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None
 
 
 @pytest.mark.parametrize("arch", [80, 90])

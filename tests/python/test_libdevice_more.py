@@ -6,8 +6,6 @@ errors, and the GPU code: PTX for sm_90 that calls (links) libdevice, assembled 
 it is on the machine."""
 
 import math
-import os
-import shutil
 import subprocess
 from fractions import Fraction
 
@@ -15,6 +13,7 @@ import numpy as np
 import pytest
 
 import tritium
+from helpers import ptxas
 from libdevice_more_kernels import (F_EDGE, I32_EDGE, I64_EDGE, INT32_MAX, INT32_MIN, N, finite, floats, ints,
                                     make_kernel)
 
@@ -474,12 +473,6 @@ def test_promotion_then_match():
 
 # ---- the GPU code ----
 
-def ptxas():
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    default = "/usr/local/cuda/bin/ptxas"
-    return default if os.path.exists(default) else None
 
 
 PTX_CASES = [

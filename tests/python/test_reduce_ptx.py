@@ -3,23 +3,16 @@ kernels of test_reduce.py compiled to PTX for sm_90 (and assembled by ptxas when
 the machine), so CI notices an op the NVPTX back end rejects or miscompiles into invalid
 PTX. Correctness on the GPU is tests/gpu/test_gpu_reduce.py's."""
 
-import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
 import tritium
+from helpers import ptxas
 import reduce_kernels as K
 
 
-def ptxas():
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    default = "/usr/local/cuda/bin/ptxas"
-    return default if os.path.exists(default) else None
 
 
 def emit_and_assemble(kernel, tmp_path, *args, num_warps=4, **kwargs):
