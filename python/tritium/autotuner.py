@@ -351,6 +351,17 @@ class Autotuner(_KernelWrapper):
             self.fn.warmup(*args, **call_kwargs, **config.kwargs, **config.launch_options())
 
         failed = {}
+        # A config's pre_hook may change how the arguments specialize (the fused-attention
+        # tutorial sets its tensor descriptors' block shapes there), so those configs are
+        # compiled one at a time, each right after its hook, as Triton's first timed run
+        # would; the others compile in parallel.
+        for config in [c for c in configs if c.pre_hook is not None]:
+            try:
+                config.pre_hook({**self.nargs, **config.kwargs, **kwargs})
+                compile_one(config)
+            except Exception as e:  # noqa: BLE001 - reported per config like the others
+                failed[config] = e
+        configs = [c for c in configs if c.pre_hook is None]
         workers = max(1, min(len(configs), os.cpu_count() or 1))
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(compile_one, c): c for c in configs}

@@ -162,12 +162,18 @@ V int_to_float_r(const V* a, const K* k, K r) {
     return hi * 4294967296.0 + lo;
   }));
 }
-// A float to an integer of `to` (rounded by `round`): NaN gives 0 and out-of-range values
+// A float of kind `from` to an integer of `to` (already rounded): out-of-range values
 // saturate to the destination's limits, as PTX's cvt.{rni,rzi,rmi,rpi} does; the result is
 // then held as Triton's result type (which is int32/int64 for the unsigned conversions too).
-int64_t saturate(double v, K to, K result) {
-  if (std::isnan(v)) return 0;
+// NaN, as measured on the H200 (tests/gpu/RESULTS.md): 0 from fp32 to a 32-bit integer, but
+// the sign bit alone (0x80000000 or 0x8000000000000000, unsigned destinations too) from fp64
+// and into 64-bit integers.
+int64_t saturate(double v, K from, K to, K result) {
   const int bits = width(to);
+  if (std::isnan(v)) {
+    if (from == K::F32 && bits <= 32) return 0;
+    return wrap_int(bits == 64 ? INT64_MIN : int64_t{INT32_MIN}, result);
+  }
   if (is_signed(to)) {
     const double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1);
     if (v <= lo) return wrap_int(bits == 64 ? INT64_MIN : static_cast<int64_t>(lo), result);
@@ -187,8 +193,8 @@ double round_by(int mode, double v) {
   }
 }
 template <int Mode, K To>
-V float_to_int_r(const V* a, const K*, K r) {
-  return iv(saturate(round_by(Mode, a[0].f), To, r));
+V float_to_int_r(const V* a, const K* k, K r) {
+  return iv(saturate(round_by(Mode, a[0].f), k[0], To, r));
 }
 
 // Bits.
@@ -257,13 +263,11 @@ V ilogb_typed(const V* a, const K*, K) {
   if (std::isinf(x)) return iv(INT32_MAX);
   return iv(std::ilogb(x));
 }
-// llrint: to nearest even; llround: halves away from zero. Saturating, NaN gives 0, as cvt;
-// except llround of fp32, whose libdevice code returns INT64_MIN for NaN.
-V llrint_typed(const V* a, const K*, K r) { return iv(saturate(std::nearbyint(a[0].f), K::I64, r)); }
-V llround_typed(const V* a, const K* k, K r) {
-  if (k[0] == K::F32 && std::isnan(a[0].f)) return iv(INT64_MIN);
-  return iv(saturate(std::round(a[0].f), K::I64, r));
+// llrint: to nearest even; llround: halves away from zero. Saturating as cvt (NaN: INT64_MIN).
+V llrint_typed(const V* a, const K* k, K r) {
+  return iv(saturate(std::nearbyint(a[0].f), k[0], K::I64, r));
 }
+V llround_typed(const V* a, const K* k, K r) { return iv(saturate(std::round(a[0].f), k[0], K::I64, r)); }
 V ldexp_typed(const V* a, const K*, K) {
   int64_t n = a[1].i;
   return fv(std::ldexp(a[0].f, static_cast<int>(n < -100000 ? -100000 : n > 100000 ? 100000 : n)));

@@ -66,8 +66,11 @@ def test_04_dropout_on_gpu(rng):
     kept = first != 0
     assert 0.24 < 1 - kept.mean() < 0.26
     np.testing.assert_allclose(first[kept], x[kept] / 0.75, rtol=1e-6)
-    # The same Philox stream as the interpreter's.
-    np.testing.assert_array_equal(first, T["04"].seeded_dropout(x, 0.25, seed=1234))
+    # The same Philox stream as the interpreter's: the same elements kept. The kept values may
+    # differ by an ulp: fp32 `/` is div.full on the GPU (as in Triton), exact in the interpreter.
+    again = T["04"].seeded_dropout(x, 0.25, seed=1234)
+    np.testing.assert_array_equal(kept, again != 0)
+    np.testing.assert_array_max_ulp(first, again, maxulp=2)
 
 
 @pytest.mark.parametrize("rows,cols", [(1151, 8192), (512, 4096), (64, 1000)])
@@ -132,6 +135,11 @@ def test_09_persistent_matmul_on_gpu(rng, form, subtile, M, N, K):
     if form == "pointers":
         c = t.matmul(cuda(a), cuda(b))
     elif form == "host descriptors":
+        if N % 8:
+            # A host TensorDescriptor needs 16-byte aligned strides; c's rows (N fp16) are not.
+            with pytest.raises(AssertionError, match="strides must be 16-byte aligned"):
+                t.matmul_tma(cuda(a), cuda(b.T), epilogue_subtile=subtile)
+            return
         c = t.matmul_tma(cuda(a), cuda(b.T), epilogue_subtile=subtile)
     else:
         c = t.matmul_descriptor(cuda(a), cuda(b.T), epilogue_subtile=subtile)

@@ -447,3 +447,28 @@ def test_gpu_timer_flushes_l2_before_every_timed_run(fake_gpu_timing):
     assert runs_timed and all(timed[i - 1] == "flush" for i in runs_timed)
     assert result[1] <= result[0] <= result[2]
     assert result[0] in (1.0, 2.0, 3.0, 4.0, 5.0)
+
+
+def test_a_config_pre_hook_runs_before_its_compile(rng):
+    # As in Triton's fused-attention tutorial: the host descriptor's block shape is a
+    # placeholder until the config's pre_hook sets it, so the config must not be compiled
+    # (in parallel, ahead of the timed runs) with the placeholder.
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+
+    def set_block(nargs):
+        nargs["x_desc"].block_shape = [nargs["BLOCK"]]
+
+    configs = [tritium.Config({"BLOCK": b}, pre_hook=set_block) for b in (32, 64)]
+
+    @tritium.autotune(configs=configs, key=["n"], do_bench=counting_bench())
+    @tritium.jit
+    def tile_sums(x_desc, out_ptr, n, BLOCK: tl.constexpr):
+        pid = tl.program_id(0)
+        tile = tl.reshape(x_desc.load([pid * BLOCK]), [BLOCK])  # [1] would not reshape
+        tl.store(out_ptr + pid, tl.sum(tile, axis=0))
+
+    x = rng.standard_normal(256).astype(np.float32)
+    out = np.zeros(256 // 32, np.float32)
+    tile_sums[lambda meta: (256 // meta["BLOCK"],)](TensorDescriptor(x, [256], [1], [1]), out, 256)
+    assert tile_sums.best_config is configs[0]
+    np.testing.assert_allclose(out, x.reshape(-1, 32).sum(1), rtol=1e-5, atol=1e-5)

@@ -154,11 +154,11 @@ def test_double2float(rng, mode):
 
 # ---- conversions to integers ----
 
-def saturate(values, lo, hi):
+def saturate(values, lo, hi, nan):
     out = []
     for v in values:
         if math.isnan(v):
-            out.append(0)
+            out.append(nan)
         elif v <= lo:
             out.append(lo)
         elif v >= hi:
@@ -183,7 +183,10 @@ def test_float_to_int(mode, name, src, lo, hi, out):
     got = run(f"{name}_{mode}", x, out_dtype=out)
     with np.errstate(invalid="ignore"):
         rounded = ROUND[mode](x.astype(F64))
-    want = np.array(saturate(rounded, lo, hi), dtype=np.uint64 if hi == 2**64 - 1 else np.int64)
+    # NaN as the H200 gives it (tests/gpu/RESULTS.md, session 10): 0 from fp32 into 32 bits,
+    # otherwise the sign bit alone, for unsigned destinations too.
+    nan = 0 if (src, out) == (F32, np.int32) else (2**31 if out == np.int32 else -2**63 if lo < 0 else 2**63)
+    want = np.array(saturate(rounded, lo, hi, nan), dtype=np.uint64 if hi == 2**64 - 1 else np.int64)
     np.testing.assert_array_equal(got, want.astype(out))  # unsigned results are held as signed
 
 
@@ -197,7 +200,7 @@ def test_llrint_llround(name, dtype):
     want = []
     for v in x.astype(F64):
         if math.isnan(v):
-            want.append(-2**63 if (name, dtype) == ("llround", F32) else 0)
+            want.append(-2**63)  # the GPU's answer for all four (session 10)
         elif v >= 2**63:
             want.append(2**63 - 1)
         elif v <= -2**63:
