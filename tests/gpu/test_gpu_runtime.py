@@ -49,6 +49,7 @@ def test_explicit_stream(gen):
     stream.synchronize()
     assert torch.equal(out, x + y)
     out2 = poisoned(x)
+    torch.cuda.synchronize()  # the NaN fill ran on torch's stream, not on `stream`
     add_kernel[(tritium.cdiv(n, 1024),)](x, y, out2, n, BLOCK_SIZE=1024,
                                          stream=stream.cuda_stream)  # a raw handle
     stream.synchronize()
