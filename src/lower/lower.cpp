@@ -197,7 +197,8 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
             entry(p.name, ir::Type::pointer(ir::Type::scalar(sig.dtype)), 16, ir::ArgPart::DescBase, 0);
         std::vector<ir::Value*> shape, strides;
         for (size_t d = 0; d < rank; ++d) {
-          shape.push_back(entry(p.name + "_shape" + std::to_string(d), ir::Type::scalar(ir::ScalarKind::I32), 1,
+          const int divisibility = d < sig.shape_divisibility.size() ? sig.shape_divisibility[d] : 1;
+          shape.push_back(entry(p.name + "_shape" + std::to_string(d), ir::Type::scalar(ir::ScalarKind::I32), divisibility,
                                 ir::ArgPart::DescShape, static_cast<int>(d)));
         }
         for (size_t d = 0; d + 1 < rank; ++d) {

@@ -3,6 +3,7 @@
 // messages print it; print(parse(t)) == t for canonical text.
 #include "lower/signature.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -23,7 +24,8 @@ bool ParamSig::operator==(const ParamSig& other) const {
     case Kind::Constant:
       return value == other.value;
     case Kind::Descriptor:
-      return dtype == other.dtype && block_shape == other.block_shape && padding_nan == other.padding_nan;
+      return dtype == other.dtype && block_shape == other.block_shape && padding_nan == other.padding_nan &&
+             shape_divisibility == other.shape_divisibility;
   }
   return false;
 }
@@ -51,6 +53,12 @@ std::string Signature::str(const std::vector<std::string>& names) const {
         }
         out += "]";
         if (p.padding_nan) out += ",padding=nan";
+        if (std::find(p.shape_divisibility.begin(), p.shape_divisibility.end(), 16) != p.shape_divisibility.end()) {
+          for (size_t d = 0; d < p.shape_divisibility.size(); ++d) {
+            out += (d == 0 ? ",shape_div=[" : ", ") + std::to_string(p.shape_divisibility[d]);
+          }
+          out += "]";
+        }
         out += ">";
         break;
       case ParamSig::Kind::Constant:
@@ -232,7 +240,8 @@ std::optional<ConstValue> parse_value(const std::string& s, const std::string& e
   return std::nullopt;
 }
 
-// `tensordesc<DTYPE[B0, B1, ...]>` or `tensordesc<DTYPE[...],padding=nan|zero>`.
+// `tensordesc<DTYPE[B0, B1, ...]>`, then optionally `,padding=nan|zero` and
+// `,shape_div=[D0, D1, ...]` (each 1 or 16).
 ParamSig parse_descriptor(const std::string& s, const std::string& entry) {
   ParamSig sig;
   sig.kind = ParamSig::Kind::Descriptor;
@@ -260,14 +269,37 @@ ParamSig parse_descriptor(const std::string& s, const std::string& entry) {
     start = comma + 1;
   }
   if (sig.block_shape.size() > 5) fail("entry '" + entry + "': a tensor descriptor has at most 5 dimensions");
+  sig.shape_divisibility.assign(sig.block_shape.size(), 1);
   std::string rest = trim(inner.substr(rb + 1));
-  if (!rest.empty()) {
+  while (!rest.empty()) {  // `,padding=...` and `,shape_div=[...]`, in any order
     if (rest[0] != ',') fail(usage);
     rest = trim(rest.substr(1));
-    if (rest == "padding=nan") {
+    const std::string div_key = "shape_div=[";
+    if (rest.compare(0, div_key.size(), div_key) == 0) {
+      size_t close = rest.find(']');
+      if (close == std::string::npos) fail(usage);
+      std::vector<int> divs;
+      std::string list = rest.substr(div_key.size(), close - div_key.size()) + ",";
+      for (size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
+        std::string d = trim(list.substr(at, comma - at));
+        if (d != "1" && d != "16") fail("entry '" + entry + "': shape_div entries are 1 or 16, got '" + d + "'");
+        divs.push_back(d == "16" ? 16 : 1);
+      }
+      if (divs.size() != sig.block_shape.size()) {
+        fail("entry '" + entry + "': shape_div has " + std::to_string(divs.size()) + " entries for " +
+             std::to_string(sig.block_shape.size()) + " dimensions");
+      }
+      sig.shape_divisibility = divs;
+      rest = trim(rest.substr(close + 1));
+      continue;
+    }
+    size_t comma = rest.find(',');
+    std::string item = trim(rest.substr(0, comma));
+    rest = comma == std::string::npos ? "" : rest.substr(comma);
+    if (item == "padding=nan") {
       sig.padding_nan = true;
-    } else if (rest != "padding=zero") {
-      fail("entry '" + entry + "': expected padding=zero or padding=nan after the block shape, got '" + rest + "'");
+    } else if (item != "padding=zero") {
+      fail("entry '" + entry + "': expected padding=zero or padding=nan after the block shape, got '" + item + "'");
     }
   }
   return sig;

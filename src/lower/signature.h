@@ -21,7 +21,8 @@ struct ParamSig {
     // string), `tensordesc<fp32[16, 32],padding=nan>` with NaN padding. `dtype` is the
     // element, `block_shape` the tile; the base, shape and strides are runtime values (the
     // launcher checked the base's 16-byte alignment, the strides' multiples of 16 bytes and
-    // the last stride of 1, so those hold for every launch).
+    // the last stride of 1, so those hold for every launch; and which shapes are
+    // multiples of 16).
     Descriptor,
   };
 
@@ -32,6 +33,10 @@ struct ParamSig {
   bool is_constexpr = false;  // the parameter is annotated tl.constexpr (value printed NAME=v)
   std::vector<int64_t> block_shape;  // Descriptor only
   bool padding_nan = false;          // Descriptor only
+  // Descriptor only: per dimension, 16 when the launcher saw its shape divisible by 16, else
+  // 1 (`,shape_div=[16, 16]` in the text, printed when some entry is 16). A shape divisible
+  // by 16 keeps the bounds masks constant over 16-element runs: vector and cp.async copies.
+  std::vector<int> shape_divisibility;
 
   bool operator==(const ParamSig& other) const;
 };

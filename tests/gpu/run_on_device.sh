@@ -17,6 +17,8 @@
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
 #   BENCH_TRANSPOSE=1 runs benchmarks/bench_transpose.py (4096^2 transposes and column-major
 #   reads, fp32/fp16, against Triton; ~1 min);
+#   BENCH_TUTORIAL_ATTENTION=1 runs benchmarks/bench_tutorial_attention.py (Triton's attention tutorial
+#   with host tensor descriptors, unmodified, under both JITs; ~3 min, QUICK_BENCH=1 ~1).
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
 #   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep). BENCH_ATTENTION=1 runs
@@ -183,6 +185,14 @@ if [ "${BENCH_ATTENTION:-0}" = "1" ]; then
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
   timeout 480 python3 benchmarks/bench_attention.py $quick ${ATTENTION_ARGS:-} --json "$OUT/bench_attention.json" 2>&1 \
     | tee "$OUT/bench_attention.log"
+fi
+
+if [ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ]; then
+  echo "== the attention tutorial (host descriptors) under both JITs"
+  quick=""
+  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
+  timeout 540 python3 benchmarks/bench_tutorial_attention.py $quick --json "$OUT/bench_tutorial_attention.json" 2>&1 \
+    | tee "$OUT/bench_tutorial_attention.log"
 fi
 
 if [ "${BENCH_COMPILE:-0}" = "1" ]; then

@@ -218,14 +218,18 @@ def test_signature_text_names_dtype_block_shape_and_padding():
     zero = TensorDescriptor.from_tensor(src, [16, 16])
     nan = TensorDescriptor.from_tensor(src, [16, 16], padding="nan")
     sig = k.load_tile_kernel.signature(zero, out, 24, 0, BM=16, BN=16)
-    assert sig.startswith("tensordesc<fp32[16, 16]>, *fp32:16, "), sig
+    # (shape_div: the shapes 32 and 32 are multiples of 16; added in session 10)
+    assert sig.startswith("tensordesc<fp32[16, 16],shape_div=[16, 16]>, *fp32:16, "), sig
     sig_nan = k.load_tile_kernel.signature(nan, out, 24, 0, BM=16, BN=16)
-    assert sig_nan.startswith("tensordesc<fp32[16, 16],padding=nan>, "), sig_nan
+    assert sig_nan.startswith("tensordesc<fp32[16, 16],padding=nan,shape_div=[16, 16]>, "), sig_nan
+    odd = TensorDescriptor(np.zeros((24, 36), np.float32), [24, 36], [36, 1], [16, 16])
+    assert k.load_tile_kernel.signature(odd, out, 24, 0, BM=16, BN=16).startswith("tensordesc<fp32[16, 16]>, ")
     # The text form compiles as the arguments do: base, shape and strides but the last are
     # the kernel's entry arguments, with the facts the launcher guarantees.
     ir = k.load_tile_kernel.emit("ir", signature=sig_nan)
     assert "%desc: ptr<fp32> {divisibility = 16}" in ir, ir
-    assert "%desc_shape0: i32, %desc_shape1: i32, %desc_stride0: i64 {divisibility = 4}" in ir, ir
+    assert "%desc_shape0: i32 {divisibility = 16}, %desc_shape1: i32 {divisibility = 16}, " \
+           "%desc_stride0: i64 {divisibility = 4}" in ir, ir
     assert "desc_stride1" not in ir
 
 

@@ -64,6 +64,37 @@ TEST_CASE("descriptor signature entries: text form and errors", "[signature][des
   CHECK_THAT(bad("tensordesc<half[64]>, *fp16, i32, 8"), Catch::Contains("unknown element type 'half'"));
   CHECK_THAT(bad("tensordesc<fp16[64],padding=inf>, *fp16, i32, 8"), Catch::Contains("padding=zero or padding=nan"));
   CHECK_THAT(bad("tensordesc<fp16>, *fp16, i32, 8"), Catch::Contains("tensordesc<fp16[64, 64]>"));
+  CHECK_THAT(bad("tensordesc<fp16[64],shape_div=[8]>, *fp16, i32, 8"), Catch::Contains("1 or 16, got '8'"));
+  CHECK_THAT(bad("tensordesc<fp16[64],shape_div=[16, 16]>, *fp16, i32, 8"), Catch::Contains("2 entries for 1"));
+}
+
+TEST_CASE("a descriptor's shapes divisible by 16 are a fact of the specialization", "[signature][descriptor]") {
+  std::vector<std::string> names = {"src", "dst", "n", "BM"};
+  std::vector<bool> cx = {false, false, false, true};
+  const std::string text = "tensordesc<fp16[64, 64],shape_div=[1, 16]>, tensordesc<bf16[8, 16],padding=nan,shape_div=[16, 16]>, i32, BM=8";
+  Signature sig = parse_signature(text, names, cx);
+  CHECK(sig.params[0].shape_divisibility == std::vector<int>{1, 16});
+  CHECK(sig.params[1].shape_divisibility == std::vector<int>{16, 16});
+  CHECK(sig.params[1].padding_nan);
+  CHECK(sig.str(names) == text);
+  // All 1 prints as nothing; the facts are part of the identity (another cache entry).
+  Signature plain = parse_signature("tensordesc<fp16[64, 64],shape_div=[1, 1]>, tensordesc<bf16[8, 16],padding=nan>, i32, 8",
+                                    names, cx);
+  CHECK(plain.str(names) == "tensordesc<fp16[64, 64]>, tensordesc<bf16[8, 16],padding=nan>, i32, BM=8");
+  CHECK_FALSE(plain == sig);
+  // The entry arguments carry them: the shape that is a multiple of 16 is divisible by 16.
+  auto file = std::make_shared<SourceFile>("copy.py", kSource);
+  auto module = parse_module(file);
+  KernelParams params = read_params(*module->find_function("copy"), {});
+  auto function = lower_kernel(module, "copy",
+                               parse_signature("tensordesc<fp32[16, 32],shape_div=[1, 16]>, tensordesc<fp32[16, 32]>, i32, 16",
+                                               params.names, params.is_constexpr),
+                               {});
+  std::vector<int64_t> divisibility;
+  for (const ir::Param& p : function->params()) {
+    if (p.part == ir::ArgPart::DescShape) divisibility.push_back(p.facts.divisibility);
+  }
+  CHECK(divisibility == std::vector<int64_t>{1, 16, 1, 1});
 }
 
 TEST_CASE("a descriptor's entry arguments are what expected_params and the cache record", "[cache][descriptor]") {

@@ -1,0 +1,123 @@
+"""Triton's fused-attention tutorial as a user runs it: the forward of
+tests/python/triton_programs/tutorial_06_fused_attention.py (host TensorDescriptor arguments,
+its own autotune configs and pre_hook), unmodified, once under tritium (`triton` resolving
+to tritium) and once under Triton 3.6, each in its own process. fp16, batch 4, 32 heads,
+head dim 64 and 128, causal and not. Each JIT autotunes on the first call of a shape; then
+`reps` calls back to back between two CUDA events give the time per call (host work of the
+call included, as a user sees it). Prints TFLOP/s and tritium / Triton; the output of each
+is checked against torch's scaled_dot_product_attention first.
+
+One command on the H200:
+    BENCH_TUTORIAL_ATTENTION=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
+or, with tritium, Triton and torch importable:
+    python3 benchmarks/bench_tutorial_attention.py [--quick] [--json results.json]
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+PROGRAMS = HERE.parent / "tests" / "python" / "triton_programs"
+Z, H = 4, 32
+SEQS, QUICK_SEQS = [2048, 8192], [4096]
+
+
+def no_gpu_reason():
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    return None
+
+
+def worker(jit, seqs, reps):
+    """Runs in a fresh process: one JIT, every shape; prints one JSON line per row."""
+    if jit == "tritium":
+        import tritium
+        tritium.use_as_triton()
+    sys.path.insert(0, str(PROGRAMS))
+    import torch
+    import tutorial_06_fused_attention as t6
+
+    g = torch.Generator(device="cuda").manual_seed(0)
+    for d in (64, 128):
+        for n in seqs:
+            q, k, v = (torch.randn((Z, H, n, d), device="cuda", dtype=torch.float16, generator=g) * 0.5
+                       for _ in range(3))
+            scale = d ** -0.5
+            for causal in (False, True):
+                row = {"d": d, "seq": n, "causal": causal}
+                try:
+                    o, _ = t6.forward(q, k, v, causal, scale)  # autotunes
+                    want = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+                    row["max_error"] = (o.float() - want.float()).abs().max().item()
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    for _ in range(3):
+                        t6.forward(q, k, v, causal, scale)
+                    torch.cuda.synchronize()
+                    start.record()
+                    for _ in range(reps):
+                        t6.forward(q, k, v, causal, scale)
+                    end.record()
+                    end.synchronize()
+                    ms = start.elapsed_time(end) / reps
+                    flops = 4 * Z * H * n * n * d * (0.5 if causal else 1.0)
+                    row["tflops"] = flops / ms * 1e-9
+                    best = t6.attention_forward.best_config
+                    row["config"] = f"{best.kwargs['BLOCK_M']}x{best.kwargs['BLOCK_N']} w{best.num_warps} s{best.num_stages}"
+                except Exception as e:  # noqa: BLE001 - a row says what went wrong
+                    text = " / ".join(line.strip() for line in str(e).splitlines() if line.strip() not in ("", "^"))
+                    row["error"] = f"{type(e).__name__}: {text[-400:]}"
+                print(json.dumps(row), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json")
+    parser.add_argument("--worker", choices=["tritium", "triton"])
+    parser.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+    seqs = QUICK_SEQS if args.quick else SEQS
+    if args.worker:
+        worker(args.worker, seqs, args.reps)
+        return
+    reason = no_gpu_reason()
+    if reason:
+        print(f"skipped, no GPU: {reason}")
+        return
+    rows = {}
+    for jit in ("tritium", "triton"):
+        command = [sys.executable, __file__, "--worker", jit, "--reps", str(args.reps)] + (["--quick"] if args.quick else [])
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        for line in done.stdout.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                rows.setdefault((row["d"], row["seq"], row["causal"]), {})[jit] = row
+        if done.returncode != 0:
+            print(f"{jit} worker exited {done.returncode}: {done.stderr.strip().splitlines()[-1:] }")
+
+    def cell(row):
+        if row is None:
+            return "not run"
+        if "error" in row:
+            return row["error"]
+        return f"{row['tflops']:.1f} ({row['config']}; err {row['max_error']:.1e})"
+
+    print("| head dim | causal | seq | tritium TFLOP/s | Triton TFLOP/s | tritium / Triton |")
+    print("|---|---|---|---|---|---|")
+    for (d, n, causal), both in sorted(rows.items()):
+        a, b = both.get("tritium"), both.get("triton")
+        ratio = f"{a['tflops'] / b['tflops']:.2f}" if a and b and "tflops" in a and "tflops" in b else "-"
+        print(f"| {d} | {causal} | {n} | {cell(a)} | {cell(b)} | {ratio} |")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps([{"key": list(k), **v} for k, v in rows.items()], indent=1))
+
+
+if __name__ == "__main__":
+    main()
