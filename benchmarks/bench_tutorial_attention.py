@@ -35,7 +35,27 @@ def no_gpu_reason():
     return None
 
 
-def worker(jit, seqs, reps):
+def tritium_stats(jit):
+    """Compiles so far (tritium only; 0 for Triton)."""
+    if jit != "tritium":
+        return 0
+    import tritium
+    return tritium.cache_stats()["compiles"]
+
+
+def profiled(call):
+    """The 12 costliest functions of one call (cumulative), as text."""
+    import cProfile
+    import io
+    import pstats
+    profile = cProfile.Profile()
+    profile.runcall(call)
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(12)
+    return out.getvalue()
+
+
+def worker(jit, seqs, reps, profile=False):
     """Runs in a fresh process: one JIT, every shape; prints one JSON line per row."""
     if jit == "tritium":
         import tritium
@@ -60,19 +80,28 @@ def worker(jit, seqs, reps):
                     for _ in range(3):
                         t6.forward(q, k, v, causal, scale)
                     torch.cuda.synchronize()
+                    stats = tritium_stats(jit)
                     start.record()
                     for _ in range(reps):
                         t6.forward(q, k, v, causal, scale)
                     end.record()
                     end.synchronize()
+                    row["compiles_while_timed"] = tritium_stats(jit) - stats
+                    if profile:
+                        row["profile"] = profiled(lambda: (t6.forward(q, k, v, causal, scale),
+                                                           torch.cuda.synchronize()))
                     ms = start.elapsed_time(end) / reps
                     flops = 4 * Z * H * n * n * d * (0.5 if causal else 1.0)
                     row["tflops"] = flops / ms * 1e-9
                     best = t6.attention_forward.best_config
                     row["config"] = f"{best.kwargs['BLOCK_M']}x{best.kwargs['BLOCK_N']} w{best.num_warps} s{best.num_stages}"
                 except Exception as e:  # noqa: BLE001 - a row says what went wrong
-                    text = " / ".join(line.strip() for line in str(e).splitlines() if line.strip() not in ("", "^"))
-                    row["error"] = f"{type(e).__name__}: {text[-400:]}"
+                    chain, seen = [], e
+                    while seen is not None and len(chain) < 4:
+                        text = " / ".join(line.strip() for line in str(seen).splitlines() if line.strip() not in ("", "^"))
+                        chain.append(f"{type(seen).__name__}: {text[:200]} ... {text[-300:]}")
+                        seen = seen.__cause__ or seen.__context__
+                    row["error"] = " <- ".join(chain)
                 print(json.dumps(row), flush=True)
 
 
@@ -82,10 +111,11 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--worker", choices=["tritium", "triton"])
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="cProfile one call per row (printed)")
     args = parser.parse_args()
     seqs = QUICK_SEQS if args.quick else SEQS
     if args.worker:
-        worker(args.worker, seqs, args.reps)
+        worker(args.worker, seqs, args.reps, args.profile)
         return
     reason = no_gpu_reason()
     if reason:
@@ -93,12 +123,17 @@ def main():
         return
     rows = {}
     for jit in ("tritium", "triton"):
-        command = [sys.executable, __file__, "--worker", jit, "--reps", str(args.reps)] + (["--quick"] if args.quick else [])
+        command = [sys.executable, __file__, "--worker", jit, "--reps", str(args.reps)] + (["--quick"] if args.quick else []) \
+            + (["--profile"] if args.profile else [])
         done = subprocess.run(command, capture_output=True, text=True, timeout=900)
         for line in done.stdout.splitlines():
             if line.startswith("{"):
                 row = json.loads(line)
                 rows.setdefault((row["d"], row["seq"], row["causal"]), {})[jit] = row
+                if row.get("profile"):
+                    print(f"== {jit} d={row['d']} seq={row['seq']} causal={row['causal']}: one call\n{row['profile']}")
+                if row.get("compiles_while_timed"):
+                    print(f"!! {jit} compiled {row['compiles_while_timed']} times during the timed calls of {row}")
         if done.returncode != 0:
             print(f"{jit} worker exited {done.returncode}: {done.stderr.strip().splitlines()[-1:] }")
 

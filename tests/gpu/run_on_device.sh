@@ -191,7 +191,7 @@ if [ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ]; then
   echo "== the attention tutorial (host descriptors) under both JITs"
   quick=""
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 540 python3 benchmarks/bench_tutorial_attention.py $quick --json "$OUT/bench_tutorial_attention.json" 2>&1 \
+  timeout 540 python3 benchmarks/bench_tutorial_attention.py $quick ${TUTORIAL_ATTENTION_ARGS:-} --json "$OUT/bench_tutorial_attention.json" 2>&1 \
     | tee "$OUT/bench_tutorial_attention.log"
 fi
 
