@@ -334,7 +334,8 @@ void classify_descriptor(const std::string& kernel, const std::string& name, con
   sig.dtype = element;
   sig.block_shape.assign(d.block_shape.begin(), d.block_shape.end());
   sig.padding_nan = d.padding_nan;
-  for (size_t i = 0; i < rank; ++i) sig.shape_divisibility.push_back(d.shape[i] % 16 == 0 ? 16 : 1);
+  sig.shape_divisibility.resize(rank);  // (`sig` may be a reused buffer: assign, never append)
+  for (size_t i = 0; i < rank; ++i) sig.shape_divisibility[i] = d.shape[i] % 16 == 0 ? 16 : 1;
 }
 
 }  // namespace

@@ -354,3 +354,27 @@ TEST_CASE("Kernel::emit prints the AST and the IR for a signature text", "[kerne
     CHECK_THAT(std::string(e.what()), Catch::Contains("no entry for parameter 'out_ptr'"));
   }
 }
+
+TEST_CASE("specializing again into the same buffer gives the same signature", "[specialize][descriptor]") {
+  // The launcher specializes every launch into one reused Signature; a field that grew
+  // instead of being reassigned made every launch of a descriptor kernel a new key (and a
+  // compile), as in session 10's first shape_div.
+  KernelParams p = make_params({"d", "x", "n"}, {false, false, false});
+  Arg desc = Arg::tensor_descriptor(Arg::pointer(address(0x1000), DType::fp16), {4096, 64}, {64, 1}, {64, 64});
+  Arg odd = Arg::tensor_descriptor(Arg::pointer(address(0x1000), DType::fp16), {4095, 64}, {64, 1}, {64, 64});
+  std::vector<Arg> args = {desc, Arg::pointer(address(0x2000), DType::fp32), Arg::integer(7)};
+  rt::BoundArgs bound;
+  rt::bind_args("k", p, {}, args, {}, &bound);
+  tritium::Signature sig;
+  rt::specialize("k", p, bound, &sig);
+  const std::string first = sig.str(p.names);
+  CHECK(first == "tensordesc<fp16[64, 64],shape_div=[16, 16]>, *fp32:16, i32");
+  const tritium::Signature copy = sig;
+  rt::specialize("k", p, bound, &sig);
+  CHECK(sig.str(p.names) == first);
+  CHECK(sig == copy);
+  args[0] = odd;
+  rt::bind_args("k", p, {}, args, {}, &bound);
+  rt::specialize("k", p, bound, &sig);
+  CHECK(sig.str(p.names) == "tensordesc<fp16[64, 64],shape_div=[1, 16]>, *fp32:16, i32");
+}

@@ -54,8 +54,9 @@ class TensorDescriptor:
 
     def __post_init__(self):
         rank = len(self.shape)
-        _check(len(self.strides) == rank, f"rank mismatch: {self}")
-        _check(len(self.block_shape) == rank, f"rank mismatch: {self}")
+        # (the message is built only on failure: repr of a torch tensor costs milliseconds)
+        if len(self.strides) != rank or len(self.block_shape) != rank:
+            _check(False, f"rank mismatch: {self}")
         _check(rank > 0, "rank must not be zero")
         _check(rank <= 5, "rank cannot be more than 5")
         ty = type(self.base)
