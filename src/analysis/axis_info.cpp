@@ -304,6 +304,20 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
       break;
     }
     case OpKind::ConvertLayout: r = operand(0); break;  // the same elements
+    case OpKind::Trans: {
+      // The same elements with their dimensions permuted: result dimension i is source
+      // dimension order[i], and so are its runs, divisibility and constancy.
+      const AxisInfo& s = operand(0);
+      const std::vector<int64_t>& order = op.ints_attr("order");
+      r = s;
+      for (size_t i = 0; i < order.size(); ++i) {
+        const size_t from = static_cast<size_t>(order[i]);
+        r.contiguity[i] = s.contiguity[from];
+        r.divisibility[i] = s.divisibility[from];
+        r.constancy[i] = s.constancy[from];
+      }
+      break;
+    }
     case OpKind::ExpandDims: {
       // The new dimension has size 1: its groups are single elements, so its divisibility
       // must hold for every element.

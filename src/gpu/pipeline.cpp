@@ -10,6 +10,7 @@
 #include "gpu/insert_barriers.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/rebase_pointers.h"
+#include "gpu/transpose_loads.h"
 #include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
 #include "ir/verifier.h"
@@ -28,6 +29,8 @@ const std::vector<GpuPass> kGpuPasses = {
     // Carried pointer blocks moved by one amount in every element: their initial block
     // plus a carried scalar offset, so their addresses follow from the index again.
     {"rebase_pointers", rebase_pointers, nullptr},
+    // A dot operand loaded then transposed (Kᵀ): loaded transposed, so it feeds the dot.
+    {"transpose_loads", transpose_loads, transposes_loads},
     // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},

@@ -47,6 +47,15 @@ def tile2d(x_ptr, out_ptr, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(out_ptr + offs, x + tl.reshape(flat, [BM, BN]).to(tl.float32), mask=mask)
 
 @triton.jit
+def transposed(x_ptr, out_ptr, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs = tl.trans(rm[:, None] * stride + rn[None, :])
+    mask = tl.trans((rm[:, None] < M) & (rn[None, :] < N))
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, x + offs.to(tl.float32), mask=mask)
+
+@triton.jit
 def loops(x_ptr, out_ptr, n, step, BLOCK: tl.constexpr):
     acc = tl.zeros([BLOCK], tl.float32)
     base = tl.program_id(0) * BLOCK
@@ -180,6 +189,8 @@ TEST_CASE("axis info claims hold on concrete values", "[oracle]") {
     int64_t k = pick({1, 2, 3, 16, 17, 48, -16, -5, 0 + 7});
     run_oracle(module, "arith", {{"n", n}, {"k", k == 0 ? 1 : k}}, {{"BLOCK", block}}, {{4, 1, 1}}, offset, specialize);
     run_oracle(module, "tile2d", {{"M", pick({1, 7, 16, 33})}, {"N", pick({1, 8, 20, 64})}, {"stride", pick({1, 16, 64, 33})}},
+               {{"BM", pick({4, 8, 16})}, {"BN", pick({8, 16, 32})}}, {{3, 2, 1}}, offset, specialize);
+    run_oracle(module, "transposed", {{"M", pick({1, 7, 16, 33})}, {"N", pick({1, 8, 20, 64})}, {"stride", pick({1, 16, 64, 33})}},
                {{"BM", pick({4, 8, 16})}, {"BN", pick({8, 16, 32})}}, {{3, 2, 1}}, offset, specialize);
     run_oracle(module, "loops", {{"n", pick({1, 16, 100, 300})}, {"step", pick({1, 16, 32, 48})}}, {{"BLOCK", block}},
                {{3, 1, 1}}, offset, specialize);

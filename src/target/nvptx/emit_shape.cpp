@@ -127,6 +127,16 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
       break;
     }
     case OpKind::ConvertLayout: out = recompute_at(def->operand(0), coords, memo); break;
+    case OpKind::Trans: {
+      // Dimension i of the result is dimension order[i] of the source: another index
+      // space below this point, with its own memo.
+      const std::vector<int64_t>& order = def->ints_attr("order");
+      std::vector<llvm::Value*> at(coords.size());
+      for (size_t i = 0; i < order.size(); ++i) at[static_cast<size_t>(order[i])] = coords[i];
+      std::unordered_map<const ir::Value*, llvm::Value*> inner;
+      out = recompute_at(def->operand(0), at, inner);
+      break;
+    }
     case OpKind::Reshape: {
       const ir::Value* source = def->operand(0);
       out = recompute_at(source, delinearize(source->type()->shape(), linearize(value->type()->shape(), coords)), memo);

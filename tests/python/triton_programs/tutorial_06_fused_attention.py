@@ -28,9 +28,12 @@ LN2 = math.log(2.0)
 
 @triton.jit
 def _as_descriptor(desc_or_ptr, shape, strides, block_shape):
+    # (`else`, not a fall-through: Triton compiles the statements after an `if` that
+    # returns, and make_tensor_descriptor of a descriptor fails there.)
     if isinstance(desc_or_ptr, tl.tensor_descriptor):
         return desc_or_ptr
-    return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
 
 
 @triton.jit
