@@ -56,8 +56,11 @@ bool copies_k_major(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) 
 }
 
 // Whether any thread can compute the address and mask bit of any element of the load.
+// A larger budget than a conversion's: the alternative here is not a round trip but copies
+// by the threads holding each run's first element, a predicated copy per held element (a
+// tensor descriptor's tile, bounds-checked on both axes in i64, needs about 30 ops).
 bool addresses_recomputable(const ir::Op& load) {
-  int budget = gpu::kRecomputeBudget;
+  int budget = 3 * gpu::kRecomputeBudget;
   const ir::Value* mask = ir::load_mask(load);
   return gpu::recomputable(load.operand(0), &budget) && (mask == nullptr || gpu::recomputable(mask, &budget));
 }
