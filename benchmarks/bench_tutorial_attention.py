@@ -23,16 +23,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 PROGRAMS = HERE.parent / "tests" / "python" / "triton_programs"
 Z, H = 4, 32
 SEQS, QUICK_SEQS = [2048, 8192], [4096]
-
-
-def no_gpu_reason():
-    try:
-        import torch
-    except ImportError:
-        return "torch is not installed"
-    if not torch.cuda.is_available():
-        return "torch sees no CUDA device"
-    return None
+sys.path.insert(0, str(HERE))
+from bench_attention import no_gpu_reason  # noqa: E402  (torch, a GPU, triton and tritium)
 
 
 def tritium_stats(jit):
