@@ -17,12 +17,13 @@ using ir::Value;
 namespace {
 
 // `t = trans(load(...))` with order [1, 0], the load used only there and t only as a dot's
-// A or B operand.
+// B operand. (Not A: the emitter copies A only along K, its last axis, and an A loaded
+// transposed runs along M; the load and transpose as written are better there.)
 bool qualifies(const Op& trans) {
   if (trans.kind() != OpKind::Trans || trans.result()->type()->rank() != 2) return false;
   if (trans.ints_attr("order") != std::vector<int64_t>{1, 0}) return false;
   const Value* t = trans.result();
-  if (t->num_uses() != 1 || t->users()[0]->kind() != OpKind::Dot || t->uses()[0].index > 1) return false;
+  if (t->num_uses() != 1 || t->users()[0]->kind() != OpKind::Dot || t->uses()[0].index != 1) return false;
   const Value* x = trans.operand(0);
   const Op* load = x->def();
   return load != nullptr && load->kind() == OpKind::Load && x->num_uses() == 1 && load->parent() == trans.parent();

@@ -10,7 +10,7 @@
 // the emitter copies it with cp.async — K-major where the transposed pointer runs along K
 // (the axis facts see through `trans`) — with no round trip through shared memory for the
 // transpose and no synchronous load. Only 2-D loads whose one use is such a trans, whose
-// one use is a dot operand; nothing else moves.
+// one use is a dot's B operand; nothing else moves.
 #pragma once
 
 #include "gpu/options.h"
