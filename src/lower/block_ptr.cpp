@@ -492,6 +492,85 @@ LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& ki
   return LValue::constant(ConstValue::none());
 }
 
+// desc.gather(x_offsets, y_offset) and desc.scatter(value, x_offsets, y_offset): the rows
+// x_offsets[i] (a 1-D integer block of at least 8) and the columns y_offset + j of a 2-D
+// descriptor whose block is [1, BN], as one [len(x_offsets), BN] block. Rows and columns
+// out of bounds read the padding and are not written (Triton: TMA gather4 on Blackwell;
+// its rules and messages; here pointer code, as the descriptor loads above).
+struct Gathered {
+  Value* ptr = nullptr;
+  Value* mask = nullptr;
+  std::vector<int64_t> shape;
+};
+
+Gathered gathered(Lowerer& L, const LValue& desc, const LValue& x_offsets, const LValue& y_offset, const char* what,
+                  const Loc& loc) {
+  std::vector<int64_t> block = ints_of(desc.items[kDescBlockShape]);
+  if (block.size() != 2) error_at(loc, "descriptor must be 2D, but got " + py_list(block));
+  if (block[0] != 1) error_at(loc, "descriptor block must have 1 row, but got " + py_list(block));
+  if (!x_offsets.is_tensor() || !x_offsets.value->type()->is_block() || x_offsets.value->type()->rank() != 1 ||
+      !ir::is_integer(x_offsets.value->type()->element()->scalar_kind())) {
+    error_at(loc, "x offsets must be a 1D block of integers, but got " + x_offsets.describe());
+  }
+  const int64_t rows = x_offsets.value->type()->shape()[0];
+  if (rows < 8) error_at(loc, std::string("descriptor ") + what + " must have at least 8 rows, but got [" + std::to_string(rows) + "]");
+  Value* base = desc.items[kDescBase].value;
+  const ScalarKind k = element_kind(base);
+  const int64_t min_cols = 32 / std::max(1, ir::bit_width(k)) * 8;
+  if (block[1] < min_cols) {
+    error_at(loc, std::string("descriptor ") + what + " of " + ir::triton_dtype_name(k) + " must have at least " +
+                      std::to_string(min_cols) + " columns, but got " + std::to_string(block[1]));
+  }
+  Access a;
+  a.base = base;
+  for (const LValue& v : desc.items[kDescShape].items) a.bounds.push_back(v.value);
+  for (const LValue& v : desc.items[kDescStrides].items) a.strides.push_back(v.value);
+  a.block = {1, block[1]};
+  a.offsets = {L.constant(ScalarKind::I64, ConstValue::integer(0), loc), index_value(L, y_offset, false, loc)};
+  AccessBuilder columns(L, a, loc);
+  // Rows: x as i64, times the row stride, as a column; its bounds the same way.
+  Value* x = L.cast(x_offsets.value, ScalarKind::I64, loc);
+  ir::Op* col = L.builder().create(ir::OpKind::ExpandDims, {Type::block(x->type()->element(), {rows, 1})}, {x}, loc);
+  col->set_attr("axis", int64_t{1});
+  Value* x2 = col->result();
+  Value* row_offsets = L.arith(ir::OpKind::Mul, LValue::tensor(x2), LValue::tensor(a.strides[0]), loc);
+  Gathered g;
+  g.shape = {rows, block[1]};
+  Value* row_ptrs = L.add(LValue::tensor(base), LValue::tensor(row_offsets), loc);  // [rows, 1]
+  Value* col_offsets = L.arith(ir::OpKind::Mul, LValue::tensor(columns.range(1)), LValue::tensor(a.strides[1]), loc);
+  g.ptr = L.broadcast_to(L.add(LValue::tensor(L.broadcast_to(row_ptrs, g.shape, loc)),
+                               LValue::tensor(L.broadcast_to(col_offsets, g.shape, loc)), loc),
+                         g.shape, loc);
+  Value* lo = L.cmp(ir::CmpPredicate::Ge, LValue::tensor(x2), LValue::constant(ConstValue::integer(0)), loc);
+  Value* bound = L.cast(a.bounds[0], ScalarKind::I64, loc);
+  Value* hi = L.cmp(ir::CmpPredicate::Lt, LValue::tensor(x2), LValue::tensor(bound), loc);
+  Value* row_ok = L.logical(ir::OpKind::And, LValue::tensor(lo), LValue::tensor(hi), loc);
+  Value* col_ok = columns.mask({1});
+  g.mask = L.logical(ir::OpKind::And, LValue::tensor(L.broadcast_to(row_ok, g.shape, loc)),
+                     LValue::tensor(L.broadcast_to(col_ok, g.shape, loc)), loc);
+  return g;
+}
+
+LValue descriptor_gather(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  const LValue& desc = descriptor_arg(a, loc);
+  Gathered g = gathered(L, desc, a.get("x_offsets"), a.get("y_offset"), "gather", loc);
+  ir::Padding padding = ir::parse_enum<ir::Padding>(desc.items[kDescPadding].c.s).value_or(ir::Padding::Zero);
+  return L.call_builtin(LValue::builtin("tl.load"), {LValue::tensor(g.ptr), LValue::tensor(g.mask), padding_value(padding)},
+                        {}, loc);
+}
+
+LValue descriptor_scatter(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  const LValue& desc = descriptor_arg(a, loc);
+  Gathered g = gathered(L, desc, a.get("x_offsets"), a.get("y_offset"), "scatter", loc);
+  const LValue& v = a.get("value");
+  if (!v.is_tensor() || v.value->type()->shape() != g.shape) {
+    error_at(loc, "the value scattered through a tensor descriptor must be a block of shape " + py_list(g.shape) +
+                      ", got " + v.describe());
+  }
+  L.call_builtin(LValue::builtin("tl.store"), {LValue::tensor(g.ptr), v}, {{"mask", LValue::tensor(g.mask)}}, loc);
+  return LValue::constant(ConstValue::none());
+}
+
 bool given(const BuiltinArgs& a, const char* name) {
   if (!a.has(name)) return false;
   const LValue& v = a.get(name);
@@ -550,7 +629,11 @@ LValue aggregate_attribute(const LValue& base, const std::string& name, const Lo
     m.items.push_back(base);
     return m;
   }
-  if (name == "gather" || name == "scatter") error_at(loc, "tensor descriptor ." + name + "() is not supported by tritium yet");
+  if (name == "gather" || name == "scatter") {
+    LValue m = LValue::builtin("method.descriptor_" + name);
+    m.items.push_back(base);
+    return m;
+  }
   error_at(loc, "a tensor descriptor has no attribute '" + name + "' that kernels can use");
 }
 
@@ -585,6 +668,8 @@ void register_block_ptr_builtins(BuiltinTable& t) {
   // Also desc.load(offsets) and desc.store(offsets, value) (aggregate_attribute binds them).
   t.add("load_tensor_descriptor", {"desc", "offsets"}, true, load_descriptor);
   t.add("store_tensor_descriptor", {"desc", "offsets", "value"}, true, store_descriptor);
+  t.add("descriptor_gather", {"desc", "x_offsets", "y_offset"}, true, descriptor_gather);
+  t.add("descriptor_scatter", {"desc", "value", "x_offsets", "y_offset"}, true, descriptor_scatter);
   // desc.atomic_add(offsets, value) and its kin: methods of descriptors only.
   for (const char* kind : {"add", "min", "max", "and", "or", "xor"}) {
     std::string k = kind;
