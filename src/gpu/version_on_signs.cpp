@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/axis_info.h"
+#include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -71,6 +72,13 @@ void collect(const ir::Region& region, const std::function<bool(const ir::Op&)>&
   for (const auto& op : region.ops()) {
     if (which(*op)) out.push_back(op.get());
     for (const auto& inner : op->regions()) collect(*inner, which, out);
+  }
+}
+
+void mark_loads_cold(ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == OpKind::Load) op->set_attr(kColdAttr, int64_t{1});
+    for (const auto& inner : op->regions()) mark_loads_cold(*inner);
   }
 }
 
@@ -167,6 +175,19 @@ void version_on_signs(ir::Function& function, const GpuOptions& options) {
     map[s] = then_builder.create_value(OpKind::Maximum, s->type(), {s, zeros[i]}, loc);
   }
   for (const auto& op : else_region->ops()) ir::clone_op(*op, *then_region, map);
+
+  // Only now (the then branch's clones stay as they were): the else branch's loads are cold.
+  mark_loads_cold(*else_region);
+}
+
+bool is_cold(const ir::Op& op) {
+  const ir::AttrValue* attr = op.find_attr(kColdAttr);
+  return attr != nullptr && *attr != ir::AttrValue(int64_t{0});
+}
+
+bool computes_cold_addresses(const ir::Op& load, int width) {
+  int budget = kRecomputeBudget;
+  return width == 1 && load.kind() == OpKind::Load && is_cold(load) && recomputable(load.operand(0), &budget);
 }
 
 }  // namespace tritium::gpu

@@ -14,6 +14,12 @@
 // Under the test maximum(s, 0) == s, so both branches compute what the kernel says; in the
 // first the axis facts see a non-negative s. The pass keeps the version only when some load
 // or store of the first branch gets a wider vector than before (gpu/vector_widths.h).
+//
+// The second branch is cold: launches of a grid whose scalars are non-negative never take
+// it, yet registers are allocated per kernel, so what it holds across its loop sets the
+// register count of the branch that runs. Its loads are marked `cold`; the emitter computes
+// a cold copy's addresses inside the loop where the facts leave its groups unproven
+// (target/nvptx/emit_async.cpp), rather than holding one pointer per element across it.
 #pragma once
 
 #include "gpu/options.h"
@@ -25,5 +31,16 @@ namespace tritium::gpu {
 bool versions_on_signs(const ir::Function& function, const GpuOptions& options);
 
 void version_on_signs(ir::Function& function, const GpuOptions& options);
+
+// The attribute that marks a load of the cold branch, and whether `op` has it.
+inline constexpr const char* kColdAttr = "cold";
+bool is_cold(const ir::Op& op);
+
+// Whether the emitter computes the addresses of `load`, a dot operand copied into shared
+// memory whose groups the facts leave unproven (`width` 1), where each copy is issued: a
+// cold load whose pointer follows from its element index (gpu/scratch.h's recomputable).
+// It then copies one element at a time, without the run-time test of a group, which would
+// need each group's addresses at once.
+bool computes_cold_addresses(const ir::Op& load, int width);
 
 }  // namespace tritium::gpu

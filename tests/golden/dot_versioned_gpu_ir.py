@@ -4,6 +4,9 @@
 # after it is computed and compiles the rest twice: first with the columns proved in runs
 # (B's loads become 16-byte cp.async copies), then as written. The two loops never run
 # together, so their stage buffers share the same bytes: the kernel reserves them once.
+# The second copy is cold (launches of the tutorial's grid never take it): its loads are
+# marked so, and B's, whose runs the facts cannot prove there, are copied one element at a
+# time from addresses computed where they are copied, not held per element across the loop.
 #
 # RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=64, BK=32, GROUP_M=8" --emit gpu-ir --arch sm_90
 #
@@ -15,10 +18,15 @@
 # CHECK-NEXT: [[TEST:%[0-9]+]] = cmp [[COLS]], [[ZERO]] {predicate = "ge"} : i1
 # CHECK-NEXT: if [[TEST]] {
 # CHECK-NEXT: = maximum [[COLS]], [[ZERO]] : i32
+# CHECK-NOT: cold
 # CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0, 16-byte copies
+# CHECK-NOT: cold
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16
+# CHECK-NOT: cold
 # CHECK: } else {
-# CHECK: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0, 16-byte copies where a run-time test holds
+# CHECK: = load {{.*}} {cold = 1} : block<64x32xfp16, {{.*}}, stage 0, 16-byte copies
+# CHECK: = load {{.*}} {cold = 1} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes 16384, 20480, 24576 and 28672 (128-byte swizzle), stage 0, 2-byte copies, addresses computed where copied (cold)
+# CHECK: = load {{.*}} {cold = 1} : block<32x64xfp16, {{.*}}, the stage read last, after the dot's barrier, 2-byte copies, addresses computed where copied (cold)
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16
 # CHECK: return
 import triton

@@ -36,6 +36,7 @@
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/vector_widths.h"
+#include "gpu/version_on_signs.h"
 
 namespace tritium::nvptx {
 
@@ -469,6 +470,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     const int eb = ir::is_fp8(type->element()->scalar_kind()) ? 1 : 2;
     int w = widths.width(load);
     if (w > 1 && w * eb >= 4) return std::to_string(eb * w) + "-byte copies";
+    if (gpu::computes_cold_addresses(load, w)) return std::to_string(eb) + "-byte copies, addresses computed where copied (cold)";
     int g = gpu::tested_width(type, widths.vector(type->num_elements()), eb);
     if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes (emit_async.cpp)
     return g > 1 ? std::to_string(eb * g) + "-byte copies where a run-time test holds"

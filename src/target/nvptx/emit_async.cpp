@@ -1,9 +1,12 @@
 // Asynchronous copies of dot operands into their stage buffers (async_copy.h): cp.async of
 // 4, 8 or 16 bytes per aligned group of a thread's registers, zero-filled where the mask is
 // off; groups the axis facts cannot prove contiguous are tested at run time and copied one
-// element at a time (ld.global, st.shared) when the test fails.
+// element at a time (ld.global, st.shared) when the test fails; in a cold copy
+// (gpu/version_on_signs.h) they are copied one element at a time untested, from addresses
+// computed where the copy is issued.
 #include <llvm/IR/InlineAsm.h>
 
+#include "gpu/version_on_signs.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -65,15 +68,16 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   Layout layout = layout_of(type);
-  Regs ptr = materialize(get(op.operand(0)), op.operand(0)->type());
+  const int w = widths_.width(op);
+  const bool cold = gpu::computes_cold_addresses(op, w);
+  Regs ptr = cold ? cold_addresses(op.operand(0), layout) : materialize(get(op.operand(0)), op.operand(0)->type());
   ir::Value* mask_value = ir::load_mask(op);
   Regs mask;
   if (mask_value != nullptr) mask = materialize(get(mask_value), mask_value->type());
   llvm::Type* element = stored_type(element_type(type));  // f16 or bf16: two bytes; fp8: one
   const int64_t eb = operand.tile.element_bytes;
   const int64_t cols = type->shape().back();
-  const int w = widths_.width(op);
-  int g = w > 1 ? w : runtime_vector_width(type, layout, element);
+  int g = w > 1 ? w : cold ? 1 : runtime_vector_width(type, layout, element);
   if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes
   auto mask_at = [&](int r) -> llvm::Value* { return mask_value ? mask.at(r) : nullptr; };
 
@@ -137,6 +141,24 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   }
   ptx_effect("cp.async.commit_group;", "", {});
   ++body_commits_;
+}
+
+Regs Emitter::cold_addresses(const ir::Value* ptr, const Layout& layout) {
+  // The thread index through an asm with a side effect: LLVM can neither hoist what is
+  // computed from it out of the loop nor merge it with the index computed before the loop.
+  // Each element's address is computed here (sharing its row's and column's arithmetic with
+  // its neighbours) and dies at its copy; only the scalars live across the loop.
+  auto* fn_type = llvm::FunctionType::get(b_.getInt32Ty(), false);
+  llvm::Value* t = b_.CreateCall(llvm::InlineAsm::get(fn_type, "mov.u32 $0, %tid.x;", "=r", /*hasSideEffects=*/true), {});
+  if (layout.thread_stride() != 1) t = b_.CreateMul(t, b_.getInt32(static_cast<uint32_t>(layout.thread_stride())), "", true, true);
+  Regs out;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    const int64_t base = layout.reg_base(r);
+    llvm::Value* e = base == 0 ? t : b_.CreateAdd(t, b_.getInt32(static_cast<uint32_t>(base)), "", true, true);
+    std::unordered_map<const ir::Value*, llvm::Value*> memo;  // one per element: it keys on values
+    out.values.push_back(recompute(ptr, e, memo));
+  }
+  return out;
 }
 
 void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit) {

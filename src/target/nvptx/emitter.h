@@ -277,6 +277,10 @@ class Emitter {
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // The addresses of a cold copy whose groups the facts leave unproven
+  // (gpu::computes_cold_addresses): `ptr` recomputed at each register's element where the
+  // copy is issued, so that no per-element pointer lives across the loop.
+  Regs cold_addresses(const ir::Value* ptr, const Layout& layout);
   // One cp.async of `bytes` (4, 8 or 16) from `address` to shared byte offset `dst`, zero-filled
   // where `bit` (if any) is false.
   void cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit);
