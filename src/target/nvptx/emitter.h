@@ -275,6 +275,7 @@ class Emitter {
 
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
+  void lockstep_operands(const ir::Region& body);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // One cp.async of `bytes` (4, 8 or 16) from `address` to shared byte offset `dst`, zero-filled
@@ -377,6 +378,9 @@ class Emitter {
     llvm::Value* handle;
   };
   std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
+  // A loop's copied operands whose stage buffers turn in lockstep with an earlier one's
+  // (emit_async.cpp, lockstep_operands): that operand and the constant byte distance.
+  std::unordered_map<const AsyncOperand*, std::pair<const AsyncOperand*, int64_t>> lockstep_;
   llvm::Value* thread_id_ = nullptr;
   llvm::Value* warp_id_ = nullptr;  // warp_id(): tid / 32 through shfl.sync, next to thread_id_
   llvm::GlobalVariable* shared_ = nullptr;
