@@ -381,6 +381,9 @@ class Emitter {
   // A loop's copied operands whose stage buffers turn in lockstep with an earlier one's
   // (emit_async.cpp, lockstep_operands): that operand and the constant byte distance.
   std::unordered_map<const AsyncOperand*, std::pair<const AsyncOperand*, int64_t>> lockstep_;
+  // Body arguments (a copied operand's current buffer) whose copies an earlier dot of the
+  // same loop body has waited for, fenced and met at its barrier (stage_dot_operands).
+  std::unordered_set<const ir::Value*> copies_ready_;
   llvm::Value* thread_id_ = nullptr;
   llvm::Value* warp_id_ = nullptr;  // warp_id(): tid / 32 through shfl.sync, next to thread_id_
   llvm::GlobalVariable* shared_ = nullptr;
