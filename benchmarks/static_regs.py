@@ -12,6 +12,13 @@ the same ptxas (-arch=sm_90a -v), SASS from cuobjdump. Run under a Python that h
 Columns: regs, spill store bytes (st) and load bytes (ld), loop instruction count (loop; two
 numbers when the kernel has two loops holding a wgmma, as version_on_signs' copies do: the
 first is the copy launches of a non-negative grid take).
+
+--attention: the same for the flash-attention forward of kernels_attention.py (the kernel
+bench_attention.py times: block 128x64, 3 stages, non-causal; head dim 64 at 4 warps and 128
+at 8, integer arguments divisible by 16 as launches specialize them), followed by the main
+loop's SASS per instruction class (opcode without modifiers), side by side, tritium's
+surplus last:
+    /path/to/venv/bin/python benchmarks/static_regs.py --attention [--keep DIR]
 """
 
 import argparse
@@ -122,6 +129,110 @@ def loop_sizes(cuobjdump, cubin):
     return [e - s + 1 for s, e in sorted(inner)]
 
 
+# (HEAD_DIM, num_warps) of the attention comparison: the benchmark's block 128x64, 3 stages.
+ATTENTION = [(64, 4), (128, 8)]
+ATTENTION_INTS = ["stride_z", "stride_h", "stride_n", "H", "N_CTX"]
+
+
+def attention_source(work):
+    """kernels_attention.py with its JIT chosen at import (`load`) spelled as plain Triton
+    imports, which the tritium CLI reads; the kernels are unchanged."""
+    src = (HERE / "kernels_attention.py").read_text()
+    dynamic = 'jit = importlib.import_module(JIT).jit\ntl = importlib.import_module(JIT + ".language")'
+    if dynamic not in src:
+        raise RuntimeError("kernels_attention.py no longer picks its JIT as this script expects")
+    path = os.path.join(work, "kernels_attention_static.py")
+    pathlib.Path(path).write_text(src.replace(dynamic, "import triton\nimport triton.language as tl\nfrom triton import jit"))
+    return path
+
+
+def attention_constexprs(head_dim):
+    return {"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": 1}
+
+
+def tritium_attention_ptx(exe, source, head_dim, warps, out):
+    parts = ["*fp16:16"] * 4 + ["fp32"] + ["i32:16"] * len(ATTENTION_INTS)
+    parts += [f"{k}={v}" for k, v in attention_constexprs(head_dim).items()]
+    cmd = [exe, "compile", source, "--kernel", "attn_fwd", "--signature", ", ".join(parts), "--num-warps",
+           str(warps), "--num-stages", "3", "--emit", "ptx", "--arch", "sm_90", "--output", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip()[-300:])
+
+
+def triton_attention_ptx(head_dim, warps, out):
+    import importlib.util
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    spec = importlib.util.spec_from_file_location("kernels_attention_triton_static", HERE / "kernels_attention.py")
+    module = importlib.util.module_from_spec(spec)
+    module.JIT = "triton"
+    spec.loader.exec_module(module)
+    names = ["Q", "K", "V", "Out", "sm_scale"] + ATTENTION_INTS
+    signature = {n: "*fp16" for n in names[:4]}
+    signature["sm_scale"] = "fp32"
+    signature.update({n: "i32" for n in ATTENTION_INTS})
+    consts = attention_constexprs(head_dim)
+    signature.update({n: "constexpr" for n in consts})
+    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names) if n != "sm_scale"}
+    kernel = triton.compile(ASTSource(module.attn_fwd, signature, consts, attrs), target=GPUTarget("cuda", 90, 32),
+                            options=dict(num_warps=warps, num_stages=3))
+    pathlib.Path(out).write_text(kernel.asm["ptx"])
+
+
+def loop_classes(cuobjdump, cubin):
+    """The innermost wgmma loop's instructions by opcode (no modifiers, no predicate); the
+    last such loop (attention's non-causal kernel has one)."""
+    sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
+    insns = [(int(m.group(1), 16), m.group(2)) for m in INSN.finditer(sass)]
+    index = {addr: i for i, (addr, _) in enumerate(insns)}
+    body = []
+    for i, (addr, text) in enumerate(insns):
+        m = re.search(r"\bBRA\b.*?(0x[0-9a-f]+)", text)
+        if m and int(m.group(1), 16) < addr and int(m.group(1), 16) in index:
+            candidate = insns[index[int(m.group(1), 16)]:i + 1]
+            if any(re.search(r"\b[HQI]GMMA", t) for _, t in candidate):
+                body = candidate
+    counts = {}
+    for _, text in body:
+        op = re.sub(r"^@!?U?P\w+\s+", "", text.strip()).split()[0].split(".")[0]
+        counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def attention_main(args, have_triton, cuobjdump, work):
+    source = attention_source(work)
+    compilers = [("tritium", lambda d, w, out: tritium_attention_ptx(args.tritium, source, d, w, out))]
+    if have_triton:
+        compilers.append(("triton", triton_attention_ptx))
+    for head_dim, warps in ATTENTION:
+        print(f"attention d={head_dim}, {warps} warps, block 128x64, 3 stages, non-causal")
+        classes = {}
+        for name, compile_ptx in compilers:
+            stem = os.path.join(work, f"{name}_attention_d{head_dim}_w{warps}")
+            try:
+                compile_ptx(head_dim, warps, stem + ".ptx")
+                regs, st, ld = ptxas_stats(args.ptxas, stem + ".ptx", stem + ".cubin")
+                classes[name] = loop_classes(cuobjdump, stem + ".cubin")
+                total = sum(classes[name].values())
+                print(f"  {name:<8} regs {regs:>4}  spill st {st:>5} ld {ld:>5}  loop {total:>5}")
+            except Exception as e:  # noqa: BLE001 (a compiler refusing the kernel)
+                print(f"  {name:<8} error: {str(e).splitlines()[-1][:100]}")
+        if not classes:
+            continue
+        names = list(classes)
+        ops = sorted(set().union(*classes.values()))
+        surplus = (lambda op: classes["tritium"].get(op, 0) - classes["triton"].get(op, 0)) \
+            if len(names) == 2 and "tritium" in classes else (lambda op: 0)
+        ops.sort(key=lambda op: (surplus(op) != 0, surplus(op), -sum(c.get(op, 0) for c in classes.values())))
+        print("  " + f"{'class':<12}" + "".join(f"{n:>9}" for n in names) + ("  tritium - triton" if len(names) == 2 else ""))
+        for op in ops:
+            row = "".join(f"{classes[n].get(op, 0):>9}" for n in names)
+            print(f"  {op:<12}{row}" + (f"  {surplus(op):+d}" if len(names) == 2 and surplus(op) else ""))
+        print(flush=True)
+
+
 def find_tool(name, given):
     if given:
         return given
@@ -143,6 +254,8 @@ def main():
     ap.add_argument("--only", default=None, help="a block (e.g. 128x256) or dtype (fp16) to keep")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--keep", default=None, help="directory to keep the PTX and cubins in")
+    ap.add_argument("--attention", action="store_true",
+                    help="kernels_attention.py's forward instead, with the loop's SASS per instruction class")
     args = ap.parse_args()
     try:
         if args.no_triton:
@@ -154,6 +267,8 @@ def main():
     cuobjdump = find_tool("cuobjdump", args.cuobjdump)
     work = args.keep or tempfile.mkdtemp(prefix="static_regs_")
     os.makedirs(work, exist_ok=True)
+    if args.attention:
+        return attention_main(args, have_triton, cuobjdump, work)
     compilers = [("tritium", lambda *a: tritium_ptx(args.tritium, *a))]
     if have_triton:
         compilers.append(("triton", triton_ptx))

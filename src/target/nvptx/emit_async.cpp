@@ -43,18 +43,62 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   // it until this iteration's dot meets them at its barrier (where every thread has also
   // waited for the dots of i - 2): the dot issues the copy right after
   // (issue_deferred_copies). The buffers are evenly spaced.
-  llvm::Value* current = get(operand.carried).at(0);
+  // An operand in lockstep with another (lockstep_operands) takes that one's buffer plus
+  // the constant distance: one rotation per loop, not one per operand.
+  auto lead = lockstep_.find(&operand);
+  const AsyncOperand& turning = lead != lockstep_.end() ? *lead->second.first : operand;
+  llvm::Value* current = get(turning.carried).at(0);
   llvm::Value* handle;
-  if (operand.offset.size() == 2) {
-    handle = b_.CreateSub(i32(operand.offset[0] + operand.offset[1]), current);
+  if (turning.offset.size() == 2) {
+    handle = b_.CreateSub(i32(turning.offset[0] + turning.offset[1]), current);
   } else {
-    const int64_t bytes = operand.offset[1] - operand.offset[0];
-    const int64_t back = operand.in_flight ? 2 : 1, count = static_cast<int64_t>(operand.offset.size());
-    handle = b_.CreateSelect(b_.CreateICmpULT(current, i32(operand.offset[0] + back * bytes)),
+    const int64_t bytes = turning.offset[1] - turning.offset[0];
+    const int64_t back = turning.in_flight ? 2 : 1, count = static_cast<int64_t>(turning.offset.size());
+    handle = b_.CreateSelect(b_.CreateICmpULT(current, i32(turning.offset[0] + back * bytes)),
                              b_.CreateAdd(current, i32((count - back) * bytes)), b_.CreateSub(current, i32(back * bytes)));
   }
+  if (lead != lockstep_.end()) handle = b_.CreateAdd(handle, i32(lead->second.second));
   deferred_copies_.push_back({&op, &operand, handle});
   set(op.result(), Regs::one(handle));
+}
+
+void Emitter::lockstep_operands(const ir::Region& body) {
+  // Two copied operands of one loop whose chains start at stage 0 and turn the same way (as
+  // many buffers, evenly spaced by the same amount, the same distance and in-flight rule)
+  // keep a constant distance between their current buffers in every iteration: the body
+  // arguments of the later one are the earlier one's plus that distance, so its carried
+  // offsets (and their rotation) fold away; the loop still yields them, unused.
+  std::vector<const AsyncOperand*> operands;
+  for (int i = 1; i < static_cast<int>(body.args().size()); ++i) {
+    auto it = async_.carried.find(body.arg(i));
+    if (it != async_.carried.end() && it->second->carried == body.arg(i)) operands.push_back(it->second);
+  }
+  auto spacing = [](const AsyncOperand& o) { return o.offset.size() > 1 ? o.offset[1] - o.offset[0] : 0; };
+  auto evenly_spaced = [&](const AsyncOperand& o) {
+    for (size_t j = 1; j < o.offset.size(); ++j) {
+      if (o.offset[j] - o.offset[j - 1] != spacing(o)) return false;
+    }
+    return o.offset.size() > 1;
+  };
+  for (size_t f = 0; f < operands.size(); ++f) {
+    const AsyncOperand& follower = *operands[f];
+    for (size_t l = 0; l < f; ++l) {
+      const AsyncOperand& leader = *operands[l];
+      if (lockstep_.count(&leader) != 0 || !evenly_spaced(leader) || !evenly_spaced(follower) ||
+          spacing(leader) != spacing(follower) || leader.offset.size() != follower.offset.size() ||
+          leader.distance != follower.distance || leader.in_flight != follower.in_flight ||
+          leader.chain.size() != follower.chain.size()) {
+        continue;
+      }
+      const int64_t delta = follower.offset[0] - leader.offset[0];
+      lockstep_[&follower] = {&leader, delta};
+      for (size_t j = 0; j < follower.chain.size(); ++j) {
+        llvm::Value* at = get(leader.chain[j]).at(0);
+        set(follower.chain[j], Regs::one(b_.CreateAdd(at, b_.getInt32(static_cast<uint32_t>(delta)))));
+      }
+      break;
+    }
+  }
 }
 
 void Emitter::issue_deferred_copies() {
@@ -183,25 +227,43 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
   const int64_t K = shape[0], N = shape[1], run_elements = k_major_run(op.result()->type());
   const ir::Value* ptr_value = op.operand(0);
   const ir::Value* mask_value = ir::load_mask(op);
-  auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n) {
-    cp_async(b_.CreateAdd(handle, tile_offset(operand.tile, n, k)), address, 16, bit);
+  auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n, llvm::Value* dst = nullptr) {
+    cp_async(dst != nullptr ? dst : b_.CreateAdd(handle, tile_offset(operand.tile, n, k)), address, 16, bit);
   };
   if (async_.recomputed.count(op.result()) != 0) {
     // The runs dealt out in tile order (thread t takes runs t, t + threads, ...): a warp's
     // copies are consecutive in both memories. Addresses come from the element index.
     const int64_t runs_per_row = K / run_elements, runs = N * runs_per_row;
     llvm::Value* tid = thread_id();
+    // A round's tile offset, when it is the first round's plus one amount in every thread
+    // (its rows a multiple of the swizzle's period further), is that sum: the copies of a
+    // stage share one register, `[r + imm]` in SASS (checked here over all threads).
+    auto run_offset = [&](int64_t run) {
+      return operand.tile.offset(run / runs_per_row, run % runs_per_row * run_elements);
+    };
+    llvm::Value* first_dst = nullptr;
     for (int64_t first = 0; first < runs; first += threads_) {
       llvm::Value* run = b_.CreateAdd(tid, i32(first));
       llvm::Value* n = b_.CreateUDiv(run, i32(runs_per_row));
       llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(run_elements));
+      llvm::Value* dst = nullptr;
+      if (first_dst != nullptr && first + threads_ <= runs) {
+        const int64_t delta = run_offset(first) - run_offset(0);
+        bool constant = true;
+        for (int64_t t = 1; t < threads_ && constant; ++t) constant = run_offset(first + t) - run_offset(t) == delta;
+        if (constant) dst = b_.CreateAdd(first_dst, i32(delta));
+      }
+      if (dst == nullptr) {
+        dst = b_.CreateAdd(handle, tile_offset(operand.tile, n, k));
+        if (first == 0 && threads_ <= runs) first_dst = dst;
+      }
       guarded(first + threads_ <= runs ? nullptr : b_.CreateICmpULT(run, i32(runs)), [&]() -> llvm::Value* {
         std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at B's element (k, n)
         llvm::Value* bit = nullptr;
         if (mask_value != nullptr) {
           bit = mask_value->type()->is_block() ? recompute_at(mask_value, {k, n}, memo) : get(mask_value).at(0);
         }
-        copy_run(recompute_at(ptr_value, {k, n}, memo), bit, k, n);
+        copy_run(recompute_at(ptr_value, {k, n}, memo), bit, k, n, dst);
         return nullptr;
       });
     }

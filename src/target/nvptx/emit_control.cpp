@@ -152,6 +152,7 @@ void Emitter::emit_for(const ir::Op& op) {
       set(arg, carried.regs(i));
     }
   }
+  lockstep_operands(body);
   const int outer_commits = body_commits_;
   body_commits_ = 0;
   emit_region(body);

@@ -456,10 +456,44 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // iteration's copies with its math).
   // And the groups its operand's own iteration committed after it (V's, at attention's first
   // dot, which reads K only), the fewer of the two operands' when both are copied.
-  if (copied) {
+  //
+  // A dot directly in the body of the loop that copies its operands waits instead for the
+  // whole batch of its iteration (every copied operand of the loop, as Triton does), when
+  // the loop's operands run equally far ahead: a later dot of the same body whose operands
+  // are all in place then needs no wait, fence or barrier of its own (attention's P.V after
+  // Q.Kᵀ: one barrier per iteration, not two).
+  const ir::Region* body = nullptr;
+  std::vector<const AsyncOperand*> loop_operands;
+  for (auto it : {copied_a, copied_b}) {
+    if (it != async_.carried.end() && it->first->region() == op.parent()) body = op.parent();
+  }
+  if (body != nullptr) {
+    for (const auto& o : async_.operands) {
+      if (o->carried->region() == body) loop_operands.push_back(o.get());
+    }
+    for (const AsyncOperand* o : loop_operands) {
+      if (o->distance != loop_operands[0]->distance || o->chain.size() != loop_operands[0]->chain.size()) body = nullptr;
+    }
+  }
+  auto ready = [&](decltype(copied_a) it) { return it != async_.carried.end() && copies_ready_.count(it->first) != 0; };
+  const bool all_ready = body != nullptr && (copied_a == async_.carried.end() || ready(copied_a)) &&
+                         (copied_b == async_.carried.end() || ready(copied_b));
+  if (all_ready && !a_staged_here && copied_b != async_.carried.end()) {
+    issue_deferred_copies();  // none left: the earlier dot issued them after its barrier
+    s.in_place = true;
+    return s;
+  }
+  if (copied && !all_ready) {
     int pending = std::numeric_limits<int>::max();
-    for (auto it : {copied_a, copied_b}) {
-      if (it != async_.carried.end()) pending = std::min(pending, it->second->pending_groups + it->second->later_in_batch);
+    if (body != nullptr) {
+      for (const AsyncOperand* o : loop_operands) {
+        pending = std::min(pending, o->pending_groups);
+        copies_ready_.insert(o->carried);
+      }
+    } else {
+      for (auto it : {copied_a, copied_b}) {
+        if (it != async_.carried.end()) pending = std::min(pending, it->second->pending_groups + it->second->later_in_batch);
+      }
     }
     pending += body_commits_;
     ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});

@@ -275,6 +275,7 @@ class Emitter {
 
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
+  void lockstep_operands(const ir::Region& body);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // The addresses of a cold copy whose groups the facts leave unproven
@@ -381,6 +382,12 @@ class Emitter {
     llvm::Value* handle;
   };
   std::vector<DeferredCopy> deferred_copies_;  // emit_async.cpp
+  // A loop's copied operands whose stage buffers turn in lockstep with an earlier one's
+  // (emit_async.cpp, lockstep_operands): that operand and the constant byte distance.
+  std::unordered_map<const AsyncOperand*, std::pair<const AsyncOperand*, int64_t>> lockstep_;
+  // Body arguments (a copied operand's current buffer) whose copies an earlier dot of the
+  // same loop body has waited for, fenced and met at its barrier (stage_dot_operands).
+  std::unordered_set<const ir::Value*> copies_ready_;
   llvm::Value* thread_id_ = nullptr;
   llvm::Value* warp_id_ = nullptr;  // warp_id(): tid / 32 through shfl.sync, next to thread_id_
   llvm::GlobalVariable* shared_ = nullptr;
