@@ -157,43 +157,27 @@ if [ "${SKIP_BENCH:-0}" != "1" ]; then
     --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
 fi
 
-if [ "${BENCH_REDUCE:-0}" = "1" ]; then
-  echo "== reduction benchmarks"
-  quick=""
+# One benchmark script: its title, file (benchmarks/NAME.py), time limit and extra arguments;
+# --quick under QUICK_BENCH=1; its JSON and log under $OUT.
+run_benchmark() {
+  local title=$1 name=$2 limit=$3
+  shift 3
+  echo "== $title"
+  local quick=""
   [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 480 python3 benchmarks/bench_reduce.py $quick --json "$OUT/bench_reduce.json" 2>&1 \
-    | tee "$OUT/bench_reduce.log"
-fi
+  timeout "$limit" python3 "benchmarks/$name.py" $quick "$@" --json "$OUT/$name.json" 2>&1 | tee "$OUT/$name.log"
+}
 
-if [ "${BENCH_TRANSPOSE:-0}" = "1" ]; then
-  echo "== transpose benchmarks"
-  timeout 300 python3 benchmarks/bench_transpose.py --json "$OUT/bench_transpose.json" 2>&1 \
-    | tee "$OUT/bench_transpose.log"
-fi
-
-if [ "${BENCH_MATMUL:-0}" = "1" ]; then
-  echo "== matmul benchmarks"
-  quick=""
-  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 480 python3 benchmarks/bench_matmul.py $quick ${MATMUL_ARGS:-} --json "$OUT/bench_matmul.json" 2>&1 \
-    | tee "$OUT/bench_matmul.log"
-fi
-
-if [ "${BENCH_ATTENTION:-0}" = "1" ]; then
-  echo "== attention benchmarks"
-  quick=""
-  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 480 python3 benchmarks/bench_attention.py $quick ${ATTENTION_ARGS:-} --json "$OUT/bench_attention.json" 2>&1 \
-    | tee "$OUT/bench_attention.log"
-fi
-
-if [ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ]; then
-  echo "== the attention tutorial (host descriptors) under both JITs"
-  quick=""
-  [ "${QUICK_BENCH:-0}" = "1" ] && quick="--quick"
-  timeout 540 python3 benchmarks/bench_tutorial_attention.py $quick ${TUTORIAL_ATTENTION_ARGS:-} --json "$OUT/bench_tutorial_attention.json" 2>&1 \
-    | tee "$OUT/bench_tutorial_attention.log"
-fi
+[ "${BENCH_REDUCE:-0}" = "1" ] && run_benchmark "reduction benchmarks" bench_reduce 480
+# (bench_transpose has no quick pass: QUICK_BENCH=1 leaves it whole)
+[ "${BENCH_TRANSPOSE:-0}" = "1" ] && QUICK_BENCH=0 run_benchmark "transpose benchmarks" bench_transpose 300
+# shellcheck disable=SC2086  # the *_ARGS are word lists
+[ "${BENCH_MATMUL:-0}" = "1" ] && run_benchmark "matmul benchmarks" bench_matmul 480 ${MATMUL_ARGS:-}
+# shellcheck disable=SC2086
+[ "${BENCH_ATTENTION:-0}" = "1" ] && run_benchmark "attention benchmarks" bench_attention 480 ${ATTENTION_ARGS:-}
+# shellcheck disable=SC2086
+[ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ] && run_benchmark "the attention tutorial (host descriptors) under both JITs" \
+  bench_tutorial_attention 540 ${TUTORIAL_ATTENTION_ARGS:-}
 
 if [ "${BENCH_COMPILE:-0}" = "1" ]; then
   echo "== cold compile time of the dot kernels"
