@@ -137,6 +137,12 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     name = "tl." + method;
   }
   if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
+  if (name.rfind("block_type.", 0) == 0) {
+    // `x.type.is_block()` and friends on a block's type (lower_expr.cpp).
+    if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(11) + "() takes no arguments");
+    if (name == "block_type.get_block_shapes") return callee.items[0].items[1];
+    return LValue::constant(ConstValue::boolean(name == "block_type.is_block"));
+  }
   if (name.rfind("libdevice.", 0) == 0) {
     if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
     return extern_math_call(*this, name.substr(10), args, loc);
