@@ -668,8 +668,9 @@ void register_block_ptr_builtins(BuiltinTable& t) {
   // Also desc.load(offsets) and desc.store(offsets, value) (aggregate_attribute binds them).
   t.add("load_tensor_descriptor", {"desc", "offsets"}, true, load_descriptor);
   t.add("store_tensor_descriptor", {"desc", "offsets", "value"}, true, store_descriptor);
-  t.add("descriptor_gather", {"desc", "x_offsets", "y_offset"}, true, descriptor_gather);
-  t.add("descriptor_scatter", {"desc", "value", "x_offsets", "y_offset"}, true, descriptor_scatter);
+  // desc.gather(x_offsets, y_offset) and desc.scatter(value, x_offsets, y_offset): methods only.
+  t.add(Builtin{"descriptor_gather", {"desc", "x_offsets", "y_offset"}, true, descriptor_gather, false});
+  t.add(Builtin{"descriptor_scatter", {"desc", "value", "x_offsets", "y_offset"}, true, descriptor_scatter, false});
   // desc.atomic_add(offsets, value) and its kin: methods of descriptors only.
   for (const char* kind : {"add", "min", "max", "and", "or", "xor"}) {
     std::string k = kind;

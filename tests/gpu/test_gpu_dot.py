@@ -287,3 +287,22 @@ def test_matmul_tutorial_other_dtypes(gen, which, kind):
         PREC=prec, OUT_FP16=False, num_warps=4)
     torch.cuda.synchronize()
     assert_close(c, torch.matmul(a.double(), b.double()), tol, K)
+
+
+@pytest.mark.parametrize("M, N, K, block, warps, stages", [
+    (256, 256, 256, (128, 64, 64), 4, 3), (300, 200, 136, (64, 64, 32), 4, 3), (512, 384, 512, (128, 128, 64), 8, 3),
+    (128, 128, 128, (64, 64, 64), 4, 1)])
+def test_matmul_with_a_transposed_weight_tile(gen, which, M, N, K, block, warps, stages):
+    """y = x @ w.T with W [N, K] tiles loaded as they lie and transposed in the kernel (on
+    sm_90 tritium loads them transposed and copies them K-major: GPU pass transpose_loads)."""
+    x = make(gen, "float16", (M, K))
+    w = make(gen, "float16", (N, K))
+    y = torch.empty((M, N), device="cuda", dtype=torch.float32)
+    bm, bn, bk = block
+    module(which).matmul_nt_kernel[(triton_cdiv(M, bm), triton_cdiv(N, bn))](
+        x, w, y, M, N, K, K, K, N, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+    assert_close(y, x.double() @ w.double().T, 1e-2, K)
+
+
+def triton_cdiv(a, b):
+    return -(-a // b)

@@ -111,6 +111,25 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     tl.store(c_ptrs, c, mask=c_mask)
 
 
+@jit
+def matmul_nt_kernel(x_ptr, w_ptr, y_ptr, M, N, K, stride_xm, stride_wn, stride_ym, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """y = x @ w.T as a linear layer computes it: W is [N, K] row-major, each tile loaded as
+    it lies ([BLOCK_N, BLOCK_K]) and transposed for the dot; edges masked on every side."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_k = k0 + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_k[None, :],
+                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
+        w = tl.load(w_ptr + offs_n[:, None] * stride_wn + offs_k[None, :],
+                    mask=(offs_n[:, None] < N) & (offs_k[None, :] < K), other=0.0)
+        acc = tl.dot(x, w.T, acc)
+    tl.store(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :], acc,
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
 def matmul_grid(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N):
     return ((M + BLOCK_SIZE_M - 1) // BLOCK_SIZE_M * ((N + BLOCK_SIZE_N - 1) // BLOCK_SIZE_N),)
 

@@ -381,3 +381,14 @@ def test_matmul_augmented_assignment(rng):
     c = np.zeros((16, 16), np.float32)
     matmul_assign[(1,)](a, b, c)
     np.testing.assert_array_equal(c, emulate(a.astype(np.float64), b.astype(np.float64), np.zeros((16, 16))))
+
+
+@pytest.mark.parametrize("M, N, K", [(64, 64, 64), (100, 72, 200)])
+def test_matmul_with_a_transposed_weight_tile(rng, M, N, K):
+    # y = x @ w.T with w's tiles loaded as they lie and transposed in the kernel (on sm_90 the
+    # GPU pass transpose_loads loads them transposed; the interpreter runs the kernel as written).
+    x = rng.standard_normal((M, K)).astype(np.float16)
+    w = rng.standard_normal((N, K)).astype(np.float16)
+    y = np.zeros((M, N), np.float32)
+    D.matmul_nt_kernel[(-(-M // 64), -(-N // 32))](x, w, y, M, N, K, K, K, N, BLOCK_M=64, BLOCK_N=32, BLOCK_K=32)
+    np.testing.assert_allclose(y, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-2, atol=1e-2 * K ** 0.5)
