@@ -79,6 +79,47 @@ def test_block_type_unknown_attribute_is_a_located_error():
         bad[(1,)](np.zeros(16, np.float32), BLOCK=16)
 
 
+@tritium.jit
+def block_ptr_type_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    dst = tl.make_block_ptr(out_ptr, (BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    # A block pointer's type is its dtype: pointer_type(block_type); element_ty converts.
+    tl.store(dst, (tl.load(src) * 2).to(dst.type.element_ty))
+
+
+def test_block_pointer_type_element_ty(rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.zeros(32, np.float16)
+    block_ptr_type_kernel[(1,)](x, out, BLOCK=32)
+    np.testing.assert_array_equal(out, (x * 2).astype(np.float16))
+    ptx(block_ptr_type_kernel, x, out, BLOCK=32)
+
+
+# ---- isinstance() on constexprs: Triton unwraps them first ----
+
+@tritium.jit
+def isinstance_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, SCALE: tl.constexpr, FLAG: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    code = (isinstance(BLOCK, int) + 2 * isinstance(BLOCK, float) + 4 * isinstance(SCALE, float)
+            + 8 * isinstance(SCALE, int) + 16 * isinstance(BLOCK, tl.constexpr)
+            + 32 * isinstance(x, tl.tensor) + 64 * isinstance(x, int) + 128 * isinstance(FLAG, int))
+    if isinstance(SCALE, float):
+        x = x * SCALE
+    tl.store(out_ptr + tl.arange(0, BLOCK), x)
+    tl.store(out_ptr + BLOCK, code)
+
+
+def test_isinstance_of_python_types(rng):
+    x = rng.standard_normal(8).astype(np.float32)
+    out = np.zeros(9, np.float32)
+    isinstance_kernel[(1,)](x, out, BLOCK=8, SCALE=0.5, FLAG=True)
+    np.testing.assert_array_equal(out[:8], x * np.float32(0.5))
+    assert out[8] == 1 + 4 + 32 + 128  # Triton 3.6 prints the same for these tests
+    isinstance_kernel[(1,)](x, out, BLOCK=8, SCALE=3, FLAG=True)
+    np.testing.assert_array_equal(out[:8], x)
+    assert out[8] == 1 + 8 + 32 + 128
+
+
 # ---- Triton's submodules through `tl` in host code ----
 
 exp2_alias = tl.math.exp2
@@ -118,3 +159,22 @@ def test_shape_equals_tuple_and_list():
     out = np.full(1, -1, np.int32)
     shape_compare_kernel[(1,)](np.zeros(32, np.float32), out, M=4, N=8)
     assert out[0] == 8
+
+
+# ---- triton.runtime.driver.active: what benchmarking and launch helpers call ----
+
+def test_driver_stream_and_benchmarker_in_the_interpreter():
+    active = tritium.runtime.driver.active
+    assert active.get_current_stream() == 0  # the default stream: no GPU in the interpreter
+    assert active.get_current_stream(0) == 0
+    assert active.get_benchmarker() is tritium.testing.do_bench
+
+    class Cache:
+        zeroed = False
+
+        def zero_(self):
+            self.zeroed = True
+
+    cache = Cache()
+    active.clear_cache(cache)
+    assert cache.zeroed
