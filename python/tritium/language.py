@@ -623,3 +623,11 @@ from . import libdevice as math  # noqa: E402
 from . import libdevice_extra as extra  # noqa: E402
 core = standard = random = _sys.modules[__name__]
 __all__ += ["math", "extra"]
+
+
+def constexpr_function(fn):
+    """``tl.constexpr_function`` (also ``triton.constexpr_function``): a Python function
+    kernels call at compile time on constexpr arguments. A decorator, not a kernel builtin,
+    so it is left out of ``__all__``."""
+    from .jit import constexpr_function as make
+    return make(fn)

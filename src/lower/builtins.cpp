@@ -149,6 +149,26 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     name = "tl." + method;
   }
   if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
+  if (callee.host) {
+    // A tl.constexpr_function: Python runs on the constant arguments now, and its result is
+    // a compile-time constant (Triton unwraps the constexprs and wraps the result).
+    std::string fn = name.substr(5);
+    std::vector<ConstValue> values;
+    std::vector<std::pair<std::string, ConstValue>> named;
+    auto constant = [&](const LValue& v, const std::string& which) {
+      if (!v.is_const()) {
+        error_at(loc, "the constexpr_function " + fn + "() takes compile-time constants; its " + which +
+                          " is " + v.describe());
+      }
+      return v.c;
+    };
+    for (size_t i = 0; i < args.size(); ++i) values.push_back(constant(args[i], "argument " + std::to_string(i + 1)));
+    for (const auto& [key, v] : kwargs) named.emplace_back(key, constant(v, "argument '" + key + "'"));
+    ConstValue result;
+    std::string error;
+    if (!(*callee.host)(values, named, &result, &error)) error_at(loc, fn + "(): " + error);
+    return LValue::constant(result);
+  }
   if (name.rfind("block_type.", 0) == 0) {
     // `x.type.is_block()` and friends on a block's type (lower_expr.cpp).
     if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(11) + "() takes no arguments");

@@ -178,3 +178,62 @@ def test_driver_stream_and_benchmarker_in_the_interpreter():
     cache = Cache()
     active.clear_cache(cache)
     assert cache.zeroed
+
+
+# ---- tl.constexpr_function: Python run at compile time on constexprs ----
+
+@tritium.constexpr_function
+def log2_of(n):
+    return n.bit_length() - 1
+
+
+@tl.constexpr_function
+def compute_dtype(kind, bits=32):
+    return tl.float16 if kind == "half" else (tl.float32 if bits == 32 else tl.float64)
+
+
+@tritium.constexpr_function
+def refuses(n):
+    raise ValueError(f"no plan for {n}")
+
+
+@tritium.jit
+def constexpr_function_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, KIND: tl.constexpr):
+    LOG: tl.constexpr = log2_of(BLOCK)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(compute_dtype(KIND, bits=32))
+    tl.store(out_ptr + offs, x.to(tl.float32) * LOG)
+
+
+def test_constexpr_function(rng):
+    assert log2_of(tl.constexpr(64)) == 6  # from host code: the plain function
+    x = rng.random(16).astype(np.float32)
+    out = np.zeros_like(x)
+    constexpr_function_kernel[(1,)](x, out, BLOCK=16, KIND="full")
+    np.testing.assert_array_equal(out, x * 4)
+    constexpr_function_kernel[(1,)](x, out, BLOCK=16, KIND="half")
+    np.testing.assert_array_equal(out, x.astype(np.float16).astype(np.float32) * 4)
+    text = ptx(constexpr_function_kernel, x, out, BLOCK=16, KIND="half")
+    assert "cvt.rn.f16.f32" in text
+
+
+def test_constexpr_function_errors_are_located():
+    @tritium.jit
+    def raises(x_ptr, BLOCK: tl.constexpr):
+        N: tl.constexpr = refuses(BLOCK)
+        tl.store(x_ptr, N)
+
+    @tritium.jit
+    def tensor_argument(x_ptr, BLOCK: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, BLOCK))
+        N: tl.constexpr = log2_of(x)
+        tl.store(x_ptr, N)
+
+    x = np.zeros(16, np.float32)
+    with pytest.raises(tritium.CompilationError,
+                       match=r"test_dropin.py:\d+:\d+: error: refuses\(\): raised ValueError: no plan for 16"):
+        raises[(1,)](x, BLOCK=16)
+    with pytest.raises(tritium.CompilationError,
+                       match=r"test_dropin.py:\d+:\d+: error: the constexpr_function log2_of\(\) takes "
+                             r"compile-time constants; its argument 1 is a tensor"):
+        tensor_argument[(1,)](x, BLOCK=16)
