@@ -2,6 +2,7 @@
 // per kernel, at its first call; callee sources are parsed here, each into its own module.
 #include "globals_convert.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -61,6 +62,75 @@ GlobalBinding function_binding(const std::string& name, py::handle entry) {
   return binding;
 }
 
+// A compile-time constant as Python sees it: None, bool, int, float, str or a
+// tritium.language dtype (tl.pointer_type for a pointer).
+py::object from_const_value(const ConstValue& value) {
+  switch (value.kind) {
+    case ConstValue::Kind::None: return py::none();
+    case ConstValue::Kind::Bool: return py::bool_(value.b);
+    case ConstValue::Kind::Int: {
+      if (value.i >= INT64_MIN && value.i <= INT64_MAX) return py::int_(static_cast<long long>(value.i));
+      std::string digits = value.str();
+      auto object = py::reinterpret_steal<py::object>(PyLong_FromString(digits.c_str(), nullptr, 10));
+      if (!object) throw py::error_already_set();
+      return object;
+    }
+    case ConstValue::Kind::Float: return py::float_(value.f);
+    case ConstValue::Kind::Str: return py::str(value.s);
+    case ConstValue::Kind::DType: {
+      py::module_ language = py::module_::import("tritium.language");
+      py::object element = language.attr("dtype")(ir::scalar_name(value.dtype));
+      return value.pointer ? language.attr("pointer_type")(element) : element;
+    }
+  }
+  return py::none();
+}
+
+// A tl.constexpr_function: the Python callable, called with the GIL held (compiles run with
+// it released) and released with it held (the binding may die on a compile thread).
+GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
+  GlobalBinding binding;
+  binding.kind = GlobalBinding::Kind::HostFunction;
+  binding.function = field(entry, "name", name).cast<std::string>();
+  binding.host_source = field(entry, "source", name).cast<std::string>();
+  std::shared_ptr<py::object> callable(new py::object(field(entry, "callable", name)), [](py::object* p) {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      delete p;
+    } else {
+      p->release();  // the interpreter is gone: nothing to decrement
+      delete p;
+    }
+  });
+  std::string function = binding.function;
+  binding.host = std::make_shared<const HostCall>(
+      [callable, function](const std::vector<ConstValue>& args,
+                           const std::vector<std::pair<std::string, ConstValue>>& kwargs, ConstValue* result,
+                           std::string* error) {
+        py::gil_scoped_acquire gil;
+        try {
+          py::tuple positional(args.size());
+          for (size_t i = 0; i < args.size(); ++i) positional[i] = from_const_value(args[i]);
+          py::dict named;
+          for (const auto& [key, value] : kwargs) named[py::str(key)] = from_const_value(value);
+          py::object value = (*callable)(*positional, **named);
+          py::module_ language = py::module_::import("tritium.language");
+          if (py::isinstance(value, language.attr("constexpr"))) value = value.attr("value");
+          if (!to_const_value(value, result)) {
+            *error = "returned " + py::repr(value).cast<std::string>() +
+                     ", which is not a compile-time constant a kernel can use (None, bool, int, "
+                     "float, str or a dtype)";
+            return false;
+          }
+          return true;
+        } catch (py::error_already_set& e) {
+          *error = "raised " + std::string(e.what());
+          return false;
+        }
+      });
+  return binding;
+}
+
 }  // namespace
 
 bool to_const_value(py::handle value, ConstValue* out) {
@@ -111,6 +181,8 @@ Globals to_globals(py::handle globals) {
       }
     } else if (kind == "function") {
       binding = function_binding(name, entry);
+    } else if (kind == "host_function") {
+      binding = host_function_binding(name, entry);
     } else {
       malformed(name, "unknown kind '" + kind + "'");
     }

@@ -25,8 +25,8 @@ from . import language
 from .compiled import CompiledKernel
 from .errors import (ArgumentTypeError, CompilationError, InternalError, LaunchError,
                      OutOfResources, TritonError)
-from .jit import (JITFunction, TensorWrapper, _extension, cdiv, jit, next_power_of_2,
-                  register_host_memory, reinterpret)
+from .jit import (ConstexprFunction, JITFunction, TensorWrapper, _extension, cdiv,
+                  constexpr_function, jit, next_power_of_2, register_host_memory, reinterpret)
 from .triton_alias import use_as_triton
 from .driver import set_allocator
 from . import testing  # noqa: E402  (triton.testing)
@@ -82,6 +82,8 @@ __all__ = [
     "cache_dir",
     "cache_stats",
     "cdiv",
+    "constexpr_function",
+    "ConstexprFunction",
     "heuristics",
     "jit",
     "language",

@@ -114,6 +114,33 @@ class _ActiveDriver:
         import torch
         return torch.cuda
 
+    def get_current_stream(self, device=None):
+        """The raw handle of the current stream (torch's, else CuPy's) on `device` (default:
+        the current one), as Triton's driver gives it; 0 (the default stream) without a GPU."""
+        torch = _torch_cuda()
+        if torch is not None:
+            if device is None:
+                device = torch.cuda.current_device()
+            return torch.cuda.current_stream(device).cuda_stream
+        cupy = _cupy()
+        if cupy is not None:
+            return cupy.cuda.get_current_stream().ptr
+        return 0
+
+    def get_benchmarker(self):
+        """The timing function Triton's autotuner uses: ``triton.testing.do_bench``."""
+        from .testing import do_bench
+        return do_bench
+
+    def get_empty_cache_for_benchmark(self):
+        """A 256 MB buffer whose clearing flushes the L2 cache between timed runs (torch)."""
+        import torch
+        return torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int,
+                           device="cuda" if _torch_cuda() is not None else "cpu")
+
+    def clear_cache(self, cache):
+        cache.zero_()
+
     def is_active(self):
         return True
 

@@ -7,6 +7,7 @@ launch on a cache hit is one call into C++ with the argument tuple as Python gav
 """
 
 import ast
+import functools
 import inspect
 import os
 import textwrap
@@ -95,6 +96,9 @@ def _describe_global(name, value, in_progress):
         return {"kind": "module", "module": _MODULE_ALIASES.get(module, module)}
     if isinstance(value, JITFunction):
         return value._describe(in_progress)
+    if isinstance(value, ConstexprFunction):
+        return {"kind": "host_function", "name": value.__name__, "source": value.src,
+                "callable": value.fn}
     if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
         # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
         # C++ resolves "<module>.<name>" as that module's attribute.
@@ -328,6 +332,37 @@ class JITFunction:
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+class ConstexprFunction:
+    """Triton's ``tl.constexpr_function``: a Python function a kernel calls at compile time.
+    In a kernel its arguments must be compile-time constants (constexprs arrive as their
+    values) and its result, which must be None, a bool, int, float, str or dtype, is a
+    constexpr; from host code it is the plain function."""
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"constexpr_function takes a function, got {type(fn).__name__}")
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        try:
+            self.src = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError):  # no source (a builtin, exec): its identity keys the cache
+            self.src = f"<{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}>"
+
+    def __call__(self, *args, **kwargs):
+        args = [_language._unwrap(a) for a in args]
+        kwargs = {k: _language._unwrap(v) for k, v in kwargs.items()}
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"ConstexprFunction({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+def constexpr_function(fn):
+    """Marks a Python function that kernels may call at compile time on constexpr arguments
+    (``@triton.constexpr_function``); its result is a constexpr."""
+    return ConstexprFunction(fn)
 
 
 def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,

@@ -613,3 +613,21 @@ _add_prelude_stubs()
 
 # Every public name, so `from tritium.language import *` and the globals scan agree.
 __all__ = [_name for _name in list(globals()) if not _name.startswith("_")]
+
+# Triton's submodules as attributes, for host code that reaches them through `tl`
+# (`exp2 = tl.math.exp2`, `tl.extra.cuda.libdevice.tanh`, `x: tl.core.tensor`): `math` and
+# `extra` are exported as Triton's are; `core`, `standard` and `random` are this module,
+# which holds their names.
+import sys as _sys  # noqa: E402
+from . import libdevice as math  # noqa: E402
+from . import libdevice_extra as extra  # noqa: E402
+core = standard = random = _sys.modules[__name__]
+__all__ += ["math", "extra"]
+
+
+def constexpr_function(fn):
+    """``tl.constexpr_function`` (also ``triton.constexpr_function``): a Python function
+    kernels call at compile time on constexpr arguments. A decorator, not a kernel builtin,
+    so it is left out of ``__all__``."""
+    from .jit import constexpr_function as make
+    return make(fn)

@@ -604,7 +604,7 @@ LValue aggregate_attribute(const LValue& base, const std::string& name, const Lo
     if (name == "advance") return method();
     // `p.dtype` is Triton's pointer_type(block_type); its `.element_ty` (the block type)
     // converts like the element dtype, which is what kernels use it for (`.to(...)`).
-    if (name == "dtype") {
+    if (name == "dtype" || name == "type") {  // a block pointer is a scalar: its type is its dtype
       return LValue::aggregate("block_ptr_dtype", {LValue::constant(ConstValue::type(element_kind(base.items[kBpBase].value)))});
     }
     error_at(loc, "a block pointer has no attribute '" + name + "' that kernels can use");

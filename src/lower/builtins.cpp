@@ -56,8 +56,10 @@ double float_of_string(const std::string& text, const Loc& loc) {
 
 namespace {
 
-// isinstance(x, T) with T tl.tensor, tl.tensor_descriptor (tl.core.tensor_descriptor_base) or
-// a tuple of them: decided at compile time, as Triton's frontend does.
+// isinstance(x, T) with T tl.tensor, tl.tensor_descriptor (tl.core.tensor_descriptor_base),
+// int, float, tl.constexpr or a tuple of them: decided at compile time, as Triton's frontend
+// does. Triton unwraps a constexpr before the test, so `isinstance(BLOCK, int)` holds for a
+// constexpr integer (or bool) and `isinstance(x, tl.constexpr)` never does.
 LValue isinstance_of(const std::vector<LValue>& args, const std::vector<std::pair<std::string, LValue>>& kwargs,
                      const Loc& loc) {
   if (args.size() != 2 || !kwargs.empty()) error_at(loc, "isinstance() takes two positional arguments");
@@ -65,11 +67,21 @@ LValue isinstance_of(const std::vector<LValue>& args, const std::vector<std::pai
   std::vector<LValue> types = args[1].kind == LValue::Kind::Tuple ? args[1].items : std::vector<LValue>{args[1]};
   bool result = false;
   for (const LValue& t : types) {
-    if (t.kind != LValue::Kind::Builtin || t.name.rfind("type.", 0) != 0) {
-      error_at(loc, "isinstance() in a kernel takes tl.tensor or tl.tensor_descriptor, got " + t.describe());
+    bool python_type = t.kind == LValue::Kind::Builtin &&
+                       (t.name == "py.int" || t.name == "py.float" || t.name == "tl.constexpr");
+    if (t.kind != LValue::Kind::Builtin || (t.name.rfind("type.", 0) != 0 && !python_type)) {
+      error_at(loc, "isinstance() in a kernel takes tl.tensor, tl.tensor_descriptor, int, float or "
+                    "tl.constexpr, got " + t.describe());
     }
-    if (t.name == "type.tensor") result |= x.is_tensor();
-    if (t.name != "type.tensor") result |= x.kind == LValue::Kind::Aggregate && x.name == "tensor_descriptor";
+    if (t.name == "py.int") {
+      result |= x.is_const() && (x.c.kind == ConstValue::Kind::Int || x.c.kind == ConstValue::Kind::Bool);
+    } else if (t.name == "py.float") {
+      result |= x.is_const() && x.c.kind == ConstValue::Kind::Float;
+    } else if (t.name == "type.tensor") {
+      result |= x.is_tensor();
+    } else if (t.name != "tl.constexpr") {
+      result |= x.kind == LValue::Kind::Aggregate && x.name == "tensor_descriptor";
+    }
   }
   return LValue::constant(ConstValue::boolean(result));
 }
@@ -137,6 +149,32 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     name = "tl." + method;
   }
   if (name.rfind("dtype.", 0) == 0) return dtype_method(name.substr(6), callee.items[0].c, loc);
+  if (callee.host) {
+    // A tl.constexpr_function: Python runs on the constant arguments now, and its result is
+    // a compile-time constant (Triton unwraps the constexprs and wraps the result).
+    std::string fn = name.substr(5);
+    std::vector<ConstValue> values;
+    std::vector<std::pair<std::string, ConstValue>> named;
+    auto constant = [&](const LValue& v, const std::string& which) {
+      if (!v.is_const()) {
+        error_at(loc, "the constexpr_function " + fn + "() takes compile-time constants; its " + which +
+                          " is " + v.describe());
+      }
+      return v.c;
+    };
+    for (size_t i = 0; i < args.size(); ++i) values.push_back(constant(args[i], "argument " + std::to_string(i + 1)));
+    for (const auto& [key, v] : kwargs) named.emplace_back(key, constant(v, "argument '" + key + "'"));
+    ConstValue result;
+    std::string error;
+    if (!(*callee.host)(values, named, &result, &error)) error_at(loc, fn + "(): " + error);
+    return LValue::constant(result);
+  }
+  if (name.rfind("block_type.", 0) == 0) {
+    // `x.type.is_block()` and friends on a block's type (lower_expr.cpp).
+    if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(11) + "() takes no arguments");
+    if (name == "block_type.get_block_shapes") return callee.items[0].items[1];
+    return LValue::constant(ConstValue::boolean(name == "block_type.is_block"));
+  }
   if (name.rfind("libdevice.", 0) == 0) {
     if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
     return extern_math_call(*this, name.substr(10), args, loc);

@@ -3,6 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 #include <optional>
 
 #include "tritium/errors.h"
@@ -22,6 +27,12 @@ namespace tritium {
 struct GlobalBinding;
 using Globals = std::map<std::string, GlobalBinding>;
 
+// A host function run at compile time on constants (Triton's tl.constexpr_function): the
+// positional and keyword arguments in; true with the result, or false with a message.
+using HostCall = std::function<bool(const std::vector<ConstValue>& args,
+                                    const std::vector<std::pair<std::string, ConstValue>>& kwargs,
+                                    ConstValue* result, std::string* error)>;
+
 // What a global name of the kernel refers to. Python hands these over (the globals the
 // kernel reads); for a whole source file the module's own imports, constant assignments
 // and functions provide them too.
@@ -30,6 +41,7 @@ struct GlobalBinding {
     Module,    // `tl` -> "triton.language", `triton` -> "triton" (tritium's names are equivalent)
     Constant,  // a constexpr global: `BLOCK = tl.constexpr(128)` or a plain int/float/bool/str
     Function,  // a @jit function: its FunctionDef lives in `module_ast`
+    HostFunction,  // a tl.constexpr_function: Python called at compile time (`host`)
   };
   Kind kind = Kind::Constant;
   std::string module;       // Module: the dotted module name
@@ -39,6 +51,9 @@ struct GlobalBinding {
   // Function: the globals that function itself reads (Python hands them over per function);
   // null means "resolve in module_ast's own top-level statements only".
   std::shared_ptr<const Globals> function_globals;
+  // HostFunction: the call, and the function's name and source (part of the cache key).
+  std::shared_ptr<const HostCall> host;
+  std::string host_source;
 };
 
 // The parameters of a jit function as the runtime needs them before lowering.

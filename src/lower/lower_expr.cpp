@@ -32,7 +32,10 @@ std::string LValue::describe() const {
     case Kind::Builtin: return "the builtin " + name;
     case Kind::Tuple: return is_list ? "a list" : "a tuple";
     case Kind::Aggregate:
-      return name == "tensor_descriptor" ? "a tensor descriptor" : name == "block_ptr_dtype" ? "the dtype of a block pointer" : "a block pointer";
+      return name == "tensor_descriptor" ? "a tensor descriptor"
+             : name == "block_ptr_dtype" ? "the dtype of a block pointer"
+             : name == "block_type"      ? "the block type " + items[0].c.str()
+                                         : "a block pointer";
   }
   return "a value";
 }
@@ -200,8 +203,9 @@ LValue Lowerer::compare(ast::CompareOp op, const LValue& lhs, const LValue& rhs,
   if (lhs.is_const() && rhs.is_const()) return LValue::constant(const_compare(op, lhs.c, rhs.c, loc));
   if (lhs.kind == LValue::Kind::Tuple && rhs.kind == LValue::Kind::Tuple &&
       (op == ast::CompareOp::Eq || op == ast::CompareOp::NotEq)) {
-    // Python's sequence equality (`x.shape == [2]`): a list never equals a tuple.
-    bool equal = lhs.is_list == rhs.is_list && lhs.items.size() == rhs.items.size();
+    // Sequence equality item by item (`x.shape == (M, N)`). In a Triton 3.6 kernel a list
+    // literal is a tuple too, so a list equals the tuple of the same items.
+    bool equal = lhs.items.size() == rhs.items.size();
     for (size_t i = 0; equal && i < lhs.items.size(); ++i) {
       LValue item = compare(ast::CompareOp::Eq, lhs.items[i], rhs.items[i], loc);
       if (!item.is_const()) error_at(loc, "sequences holding tensors cannot be compared with ==");
@@ -240,6 +244,17 @@ std::string dotted_source(const ast::Expr& expr) {
 
 }  // namespace
 
+namespace {
+
+// `x.dtype`: the element type of a tensor (a pointer type for a tensor of pointers).
+LValue eval_attribute_of_tensor_dtype(const Type* type) {
+  const Type* e = type->element();
+  if (e->is_pointer()) return LValue::constant(ConstValue::pointer_type(e->pointee()->scalar_kind()));
+  return LValue::constant(ConstValue::type(e->scalar_kind()));
+}
+
+}  // namespace
+
 LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   LValue base = eval(*expr.lhs);
   const std::string& name = expr.name;
@@ -269,21 +284,41 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
   }
   if (base.is_tensor()) {
     const Type* type = base.value->type();
-    if (name == "dtype") {
-      const Type* e = type->element();
-      if (e->is_pointer()) return LValue::constant(ConstValue::pointer_type(e->pointee()->scalar_kind()));
-      return LValue::constant(ConstValue::type(e->scalar_kind()));
-    }
+    if (name == "dtype") return eval_attribute_of_tensor_dtype(type);
     if (name == "shape") {
       std::vector<LValue> dims;
       for (int64_t d : type->shape()) dims.push_back(LValue::constant(ConstValue::integer(d)));
       return LValue::tuple(std::move(dims), /*is_list=*/true);  // Triton's shape is a list
     }
     if (name == "numel") return LValue::constant(ConstValue::integer(type->is_block() ? type->num_elements() : 1));
+    if (name == "type") {
+      // Triton's `x.type`: a scalar's is its dtype (`ptr.type.element_ty`, the pointee); a
+      // block's is a block_type (`.element_ty`/`.scalar`: the element dtype, `.shape`).
+      LValue dtype = eval_attribute_of_tensor_dtype(type);
+      if (!type->is_block()) return dtype;
+      std::vector<LValue> dims;
+      for (int64_t d : type->shape()) dims.push_back(LValue::constant(ConstValue::integer(d)));
+      return LValue::aggregate("block_type", {dtype, LValue::tuple(std::move(dims), /*is_list=*/false)});
+    }
     if (name == "T") return call_builtin(LValue::builtin("tl.trans"), {base}, {}, loc);
     LValue method = LValue::builtin("method." + name);
     method.items.push_back(base);
     return method;
+  }
+  if (base.kind == LValue::Kind::Aggregate && base.name == "block_type") {
+    if (name == "element_ty" || name == "scalar") return base.items[0];
+    if (name == "shape") return base.items[1];
+    if (name == "numel") {
+      __int128 n = 1;
+      for (const LValue& d : base.items[1].items) n *= d.c.i;
+      return LValue::constant(ConstValue::integer(n));
+    }
+    if (name == "is_block" || name == "is_ptr" || name == "get_block_shapes") {
+      LValue m = LValue::builtin("block_type." + name);
+      m.items.push_back(base);
+      return m;
+    }
+    error_at(loc, "a block type has no attribute '" + name + "' that kernels can use");
   }
   if (base.kind == LValue::Kind::Aggregate) return aggregate_attribute(base, name, loc);
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {

@@ -104,6 +104,11 @@ LValue binding_value(const GlobalBinding& binding) {
       v.function = std::move(ref);
       return v;
     }
+    case GlobalBinding::Kind::HostFunction: {
+      LValue v = LValue::builtin("host." + binding.function);
+      v.host = binding.host;
+      return v;
+    }
   }
   return LValue::constant(ConstValue::none());
 }

@@ -38,6 +38,7 @@ struct LValue {
   ir::Value* value = nullptr;
   std::string name;
   std::shared_ptr<const FunctionRef> function;
+  std::shared_ptr<const HostCall> host;  // Builtin "host.<name>": a tl.constexpr_function
   std::vector<LValue> items;
   bool is_list = false;
 
