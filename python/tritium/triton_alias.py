@@ -13,9 +13,15 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+import types
 import warnings
 
-__all__ = ["use_as_triton", "TRITON_MODULES"]
+__all__ = ["use_as_triton", "TRITON_MODULES", "TRITON_VERSION"]
+
+# The Triton release whose behaviour tritium follows (docs/DESIGN.md): what `triton.__version__`
+# says under the alias, so libraries that gate on Triton's version (unsloth: >= 3.0, aiter:
+# >= 3.6) take their current path. tritium.__version__ stays tritium's own.
+TRITON_VERSION = "3.6.0"
 
 # triton.* module -> the tritium module that stands for it.
 TRITON_MODULES = {
@@ -44,11 +50,28 @@ TRITON_MODULES = {
 }
 
 
+class _TritonPackage(types.ModuleType):
+    """`triton` itself under the alias: every attribute is tritium's, read through (so
+    `triton.jit is tritium.jit`), except `__version__`, which is Triton's."""
+
+    def __init__(self):
+        super().__init__("triton", importlib.import_module("tritium").__doc__)
+        self.__version__ = TRITON_VERSION
+
+    def __getattr__(self, name):
+        return getattr(importlib.import_module("tritium"), name)
+
+    def __dir__(self):
+        return sorted(set(dir(importlib.import_module("tritium"))) | set(self.__dict__))
+
+
 class _AliasLoader(importlib.abc.Loader):
     def __init__(self, target):
         self._target = target
 
     def create_module(self, spec):
+        if spec.name == "triton":
+            return _TritonPackage()
         return importlib.import_module(self._target)
 
     def exec_module(self, module):

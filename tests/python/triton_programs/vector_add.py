@@ -43,4 +43,4 @@ if __name__ == "__main__":
         broken[(1,)](x)
     except triton.TritonError as e:
         print("TritonError caught:", type(e).__name__)
-    print("triton is", triton.__name__, "max difference", float(np.max(np.abs(out - (x + y)))))
+    print("triton.jit is", triton.jit.__module__, "max difference", float(np.max(np.abs(out - (x + y)))))
