@@ -110,8 +110,9 @@ def ptxas_stats(ptxas, ptx, cubin):
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?);")
 
 
-def loop_sizes(cuobjdump, cubin):
-    """Instruction counts of the loops (a backward branch's range) that hold a wgmma."""
+def wgmma_loops(cuobjdump, cubin):
+    """The innermost loops (a backward branch's range holding no other) that hold a wgmma,
+    in address order, each as its list of (address, instruction text)."""
     sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
     insns = [(int(m.group(1), 16), m.group(2)) for m in INSN.finditer(sass)]
     index = {addr: i for i, (addr, _) in enumerate(insns)}
@@ -121,12 +122,15 @@ def loop_sizes(cuobjdump, cubin):
         if not m or int(m.group(1), 16) >= addr or int(m.group(1), 16) not in index:
             continue
         start = index[int(m.group(1), 16)]
-        body = insns[start:i + 1]
-        if any(re.search(r"\b[HQI]GMMA", t) for _, t in body):
+        if any(re.search(r"\b[HQI]GMMA", t) for _, t in insns[start:i + 1]):
             loops.append((start, i))
-    # Innermost only: drop a range that holds another.
     inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
-    return [e - s + 1 for s, e in sorted(inner)]
+    return [insns[s:e + 1] for s, e in sorted(inner)]
+
+
+def loop_sizes(cuobjdump, cubin):
+    """Instruction counts of the innermost loops that hold a wgmma."""
+    return [len(body) for body in wgmma_loops(cuobjdump, cubin)]
 
 
 # (HEAD_DIM, num_warps) of the attention comparison: the benchmark's block 128x64, 3 stages.
@@ -184,18 +188,9 @@ def triton_attention_ptx(head_dim, warps, out):
 def loop_classes(cuobjdump, cubin):
     """The innermost wgmma loop's instructions by opcode (no modifiers, no predicate); the
     last such loop (attention's non-causal kernel has one)."""
-    sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
-    insns = [(int(m.group(1), 16), m.group(2)) for m in INSN.finditer(sass)]
-    index = {addr: i for i, (addr, _) in enumerate(insns)}
-    body = []
-    for i, (addr, text) in enumerate(insns):
-        m = re.search(r"\bBRA\b.*?(0x[0-9a-f]+)", text)
-        if m and int(m.group(1), 16) < addr and int(m.group(1), 16) in index:
-            candidate = insns[index[int(m.group(1), 16)]:i + 1]
-            if any(re.search(r"\b[HQI]GMMA", t) for _, t in candidate):
-                body = candidate
+    loops = wgmma_loops(cuobjdump, cubin)
     counts = {}
-    for _, text in body:
+    for _, text in loops[-1] if loops else []:
         op = re.sub(r"^@!?U?P\w+\s+", "", text.strip()).split()[0].split(".")[0]
         counts[op] = counts.get(op, 0) + 1
     return counts
