@@ -35,7 +35,8 @@
 #   seed below S done" is the next command's DIFFERENTIAL_FIRST. SANITIZE="memcheck racecheck"
 #   runs tests/gpu/sanitize.sh (compute-sanitizer over a sample of the GPU tests; see there).
 #   PROFILE_ATTENTION=1 runs Nsight Compute on one launch of tritium's and Triton's attention
-#   kernels (benchmarks/profile_attention.py; CSVs under $OUT).
+#   kernels (benchmarks/profile_attention.py; CSVs under $OUT); PROFILE_MATMUL=1 the same for
+#   the tutorial matmul (benchmarks/profile_matmul.py, fp16 4096^3 and 8192^3).
 #   One command each (10 minutes a command):
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
@@ -75,6 +76,86 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
+if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
+  $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
+    -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
+fi
+build_ok=1
+for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
+g++ -shared /tmp/arg_convert.o /tmp/globals_convert.o /tmp/kernel_binding.o /tmp/module.o \
+  -L"$LIB" -ltritium -Wl,-rpath,'$ORIGIN' -o "$PKG/tritium/_C$EXT" || build_ok=0
+echo "build: ok=$build_ok in $(( $(date +%s) - start )) s" | tee "$OUT/build.txt"
+export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)" 2>&1 | tee -a "$OUT/build.txt"
+
+echo "== GPU tests"
+export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
+# GPU_JOBS=N runs the files in N pytest processes at once (the tests are mostly compiling, on
+# the host's cores; the GPU is shared), the largest files first, each job taking the next
+# file of the list in turn; their logs follow each other in gpu_tests.log.
+if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
+  jobs="${GPU_JOBS:-1}"
+  files=$(ls -S ${GPU_TESTS:-tests/gpu/test_*.py})
+  job_pids=()
+  for ((j = 0; j < jobs; j++)); do
+    mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
+    [ -z "$mine" ] && continue
+    timeout 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
+      > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
+  done
+  for p in "${job_pids[@]}"; do wait "$p"; done
+  cat "$OUT"/gpu_tests.*.log > "$OUT/gpu_tests.log" && rm -f "$OUT"/gpu_tests.*.log
+  tail -5 "$OUT/gpu_tests.log"
+  grep -hE "^[0-9]+ [a-z]+.* in [0-9.]+s" "$OUT/gpu_tests.log" |
+    awk '{for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^(passed|failed|skipped|deselected|errors?)/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i }}
+         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}' |
+    tee "$OUT/gpu_tests_total.txt"
+fi
+[ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
+echo "== the C++ API test"
+timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
+if [ "${SKIP_INTERP:-0}" != "1" ]; then
+  echo "== the interpreter suite (tests/python)"
+  timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
+fi
+
+# Nsight Compute on one warm launch of each JIT's kernel: speed of light, occupancy, warp
+# stalls, launch statistics and compute workload as CSV under $OUT. Arguments: the CSV's
+# name, the kernel-name regex, then the profiling script and its arguments (--jit is added).
+run_ncu() {
+  local name=$1 kernel=$2
+  shift 2
+  local ncu
+  ncu="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  if [ -z "$ncu" ]; then echo "no ncu found"; return; fi
+  for jit in tritium triton; do
+    timeout 240 "$ncu" --clock-control none --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      --section ComputeWorkloadAnalysis --csv python3 "$@" --jit "$jit" \
+      > "$OUT/ncu_${name}_$jit.csv" 2> "$OUT/ncu_${name}_$jit.err"
+    echo "$name $jit: rc $? $(grep -c . "$OUT/ncu_${name}_$jit.csv") lines"
+  done
+}
+
+if [ "${PROFILE_ATTENTION:-0}" = "1" ]; then
+  # d 64 and 128 by default; PROFILE_ARGS adds --causal, --seq, --block.
+  echo "== ncu: attention, tritium and Triton"
+  for d in ${PROFILE_HEAD_DIMS:-64 128}; do
+    # shellcheck disable=SC2086
+    run_ncu "attention_d$d" attn_fwd benchmarks/profile_attention.py --head-dim "$d" ${PROFILE_ARGS:-}
+  done
+fi
+
+if [ "${PROFILE_MATMUL:-0}" = "1" ]; then
+  # fp16 at 4096 and 8192 by default (PROFILE_MATMUL_SIZES); PROFILE_MATMUL_ARGS adds --dtype,
+  # --block, --stages.
+  echo "== ncu: matmul, tritium and Triton"
+  for n in ${PROFILE_MATMUL_SIZES:-4096 8192}; do
+    # shellcheck disable=SC2086
+    run_ncu "matmul_$n" matmul benchmarks/profile_matmul.py --size "$n" ${PROFILE_MATMUL_ARGS:-}
+  done
+fi
+
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
   $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
     -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
