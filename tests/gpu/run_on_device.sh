@@ -156,68 +156,6 @@ if [ "${PROFILE_MATMUL:-0}" = "1" ]; then
   done
 fi
 
-if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
-  $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
-    -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)
-fi
-build_ok=1
-for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
-g++ -shared /tmp/arg_convert.o /tmp/globals_convert.o /tmp/kernel_binding.o /tmp/module.o \
-  -L"$LIB" -ltritium -Wl,-rpath,'$ORIGIN' -o "$PKG/tritium/_C$EXT" || build_ok=0
-echo "build: ok=$build_ok in $(( $(date +%s) - start )) s" | tee "$OUT/build.txt"
-export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-python3 -c "import tritium, tritium._C; print('tritium from', tritium.__file__)" 2>&1 | tee -a "$OUT/build.txt"
-
-echo "== GPU tests"
-export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
-# GPU_JOBS=N runs the files in N pytest processes at once (the tests are mostly compiling, on
-# the host's cores; the GPU is shared), the largest files first, each job taking the next
-# file of the list in turn; their logs follow each other in gpu_tests.log.
-if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
-  jobs="${GPU_JOBS:-1}"
-  files=$(ls -S ${GPU_TESTS:-tests/gpu/test_*.py})
-  job_pids=()
-  for ((j = 0; j < jobs; j++)); do
-    mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
-    [ -z "$mine" ] && continue
-    timeout 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
-      > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
-  done
-  for p in "${job_pids[@]}"; do wait "$p"; done
-  cat "$OUT"/gpu_tests.*.log > "$OUT/gpu_tests.log" && rm -f "$OUT"/gpu_tests.*.log
-  tail -5 "$OUT/gpu_tests.log"
-  grep -hE "^[0-9]+ [a-z]+.* in [0-9.]+s" "$OUT/gpu_tests.log" |
-    awk '{for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^(passed|failed|skipped|deselected|errors?)/) { k = $(i + 1); sub(/,$/, "", k); t[k] += $i }}
-         END {printf "tests/gpu, all jobs:"; for (k in t) printf " %d %s", t[k], k; print ""}' |
-    tee "$OUT/gpu_tests_total.txt"
-fi
-[ -n "${SANITIZE:-}" ] && { echo "== compute-sanitizer: $SANITIZE"; bash tests/gpu/sanitize.sh; }
-echo "== the C++ API test"
-timeout 120 "$BIN/gpu_api_test" 2>&1 | tee "$OUT/cpp_api.log"
-if [ "${SKIP_INTERP:-0}" != "1" ]; then
-  echo "== the interpreter suite (tests/python)"
-  timeout 120 python3 -m pytest -q -p no:cacheprovider tests/python 2>&1 | tail -3 | tee "$OUT/python_tests.log"
-fi
-
-if [ "${PROFILE_ATTENTION:-0}" = "1" ]; then
-  # Nsight Compute on one warm launch of each JIT's attention kernel (d 64 and 128 by
-  # default; PROFILE_ARGS adds --causal, --seq, --block): speed of light, occupancy, warp
-  # stalls and launch statistics as CSV, and each cubin's SASS where cuobjdump finds it.
-  echo "== ncu: attention, tritium and Triton"
-  NCU="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
-  for d in ${PROFILE_HEAD_DIMS:-64 128}; do
-    for jit in tritium triton; do
-      if [ -z "$NCU" ]; then echo "no ncu found"; break 2; fi
-      timeout 240 "$NCU" --clock-control none --kernel-name regex:attn_fwd --launch-skip 3 --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-        --section ComputeWorkloadAnalysis --csv \
-        python3 benchmarks/profile_attention.py --jit "$jit" --head-dim "$d" ${PROFILE_ARGS:-} \
-        > "$OUT/ncu_attention_d${d}_$jit.csv" 2> "$OUT/ncu_attention_d${d}_$jit.err"
-      echo "d=$d $jit: rc $? $(grep -c . "$OUT/ncu_attention_d${d}_$jit.csv") lines"
-    done
-  done
-fi
-
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then
   echo "== differential: $DIFFERENTIAL generated kernels, interpreter vs GPU vs Triton"
   # It stops itself after DIFFERENTIAL_SECONDS (+20 s for the kernels in flight) and keeps
