@@ -124,7 +124,8 @@ void transpose_loads(ir::Function& function, const GpuOptions& options) {
   for (Op* trans : found) {
     Op* load = const_cast<Op*>(trans->operand(0)->def());
     const ir::Type* type = trans->result()->type();
-    ir::Builder b = ir::Builder::before(trans);
+    // At the load's place, not the trans's: a store between the two may write what it reads.
+    ir::Builder b = ir::Builder::before(load);
     Transposer transposed(b);
     std::vector<Value*> operands;
     for (Value* v : load->operands()) operands.push_back(v->type()->is_block() ? transposed(v) : v);
