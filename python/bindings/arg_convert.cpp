@@ -489,6 +489,13 @@ Arg to_arg(py::handle value, const ArgContext& context) {
     case Handler::ByInstance:
     case Handler::Unsupported: break;
   }
+  if (PyTuple_Check(object)) {
+    // Triton 3.x passes a tuple of tensors, ints and constexprs as one parameter that the
+    // kernel indexes and unpacks; tritium does not yet (DESIGN: drop-in survey).
+    raise_argument_type_error(argument_prefix(context) +
+                              "a tuple argument is not supported by tritium yet (pass its "
+                              "elements as separate parameters)");
+  }
   raise_argument_type_error(
       argument_prefix(context) + "unsupported type '" + type_name(value) +
       "' (expected an array or tensor, an int, float, bool, None, str, or a tl dtype)");
