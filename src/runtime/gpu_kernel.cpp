@@ -155,6 +155,20 @@ std::vector<cache::CachedParam> expected_params(const Signature& signature, cons
       }
       continue;
     }
+    if (p.kind == ParamSig::Kind::Tuple) {
+      // One entry per runtime leaf, as lower_kernel makes them (folded leaves count in dim).
+      std::vector<const ParamSig*> leaves;
+      p.leaves(&leaves);
+      for (size_t k = 0; k < leaves.size(); ++k) {
+        const ParamSig& leaf = *leaves[k];
+        if (leaf.kind != ParamSig::Kind::Pointer && leaf.kind != ParamSig::Kind::Scalar) continue;
+        bool pointer = leaf.kind == ParamSig::Kind::Pointer;
+        int size = pointer ? 8 : leaf.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(leaf.dtype) / 8;
+        out.push_back({names[i] + "_" + std::to_string(k), static_cast<int>(i), pointer,
+                       ir::scalar_name(leaf.dtype), size, static_cast<int>(ir::ArgPart::TupleLeaf), static_cast<int>(k)});
+      }
+      continue;
+    }
     bool pointer = p.kind == ParamSig::Kind::Pointer;
     int size = pointer ? 8 : p.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.dtype) / 8;
     out.push_back({names[i], static_cast<int>(i), pointer, ir::scalar_name(p.dtype), size});
@@ -287,9 +301,13 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
                          const BoundArgs& bound, PointerQuery query) {
   Placement out;
   size_t first = 0;  // the argument that decided the device
+  std::vector<const Arg*> pieces;
   for (size_t i = 0; i < bound.size(); ++i) {
-    const Arg& arg = *bound[i].arg;
-    if (!arg.is_memory() || arg.address() == 0) continue;
+   pieces.clear();
+   memory_of(*bound[i].arg, &pieces);  // a tuple's arrays count as its own
+   for (const Arg* piece : pieces) {
+    const Arg& arg = *piece;
+    if (arg.address() == 0) continue;
     int device = arg.device();
     if (!arg.on_device() || device < 0) {
       cuda::PointerInfo info = query(arg.address(), kernel);
@@ -312,21 +330,21 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
                                names[first] + "' is on device " + std::to_string(out.device) +
                                "; a launch uses the memory of one device");
     }
+   }
   }
   return out;
 }
 
 bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
-  for (const BoundArg& b : bound) {
-    const Arg& arg = *b.arg;
-    if (!arg.is_memory()) continue;
-    if (arg.on_device()) return true;
+  std::vector<const Arg*> memory;
+  for (const BoundArg& b : bound) memory_of(*b.arg, &memory);
+  for (const Arg* arg : memory) {
+    if (arg->on_device()) return true;
   }
   if (!cuda::device_present()) return false;
-  for (const BoundArg& b : bound) {
-    const Arg& arg = *b.arg;
-    if (!arg.is_memory() || arg.address() == 0) continue;
-    if (cuda::query_pointer(arg.address(), kernel).device_memory()) return true;
+  for (const Arg* arg : memory) {
+    if (arg->address() == 0) continue;
+    if (cuda::query_pointer(arg->address(), kernel).device_memory()) return true;
   }
   return false;
 }
@@ -349,9 +367,10 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
   }
   for (size_t i = 0; i < n; ++i) {
     const GpuParam& param = gpu.params[i];
-    const Arg& arg = *bound[param.index].arg;
+    const Arg& arg = param.part == ir::ArgPart::TupleLeaf ? tuple_leaf(*bound[param.index].arg, param.dim)
+                                                          : *bound[param.index].arg;
     uint64_t bits = 0;
-    if (param.part != ir::ArgPart::Whole) [[unlikely]] {
+    if (param.part != ir::ArgPart::Whole && param.part != ir::ArgPart::TupleLeaf) [[unlikely]] {
       // A piece of a host tensor descriptor (specialize checked its rank and shape range).
       const Arg::Descriptor& d = *arg.descriptor();
       bits = param.part == ir::ArgPart::DescBase    ? arg.address()

@@ -66,6 +66,12 @@ Arg int_arg(__int128 value, const std::string& kernel, const std::string& param)
 ir::ScalarKind to_scalar_kind(DType dtype);
 DType to_dtype(ir::ScalarKind kind);
 
+// Element `index` of a tuple argument's leaves (its non-tuple elements, depth first: the
+// order of ir::Param::dim for ArgPart::TupleLeaf); `arg` itself when it is not a tuple.
+const Arg& tuple_leaf(const Arg& arg, int index);
+// The memory an argument holds: itself when it is memory, a tuple's memory leaves, or none.
+void memory_of(const Arg& arg, std::vector<const Arg*>* out);
+
 // The constant an argument stands for (constexpr values, folded arguments). Pointers have
 // none: LaunchError.
 ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string& param);

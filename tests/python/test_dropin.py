@@ -365,16 +365,3 @@ def test_jit_repr_option():
 
     assert k.repr(None) == "named_by_repr"
 
-
-def test_tuple_argument_is_a_clear_error_naming_it():
-    # Triton 3.x accepts tuples of tensors/ints/constexprs as one parameter; tritium does not
-    # yet, and says so naming the argument (not "unsupported type").
-    @tritium.jit
-    def takes_pair(pair, n):
-        tl.store(pair[0], tl.load(pair[1]))
-
-    a = np.zeros(4, np.float32)
-    with pytest.raises(tritium.ArgumentTypeError,
-                       match=r"kernel 'takes_pair': argument 'pair': a tuple argument is not "
-                             r"supported by tritium yet"):
-        takes_pair[(1,)]((a, a), 4)
