@@ -143,3 +143,25 @@ def test_index_out_of_range_is_located():
     x = np.zeros(4, np.float32)
     with pytest.raises(tritium.CompilationError, match=r"test_tuple_args.py:\d+:\d+: error"):
         too_far[(1,)]((x, x))
+
+
+@tritium.jit
+def copy_first_to_second(t, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(t[1] + offs, tl.load(t[0] + offs))
+
+
+def test_tuple_arrays_are_checked_as_arguments_are():
+    src = np.arange(8, dtype=np.float32)
+    frozen = np.zeros(8, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(tritium.LaunchError, match=r"argument 't': the array is read-only"):
+        copy_first_to_second[(1,)]((src, frozen), BLOCK=8)
+    src.flags.writeable = False  # read-only but only read: fine
+    out = np.zeros(8, np.float32)
+    copy_first_to_second[(1,)]((src, out), BLOCK=8)
+    np.testing.assert_array_equal(out, src)
+    # The interpreter knows each element's bounds.
+    short = np.zeros(4, np.float32)
+    with pytest.raises(tritium.CompilationError, match=r"out-of-bounds store .* argument 't', which is 16 bytes"):
+        copy_first_to_second[(1,)]((src, short), BLOCK=8)
