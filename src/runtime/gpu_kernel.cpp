@@ -301,52 +301,47 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
                          const BoundArgs& bound, PointerQuery query) {
   Placement out;
   size_t first = 0;  // the argument that decided the device
-  std::vector<const Arg*> pieces;
   for (size_t i = 0; i < bound.size(); ++i) {
-   pieces.clear();
-   memory_of(*bound[i].arg, &pieces);  // a tuple's arrays count as its own
-   for (const Arg* piece : pieces) {
-    const Arg& arg = *piece;
-    if (arg.address() == 0) continue;
-    int device = arg.device();
-    if (!arg.on_device() || device < 0) {
-      cuda::PointerInfo info = query(arg.address(), kernel);
-      if (info.memory_type == cuda::kMemoryHost) continue;  // page-locked: any device reaches it
-      if (!info.device_memory()) {
-        throw argument_error(kernel, names[i],
-                             "points to host memory, which the GPU cannot access; pass device "
-                             "memory (a CUDA tensor, a CuPy array, cuMemAlloc) or run the "
-                             "kernel in the interpreter (TRITIUM_INTERPRET=1)");
+    for_each_memory(*bound[i].arg, [&](const Arg& arg) {  // a tuple's arrays count as its own
+      if (arg.address() == 0) return;
+      int device = arg.device();
+      if (!arg.on_device() || device < 0) {
+        cuda::PointerInfo info = query(arg.address(), kernel);
+        if (info.memory_type == cuda::kMemoryHost) return;  // page-locked: any device reaches it
+        if (!info.device_memory()) {
+          throw argument_error(kernel, names[i],
+                               "points to host memory, which the GPU cannot access; pass device "
+                               "memory (a CUDA tensor, a CuPy array, cuMemAlloc) or run the "
+                               "kernel in the interpreter (TRITIUM_INTERPRET=1)");
+        }
+        device = info.device;
       }
-      device = info.device;
-    }
-    out.any_device_memory = true;
-    if (out.device < 0) {
-      out.device = device;
-      first = i;
-    } else if (device != out.device) {
-      throw argument_error(kernel, names[i],
-                           "is on device " + std::to_string(device) + " but argument '" +
-                               names[first] + "' is on device " + std::to_string(out.device) +
-                               "; a launch uses the memory of one device");
-    }
-   }
+      out.any_device_memory = true;
+      if (out.device < 0) {
+        out.device = device;
+        first = i;
+      } else if (device != out.device) {
+        throw argument_error(kernel, names[i],
+                             "is on device " + std::to_string(device) + " but argument '" +
+                                 names[first] + "' is on device " + std::to_string(out.device) +
+                                 "; a launch uses the memory of one device");
+      }
+    });
   }
   return out;
 }
 
 bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
-  std::vector<const Arg*> memory;
-  for (const BoundArg& b : bound) memory_of(*b.arg, &memory);
-  for (const Arg* arg : memory) {
-    if (arg->on_device()) return true;
-  }
+  bool on_device = false;
+  for (const BoundArg& b : bound) for_each_memory(*b.arg, [&](const Arg& arg) { on_device |= arg.on_device(); });
+  if (on_device) return true;
   if (!cuda::device_present()) return false;
-  for (const Arg* arg : memory) {
-    if (arg->address() == 0) continue;
-    if (cuda::query_pointer(arg->address(), kernel).device_memory()) return true;
+  for (const BoundArg& b : bound) {
+    for_each_memory(*b.arg, [&](const Arg& arg) {
+      if (!on_device && arg.address() != 0) on_device = cuda::query_pointer(arg.address(), kernel).device_memory();
+    });
   }
-  return false;
+  return on_device;
 }
 
 void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,

@@ -281,15 +281,15 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
         "silence)");
     return false;
   }
-  std::vector<const Arg*> memory_args;
-  for (const runtime::BoundArg& b : bound) runtime::memory_of(*b.arg, &memory_args);
-  for (const Arg* m : memory_args) {
-    if (m->address() != 0) {
-      notice_once(
-          "tritium: the arguments are host memory; running kernels in the interpreter (pass "
-          "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
-      return false;
-    }
+  bool host_memory_args = false;
+  for (const runtime::BoundArg& b : bound) {
+    runtime::for_each_memory(*b.arg, [&](const Arg& m) { host_memory_args |= m.address() != 0; });
+  }
+  if (host_memory_args) {
+    notice_once(
+        "tritium: the arguments are host memory; running kernels in the interpreter (pass "
+        "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
+    return false;
   }
   return true;  // no memory arguments at all: the GPU is there
 }
@@ -352,9 +352,9 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   // Before anything runs, on either backend: a kernel that would write into a read-only
   // array does not start. Only a launch with a read-only array pays for the analysis.
   bool any_read_only = false;
-  std::vector<const Arg*> memory_args;
-  for (const auto& b : bound) runtime::memory_of(*b.arg, &memory_args);
-  for (const Arg* m : memory_args) any_read_only |= m->is_read_only();
+  for (const auto& b : bound) {
+    runtime::for_each_memory(*b.arg, [&](const Arg& m) { any_read_only |= m.is_read_only(); });
+  }
   std::vector<bool> written;
   std::shared_ptr<const ir::Function> function;
   if (any_read_only) {
@@ -391,11 +391,9 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   for (size_t i = 0; i < bound.size(); ++i) {
     // Device memory is never registered: the interpreter reports an access to it rather
     // than dereferencing a device address on the host. A tuple's arrays are its own.
-    std::vector<const Arg*> pieces;
-    runtime::memory_of(*bound[i].arg, &pieces);
-    for (const Arg* arg : pieces) {
-      if (arg->bytes() > 0 && !arg->on_device()) memory.push_back({arg->address(), arg->bytes(), params_.names[i]});
-    }
+    runtime::for_each_memory(*bound[i].arg, [&](const Arg& arg) {
+      if (arg.bytes() > 0 && !arg.on_device()) memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
+    });
   }
   {
     HostMemory& m = host_memory();

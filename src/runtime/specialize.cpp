@@ -424,14 +424,6 @@ const Arg& tuple_leaf(const Arg& arg, int index) {
   return *leaf;
 }
 
-void memory_of(const Arg& arg, std::vector<const Arg*>* out) {
-  if (arg.is_memory()) {
-    out->push_back(&arg);
-  } else if (arg.kind() == Arg::Kind::Tuple) {
-    for (const Arg& item : arg.items()) memory_of(item, out);
-  }
-}
-
 ParamSig classify(const std::string& kernel, const KernelParams& params, size_t index,
                   const Arg& arg) {
   ParamSig sig;
