@@ -263,6 +263,10 @@ int main(int argc, char** argv) {
         }
         continue;
       }
+      if (s.kind == ParamSig::Kind::Tuple) {
+        disagree("is a tuple, which tritium aot does not export yet (pass its elements as "
+                 "separate parameters)");
+      }
       if (s.kind == ParamSig::Kind::Descriptor) {
         disagree("is a tensor descriptor, which tritium aot does not export yet (pass its base "
                  "pointer, shape and strides as separate parameters)");

@@ -30,7 +30,7 @@ enum class DType {
 // One kernel argument: what a Python caller could pass.
 class Arg {
  public:
-  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor };
+  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor, Tuple };
 
   // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
   // (the interpreter checks every access against it); 0 means unknown. Host memory, or
@@ -63,7 +63,17 @@ class Arg {
                                std::vector<int64_t> strides, std::vector<int64_t> block_shape,
                                bool padding_nan = false);
 
+  // A tuple of arguments passed as one parameter (Triton 3.x: `k[grid]((a, b), n)`); its
+  // elements may be tuples again. Each element is specialized as a parameter would be.
+  static Arg tuple(std::vector<Arg> items);
+  // The same value marked as a compile-time constant (a tl.constexpr element of a tuple):
+  // folded into the kernel wherever it is passed.
+  Arg as_constexpr() const;
+
   Kind kind() const { return kind_; }
+  bool is_constexpr() const { return constexpr_; }
+  // Tuple only (empty otherwise).
+  const std::vector<Arg>& items() const;
   uint64_t address() const { return address_; }
   DType element() const { return dtype_; }
   size_t bytes() const { return bytes_; }
@@ -100,7 +110,9 @@ class Arg {
   int device_ = -1;
   double float_ = 0;
   std::string str_;
+  bool constexpr_ = false;
   std::shared_ptr<const Descriptor> descriptor_;  // shared: copying an Arg stays cheap
+  std::shared_ptr<const std::vector<Arg>> items_;  // Tuple
 };
 
 struct Grid {

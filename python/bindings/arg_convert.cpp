@@ -462,6 +462,21 @@ Arg to_arg(py::handle value, const ArgContext& context) {
   if (PyFloat_Check(object)) return Arg::floating(PyFloat_AS_DOUBLE(object));
   if (PyUnicode_Check(object)) return Arg::string(value.cast<std::string>());
 
+  if (PyTuple_Check(object)) {
+    // Triton 3.x: a tuple (nested tuples too) of tensors, ints and constexprs is one
+    // parameter; its elements are named `t[0]`, `t[1][2]` in messages.
+    const Py_ssize_t n = PyTuple_GET_SIZE(object);
+    std::vector<Arg> items;
+    items.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      std::string element = context.param + "[" + std::to_string(i) + "]";
+      py::handle item(PyTuple_GET_ITEM(object, i));
+      bool is_constexpr = is_instance(item, language_types().constexpr_class);
+      Arg converted = to_arg(item, ArgContext{context.kernel, element});
+      items.push_back(is_constexpr ? converted.as_constexpr() : std::move(converted));
+    }
+    return Arg::tuple(std::move(items));
+  }
   Handler handler = handler_for(value);
   if (handler == Handler::ByInstance) handler = array_handler(value);
   switch (handler) {

@@ -93,7 +93,7 @@ GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
   binding.kind = GlobalBinding::Kind::HostFunction;
   binding.function = field(entry, "name", name).cast<std::string>();
   binding.host_source = field(entry, "source", name).cast<std::string>();
-  std::shared_ptr<py::object> callable(new py::object(field(entry, "callable", name)), [](py::object* p) {
+  auto release_with_gil = [](py::object* p) {
     if (Py_IsInitialized()) {
       py::gil_scoped_acquire gil;
       delete p;
@@ -101,12 +101,26 @@ GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
       p->release();  // the interpreter is gone: nothing to decrement
       delete p;
     }
-  });
+  };
+  std::shared_ptr<py::object> callable(new py::object(field(entry, "callable", name)), release_with_gil);
+  // The @jit functions the host function names (jit.py found them in its code; their sources
+  // are in host_source, so in the cache key): the ones it may return, as Function bindings.
+  auto dict = py::reinterpret_borrow<py::dict>(entry);
+  py::list jit_objects;
+  auto jit_bindings = std::make_shared<std::vector<std::shared_ptr<const GlobalBinding>>>();
+  if (dict.contains("functions")) {
+    for (auto item : py::reinterpret_borrow<py::list>(dict["functions"])) {
+      auto pair = py::reinterpret_borrow<py::tuple>(item);
+      jit_objects.append(pair[0]);
+      jit_bindings->push_back(std::make_shared<const GlobalBinding>(function_binding(name, pair[1])));
+    }
+  }
+  std::shared_ptr<py::object> jit_functions(new py::object(std::move(jit_objects)), release_with_gil);
   std::string function = binding.function;
   binding.host = std::make_shared<const HostCall>(
-      [callable, function](const std::vector<ConstValue>& args,
-                           const std::vector<std::pair<std::string, ConstValue>>& kwargs, ConstValue* result,
-                           std::string* error) {
+      [callable, function, jit_functions, jit_bindings](
+          const std::vector<ConstValue>& args, const std::vector<std::pair<std::string, ConstValue>>& kwargs,
+          ConstValue* result, std::shared_ptr<const GlobalBinding>* function_result, std::string* error) {
         py::gil_scoped_acquire gil;
         try {
           py::tuple positional(args.size());
@@ -116,10 +130,25 @@ GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
           py::object value = (*callable)(*positional, **named);
           py::module_ language = py::module_::import("tritium.language");
           if (py::isinstance(value, language.attr("constexpr"))) value = value.attr("value");
+          py::object jit_class = py::module_::import("tritium.jit").attr("JITFunction");
+          if (py::isinstance(value, jit_class)) {
+            auto known = py::reinterpret_borrow<py::list>(*jit_functions);
+            for (size_t i = 0; i < known.size(); ++i) {
+              if (value.is(known[i])) {
+                *function_result = (*jit_bindings)[i];
+                return true;
+              }
+            }
+            *error = "returned the @jit function " + py::str(value.attr("__name__")).cast<std::string>() +
+                     ", which its body does not name (a kernel can use a @jit function a "
+                     "constexpr_function returns only when the constexpr_function reads it as a "
+                     "global or closure variable)";
+            return false;
+          }
           if (!to_const_value(value, result)) {
             *error = "returned " + py::repr(value).cast<std::string>() +
                      ", which is not a compile-time constant a kernel can use (None, bool, int, "
-                     "float, str or a dtype)";
+                     "float, str, a dtype or a @jit function)";
             return false;
           }
           return true;

@@ -40,7 +40,8 @@ py::object to_python(const Arg& arg) {
     case Arg::Kind::Str: return py::str(arg.str());
     case Arg::Kind::DType: return dtype_object(arg.dtype_value());
     case Arg::Kind::Pointer:
-    case Arg::Kind::TensorDescriptor: break;  // defaults are constants; never these
+    case Arg::Kind::TensorDescriptor:
+    case Arg::Kind::Tuple: break;  // defaults are constants; never these
   }
   return py::int_(arg.address());
 }

@@ -8,6 +8,7 @@ launch on a cache hit is one call into C++ with the argument tuple as Python gav
 
 import ast
 import functools
+import hashlib
 import inspect
 import os
 import textwrap
@@ -97,8 +98,12 @@ def _describe_global(name, value, in_progress):
     if isinstance(value, JITFunction):
         return value._describe(in_progress)
     if isinstance(value, ConstexprFunction):
-        return {"kind": "host_function", "name": value.__name__, "source": value.src,
-                "callable": value.fn}
+        functions = [(f, f._describe(in_progress)) for f in value.jit_functions_named()]
+        # The @jit functions it may return are part of what it means: their sources join
+        # its own in the cache key.
+        source = "\n".join([value.src] + [f.src for f, _ in functions])
+        return {"kind": "host_function", "name": value.__name__, "source": source,
+                "callable": value.fn, "functions": functions}
     if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
         # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
         # C++ resolves "<module>.<name>" as that module's attribute.
@@ -163,6 +168,71 @@ def _take_options(kwargs, params=()):
             for name in LAUNCH_OPTIONS if name in kwargs}
 
 
+class KernelParam:
+    """One parameter of a kernel, as Triton's ``JITFunction.params`` lists them (libraries
+    such as FlagGems' libentry read them): ``num`` (its index), ``name``, ``annotation``
+    (text: "constexpr", "fp32", ...; "" when there is none), ``is_constexpr``, ``is_const``,
+    ``do_not_specialize``, ``do_not_specialize_on_alignment``, ``default`` and
+    ``has_default``."""
+
+    def __init__(self, num, param, do_not_specialize, do_not_specialize_on_alignment):
+        self.num = num
+        self._param = param
+        self.name = param.name
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+        self.annotation = _annotation_text(param.annotation)
+        self.is_constexpr = "constexpr" in self.annotation
+        self.is_const = not self.is_constexpr and (
+            "const" in self.annotation or self.annotation.startswith("*k"))
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self):
+        return self._param.default is not inspect.Parameter.empty
+
+    def __repr__(self):
+        return f"KernelParam({self.num}, {self.name!r}, annotation={self.annotation!r})"
+
+
+def _annotation_text(annotation):
+    """A parameter annotation as text, as Triton normalizes it: "constexpr" for
+    tl.constexpr (the class, an instance or the string), a dtype's name, else str()."""
+    if annotation is inspect.Parameter.empty or annotation is None or annotation == "":
+        return ""
+    if annotation is _language.constexpr or isinstance(annotation, _language.constexpr):
+        return "constexpr"
+    if isinstance(annotation, _language.dtype):
+        return annotation.name
+    if isinstance(annotation, type):
+        return annotation.__name__
+    text = str(annotation)
+    return "constexpr" if text.split(".")[-1] == "constexpr" else text
+
+
+class _KernelSignature(inspect.Signature):
+    """``JITFunction.signature``: the Python signature of the kernel function (an
+    inspect.Signature, as Triton's attribute is) that can also be called with example
+    arguments for the canonical specialization text (tritium's ``kernel.signature(...)``)."""
+
+    __slots__ = ("_jit_function",)
+
+    def __call__(self, *args, **kwargs):
+        jit_function = self._jit_function
+        return (jit_function._kernel or jit_function._build()).signature(args, kwargs)
+
+
+def _key_text(description):
+    """A stable text of a globals description for the cache key (callables by source)."""
+    if isinstance(description, dict):
+        return "{" + ",".join(f"{k}:{_key_text(v)}" for k, v in sorted(description.items())
+                              if k != "callable") + "}"
+    return repr(description)
+
+
 class JITFunction:
     """A kernel: ``kernel[grid](*args, **kwargs)`` launches it and returns the compiled-kernel
     handle (tritium.compiled.CompiledKernel: ``.asm``, ``.metadata``, ``.n_regs``, ...).
@@ -184,21 +254,52 @@ class JITFunction:
         self.__qualname__ = fn.__qualname__
         self.__module__ = fn.__module__
         self.__doc__ = fn.__doc__
+        self.__globals__ = fn.__globals__
         self.__wrapped__ = fn
-        self.arg_names = list(inspect.signature(fn).parameters)
+        self.module = fn.__module__
+        python_signature = inspect.signature(fn)
+        self.signature = _KernelSignature(list(python_signature.parameters.values()),
+                                          return_annotation=python_signature.return_annotation)
+        self.signature._jit_function = self
+        self.arg_names = list(python_signature.parameters)
         self.do_not_specialize = _param_indices(
             self.arg_names, do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = _param_indices(
             self.arg_names, do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
+        self.params = [KernelParam(i, param, i in self.do_not_specialize,
+                                   i in self.do_not_specialize_on_alignment)
+                       for i, param in enumerate(python_signature.parameters.values())]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
         self.debug = debug
         self.noinline = bool(noinline)
-        self.repr = repr
+        self._repr = repr
+        # Triton's `repr`: a function of the specialization giving the kernel's display name
+        # (the decorator's `repr=`, else the function's name).
+        self.repr = (lambda _: fn.__name__) if repr is None else repr
+        self.pre_run_hooks = []
         self.launch_metadata = launch_metadata
         self.version = version
         self.src, self.path, self.starting_line_number = _source_of(fn)
         self._globals = None  # name -> description, gathered at the first call
         self._kernel = None   # the tritium._C.Kernel, created at the first call
         self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
+        self._cache_key = None
+
+    @property
+    def cache_key(self):
+        """A hex digest of what the compiled kernel depends on besides its arguments: the
+        source, where it starts, and the globals it reads (callees by their own sources and
+        globals), as Triton's ``cache_key``."""
+        if self._cache_key is not None:
+            return self._cache_key
+        # Before the first launch the globals are read without being kept: a global defined
+        # later in the module must still be seen by the launch.
+        found = self._globals if self._globals is not None else self._gather_globals(set())
+        text = f"{self.src}\n{self.starting_line_number}\n{_key_text(found)}"
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if self._globals is not None:
+            self._cache_key = key
+        return key
 
     # -- what C++ is given ---------------------------------------------------------------
 
@@ -305,11 +406,6 @@ class JITFunction:
         """META for these arguments: parameter name -> bound value, defaults included."""
         return (self._kernel or self._build()).bind(args, kwargs)
 
-    def signature(self, *args, **kwargs):
-        """The canonical specialization signature of a call with these arguments, e.g.
-        ``*fp32:16, *fp32:16, i32:16, BLOCK=1024``."""
-        return (self._kernel or self._build()).signature(args, kwargs)
-
     def emit(self, stage, *args, signature=None, num_warps=4, num_stages=3, arch=0, num_ctas=1,
              maxnreg=None, enable_fp_fusion=None, debug=False, **kwargs):
         """A compiler stage: `stage` is "ast", "ir", "ir-opt", "gpu-ir", "llvm" or "ptx" (text), or
@@ -338,7 +434,9 @@ class ConstexprFunction:
     """Triton's ``tl.constexpr_function``: a Python function a kernel calls at compile time.
     In a kernel its arguments must be compile-time constants (constexprs arrive as their
     values) and its result, which must be None, a bool, int, float, str or dtype, is a
-    constexpr; from host code it is the plain function."""
+    constexpr; or it is a @jit function that the function's code names (a global or closure
+    variable, or a dict/list/tuple held in one), which the kernel may then call. From host
+    code it is the plain function."""
 
     def __init__(self, fn):
         if not callable(fn):
@@ -349,6 +447,36 @@ class ConstexprFunction:
             self.src = textwrap.dedent(inspect.getsource(fn))
         except (OSError, TypeError):  # no source (a builtin, exec): its identity keys the cache
             self.src = f"<{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}>"
+
+    def jit_functions_named(self):
+        """The @jit functions this function's code reads as globals or closure variables
+        (nested code included): the ones a kernel may receive from it as its result."""
+        fn = inspect.unwrap(self.fn)
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return []
+        names = set()
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            names.update(current.co_names)
+            names.update(current.co_freevars)
+            pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        scope = dict(getattr(fn, "__globals__", {}))
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:
+                pass
+        found = []
+        for name in sorted(names):
+            value = scope.get(name)
+            candidates = value.values() if isinstance(value, dict) else \
+                value if isinstance(value, (list, tuple)) else (value,)
+            for candidate in candidates:
+                if isinstance(candidate, JITFunction) and all(candidate is not f for f in found):
+                    found.append(candidate)
+        return found
 
     def __call__(self, *args, **kwargs):
         args = [_language._unwrap(a) for a in args]

@@ -294,11 +294,14 @@ std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
     for (const json& p : header.at("params")) {
       CachedParam param;
       param.name = p.at("name").get<std::string>();
-      // The pieces of one descriptor share its index; every other parameter has its own.
-      param.part = p.contains("part") ? static_cast<int>(int_field(p, "part", 1, 3)) : 0;
-      param.dim = p.contains("dim") ? static_cast<int>(int_field(p, "dim", 0, 4)) : 0;
-      bool same_argument = param.part > 1;
-      param.index = static_cast<int>(int_field(p, "index", same_argument ? last_index : last_index + 1, kMaxParams));
+      // The pieces of one descriptor share its index, as the elements of one tuple do (the
+      // first of them may follow the previous parameter); every other parameter has its own.
+      param.part = p.contains("part") ? static_cast<int>(int_field(p, "part", 1, 4)) : 0;
+      const bool tuple_leaf = param.part == 4;
+      param.dim = p.contains("dim") ? static_cast<int>(int_field(p, "dim", 0, tuple_leaf ? kMaxParams : 4)) : 0;
+      bool same_argument = param.part > 1 && !tuple_leaf;
+      const int64_t lowest = same_argument ? last_index : tuple_leaf ? std::max<int64_t>(last_index, 0) : last_index + 1;
+      param.index = static_cast<int>(int_field(p, "index", lowest, kMaxParams));
       param.is_pointer = p.at("is_pointer").get<bool>();
       param.dtype = p.at("dtype").get<std::string>();
       param.size = static_cast<int>(int_field(p, "size", 1, 8));

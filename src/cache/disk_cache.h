@@ -26,7 +26,8 @@ struct CachedParam {
   std::string dtype;        // scalar or pointee type, Triton's spelling ("fp32")
   int size = 0;             // bytes passed
   // A piece of a host tensor descriptor (ir::ArgPart: 1 base, 2 shape, 3 stride) and its
-  // dimension; 0 for a whole argument (entries written before descriptors have neither).
+  // dimension, or an element of a tuple (4) and its leaf index; 0 for a whole argument
+  // (entries written before descriptors have neither).
   int part = 0;
   int dim = 0;
 };

@@ -225,9 +225,11 @@ struct ArgFacts {
   int64_t divisibility = 1;
 };
 
-// Which piece of its kernel argument an entry argument receives: the whole argument, or a
-// part of a host tensor descriptor, which enters as several (base, shape[d], strides[d]).
-enum class ArgPart : uint8_t { Whole, DescBase, DescShape, DescStride };
+// Which piece of its kernel argument an entry argument receives: the whole argument, a
+// part of a host tensor descriptor, which enters as several (base, shape[d], strides[d]), or
+// an element of a tuple argument (`dim`: its index among the tuple's leaves, depth first;
+// folded elements count too).
+enum class ArgPart : uint8_t { Whole, DescBase, DescShape, DescStride, TupleLeaf };
 
 // One parameter of the kernel as written and what specialization made of it; a host tensor
 // descriptor parameter `d` is several entries (`d`, `d_shape0`.., `d_stride0`..), each with

@@ -165,8 +165,10 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     for (size_t i = 0; i < args.size(); ++i) values.push_back(constant(args[i], "argument " + std::to_string(i + 1)));
     for (const auto& [key, v] : kwargs) named.emplace_back(key, constant(v, "argument '" + key + "'"));
     ConstValue result;
+    std::shared_ptr<const GlobalBinding> function;
     std::string error;
-    if (!(*callee.host)(values, named, &result, &error)) error_at(loc, fn + "(): " + error);
+    if (!(*callee.host)(values, named, &result, &function, &error)) error_at(loc, fn + "(): " + error);
+    if (function) return binding_to_value(*function);  // a @jit function, callable in the kernel
     return LValue::constant(result);
   }
   if (name.rfind("block_type.", 0) == 0) {

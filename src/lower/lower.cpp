@@ -3,6 +3,7 @@
 #include "lower/lower.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "lower/block_ptr.h"
 #include "lower/lowerer.h"
@@ -208,6 +209,48 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
         strides.push_back(lowerer.constant(ir::ScalarKind::I64, ConstValue::integer(1), p.loc));
         lowerer.bind(p.name, lower::host_descriptor(lowerer, base, shape, strides, sig.block_shape,
                                                      sig.padding_nan, p.loc));
+        continue;
+      }
+      case ParamSig::Kind::Tuple: {
+        // One entry argument per runtime element (each an ir::Param of this parameter with
+        // part TupleLeaf and its leaf index); folded elements are constants. The parameter
+        // is bound as the tuple of them (nested tuples as tuples).
+        int leaf = 0;
+        std::function<lower::LValue(const ParamSig&)> bind_tuple = [&](const ParamSig& tuple) {
+              std::vector<lower::LValue> items;
+              for (size_t e = 0; e < tuple.elements.size(); ++e) {
+                const ParamSig& el = tuple.elements[e];
+                if (el.kind == ParamSig::Kind::Tuple) {
+                  items.push_back(bind_tuple(el));
+                  continue;
+                }
+                const int index = leaf++;
+                if (el.kind == ParamSig::Kind::Constant) {
+                  if (!el.is_constexpr && el.value.kind == ConstValue::Kind::Int) {
+                    items.push_back(lower::LValue::tensor(lowerer.constant(ir::ScalarKind::I32, el.value, p.loc)));
+                  } else {
+                    items.push_back(lower::LValue::constant(el.value));
+                  }
+                  continue;
+                }
+                if (el.kind != ParamSig::Kind::Pointer && el.kind != ParamSig::Kind::Scalar) {
+                  error_at(p.loc, "parameter '" + p.name + "': a tensor descriptor in a tuple is not supported yet");
+                }
+                const ir::Type* type = ir::Type::scalar(el.dtype);
+                if (el.kind == ParamSig::Kind::Pointer) type = ir::Type::pointer(type);
+                ir::Param piece;
+                piece.name = p.name + "_" + std::to_string(index);  // as gpu_kernel's expected_params
+                piece.arg = function->body().add_arg(type);
+                piece.facts.divisibility = el.divisibility;
+                piece.source = static_cast<int>(i);
+                piece.part = ir::ArgPart::TupleLeaf;
+                piece.dim = index;
+                function->params().push_back(piece);
+                items.push_back(lower::LValue::tensor(piece.arg));
+              }
+              return lower::LValue::tuple(std::move(items));
+            };
+        lowerer.bind(p.name, bind_tuple(sig));
         continue;
       }
       case ParamSig::Kind::Constant: {

@@ -28,10 +28,13 @@ struct GlobalBinding;
 using Globals = std::map<std::string, GlobalBinding>;
 
 // A host function run at compile time on constants (Triton's tl.constexpr_function): the
-// positional and keyword arguments in; true with the result, or false with a message.
+// positional and keyword arguments in; true with the result, or false with a message. A
+// result that is a @jit function (a lookup returning one of several) comes back in
+// `function` (a Function binding; `result` is then unused).
 using HostCall = std::function<bool(const std::vector<ConstValue>& args,
                                     const std::vector<std::pair<std::string, ConstValue>>& kwargs,
-                                    ConstValue* result, std::string* error)>;
+                                    ConstValue* result, std::shared_ptr<const GlobalBinding>* function,
+                                    std::string* error)>;
 
 // What a global name of the kernel refers to. Python hands these over (the globals the
 // kernel reads); for a whole source file the module's own imports, constant assignments

@@ -26,49 +26,82 @@ bool ParamSig::operator==(const ParamSig& other) const {
     case Kind::Descriptor:
       return dtype == other.dtype && block_shape == other.block_shape && padding_nan == other.padding_nan &&
              shape_divisibility == other.shape_divisibility;
+    case Kind::Tuple:
+      return elements == other.elements;
   }
   return false;
 }
 
+void ParamSig::leaves(std::vector<const ParamSig*>* out) const {
+  for (const ParamSig& e : elements) {
+    if (e.kind == Kind::Tuple) {
+      e.leaves(out);
+    } else {
+      out->push_back(&e);
+    }
+  }
+}
+
+namespace {
+
+void append_entry(const ParamSig& p, const std::string& name, std::string& out) {
+  switch (p.kind) {
+    case ParamSig::Kind::Pointer:
+      out += '*';
+      out += ir::scalar_name(p.dtype);
+      if (p.divisibility == 16) out += ":16";
+      break;
+    case ParamSig::Kind::Scalar:
+      out += ir::scalar_name(p.dtype);
+      if (p.divisibility == 16) out += ":16";
+      break;
+    case ParamSig::Kind::Descriptor:
+      out += "tensordesc<";
+      out += ir::scalar_name(p.dtype);
+      for (size_t d = 0; d < p.block_shape.size(); ++d) {
+        out += (d == 0 ? "[" : ", ") + std::to_string(p.block_shape[d]);
+      }
+      out += "]";
+      if (p.padding_nan) out += ",padding=nan";
+      if (std::find(p.shape_divisibility.begin(), p.shape_divisibility.end(), 16) != p.shape_divisibility.end()) {
+        for (size_t d = 0; d < p.shape_divisibility.size(); ++d) {
+          out += (d == 0 ? ",shape_div=[" : ", ") + std::to_string(p.shape_divisibility[d]);
+        }
+        out += "]";
+      }
+      out += ">";
+      break;
+    case ParamSig::Kind::Tuple:
+      // Elements have no names: a constexpr one is `constexpr(value)`.
+      out += '(';
+      for (size_t e = 0; e < p.elements.size(); ++e) {
+        if (e > 0) out += ", ";
+        append_entry(p.elements[e], "", out);
+      }
+      if (p.elements.size() == 1) out += ',';
+      out += ')';
+      break;
+    case ParamSig::Kind::Constant:
+      if (p.is_constexpr && name.empty()) {
+        out += "constexpr(" + p.value.str() + ")";
+        break;
+      }
+      if (p.is_constexpr) {
+        out += name;
+        out += '=';
+      }
+      out += p.value.str();
+      break;
+  }
+}
+
+}  // namespace
+
 std::string Signature::str(const std::vector<std::string>& names) const {
   std::string out;
   for (size_t i = 0; i < params.size(); ++i) {
-    const ParamSig& p = params[i];
     if (i > 0) out += ", ";
-    switch (p.kind) {
-      case ParamSig::Kind::Pointer:
-        out += '*';
-        out += ir::scalar_name(p.dtype);
-        if (p.divisibility == 16) out += ":16";
-        break;
-      case ParamSig::Kind::Scalar:
-        out += ir::scalar_name(p.dtype);
-        if (p.divisibility == 16) out += ":16";
-        break;
-      case ParamSig::Kind::Descriptor:
-        out += "tensordesc<";
-        out += ir::scalar_name(p.dtype);
-        for (size_t d = 0; d < p.block_shape.size(); ++d) {
-          out += (d == 0 ? "[" : ", ") + std::to_string(p.block_shape[d]);
-        }
-        out += "]";
-        if (p.padding_nan) out += ",padding=nan";
-        if (std::find(p.shape_divisibility.begin(), p.shape_divisibility.end(), 16) != p.shape_divisibility.end()) {
-          for (size_t d = 0; d < p.shape_divisibility.size(); ++d) {
-            out += (d == 0 ? ",shape_div=[" : ", ") + std::to_string(p.shape_divisibility[d]);
-          }
-          out += "]";
-        }
-        out += ">";
-        break;
-      case ParamSig::Kind::Constant:
-        if (p.is_constexpr) {
-          out += i < names.size() ? names[i] : "arg" + std::to_string(i);
-          out += '=';
-        }
-        out += p.value.str();
-        break;
-    }
+    append_entry(params[i], i < names.size() ? names[i] : "arg" + std::to_string(i), out);
   }
   return out;
 }
@@ -93,12 +126,18 @@ std::vector<std::string> split_entries(const std::string& text) {
     } else {
       out.push_back(piece);
     }
-    // Only a descriptor's brackets count: a quoted constexpr string may hold anything.
-    if (depth == 0 && piece.find("tensordesc") == std::string::npos) continue;
-    if (piece.find_first_of("'\"") != std::string::npos) continue;
+    // Only a descriptor's brackets and a tuple's parentheses count, outside quotes.
+    const bool opens = piece.find("tensordesc") != std::string::npos || trim(piece).rfind("(", 0) == 0;
+    if (depth == 0 && !opens) continue;
+    char quote = 0;
     for (char c : piece) {
-      if (c == '<' || c == '[') ++depth;
-      if ((c == '>' || c == ']') && depth > 0) --depth;
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') quote = c;
+      if (c == '<' || c == '[' || c == '(') ++depth;
+      if ((c == '>' || c == ']' || c == ')') && depth > 0) --depth;
     }
   }
   return out;
@@ -305,9 +344,40 @@ ParamSig parse_descriptor(const std::string& s, const std::string& entry) {
   return sig;
 }
 
+ParamSig parse_runtime_entry(const std::string& s, const std::string& entry);
+
+// `(e0, e1, ...)`: a tuple; each element a runtime entry or `constexpr(value)`.
+ParamSig parse_tuple(const std::string& s, const std::string& entry) {
+  if (s.back() != ')') fail("entry '" + entry + "': a tuple is written (*fp32, i32, constexpr(4))");
+  ParamSig sig;
+  sig.kind = ParamSig::Kind::Tuple;
+  std::string inner = trim(s.substr(1, s.size() - 2));
+  if (inner.empty()) return sig;
+  std::vector<std::string> items = split_entries(inner);
+  if (!items.empty() && trim(items.back()).empty()) items.pop_back();  // `(x,)`
+  for (const std::string& raw : items) {
+    std::string item = trim(raw);
+    if (item.empty()) fail("entry '" + entry + "': empty tuple element");
+    if (item.rfind("constexpr(", 0) == 0 && item.back() == ')') {
+      std::string value = trim(item.substr(10, item.size() - 11));
+      std::optional<ConstValue> v = parse_value(value, entry);
+      if (!v) fail("entry '" + entry + "': constexpr(...) needs a value, got '" + value + "'");
+      ParamSig e;
+      e.kind = ParamSig::Kind::Constant;
+      e.value = *v;
+      e.is_constexpr = true;
+      sig.elements.push_back(e);
+      continue;
+    }
+    sig.elements.push_back(parse_runtime_entry(item, entry));
+  }
+  return sig;
+}
+
 // The entry of a non-constexpr parameter: a type with facts, or a constant it was folded to.
 ParamSig parse_runtime_entry(const std::string& s, const std::string& entry) {
   if (s.compare(0, 10, "tensordesc") == 0) return parse_descriptor(s, entry);
+  if (!s.empty() && s[0] == '(') return parse_tuple(s, entry);
   ParamSig sig;
   std::string body = s;
   if (!body.empty() && body[0] == '*') {

@@ -24,6 +24,10 @@ struct ParamSig {
     // the last stride of 1, so those hold for every launch; and which shapes are
     // multiples of 16).
     Descriptor,
+    // A tuple passed as one parameter (Triton 3.x): `(*fp32:16, i32, constexpr(4))`, one
+    // entry per element in `elements`, each specialized as a parameter would be (a
+    // constexpr element, a tl.constexpr in the tuple, prints as `constexpr(value)`).
+    Tuple,
   };
 
   Kind kind = Kind::Scalar;
@@ -37,6 +41,11 @@ struct ParamSig {
   // 1 (`,shape_div=[16, 16]` in the text, printed when some entry is 16). A shape divisible
   // by 16 keeps the bounds masks constant over 16-element runs: vector and cp.async copies.
   std::vector<int> shape_divisibility;
+  std::vector<ParamSig> elements;  // Tuple only
+
+  // Tuple only: the elements that are not tuples, depth first (the order a tuple's entry
+  // arguments take; ir::Param::dim of an ArgPart::TupleLeaf entry indexes it).
+  void leaves(std::vector<const ParamSig*>* out) const;
 
   bool operator==(const ParamSig& other) const;
 };

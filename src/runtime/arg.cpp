@@ -40,6 +40,24 @@ Arg Arg::tensor_descriptor(const Arg& base, std::vector<int64_t> shape, std::vec
   return a;
 }
 
+Arg Arg::tuple(std::vector<Arg> items) {
+  Arg a;
+  a.kind_ = Kind::Tuple;
+  a.items_ = std::make_shared<const std::vector<Arg>>(std::move(items));
+  return a;
+}
+
+Arg Arg::as_constexpr() const {
+  Arg a = *this;
+  a.constexpr_ = true;
+  return a;
+}
+
+const std::vector<Arg>& Arg::items() const {
+  static const std::vector<Arg> empty;
+  return items_ ? *items_ : empty;
+}
+
 Arg Arg::integer(int64_t value) {
   Arg a;
   a.kind_ = Kind::Int;

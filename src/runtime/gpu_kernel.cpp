@@ -155,6 +155,20 @@ std::vector<cache::CachedParam> expected_params(const Signature& signature, cons
       }
       continue;
     }
+    if (p.kind == ParamSig::Kind::Tuple) {
+      // One entry per runtime leaf, as lower_kernel makes them (folded leaves count in dim).
+      std::vector<const ParamSig*> leaves;
+      p.leaves(&leaves);
+      for (size_t k = 0; k < leaves.size(); ++k) {
+        const ParamSig& leaf = *leaves[k];
+        if (leaf.kind != ParamSig::Kind::Pointer && leaf.kind != ParamSig::Kind::Scalar) continue;
+        bool pointer = leaf.kind == ParamSig::Kind::Pointer;
+        int size = pointer ? 8 : leaf.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(leaf.dtype) / 8;
+        out.push_back({names[i] + "_" + std::to_string(k), static_cast<int>(i), pointer,
+                       ir::scalar_name(leaf.dtype), size, static_cast<int>(ir::ArgPart::TupleLeaf), static_cast<int>(k)});
+      }
+      continue;
+    }
     bool pointer = p.kind == ParamSig::Kind::Pointer;
     int size = pointer ? 8 : p.dtype == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.dtype) / 8;
     out.push_back({names[i], static_cast<int>(i), pointer, ir::scalar_name(p.dtype), size});
@@ -288,47 +302,46 @@ Placement place_pointers(const std::string& kernel, const std::vector<std::strin
   Placement out;
   size_t first = 0;  // the argument that decided the device
   for (size_t i = 0; i < bound.size(); ++i) {
-    const Arg& arg = *bound[i].arg;
-    if (!arg.is_memory() || arg.address() == 0) continue;
-    int device = arg.device();
-    if (!arg.on_device() || device < 0) {
-      cuda::PointerInfo info = query(arg.address(), kernel);
-      if (info.memory_type == cuda::kMemoryHost) continue;  // page-locked: any device reaches it
-      if (!info.device_memory()) {
-        throw argument_error(kernel, names[i],
-                             "points to host memory, which the GPU cannot access; pass device "
-                             "memory (a CUDA tensor, a CuPy array, cuMemAlloc) or run the "
-                             "kernel in the interpreter (TRITIUM_INTERPRET=1)");
+    for_each_memory(*bound[i].arg, [&](const Arg& arg) {  // a tuple's arrays count as its own
+      if (arg.address() == 0) return;
+      int device = arg.device();
+      if (!arg.on_device() || device < 0) {
+        cuda::PointerInfo info = query(arg.address(), kernel);
+        if (info.memory_type == cuda::kMemoryHost) return;  // page-locked: any device reaches it
+        if (!info.device_memory()) {
+          throw argument_error(kernel, names[i],
+                               "points to host memory, which the GPU cannot access; pass device "
+                               "memory (a CUDA tensor, a CuPy array, cuMemAlloc) or run the "
+                               "kernel in the interpreter (TRITIUM_INTERPRET=1)");
+        }
+        device = info.device;
       }
-      device = info.device;
-    }
-    out.any_device_memory = true;
-    if (out.device < 0) {
-      out.device = device;
-      first = i;
-    } else if (device != out.device) {
-      throw argument_error(kernel, names[i],
-                           "is on device " + std::to_string(device) + " but argument '" +
-                               names[first] + "' is on device " + std::to_string(out.device) +
-                               "; a launch uses the memory of one device");
-    }
+      out.any_device_memory = true;
+      if (out.device < 0) {
+        out.device = device;
+        first = i;
+      } else if (device != out.device) {
+        throw argument_error(kernel, names[i],
+                             "is on device " + std::to_string(device) + " but argument '" +
+                                 names[first] + "' is on device " + std::to_string(out.device) +
+                                 "; a launch uses the memory of one device");
+      }
+    });
   }
   return out;
 }
 
 bool any_device_pointer(const std::string& kernel, const BoundArgs& bound) {
-  for (const BoundArg& b : bound) {
-    const Arg& arg = *b.arg;
-    if (!arg.is_memory()) continue;
-    if (arg.on_device()) return true;
-  }
+  bool on_device = false;
+  for (const BoundArg& b : bound) for_each_memory(*b.arg, [&](const Arg& arg) { on_device |= arg.on_device(); });
+  if (on_device) return true;
   if (!cuda::device_present()) return false;
   for (const BoundArg& b : bound) {
-    const Arg& arg = *b.arg;
-    if (!arg.is_memory() || arg.address() == 0) continue;
-    if (cuda::query_pointer(arg.address(), kernel).device_memory()) return true;
+    for_each_memory(*b.arg, [&](const Arg& arg) {
+      if (!on_device && arg.address() != 0) on_device = cuda::query_pointer(arg.address(), kernel).device_memory();
+    });
   }
-  return false;
+  return on_device;
 }
 
 void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda::Stream stream,
@@ -349,9 +362,10 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
   }
   for (size_t i = 0; i < n; ++i) {
     const GpuParam& param = gpu.params[i];
-    const Arg& arg = *bound[param.index].arg;
+    const Arg& arg = param.part == ir::ArgPart::TupleLeaf ? tuple_leaf(*bound[param.index].arg, param.dim)
+                                                          : *bound[param.index].arg;
     uint64_t bits = 0;
-    if (param.part != ir::ArgPart::Whole) [[unlikely]] {
+    if (param.part != ir::ArgPart::Whole && param.part != ir::ArgPart::TupleLeaf) [[unlikely]] {
       // A piece of a host tensor descriptor (specialize checked its rank and shape range).
       const Arg::Descriptor& d = *arg.descriptor();
       bits = param.part == ir::ArgPart::DescBase    ? arg.address()

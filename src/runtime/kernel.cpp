@@ -281,13 +281,15 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
         "silence)");
     return false;
   }
+  bool host_memory_args = false;
   for (const runtime::BoundArg& b : bound) {
-    if (b.arg->is_memory() && b.arg->address() != 0) {
-      notice_once(
-          "tritium: the arguments are host memory; running kernels in the interpreter (pass "
-          "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
-      return false;
-    }
+    runtime::for_each_memory(*b.arg, [&](const Arg& m) { host_memory_args |= m.address() != 0; });
+  }
+  if (host_memory_args) {
+    notice_once(
+        "tritium: the arguments are host memory; running kernels in the interpreter (pass "
+        "device memory to run on the GPU, or set TRITIUM_INTERPRET=1 to silence)");
+    return false;
   }
   return true;  // no memory arguments at all: the GPU is there
 }
@@ -350,7 +352,9 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   // Before anything runs, on either backend: a kernel that would write into a read-only
   // array does not start. Only a launch with a read-only array pays for the analysis.
   bool any_read_only = false;
-  for (const auto& b : bound) any_read_only |= b.arg->is_memory() && b.arg->is_read_only();
+  for (const auto& b : bound) {
+    runtime::for_each_memory(*b.arg, [&](const Arg& m) { any_read_only |= m.is_read_only(); });
+  }
   std::vector<bool> written;
   std::shared_ptr<const ir::Function> function;
   if (any_read_only) {
@@ -359,7 +363,10 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
     const std::vector<ir::Param>& entries = function->params();
     for (size_t j = 0; j < entries.size() && j < written.size(); ++j) {
       size_t i = entries[j].source_index(j);  // written is per entry; a descriptor has several
-      if (i < bound.size() && written[j] && bound[i].arg->is_memory() && bound[i].arg->is_read_only()) {
+      if (i >= bound.size() || !written[j]) continue;
+      const Arg& a = entries[j].part == ir::ArgPart::TupleLeaf ? runtime::tuple_leaf(*bound[i].arg, entries[j].dim)
+                                                               : *bound[i].arg;
+      if (a.is_memory() && a.is_read_only()) {
         throw runtime::argument_error(name_, params_.names[i],
                                       "the array is read-only (writeable=False), and the kernel stores or atomically "
                                       "writes through this parameter; pass a writeable array (numpy.array(x) copies)");
@@ -382,12 +389,11 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   std::vector<interp::ArgValue> values(function->body().args().size());
   std::vector<interp::MemoryRange> memory;
   for (size_t i = 0; i < bound.size(); ++i) {
-    const Arg& arg = *bound[i].arg;
     // Device memory is never registered: the interpreter reports an access to it rather
-    // than dereferencing a device address on the host.
-    if (arg.is_memory() && arg.bytes() > 0 && !arg.on_device()) {
-      memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
-    }
+    // than dereferencing a device address on the host. A tuple's arrays are its own.
+    runtime::for_each_memory(*bound[i].arg, [&](const Arg& arg) {
+      if (arg.bytes() > 0 && !arg.on_device()) memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
+    });
   }
   {
     HostMemory& m = host_memory();
@@ -402,12 +408,13 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
     if (entry == nullptr) continue;  // folded to a constant
     const size_t i = fn_params[j].source_index(j);
     if (i >= bound.size()) internal_error("runtime", "entry argument of a parameter the call does not have");
-    const Arg& arg = *bound[i].arg;
+    const Arg& arg = fn_params[j].part == ir::ArgPart::TupleLeaf ? runtime::tuple_leaf(*bound[i].arg, fn_params[j].dim)
+                                                                  : *bound[i].arg;
     size_t slot = static_cast<size_t>(entry->index());
     if (slot >= values.size()) internal_error("runtime", "entry argument index out of range");
     interp::ArgValue& value = values[slot];
     const ir::Type* type = entry->type();
-    if (fn_params[j].part != ir::ArgPart::Whole) {
+    if (fn_params[j].part != ir::ArgPart::Whole && fn_params[j].part != ir::ArgPart::TupleLeaf) {
       // A piece of a host tensor descriptor (specialize checked its rank).
       const Arg::Descriptor& d = *arg.descriptor();
       const size_t dim = static_cast<size_t>(fn_params[j].dim);
@@ -425,6 +432,7 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
           value.int_bits = d.strides.at(dim);
           break;
         case ir::ArgPart::Whole:
+        case ir::ArgPart::TupleLeaf:
           break;
       }
       continue;

@@ -29,6 +29,8 @@ const char* kind_name(Arg::Kind kind) {
       return "dtype";
     case Arg::Kind::TensorDescriptor:
       return "TensorDescriptor";
+    case Arg::Kind::Tuple:
+      return "tuple";
   }
   return "?";
 }
@@ -54,6 +56,10 @@ bool int_equals_one(const Arg& arg) {
 // A host tensor descriptor, checked as Triton's TensorDescriptor checks itself (its
 // assertion texts), with the checks of its launcher (shape entries are i32 there).
 void classify_descriptor(const std::string& kernel, const std::string& name, const Arg& arg, ParamSig& sig);
+void classify_value(const std::string& kernel, const std::string& name, const Arg& arg, bool no_specialize,
+                    bool no_align, ParamSig& sig);
+void classify_tuple(const std::string& kernel, const std::string& name, const Arg& arg, bool no_specialize,
+                    bool no_align, ParamSig& sig);
 
 }  // namespace
 
@@ -106,6 +112,11 @@ ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string
       break;
     case Arg::Kind::TensorDescriptor:
       throw argument_error(kernel, param, "a tensor descriptor cannot be a compile-time constant");
+    case Arg::Kind::Tuple:
+      throw argument_error(kernel, param,
+                           "a tuple cannot be passed to a tl.constexpr parameter (tritium folds "
+                           "scalars only; leave the parameter unannotated: its constexpr "
+                           "elements are folded)");
   }
   throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
 }
@@ -217,6 +228,10 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
   const bool no_specialize = contains(params.do_not_specialize, index);
   const bool no_align = no_specialize || contains(params.do_not_specialize_on_alignment, index);
 
+  if (arg.kind() == Arg::Kind::Tuple) {
+    classify_tuple(kernel, name, arg, no_specialize, no_align, sig);
+    return;
+  }
   if (arg.kind() == Arg::Kind::None) {
     sig.kind = ParamSig::Kind::Constant;
     sig.value = ConstValue::none();
@@ -245,7 +260,19 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
     }
   }
 
+  classify_value(kernel, name, arg, no_specialize, no_align, sig);
+}
+
+void classify_value(const std::string& kernel, const std::string& name, const Arg& arg, bool no_specialize,
+                    bool no_align, ParamSig& sig) {
   switch (arg.kind()) {
+    case Arg::Kind::None:
+      sig.kind = ParamSig::Kind::Constant;
+      sig.value = ConstValue::none();
+      return;
+    case Arg::Kind::Tuple:
+      classify_tuple(kernel, name, arg, no_specialize, no_align, sig);
+      return;
     case Arg::Kind::Bool:
       // Before ints: a bool is never folded and never divisible (pitfall 1).
       sig.kind = ParamSig::Kind::Scalar;
@@ -288,8 +315,42 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
     case Arg::Kind::TensorDescriptor:
       classify_descriptor(kernel, name, arg, sig);
       return;
-    case Arg::Kind::None:
-      break;  // handled above
+  }
+}
+
+// A tuple argument: each element as a parameter would be (the parameter's
+// do_not_specialize options apply to all), a tl.constexpr element folded as a constexpr.
+void classify_tuple(const std::string& kernel, const std::string& name, const Arg& arg, bool no_specialize,
+                    bool no_align, ParamSig& sig) {
+  sig.kind = ParamSig::Kind::Tuple;
+  const std::vector<Arg>& items = arg.items();
+  sig.elements.resize(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Arg& item = items[i];
+    const std::string element = name + "[" + std::to_string(i) + "]";
+    ParamSig& out = sig.elements[i];
+    out = ParamSig{};
+    if (item.kind() == Arg::Kind::TensorDescriptor) {
+      throw argument_error(kernel, element, "a tensor descriptor in a tuple argument is not supported by tritium yet");
+    }
+    if (item.is_constexpr()) {
+      if (item.kind() == Arg::Kind::Pointer || item.kind() == Arg::Kind::Tuple) {
+        throw argument_error(kernel, element, std::string("a tl.constexpr holding a ") + kind_name(item.kind()) +
+                                                  " cannot be a compile-time constant");
+      }
+      out.kind = ParamSig::Kind::Constant;
+      out.value = to_const(item, kernel, element);
+      out.is_constexpr = true;
+      continue;
+    }
+    if (item.kind() == Arg::Kind::Str) {
+      // Triton treats a string as a constexpr wherever it is passed.
+      out.kind = ParamSig::Kind::Constant;
+      out.value = ConstValue::string(item.str());
+      out.is_constexpr = true;
+      continue;
+    }
+    classify_value(kernel, element, item, no_specialize, no_align, out);
   }
 }
 
@@ -339,6 +400,29 @@ void classify_descriptor(const std::string& kernel, const std::string& name, con
 }
 
 }  // namespace
+
+namespace {
+
+const Arg* find_leaf(const Arg& arg, int& remaining) {
+  for (const Arg& item : arg.items()) {
+    if (item.kind() == Arg::Kind::Tuple) {
+      if (const Arg* found = find_leaf(item, remaining)) return found;
+    } else if (remaining-- == 0) {
+      return &item;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const Arg& tuple_leaf(const Arg& arg, int index) {
+  if (arg.kind() != Arg::Kind::Tuple) return arg;
+  int remaining = index;
+  const Arg* leaf = find_leaf(arg, remaining);
+  if (leaf == nullptr) throw LaunchError("internal: tuple element " + std::to_string(index) + " out of range");
+  return *leaf;
+}
 
 ParamSig classify(const std::string& kernel, const KernelParams& params, size_t index,
                   const Arg& arg) {

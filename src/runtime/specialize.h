@@ -66,6 +66,20 @@ Arg int_arg(__int128 value, const std::string& kernel, const std::string& param)
 ir::ScalarKind to_scalar_kind(DType dtype);
 DType to_dtype(ir::ScalarKind kind);
 
+// Element `index` of a tuple argument's leaves (its non-tuple elements, depth first: the
+// order of ir::Param::dim for ArgPart::TupleLeaf); `arg` itself when it is not a tuple.
+const Arg& tuple_leaf(const Arg& arg, int index);
+// Calls `f(memory)` for the memory an argument holds: itself when it is memory, a tuple's
+// memory leaves, or nothing (no allocation: the launch path uses it).
+template <typename F>
+void for_each_memory(const Arg& arg, F&& f) {
+  if (arg.is_memory()) {
+    f(arg);
+  } else if (arg.kind() == Arg::Kind::Tuple) {
+    for (const Arg& item : arg.items()) for_each_memory(item, f);
+  }
+}
+
 // The constant an argument stands for (constexpr values, folded arguments). Pointers have
 // none: LaunchError.
 ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string& param);

@@ -237,3 +237,131 @@ def test_constexpr_function_errors_are_located():
                        match=r"test_dropin.py:\d+:\d+: error: the constexpr_function log2_of\(\) takes "
                              r"compile-time constants; its argument 1 is a tensor"):
         tensor_argument[(1,)](x, BLOCK=16)
+
+
+# ---- a constexpr_function returning a @jit function (an activation looked up by name) ----
+
+@tritium.jit
+def _relu_act(x):
+    return tl.maximum(x, 0.0)
+
+
+@tritium.jit
+def _square_act(x):
+    return x * x
+
+
+_ACTIVATIONS = {"relu": _relu_act, "square": _square_act}
+
+
+@tritium.constexpr_function
+def activation_named(name):
+    return _ACTIVATIONS[name]
+
+
+@tritium.jit
+def _never_named_act(x):
+    return x + 1.0
+
+
+_HIDDEN = [None]
+
+
+@tritium.constexpr_function
+def hidden_activation():
+    return globals()["_HIDDEN"][0]
+
+
+@tritium.jit
+def activation_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, ACT: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    act = activation_named(ACT)
+    tl.store(out_ptr + offs, act(tl.load(x_ptr + offs)))
+
+
+@pytest.mark.parametrize("name", ["relu", "square"])
+def test_constexpr_function_returns_jit_function(rng, name):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.zeros_like(x)
+    activation_kernel[(1,)](x, out, BLOCK=32, ACT=name)
+    np.testing.assert_array_equal(out, np.maximum(x, 0) if name == "relu" else x * x)
+    text = ptx(activation_kernel, x, out, BLOCK=32, ACT=name)
+    assert ("max.f32" in text) == (name == "relu")
+
+
+def test_constexpr_function_returning_unnamed_jit_function_is_a_located_error():
+    @tritium.jit
+    def uses_hidden(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        act = hidden_activation()
+        tl.store(x_ptr + offs, act(tl.load(x_ptr + offs)))
+
+    _HIDDEN[0] = _never_named_act
+    with pytest.raises(tritium.CompilationError,
+                       match=r"test_dropin.py:\d+:\d+: error: hidden_activation\(\): returned the @jit "
+                             r"function _never_named_act, which its body does not name"):
+        uses_hidden[(1,)](np.zeros(16, np.float32), BLOCK=16)
+
+
+# ---- host-side attributes of a JITFunction that libraries read ----
+
+@tritium.jit(do_not_specialize=["n"], do_not_specialize_on_alignment=[0])
+def attributes_kernel(x_ptr, n, scale: tl.float32, BLOCK: tl.constexpr = 64, ODD: tl.constexpr = None):
+    """Scales x in place."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale, mask=offs < n)
+
+
+def test_jit_function_host_attributes():
+    import inspect
+    import hashlib  # noqa: F401  (the key is a sha256 hex digest)
+
+    k = attributes_kernel
+    assert k.arg_names == ["x_ptr", "n", "scale", "BLOCK", "ODD"]
+    assert [p.name for p in k.params] == k.arg_names
+    assert [p.num for p in k.params] == [0, 1, 2, 3, 4]
+    assert [p.is_constexpr for p in k.params] == [False, False, False, True, True]
+    assert k.constexprs == [3, 4]
+    assert [p.do_not_specialize for p in k.params] == [False, True, False, False, False]
+    assert [p.do_not_specialize_on_alignment for p in k.params] == [True, False, False, False, False]
+    assert k.params[2].annotation == "fp32" and k.params[3].annotation == "constexpr"
+    assert k.params[0].annotation == "" and not k.params[0].has_default
+    assert k.params[3].has_default and k.params[3].default == 64
+    assert k.params[4].has_default and k.params[4].default is None
+    assert isinstance(k.signature, inspect.Signature)
+    assert list(k.signature.parameters) == k.arg_names
+    assert k.signature.parameters["BLOCK"].default == 64
+    # The specialization text stays reachable by calling it with example arguments.
+    assert k.signature(np.zeros(64, np.float32), 64, 2.0) == "*fp32, i32, fp32, BLOCK=64, ODD=None"
+    assert k.__name__ == "attributes_kernel" and k.__module__ == __name__
+    assert k.__doc__ == "Scales x in place."
+    assert k.__globals__ is globals()
+    assert k.fn.__name__ == "attributes_kernel" and callable(k.fn)
+    assert "def attributes_kernel(" in k.src
+    assert k.starting_line_number == inspect.getsourcelines(k.fn)[1]
+    assert k.repr(None) == "attributes_kernel"
+    key = k.cache_key
+    assert isinstance(key, str) and len(key) == 64 and int(key, 16) >= 0
+    assert key == attributes_kernel.cache_key
+    assert key != activation_kernel.cache_key
+
+
+def test_cache_key_follows_callee_sources():
+    # Two kernels with the same text calling different helpers have different keys.
+    def make(helper):
+        @tritium.jit
+        def caller(x_ptr):
+            tl.store(x_ptr, helper(tl.load(x_ptr)))
+        return caller
+
+    assert make(_relu_act).cache_key != make(_square_act).cache_key
+    assert make(_relu_act).cache_key == make(_relu_act).cache_key
+
+
+def test_jit_repr_option():
+    @tritium.jit(repr=lambda spec: "named_by_repr")
+    def k(x_ptr):
+        tl.store(x_ptr, 1.0)
+
+    assert k.repr(None) == "named_by_repr"
+

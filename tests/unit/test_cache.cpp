@@ -286,6 +286,22 @@ TEST_CASE("disk entries round-trip", "[cache]") {
   CHECK(disk.list().empty());
 }
 
+TEST_CASE("a tuple parameter's entries round-trip: one index, part 4, the leaf in dim", "[cache]") {
+  TempDir dir;
+  cache::DiskCache disk(dir.path.string());
+  cache::KeyInputs in = sample_inputs();
+  cache::Entry entry = sample_entry(in);
+  // t = (x, 1, n): leaves 0 and 2 are entries (leaf 1 was folded), then a parameter of its own.
+  entry.params = {{"t_0", 0, true, "fp32", 8, 4, 0}, {"t_2", 0, false, "i32", 4, 4, 2}, {"m", 1, false, "i64", 8}};
+  disk.store(entry);
+  std::optional<cache::Entry> back = disk.load(in);
+  REQUIRE(back);
+  REQUIRE(back->params.size() == 3);
+  CHECK((back->params[0].index == 0 && back->params[0].part == 4 && back->params[0].dim == 0));
+  CHECK((back->params[1].index == 0 && back->params[1].part == 4 && back->params[1].dim == 2));
+  CHECK((back->params[2].index == 1 && back->params[2].part == 0));
+}
+
 TEST_CASE("bad entries are detected and deleted", "[cache]") {
   TempDir dir;
   cache::DiskCache disk(dir.path.string());

@@ -204,3 +204,29 @@ TEST_CASE("ParamSig equality ignores fields its kind does not use", "[signature]
   q.divisibility = 16;
   CHECK_FALSE(p == q);
 }
+
+TEST_CASE("tuple entries: text, parsing and leaves", "[signature]") {
+  const std::vector<std::string> names = {"t", "n"};
+  const std::vector<bool> cx = {false, false};
+  // Canonical text parses back to itself, nested tuples and constexpr elements included.
+  for (const char* text : {"(*fp32:16, i32, 1), i64", "((*fp16, (i32:16, constexpr(3))), constexpr('relu')), 1",
+                           "(fp32,), i32", "(), i32", "(None, constexpr(fp16), i1), u64"}) {
+    CHECK(roundtrip(text, names, cx) == text);
+  }
+  Signature sig = tritium::parse_signature("((*fp16, (i32:16, constexpr(3))), 1), n=i32", names, cx);
+  REQUIRE(sig.params[0].kind == ParamSig::Kind::Tuple);
+  REQUIRE(sig.params[0].elements.size() == 2);
+  std::vector<const ParamSig*> leaves;
+  sig.params[0].leaves(&leaves);
+  REQUIRE(leaves.size() == 4);  // *fp16, i32:16, constexpr(3), 1: folded leaves count too
+  CHECK(leaves[0]->kind == ParamSig::Kind::Pointer);
+  CHECK(leaves[1]->divisibility == 16);
+  CHECK((leaves[2]->kind == ParamSig::Kind::Constant && leaves[2]->is_constexpr));
+  CHECK((leaves[3]->kind == ParamSig::Kind::Constant && !leaves[3]->is_constexpr));
+  // Equality looks at the elements.
+  Signature other = tritium::parse_signature("((*fp16, (i32, constexpr(3))), 1), i32", names, cx);
+  CHECK_FALSE(sig == other);
+  CHECK(sig == tritium::parse_signature("((*fp16, (i32:16, constexpr(3))), 1), i32", names, cx));
+  CHECK_THAT(parse_error("(*fp32, i32, n=i32", names, cx), Catch::Contains("a tuple is written"));
+  CHECK_THAT(parse_error("(*fp32, constexpr()), i32", names, cx), Catch::Contains("constexpr(...) needs a value"));
+}
