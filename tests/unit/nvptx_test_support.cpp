@@ -75,4 +75,18 @@ std::string ptxas_errors(const nvptx::CompiledPtx& compiled) {
   return "ptxas failed (" + std::to_string(status) + "):\n" + log.str() + "\n---- PTX ----\n" + compiled.ptx;
 }
 
+void check_entry_params(const nvptx::CompiledPtx& compiled, const std::vector<cache::CachedParam>& want) {
+  REQUIRE(compiled.params.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const nvptx::PtxParam& p = compiled.params[i];
+    INFO(i);
+    CHECK(want[i].name == p.name);
+    CHECK(want[i].index == p.index);
+    CHECK(want[i].part == static_cast<int>(p.part));
+    CHECK(want[i].dim == p.dim);
+    CHECK(want[i].dtype == ir::scalar_name(p.kind));
+    CHECK(want[i].size == p.size);
+  }
+}
+
 }  // namespace tritium::testing

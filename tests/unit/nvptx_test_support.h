@@ -4,7 +4,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "cache/disk_cache.h"
 #include "ir/ir.h"
 #include "target/nvptx/codegen.h"
 
@@ -22,5 +24,9 @@ int count(const std::string& text, const std::string& what);
 // ptxas's log for `compiled` when it refuses it, empty when it assembles. Without ptxas at
 // /usr/local/cuda/bin the check is skipped with a visible warning and the result is empty.
 std::string ptxas_errors(const nvptx::CompiledPtx& compiled);
+
+// Checks that the PTX entry arguments of `compiled` are `want` (runtime::expected_params):
+// the same count and, one by one, name, parameter index, part, dim, dtype and size.
+void check_entry_params(const nvptx::CompiledPtx& compiled, const std::vector<cache::CachedParam>& want);
 
 }  // namespace tritium::testing

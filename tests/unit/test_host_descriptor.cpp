@@ -11,6 +11,7 @@
 #include "frontend/parser.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
+#include "nvptx_test_support.h"
 #include "runtime/gpu_kernel.h"
 #include "target/nvptx/codegen.h"
 #include "transforms/pipeline.h"
@@ -109,17 +110,7 @@ TEST_CASE("a descriptor's entry arguments are what expected_params and the cache
   std::vector<cache::CachedParam> want = runtime::expected_params(sig, params.names);
   // src, src_shape0, src_shape1, src_stride0, the same for dst, n.
   REQUIRE(want.size() == 9);
-  REQUIRE(compiled.params.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    const nvptx::PtxParam& p = compiled.params[i];
-    INFO(i);
-    CHECK(want[i].name == p.name);
-    CHECK(want[i].index == p.index);
-    CHECK(want[i].part == static_cast<int>(p.part));
-    CHECK(want[i].dim == p.dim);
-    CHECK(want[i].dtype == ir::scalar_name(p.kind));
-    CHECK(want[i].size == p.size);
-  }
+  testing::check_entry_params(compiled, want);
   CHECK(want[3].name == "src_stride0");
   CHECK(want[4].index == 1);
   CHECK(want[8].index == 2);

@@ -9,6 +9,7 @@
 #include "frontend/parser.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
+#include "nvptx_test_support.h"
 #include "runtime/gpu_kernel.h"
 #include "target/nvptx/codegen.h"
 #include "transforms/pipeline.h"
@@ -43,17 +44,7 @@ TEST_CASE("a tuple's runtime leaves are the entries expected_params records", "[
   nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*function, {});
   std::vector<cache::CachedParam> want = runtime::expected_params(sig, params.names);
   REQUIRE(want.size() == 4);
-  REQUIRE(compiled.params.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    const nvptx::PtxParam& p = compiled.params[i];
-    INFO(i);
-    CHECK(want[i].name == p.name);
-    CHECK(want[i].index == p.index);
-    CHECK(want[i].part == static_cast<int>(p.part));
-    CHECK(want[i].dim == p.dim);
-    CHECK(want[i].dtype == ir::scalar_name(p.kind));
-    CHECK(want[i].size == p.size);
-  }
+  testing::check_entry_params(compiled, want);
   CHECK(want[0].name == "io_0");
   CHECK((want[2].index == 1 && want[2].dim == 0 && want[2].dtype == "fp32"));
   CHECK((want[3].index == 1 && want[3].dim == 2 && want[3].dtype == "i32"));
