@@ -303,7 +303,8 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
       }
       break;
     }
-    case OpKind::ConvertLayout: r = operand(0); break;  // the same elements
+    case OpKind::ConvertLayout:  // the same elements
+    case OpKind::DescriptorTile: r = operand(0); break;
     case OpKind::Trans: {
       // The same elements with their dimensions permuted: result dimension i is source
       // dimension order[i], and so are its runs, divisibility and constancy.

@@ -112,6 +112,7 @@ void ValueRangeAnalysis::visit_op(const ir::Op& op) {
     case OpKind::Broadcast:
     case OpKind::ExpandDims:
     case OpKind::ConvertLayout:
+    case OpKind::DescriptorTile:
     case OpKind::Reshape: r = operand(0); break;
     case OpKind::Cast: {
       ValueRange s = operand(0);

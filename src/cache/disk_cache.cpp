@@ -296,20 +296,24 @@ std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
       param.name = p.at("name").get<std::string>();
       // The pieces of one descriptor share its index, as the elements of one tuple do (the
       // first of them may follow the previous parameter); every other parameter has its own.
-      param.part = p.contains("part") ? static_cast<int>(int_field(p, "part", 1, 4)) : 0;
-      const bool tuple_leaf = param.part == 4;
+      // A descriptor's CUtensorMap (5) comes after every other parameter, with its index.
+      param.part = p.contains("part") ? static_cast<int>(int_field(p, "part", 1, 5)) : 0;
+      const bool tuple_leaf = param.part == 4, tensor_map = param.part == 5;
       param.dim = p.contains("dim") ? static_cast<int>(int_field(p, "dim", 0, tuple_leaf ? kMaxParams : 4)) : 0;
       bool same_argument = param.part > 1 && !tuple_leaf;
-      const int64_t lowest = same_argument ? last_index : tuple_leaf ? std::max<int64_t>(last_index, 0) : last_index + 1;
+      const int64_t lowest = tensor_map    ? 0
+                             : same_argument ? last_index
+                             : tuple_leaf    ? std::max<int64_t>(last_index, 0)
+                                             : last_index + 1;
       param.index = static_cast<int>(int_field(p, "index", lowest, kMaxParams));
       param.is_pointer = p.at("is_pointer").get<bool>();
       param.dtype = p.at("dtype").get<std::string>();
-      param.size = static_cast<int>(int_field(p, "size", 1, 8));
+      param.size = static_cast<int>(tensor_map ? int_field(p, "size", 128, 128) : int_field(p, "size", 1, 8));
       if (param.name.empty() || (param.is_pointer && param.size != 8)) {
         *error = "parameter " + std::to_string(param.index) + " is malformed";
         return std::nullopt;
       }
-      last_index = param.index;
+      if (!tensor_map) last_index = param.index;
       entry.params.push_back(std::move(param));
     }
     if (entry.cubin.empty()) {

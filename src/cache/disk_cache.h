@@ -27,7 +27,8 @@ struct CachedParam {
   int size = 0;             // bytes passed
   // A piece of a host tensor descriptor (ir::ArgPart: 1 base, 2 shape, 3 stride) and its
   // dimension, or an element of a tuple (4) and its leaf index; 0 for a whole argument
-  // (entries written before descriptors have neither).
+  // (entries written before descriptors have neither); 5: a descriptor's CUtensorMap (128
+  // bytes, after every other parameter).
   int part = 0;
   int dim = 0;
 };

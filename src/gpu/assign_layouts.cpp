@@ -69,7 +69,8 @@ class Assigner {
         const Layout* in = layout_of(op.operand(i));
         return in == nullptr ? nullptr : Layout::slice(static_cast<int>(op.int_attr("axis")), in);
       }
-      case OpKind::Scan: return layout_of(op.operand(i));  // elements stay where they are
+      case OpKind::Scan:  // elements stay where they are
+      case OpKind::DescriptorTile: return layout_of(op.operand(i));
       case OpKind::ExpandDims:
       case OpKind::Reshape: {
         const Layout* in = layout_of(op.operand(0));

@@ -157,6 +157,7 @@ bool recomputable(const ir::Value* value, int* budget, const std::function<bool(
     case OpKind::ExpandDims:
     case OpKind::Reshape:
     case OpKind::ConvertLayout:  // the same elements, elsewhere
+    case OpKind::DescriptorTile:  // the pointers as they are
     case OpKind::Trans:          // the same elements, indices permuted
     case OpKind::Broadcast: return recomputable(def->operand(0), budget, uniform);
     default: break;

@@ -65,6 +65,13 @@ class Transposer {
         return copy->result();
       }
       case OpKind::Trans: return def->operand(0);  // rank 2: its order is [1, 0]
+      case OpKind::DescriptorTile: {  // still the descriptor's block, now transposed
+        std::vector<Value*> operands = def->operands();
+        operands[0] = (*this)(def->operand(0));
+        Op* op = b_.create(OpKind::DescriptorTile, {type}, operands, loc);
+        op->set_attr("transposed", int64_t{def->find_attr("transposed") == nullptr ? 1 : 1 - def->int_attr("transposed")});
+        return op->result();
+      }
       case OpKind::ExpandDims:
         if (def->operand(0)->type()->rank() == 1) {
           Op* op = b_.create(OpKind::ExpandDims, {type}, {def->operand(0)}, loc);

@@ -240,6 +240,7 @@ class Interpreter {
       case OpKind::Broadcast: eval_broadcast(operand(p, 0), result(p)); return true;
       case OpKind::ExpandDims:
       case OpKind::ConvertLayout:
+      case OpKind::DescriptorTile:
       case OpKind::Reshape: eval_copy(operand(p, 0), result(p)); return true;
       case OpKind::Cmp:
         eval_cmp(static_cast<Predicate>(p.attr), operand(p, 0), operand(p, 1), result(p));

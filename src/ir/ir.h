@@ -229,7 +229,10 @@ struct ArgFacts {
 // part of a host tensor descriptor, which enters as several (base, shape[d], strides[d]), or
 // an element of a tuple argument (`dim`: its index among the tuple's leaves, depth first;
 // folded elements count too).
-enum class ArgPart : uint8_t { Whole, DescBase, DescShape, DescStride, TupleLeaf };
+// DescTensorMap: the CUtensorMap of a 2-D host descriptor (128 bytes), an entry argument
+// only the GPU code generator adds, after all others, when it copies the descriptor's
+// blocks with the TMA (target/nvptx/async_copy.h); the launcher encodes it.
+enum class ArgPart : uint8_t { Whole, DescBase, DescShape, DescStride, TupleLeaf, DescTensorMap };
 
 // One parameter of the kernel as written and what specialization made of it; a host tensor
 // descriptor parameter `d` is several entries (`d`, `d_shape0`.., `d_stride0`..), each with

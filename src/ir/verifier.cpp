@@ -233,6 +233,19 @@ class Verifier {
         }
         return;
       }
+      case OpKind::DescriptorTile: {
+        expect_results(op, 1);
+        const Type* ptr = operand_type(op, 0);
+        if (!ptr->is_block() || !ptr->is_ptr() || result_type(op) != ptr) {
+          fail(op, "descriptor_tile takes and gives one block of pointers, got " + ptr->str() + " -> " + result_type(op)->str());
+        }
+        if (!operand_type(op, 1)->is_pointer() || operand_type(op, 1)->is_block()) fail(op, "the base is not a scalar pointer");
+        if (op.num_operands() - 2 != ptr->rank()) fail(op, "descriptor_tile needs one offset per dimension");
+        for (int i = 2; i < op.num_operands(); ++i) {
+          if (!operand_type(op, i)->is_scalar() || !operand_type(op, i)->is_int()) fail(op, "an offset is not an integer scalar");
+        }
+        return;
+      }
       case OpKind::ConvertLayout: {
         // Only the layout changes: same shape, same element.
         expect_results(op, 1);

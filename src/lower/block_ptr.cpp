@@ -437,6 +437,13 @@ LValue load_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
   Value* mask = builder.mask(all_dims(access.block.size()));
+  // A 2-D block of a descriptor made on the host (its base is an entry argument) is marked
+  // for the GPU, which may copy it with the TMA (ir/ops.def: descriptor_tile).
+  if (access.block.size() == 2 && access.base->def() == nullptr) {
+    std::vector<Value*> operands = {ptr, access.base};
+    operands.insert(operands.end(), access.offsets.begin(), access.offsets.end());
+    ptr = L.builder().create_value(ir::OpKind::DescriptorTile, ptr->type(), operands, loc);
+  }
   // Out of bounds reads the padding (zero unless padding_option="nan"), as Triton's fallback does.
   ir::Padding padding = ir::parse_enum<ir::Padding>(desc.items[kDescPadding].c.s).value_or(ir::Padding::Zero);
   return L.call_builtin(LValue::builtin("tl.load"), {LValue::tensor(ptr), LValue::tensor(mask), padding_value(padding)},

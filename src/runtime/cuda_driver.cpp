@@ -71,6 +71,7 @@ bool resolve(GetProcAddress get, Api* api, std::string* reason) {
       TRITIUM_ENTRY(cuEventSynchronize),
       TRITIUM_ENTRY(cuEventElapsedTime),
       TRITIUM_ENTRY(cuEventDestroy),
+      TRITIUM_ENTRY(cuTensorMapEncodeTiled),
 #undef TRITIUM_ENTRY
   };
   for (const Entry& entry : entries) {

@@ -126,6 +126,10 @@ struct Api {
   Result (*cuEventSynchronize)(Event event);
   Result (*cuEventElapsedTime)(float* milliseconds, Event start, Event end);
   Result (*cuEventDestroy)(Event event);
+  // CUDA 12.0: a TMA descriptor (tensor_map.h). The enums are passed as their int values.
+  Result (*cuTensorMapEncodeTiled)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
+                                   const uint64_t* strides, const unsigned* box, const unsigned* element_strides,
+                                   int interleave, int swizzle, int l2_promotion, int oob_fill);
 };
 
 // The process's driver: the library opened, cuInit done, the device count known. Loaded on

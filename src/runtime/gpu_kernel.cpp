@@ -14,6 +14,7 @@
 #include "cache/stats.h"
 #include "interp/values.h"
 #include "support/diagnostics.h"
+#include "runtime/tensor_map.h"
 #include "target/nvptx/codegen.h"
 
 namespace tritium::runtime {
@@ -184,9 +185,17 @@ std::string check_params(const std::vector<cache::CachedParam>& want, const std:
     return p.name + "#" + std::to_string(p.index) + (p.is_pointer ? " *" : " ") + p.dtype + "/" + std::to_string(p.size) +
            (p.part != 0 ? " part " + std::to_string(p.part) + "." + std::to_string(p.dim) : "");
   };
-  for (size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
+  // The code generator may add a CUtensorMap per 2-D descriptor parameter, after the others.
+  size_t n = got.size();
+  while (n > want.size() && got[n - 1].part == static_cast<int>(ir::ArgPart::DescTensorMap) && got[n - 1].size == 128 &&
+         std::any_of(want.begin(), want.end(), [&](const cache::CachedParam& w) {
+           return w.index == got[n - 1].index && w.part == static_cast<int>(ir::ArgPart::DescBase) && w.dtype == got[n - 1].dtype;
+         })) {
+    --n;
+  }
+  for (size_t i = 0; i < std::max(want.size(), n); ++i) {
     std::string w = i < want.size() ? text(want[i]) : "nothing";
-    std::string g = i < got.size() ? text(got[i]) : "nothing";
+    std::string g = i < n ? text(got[i]) : "nothing";
     if (w != g) return "parameter " + std::to_string(i) + " is " + g + ", the kernel passes " + w;
   }
   return "";
@@ -270,7 +279,8 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
   for (const cache::CachedParam& p : entry.params) {
     GpuParam param;
     param.index = static_cast<uint32_t>(p.index);
-    if (!ir::parse_scalar_name(p.dtype, &param.dtype) || p.size <= 0 || p.size > 8) {
+    const bool tensor_map = p.part == static_cast<int>(ir::ArgPart::DescTensorMap);
+    if (!ir::parse_scalar_name(p.dtype, &param.dtype) || p.size <= 0 || (tensor_map ? p.size != 128 : p.size > 8)) {
       throw LaunchError("kernel '" + kernel + "': cache entry " + entry.key +
                         " describes parameter '" + p.name + "' as " + p.dtype + " of " +
                         std::to_string(p.size) + " bytes");
@@ -367,6 +377,10 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
     uint64_t bits = 0;
     if (param.part != ir::ArgPart::Whole && param.part != ir::ArgPart::TupleLeaf) [[unlikely]] {
       // A piece of a host tensor descriptor (specialize checked its rank and shape range).
+      if (param.part == ir::ArgPart::DescTensorMap) {
+        pointers[i] = const_cast<void*>(tensor_map_for(arg, param.dtype, kernel));
+        continue;
+      }
       const Arg::Descriptor& d = *arg.descriptor();
       bits = param.part == ir::ArgPart::DescBase    ? arg.address()
              : param.part == ir::ArgPart::DescShape ? static_cast<uint64_t>(static_cast<uint32_t>(d.shape[param.dim]))

@@ -433,6 +433,7 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
           break;
         case ir::ArgPart::Whole:
         case ir::ArgPart::TupleLeaf:
+        case ir::ArgPart::DescTensorMap:  // never an IR parameter (only the GPU's entry has one)
           break;
       }
       continue;

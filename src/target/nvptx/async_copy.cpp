@@ -32,6 +32,11 @@ bool is_zero_constant(const ir::Value* v) {
          !std::signbit(std::get<double>(*value));
 }
 
+const ir::Op* descriptor_tile_of(const ir::Op& load) {
+  const ir::Op* def = load.operand(0)->def();
+  return def != nullptr && def->kind() == OpKind::DescriptorTile ? def : nullptr;
+}
+
 namespace {
 
 // A load used only here whose masked-off elements read as zero bits.
@@ -348,6 +353,20 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                      copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
                      with_extra <= kMaxSharedBytes;
     if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
+    // TMA copies when every load of every copied operand is a host descriptor's block, laid
+    // out as the operand's tile (transposed exactly when the tile holds B K-major).
+    auto tma_load = [&](const ir::Value* v, const AsyncOperand& o) {
+      const ir::Op* tile = descriptor_tile_of(*v->def());
+      if (tile == nullptr || plan.descriptor_bases.count(tile->operand(1)) == 0) return false;
+      const bool transposed = tile->find_attr("transposed") != nullptr && tile->int_attr("transposed") != 0;
+      return transposed == o.k_major && tma_box_fits(o.tile.rows, o.tile.cols, o.tile.element_bytes) &&
+             o.tile.swizzle == tma_box(o.tile.rows, o.tile.cols, o.tile.element_bytes).swizzle;
+    };
+    bool tma = loop_wgmma && sm >= 90;
+    for (size_t h = 0; h < here.size() && tma; ++h) {
+      tma = tma_load(last_loads[h], *here[h]);
+      for (const ir::Value* c : here[h]->chain) tma = tma && tma_load(op->operand(c->index() + 2), *here[h]);
+    }
     std::vector<int> later = later_in_batch(*op, here, last_loads);
     for (size_t h = 0; h < here.size(); ++h) {
       AsyncOperand* operand = here[h].get();
@@ -375,7 +394,19 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       }
       plan.stage[last_loads[h]] = -1;
       operand->pending_groups = (operand->distance - 1) * static_cast<int>(here.size());
+      if (tma) {
+        const int param = plan.descriptor_bases.at(descriptor_tile_of(*last_loads[h]->def())->operand(1));
+        auto at = std::find(plan.tma_params.begin(), plan.tma_params.end(), param);
+        if (at == plan.tma_params.end()) at = plan.tma_params.insert(plan.tma_params.end(), param);
+        operand->tma_map = static_cast<int>(at - plan.tma_params.begin());
+      }
       plan.operands.push_back(std::move(here[h]));
+    }
+    if (tma) {  // the mbarriers after the loop's stage buffers
+      for (size_t h = plan.operands.size() - here.size(); h < plan.operands.size(); ++h) {
+        plan.operands[h]->barriers = (plan.reserved_bytes + 7) / 8 * 8;
+        plan.reserved_bytes = plan.operands[h]->barriers + 8 * static_cast<int64_t>(plan.operands[h]->offset.size());
+      }
     }
     plan_hoisted(*op, fragments, sm, num_warps, plan);
   }
@@ -434,6 +465,14 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& 
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
   AsyncPlan plan;
+  if (sm >= 90) {
+    const auto& params = function.params();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].arg != nullptr && params[i].part == ir::ArgPart::DescBase) {
+        plan.descriptor_bases.emplace(params[i].arg, static_cast<int>(i));
+      }
+    }
+  }
   analysis::AxisInfoAnalysis axis(function);
   plan_region(function.body(), fragments, axis, sm, num_warps, plan);
   // A wgmma dot stages its other operands right after the stage buffers, swizzled.

@@ -59,6 +59,15 @@ struct AsyncOperand {
   // more than num_stages, and each iteration copies into the one the dot of two iterations
   // before read (the dot of the iteration before may still read its own).
   bool in_flight = false;
+  // Copied by the TMA (sm_90; every load of the chain a 2-D host descriptor's block, ir's
+  // descriptor_tile): one thread issues a stage's bulk tensor copies (one per column block of
+  // the swizzled tile, tma_box) after arming the stage's mbarrier with the bytes to come, and
+  // the dot waits on that mbarrier (parity: how many times the buffer was filled before, & 1)
+  // instead of cp.async.wait_group. Loads masked off by prefetch_loads' scalar test (an
+  // iteration that does not run) issue nothing; the descriptor's bounds are the TMA's own
+  // (zero fill). All copied operands of a loop are TMA copies, or none.
+  int tma_map = -1;      // which of AsyncPlan::tma_params holds its CUtensorMap
+  int64_t barriers = 0;  // bytes into shared memory: one 8-byte mbarrier per stage buffer
 };
 
 // A wgmma A operand defined outside the loop that reads it (Q in attention): written into
@@ -97,7 +106,16 @@ struct AsyncPlan {
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;
+  // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
+  // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
+  // entry argument per element, in this order, after all others (ir::ArgPart::DescTensorMap).
+  std::vector<int> tma_params;
+  // The DescBase entry arguments of 2-D host descriptors, by parameter index (sm_90 only).
+  std::unordered_map<const ir::Value*, int> descriptor_bases;
 };
+
+// The descriptor_tile op under a load's pointer, or null.
+const ir::Op* descriptor_tile_of(const ir::Op& load);
 
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a
 // fragment dot, carried by a `for` (through a chain of carried values when prefetch_loads

@@ -188,8 +188,11 @@ void make_machine(Compilation& c, const ir::Function& function, const TargetOpti
 
 // The kernel's LLVM signature: one argument per entry argument. Pointers are global
 // (addrspace 1) and never noalias (kernels update buffers in place, through several
-// arguments that may alias); an i1 travels as an i32.
-void build_kernel(Compilation& c, const ir::Function& function, const TargetOptions& options) {
+// arguments that may alias); an i1 travels as an i32. Then the CUtensorMap of each of
+// `tensor_maps` (indices into function.params(), async_copy.h): 128 bytes by value, 64-byte
+// aligned, a grid constant, so the TMA reads it where it is (`.param .align 64 .b8 x[128]`).
+void build_kernel(Compilation& c, const ir::Function& function, const TargetOptions& options,
+                  const std::vector<int>& tensor_maps) {
   c.module = std::make_unique<llvm::Module>(function.name(), *c.context);
   c.module->setTargetTriple(llvm::Triple(kTriple));
   c.module->setDataLayout(c.machine->createDataLayout());
@@ -201,6 +204,8 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
     else if (type->is_scalar()) types.push_back(llvm_scalar_type(*c.context, type->scalar_kind()));
     else internal_error("nvptx", "kernel argument of type " + type->str(), function.loc());
   }
+  const size_t first_map = types.size();
+  for (size_t i = 0; i < tensor_maps.size(); ++i) types.push_back(llvm::PointerType::get(*c.context, 0));
   auto* fn_type = llvm::FunctionType::get(llvm::Type::getVoidTy(*c.context), types, false);
   c.kernel = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, function.name(), *c.module);
   c.kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);  // `.visible .entry`
@@ -222,6 +227,20 @@ void build_kernel(Compilation& c, const ir::Function& function, const TargetOpti
     p.is_pointer = type->is_pointer();
     p.kind = p.is_pointer ? type->pointee()->scalar_kind() : type->scalar_kind();
     p.size = p.is_pointer ? 8 : p.kind == ir::ScalarKind::I1 ? 4 : ir::bit_width(p.kind) / 8;
+    c.params.push_back(p);
+  }
+  for (size_t i = 0; i < tensor_maps.size(); ++i) {
+    llvm::Argument* arg = c.kernel->getArg(static_cast<unsigned>(first_map + i));
+    arg->addAttr(llvm::Attribute::getWithByValType(*c.context, llvm::ArrayType::get(llvm::Type::getInt8Ty(*c.context), 128)));
+    arg->addAttr(llvm::Attribute::getWithAlignment(*c.context, llvm::Align(64)));
+    arg->addAttr(llvm::Attribute::get(*c.context, "nvvm.grid_constant"));
+    const ir::Param& base = params[static_cast<size_t>(tensor_maps[i])];
+    PtxParam p;
+    p.name = base.name + "_tensormap";
+    p.index = static_cast<int>(base.source_index(static_cast<size_t>(tensor_maps[i])));
+    p.part = ir::ArgPart::DescTensorMap;
+    p.kind = base.arg->type()->pointee()->scalar_kind();
+    p.size = 128;
     c.params.push_back(p);
   }
 }
@@ -395,7 +414,12 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
                  any_wgmma(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
-    build_kernel(c, function, options);
+    std::vector<int> tensor_maps;
+    if (options.sm >= 90) {
+      tensor_maps = plan_async_copies(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm,
+                                      options.num_warps).tma_params;
+    }
+    build_kernel(c, function, options, tensor_maps);
     Emitter emitter(kernel_ir, options, c.kernel);
     c.shared_bytes = emitter.emit();
     link_libdevice(c, function);

@@ -33,7 +33,12 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   if (stage >= 0) {
     if (stage == 0) ++live_copies_;  // until the loop's exit drains them (emit_for)
     llvm::Value* handle = i32(operand.offset[stage]);
-    issue_copies(op, operand, handle);
+    if (operand.tma_map >= 0) {
+      if (stage == 0) init_tma_barriers(operand);
+      issue_tma_copies(op, operand, handle, i32(stage));
+    } else {
+      issue_copies(op, operand, handle);
+    }
     set(op.result(), Regs::one(handle));
     return;
   }
@@ -108,6 +113,14 @@ void Emitter::issue_deferred_copies() {
 }
 
 void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  if (operand.tma_map >= 0) {
+    // Iteration i + distance's buffer, as the rotation chose it (emit_async_load).
+    llvm::Value* trip = trips_.at(op.parent());
+    const int64_t count = static_cast<int64_t>(operand.offset.size());
+    llvm::Value* index = b_.CreateURem(b_.CreateAdd(trip, b_.getInt32(static_cast<uint32_t>(operand.distance))),
+                                       b_.getInt32(static_cast<uint32_t>(count)));
+    return issue_tma_copies(op, operand, handle, index);
+  }
   if (operand.k_major) return issue_k_major_copies(op, operand, handle);
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
@@ -288,6 +301,84 @@ void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand
   }
   ptx_effect("cp.async.commit_group;", "", {});
   ++body_commits_;
+}
+
+// ---- TMA copies ----
+
+void Emitter::init_tma_barriers(const AsyncOperand& operand) {
+  // One arrival per phase (the issuing thread's arrive.expect_tx); thread 0 initializes, and
+  // everyone sees it after the barrier. Each loop entry starts again at phase 0.
+  std::string text = "{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n";
+  for (size_t i = 0; i < operand.offset.size(); ++i) {
+    text += "@p mbarrier.init.shared::cta.b64 [$1+" + std::to_string(8 * i) + "], 1;\n";
+  }
+  text += "@p fence.mbarrier_init.release.cluster;\n}";
+  ptx_effect(text, "r,r", {thread_id(), raw_shared_address(b_.getInt32(static_cast<uint32_t>(operand.barriers)))});
+  barrier();
+}
+
+llvm::Value* Emitter::tma_live(const ir::Op& load) {
+  // The scalar tests in the mask's `and` tree (prefetch_loads: whether the iteration runs);
+  // the rest is the descriptor's bounds check, which the TMA does itself (zero fill).
+  llvm::Value* live = b_.getTrue();
+  std::vector<const ir::Value*> stack;
+  if (const ir::Value* mask = ir::load_mask(load)) stack.push_back(mask);
+  while (!stack.empty()) {
+    const ir::Value* v = stack.back();
+    stack.pop_back();
+    const ir::Op* def = v->def();
+    if (!v->type()->is_block()) {
+      live = b_.CreateAnd(live, get(v).at(0));
+    } else if (def != nullptr && def->kind() == ir::OpKind::And) {
+      stack.push_back(def->operand(0));
+      stack.push_back(def->operand(1));
+    } else if (def != nullptr && def->kind() == ir::OpKind::Splat) {
+      live = b_.CreateAnd(live, get(def->operand(0)).at(0));
+    }
+  }
+  return live;
+}
+
+void Emitter::issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle, llvm::Value* index) {
+  // Thread 0 arms the stage's mbarrier with the bytes to come, then copies each column
+  // block of the swizzled tile (tma_box): coordinates innermost first, the descriptor's
+  // block at (row, col) = its offsets.
+  const ir::Op* tile_op = descriptor_tile_of(op);
+  const SharedTile& tile = operand.tile;
+  const TmaBox box = tma_box(tile.rows, tile.cols, tile.element_bytes);
+  auto i32 = [this](llvm::Value* v) { return b_.CreateSExtOrTrunc(v, b_.getInt32Ty()); };
+  llvm::Value* row = i32(get(tile_op->operand(2)).at(0));
+  llvm::Value* col = i32(get(tile_op->operand(3)).at(0));
+  llvm::Value* go = b_.CreateAnd(b_.CreateICmpEQ(thread_id(), b_.getInt32(0)), tma_live(op));
+  llvm::Value* bar = raw_shared_address(
+      b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(operand.barriers)), b_.CreateMul(index, b_.getInt32(8))));
+  const unsigned first_arg = static_cast<unsigned>(function_.body().args().size());
+  llvm::Value* map = b_.CreatePtrToInt(kernel_->getArg(first_arg + static_cast<unsigned>(operand.tma_map)), b_.getInt64Ty());
+  std::string text = "{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.b32 p, $0, 0;\n"
+                     "@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$1], " + std::to_string(tile.rows * tile.cols * tile.element_bytes) + ";\n";
+  std::string constraints = "r,r,l,r";
+  std::vector<llvm::Value*> args = {b_.CreateZExt(go, b_.getInt32Ty()), bar, map, row};
+  for (int64_t block = 0; block * box.inner < tile.cols; ++block) {
+    const int dst = static_cast<int>(args.size()), x = dst + 1;
+    text += "@p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$" + std::to_string(dst) +
+            "], [$2, {$" + std::to_string(x) + ", $3}], [$1];\n";
+    constraints += ",r,r";
+    args.push_back(raw_shared_address(b_.CreateAdd(handle, b_.getInt32(static_cast<uint32_t>(block * tile.rows * tile.swizzle)))));
+    args.push_back(b_.CreateAdd(col, b_.getInt32(static_cast<uint32_t>(block * box.inner))));
+  }
+  ptx_effect(text + "}", constraints, args);
+}
+
+void Emitter::wait_tma(const AsyncOperand& operand) {
+  // The buffer of iteration t is t % count, filled for the (t / count)-th time: that phase's
+  // parity completes when its bytes have landed.
+  llvm::Value* trip = trips_.at(operand.carried->region());
+  llvm::Value* count = b_.getInt32(static_cast<uint32_t>(operand.offset.size()));
+  llvm::Value* bar = raw_shared_address(b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(operand.barriers)),
+                                                     b_.CreateMul(b_.CreateURem(trip, count), b_.getInt32(8))));
+  llvm::Value* parity = b_.CreateAnd(b_.CreateUDiv(trip, count), b_.getInt32(1));
+  ptx_effect("{\n.reg .pred p;\nwait_${:uid}:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n@!p bra wait_${:uid};\n}",
+             "r,r", {bar, parity});
 }
 
 }  // namespace tritium::nvptx

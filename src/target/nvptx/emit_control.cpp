@@ -110,6 +110,9 @@ void Emitter::emit_for(const ir::Op& op) {
   const std::vector<const HoistedOperand*> hoisted = async_.hoisted_before(op);
   if (!hoisted.empty()) sync_if_dirty();
   for (const HoistedOperand* h : hoisted) stage_hoisted(*h);
+  // Written through the generic proxy, read by wgmma (async proxy): the dots of a loop whose
+  // operands are TMA copies fence nothing themselves.
+  if (!hoisted.empty() && sm_ >= 90) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   live_copies_ += static_cast<int>(hoisted.size());
   live_hoisted_ += static_cast<int>(hoisted.size());
 
@@ -125,6 +128,15 @@ void Emitter::emit_for(const ir::Op& op) {
   if (check_overflow) {
     alive = b_.CreatePHI(b_.getInt1Ty(), 2, "no_overflow");
     alive->addIncoming(b_.getTrue(), pre);
+  }
+  // The iteration count, for the TMA copies' stage mbarriers (emit_async.cpp).
+  llvm::PHINode* trip = nullptr;
+  for (const auto& o : async_.operands) {
+    if (o->tma_map >= 0 && o->carried->region() == &body && trip == nullptr) {
+      trip = b_.CreatePHI(b_.getInt32Ty(), 2, "trip");
+      trip->addIncoming(b_.getInt32(0), pre);
+      trips_[&body] = trip;
+    }
   }
   PhiSet carried;
   for (size_t i = 0; i < init.size(); ++i) {
@@ -176,6 +188,7 @@ void Emitter::emit_for(const ir::Op& op) {
   }
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   iv->addIncoming(next, latch);
+  if (trip != nullptr) trip->addIncoming(b_.CreateAdd(trip, b_.getInt32(1)), latch);
   carried.add_incoming(yields, latch);
   b_.CreateBr(header);
 
@@ -192,12 +205,14 @@ void Emitter::emit_for(const ir::Op& op) {
     const ir::Value* yielded = yield->operand(static_cast<int>(i));
     if (yielded->def() != nullptr && async_.in_flight_dots.count(yielded->def()) != 0) wgmma_wait(0, results[i].values);
   }
-  int copied = 0;
+  int copied = 0, cp_async = 0;
   for (size_t i = 0; i < init.size(); ++i) {
     auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
-    copied += it != async_.carried.end() && it->second->carried == it->first ? 1 : 0;
+    const bool here = it != async_.carried.end() && it->second->carried == it->first;
+    copied += here ? 1 : 0;
+    cp_async += here && it->second->tma_map < 0 ? 1 : 0;  // TMA copies: only those of iterations that ran
   }
-  if (copied > 0) ptx_effect("cp.async.wait_group 0;", "", {});
+  if (cp_async > 0) ptx_effect("cp.async.wait_group 0;", "", {});
   // A hoisted buffer that a later loop still reads stays; the bytes of the stage buffers
   // are reused by what follows (round trips, the next loop's copies) once every thread is
   // done with them.

@@ -483,7 +483,22 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.in_place = true;
     return s;
   }
-  if (copied && !all_ready) {
+  // TMA copies (async_copy.h: all of a loop's, or none): each thread waits on the stage's
+  // mbarrier of each operand it waits for; the bytes are then visible to the async proxy too.
+  auto tma = [&](decltype(copied_a) it) { return it != async_.carried.end() && it->second->tma_map >= 0; };
+  const bool tma_copies = tma(copied_a) || tma(copied_b);
+  if (copied && !all_ready && tma_copies) {
+    if (body != nullptr) {
+      for (const AsyncOperand* o : loop_operands) {
+        wait_tma(*o);
+        copies_ready_.insert(o->carried);
+      }
+    } else {
+      for (auto it : {copied_a, copied_b}) {
+        if (it != async_.carried.end()) wait_tma(*it->second);
+      }
+    }
+  } else if (copied && !all_ready) {
     int pending = std::numeric_limits<int>::max();
     if (body != nullptr) {
       for (const AsyncOperand* o : loop_operands) {
@@ -500,7 +515,10 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   }
   // wgmma reads shared memory through the async proxy: what this thread wrote through the
   // generic one (st.shared, cp.async) is made visible to it before the barrier.
-  if (wgmma) ptx_effect("fence.proxy.async.shared::cta;", "", {});
+  // Not needed when both operands are TMA copies (written through the async proxy).
+  const bool generic_writes = a_staged_here || copied_b == async_.carried.end() || !tma(copied_b) ||
+                              (copied_a != async_.carried.end() && !tma(copied_a));
+  if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   if (copied) issue_deferred_copies();
   s.in_place = !a_staged_here && copied_b != async_.carried.end();

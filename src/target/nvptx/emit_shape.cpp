@@ -126,7 +126,8 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
       out = recompute_at(def->operand(0), inner, memo);
       break;
     }
-    case OpKind::ConvertLayout: out = recompute_at(def->operand(0), coords, memo); break;
+    case OpKind::ConvertLayout:
+    case OpKind::DescriptorTile: out = recompute_at(def->operand(0), coords, memo); break;
     case OpKind::Trans: {
       // Dimension i of the result is dimension order[i] of the source: another index
       // space below this point, with its own memo.

@@ -128,6 +128,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::Splat: return emit_splat(op);
     case OpKind::Broadcast: return emit_broadcast(op);
     case OpKind::ExpandDims:
+    case OpKind::DescriptorTile:  // the pointers as they are (a TMA copy reads its operands)
     case OpKind::Reshape: return emit_view(op);
     case OpKind::Load: return emit_load(op);
     case OpKind::Store: return emit_store(op);

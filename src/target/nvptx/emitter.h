@@ -278,6 +278,12 @@ class Emitter {
   void lockstep_operands(const ir::Region& body);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // TMA copies (async_copy.h): the stage mbarriers armed once per loop entry, a stage's bulk
+  // tensor copies into `handle` completing on mbarrier `index`, a dot's wait for its stage.
+  void init_tma_barriers(const AsyncOperand& operand);
+  void issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle, llvm::Value* index);
+  void wait_tma(const AsyncOperand& operand);
+  llvm::Value* tma_live(const ir::Op& load);
   // The addresses of a cold copy whose groups the facts leave unproven
   // (gpu::computes_cold_addresses): `ptr` recomputed at each register's element where the
   // copy is issued, so that no per-element pointer lives across the loop.
@@ -388,6 +394,8 @@ class Emitter {
   // Body arguments (a copied operand's current buffer) whose copies an earlier dot of the
   // same loop body has waited for, fenced and met at its barrier (stage_dot_operands).
   std::unordered_set<const ir::Value*> copies_ready_;
+  // The iteration count (i32, from 0) of each loop body with TMA copies (emit_for).
+  std::unordered_map<const ir::Region*, llvm::Value*> trips_;
   llvm::Value* thread_id_ = nullptr;
   llvm::Value* warp_id_ = nullptr;  // warp_id(): tid / 32 through shfl.sync, next to thread_id_
   llvm::GlobalVariable* shared_ = nullptr;

@@ -63,4 +63,23 @@ struct SharedTile {
   }
 };
 
+// The TMA box that fills one column block of the swizzled tile of a rows x cols block (a 2-D
+// host descriptor's block_shape): block_cols() elements wide, all rows tall, the tensor map's
+// swizzle being the tile's (CU_TENSOR_MAP_SWIZZLE_128B's pattern is SharedTile's on a
+// 1024-byte boundary). The launcher encodes the map with it (runtime/tensor_map.h), the
+// emitter issues cols / inner copies per block (emit_async.cpp).
+struct TmaBox {
+  int64_t inner = 0, outer = 0;
+  int swizzle = 0;
+};
+inline TmaBox tma_box(int64_t rows, int64_t cols, int64_t element_bytes) {
+  const SharedTile tile = SharedTile::swizzled(rows, cols, element_bytes);
+  return {tile.block_cols(), rows, tile.swizzle};
+}
+// Whether a TMA box can copy that block: both box sides at most 256, a row at least 32 bytes.
+inline bool tma_box_fits(int64_t rows, int64_t cols, int64_t element_bytes) {
+  return SharedTile::can_swizzle(cols, element_bytes) && rows >= 1 && rows <= 256 &&
+         tma_box(rows, cols, element_bytes).inner <= 256;
+}
+
 }  // namespace tritium::nvptx
