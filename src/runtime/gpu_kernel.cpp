@@ -177,9 +177,6 @@ std::vector<cache::CachedParam> expected_params(const Signature& signature, cons
   return out;
 }
 
-namespace {
-
-// What is wrong with `got` for a build expecting `want`, or "".
 std::string check_params(const std::vector<cache::CachedParam>& want, const std::vector<cache::CachedParam>& got) {
   auto text = [](const cache::CachedParam& p) {
     return p.name + "#" + std::to_string(p.index) + (p.is_pointer ? " *" : " ") + p.dtype + "/" + std::to_string(p.size) +
@@ -200,6 +197,8 @@ std::string check_params(const std::vector<cache::CachedParam>& want, const std:
   }
   return "";
 }
+
+namespace {
 
 // One lock per disk key, for the process: the memory cache builds each (device, signature)
 // once, but two devices of one target asking at once would both compile; with the lock the

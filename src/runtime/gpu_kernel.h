@@ -76,6 +76,9 @@ struct GpuBuild {
 // The parameters the entry compiled for `signature` takes, as the cache records them: each
 // one not folded to a constant, packed as nvptx::PtxParam says (pointers 8 bytes, i1 as 4).
 std::vector<cache::CachedParam> expected_params(const Signature& signature, const std::vector<std::string>& names);
+// What is wrong with a compiled entry's parameters `got` for a build expecting `want`, or
+// "": equal, but for the CUtensorMaps of 2-D descriptors the code generator may append.
+std::string check_params(const std::vector<cache::CachedParam>& want, const std::vector<cache::CachedParam>& got);
 
 // The PTX, cubin and launch facts for `build`: read from the disk cache when a verified
 // entry exists, else compiled (lower, optimize, PTX, cubin) and stored. Needs a current

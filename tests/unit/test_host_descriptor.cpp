@@ -171,3 +171,98 @@ TEST_CASE("Kernel: host descriptors through the C++ API in the interpreter", "[k
   CHECK_THAT(launch_error(Arg::tensor_descriptor(Arg::integer(0), {M, N}, {8, 1}, {16, 8})),
              Catch::Contains("its base must be an array or tensor"));
 }
+
+namespace {
+const char* kMatmulSource = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_desc, b_desc, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([tl.program_id(0) * BM, k * BK]), b_desc.load([k * BK, 0]), acc)
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + offs, acc)
+)PY";
+
+nvptx::CompiledPtx compile_matmul(int sm, int num_stages, std::vector<cache::CachedParam>* want) {
+  auto file = std::make_shared<SourceFile>("mm.py", kMatmulSource);
+  auto module = parse_module(file);
+  KernelParams params = read_params(*module->find_function("mm"), {});
+  Signature sig = parse_signature("tensordesc<fp16[64, 64]>, tensordesc<fp16[64, 128]>, *fp32:16, i32:16, 64, 128, 64",
+                                  params.names, params.is_constexpr);
+  auto function = lower_kernel(module, "mm", sig, {});
+  transforms::run_pipeline(*function, {true});
+  nvptx::TargetOptions options;
+  options.sm = sm;
+  options.num_warps = 4;
+  options.num_stages = num_stages;
+  *want = runtime::expected_params(sig, params.names);
+  return nvptx::compile_to_ptx(*function, options);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("pipelined descriptor operands are TMA copies on sm_90", "[nvptx][descriptor][tma]") {
+  std::vector<cache::CachedParam> want;
+  nvptx::CompiledPtx compiled = compile_matmul(90, 3, &want);
+  // A's block [64, 64] is one 128-byte column block, B's [64, 128] two: three bulk copies
+  // per stage, none by cp.async; waits on mbarriers.
+  CHECK(count(compiled.ptx, "cp.async.bulk.tensor.2d") == 3 * 3);  // two stages before the loop, one in it
+  CHECK(count(compiled.ptx, "cp.async.cg") == 0);
+  CHECK(compiled.ptx.find("mbarrier.try_wait.parity") != std::string::npos);
+  CHECK(compiled.ptx.find("cp.async.wait_group") == std::string::npos);
+  // Both descriptors' maps, after the other entry arguments, 64-byte aligned by value.
+  CHECK(count(compiled.ptx, ".param .align 64 .b8 mm_param_") == 2);
+  REQUIRE(compiled.params.size() == want.size() + 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const nvptx::PtxParam& p = compiled.params[want.size() + i];
+    CHECK(p.part == ir::ArgPart::DescTensorMap);
+    CHECK(p.index == static_cast<int>(i));
+    CHECK(p.size == 128);
+    CHECK(p.kind == ir::ScalarKind::F16);
+  }
+  // What the cache records: accepted against the signature's list, and it survives a disk entry.
+  std::vector<cache::CachedParam> got;
+  for (const nvptx::PtxParam& p : compiled.params) {
+    got.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size, static_cast<int>(p.part), p.dim});
+  }
+  CHECK(runtime::check_params(want, got).empty());
+  std::vector<cache::CachedParam> stray = got;
+  stray.back().index = 2;  // c_ptr is no descriptor
+  CHECK_FALSE(runtime::check_params(want, stray).empty());
+  cache::KeyInputs in;
+  in.kernel = "mm";
+  in.target = "sm_90";
+  in.ptx_version = 80;
+  cache::Entry entry;
+  entry.inputs = in;
+  entry.key = cache::key_of(in);
+  entry.entry_name = "mm";
+  entry.sm = 90;
+  entry.ptx_version = 80;
+  entry.params = got;
+  entry.ptx = compiled.ptx;
+  entry.cubin = "cubin";
+  std::string error;
+  std::optional<cache::Entry> back = cache::decode(cache::encode(entry), in, &error);
+  REQUIRE(back);
+  REQUIRE(back->params.size() == got.size());
+  CHECK(back->params.back().part == static_cast<int>(ir::ArgPart::DescTensorMap));
+  CHECK(back->params.back().size == 128);
+}
+
+TEST_CASE("descriptor operands stay cp.async / plain loads without the TMA", "[nvptx][descriptor][tma]") {
+  std::vector<cache::CachedParam> want;
+  for (auto [sm, stages] : {std::pair{80, 3}, std::pair{90, 1}}) {
+    nvptx::CompiledPtx compiled = compile_matmul(sm, stages, &want);
+    CHECK(compiled.ptx.find("cp.async.bulk.tensor") == std::string::npos);
+    CHECK(compiled.ptx.find(".align 64 .b8") == std::string::npos);
+    CHECK(compiled.params.size() == want.size());
+  }
+}
