@@ -131,7 +131,8 @@ run_ncu() {
   for jit in tritium triton; do
     timeout 240 "$ncu" --clock-control none --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-      --section ComputeWorkloadAnalysis --csv python3 "$@" --jit "$jit" \
+      --section ComputeWorkloadAnalysis --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+      --csv python3 "$@" --jit "$jit" \
       > "$OUT/ncu_${name}_$jit.csv" 2> "$OUT/ncu_${name}_$jit.err"
     echo "$name $jit: rc $? $(grep -c . "$OUT/ncu_${name}_$jit.csv") lines"
   done
