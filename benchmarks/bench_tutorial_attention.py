@@ -47,6 +47,16 @@ def profiled(call):
     return out.getvalue()
 
 
+def error_text(e):
+    """An exception and its causes, each shortened, as one line."""
+    chain, seen = [], e
+    while seen is not None and len(chain) < 4:
+        text = " / ".join(line.strip() for line in str(seen).splitlines() if line.strip() not in ("", "^"))
+        chain.append(f"{type(seen).__name__}: {text[:200]} ... {text[-300:]}")
+        seen = seen.__cause__ or seen.__context__
+    return " <- ".join(chain)
+
+
 def worker(jit, seqs, reps, profile=False):
     """Runs in a fresh process: one JIT, every shape; prints one JSON line per row."""
     if jit == "tritium":
@@ -88,12 +98,7 @@ def worker(jit, seqs, reps, profile=False):
                     best = t6.attention_forward.best_config
                     row["config"] = f"{best.kwargs['BLOCK_M']}x{best.kwargs['BLOCK_N']} w{best.num_warps} s{best.num_stages}"
                 except Exception as e:  # noqa: BLE001 - a row says what went wrong
-                    chain, seen = [], e
-                    while seen is not None and len(chain) < 4:
-                        text = " / ".join(line.strip() for line in str(seen).splitlines() if line.strip() not in ("", "^"))
-                        chain.append(f"{type(seen).__name__}: {text[:200]} ... {text[-300:]}")
-                        seen = seen.__cause__ or seen.__context__
-                    row["error"] = " <- ".join(chain)
+                    row["error"] = error_text(e)
                 print(json.dumps(row), flush=True)
 
 

@@ -19,6 +19,8 @@
 #   reads, fp32/fp16, against Triton; ~1 min);
 #   BENCH_TUTORIAL_ATTENTION=1 runs benchmarks/bench_tutorial_attention.py (Triton's attention tutorial
 #   with host tensor descriptors, unmodified, under both JITs; ~3 min, QUICK_BENCH=1 ~1).
+#   BENCH_TUTORIAL_MATMUL=1 runs benchmarks/bench_tutorial_matmul.py (tutorial 09's three fp16
+#   persistent matmuls, unmodified, under both JITs, with cuBLAS; ~4 min, QUICK_BENCH=1 ~1.5).
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
 #   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep). BENCH_ATTENTION=1 runs
@@ -196,6 +198,8 @@ run_benchmark() {
 # shellcheck disable=SC2086
 [ "${BENCH_ATTENTION:-0}" = "1" ] && run_benchmark "attention benchmarks" bench_attention 480 ${ATTENTION_ARGS:-}
 # shellcheck disable=SC2086
+[ "${BENCH_TUTORIAL_MATMUL:-0}" = "1" ] && run_benchmark "the persistent-matmul tutorial (pointers, host and device descriptors) under both JITs" \
+  bench_tutorial_matmul 420
 [ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ] && run_benchmark "the attention tutorial (host descriptors) under both JITs" \
   bench_tutorial_attention 540 ${TUTORIAL_ATTENTION_ARGS:-}
 
