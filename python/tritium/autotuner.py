@@ -137,6 +137,13 @@ def _gpu_argument(values):
     if os.environ.get("TRITIUM_INTERPRET", "") not in ("", "0"):
         return None
     for value in values:
+        if isinstance(value, (tuple, list)):  # tuple arguments: their elements
+            inner = _gpu_argument(value)
+            if inner is not None:
+                return inner
+            continue
+        if hasattr(value, "block_shape") and hasattr(value, "base"):  # a host TensorDescriptor
+            value = value.base
         if _is_cuda_tensor(value) or hasattr(value, "__cuda_array_interface__"):
             return value
     return None

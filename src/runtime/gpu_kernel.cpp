@@ -35,6 +35,7 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   options.maxnreg = build.maxnreg;
   if (build.enable_fp_fusion >= 0) options.enable_fp_fusion = build.enable_fp_fusion != 0;
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
+  options.tma = cache::knob_value(build.inputs, "TRITIUM_DISABLE_TMA") != "1";
   return options;
 }
 

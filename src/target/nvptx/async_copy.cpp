@@ -463,9 +463,10 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& 
   return out;
 }
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps) {
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
+                            bool tma) {
   AsyncPlan plan;
-  if (sm >= 90) {
+  if (sm >= 90 && tma) {
     const auto& params = function.params();
     for (size_t i = 0; i < params.size(); ++i) {
       if (params[i].arg != nullptr && params[i].part == ir::ArgPart::DescBase) {

@@ -130,6 +130,8 @@ const ir::Op* descriptor_tile_of(const ir::Op& load);
 // Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
 bool is_zero_constant(const ir::Value* v);
 
-AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps);
+// `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma).
+AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
+                            bool tma = true);
 
 }  // namespace tritium::nvptx

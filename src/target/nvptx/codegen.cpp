@@ -415,9 +415,9 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     std::vector<int> tensor_maps;
-    if (options.sm >= 90) {
+    if (options.sm >= 90 && options.tma) {
       tensor_maps = plan_async_copies(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm,
-                                      options.num_warps).tma_params;
+                                      options.num_warps, options.tma).tma_params;
     }
     build_kernel(c, function, options, tensor_maps);
     Emitter emitter(kernel_ir, options, c.kernel);
@@ -485,7 +485,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma);
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
@@ -544,11 +544,15 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       std::string which = stage >= 0                ? ", stage " + std::to_string(stage)
                           : a.offset.size() == 2 ? ", the other stage, after the dot's barrier"
                                                  : ", the stage read last, after the dot's barrier";
-      parts.push_back("cp.async into stage buffers at bytes " + offsets +
+      parts.push_back(std::string(a.tma_map >= 0 ? "TMA copies (cp.async.bulk.tensor, mbarriers at byte " +
+                                                       std::to_string(a.barriers) + ")"
+                                                 : "cp.async") +
+                      " into stage buffers at bytes " + offsets +
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
                       which + ", " +
-                      (!a.k_major                            ? copy_text(op)
+                      (a.tma_map >= 0                        ? std::string(a.k_major ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
+                       : !a.k_major                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? "16-byte copies along K, held transposed (K-major), dealt out evenly"
                                                               : "16-byte copies along K, held transposed (K-major), by the threads holding each run's first element"));
     }

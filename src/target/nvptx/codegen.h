@@ -25,6 +25,9 @@ struct TargetOptions {
   // Triton's num_stages: 2 or more copies the fp16/bf16 operands of a loop's tl.dot into
   // shared memory with cp.async, one iteration ahead (async_copy.h); 1 leaves loops as written.
   int num_stages = 3;
+  // Copy a pipelined dot's host-descriptor operands with the TMA on sm_90 (async_copy.h);
+  // off: cp.async as for pointers (TRITIUM_DISABLE_TMA=1 at run time).
+  bool tma = true;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

@@ -317,6 +317,14 @@ void Emitter::init_tma_barriers(const AsyncOperand& operand) {
   barrier();
 }
 
+void Emitter::invalidate_tma_barriers(const AsyncOperand& operand) {
+  std::string text = "{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n";
+  for (size_t i = 0; i < operand.offset.size(); ++i) {
+    text += "@p mbarrier.inval.shared::cta.b64 [$1+" + std::to_string(8 * i) + "];\n";
+  }
+  ptx_effect(text + "}", "r,r", {thread_id(), raw_shared_address(b_.getInt32(static_cast<uint32_t>(operand.barriers)))});
+}
+
 llvm::Value* Emitter::tma_live(const ir::Op& load) {
   // The scalar tests in the mask's `and` tree (prefetch_loads: whether the iteration runs);
   // the rest is the descriptor's bounds check, which the TMA does itself (zero fill).

@@ -220,6 +220,20 @@ void Emitter::emit_for(const ir::Op& op) {
   const int released = copied + released_hoisted;
   live_copies_ -= released;
   live_hoisted_ -= released_hoisted;
+  // TMA stage mbarriers are invalidated once everyone is done waiting on them: their bytes
+  // may hold other data next, and the next entry of this loop initializes them again
+  // (initializing a valid mbarrier is undefined).
+  std::vector<const AsyncOperand*> tma_operands;
+  for (size_t i = 0; i < init.size(); ++i) {
+    auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
+    if (it != async_.carried.end() && it->second->carried == it->first && it->second->tma_map >= 0) {
+      tma_operands.push_back(it->second);
+    }
+  }
+  if (!tma_operands.empty()) {
+    barrier();
+    for (const AsyncOperand* o : tma_operands) invalidate_tma_barriers(*o);
+  }
   if (released > 0 && live_copies_ == live_hoisted_) barrier();
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));

@@ -36,7 +36,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
       frags_(plan_fragments(function, options.num_warps, options.sm)),
-      async_(plan_async_copies(function, frags_, options.sm, options.num_warps)),
+      async_(plan_async_copies(function, frags_, options.sm, options.num_warps, options.tma)),
       sm_(options.sm),
       ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),

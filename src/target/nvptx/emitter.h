@@ -281,6 +281,7 @@ class Emitter {
   // TMA copies (async_copy.h): the stage mbarriers armed once per loop entry, a stage's bulk
   // tensor copies into `handle` completing on mbarrier `index`, a dot's wait for its stage.
   void init_tma_barriers(const AsyncOperand& operand);
+  void invalidate_tma_barriers(const AsyncOperand& operand);
   void issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle, llvm::Value* index);
   void wait_tma(const AsyncOperand& operand);
   llvm::Value* tma_live(const ir::Op& load);
