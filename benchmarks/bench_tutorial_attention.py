@@ -102,6 +102,27 @@ def worker(jit, seqs, reps, profile=False):
                 print(json.dumps(row), flush=True)
 
 
+def run_workers(script, arguments, key, show=None):
+    """Runs `script --worker J arguments` for tritium, then Triton, each in a fresh process,
+    and gathers the JSON rows they print: {key(row): {jit: row}}. Says when a worker failed or
+    compiled during its timed calls."""
+    rows = {}
+    for jit in ("tritium", "triton"):
+        done = subprocess.run([sys.executable, script, "--worker", jit] + arguments, capture_output=True, text=True,
+                              timeout=900)
+        for line in done.stdout.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                rows.setdefault(key(row), {})[jit] = row
+                if show is not None:
+                    show(jit, row)
+                if row.get("compiles_while_timed"):
+                    print(f"!! {jit} compiled {row['compiles_while_timed']} times during the timed calls of {row}")
+        if done.returncode != 0:
+            print(f"{jit} worker exited {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -118,21 +139,13 @@ def main():
     if reason:
         print(f"skipped, no GPU: {reason}")
         return
-    rows = {}
-    for jit in ("tritium", "triton"):
-        command = [sys.executable, __file__, "--worker", jit, "--reps", str(args.reps)] + (["--quick"] if args.quick else []) \
-            + (["--profile"] if args.profile else [])
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
-        for line in done.stdout.splitlines():
-            if line.startswith("{"):
-                row = json.loads(line)
-                rows.setdefault((row["d"], row["seq"], row["causal"]), {})[jit] = row
-                if row.get("profile"):
-                    print(f"== {jit} d={row['d']} seq={row['seq']} causal={row['causal']}: one call\n{row['profile']}")
-                if row.get("compiles_while_timed"):
-                    print(f"!! {jit} compiled {row['compiles_while_timed']} times during the timed calls of {row}")
-        if done.returncode != 0:
-            print(f"{jit} worker exited {done.returncode}: {done.stderr.strip().splitlines()[-1:] }")
+    def show(jit, row):
+        if row.get("profile"):
+            print(f"== {jit} d={row['d']} seq={row['seq']} causal={row['causal']}: one call\n{row['profile']}")
+
+    rows = run_workers(__file__, ["--reps", str(args.reps)] + (["--quick"] if args.quick else [])
+                       + (["--profile"] if args.profile else []),
+                       lambda row: (row["d"], row["seq"], row["causal"]), show)
 
     def cell(row):
         if row is None:

@@ -15,7 +15,6 @@ or, with tritium, Triton and torch importable:
 import argparse
 import json
 import pathlib
-import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -24,7 +23,7 @@ SIZES, QUICK_SIZES = [2048, 4096, 8192], [4096]
 KERNELS = ["matmul", "matmul_tma", "matmul_descriptor"]  # the tutorial's host functions
 sys.path.insert(0, str(HERE))
 from bench_attention import no_gpu_reason  # noqa: E402
-from bench_tutorial_attention import error_text, tritium_stats  # noqa: E402
+from bench_tutorial_attention import error_text, run_workers, tritium_stats  # noqa: E402
 
 
 def worker(jit, sizes, reps):
@@ -90,18 +89,8 @@ def main():
     if reason:
         print(f"skipped, no GPU: {reason}")
         return
-    rows = {}
-    for jit in ("tritium", "triton"):
-        command = [sys.executable, __file__, "--worker", jit, "--reps", str(args.reps)] + (["--quick"] if args.quick else [])
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
-        for line in done.stdout.splitlines():
-            if line.startswith("{"):
-                row = json.loads(line)
-                rows.setdefault((row["kernel"], row["size"]), {})[jit] = row
-                if row.get("compiles_while_timed"):
-                    print(f"!! {jit} compiled {row['compiles_while_timed']} times during the timed calls of {row}")
-        if done.returncode != 0:
-            print(f"{jit} worker exited {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+    rows = run_workers(__file__, ["--reps", str(args.reps)] + (["--quick"] if args.quick else []),
+                       lambda row: (row["kernel"], row["size"]))
 
     def cell(row):
         if row is None:

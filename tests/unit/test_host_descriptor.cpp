@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "cache/disk_cache.h"
@@ -29,6 +30,27 @@ def copy(src, dst, n, BM: tl.constexpr):
     tile = src.load([tl.program_id(0) * BM, 0])
     dst.store([tl.program_id(0) * BM, 0], tile + n)
 )PY";
+
+// A disk entry for sm_90 with `params`, encoded and decoded again (null if refused).
+std::optional<cache::Entry> through_disk_entry(const std::string& kernel, const std::string& signature,
+                                               const std::vector<cache::CachedParam>& params) {
+  cache::KeyInputs in;
+  in.kernel = kernel;
+  in.signature = signature;
+  in.target = "sm_90";
+  in.ptx_version = 80;
+  cache::Entry entry;
+  entry.inputs = in;
+  entry.key = cache::key_of(in);
+  entry.entry_name = kernel;
+  entry.sm = 90;
+  entry.ptx_version = 80;
+  entry.params = params;
+  entry.ptx = ".version 8.0\n";
+  entry.cubin = "cubin";
+  std::string error;
+  return cache::decode(cache::encode(entry), in, &error);
+}
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -116,22 +138,7 @@ TEST_CASE("a descriptor's entry arguments are what expected_params and the cache
   CHECK(want[8].index == 2);
 
   // The parts survive the disk entry's header.
-  cache::KeyInputs in;
-  in.kernel = "copy";
-  in.signature = sig.str(params.names);
-  in.target = "sm_90";
-  in.ptx_version = 80;
-  cache::Entry entry;
-  entry.inputs = in;
-  entry.key = cache::key_of(in);
-  entry.entry_name = "copy";
-  entry.sm = 90;
-  entry.ptx_version = 80;
-  entry.params = want;
-  entry.ptx = ".version 8.0\n";
-  entry.cubin = "cubin";
-  std::string error;
-  std::optional<cache::Entry> back = cache::decode(cache::encode(entry), in, &error);
+  std::optional<cache::Entry> back = through_disk_entry("copy", sig.str(params.names), want);
   REQUIRE(back);
   REQUIRE(back->params.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
@@ -236,21 +243,7 @@ TEST_CASE("pipelined descriptor operands are TMA copies on sm_90", "[nvptx][desc
   std::vector<cache::CachedParam> stray = got;
   stray.back().index = 2;  // c_ptr is no descriptor
   CHECK_FALSE(runtime::check_params(want, stray).empty());
-  cache::KeyInputs in;
-  in.kernel = "mm";
-  in.target = "sm_90";
-  in.ptx_version = 80;
-  cache::Entry entry;
-  entry.inputs = in;
-  entry.key = cache::key_of(in);
-  entry.entry_name = "mm";
-  entry.sm = 90;
-  entry.ptx_version = 80;
-  entry.params = got;
-  entry.ptx = compiled.ptx;
-  entry.cubin = "cubin";
-  std::string error;
-  std::optional<cache::Entry> back = cache::decode(cache::encode(entry), in, &error);
+  std::optional<cache::Entry> back = through_disk_entry("mm", "", got);
   REQUIRE(back);
   REQUIRE(back->params.size() == got.size());
   CHECK(back->params.back().part == static_cast<int>(ir::ArgPart::DescTensorMap));
