@@ -49,6 +49,13 @@ void collect_assigned(const ast::Body& body, std::set<std::string>* names) {
   }
 }
 
+// Triton accepts a return inside tl.static_range (each unrolled copy jumps out); tritium
+// lowers a return by moving the rest of the function into the branches that do not return,
+// and the unrolled copies still to come are not part of that rest.
+const char* const kStaticRangeReturn =
+    "a return inside tl.static_range is not supported by tritium (Triton accepts it); set a flag and "
+    "return after the loop";
+
 const ast::Stmt* find_return(const ast::Body& body) {
   for (const auto& stmt : body) {
     if (stmt->kind == ast::StmtKind::Return) return stmt.get();
@@ -321,8 +328,13 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
       error_at(loc, "`continue` is not supported in kernels (Triton rejects it too); guard the rest of the body with an `if`");
     case ast::StmtKind::Return: {
       if (context_->loop_depth > 0) error_at(loc, "cannot have return statements inside while or for loops in kernels");
+      if (context_->static_loop_depth > 0 && !checking_) error_at(loc, kStaticRangeReturn);
       LValue value = stmt.value ? eval(*stmt.value) : LValue::constant(ConstValue::none());
-      bind(kReturnSlot, std::move(value));
+      if (checking_) {
+        check_return(value, loc);
+      } else {
+        bind(kReturnSlot, std::move(value));
+      }
       return true;
     }
     case ast::StmtKind::Assert: {
@@ -375,14 +387,18 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
   const Loc& loc = stmt.loc;
   LValue cond = eval(*stmt.cond);
   bool has_return = find_return(stmt.body) || find_return(stmt.orelse);
+  if (has_return && cond.is_tensor() && (context_->loop_depth > 0 || (context_->static_loop_depth > 0 && !checking_))) {
+    const ast::Stmt* r = find_return(stmt.body);
+    if (!r) r = find_return(stmt.orelse);
+    error_at(r->loc, context_->loop_depth > 0 ? "cannot have return statements inside while or for loops in kernels"
+                                              : kStaticRangeReturn);
+  }
+  // Triton's order: a return ends its own statement list only; the statements after this
+  // `if` follow, and its branches merge as any other's.
+  if (checking_) has_return = false;
   Continuation branch_cont;
   BranchEnd then_end, else_end;
   if (has_return) {
-    if (context_->loop_depth > 0) {
-      const ast::Stmt* r = find_return(stmt.body);
-      if (!r) r = find_return(stmt.orelse);
-      error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-    }
     branch_cont = cont;
     branch_cont.pending.insert(branch_cont.pending.begin(), {&body, index + 1});
     then_end.depth = else_end.depth = branch_cont.pending.size();
@@ -637,9 +653,8 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
     if (is_static || !known.count(kw.name)) error_at(kw.loc, "unexpected keyword argument '" + kw.name + "'");
   }
   if (args.empty() || args.size() > 3) error_at(iter.loc, "range expects 1 to 3 arguments");
-  if (const ast::Stmt* r = find_return(stmt.body)) {
-    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-  }
+  // A return in the body is an error where it is lowered (as in Triton, one under a
+  // compile-time `if` that is not taken is not).
   if (is_static) {
     lower_static_for(stmt, args);
     return;
@@ -715,15 +730,14 @@ void Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>&
   for (__int128 i = lb; step > 0 ? i < ub : i > ub; i += step) {
     if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
     bind(stmt.target->name, LValue::constant(ConstValue::integer(i)));
+    ++context_->static_loop_depth;
     lower_stmts(stmt.body, 0, Continuation{});
+    --context_->static_loop_depth;
   }
 }
 
 void Lowerer::lower_while(const ast::Stmt& stmt) {
   const Loc& loc = stmt.loc;
-  if (const ast::Stmt* r = find_return(stmt.body)) {
-    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-  }
   std::vector<std::string> carried;
   std::vector<LValue> init_values;
   collect_carried(stmt.body, "", loc, &carried, &init_values);
@@ -755,6 +769,97 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
   bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+}
+
+// ---- returns ----
+
+namespace {
+
+// A `return` inside a branch (at any depth), or inside a loop: what makes Triton lower the
+// function with jumps.
+bool has_nested_return(const ast::Body& body) {
+  for (const auto& stmt : body) {
+    if (stmt->kind == ast::StmtKind::If || stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While) {
+      if (find_return(stmt->body) || find_return(stmt->orelse)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+LValue Lowerer::lower_function_body(const ast::Body& body) {
+  if (checking_) {
+    lower_stmts(body, 0, Continuation{});
+    return context_->has_checked_return ? context_->checked_return : LValue::constant(ConstValue::none());
+  }
+  if (has_nested_return(body)) check_like_triton(body);
+  Continuation cont;
+  cont.at_function_end = true;
+  lower_stmts(body, 0, cont);
+  return scope_.count(kReturnSlot) ? scope_[kReturnSlot] : LValue::constant(ConstValue::none());
+}
+
+void Lowerer::check_like_triton(const ast::Body& body) {
+  // The IR goes into a region of an op that belongs to no function; destroying the op drops
+  // the uses its ops made of the function's values. Everything else is restored.
+  auto holder = std::make_unique<ir::Op>(ir::OpKind::If, Loc{});
+  ir::Region* region = holder->add_region();
+  struct Restore {
+    Lowerer& L;
+    Scope scope;
+    ir::Region* region;
+    ~Restore() {
+      L.scope_ = std::move(scope);
+      L.builder_.set_region(region);
+      L.checking_ = false;
+      L.context_->has_checked_return = false;
+      L.context_->checked_return = LValue();
+    }
+  } restore{*this, scope_, builder_.region()};
+  checking_ = true;
+  builder_.set_region(region);
+  lower_stmts(body, 0, Continuation{});
+}
+
+namespace {
+
+// What Triton 3.6 compares when a function returns twice: the type of the returned value,
+// a number being the tensor of its literal type (its `return` makes one of it).
+std::string return_type_key(Lowerer& L, const LValue& v, const Loc& loc) {
+  if (v.is_const()) {
+    switch (v.c.kind) {
+      case ConstValue::Kind::Int:
+      case ConstValue::Kind::Float:
+      case ConstValue::Kind::Bool: return ir::Type::scalar(L.literal_type(v.c, loc))->str();
+      case ConstValue::Kind::None: return "None";
+      case ConstValue::Kind::Str: return "a string";
+      case ConstValue::Kind::DType: return "a dtype";
+    }
+  }
+  if (v.kind == LValue::Kind::Tuple) {
+    std::string out = "(";
+    for (size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + return_type_key(L, v.items[i], loc);
+    return out + (v.items.size() == 1 ? ",)" : ")");
+  }
+  return type_string(v);
+}
+
+}  // namespace
+
+void Lowerer::check_return(const LValue& value, const Loc& loc) {
+  if (!context_->has_checked_return) {
+    context_->has_checked_return = true;
+    context_->checked_return = value;
+    return;
+  }
+  std::string first = return_type_key(*this, context_->checked_return, loc);
+  std::string now = return_type_key(*this, value, loc);
+  if (first != now) {
+    error_at(loc, "inconsistent return types: " + first + " and " + now +
+                      " (every return of a @jit function must give the same type, also one after a "
+                      "compile-time if that returns)");
+  }
 }
 
 // ---- calls ----
@@ -820,12 +925,9 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
   ++inline_depth_;
   inlining_.push_back(identity);
   contexts_.push_back(std::move(context));
-  Continuation cont;
-  cont.at_function_end = true;
-  lower_stmts(def.body, 0, cont);
+  LValue result = lower_function_body(def.body);
   inlining_.pop_back();
   --inline_depth_;
-  LValue result = scope_.count(kReturnSlot) ? scope_[kReturnSlot] : LValue::constant(ConstValue::none());
   scope_ = std::move(saved_scope);
   context_ = saved_context;
   return result;

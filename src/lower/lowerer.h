@@ -49,8 +49,13 @@ struct FunctionContext {
   std::shared_ptr<const ast::Module> module;
   std::shared_ptr<const Globals> globals;  // may be null
   const Scope* module_scope = nullptr;     // bindings of the module's top-level statements
-  int loop_depth = 0;
+  int loop_depth = 0;         // runtime loops (for, while) around the statement being lowered
+  int static_loop_depth = 0;  // tl.static_range loops
   std::string name;
+  // Triton's order (Lowerer::check_like_triton): the first return met, which every later
+  // one must match in type.
+  bool has_checked_return = false;
+  LValue checked_return;
 };
 
 // The name the pending return value is bound to in the scope, so branch merges carry it.
@@ -75,6 +80,12 @@ class Lowerer {
   // ---- statements (lower_stmt.cpp) ----
   // Lowers `body[first...]` then the continuation; stops at a return.
   void lower_stmts(const ast::Body& body, size_t first, Continuation cont);
+  // Lowers a function's body (the kernel's or an inlined callee's, whose parameters are
+  // bound); returns its return value. A body with a `return` inside a branch is first
+  // checked the way Triton visits it (check_like_triton).
+  LValue lower_function_body(const ast::Body& body);
+  // True while check_like_triton runs: static_print stays quiet (the real lowering prints).
+  bool checking() const { return checking_; }
   // Inlines a call of `function` with bound arguments; returns its return value.
   LValue inline_call(const FunctionRef& function, std::vector<LValue> args,
                      std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
@@ -148,6 +159,17 @@ class Lowerer {
   // an `if` that took the continuation into its branches).
   bool lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
   void lower_assign(const ast::Expr& target, LValue value, const Loc& loc);
+  // Triton 3.6 lowers a `return` as a jump and goes on with the statements after the `if`
+  // holding it (after a compile-time `if` too, into a dead block), merging that `if`'s
+  // branches as any other's: names set in one branch only are not defined after it, a name
+  // set in both keeps one type, and every return, reachable or not, gives one type.
+  // tritium lowers the rest of the function into the branches that do not return
+  // (Continuation), which sees more; so such a body is first lowered once the way Triton
+  // visits it, into IR that is thrown away, for Triton's errors in Triton's order.
+  void check_like_triton(const ast::Body& body);
+  // A return met by check_like_triton: the first sets the function's type, later ones must
+  // give the same (Triton's "inconsistent return types", at the later return).
+  void check_return(const LValue& value, const Loc& loc);
   bool lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
   void lower_for(const ast::Stmt& stmt);
   void lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args);
@@ -190,6 +212,7 @@ class Lowerer {
   std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
   int inline_depth_ = 0;
   ir::Op* merging_if_ = nullptr;  // the `if` whose branches merge_branches is merging
+  bool checking_ = false;         // inside check_like_triton
   std::vector<std::string> inlining_;  // "name@path:line" of the callees being inlined, outermost first
 
   friend std::unique_ptr<ir::Function> tritium::lower_kernel(
