@@ -41,6 +41,9 @@ struct BranchEnd {
   std::vector<Scope> scopes;
 };
 
+// The first `return` in `body`, its nested ifs and loops included (lower_return.cpp).
+const ast::Stmt* find_return(const ast::Body& body);
+
 // The value a global binding stands for in a kernel (a module, a constant, a @jit function).
 LValue binding_to_value(const GlobalBinding& binding);
 
