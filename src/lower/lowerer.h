@@ -21,11 +21,20 @@ namespace tritium::lower {
 
 using Scope = std::map<std::string, LValue>;
 
+// One entry of a continuation: the statements body[index...], or, when `loop` is set, the
+// iterations of that tl.static_range from `next` on (by `step`, before `stop`).
+struct Pending {
+  const ast::Body* body = nullptr;
+  size_t index = 0;
+  const ast::Stmt* loop = nullptr;
+  __int128 next = 0, stop = 0, step = 1;
+};
+
 // Statements still to lower after the current list ends: the rest of enclosing lists. A
 // `return` inside a dynamic `if` is lowered by moving this continuation into the branches
 // that do not return, so every path ends in exactly one return and no CFG is needed.
 struct Continuation {
-  std::vector<std::pair<const ast::Body*, size_t>> pending;  // (list, first index), innermost first
+  std::vector<Pending> pending;  // innermost first
   // When `pending` runs out, the function ends here (an implicit `return None`), as opposed
   // to the end of a loop body or of a branch whose merge follows.
   bool at_function_end = false;
@@ -52,8 +61,7 @@ struct FunctionContext {
   std::shared_ptr<const ast::Module> module;
   std::shared_ptr<const Globals> globals;  // may be null
   const Scope* module_scope = nullptr;     // bindings of the module's top-level statements
-  int loop_depth = 0;         // runtime loops (for, while) around the statement being lowered
-  int static_loop_depth = 0;  // tl.static_range loops
+  int loop_depth = 0;  // runtime loops (for, while) around the statement being lowered
   std::string name;
   // Triton's order (Lowerer::check_like_triton): the first return met, which every later
   // one must match in type.
@@ -174,8 +182,12 @@ class Lowerer {
   // give the same (Triton's "inconsistent return types", at the later return).
   void check_return(const LValue& value, const Loc& loc);
   bool lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
-  void lower_for(const ast::Stmt& stmt);
-  void lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args);
+  // A loop; returns true when it took the continuation (a tl.static_range holding a return).
+  bool lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
+  bool lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args, const ast::Body& body,
+                        size_t index, const Continuation& cont);
+  // Lowers the iterations `loop` names, each followed by the rest of them and then `cont`.
+  void lower_static_iterations(const Pending& loop, Continuation cont);
   void lower_while(const ast::Stmt& stmt);
   // The loop-carried names of a loop body and their values before the loop.
   void collect_carried(const ast::Body& body, const std::string& loop_variable, const Loc& loc,

@@ -431,6 +431,46 @@ ACCEPTED = [
                     return
                 tl.store(x_ptr + i, 1.0)
         """, consts={"C": False}, runs=[(3, {"C": False}, [1, 1, 1, 0])]),
+    Case("return_inside_static_range", """
+        @triton.jit
+        def kernel(x_ptr, n):
+            for i in tl.static_range(4):
+                if i == 2:
+                    return
+                tl.store(x_ptr + i, 1.0)
+            tl.store(x_ptr + 4, 5.0)
+        """, runs=[(0, {}, [1, 1, 0, 0, 0])]),
+    Case("run_time_return_inside_static_range", """
+        @triton.jit
+        def kernel(x_ptr, n):
+            for i in tl.static_range(4):
+                if n == i:
+                    return
+                tl.store(x_ptr + i, 1.0)
+            tl.store(x_ptr + 4, 5.0)
+        """, runs=[(2, {}, [1, 1, 0, 0, 0]), (0, {}, [0, 0, 0, 0, 0]), (7, {}, [1, 1, 1, 1, 5])]),
+    Case("return_inside_nested_static_ranges", """
+        @triton.jit
+        def kernel(x_ptr, n):
+            for i in tl.static_range(2):
+                for j in tl.static_range(2):
+                    if n == i * 2 + j:
+                        return
+                    tl.store(x_ptr + i * 2 + j, 1.0)
+            tl.store(x_ptr + 4, 5.0)
+        """, runs=[(3, {}, [1, 1, 1, 0, 0]), (1, {}, [1, 0, 0, 0, 0]), (9, {}, [1, 1, 1, 1, 5])]),
+    Case("helper_returning_from_inside_static_range", """
+        @triton.jit
+        def position(v):
+            for i in tl.static_range(4):
+                if v == i * 3:
+                    return i
+            return -1
+
+        @triton.jit
+        def kernel(x_ptr, n):
+            tl.store(x_ptr, position(n).to(tl.float32))
+        """, runs=[(6, {}, [2]), (0, {}, [0]), (5, {}, [-1])]),
     Case("statements_after_a_return_in_its_own_list_are_skipped", """
         @triton.jit
         def kernel(x_ptr, n):
@@ -441,24 +481,6 @@ ACCEPTED = [
 ]
 
 STRICTER = [
-    Case("return_inside_static_range", """
-        @triton.jit
-        def kernel(x_ptr, n):
-            for i in tl.static_range(4):
-                if i == 2:
-                    return  #!
-                tl.store(x_ptr + i, 1.0)
-        """, message=r"a return inside tl.static_range is not supported by tritium",
-         reason="each unrolled copy would need the copies after it in its continuation"),
-    Case("run_time_return_inside_static_range", """
-        @triton.jit
-        def kernel(x_ptr, n):
-            for i in tl.static_range(4):
-                if n == i:
-                    return  #!
-                tl.store(x_ptr + i, 1.0)
-        """, message=r"a return inside tl.static_range is not supported by tritium",
-         reason="as above"),
     Case("helper_falling_off_its_end_after_a_return", """
         @triton.jit
         def helper(v):
