@@ -268,10 +268,7 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
     }
     function->params().push_back(std::move(param));
   }
-  lower::Continuation cont;
-  cont.at_function_end = true;
-  lowerer.lower_stmts(def->body, 0, cont);
-  lower::LValue result = lowerer.scope()[lower::kReturnSlot];
+  lower::LValue result = lowerer.lower_function_body(def->body);
   if (!result.is_none()) error_at(def->loc, "a kernel cannot return a value");
   lowerer.builder().set_region(&function->body());
   lowerer.builder().create(ir::OpKind::Return, {}, {}, def->loc);

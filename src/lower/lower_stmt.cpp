@@ -49,16 +49,8 @@ void collect_assigned(const ast::Body& body, std::set<std::string>* names) {
   }
 }
 
-const ast::Stmt* find_return(const ast::Body& body) {
-  for (const auto& stmt : body) {
-    if (stmt->kind == ast::StmtKind::Return) return stmt.get();
-    if (stmt->kind == ast::StmtKind::If || stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While) {
-      if (const ast::Stmt* r = find_return(stmt->body)) return r;
-      if (const ast::Stmt* r = find_return(stmt->orelse)) return r;
-    }
-  }
-  return nullptr;
-}
+const ast::Body kNoStatements;
+
 
 std::string normalize_module(const std::string& name) {
   if (name == "tritium") return "triton";
@@ -261,9 +253,13 @@ void Lowerer::lower_stmts(const ast::Body& body, size_t first, Continuation cont
     it = cont.branch_ends.erase(it);
   }
   if (!cont.pending.empty()) {
-    auto [next_body, next_index] = cont.pending.front();
+    Pending next = cont.pending.front();
     cont.pending.erase(cont.pending.begin());
-    lower_stmts(*next_body, next_index, cont);
+    if (next.loop != nullptr) {
+      lower_static_iterations(next, std::move(cont));
+    } else {
+      lower_stmts(*next.body, next.index, std::move(cont));
+    }
     return;
   }
   if (cont.at_function_end && !scope_.count(kReturnSlot)) {
@@ -309,8 +305,7 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
     case ast::StmtKind::If: return lower_if(stmt, body, index, cont);
     case ast::StmtKind::For:
       if (!stmt.orelse.empty()) error_at(loc, "for ... else is not supported in kernels");
-      lower_for(stmt);
-      return false;
+      return lower_for(stmt, body, index, cont);
     case ast::StmtKind::While:
       if (!stmt.orelse.empty()) error_at(loc, "while ... else is not supported in kernels");
       lower_while(stmt);
@@ -322,7 +317,11 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
     case ast::StmtKind::Return: {
       if (context_->loop_depth > 0) error_at(loc, "cannot have return statements inside while or for loops in kernels");
       LValue value = stmt.value ? eval(*stmt.value) : LValue::constant(ConstValue::none());
-      bind(kReturnSlot, std::move(value));
+      if (checking_) {
+        check_return(value, loc);
+      } else {
+        bind(kReturnSlot, std::move(value));
+      }
       return true;
     }
     case ast::StmtKind::Assert: {
@@ -375,14 +374,17 @@ bool Lowerer::lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t inde
   const Loc& loc = stmt.loc;
   LValue cond = eval(*stmt.cond);
   bool has_return = find_return(stmt.body) || find_return(stmt.orelse);
+  if (has_return && cond.is_tensor() && context_->loop_depth > 0) {
+    const ast::Stmt* r = find_return(stmt.body);
+    if (!r) r = find_return(stmt.orelse);
+    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
+  }
+  // Triton's order: a return ends its own statement list only; the statements after this
+  // `if` follow, and its branches merge as any other's.
+  if (checking_) has_return = false;
   Continuation branch_cont;
   BranchEnd then_end, else_end;
   if (has_return) {
-    if (context_->loop_depth > 0) {
-      const ast::Stmt* r = find_return(stmt.body);
-      if (!r) r = find_return(stmt.orelse);
-      error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-    }
     branch_cont = cont;
     branch_cont.pending.insert(branch_cont.pending.begin(), {&body, index + 1});
     then_end.depth = else_end.depth = branch_cont.pending.size();
@@ -617,7 +619,7 @@ std::vector<Value*> loop_results(ir::Op* loop, const std::vector<Value*>& inits,
 
 }  // namespace
 
-void Lowerer::lower_for(const ast::Stmt& stmt) {
+bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont) {
   const Loc& loc = stmt.loc;
   const ast::Expr& iter = *stmt.cond;
   if (iter.kind != ast::ExprKind::Call) {
@@ -637,13 +639,9 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
     if (is_static || !known.count(kw.name)) error_at(kw.loc, "unexpected keyword argument '" + kw.name + "'");
   }
   if (args.empty() || args.size() > 3) error_at(iter.loc, "range expects 1 to 3 arguments");
-  if (const ast::Stmt* r = find_return(stmt.body)) {
-    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-  }
-  if (is_static) {
-    lower_static_for(stmt, args);
-    return;
-  }
+  // A return in the body is an error where it is lowered (as in Triton, one under a
+  // compile-time `if` that is not taken is not).
+  if (is_static) return lower_static_for(stmt, args, body, index, cont);
   if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
   LValue lb = args.size() == 1 ? LValue::constant(ConstValue::integer(0)) : args[0];
   LValue ub = args.size() == 1 ? args[0] : args[1];
@@ -699,9 +697,11 @@ void Lowerer::lower_for(const ast::Stmt& stmt) {
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
   bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+  return false;
 }
 
-void Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& args) {
+bool Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& args, const ast::Body& body,
+                               size_t index, const Continuation& cont) {
   for (const LValue& a : args) {
     if (!a.is_const() || a.c.kind != ConstValue::Kind::Int) {
       error_at(stmt.cond->loc, "tl.static_range bounds must be compile-time integers, got " + a.describe());
@@ -712,18 +712,41 @@ void Lowerer::lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>&
   __int128 step = args.size() == 3 ? args[2].c.i : 1;
   if (step == 0) error_at(stmt.cond->loc, "static_range step must not be zero");
   if ((ub - lb) / step > 4096) error_at(stmt.cond->loc, "tl.static_range would unroll more than 4096 iterations");
+  if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
+  if (!checking_ && find_return(stmt.body)) {
+    // A return in an unrolled copy leaves the function: the copies after it and the
+    // statements after the loop are that copy's continuation (Triton jumps out instead).
+    Continuation rest = cont;
+    rest.pending.insert(rest.pending.begin(), Pending{&body, index + 1});
+    Pending iterations;
+    iterations.loop = &stmt;
+    iterations.next = lb;
+    iterations.stop = ub;
+    iterations.step = step;
+    lower_static_iterations(iterations, std::move(rest));
+    return true;
+  }
   for (__int128 i = lb; step > 0 ? i < ub : i > ub; i += step) {
-    if (stmt.target->kind != ast::ExprKind::Name) error_at(stmt.target->loc, "the loop variable must be a plain name");
     bind(stmt.target->name, LValue::constant(ConstValue::integer(i)));
     lower_stmts(stmt.body, 0, Continuation{});
   }
+  return false;
+}
+
+void Lowerer::lower_static_iterations(const Pending& loop, Continuation cont) {
+  if (loop.step > 0 ? loop.next >= loop.stop : loop.next <= loop.stop) {
+    lower_stmts(kNoStatements, 0, std::move(cont));  // none left: on with the continuation
+    return;
+  }
+  Pending after = loop;
+  after.next += loop.step;
+  cont.pending.insert(cont.pending.begin(), after);
+  bind(loop.loop->target->name, LValue::constant(ConstValue::integer(loop.next)));
+  lower_stmts(loop.loop->body, 0, std::move(cont));
 }
 
 void Lowerer::lower_while(const ast::Stmt& stmt) {
   const Loc& loc = stmt.loc;
-  if (const ast::Stmt* r = find_return(stmt.body)) {
-    error_at(r->loc, "cannot have return statements inside while or for loops in kernels");
-  }
   std::vector<std::string> carried;
   std::vector<LValue> init_values;
   collect_carried(stmt.body, "", loc, &carried, &init_values);
@@ -820,12 +843,9 @@ LValue Lowerer::inline_call(const FunctionRef& function, std::vector<LValue> arg
   ++inline_depth_;
   inlining_.push_back(identity);
   contexts_.push_back(std::move(context));
-  Continuation cont;
-  cont.at_function_end = true;
-  lower_stmts(def.body, 0, cont);
+  LValue result = lower_function_body(def.body);
   inlining_.pop_back();
   --inline_depth_;
-  LValue result = scope_.count(kReturnSlot) ? scope_[kReturnSlot] : LValue::constant(ConstValue::none());
   scope_ = std::move(saved_scope);
   context_ = saved_context;
   return result;

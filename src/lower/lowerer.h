@@ -21,11 +21,20 @@ namespace tritium::lower {
 
 using Scope = std::map<std::string, LValue>;
 
+// One entry of a continuation: the statements body[index...], or, when `loop` is set, the
+// iterations of that tl.static_range from `next` on (by `step`, before `stop`).
+struct Pending {
+  const ast::Body* body = nullptr;
+  size_t index = 0;
+  const ast::Stmt* loop = nullptr;
+  __int128 next = 0, stop = 0, step = 1;
+};
+
 // Statements still to lower after the current list ends: the rest of enclosing lists. A
 // `return` inside a dynamic `if` is lowered by moving this continuation into the branches
 // that do not return, so every path ends in exactly one return and no CFG is needed.
 struct Continuation {
-  std::vector<std::pair<const ast::Body*, size_t>> pending;  // (list, first index), innermost first
+  std::vector<Pending> pending;  // innermost first
   // When `pending` runs out, the function ends here (an implicit `return None`), as opposed
   // to the end of a loop body or of a branch whose merge follows.
   bool at_function_end = false;
@@ -41,6 +50,9 @@ struct BranchEnd {
   std::vector<Scope> scopes;
 };
 
+// The first `return` in `body`, its nested ifs and loops included (lower_return.cpp).
+const ast::Stmt* find_return(const ast::Body& body);
+
 // The value a global binding stands for in a kernel (a module, a constant, a @jit function).
 LValue binding_to_value(const GlobalBinding& binding);
 
@@ -49,8 +61,12 @@ struct FunctionContext {
   std::shared_ptr<const ast::Module> module;
   std::shared_ptr<const Globals> globals;  // may be null
   const Scope* module_scope = nullptr;     // bindings of the module's top-level statements
-  int loop_depth = 0;
+  int loop_depth = 0;  // runtime loops (for, while) around the statement being lowered
   std::string name;
+  // Triton's order (Lowerer::check_like_triton): the first return met, which every later
+  // one must match in type.
+  bool has_checked_return = false;
+  LValue checked_return;
 };
 
 // The name the pending return value is bound to in the scope, so branch merges carry it.
@@ -75,6 +91,12 @@ class Lowerer {
   // ---- statements (lower_stmt.cpp) ----
   // Lowers `body[first...]` then the continuation; stops at a return.
   void lower_stmts(const ast::Body& body, size_t first, Continuation cont);
+  // Lowers a function's body (the kernel's or an inlined callee's, whose parameters are
+  // bound); returns its return value. A body with a `return` inside a branch is first
+  // checked the way Triton visits it (check_like_triton).
+  LValue lower_function_body(const ast::Body& body);
+  // True while check_like_triton runs: static_print stays quiet (the real lowering prints).
+  bool checking() const { return checking_; }
   // Inlines a call of `function` with bound arguments; returns its return value.
   LValue inline_call(const FunctionRef& function, std::vector<LValue> args,
                      std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
@@ -148,9 +170,24 @@ class Lowerer {
   // an `if` that took the continuation into its branches).
   bool lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
   void lower_assign(const ast::Expr& target, LValue value, const Loc& loc);
+  // Triton 3.6 lowers a `return` as a jump and goes on with the statements after the `if`
+  // holding it (after a compile-time `if` too, into a dead block), merging that `if`'s
+  // branches as any other's: names set in one branch only are not defined after it, a name
+  // set in both keeps one type, and every return, reachable or not, gives one type.
+  // tritium lowers the rest of the function into the branches that do not return
+  // (Continuation), which sees more; so such a body is first lowered once the way Triton
+  // visits it, into IR that is thrown away, for Triton's errors in Triton's order.
+  void check_like_triton(const ast::Body& body);
+  // A return met by check_like_triton: the first sets the function's type, later ones must
+  // give the same (Triton's "inconsistent return types", at the later return).
+  void check_return(const LValue& value, const Loc& loc);
   bool lower_if(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
-  void lower_for(const ast::Stmt& stmt);
-  void lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args);
+  // A loop; returns true when it took the continuation (a tl.static_range holding a return).
+  bool lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
+  bool lower_static_for(const ast::Stmt& stmt, const std::vector<LValue>& range_args, const ast::Body& body,
+                        size_t index, const Continuation& cont);
+  // Lowers the iterations `loop` names, each followed by the rest of them and then `cont`.
+  void lower_static_iterations(const Pending& loop, Continuation cont);
   void lower_while(const ast::Stmt& stmt);
   // The loop-carried names of a loop body and their values before the loop.
   void collect_carried(const ast::Body& body, const std::string& loop_variable, const Loc& loc,
@@ -190,6 +227,7 @@ class Lowerer {
   std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
   int inline_depth_ = 0;
   ir::Op* merging_if_ = nullptr;  // the `if` whose branches merge_branches is merging
+  bool checking_ = false;         // inside check_like_triton
   std::vector<std::string> inlining_;  // "name@path:line" of the callees being inlined, outermost first
 
   friend std::unique_ptr<ir::Function> tritium::lower_kernel(
