@@ -263,6 +263,10 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     const ir::Op* yield = body.terminator();
     std::vector<std::unique_ptr<AsyncOperand>> here;
     std::vector<const ir::Value*> last_loads;
+    // Per operand: whether its loads are host-descriptor blocks the TMA could copy, and then
+    // whether transposed (B held K-major). The TMA needs no axis facts: a transposed block is
+    // K-major whatever the facts say, but only if the whole loop goes through the TMA.
+    std::vector<int> tma_layout;  // -1: not a TMA candidate; 0 / 1: as is / transposed
     std::vector<const ir::Op*> loop_dots;
     bool loop_wgmma = false;
     for (int k = 0; k < op->num_results(); ++k) {
@@ -297,6 +301,20 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                          std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
                            return copies_k_major(*op->operand(c->index() + 2)->def(), axis);
                          });
+      int layout = -1;
+      if (wgmma && sm >= 90 && !plan.descriptor_bases.empty()) {
+        std::vector<const ir::Value*> loads = {next};
+        for (const ir::Value* c : chain) loads.push_back(op->operand(c->index() + 2));
+        for (const ir::Value* l : loads) {
+          const ir::Op* tile = descriptor_tile_of(*l->def());
+          const int t = tile == nullptr || plan.descriptor_bases.count(tile->operand(1)) == 0 ? -2
+                        : tile->find_attr("transposed") != nullptr && tile->int_attr("transposed") != 0 ? 1 : 0;
+          layout = l == next ? t : layout == t ? t : -2;
+        }
+        const bool as_b = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; });
+        if (layout < 0 || (layout == 1 && !as_b)) layout = -1;
+      }
+      tma_layout.push_back(layout);
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
       operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], bytes)
                       : wgmma          ? SharedTile::swizzled(shape[0], shape[1], bytes)
@@ -322,6 +340,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       if (keep) continue;
       here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));
       last_loads.erase(last_loads.begin() + static_cast<std::ptrdiff_t>(h));
+      tma_layout.erase(tma_layout.begin() + static_cast<std::ptrdiff_t>(h));
     }
     for (const auto& operand : here) {
       for (const ir::Op* d : operand->dots) {
@@ -353,19 +372,23 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                      copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
                      with_extra <= kMaxSharedBytes;
     if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
-    // TMA copies when every load of every copied operand is a host descriptor's block, laid
-    // out as the operand's tile (transposed exactly when the tile holds B K-major).
-    auto tma_load = [&](const ir::Value* v, const AsyncOperand& o) {
-      const ir::Op* tile = descriptor_tile_of(*v->def());
-      if (tile == nullptr || plan.descriptor_bases.count(tile->operand(1)) == 0) return false;
-      const bool transposed = tile->find_attr("transposed") != nullptr && tile->int_attr("transposed") != 0;
-      return transposed == o.k_major && tma_box_fits(o.tile.rows, o.tile.cols, o.tile.element_bytes) &&
-             o.tile.swizzle == tma_box(o.tile.rows, o.tile.cols, o.tile.element_bytes).swizzle;
-    };
+    // TMA copies when every load of every copied operand is a host descriptor's block whose
+    // box fits; a transposed block is then held K-major (its tile is the block as stored).
     bool tma = loop_wgmma && sm >= 90;
     for (size_t h = 0; h < here.size() && tma; ++h) {
-      tma = tma_load(last_loads[h], *here[h]);
-      for (const ir::Value* c : here[h]->chain) tma = tma && tma_load(op->operand(c->index() + 2), *here[h]);
+      const AsyncOperand& o = *here[h];
+      const std::vector<int64_t>& shape = o.carried->type()->shape();
+      const int64_t rows = tma_layout[h] == 1 ? shape[1] : shape[0], cols = tma_layout[h] == 1 ? shape[0] : shape[1];
+      tma = tma_layout[h] >= 0 && tma_box_fits(rows, cols, o.tile.element_bytes);
+    }
+    if (tma) {
+      for (size_t h = 0; h < here.size(); ++h) {
+        AsyncOperand& o = *here[h];
+        const std::vector<int64_t>& shape = o.carried->type()->shape();
+        o.k_major = tma_layout[h] == 1;
+        o.tile = o.k_major ? SharedTile::swizzled(shape[1], shape[0], o.tile.element_bytes)
+                           : SharedTile::swizzled(shape[0], shape[1], o.tile.element_bytes);
+      }
     }
     std::vector<int> later = later_in_batch(*op, here, last_loads);
     for (size_t h = 0; h < here.size(); ++h) {
