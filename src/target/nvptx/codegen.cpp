@@ -415,7 +415,10 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     std::vector<int> tensor_maps;
-    if (options.sm >= 90 && options.tma) {
+    const bool descriptors = std::any_of(kernel_ir.params().begin(), kernel_ir.params().end(), [](const ir::Param& p) {
+      return p.arg != nullptr && p.part == ir::ArgPart::DescBase;
+    });
+    if (options.sm >= 90 && options.tma && descriptors) {  // which need a CUtensorMap parameter
       tensor_maps = plan_async_copies(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm,
                                       options.num_warps, options.tma).tma_params;
     }
