@@ -132,6 +132,16 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                  REVERSE: tl.constexpr):
+        # Per row: the sum, then the index of the maximum (ties: the first).
+        rows = tl.arange(0, BM)
+        x = tl.load(x_ptr + rows[:, None] * BN + tl.arange(0, BN)[None, :])
+        tl.store(out_ptr + rows, tl.sum(x, 1))
+        tl.store(out_ptr + BM + rows, tl.argmax(x, 1))
+
+
+    @tritium.jit
     def sum_tile(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                  REVERSE: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
@@ -377,6 +387,19 @@ def test_scans_along_every_axis(tmp_path, ty, axis, reverse, tile, warps):
     assert np.array_equal(out[n:].reshape(BM, BN), scan_reference(x, axis, reverse, np.maximum))
 
 
+@pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
+                                        ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
+def test_row_reductions_across_many_warps(tmp_path, tile, warps):
+    # Rows spread over every warp (the softmax and norm kernels' shape): the warps' partials
+    # are read back several to a thread and combined across lanes by shuffles.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_stats", "i32", tile, warps, BM * BN, 2 * BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:BM], x.sum(1))
+    assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 @pytest.mark.parametrize("shape,warps", [((4, 8, 16), 4), ((8, 4, 32), 2), ((2, 64, 8), 8)])
 def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
@@ -387,13 +410,27 @@ def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
 
 
 @pytest.mark.parametrize("axis", [0, 1])
-@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((128, 8), 2)])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((128, 8), 2),
+                                        ((1, 8192), 16), ((4, 2048), 16), ((8, 128), 8), ((2, 512), 4)])
 def test_reductions_along_every_axis(tmp_path, axis, tile, warps):
     BM, BN = tile
     x, out, ll, ptx = run_on_host(tmp_path, "sum_tile", "i32", tile, warps, BM * BN, BN if axis == 0 else BM, 0,
                                   f", AXIS={axis}, REVERSE=False")
     x = x.reshape(BM, BN)
     assert np.array_equal(out, x.sum(0) if axis == 0 else x.max(1))
+
+
+@pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
+                                        ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
+def test_row_reductions_across_many_warps(tmp_path, tile, warps):
+    # Rows spread over every warp (the softmax and norm kernels' shape): the warps' partials
+    # are read back several to a thread and combined across lanes by shuffles.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_stats", "i32", tile, warps, BM * BN, 2 * BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:BM], x.sum(1))
+    assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])

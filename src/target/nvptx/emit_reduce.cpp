@@ -3,12 +3,16 @@
 // are the bits combined, within a thread over registers, within a warp by butterfly
 // shuffles, across warps through shared memory. Nothing here depends on which layout it is.
 //
-//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem per warp
-//                                      bit, then the results placed in the result's layout
+//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem (each
+//                                      warp's partial once, read back by vector loads and,
+//                                      past 16 bytes, shfl.bfly), then the results placed
+//                                      in the result's layout
 //   scan:  one level per axis bit, low to high; each element keeps its prefix P and the
 //          total B of its aligned run of 2^level, and takes B from its partner (the element
 //          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
 #include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <bit>
 
 #include "gpu/scratch.h"
 #include "ir/linear_layout.h"
@@ -48,6 +52,28 @@ std::vector<int> subsets(int mask) {
     s = (s - mask) & mask;
   } while (s != 0);
   return out;
+}
+
+// The bits of `value` under `mask` packed together at the bottom, in order (x86's pext with
+// a constant mask): a shift and an and per run of consecutive mask bits.
+llvm::Value* compress_bits(llvm::IRBuilder<>& b, llvm::Value* value, uint32_t mask) {
+  llvm::Value* out = nullptr;
+  int placed = 0;
+  for (int bit = 0; bit < 32;) {
+    if (!(mask & (1u << bit))) {
+      ++bit;
+      continue;
+    }
+    int run = 0;
+    while (bit + run < 32 && (mask & (1u << (bit + run)))) ++run;
+    uint32_t run_mask = run == 32 ? ~0u : ((1u << run) - 1) << bit;
+    llvm::Value* part = b.CreateAnd(value, b.getInt32(run_mask));
+    if (bit > placed) part = b.CreateLShr(part, b.getInt32(static_cast<uint32_t>(bit - placed)));
+    out = out ? b.CreateOr(out, part) : part;
+    placed += run;
+    bit += run;
+  }
+  return out ? out : b.getInt32(0);
 }
 
 }  // namespace
@@ -134,8 +160,12 @@ void Emitter::emit_reduce(const ir::Op& op) {
       values = combine(op, values, other);
     }
   }
-  // 3. Across warps: slot (key, thread) of each input's scratch area, the op's first buffer
-  // (a barrier between a chunk's reads and the next chunk's writes; none after the last).
+  // 3. Across warps: each key's partial of every thread whose reduced lane bits are clear,
+  // in the op's first buffer, then every thread reads its group's 2^popcount(warp_mask)
+  // partials and combines them (a barrier between a chunk's reads and the next chunk's
+  // writes; none after the last). Slot (key, thread) sits at key * threads + the thread's
+  // index with its warp bits moved lowest, so a group's partials are consecutive and read
+  // by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
   std::vector<llvm::Type*> types;
@@ -147,10 +177,55 @@ void Emitter::emit_reduce(const ir::Op& op) {
     for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * threads + 15) / 16 * 16;
     int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
     llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
-    llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+    const int group_bits = std::popcount(static_cast<uint32_t>(warp_mask));
+    const int64_t group = int64_t{1} << group_bits;
+    const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask);
+    // The thread's slot column: its warp bits (compressed) lowest, its other bits above.
+    llvm::Value* writer_column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), group_bits),
+                                             compress_bits(b_, tid, static_cast<uint32_t>(warp_mask)));
     int64_t area_bytes = 0;
     for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
     const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
+    // Vector loads where every chunk's area is 16-byte aligned (a group's first slot is
+    // aligned to the group's bytes: its index is a multiple of `group`). A thread reads its
+    // whole group when one load of at most 16 bytes holds it, else 8 bytes of it and the
+    // lanes exchange the rest by shuffles: fewer values live at once (more warps would
+    // mean more registers, where ptxas moves the next global loads up into the shuffles).
+    const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+    std::vector<bool> vectorized(n);
+    int64_t per_lane = group;  // partials each thread reads
+    {
+      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * threads;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t bytes = type_bytes(types[i]);
+        vectorized[i] = (bytes == 4 || bytes == 8) && (start + area + chunk_at) % 16 == 0;
+        int64_t reads = 1;
+        if (vectorized[i]) reads = group * bytes <= 16 ? group : 8 / bytes;
+        per_lane = std::min(per_lane, reads);
+        chunk_at += (slots0 * bytes + 15) / 16 * 16;
+      }
+    }
+    // The lowest reduced lane bits, one per halving of the partials a thread reads.
+    int spread = 0;
+    for (int j = 0, need = group_bits - std::countr_zero(static_cast<uint64_t>(per_lane)); j < 5 && need > 0; ++j) {
+      if (lane_mask & (1 << j)) {
+        spread |= 1 << j;
+        --need;
+      }
+    }
+    if (std::popcount(static_cast<uint32_t>(spread)) != group_bits - std::countr_zero(static_cast<uint64_t>(per_lane))) {
+      spread = 0;
+      per_lane = group;
+    }
+    // The first slot this thread reads, made after the barrier (not live across the
+    // partials' computation).
+    auto lane_column = [&]() {
+      llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, base, other_mask), group_bits);
+      if (spread == 0) return group_column;
+      return b_.CreateOr(group_column, b_.CreateMul(compress_bits(b_, tid, static_cast<uint32_t>(spread)),
+                                                    b_.getInt32(static_cast<uint32_t>(per_lane))));
+    };
     for (int64_t first = 0; first < keys_n; first += chunk) {
       if (first > 0) barrier();
       int64_t last = std::min(keys_n, first + chunk);
@@ -161,29 +236,50 @@ void Emitter::emit_reduce(const ir::Op& op) {
         chunk_offsets.push_back(at);
         at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
       }
-      auto slot = [&](size_t i, int64_t key, llvm::Value* thread) {
-        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), thread);
+      auto slot = [&](size_t i, int64_t key, llvm::Value* column) {
+        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), column);
         return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
       guarded(writer, [&]() -> llvm::Value* {
         for (int64_t k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, tid));
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, writer_column));
         }
         return nullptr;
       });
       barrier();
+      llvm::Value* first_column = lane_column();
       for (int64_t k = first; k < last; ++k) {
-        std::vector<std::vector<llvm::Value*>> items;
-        for (int sub : subsets(warp_mask)) {
-          llvm::Value* thread = b_.CreateOr(base, b_.getInt32(static_cast<uint32_t>(sub)));
-          std::vector<llvm::Value*> item;
-          for (size_t i = 0; i < n; ++i) {
-            llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
-            item.push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, thread)), type));
+        // Each thread reads `per_lane` consecutive partials of its group (a vector load of up
+        // to 16 bytes where they are 4 or 8 bytes), the lanes that differ in `spread`'s bits
+        // (reduced lane bits: the same group) different ones, and combines them; a butterfly
+        // over `spread` then gives every lane the group's total. Without enough reduced lane
+        // bits, each thread reads and combines the whole group.
+        std::vector<std::vector<llvm::Value*>> items(static_cast<size_t>(per_lane));
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+          const int64_t bytes = type_bytes(types[i]);
+          const int64_t vec = vectorized[i] ? std::min<int64_t>(per_lane, 16 / bytes) : 1;
+          for (int64_t j = 0; j < per_lane; j += vec) {
+            llvm::Value* column = b_.CreateAdd(first_column, b_.getInt32(static_cast<uint32_t>(j)));
+            if (vec == 1) {
+              items[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, column)), type));
+              continue;
+            }
+            llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
+            llvm::Value* loaded =
+                b_.CreateAlignedLoad(vec_type, slot(i, k, column), llvm::Align(static_cast<uint64_t>(vec * bytes)));
+            for (int64_t e = 0; e < vec; ++e) {
+              items[j + e].push_back(from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), type));
+            }
           }
-          items.push_back(std::move(item));
         }
         partial[k] = combine_tree(op, std::move(items));
+        for (int j = 0; j < 5; ++j) {
+          if (!(spread & (1 << j))) continue;
+          std::vector<llvm::Value*> other;
+          for (llvm::Value* v : partial[k]) other.push_back(shuffle_xor(v, 1 << j));
+          partial[k] = combine(op, partial[k], other);
+        }
       }
     }
   }
