@@ -103,6 +103,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def _compose(a1, b1, a2, b2):
+        # The affine map x -> a2 * (a1 * x + b1) + b2: associative, not commutative.
+        return a1 * a2, b1 * a2 + b2
+
+
+    @tritium.jit
+    def scan_affine(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    REVERSE: tl.constexpr):
+        # A scan whose combine's operand order matters: the running composition of affine
+        # maps a = x % 3 - 1, b = x along AXIS (i32, wrapping).
+        at = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + at)
+        a, b = tl.associative_scan((x % 3 - 1, x), AXIS, _compose, reverse=REVERSE)
+        tl.store(out_ptr + at, a)
+        tl.store(out_ptr + BM * BN + at, b)
+
+
+    @tritium.jit
     def scan_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
                   AXIS: tl.constexpr, REVERSE: tl.constexpr):
         at = (tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C
@@ -387,6 +405,34 @@ def test_scans_along_every_axis(tmp_path, ty, axis, reverse, tile, warps):
     assert np.array_equal(out[n:].reshape(BM, BN), scan_reference(x, axis, reverse, np.maximum))
 
 
+def affine_reference(x, axis, reverse):
+    # The composition in scan order (reversed: from the last element), int32 wrapping.
+    x = np.moveaxis(x.astype(np.int64), axis, -1)
+    a, b = np.empty_like(x), np.empty_like(x)
+    order = range(x.shape[-1] - 1, -1, -1) if reverse else range(x.shape[-1])
+    acc = None
+    for j in order:
+        xa, xb = np.fmod(x[..., j], 3) - 1, x[..., j]
+        acc = (xa, xb) if acc is None else (acc[0] * xa, acc[1] * xa + xb)
+        acc = tuple((v + 2**31) % 2**32 - 2**31 for v in acc)
+        a[..., j], b[..., j] = acc
+    return np.moveaxis(a, -1, axis).astype(np.int32), np.moveaxis(b, -1, axis).astype(np.int32)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((4, 1024), 4), ((1, 4096), 8)])
+def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, warps):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_affine", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    a, b = affine_reference(x, axis, reverse)
+    assert np.array_equal(out[:n].reshape(BM, BN), a)
+    assert np.array_equal(out[n:].reshape(BM, BN), b)
+
+
 @pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
                                         ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
 def test_row_reductions_across_many_warps(tmp_path, tile, warps):
@@ -418,6 +464,34 @@ def test_reductions_along_every_axis(tmp_path, axis, tile, warps):
                                   f", AXIS={axis}, REVERSE=False")
     x = x.reshape(BM, BN)
     assert np.array_equal(out, x.sum(0) if axis == 0 else x.max(1))
+
+
+def affine_reference(x, axis, reverse):
+    # The composition in scan order (reversed: from the last element), int32 wrapping.
+    x = np.moveaxis(x.astype(np.int64), axis, -1)
+    a, b = np.empty_like(x), np.empty_like(x)
+    order = range(x.shape[-1] - 1, -1, -1) if reverse else range(x.shape[-1])
+    acc = None
+    for j in order:
+        xa, xb = np.fmod(x[..., j], 3) - 1, x[..., j]
+        acc = (xa, xb) if acc is None else (acc[0] * xa, acc[1] * xa + xb)
+        acc = tuple((v + 2**31) % 2**32 - 2**31 for v in acc)
+        a[..., j], b[..., j] = acc
+    return np.moveaxis(a, -1, axis).astype(np.int32), np.moveaxis(b, -1, axis).astype(np.int32)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((4, 1024), 4), ((1, 4096), 8)])
+def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, warps):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_affine", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    a, b = affine_reference(x, axis, reverse)
+    assert np.array_equal(out[:n].reshape(BM, BN), a)
+    assert np.array_equal(out[n:].reshape(BM, BN), b)
 
 
 @pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),

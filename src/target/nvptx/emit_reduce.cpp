@@ -365,6 +365,11 @@ void Emitter::emit_scan(const ir::Op& op) {
   std::vector<llvm::Type*> types;
   for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
   llvm::Value* tid = thread_id();
+  // carry[r]: the partners' totals gathered from the first level across threads on, where
+  // has_carry[r] (i1) says it holds any.
+  bool carrying = false;
+  std::vector<std::vector<llvm::Value*>> carry(regs);
+  std::vector<llvm::Value*> has_carry(regs, nullptr);
 
   for (int level = axis.inner_bits; level < axis.inner_bits + axis.axis_bits; ++level) {
     // The partner's run total, per register: the element with bit `level` flipped.
@@ -458,20 +463,43 @@ void Emitter::emit_scan(const ir::Op& op) {
       internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
     }
     // The lower half of a run comes first: forward, the upper half adds the lower total to
-    // its prefix; reversed, the lower half adds the upper total.
+    // its prefix; reversed, the lower half adds the upper total. From the first level whose
+    // partner is another thread, the totals a register takes are gathered in its carry
+    // instead (the partner's total as the left operand: it comes first), which is the same
+    // value for every register of the thread's run, so each is computed once per run and
+    // not once per register, and joins the prefix at the end.
+    if (upper) carrying = true;
     for (int r = 0; r < regs; ++r) {
       llvm::Value* is_upper = upper ? upper : b_.getInt1(reg_upper[r]);
       llvm::Value* takes = reverse ? b_.CreateNot(is_upper) : is_upper;
-      std::vector<llvm::Value*> with_partner = combine(op, partner[r], prefix[r]);
+      if (!carrying) {
+        std::vector<llvm::Value*> with_partner = combine(op, partner[r], prefix[r]);
+        for (size_t i = 0; i < n; ++i) prefix[r][i] = b_.CreateSelect(takes, with_partner[i], prefix[r][i]);
+      } else if (!upper && !(reverse ? !reg_upper[r] : reg_upper[r])) {
+        // A register level this register does not take from.
+      } else if (carry[r].empty()) {
+        carry[r] = partner[r];
+        has_carry[r] = takes;
+      } else {
+        std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
+        for (size_t i = 0; i < n; ++i) {
+          carry[r][i] = b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
+        }
+        has_carry[r] = b_.CreateOr(has_carry[r], takes);
+      }
       std::vector<llvm::Value*> lower(n), higher(n);
       for (size_t i = 0; i < n; ++i) {
-        prefix[r][i] = b_.CreateSelect(takes, with_partner[i], prefix[r][i]);
         lower[i] = b_.CreateSelect(is_upper, partner[r][i], total[r][i]);
         higher[i] = b_.CreateSelect(is_upper, total[r][i], partner[r][i]);
       }
       // The run's total: lower then upper forward, upper then lower reversed.
       total[r] = reverse ? combine(op, higher, lower) : combine(op, lower, higher);
     }
+  }
+  for (int r = 0; r < regs; ++r) {
+    if (carry[r].empty()) continue;
+    std::vector<llvm::Value*> with_carry = combine(op, carry[r], prefix[r]);
+    for (size_t i = 0; i < n; ++i) prefix[r][i] = b_.CreateSelect(has_carry[r], with_carry[i], prefix[r][i]);
   }
   for (size_t i = 0; i < n; ++i) {
     Regs out;
