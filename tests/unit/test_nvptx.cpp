@@ -196,6 +196,11 @@ def gather(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + i))
 
 @triton.jit
+def row_cumsum(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))
+
+@triton.jit
 def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
@@ -461,6 +466,21 @@ TEST_CASE("nvptx: 2-D broadcast goes through shared memory", "[nvptx]") {
     REQUIRE(c.shared_bytes >= 32 * 4);
     // The result has V = 4 (its store is 16-byte wide), the sources V = 1 or 2.
     REQUIRE(count(c.ptx, "st.global.v4.") == 2048 / (32 * warps * 4));
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: a scan combines each partner total once per run, not per register", "[nvptx]") {
+  // 16 fp32 per thread (4 runs of 4 along the row): the totals taken from other lanes and
+  // warps are gathered once per run and joined to each register's prefix at the end
+  // (88 and 96 adds; one combine per register and level was 168 and 188).
+  for (int warps : {4, 8}) {
+    TargetOptions options;
+    options.num_warps = warps;
+    CompiledPtx c = compile("row_cumsum", "*fp32:16, *fp32:16, " + std::to_string(warps * 512), options);
+    INFO("num_warps " << warps);
+    REQUIRE(count(c.ptx, "ld.global.v4.") == 4);
+    REQUIRE(count(c.ptx, "add.f32") <= 6 * 16);
     REQUIRE_PTXAS_ACCEPTS(c);
   }
 }
