@@ -9,7 +9,9 @@
 //                                      in the result's layout
 //   scan:  one level per axis bit, low to high; each element keeps its prefix P and the
 //          total B of its aligned run of 2^level, and takes B from its partner (the element
-//          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
+//          with that bit flipped): a register or a lane (shfl.bfly); the levels across
+//          warps together, in one round through smem. What a register takes from other
+//          threads is gathered per run (its carry) and joins P at the end.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <bit>
@@ -417,18 +419,47 @@ void Emitter::emit_scan(const ir::Op& op) {
       share();
       upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
     } else if (thread_bit >= 0) {
-      // Across warps: each thread's run totals in slot (register, thread), a chunk of
-      // registers at a time, then the partner thread's.
-      int64_t threads = layout.threads();
+      // Across warps: this level and the next ones across warps at once (they are
+      // consecutive: the flat index gives the warp bits consecutive bits). Each thread's run
+      // totals go to slot (register, thread), the thread index with those warp bits lowest,
+      // in one round; each thread then reads its group's G totals (the threads differing
+      // only in those bits: consecutive slots, vector loads) and, in scan order, combines
+      // the totals of the warps before its own (its carry's part from these levels) and
+      // all of them (its run's total after them).
+      std::vector<int> warp_bits{thread_bit};
+      while (level + static_cast<int>(warp_bits.size()) < axis.inner_bits + axis.axis_bits) {
+        int next = -1;
+        for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
+          if (linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << (level + static_cast<int>(warp_bits.size()))) {
+            next = 5 + j;
+          }
+        }
+        if (next < 0 || next <= warp_bits.back()) break;
+        warp_bits.push_back(next);
+      }
+      const int m = static_cast<int>(warp_bits.size());
+      const int group = 1 << m;
+      uint32_t warp_mask = 0;
+      for (int bit : warp_bits) warp_mask |= 1u << bit;
+      const int64_t threads = layout.threads();
+      const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~warp_mask;
+      // The thread's position in its group, in scan order's bits (the levels low to high).
+      llvm::Value* position = compress_bits(b_, tid, warp_mask);
+      llvm::Value* column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), m), position);
+      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, tid, other_mask), m);
       int64_t per_reg = 0;
       for (size_t i = 0; i < n; ++i) per_reg += (type_bytes(types[i]) + 15) / 16 * 16 * threads;
       int chunk = static_cast<int>(std::max<int64_t>(1, kScratchBytes / per_reg));
-      llvm::Value* partner_thread = b_.CreateXor(tid, b_.getInt32(1u << thread_bit));
       std::vector<int> reps;  // the exchanged registers, each with its slot column
       for (int r = 0; r < regs; ++r) {
         if (exchanged(r)) reps.push_back(r);
       }
+      // Whether some warp of the group comes before this thread's in scan order.
+      llvm::Value* takes = reverse ? b_.CreateICmpNE(position, b_.getInt32(static_cast<uint32_t>(group - 1)))
+                                   : b_.CreateICmpNE(position, b_.getInt32(0));
+      std::vector<std::vector<llvm::Value*>> group_total(regs);
       const int count = static_cast<int>(reps.size());
+      const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
       for (int first = 0; first < count; first += chunk) {
         int last = std::min(count, first + chunk);
         int64_t slots = int64_t{last - first} * threads;
@@ -442,23 +473,87 @@ void Emitter::emit_scan(const ir::Op& op) {
         for (int64_t& offset : offsets) offset += area;
         if (scratch_used) barrier();
         scratch_used = true;
-        auto slot = [&](size_t i, int k, llvm::Value* thread) {
-          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((k - first) * threads)), thread);
+        auto slot = [&](size_t i, int k, llvm::Value* col) {
+          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((k - first) * threads)), col);
           return shared_element_at(offsets[i], types[i], index, slots);
         };
         for (int k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[reps[k]][i]), slot(i, k, tid));
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[reps[k]][i]), slot(i, k, column));
         }
         barrier();
         for (int k = first; k < last; ++k) {
+          // totals[j]: the run total of the group's warp at position j.
+          std::vector<std::vector<llvm::Value*>> totals(static_cast<size_t>(group));
           for (size_t i = 0; i < n; ++i) {
             llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
-            partner[reps[k]].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, partner_thread)), element));
+            const int64_t bytes = type_bytes(types[i]);
+            int64_t vec = 1;
+            if ((bytes == 4 || bytes == 8) && (start + offsets[i]) % 16 == 0) vec = std::min<int64_t>(group, 16 / bytes);
+            for (int64_t j = 0; j < group; j += vec) {
+              llvm::Value* col = b_.CreateAdd(group_column, b_.getInt32(static_cast<uint32_t>(j)));
+              if (vec == 1) {
+                totals[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, col)), element));
+                continue;
+              }
+              llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
+              llvm::Value* loaded =
+                  b_.CreateAlignedLoad(vec_type, slot(i, k, col), llvm::Align(static_cast<uint64_t>(vec * bytes)));
+              for (int64_t e = 0; e < vec; ++e) {
+                totals[j + e].push_back(
+                    from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), element));
+              }
+            }
           }
+          // before[j]: the totals of the warps before position j, in scan order (none for
+          // the first: its slot holds any value, `takes` is false there).
+          std::vector<std::vector<llvm::Value*>> before(static_cast<size_t>(group));
+          if (!reverse) {
+            before[0] = totals[0];
+            if (group > 1) before[1] = totals[0];
+            for (int j = 2; j < group; ++j) before[j] = combine(op, before[j - 1], totals[j - 1]);
+            group_total[reps[k]] = group > 1 ? combine(op, before[group - 1], totals[group - 1]) : totals[0];
+          } else {
+            before[group - 1] = totals[group - 1];
+            if (group > 1) before[group - 2] = totals[group - 1];
+            for (int j = group - 3; j >= 0; --j) before[j] = combine(op, before[j + 1], totals[j + 1]);
+            group_total[reps[k]] = group > 1 ? combine(op, before[0], totals[0]) : totals[0];
+          }
+          // This thread's: before[position], by a tree of selects on the position's bits.
+          for (int bit = 0; (1 << bit) < group; ++bit) {
+            llvm::Value* set = b_.CreateICmpNE(b_.CreateAnd(position, b_.getInt32(1u << bit)), b_.getInt32(0));
+            std::vector<std::vector<llvm::Value*>> next;
+            for (size_t j = 0; j + 1 < before.size(); j += 2) {
+              std::vector<llvm::Value*> pick(n);
+              for (size_t i = 0; i < n; ++i) pick[i] = b_.CreateSelect(set, before[j + 1][i], before[j][i]);
+              next.push_back(std::move(pick));
+            }
+            before = std::move(next);
+          }
+          partner[reps[k]] = before[0];
         }
       }
       share();
-      upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
+      for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) group_total[r] = group_total[r & ~low_reg_bits];
+      }
+      // The carry takes the warps' part (its left operand: it comes first); the run's total
+      // is the group's.
+      carrying = true;
+      for (int r = 0; r < regs; ++r) {
+        if (carry[r].empty()) {
+          carry[r] = partner[r];
+          has_carry[r] = takes;
+        } else {
+          std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
+          for (size_t i = 0; i < n; ++i) {
+            carry[r][i] = b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
+          }
+          has_carry[r] = b_.CreateOr(has_carry[r], takes);
+        }
+        total[r] = group_total[r];
+      }
+      level += m - 1;
+      continue;
     } else {
       internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
     }
