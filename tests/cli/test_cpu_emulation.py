@@ -150,6 +150,17 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def masked_rows(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    REVERSE: tl.constexpr):
+        # The columns below `stride` (a multiple of 16: the mask is constant over aligned
+        # runs of 16 columns, so the emitter compares one register of each run).
+        cols = tl.arange(0, BN)
+        at = tl.arange(0, BM)[:, None] * BN + cols[None, :]
+        x = tl.load(x_ptr + at)
+        tl.store(out_ptr + at, tl.where(cols[None, :] < stride, x, -1))
+
+
+    @tritium.jit
     def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                   REVERSE: tl.constexpr):
         # Per row: the sum, then the index of the maximum (ties: the first).
@@ -433,6 +444,17 @@ def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, w
     assert np.array_equal(out[n:].reshape(BM, BN), b)
 
 
+@pytest.mark.parametrize("tile,warps,limit", [((4, 256), 4, 48), ((8, 64), 1, 16), ((1, 1024), 2, 1008),
+                                              ((16, 32), 4, 32), ((2, 512), 4, 0)])
+def test_a_mask_compared_once_per_run(tmp_path, tile, warps, limit):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "masked_rows", "i32", tile, warps, n, n, limit,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out.reshape(BM, BN), np.where(np.arange(BN)[None, :] < limit, x, -1))
+
+
 @pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
                                         ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
 def test_row_reductions_across_many_warps(tmp_path, tile, warps):
@@ -492,6 +514,17 @@ def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, w
     a, b = affine_reference(x, axis, reverse)
     assert np.array_equal(out[:n].reshape(BM, BN), a)
     assert np.array_equal(out[n:].reshape(BM, BN), b)
+
+
+@pytest.mark.parametrize("tile,warps,limit", [((4, 256), 4, 48), ((8, 64), 1, 16), ((1, 1024), 2, 1008),
+                                              ((16, 32), 4, 32), ((2, 512), 4, 0)])
+def test_a_mask_compared_once_per_run(tmp_path, tile, warps, limit):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "masked_rows", "i32", tile, warps, n, n, limit,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out.reshape(BM, BN), np.where(np.arange(BN)[None, :] < limit, x, -1))
 
 
 @pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),

@@ -201,6 +201,12 @@ def row_cumsum(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))
 
 @triton.jit
+def masked_where(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.)
+    tl.store(out_ptr + offs, tl.where(offs < n, x - 1., 0.))
+
+@triton.jit
 def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
@@ -487,6 +493,18 @@ TEST_CASE("nvptx: a scan combines each partner total once per run, across warps 
     REQUIRE(count(c.ptx, "ld.shared.v4.") == 4 * warps / 4);
     REQUIRE_PTXAS_ACCEPTS(c);
   }
+}
+
+TEST_CASE("nvptx: a mask constant over runs of the row is compared once per run", "[nvptx]") {
+  // n divisible by 16: `offs < n` is the same over each thread's 4 consecutive elements, so
+  // tl.where's 16 selects per thread share 4 compares (16 before, one per element).
+  CompiledPtx c = compile("masked_where", "*fp32:16, *fp32:16, i32:16, 2048");
+  REQUIRE(count(c.ptx, "selp.f32") == 16);
+  REQUIRE(count(c.ptx, "setp.lt.s32") == 4);
+  REQUIRE_PTXAS_ACCEPTS(c);
+  // Without the fact, one compare per element.
+  CompiledPtx d = compile("masked_where", "*fp32:16, *fp32:16, i32, 2048");
+  REQUIRE(count(d.ptx, "setp.lt.s32") >= 16);
 }
 
 TEST_CASE("nvptx: a loaded scalar deciding a loop with barriers is made uniform", "[nvptx]") {
