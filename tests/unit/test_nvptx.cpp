@@ -477,9 +477,10 @@ TEST_CASE("nvptx: 2-D broadcast goes through shared memory", "[nvptx]") {
 }
 
 TEST_CASE("nvptx: a scan combines each partner total once per run, across warps in one round", "[nvptx]") {
-  // 16 fp32 per thread (4 runs of 4 along the row): the totals taken from other lanes and
-  // warps are gathered once per run and joined to each register's prefix at the end
-  // (88 and 104 adds; one combine per register and level was 168 and 188). The levels
+  // 16 fp32 per thread (4 runs of 4 along the row): each run scanned in order, the totals
+  // taken from other lanes and warps gathered once per run and joined to each register's
+  // prefix at the end
+  // (84 and 100 adds; one combine per register and level was 168 and 188). The levels
   // across warps share one round through shared memory: one barrier (one per level was 3
   // and 5), every warp's 4 run totals read back 4 to a vector load.
   for (int warps : {4, 8}) {

@@ -7,9 +7,10 @@
 //                                      warp's partial once, read back by vector loads and,
 //                                      past 16 bytes, shfl.bfly), then the results placed
 //                                      in the result's layout
-//   scan:  one level per axis bit, low to high; each element keeps its prefix P and the
-//          total B of its aligned run of 2^level, and takes B from its partner (the element
-//          with that bit flipped): a register or a lane (shfl.bfly); the levels across
+//   scan:  the thread's runs of consecutive elements in order, then one level per axis
+//          bit, low to high; each element keeps its prefix P and the total B of its
+//          aligned run of 2^level, and takes B from its partner (the element with that
+//          bit flipped): a register or a lane (shfl.bfly); the levels across
 //          warps together, in one round through smem. What a register takes from other
 //          threads is gathered per run (its carry) and joins P at the end.
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -373,7 +374,42 @@ void Emitter::emit_scan(const ir::Op& op) {
   std::vector<std::vector<llvm::Value*>> carry(regs);
   std::vector<llvm::Value*> has_carry(regs, nullptr);
 
-  for (int level = axis.inner_bits; level < axis.inner_bits + axis.axis_bits; ++level) {
+  // The lowest levels whose partners are registers of the same thread: each run of
+  // registers they span (consecutive elements along the axis) is scanned in order, one
+  // combine per element (the levels would take one per element and level, and more for the
+  // totals), and its last prefix in scan order is the run's total.
+  int first_level = axis.inner_bits;
+  std::vector<int> run_bits;  // the register bit of each such level, low to high
+  for (; first_level < axis.inner_bits + axis.axis_bits; ++first_level) {
+    int bit = -1;
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kRegister); ++j) {
+      if (linear.basis(ir::LinearLayout::kRegister, j) == int64_t{1} << first_level) bit = j;
+    }
+    if (bit < 0) break;
+    run_bits.push_back(bit);
+  }
+  if (!run_bits.empty()) {
+    int run_mask = 0;
+    for (int bit : run_bits) run_mask |= 1 << bit;
+    const int run = 1 << run_bits.size();
+    for (int r0 = 0; r0 < regs; ++r0) {
+      if (r0 & run_mask) continue;
+      // The run's registers by position along the axis.
+      std::vector<int> at(static_cast<size_t>(run));
+      for (int p = 0; p < run; ++p) {
+        int r = r0;
+        for (size_t k = 0; k < run_bits.size(); ++k) {
+          if (p & (1 << k)) r |= 1 << run_bits[k];
+        }
+        at[static_cast<size_t>(p)] = r;
+      }
+      if (reverse) std::reverse(at.begin(), at.end());
+      for (int p = 1; p < run; ++p) prefix[at[p]] = combine(op, prefix[at[p - 1]], prefix[at[p]]);
+      for (int p = 0; p < run; ++p) total[at[p]] = prefix[at[run - 1]];
+    }
+  }
+
+  for (int level = first_level; level < axis.inner_bits + axis.axis_bits; ++level) {
     // The partner's run total, per register: the element with bit `level` flipped.
     std::vector<std::vector<llvm::Value*>> partner(regs);
     llvm::Value* upper = nullptr;  // per thread: whether this thread's elements have the bit set
