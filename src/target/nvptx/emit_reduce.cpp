@@ -216,7 +216,8 @@ void Emitter::emit_reduce(const ir::Op& op) {
         --need;
       }
     }
-    if (std::popcount(static_cast<uint32_t>(spread)) != group_bits - std::countr_zero(static_cast<uint64_t>(per_lane))) {
+    if (std::popcount(static_cast<uint32_t>(spread)) !=
+        group_bits - std::countr_zero(static_cast<uint64_t>(per_lane))) {
       spread = 0;
       per_lane = group;
     }
@@ -272,7 +273,8 @@ void Emitter::emit_reduce(const ir::Op& op) {
             llvm::Value* loaded =
                 b_.CreateAlignedLoad(vec_type, slot(i, k, column), llvm::Align(static_cast<uint64_t>(vec * bytes)));
             for (int64_t e = 0; e < vec; ++e) {
-              items[j + e].push_back(from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), type));
+              items[j + e].push_back(
+                  from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), type));
             }
           }
         }
@@ -368,9 +370,8 @@ void Emitter::emit_scan(const ir::Op& op) {
   std::vector<llvm::Type*> types;
   for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
   llvm::Value* tid = thread_id();
-  // carry[r]: the partners' totals gathered from the first level across threads on, where
+  // carry[r]: the partners' totals gathered over the levels after the in-thread runs, where
   // has_carry[r] (i1) says it holds any.
-  bool carrying = false;
   std::vector<std::vector<llvm::Value*>> carry(regs);
   std::vector<llvm::Value*> has_carry(regs, nullptr);
 
@@ -412,6 +413,21 @@ void Emitter::emit_scan(const ir::Op& op) {
   for (int level = first_level; level < axis.inner_bits + axis.axis_bits; ++level) {
     // The partner's run total, per register: the element with bit `level` flipped.
     std::vector<std::vector<llvm::Value*>> partner(regs);
+    // Where `takes`, the partner's total joins register r's carry as its left operand (the
+    // partner's elements come first in scan order).
+    auto take_into_carry = [&](int r, llvm::Value* takes) {
+      if (carry[r].empty()) {
+        carry[r] = partner[r];
+        has_carry[r] = takes;
+        return;
+      }
+      std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
+      for (size_t i = 0; i < n; ++i) {
+        carry[r][i] =
+            b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
+      }
+      has_carry[r] = b_.CreateOr(has_carry[r], takes);
+    };
     llvm::Value* upper = nullptr;  // per thread: whether this thread's elements have the bit set
     std::vector<bool> reg_upper(regs, false);
     int reg_bit = -1, thread_bit = -1;
@@ -524,7 +540,8 @@ void Emitter::emit_scan(const ir::Op& op) {
             llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
             const int64_t bytes = type_bytes(types[i]);
             int64_t vec = 1;
-            if ((bytes == 4 || bytes == 8) && (start + offsets[i]) % 16 == 0) vec = std::min<int64_t>(group, 16 / bytes);
+            if ((bytes == 4 || bytes == 8) && (start + offsets[i]) % 16 == 0)
+              vec = std::min<int64_t>(group, 16 / bytes);
             for (int64_t j = 0; j < group; j += vec) {
               llvm::Value* col = b_.CreateAdd(group_column, b_.getInt32(static_cast<uint32_t>(j)));
               if (vec == 1) {
@@ -574,18 +591,8 @@ void Emitter::emit_scan(const ir::Op& op) {
       }
       // The carry takes the warps' part (its left operand: it comes first); the run's total
       // is the group's.
-      carrying = true;
       for (int r = 0; r < regs; ++r) {
-        if (carry[r].empty()) {
-          carry[r] = partner[r];
-          has_carry[r] = takes;
-        } else {
-          std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
-          for (size_t i = 0; i < n; ++i) {
-            carry[r][i] = b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
-          }
-          has_carry[r] = b_.CreateOr(has_carry[r], takes);
-        }
+        take_into_carry(r, takes);
         total[r] = group_total[r];
       }
       level += m - 1;
@@ -593,31 +600,15 @@ void Emitter::emit_scan(const ir::Op& op) {
     } else {
       internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
     }
-    // The lower half of a run comes first: forward, the upper half adds the lower total to
-    // its prefix; reversed, the lower half adds the upper total. From the first level whose
-    // partner is another thread, the totals a register takes are gathered in its carry
-    // instead (the partner's total as the left operand: it comes first), which is the same
-    // value for every register of the thread's run, so each is computed once per run and
-    // not once per register, and joins the prefix at the end.
-    if (upper) carrying = true;
+    // The lower half of a run comes first: forward, the upper half takes the lower total;
+    // reversed, the lower half takes the upper total. What a register takes is gathered in
+    // its carry (the same value for every register of the thread's run, so computed once per
+    // run, not once per register), which joins the prefix at the end.
     for (int r = 0; r < regs; ++r) {
       llvm::Value* is_upper = upper ? upper : b_.getInt1(reg_upper[r]);
       llvm::Value* takes = reverse ? b_.CreateNot(is_upper) : is_upper;
-      if (!carrying) {
-        std::vector<llvm::Value*> with_partner = combine(op, partner[r], prefix[r]);
-        for (size_t i = 0; i < n; ++i) prefix[r][i] = b_.CreateSelect(takes, with_partner[i], prefix[r][i]);
-      } else if (!upper && !(reverse ? !reg_upper[r] : reg_upper[r])) {
-        // A register level this register does not take from.
-      } else if (carry[r].empty()) {
-        carry[r] = partner[r];
-        has_carry[r] = takes;
-      } else {
-        std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
-        for (size_t i = 0; i < n; ++i) {
-          carry[r][i] = b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
-        }
-        has_carry[r] = b_.CreateOr(has_carry[r], takes);
-      }
+      // A register level takes for some registers only (a constant).
+      if (upper || (reverse ? !reg_upper[r] : reg_upper[r])) take_into_carry(r, takes);
       std::vector<llvm::Value*> lower(n), higher(n);
       for (size_t i = 0; i < n; ++i) {
         lower[i] = b_.CreateSelect(is_upper, partner[r][i], total[r][i]);
