@@ -161,6 +161,17 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def row_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                REVERSE: tl.constexpr):
+        # One column of each row (a different one per row) holds 120, above every input.
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        x = tl.load(x_ptr + rows[:, None] * BN + cols[None, :])
+        x = tl.where(cols[None, :] == (rows[:, None] * 1237 + 2901) % BN, 120, x)
+        tl.store(out_ptr + rows, tl.max(x, 1))
+
+
+    @tritium.jit
     def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                   REVERSE: tl.constexpr):
         # Per row: the sum, then the index of the maximum (ties: the first).
@@ -311,7 +322,7 @@ def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride, constexprs
                     str(tmp_path / "k.o")], check=True)
     (tmp_path / "driver.c").write_text(DRIVER.replace("KERNEL", kernel).replace("CTYPE", ctype))
     subprocess.run([CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
-                    "-lpthread"], check=True)
+                    "-lpthread", "-lm"], check=True)
     raw = subprocess.run([str(tmp_path / "run"), str(nin), str(nout), str(32 * warps), str(stride)],
                          capture_output=True, check=True).stdout
     data = np.frombuffer(raw, dtype=nptype)
@@ -468,6 +479,18 @@ def test_row_reductions_across_many_warps(tmp_path, tile, warps):
     assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
 
 
+@pytest.mark.parametrize("ty", ["fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((1, 4096), 16), ((2, 2048), 8), ((4, 256), 4)])
+def test_row_maxima_of_narrow_types_across_warps(tmp_path, ty, tile, warps):
+    # Partials of 1 and 2 bytes: read one to a lane, the rest combined by shuffles. Each
+    # row's maximum is one element, in a different warp per row, so a lost partial shows.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_max", ty, tile, warps, BM * BN, BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    assert np.array_equal(out, np.full(BM, 120, dtype=out.dtype))
+    assert x.max() < 120
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 @pytest.mark.parametrize("shape,warps", [((4, 8, 16), 4), ((8, 4, 32), 2), ((2, 64, 8), 8)])
 def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
@@ -538,6 +561,18 @@ def test_row_reductions_across_many_warps(tmp_path, tile, warps):
     x = x.reshape(BM, BN)
     assert np.array_equal(out[:BM], x.sum(1))
     assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
+
+
+@pytest.mark.parametrize("ty", ["fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((1, 4096), 16), ((2, 2048), 8), ((4, 256), 4)])
+def test_row_maxima_of_narrow_types_across_warps(tmp_path, ty, tile, warps):
+    # Partials of 1 and 2 bytes: read one to a lane, the rest combined by shuffles. Each
+    # row's maximum is one element, in a different warp per row, so a lost partial shows.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_max", ty, tile, warps, BM * BN, BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    assert np.array_equal(out, np.full(BM, 120, dtype=out.dtype))
+    assert x.max() < 120
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
