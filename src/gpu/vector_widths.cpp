@@ -29,6 +29,13 @@ int64_t floor_power_of_two(int64_t n) {
 void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, VectorWidths& out) {
   for (const auto& op : region.ops()) {
     for (const auto& inner : op->regions()) collect(*inner, axis, out);
+    if (op->kind() == ir::OpKind::Cmp && op->result()->type()->is_block() && axis.has(op->result())) {
+      int64_t last = op->result()->type()->shape().back();
+      int64_t w = floor_power_of_two(std::max<int64_t>(1, std::min(axis.mask_constancy(op->result()), last)));
+      while (last % w != 0) w /= 2;
+      if (w > 1) out.per_constant[op.get()] = static_cast<int>(w);
+      continue;
+    }
     if (op->kind() != ir::OpKind::Load && op->kind() != ir::OpKind::Store) continue;
     const ir::Type* ptr_type = op->operand(0)->type();
     if (!ptr_type->is_block()) continue;
@@ -49,6 +56,11 @@ int VectorWidths::vector(int64_t num_elements) const {
 int VectorWidths::width(const ir::Op& op) const {
   auto it = per_access.find(&op);
   return it == per_access.end() ? 1 : it->second;
+}
+
+int VectorWidths::constant_width(const ir::Op& op) const {
+  auto it = per_constant.find(&op);
+  return it == per_constant.end() ? 1 : it->second;
 }
 
 int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
@@ -90,6 +102,7 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
     v = static_cast<int>(vector);
   }
   for (auto& [op, w] : out.per_access) w = std::min(w, out.vector(op->operand(0)->type()->num_elements()));
+  for (auto& [op, w] : out.per_constant) w = std::min(w, out.vector(op->result()->type()->num_elements()));
   return out;
 }
 

@@ -19,8 +19,14 @@ struct VectorWidths {
   // w per load/store on a block of pointers; w divides the V of its block. Others: 1.
   std::unordered_map<const ir::Op*, int> per_access;
 
+  // w per cmp on blocks whose result the facts say is constant over aligned runs of w
+  // along the last dimension (w > 1, a power of two dividing it and the result's V): the
+  // emitter compares the first register of each run only. Others: 1.
+  std::unordered_map<const ir::Op*, int> per_constant;
+
   int vector(int64_t num_elements) const;
   int width(const ir::Op& op) const;
+  int constant_width(const ir::Op& op) const;
 };
 
 // The widest access the facts allow for one memory op, before the layout caps it: for a

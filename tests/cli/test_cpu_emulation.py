@@ -103,6 +103,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def _compose(a1, b1, a2, b2):
+        # The affine map x -> a2 * (a1 * x + b1) + b2: associative, not commutative.
+        return a1 * a2, b1 * a2 + b2
+
+
+    @tritium.jit
+    def scan_affine(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    REVERSE: tl.constexpr):
+        # A scan whose combine's operand order matters: the running composition of affine
+        # maps a = x % 3 - 1, b = x along AXIS (i32, wrapping).
+        at = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + at)
+        a, b = tl.associative_scan((x % 3 - 1, x), AXIS, _compose, reverse=REVERSE)
+        tl.store(out_ptr + at, a)
+        tl.store(out_ptr + BM * BN + at, b)
+
+
+    @tritium.jit
     def scan_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
                   AXIS: tl.constexpr, REVERSE: tl.constexpr):
         at = (tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C
@@ -129,6 +147,38 @@ KERNELS = textwrap.dedent('''
         o = tl.expand_dims(o, AXIS)
         tl.store(out_ptr + o, s)
         tl.store(out_ptr + n + o, i)
+
+
+    @tritium.jit
+    def masked_rows(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    REVERSE: tl.constexpr):
+        # The columns below `stride` (a multiple of 16: the mask is constant over aligned
+        # runs of 16 columns, so the emitter compares one register of each run).
+        cols = tl.arange(0, BN)
+        at = tl.arange(0, BM)[:, None] * BN + cols[None, :]
+        x = tl.load(x_ptr + at)
+        tl.store(out_ptr + at, tl.where(cols[None, :] < stride, x, -1))
+
+
+    @tritium.jit
+    def row_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                REVERSE: tl.constexpr):
+        # One column of each row (a different one per row) holds 120, above every input.
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        x = tl.load(x_ptr + rows[:, None] * BN + cols[None, :])
+        x = tl.where(cols[None, :] == (rows[:, None] * 1237 + 2901) % BN, 120, x)
+        tl.store(out_ptr + rows, tl.max(x, 1))
+
+
+    @tritium.jit
+    def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                  REVERSE: tl.constexpr):
+        # Per row: the sum, then the index of the maximum (ties: the first).
+        rows = tl.arange(0, BM)
+        x = tl.load(x_ptr + rows[:, None] * BN + tl.arange(0, BN)[None, :])
+        tl.store(out_ptr + rows, tl.sum(x, 1))
+        tl.store(out_ptr + BM + rows, tl.argmax(x, 1))
 
 
     @tritium.jit
@@ -272,7 +322,7 @@ def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride, constexprs
                     str(tmp_path / "k.o")], check=True)
     (tmp_path / "driver.c").write_text(DRIVER.replace("KERNEL", kernel).replace("CTYPE", ctype))
     subprocess.run([CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
-                    "-lpthread"], check=True)
+                    "-lpthread", "-lm"], check=True)
     raw = subprocess.run([str(tmp_path / "run"), str(nin), str(nout), str(32 * warps), str(stride)],
                          capture_output=True, check=True).stdout
     data = np.frombuffer(raw, dtype=nptype)
@@ -377,6 +427,70 @@ def test_scans_along_every_axis(tmp_path, ty, axis, reverse, tile, warps):
     assert np.array_equal(out[n:].reshape(BM, BN), scan_reference(x, axis, reverse, np.maximum))
 
 
+def affine_reference(x, axis, reverse):
+    # The composition in scan order (reversed: from the last element), int32 wrapping.
+    x = np.moveaxis(x.astype(np.int64), axis, -1)
+    a, b = np.empty_like(x), np.empty_like(x)
+    order = range(x.shape[-1] - 1, -1, -1) if reverse else range(x.shape[-1])
+    acc = None
+    for j in order:
+        xa, xb = np.fmod(x[..., j], 3) - 1, x[..., j]
+        acc = (xa, xb) if acc is None else (acc[0] * xa, acc[1] * xa + xb)
+        acc = tuple((v + 2**31) % 2**32 - 2**31 for v in acc)
+        a[..., j], b[..., j] = acc
+    return np.moveaxis(a, -1, axis).astype(np.int32), np.moveaxis(b, -1, axis).astype(np.int32)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((4, 1024), 4), ((1, 4096), 8)])
+def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, warps):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_affine", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    a, b = affine_reference(x, axis, reverse)
+    assert np.array_equal(out[:n].reshape(BM, BN), a)
+    assert np.array_equal(out[n:].reshape(BM, BN), b)
+
+
+@pytest.mark.parametrize("tile,warps,limit", [((4, 256), 4, 48), ((8, 64), 1, 16), ((1, 1024), 2, 1008),
+                                              ((16, 32), 4, 32), ((2, 512), 4, 0)])
+def test_a_mask_compared_once_per_run(tmp_path, tile, warps, limit):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "masked_rows", "i32", tile, warps, n, n, limit,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out.reshape(BM, BN), np.where(np.arange(BN)[None, :] < limit, x, -1))
+
+
+@pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
+                                        ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
+def test_row_reductions_across_many_warps(tmp_path, tile, warps):
+    # Rows spread over every warp (the softmax and norm kernels' shape): the warps' partials
+    # are read back several to a thread and combined across lanes by shuffles.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_stats", "i32", tile, warps, BM * BN, 2 * BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:BM], x.sum(1))
+    assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
+
+
+@pytest.mark.parametrize("ty", ["fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((1, 4096), 16), ((2, 2048), 8), ((4, 256), 4)])
+def test_row_maxima_of_narrow_types_across_warps(tmp_path, ty, tile, warps):
+    # Partials of 1 and 2 bytes: read one to a lane, the rest combined by shuffles. Each
+    # row's maximum is one element, in a different warp per row, so a lost partial shows.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_max", ty, tile, warps, BM * BN, BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    assert np.array_equal(out, np.full(BM, 120, dtype=out.dtype))
+    assert x.max() < 120
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 @pytest.mark.parametrize("shape,warps", [((4, 8, 16), 4), ((8, 4, 32), 2), ((2, 64, 8), 8)])
 def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
@@ -387,13 +501,78 @@ def test_scans_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
 
 
 @pytest.mark.parametrize("axis", [0, 1])
-@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((128, 8), 2)])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((128, 8), 2),
+                                        ((1, 8192), 16), ((4, 2048), 16), ((8, 128), 8), ((2, 512), 4)])
 def test_reductions_along_every_axis(tmp_path, axis, tile, warps):
     BM, BN = tile
     x, out, ll, ptx = run_on_host(tmp_path, "sum_tile", "i32", tile, warps, BM * BN, BN if axis == 0 else BM, 0,
                                   f", AXIS={axis}, REVERSE=False")
     x = x.reshape(BM, BN)
     assert np.array_equal(out, x.sum(0) if axis == 0 else x.max(1))
+
+
+def affine_reference(x, axis, reverse):
+    # The composition in scan order (reversed: from the last element), int32 wrapping.
+    x = np.moveaxis(x.astype(np.int64), axis, -1)
+    a, b = np.empty_like(x), np.empty_like(x)
+    order = range(x.shape[-1] - 1, -1, -1) if reverse else range(x.shape[-1])
+    acc = None
+    for j in order:
+        xa, xb = np.fmod(x[..., j], 3) - 1, x[..., j]
+        acc = (xa, xb) if acc is None else (acc[0] * xa, acc[1] * xa + xb)
+        acc = tuple((v + 2**31) % 2**32 - 2**31 for v in acc)
+        a[..., j], b[..., j] = acc
+    return np.moveaxis(a, -1, axis).astype(np.int32), np.moveaxis(b, -1, axis).astype(np.int32)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((4, 1024), 4), ((1, 4096), 8)])
+def test_scans_whose_combine_is_not_commutative(tmp_path, axis, reverse, tile, warps):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_affine", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    a, b = affine_reference(x, axis, reverse)
+    assert np.array_equal(out[:n].reshape(BM, BN), a)
+    assert np.array_equal(out[n:].reshape(BM, BN), b)
+
+
+@pytest.mark.parametrize("tile,warps,limit", [((4, 256), 4, 48), ((8, 64), 1, 16), ((1, 1024), 2, 1008),
+                                              ((16, 32), 4, 32), ((2, 512), 4, 0)])
+def test_a_mask_compared_once_per_run(tmp_path, tile, warps, limit):
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "masked_rows", "i32", tile, warps, n, n, limit,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out.reshape(BM, BN), np.where(np.arange(BN)[None, :] < limit, x, -1))
+
+
+@pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 4096), 8), ((2, 1024), 8),
+                                        ((1, 1024), 4), ((1, 128), 4), ((1, 256), 2), ((32, 512), 16)])
+def test_row_reductions_across_many_warps(tmp_path, tile, warps):
+    # Rows spread over every warp (the softmax and norm kernels' shape): the warps' partials
+    # are read back several to a thread and combined across lanes by shuffles.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_stats", "i32", tile, warps, BM * BN, 2 * BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:BM], x.sum(1))
+    assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
+
+
+@pytest.mark.parametrize("ty", ["fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((1, 4096), 16), ((2, 2048), 8), ((4, 256), 4)])
+def test_row_maxima_of_narrow_types_across_warps(tmp_path, ty, tile, warps):
+    # Partials of 1 and 2 bytes: read one to a lane, the rest combined by shuffles. Each
+    # row's maximum is one element, in a different warp per row, so a lost partial shows.
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_max", ty, tile, warps, BM * BN, BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    assert np.array_equal(out, np.full(BM, 120, dtype=out.dtype))
+    assert x.max() < 120
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])

@@ -196,6 +196,17 @@ def gather(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + i))
 
 @triton.jit
+def row_cumsum(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))
+
+@triton.jit
+def masked_where(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.)
+    tl.store(out_ptr + offs, tl.where(offs < n, x - 1., 0.))
+
+@triton.jit
 def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
@@ -463,6 +474,38 @@ TEST_CASE("nvptx: 2-D broadcast goes through shared memory", "[nvptx]") {
     REQUIRE(count(c.ptx, "st.global.v4.") == 2048 / (32 * warps * 4));
     REQUIRE_PTXAS_ACCEPTS(c);
   }
+}
+
+TEST_CASE("nvptx: a scan combines each partner total once per run, across warps in one round", "[nvptx]") {
+  // 16 fp32 per thread (4 runs of 4 along the row): each run scanned in order, the totals
+  // taken from other lanes and warps gathered once per run and joined to each register's
+  // prefix at the end
+  // (84 and 100 adds; one combine per register and level was 168 and 188). The levels
+  // across warps share one round through shared memory: one barrier (one per level was 3
+  // and 5), every warp's 4 run totals read back 4 to a vector load.
+  for (int warps : {4, 8}) {
+    TargetOptions options;
+    options.num_warps = warps;
+    CompiledPtx c = compile("row_cumsum", "*fp32:16, *fp32:16, " + std::to_string(warps * 512), options);
+    INFO("num_warps " << warps);
+    REQUIRE(count(c.ptx, "ld.global.v4.") == 4);
+    REQUIRE(count(c.ptx, "add.f32") <= 7 * 16);
+    REQUIRE(count(c.ptx, "bar.sync") == 1);
+    REQUIRE(count(c.ptx, "ld.shared.v4.") == 4 * warps / 4);
+    REQUIRE_PTXAS_ACCEPTS(c);
+  }
+}
+
+TEST_CASE("nvptx: a mask constant over runs of the row is compared once per run", "[nvptx]") {
+  // n divisible by 16: `offs < n` is the same over each thread's 4 consecutive elements, so
+  // tl.where's 16 selects per thread share 4 compares (16 before, one per element).
+  CompiledPtx c = compile("masked_where", "*fp32:16, *fp32:16, i32:16, 2048");
+  REQUIRE(count(c.ptx, "selp.f32") == 16);
+  REQUIRE(count(c.ptx, "setp.lt.s32") == 4);
+  REQUIRE_PTXAS_ACCEPTS(c);
+  // Without the fact, one compare per element.
+  CompiledPtx d = compile("masked_where", "*fp32:16, *fp32:16, i32, 2048");
+  REQUIRE(count(d.ptx, "setp.lt.s32") >= 16);
 }
 
 TEST_CASE("nvptx: a loaded scalar deciding a loop with barriers is made uniform", "[nvptx]") {

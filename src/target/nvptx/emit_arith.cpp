@@ -10,6 +10,7 @@
 #include "support/diagnostics.h"
 #include "ir/op_views.h"
 #include "ir/float_format.h"
+#include "gpu/default_layout.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/libdevice.h"
 
@@ -66,6 +67,29 @@ void Emitter::emit_elementwise(const ir::Op& op) {
   if (const FragmentLayout* l = frags_.layout(op.result())) return emit_fragment_elementwise(op, *l);
   std::vector<const Regs*> inputs;
   for (const ir::Value* v : op.operands()) inputs.push_back(&get(v));
+  // A comparison the facts say is constant over aligned runs of w along the last dimension
+  // (`cols < N` with N divisible by 16): in the flat layout registers r .. r + w - 1 (w | r,
+  // w | V) hold such a run, so only each run's first register is compared.
+  const ir::Type* type = op.result()->type();
+  const int w = op.kind() == OpKind::Cmp ? widths_.constant_width(op) : 1;
+  if (w > 1 && type->layout() == gpu::flat_blocked(type->shape(), threads_, widths_.vector(type->num_elements()))) {
+    bool uniform = true;
+    for (const Regs* in : inputs) uniform = uniform && in->uniform;
+    if (!uniform) {
+      ElementFn fn = element_fn(op);
+      Regs out;
+      std::vector<llvm::Value*> args(inputs.size());
+      for (int r = 0; r < layout_of(type).num_regs(); ++r) {
+        if (r % w != 0) {
+          out.values.push_back(out.values[static_cast<size_t>(r - r % w)]);
+          continue;
+        }
+        for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i]->at(r);
+        out.values.push_back(fn(args));
+      }
+      return set(op.result(), std::move(out));
+    }
+  }
   set(op.result(), map_elements(op.result()->type(), inputs, element_fn(op)));
 }
 

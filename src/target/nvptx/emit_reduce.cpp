@@ -3,12 +3,19 @@
 // are the bits combined, within a thread over registers, within a warp by butterfly
 // shuffles, across warps through shared memory. Nothing here depends on which layout it is.
 //
-//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem per warp
-//                                      bit, then the results placed in the result's layout
-//   scan:  one level per axis bit, low to high; each element keeps its prefix P and the
-//          total B of its aligned run of 2^level, and takes B from its partner (the element
-//          with that bit flipped): a register, a lane (shfl.bfly) or a warp (smem).
+//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem (each
+//                                      warp's partial once, read back by vector loads and,
+//                                      past 16 bytes, shfl.bfly), then the results placed
+//                                      in the result's layout
+//   scan:  the thread's runs of consecutive elements in order, then one level per axis
+//          bit, low to high; each element keeps its prefix P and the total B of its
+//          aligned run of 2^level, and takes B from its partner (the element with that
+//          bit flipped): a register or a lane (shfl.bfly); the levels across
+//          warps together, in one round through smem. What a register takes from other
+//          threads is gathered per run (its carry) and joins P at the end.
 #include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <bit>
 
 #include "gpu/scratch.h"
 #include "ir/linear_layout.h"
@@ -48,6 +55,28 @@ std::vector<int> subsets(int mask) {
     s = (s - mask) & mask;
   } while (s != 0);
   return out;
+}
+
+// The bits of `value` under `mask` packed together at the bottom, in order (x86's pext with
+// a constant mask): a shift and an and per run of consecutive mask bits.
+llvm::Value* compress_bits(llvm::IRBuilder<>& b, llvm::Value* value, uint32_t mask) {
+  llvm::Value* out = nullptr;
+  int placed = 0;
+  for (int bit = 0; bit < 32;) {
+    if (!(mask & (1u << bit))) {
+      ++bit;
+      continue;
+    }
+    int run = 0;
+    while (bit + run < 32 && (mask & (1u << (bit + run)))) ++run;
+    uint32_t run_mask = run == 32 ? ~0u : ((1u << run) - 1) << bit;
+    llvm::Value* part = b.CreateAnd(value, b.getInt32(run_mask));
+    if (bit > placed) part = b.CreateLShr(part, b.getInt32(static_cast<uint32_t>(bit - placed)));
+    out = out ? b.CreateOr(out, part) : part;
+    placed += run;
+    bit += run;
+  }
+  return out ? out : b.getInt32(0);
 }
 
 }  // namespace
@@ -134,8 +163,12 @@ void Emitter::emit_reduce(const ir::Op& op) {
       values = combine(op, values, other);
     }
   }
-  // 3. Across warps: slot (key, thread) of each input's scratch area, the op's first buffer
-  // (a barrier between a chunk's reads and the next chunk's writes; none after the last).
+  // 3. Across warps: each key's partial of every thread whose reduced lane bits are clear,
+  // in the op's first buffer, then every thread reads its group's 2^popcount(warp_mask)
+  // partials and combines them (a barrier between a chunk's reads and the next chunk's
+  // writes; none after the last). Slot (key, thread) sits at key * threads + the thread's
+  // index with its warp bits moved lowest, so a group's partials are consecutive and read
+  // by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
   std::vector<llvm::Type*> types;
@@ -147,10 +180,56 @@ void Emitter::emit_reduce(const ir::Op& op) {
     for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * threads + 15) / 16 * 16;
     int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
     llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
-    llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+    const int group_bits = std::popcount(static_cast<uint32_t>(warp_mask));
+    const int64_t group = int64_t{1} << group_bits;
+    const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask);
+    // The thread's slot column: its warp bits (compressed) lowest, its other bits above.
+    llvm::Value* writer_column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), group_bits),
+                                             compress_bits(b_, tid, static_cast<uint32_t>(warp_mask)));
     int64_t area_bytes = 0;
     for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
     const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
+    // Vector loads where every chunk's area is 16-byte aligned (a group's first slot is
+    // aligned to the group's bytes: its index is a multiple of `group`). A thread reads its
+    // whole group when one load of at most 16 bytes holds it, else 8 bytes of it and the
+    // lanes exchange the rest by shuffles: fewer values live at once (more warps would
+    // mean more registers, where ptxas moves the next global loads up into the shuffles).
+    const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+    std::vector<bool> vectorized(n);
+    int64_t per_lane = group;  // partials each thread reads
+    {
+      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * threads;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t bytes = type_bytes(types[i]);
+        vectorized[i] = (bytes == 4 || bytes == 8) && (start + area + chunk_at) % 16 == 0;
+        int64_t reads = 1;
+        if (vectorized[i]) reads = group * bytes <= 16 ? group : 8 / bytes;
+        per_lane = std::min(per_lane, reads);
+        chunk_at += (slots0 * bytes + 15) / 16 * 16;
+      }
+    }
+    // The lowest reduced lane bits, one per halving of the partials a thread reads.
+    int spread = 0;
+    for (int j = 0, need = group_bits - std::countr_zero(static_cast<uint64_t>(per_lane)); j < 5 && need > 0; ++j) {
+      if (lane_mask & (1 << j)) {
+        spread |= 1 << j;
+        --need;
+      }
+    }
+    if (std::popcount(static_cast<uint32_t>(spread)) !=
+        group_bits - std::countr_zero(static_cast<uint64_t>(per_lane))) {
+      spread = 0;
+      per_lane = group;
+    }
+    // The first slot this thread reads, made after the barrier (not live across the
+    // partials' computation).
+    auto lane_column = [&]() {
+      llvm::Value* base = b_.CreateAnd(tid, b_.getInt32(~static_cast<uint32_t>(lane_mask | warp_mask)));
+      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, base, other_mask), group_bits);
+      if (spread == 0) return group_column;
+      return b_.CreateOr(group_column, b_.CreateMul(compress_bits(b_, tid, static_cast<uint32_t>(spread)),
+                                                    b_.getInt32(static_cast<uint32_t>(per_lane))));
+    };
     for (int64_t first = 0; first < keys_n; first += chunk) {
       if (first > 0) barrier();
       int64_t last = std::min(keys_n, first + chunk);
@@ -161,29 +240,51 @@ void Emitter::emit_reduce(const ir::Op& op) {
         chunk_offsets.push_back(at);
         at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
       }
-      auto slot = [&](size_t i, int64_t key, llvm::Value* thread) {
-        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), thread);
+      auto slot = [&](size_t i, int64_t key, llvm::Value* column) {
+        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), column);
         return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
       guarded(writer, [&]() -> llvm::Value* {
         for (int64_t k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, tid));
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, writer_column));
         }
         return nullptr;
       });
       barrier();
+      llvm::Value* first_column = lane_column();
       for (int64_t k = first; k < last; ++k) {
-        std::vector<std::vector<llvm::Value*>> items;
-        for (int sub : subsets(warp_mask)) {
-          llvm::Value* thread = b_.CreateOr(base, b_.getInt32(static_cast<uint32_t>(sub)));
-          std::vector<llvm::Value*> item;
-          for (size_t i = 0; i < n; ++i) {
-            llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
-            item.push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, thread)), type));
+        // Each thread reads `per_lane` consecutive partials of its group (a vector load of up
+        // to 16 bytes where they are 4 or 8 bytes), the lanes that differ in `spread`'s bits
+        // (reduced lane bits: the same group) different ones, and combines them; a butterfly
+        // over `spread` then gives every lane the group's total. Without enough reduced lane
+        // bits, each thread reads and combines the whole group.
+        std::vector<std::vector<llvm::Value*>> items(static_cast<size_t>(per_lane));
+        for (size_t i = 0; i < n; ++i) {
+          llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+          const int64_t bytes = type_bytes(types[i]);
+          const int64_t vec = vectorized[i] ? std::min<int64_t>(per_lane, 16 / bytes) : 1;
+          for (int64_t j = 0; j < per_lane; j += vec) {
+            llvm::Value* column = b_.CreateAdd(first_column, b_.getInt32(static_cast<uint32_t>(j)));
+            if (vec == 1) {
+              items[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, column)), type));
+              continue;
+            }
+            llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
+            llvm::Value* loaded =
+                b_.CreateAlignedLoad(vec_type, slot(i, k, column), llvm::Align(static_cast<uint64_t>(vec * bytes)));
+            for (int64_t e = 0; e < vec; ++e) {
+              items[j + e].push_back(
+                  from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), type));
+            }
           }
-          items.push_back(std::move(item));
         }
         partial[k] = combine_tree(op, std::move(items));
+        for (int j = 0; j < 5; ++j) {
+          if (!(spread & (1 << j))) continue;
+          std::vector<llvm::Value*> other;
+          for (llvm::Value* v : partial[k]) other.push_back(shuffle_xor(v, 1 << j));
+          partial[k] = combine(op, partial[k], other);
+        }
       }
     }
   }
@@ -269,10 +370,64 @@ void Emitter::emit_scan(const ir::Op& op) {
   std::vector<llvm::Type*> types;
   for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
   llvm::Value* tid = thread_id();
+  // carry[r]: the partners' totals gathered over the levels after the in-thread runs, where
+  // has_carry[r] (i1) says it holds any.
+  std::vector<std::vector<llvm::Value*>> carry(regs);
+  std::vector<llvm::Value*> has_carry(regs, nullptr);
 
-  for (int level = axis.inner_bits; level < axis.inner_bits + axis.axis_bits; ++level) {
+  // The lowest levels whose partners are registers of the same thread: each run of
+  // registers they span (consecutive elements along the axis) is scanned in order, one
+  // combine per element (the levels would take one per element and level, and more for the
+  // totals), and its last prefix in scan order is the run's total.
+  int first_level = axis.inner_bits;
+  std::vector<int> run_bits;  // the register bit of each such level, low to high
+  for (; first_level < axis.inner_bits + axis.axis_bits; ++first_level) {
+    int bit = -1;
+    for (int j = 0; j < linear.in_bits(ir::LinearLayout::kRegister); ++j) {
+      if (linear.basis(ir::LinearLayout::kRegister, j) == int64_t{1} << first_level) bit = j;
+    }
+    if (bit < 0) break;
+    run_bits.push_back(bit);
+  }
+  if (!run_bits.empty()) {
+    int run_mask = 0;
+    for (int bit : run_bits) run_mask |= 1 << bit;
+    const int run = 1 << run_bits.size();
+    for (int r0 = 0; r0 < regs; ++r0) {
+      if (r0 & run_mask) continue;
+      // The run's registers by position along the axis.
+      std::vector<int> at(static_cast<size_t>(run));
+      for (int p = 0; p < run; ++p) {
+        int r = r0;
+        for (size_t k = 0; k < run_bits.size(); ++k) {
+          if (p & (1 << k)) r |= 1 << run_bits[k];
+        }
+        at[static_cast<size_t>(p)] = r;
+      }
+      if (reverse) std::reverse(at.begin(), at.end());
+      for (int p = 1; p < run; ++p) prefix[at[p]] = combine(op, prefix[at[p - 1]], prefix[at[p]]);
+      for (int p = 0; p < run; ++p) total[at[p]] = prefix[at[run - 1]];
+    }
+  }
+
+  for (int level = first_level; level < axis.inner_bits + axis.axis_bits; ++level) {
     // The partner's run total, per register: the element with bit `level` flipped.
     std::vector<std::vector<llvm::Value*>> partner(regs);
+    // Where `takes`, the partner's total joins register r's carry as its left operand (the
+    // partner's elements come first in scan order).
+    auto take_into_carry = [&](int r, llvm::Value* takes) {
+      if (carry[r].empty()) {
+        carry[r] = partner[r];
+        has_carry[r] = takes;
+        return;
+      }
+      std::vector<llvm::Value*> with_partner = combine(op, partner[r], carry[r]);
+      for (size_t i = 0; i < n; ++i) {
+        carry[r][i] =
+            b_.CreateSelect(takes, b_.CreateSelect(has_carry[r], with_partner[i], partner[r][i]), carry[r][i]);
+      }
+      has_carry[r] = b_.CreateOr(has_carry[r], takes);
+    };
     llvm::Value* upper = nullptr;  // per thread: whether this thread's elements have the bit set
     std::vector<bool> reg_upper(regs, false);
     int reg_bit = -1, thread_bit = -1;
@@ -316,18 +471,47 @@ void Emitter::emit_scan(const ir::Op& op) {
       share();
       upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
     } else if (thread_bit >= 0) {
-      // Across warps: each thread's run totals in slot (register, thread), a chunk of
-      // registers at a time, then the partner thread's.
-      int64_t threads = layout.threads();
+      // Across warps: this level and the next ones across warps at once (they are
+      // consecutive: the flat index gives the warp bits consecutive bits). Each thread's run
+      // totals go to slot (register, thread), the thread index with those warp bits lowest,
+      // in one round; each thread then reads its group's G totals (the threads differing
+      // only in those bits: consecutive slots, vector loads) and, in scan order, combines
+      // the totals of the warps before its own (its carry's part from these levels) and
+      // all of them (its run's total after them).
+      std::vector<int> warp_bits{thread_bit};
+      while (level + static_cast<int>(warp_bits.size()) < axis.inner_bits + axis.axis_bits) {
+        int next = -1;
+        for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
+          if (linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << (level + static_cast<int>(warp_bits.size()))) {
+            next = 5 + j;
+          }
+        }
+        if (next < 0 || next <= warp_bits.back()) break;
+        warp_bits.push_back(next);
+      }
+      const int m = static_cast<int>(warp_bits.size());
+      const int group = 1 << m;
+      uint32_t warp_mask = 0;
+      for (int bit : warp_bits) warp_mask |= 1u << bit;
+      const int64_t threads = layout.threads();
+      const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~warp_mask;
+      // The thread's position in its group, in scan order's bits (the levels low to high).
+      llvm::Value* position = compress_bits(b_, tid, warp_mask);
+      llvm::Value* column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), m), position);
+      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, tid, other_mask), m);
       int64_t per_reg = 0;
       for (size_t i = 0; i < n; ++i) per_reg += (type_bytes(types[i]) + 15) / 16 * 16 * threads;
       int chunk = static_cast<int>(std::max<int64_t>(1, kScratchBytes / per_reg));
-      llvm::Value* partner_thread = b_.CreateXor(tid, b_.getInt32(1u << thread_bit));
       std::vector<int> reps;  // the exchanged registers, each with its slot column
       for (int r = 0; r < regs; ++r) {
         if (exchanged(r)) reps.push_back(r);
       }
+      // Whether some warp of the group comes before this thread's in scan order.
+      llvm::Value* takes = reverse ? b_.CreateICmpNE(position, b_.getInt32(static_cast<uint32_t>(group - 1)))
+                                   : b_.CreateICmpNE(position, b_.getInt32(0));
+      std::vector<std::vector<llvm::Value*>> group_total(regs);
       const int count = static_cast<int>(reps.size());
+      const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
       for (int first = 0; first < count; first += chunk) {
         int last = std::min(count, first + chunk);
         int64_t slots = int64_t{last - first} * threads;
@@ -341,41 +525,103 @@ void Emitter::emit_scan(const ir::Op& op) {
         for (int64_t& offset : offsets) offset += area;
         if (scratch_used) barrier();
         scratch_used = true;
-        auto slot = [&](size_t i, int k, llvm::Value* thread) {
-          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((k - first) * threads)), thread);
+        auto slot = [&](size_t i, int k, llvm::Value* col) {
+          llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((k - first) * threads)), col);
           return shared_element_at(offsets[i], types[i], index, slots);
         };
         for (int k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[reps[k]][i]), slot(i, k, tid));
+          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(total[reps[k]][i]), slot(i, k, column));
         }
         barrier();
         for (int k = first; k < last; ++k) {
+          // totals[j]: the run total of the group's warp at position j.
+          std::vector<std::vector<llvm::Value*>> totals(static_cast<size_t>(group));
           for (size_t i = 0; i < n; ++i) {
             llvm::Type* element = element_type(op.operand(static_cast<int>(i))->type());
-            partner[reps[k]].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, partner_thread)), element));
+            const int64_t bytes = type_bytes(types[i]);
+            int64_t vec = 1;
+            if ((bytes == 4 || bytes == 8) && (start + offsets[i]) % 16 == 0)
+              vec = std::min<int64_t>(group, 16 / bytes);
+            for (int64_t j = 0; j < group; j += vec) {
+              llvm::Value* col = b_.CreateAdd(group_column, b_.getInt32(static_cast<uint32_t>(j)));
+              if (vec == 1) {
+                totals[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, col)), element));
+                continue;
+              }
+              llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
+              llvm::Value* loaded =
+                  b_.CreateAlignedLoad(vec_type, slot(i, k, col), llvm::Align(static_cast<uint64_t>(vec * bytes)));
+              for (int64_t e = 0; e < vec; ++e) {
+                totals[j + e].push_back(
+                    from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), element));
+              }
+            }
           }
+          // before[j]: the totals of the warps before position j, in scan order (none for
+          // the first: its slot holds any value, `takes` is false there).
+          std::vector<std::vector<llvm::Value*>> before(static_cast<size_t>(group));
+          if (!reverse) {
+            before[0] = totals[0];
+            if (group > 1) before[1] = totals[0];
+            for (int j = 2; j < group; ++j) before[j] = combine(op, before[j - 1], totals[j - 1]);
+            group_total[reps[k]] = group > 1 ? combine(op, before[group - 1], totals[group - 1]) : totals[0];
+          } else {
+            before[group - 1] = totals[group - 1];
+            if (group > 1) before[group - 2] = totals[group - 1];
+            for (int j = group - 3; j >= 0; --j) before[j] = combine(op, before[j + 1], totals[j + 1]);
+            group_total[reps[k]] = group > 1 ? combine(op, before[0], totals[0]) : totals[0];
+          }
+          // This thread's: before[position], by a tree of selects on the position's bits.
+          for (int bit = 0; (1 << bit) < group; ++bit) {
+            llvm::Value* set = b_.CreateICmpNE(b_.CreateAnd(position, b_.getInt32(1u << bit)), b_.getInt32(0));
+            std::vector<std::vector<llvm::Value*>> next;
+            for (size_t j = 0; j + 1 < before.size(); j += 2) {
+              std::vector<llvm::Value*> pick(n);
+              for (size_t i = 0; i < n; ++i) pick[i] = b_.CreateSelect(set, before[j + 1][i], before[j][i]);
+              next.push_back(std::move(pick));
+            }
+            before = std::move(next);
+          }
+          partner[reps[k]] = before[0];
         }
       }
       share();
-      upper = b_.CreateICmpNE(b_.CreateAnd(tid, b_.getInt32(1u << thread_bit)), b_.getInt32(0));
+      for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) group_total[r] = group_total[r & ~low_reg_bits];
+      }
+      // The carry takes the warps' part (its left operand: it comes first); the run's total
+      // is the group's.
+      for (int r = 0; r < regs; ++r) {
+        take_into_carry(r, takes);
+        total[r] = group_total[r];
+      }
+      level += m - 1;
+      continue;
     } else {
       internal_error("nvptx", "no register or thread bit for bit " + std::to_string(level) + " of a scan", op.loc());
     }
-    // The lower half of a run comes first: forward, the upper half adds the lower total to
-    // its prefix; reversed, the lower half adds the upper total.
+    // The lower half of a run comes first: forward, the upper half takes the lower total;
+    // reversed, the lower half takes the upper total. What a register takes is gathered in
+    // its carry (the same value for every register of the thread's run, so computed once per
+    // run, not once per register), which joins the prefix at the end.
     for (int r = 0; r < regs; ++r) {
       llvm::Value* is_upper = upper ? upper : b_.getInt1(reg_upper[r]);
       llvm::Value* takes = reverse ? b_.CreateNot(is_upper) : is_upper;
-      std::vector<llvm::Value*> with_partner = combine(op, partner[r], prefix[r]);
+      // A register level takes for some registers only (a constant).
+      if (upper || (reverse ? !reg_upper[r] : reg_upper[r])) take_into_carry(r, takes);
       std::vector<llvm::Value*> lower(n), higher(n);
       for (size_t i = 0; i < n; ++i) {
-        prefix[r][i] = b_.CreateSelect(takes, with_partner[i], prefix[r][i]);
         lower[i] = b_.CreateSelect(is_upper, partner[r][i], total[r][i]);
         higher[i] = b_.CreateSelect(is_upper, total[r][i], partner[r][i]);
       }
       // The run's total: lower then upper forward, upper then lower reversed.
       total[r] = reverse ? combine(op, higher, lower) : combine(op, lower, higher);
     }
+  }
+  for (int r = 0; r < regs; ++r) {
+    if (carry[r].empty()) continue;
+    std::vector<llvm::Value*> with_carry = combine(op, carry[r], prefix[r]);
+    for (size_t i = 0; i < n; ++i) prefix[r][i] = b_.CreateSelect(has_carry[r], with_carry[i], prefix[r][i]);
   }
   for (size_t i = 0; i < n; ++i) {
     Regs out;
