@@ -23,13 +23,14 @@ import argparse
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from static_regs import find_tool  # noqa: E402
 
 
 def pow2(n):
@@ -145,19 +146,6 @@ def sass_classes(cuobjdump, cubin):
 KEY = ["LDG.128", "LDG.64", "LDG.32", "LDG.16", "STG.128", "STG.64", "STG.32", "STG.16", "LDS.128", "LDS.64",
        "LDS.32", "STS.128", "STS.64", "STS.32", "SHFL", "BAR", "MUFU", "FMNMX", "FADD", "FMUL", "FFMA", "F2F",
        "HADD2.F32", "F2FP", "PRMT", "RED.32", "ATOMG.32", "ISETP", "FSETP", "SEL", "FSEL", "BRA"]
-
-
-def find_tool(name, given):
-    if given:
-        return given
-    try:
-        import triton
-        p = pathlib.Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
-        if p.exists():
-            return str(p)
-    except ImportError:
-        pass
-    return shutil.which(name) or f"/usr/local/cuda/bin/{name}"
 
 
 def main():
