@@ -303,3 +303,56 @@ TEST_CASE("a descriptor block transposed in the kernel is a TMA copy held K-majo
   CHECK(nvptx::emit_gpu_ir(*function, {}).find("TMA copies") != std::string::npos);
   CHECK(nvptx::emit_gpu_ir(*function, options).find("TMA copies") == std::string::npos);
 }
+
+TEST_CASE("loops the TMA does not take keep cp.async", "[nvptx][descriptor][tma]") {
+  std::vector<cache::CachedParam> want;
+  // padding="nan": the TMA fills zeros, and a NaN `other` is no asynchronous copy either:
+  // A is loaded and staged by the dot as written; B, the loop's only copied operand, still
+  // goes through the TMA (one map, b_desc's).
+  nvptx::CompiledPtx nan = compile_matmul(90, 3, &want, kMatmulSource,
+                                          "tensordesc<fp16[64, 64],padding=nan>, tensordesc<fp16[64, 128]>, *fp32:16, i32:16, 64, 128, 64");
+  CHECK(count(nan.ptx, "cp.async.bulk.tensor.2d") == 2 * 3);  // B's two column blocks per stage
+  REQUIRE(nan.params.size() == want.size() + 1);
+  CHECK(nan.params.back().index == 1);
+  // A from a descriptor, B from a pointer: a loop's copies are all TMA copies or none.
+  const char* mixed = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_desc, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    rk = tl.arange(0, BK)[:, None] * BN + tl.arange(0, BN)[None, :]
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([tl.program_id(0) * BM, k * BK]), tl.load(b_ptr + k * BK * BN + rk), acc)
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + offs, acc)
+)PY";
+  nvptx::CompiledPtx m = compile_matmul(90, 3, &want, mixed, "tensordesc<fp16[64, 64]>, *fp16:16, *fp32:16, i32:16, 64, 128, 64");
+  CHECK(m.ptx.find("cp.async.bulk.tensor") == std::string::npos);
+  CHECK(count(m.ptx, "cp.async.cg") > 0);
+  CHECK(m.params.size() == want.size());
+}
+
+TEST_CASE("a persistent loop around a TMA loop arms and retires its mbarriers per tile", "[nvptx][descriptor][tma]") {
+  const char* persistent = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_desc, b_desc, c_ptr, K, tiles, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    for tile in range(tl.program_id(0), tiles, tl.num_programs(0)):
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            acc = tl.dot(a_desc.load([tile * BM, k * BK]), b_desc.load([k * BK, 0]), acc)
+        offs = tile * BM * BN + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        tl.store(c_ptr + offs, acc)
+)PY";
+  std::vector<cache::CachedParam> want;
+  nvptx::CompiledPtx compiled =
+      compile_matmul(90, 3, &want, persistent, "tensordesc<fp16[64, 64]>, tensordesc<fp16[64, 128]>, *fp32:16, i32:16, i32, 64, 128, 64");
+  CHECK(count(compiled.ptx, "cp.async.bulk.tensor.2d") == 3 * 3);
+  // Initialized before the K loop and invalidated after it, inside the tile loop: one init
+  // and one inval per stage buffer (4 with the dot in flight) of each operand.
+  CHECK(count(compiled.ptx, "mbarrier.init.shared::cta.b64") == 2 * 4);
+  CHECK(count(compiled.ptx, "mbarrier.inval.shared::cta.b64") == 2 * 4);
+  CHECK(count(compiled.ptx, "mbarrier.try_wait.parity") == 2);
+}
