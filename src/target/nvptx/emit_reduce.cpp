@@ -105,6 +105,23 @@ std::vector<llvm::Value*> Emitter::combine_tree(const ir::Op& op, std::vector<st
   return items[0];
 }
 
+void Emitter::read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t count, int64_t vec,
+                              const std::function<llvm::Value*(int64_t)>& at,
+                              std::vector<std::vector<llvm::Value*>>& out) {
+  const int64_t bytes = type_bytes(stored);
+  for (int64_t j = 0; j < count; j += vec) {
+    if (vec == 1) {
+      out[j].push_back(from_storage(b_.CreateLoad(stored, at(j)), element));
+      continue;
+    }
+    llvm::Type* vec_type = llvm::FixedVectorType::get(stored, static_cast<unsigned>(vec));
+    llvm::Value* loaded = b_.CreateAlignedLoad(vec_type, at(j), llvm::Align(static_cast<uint64_t>(vec * bytes)));
+    for (int64_t e = 0; e < vec; ++e) {
+      out[j + e].push_back(from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), element));
+    }
+  }
+}
+
 llvm::Value* Emitter::shuffle_xor(llvm::Value* value, int mask) {
   llvm::Type* type = value->getType();
   unsigned bits = static_cast<unsigned>(module_.getDataLayout().getTypeSizeInBits(type));
@@ -263,20 +280,9 @@ void Emitter::emit_reduce(const ir::Op& op) {
           llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
           const int64_t bytes = type_bytes(types[i]);
           const int64_t vec = vectorized[i] ? std::min<int64_t>(per_lane, 16 / bytes) : 1;
-          for (int64_t j = 0; j < per_lane; j += vec) {
-            llvm::Value* column = b_.CreateAdd(first_column, b_.getInt32(static_cast<uint32_t>(j)));
-            if (vec == 1) {
-              items[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, column)), type));
-              continue;
-            }
-            llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
-            llvm::Value* loaded =
-                b_.CreateAlignedLoad(vec_type, slot(i, k, column), llvm::Align(static_cast<uint64_t>(vec * bytes)));
-            for (int64_t e = 0; e < vec; ++e) {
-              items[j + e].push_back(
-                  from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), type));
-            }
-          }
+          read_shared_run(types[i], type, per_lane, vec, [&](int64_t j) {
+            return slot(i, k, b_.CreateAdd(first_column, b_.getInt32(static_cast<uint32_t>(j))));
+          }, items);
         }
         partial[k] = combine_tree(op, std::move(items));
         for (int j = 0; j < 5; ++j) {
@@ -542,20 +548,9 @@ void Emitter::emit_scan(const ir::Op& op) {
             int64_t vec = 1;
             if ((bytes == 4 || bytes == 8) && (start + offsets[i]) % 16 == 0)
               vec = std::min<int64_t>(group, 16 / bytes);
-            for (int64_t j = 0; j < group; j += vec) {
-              llvm::Value* col = b_.CreateAdd(group_column, b_.getInt32(static_cast<uint32_t>(j)));
-              if (vec == 1) {
-                totals[j].push_back(from_storage(b_.CreateLoad(types[i], slot(i, k, col)), element));
-                continue;
-              }
-              llvm::Type* vec_type = llvm::FixedVectorType::get(types[i], static_cast<unsigned>(vec));
-              llvm::Value* loaded =
-                  b_.CreateAlignedLoad(vec_type, slot(i, k, col), llvm::Align(static_cast<uint64_t>(vec * bytes)));
-              for (int64_t e = 0; e < vec; ++e) {
-                totals[j + e].push_back(
-                    from_storage(b_.CreateExtractElement(loaded, b_.getInt32(static_cast<uint32_t>(e))), element));
-              }
-            }
+            read_shared_run(types[i], element, group, vec, [&](int64_t j) {
+              return slot(i, k, b_.CreateAdd(group_column, b_.getInt32(static_cast<uint32_t>(j))));
+            }, totals);
           }
           // before[j]: the totals of the warps before position j, in scan order (none for
           // the first: its slot holds any value, `takes` is false there).

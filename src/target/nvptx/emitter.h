@@ -187,6 +187,10 @@ class Emitter {
   std::vector<llvm::Value*> combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
   // The value of lane (lane ^ mask) of this warp (any scalar type up to 64 bits).
   llvm::Value* shuffle_xor(llvm::Value* value, int mask);
+  // Reads `count` consecutive `stored` values of shared memory, slot j at `at(j)`, `vec` at a
+  // time (one aligned vector load each when vec > 1), appending value j to out[j] as `element`.
+  void read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t count, int64_t vec,
+                       const std::function<llvm::Value*(int64_t)>& at, std::vector<std::vector<llvm::Value*>>& out);
 
   // ---- emit_move.cpp: trans, join, split, cat, histogram ----
   void emit_move(const ir::Op& op);
