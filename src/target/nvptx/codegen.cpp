@@ -410,20 +410,14 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
   try {
     std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
     const ir::Function& kernel_ir = gpu ? *gpu : function;
+    FragmentPlan fragments = plan_fragments(kernel_ir, options.num_warps, options.sm);
     bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
-                 any_wgmma(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm, options.num_warps);
+                 any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
-    std::vector<int> tensor_maps;
-    const bool descriptors = std::any_of(kernel_ir.params().begin(), kernel_ir.params().end(), [](const ir::Param& p) {
-      return p.arg != nullptr && p.part == ir::ArgPart::DescBase;
-    });
-    if (options.sm >= 90 && options.tma && descriptors) {  // which need a CUtensorMap parameter
-      tensor_maps = plan_async_copies(kernel_ir, plan_fragments(kernel_ir, options.num_warps, options.sm), options.sm,
-                                      options.num_warps, options.tma).tma_params;
-    }
-    build_kernel(c, function, options, tensor_maps);
-    Emitter emitter(kernel_ir, options, c.kernel);
+    AsyncPlan copies = plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma);
+    build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
+    Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
     link_libdevice(c, function);
     std::string broken;

@@ -26,7 +26,8 @@ namespace {
 constexpr const char* kSharedName = "__tritium_shared";
 }  // namespace
 
-Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel)
+Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel,
+                 FragmentPlan fragments, AsyncPlan copies)
     : function_(function),
       kernel_(kernel),
       module_(*kernel->getParent()),
@@ -35,8 +36,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       threads_(32 * options.num_warps),
       facts_(analyze_threads(function)),
       widths_(choose_vector_widths(function, threads_, options.vectorize)),
-      frags_(plan_fragments(function, options.num_warps, options.sm)),
-      async_(plan_async_copies(function, frags_, options.sm, options.num_warps, options.tma)),
+      frags_(std::move(fragments)),
+      async_(std::move(copies)),
       sm_(options.sm),
       ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),

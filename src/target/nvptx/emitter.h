@@ -54,7 +54,10 @@ struct Regs {
 
 class Emitter {
  public:
-  Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel);
+  // `fragments` and `copies`: the plans for `function` (codegen makes them first: the
+  // CUtensorMap parameters of the kernel's signature follow from the copies).
+  Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel, FragmentPlan fragments,
+          AsyncPlan copies);
 
   // Emits the whole body into the kernel; returns the dynamic shared memory it needs.
   int64_t emit();
