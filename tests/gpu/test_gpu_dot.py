@@ -306,3 +306,54 @@ def test_matmul_with_a_transposed_weight_tile(gen, which, M, N, K, block, warps,
 
 def triton_cdiv(a, b):
     return -(-a // b)
+
+
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 264)])
+@pytest.mark.parametrize("config", [(64, 64, 32, 8, 3), (64, 128, 64, 8, 3), (64, 256, 64, 8, 3), (64, 64, 64, 8, 1),
+                                    (64, 64, 32, 16, 3), (128, 64, 32, 16, 3)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("k_major_b", [False, True])
+def test_matmul_warpgroups_along_n(gen, which, M, N, K, config, dtype, k_major_b):
+    """Tiles of fewer rows than 16 per warp (64 rows at 8 or 16 warps, 128 at 16): on sm_90
+    the warpgroups sit side by side along N, each a wgmma over its own columns of B (its
+    descriptor starting inside B's swizzled tile, N-major or K-major); elsewhere mma.sync."""
+    mod = module(which)
+    BM, BN, BK, warps, stages = config
+    a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, dtype))
+    b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype))
+    if k_major_b:
+        b = b.T.contiguous().T
+    c = torch.full((M, N), float("nan"), device="cuda")
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=True,
+        PREC=None, OUT_FP16=False, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (128, 128, 32), (64, 128, 32)])
+@pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-tf32", "int8"])
+def test_dot_sixteen_warps(gen, which, kind, M, N, K):
+    """16 warps: on sm_90 the 64- and 128-row blocks put warpgroups along N (the mma.sync
+    paths of tf32 and int8 read the same column-blocked fragments)."""
+    run_dot(which, gen, kind, M, N, K, num_warps=16)
+
+
+def test_fp8_warpgroups_along_n(gen, which):
+    """fp8 on wgmma's own inputs with two warpgroups side by side (64 rows, 8 warps)."""
+    if not fp8_supported():
+        pytest.skip("fp8 dot needs sm_89 or newer")
+    mod = module(which)
+    M, N, K = 256, 256, 256
+    a = torch.randn(M, K, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    b = torch.randn(N, K, device="cuda", generator=gen).to(torch.float8_e4m3fn).T
+    c = torch.full((M, N), float("nan"), device="cuda")
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, 64, 128)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=64, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, ACC_IN_DOT=True,
+        PREC=None, OUT_FP16=False, num_warps=8, num_stages=3)
+    torch.cuda.synchronize()
+    ref = torch.matmul(a.double(), b.double())
+    error = torch.linalg.vector_norm((c.double() - ref).flatten())
+    assert error <= 2e-3 * torch.linalg.vector_norm(ref.flatten()), float(error / torch.linalg.vector_norm(ref))

@@ -159,6 +159,65 @@ TEST_CASE("fragment layout: every element lives in every warp group once", "[nvp
   }
 }
 
+TEST_CASE("fragment layout: warpgroups side by side along n own contiguous columns", "[nvptx][dot]") {
+  // Hopper's layouts (warpgroups = true): every warp along m where the rows allow, else
+  // warpgroups along n with columns_blocked. Every element once per copy, and each warpgroup's
+  // elements an m64-band x contiguous-column rectangle (what one wgmma accumulates).
+  const std::vector<std::vector<int64_t>> shapes = {{64, 64},  {64, 128}, {64, 256}, {128, 64},
+                                                     {128, 128}, {64, 32}, {192, 64}, {256, 128}};
+  for (const auto& shape : shapes) {
+    for (int warps : {4, 8, 16}) {
+      FragmentLayout l = FragmentLayout::make(shape, warps, /*warpgroups=*/true);
+      INFO(l.m << "x" << l.n << ", " << warps << " warps: " << l.warps_m << "x" << l.warps_n);
+      REQUIRE(l.warps_m * l.warps_n <= warps);
+      REQUIRE(int64_t{l.rep_n} * 8 * l.warps_n == l.n);
+      // Every warp along m where it can hold 16 rows of each band; never blocked at 4 warps.
+      if (l.m % (16 * warps) == 0 || warps == 4) CHECK_FALSE(l.columns_blocked);
+      if (!l.columns_blocked) continue;
+      REQUIRE(l.warps_m * l.warps_n == warps);
+      REQUIRE(l.warps_m % 4 == 0);
+      std::map<int64_t, int> seen;
+      for (int group = 0; group < warps / 4; ++group) {
+        int64_t lo_col = l.n, hi_col = -1;
+        std::set<int64_t> cols;
+        for (int warp = 4 * group; warp < 4 * group + 4; ++warp) {
+          for (int lane = 0; lane < 32; ++lane) {
+            for (int reg = 0; reg < l.num_regs(); ++reg) {
+              int64_t e = l.element(warp, lane, reg);
+              REQUIRE(e >= 0);
+              REQUIRE(e < l.num_elements());
+              ++seen[e];
+              cols.insert(e % l.n);
+              lo_col = std::min(lo_col, e % l.n);
+              hi_col = std::max(hi_col, e % l.n);
+            }
+          }
+        }
+        // One contiguous range of n / warps_n columns per warpgroup.
+        CHECK(hi_col - lo_col + 1 == l.n / l.warps_n);
+        CHECK(static_cast<int64_t>(cols.size()) == l.n / l.warps_n);
+        CHECK(lo_col == group / (l.warps_m / 4) * (l.n / l.warps_n));
+      }
+      REQUIRE(static_cast<int64_t>(seen.size()) == l.num_elements());
+      for (const auto& [e, n] : seen) REQUIRE(n == 1);
+    }
+  }
+  struct Expected {
+    int64_t m, n;
+    int warps, warps_m, warps_n;
+    bool blocked;
+  };
+  for (const Expected& e : {Expected{64, 64, 8, 4, 2, true}, Expected{64, 256, 16, 4, 4, true},
+                            Expected{128, 64, 16, 8, 2, true}, Expected{192, 64, 8, 4, 2, true},
+                            Expected{128, 128, 8, 8, 1, false}, Expected{64, 32, 16, 4, 4, false}}) {
+    FragmentLayout l = FragmentLayout::make({e.m, e.n}, e.warps, true);
+    INFO(e.m << "x" << e.n << ", " << e.warps << " warps");
+    CHECK(l.warps_m == e.warps_m);
+    CHECK(l.warps_n == e.warps_n);
+    CHECK(l.columns_blocked == e.blocked);
+  }
+}
+
 TEST_CASE("fragment plan: the accumulator stays in fragments through the loop", "[nvptx][dot]") {
   auto f = lower_dot("matmul", "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='ieee', OUT=tl.float32");
   nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 80);
@@ -356,6 +415,22 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
   SECTION("fp8 widened to f16") {
     std::string ptx = matmul_ptx("fp8e4nv", "float32", "ieee", 64, 32, 32, 4);
     CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 2);
+  }
+  SECTION("64 rows at 8 and 16 warps: warpgroups side by side along n") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 8);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 2);
+    CHECK(count(ptx, "mma.sync") == 0);
+    std::string wide = matmul_ptx("bf16", "float32", "ieee", 64, 256, 32, 8, 3);
+    CHECK(count(wide, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 2);
+    CHECK(count(wide, "mma.sync") == 0);
+    std::string sixteen = matmul_ptx("fp16", "float32", "ieee", 64, 64, 16, 16);
+    CHECK(count(sixteen, "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16") == 1);
+    std::string two_by_two = matmul_ptx("fp16", "float32", "ieee", 128, 64, 16, 16);
+    CHECK(count(two_by_two, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 1);
+    // Too narrow for two warpgroups of 16 columns: mma.sync, columns interleaved as before.
+    std::string narrow = matmul_ptx("fp16", "float32", "ieee", 64, 16, 16, 8);
+    CHECK(count(narrow, "wgmma") == 0);
+    CHECK(count(narrow, "mma.sync.aligned.m16n8k16") > 0);
   }
   SECTION("blocks a warpgroup cannot cover keep mma.sync") {
     std::string small = matmul_ptx("fp16", "float32", "ieee", 32, 32, 16, 4);  // 32 rows < 4 x 16
