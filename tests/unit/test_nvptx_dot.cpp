@@ -10,6 +10,7 @@
 #include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
+#include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
 #include "target/nvptx/shared_tile.h"
@@ -450,6 +451,26 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 1);
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);  // at the loop's exit
     CHECK(count(ptx, "bar.sync") == 4);
+  }
+  SECTION("where a fourth buffer costs a block per SM, the copies wait for the dot instead") {
+    // 128 x 128 x 64 at 8 warps, 3 stages: four 32 KiB buffers leave one block per SM,
+    // three leave two (as Triton's). The loop then meets a second barrier, after the wait
+    // for the previous iteration's wgmma, and copies into the buffer that wgmma read.
+    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";
+    nvptx::TargetOptions options;
+    options.num_warps = 8;
+    options.num_stages = 3;
+    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+    CHECK(compiled.shared_bytes <= 3 * 32768);
+    CHECK(compiled.shared_bytes > 2 * 32768);
+    CHECK(count(compiled.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+    CHECK(nvptx::blocks_per_sm(3 * 32768, 256, 128) == 2);
+    CHECK(nvptx::blocks_per_sm(4 * 32768, 256, 128) == 1);
+    CHECK(nvptx::blocks_per_sm(0, 256, 255) == 1);
+    CHECK(nvptx::blocks_per_sm(0, 1024, 32) == 2);
+    // The same at 64 x 64 x 32 (8 KiB a stage) keeps the fourth buffer: it costs no block.
+    std::string small = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
+    CHECK(count(small, "bar.sync") == 4);
   }
   SECTION("a dot that stages an operand itself is not left in flight") {
     // A is loaded once before the loop and staged by the dot every iteration: a wgmma still

@@ -522,7 +522,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
                               (copied_a != async_.carried.end() && !tma(copied_a));
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
-  if (copied) issue_deferred_copies();
+  // A dot that issues them after its own wait does (emit_dot).
+  if (copied && async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
   s.in_place = !a_staged_here && copied_b != async_.carried.end();
   return s;
 }
@@ -603,14 +604,20 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
-  if (native_fp8) {
-    emit_wgmma(op, l, staging, "", c);
-  } else if (wgmma) {
+  if (wgmma) {
     const char* input = path == DotPath::BF16 ? "bf16" : "f16";
-    if (a_registers) {
+    if (native_fp8) {
+      emit_wgmma(op, l, staging, "", c);
+    } else if (a_registers) {
       emit_wgmma_registers_a(op, l, staging, input, c);
     } else {
       emit_wgmma(op, l, staging, input, c);
+    }
+    if (async_.copies_after_dots.count(&op) != 0) {
+      // The previous iteration's dot is done in this warpgroup (wait_group 1); after the
+      // barrier, in every one: its buffers take the next copies (AsyncOperand::copies_after_dot).
+      barrier();
+      issue_deferred_copies();
     }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
     const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
