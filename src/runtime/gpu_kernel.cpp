@@ -36,6 +36,8 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   if (build.enable_fp_fusion >= 0) options.enable_fp_fusion = build.enable_fp_fusion != 0;
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.tma = cache::knob_value(build.inputs, "TRITIUM_DISABLE_TMA") != "1";
+  const std::string copies = cache::knob_value(build.inputs, "TRITIUM_INFLIGHT_COPIES");
+  if (copies == "before" || copies == "after") options.inflight_copies = copies;
   return options;
 }
 

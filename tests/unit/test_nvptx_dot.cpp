@@ -468,6 +468,14 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(nvptx::blocks_per_sm(4 * 32768, 256, 128) == 1);
     CHECK(nvptx::blocks_per_sm(0, 256, 255) == 1);
     CHECK(nvptx::blocks_per_sm(0, 1024, 32) == 2);
+    // TargetOptions::inflight_copies (TRITIUM_INFLIGHT_COPIES) forces either order.
+    options.inflight_copies = "before";
+    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).shared_bytes >= 4 * 32768);
+    std::string wide = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";
+    options.inflight_copies = "after";
+    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", wide), options).shared_bytes <= 3 * 49152);
+    options.inflight_copies = "";
+    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", wide), options).shared_bytes >= 4 * 49152);
     // The same at 64 x 64 x 32 (8 KiB a stage) keeps the fourth buffer: it costs no block.
     std::string small = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
     CHECK(count(small, "bar.sync") == 4);

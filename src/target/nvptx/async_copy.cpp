@@ -390,6 +390,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       for (const auto& operand : here) without -= align(operand->tile.bytes());
       const int regs = fragments.layout(loop_dots[0]->result())->num_regs() + 64;
       after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
+      if (!plan.inflight_copies.empty()) after_dot = plan.inflight_copies == "after";
       if (after_dot) plan.copies_after_dots.insert(loop_dots[0]);
     }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
@@ -509,8 +510,9 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& 
 }
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma) {
+                            bool tma, const std::string& inflight_copies) {
   AsyncPlan plan;
+  plan.inflight_copies = inflight_copies;
   if (sm >= 90 && tma) {
     const auto& params = function.params();
     for (size_t i = 0; i < params.size(); ++i) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -117,6 +118,8 @@ struct AsyncPlan {
   std::unordered_set<const ir::Op*> in_flight_dots;
   // Those of them that issue their loop's copies after their wait (AsyncOperand::copies_after_dot).
   std::unordered_set<const ir::Op*> copies_after_dots;
+  std::string inflight_copies;  // the choice forced by TargetOptions::inflight_copies, or ""
+
   // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
   // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
   // entry argument per element, in this order, after all others (ir::ArgPart::DescTensorMap).
@@ -143,8 +146,9 @@ const ir::Op* descriptor_tile_of(const ir::Op& load);
 // Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
 bool is_zero_constant(const ir::Value* v);
 
-// `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma).
+// `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma);
+// `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions).
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma = true);
+                            bool tma = true, const std::string& inflight_copies = "");
 
 }  // namespace tritium::nvptx

@@ -415,7 +415,8 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
-    AsyncPlan copies = plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma);
+    AsyncPlan copies =
+        plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
     build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
     Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
@@ -482,7 +483,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.

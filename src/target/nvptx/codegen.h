@@ -28,6 +28,10 @@ struct TargetOptions {
   // Copy a pipelined dot's host-descriptor operands with the TMA on sm_90 (async_copy.h);
   // off: cp.async as for pointers (TRITIUM_DISABLE_TMA=1 at run time).
   bool tma = true;
+  // Where a wgmma kept in flight has its loop's next copies issued (async_copy.h): "" as
+  // blocks_per_sm decides, "before" (an extra stage buffer) or "after" (its wait and a
+  // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons.
+  std::string inflight_copies;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.
