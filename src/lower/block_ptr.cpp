@@ -431,19 +431,22 @@ const LValue& descriptor_arg(const BuiltinArgs& a, const Loc& loc) {
   return desc;
 }
 
+// A 2-D block of a descriptor made on the host (its base is an entry argument) is marked
+// for the GPU, which may copy it (loads) or write it (stores) with the TMA (ir/ops.def:
+// descriptor_tile); other blocks keep their pointers.
+Value* tile_of_host_descriptor(Lowerer& L, const Access& access, Value* ptr, const Loc& loc) {
+  if (access.block.size() != 2 || access.base->def() != nullptr) return ptr;
+  std::vector<Value*> operands = {ptr, access.base};
+  operands.insert(operands.end(), access.offsets.begin(), access.offsets.end());
+  return L.builder().create_value(ir::OpKind::DescriptorTile, ptr->type(), operands, loc);
+}
+
 LValue load_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& desc = descriptor_arg(a, loc);
   Access access = descriptor_access(L, desc, a.get("offsets"), loc);
   AccessBuilder builder(L, access, loc);
-  Value* ptr = builder.pointers();
+  Value* ptr = tile_of_host_descriptor(L, access, builder.pointers(), loc);
   Value* mask = builder.mask(all_dims(access.block.size()));
-  // A 2-D block of a descriptor made on the host (its base is an entry argument) is marked
-  // for the GPU, which may copy it with the TMA (ir/ops.def: descriptor_tile).
-  if (access.block.size() == 2 && access.base->def() == nullptr) {
-    std::vector<Value*> operands = {ptr, access.base};
-    operands.insert(operands.end(), access.offsets.begin(), access.offsets.end());
-    ptr = L.builder().create_value(ir::OpKind::DescriptorTile, ptr->type(), operands, loc);
-  }
   // Out of bounds reads the padding (zero unless padding_option="nan"), as Triton's fallback does.
   ir::Padding padding = ir::parse_enum<ir::Padding>(desc.items[kDescPadding].c.s).value_or(ir::Padding::Zero);
   return L.call_builtin(LValue::builtin("tl.load"), {LValue::tensor(ptr), LValue::tensor(mask), padding_value(padding)},
@@ -459,7 +462,7 @@ LValue store_descriptor(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
                       ", got " + v.describe());
   }
   AccessBuilder builder(L, access, loc);
-  Value* ptr = builder.pointers();
+  Value* ptr = tile_of_host_descriptor(L, access, builder.pointers(), loc);
   Value* mask = builder.mask(all_dims(access.block.size()));
   // The value is cast implicitly to the descriptor's element type (tl.store does it).
   return L.call_builtin(LValue::builtin("tl.store"), {LValue::tensor(ptr), v}, {{"mask", LValue::tensor(mask)}}, loc);

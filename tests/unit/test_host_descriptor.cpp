@@ -128,11 +128,23 @@ TEST_CASE("a descriptor's entry arguments are what expected_params and the cache
                                   params.is_constexpr);
   auto function = lower_kernel(module, "copy", sig, {});
   transforms::run_pipeline(*function, {true});
-  nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*function, {});
+  // Without the TMA (sm_90's store of dst's block adds its CUtensorMap after them, below).
+  nvptx::TargetOptions no_tma;
+  no_tma.tma = false;
+  nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*function, no_tma);
   std::vector<cache::CachedParam> want = runtime::expected_params(sig, params.names);
   // src, src_shape0, src_shape1, src_stride0, the same for dst, n.
   REQUIRE(want.size() == 9);
   testing::check_entry_params(compiled, want);
+  nvptx::CompiledPtx with_tma = nvptx::compile_to_ptx(*function, {});
+  REQUIRE(with_tma.params.size() == want.size() + 1);
+  CHECK(with_tma.params.back().part == ir::ArgPart::DescTensorMap);
+  CHECK(with_tma.params.back().index == 1);  // dst's
+  std::vector<cache::CachedParam> got;
+  for (const nvptx::PtxParam& p : with_tma.params) {
+    got.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size, static_cast<int>(p.part), p.dim});
+  }
+  CHECK(runtime::check_params(want, got).empty());
   CHECK(want[3].name == "src_stride0");
   CHECK(want[4].index == 1);
   CHECK(want[8].index == 2);
@@ -229,6 +241,37 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 }  // namespace
+
+TEST_CASE("a host descriptor's block is stored by the TMA on sm_90", "[nvptx][descriptor][tma]") {
+  auto file = std::make_shared<SourceFile>("copy.py", kSource);
+  auto module = parse_module(file);
+  KernelParams params = read_params(*module->find_function("copy"), {});
+  auto compile = [&](const char* signature, int sm, bool tma) {
+    Signature sig = parse_signature(signature, params.names, params.is_constexpr);
+    auto function = lower_kernel(module, "copy", sig, {});
+    transforms::run_pipeline(*function, {true});
+    nvptx::TargetOptions options;
+    options.sm = sm;
+    options.tma = tma;
+    return nvptx::compile_to_ptx(*function, options);
+  };
+  // A [16, 128] fp32 block is four 128-byte column blocks: four bulk stores by thread 0,
+  // from a tile staged on a 1024-byte boundary, fenced for the async proxy; no st.global.
+  nvptx::CompiledPtx ptx = compile("tensordesc<fp32[16, 128]>, tensordesc<fp32[16, 128]>, i32, 16", 90, true);
+  CHECK(count(ptx.ptx, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4);
+  CHECK(count(ptx.ptx, "cp.async.bulk.wait_group 0") == 1);
+  CHECK(count(ptx.ptx, "fence.proxy.async.shared::cta") == 1);
+  CHECK(count(ptx.ptx, "st.global") == 0);
+  CHECK(count(ptx.ptx, ".align 1024") == 1);
+  CHECK(testing::ptxas_errors(ptx).empty());
+  // Not on sm_80, not with TMA off, not for a block whose rows are under 32 bytes.
+  for (const nvptx::CompiledPtx& other : {compile("tensordesc<fp32[16, 128]>, tensordesc<fp32[16, 128]>, i32, 16", 80, true),
+                                          compile("tensordesc<fp32[16, 128]>, tensordesc<fp32[16, 128]>, i32, 16", 90, false),
+                                          compile("tensordesc<fp32[16, 4]>, tensordesc<fp32[16, 4]>, i32, 16", 90, true)}) {
+    CHECK(count(other.ptx, "cp.async.bulk") == 0);
+    CHECK(count(other.ptx, "st.global") > 0);
+  }
+}
 
 TEST_CASE("pipelined descriptor operands are TMA copies on sm_90", "[nvptx][descriptor][tma]") {
   std::vector<cache::CachedParam> want;

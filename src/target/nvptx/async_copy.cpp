@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <variant>
 
 #include "analysis/axis_info.h"
@@ -509,6 +510,38 @@ std::vector<const HoistedOperand*> AsyncPlan::hoisted_released_at(const ir::Op& 
   return out;
 }
 
+namespace {
+
+// The element kinds a TMA store writes (tensor_map.cpp's data types; 64-bit ones have none).
+bool tma_store_kind(ScalarKind k) { return ir::bit_width(k) >= 8 && ir::bit_width(k) <= 32; }
+
+void plan_tma_stores(const ir::Function& function, AsyncPlan& plan) {
+  std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
+    for (const auto& op : region.ops()) {
+      for (const auto& inner : op->regions()) walk(*inner);
+      if (op->kind() != OpKind::Store) continue;
+      const ir::Op* tile_op = descriptor_tile_of(*op);
+      if (tile_op == nullptr || (tile_op->find_attr("transposed") != nullptr && tile_op->int_attr("transposed") != 0)) {
+        continue;
+      }
+      auto base = plan.descriptor_bases.find(tile_op->operand(1));
+      const ir::Type* type = op->operand(0)->type();
+      if (base == plan.descriptor_bases.end() || type->rank() != 2) continue;
+      const ScalarKind k = type->element()->pointee()->scalar_kind();
+      const int64_t bytes = std::max(1, ir::bit_width(k) / 8);
+      const std::vector<int64_t>& shape = type->shape();
+      if (!tma_store_kind(k) || !tma_box_fits(shape[0], shape[1], bytes)) continue;
+      auto at = std::find(plan.tma_params.begin(), plan.tma_params.end(), base->second);
+      if (at == plan.tma_params.end()) at = plan.tma_params.insert(plan.tma_params.end(), base->second);
+      plan.tma_stores[op.get()] = {static_cast<int>(at - plan.tma_params.begin()),
+                                   SharedTile::swizzled(shape[0], shape[1], bytes)};
+    }
+  };
+  walk(function.body());
+}
+
+}  // namespace
+
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
                             bool tma, const std::string& inflight_copies) {
   AsyncPlan plan;
@@ -523,8 +556,10 @@ AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fr
   }
   analysis::AxisInfoAnalysis axis(function);
   plan_region(function.body(), fragments, axis, sm, num_warps, plan);
-  // A wgmma dot stages its other operands right after the stage buffers, swizzled.
-  if (plan.reserved_bytes > 0 && any_wgmma(function, fragments, sm, num_warps)) {
+  if (sm >= 90 && tma) plan_tma_stores(function, plan);
+  // A wgmma dot stages its other operands right after the stage buffers, swizzled; so does a
+  // TMA store its block.
+  if (plan.reserved_bytes > 0 && (any_wgmma(function, fragments, sm, num_warps) || !plan.tma_stores.empty())) {
     plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
                           SharedTile::kSwizzleAlign;
   }

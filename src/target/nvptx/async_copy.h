@@ -126,6 +126,15 @@ struct AsyncPlan {
   std::vector<int> tma_params;
   // The DescBase entry arguments of 2-D host descriptors, by parameter index (sm_90 only).
   std::unordered_map<const ir::Value*, int> descriptor_bases;
+  // Stores of a 2-D host descriptor's block written by the TMA (sm_90): the block is staged
+  // into a swizzled tile where round trips start (the tensor map's arrangement, tma_box),
+  // made visible to the async proxy, and thread 0 issues one bulk tensor store per column
+  // block and waits for them; the descriptor's bounds clip the writes as the mask did.
+  struct TmaStore {
+    int tma_map = -1;  // which of tma_params holds its CUtensorMap
+    SharedTile tile;
+  };
+  std::unordered_map<const ir::Op*, TmaStore> tma_stores;
 };
 
 // The descriptor_tile op under a load's pointer, or null.

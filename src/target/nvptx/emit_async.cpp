@@ -7,6 +7,7 @@
 #include <llvm/IR/InlineAsm.h>
 
 #include "gpu/version_on_signs.h"
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -377,6 +378,43 @@ void Emitter::issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, ll
     args.push_back(b_.CreateAdd(col, b_.getInt32(static_cast<uint32_t>(block * box.inner))));
   }
   ptx_effect(text + "}", constraints, args);
+}
+
+void Emitter::emit_tma_store(const ir::Op& op, const AsyncPlan::TmaStore& store) {
+  // Every thread writes its elements into the swizzled tile (replicated copies write equal
+  // values) once the round trips before are read, then fences them for the async proxy.
+  const SharedTile& tile = store.tile;
+  const ir::Value* value = ir::StoreOp(op).value();
+  barrier();
+  llvm::Type* stored = stored_type(element_type(value->type()));
+  stage_operand(value, 0, tile, stored, [this](llvm::Value* v) { return to_storage(v); });
+  ptx_effect("fence.proxy.async.shared::cta;", "", {});
+  barrier();
+  // Thread 0: one bulk tensor store per column block (coordinates innermost first), then it
+  // waits until they are done; the barrier after keeps the tile until then.
+  const ir::Op* tile_op = descriptor_tile_of(op);
+  const TmaBox box = tma_box(tile.rows, tile.cols, tile.element_bytes);
+  auto i32 = [this](llvm::Value* v) { return b_.CreateSExtOrTrunc(v, b_.getInt32Ty()); };
+  llvm::Value* row = i32(get(tile_op->operand(2)).at(0));
+  llvm::Value* col = i32(get(tile_op->operand(3)).at(0));
+  const unsigned first_arg = static_cast<unsigned>(function_.body().args().size());
+  llvm::Value* map = b_.CreatePtrToInt(kernel_->getArg(first_arg + static_cast<unsigned>(store.tma_map)), b_.getInt64Ty());
+  llvm::Value* go = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n";
+  std::string constraints = "r,l,r";
+  std::vector<llvm::Value*> args = {b_.CreateZExt(go, b_.getInt32Ty()), map, row};
+  llvm::Value* start = b_.CreatePtrToInt(shared_element_at(0, b_.getInt8Ty(), b_.getInt32(0), tile.bytes()), b_.getInt32Ty());
+  for (int64_t block = 0; block * box.inner < tile.cols; ++block) {
+    const int src = static_cast<int>(args.size()), x = src + 1;
+    text += "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$" + std::to_string(x) + ", $2}], [$" +
+            std::to_string(src) + "];\n";
+    constraints += ",r,r";
+    args.push_back(b_.CreateAdd(start, b_.getInt32(static_cast<uint32_t>(block * tile.rows * tile.swizzle))));
+    args.push_back(b_.CreateAdd(col, b_.getInt32(static_cast<uint32_t>(block * box.inner))));
+  }
+  text += "@p cp.async.bulk.commit_group;\n@p cp.async.bulk.wait_group 0;\n}";
+  ptx_effect(text, constraints, args);
+  barrier();
 }
 
 void Emitter::wait_tma(const AsyncOperand& operand) {

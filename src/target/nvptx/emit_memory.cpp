@@ -155,6 +155,8 @@ llvm::Value* Emitter::pack(const Regs& regs, int first, int w) {
 }
 
 void Emitter::emit_store(const ir::Op& op) {
+  auto tma = async_.tma_stores.find(&op);
+  if (tma != async_.tma_stores.end()) return emit_tma_store(op, tma->second);
   const ir::Type* ptr_type = op.operand(0)->type();
   llvm::Type* stored = memory_type(ptr_type->element()->pointee());
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));

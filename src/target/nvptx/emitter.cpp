@@ -285,8 +285,9 @@ llvm::GlobalVariable* Emitter::shared_base() {
     shared_ = new llvm::GlobalVariable(module_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false,
                                        llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, 3);
-    // wgmma's swizzled tiles start on 1024-byte boundaries of the address (shared_tile.h).
-    shared_->setAlignment(llvm::Align(wgmma_ ? SharedTile::kSwizzleAlign : 16));
+    // wgmma's and the TMA's swizzled tiles start on 1024-byte boundaries of the address (shared_tile.h).
+    const bool swizzled = wgmma_ || !async_.tma_stores.empty();
+    shared_->setAlignment(llvm::Align(swizzled ? SharedTile::kSwizzleAlign : 16));
   }
   return shared_;
 }

@@ -290,6 +290,7 @@ class Emitter {
   void init_tma_barriers(const AsyncOperand& operand);
   void invalidate_tma_barriers(const AsyncOperand& operand);
   void issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle, llvm::Value* index);
+  void emit_tma_store(const ir::Op& op, const AsyncPlan::TmaStore& store);
   void wait_tma(const AsyncOperand& operand);
   llvm::Value* tma_live(const ir::Op& load);
   // The addresses of a cold copy whose groups the facts leave unproven
