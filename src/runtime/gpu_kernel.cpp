@@ -36,6 +36,7 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   if (build.enable_fp_fusion >= 0) options.enable_fp_fusion = build.enable_fp_fusion != 0;
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.tma = cache::knob_value(build.inputs, "TRITIUM_DISABLE_TMA") != "1";
+  options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
   return options;
 }
 

@@ -28,6 +28,15 @@ struct TargetOptions {
   // Copy a pipelined dot's host-descriptor operands with the TMA on sm_90 (async_copy.h);
   // off: cp.async as for pointers (TRITIUM_DISABLE_TMA=1 at run time).
   bool tma = true;
+  // Reduction and scan emission variants, for timing them against each other on a GPU
+  // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
+  //   chain    combine a thread's registers left to right (Triton's order; a * b + c
+  //            chains contract into fma) instead of as a tree
+  //   nochain  the tree (the default)
+  //   scanup   a scan's levels across lanes by shfl.up (one combine per level and run)
+  //   noscanup butterflies (the default)
+  // Unknown names are an error (a misspelt A/B would time the default twice).
+  std::string reduce_experiment;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.
