@@ -172,6 +172,21 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def range_to_int_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                         REVERSE: tl.constexpr):
+        # A range whose last iv + step passes 2^31 - 1: the loop must stop, not wrap.
+        count = 0
+        last = -1
+        total = 0
+        for i in range(stride, 2147483647, 7):
+            total += tl.load(x_ptr + count)
+            count += 1
+            last = i
+        col = tl.arange(0, BN)
+        tl.store(out_ptr + col, tl.where(col == 0, count, tl.where(col == 1, last, total)))
+
+
+    @tritium.jit
     def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                   REVERSE: tl.constexpr):
         # Per row: the sum, then the index of the maximum (ties: the first).
@@ -627,3 +642,22 @@ def test_chained_sum_of_squares_contracts_into_fma(tmp_path, monkeypatch, experi
     ptx = subprocess.run([CLI, "compile", str(source), "--kernel", "sum_sq", "--signature", "*fp32:16, *fp32:16, i32",
                           "--num-warps", "4", "--emit", "ptx"], capture_output=True, text=True, check=True).stdout
     assert len(re.findall(r"\bfma\.rn\.f32\b", ptx)) == fmas
+
+
+@pytest.mark.parametrize("experiment", ["", "iv32"])
+@pytest.mark.parametrize("start,count", [(2147483600, 7), (2147483632, 3), (0, 306783379), (2147483648 - 16, 3)])
+def test_a_range_ending_at_int_max_does_not_wrap(tmp_path, monkeypatch, experiment, start, count):
+    # iv32 counts such loops in 32 bits: the iteration after the last would wrap past
+    # 2^31 - 1; upper - iv > step (unsigned) stops it.
+    if count > 1000 and experiment == "":
+        pytest.skip("the 64-bit count runs the same loop; once is enough")
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    if count > 1000:
+        start = 2147483647 - 7 * 40 + 1  # a short run in the emulator (40 iterations)
+        count = 40
+    x, out, ll, ptx = run_on_host(tmp_path, "range_to_int_max", "i32", (1, 32), 1, 64, 32, start,
+                                  ", AXIS=1, REVERSE=False")
+    assert out[0] == count
+    assert out[1] == start + 7 * (count - 1)
+    assert out[2] == x[:count].sum()
+    assert ("phi i64" in ll) == (experiment == "")  # the iv's width

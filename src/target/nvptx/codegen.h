@@ -35,6 +35,9 @@ struct TargetOptions {
   //   nochain  the tree (the default)
   //   scanup   a scan's levels across lanes by shfl.up (one combine per level and run)
   //   noscanup butterflies (the default)
+  //   iv32     a loop over a 32-bit range with a constant positive step counts in 32 bits
+  //            (Triton's width; ptxas then issues all of an unaligned row's loads first)
+  //   noiv32   64 bits (the default)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -54,9 +54,11 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       reduce_chain_ = name == "chain";
     } else if (name == "scanup" || name == "noscanup") {
       scan_shfl_up_ = name == "scanup";
+    } else if (name == "iv32" || name == "noiv32") {
+      loop_iv32_ = name == "iv32";
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
-                          "' (known: chain, nochain, scanup, noscanup)");
+                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32)");
     }
   }
   mark_fragment_barriers(function.body());

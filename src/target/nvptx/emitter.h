@@ -394,6 +394,7 @@ class Emitter {
   // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
   bool reduce_chain_ = false;   // in-thread reductions left to right
   bool scan_shfl_up_ = false;   // scan levels across lanes by shfl.up
+  bool loop_iv32_ = false;      // loops over a 32-bit range count in 32 bits
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
