@@ -20,8 +20,11 @@ A/B of the emitter's reduction variants (TRITIUM_REDUCE_EXPERIMENT, nvptx/codege
 setting in its own process (the variable is read when a kernel compiles; it is part of the
 cache key), the chosen rows only, the settings interleaved over --rounds rounds, then one
 table of tritium / Triton per row and setting (best of the rounds, and the spread):
-    python3 benchmarks/bench_reduce.py --experiments "default;chain;scanup;chain,scanup" \
-        --labels "layer_norm,rms_norm fp16 4096x1024,vocab 50257,cumsum" --rounds 2
+    python3 benchmarks/bench_reduce.py --experiments "default;chain;scanup;iv32;chain,scanup,iv32" \
+        --only softmax,layer_norm,rms_norm,cross_entropy,cumsum_rows --rounds 2
+(--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
+GPU machine: BENCH_REDUCE=1 REDUCE_LIMIT=590 REDUCE_ARGS='--experiments default;chain;...
+--only ... --rounds 1' SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 """
 
 import argparse
@@ -327,6 +330,10 @@ def compare_experiments(args):
             v = ratios.get((label, setting))
             cells.append("-" if not v else f"{max(v):.3f}" + (f" ({min(v):.3f}-{max(v):.3f})" if len(v) > 1 else ""))
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(
+            {"experiments": settings, "ratios": [{"label": label, "setting": setting, "ratios": v}
+                                                 for (label, setting), v in ratios.items()]}, indent=2))
 
 
 if __name__ == "__main__":
