@@ -9,6 +9,8 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
     BENCH_MATMUL=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
+    python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
+      (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
 configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
 8192 (--quick: 1024, 4096), then fp8 e4m3 (torch.float8_e4m3fn inputs, B K-major as in
@@ -186,6 +188,43 @@ def bench(kernels, quick, hinted=False):
     return rows
 
 
+def per_block(kernels, sizes, blocks, stages):
+    """Each block configuration (BM, BN, BK, warps) timed alone, fp16 and bf16, both JITs with
+    the same one: the speed of a configuration a user fixes, where the best-of list hides it."""
+    import torch
+    import triton.testing
+    print("| dtype | size | block (m, n, k, warps), stages | tritium | Triton | tritium / Triton |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for dtype in (torch.float16, torch.bfloat16):
+        for size in sizes:
+            a, b = inputs(dtype, size, size, size)
+            ref = torch.matmul(a, b)
+            for block in blocks:
+                row = {"dtype": str(dtype).replace("torch.", ""), "size": size, "block": block, "stages": stages}
+                for name, kernel in kernels.items():
+                    c = torch.empty((size, size), device="cuda", dtype=torch.float16)
+                    try:
+                        launch(kernel, a, b, c, block, num_stages=stages)
+                        torch.cuda.synchronize()
+                    except Exception as e:  # noqa: BLE001 - reported per case
+                        row[name] = f"{type(e).__name__}: {str(e)[:80]}"
+                        continue
+                    if not close_enough(c, ref, False):
+                        row[name] = "WRONG"
+                        continue
+                    ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages),
+                                                 warmup=10, rep=50)
+                    row[name] = 2.0 * size ** 3 / ms * 1e-9
+                both = [row.get(n) for n in ("tritium", "triton")]
+                ratio = f"{both[0] / both[1]:.2f}" if all(isinstance(v, float) for v in both) else "-"
+                fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else str(v)
+                print(f"| {row['dtype']} | {size} | {block}, {stages} | {fmt(both[0])} | {fmt(both[1])} | {ratio} |",
+                      flush=True)
+                rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -193,6 +232,10 @@ def main():
     parser.add_argument("--skip-check", action="store_true", help="no correctness sweep (the timed runs still check)")
     parser.add_argument("--hinted", action="store_true",
                         help="the kernel with tl.max_contiguous/tl.multiple_of on its row and column offsets")
+    parser.add_argument("--blocks", help="time these block configurations one by one instead, "
+                        "'BM,BN,BK,WARPS;...' (with --sizes, default 4096, and --stages, default 3)")
+    parser.add_argument("--sizes", default="4096")
+    parser.add_argument("--stages", type=int, default=3)
     parser.add_argument("--json")
     args = parser.parse_args()
     from bench_attention import no_gpu_reason
@@ -201,6 +244,12 @@ def main():
         print(f"bench_matmul: skipped, no GPU: {reason}")
         return
     kernels = jits()
+    if args.blocks:
+        blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks.split(";")]
+        rows = per_block(kernels, [int(n) for n in args.sizes.split(",")], blocks, args.stages)
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=1))
+        return
     t = time.time()
     failures = [] if args.skip_check else check_sweep(kernels)
     print(f"check took {time.time() - t:.1f} s")

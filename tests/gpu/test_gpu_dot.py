@@ -134,6 +134,20 @@ def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False
 SHAPES = [(16, 16, 16), (32, 64, 16), (64, 64, 64), (128, 128, 32), (128, 256, 64)]
 
 
+def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False, group=8):
+    """The tutorial matmul (dot_kernels.matmul_kernel) over a (M x K) and b (K x N) into c,
+    config = (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages or None for the default), then
+    a device sync."""
+    (M, K), N = a.shape, b.shape[1]
+    BM, BN, BK, warps, stages = config
+    options = dict(num_warps=warps) if stages is None else dict(num_warps=warps, num_stages=stages)
+    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=group, ACC_IN_DOT=acc_in_dot,
+        PREC=prec, OUT_FP16=out_fp16, **options)
+    torch.cuda.synchronize()
+
+
 @pytest.mark.parametrize("num_warps", [1, 2, 4, 8])
 @pytest.mark.parametrize("M,N,K", SHAPES)
 @pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-ieee", "fp32-tf32", "fp32-tf32x3", "int8"])
@@ -213,11 +227,7 @@ def test_matmul_tutorial_fp16(gen, which, M, N, K, acc_in_dot, out_fp16):
     b = torch.randn(K, N, device="cuda", generator=gen).half()
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16 if out_fp16 else torch.float32)
     BM, BN, BK = 128, 128, 32
-    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
-        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=acc_in_dot,
-        PREC=None, OUT_FP16=out_fp16, num_warps=8, num_stages=3)
-    torch.cuda.synchronize()
+    run_matmul(mod, a, b, c, (BM, BN, BK, 8, 3), acc_in_dot=acc_in_dot, out_fp16=out_fp16)
     ref = torch.matmul(a.double(), b.double())
     assert_close(c, ref, 1e-2, K)
 
@@ -236,11 +246,7 @@ def test_matmul_k_major_b(gen, which, M, N, K, config, dtype):
     b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype)).T.contiguous().T
     assert b.stride(0) == 1
     c = torch.full((M, N), float("nan"), device="cuda")
-    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
-        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=True,
-        PREC=None, OUT_FP16=False, num_warps=warps, num_stages=stages)
-    torch.cuda.synchronize()
+    run_matmul(mod, a, b, c, (BM, BN, BK, warps, stages))
     assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
 
 
@@ -262,11 +268,7 @@ def test_matmul_fp8_k_major(gen, which, M, N, K, config, a_dtype, b_dtype):
     b = torch.randn(N, K, device="cuda", generator=gen).to(getattr(torch, b_dtype)).T
     assert b.stride(0) == 1
     c = torch.full((M, N), float("nan"), device="cuda")
-    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
-        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, ACC_IN_DOT=True,
-        PREC=None, OUT_FP16=False, num_warps=warps, num_stages=stages)
-    torch.cuda.synchronize()
+    run_matmul(mod, a, b, c, (BM, BN, BK, warps, stages))
     ref = torch.matmul(a.double(), b.double())
     assert not torch.isnan(c).any()
     error = torch.linalg.vector_norm((c.double() - ref).flatten())
@@ -281,11 +283,7 @@ def test_matmul_tutorial_other_dtypes(gen, which, kind):
     a = make(gen, dtype, (M, K))
     b = make(gen, dtype, (K, N))
     c = torch.full((M, N), float("nan"), device="cuda")
-    mod.matmul_kernel[dot_kernels.matmul_grid(M, N, 64, 64)](
-        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=4, ACC_IN_DOT=True,
-        PREC=prec, OUT_FP16=False, num_warps=4)
-    torch.cuda.synchronize()
+    run_matmul(mod, a, b, c, (64, 64, 32, 4, None), prec=prec, group=4)
     assert_close(c, torch.matmul(a.double(), b.double()), tol, K)
 
 
@@ -306,3 +304,46 @@ def test_matmul_with_a_transposed_weight_tile(gen, which, M, N, K, block, warps,
 
 def triton_cdiv(a, b):
     return -(-a // b)
+
+
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (300, 200, 264)])
+@pytest.mark.parametrize("config", [(64, 64, 32, 8, 3), (64, 128, 64, 8, 3), (64, 256, 64, 8, 3), (64, 64, 64, 8, 1),
+                                    (64, 64, 32, 16, 3), (128, 64, 32, 16, 3)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("k_major_b", [False, True])
+def test_matmul_warpgroups_along_n(gen, which, M, N, K, config, dtype, k_major_b):
+    """Tiles of fewer rows than 16 per warp (64 rows at 8 or 16 warps, 128 at 16): on sm_90
+    the warpgroups sit side by side along N, each a wgmma over its own columns of B (its
+    descriptor starting inside B's swizzled tile, N-major or K-major); elsewhere mma.sync."""
+    mod = module(which)
+    BM, BN, BK, warps, stages = config
+    a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, dtype))
+    b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype))
+    if k_major_b:
+        b = b.T.contiguous().T
+    c = torch.full((M, N), float("nan"), device="cuda")
+    run_matmul(mod, a, b, c, (BM, BN, BK, warps, stages))
+    assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (128, 128, 32), (64, 128, 32)])
+@pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-tf32", "int8"])
+def test_dot_sixteen_warps(gen, which, kind, M, N, K):
+    """16 warps: on sm_90 the 64- and 128-row blocks put warpgroups along N (the mma.sync
+    paths of tf32 and int8 read the same column-blocked fragments)."""
+    run_dot(which, gen, kind, M, N, K, num_warps=16)
+
+
+def test_fp8_warpgroups_along_n(gen, which):
+    """fp8 on wgmma's own inputs with two warpgroups side by side (64 rows, 8 warps)."""
+    if not fp8_supported():
+        pytest.skip("fp8 dot needs sm_89 or newer")
+    mod = module(which)
+    M, N, K = 256, 256, 256
+    a = torch.randn(M, K, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    b = torch.randn(N, K, device="cuda", generator=gen).to(torch.float8_e4m3fn).T
+    c = torch.full((M, N), float("nan"), device="cuda")
+    run_matmul(mod, a, b, c, (64, 128, 64, 8, 3))
+    ref = torch.matmul(a.double(), b.double())
+    error = torch.linalg.vector_norm((c.double() - ref).flatten())
+    assert error <= 2e-3 * torch.linalg.vector_norm(ref.flatten()), float(error / torch.linalg.vector_norm(ref))

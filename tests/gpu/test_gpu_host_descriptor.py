@@ -120,6 +120,23 @@ def test_matmul_loop_over_k(gen, which, dtype, M, N, K):
     torch.testing.assert_close(c, ref, rtol=2e-2, atol=2e-2 * (K ** 0.5))
 
 
+@pytest.mark.parametrize("BM, BN, BK, warps", [(64, 64, 32, 8), (64, 128, 64, 8), (64, 64, 64, 16)])
+def test_matmul_loop_warpgroups_along_n(gen, which, BM, BN, BK, warps):
+    """TMA-copied operands read by warpgroups side by side along N (64-row tiles, 8 or 16 warps)."""
+    kernels, TensorDescriptor = which
+    M, N, K = 200, 264, 328
+    a = padded(gen, M, K, torch.float16)
+    b = padded(gen, K, N, torch.float16)
+    c = padded(gen, M, N, torch.float16, fill=0)
+    descs = [TensorDescriptor(t, list(t.shape), list(t.stride()), blk)
+             for t, blk in ((a, [BM, BK]), (b, [BK, BN]), (c, [BM, BN]))]
+    kernels.matmul_desc_kernel[(tritium.cdiv(M, BM), tritium.cdiv(N, BN))](*descs, K, BLOCK_M=BM, BLOCK_N=BN,
+                                                                            BLOCK_K=BK, num_warps=warps)
+    sync()
+    ref = (a.double() @ b.double()).to(torch.float16)
+    torch.testing.assert_close(c, ref, rtol=2e-2, atol=2e-2 * (K ** 0.5))
+
+
 def test_tritium_and_triton_agree(gen):
     if TRITON is None:
         pytest.skip(NO_TRITON)

@@ -351,8 +351,9 @@ def mm(a_desc, b_desc, c_ptr, K, tiles, BM: tl.constexpr, BN: tl.constexpr, BK: 
       compile_matmul(90, 3, &want, persistent, "tensordesc<fp16[64, 64]>, tensordesc<fp16[64, 128]>, *fp32:16, i32:16, i32, 64, 128, 64");
   CHECK(count(compiled.ptx, "cp.async.bulk.tensor.2d") == 3 * 3);
   // Initialized before the K loop and invalidated after it, inside the tile loop: one init
-  // and one inval per stage buffer (4 with the dot in flight) of each operand.
-  CHECK(count(compiled.ptx, "mbarrier.init.shared::cta.b64") == 2 * 4);
-  CHECK(count(compiled.ptx, "mbarrier.inval.shared::cta.b64") == 2 * 4);
+  // and one inval per stage buffer of each operand (3: the dot in flight issues the copies
+  // after its wait, as a fourth buffer would cost a block per SM; async_copy.h).
+  CHECK(count(compiled.ptx, "mbarrier.init.shared::cta.b64") == 2 * 3);
+  CHECK(count(compiled.ptx, "mbarrier.inval.shared::cta.b64") == 2 * 3);
   CHECK(count(compiled.ptx, "mbarrier.try_wait.parity") == 2);
 }

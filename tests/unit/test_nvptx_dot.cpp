@@ -10,6 +10,7 @@
 #include "nvptx_test_support.h"
 #include "lower/lower.h"
 #include "lower/signature.h"
+#include "target/nvptx/async_copy.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/fragment_layout.h"
 #include "target/nvptx/shared_tile.h"
@@ -156,6 +157,65 @@ TEST_CASE("fragment layout: every element lives in every warp group once", "[nvp
       REQUIRE(l.element(0, 5, 2) == e0 + 8 * l.n);
       REQUIRE(l.element(0, 5, 3) == e0 + 8 * l.n + 1);
     }
+  }
+}
+
+TEST_CASE("fragment layout: warpgroups side by side along n own contiguous columns", "[nvptx][dot]") {
+  // Hopper's layouts (warpgroups = true): every warp along m where the rows allow, else
+  // warpgroups along n with columns_blocked. Every element once per copy, and each warpgroup's
+  // elements an m64-band x contiguous-column rectangle (what one wgmma accumulates).
+  const std::vector<std::vector<int64_t>> shapes = {{64, 64},  {64, 128}, {64, 256}, {128, 64},
+                                                     {128, 128}, {64, 32}, {192, 64}, {256, 128}};
+  for (const auto& shape : shapes) {
+    for (int warps : {4, 8, 16}) {
+      FragmentLayout l = FragmentLayout::make(shape, warps, /*warpgroups=*/true);
+      INFO(l.m << "x" << l.n << ", " << warps << " warps: " << l.warps_m << "x" << l.warps_n);
+      REQUIRE(l.warps_m * l.warps_n <= warps);
+      REQUIRE(int64_t{l.rep_n} * 8 * l.warps_n == l.n);
+      // Every warp along m where it can hold 16 rows of each band; never blocked at 4 warps.
+      if (l.m % (16 * warps) == 0 || warps == 4) CHECK_FALSE(l.columns_blocked);
+      if (!l.columns_blocked) continue;
+      REQUIRE(l.warps_m * l.warps_n == warps);
+      REQUIRE(l.warps_m % 4 == 0);
+      std::map<int64_t, int> seen;
+      for (int group = 0; group < warps / 4; ++group) {
+        int64_t lo_col = l.n, hi_col = -1;
+        std::set<int64_t> cols;
+        for (int warp = 4 * group; warp < 4 * group + 4; ++warp) {
+          for (int lane = 0; lane < 32; ++lane) {
+            for (int reg = 0; reg < l.num_regs(); ++reg) {
+              int64_t e = l.element(warp, lane, reg);
+              REQUIRE(e >= 0);
+              REQUIRE(e < l.num_elements());
+              ++seen[e];
+              cols.insert(e % l.n);
+              lo_col = std::min(lo_col, e % l.n);
+              hi_col = std::max(hi_col, e % l.n);
+            }
+          }
+        }
+        // One contiguous range of n / warps_n columns per warpgroup.
+        CHECK(hi_col - lo_col + 1 == l.n / l.warps_n);
+        CHECK(static_cast<int64_t>(cols.size()) == l.n / l.warps_n);
+        CHECK(lo_col == group / (l.warps_m / 4) * (l.n / l.warps_n));
+      }
+      REQUIRE(static_cast<int64_t>(seen.size()) == l.num_elements());
+      for (const auto& [e, n] : seen) REQUIRE(n == 1);
+    }
+  }
+  struct Expected {
+    int64_t m, n;
+    int warps, warps_m, warps_n;
+    bool blocked;
+  };
+  for (const Expected& e : {Expected{64, 64, 8, 4, 2, true}, Expected{64, 256, 16, 4, 4, true},
+                            Expected{128, 64, 16, 8, 2, true}, Expected{192, 64, 8, 4, 2, true},
+                            Expected{128, 128, 8, 8, 1, false}, Expected{64, 32, 16, 4, 4, false}}) {
+    FragmentLayout l = FragmentLayout::make({e.m, e.n}, e.warps, true);
+    INFO(e.m << "x" << e.n << ", " << e.warps << " warps");
+    CHECK(l.warps_m == e.warps_m);
+    CHECK(l.warps_n == e.warps_n);
+    CHECK(l.columns_blocked == e.blocked);
   }
 }
 
@@ -357,6 +417,22 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     std::string ptx = matmul_ptx("fp8e4nv", "float32", "ieee", 64, 32, 32, 4);
     CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 2);
   }
+  SECTION("64 rows at 8 and 16 warps: warpgroups side by side along n") {
+    std::string ptx = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 8);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 2);
+    CHECK(count(ptx, "mma.sync") == 0);
+    std::string wide = matmul_ptx("bf16", "float32", "ieee", 64, 256, 32, 8, 3);
+    CHECK(count(wide, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 2);
+    CHECK(count(wide, "mma.sync") == 0);
+    std::string sixteen = matmul_ptx("fp16", "float32", "ieee", 64, 64, 16, 16);
+    CHECK(count(sixteen, "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16") == 1);
+    std::string two_by_two = matmul_ptx("fp16", "float32", "ieee", 128, 64, 16, 16);
+    CHECK(count(two_by_two, "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 1);
+    // Too narrow for two warpgroups of 16 columns: mma.sync, columns interleaved as before.
+    std::string narrow = matmul_ptx("fp16", "float32", "ieee", 64, 16, 16, 8);
+    CHECK(count(narrow, "wgmma") == 0);
+    CHECK(count(narrow, "mma.sync.aligned.m16n8k16") > 0);
+  }
   SECTION("blocks a warpgroup cannot cover keep mma.sync") {
     std::string small = matmul_ptx("fp16", "float32", "ieee", 32, 32, 16, 4);  // 32 rows < 4 x 16
     CHECK(count(small, "wgmma") == 0);
@@ -375,6 +451,26 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 1);
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);  // at the loop's exit
     CHECK(count(ptx, "bar.sync") == 4);
+  }
+  SECTION("where a fourth buffer costs a block per SM, the copies wait for the dot instead") {
+    // 128 x 128 x 64 at 8 warps, 3 stages: four 32 KiB buffers leave one block per SM,
+    // three leave two (as Triton's). The loop then meets a second barrier, after the wait
+    // for the previous iteration's wgmma, and copies into the buffer that wgmma read.
+    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";
+    nvptx::TargetOptions options;
+    options.num_warps = 8;
+    options.num_stages = 3;
+    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+    CHECK(compiled.shared_bytes <= 3 * 32768);
+    CHECK(compiled.shared_bytes > 2 * 32768);
+    CHECK(count(compiled.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+    CHECK(nvptx::blocks_per_sm(3 * 32768, 256, 128) == 2);
+    CHECK(nvptx::blocks_per_sm(4 * 32768, 256, 128) == 1);
+    CHECK(nvptx::blocks_per_sm(0, 256, 255) == 1);
+    CHECK(nvptx::blocks_per_sm(0, 1024, 32) == 2);
+    // The same at 64 x 64 x 32 (8 KiB a stage) keeps the fourth buffer: it costs no block.
+    std::string small = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
+    CHECK(count(small, "bar.sync") == 4);
   }
   SECTION("a dot that stages an operand itself is not left in flight") {
     // A is loaded once before the loop and staged by the dot every iteration: a wgmma still

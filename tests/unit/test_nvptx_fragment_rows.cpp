@@ -147,7 +147,7 @@ TEST_CASE("fragment rows: each register holds the row its fragment registers red
             int wm = warp % l.warps_m, wn = warp / l.warps_m % l.warps_n;
             for (int reg = 0; reg < l.num_regs(); ++reg) {
               REQUIRE(l.element(warp, lane, reg) ==
-                      l.element(0, 0, reg) + (wm * 16 + lane / 4) * l.n + wn * 8 + 2 * (lane % 4));
+                      l.element(0, 0, reg) + (wm * 16 + lane / 4) * l.n + wn * l.warp_col_step() + 2 * (lane % 4));
             }
             for (int reg = 0; reg < rows.num_regs(); ++reg) {
               REQUIRE(rows.element(warp, lane, reg) == rows.element(0, 0, reg) + wm * 16 + lane / 4);

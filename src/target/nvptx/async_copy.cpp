@@ -16,6 +16,15 @@ namespace tritium::nvptx {
 using ir::OpKind;
 using ir::ScalarKind;
 
+int blocks_per_sm(int64_t shared, int threads, int regs) {
+  const int64_t warps = (threads + 31) / 32;
+  const int64_t regs_per_warp = (int64_t{std::max(regs, 1)} * 32 + 255) / 256 * 256;
+  int64_t blocks = 2048 / std::max<int64_t>(threads, 1);
+  blocks = std::min(blocks, int64_t{65536} / (regs_per_warp * warps));
+  blocks = std::min(blocks, int64_t{228 * 1024} / (shared + 1024));
+  return static_cast<int>(blocks);
+}
+
 namespace {
 
 }  // namespace
@@ -371,7 +380,18 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     bool in_flight = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
                      copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
                      with_extra <= kMaxSharedBytes;
-    if (in_flight) plan.in_flight_dots.insert(loop_dots[0]);
+    bool after_dot = false;
+    if (in_flight) {
+      plan.in_flight_dots.insert(loop_dots[0]);
+      // Without the extra buffer where it costs a thread block per SM (128 x 128 x 64 at 8
+      // warps, 3 stages: 4 buffers are 128 KiB, one block; 3 are 96 KiB, two, as Triton has).
+      // Registers: the accumulators and about 64 more (ptxas decides; this estimates).
+      int64_t without = with_extra;
+      for (const auto& operand : here) without -= align(operand->tile.bytes());
+      const int regs = fragments.layout(loop_dots[0]->result())->num_regs() + 64;
+      after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
+      if (after_dot) plan.copies_after_dots.insert(loop_dots[0]);
+    }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
     // box fits; a transposed block is then held K-major (its tile is the block as stored).
     bool tma = loop_wgmma && sm >= 90;
@@ -394,12 +414,14 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     for (size_t h = 0; h < here.size(); ++h) {
       AsyncOperand* operand = here[h].get();
       operand->in_flight = in_flight;
+      operand->copies_after_dot = after_dot;
       operand->later_in_batch = later[h];
       plan.reserved_bytes = align(plan.reserved_bytes);
       int64_t bytes = align(operand->tile.bytes());
       // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the
-      // dot kept in flight the one the previous iteration's dot still reads.
-      for (int stage = 0; stage <= operand->distance + (in_flight ? 1 : 0); ++stage) {
+      // dot kept in flight the one the previous iteration's dot still reads (unless the
+      // copies wait for that dot).
+      for (int stage = 0; stage <= operand->distance + (in_flight && !after_dot ? 1 : 0); ++stage) {
         operand->offset.push_back(plan.reserved_bytes);
         plan.reserved_bytes += bytes;
       }

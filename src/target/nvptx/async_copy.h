@@ -30,6 +30,11 @@ namespace tritium::nvptx {
 // kernel's need is checked again at launch against the device's limit).
 inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
 
+// Thread blocks of `threads` threads one SM holds with `shared` bytes of shared memory each
+// (228 KiB per SM, 1 KiB of it reserved per block) and `regs` registers per thread (64K per
+// SM, allocated per warp in units of 256), at most 2048 threads.
+int blocks_per_sm(int64_t shared, int threads, int regs);
+
 // Elements of `type` in one 16-byte K-major run (8 of f16/bf16, 16 of fp8).
 inline int64_t k_major_run(const ir::Type* type) {
   return ir::is_fp8(type->element()->scalar_kind()) ? 16 : 8;
@@ -57,8 +62,12 @@ struct AsyncOperand {
   int later_in_batch = 0;
   // The loop's dot (wgmma) stays in flight into the next iteration: there is one buffer
   // more than num_stages, and each iteration copies into the one the dot of two iterations
-  // before read (the dot of the iteration before may still read its own).
+  // before read (the dot of the iteration before may still read its own) — unless
+  // `copies_after_dot`: then num_stages buffers, and the dot issues the copies after its
+  // wait for the previous iteration's dot and one more barrier (every warpgroup's done), into
+  // the buffer that dot read. Chosen where the extra buffer would cost a thread block per SM.
   bool in_flight = false;
+  bool copies_after_dot = false;
   // Copied by the TMA (sm_90; every load of the chain a 2-D host descriptor's block, ir's
   // descriptor_tile): one thread issues a stage's bulk tensor copies (one per column block of
   // the swizzled tile, tma_box) after arming the stage's mbarrier with the bytes to come, and
@@ -106,6 +115,8 @@ struct AsyncPlan {
   // Dots that wait with wgmma.wait_group 1, leaving themselves in flight; the loop that
   // carries their result waits for it (wait_group 0) at its exit.
   std::unordered_set<const ir::Op*> in_flight_dots;
+  // Those of them that issue their loop's copies after their wait (AsyncOperand::copies_after_dot).
+  std::unordered_set<const ir::Op*> copies_after_dots;
   // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
   // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
   // entry argument per element, in this order, after all others (ir::ArgPart::DescTensorMap).
@@ -126,7 +137,9 @@ const ir::Op* descriptor_tile_of(const ir::Op& load);
 // runs along K but not along N, its pointer and mask follow from the element index, and the
 // mask is constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
-// accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes.
+// accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes; without
+// the extra buffer (copies_after_dots) where it would leave fewer thread blocks per SM
+// (blocks_per_sm, the registers estimated from the accumulator).
 // Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
 bool is_zero_constant(const ir::Value* v);
 

@@ -58,7 +58,8 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
     handle = b_.CreateSub(i32(turning.offset[0] + turning.offset[1]), current);
   } else {
     const int64_t bytes = turning.offset[1] - turning.offset[0];
-    const int64_t back = turning.in_flight ? 2 : 1, count = static_cast<int64_t>(turning.offset.size());
+    const int64_t back = turning.in_flight && !turning.copies_after_dot ? 2 : 1;
+    const int64_t count = static_cast<int64_t>(turning.offset.size());
     handle = b_.CreateSelect(b_.CreateICmpULT(current, i32(turning.offset[0] + back * bytes)),
                              b_.CreateAdd(current, i32((count - back) * bytes)), b_.CreateSub(current, i32(back * bytes)));
   }
@@ -92,6 +93,7 @@ void Emitter::lockstep_operands(const ir::Region& body) {
       if (lockstep_.count(&leader) != 0 || !evenly_spaced(leader) || !evenly_spaced(follower) ||
           spacing(leader) != spacing(follower) || leader.offset.size() != follower.offset.size() ||
           leader.distance != follower.distance || leader.in_flight != follower.in_flight ||
+          leader.copies_after_dot != follower.copies_after_dot ||
           leader.chain.size() != follower.chain.size()) {
         continue;
       }

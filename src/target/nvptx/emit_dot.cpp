@@ -145,7 +145,8 @@ llvm::Value* Emitter::fragment_thread_row(const FragmentLayout& l) {
 llvm::Value* Emitter::fragment_thread_col(const FragmentLayout& l) {
   llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), b_.getInt32(static_cast<uint32_t>(l.warps_m))),
                                   b_.getInt32(static_cast<uint32_t>(l.warps_n)));
-  return b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(8)), b_.CreateShl(b_.CreateAnd(lane_id(), b_.getInt32(3)), 1));
+  return b_.CreateAdd(b_.CreateMul(wn, b_.getInt32(static_cast<uint32_t>(l.warp_col_step()))),
+                      b_.CreateShl(b_.CreateAnd(lane_id(), b_.getInt32(3)), 1));
 }
 
 namespace {
@@ -300,12 +301,13 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
   if (fragments == nullptr) return "fma, flat layout (below one 16 x 8 tile)";
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
+    const std::string n = std::to_string(std::min<int64_t>(fragments->n / fragments->warps_n, 256));
+    const std::string groups =
+        fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "";
     if (native_fp8) {
-      return "wgmma m64n" + std::to_string(std::min<int64_t>(fragments->n, 256)) + "k32 " +
-             wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)";
+      return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" + groups;
     }
-    return "wgmma m64n" + std::to_string(std::min<int64_t>(fragments->n, 256)) + "k16 " + (bf16 ? "bf16" : "f16") +
-           ", operands in swizzled shared memory";
+    return "wgmma m64n" + n + "k16 " + (bf16 ? "bf16" : "f16") + ", operands in swizzled shared memory" + groups;
   }
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
@@ -520,7 +522,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
                               (copied_a != async_.carried.end() && !tma(copied_a));
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
-  if (copied) issue_deferred_copies();
+  // A dot that issues them after its own wait does (emit_dot).
+  if (copied && async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
   s.in_place = !a_staged_here && copied_b != async_.carried.end();
   return s;
 }
@@ -601,14 +604,20 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
-  if (native_fp8) {
-    emit_wgmma(op, l, staging, "", c);
-  } else if (wgmma) {
+  if (wgmma) {
     const char* input = path == DotPath::BF16 ? "bf16" : "f16";
-    if (a_registers) {
+    if (native_fp8) {
+      emit_wgmma(op, l, staging, "", c);
+    } else if (a_registers) {
       emit_wgmma_registers_a(op, l, staging, input, c);
     } else {
       emit_wgmma(op, l, staging, input, c);
+    }
+    if (async_.copies_after_dots.count(&op) != 0) {
+      // The previous iteration's dot is done in this warpgroup (wait_group 1); after the
+      // barrier, in every one: its buffers take the next copies (AsyncOperand::copies_after_dot).
+      barrier();
+      issue_deferred_copies();
     }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
     const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
@@ -621,8 +630,9 @@ void Emitter::emit_dot(const ir::Op& op) {
                                       b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
     llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(a_row, i32(stride_a)), b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8)));
     llvm::Value* b_row = b_.CreateAdd(row8, b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
-    llvm::Value* b_lane = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(8))),
-                                       b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8 * l.warps_n)));
+    llvm::Value* b_lane =
+        b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(l.warp_col_step()))),
+                     b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(l.tile_col_step())));
     llvm::Value* a_base = b_.CreateAdd(staging.a_address, b_.CreateMul(a_lane, i32(2)));
     llvm::Value* b_base = b_.CreateAdd(staging.b_address, b_.CreateMul(b_lane, i32(2)));
     for (int64_t batch = 0; batch < l.batch; ++batch) {
@@ -654,7 +664,7 @@ void Emitter::emit_dot(const ir::Op& op) {
     llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(wm, i32(16)), g), i32(stride_a)),
                                        i8 ? b_.CreateMul(t, i32(4)) : t);
     llvm::Value* b_lane = b_.CreateAdd(b_.CreateMul(i8 ? b_.CreateMul(t, i32(4)) : t, i32(stride_b)),
-                                       b_.CreateAdd(b_.CreateMul(wn, i32(8)), g));
+                                       b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), g));
     const int64_t step = i8 ? 32 : 8, second_k = i8 ? 16 : 4;
     llvm::Type* element = i8 ? b_.getInt8Ty() : b_.getFloatTy();
     auto load_a = [&](int64_t offset) {
@@ -718,7 +728,8 @@ void Emitter::emit_dot(const ir::Op& op) {
   } else {
     // Each register's row of A and column of B (fragment_offset's layout, split in two).
     llvm::Value* row0 = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateLShr(lane, i32(2)));
-    llvm::Value* col0 = b_.CreateAdd(b_.CreateMul(wn, i32(8)), b_.CreateShl(b_.CreateAnd(lane, i32(3)), 1));
+    llvm::Value* col0 =
+        b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), b_.CreateShl(b_.CreateAnd(lane, i32(3)), 1));
     std::vector<llvm::Value*> a_rows, b_cols;
     for (int r = 0; r < l.num_regs(); ++r) {
       int c4 = r % 4, tile = r / 4;

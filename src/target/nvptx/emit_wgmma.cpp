@@ -1,8 +1,9 @@
 // Hopper's warpgroup MMA (sm_90a): wgmma.mma_async reads A and B from swizzled shared-memory
 // tiles (shared_tile.h) through 64-bit matrix descriptors and accumulates into the fragment
-// registers, which are wgmma's accumulator layout when warps_m = num_warps and warps_n = 1
-// (fragment_layout.h): register 4 * (in + rep_n * im) + c of a thread is element c of n-tile
-// `in` of its warpgroup's m64 tile `im`, the order of wgmma's own output registers.
+// registers, which are wgmma's accumulator layout in the warpgroup layouts (fragment_layout.h:
+// warps_m = num_warps, or warpgroups side by side along n with columns_blocked): register
+// 4 * (in + rep_n * im) + c of a thread is element c of n-tile `in` of its warpgroup's m64
+// tile `im` and its warpgroup's columns, the order of wgmma's own output registers.
 #include <llvm/IR/InlineAsm.h>
 
 #include "target/nvptx/emitter.h"
@@ -42,11 +43,28 @@ llvm::Value* Emitter::b_descriptor(const DotStaging& staging, int64_t k0, int64_
 void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
                          std::vector<llvm::Value*>& c) {
   const int64_t K = op.operand(0)->type()->shape().back();
-  // Warpgroup g holds rows 64 * g + [0, 64) of each band of 16 * num_warps rows: its A starts
-  // 64 rows further (a row of a swizzled tile is `swizzle` bytes within its column block).
-  llvm::Value* group = b_.CreateLShr(warp_id(), b_.getInt32(2));
-  llvm::Value* a_address =
-      b_.CreateAdd(staging.a_address, b_.CreateMul(group, b_.getInt32(static_cast<uint32_t>(64 * staging.tile_a.swizzle))));
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  // Warpgroup (g_m, g_n) holds rows 64 * g_m + [0, 64) of each band of 16 * warps_m rows: its
+  // A starts 64 rows further (a row of a swizzled tile is `swizzle` bytes within its column
+  // block). Side by side along n (columns_blocked), it holds columns g_n * width + [0, width)
+  // and reads B from there.
+  llvm::Value* group_m = b_.CreateLShr(warp_id(), i32(2));
+  if (l.warps_n > 1) group_m = b_.CreateURem(group_m, i32(l.warps_m / 4));
+  llvm::Value* a_address = b_.CreateAdd(staging.a_address, b_.CreateMul(group_m, i32(64 * staging.tile_a.swizzle)));
+  const int64_t width = l.n / l.warps_n;
+  DotStaging group = staging;
+  if (l.warps_n > 1) {
+    llvm::Value* first_col = b_.CreateMul(b_.CreateUDiv(warp_id(), i32(l.warps_m)), i32(width));
+    const SharedTile& t = staging.tile_b;
+    // SharedTile::descriptor_start of column first_col: a row of the K-major tile (B held
+    // transposed), else a column block and a place in it.
+    llvm::Value* offset =
+        staging.b_k_major
+            ? b_.CreateMul(first_col, i32(t.swizzle))
+            : b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(first_col, i32(t.block_cols())), i32(t.rows * t.swizzle)),
+                           b_.CreateMul(b_.CreateURem(first_col, i32(t.block_cols())), i32(t.element_bytes)));
+    group.b_address = b_.CreateAdd(staging.b_address, offset);
+  }
   llvm::Type* f32 = b_.getFloatTy();
   // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction and
   // has no transpose bits: both operands are K-major.
@@ -65,10 +83,10 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   for (int64_t k0 = 0; k0 < K; k0 += k_step) {
     for (int im = 0; im < l.rep_m; ++im) {
       llvm::Value* desc_a = wgmma_descriptor(a_address, staging.tile_a, int64_t{im} * 16 * l.warps_m, k0, true);
-      for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
-        const int64_t n = std::min(kMaxN, l.n - n0);
+      for (int64_t n0 = 0; n0 < width; n0 += kMaxN) {
+        const int64_t n = std::min(kMaxN, width - n0);
         const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
-        llvm::Value* desc_b = b_descriptor(staging, k0, n0);
+        llvm::Value* desc_b = b_descriptor(group, k0, n0);
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
                            ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
                            ".f32." + operand_types + " {";

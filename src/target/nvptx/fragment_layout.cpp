@@ -21,6 +21,17 @@ FragmentLayout FragmentLayout::make(const std::vector<int64_t>& shape, int num_w
   if (l.m % 16 != 0 || l.n % 8 != 0) internal_error("nvptx", "a fragment layout of a shape tensor cores cannot hold");
   if (warpgroups && rank == 2 && num_warps % 4 == 0 && l.m % (16 * num_warps) == 0 && l.n >= 16) {
     l.warps_m = num_warps;
+  } else if (warpgroups && rank == 2 && num_warps % 4 == 0 && l.m % 64 == 0) {
+    // Fewer rows than the warps can hold 16 of: the warpgroups go along m as far as the rows
+    // allow, the rest side by side along n, each with at least 16 whole columns.
+    int groups_m = num_warps / 4;
+    while (l.m % (64 * groups_m) != 0) groups_m /= 2;
+    const int groups_n = num_warps / 4 / groups_m;
+    if (l.n % (16 * groups_n) == 0) {
+      l.warps_m = 4 * groups_m;
+      l.warps_n = groups_n;
+      l.columns_blocked = true;
+    }
   }
   // Split the block between warps where it has more tiles left, as long as it has any.
   while (l.warps_m * l.warps_n < num_warps) {
@@ -318,8 +329,10 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
   bool f16 = (a == ScalarKind::F16 && b == ScalarKind::F16) || (ir::is_fp8(a) && ir::is_fp8(b));
   bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
   const int64_t k = dot.operand(0)->type()->shape().back();
+  const bool warpgroups = (l.warps_m == num_warps && l.warps_n == 1) ||
+                          (l.columns_blocked && l.warps_m % 4 == 0 && l.warps_m * l.warps_n == num_warps);
   return sm == 90 && (f16 || bf16) && r != ScalarKind::F64 && l.batch == 1 && dot.result()->type()->rank() == 2 &&
-         num_warps % 4 == 0 && l.warps_m == num_warps && l.warps_n == 1 && l.n >= 16 && k % 16 == 0;
+         num_warps % 4 == 0 && warpgroups && l.n / l.warps_n >= 16 && k % 16 == 0;
 }
 
 bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
@@ -331,7 +344,8 @@ bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
   ir::ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
   ir::ScalarKind r = dot.result()->type()->element()->scalar_kind();
   return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && b == kind && r != ir::ScalarKind::F64 &&
-         a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 && a->n % 16 == 0;
+         a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 && l->warps_n == 1 &&
+         a->n % 16 == 0;
 }
 
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {

@@ -4,7 +4,9 @@
 // A dot's result lives where mma.sync m16n8 leaves it: the warps of the CTA form a grid of
 // warps_m x warps_n, and each warp holds rep_m x rep_n tiles of 16 x 8 elements. The tiles
 // interleave: tile (im, in) of warp (wm, wn) covers rows im * 16 * warps_m + wm * 16 + [0, 16)
-// and columns in * 8 * warps_n + wn * 8 + [0, 8). Within a tile, lane l holds four elements,
+// and columns in * 8 * warps_n + wn * 8 + [0, 8) — or, with `columns_blocked` (warpgroups side
+// by side along n, below), wn * 8 * rep_n + in * 8 + [0, 8): each warp along n holds one
+// contiguous range of columns. Within a tile, lane l holds four elements,
 // c = 0..3, at row (l / 4) + 8 * (c / 2) and column 2 * (l % 4) + c % 2 (the PTX fragment of
 // the accumulator). Register r of a thread is c + 4 * (in + rep_n * (im + rep_m * batch)).
 // Warps beyond warps_m * warps_n (a block too small for all of them) hold copies: a value is
@@ -40,11 +42,15 @@ struct FragmentLayout {
   int warps_m = 1, warps_n = 1;     // the warp grid (warps_m * warps_n <= num_warps)
   int rep_m = 1, rep_n = 1;         // 16 x 8 tiles per warp along m and n
   bool rows = false;                // fragment rows: a [m] or [m, 1] value (n = 1, warps_n = 1)
+  bool columns_blocked = false;     // warp wn holds columns [wn, wn + 1) * 8 * rep_n (else interleaved)
 
   // The layout of an m x n (m a multiple of 16, n of 8) block spread over `num_warps`. With
   // `warpgroups` (Hopper), a 2-D block that every warp can hold 16 rows of at a time gets
   // warps_m = num_warps, warps_n = 1: then each group of 4 warps holds 64 consecutive rows of
-  // each 16 * num_warps, which is exactly wgmma's accumulator (its m64nN tile).
+  // each 16 * num_warps, which is exactly wgmma's accumulator (its m64nN tile). A block of
+  // fewer rows (a multiple of 64: 64 rows at 8 warps) puts the warpgroups side by side along n
+  // instead, as many along m as its rows allow: warps_m = 4 * groups_m, warps_n = the other
+  // groups, columns_blocked, so that each warpgroup holds m64 x (n / warps_n) accumulators.
   // With `rows_first` (kernels that reduce fragments along rows) the warps split m as far as
   // it goes before n, so that rows need no exchange across warps and a warp's rows of a dot
   // result are whole A operands of the next dot.
@@ -58,14 +64,17 @@ struct FragmentLayout {
   int row_reg(int reg) const { return (reg % 4) / 2 + 2 * ((reg / 4 / rep_n) % rep_m); }
   // The first row and column of tile (im, in) of warp (wm, wn).
   int64_t tile_row(int im, int wm) const { return int64_t{im} * 16 * warps_m + int64_t{wm} * 16; }
-  int64_t tile_col(int in, int wn) const { return int64_t{in} * 8 * warps_n + int64_t{wn} * 8; }
+  int64_t tile_col(int in, int wn) const { return int64_t{in} * tile_col_step() + int64_t{wn} * warp_col_step(); }
+  // The columns between n-tiles `in` and `in + 1` of a warp, and between warps wn and wn + 1.
+  int64_t tile_col_step() const { return columns_blocked ? 8 : int64_t{8} * warps_n; }
+  int64_t warp_col_step() const { return columns_blocked ? int64_t{8} * rep_n : 8; }
   // The flat row-major index of register `reg` of the thread with `warp` and `lane` (for
-  // rows, the row). It is element(0, 0, reg) + (wm * 16 + lane / 4) * n + wn * 8 + 2 * (lane % 4)
-  // with wm = warp % warps_m, wn = warp / warps_m % warps_n (rows: no column part).
+  // rows, the row). It is element(0, 0, reg) + (wm * 16 + lane / 4) * n + wn * warp_col_step()
+  // + 2 * (lane % 4) with wm = warp % warps_m, wn = warp / warps_m % warps_n (rows: no column part).
   int64_t element(int warp, int lane, int reg) const;
   bool operator==(const FragmentLayout& other) const {
     return batch == other.batch && m == other.m && n == other.n && warps_m == other.warps_m &&
-           warps_n == other.warps_n && rows == other.rows;
+           warps_n == other.warps_n && rows == other.rows && columns_blocked == other.columns_blocked;
   }
 };
 
@@ -102,8 +111,9 @@ bool index_computable(const ir::Value* value, int* budget);
 constexpr int kIndexComputeBudget = 16;
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
-// sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in the warpgroup layout, at
-// least 16 columns, and whole groups of 4 warps.
+// sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in a warpgroup layout (every
+// warp along m, or warpgroups side by side along n), at least 16 columns per warpgroup, and
+// whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
 
 // Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16): A is an f16/bf16
