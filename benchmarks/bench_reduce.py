@@ -15,6 +15,16 @@ build-gpu/dist it carries), about 5 minutes:
     BENCH_REDUCE=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 (BENCH_REDUCE=1 QUICK_BENCH=1 ...: a quick pass), or, with tritium and Triton importable:
     python3 benchmarks/bench_reduce.py [--quick] [--json results.json] [--only softmax,sum]
+
+A/B of the emitter's reduction variants (TRITIUM_REDUCE_EXPERIMENT, nvptx/codegen.h): each
+setting in its own process (the variable is read when a kernel compiles; it is part of the
+cache key), the chosen rows only, the settings interleaved over --rounds rounds, then one
+table of tritium / Triton per row and setting (best of the rounds, and the spread):
+    python3 benchmarks/bench_reduce.py --experiments "default;chain;scanup;iv32;chain,scanup,iv32" \
+        --only softmax,layer_norm,rms_norm,cross_entropy,cumsum_rows --rounds 2
+(--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
+GPU machine: BENCH_REDUCE=1 REDUCE_LIMIT=590 REDUCE_ARGS='--experiments default;chain;...
+--only ... --rounds 1' SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 """
 
 import argparse
@@ -234,7 +244,13 @@ def main():
     parser.add_argument("--json", help="write every number here")
     parser.add_argument("--only", help="comma-separated groups: " + ",".join(NAMES) + ",cold")
     parser.add_argument("--rep", type=int, default=100, help="do_bench milliseconds per timing")
+    parser.add_argument("--labels", help="comma-separated substrings: keep the rows whose label has one")
+    parser.add_argument("--experiments", help="';'-separated TRITIUM_REDUCE_EXPERIMENT settings "
+                        "('default': unset), each run in its own process")
+    parser.add_argument("--rounds", type=int, default=1, help="with --experiments: rounds over the settings")
     args = parser.parse_args()
+    if args.experiments:
+        return compare_experiments(args)
 
     import torch
     import triton
@@ -246,8 +262,11 @@ def main():
     results = {"rows": []}
     print("| kernel | tritium GB/s | Triton GB/s | tritium/Triton | torch GB/s |")
     print("|---|---|---|---|---|", flush=True)
+    labels = args.labels.split(",") if args.labels else None
     for group, label, setup in cases(args.quick):
         if only and group not in only:
+            continue
+        if labels and not any(part in label for part in labels):
             continue
         r = measure(label, setup, args.rep)
         results["rows"].append(r)
@@ -270,6 +289,51 @@ def main():
                 print(f"|   {w} cold call failed: {c['error']} | | | | |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+def compare_experiments(args):
+    """Each setting of TRITIUM_REDUCE_EXPERIMENT in a child process of this script (the rows
+    chosen by --only/--labels, no cold-compile row), interleaved over the rounds."""
+    settings = [e.strip() for e in args.experiments.split(";") if e.strip()]
+    ratios = {}  # (label, setting) -> [tritium / Triton per round]
+    order = []
+    for rnd in range(args.rounds):
+        for setting in settings:
+            with tempfile.TemporaryDirectory(prefix="bench-reduce-ab-") as tmp:
+                out = pathlib.Path(tmp) / "r.json"
+                env = dict(os.environ, TRITIUM_CACHE_DIR=str(pathlib.Path(tmp) / "cache"))
+                env.pop("TRITIUM_REDUCE_EXPERIMENT", None)
+                if setting != "default":
+                    env["TRITIUM_REDUCE_EXPERIMENT"] = setting
+                cmd = [sys.executable, __file__, "--json", str(out), "--rep", str(args.rep),
+                       "--only", args.only or ",".join(NAMES)]
+                if args.labels:
+                    cmd += ["--labels", args.labels]
+                if args.quick:
+                    cmd.append("--quick")
+                print(f"round {rnd + 1}, {setting}:", flush=True)
+                proc = subprocess.run(cmd, env=env, text=True)
+                if proc.returncode != 0 or not out.exists():
+                    print(f"  {setting} failed (exit {proc.returncode})", flush=True)
+                    continue
+                for row in json.loads(out.read_text())["rows"]:
+                    g = row["gbps"]
+                    if "tritium" in g and "triton" in g:
+                        if row["label"] not in order:
+                            order.append(row["label"])
+                        ratios.setdefault((row["label"], setting), []).append(g["tritium"] / g["triton"])
+    print("\n| kernel | " + " | ".join(f"{s} (tritium/Triton)" for s in settings) + " |")
+    print("|---|" + "---|" * len(settings))
+    for label in order:
+        cells = []
+        for setting in settings:
+            v = ratios.get((label, setting))
+            cells.append("-" if not v else f"{max(v):.3f}" + (f" ({min(v):.3f}-{max(v):.3f})" if len(v) > 1 else ""))
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(
+            {"experiments": settings, "ratios": [{"label": label, "setting": setting, "ratios": v}
+                                                 for (label, setting), v in ratios.items()]}, indent=2))
 
 
 if __name__ == "__main__":

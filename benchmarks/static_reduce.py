@@ -44,6 +44,7 @@ def warps_for(block):  # bench_reduce.py's choice
 # Each argument: ("ptr", dtype) 16-byte aligned, ("int",) divisible by 16, ("fp32",).
 P = lambda dt: ("ptr", dt)  # noqa: E731
 I = ("int",)
+U = ("int_any",)  # an integer argument with no divisibility (e.g. vocabulary 50257)
 F = ("fp32",)
 
 
@@ -70,6 +71,10 @@ def configs():
     out.append(("cross_entropy fp32", "cross_entropy",
                 [("logits", P("fp32")), ("targets", P("i64")), ("loss", P("fp32")), ("stride", I), ("V", I)],
                 {"BLOCK": 4096}, 8))
+    # Vocabulary 50257: stride and V odd, the rows not 16-byte aligned (bench_reduce.py's row).
+    out.append(("cross_entropy fp32 odd V", "cross_entropy",
+                [("logits", P("fp32")), ("targets", P("i64")), ("loss", P("fp32")), ("stride", U), ("V", U)],
+                {"BLOCK": 4096}, 8))
     out.append(("sum_atomic fp32", "sum_atomic", [("X", P("fp32")), ("Z", P("fp32")), ("n", I)],
                 {"BLOCK": 4096, "ITERS": 8}, 8))
     for cols in (1024, 4096):
@@ -83,7 +88,8 @@ def configs():
 def tritium_ptx(exe, kernel, args, consts, warps, out):
     parts = []
     for _, spec in args:
-        parts.append({"ptr": lambda: f"*{spec[1]}:16", "int": lambda: "i32:16", "fp32": lambda: "fp32"}[spec[0]]())
+        parts.append({"ptr": lambda: f"*{spec[1]}:16", "int": lambda: "i32:16", "int_any": lambda: "i32",
+                      "fp32": lambda: "fp32"}[spec[0]]())
     parts += [f"{k}={v}" for k, v in consts.items()]
     cmd = [exe, "compile", str(HERE / "kernels_reduce.py"), "--kernel", kernel, "--signature", ", ".join(parts),
            "--num-warps", str(warps), "--emit", "ptx", "--arch", "sm_90", "--output", out]
@@ -101,7 +107,8 @@ def triton_ptx(kernel, args, consts, warps, out):
     fn = triton.jit(getattr(kernels_reduce, kernel))
     signature, attrs = {}, {}
     for i, (name, spec) in enumerate(args):
-        signature[name] = {"ptr": lambda: f"*{spec[1]}", "int": lambda: "i32", "fp32": lambda: "fp32"}[spec[0]]()
+        signature[name] = {"ptr": lambda: f"*{spec[1]}", "int": lambda: "i32", "int_any": lambda: "i32",
+                           "fp32": lambda: "fp32"}[spec[0]]()
         if spec[0] in ("ptr", "int"):
             attrs[(i,)] = [["tt.divisibility", 16]]
     for name in consts:

@@ -213,6 +213,7 @@ nvptx::TargetOptions target_options(const runtime::GpuBuild& build, int sm) {
   options.ptx_version = build.inputs.ptx_version;
   options.enable_fp_fusion = cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
+  options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
   return options;
 }
 

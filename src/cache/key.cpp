@@ -185,6 +185,9 @@ const std::vector<Knob>& codegen_knobs() {
        "host-descriptor dot operands copied by cp.async instead of the TMA (for comparisons)"},
       {"TRITIUM_INFLIGHT_COPIES", "",
        "before|after: where a wgmma kept in flight has the next copies issued (default: by occupancy)"},
+      {"TRITIUM_REDUCE_EXPERIMENT", "",
+       "reduction and scan emission variants for one A/B timing (comma-separated names; "
+       "nvptx/codegen.h ReduceExperiments)"},
       {"TRITIUM_F32_DEFAULT", "",
        "the input_precision of tl.dot on fp32 inputs when none is given (tf32, tf32x3, ieee)"},
       {"TRITON_F32_DEFAULT", "", "Triton's name for TRITIUM_F32_DEFAULT (read when that is unset)"},

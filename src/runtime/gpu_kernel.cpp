@@ -38,6 +38,7 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   options.tma = cache::knob_value(build.inputs, "TRITIUM_DISABLE_TMA") != "1";
   const std::string copies = cache::knob_value(build.inputs, "TRITIUM_INFLIGHT_COPIES");
   if (copies == "before" || copies == "after") options.inflight_copies = copies;
+  options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
   return options;
 }
 

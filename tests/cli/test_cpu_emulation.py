@@ -172,6 +172,21 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def range_to_int_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                         REVERSE: tl.constexpr):
+        # A range whose last iv + step passes 2^31 - 1: the loop must stop, not wrap.
+        count = 0
+        last = -1
+        total = 0
+        for i in range(stride, 2147483647, 7):
+            total += tl.load(x_ptr + count)
+            count += 1
+            last = i
+        col = tl.arange(0, BN)
+        tl.store(out_ptr + col, tl.where(col == 0, count, tl.where(col == 1, last, total)))
+
+
+    @tritium.jit
     def row_stats(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                   REVERSE: tl.constexpr):
         # Per row: the sum, then the index of the maximum (ties: the first).
@@ -208,6 +223,30 @@ int emu_shfl_bfly(int mask, int value, int lane_mask, int clamp) {
   int got = lane_slot[(emu_tid & ~31) | ((emu_tid & 31) ^ lane_mask)];
   pthread_barrier_wait(&warp[w]);
   return got;
+}
+// shfl.sync.up/down/idx: the lane delta below / above (itself past the warp's ends, as
+// the clamp operand 0 / 31 asks), or the lane given.
+static int emu_shfl_from(int value, int source) {
+  int w = emu_tid / 32;
+  lane_slot[emu_tid] = value;
+  pthread_barrier_wait(&warp[w]);
+  int got = lane_slot[(emu_tid & ~31) | (source & 31)];
+  pthread_barrier_wait(&warp[w]);
+  return got;
+}
+int emu_shfl_up(int mask, int value, int delta, int clamp) {
+  (void)mask, (void)clamp;
+  int lane = emu_tid & 31;
+  return emu_shfl_from(value, lane >= delta ? lane - delta : lane);
+}
+int emu_shfl_down(int mask, int value, int delta, int clamp) {
+  (void)mask, (void)clamp;
+  int lane = emu_tid & 31;
+  return emu_shfl_from(value, lane + delta <= 31 ? lane + delta : lane);
+}
+int emu_shfl_idx(int mask, int value, int lane, int clamp) {
+  (void)mask, (void)clamp;
+  return emu_shfl_from(value, lane);
 }
 // Predicated stores (inline PTX `@p st.global.bN [a+off], {...}`), as calls.
 #define EMU_ST(bits, ctype) \
@@ -279,8 +318,10 @@ def host_ir(ll):
     ll = "\n".join(line for line in ll.splitlines() if not line.startswith("target "))
     ll = re.sub(r"@__tritium_shared = external [^\n]*", "@__tritium_shared = global [262144 x i8] zeroinitializer, align 16", ll)
     ll = re.sub(r"tail call i32 @llvm\.nvvm\.read\.ptx\.sreg\.tid\.x\(\)", "load i32, ptr @emu_tid", ll)
-    ll = re.sub(r"(tail )?call i32 @llvm\.nvvm\.shfl\.sync\.bfly\.i32\(", "call i32 @emu_shfl_bfly(", ll)
-    ll = re.sub(r"declare [^\n]*@llvm\.nvvm\.shfl\.sync\.bfly\.i32[^\n]*", "declare i32 @emu_shfl_bfly(i32, i32, i32, i32)", ll)
+    for kind in ("bfly", "up", "down", "idx"):
+        ll = re.sub(rf"(tail )?call i32 @llvm\.nvvm\.shfl\.sync\.{kind}\.i32\(", f"call i32 @emu_shfl_{kind}(", ll)
+        ll = re.sub(rf"declare [^\n]*@llvm\.nvvm\.shfl\.sync\.{kind}\.i32[^\n]*",
+                    f"declare i32 @emu_shfl_{kind}(i32, i32, i32, i32)", ll)
     ll = re.sub(r"(tail )?call void @llvm\.nvvm\.barrier[.a-z]*\(i32 0\)", "call void @emu_barrier()", ll)
     ll = re.sub(r"declare [^\n]*@llvm\.nvvm\.read\.ptx\.sreg\.tid\.x[^\n]*", "@emu_tid = external thread_local global i32", ll)
     ll = re.sub(r"declare void @llvm\.nvvm\.barrier[.a-z]*\(i32\)[^\n]*", "declare void @emu_barrier()", ll)
@@ -522,3 +563,101 @@ def test_reductions_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
     m = n // shape[axis]
     assert np.array_equal(out[:m], x.sum(axis).reshape(-1))
     assert np.array_equal(out[n:n + m], x.argmax(axis).reshape(-1))  # numpy's ties: the first
+
+
+# TRITIUM_REDUCE_EXPERIMENT (nvptx/codegen.h): the variants the GPU benchmark times against
+# the default must compute the same results. scanup: a scan's levels across lanes by
+# shfl.up (shfl.down reversed), the round across warps then reading the totals from the
+# group's last lane; chain: a thread's registers combined left to right.
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((16, 256), 8), ((4, 1024), 4),
+                                        ((1, 4096), 8), ((64, 8), 2)])
+def test_scans_by_shfl_up(tmp_path, monkeypatch, axis, reverse, tile, warps):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "scanup")
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_tile", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:n].reshape(BM, BN), scan_reference(x, axis, reverse, np.add))
+    assert np.array_equal(out[n:].reshape(BM, BN), scan_reference(x, axis, reverse, np.maximum))
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_affine", "i32", tile, warps, n, 2 * n, 0,
+                                  f", AXIS={axis}, REVERSE={reverse}")
+    a, b = affine_reference(x.reshape(BM, BN), axis, reverse)
+    assert np.array_equal(out[:n].reshape(BM, BN), a)
+    assert np.array_equal(out[n:].reshape(BM, BN), b)
+    # Where lanes move along the axis, the levels across them shuffle up (down reversed),
+    # never by butterflies.
+    assert "shfl.sync.bfly" not in ll
+    if axis == 1 and BM <= 4:
+        assert re.search(r"shfl\.sync\.down" if reverse else r"shfl\.sync\.up", ll)
+
+
+@pytest.mark.parametrize("shape,warps,axis", [((4, 8, 16), 4, 2), ((2, 64, 8), 8, 1), ((8, 4, 32), 2, 0)])
+def test_scans_of_three_dimensional_blocks_by_shfl_up(tmp_path, monkeypatch, shape, warps, axis):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "scanup")
+    n = shape[0] * shape[1] * shape[2]
+    x, out, ll, ptx = run_on_host(tmp_path, "scan_cube", "i32", shape, warps, n, n, 0, f", AXIS={axis}, REVERSE=False")
+    assert np.array_equal(out.reshape(shape), scan_reference(x.reshape(shape), axis, False, np.add))
+
+
+@pytest.mark.parametrize("tile,warps", [((1, 8192), 16), ((4, 2048), 16), ((1, 1024), 4), ((32, 512), 16)])
+def test_row_reductions_chained(tmp_path, monkeypatch, tile, warps):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "chain,scanup")
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_stats", "i32", tile, warps, BM * BN, 2 * BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    assert np.array_equal(out[:BM], x.sum(1))
+    assert np.array_equal(out[BM:], x.argmax(1))  # ties: the first, in either order
+
+
+def test_unknown_reduce_experiment_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "chian")
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        run_on_host(tmp_path, "row_stats", "i32", (1, 128), 4, 128, 2, 0, ", AXIS=1, REVERSE=False")
+    assert "unknown name 'chian'" in (failed.value.stderr or "") + (failed.value.stdout or "")
+
+
+SUM_OF_SQUARES = '''
+import triton.language as tl
+import tritium
+
+
+@tritium.jit
+def sum_sq(x_ptr, out_ptr, n):
+    x = tl.load(x_ptr + tl.arange(0, 1024))
+    tl.store(out_ptr, tl.sum(x * x, axis=0))
+'''
+
+
+@pytest.mark.parametrize("experiment,fmas", [("", 4), ("chain", 7), ("chain,nochain", 4)])
+def test_chained_sum_of_squares_contracts_into_fma(tmp_path, monkeypatch, experiment, fmas):
+    # 8 elements per thread (1024 over 4 warps): left to right, x0*x0 then 7 fma; as a tree,
+    # four products pair into fma and three adds join them.
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    source = tmp_path / "k.py"
+    source.write_text(SUM_OF_SQUARES)
+    ptx = subprocess.run([CLI, "compile", str(source), "--kernel", "sum_sq", "--signature", "*fp32:16, *fp32:16, i32",
+                          "--num-warps", "4", "--emit", "ptx"], capture_output=True, text=True, check=True).stdout
+    assert len(re.findall(r"\bfma\.rn\.f32\b", ptx)) == fmas
+
+
+@pytest.mark.parametrize("experiment", ["", "iv32"])
+@pytest.mark.parametrize("start,count", [(2147483600, 7), (2147483632, 3), (0, 306783379), (2147483648 - 16, 3)])
+def test_a_range_ending_at_int_max_does_not_wrap(tmp_path, monkeypatch, experiment, start, count):
+    # iv32 counts such loops in 32 bits: the iteration after the last would wrap past
+    # 2^31 - 1; upper - iv > step (unsigned) stops it.
+    if count > 1000 and experiment == "":
+        pytest.skip("the 64-bit count runs the same loop; once is enough")
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    if count > 1000:
+        start = 2147483647 - 7 * 40 + 1  # a short run in the emulator (40 iterations)
+        count = 40
+    x, out, ll, ptx = run_on_host(tmp_path, "range_to_int_max", "i32", (1, 32), 1, 64, 32, start,
+                                  ", AXIS=1, REVERSE=False")
+    assert out[0] == count
+    assert out[1] == start + 7 * (count - 1)
+    assert out[2] == x[:count].sum()
+    assert ("phi i64" in ll) == (experiment == "")  # the iv's width

@@ -14,7 +14,8 @@
 #   pytest limit in one process: run it in parts, or GPU_JOBS=4 to run the files in 4 pytest
 #   processes at once), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
-#   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small);
+#   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small;
+#   REDUCE_ARGS: its arguments, REDUCE_LIMIT: its time limit in seconds, default 480);
 #   BENCH_TRANSPOSE=1 runs benchmarks/bench_transpose.py (4096^2 transposes and column-major
 #   reads, fp32/fp16, against Triton; ~1 min);
 #   BENCH_TUTORIAL_ATTENTION=1 runs benchmarks/bench_tutorial_attention.py (Triton's attention tutorial
@@ -190,7 +191,8 @@ run_benchmark() {
   timeout "$limit" python3 "benchmarks/$name.py" $quick "$@" --json "$OUT/$name.json" 2>&1 | tee "$OUT/$name.log"
 }
 
-[ "${BENCH_REDUCE:-0}" = "1" ] && run_benchmark "reduction benchmarks" bench_reduce 480
+# shellcheck disable=SC2086  # REDUCE_ARGS: e.g. --experiments "default;chain" --rounds 2
+[ "${BENCH_REDUCE:-0}" = "1" ] && run_benchmark "reduction benchmarks" bench_reduce "${REDUCE_LIMIT:-480}" ${REDUCE_ARGS:-}
 # (bench_transpose has no quick pass: QUICK_BENCH=1 leaves it whole)
 [ "${BENCH_TRANSPOSE:-0}" = "1" ] && QUICK_BENCH=0 run_benchmark "transpose benchmarks" bench_transpose 300
 # shellcheck disable=SC2086  # the *_ARGS are word lists

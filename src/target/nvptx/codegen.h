@@ -32,6 +32,18 @@ struct TargetOptions {
   // blocks_per_sm decides, "before" (an extra stage buffer) or "after" (its wait and a
   // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons.
   std::string inflight_copies;
+  // Reduction and scan emission variants, for timing them against each other on a GPU
+  // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
+  //   chain    combine a thread's registers left to right (Triton's order; a * b + c
+  //            chains contract into fma) instead of as a tree
+  //   nochain  the tree (the default)
+  //   scanup   a scan's levels across lanes by shfl.up (one combine per level and run)
+  //   noscanup butterflies (the default)
+  //   iv32     a loop over a 32-bit range with a constant positive step counts in 32 bits
+  //            (Triton's width; ptxas then issues all of an unaligned row's loads first)
+  //   noiv32   64 bits (the default)
+  // Unknown names are an error (a misspelt A/B would time the default twice).
+  std::string reduce_experiment;
 };
 
 // One kernel parameter as it exists at run time, for packing the launch arguments.

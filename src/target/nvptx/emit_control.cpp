@@ -90,8 +90,20 @@ void Emitter::emit_for(const ir::Op& op) {
   }
   // The loop counts in 64 bits, so a narrower iv never overflows on its way past `upper`
   // (Python's range has no wrap-around); a 64-bit one stops when iv + step overflows.
-  llvm::Type* wide = b_.getInt64Ty();
-  for (llvm::Value*& v : bounds) v = is_signed ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide);
+  // TRITIUM_REDUCE_EXPERIMENT=iv32: a 32-bit iv with a constant positive step counts in 32
+  // bits, as Triton's loops do, the next iteration running while upper - iv > step
+  // (unsigned: upper - iv is exact in 32 bits while iv < upper), so nothing wraps.
+  const auto* step_constant = llvm::dyn_cast<llvm::ConstantInt>(bounds[2]);
+  const bool narrow = loop_iv32_ && width == 32 && step_constant != nullptr &&
+                      (is_signed ? step_constant->getSExtValue() > 0 : !step_constant->isZero());
+  llvm::Value* narrow_more = nullptr;
+  if (narrow) {
+    narrow_more = is_signed ? b_.CreateICmpSLT(bounds[0], bounds[1]) : b_.CreateICmpULT(bounds[0], bounds[1]);
+  }
+  llvm::Type* wide = narrow ? b_.getInt32Ty() : b_.getInt64Ty();
+  if (!narrow) {
+    for (llvm::Value*& v : bounds) v = is_signed ? b_.CreateSExt(v, wide) : b_.CreateZExt(v, wide);
+  }
   llvm::Value* lower = bounds[0];
   llvm::Value* upper = bounds[1];
   llvm::Value* step = bounds[2];
@@ -125,6 +137,11 @@ void Emitter::emit_for(const ir::Op& op) {
   llvm::PHINode* iv = b_.CreatePHI(wide, 2, "iv");
   iv->addIncoming(lower, pre);
   llvm::PHINode* alive = nullptr;
+  llvm::PHINode* narrow_alive = nullptr;
+  if (narrow) {
+    narrow_alive = b_.CreatePHI(b_.getInt1Ty(), 2, "more");
+    narrow_alive->addIncoming(narrow_more, pre);
+  }
   if (check_overflow) {
     alive = b_.CreatePHI(b_.getInt1Ty(), 2, "no_overflow");
     alive->addIncoming(b_.getTrue(), pre);
@@ -147,15 +164,18 @@ void Emitter::emit_for(const ir::Op& op) {
   carried.add_incoming(init, pre);
   // Python's range: while step > 0 ? iv < upper : iv > upper (unsigned ivs count up); a
   // step of 0 runs no iteration rather than hanging the GPU.
-  llvm::Value* more = is_signed ? b_.CreateSelect(b_.CreateICmpSGT(step, b_.getInt64(0)), b_.CreateICmpSLT(iv, upper),
-                                                  b_.CreateICmpSGT(iv, upper))
-                                : b_.CreateICmpULT(iv, upper);
-  more = b_.CreateAnd(more, b_.CreateICmpNE(step, b_.getInt64(0)));
+  llvm::Value* more = narrow_alive;
+  if (!narrow) {
+    more = is_signed ? b_.CreateSelect(b_.CreateICmpSGT(step, b_.getInt64(0)), b_.CreateICmpSLT(iv, upper),
+                                       b_.CreateICmpSGT(iv, upper))
+                     : b_.CreateICmpULT(iv, upper);
+    more = b_.CreateAnd(more, b_.CreateICmpNE(step, b_.getInt64(0)));
+  }
   if (alive) more = b_.CreateAnd(more, alive);
   b_.CreateCondBr(more, body_block, exit);
 
   b_.SetInsertPoint(body_block);
-  set(body.arg(0), Regs::one(b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
+  set(body.arg(0), Regs::one(narrow ? static_cast<llvm::Value*>(iv) : b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* arg = body.arg(static_cast<int>(i) + 1);
     if (frags_.layout(arg)) {
@@ -183,6 +203,9 @@ void Emitter::emit_for(const ir::Op& op) {
     llvm::Value* pair = b_.CreateBinaryIntrinsic(id, iv, step);
     next = b_.CreateExtractValue(pair, 0);
     alive->addIncoming(b_.CreateNot(b_.CreateExtractValue(pair, 1)), b_.GetInsertBlock());
+  } else if (narrow) {
+    next = b_.CreateAdd(iv, step);  // wraps only when the loop ends (more is false then)
+    narrow_alive->addIncoming(b_.CreateICmpUGT(b_.CreateSub(upper, iv), step), b_.GetInsertBlock());
   } else {
     next = b_.CreateAdd(iv, step);  // |iv|, |step| < 2^32: no wrap in 64 bits
   }

@@ -123,11 +123,14 @@ void Emitter::read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t c
 }
 
 llvm::Value* Emitter::shuffle_xor(llvm::Value* value, int mask) {
+  return shuffle_lanes(value, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, b_.getInt32(static_cast<uint32_t>(mask)), 0x1f);
+}
+
+llvm::Value* Emitter::shuffle_lanes(llvm::Value* value, unsigned intrinsic, llvm::Value* arg, uint32_t clamp) {
   llvm::Type* type = value->getType();
   unsigned bits = static_cast<unsigned>(module_.getDataLayout().getTypeSizeInBits(type));
   auto shfl32 = [&](llvm::Value* v) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
-                              {b_.getInt32(0xffffffffu), v, b_.getInt32(static_cast<uint32_t>(mask)), b_.getInt32(0x1f)});
+    return b_.CreateIntrinsic(static_cast<llvm::Intrinsic::ID>(intrinsic), {b_.getInt32(0xffffffffu), v, arg, b_.getInt32(clamp)});
   };
   if (bits == 64) {
     llvm::Value* whole = b_.CreateBitCast(value, b_.getInt64Ty());
@@ -169,7 +172,15 @@ void Emitter::emit_reduce(const ir::Op& op) {
       items.push_back(std::move(item));
     }
     keys.push_back(r);
-    partial.push_back(combine_tree(op, std::move(items)));
+    if (reduce_chain_) {
+      // Left to right (Triton's order): x0 op x1, then op x2, ...; a sum of products then
+      // contracts into one fma per element (a tree pairs products: fmul + fma + fadd).
+      std::vector<llvm::Value*> acc = items[0];
+      for (size_t j = 1; j < items.size(); ++j) acc = combine(op, acc, items[j]);
+      partial.push_back(std::move(acc));
+    } else {
+      partial.push_back(combine_tree(op, std::move(items)));
+    }
   }
   // 2. Within each warp: a butterfly over the lane bits on the axis; every lane ends with it.
   for (int j = 0; j < 5; ++j) {
@@ -380,6 +391,11 @@ void Emitter::emit_scan(const ir::Op& op) {
   // has_carry[r] (i1) says it holds any.
   std::vector<std::vector<llvm::Value*>> carry(regs);
   std::vector<llvm::Value*> has_carry(regs, nullptr);
+  // After levels across lanes by shfl.up (scan_shfl_up_) that a round across warps follows:
+  // only the lanes with these thread bits set hold the run totals, so the round reads the
+  // totals from their slots (-1: every lane holds them).
+  int64_t totals_lane = -1;
+  uint32_t totals_lane_mask = 0;
 
   // The lowest levels whose partners are registers of the same thread: each run of
   // registers they span (consecutive elements along the axis) is scanned in order, one
@@ -469,6 +485,73 @@ void Emitter::emit_scan(const ir::Op& op) {
         partner[r] = total[r ^ (1 << reg_bit)];
         reg_upper[r] = (r >> reg_bit) & 1;
       }
+    } else if (thread_bit >= 0 && thread_bit < 5 && scan_shfl_up_) {
+      // This level and the next ones across consecutive lane bits at once, as an inclusive
+      // scan of the run totals over the group's lanes by shfl.up (shfl.down reversed): at
+      // distance d, a lane at position p >= d combines the value d lanes before it (its
+      // left operand: it comes first). One shuffle and combine per level and run (the
+      // butterfly takes two combines and selects for the carry and the total); one more
+      // shuffle gives the exclusive prefix, the carry's part from these levels.
+      int k = 1;
+      const int end = axis.inner_bits + axis.axis_bits;
+      while (level + k < end && thread_bit + k < 5 &&
+             linear.in_bits(ir::LinearLayout::kLane) > thread_bit + k &&
+             linear.basis(ir::LinearLayout::kLane, thread_bit + k) == int64_t{1} << (level + k)) {
+        ++k;
+      }
+      const uint32_t width = 1u << k;
+      const uint32_t lanes = (width - 1) << thread_bit;
+      llvm::Value* pos = b_.CreateAnd(b_.CreateLShr(tid, b_.getInt32(static_cast<uint32_t>(thread_bit))), b_.getInt32(width - 1));
+      const unsigned shfl = reverse ? llvm::Intrinsic::nvvm_shfl_sync_down_i32 : llvm::Intrinsic::nvvm_shfl_sync_up_i32;
+      const uint32_t clamp = reverse ? 0x1f : 0;
+      std::vector<std::vector<llvm::Value*>> inclusive(regs);
+      for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) continue;
+        std::vector<llvm::Value*> inc = total[r];
+        for (uint32_t d = 1; d < width; d <<= 1) {
+          std::vector<llvm::Value*> other;
+          for (llvm::Value* v : inc) other.push_back(shuffle_lanes(v, shfl, b_.getInt32(d << thread_bit), clamp));
+          llvm::Value* valid = reverse ? b_.CreateICmpULT(pos, b_.getInt32(width - d)) : b_.CreateICmpUGE(pos, b_.getInt32(d));
+          std::vector<llvm::Value*> joined = combine(op, other, inc);
+          for (size_t i = 0; i < n; ++i) inc[i] = b_.CreateSelect(valid, joined[i], inc[i]);
+        }
+        for (llvm::Value* v : inc) partner[r].push_back(shuffle_lanes(v, shfl, b_.getInt32(1u << thread_bit), clamp));
+        inclusive[r] = std::move(inc);
+      }
+      share();
+      for (int r = 0; r < regs; ++r) {
+        if (!exchanged(r)) inclusive[r] = inclusive[r & ~low_reg_bits];
+      }
+      llvm::Value* takes = reverse ? b_.CreateICmpNE(pos, b_.getInt32(width - 1)) : b_.CreateICmpNE(pos, b_.getInt32(0));
+      for (int r = 0; r < regs; ++r) take_into_carry(r, takes);
+      // The run's total after these levels: the inclusive value of the group's last lane in
+      // scan order. A round across warps next reads it from that lane's slot; any other
+      // level takes it by shfl.idx; after the last level it is not needed.
+      const int next = level + k;
+      bool warps_next = false;
+      for (int j = 0; j < linear.in_bits(ir::LinearLayout::kWarp); ++j) {
+        if (next < end && linear.basis(ir::LinearLayout::kWarp, j) == int64_t{1} << next) warps_next = true;
+      }
+      if (warps_next) {
+        totals_lane = reverse ? 0 : lanes;
+        totals_lane_mask = lanes;
+        total = inclusive;
+      } else if (next < end) {
+        llvm::Value* source = b_.CreateAnd(tid, b_.getInt32(31u & ~lanes));
+        if (!reverse) source = b_.CreateOr(source, b_.getInt32(lanes));
+        for (int r = 0; r < regs; ++r) {
+          if (!exchanged(r)) continue;
+          total[r].clear();
+          for (llvm::Value* v : inclusive[r]) {
+            total[r].push_back(shuffle_lanes(v, llvm::Intrinsic::nvvm_shfl_sync_idx_i32, source, 0x1f));
+          }
+        }
+        for (int r = 0; r < regs; ++r) {
+          if (!exchanged(r)) total[r] = total[r & ~low_reg_bits];
+        }
+      }
+      level += k - 1;
+      continue;
     } else if (thread_bit >= 0 && thread_bit < 5) {
       for (int r = 0; r < regs; ++r) {
         if (!exchanged(r)) continue;
@@ -504,7 +587,15 @@ void Emitter::emit_scan(const ir::Op& op) {
       // The thread's position in its group, in scan order's bits (the levels low to high).
       llvm::Value* position = compress_bits(b_, tid, warp_mask);
       llvm::Value* column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), m), position);
-      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, tid, other_mask), m);
+      // Where the levels before were across lanes by shfl.up, one lane of each group holds
+      // the totals: read its slots.
+      llvm::Value* totals_tid = tid;
+      if (totals_lane >= 0) {
+        totals_tid = b_.CreateOr(b_.CreateAnd(tid, b_.getInt32(~totals_lane_mask)),
+                                 b_.getInt32(static_cast<uint32_t>(totals_lane)));
+        totals_lane = -1;
+      }
+      llvm::Value* group_column = b_.CreateShl(compress_bits(b_, totals_tid, other_mask), m);
       int64_t per_reg = 0;
       for (size_t i = 0; i < n; ++i) per_reg += (type_bytes(types[i]) + 15) / 16 * 16 * threads;
       int chunk = static_cast<int>(std::max<int64_t>(1, kScratchBytes / per_reg));

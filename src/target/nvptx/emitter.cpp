@@ -42,6 +42,25 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
+  // TRITIUM_REDUCE_EXPERIMENT: comma-separated names ("0": the knob unset).
+  std::string names = options.reduce_experiment == "0" ? std::string() : options.reduce_experiment;
+  for (size_t at = 0; at <= names.size();) {
+    size_t end = names.find(',', at);
+    if (end == std::string::npos) end = names.size();
+    std::string name = names.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    if (name == "chain" || name == "nochain") {
+      reduce_chain_ = name == "chain";
+    } else if (name == "scanup" || name == "noscanup") {
+      scan_shfl_up_ = name == "scanup";
+    } else if (name == "iv32" || name == "noiv32") {
+      loop_iv32_ = name == "iv32";
+    } else {
+      error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
+                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32)");
+    }
+  }
   mark_fragment_barriers(function.body());
 }
 

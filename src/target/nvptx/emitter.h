@@ -190,6 +190,9 @@ class Emitter {
   std::vector<llvm::Value*> combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
   // The value of lane (lane ^ mask) of this warp (any scalar type up to 64 bits).
   llvm::Value* shuffle_xor(llvm::Value* value, int mask);
+  // shfl.sync of any 8-64-bit value: `intrinsic` one of nvvm_shfl_sync_{bfly,up,down,idx}_i32,
+  // `arg` its lane mask, delta or lane, `clamp` its c operand.
+  llvm::Value* shuffle_lanes(llvm::Value* value, unsigned intrinsic, llvm::Value* arg, uint32_t clamp);
   // Reads `count` consecutive `stored` values of shared memory, slot j at `at(j)`, `vec` at a
   // time (one aligned vector load each when vec > 1), appending value j to out[j] as `element`.
   void read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t count, int64_t vec,
@@ -389,6 +392,10 @@ class Emitter {
   int ptx_version_ = 80;  // the PTX ISA emitted (codegen.h's ptx_version_for), 80 = 8.0
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
+  // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
+  bool reduce_chain_ = false;   // in-thread reductions left to right
+  bool scan_shfl_up_ = false;   // scan levels across lanes by shfl.up
+  bool loop_iv32_ = false;      // loops over a 32-bit range count in 32 bits
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
