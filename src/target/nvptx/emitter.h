@@ -394,7 +394,7 @@ class Emitter {
   bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
   // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
   bool reduce_chain_ = false;   // in-thread reductions left to right
-  bool scan_shfl_up_ = false;   // scan levels across lanes by shfl.up
+  bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
   bool loop_iv32_ = false;      // loops over a 32-bit range count in 32 bits
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
