@@ -120,9 +120,11 @@ def test_matmul_loop_over_k(gen, which, dtype, M, N, K):
     torch.testing.assert_close(c, ref, rtol=2e-2, atol=2e-2 * (K ** 0.5))
 
 
-@pytest.mark.parametrize("BM, BN, BK, warps", [(64, 64, 32, 8), (64, 128, 64, 8), (64, 64, 64, 16)])
+@pytest.mark.parametrize("BM, BN, BK, warps", [(64, 64, 32, 8), (64, 128, 64, 8), (64, 64, 64, 16), (128, 128, 64, 8)])
 def test_matmul_loop_warpgroups_along_n(gen, which, BM, BN, BK, warps):
-    """TMA-copied operands read by warpgroups side by side along N (64-row tiles, 8 or 16 warps)."""
+    """TMA-copied operands read by warpgroups side by side along N (64-row tiles, 8 or 16
+    warps); and 128 x 128 x 64 at 8 warps, whose wgmma in flight refills the buffer it read
+    after its wait (three stage buffers, not four: async_copy.h copies_after_dot)."""
     kernels, TensorDescriptor = which
     M, N, K = 200, 264, 328
     a = padded(gen, M, K, torch.float16)
