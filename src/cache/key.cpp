@@ -182,7 +182,7 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_DISABLE_VECTORIZE", "0",
        "one element per load and store (the 'before' of the vectorization benchmark)"},
       {"TRITIUM_DISABLE_TMA", "0",
-       "host-descriptor dot operands copied by cp.async and stores by pointer code instead of the TMA (for comparisons)"},
+       "host-descriptor blocks moved by cp.async and pointer code instead of the TMA (for comparisons)"},
       {"TRITIUM_INFLIGHT_COPIES", "",
        "before|after: where a wgmma kept in flight has the next copies issued (default: by occupancy)"},
       {"TRITIUM_REDUCE_EXPERIMENT", "",

@@ -128,7 +128,8 @@ TEST_CASE("a descriptor's entry arguments are what expected_params and the cache
                                   params.is_constexpr);
   auto function = lower_kernel(module, "copy", sig, {});
   transforms::run_pipeline(*function, {true});
-  // Without the TMA (sm_90's store of dst's block adds its CUtensorMap after them, below).
+  // Without the TMA (on sm_90 the load of src's block and the store of dst's add their
+  // CUtensorMaps after them, below).
   nvptx::TargetOptions no_tma;
   no_tma.tma = false;
   nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*function, no_tma);
@@ -137,9 +138,11 @@ TEST_CASE("a descriptor's entry arguments are what expected_params and the cache
   REQUIRE(want.size() == 9);
   testing::check_entry_params(compiled, want);
   nvptx::CompiledPtx with_tma = nvptx::compile_to_ptx(*function, {});
-  REQUIRE(with_tma.params.size() == want.size() + 1);
-  CHECK(with_tma.params.back().part == ir::ArgPart::DescTensorMap);
-  CHECK(with_tma.params.back().index == 1);  // dst's
+  REQUIRE(with_tma.params.size() == want.size() + 2);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(with_tma.params[want.size() + i].part == ir::ArgPart::DescTensorMap);
+    CHECK(with_tma.params[want.size() + i].index == i);  // src's, then dst's
+  }
   std::vector<cache::CachedParam> got;
   for (const nvptx::PtxParam& p : with_tma.params) {
     got.push_back({p.name, p.index, p.is_pointer, ir::scalar_name(p.kind), p.size, static_cast<int>(p.part), p.dim});
@@ -242,7 +245,7 @@ size_t count(const std::string& text, const std::string& what) {
 }
 }  // namespace
 
-TEST_CASE("a host descriptor's block is stored by the TMA on sm_90", "[nvptx][descriptor][tma]") {
+TEST_CASE("a host descriptor's block is loaded and stored by the TMA on sm_90", "[nvptx][descriptor][tma]") {
   auto file = std::make_shared<SourceFile>("copy.py", kSource);
   auto module = parse_module(file);
   KernelParams params = read_params(*module->find_function("copy"), {});
@@ -255,13 +258,20 @@ TEST_CASE("a host descriptor's block is stored by the TMA on sm_90", "[nvptx][de
     options.tma = tma;
     return nvptx::compile_to_ptx(*function, options);
   };
-  // A [16, 128] fp32 block is four 128-byte column blocks: four bulk stores by thread 0,
-  // from a tile staged on a 1024-byte boundary, fenced for the async proxy; no st.global.
+  // A [16, 128] fp32 block is four 128-byte column blocks: four bulk loads into a tile on a
+  // 1024-byte boundary (an mbarrier armed with its 8192 bytes, waited for by all), four bulk
+  // stores from it after the fence for the async proxy; no ld.global or st.global.
   nvptx::CompiledPtx ptx = compile("tensordesc<fp32[16, 128]>, tensordesc<fp32[16, 128]>, i32, 16", 90, true);
+  CHECK(count(ptx.ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes") == 4);
+  CHECK(count(ptx.ptx, "mbarrier.arrive.expect_tx.shared::cta.b64 state, [$3], 8192") +
+            count(ptx.ptx, ", 8192;") >= 1);
+  CHECK(count(ptx.ptx, "mbarrier.try_wait.parity") == 1);
+  CHECK(count(ptx.ptx, "mbarrier.inval") == 1);
   CHECK(count(ptx.ptx, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4);
   CHECK(count(ptx.ptx, "cp.async.bulk.wait_group 0") == 1);
   CHECK(count(ptx.ptx, "fence.proxy.async.shared::cta") == 1);
   CHECK(count(ptx.ptx, "st.global") == 0);
+  CHECK(count(ptx.ptx, "ld.global") == 0);
   CHECK(count(ptx.ptx, ".align 1024") == 1);
   CHECK(testing::ptxas_errors(ptx).empty());
   // Not on sm_80, not with TMA off, not for a block whose rows are under 32 bytes.
@@ -270,6 +280,7 @@ TEST_CASE("a host descriptor's block is stored by the TMA on sm_90", "[nvptx][de
                                           compile("tensordesc<fp32[16, 4]>, tensordesc<fp32[16, 4]>, i32, 16", 90, true)}) {
     CHECK(count(other.ptx, "cp.async.bulk") == 0);
     CHECK(count(other.ptx, "st.global") > 0);
+    CHECK(count(other.ptx, "ld.global") > 0);
   }
 }
 
@@ -310,12 +321,18 @@ TEST_CASE("pipelined descriptor operands are TMA copies on sm_90", "[nvptx][desc
 
 TEST_CASE("descriptor operands stay cp.async / plain loads without the TMA", "[nvptx][descriptor][tma]") {
   std::vector<cache::CachedParam> want;
-  for (auto [sm, stages] : {std::pair{80, 3}, std::pair{90, 1}}) {
-    nvptx::CompiledPtx compiled = compile_matmul(sm, stages, &want);
-    CHECK(compiled.ptx.find("cp.async.bulk.tensor") == std::string::npos);
-    CHECK(compiled.ptx.find(".align 64 .b8") == std::string::npos);
-    CHECK(compiled.params.size() == want.size());
-  }
+  nvptx::CompiledPtx compiled = compile_matmul(80, 3, &want);
+  CHECK(compiled.ptx.find("cp.async.bulk.tensor") == std::string::npos);
+  CHECK(compiled.ptx.find(".align 64 .b8") == std::string::npos);
+  CHECK(compiled.params.size() == want.size());
+  // sm_90 without pipelining (num_stages=1): each iteration's blocks are TMA block loads
+  // (one mbarrier each, armed, waited for and retired in the iteration), no stage buffers.
+  compiled = compile_matmul(90, 1, &want);
+  CHECK(count(compiled.ptx, "cp.async.cg") == 0);
+  CHECK(count(compiled.ptx, "mbarrier.try_wait.parity") == 2);
+  CHECK(count(compiled.ptx, "mbarrier.inval") == 2);
+  CHECK(count(compiled.ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+  CHECK(compiled.params.size() == want.size() + 2);
 }
 
 TEST_CASE("a descriptor block transposed in the kernel is a TMA copy held K-major", "[nvptx][descriptor][tma]") {

@@ -515,11 +515,35 @@ namespace {
 // The element kinds a TMA store writes (tensor_map.cpp's data types; 64-bit ones have none).
 bool tma_store_kind(ScalarKind k) { return ir::bit_width(k) >= 8 && ir::bit_width(k) <= 32; }
 
-void plan_tma_stores(const ir::Function& function, AsyncPlan& plan) {
+// Whether `load`'s mask is the descriptor's bounds check alone: no scalar test in its `and`
+// tree (prefetch_loads' "the iteration runs"), which the TMA would not see.
+bool bounds_only_mask(const ir::Op& load) {
+  std::vector<const ir::Value*> stack;
+  if (const ir::Value* mask = ir::load_mask(load)) stack.push_back(mask);
+  while (!stack.empty()) {
+    const ir::Value* v = stack.back();
+    stack.pop_back();
+    const ir::Op* def = v->def();
+    if (!v->type()->is_block() || (def != nullptr && def->kind() == OpKind::Splat)) return false;
+    if (def != nullptr && def->kind() == OpKind::And) {
+      stack.push_back(def->operand(0));
+      stack.push_back(def->operand(1));
+    }
+  }
+  return true;
+}
+
+// The loads and stores of plan_tma_blocks: 2-D host-descriptor blocks the box takes, of
+// 8- to 32-bit elements; loads not copied already, reading zero past the bounds.
+void plan_tma_blocks(const ir::Function& function, AsyncPlan& plan) {
   std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
     for (const auto& op : region.ops()) {
       for (const auto& inner : op->regions()) walk(*inner);
-      if (op->kind() != OpKind::Store) continue;
+      const bool load = op->kind() == OpKind::Load;
+      if (!load && op->kind() != OpKind::Store) continue;
+      if (load && (plan.loads.count(op->result()) != 0 || !bounds_only_mask(*op))) continue;
+      const ir::Value* other = load ? ir::load_other(*op) : nullptr;
+      if (other != nullptr && !is_zero_constant(other)) continue;
       const ir::Op* tile_op = descriptor_tile_of(*op);
       if (tile_op == nullptr || (tile_op->find_attr("transposed") != nullptr && tile_op->int_attr("transposed") != 0)) {
         continue;
@@ -533,8 +557,8 @@ void plan_tma_stores(const ir::Function& function, AsyncPlan& plan) {
       if (!tma_store_kind(k) || !tma_box_fits(shape[0], shape[1], bytes)) continue;
       auto at = std::find(plan.tma_params.begin(), plan.tma_params.end(), base->second);
       if (at == plan.tma_params.end()) at = plan.tma_params.insert(plan.tma_params.end(), base->second);
-      plan.tma_stores[op.get()] = {static_cast<int>(at - plan.tma_params.begin()),
-                                   SharedTile::swizzled(shape[0], shape[1], bytes)};
+      (load ? plan.tma_loads : plan.tma_stores)[op.get()] = {static_cast<int>(at - plan.tma_params.begin()),
+                                                             SharedTile::swizzled(shape[0], shape[1], bytes)};
     }
   };
   walk(function.body());
@@ -556,10 +580,11 @@ AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fr
   }
   analysis::AxisInfoAnalysis axis(function);
   plan_region(function.body(), fragments, axis, sm, num_warps, plan);
-  if (sm >= 90 && tma) plan_tma_stores(function, plan);
-  // A wgmma dot stages its other operands right after the stage buffers, swizzled; so does a
-  // TMA store its block.
-  if (plan.reserved_bytes > 0 && (any_wgmma(function, fragments, sm, num_warps) || !plan.tma_stores.empty())) {
+  if (sm >= 90 && tma) plan_tma_blocks(function, plan);
+  // A wgmma dot stages its other operands right after the stage buffers, swizzled; so do the
+  // TMA's loads and stores their blocks.
+  const bool tma_blocks = !plan.tma_stores.empty() || !plan.tma_loads.empty();
+  if (plan.reserved_bytes > 0 && (any_wgmma(function, fragments, sm, num_warps) || tma_blocks)) {
     plan.reserved_bytes = (plan.reserved_bytes + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
                           SharedTile::kSwizzleAlign;
   }

@@ -126,15 +126,18 @@ struct AsyncPlan {
   std::vector<int> tma_params;
   // The DescBase entry arguments of 2-D host descriptors, by parameter index (sm_90 only).
   std::unordered_map<const ir::Value*, int> descriptor_bases;
-  // Stores of a 2-D host descriptor's block written by the TMA (sm_90): the block is staged
-  // into a swizzled tile where round trips start (the tensor map's arrangement, tma_box),
-  // made visible to the async proxy, and thread 0 issues one bulk tensor store per column
-  // block and waits for them; the descriptor's bounds clip the writes as the mask did.
-  struct TmaStore {
+  // Loads and stores of a 2-D host descriptor's block moved by the TMA (sm_90) outside the
+  // pipelined dots, through a swizzled tile where round trips start (the tensor map's
+  // arrangement, tma_box). A store stages the block there, fences it for the async proxy,
+  // and thread 0 issues one bulk tensor store per column block and waits for them; the
+  // descriptor's bounds clip the writes as the mask did. A load (its mask the bounds alone,
+  // its `other` zero) has thread 0 arm an mbarrier (8 bytes after the tile) and copy each
+  // column block; every thread waits on it, then reads its registers from the tile.
+  struct TmaBlock {
     int tma_map = -1;  // which of tma_params holds its CUtensorMap
     SharedTile tile;
   };
-  std::unordered_map<const ir::Op*, TmaStore> tma_stores;
+  std::unordered_map<const ir::Op*, TmaBlock> tma_stores, tma_loads;
 };
 
 // The descriptor_tile op under a load's pointer, or null.

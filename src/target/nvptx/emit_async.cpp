@@ -380,7 +380,66 @@ void Emitter::issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, ll
   ptx_effect(text + "}", constraints, args);
 }
 
-void Emitter::emit_tma_store(const ir::Op& op, const AsyncPlan::TmaStore& store) {
+void Emitter::issue_tma_block(const ir::Op& op, const AsyncPlan::TmaBlock& block, const std::string& before,
+                              const std::string& copy, const std::string& after, llvm::Value* bar) {
+  // Operands: $0 thread 0's predicate, $1 the map, $2 the row, $3 the mbarrier (or 0), then
+  // per column block its shared address and column; `copy` names them {dst}, {col}.
+  const SharedTile& tile = block.tile;
+  const ir::Op* tile_op = descriptor_tile_of(op);
+  const TmaBox box = tma_box(tile.rows, tile.cols, tile.element_bytes);
+  auto i32 = [this](llvm::Value* v) { return b_.CreateSExtOrTrunc(v, b_.getInt32Ty()); };
+  llvm::Value* row = i32(get(tile_op->operand(2)).at(0));
+  llvm::Value* col = i32(get(tile_op->operand(3)).at(0));
+  const unsigned first_arg = static_cast<unsigned>(function_.body().args().size());
+  llvm::Value* map = b_.CreatePtrToInt(kernel_->getArg(first_arg + static_cast<unsigned>(block.tma_map)), b_.getInt64Ty());
+  llvm::Value* go = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
+  std::string text = "{\n.reg .pred p;\n.reg .b64 state;\nsetp.ne.b32 p, $0, 0;\n" + before;
+  std::string constraints = "r,l,r,r";
+  std::vector<llvm::Value*> args = {b_.CreateZExt(go, b_.getInt32Ty()), map, row, bar != nullptr ? bar : b_.getInt32(0)};
+  llvm::Value* start = b_.CreatePtrToInt(shared_element_at(0, b_.getInt8Ty(), b_.getInt32(0), tile.bytes()), b_.getInt32Ty());
+  for (int64_t i = 0; i * box.inner < tile.cols; ++i) {
+    std::string one = copy;
+    const std::string dst = "$" + std::to_string(args.size()), x = "$" + std::to_string(args.size() + 1);
+    for (auto [name, value] : {std::pair<std::string, std::string>{"{dst}", dst}, {"{col}", x}}) {
+      for (size_t at = one.find(name); at != std::string::npos; at = one.find(name)) one.replace(at, name.size(), value);
+    }
+    text += one;
+    constraints += ",r,r";
+    args.push_back(b_.CreateAdd(start, b_.getInt32(static_cast<uint32_t>(i * tile.rows * tile.swizzle))));
+    args.push_back(b_.CreateAdd(col, b_.getInt32(static_cast<uint32_t>(i * box.inner))));
+  }
+  ptx_effect(text + after + "}", constraints, args);
+}
+
+void Emitter::emit_tma_load(const ir::Op& op, const AsyncPlan::TmaBlock& load) {
+  // The round trips before are read; thread 0 makes the mbarrier (one arrival) after the
+  // tile and everyone sees it; thread 0 arms it with the block's bytes and copies each
+  // column block; every thread waits for phase 0, reads its registers, and once all have,
+  // thread 0 retires the mbarrier (the memory is a round trip's again).
+  const SharedTile& tile = load.tile;
+  const int64_t bar_offset = (tile.bytes() + 7) / 8 * 8;
+  llvm::Value* bar = b_.CreatePtrToInt(shared_element_at(bar_offset, b_.getInt8Ty(), b_.getInt32(0), 8), b_.getInt32Ty());
+  barrier();
+  ptx_effect("{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n@p mbarrier.init.shared::cta.b64 [$1], 1;\n"
+             "@p fence.mbarrier_init.release.cluster;\n}",
+             "r,r", {thread_id(), bar});
+  barrier();
+  issue_tma_block(op, load,
+                  "@p mbarrier.arrive.expect_tx.shared::cta.b64 state, [$3], " +
+                      std::to_string(tile.rows * tile.cols * tile.element_bytes) + ";\n",
+                  "@p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [$1, {{col}, $2}], [$3];\n",
+                  "", bar);
+  ptx_effect("{\n.reg .pred p;\nwait_${:uid}:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], 0;\n@!p bra wait_${:uid};\n}",
+             "r", {bar});
+  llvm::Type* element = element_type(op.result()->type());
+  llvm::Type* stored = stored_type(element);
+  set(op.result(), load_flat_rows(op.result()->type(), 0, tile, stored, llvm::Constant::getNullValue(stored)));
+  barrier();
+  ptx_effect("{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n@p mbarrier.inval.shared::cta.b64 [$1];\n}", "r,r",
+             {thread_id(), bar});
+}
+
+void Emitter::emit_tma_store(const ir::Op& op, const AsyncPlan::TmaBlock& store) {
   // Every thread writes its elements into the swizzled tile (replicated copies write equal
   // values) once the round trips before are read, then fences them for the async proxy.
   const SharedTile& tile = store.tile;
@@ -392,28 +451,8 @@ void Emitter::emit_tma_store(const ir::Op& op, const AsyncPlan::TmaStore& store)
   barrier();
   // Thread 0: one bulk tensor store per column block (coordinates innermost first), then it
   // waits until they are done; the barrier after keeps the tile until then.
-  const ir::Op* tile_op = descriptor_tile_of(op);
-  const TmaBox box = tma_box(tile.rows, tile.cols, tile.element_bytes);
-  auto i32 = [this](llvm::Value* v) { return b_.CreateSExtOrTrunc(v, b_.getInt32Ty()); };
-  llvm::Value* row = i32(get(tile_op->operand(2)).at(0));
-  llvm::Value* col = i32(get(tile_op->operand(3)).at(0));
-  const unsigned first_arg = static_cast<unsigned>(function_.body().args().size());
-  llvm::Value* map = b_.CreatePtrToInt(kernel_->getArg(first_arg + static_cast<unsigned>(store.tma_map)), b_.getInt64Ty());
-  llvm::Value* go = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $0, 0;\n";
-  std::string constraints = "r,l,r";
-  std::vector<llvm::Value*> args = {b_.CreateZExt(go, b_.getInt32Ty()), map, row};
-  llvm::Value* start = b_.CreatePtrToInt(shared_element_at(0, b_.getInt8Ty(), b_.getInt32(0), tile.bytes()), b_.getInt32Ty());
-  for (int64_t block = 0; block * box.inner < tile.cols; ++block) {
-    const int src = static_cast<int>(args.size()), x = src + 1;
-    text += "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$" + std::to_string(x) + ", $2}], [$" +
-            std::to_string(src) + "];\n";
-    constraints += ",r,r";
-    args.push_back(b_.CreateAdd(start, b_.getInt32(static_cast<uint32_t>(block * tile.rows * tile.swizzle))));
-    args.push_back(b_.CreateAdd(col, b_.getInt32(static_cast<uint32_t>(block * box.inner))));
-  }
-  text += "@p cp.async.bulk.commit_group;\n@p cp.async.bulk.wait_group 0;\n}";
-  ptx_effect(text, constraints, args);
+  issue_tma_block(op, store, "", "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {{col}, $2}], [{dst}];\n",
+                  "@p cp.async.bulk.commit_group;\n@p cp.async.bulk.wait_group 0;\n", nullptr);
   barrier();
 }
 

@@ -101,28 +101,35 @@ int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t by
   return tile.swizzle == 0 ? rows * stride * type_bytes(stored) : tile.bytes();
 }
 
-Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored) {
+Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                              llvm::Value* fill) {
   Layout layout = layout_of(type);
   int64_t cols = type->shape().back();
   int64_t rows = type->num_elements() / cols;
   llvm::Type* element = element_type(type);
   int group = layout.vector();
   if (cols % group != 0) group = 1;
+  // A swizzled group stays in one 16-byte chunk (as stage_rows writes them).
+  if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   Regs out;
   out.values.resize(layout.num_regs());
   for (int r = 0; r < layout.num_regs(); r += group) {
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
-    llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col);
     llvm::Type* vec_type = llvm::FixedVectorType::get(stored, group);
     llvm::Value* loaded = guarded(
         owns(layout, r),
         [&]() -> llvm::Value* {
-          llvm::Value* ptr = shared_element_at(byte_offset, stored, index, rows * stride);
+          llvm::Value* ptr =
+              tile.swizzle == 0
+                  ? shared_element_at(byte_offset, stored,
+                                      b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col),
+                                      rows * tile.stride())
+                  : shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
           return b_.CreateAlignedLoad(vec_type, ptr, llvm::Align(static_cast<uint64_t>(group * type_bytes(stored))));
         },
-        llvm::PoisonValue::get(vec_type));
+        fill != nullptr ? b_.CreateVectorSplat(static_cast<unsigned>(group), fill) : llvm::PoisonValue::get(vec_type));
     for (int i = 0; i < group; ++i) {
       out.values[r + i] = from_storage(b_.CreateExtractElement(loaded, b_.getInt32(i)), element);
     }
@@ -215,7 +222,7 @@ Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, 
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
-  Regs flat = load_flat_rows(value->type(), 0, stride, stored);
+  Regs flat = load_flat_rows(value->type(), 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored);
   barrier();
   return flat;
 }

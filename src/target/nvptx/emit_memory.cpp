@@ -34,6 +34,8 @@ llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* of
 void Emitter::emit_load(const ir::Op& op) {
   auto copy = async_.loads.find(op.result());
   if (copy != async_.loads.end()) return emit_async_load(op, *copy->second);
+  auto tma = async_.tma_loads.find(&op);
+  if (tma != async_.tma_loads.end()) return emit_tma_load(op, tma->second);
   if (gpu::access_in_slot(op, widths_, threads_)) return emit_slot_load(op);
   const ir::Type* type = op.result()->type();
   const ir::Type* pointee = op.operand(0)->type()->element()->pointee();

@@ -305,7 +305,7 @@ llvm::GlobalVariable* Emitter::shared_base() {
                                        llvm::GlobalValue::ExternalLinkage, nullptr, kSharedName, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, 3);
     // wgmma's and the TMA's swizzled tiles start on 1024-byte boundaries of the address (shared_tile.h).
-    const bool swizzled = wgmma_ || !async_.tma_stores.empty();
+    const bool swizzled = wgmma_ || !async_.tma_stores.empty() || !async_.tma_loads.empty();
     shared_->setAlignment(llvm::Align(swizzled ? SharedTile::kSwizzleAlign : 16));
   }
   return shared_;

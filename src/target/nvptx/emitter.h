@@ -230,7 +230,10 @@ class Emitter {
                      llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert);
   // The byte offset of element (row, col) in `tile` (shared_tile.h), on registers.
   llvm::Value* tile_offset(const SharedTile& tile, llvm::Value* row, llvm::Value* col);
-  Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, int64_t stride, llvm::Type* stored);
+  // `type`'s registers read back from `tile` (padded or swizzled); threads that do not own a
+  // register get `fill` (poison when null).
+  Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                      llvm::Value* fill = nullptr);
   // The same for fragments; fragment_base is this thread's index of its register 0.
   llvm::Value* fragment_base(const FragmentLayout& l, int64_t stride);
   // This thread's row and column in its warp's first 16x8 tile (register 0): wm * 16 +
@@ -293,7 +296,13 @@ class Emitter {
   void init_tma_barriers(const AsyncOperand& operand);
   void invalidate_tma_barriers(const AsyncOperand& operand);
   void issue_tma_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle, llvm::Value* index);
-  void emit_tma_store(const ir::Op& op, const AsyncPlan::TmaStore& store);
+  void emit_tma_store(const ir::Op& op, const AsyncPlan::TmaBlock& store);
+  void emit_tma_load(const ir::Op& op, const AsyncPlan::TmaBlock& load);
+  // Thread 0's bulk tensor copies of `block`'s column blocks (the descriptor_tile's offsets as
+  // coordinates): `before`, then `copy` once per column block ({dst}: its shared address,
+  // {col}: its first column; $1 the map, $2 the row, $3 `bar`), then `after`, all under p.
+  void issue_tma_block(const ir::Op& op, const AsyncPlan::TmaBlock& block, const std::string& before,
+                       const std::string& copy, const std::string& after, llvm::Value* bar);
   void wait_tma(const AsyncOperand& operand);
   llvm::Value* tma_live(const ir::Op& load);
   // The addresses of a cold copy whose groups the facts leave unproven
