@@ -47,6 +47,25 @@ const ir::Op* descriptor_tile_of(const ir::Op& load) {
   return def != nullptr && def->kind() == OpKind::DescriptorTile ? def : nullptr;
 }
 
+std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load) {
+  std::vector<const ir::Value*> tests, stack;
+  if (const ir::Value* mask = ir::load_mask(load)) stack.push_back(mask);
+  while (!stack.empty()) {
+    const ir::Value* v = stack.back();
+    stack.pop_back();
+    const ir::Op* def = v->def();
+    if (!v->type()->is_block()) {
+      tests.push_back(v);
+    } else if (def != nullptr && def->kind() == OpKind::And) {
+      stack.push_back(def->operand(0));
+      stack.push_back(def->operand(1));
+    } else if (def != nullptr && def->kind() == OpKind::Splat) {
+      tests.push_back(def->operand(0));
+    }
+  }
+  return tests;
+}
+
 namespace {
 
 // A load used only here whose masked-off elements read as zero bits.
@@ -515,24 +534,6 @@ namespace {
 // The element kinds a TMA store writes (tensor_map.cpp's data types; 64-bit ones have none).
 bool tma_store_kind(ScalarKind k) { return ir::bit_width(k) >= 8 && ir::bit_width(k) <= 32; }
 
-// Whether `load`'s mask is the descriptor's bounds check alone: no scalar test in its `and`
-// tree (prefetch_loads' "the iteration runs"), which the TMA would not see.
-bool bounds_only_mask(const ir::Op& load) {
-  std::vector<const ir::Value*> stack;
-  if (const ir::Value* mask = ir::load_mask(load)) stack.push_back(mask);
-  while (!stack.empty()) {
-    const ir::Value* v = stack.back();
-    stack.pop_back();
-    const ir::Op* def = v->def();
-    if (!v->type()->is_block() || (def != nullptr && def->kind() == OpKind::Splat)) return false;
-    if (def != nullptr && def->kind() == OpKind::And) {
-      stack.push_back(def->operand(0));
-      stack.push_back(def->operand(1));
-    }
-  }
-  return true;
-}
-
 // The loads and stores of plan_tma_blocks: 2-D host-descriptor blocks the box takes, of
 // 8- to 32-bit elements; loads not copied already, reading zero past the bounds.
 void plan_tma_blocks(const ir::Function& function, AsyncPlan& plan) {
@@ -541,7 +542,8 @@ void plan_tma_blocks(const ir::Function& function, AsyncPlan& plan) {
       for (const auto& inner : op->regions()) walk(*inner);
       const bool load = op->kind() == OpKind::Load;
       if (!load && op->kind() != OpKind::Store) continue;
-      if (load && (plan.loads.count(op->result()) != 0 || !bounds_only_mask(*op))) continue;
+      // A load's mask must be the bounds check alone: the TMA would not see a scalar test.
+      if (load && (plan.loads.count(op->result()) != 0 || !mask_scalar_tests(*op).empty())) continue;
       const ir::Value* other = load ? ir::load_other(*op) : nullptr;
       if (other != nullptr && !is_zero_constant(other)) continue;
       const ir::Op* tile_op = descriptor_tile_of(*op);

@@ -142,6 +142,9 @@ struct AsyncPlan {
 
 // The descriptor_tile op under a load's pointer, or null.
 const ir::Op* descriptor_tile_of(const ir::Op& load);
+// The scalar tests in `load`'s mask (scalars and splats in its `and` tree: prefetch_loads'
+// "the iteration runs"); the rest of a descriptor load's mask is its bounds check.
+std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 
 // Finds the dot operands that can be copied asynchronously: fp16/bf16 2-D operands of a
 // fragment dot, carried by a `for` (through a chain of carried values when prefetch_loads

@@ -332,21 +332,7 @@ llvm::Value* Emitter::tma_live(const ir::Op& load) {
   // The scalar tests in the mask's `and` tree (prefetch_loads: whether the iteration runs);
   // the rest is the descriptor's bounds check, which the TMA does itself (zero fill).
   llvm::Value* live = b_.getTrue();
-  std::vector<const ir::Value*> stack;
-  if (const ir::Value* mask = ir::load_mask(load)) stack.push_back(mask);
-  while (!stack.empty()) {
-    const ir::Value* v = stack.back();
-    stack.pop_back();
-    const ir::Op* def = v->def();
-    if (!v->type()->is_block()) {
-      live = b_.CreateAnd(live, get(v).at(0));
-    } else if (def != nullptr && def->kind() == ir::OpKind::And) {
-      stack.push_back(def->operand(0));
-      stack.push_back(def->operand(1));
-    } else if (def != nullptr && def->kind() == ir::OpKind::Splat) {
-      live = b_.CreateAnd(live, get(def->operand(0)).at(0));
-    }
-  }
+  for (const ir::Value* test : mask_scalar_tests(load)) live = b_.CreateAnd(live, get(test).at(0));
   return live;
 }
 

@@ -101,11 +101,17 @@ int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t by
   return tile.swizzle == 0 ? rows * stride * type_bytes(stored) : tile.bytes();
 }
 
+llvm::Value* Emitter::tile_element(int64_t byte_offset, const SharedTile& tile, llvm::Type* stored, llvm::Value* row,
+                                   llvm::Value* col) {
+  if (tile.swizzle != 0) return shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
+  llvm::Value* index = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col);
+  return shared_element_at(byte_offset, stored, index, tile.rows * tile.stride());
+}
+
 Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                               llvm::Value* fill) {
   Layout layout = layout_of(type);
   int64_t cols = type->shape().back();
-  int64_t rows = type->num_elements() / cols;
   llvm::Type* element = element_type(type);
   int group = layout.vector();
   if (cols % group != 0) group = 1;
@@ -121,12 +127,7 @@ Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, const Sh
     llvm::Value* loaded = guarded(
         owns(layout, r),
         [&]() -> llvm::Value* {
-          llvm::Value* ptr =
-              tile.swizzle == 0
-                  ? shared_element_at(byte_offset, stored,
-                                      b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col),
-                                      rows * tile.stride())
-                  : shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
+          llvm::Value* ptr = tile_element(byte_offset, tile, stored, row, col);
           return b_.CreateAlignedLoad(vec_type, ptr, llvm::Align(static_cast<uint64_t>(group * type_bytes(stored))));
         },
         fill != nullptr ? b_.CreateVectorSplat(static_cast<unsigned>(group), fill) : llvm::PoisonValue::get(vec_type));

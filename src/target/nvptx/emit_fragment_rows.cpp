@@ -211,7 +211,6 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
   auto it = fragments_.find(value);
   if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
   const Regs& regs = it->second;
-  const int64_t rows = l->batch * l->m;
   llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
   const llvm::Align align(static_cast<uint64_t>(2 * type_bytes(stored)));
   for (int r = 0; r < l->num_regs(); r += 2) {
@@ -221,13 +220,7 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
     llvm::Value* vec = llvm::PoisonValue::get(pair);
     vec = b_.CreateInsertElement(vec, convert(regs.at(r)), b_.getInt32(0));
     vec = b_.CreateInsertElement(vec, convert(regs.at(r + 1)), b_.getInt32(1));
-    llvm::Value* ptr =
-        tile.swizzle == 0
-            ? shared_element_at(byte_offset, stored,
-                                b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(tile.stride()))), col),
-                                rows * tile.stride())
-            : shared_element_at(byte_offset, b_.getInt8Ty(), tile_offset(tile, row, col), tile.bytes());
-    b_.CreateAlignedStore(vec, ptr, align);
+    b_.CreateAlignedStore(vec, tile_element(byte_offset, tile, stored, row, col), align);
   }
 }
 

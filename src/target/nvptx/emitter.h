@@ -234,6 +234,10 @@ class Emitter {
   // register get `fill` (poison when null).
   Regs load_flat_rows(const ir::Type* type, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                       llvm::Value* fill = nullptr);
+  // Element (row, col) of `tile` at `byte_offset` (where round trips start), as a pointer to
+  // `stored` (padded) or to its first byte (swizzled).
+  llvm::Value* tile_element(int64_t byte_offset, const SharedTile& tile, llvm::Type* stored, llvm::Value* row,
+                            llvm::Value* col);
   // The same for fragments; fragment_base is this thread's index of its register 0.
   llvm::Value* fragment_base(const FragmentLayout& l, int64_t stride);
   // This thread's row and column in its warp's first 16x8 tile (register 0): wm * 16 +
