@@ -31,6 +31,7 @@ from .triton_alias import use_as_triton
 from .driver import set_allocator
 from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
+from . import knobs  # noqa: E402  (triton.knobs)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
@@ -86,6 +87,7 @@ __all__ = [
     "ConstexprFunction",
     "heuristics",
     "jit",
+    "knobs",
     "language",
     "next_power_of_2",
     "reset_cache_stats",

@@ -17,7 +17,7 @@ import types
 from . import language as _language
 
 __all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
-           "LAUNCH_OPTIONS", "register_host_memory"]
+           "LAUNCH_OPTIONS", "register_host_memory", "type_canonicalisation_dict"]
 
 _extension_module = None
 
@@ -523,6 +523,24 @@ def next_power_of_2(n):
         n |= n >> shift
     return n + 1
 
+
+# Every dtype spelling host code may use -> the signature spelling of that dtype (Triton's
+# ``triton.runtime.jit.type_canonicalisation_dict``): numpy/torch names ("float32", "bool",
+# "uint8", "float8_e4m3fn"), tl long names ("float8e4nv") and the short names themselves.
+def _canonical_names():
+    table = {}
+    for short, row in _language._TABLE.items():
+        if row["long"] == short:      # the integer rows are also stored under their long name
+            continue
+        sig = short
+        for spelling in (short, row["long"], row["torch"], row["numpy"]):
+            if spelling:
+                table[spelling] = sig
+    table.update({"bool": "i1", "int1": "i1", "bool_": "i1"})
+    return table
+
+
+type_canonicalisation_dict = _canonical_names()
 
 class TensorWrapper:
     """A tensor seen with another element type of the same storage (Triton's

@@ -136,6 +136,7 @@ class dtype:
     UINT_TYPES = tuple("int1" if r["bits"] == 1 else f"uint{r['bits']}"
                        for n, r in _TABLE.items() if not r["float"] and not r["signed"])
     FP_TYPES = tuple(n for n, r in _TABLE.items() if r["float"])
+    STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
     OTHER_TYPES = ("void",)
 
     class SIGNEDNESS:
@@ -368,6 +369,26 @@ class const_pointer_type(pointer_type):
     def __init__(self, element_ty, address_space=1):
         super().__init__(element_ty, address_space, const=True)
 
+
+
+def str_to_ty(name, c=None):
+    """The dtype a signature string names (Triton's ``tl.str_to_ty``): ``"fp32"``, ``"i32"``,
+    ``"u8"``, ``"bf16"``, ``"fp8e4nv"``, the long names (``"float32"``, ``"int64"``), or a
+    pointer ``"*fp16"`` (``"*k..."`` for a pointer to constant memory). `c` (Triton's
+    constexpr marker) is accepted and not used."""
+    name = _unwrap(name)
+    if not isinstance(name, str):
+        raise TypeError(f"str_to_ty takes a type string, got {type(name).__name__}")
+    if name.startswith("*"):
+        inner = name[1:]
+        const = inner.startswith("k")
+        if const:
+            inner = inner[1:]
+        element = str_to_ty(inner)
+        return const_pointer_type(element) if const else pointer_type(element)
+    if name in ("void",):
+        return void
+    return dtype({"bool": "i1", "int1": "i1"}.get(name, name))
 
 class block_type(dtype):
     """A block of `element_ty` with a static `shape` (annotations only)."""

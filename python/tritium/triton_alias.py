@@ -45,6 +45,7 @@ TRITON_MODULES = {
     "triton.compiler.errors": "tritium.errors",
     "triton.errors": "tritium.errors",
     "triton.testing": "tritium.testing",
+    "triton.knobs": "tritium.knobs",
     "triton.tools": "tritium.tools",
     "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
 }
