@@ -43,6 +43,16 @@ except ImportError:
     pass
 
 
+def compile(src, target=None, options=None):
+    """``triton.compile``: Triton compiles an ASTSource or a file of its MLIR dialects
+    (.ttir/.ttgir/.llir/.ptx) here. tritium compiles Python kernels only, through
+    ``@jit`` (``kernel[grid](...)``, ``kernel.warmup(...)``); it has no MLIR front end."""
+    raise NotImplementedError(
+        "triton.compile is not supported by tritium: tritium compiles @jit Python kernels "
+        "(launch them, or use kernel.warmup(...) for a compiled handle); Triton's MLIR "
+        f"text ({src!r}) has no meaning to it")
+
+
 def cache_stats():
     """The process's cache counters (memory/disk hits and misses, compiles, bad entries,
     evictions) and seconds per compile stage (lower, optimize, ptx, cubin, load, disk)."""
@@ -83,6 +93,7 @@ __all__ = [
     "cache_dir",
     "cache_stats",
     "cdiv",
+    "compile",
     "constexpr_function",
     "ConstexprFunction",
     "heuristics",

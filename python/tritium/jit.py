@@ -285,6 +285,16 @@ class JITFunction:
         self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
         self._cache_key = None
 
+    def _unsafe_update_src(self, new_src):
+        """Replaces the kernel's source text (Triton's ``JITFunction._unsafe_update_src``,
+        used by programs that patch a template kernel's text): the next launch compiles the
+        new text; the signature stays the original function's."""
+        self.src = new_src
+        self._globals = None
+        self._kernel = None
+        self._last_launcher = None
+        self._cache_key = None
+
     @property
     def cache_key(self):
         """A hex digest of what the compiled kernel depends on besides its arguments: the

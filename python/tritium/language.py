@@ -124,6 +124,10 @@ def _dtype_table():
 
 _TABLE = _dtype_table()
 
+# The module dtypes name in repr(): "triton.language" while `import triton` is answered by
+# tritium (tritium.use_as_triton()), so eval(repr(tl.int8)) works in the program's terms.
+_REPR_MODULE = ["tritium.language"]
+
 
 class dtype:
     """A scalar element type, as Triton's ``tl.dtype``. ``name`` is Triton's short spelling
@@ -301,7 +305,7 @@ class dtype:
         return self.name
 
     def __repr__(self):
-        return f"tritium.language.{_LONG_OF.get(self.name, self.name)}"
+        return f"{_REPR_MODULE[0]}.{_LONG_OF.get(self.name, self.name)}"
 
     @property
     def cache_key_part(self):
@@ -362,7 +366,7 @@ class pointer_type(dtype):
         return self.name
 
     def __repr__(self):
-        return f"tritium.language.pointer_type({self.element_ty!r})"
+        return f"{_REPR_MODULE[0]}.pointer_type({self.element_ty!r})"
 
 
 class const_pointer_type(pointer_type):

@@ -11,9 +11,14 @@ commit they come from.
     python tests/triton_suite/run_triton_suite.py [--device cpu|cuda] [-k EXPR] [-x]
         [--timeout S] [--interpreter-only] [--files test_core.py ...] [--json OUT]
 
---device cpu   kernels get torch CPU tensors and run in tritium's interpreter;
-               TRITON_INTERPRET=1 is set, as Triton's own CPU runs do, so the tests take
-               their interpreter paths (no PTX checks, bfloat16 skipped where Triton does).
+--device cpu   kernels get torch CPU tensors and run in tritium's interpreter
+               (TRITIUM_INTERPRET=1). The tests take their compiled-kernel paths (tritium's
+               interpreter compiles the kernel as the GPU path does): patch_kernel edits a
+               JITFunction's source, and the plugin makes get_current_target() None, so
+               is_cuda()/is_hip() are False and no PTX is checked.
+               --triton-interpret also sets TRITON_INTERPRET=1: the tests' paths for
+               Triton's interpreter (patch_kernel then exec()s the kernel text, which no
+               source-compiling JIT can read back: those tests fail on `needs the source`).
 --device cuda  torch CUDA tensors, tritium's GPU path; TRITON_INTERPRET is unset.
 --interpreter-only  only tests Triton marks `interpreter` (what Triton runs on CPU).
 -k, -x         passed to pytest.  --timeout S: limit per test (default 120 s); a test
@@ -111,10 +116,11 @@ def run(args, files, log):
     """Runs pytest, restarting it after the last test that finished if it hangs."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env.pop("TRITON_INTERPRET", None)
     if args.device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-    else:
-        env.pop("TRITON_INTERPRET", None)
+        env["TRITIUM_INTERPRET"] = "1"
+        if args.triton_interpret:
+            env["TRITON_INTERPRET"] = "1"
     watchdog = 2 * args.timeout + 60 if args.timeout > 0 else None
     first = True
     while True:
@@ -198,6 +204,8 @@ def main():
     ap.add_argument("-x", action="store_true")
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--interpreter-only", action="store_true")
+    ap.add_argument("--triton-interpret", action="store_true",
+                    help="cpu: also set TRITON_INTERPRET=1 (the tests' interpreter paths)")
     ap.add_argument("--json", default=None, help="write every test's outcome here")
     ap.add_argument("--log", default=None, help="the JSON-lines log (default: a temp file)")
     ap.add_argument("--install", default=None, metavar="DIR")

@@ -71,6 +71,15 @@ def pytest_configure(config):
     found = _internal_testing_file(tests_dir)
     if found is not None:
         sys.meta_path.insert(0, _InternalTestingFinder(found))
+    if config.getoption("--device") == "cpu" and os.environ.get("TRITON_INTERPRET", "0") != "1":
+        # tritium's interpreter compiles the kernel like the GPU path does, so the tests run
+        # their compiled-kernel paths (patch_kernel edits the JITFunction's source); with no
+        # GPU there is no GPU target: the driver names the backend "cpu", so the helpers'
+        # is_cuda()/is_hip() are False (no PTX or AMD checks, no torch.cuda queries).
+        from tritium import driver
+        active = driver.driver.active
+        cpu_target = driver.GPUTarget("cpu", 0, 32)
+        active.get_current_target = lambda: cpu_target
 
 
 @pytest.fixture
