@@ -395,12 +395,9 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   }
   if (!base.is_tensor()) error_at(loc, base.describe() + " cannot be indexed");
   Value* v = base.value;
-  if (!v->type()->is_block() && !expr.items.empty()) {
-    // A scalar can only grow dimensions: x[None] is a block of one element.
-  }
-  int source_dim = 0;
-  std::vector<int64_t> shape;
-  const std::vector<int64_t>& src_shape = v->type()->shape();
+  // As Triton's tensor.__getitem__: each `None` at position i inserts an axis of size one at
+  // i (in order, on the block grown so far); a `:` keeps whatever axis is there and is not
+  // counted against the rank (a scalar pointer indexed `p[None, None, :]` is a 1x1 block).
   std::vector<int> new_axes;
   for (size_t i = 0; i < expr.items.size(); ++i) {
     const ast::Expr& item = *expr.items[i];
@@ -408,21 +405,15 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
       new_axes.push_back(static_cast<int>(i));
       continue;
     }
-    if (item.kind == ast::ExprKind::Slice && !item.lhs && !item.rhs && !item.third) {
-      if (source_dim >= v->type()->rank()) error_at(item.loc, "too many indices for a block of rank " + std::to_string(v->type()->rank()));
-      ++source_dim;
-      continue;
-    }
+    if (item.kind == ast::ExprKind::Slice && !item.lhs && !item.rhs && !item.third) continue;
     error_at(item.loc, "unsupported tensor index: only `:` and `None` are allowed");
   }
-  if (source_dim != v->type()->rank()) {
-    error_at(loc, "the index has " + std::to_string(source_dim) + " `:` but the block has rank " +
-                      std::to_string(v->type()->rank()));
-  }
-  (void)src_shape;
-  (void)shape;
   for (int axis : new_axes) {
     std::vector<int64_t> grown = v->type()->shape();
+    if (axis > static_cast<int>(grown.size())) {
+      error_at(loc, "invalid axis " + std::to_string(axis) + " for None in the index: the block has rank " +
+                        std::to_string(grown.size()) + " there");
+    }
     grown.insert(grown.begin() + axis, 1);
     ir::Op* op = builder_.create(ir::OpKind::ExpandDims, {Type::block(v->type()->element(), grown)}, {v}, loc);
     op->set_attr("axis", int64_t{axis});
