@@ -256,9 +256,10 @@ LValue eval_attribute_of_tensor_dtype(const Type* type) {
 }  // namespace
 
 LValue Lowerer::eval_attribute(const ast::Expr& expr) {
-  LValue base = eval(*expr.lhs);
-  const std::string& name = expr.name;
-  const Loc& loc = expr.loc;
+  return attribute_of(eval(*expr.lhs), expr.name, expr.loc, expr.lhs.get());
+}
+
+LValue Lowerer::attribute_of(const LValue& base, const std::string& name, const Loc& loc, const ast::Expr* written_base) {
   if (base.kind == LValue::Kind::Module) {
     LValue out;
     if (module_attribute(base.name, name, &out)) return out;
@@ -269,7 +270,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
       if (it != context_->globals->end()) return binding_to_value(it->second);
     }
     // Named as the user wrote it: `tl` (an alias of triton.language), `tritium.language`.
-    std::string written = dotted_source(*expr.lhs);
+    std::string written = written_base ? dotted_source(*written_base) : std::string();
     bool dotted = written.find('.') != std::string::npos;
     std::string message = "module '" + (dotted ? written : base.name) + "'" +
                           (!written.empty() && !dotted ? " (" + written + ")" : "") +
@@ -435,6 +436,17 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
   LValue then_value = eval(*expr.lhs);
   builder_.set_region(else_region);
   LValue else_value = eval(*expr.third);
+  auto is_none = [](const LValue& v) { return v.is_const() && v.c.kind == ConstValue::Kind::None; };
+  if (is_none(then_value) && is_none(else_value)) {
+    // `f(a) if c else g(b)` as a statement, both calls returning nothing (Triton's
+    // "if_exp_dynamic_void"): an if with no results.
+    builder_.set_region(then_region);
+    builder_.create(ir::OpKind::Yield, {}, {}, expr.loc);
+    builder_.set_region(else_region);
+    builder_.create(ir::OpKind::Yield, {}, {}, expr.loc);
+    builder_.set_region(outer);
+    return LValue::constant(ConstValue::none());
+  }
   if (is_compound(then_value) || is_compound(else_value)) {
     // Tuples and block pointers merge leaf by leaf, as the names of an `if` statement do.
     LValue merged = then_value;

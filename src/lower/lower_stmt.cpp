@@ -105,7 +105,8 @@ LValue binding_value(const GlobalBinding& binding) {
   return LValue::constant(ConstValue::none());
 }
 
-const char* kPythonBuiltins[] = {"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance"};
+const char* kPythonBuiltins[] = {"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance",
+                                 "getattr"};
 
 }  // namespace
 
@@ -633,10 +634,34 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   }
   std::vector<LValue> args;
   for (const auto& a : iter.items) args.push_back(eval(*a));
+  // tl.range and tl.static_range name their bounds (arg1, arg2, step), as Triton's do;
+  // Python's range takes positional bounds only.
+  bool tl_form = callee.name != "py.range";
+  LValue named[3];
+  bool has_named[3] = {false, false, false};
   for (const auto& kw : iter.keywords) {
     static const std::set<std::string> known = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
                                                 "flatten", "warp_specialize"};
+    int slot = kw.name == "arg1" ? 0 : kw.name == "arg2" ? 1 : kw.name == "step" ? 2 : -1;
+    if (slot >= 0 && tl_form) {
+      if (static_cast<int>(args.size()) > slot) error_at(kw.loc, "range got multiple values for '" + kw.name + "'");
+      named[slot] = eval(*kw.value);
+      has_named[slot] = true;
+      continue;
+    }
     if (is_static || !known.count(kw.name)) error_at(kw.loc, "unexpected keyword argument '" + kw.name + "'");
+  }
+  for (int slot = 0; slot < 3; ++slot) {
+    if (!has_named[slot]) continue;
+    if (static_cast<int>(args.size()) < slot) {
+      if (slot == 2 && args.size() == 1) {
+        // range(end, step=s): the bounds are (0, end).
+        args.insert(args.begin(), LValue::constant(ConstValue::integer(0)));
+      } else {
+        error_at(iter.loc, "range: '" + std::string(slot == 1 ? "arg2" : "step") + "' given without the bounds before it");
+      }
+    }
+    args.push_back(named[slot]);
   }
   if (args.empty() || args.size() > 3) error_at(iter.loc, "range expects 1 to 3 arguments");
   // A return in the body is an error where it is lowered (as in Triton, one under a
@@ -678,6 +703,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
   for (const auto& kw : iter.keywords) {
+    if (kw.name == "arg1" || kw.name == "arg2" || kw.name == "step") continue;
     LValue v = eval(*kw.value);
     if (v.is_const() && v.c.kind == ConstValue::Kind::Int) op->set_attr(kw.name, static_cast<int64_t>(v.c.i));
   }

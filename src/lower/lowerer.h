@@ -204,6 +204,10 @@ class Lowerer {
 
   LValue eval_call(const ast::Expr& expr);
   LValue eval_attribute(const ast::Expr& expr);
+  // `base.name` (also Python's getattr(base, "name") with a constant name); `written_base`,
+  // when given, is the source of `base` for messages.
+  LValue attribute_of(const LValue& base, const std::string& name, const Loc& loc,
+                      const ast::Expr* written_base = nullptr);
   LValue eval_subscript(const ast::Expr& expr);
   LValue eval_ternary(const ast::Expr& expr);
 
