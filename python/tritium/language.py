@@ -456,6 +456,13 @@ class tensor_descriptor(tensor_descriptor_base):
     pass
 
 
+class const:
+    """``in_ptr: tl.const`` marks a pointer parameter as pointing to constant data (Triton's
+    annotation). tritium accepts it and compiles the parameter as an ordinary pointer: a
+    store through it is not rejected (Triton reports "Cannot store to a constant
+    pointer")."""
+
+
 class PropagateNan:
     NONE = 0
     ALL = 0xFFFF

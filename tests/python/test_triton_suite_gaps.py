@@ -164,3 +164,129 @@ def test_dtype_repr_names_triton_under_the_alias():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# ---- getattr with a constant name ----
+
+@tritium.jit
+def pick_by_name(a_ptr, b_ptr, out_ptr, FN: tl.constexpr, NAN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    r = getattr(tl, FN)(a, b, propagate_nan=getattr(tl.PropagateNan, NAN))
+    tl.store(out_ptr + offs, r)
+
+
+@pytest.mark.parametrize("fn, ref", [("minimum", np.minimum), ("maximum", np.maximum)])
+def test_getattr_constant_name(rng, fn, ref):
+    a = rng.standard_normal(32).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    a[3] = np.nan
+    out = np.zeros_like(a)
+    pick_by_name[(1,)](a, b, out, FN=fn, NAN="ALL", BLOCK=32)
+    np.testing.assert_array_equal(out, ref(a, b))  # ALL: the NaN propagates, as numpy's
+    assert np.isnan(out[3])
+    pick_by_name[(1,)](a, b, out, FN=fn, NAN="NONE", BLOCK=32)
+    assert not np.isnan(out[3]) and out[3] == b[3]
+
+
+@tritium.jit
+def getattr_default(out_ptr):
+    v = getattr(tl, "no_such_builtin", 7)
+    tl.store(out_ptr, v)
+
+
+def test_getattr_default():
+    out = np.zeros(1, np.int32)
+    getattr_default[(1,)](out)
+    assert out[0] == 7
+
+
+# ---- a ternary of two calls that return nothing ----
+
+@tritium.jit
+def void_ternary(a_ptr, b_ptr, out_ptr):
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, tl.load(a_ptr + pid)) if pid % 2 == 0 else tl.store(out_ptr + pid, tl.load(b_ptr + pid))
+
+
+def test_void_ternary(rng):
+    a = rng.standard_normal(6).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    out = np.zeros(6, np.float32)
+    void_ternary[(6,)](a, b, out)
+    np.testing.assert_array_equal(out, np.where(np.arange(6) % 2 == 0, a, b))
+
+
+# ---- range bounds by name ----
+
+@tritium.jit
+def ranges_by_name(out_ptr, N: tl.constexpr, STEP: tl.constexpr, n):
+    acc = 0
+    for i in tl.static_range(0, N, step=STEP):
+        acc += i
+    tl.store(out_ptr, acc)
+    acc2 = 0
+    for j in tl.range(2, n, step=3):
+        acc2 += j
+    tl.store(out_ptr + 1, acc2)
+    acc3 = 0
+    for k in tl.range(n, step=2):
+        acc3 += k
+    tl.store(out_ptr + 2, acc3)
+
+
+def test_range_step_keyword():
+    out = np.zeros(3, np.int32)
+    ranges_by_name[(1,)](out, N=50, STEP=7, n=20)
+    assert list(out) == [sum(range(0, 50, 7)), sum(range(2, 20, 3)), sum(range(0, 20, 2))]
+
+
+# ---- @jit(repr=...) names the compiled handle; JITFunction(fn) keeps the decorator's lists ----
+
+def _name_of(spec):
+    kinds = "_".join(f"{k}-{v}" for k, v in spec.signature.items())
+    ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+    return f"k_{kinds}_{ones}"
+
+
+@tritium.jit(repr=_name_of)
+def named_kernel(value, is_one, x_ptr, B: tl.constexpr):
+    tl.store(x_ptr, value + is_one + B)
+
+
+def test_repr_names_the_handle():
+    x = np.zeros(1, np.int64)
+    h = named_kernel[(1,)](-5, 1, x, B=3)
+    assert x[0] == -1
+    assert h.name == h.metadata.name
+    assert "value-i32" in h.name and "is_one-constexpr" in h.name and h.name.endswith("_is_one")
+    assert "B-constexpr" in h.name
+    h = named_kernel[(1,)](2**40, 1, x, B=3)
+    assert "value-i64" in h.name and x[0] == 2**40 + 4
+
+
+@tritium.jit(do_not_specialize=["n"])
+def dns_template(x_ptr, n):
+    tl.store(x_ptr, n * 2)
+
+
+def test_jitfunction_of_decorated_function_keeps_source_lists():
+    k = tritium.JITFunction(dns_template.fn)  # no lists given: the source's decorator holds
+    x = np.zeros(1, np.int32)
+    k[(1,)](x, 21)
+    assert x[0] == 42
+
+
+@tritium.jit
+def const_annotated(in_ptr: tl.const, out_ptr, n: tl.int32, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(in_ptr + offs, mask=mask) + 1.0, mask=mask)
+
+
+def test_const_annotation_accepted(rng):
+    x = rng.standard_normal(20).astype(np.float32)
+    out = np.zeros_like(x)
+    const_annotated[(1,)](x, out, 20, BLOCK=32)
+    np.testing.assert_allclose(out, x + 1.0)
