@@ -4,8 +4,8 @@
 
 This is a measurement, not one of tritium's tests: the Triton test files are Triton's code,
 fetched into an ignored folder (default build-gpu/triton-tests/: test_core.py and the
-_internal_testing.py of Triton 3.6's wheel, used when no Triton is installed) and never
-committed. See build-gpu/triton-tests/README (written by whoever fetched them) for the
+_internal_testing.py of Triton 3.6's wheel, which the plugin prefers to the installed
+Triton's) and never committed. See build-gpu/triton-tests/README (written by whoever fetched them) for the
 commit they come from.
 
     python tests/triton_suite/run_triton_suite.py [--device cpu|cuda] [-k EXPR] [-x]
@@ -14,8 +14,8 @@ commit they come from.
 --device cpu   kernels get torch CPU tensors and run in tritium's interpreter
                (TRITIUM_INTERPRET=1). The tests take their compiled-kernel paths (tritium's
                interpreter compiles the kernel as the GPU path does): patch_kernel edits a
-               JITFunction's source, and the plugin makes get_current_target() None, so
-               is_cuda()/is_hip() are False and no PTX is checked.
+               JITFunction's source, and the plugin makes the driver's target backend
+               "cpu", so is_cuda()/is_hip() are False and no PTX is checked.
                --triton-interpret also sets TRITON_INTERPRET=1: the tests' paths for
                Triton's interpreter (patch_kernel then exec()s the kernel text, which no
                source-compiling JIT can read back: those tests fail on `needs the source`).
@@ -34,12 +34,22 @@ prebuilt libtritium.so from `bash scripts/build_wheel.sh --device build-gpu/dist
 build-gpu/triton-tests) in one command:
 
     python3 tests/triton_suite/run_triton_suite.py --install build-gpu/dist --device cuda \
-        --json $OUT/suite.json > $OUT/suite.txt 2>&1; tail -60 $OUT/suite.txt
+        --budget 480 --log build-gpu/suite.jsonl --json $OUT/suite.json > $OUT/suite.txt 2>&1; \
+        tail -60 $OUT/suite.txt
 
 --install DIR builds and installs tritium's wheel against DIR first (as
-scripts/device_wheel.sh does, without its GPU test run). The installed Triton stays
-importable under its real files (the alias only answers `import triton`; the plugin reads
-Triton's _internal_testing.py from the installed package).
+scripts/device_wheel.sh does, without its GPU test run). --budget S stops after S seconds
+(the device tool allows 600 s a command); with --log on a path that survives between
+commands (build-gpu/ does while the machine stays warm), running the same command again
+resumes after the last finished test, and the table always covers the whole log:
+
+    python3 tests/triton_suite/run_triton_suite.py --device cuda --budget 500 \
+        --log build-gpu/suite.jsonl --json $OUT/suite.json > $OUT/suite.txt 2>&1; \
+        tail -60 $OUT/suite.txt
+
+(the first of these commands with --install build-gpu/dist added). The installed Triton is
+left alone: the alias answers `import triton` with tritium, and `triton._internal_testing`
+comes from build-gpu/triton-tests (else from the installed Triton's files).
 """
 
 import argparse
@@ -122,7 +132,9 @@ def run(args, files, log):
         if args.triton_interpret:
             env["TRITON_INTERPRET"] = "1"
     watchdog = 2 * args.timeout + 60 if args.timeout > 0 else None
-    first = True
+    deadline = time.time() + args.budget if args.budget else None
+    # A log left by an earlier (stopped) run is resumed: its finished tests are not rerun.
+    first = not os.path.exists(log)
     while True:
         proc = subprocess.Popen(pytest_command(args, files, log, skip_done=not first), env=env,
                                 stdout=None if args.verbose else subprocess.DEVNULL,
@@ -134,7 +146,14 @@ def run(args, files, log):
             size = os.path.getsize(log) if os.path.exists(log) else 0
             if size != last_size:
                 last_size, last_change = size, time.time()
-            elif watchdog and time.time() - last_change > watchdog:
+            if deadline and time.time() > deadline:
+                # Out of time: stop here; the same --log resumes after the last finished test.
+                proc.kill()
+                proc.wait()
+                print(f"# stopped after --budget {args.budget:g} s; run again with the same "
+                      f"--log {log} to continue")
+                return "budget"
+            if watchdog and time.time() - last_change > watchdog:
                 proc.kill()
                 proc.wait()
                 break
@@ -209,20 +228,23 @@ def main():
     ap.add_argument("--json", default=None, help="write every test's outcome here")
     ap.add_argument("--log", default=None, help="the JSON-lines log (default: a temp file)")
     ap.add_argument("--install", default=None, metavar="DIR")
+    ap.add_argument("--budget", type=float, default=None, metavar="S",
+                    help="stop after S seconds (a later run with the same --log resumes)")
     ap.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     args = ap.parse_args()
     args.tests = str(pathlib.Path(args.tests).resolve())
     if args.install:
         install(args.install)
     log = args.log or tempfile.mktemp(prefix="triton-suite-", suffix=".jsonl")
-    if os.path.exists(log) and not args.log:
-        os.remove(log)
     start = time.time()
     rc = run(args, args.files, log)
     results, _ = read_log(log)
     print(f"# Triton's {' '.join(args.files)} under tritium, device={args.device}, "
           f"{len(results)} tests in {time.time() - start:.0f} s (pytest exit {rc})")
     report(results)
+    if not results and rc not in (0, 5):
+        print("no test ran: pytest failed before the first test (a collection error?); rerun "
+              "with -v to see its output")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=0)
