@@ -458,9 +458,9 @@ class tensor_descriptor(tensor_descriptor_base):
 
 class const:
     """``in_ptr: tl.const`` marks a pointer parameter as pointing to constant data (Triton's
-    annotation). tritium accepts it and compiles the parameter as an ordinary pointer: a
-    store through it is not rejected (Triton reports "Cannot store to a constant
-    pointer")."""
+    annotation). Loads through it and pointers made from it are as usual; a store through
+    one is a compile error ("Cannot store to a constant pointer"), and so is merging one with
+    a plain pointer in a dynamic if, ternary or return (their types differ, as in Triton)."""
 
 
 class PropagateNan:

@@ -459,7 +459,10 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
     builder_.set_region(else_region);
     builder_.create(ir::OpKind::Yield, {}, else_yields, expr.loc);
     builder_.set_region(outer);
-    for (Value* v : then_yields) op->add_result(v->type());
+    for (size_t i = 0; i < then_yields.size(); ++i) {
+      Value* r = op->add_result(then_yields[i]->type());
+      if (is_const_pointer(then_yields[i]) && is_const_pointer(else_yields[i])) mark_const_pointer(r);
+    }
     for (auto& [dest, index] : fixups) *dest = LValue::tensor(op->result(static_cast<int>(index)));
     return merged;
   }
@@ -470,12 +473,18 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
   if (a->type() != b->type()) {
     error_at(expr.loc, "the two values of the ternary have different types: " + a->type()->str() + " and " + b->type()->str());
   }
+  if (is_const_pointer(a) != is_const_pointer(b)) {
+    error_at(expr.loc, "Ternary expression with dynamic condition has inconsistent type: a pointer to constant "
+                       "data (tl.const) in one branch, a plain pointer in the other");
+  }
   builder_.set_region(then_region);
   builder_.create(ir::OpKind::Yield, {}, {a}, expr.loc);
   builder_.set_region(else_region);
   builder_.create(ir::OpKind::Yield, {}, {b}, expr.loc);
   builder_.set_region(outer);
-  return LValue::tensor(op->add_result(a->type()));
+  Value* result = op->add_result(a->type());
+  if (is_const_pointer(a)) mark_const_pointer(result);
+  return LValue::tensor(result);
 }
 
 LValue Lowerer::eval_call(const ast::Expr& expr) {

@@ -516,6 +516,15 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
       error_at(loc, "mismatched type for '" + name + "' between the then block (" + a.value->type()->str() +
                         ") and the else block (" + b.value->type()->str() + ")");
     }
+    if (is_const_pointer(a.value) != is_const_pointer(b.value)) {
+      // Same IR type, but one points to constant data (tl.const): Triton's types differ.
+      auto kind = [&](const Value* v) {
+        return std::string(is_const_pointer(v) ? "const " : "") + v->type()->str();
+      };
+      if (name == kReturnSlot) error_at(loc, "Inconsistent return types: " + kind(a.value) + " and " + kind(b.value));
+      error_at(loc, "Mismatched type for " + name + " between then block (" + kind(a.value) + ") and else block (" +
+                        kind(b.value) + ")");
+    }
     then_yields->push_back(a.value);
     else_yields->push_back(b.value);
     fixups->emplace_back(&dest, then_yields->size() - 1);
@@ -551,7 +560,10 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
                &then_yields, &else_yields, &fixups, loc);
   }
   merging_if_ = nullptr;
-  for (Value* v : then_yields) if_op->add_result(v->type());
+  for (size_t i = 0; i < then_yields.size(); ++i) {
+    Value* r = if_op->add_result(then_yields[i]->type());
+    if (is_const_pointer(then_yields[i]) && is_const_pointer(else_yields[i])) mark_const_pointer(r);
+  }
   for (auto& [dest, index] : fixups) *dest = LValue::tensor(if_op->result(static_cast<int>(index)));
   builder_.set_region(if_op->region(0));
   builder_.create(ir::OpKind::Yield, {}, then_yields, loc);
@@ -710,7 +722,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   ir::Region* region = op->add_region();
   Value* iv = region->add_arg(Type::scalar(iv_kind));
   Scope before = scope_;
-  bind_carried(*this, carried, init_values, add_args(region, inits));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(region, inits)));
   bind(stmt.target->name, LValue::tensor(iv));
   ir::Region* outer = builder_.region();
   builder_.set_region(region);
@@ -722,7 +734,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   scope_ = before;
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
-  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
   return false;
 }
 
@@ -785,7 +797,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   Scope before = scope_;
 
   builder_.set_region(before_region);
-  std::vector<Value*> before_args = add_args(before_region, inits);
+  std::vector<Value*> before_args = carry_const_pointers(inits, add_args(before_region, inits));
   bind_carried(*this, carried, init_values, before_args);
   Value* cond = to_bool_scalar(eval(*stmt.cond), stmt.cond->loc, "the while");
   std::vector<Value*> passed = {cond};
@@ -794,7 +806,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
 
   scope_ = before;
   builder_.set_region(after_region);
-  bind_carried(*this, carried, init_values, add_args(after_region, inits));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(after_region, inits)));
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
@@ -803,7 +815,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   scope_ = before;
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
-  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
 }
 
 // ---- calls ----

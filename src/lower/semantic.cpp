@@ -62,7 +62,18 @@ std::string invalid_operands(const Type* a, const Type* b) {
 
 ir::Value* Lowerer::emit(ir::OpKind kind, const ir::Type* type, std::vector<ir::Value*> operands,
                          const Loc& loc) {
-  return builder_.create_value(kind, type, operands, loc);
+  ir::Value* result = builder_.create_value(kind, type, operands, loc);
+  if (!const_pointers_.empty() && type->element()->is_pointer()) {
+    // Pointer arithmetic, splats and broadcasts of a pointer to constant data point to
+    // constant data too.
+    for (const ir::Value* operand : operands) {
+      if (is_const_pointer(operand)) {
+        mark_const_pointer(result);
+        break;
+      }
+    }
+  }
+  return result;
 }
 
 ScalarKind Lowerer::literal_type(const ConstValue& value, const Loc& loc) {

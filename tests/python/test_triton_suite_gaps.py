@@ -290,3 +290,57 @@ def test_const_annotation_accepted(rng):
     out = np.zeros_like(x)
     const_annotated[(1,)](x, out, 20, BLOCK=32)
     np.testing.assert_allclose(out, x + 1.0)
+
+
+@tritium.jit
+def store_to_const(in_ptr: tl.const, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = in_ptr + 1  # still a pointer to constant data
+    for i in range(2):  # and through a loop's carried value
+        p = p + 1
+    tl.store(p + offs, tl.load(out_ptr + offs))
+
+
+@tritium.jit
+def merge_const_if(in_ptr: tl.const, out_ptr, pick, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if pick:
+        dst = in_ptr
+    else:
+        dst = out_ptr
+    tl.store(out_ptr + offs, tl.load(dst + offs))
+
+
+@tritium.jit
+def merge_const_ternary(in_ptr: tl.const, out_ptr, pick, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dst = in_ptr if pick else out_ptr
+    tl.store(out_ptr + offs, tl.load(dst + offs))
+
+
+@tritium.jit
+def choose(a, b, pick):
+    if pick:
+        return b
+    else:
+        return a
+
+
+@tritium.jit
+def merge_const_return(in_ptr: tl.const, out_ptr, pick, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dst = choose(out_ptr, in_ptr, pick)
+    tl.store(out_ptr + offs, tl.load(dst + offs))
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (store_to_const, "Cannot store to a constant pointer"),
+    (merge_const_if, "Mismatched type for dst"),
+    (merge_const_ternary, "Ternary expression with dynamic condition has inconsistent type"),
+    (merge_const_return, "Inconsistent return types"),
+])
+def test_const_pointer_errors(kernel, message):
+    x = np.zeros(16, np.float32)
+    args = (x, np.zeros(16, np.float32)) + ((1,) if kernel is not store_to_const else ())
+    with pytest.raises(tritium.CompilationError, match=message):
+        kernel[(1,)](*args, BLOCK=8)
