@@ -6,7 +6,7 @@ As in Triton, ``TritonError`` is the base of them all, so ``except triton.Triton
 (and ``pytest.raises(triton.TritonError, match=...)``) catches a compile error."""
 
 __all__ = ["TritonError", "CompilationError", "LaunchError", "ArgumentTypeError",
-           "InternalError", "OutOfResources", "InterpreterError"]
+           "LaunchOptionError", "InternalError", "OutOfResources", "InterpreterError"]
 
 
 class TritonError(Exception):
@@ -69,6 +69,11 @@ class LaunchError(TritonError, RuntimeError):
 
 class ArgumentTypeError(LaunchError, TypeError):
     """An argument of a type no kernel parameter accepts (also a TypeError, as in Triton)."""
+
+
+class LaunchOptionError(LaunchError, AssertionError):
+    """A launch option out of its range (``num_warps=3``, ``num_stages=0``, ``num_ctas=3``).
+    Also an AssertionError: Triton checks these with ``assert``."""
 
 
 class InternalError(TritonError, RuntimeError):

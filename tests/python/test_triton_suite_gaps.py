@@ -373,3 +373,24 @@ def test_tuple_constexpr_parameter_rejects_pointers():
     x = np.zeros(64, np.int32)
     with pytest.raises(tritium.LaunchError, match="cannot be a compile-time constant"):
         reshape_to[(1,)](x, x, (x, 8), 64)
+
+
+# ---- launch options out of range are AssertionErrors too (Triton asserts them) ----
+
+@tritium.jit
+def nothing(x_ptr):
+    pass
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("num_warps", 3, "num_warps must be a power of 2"),
+    ("num_ctas", 3, "num_ctas must be a power of 2"),
+    ("num_stages", 0, "num_stages must be at least 1"),
+])
+def test_bad_launch_option_is_assertion_error(option, value, message):
+    x = np.zeros(1, np.float32)
+    with pytest.raises(AssertionError, match=message) as info:
+        nothing[(1,)](x, **{option: value})
+    assert isinstance(info.value, tritium.LaunchError)
+    assert isinstance(info.value, tritium.errors.LaunchOptionError)
+    nothing[(1,)](x, **{option: 1 if option != "num_stages" else 2})
