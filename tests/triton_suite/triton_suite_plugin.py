@@ -176,6 +176,8 @@ def pytest_runtest_logreport(report):
            "duration": round(report.duration, 3)}
     if outcome in ("failed", "error"):
         rec["reason"] = _first_line(report)
+        if "_Timeout" in rec["reason"]:
+            outcome = rec["outcome"] = "timeout"
     elif outcome == "skipped" and isinstance(report.longrepr, tuple):
         rec["reason"] = str(report.longrepr[2])[:200]
     _log(config, rec)
