@@ -385,6 +385,14 @@ ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue
   if (kind == ir::OpKind::Div && ir::is_float(k)) {
     error_at(loc, "unexpected type " + triton_str(k));
   }
+  if (ir::is_integer(k) && ir::is_signed(k) && ir::bit_width(k) < 32) {
+    // int8/int16 divide as C does, in int32 (the promoted type), then truncate: the
+    // minimum / -1 is then defined (it wraps; its remainder is 0) rather than an overflow
+    // of the narrow type, and the GPU computes in 32-bit registers anyway.
+    Value* x = cast(a, ScalarKind::I32, loc);
+    Value* y = cast(b, ScalarKind::I32, loc);
+    return cast(emit(kind, x->type(), {x, y}, loc), k, loc);
+  }
   return emit(kind, a->type(), {a, b}, loc);
 }
 

@@ -394,3 +394,27 @@ def test_bad_launch_option_is_assertion_error(option, value, message):
     assert isinstance(info.value, tritium.LaunchError)
     assert isinstance(info.value, tritium.errors.LaunchOptionError)
     nothing[(1,)](x, **{option: 1 if option != "num_stages" else 2})
+
+
+# ---- int8/int16 division of the minimum by -1 (C promotes to int: defined) ----
+
+@tritium.jit
+def narrow_div_rem(x_ptr, q_ptr, r_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(q_ptr + offs, x // -1)
+    tl.store(r_ptr + offs, x % -1)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_narrow_min_div_minus_one(rng, dtype):
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, 16).astype(dtype)
+    x[0] = info.min
+    q = np.zeros_like(x)
+    r = np.ones_like(x)
+    narrow_div_rem[(1,)](x, q, r, BLOCK=16)
+    # C: the quotient is computed in int and truncated back (the minimum wraps to itself),
+    # the remainder is 0.
+    np.testing.assert_array_equal(q, (-(x.astype(np.int32))).astype(dtype))
+    np.testing.assert_array_equal(r, np.zeros_like(x))
