@@ -36,6 +36,14 @@ class LaunchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A launch option out of its range (num_warps, num_stages, num_ctas): Triton checks those
+// with `assert`, so Python sees tritium.errors.LaunchOptionError, a LaunchError that is
+// also an AssertionError.
+class LaunchOptionError : public LaunchError {
+ public:
+  using LaunchError::LaunchError;
+};
+
 // A compiler bug: an invariant broke. Never the user's fault; the message names where.
 class InternalError : public std::logic_error {
  public:

@@ -31,6 +31,7 @@ from .triton_alias import use_as_triton
 from .driver import set_allocator
 from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
+from . import knobs  # noqa: E402  (triton.knobs)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
@@ -40,6 +41,16 @@ try:
     _extension()
 except ImportError:
     pass
+
+
+def compile(src, target=None, options=None):
+    """``triton.compile``: Triton compiles an ASTSource or a file of its MLIR dialects
+    (.ttir/.ttgir/.llir/.ptx) here. tritium compiles Python kernels only, through
+    ``@jit`` (``kernel[grid](...)``, ``kernel.warmup(...)``); it has no MLIR front end."""
+    raise NotImplementedError(
+        "triton.compile is not supported by tritium: tritium compiles @jit Python kernels "
+        "(launch them, or use kernel.warmup(...) for a compiled handle); Triton's MLIR "
+        f"text ({src!r}) has no meaning to it")
 
 
 def cache_stats():
@@ -82,10 +93,12 @@ __all__ = [
     "cache_dir",
     "cache_stats",
     "cdiv",
+    "compile",
     "constexpr_function",
     "ConstexprFunction",
     "heuristics",
     "jit",
+    "knobs",
     "language",
     "next_power_of_2",
     "reset_cache_stats",

@@ -6,7 +6,7 @@ As in Triton, ``TritonError`` is the base of them all, so ``except triton.Triton
 (and ``pytest.raises(triton.TritonError, match=...)``) catches a compile error."""
 
 __all__ = ["TritonError", "CompilationError", "LaunchError", "ArgumentTypeError",
-           "InternalError", "OutOfResources"]
+           "LaunchOptionError", "InternalError", "OutOfResources", "InterpreterError"]
 
 
 class TritonError(Exception):
@@ -25,6 +25,10 @@ class CompilationError(TritonError):
 
     def __init__(self, message, file="", line=0, col=0, excerpt="", report=None):
         self.message = message
+        # Triton's CompilationError carries the error that caused it as __cause__ (tests
+        # and programs read the bare message from str(e.__cause__)); tritium's cause is
+        # the bare message itself.
+        self.__cause__ = _Cause(message)
         self.file = file
         self.line = line
         self.col = col
@@ -38,9 +42,24 @@ class CompilationError(TritonError):
     def __str__(self):
         return self.report
 
+    @property
+    def error_message(self):
+        """The bare message (Triton's ``CompilationError.error_message``)."""
+        return self.message
+
     def __reduce__(self):
         return (type(self), (self.message, self.file, self.line, self.col, self.excerpt,
                              self.report))
+
+
+class _Cause(Exception):
+    """The bare message of a CompilationError, as its ``__cause__``."""
+
+
+# Triton raises InterpreterError for errors in kernels run by its interpreter; tritium
+# reports those as CompilationError (located like every compile error), and the name
+# stands for the same class so `pytest.raises(InterpreterError)` and `except` agree.
+InterpreterError = CompilationError
 
 
 class LaunchError(TritonError, RuntimeError):
@@ -50,6 +69,11 @@ class LaunchError(TritonError, RuntimeError):
 
 class ArgumentTypeError(LaunchError, TypeError):
     """An argument of a type no kernel parameter accepts (also a TypeError, as in Triton)."""
+
+
+class LaunchOptionError(LaunchError, AssertionError):
+    """A launch option out of its range (``num_warps=3``, ``num_stages=0``, ``num_ctas=3``).
+    Also an AssertionError: Triton checks these with ``assert``."""
 
 
 class InternalError(TritonError, RuntimeError):

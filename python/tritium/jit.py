@@ -17,7 +17,7 @@ import types
 from . import language as _language
 
 __all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
-           "LAUNCH_OPTIONS", "register_host_memory"]
+           "LAUNCH_OPTIONS", "register_host_memory", "type_canonicalisation_dict"]
 
 _extension_module = None
 
@@ -262,6 +262,10 @@ class JITFunction:
                                           return_annotation=python_signature.return_annotation)
         self.signature._jit_function = self
         self.arg_names = list(python_signature.parameters)
+        # JITFunction(fn) built directly (Triton's tests patch a template's text that way)
+        # names no lists: the decorator written in the source is the compiler's word then.
+        self._specialization_given = (do_not_specialize is not None
+                                      or do_not_specialize_on_alignment is not None)
         self.do_not_specialize = _param_indices(
             self.arg_names, do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = _param_indices(
@@ -283,6 +287,16 @@ class JITFunction:
         self._globals = None  # name -> description, gathered at the first call
         self._kernel = None   # the tritium._C.Kernel, created at the first call
         self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
+        self._cache_key = None
+
+    def _unsafe_update_src(self, new_src):
+        """Replaces the kernel's source text (Triton's ``JITFunction._unsafe_update_src``,
+        used by programs that patch a template kernel's text): the next launch compiles the
+        new text; the signature stays the original function's."""
+        self.src = new_src
+        self._globals = None
+        self._kernel = None
+        self._last_launcher = None
         self._cache_key = None
 
     @property
@@ -358,7 +372,8 @@ class JITFunction:
         kernel = _extension().Kernel(self.src, self.__name__, self.path,
                                      self.starting_line_number)
         kernel.set_globals(self.globals_used())
-        kernel.set_specialization(self.do_not_specialize, self.do_not_specialize_on_alignment)
+        if self._specialization_given:
+            kernel.set_specialization(self.do_not_specialize, self.do_not_specialize_on_alignment)
         kernel.set_debug(_debug_option(self.debug))
         self._kernel = kernel
         return kernel
@@ -381,6 +396,8 @@ class JITFunction:
                                      and last_grid == grid):
                 return last[1]
         launcher = (self._kernel or self._build()).launcher(grid)
+        if self._repr is not None:
+            launcher = _NamingLauncher(launcher, self)
         self._last_launcher = (grid, launcher)
         return launcher
 
@@ -390,15 +407,25 @@ class JITFunction:
         kernel = self._kernel or self._build()
         options = _take_options(kwargs, self.arg_names)
         if warmup:
-            return kernel.warmup(args, kwargs, options)
-        return kernel.launch(grid, args, kwargs, options)
+            return self._named(kernel.warmup(args, kwargs, options))
+        return self._named(kernel.launch(grid, args, kwargs, options))
 
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles (and caches) the kernel for these arguments without launching it; on the
         GPU it is also loaded on the arguments' device, so a CUDA graph captured afterwards
         sees only launches. Returns the compiled-kernel handle."""
         options = _take_options(kwargs, self.arg_names)
-        return (self._kernel or self._build()).warmup(args, kwargs, options)
+        return self._named((self._kernel or self._build()).warmup(args, kwargs, options))
+
+    def _named(self, handle):
+        """Gives a compiled handle the name the decorator's `repr=` makes of its
+        specialization (Triton's ``@jit(repr=...)``), once per handle."""
+        if self._repr is None or handle is None or getattr(handle, "_repr_named", False):
+            return handle
+        name = self._repr(Specialization(self.arg_names, handle.signature))
+        handle.name = handle.metadata.name = str(name)
+        handle._repr_named = True
+        return handle
 
     # -- looking inside ------------------------------------------------------------------
 
@@ -522,6 +549,89 @@ def next_power_of_2(n):
     for shift in (1, 2, 4, 8, 16, 32):
         n |= n >> shift
     return n + 1
+
+
+# Every dtype spelling host code may use -> the signature spelling of that dtype (Triton's
+# ``triton.runtime.jit.type_canonicalisation_dict``): numpy/torch names ("float32", "bool",
+# "uint8", "float8_e4m3fn"), tl long names ("float8e4nv") and the short names themselves.
+def _canonical_names():
+    table = {}
+    for short, row in _language._TABLE.items():
+        if row["long"] == short:      # the integer rows are also stored under their long name
+            continue
+        sig = short
+        for spelling in (short, row["long"], row["torch"], row["numpy"]):
+            if spelling:
+                table[spelling] = sig
+    table.update({"bool": "i1", "int1": "i1", "bool_": "i1"})
+    return table
+
+
+type_canonicalisation_dict = _canonical_names()
+
+class _NamingLauncher:
+    """kernel[grid] for a kernel with `repr=`: the C++ launcher, then the handle renamed."""
+
+    def __init__(self, launcher, function):
+        self._launcher = launcher
+        self._function = function
+
+    def __call__(self, *args, **kwargs):
+        return self._function._named(self._launcher(*args, **kwargs))
+
+    def __getattr__(self, name):
+        return getattr(self._launcher, name)
+
+
+class Specialization:
+    """What a `repr=` function of ``@jit(repr=...)`` is given (Triton's ASTSource fields):
+    ``signature`` (parameter name -> type text: "i32", "*fp16", "constexpr"), ``constants``
+    (name -> value of each constexpr, and of integer arguments specialized to 1), and
+    ``attrs`` (name -> the specialization hints: "D" for divisible by 16)."""
+
+    def __init__(self, arg_names, signature_text):
+        self.signature = {}
+        self.constants = {}
+        self.attrs = {}
+        for name, entry in zip(arg_names, _split_top_level(signature_text)):
+            entry = entry.strip()
+            if "=" in entry and not entry.startswith(("*", "(")):
+                _, value = entry.split("=", 1)
+                self.signature[name] = "constexpr"
+                self.constants[name] = _literal(value)
+            elif entry in ("1", "None"):
+                self.signature[name] = "constexpr"
+                self.constants[name] = _literal(entry)
+            else:
+                ty, _, hint = entry.partition(":")
+                self.signature[name] = ty
+                if hint == "16":
+                    self.attrs[name] = [["tt.divisibility", 16]]
+        self.constexprs = self.constants
+
+
+def _split_top_level(text):
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if current:
+        parts.append("".join(current))
+    return parts
+
+
+def _literal(text):
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return text.strip()
 
 
 class TensorWrapper:

@@ -124,6 +124,10 @@ def _dtype_table():
 
 _TABLE = _dtype_table()
 
+# The module dtypes name in repr(): "triton.language" while `import triton` is answered by
+# tritium (tritium.use_as_triton()), so eval(repr(tl.int8)) works in the program's terms.
+_REPR_MODULE = ["tritium.language"]
+
 
 class dtype:
     """A scalar element type, as Triton's ``tl.dtype``. ``name`` is Triton's short spelling
@@ -136,6 +140,7 @@ class dtype:
     UINT_TYPES = tuple("int1" if r["bits"] == 1 else f"uint{r['bits']}"
                        for n, r in _TABLE.items() if not r["float"] and not r["signed"])
     FP_TYPES = tuple(n for n, r in _TABLE.items() if r["float"])
+    STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
     OTHER_TYPES = ("void",)
 
     class SIGNEDNESS:
@@ -300,7 +305,7 @@ class dtype:
         return self.name
 
     def __repr__(self):
-        return f"tritium.language.{_LONG_OF.get(self.name, self.name)}"
+        return f"{_REPR_MODULE[0]}.{_LONG_OF.get(self.name, self.name)}"
 
     @property
     def cache_key_part(self):
@@ -361,13 +366,33 @@ class pointer_type(dtype):
         return self.name
 
     def __repr__(self):
-        return f"tritium.language.pointer_type({self.element_ty!r})"
+        return f"{_REPR_MODULE[0]}.pointer_type({self.element_ty!r})"
 
 
 class const_pointer_type(pointer_type):
     def __init__(self, element_ty, address_space=1):
         super().__init__(element_ty, address_space, const=True)
 
+
+
+def str_to_ty(name, c=None):
+    """The dtype a signature string names (Triton's ``tl.str_to_ty``): ``"fp32"``, ``"i32"``,
+    ``"u8"``, ``"bf16"``, ``"fp8e4nv"``, the long names (``"float32"``, ``"int64"``), or a
+    pointer ``"*fp16"`` (``"*k..."`` for a pointer to constant memory). `c` (Triton's
+    constexpr marker) is accepted and not used."""
+    name = _unwrap(name)
+    if not isinstance(name, str):
+        raise TypeError(f"str_to_ty takes a type string, got {type(name).__name__}")
+    if name.startswith("*"):
+        inner = name[1:]
+        const = inner.startswith("k")
+        if const:
+            inner = inner[1:]
+        element = str_to_ty(inner)
+        return const_pointer_type(element) if const else pointer_type(element)
+    if name in ("void",):
+        return void
+    return dtype({"bool": "i1", "int1": "i1"}.get(name, name))
 
 class block_type(dtype):
     """A block of `element_ty` with a static `shape` (annotations only)."""
@@ -429,6 +454,13 @@ class tensor_descriptor_base:
 
 class tensor_descriptor(tensor_descriptor_base):
     pass
+
+
+class const:
+    """``in_ptr: tl.const`` marks a pointer parameter as pointing to constant data (Triton's
+    annotation). Loads through it and pointers made from it are as usual; a store through
+    one is a compile error ("Cannot store to a constant pointer"), and so is merging one with
+    a plain pointer in a dynamic if, ternary or return (their types differ, as in Triton)."""
 
 
 class PropagateNan:

@@ -45,6 +45,7 @@ TRITON_MODULES = {
     "triton.compiler.errors": "tritium.errors",
     "triton.errors": "tritium.errors",
     "triton.testing": "tritium.testing",
+    "triton.knobs": "tritium.knobs",
     "triton.tools": "tritium.tools",
     "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
 }
@@ -123,6 +124,7 @@ def use_as_triton(quiet=False):
         _finder = _TritonFinder()
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    importlib.import_module("tritium.language")._REPR_MODULE[0] = "triton.language"
     return True
 
 
@@ -130,6 +132,7 @@ def stop_using_as_triton():
     """Undoes use_as_triton(): removes the finder and the `triton*` modules it imported."""
     if _finder is not None and _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    importlib.import_module("tritium.language")._REPR_MODULE[0] = "tritium.language"
     for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
         if getattr(sys.modules[name], "__tritium__", False) or \
                 sys.modules[name].__name__.startswith("tritium"):

@@ -206,6 +206,25 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
       return acc;
     }
     if (fn == "isinstance") return isinstance_of(args, kwargs, loc);
+    if (fn == "getattr") {
+      // getattr(obj, "name") with a compile-time string: the attribute, as `obj.name`
+      // (Triton's tests pick tl functions and enum values by constexpr name). A third
+      // argument is the default when the attribute is missing.
+      if ((args.size() != 2 && args.size() != 3) || !kwargs.empty()) {
+        error_at(loc, "getattr() takes an object, a compile-time attribute name and an optional default");
+      }
+      if (!args[1].is_const() || args[1].c.kind != ConstValue::Kind::Str) {
+        error_at(loc, "getattr(): the attribute name must be a compile-time string, got " + args[1].describe());
+      }
+      if (args.size() == 3) {
+        try {
+          return attribute_of(args[0], args[1].c.s, loc);
+        } catch (const CompileError&) {
+          return args[2];
+        }
+      }
+      return attribute_of(args[0], args[1].c.s, loc);
+    }
     if (args.size() != 1 || !kwargs.empty()) error_at(loc, fn + "() takes exactly one argument here");
     const LValue& x = args[0];
     if (fn == "len") {

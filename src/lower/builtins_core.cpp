@@ -117,7 +117,7 @@ void register_core_builtins(BuiltinTable& t) {
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {
           return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));
         });
-  t.add("cast", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, false, cast);
+  t.add("cast", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast);  // also x.cast(...)
   t.add(Builtin{"to", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast, /*function=*/false});
   for (const char* name : {"multiple_of", "max_contiguous", "max_constancy"}) t.add(name, {"input", "values"}, false, hint);
   t.add("static_assert", {"cond", "msg="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {

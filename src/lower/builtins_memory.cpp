@@ -87,6 +87,7 @@ LValue load(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 LValue store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (LValue out; lower_block_ptr_access(L, a, false, loc, &out)) return out;
   Value* ptr = memory_pointer(L, a, loc);
+  if (L.is_const_pointer(ptr)) error_at(loc, "Cannot store to a constant pointer (a tl.const parameter's data)");
   CacheHints hints(a, /*load=*/false, loc);
   const Type* pointee = ptr->type()->element()->pointee();
   const LValue& v = a.get("value");

@@ -20,6 +20,13 @@ bool annotation_is_constexpr(const ast::Expr* ann) {
   return false;
 }
 
+// `tl.const` (Triton's mark of a pointer to constant data).
+bool annotation_is_const(const ast::Expr* ann) {
+  if (!ann) return false;
+  if (ann->kind == ast::ExprKind::Name || ann->kind == ast::ExprKind::Attribute) return ann->name == "const";
+  return false;
+}
+
 // `tl.int64`, `"i64"`, `"int64"` force a parameter's scalar type.
 bool annotation_dtype(const ast::Expr* ann, ir::ScalarKind* out) {
   if (!ann) return false;
@@ -172,6 +179,9 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
         if (sig.kind == ParamSig::Kind::Pointer) type = ir::Type::pointer(type);
         param.arg = function->body().add_arg(type);
         param.facts.divisibility = sig.divisibility;
+        if (sig.kind == ParamSig::Kind::Pointer && annotation_is_const(p.annotation.get())) {
+          lowerer.mark_const_pointer(param.arg);
+        }
         lowerer.bind(p.name, lower::LValue::tensor(param.arg));
         break;
       }

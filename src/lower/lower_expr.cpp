@@ -256,9 +256,10 @@ LValue eval_attribute_of_tensor_dtype(const Type* type) {
 }  // namespace
 
 LValue Lowerer::eval_attribute(const ast::Expr& expr) {
-  LValue base = eval(*expr.lhs);
-  const std::string& name = expr.name;
-  const Loc& loc = expr.loc;
+  return attribute_of(eval(*expr.lhs), expr.name, expr.loc, expr.lhs.get());
+}
+
+LValue Lowerer::attribute_of(const LValue& base, const std::string& name, const Loc& loc, const ast::Expr* written_base) {
   if (base.kind == LValue::Kind::Module) {
     LValue out;
     if (module_attribute(base.name, name, &out)) return out;
@@ -269,7 +270,7 @@ LValue Lowerer::eval_attribute(const ast::Expr& expr) {
       if (it != context_->globals->end()) return binding_to_value(it->second);
     }
     // Named as the user wrote it: `tl` (an alias of triton.language), `tritium.language`.
-    std::string written = dotted_source(*expr.lhs);
+    std::string written = written_base ? dotted_source(*written_base) : std::string();
     bool dotted = written.find('.') != std::string::npos;
     std::string message = "module '" + (dotted ? written : base.name) + "'" +
                           (!written.empty() && !dotted ? " (" + written + ")" : "") +
@@ -395,12 +396,9 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   }
   if (!base.is_tensor()) error_at(loc, base.describe() + " cannot be indexed");
   Value* v = base.value;
-  if (!v->type()->is_block() && !expr.items.empty()) {
-    // A scalar can only grow dimensions: x[None] is a block of one element.
-  }
-  int source_dim = 0;
-  std::vector<int64_t> shape;
-  const std::vector<int64_t>& src_shape = v->type()->shape();
+  // As Triton's tensor.__getitem__: each `None` at position i inserts an axis of size one at
+  // i (in order, on the block grown so far); a `:` keeps whatever axis is there and is not
+  // counted against the rank (a scalar pointer indexed `p[None, None, :]` is a 1x1 block).
   std::vector<int> new_axes;
   for (size_t i = 0; i < expr.items.size(); ++i) {
     const ast::Expr& item = *expr.items[i];
@@ -408,21 +406,15 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
       new_axes.push_back(static_cast<int>(i));
       continue;
     }
-    if (item.kind == ast::ExprKind::Slice && !item.lhs && !item.rhs && !item.third) {
-      if (source_dim >= v->type()->rank()) error_at(item.loc, "too many indices for a block of rank " + std::to_string(v->type()->rank()));
-      ++source_dim;
-      continue;
-    }
+    if (item.kind == ast::ExprKind::Slice && !item.lhs && !item.rhs && !item.third) continue;
     error_at(item.loc, "unsupported tensor index: only `:` and `None` are allowed");
   }
-  if (source_dim != v->type()->rank()) {
-    error_at(loc, "the index has " + std::to_string(source_dim) + " `:` but the block has rank " +
-                      std::to_string(v->type()->rank()));
-  }
-  (void)src_shape;
-  (void)shape;
   for (int axis : new_axes) {
     std::vector<int64_t> grown = v->type()->shape();
+    if (axis > static_cast<int>(grown.size())) {
+      error_at(loc, "invalid axis " + std::to_string(axis) + " for None in the index: the block has rank " +
+                        std::to_string(grown.size()) + " there");
+    }
     grown.insert(grown.begin() + axis, 1);
     ir::Op* op = builder_.create(ir::OpKind::ExpandDims, {Type::block(v->type()->element(), grown)}, {v}, loc);
     op->set_attr("axis", int64_t{axis});
@@ -444,6 +436,17 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
   LValue then_value = eval(*expr.lhs);
   builder_.set_region(else_region);
   LValue else_value = eval(*expr.third);
+  auto is_none = [](const LValue& v) { return v.is_const() && v.c.kind == ConstValue::Kind::None; };
+  if (is_none(then_value) && is_none(else_value)) {
+    // `f(a) if c else g(b)` as a statement, both calls returning nothing (Triton's
+    // "if_exp_dynamic_void"): an if with no results.
+    builder_.set_region(then_region);
+    builder_.create(ir::OpKind::Yield, {}, {}, expr.loc);
+    builder_.set_region(else_region);
+    builder_.create(ir::OpKind::Yield, {}, {}, expr.loc);
+    builder_.set_region(outer);
+    return LValue::constant(ConstValue::none());
+  }
   if (is_compound(then_value) || is_compound(else_value)) {
     // Tuples and block pointers merge leaf by leaf, as the names of an `if` statement do.
     LValue merged = then_value;
@@ -456,7 +459,10 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
     builder_.set_region(else_region);
     builder_.create(ir::OpKind::Yield, {}, else_yields, expr.loc);
     builder_.set_region(outer);
-    for (Value* v : then_yields) op->add_result(v->type());
+    for (size_t i = 0; i < then_yields.size(); ++i) {
+      Value* r = op->add_result(then_yields[i]->type());
+      if (is_const_pointer(then_yields[i]) && is_const_pointer(else_yields[i])) mark_const_pointer(r);
+    }
     for (auto& [dest, index] : fixups) *dest = LValue::tensor(op->result(static_cast<int>(index)));
     return merged;
   }
@@ -467,12 +473,18 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
   if (a->type() != b->type()) {
     error_at(expr.loc, "the two values of the ternary have different types: " + a->type()->str() + " and " + b->type()->str());
   }
+  if (is_const_pointer(a) != is_const_pointer(b)) {
+    error_at(expr.loc, "Ternary expression with dynamic condition has inconsistent type: a pointer to constant "
+                       "data (tl.const) in one branch, a plain pointer in the other");
+  }
   builder_.set_region(then_region);
   builder_.create(ir::OpKind::Yield, {}, {a}, expr.loc);
   builder_.set_region(else_region);
   builder_.create(ir::OpKind::Yield, {}, {b}, expr.loc);
   builder_.set_region(outer);
-  return LValue::tensor(op->add_result(a->type()));
+  Value* result = op->add_result(a->type());
+  if (is_const_pointer(a)) mark_const_pointer(result);
+  return LValue::tensor(result);
 }
 
 LValue Lowerer::eval_call(const ast::Expr& expr) {

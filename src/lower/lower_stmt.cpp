@@ -105,7 +105,8 @@ LValue binding_value(const GlobalBinding& binding) {
   return LValue::constant(ConstValue::none());
 }
 
-const char* kPythonBuiltins[] = {"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance"};
+const char* kPythonBuiltins[] = {"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance",
+                                 "getattr"};
 
 }  // namespace
 
@@ -515,6 +516,15 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
       error_at(loc, "mismatched type for '" + name + "' between the then block (" + a.value->type()->str() +
                         ") and the else block (" + b.value->type()->str() + ")");
     }
+    if (is_const_pointer(a.value) != is_const_pointer(b.value)) {
+      // Same IR type, but one points to constant data (tl.const): Triton's types differ.
+      auto kind = [&](const Value* v) {
+        return std::string(is_const_pointer(v) ? "const " : "") + v->type()->str();
+      };
+      if (name == kReturnSlot) error_at(loc, "Inconsistent return types: " + kind(a.value) + " and " + kind(b.value));
+      error_at(loc, "Mismatched type for " + name + " between then block (" + kind(a.value) + ") and else block (" +
+                        kind(b.value) + ")");
+    }
     then_yields->push_back(a.value);
     else_yields->push_back(b.value);
     fixups->emplace_back(&dest, then_yields->size() - 1);
@@ -550,7 +560,10 @@ void Lowerer::merge_branches(ir::Op* if_op, const Scope& before, Scope then_scop
                &then_yields, &else_yields, &fixups, loc);
   }
   merging_if_ = nullptr;
-  for (Value* v : then_yields) if_op->add_result(v->type());
+  for (size_t i = 0; i < then_yields.size(); ++i) {
+    Value* r = if_op->add_result(then_yields[i]->type());
+    if (is_const_pointer(then_yields[i]) && is_const_pointer(else_yields[i])) mark_const_pointer(r);
+  }
   for (auto& [dest, index] : fixups) *dest = LValue::tensor(if_op->result(static_cast<int>(index)));
   builder_.set_region(if_op->region(0));
   builder_.create(ir::OpKind::Yield, {}, then_yields, loc);
@@ -633,10 +646,34 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   }
   std::vector<LValue> args;
   for (const auto& a : iter.items) args.push_back(eval(*a));
+  // tl.range and tl.static_range name their bounds (arg1, arg2, step), as Triton's do;
+  // Python's range takes positional bounds only.
+  bool tl_form = callee.name != "py.range";
+  LValue named[3];
+  bool has_named[3] = {false, false, false};
   for (const auto& kw : iter.keywords) {
     static const std::set<std::string> known = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
                                                 "flatten", "warp_specialize"};
+    int slot = kw.name == "arg1" ? 0 : kw.name == "arg2" ? 1 : kw.name == "step" ? 2 : -1;
+    if (slot >= 0 && tl_form) {
+      if (static_cast<int>(args.size()) > slot) error_at(kw.loc, "range got multiple values for '" + kw.name + "'");
+      named[slot] = eval(*kw.value);
+      has_named[slot] = true;
+      continue;
+    }
     if (is_static || !known.count(kw.name)) error_at(kw.loc, "unexpected keyword argument '" + kw.name + "'");
+  }
+  for (int slot = 0; slot < 3; ++slot) {
+    if (!has_named[slot]) continue;
+    if (static_cast<int>(args.size()) < slot) {
+      if (slot == 2 && args.size() == 1) {
+        // range(end, step=s): the bounds are (0, end).
+        args.insert(args.begin(), LValue::constant(ConstValue::integer(0)));
+      } else {
+        error_at(iter.loc, "range: '" + std::string(slot == 1 ? "arg2" : "step") + "' given without the bounds before it");
+      }
+    }
+    args.push_back(named[slot]);
   }
   if (args.empty() || args.size() > 3) error_at(iter.loc, "range expects 1 to 3 arguments");
   // A return in the body is an error where it is lowered (as in Triton, one under a
@@ -678,13 +715,14 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
   for (const auto& kw : iter.keywords) {
+    if (kw.name == "arg1" || kw.name == "arg2" || kw.name == "step") continue;
     LValue v = eval(*kw.value);
     if (v.is_const() && v.c.kind == ConstValue::Kind::Int) op->set_attr(kw.name, static_cast<int64_t>(v.c.i));
   }
   ir::Region* region = op->add_region();
   Value* iv = region->add_arg(Type::scalar(iv_kind));
   Scope before = scope_;
-  bind_carried(*this, carried, init_values, add_args(region, inits));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(region, inits)));
   bind(stmt.target->name, LValue::tensor(iv));
   ir::Region* outer = builder_.region();
   builder_.set_region(region);
@@ -696,7 +734,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   scope_ = before;
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
-  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
   return false;
 }
 
@@ -759,7 +797,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   Scope before = scope_;
 
   builder_.set_region(before_region);
-  std::vector<Value*> before_args = add_args(before_region, inits);
+  std::vector<Value*> before_args = carry_const_pointers(inits, add_args(before_region, inits));
   bind_carried(*this, carried, init_values, before_args);
   Value* cond = to_bool_scalar(eval(*stmt.cond), stmt.cond->loc, "the while");
   std::vector<Value*> passed = {cond};
@@ -768,7 +806,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
 
   scope_ = before;
   builder_.set_region(after_region);
-  bind_carried(*this, carried, init_values, add_args(after_region, inits));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(after_region, inits)));
   ++context_->loop_depth;
   lower_stmts(stmt.body, 0, Continuation{});
   --context_->loop_depth;
@@ -777,7 +815,7 @@ void Lowerer::lower_while(const ast::Stmt& stmt) {
   scope_ = before;
   std::vector<bool> kept;
   op = drop_invariant_carried(op, inits, &kept);
-  bind_carried(*this, carried, init_values, loop_results(op, inits, kept));
+  bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
 }
 
 // ---- calls ----

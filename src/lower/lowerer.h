@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +146,17 @@ class Lowerer {
                                                     bool allow_lhs_ptr, bool allow_rhs_ptr,
                                                     bool arithmetic_check, bool div_or_mod,
                                                     const Loc& loc);
+  // Pointers to constant data (Triton's `p: tl.const` parameters) and the pointers made
+  // from them: a store through one is an error, and one cannot merge with a plain pointer.
+  void mark_const_pointer(const ir::Value* v) { const_pointers_.insert(v); }
+  bool is_const_pointer(const ir::Value* v) const { return const_pointers_.count(v) != 0; }
+  // A loop's region arguments and results carry the const-ness of their initial values.
+  std::vector<ir::Value*> carry_const_pointers(const std::vector<ir::Value*>& inits, std::vector<ir::Value*> values) {
+    for (size_t i = 0; i < inits.size() && i < values.size(); ++i) {
+      if (is_const_pointer(inits[i])) mark_const_pointer(values[i]);
+    }
+    return values;
+  }
   ir::Value* emit(ir::OpKind kind, const ir::Type* type, std::vector<ir::Value*> operands,
                   const Loc& loc);
   ir::Value* to_bool_scalar(const LValue& cond, const Loc& loc, const char* what);
@@ -204,6 +216,10 @@ class Lowerer {
 
   LValue eval_call(const ast::Expr& expr);
   LValue eval_attribute(const ast::Expr& expr);
+  // `base.name` (also Python's getattr(base, "name") with a constant name); `written_base`,
+  // when given, is the source of `base` for messages.
+  LValue attribute_of(const LValue& base, const std::string& name, const Loc& loc,
+                      const ast::Expr* written_base = nullptr);
   LValue eval_subscript(const ast::Expr& expr);
   LValue eval_ternary(const ast::Expr& expr);
 
@@ -227,6 +243,7 @@ class Lowerer {
   std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
   int inline_depth_ = 0;
   ir::Op* merging_if_ = nullptr;  // the `if` whose branches merge_branches is merging
+  std::set<const ir::Value*> const_pointers_;
   bool checking_ = false;         // inside check_like_triton
   std::vector<std::string> inlining_;  // "name@path:line" of the callees being inlined, outermost first
 

@@ -62,7 +62,18 @@ std::string invalid_operands(const Type* a, const Type* b) {
 
 ir::Value* Lowerer::emit(ir::OpKind kind, const ir::Type* type, std::vector<ir::Value*> operands,
                          const Loc& loc) {
-  return builder_.create_value(kind, type, operands, loc);
+  ir::Value* result = builder_.create_value(kind, type, operands, loc);
+  if (!const_pointers_.empty() && type->element()->is_pointer()) {
+    // Pointer arithmetic, splats and broadcasts of a pointer to constant data point to
+    // constant data too.
+    for (const ir::Value* operand : operands) {
+      if (is_const_pointer(operand)) {
+        mark_const_pointer(result);
+        break;
+      }
+    }
+  }
+  return result;
 }
 
 ScalarKind Lowerer::literal_type(const ConstValue& value, const Loc& loc) {
@@ -373,6 +384,14 @@ ir::Value* Lowerer::int_div_rem(ir::OpKind kind, const LValue& lhs, const LValue
   ScalarKind k = element_of(a)->scalar_kind();
   if (kind == ir::OpKind::Div && ir::is_float(k)) {
     error_at(loc, "unexpected type " + triton_str(k));
+  }
+  if (ir::is_integer(k) && ir::is_signed(k) && ir::bit_width(k) < 32) {
+    // int8/int16 divide as C does, in int32 (the promoted type), then truncate: the
+    // minimum / -1 is then defined (it wraps; its remainder is 0) rather than an overflow
+    // of the narrow type, and the GPU computes in 32-bit registers anyway.
+    Value* x = cast(a, ScalarKind::I32, loc);
+    Value* y = cast(b, ScalarKind::I32, loc);
+    return cast(emit(kind, x->type(), {x, y}, loc), k, loc);
   }
   return emit(kind, a->type(), {a, b}, loc);
 }

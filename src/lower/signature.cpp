@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 #include "support/text.h"
@@ -456,7 +457,23 @@ Signature parse_signature(const std::string& text, const std::vector<std::string
 
     ParamSig p;
     bool constexpr_param = index < is_constexpr.size() && is_constexpr[index];
-    if (constexpr_param) {
+    if (constexpr_param && !value_text.empty() && value_text.front() == '(') {
+      // A tuple given to a tl.constexpr parameter: every element a constexpr.
+      p = parse_runtime_entry(value_text, entry);
+      std::function<bool(const ParamSig&)> all_constant = [&](const ParamSig& s) {
+        if (s.kind == ParamSig::Kind::Tuple) {
+          for (const ParamSig& e : s.elements) {
+            if (!all_constant(e)) return false;
+          }
+          return true;
+        }
+        return s.kind == ParamSig::Kind::Constant;
+      };
+      if (p.kind != ParamSig::Kind::Tuple || !all_constant(p)) {
+        fail("entry '" + entry + "': a tuple for constexpr parameter '" + names[index] +
+             "' must hold constants only, e.g. (constexpr(8), constexpr(8))");
+      }
+    } else if (constexpr_param) {
       std::optional<ConstValue> v = parse_value(value_text, entry);
       if (!v) {
         fail("entry '" + entry + "': constexpr parameter '" + names[index] +

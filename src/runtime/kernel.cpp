@@ -104,17 +104,17 @@ void notice_once(const char* text) {
 void check_config(const std::string& kernel, const LaunchConfig& config) {
   int w = config.num_warps;
   if (w <= 0 || w > 64 || (w & (w - 1)) != 0) {
-    throw LaunchError("kernel '" + kernel + "': num_warps must be a power of 2 (1 to 64), got " +
+    throw LaunchOptionError("kernel '" + kernel + "': num_warps must be a power of 2 (1 to 64), got " +
                       std::to_string(w));
   }
   if (config.num_stages < 1) {
-    throw LaunchError("kernel '" + kernel + "': num_stages must be at least 1, got " +
+    throw LaunchOptionError("kernel '" + kernel + "': num_stages must be at least 1, got " +
                       std::to_string(config.num_stages));
   }
   // A cluster has at most 16 CTAs (8 portably); Triton's num_ctas is a power of two.
   int c = config.num_ctas;
   if (c <= 0 || c > 16 || (c & (c - 1)) != 0) {
-    throw LaunchError("kernel '" + kernel + "': num_ctas must be a power of 2 (1 to 16), got " +
+    throw LaunchOptionError("kernel '" + kernel + "': num_ctas must be a power of 2 (1 to 16), got " +
                       std::to_string(c));
   }
   // PTX's .maxnreg: registers per thread, at most 255 (and a kernel needs some to run).

@@ -113,10 +113,8 @@ ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string
     case Arg::Kind::TensorDescriptor:
       throw argument_error(kernel, param, "a tensor descriptor cannot be a compile-time constant");
     case Arg::Kind::Tuple:
-      throw argument_error(kernel, param,
-                           "a tuple cannot be passed to a tl.constexpr parameter (tritium folds "
-                           "scalars only; leave the parameter unannotated: its constexpr "
-                           "elements are folded)");
+      // (A tuple for a tl.constexpr parameter is folded element by element before this.)
+      throw argument_error(kernel, param, "a tuple cannot be a compile-time constant here");
   }
   throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
 }
@@ -202,6 +200,29 @@ void bind_args(const std::string& kernel, const KernelParams& params,
 
 namespace {
 
+// A tuple passed to a tl.constexpr parameter: every element (nested tuples too) folded as
+// a constexpr; pointers and descriptors cannot be constants.
+void constexpr_tuple(const std::string& kernel, const std::string& name, const Arg& arg, ParamSig& sig) {
+  sig.kind = ParamSig::Kind::Tuple;
+  const std::vector<Arg>& items = arg.items();
+  sig.elements.assign(items.size(), ParamSig{});
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string element = name + "[" + std::to_string(i) + "]";
+    ParamSig& out = sig.elements[i];
+    if (items[i].kind() == Arg::Kind::Tuple) {
+      constexpr_tuple(kernel, element, items[i], out);
+      continue;
+    }
+    if (items[i].kind() == Arg::Kind::Pointer || items[i].kind() == Arg::Kind::TensorDescriptor) {
+      throw argument_error(kernel, element, std::string("a ") + kind_name(items[i].kind()) +
+                                                " in a tuple passed to a tl.constexpr parameter cannot be a compile-time constant");
+    }
+    out.kind = ParamSig::Kind::Constant;
+    out.value = to_const(items[i], kernel, element);
+    out.is_constexpr = true;
+  }
+}
+
 // classify() into an existing ParamSig (the hot path reuses one signature per thread). The
 // constant value is only written for constants: equality and hashing read it only then.
 void classify_into(const std::string& kernel, const KernelParams& params, size_t index,
@@ -218,6 +239,12 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
                            std::string("unsupported type: a ") +
                                (arg.kind() == Arg::Kind::Pointer ? "pointer" : "tensor descriptor") +
                                " cannot be passed to a tl.constexpr parameter");
+    }
+    if (arg.kind() == Arg::Kind::Tuple) {
+      // A tuple given to a tl.constexpr parameter (Triton's `shape: tl.constexpr` taking
+      // (8, 8)): a tuple whose every element is a compile-time constant.
+      constexpr_tuple(kernel, name, arg, sig);
+      return;
     }
     sig.kind = ParamSig::Kind::Constant;
     sig.value = to_const(arg, kernel, name);

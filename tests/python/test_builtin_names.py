@@ -12,9 +12,11 @@ C = pytest.importorskip("tritium._C")
 
 # Module-level names that are types or values rather than builtins: the dtypes (callable, to
 # cast), the classes user code names in annotations and isinstance checks (`tl.tensor`,
-# `tl.dtype`, `tl.block_type`, `tl.tensor_descriptor`), the PropagateNan enum, and const_pointer_type, a host-side
-# type tritium does not build inside kernels.
-NOT_BUILTINS = {"dtype", "block_type", "tensor", "tensor_descriptor", "tensor_descriptor_base", "PropagateNan", "const_pointer_type", "TensorWrapper", "reinterpret"}
+# `tl.dtype`, `tl.block_type`, `tl.tensor_descriptor`, `tl.const`), the PropagateNan enum,
+# const_pointer_type, a host-side type tritium does not build inside kernels, and str_to_ty,
+# a host-side parser of type strings (Triton's test helpers call it).
+NOT_BUILTINS = {"dtype", "block_type", "tensor", "tensor_descriptor", "tensor_descriptor_base", "PropagateNan",
+                "const_pointer_type", "TensorWrapper", "reinterpret", "const", "str_to_ty"}
 
 
 def registry():

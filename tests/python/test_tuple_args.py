@@ -127,12 +127,18 @@ def test_tuple_element_errors_name_the_element():
     with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'ptrs\[1\]': unsupported type 'object'"):
         add_pair[(1,)]((x, object(), x), 16, BLOCK=16)
 
+    # A tuple for a tl.constexpr parameter is folded element by element (as Triton does;
+    # this used to be an error); an element that cannot be a constant is named.
     @tritium.jit
-    def constexpr_tuple(T: tl.constexpr):
-        pass
+    def constexpr_tuple(out, T: tl.constexpr):
+        tl.static_assert(len(T) == 2)
+        tl.store(out, T[0] * 10 + T[1])
 
-    with pytest.raises(Exception, match=r"argument 'T': a tuple cannot be passed to a tl.constexpr parameter"):
-        constexpr_tuple[(1,)]((1, 2))
+    out = np.zeros(1, np.int32)
+    constexpr_tuple[(1,)](out, (1, 2))
+    assert out[0] == 12
+    with pytest.raises(Exception, match=r"argument 'T\[1\]': a pointer in a tuple passed to a tl.constexpr parameter"):
+        constexpr_tuple[(1,)](out, (1, out))
 
 
 def test_index_out_of_range_is_located():

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Runs Triton's own language tests (python/test/unit/language/ of triton-lang/triton) with
+`import triton` answered by tritium, and prints what passed, per test function.
+
+This is a measurement, not one of tritium's tests: the Triton test files are Triton's code,
+fetched into an ignored folder (default build-gpu/triton-tests/: test_core.py and the
+_internal_testing.py of Triton 3.6's wheel, which the plugin prefers to the installed
+Triton's) and never committed. See build-gpu/triton-tests/README (written by whoever fetched them) for the
+commit they come from.
+
+    python tests/triton_suite/run_triton_suite.py [--device cpu|cuda] [-k EXPR] [-x]
+        [--timeout S] [--interpreter-only] [--files test_core.py ...] [--json OUT]
+
+--device cpu   kernels get torch CPU tensors and run in tritium's interpreter
+               (TRITIUM_INTERPRET=1). The tests take their compiled-kernel paths (tritium's
+               interpreter compiles the kernel as the GPU path does): patch_kernel edits a
+               JITFunction's source, and the plugin makes the driver's target backend
+               "cpu", so is_cuda()/is_hip() are False and no PTX is checked.
+               --triton-interpret also sets TRITON_INTERPRET=1: the tests' paths for
+               Triton's interpreter (patch_kernel then exec()s the kernel text, which no
+               source-compiling JIT can read back: those tests fail on `needs the source`).
+--device cuda  torch CUDA tensors, tritium's GPU path; TRITON_INTERPRET is unset.
+--interpreter-only  only tests Triton marks `interpreter` (what Triton runs on CPU).
+-k, -x         passed to pytest.  --timeout S: limit per test (default 120 s); a test
+               that ignores the alarm (stuck in native code) is detected by a watchdog
+               (no test finished for 2*S+60 s), the process is killed, that test is
+               recorded as `timeout`, and the run resumes after it.
+
+The table: per test function, passed / failed / error / skipped / timeout, then the most
+common failure reasons (first line of the exception, numbers and hex masked, grouped).
+
+On the GPU machine (torch 2.11 and Triton 3.6 installed; carry build-gpu/dist, the
+prebuilt libtritium.so from `bash scripts/build_wheel.sh --device build-gpu/dist`, and
+build-gpu/triton-tests) in one command:
+
+    python3 tests/triton_suite/run_triton_suite.py --install build-gpu/dist --device cuda \
+        --budget 480 --log build-gpu/suite.jsonl --json $OUT/suite.json > $OUT/suite.txt 2>&1; \
+        tail -60 $OUT/suite.txt
+
+--install DIR builds and installs tritium's wheel against DIR first (as
+scripts/device_wheel.sh does, without its GPU test run). --budget S stops after S seconds
+(the device tool allows 600 s a command); with --log on a path that survives between
+commands (build-gpu/ does while the machine stays warm), running the same command again
+resumes after the last finished test, and the table always covers the whole log:
+
+    python3 tests/triton_suite/run_triton_suite.py --device cuda --budget 500 \
+        --log build-gpu/suite.jsonl --json $OUT/suite.json > $OUT/suite.txt 2>&1; \
+        tail -60 $OUT/suite.txt
+
+(the first of these commands with --install build-gpu/dist added). The installed Triton is
+left alone: the alias answers `import triton` with tritium, and `triton._internal_testing`
+comes from build-gpu/triton-tests (else from the installed Triton's files).
+"""
+
+import argparse
+import collections
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def install(dist_dir):
+    """Builds tritium's wheel against a prebuilt libtritium.so (DIR) and installs it."""
+    dist = pathlib.Path(dist_dir).resolve()
+    py = sys.executable
+    if subprocess.call([py, "-c", "import scikit_build_core"], stderr=subprocess.DEVNULL):
+        subprocess.check_call([py, "-m", "pip", "install", "-q", "--no-index", "--find-links",
+                               str(dist / "wheelhouse"), "scikit-build-core"])
+    out = pathlib.Path(tempfile.mkdtemp(prefix="tritium-wheel-"))
+    subprocess.check_call([py, "-m", "pip", "wheel", str(ROOT), "-w", str(out), "-q",
+                           "--no-build-isolation", "--no-deps",
+                           f"-Ccmake.define.TRITIUM_PREBUILT_DIR={dist}",
+                           f"-Cbuild-dir={out / 'build'}"])
+    wheel = next(out.glob("tritium-*.whl"))
+    subprocess.check_call([py, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
+                           str(wheel)])
+
+
+def pytest_command(args, files, log, skip_done):
+    cmd = [sys.executable, "-m", "pytest", "-p", "triton_suite_plugin", "-p", "no:cacheprovider",
+           "-q", "--no-header", "-rN", "--tb=line", f"--rootdir={args.tests}",
+           f"--confcutdir={args.tests}", f"--device={args.device}",
+           f"--suite-timeout={args.timeout}", f"--suite-log={log}",
+           f"--suite-tests-dir={args.tests}", "-W", "ignore"]
+    if skip_done:
+        cmd.append(f"--suite-skip-done={log}")
+    if args.k:
+        cmd += ["-k", args.k]
+    if args.x:
+        cmd.append("-x")
+    if args.interpreter_only:
+        cmd += ["-m", "interpreter"]
+    cmd += [str(pathlib.Path(args.tests) / f) for f in files]
+    return cmd
+
+
+def read_log(log):
+    results, started = {}, []
+    if not os.path.exists(log):
+        return results, started
+    with open(log) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec["event"] == "start":
+                started.append(rec["nodeid"])
+            elif rec["event"] in ("result", "killed"):
+                prev = results.get(rec["nodeid"])
+                # a teardown error after a pass counts as an error
+                if prev is None or rec["outcome"] in ("failed", "error", "timeout"):
+                    results[rec["nodeid"]] = rec
+    return results, started
+
+
+def run(args, files, log):
+    """Runs pytest, restarting it after the last test that finished if it hangs."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env.pop("TRITON_INTERPRET", None)
+    if args.device == "cpu":
+        env["TRITIUM_INTERPRET"] = "1"
+        if args.triton_interpret:
+            env["TRITON_INTERPRET"] = "1"
+    watchdog = 2 * args.timeout + 60 if args.timeout > 0 else None
+    deadline = time.time() + args.budget if args.budget else None
+    # A log left by an earlier (stopped) run is resumed: its finished tests are not rerun.
+    first = not os.path.exists(log)
+    while True:
+        proc = subprocess.Popen(pytest_command(args, files, log, skip_done=not first), env=env,
+                                stdout=None if args.verbose else subprocess.DEVNULL,
+                                stderr=None if args.verbose else subprocess.DEVNULL)
+        first = False
+        last_size, last_change = -1, time.time()
+        while proc.poll() is None:
+            time.sleep(1.0)
+            size = os.path.getsize(log) if os.path.exists(log) else 0
+            if size != last_size:
+                last_size, last_change = size, time.time()
+            if deadline and time.time() > deadline:
+                # Out of time: stop here; the same --log resumes after the last finished test.
+                proc.kill()
+                proc.wait()
+                print(f"# stopped after --budget {args.budget:g} s; run again with the same "
+                      f"--log {log} to continue")
+                return "budget"
+            if watchdog and time.time() - last_change > watchdog:
+                proc.kill()
+                proc.wait()
+                break
+        if proc.returncode is not None and proc.returncode >= 0:
+            return proc.returncode
+        # killed (by the watchdog or a crash signal): the test started last did not finish
+        results, started = read_log(log)
+        stuck = next((n for n in reversed(started) if n not in results), None)
+        if stuck is None:
+            return proc.returncode
+        with open(log, "a") as f:
+            f.write(json.dumps({"event": "killed", "nodeid": stuck, "outcome": "timeout",
+                                "reason": f"process killed (signal {-proc.returncode}): hang "
+                                          "or crash inside this test"}) + "\n")
+        if args.x:
+            return 1
+
+
+MASKS = [(re.compile(r"0x[0-9a-fA-F]+"), "0x?"), (re.compile(r"(?<![A-Za-z_])-?\d+(\.\d+)?(e[-+]?\d+)?"), "N"),
+         (re.compile(r"'[^']{40,}'"), "'...'")]
+
+
+def reason_key(text):
+    for pat, rep in MASKS:
+        text = pat.sub(rep, text)
+    return text[:160]
+
+
+def func_name(nodeid):
+    name = nodeid.split("::")[-1]
+    return name.split("[")[0]
+
+
+def report(results, out=sys.stdout, top=25):
+    per = collections.OrderedDict()
+    kinds = ["passed", "failed", "error", "skipped", "timeout"]
+    for nodeid, rec in results.items():
+        per.setdefault(func_name(nodeid), collections.Counter())[rec["outcome"]] += 1
+    w = max([len(n) for n in per] + [13])
+    print(f"{'test function':<{w}} " + " ".join(f"{k:>7}" for k in kinds), file=out)
+    total = collections.Counter()
+    for name, c in per.items():
+        total.update(c)
+        print(f"{name:<{w}} " + " ".join(f"{c.get(k, 0):>7}" for k in kinds), file=out)
+    print(f"{'TOTAL':<{w}} " + " ".join(f"{total.get(k, 0):>7}" for k in kinds), file=out)
+    reasons = collections.Counter()
+    where = collections.defaultdict(collections.Counter)
+    for nodeid, rec in results.items():
+        if rec["outcome"] in ("failed", "error", "timeout"):
+            key = reason_key(rec.get("reason", "?"))
+            reasons[key] += 1
+            where[key][func_name(nodeid)] += 1
+    if reasons:
+        print(f"\ntop failure reasons ({sum(reasons.values())} failing tests):", file=out)
+        for key, n in reasons.most_common(top):
+            funcs = ", ".join(f"{f}({k})" for f, k in where[key].most_common(4))
+            print(f"{n:6d}  {key}\n        in {funcs}", file=out)
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--tests", default=str(ROOT / "build-gpu" / "triton-tests"))
+    ap.add_argument("--files", nargs="+", default=["test_core.py"])
+    ap.add_argument("-k", default=None)
+    ap.add_argument("-x", action="store_true")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--interpreter-only", action="store_true")
+    ap.add_argument("--triton-interpret", action="store_true",
+                    help="cpu: also set TRITON_INTERPRET=1 (the tests' interpreter paths)")
+    ap.add_argument("--json", default=None, help="write every test's outcome here")
+    ap.add_argument("--log", default=None, help="the JSON-lines log (default: a temp file)")
+    ap.add_argument("--install", default=None, metavar="DIR")
+    ap.add_argument("--budget", type=float, default=None, metavar="S",
+                    help="stop after S seconds (a later run with the same --log resumes)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    args = ap.parse_args()
+    args.tests = str(pathlib.Path(args.tests).resolve())
+    if args.install:
+        install(args.install)
+    log = args.log or tempfile.mktemp(prefix="triton-suite-", suffix=".jsonl")
+    start = time.time()
+    rc = run(args, args.files, log)
+    results, _ = read_log(log)
+    print(f"# Triton's {' '.join(args.files)} under tritium, device={args.device}, "
+          f"{len(results)} tests in {time.time() - start:.0f} s (pytest exit {rc})")
+    report(results)
+    if not results and rc not in (0, 5):
+        print("no test ran: pytest failed before the first test (a collection error?); rerun "
+              "with -v to see its output")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

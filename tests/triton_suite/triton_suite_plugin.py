@@ -1,0 +1,191 @@
+"""pytest plugin that runs Triton's own unit tests with `triton` answered by tritium.
+
+Loaded by run_triton_suite.py (`-p triton_suite_plugin`); it is not a tritium test. It
+
+* installs the alias (`tritium.use_as_triton()`) before any test module imports triton;
+* answers `triton._internal_testing` (Triton's test helpers, not part of tritium) with the
+  copy next to the tests, else the file of the installed Triton;
+* adds `--device` and the `device` fixture, and registers Triton's `interpreter` marker;
+* gives every test a wall-clock limit (`--suite-timeout`, SIGALRM), so a slow or stuck
+  test fails instead of stopping the run;
+* appends one JSON line per test outcome to `--suite-log` (the runner's table is made from
+  it), and a `start` line before each test, so the runner can tell which test hung if the
+  process has to be killed; `--suite-skip-done` deselects tests already in a log.
+"""
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import pathlib
+import signal
+import sys
+import time
+
+import pytest
+
+import tritium
+
+tritium.use_as_triton(quiet=True)
+
+
+def _internal_testing_file(tests_dir):
+    """Triton's _internal_testing.py: the copy stored with the tests (from the wheel of the
+    Triton release the tests come from), else the installed Triton's (found without
+    importing it)."""
+    candidate = pathlib.Path(tests_dir) / "_internal_testing.py"
+    if candidate.is_file():
+        return candidate
+    spec = importlib.machinery.PathFinder.find_spec("triton")
+    if spec is not None and spec.submodule_search_locations:
+        for root in spec.submodule_search_locations:
+            candidate = pathlib.Path(root) / "_internal_testing.py"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+class _InternalTestingFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, path):
+        self._path = path
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "triton._internal_testing":
+            return None
+        return importlib.util.spec_from_file_location(fullname, str(self._path))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--device", action="store", default="cpu")
+    parser.addoption("--suite-timeout", action="store", type=float, default=120.0,
+                     help="seconds one test may run (0: no limit)")
+    parser.addoption("--suite-log", action="store", default=None)
+    parser.addoption("--suite-skip-done", action="store", default=None)
+    parser.addoption("--suite-tests-dir", action="store", default=None)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "interpreter: Triton's mark for tests that run in its interpreter")
+    tests_dir = config.getoption("--suite-tests-dir") or str(config.rootpath)
+    found = _internal_testing_file(tests_dir)
+    if found is not None:
+        sys.meta_path.insert(0, _InternalTestingFinder(found))
+    if config.getoption("--device") == "cpu" and os.environ.get("TRITON_INTERPRET", "0") != "1":
+        # tritium's interpreter compiles the kernel like the GPU path does, so the tests run
+        # their compiled-kernel paths (patch_kernel edits the JITFunction's source); with no
+        # GPU there is no GPU target: the driver names the backend "cpu", so the helpers'
+        # is_cuda()/is_hip() are False (no PTX or AMD checks, no torch.cuda queries).
+        from tritium import driver
+        active = driver.driver.active
+        cpu_target = driver.GPUTarget("cpu", 0, 32)
+        active.get_current_target = lambda: cpu_target
+
+
+@pytest.fixture
+def device(request):
+    return request.config.getoption("--device")
+
+
+def pytest_collection_modifyitems(config, items):
+    done_file = config.getoption("--suite-skip-done")
+    if not done_file or not os.path.exists(done_file):
+        return
+    done = set()
+    with open(done_file) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec.get("event") in ("result", "killed"):
+                done.add(rec["nodeid"])
+    keep = [it for it in items if it.nodeid not in done]
+    dropped = [it for it in items if it.nodeid in done]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _log(config, rec):
+    path = config.getoption("--suite-log")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+            f.flush()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _log(item.config, {"event": "start", "nodeid": item.nodeid, "t": time.time()})
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    limit = item.config.getoption("--suite-timeout")
+    use_alarm = limit and limit > 0 and hasattr(signal, "SIGALRM")
+    if use_alarm:
+        def on_alarm(signum, frame):
+            raise _Timeout(f"test ran past the suite's limit of {limit:g} s")
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def _first_line(report):
+    """The exception's type and first message line, without addresses or long values."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None and crash.message:
+        return crash.message.strip().splitlines()[0][:300]
+    text = str(report.longrepr).strip().splitlines()
+    return text[-1][:300] if text else "?"
+
+
+def pytest_runtest_logreport(report):
+    config = _CONFIG[0]
+    if config is None:
+        return
+    outcome = None
+    if report.when == "setup":
+        if report.skipped:
+            outcome = "skipped"
+        elif report.failed:
+            outcome = "error"
+    elif report.when == "call":
+        if report.passed:
+            outcome = "passed"
+        elif report.skipped:
+            outcome = "skipped"  # includes xfail
+        else:
+            outcome = "failed"
+    elif report.when == "teardown" and report.failed:
+        outcome = "error"
+    if outcome is None:
+        return
+    rec = {"event": "result", "nodeid": report.nodeid, "outcome": outcome,
+           "duration": round(report.duration, 3)}
+    if outcome in ("failed", "error"):
+        rec["reason"] = _first_line(report)
+        if "_Timeout" in rec["reason"]:
+            outcome = rec["outcome"] = "timeout"
+    elif outcome == "skipped" and isinstance(report.longrepr, tuple):
+        rec["reason"] = str(report.longrepr[2])[:200]
+    _log(config, rec)
+
+
+_CONFIG = [None]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    _CONFIG[0] = session.config
