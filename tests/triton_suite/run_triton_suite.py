@@ -63,6 +63,8 @@ import sys
 import tempfile
 import time
 
+import suite_log
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
@@ -104,21 +106,14 @@ def pytest_command(args, files, log, skip_done):
 
 def read_log(log):
     results, started = {}, []
-    if not os.path.exists(log):
-        return results, started
-    with open(log) as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if rec["event"] == "start":
-                started.append(rec["nodeid"])
-            elif rec["event"] in ("result", "killed"):
-                prev = results.get(rec["nodeid"])
-                # a teardown error after a pass counts as an error
-                if prev is None or rec["outcome"] in ("failed", "error", "timeout"):
-                    results[rec["nodeid"]] = rec
+    for rec in suite_log.records(log):
+        if rec["event"] == "start":
+            started.append(rec["nodeid"])
+        elif rec["event"] in ("result", "killed"):
+            prev = results.get(rec["nodeid"])
+            # a teardown error after a pass counts as an error
+            if prev is None or rec["outcome"] in ("failed", "error", "timeout"):
+                results[rec["nodeid"]] = rec
     return results, started
 
 

@@ -24,6 +24,7 @@ import sys
 import time
 
 import pytest
+import suite_log
 
 import tritium
 
@@ -91,15 +92,7 @@ def pytest_collection_modifyitems(config, items):
     done_file = config.getoption("--suite-skip-done")
     if not done_file or not os.path.exists(done_file):
         return
-    done = set()
-    with open(done_file) as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if rec.get("event") in ("result", "killed"):
-                done.add(rec["nodeid"])
+    done = {rec["nodeid"] for rec in suite_log.records(done_file) if rec.get("event") in ("result", "killed")}
     keep = [it for it in items if it.nodeid not in done]
     dropped = [it for it in items if it.nodeid in done]
     if dropped:

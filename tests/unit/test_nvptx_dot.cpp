@@ -104,16 +104,32 @@ std::unique_ptr<ir::Function> lower_dot(const std::string& kernel, const std::st
 
 using testing::count;
 
-std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
-                       int bk, int warps, int stages = 1, int sm = 90) {
+// The matmul kernel compiled with `in` inputs, an `out` result and a BM x BN x BK block.
+nvptx::CompiledPtx compile_matmul(const std::string& in, const std::string& out, const std::string& precision, int bm,
+                                  int bn, int bk, const nvptx::TargetOptions& options) {
   std::string sig = "*" + in + ":16, *" + in + ":16, *" + (out == "int32" ? "i32" : "fp32") + ":16, i32:16, BM=" +
                     std::to_string(bm) + ", BN=" + std::to_string(bn) + ", BK=" + std::to_string(bk) +
                     ", PRECISION='" + precision + "', OUT=tl." + out;
+  return nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+}
+
+// fp16 in, fp32 out, ieee, on sm_90 with `warps` and `stages`.
+nvptx::CompiledPtx compile_fp16_matmul(int bm, int bn, int bk, int warps, int stages,
+                                       const std::string& inflight_copies = "") {
+  nvptx::TargetOptions options;
+  options.num_warps = warps;
+  options.num_stages = stages;
+  options.inflight_copies = inflight_copies;
+  return compile_matmul("fp16", "float32", "ieee", bm, bn, bk, options);
+}
+
+std::string matmul_ptx(const std::string& in, const std::string& out, const std::string& precision, int bm, int bn,
+                       int bk, int warps, int stages = 1, int sm = 90) {
   nvptx::TargetOptions options;
   options.num_warps = warps;
   options.num_stages = stages;
   options.sm = sm;
-  return nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).ptx;
+  return compile_matmul(in, out, precision, bm, bn, bk, options).ptx;
 }
 
 void collect(const ir::Region& region, std::vector<const ir::Op*>& ops) {
@@ -456,11 +472,7 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     // 128 x 128 x 64 at 8 warps, 3 stages: four 32 KiB buffers leave one block per SM,
     // three leave two (as Triton's). The loop then meets a second barrier, after the wait
     // for the previous iteration's wgmma, and copies into the buffer that wgmma read.
-    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";
-    nvptx::TargetOptions options;
-    options.num_warps = 8;
-    options.num_stages = 3;
-    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+    nvptx::CompiledPtx compiled = compile_fp16_matmul(128, 128, 64, 8, 3);
     CHECK(compiled.shared_bytes <= 3 * 32768);
     CHECK(compiled.shared_bytes > 2 * 32768);
     CHECK(count(compiled.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
@@ -469,13 +481,9 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(nvptx::blocks_per_sm(0, 256, 255) == 1);
     CHECK(nvptx::blocks_per_sm(0, 1024, 32) == 2);
     // TargetOptions::inflight_copies (TRITIUM_INFLIGHT_COPIES) forces either order.
-    options.inflight_copies = "before";
-    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", sig), options).shared_bytes >= 4 * 32768);
-    std::string wide = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";
-    options.inflight_copies = "after";
-    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", wide), options).shared_bytes <= 3 * 49152);
-    options.inflight_copies = "";
-    CHECK(nvptx::compile_to_ptx(*lower_dot("matmul", wide), options).shared_bytes >= 4 * 49152);
+    CHECK(compile_fp16_matmul(128, 128, 64, 8, 3, "before").shared_bytes >= 4 * 32768);
+    CHECK(compile_fp16_matmul(128, 256, 64, 8, 3, "after").shared_bytes <= 3 * 49152);
+    CHECK(compile_fp16_matmul(128, 256, 64, 8, 3).shared_bytes >= 4 * 49152);
     // The same at 64 x 64 x 32 (8 KiB a stage) keeps the fourth buffer: it costs no block.
     std::string small = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 3);
     CHECK(count(small, "bar.sync") == 4);
@@ -491,11 +499,7 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);
   }
   SECTION("the epilogue's round trip reuses the stage buffers") {
-    std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=256, BK=64, PRECISION='ieee', OUT=tl.float32";
-    nvptx::TargetOptions options;
-    options.num_warps = 8;
-    options.num_stages = 3;
-    nvptx::CompiledPtx compiled = nvptx::compile_to_ptx(*lower_dot("matmul", sig), options);
+    nvptx::CompiledPtx compiled = compile_fp16_matmul(128, 256, 64, 8, 3);
     // Four buffers (three stages and the wgmma in flight) of A (16 KiB) and B (32 KiB); the
     // accumulator's conversion (128 rows of 260 floats) starts at 0 once they are drained,
     // inside them instead of after them.
@@ -522,11 +526,7 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
   }
   SECTION("ptxas accepts them") {
     for (int stages : {1, 3}) {
-      std::string sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64, PRECISION='ieee', OUT=tl.float32";
-      nvptx::TargetOptions options;
-      options.num_warps = 8;
-      options.num_stages = stages;
-      CHECK(testing::ptxas_errors(nvptx::compile_to_ptx(*lower_dot("matmul", sig), options)) == "");
+      CHECK(testing::ptxas_errors(compile_fp16_matmul(128, 128, 64, 8, stages)) == "");
     }
   }
 }
