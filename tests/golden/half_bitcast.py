@@ -18,7 +18,7 @@
 # BF16: setp.eq.b16
 #
 # FUZZ-LABEL: .visible .entry fuzz_seed7_175005(
-# FUZZ: atom.{{.*}}global.min.u64
+# FUZZ: atom.global.{{.*}}.min.u64
 import tritium
 import tritium.language as tl
 

@@ -76,6 +76,22 @@ def test_maxnreg_and_cooperative_and_fp_fusion():
     torch.testing.assert_close(out, 0.5 * x + y)
 
 
+@tritium.jit
+def abs_codes(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.abs(tl.load(x_ptr + offs)))
+
+
+@pytest.mark.parametrize("name", list(fp8.FORMATS))
+def test_fp8_abs_clears_the_sign_bit_of_every_code(name):
+    # Triton's test_abs_fp8: abs on the fp8 bits (NaN codes stay NaN, -0 becomes +0).
+    dtype = getattr(tl, name)
+    codes = torch.arange(256, dtype=torch.int32, device="cuda").to(torch.uint8)
+    out = torch.zeros(256, dtype=torch.uint8, device="cuda")
+    abs_codes[(1,)](tritium.reinterpret(codes, dtype), tritium.reinterpret(out, dtype), BLOCK=256)
+    assert out.cpu().tolist() == [c & 0x7F for c in range(256)]
+
+
 @pytest.mark.parametrize("name", list(fp8.FORMATS))
 @pytest.mark.parametrize("rtz", [False, True])
 def test_fp8_casts_on_gpu_match_the_reference(name, rtz):

@@ -138,9 +138,9 @@ def k(p, out):
     tl.store(out + 1, tl.atomic_min(p, -2.0))
 )PY";
   nvptx::CompiledPtx c = compile_source(source, "k", "*fp32:16, *fp32:16");
-  REQUIRE(count(c.ptx, "global.max.s32") == 1);  // max(1.0): signed max on the bits
-  REQUIRE(count(c.ptx, "global.max.u32") == 1);  // min(-2.0): unsigned max on the bits
-  REQUIRE(count(c.ptx, "global.min.") == 0);
+  REQUIRE(count(c.ptx, "acq_rel.max.s32") == 1);  // max(1.0): signed max on the bits
+  REQUIRE(count(c.ptx, "acq_rel.max.u32") == 1);  // min(-2.0): unsigned max on the bits
+  REQUIRE(count(c.ptx, "acq_rel.min.") == 0);
   std::string errors = ptxas_errors(c);
   INFO(errors);
   REQUIRE(errors.empty());

@@ -306,7 +306,7 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
   }
   SECTION("int8 accumulates in int32") {
     std::string ptx = matmul_ptx("i8", "int32", "ieee", 32, 32, 32, 4);
-    CHECK(count(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32") == 2);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") == 2);
   }
   SECTION("fp8 goes through f16 exactly") {
     std::string ptx = matmul_ptx("fp8e4nv", "float32", "ieee", 32, 32, 32, 4);

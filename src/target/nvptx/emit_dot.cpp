@@ -720,7 +720,9 @@ void Emitter::emit_dot(const ir::Op& op) {
             bs[in].push_back(small(x, bf[in].back()));
           }
         }
-        const std::string types = i8 ? "m16n8k32.row.col.s32.s8.s8.s32" : "m16n8k8.row.col.f32.tf32.tf32.f32";
+        // int8 saturates at the int32 limits instead of wrapping (.satfinite), as Triton's does.
+        const std::string types =
+            i8 ? "m16n8k32.row.col.satfinite.s32.s8.s8.s32" : "m16n8k8.row.col.f32.tf32.tf32.f32";
         for (int im = 0; im < l.rep_m; ++im) {
           for (int in = 0; in < l.rep_n; ++in) {
             llvm::Value** tile = &c[reg_of(batch, im, in)];

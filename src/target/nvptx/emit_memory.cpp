@@ -410,9 +410,13 @@ std::string ptx_scope(const ir::Op& op) {
 
 llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
                                const std::vector<llvm::Value*>& args, const ir::Op& op) {
-  // atom{.sem}{.scope}.global.op.type d, [a], b[, c];  "~{memory}" keeps LLVM from moving
-  // other memory accesses across it.
-  std::string text = "atom" + ptx_sem(op) + ptx_scope(op) + ".global." + op_and_type + " $0, [$1], $2";
+  // atom.global{.scope}{.sem}.op.type d, [a], b[, c] for read-modify-writes and
+  // atom.global{.sem}{.scope}.cas.type for compare-and-swap: ptxas takes the qualifiers in
+  // any order, and these are Triton's, which its tests search the PTX for. "~{memory}" keeps
+  // LLVM from moving other memory accesses across it.
+  const bool cas = op_and_type.rfind("cas.", 0) == 0;
+  std::string text = "atom.global" + (cas ? ptx_sem(op) + ptx_scope(op) : ptx_scope(op) + ptx_sem(op)) + "." +
+                     op_and_type + " $0, [$1], $2";
   if (args.size() == 3) text += ", $3";
   text += ";";
   std::vector<llvm::Type*> arg_types;
