@@ -36,6 +36,17 @@ bool has_dot(const ir::Region& region) {
   return false;
 }
 
+// A load whose every use is a dot's A or B: the dot stages it into shared memory from any
+// layout (target/nvptx emit_fragment_rows.cpp, stage_operand), so a coalesced layout costs
+// no conversion there.
+bool feeds_only_dots(const Op& op) {
+  if (op.kind() != OpKind::Load || !op.result()->has_uses()) return false;
+  const auto& uses = op.result()->uses();
+  return std::all_of(uses.begin(), uses.end(), [](const ir::Use& use) {
+    return use.user->kind() == OpKind::Dot && use.index < 2;
+  });
+}
+
 void collect(ir::Region& region, std::vector<Op*>& out) {
   for (auto& op : region.ops()) {
     for (const auto& r : op->regions()) collect(*r, out);
@@ -245,9 +256,10 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 }
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
-  // Dot operands are staged by cp.async from the flat layout (target/nvptx/async_copy.h),
-  // and the fragment plan reads chains of ops: kernels with a dot keep today's IR.
-  if (has_dot(function.body())) return;
+  // In kernels with a dot, only the loads that feed nothing but dots (a column-major A or B
+  // outside a pipelined loop): pipelined operands are copied by cp.async from the flat
+  // layout (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
+  const bool dots_only = has_dot(function.body());
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
   analysis::AxisInfoAnalysis facts(function);
@@ -259,6 +271,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
+    if (dots_only && !feeds_only_dots(*op)) continue;
     if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
     const int last = type->rank() - 1;
@@ -288,6 +301,8 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     if (layout != nullptr) chosen.emplace_back(op, layout);
   }
   for (auto& [op, layout] : chosen) rewrite(*op, layout);
+  // The rest of a dot kernel keeps its IR (no conversions inserted between its other ops).
+  if (dots_only) return;
   insert_conversions(function.body());
   remove_redundant(function.body(), widths, threads);
   if (!chosen.empty() && move_conversions_forward(function.body(), widths, threads)) {

@@ -345,10 +345,10 @@ def predicated_stores_as_calls(ll):
     return ll + "\n"
 
 
-def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride, constexprs=""):
+def run_on_host(tmp_path, kernel, ty, tile, warps, nin, nout, stride, constexprs="", kernels=None):
     ctype, nptype = TYPES[ty]
     source = tmp_path / "kernels.py"
-    source.write_text(KERNELS)
+    source.write_text(kernels or KERNELS)
     shape = "".join(f", {name}={size}" for name, size in zip("ABC" if len(tile) == 3 else ("BM", "BN"), tile))
     signature = f"*{ty}:16, *{ty}:16, i32:16{shape}{constexprs}"
     def emit(what):

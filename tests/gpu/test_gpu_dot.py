@@ -101,12 +101,12 @@ def interpreted(kernel, args, kwargs, grid=(1,)):
 
 
 def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False, use_op=False,
-            out_dtype=None, b_dtype=None):
+            out_dtype=None, b_dtype=None, trans_a=False):
     mod = module(which)
     dtype, prec, tol = KINDS.get(kind, (kind, None, 1e-2))
     if dtype in ("int8",) or dtype.startswith("float8"):
         K = max(K, 32)
-    a = make(gen, dtype, (M, K))
+    a = make(gen, dtype, (K, M)).T if trans_a else make(gen, dtype, (M, K))
     b = make(gen, b_dtype or dtype, (N, K)).T if trans_b else make(gen, b_dtype or dtype, (K, N))
     result = {"int8": torch.int32, "float64": torch.float64}.get(dtype, torch.float32)
     if out_dtype == "float16":
@@ -125,7 +125,7 @@ def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False
     torch.cuda.synchronize()
     ref = reference(a, b, acc if has_acc else None)
     assert_close(c, ref, 1e-2 if out_dtype == "float16" else tol, K)
-    if which == "tritium" and not dtype.startswith("float8") and not trans_b:
+    if which == "tritium" and not dtype.startswith("float8") and not trans_b and not trans_a:
         host = interpreted(TRITIUM.dot_kernel, list(args), kwargs)
         assert_close(c, torch.from_numpy(np.asarray(host[2])), 1e-2 if out_dtype == "float16" else tol, K)
     return c
@@ -153,6 +153,17 @@ def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False,
 @pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-ieee", "fp32-tf32", "fp32-tf32x3", "int8"])
 def test_dot(gen, which, kind, M, N, K, num_warps):
     run_dot(which, gen, kind, M, N, K, num_warps=num_warps)
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (128, 256, 32), (32, 64, 16), (128, 64, 64)])
+@pytest.mark.parametrize("kind", ["fp16", "bf16", "fp32-tf32", "fp32-ieee", "int8", "float8e4nv"])
+@pytest.mark.parametrize("trans_a,trans_b", [(True, False), (True, True), (False, True)])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_dot_column_major_operands(gen, which, kind, M, N, K, trans_a, trans_b, num_warps):
+    """One dot of operands stored column-major (Triton's test_dot with COL_A / COL_B): each
+    is loaded 16 bytes along its contiguous axis (gpu/coalesce.h) and the dot stages it into
+    shared memory from that layout (stage_slot) on every path: wgmma, mma.sync, FMA."""
+    run_dot(which, gen, kind, M, N, K, num_warps=num_warps, trans_a=trans_a, trans_b=trans_b)
 
 
 @pytest.mark.parametrize("M,N,K", [(8, 16, 16), (16, 8, 32), (8, 8, 64), (4, 8, 32), (1, 16, 64)])
@@ -245,6 +256,29 @@ def test_matmul_k_major_b(gen, which, M, N, K, config, dtype):
     a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, dtype))
     b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype)).T.contiguous().T
     assert b.stride(0) == 1
+    c = torch.full((M, N), float("nan"), device="cuda")
+    run_matmul(mod, a, b, c, (BM, BN, BK, warps, stages))
+    assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)
+
+
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (384, 256, 1024), (500, 300, 256), (256, 128, 200)])
+@pytest.mark.parametrize("config", [(64, 64, 32, 4, 2), (128, 128, 64, 8, 3), (128, 256, 64, 8, 3), (64, 128, 64, 8, 3)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("k_major_b", [False, True])
+def test_matmul_m_major_a(gen, which, M, N, K, config, dtype, k_major_b):
+    """The tutorial matmul with A stored M-major (a.T.contiguous().T: stride_am = 1, as
+    `x.T @ w` in a backward pass): on sm_90 the pipelined A tiles are copied 16 bytes along M
+    into a tile held transposed and read by wgmma with imm-trans-a (before: element by element
+    through registers); B N-major or K-major; 64 x 128 at 8 warps puts two warpgroups side by
+    side along N, each starting at A's first column. M = 500 and 300 leave the M-edge
+    (`% M` wraps the rows, as the tutorial does) inside a run."""
+    mod = module(which)
+    BM, BN, BK, warps, stages = config
+    a = torch.randn(M, K, device="cuda", generator=gen).to(getattr(torch, dtype)).T.contiguous().T
+    b = torch.randn(K, N, device="cuda", generator=gen).to(getattr(torch, dtype))
+    if k_major_b:
+        b = b.T.contiguous().T
+    assert a.stride(0) == 1
     c = torch.full((M, N), float("nan"), device="cuda")
     run_matmul(mod, a, b, c, (BM, BN, BK, warps, stages))
     assert_close(c, torch.matmul(a.double(), b.double()), 1e-2, K)

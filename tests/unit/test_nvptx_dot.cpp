@@ -5,6 +5,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "frontend/parser.h"
 #include "nvptx_test_support.h"
@@ -88,6 +89,19 @@ def two_dots(q_ptr, k_ptr, v_ptr, o_ptr, N):
         v = tl.load(v_ptr + (n + r)[:, None] * 64 + r[None, :])
         acc = tl.dot(s.to(tl.float16), v, acc)
     tl.store(o_ptr + r[:, None] * 64 + r[None, :], acc)
+
+@triton.jit
+def a_m_major(a_ptr, b_ptr, c_ptr, M, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A is the transpose of a K x M row-major array (`x.T @ w`): its rows run along memory.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] + (k + rk)[None, :] * M)
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 
 @triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
@@ -529,6 +543,37 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
       CHECK(testing::ptxas_errors(compile_fp16_matmul(128, 128, 64, 8, stages)) == "");
     }
   }
+}
+
+TEST_CASE("nvptx: an M-major A is copied along M and read by wgmma transposed", "[nvptx][dot]") {
+  // Before, each thread loaded such an A element by element (96 ld.global.b16 per iteration
+  // at 128 x 128 x 64) and the dot staged it; now 16-byte cp.async runs along M fill a tile
+  // held transposed (rows are A's columns), as a K-major B's, and wgmma reads it with
+  // imm-trans-a 1.
+  auto compile = [](const std::string& dtype, int bm, int bn, int bk, int warps, int sm) {
+    nvptx::TargetOptions options;
+    options.num_warps = warps;
+    options.num_stages = 3;
+    options.sm = sm;
+    std::string sig = "*" + dtype + ":16, *" + dtype + ":16, *fp32:16, i32:16, i32:16, BM=" + std::to_string(bm) +
+                      ", BN=" + std::to_string(bn) + ", BK=" + std::to_string(bk);
+    return nvptx::compile_to_ptx(*lower_dot("a_m_major", sig), options);
+  };
+  for (auto [dtype, bm, bn, bk, warps] : std::vector<std::tuple<std::string, int, int, int, int>>{
+           {"fp16", 128, 128, 64, 8}, {"bf16", 64, 64, 32, 4}, {"fp16", 64, 128, 64, 8}, {"fp16", 128, 64, 32, 4}}) {
+    CAPTURE(dtype, bm, bn, bk, warps);
+    nvptx::CompiledPtx c = compile(dtype, bm, bn, bk, warps, 90);
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(count(c.ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(c.ptx, "wgmma.mma_async") > 0);
+    // Every wgmma: scale-d p, A and B not negated, A transposed (M-major), B N-major.
+    CHECK(count(c.ptx, ", p, 1, 1, 1, 1;") == count(c.ptx, "wgmma.mma_async"));
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  // 8-bit operands are never transposed by wgmma: an fp8 A keeps the dot's own staging.
+  CHECK(count(compile("fp8e4nv", 64, 64, 32, 4, 90).ptx, ", p, 1, 1, 1, ") == 0);
+  // mma.sync (sm_80) keeps A as it was, and compiles.
+  CHECK(testing::ptxas_errors(compile("fp16", 128, 128, 32, 4, 80)) == "");
 }
 
 TEST_CASE("nvptx: a loop of two dots copies num_stages - 1 iterations ahead", "[nvptx][dot]") {

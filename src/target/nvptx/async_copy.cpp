@@ -76,12 +76,13 @@ bool copyable_load(const ir::Value* v) {
   return other == nullptr || is_zero_constant(other);
 }
 
-// Whether a load of a wgmma B operand copies best K-major (async_copy.h): its pointer has
-// aligned 16-byte runs along K (axis 0) and not along N, under one mask bit each.
-bool copies_k_major(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) {
+// Whether a load of a wgmma operand copies best transposed (async_copy.h): its pointer has
+// aligned 16-byte runs along axis 0 (K of B, M of A) and not along axis 1, under one mask
+// bit each.
+bool copies_transposed(const ir::Op& load, const analysis::AxisInfoAnalysis& axis) {
   const ir::Value* ptr = load.operand(0);
   const std::vector<int64_t>& shape = load.result()->type()->shape();
-  const int64_t kRun = k_major_run(load.result()->type());  // 16 bytes
+  const int64_t kRun = run_of_16_bytes(load.result()->type());  // 16 bytes
   if (shape.size() != 2 || shape[0] % kRun != 0 || !axis.has(ptr)) return false;
   const analysis::AxisInfo& p = axis.get(ptr);
   if (p.contiguity[0] < kRun || p.divisibility[0] < 16 || gpu::access_width(load, axis) >= kRun) return false;
@@ -324,12 +325,15 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       const std::vector<int64_t>& shape = arg->type()->shape();
       const int64_t bytes = ir::is_fp8(arg->type()->element()->scalar_kind()) ? 1 : 2;
       operand->dots = dots;
-      // K-major only as every dot's B, and only when every load of the chain copies so.
-      operand->k_major = wgmma && copies_k_major(*next->def(), axis) &&
-                         std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; }) &&
-                         std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
-                           return copies_k_major(*op->operand(c->index() + 2)->def(), axis);
-                         });
+      // Transposed only when every load of the chain copies so, and as every dot's B (K-major),
+      // or as every dot's f16/bf16 A (M-major: wgmma transposes no 8-bit operand).
+      const bool as_b = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; });
+      const bool as_a = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(0) == arg; }) &&
+                        bytes == 2;
+      operand->transposed = wgmma && (as_a || as_b) && copies_transposed(*next->def(), axis) &&
+                            std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
+                              return copies_transposed(*op->operand(c->index() + 2)->def(), axis);
+                            });
       int layout = -1;
       if (wgmma && sm >= 90 && !plan.descriptor_bases.empty()) {
         std::vector<const ir::Value*> loads = {next};
@@ -340,12 +344,11 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                         : tile->find_attr("transposed") != nullptr && tile->int_attr("transposed") != 0 ? 1 : 0;
           layout = l == next ? t : layout == t ? t : -2;
         }
-        const bool as_b = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; });
         if (layout < 0 || (layout == 1 && !as_b)) layout = -1;
       }
       tma_layout.push_back(layout);
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
-      operand->tile = operand->k_major ? SharedTile::swizzled(shape[1], shape[0], bytes)
+      operand->tile = operand->transposed ? SharedTile::swizzled(shape[1], shape[0], bytes)
                       : wgmma          ? SharedTile::swizzled(shape[0], shape[1], bytes)
                                        : SharedTile::padded(shape[0], shape[1], bytes);
       loop_wgmma = wgmma;
@@ -358,8 +361,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     // An fp8 dot runs on wgmma's fp8 inputs only with A copied as it is and B copied K-major
     // (wgmma reads 8-bit operands K-major only); otherwise its operands are widened to f16 by
     // the dot's own staging, so none of them is copied.
-    auto copied_as = [&](const ir::Value* v, bool k_major) {
-      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v && o->k_major == k_major; });
+    auto copied_as = [&](const ir::Value* v, bool transposed) {
+      return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v && o->transposed == transposed; });
     };
     for (size_t h = here.size(); h-- > 0;) {
       bool keep = std::all_of(here[h]->dots.begin(), here[h]->dots.end(), [&](const ir::Op* d) {
@@ -426,8 +429,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       for (size_t h = 0; h < here.size(); ++h) {
         AsyncOperand& o = *here[h];
         const std::vector<int64_t>& shape = o.carried->type()->shape();
-        o.k_major = tma_layout[h] == 1;
-        o.tile = o.k_major ? SharedTile::swizzled(shape[1], shape[0], o.tile.element_bytes)
+        o.transposed = tma_layout[h] == 1;
+        o.tile = o.transposed ? SharedTile::swizzled(shape[1], shape[0], o.tile.element_bytes)
                            : SharedTile::swizzled(shape[0], shape[1], o.tile.element_bytes);
       }
     }
@@ -453,7 +456,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         plan.carried[operand->chain[j]] = operand;
       }
       plan.loads[last_loads[h]] = operand;
-      if (operand->k_major) {
+      if (operand->transposed) {
         for (const auto& [load, by] : plan.loads) {
           if (by == operand && addresses_recomputable(*load->def())) plan.recomputed.insert(load);
         }

@@ -36,8 +36,8 @@ inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
 // SM, allocated per warp in units of 256), at most 2048 threads.
 int blocks_per_sm(int64_t shared, int threads, int regs);
 
-// Elements of `type` in one 16-byte K-major run (8 of f16/bf16, 16 of fp8).
-inline int64_t k_major_run(const ir::Type* type) {
+// Elements of `type` in one 16-byte run (8 of f16/bf16, 16 of fp8).
+inline int64_t run_of_16_bytes(const ir::Type* type) {
   return ir::is_fp8(type->element()->scalar_kind()) ? 16 : 8;
 }
 
@@ -49,10 +49,11 @@ struct AsyncOperand {
   int distance = 1;                    // iterations the copies run ahead (num_stages - 1)
   std::vector<int64_t> offset;         // distance + 1 stage buffers, bytes into shared memory
   SharedTile tile;                     // padded for mma.sync, swizzled for wgmma (shared_tile.h)
-  // A wgmma B operand whose columns run along memory (K contiguous, as Kᵀ in attention or a
-  // K-major B): the tile holds it transposed (tile rows are B's columns), the copies move
-  // 16-byte runs along K, and wgmma reads it K-major.
-  bool k_major = false;
+  // A wgmma operand whose columns run along memory (axis 0 contiguous): the tile holds it
+  // transposed (tile rows are its columns) and the copies move 16-byte runs along axis 0.
+  // For B that is K-major (Kᵀ in attention, a K-major B: wgmma's imm-trans-b 0), for an
+  // f16/bf16 A M-major (`a.T @ b` with A stored K x M: imm-trans-a 1).
+  bool transposed = false;
   std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
@@ -151,9 +152,9 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 // ran more than one iteration ahead) whose initial values and yielded value are loads used
 // nowhere else (with no `other`, or a zero one: cp.async fills masked-off bytes with 0).
 // Stage buffers of swizzled tiles start on 1024-byte boundaries (so does shared memory then).
-// A wgmma B operand goes K-major (AsyncOperand::k_major) when the axis facts prove 16-byte
-// runs along K but not along N, its pointer and mask follow from the element index, and the
-// mask is constant over each run.
+// A wgmma operand goes transposed (AsyncOperand::transposed: B K-major, f16/bf16 A M-major)
+// when the axis facts prove 16-byte runs along axis 0 but not along axis 1 and the mask is
+// constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
 // accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes; without
 // the extra buffer (copies_after_dots) where it would leave fewer thread blocks per SM

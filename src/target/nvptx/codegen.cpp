@@ -534,6 +534,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     auto copy_it = copies.loads.find(op.num_results() == 1 ? op.result() : nullptr);
     if (copy_it != copies.loads.end()) {
       const AsyncOperand& a = *copy_it->second;
+      auto transposed_text = [](const AsyncOperand& o) {
+        const bool as_a = !o.dots.empty() && o.dots[0]->operand(0) == o.carried;
+        return std::string(as_a ? "16-byte copies along M, held transposed (M-major)"
+                                : "16-byte copies along K, held transposed (K-major)");
+      };
       std::string offsets;
       for (size_t i = 0; i < a.offset.size(); ++i) {
         offsets += (i == 0 ? "" : i + 1 == a.offset.size() ? " and " : ", ") + std::to_string(a.offset[i]);
@@ -550,10 +555,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
                       which + ", " +
-                      (a.tma_map >= 0                        ? std::string(a.k_major ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
-                       : !a.k_major                            ? copy_text(op)
-                       : copies.recomputed.count(op.result()) ? "16-byte copies along K, held transposed (K-major), dealt out evenly"
-                                                              : "16-byte copies along K, held transposed (K-major), by the threads holding each run's first element"));
+                      (a.tma_map >= 0                        ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
+                       : !a.transposed                            ? copy_text(op)
+                       : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
+                                                              : transposed_text(a) + ", by the threads holding each run's first element"));
     }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));

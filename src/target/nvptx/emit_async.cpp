@@ -124,7 +124,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
                                        b_.getInt32(static_cast<uint32_t>(count)));
     return issue_tma_copies(op, operand, handle, index);
   }
-  if (operand.k_major) return issue_k_major_copies(op, operand, handle);
+  if (operand.transposed) return issue_transposed_copies(op, operand, handle);
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   Layout layout = layout_of(type);
@@ -234,13 +234,14 @@ void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::
   ptx_effect(text + ", $2;", "r,l,r", {dst_address, src, b_.CreateSelect(bit, b_.getInt32(static_cast<uint32_t>(bytes)), b_.getInt32(0))});
 }
 
-void Emitter::issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
-  // B (K x N) held transposed: tile row n is column n of B, its K elements contiguous.
-  // async_copy.h proved each aligned 16-byte run along K (8 f16/bf16, 16 fp8) contiguous,
-  // aligned and under one mask bit, so a run is one cp.async from its first element's address.
+void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  // An operand held transposed (B K-major, A M-major): tile row n is column n of the K x N
+  // block (named as B; for A read M x K), its K elements contiguous. async_copy.h proved each
+  // aligned 16-byte run along axis 0 (8 f16/bf16, 16 fp8) contiguous, aligned and under one
+  // mask bit, so a run is one cp.async from its first element's address.
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   const std::vector<int64_t>& shape = op.result()->type()->shape();
-  const int64_t K = shape[0], N = shape[1], run_elements = k_major_run(op.result()->type());
+  const int64_t K = shape[0], N = shape[1], run_elements = run_of_16_bytes(op.result()->type());
   const ir::Value* ptr_value = op.operand(0);
   const ir::Value* mask_value = ir::load_mask(op);
   auto copy_run = [&](llvm::Value* address, llvm::Value* bit, llvm::Value* k, llvm::Value* n, llvm::Value* dst = nullptr) {

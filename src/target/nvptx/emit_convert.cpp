@@ -45,7 +45,39 @@ const Regs& Emitter::slot_operand(const ir::Op& op, const ir::Value* value, cons
   return regs;
 }
 
+bool Emitter::staged_by_dots(const ir::Op& convert) const {
+  const ir::Value* result = convert.result();
+  if (!gpu::held_in_slot(convert.operand(0), widths_, threads_) || gpu::held_in_slot(result, widths_, threads_) ||
+      frags_.layout(result) != nullptr || !result->has_uses()) {
+    return false;
+  }
+  for (const ir::Use& use : result->uses()) {
+    if (use.user->kind() != ir::OpKind::Dot || use.index > 1 || async_.carried.count(result) != 0) return false;
+  }
+  return true;
+}
+
+void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                         const std::function<llvm::Value*(llvm::Value*)>& convert) {
+  // Element e of the block goes to row e / cols, column e % cols of the tile (stage_rows'
+  // rows, batches one after another); the slot holds consecutive elements of another axis
+  // in consecutive registers, so each is one store. A replicated element is written by each
+  // of its holders, the same bits.
+  const ir::Value* source = value->def()->operand(0);
+  const LinearLayout l = gpu::held_layout(source, widths_, threads_);
+  const Regs& regs = get(source);
+  const int64_t cols = value->type()->shape().back();
+  llvm::Value* part = slot_thread_part(l);
+  for (int64_t r = 0; r < l.in_size(LinearLayout::kRegister); ++r) {
+    llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    b_.CreateStore(convert(regs.at(static_cast<int>(r))), tile_element(byte_offset, tile, stored, row, col));
+  }
+}
+
 void Emitter::emit_convert_layout(const ir::Op& op) {
+  if (staged_by_dots(op)) return;  // the dot stages the source (stage_slot)
   const ir::Value* in = op.operand(0);
   const ir::Type* type = in->type();
   const Regs& source = get(in);

@@ -446,6 +446,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   } else {
     s.tile_a = copied_a->second->tile;
     s.stride_a = copied_a->second->tile.stride();
+    s.a_m_major = copied_a->second->transposed;
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
@@ -454,7 +455,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   } else {
     s.tile_b = copied_b->second->tile;
     s.stride_b = s.tile_b.stride();
-    s.b_k_major = copied_b->second->k_major;
+    s.b_k_major = copied_b->second->transposed;
     s.b_address = raw_shared_address(get(b).at(0));
   }
   // Copied operands: this thread's copies done, then everyone's (the barrier), which also

@@ -202,6 +202,10 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
 void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                             const std::function<llvm::Value*(llvm::Value*)>& convert) {
   const FragmentLayout* l = frags_.layout(value);
+  if (value->def() != nullptr && value->def()->kind() == ir::OpKind::ConvertLayout && staged_by_dots(*value->def())) {
+    stage_slot(value, byte_offset, tile, stored, convert);
+    return;
+  }
   if (l == nullptr || l->rows) {
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert);
     return;

@@ -44,25 +44,28 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
                          std::vector<llvm::Value*>& c) {
   const int64_t K = op.operand(0)->type()->shape().back();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  // SharedTile::descriptor_start of row 0, column `col` (a run-time value): a column block
+  // and a place in it.
+  auto column_start = [&](const SharedTile& t, llvm::Value* col) {
+    return b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(col, i32(t.block_cols())), i32(t.rows * t.swizzle)),
+                        b_.CreateMul(b_.CreateURem(col, i32(t.block_cols())), i32(t.element_bytes)));
+  };
   // Warpgroup (g_m, g_n) holds rows 64 * g_m + [0, 64) of each band of 16 * warps_m rows: its
   // A starts 64 rows further (a row of a swizzled tile is `swizzle` bytes within its column
-  // block). Side by side along n (columns_blocked), it holds columns g_n * width + [0, width)
-  // and reads B from there.
+  // block; 64 columns further in an M-major A, a tile row being K). Side by side along n
+  // (columns_blocked), it holds columns g_n * width + [0, width) and reads B from there.
   llvm::Value* group_m = b_.CreateLShr(warp_id(), i32(2));
   if (l.warps_n > 1) group_m = b_.CreateURem(group_m, i32(l.warps_m / 4));
-  llvm::Value* a_address = b_.CreateAdd(staging.a_address, b_.CreateMul(group_m, i32(64 * staging.tile_a.swizzle)));
+  llvm::Value* a_address =
+      b_.CreateAdd(staging.a_address, staging.a_m_major ? column_start(staging.tile_a, b_.CreateMul(group_m, i32(64)))
+                                                        : b_.CreateMul(group_m, i32(64 * staging.tile_a.swizzle)));
   const int64_t width = l.n / l.warps_n;
   DotStaging group = staging;
   if (l.warps_n > 1) {
     llvm::Value* first_col = b_.CreateMul(b_.CreateUDiv(warp_id(), i32(l.warps_m)), i32(width));
-    const SharedTile& t = staging.tile_b;
-    // SharedTile::descriptor_start of column first_col: a row of the K-major tile (B held
-    // transposed), else a column block and a place in it.
-    llvm::Value* offset =
-        staging.b_k_major
-            ? b_.CreateMul(first_col, i32(t.swizzle))
-            : b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(first_col, i32(t.block_cols())), i32(t.rows * t.swizzle)),
-                           b_.CreateMul(b_.CreateURem(first_col, i32(t.block_cols())), i32(t.element_bytes)));
+    // A row of the K-major tile (B held transposed), else a column block and a place in it.
+    llvm::Value* offset = staging.b_k_major ? b_.CreateMul(first_col, i32(staging.tile_b.swizzle))
+                                            : column_start(staging.tile_b, first_col);
     group.b_address = b_.CreateAdd(staging.b_address, offset);
   }
   llvm::Type* f32 = b_.getFloatTy();
@@ -82,7 +85,9 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   ptx_effect("wgmma.fence.sync.aligned;", "", {});
   for (int64_t k0 = 0; k0 < K; k0 += k_step) {
     for (int im = 0; im < l.rep_m; ++im) {
-      llvm::Value* desc_a = wgmma_descriptor(a_address, staging.tile_a, int64_t{im} * 16 * l.warps_m, k0, true);
+      const int64_t m0 = int64_t{im} * 16 * l.warps_m;
+      llvm::Value* desc_a = staging.a_m_major ? wgmma_descriptor(a_address, staging.tile_a, k0, m0, false)
+                                              : wgmma_descriptor(a_address, staging.tile_a, m0, k0, true);
       for (int64_t n0 = 0; n0 < width; n0 += kMaxN) {
         const int64_t n = std::min(kMaxN, width - n0);
         const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
@@ -97,9 +102,12 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
           text += (i ? ", $" : "$") + std::to_string(i);
           constraints += "=f,";
         }
-        // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not negated, A K-major, B N-major (transposed) or K-major.
+        // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
+        // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
         text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1" +
-                (fp8 ? std::string() : std::string(", 0, ") + (staging.b_k_major ? "0" : "1")) + ";\n}";
+                (fp8 ? std::string()
+                     : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
+                ";\n}";
         constraints += "l,l,r";
         for (int i = 0; i < regs; ++i) {
           constraints += "," + std::to_string(i);

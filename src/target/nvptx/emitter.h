@@ -38,7 +38,8 @@ struct DotStaging {
   llvm::Value* a_address = nullptr;  // i32 .shared addresses of A's and B's first element
   llvm::Value* b_address = nullptr;
   bool in_place = false;  // both operands read in their stage buffers (async_copy.h)
-  bool b_k_major = false;  // tile_b holds B transposed (AsyncOperand::k_major)
+  bool b_k_major = false;  // tile_b holds B transposed (AsyncOperand::transposed): K-major
+  bool a_m_major = false;  // tile_a holds A transposed (AsyncOperand::transposed): M-major
 };
 
 // What one tile IR value is in the current thread: its registers (layout.h). A scalar, a
@@ -294,7 +295,7 @@ class Emitter {
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
   void lockstep_operands(const ir::Region& body);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
-  void issue_k_major_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  void issue_transposed_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // TMA copies (async_copy.h): the stage mbarriers armed once per loop entry, a stage's bulk
   // tensor copies into `handle` completing on mbarrier `index`, a dot's wait for its stage.
   void init_tma_barriers(const AsyncOperand& operand);
@@ -363,6 +364,11 @@ class Emitter {
   // (gpu/conversion.h: loads and conversions whose slot is not the flat rule keep their
   // registers in the slot's layout; gpu/coalesce.h makes them.)
   void emit_convert_layout(const ir::Op& op);
+  // A conversion out of a slot whose every reader is a dot staging it (gpu/coalesce.h's
+  // loads that feed only dots): none is emitted, the dot stages from the slot (stage_slot).
+  bool staged_by_dots(const ir::Op& convert) const;
+  void stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
+                  const std::function<llvm::Value*(llvm::Value*)>& convert);
   void emit_slot_load(const ir::Op& op);
   void emit_slot_store(const ir::Op& op);
   // i32: the part of the flat element index of `l`'s registers this thread's lane and warp
