@@ -1,7 +1,8 @@
 // prefetch_operands: transforms/prefetch_loads on the GPU's copy of a kernel, limited to the
 // loads the NVPTX emitter copies asynchronously into shared memory (a 2-D fp16/bf16 load
-// whose only use is a dot operand; fp8 too where wgmma may take it as it is), and only with
-// num_stages >= 2 in a kernel with a dot.
+// whose only use is a dot operand; fp8 too where wgmma may take it as it is, fp32 of a tf32
+// dot and int8 of an int8 one, which run on mma.sync), and only with num_stages >= 2 in a
+// kernel with a dot.
 #pragma once
 
 #include "gpu/options.h"
@@ -23,5 +24,10 @@ void prefetch_operands(ir::Function& function, const GpuOptions& options);
 // hardware's way too). Whether it does depends on how its operands reach shared memory
 // (target/nvptx/async_copy.h's native_fp8); otherwise they are widened to f16.
 bool native_fp8_candidate(const ir::Op& dot);
+
+// A dot mma.sync runs on 32-bit or 8-bit inputs: fp32 with input_precision tf32 or tf32x3
+// (an fp32 result), or int8 with an int32 result and K a multiple of 32.
+bool tf32_dot(const ir::Op& dot);
+bool int8_dot(const ir::Op& dot);
 
 }  // namespace tritium::gpu

@@ -134,7 +134,7 @@ def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False
 SHAPES = [(16, 16, 16), (32, 64, 16), (64, 64, 64), (128, 128, 32), (128, 256, 64)]
 
 
-def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False, group=8):
+def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False, group=8, acc_dtype=None):
     """The tutorial matmul (dot_kernels.matmul_kernel) over a (M x K) and b (K x N) into c,
     config = (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages or None for the default), then
     a device sync."""
@@ -144,7 +144,7 @@ def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False,
     mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
         BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=group, ACC_IN_DOT=acc_in_dot,
-        PREC=prec, OUT_FP16=out_fp16, **options)
+        PREC=prec, OUT_FP16=out_fp16, ACC_DTYPE=acc_dtype or mod.tl.float32, **options)
     torch.cuda.synchronize()
 
 
@@ -319,6 +319,27 @@ def test_matmul_tutorial_other_dtypes(gen, which, kind):
     c = torch.full((M, N), float("nan"), device="cuda")
     run_matmul(mod, a, b, c, (64, 64, 32, 4, None), prec=prec, group=4)
     assert_close(c, torch.matmul(a.double(), b.double()), tol, K)
+
+
+@pytest.mark.parametrize("M,N,K", [(512, 512, 512), (500, 300, 200), (256, 384, 1024)])
+@pytest.mark.parametrize("kind", ["fp32-tf32", "fp32-tf32x3", "int8"])
+@pytest.mark.parametrize("config", [(64, 64, 32, 4, 2), (128, 128, 64, 8, 3), (64, 128, 64, 4, 4), (128, 64, 32, 4, 1)])
+@pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
+def test_matmul_pipelined_tf32_and_int8(gen, which, M, N, K, kind, config, layout):
+    """The tutorial matmul in tf32 (fp32 inputs, Triton's default precision), tf32x3 and int8
+    (int32 accumulator): with num_stages >= 2 their row-major operands are copied by cp.async
+    into padded stage buffers and read there by mma.sync (before, loaded each iteration);
+    a transposed operand stays a per-iteration load, 16 bytes along its columns."""
+    mod = module(which)
+    dtype, prec, tol = KINDS[kind]
+    if dtype == "int8" and config[2] < 32:
+        pytest.skip("int8 takes K in steps of 32")
+    a = make(gen, dtype, (K, M)).T if layout == "m-major-a" else make(gen, dtype, (M, K))
+    b = make(gen, dtype, (N, K)).T if layout == "k-major-b" else make(gen, dtype, (K, N))
+    result = torch.int32 if dtype == "int8" else torch.float32
+    c = torch.full((M, N), -7, device="cuda", dtype=result)
+    run_matmul(mod, a, b, c, config, prec=prec, acc_dtype=mod.tl.int32 if dtype == "int8" else None)
+    assert_close(c, reference(a, b), tol, K)
 
 
 @pytest.mark.parametrize("M, N, K, block, warps, stages", [

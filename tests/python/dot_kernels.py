@@ -73,9 +73,10 @@ def dot_bias_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M: tl.constexpr, N: tl.conste
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                   BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, ACC_IN_DOT: tl.constexpr,
-                  PREC: tl.constexpr, OUT_FP16: tl.constexpr):
+                  PREC: tl.constexpr, OUT_FP16: tl.constexpr, ACC_DTYPE: tl.constexpr = tl.float32):
     """Triton's matmul tutorial: grouped program ordering, tl.cdiv, K-edge masks; the
-    accumulator passed to tl.dot (ACC_IN_DOT) or `acc += tl.dot(a, b)`."""
+    accumulator passed to tl.dot (ACC_IN_DOT) or `acc += tl.dot(a, b)`; ACC_DTYPE int32
+    for int8 inputs."""
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -90,12 +91,12 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     offs_k = tl.arange(0, BLOCK_SIZE_K)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ACC_DTYPE)
     for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
         if ACC_IN_DOT:
-            accumulator = tl.dot(a, b, accumulator, input_precision=PREC)
+            accumulator = tl.dot(a, b, accumulator, input_precision=PREC, out_dtype=ACC_DTYPE)
         else:
             accumulator += tl.dot(a, b, input_precision=PREC)
         a_ptrs += BLOCK_SIZE_K * stride_ak

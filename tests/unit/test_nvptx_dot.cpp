@@ -357,8 +357,34 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
   std::string plain = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
   CHECK(count(plain, "cp.async") == 0);
   CHECK(count(plain, "bar.sync") == 4);  // two per K step, two in the epilogue
-  // tf32 operands are not copied asynchronously (the element loads round them first).
-  CHECK(count(matmul_ptx("fp32", "float32", "tf32", 32, 32, 16, 4, 3), "cp.async") == 0);
+}
+
+TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too", "[nvptx][dot]") {
+  // mma.sync reads them element by element (tf32 rounded by cvt.rna after the read, int8
+  // A as one word of four bytes along k) from padded tiles, now the stage buffers'.
+  for (int sm : {80, 90}) {
+    CAPTURE(sm);
+    nvptx::TargetOptions options;
+    options.num_warps = 4;
+    options.num_stages = 3;
+    options.sm = sm;
+    nvptx::CompiledPtx tf32 = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
+    CHECK(count(tf32.ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(tf32.ptx, "cp.async.wait_group") == 2);  // the dot's, and the drain
+    CHECK(count(tf32.ptx, "ld.global") == 0);
+    CHECK(count(tf32.ptx, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") > 0);
+    CHECK(testing::ptxas_errors(tf32) == "");
+    nvptx::CompiledPtx tf32x3 = compile_matmul("fp32", "float32", "tf32x3", 64, 64, 32, options);
+    CHECK(count(tf32x3.ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(testing::ptxas_errors(tf32x3) == "");
+    nvptx::CompiledPtx i8 = compile_matmul("i8", "int32", "ieee", 64, 64, 64, options);
+    CHECK(count(i8.ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(i8.ptx, "ld.global") == 0);
+    CHECK(count(i8.ptx, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") > 0);
+    CHECK(testing::ptxas_errors(i8) == "");
+  }
+  // ieee fp32 (FMAs) keeps its loads.
+  CHECK(count(matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4, 3), "cp.async") == 0);
 }
 
 TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvptx][dot]") {

@@ -101,7 +101,8 @@ bool addresses_recomputable(const ir::Op& load) {
 }
 
 // The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
-// path, or wgmma's fp8), all of them on wgmma or all on mma.sync (`*wgmma` says which).
+// path, wgmma's fp8, or mma.sync's tf32 and int8), all of them on wgmma or all on mma.sync
+// (`*wgmma` says which).
 bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragments, int sm, int num_warps,
                               std::vector<const ir::Op*>& dots, bool* wgmma) {
   if (!arg->has_uses()) return false;
@@ -120,7 +121,9 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
     // fp8 only toward wgmma's own fp8 inputs (plan_op keeps it when both operands qualify).
     bool fp8 = on_wgmma && gpu::native_fp8_candidate(*dot);
-    if (!(f16 || bf16 || fp8) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    // tf32 and int8 run on mma.sync (uses_wgmma: fp16/bf16/fp8 only), from padded tiles.
+    bool narrow_or_wide = !on_wgmma && (gpu::tf32_dot(*dot) || gpu::int8_dot(*dot));
+    if (!(f16 || bf16 || fp8 || narrow_or_wide) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     if (!dots.empty() && on_wgmma != *wgmma) return false;
     *wgmma = on_wgmma;
     dots.push_back(dot);
@@ -323,7 +326,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       operand->carried = arg;
       operand->distance = static_cast<int>(chain.size());
       const std::vector<int64_t>& shape = arg->type()->shape();
-      const int64_t bytes = ir::is_fp8(arg->type()->element()->scalar_kind()) ? 1 : 2;
+      const int64_t bytes = ir::bit_width(arg->type()->element()->scalar_kind()) / 8;
       operand->dots = dots;
       // Transposed only when every load of the chain copies so, and as every dot's B (K-major),
       // or as every dot's f16/bf16 A (M-major: wgmma transposes no 8-bit operand).

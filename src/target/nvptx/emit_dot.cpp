@@ -11,6 +11,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include "gpu/prefetch_operands.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -284,15 +285,11 @@ DotPath choose_path(const ir::Op& dot) {
   ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
   ScalarKind result = dot.result()->type()->element()->scalar_kind();
   ir::InputPrecision precision = ir::DotOp(dot).input_precision();
-  const int64_t k = dot.operand(0)->type()->shape().back();
   if (a == ScalarKind::F16 && b == ScalarKind::F16 && result != ScalarKind::F64) return DotPath::F16;
   if (a == ScalarKind::BF16 && b == ScalarKind::BF16 && result != ScalarKind::F64) return DotPath::BF16;
   if (ir::is_fp8(a) && ir::is_fp8(b) && result != ScalarKind::F64) return DotPath::F16;
-  if (a == ScalarKind::F32 && b == ScalarKind::F32 && result == ScalarKind::F32) {
-    if (precision == ir::InputPrecision::Tf32) return DotPath::TF32;
-    if (precision == ir::InputPrecision::Tf32x3) return DotPath::TF32x3;
-  }
-  if (a == ScalarKind::I8 && b == ScalarKind::I8 && result == ScalarKind::I32 && k % 32 == 0) return DotPath::I8;
+  if (gpu::tf32_dot(dot)) return precision == ir::InputPrecision::Tf32 ? DotPath::TF32 : DotPath::TF32x3;
+  if (gpu::int8_dot(dot)) return DotPath::I8;
   return DotPath::Fma;
 }
 
@@ -676,11 +673,17 @@ void Emitter::emit_dot(const ir::Op& op) {
                                        b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), g));
     const int64_t step = i8 ? 32 : 8, second_k = i8 ? 16 : 4;
     llvm::Type* element = i8 ? b_.getInt8Ty() : b_.getFloatTy();
+    // Element `index` of an operand's tile: in its stage buffer when copied (async_copy.h),
+    // else where the dot staged it.
+    auto operand_element = [&](const ir::Value* v, int64_t staged_at, llvm::Value* index) {
+      if (async_.carried.count(v) == 0) return shared_element_at(staged_at, element, index, 0);
+      return raw_shared(b_.CreateAdd(get(v).at(0), b_.CreateMul(index, i32(i8 ? 1 : 4))));
+    };
     auto load_a = [&](int64_t offset) {
-      return b_.CreateLoad(element, shared_element_at(0, element, b_.CreateAdd(a_lane, i32(offset)), 0));
+      return b_.CreateLoad(element, operand_element(op.operand(0), 0, b_.CreateAdd(a_lane, i32(offset))));
     };
     auto load_b = [&](int64_t offset) {
-      return b_.CreateLoad(element, shared_element_at(b_offset, element, b_.CreateAdd(b_lane, i32(offset)), 0));
+      return b_.CreateLoad(element, operand_element(op.operand(1), b_offset, b_.CreateAdd(b_lane, i32(offset))));
     };
     // Four bytes loaded one by one, packed little-endian (k + 0 in the low byte).
     auto pack4 = [&](const std::function<llvm::Value*(int)>& byte) {
@@ -701,7 +704,11 @@ void Emitter::emit_dot(const ir::Op& op) {
           int64_t offsets[4] = {base, base + 8 * stride_a, base + second_k, base + 8 * stride_a + second_k};
           for (int64_t offset : offsets) {
             if (i8) {
-              af[im].push_back(pack4([&](int j) { return load_a(offset + j); }));
+              // A's four bytes along k are one aligned word (rows of a multiple of 16 bytes,
+              // k a multiple of 4): little-endian, k + 0 in the low byte, as pack4's.
+              af[im].push_back(b_.CreateAlignedLoad(b_.getInt32Ty(),
+                                                    operand_element(op.operand(0), 0, b_.CreateAdd(a_lane, i32(offset))),
+                                                    llvm::Align(4)));
               continue;
             }
             llvm::Value* x = load_a(offset);
