@@ -10,6 +10,7 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
     python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
+        [--dtypes fp16,bf16,tf32,int8]
       (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
 configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
@@ -188,33 +189,43 @@ def bench(kernels, quick, hinted=False):
     return rows
 
 
-def per_block(kernels, sizes, blocks, stages):
-    """Each block configuration (BM, BN, BK, warps) timed alone, fp16 and bf16, both JITs with
-    the same one: the speed of a configuration a user fixes, where the best-of list hides it."""
+# --dtypes names: torch input dtype, input_precision, accumulator and output dtype names.
+PER_BLOCK_DTYPES = {"fp16": ("float16", None, "float32", "float16"), "bf16": ("bfloat16", None, "float32", "float16"),
+                    "tf32": ("float32", "tf32", "float32", "float32"), "int8": ("int8", None, "int32", "int32")}
+
+
+def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
+    """Each block configuration (BM, BN, BK, warps) timed alone, in each of `dtypes`
+    (PER_BLOCK_DTYPES), both JITs with the same one: the speed of a configuration a user
+    fixes, where the best-of list hides it."""
     import torch
     import triton.testing
     print("| dtype | size | block (m, n, k, warps), stages | tritium | Triton | tritium / Triton |")
     print("| --- | --- | --- | --- | --- | --- |")
     rows = []
-    for dtype in (torch.float16, torch.bfloat16):
+    for key in dtypes:
+        dtype_name, precision, acc, out = PER_BLOCK_DTYPES[key]
+        dtype = getattr(torch, dtype_name)
         for size in sizes:
             a, b = inputs(dtype, size, size, size)
-            ref = torch.matmul(a, b)
+            ref = (a.cpu().long() @ b.cpu().long()).cuda() if dtype == torch.int8 else torch.matmul(a, b)
             for block in blocks:
-                row = {"dtype": str(dtype).replace("torch.", ""), "size": size, "block": block, "stages": stages}
+                row = {"dtype": key, "size": size, "block": block, "stages": stages}
+                def run(kernel, c):
+                    launch(kernel, a, b, c, block, precision, acc, out, num_stages=stages)
                 for name, kernel in kernels.items():
-                    c = torch.empty((size, size), device="cuda", dtype=torch.float16)
+                    c = torch.empty((size, size), device="cuda", dtype=getattr(torch, out))
                     try:
-                        launch(kernel, a, b, c, block, num_stages=stages)
+                        run(kernel, c)
                         torch.cuda.synchronize()
                     except Exception as e:  # noqa: BLE001 - reported per case
                         row[name] = f"{type(e).__name__}: {str(e)[:80]}"
                         continue
-                    if not close_enough(c, ref, False):
+                    right = torch.equal(c.long(), ref.long()) if dtype == torch.int8 else close_enough(c, ref, False)
+                    if not right:
                         row[name] = "WRONG"
                         continue
-                    ms = triton.testing.do_bench(lambda: launch(kernel, a, b, c, block, num_stages=stages),
-                                                 warmup=10, rep=50)
+                    ms = triton.testing.do_bench(lambda: run(kernel, c), warmup=10, rep=50)
                     row[name] = 2.0 * size ** 3 / ms * 1e-9
                 both = [row.get(n) for n in ("tritium", "triton")]
                 ratio = f"{both[0] / both[1]:.2f}" if all(isinstance(v, float) for v in both) else "-"
@@ -236,6 +247,8 @@ def main():
                         "'BM,BN,BK,WARPS;...' (with --sizes, default 4096, and --stages, default 3)")
     parser.add_argument("--sizes", default="4096")
     parser.add_argument("--stages", type=int, default=3)
+    parser.add_argument("--dtypes", default="fp16,bf16",
+                        help="with --blocks: comma-separated, of " + ", ".join(PER_BLOCK_DTYPES))
     parser.add_argument("--json")
     args = parser.parse_args()
     from bench_attention import no_gpu_reason
@@ -246,7 +259,8 @@ def main():
     kernels = jits()
     if args.blocks:
         blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks.split(";")]
-        rows = per_block(kernels, [int(n) for n in args.sizes.split(",")], blocks, args.stages)
+        rows = per_block(kernels, [int(n) for n in args.sizes.split(",")], blocks, args.stages,
+                         [d for d in args.dtypes.split(",") if d])
         if args.json:
             pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=1))
         return
