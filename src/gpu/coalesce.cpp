@@ -54,23 +54,6 @@ void collect(ir::Region& region, std::vector<Op*>& out) {
   }
 }
 
-// The widest access along `axis`: contiguity, alignment, 16 bytes and the mask's constancy,
-// a power of two dividing the dimension (as access_width along the last).
-int64_t width_along(const Op& op, int axis, const analysis::AxisInfoAnalysis& facts) {
-  const ir::Value* ptr = op.operand(0);
-  const ir::Type* type = ptr->type();
-  const analysis::AxisInfo& info = facts.get(ptr);
-  int64_t bytes = std::max<int64_t>(1, ir::bit_width(type->element()->pointee()->scalar_kind()) / 8);
-  int64_t w = std::min({info.contiguity[axis], std::max<int64_t>(1, info.divisibility[axis] / bytes),
-                        std::max<int64_t>(1, 16 / bytes)});
-  const ir::Value* mask = op.kind() == OpKind::Load ? ir::LoadOp(op).mask() : ir::StoreOp(op).mask();
-  if (mask != nullptr && mask->type()->is_block()) w = facts.has(mask) ? std::min(w, facts.get(mask).constancy[axis]) : 1;
-  int64_t dim = type->shape()[axis];
-  w = floor_pow2(std::max<int64_t>(1, std::min(w, dim)));
-  while (dim % w != 0) w /= 2;
-  return w;
-}
-
 bool recomputable_operand(const ir::Value* v) {
   if (v == nullptr || !v->type()->is_block()) return true;
   int budget = kRecomputeBudget;
@@ -279,7 +262,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     int best_axis = last;
     int64_t best = today;
     for (int d = last - 1; d >= 0; --d) {
-      int64_t w = width_along(*op, d, facts);
+      int64_t w = access_width_along(*op, d, facts);
       if (w > best) {
         best = w;
         best_axis = d;

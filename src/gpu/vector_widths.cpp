@@ -82,6 +82,21 @@ int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
   return static_cast<int>(w);
 }
 
+int64_t access_width_along(const ir::Op& op, int axis, const analysis::AxisInfoAnalysis& facts) {
+  const ir::Value* ptr = op.operand(0);
+  const ir::Type* type = ptr->type();
+  const analysis::AxisInfo& info = facts.get(ptr);
+  int64_t bytes = std::max<int64_t>(1, ir::bit_width(type->element()->pointee()->scalar_kind()) / 8);
+  int64_t w = std::min({info.contiguity[axis], std::max<int64_t>(1, info.divisibility[axis] / bytes),
+                        std::max<int64_t>(1, 16 / bytes)});
+  const ir::Value* mask = op.kind() == ir::OpKind::Load ? ir::LoadOp(op).mask() : ir::StoreOp(op).mask();
+  if (mask != nullptr && mask->type()->is_block()) w = facts.has(mask) ? std::min(w, facts.get(mask).constancy[axis]) : 1;
+  int64_t dim = type->shape()[axis];
+  w = floor_power_of_two(std::max<int64_t>(1, std::min(w, dim)));
+  while (dim % w != 0) w /= 2;
+  return w;
+}
+
 int tested_width(const ir::Type* type, int vector, int64_t element_bytes) {
   int g = vector;
   while (g > 1 && (g * element_bytes > 16 || type->shape().back() % g != 0)) g /= 2;

@@ -35,6 +35,11 @@ struct VectorWidths {
 // atomics (once per element), volatile loads and scalar pointers.
 int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis);
 
+// The same along `axis` of a load or store on a block of pointers (coalesce.h's choice of
+// axis): contiguity, alignment, 16 bytes and the mask's constancy along it, a power of two
+// dividing that dimension.
+int64_t access_width_along(const ir::Op& op, int axis, const analysis::AxisInfoAnalysis& facts);
+
 // The widest group a run-time test may make one vector access when the facts leave an
 // access scalar: the block's V, at most 16 bytes of `element_bytes` each, dividing the last
 // dimension (the registers of a group are then consecutive elements of one row).

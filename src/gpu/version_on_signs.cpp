@@ -82,11 +82,19 @@ void mark_loads_cold(ir::Region& region) {
   }
 }
 
-// The width an access gets: the facts' width, at most the elements each thread has
-// (vector_widths.h's cap; a wider proof changes nothing there).
+// The width an access gets: the facts' width along its best axis (the last, or another that
+// coalesce.h or a transposed dot-operand copy would use: an M-major A behind the tutorial's
+// `% M`), at most the elements each thread has (vector_widths.h's cap; a wider proof changes
+// nothing there).
 int capped_width(const ir::Op& access, const analysis::AxisInfoAnalysis& axis, int threads) {
-  int64_t per_thread = std::max<int64_t>(1, access.operand(0)->type()->num_elements() / threads);
-  return static_cast<int>(std::min<int64_t>(access_width(access, axis), per_thread));
+  const ir::Type* type = access.operand(0)->type();
+  int64_t per_thread = std::max<int64_t>(1, type->num_elements() / threads);
+  int64_t best = access_width(access, axis);
+  if (type->is_block() && type->is_ptr() && axis.has(access.operand(0)) &&
+      (access.kind() == OpKind::Load || access.kind() == OpKind::Store)) {
+    for (int d = 0; d + 1 < type->rank(); ++d) best = std::max(best, access_width_along(access, d, axis));
+  }
+  return static_cast<int>(std::min<int64_t>(best, per_thread));
 }
 
 // Whether assuming `scalars` >= 0 makes some load or store wider than `widths` says; if so,
@@ -130,6 +138,42 @@ std::vector<const Value*> scalars_to_test(const ir::Function& function, int thre
   return chosen;
 }
 
+// Pure ops before `end` that read a tested scalar (directly or through each other) but that
+// no tested scalar is computed from, moved down to just before `end` (their order kept), so
+// that both versions compute them, each with its own facts: the tutorial's `% M` rows,
+// computed from pid_m before pid_n's scalar is known. Returns where the test goes now.
+size_t sink_below(ir::Region& body, const std::vector<const Value*>& scalars, size_t end) {
+  std::unordered_set<const ir::Op*> feeds;  // ops some tested scalar is computed from
+  std::vector<const ir::Op*> work;
+  for (const Value* s : scalars) {
+    if (s->def() != nullptr && s->def()->parent() == &body) work.push_back(s->def());
+  }
+  while (!work.empty()) {
+    const ir::Op* op = work.back();
+    work.pop_back();
+    if (!feeds.insert(op).second) continue;
+    for (const Value* v : op->operands()) {
+      if (v->def() != nullptr && v->def()->parent() == &body) work.push_back(v->def());
+    }
+  }
+  std::unordered_set<const Value*> reads(scalars.begin(), scalars.end());  // values computed from them
+  std::vector<ir::Op*> sink;
+  for (size_t i = 0; i < end; ++i) {
+    ir::Op* op = body.ops()[i].get();
+    bool reads_scalar = std::any_of(op->operands().begin(), op->operands().end(), [&](const Value* v) { return reads.count(v) != 0; });
+    if (!reads_scalar || feeds.count(op) != 0 || !has_trait(op->kind(), ir::kPure) || !op->regions().empty()) continue;
+    for (int r = 0; r < op->num_results(); ++r) reads.insert(op->result(r));
+    sink.push_back(op);
+  }
+  // Each taken op leaves the ops after it one place up: reinserted at end - 1, they keep
+  // their order, and the test goes before the first of them.
+  for (ir::Op* op : sink) {
+    std::unique_ptr<ir::Op> taken = body.take(op);
+    body.insert(end - 1, std::move(taken));
+  }
+  return end - sink.size();
+}
+
 }  // namespace
 
 bool versions_on_signs(const ir::Function&, const GpuOptions& options) { return options.vectorize; }
@@ -147,6 +191,7 @@ void version_on_signs(ir::Function& function, const GpuOptions& options) {
   for (const Value* s : scalars) {
     if (s->def() != nullptr) first_moved = std::max(first_moved, body.index_of(s->def()) + 1);
   }
+  first_moved = sink_below(body, scalars, first_moved);
   ir::Builder b = ir::Builder::before(body.ops()[first_moved].get());  // at most the return
   const Loc& loc = body.ops()[first_moved]->loc();
   const ir::Type* i1 = ir::Type::scalar(ir::ScalarKind::I1);

@@ -11,6 +11,7 @@
 # RUN: --kernel one_dot --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit ptx --arch sm_90 --check-prefix=PTX
 # RUN: --kernel a_transposed --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, BM=128, BN=128, BK=64" --emit gpu-ir --arch sm_90 --num-warps 8 --check-prefix=LOOP
 # RUN: --kernel a_transposed --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, BM=128, BN=128, BK=64" --emit ptx --arch sm_90 --num-warps 8 --check-prefix=LOOPPTX
+# RUN: --kernel grouped --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BM=128, BN=128, BK=64" --emit gpu-ir --arch sm_90 --num-warps 8 --check-prefix=GROUPED
 #
 # IR-LABEL: func @one_dot(
 # IR: load {{%[0-9]+}} : block<64x32xfp16, blocked<spt = [8, 1], {{[^>]*}}order = [0, 1]>>
@@ -25,6 +26,13 @@
 #
 # LOOP-LABEL: func @a_transposed(
 # LOOP: = load {{.*}}  // cp.async into stage buffers at bytes 0, 16384 and 32768 (128-byte swizzle), stage 0, 16-byte copies along M, held transposed (M-major), dealt out evenly
+#
+# The tutorial's grouped ordering: pid_m's sign is unknown, so `% M` proves nothing along M
+# until version_on_signs tests it; the rows (`offs_am`, computed before pid_n's scalar is)
+# are moved below the test so both versions compute them, and the tested one copies A along M.
+# GROUPED-LABEL: func @grouped(
+# GROUPED: if
+# GROUPED: = load {{.*}}  // cp.async into stage buffers at bytes 0, 16384 and 32768 (128-byte swizzle), stage 0, 16-byte copies along M, held transposed (M-major)
 #
 # LOOPPTX-LABEL: .entry a_transposed(
 # LOOPPTX-NOT: ld.global
@@ -55,3 +63,22 @@ def a_transposed(a_ptr, b_ptr, c_ptr, M, K, BM: tl.constexpr, BN: tl.constexpr, 
         b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def grouped(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    per_group = 8 * tl.cdiv(N, BN)
+    first_m = (pid // per_group) * 8
+    rows = min(tl.cdiv(M, BM) - first_m, 8)
+    pid_m = first_m + (pid % per_group) % rows
+    pid_n = (pid % per_group) // rows
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + offs_am[:, None] + (k + rk)[None, :] * M)  # A stored K x M
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + offs_bn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_am[:, None] * N + offs_bn[None, :], acc)
