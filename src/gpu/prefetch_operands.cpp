@@ -23,9 +23,8 @@ namespace {
 
 // A load that only feeds a 2-D fp16/bf16 dot operand (or an fp8 one of a dot wgmma may run
 // on fp8 inputs), masked-off elements zero. The operand of a tf32 or int8 dot (mma.sync)
-// too, when the axis facts prove 16-byte runs along its rows: the copies of one held
-// transposed would move an element at a time, and unpipelined it is loaded 16 bytes along
-// its columns (coalesce.h).
+// too, when the axis facts prove 16-byte runs along its rows or its columns (then copied
+// transposed, async_copy.h): with neither its copies would move an element at a time.
 bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoAnalysis& facts) {
   const ir::Value* v = load.result();
   if (v->num_uses() != 1 || v->users()[0]->kind() != ir::OpKind::Dot || v->uses()[0].index > 1) return false;
@@ -35,7 +34,9 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
   if (v->type()->rank() != 2) return false;
   if (k == ir::ScalarKind::F16 || k == ir::ScalarKind::BF16 || fp8) return true;
   if (!tf32_dot(dot) && !int8_dot(dot)) return false;
-  return facts.has(load.operand(0)) && access_width(load, facts) * (ir::bit_width(k) / 8) >= 16;
+  if (!facts.has(load.operand(0))) return false;
+  const int64_t bytes = ir::bit_width(k) / 8;
+  return access_width(load, facts) * bytes >= 16 || access_width_along(load, 0, facts) * bytes >= 16;
 }
 
 }  // namespace

@@ -327,9 +327,10 @@ def test_matmul_tutorial_other_dtypes(gen, which, kind):
 @pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
 def test_matmul_pipelined_tf32_and_int8(gen, which, M, N, K, kind, config, layout):
     """The tutorial matmul in tf32 (fp32 inputs, Triton's default precision), tf32x3 and int8
-    (int32 accumulator): with num_stages >= 2 their row-major operands are copied by cp.async
-    into padded stage buffers and read there by mma.sync (before, loaded each iteration);
-    a transposed operand stays a per-iteration load, 16 bytes along its columns."""
+    (int32 accumulator): with num_stages >= 2 their operands are copied by cp.async into
+    padded stage buffers and read there by mma.sync (before, loaded each iteration); a K-major
+    B or an M-major A 16 bytes along K or M into a tile held transposed (int8's K-major B then
+    read a word of four k at a time)."""
     mod = module(which)
     dtype, prec, tol = KINDS[kind]
     if dtype == "int8" and config[2] < 32:

@@ -329,11 +329,15 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       const int64_t bytes = ir::bit_width(arg->type()->element()->scalar_kind()) / 8;
       operand->dots = dots;
       // Transposed only when every load of the chain copies so, and as every dot's B (K-major),
-      // or as every dot's f16/bf16 A (M-major: wgmma transposes no 8-bit operand).
+      // or as every dot's A: f16/bf16 on wgmma (M-major: wgmma transposes no 8-bit operand),
+      // tf32 or int8 on mma.sync (read element by element, either way).
       const bool as_b = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; });
-      const bool as_a = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(0) == arg; }) &&
-                        bytes == 2;
-      operand->transposed = wgmma && (as_a || as_b) && copies_transposed(*next->def(), axis) &&
+      const bool as_a = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(0) == arg; });
+      const bool narrow_or_wide = std::all_of(dots.begin(), dots.end(), [](const ir::Op* d) {
+        return gpu::tf32_dot(*d) || gpu::int8_dot(*d);
+      });
+      const bool transposable = wgmma ? as_b || (as_a && bytes == 2) : narrow_or_wide && (as_a || as_b);
+      operand->transposed = transposable && copies_transposed(*next->def(), axis) &&
                             std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
                               return copies_transposed(*op->operand(c->index() + 2)->def(), axis);
                             });
@@ -351,9 +355,10 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       }
       tma_layout.push_back(layout);
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
-      operand->tile = operand->transposed ? SharedTile::swizzled(shape[1], shape[0], bytes)
-                      : wgmma          ? SharedTile::swizzled(shape[0], shape[1], bytes)
-                                       : SharedTile::padded(shape[0], shape[1], bytes);
+      operand->tile = operand->transposed ? (wgmma ? SharedTile::swizzled(shape[1], shape[0], bytes)
+                                                   : SharedTile::padded(shape[1], shape[0], bytes))
+                      : wgmma              ? SharedTile::swizzled(shape[0], shape[1], bytes)
+                                           : SharedTile::padded(shape[0], shape[1], bytes);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);

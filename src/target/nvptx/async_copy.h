@@ -14,6 +14,7 @@
 // masked off but still zero-fill their buffers).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,9 +37,9 @@ inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
 // SM, allocated per warp in units of 256), at most 2048 threads.
 int blocks_per_sm(int64_t shared, int threads, int regs);
 
-// Elements of `type` in one 16-byte run (8 of f16/bf16, 16 of fp8).
+// Elements of `type` in one 16-byte run (8 of f16/bf16, 16 of fp8 and int8, 4 of fp32).
 inline int64_t run_of_16_bytes(const ir::Type* type) {
-  return ir::is_fp8(type->element()->scalar_kind()) ? 16 : 8;
+  return 16 / std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
 }
 
 struct AsyncOperand {
@@ -52,7 +53,8 @@ struct AsyncOperand {
   // A wgmma operand whose columns run along memory (axis 0 contiguous): the tile holds it
   // transposed (tile rows are its columns) and the copies move 16-byte runs along axis 0.
   // For B that is K-major (Kᵀ in attention, a K-major B: wgmma's imm-trans-b 0), for an
-  // f16/bf16 A M-major (`a.T @ b` with A stored K x M: imm-trans-a 1).
+  // f16/bf16 A M-major (`a.T @ b` with A stored K x M: imm-trans-a 1). On mma.sync the
+  // operands of tf32 and int8 dots, which it reads element by element, either way (padded).
   bool transposed = false;
   std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the

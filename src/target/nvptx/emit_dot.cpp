@@ -666,11 +666,20 @@ void Emitter::emit_dot(const ir::Op& op) {
     llvm::Value* t = b_.CreateAnd(lane, i32(3));
     bool i8 = path == DotPath::I8;
     // tf32: A (g | g+8, t | t+4), B (t | t+4, g). i8: four bytes along k from 4 * t, A rows
-    // g | g+8 and k + 0 | 16, B k + 0 | 16.
-    llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(wm, i32(16)), g), i32(stride_a)),
-                                       i8 ? b_.CreateMul(t, i32(4)) : t);
-    llvm::Value* b_lane = b_.CreateAdd(b_.CreateMul(i8 ? b_.CreateMul(t, i32(4)) : t, i32(stride_b)),
-                                       b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), g));
+    // g | g+8 and k + 0 | 16, B k + 0 | 16. An operand copied transposed (A M-major, B
+    // K-major: async_copy.h) has its tile's rows along k: element (m, k) of A at k * stride + m,
+    // (k, n) of B at n * stride + k. Each index is this lane's part plus a constant.
+    const bool a_t = staging.a_m_major, b_t = staging.b_k_major;
+    llvm::Value* k_lane = i8 ? b_.CreateMul(t, i32(4)) : t;
+    llvm::Value* m_lane = b_.CreateAdd(b_.CreateMul(wm, i32(16)), g);
+    llvm::Value* n_lane = b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), g);
+    auto linear = [&](llvm::Value* row, llvm::Value* col, int64_t stride) {
+      return b_.CreateAdd(b_.CreateMul(row, i32(stride)), col);
+    };
+    llvm::Value* a_lane = a_t ? linear(k_lane, m_lane, stride_a) : linear(m_lane, k_lane, stride_a);
+    llvm::Value* b_lane = b_t ? linear(n_lane, k_lane, stride_b) : linear(k_lane, n_lane, stride_b);
+    auto a_at = [&](int64_t m, int64_t k) { return a_t ? k * stride_a + m : m * stride_a + k; };
+    auto b_at = [&](int64_t k, int64_t n) { return b_t ? n * stride_b + k : k * stride_b + n; };
     const int64_t step = i8 ? 32 : 8, second_k = i8 ? 16 : 4;
     llvm::Type* element = i8 ? b_.getInt8Ty() : b_.getFloatTy();
     // Element `index` of an operand's tile: in its stage buffer when copied (async_copy.h),
@@ -700,15 +709,19 @@ void Emitter::emit_dot(const ir::Op& op) {
       for (int64_t k0 = 0; k0 < K; k0 += step) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n), as(l.rep_m), bs(l.rep_n);
         for (int im = 0; im < l.rep_m; ++im) {
-          int64_t base = (batch * l.m + l.tile_row(im, 0)) * stride_a + k0;
-          int64_t offsets[4] = {base, base + 8 * stride_a, base + second_k, base + 8 * stride_a + second_k};
-          for (int64_t offset : offsets) {
-            if (i8) {
+          const int64_t m = batch * l.m + l.tile_row(im, 0);
+          for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, second_k}, {8, second_k}}) {
+            const int64_t offset = a_at(m + dm, k0 + dk);
+            if (i8 && !a_t) {
               // A's four bytes along k are one aligned word (rows of a multiple of 16 bytes,
               // k a multiple of 4): little-endian, k + 0 in the low byte, as pack4's.
               af[im].push_back(b_.CreateAlignedLoad(b_.getInt32Ty(),
                                                     operand_element(op.operand(0), 0, b_.CreateAdd(a_lane, i32(offset))),
                                                     llvm::Align(4)));
+              continue;
+            }
+            if (i8) {
+              af[im].push_back(pack4([&](int j) { return load_a(a_at(m + dm, k0 + dk + j)); }));
               continue;
             }
             llvm::Value* x = load_a(offset);
@@ -717,10 +730,17 @@ void Emitter::emit_dot(const ir::Op& op) {
           }
         }
         for (int in = 0; in < l.rep_n; ++in) {
-          int64_t base = (batch * K + k0) * stride_b + l.tile_col(in, 0);
-          for (int64_t offset : {base, base + second_k * stride_b}) {
+          const int64_t n = l.tile_col(in, 0);
+          for (int64_t k : {batch * K + k0, batch * K + k0 + second_k}) {
+            const int64_t offset = b_at(k, n);
+            if (i8 && b_t) {  // four bytes along k: one aligned word of a K-major row
+              bf[in].push_back(b_.CreateAlignedLoad(
+                  b_.getInt32Ty(), operand_element(op.operand(1), b_offset, b_.CreateAdd(b_lane, i32(offset))),
+                  llvm::Align(4)));
+              continue;
+            }
             if (i8) {
-              bf[in].push_back(pack4([&](int j) { return load_b(offset + j * stride_b); }));
+              bf[in].push_back(pack4([&](int j) { return load_b(b_at(k + j, n)); }));
               continue;
             }
             llvm::Value* x = load_b(offset);
