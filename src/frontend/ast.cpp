@@ -87,6 +87,7 @@ const char* kind_name(StmtKind kind) {
     case StmtKind::Continue: return "Continue";
     case StmtKind::Return: return "Return";
     case StmtKind::Assert: return "Assert";
+    case StmtKind::Raise: return "Raise";
     case StmtKind::Pass: return "Pass";
     case StmtKind::ExprStmt: return "ExprStmt";
     case StmtKind::Import: return "Import";

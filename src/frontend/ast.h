@@ -87,6 +87,7 @@ enum class StmtKind {
   Continue,
   Return,       // value may be null
   Assert,       // assert cond [, msg]
+  Raise,        // raise [value [from cond]]: an error if lowering reaches it
   Pass,
   ExprStmt,     // value
   Import,       // import module [as alias]     (one Stmt per imported name)

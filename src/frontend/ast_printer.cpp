@@ -173,6 +173,11 @@ void Printer::stmt(int indent, const ast::Stmt& s) {
       line(indent, head + at);
       optional_expr(indent + 1, "value", s.value);
       return;
+    case ast::StmtKind::Raise:
+      line(indent, head + at);
+      optional_expr(indent + 1, "exc", s.value);
+      optional_expr(indent + 1, "cause", s.cond);
+      return;
     case ast::StmtKind::Assert:
       line(indent, head + at);
       optional_expr(indent + 1, "cond", s.cond);

@@ -73,13 +73,19 @@ LValue Lowerer::eval(const ast::Expr& expr) {
     case ast::ExprKind::BoolOp: {
       // A or B or C folds left. Compile-time operands follow Python (an operand is the
       // result, and a decided chain stops evaluating); tensors combine elementwise.
+      // A tuple is a compile-time operand too, true when it is not empty.
       bool is_and = expr.bool_op == ast::BoolOp::And;
+      auto is_tuple = [](const LValue& v) { return v.kind == LValue::Kind::Tuple; };
+      auto known = [&](const LValue& v) { return v.is_const() || is_tuple(v); };
+      auto truth = [&](const LValue& v) { return is_tuple(v) ? !v.items.empty() : const_truth(v, loc); };
       LValue acc = eval(*expr.items[0]);
       for (size_t i = 1; i < expr.items.size(); ++i) {
-        if (acc.is_const() && const_truth(acc, loc) != is_and) return acc;
+        if (known(acc) && truth(acc) != is_and) return acc;
         LValue next = eval(*expr.items[i]);
-        if (acc.is_const() && next.is_const()) {
-          acc = next;  // acc did not decide the chain: the result is the next operand
+        if ((known(acc) && known(next)) || is_tuple(acc)) {
+          // acc did not decide the chain: the result is the next operand (a tuple has no
+          // elementwise truth to combine with a tensor's)
+          acc = next;
           continue;
         }
         acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, acc, next, loc));
