@@ -70,6 +70,8 @@ const char* kind_name(ExprKind kind) {
     case ExprKind::BoolOp: return "BoolOp";
     case ExprKind::Compare: return "Compare";
     case ExprKind::Ternary: return "Ternary";
+    case ExprKind::ListComp: return "ListComp";
+    case ExprKind::Starred: return "Starred";
   }
   return "?";
 }

@@ -256,6 +256,17 @@ void Printer::expr(int indent, const std::string& role, const ast::Expr& e) {
       optional_expr(indent + 1, "cond", e.rhs);
       optional_expr(indent + 1, "else", e.third);
       return;
+    case ast::ExprKind::ListComp:
+      line(indent, head + at);
+      optional_expr(indent + 1, "elt", e.lhs);
+      optional_expr(indent + 1, "target", e.third);
+      optional_expr(indent + 1, "iter", e.rhs);
+      for (const ast::ExprPtr& item : e.items) expr(indent + 1, "if", *item);
+      return;
+    case ast::ExprKind::Starred:
+      line(indent, head + at);
+      optional_expr(indent + 1, "value", e.lhs);
+      return;
     default: line(indent, head + at); return;  // leaves are inline above
   }
 }

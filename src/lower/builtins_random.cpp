@@ -92,7 +92,11 @@ LValue philox_impl(Lowerer& L, LValue c0, LValue c1, LValue c2, LValue c3, LValu
 // the whole seed and a zero for 64-bit ones), the counters bitcast to unsigned.
 LValue philox(Lowerer& L, const LValue& seed_in, std::vector<LValue> c, int64_t n_rounds, const Loc& loc) {
   Value* seed = L.to_tensor(seed_in, loc);
-  if (seed->type()->is_ptr()) error_at(loc, "the seed of a Philox generator must be an integer, got " + seed->type()->str());
+  // Triton: tl.static_assert(seed.dtype.is_int()); a float seed is an error, not a cast.
+  if (seed->type()->is_ptr() || !seed->type()->element()->is_scalar() ||
+      !ir::is_integer(seed->type()->element()->scalar_kind())) {
+    error_at(loc, "the seed of a Philox generator must be an integer, got " + seed->type()->str());
+  }
   for (LValue& ci : c) {
     Value* v = L.to_tensor(ci, loc);
     if (v->type()->is_ptr()) error_at(loc, "the offsets of a Philox generator must be integers, got " + v->type()->str());
