@@ -216,3 +216,22 @@ def test_base_fn_is_the_python_function():
     assert scaled.base_fn.__name__ == "scaled"
     assert scaled.fn.base_fn is scaled.base_fn
     assert not isinstance(scaled.base_fn, tritium.JITFunction)
+
+
+# ---- a pointer type as a global constant ----
+
+BYTE_POINTER = tl.pointer_type(tl.int8)
+
+
+@tritium.jit
+def second_byte(out, x):
+    p = x.to(BYTE_POINTER)
+    tl.static_assert(p.dtype == BYTE_POINTER)
+    tl.store(out, tl.load(p + 1))
+
+
+def test_pointer_type_global():
+    x = np.array([0x0102, 0], dtype=np.int16)  # bytes 02 01 (little-endian)
+    out = np.zeros(1, dtype=np.int8)
+    second_byte[(1,)](out, x)
+    assert out[0] == 1

@@ -6,6 +6,9 @@ Loaded by run_triton_suite.py (`-p triton_suite_plugin`); it is not a tritium te
 * answers `triton._internal_testing` (Triton's test helpers, not part of tritium) with the
   copy next to the tests, else the file of the installed Triton;
 * adds `--device` and the `device` fixture, and registers Triton's `interpreter` marker;
+* provides the fixtures of Triton's python/test/conftest.py the language tests ask for
+  (`with_allocator`, `fresh_triton_cache`, `fresh_knobs`), and the old names of renamed
+  `_internal_testing` helpers (`is_hip_mi300`, ...) that older test files import;
 * gives every test a wall-clock limit (`--suite-timeout`, SIGALRM), so a slow or stuck
   test fails instead of stopping the run;
 * appends one JSON line per test outcome to `--suite-log` (the runner's table is made from
