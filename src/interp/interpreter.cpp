@@ -145,7 +145,8 @@ class Interpreter {
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
     // Ops that reorder or combine lanes move their poison themselves.
     static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
-                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Dot};
+                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Gather,
+                                        OpKind::Dot};
     plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0 &&
                              std::find(std::begin(kOwnPoison), std::end(kOwnPoison), op.kind()) == std::end(kOwnPoison);
     switch (op.kind()) {
@@ -260,6 +261,7 @@ class Interpreter {
         return true;
       }
       case OpKind::Histogram: eval_histogram(op, operand(p, 0), optional_operand(p, 1), result(p)); return true;
+      case OpKind::Gather: eval_gather(op, operand(p, 0), operand(p, 1), result(p)); return true;
       case OpKind::Dot: eval_dot(op, operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;

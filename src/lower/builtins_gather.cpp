@@ -1,9 +1,11 @@
-// tl.gather(src, index, axis) with Triton's checks, composed from existing ops: a one-hot
-// compare of each index with arange(N) along a new axis selects the source element's bits,
-// and an xor-reduction over that axis collects them (exactly one term is non-zero). Every
-// target runs it with nothing added; it costs N compares per output element (N: the source's
-// size along the axis), and blocks whose compare would pass Triton's element limit get a
-// located error instead.
+// tl.gather(src, index, axis) with Triton's checks, as the op `gather {axis}` (ir/ops.def):
+// the interpreter reads each element by its index, the GPU stages the source through
+// shared memory and every thread reads its elements there (nvptx/emit_move.cpp). A source
+// at most kOneHotMaxAxis long along the axis is instead composed from existing ops, where no
+// shared memory or barrier is needed: a one-hot compare of each index with arange(N) along
+// a new axis selects the source element's bits, and an xor-reduction over that axis
+// collects them (at most one term is non-zero). Both give zero for an index outside
+// [0, N), which Triton leaves undefined.
 #include "lower/block_shape.h"
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
@@ -17,7 +19,12 @@ using ir::Value;
 
 namespace {
 
-constexpr int64_t kMaxNumel = int64_t{1} << 20;  // Triton's TRITON_MAX_TENSOR_NUMEL
+// The longest source axis gathered by the one-hot compare (N compares and selects per
+// element, and the source broadcast over the index's axis): tests/unit/test_nvptx.cpp's
+// "gather" cases pin which path a shape takes; benchmarks/RESULTS.md, session 13's static
+// count, says why this length.
+constexpr int64_t kOneHotMaxAxis = 4;
+constexpr int64_t kMaxNumel = int64_t{1} << 20;  // Triton's TRITON_MAX_TENSOR_NUMEL: the one-hot block's bound
 
 // The signed integer kind of `kind`'s width: what the bits travel as.
 ScalarKind bits_kind(const Type* element) {
@@ -62,10 +69,10 @@ LValue gather(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     }
   }
   const int64_t n = src_shape[ax];
-  if (index->type()->num_elements() * n > kMaxNumel) {
-    error_at(loc, "tl.gather: tritium gathers through a one-hot compare of " + std::to_string(index->type()->num_elements()) +
-                      " indices with " + std::to_string(n) + " sources, over the " + std::to_string(kMaxNumel) +
-                      "-element block limit; gather smaller blocks");
+  if (n > kOneHotMaxAxis || index->type()->num_elements() * n > kMaxNumel) {
+    ir::Op* op = L.builder().create(ir::OpKind::Gather, {index->type()->with_element(src->type()->element())}, {src, index}, loc);
+    op->set_attr("axis", ax);
+    return LValue::tensor(op->result());
   }
   // The source as integer bits (bools widened to int8, pointers as int64).
   const Type* element = src->type()->element();

@@ -166,6 +166,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::ConvertLayout: return emit_convert_layout(op);
     case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
     case OpKind::Histogram: return emit_histogram(op);
+    case OpKind::Gather: return emit_gather(op);
     case OpKind::Dot: return emit_dot(op);
     case OpKind::Reduce: return emit_reduce(op);
     case OpKind::Scan: return emit_scan(op);
