@@ -272,7 +272,7 @@ def gather_2d(src_ptr, idx_ptr, out_ptr, AXIS: tl.constexpr, SM: tl.constexpr, S
                                                       ((128, 64), (128, 128), 1), ((2, 64), (2, 1024), 1),
                                                       ((1024, 2), (4, 2), 0)])
 def test_gather_triton_shapes(rng, src_shape, idx_shape, axis):
-    # Larger than the old one-hot limit (256x64 indices from 128 rows): tl.gather op.
+    # The second and third are past the one-hot compose's limit of before (1M compares).
     src = rng.standard_normal(src_shape).astype(np.float32)
     idx = rng.integers(0, src_shape[axis], idx_shape).astype(np.int32)
     out = np.zeros(idx_shape, dtype=np.float32)
@@ -292,15 +292,14 @@ def gather_3d(src_ptr, idx_ptr, out_ptr, AXIS: tl.constexpr, A: tl.constexpr, B:
 
 @pytest.mark.parametrize("dtype", [np.float16, np.int8, np.int64, np.bool_])
 @pytest.mark.parametrize("axis", [0, 1, 2])
-@pytest.mark.parametrize("along", [2, 16])  # the one-hot compare, and the gather op
+@pytest.mark.parametrize("along", [2, 16])
 def test_gather_three_dimensional_with_indices_out_of_range(rng, dtype, axis, along):
     shape = [4, 8, 2]
     shape[axis] = along
     idx_shape = list(shape)
     idx_shape[axis] = 8
     src = random_src(rng, shape, dtype)
-    # Some indices outside [0, along): tritium gives zero there on both paths (Triton leaves
-    # them undefined).
+    # Some indices outside [0, along): tritium gives zero there (Triton leaves them undefined).
     idx = rng.integers(-3, along + 3, idx_shape).astype(np.int16)
     out = np.ones(idx_shape, dtype=dtype)
     gather_3d[(1,)](src, idx, out, AXIS=axis, A=shape[0], B=shape[1], C=shape[2], IA=idx_shape[0], IB=idx_shape[1],
