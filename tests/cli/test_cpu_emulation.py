@@ -224,6 +224,16 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gather_columns(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # A column-major load and store around a gather along the columns: the conversions
+        # out of and into the column layout meet the gather's buffer (barriers between).
+        m = tl.arange(0, BM)[:, None]
+        n = tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + m + n * stride)
+        idx = (m * 3 + n * 5 + stride) % BM
+        tl.store(out_ptr + m + n * BM, tl.gather(x, idx, 0))
+
+    @tritium.jit
     def gather_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
                     AXIS: tl.constexpr):
         # Twice as many indices as the source has along AXIS, as int64.
@@ -733,3 +743,14 @@ def test_gathers_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
     a, b, c = np.indices(idx_shape)
     idx = (a * 5 + b * 3 + c * 11 + stride) % (shape[axis] + 2) - 1
     assert np.array_equal(out.reshape(idx_shape), gather_reference(x.reshape(shape), idx, axis))
+
+
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((32, 128), 8)])
+def test_gather_between_column_layouts(tmp_path, tile, warps):
+    BM, BN = tile
+    stride = BM  # the source is column-major, BM apart
+    x, out, ll, ptx = run_on_host(tmp_path, "gather_columns", "fp32", tile, warps, BM * BN, BM * BN, stride)
+    src = x.reshape(BN, BM).T
+    m, n = np.indices(tile)
+    idx = (m * 3 + n * 5 + stride) % BM
+    assert np.array_equal(out.reshape(BN, BM).T, np.take_along_axis(src, idx, 0))
