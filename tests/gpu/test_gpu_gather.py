@@ -123,13 +123,17 @@ def test_gather_in_a_loop(gen, num_warps):
     assert torch.equal(out, want)
 
 
-def test_same_as_triton(gen):
+def test_same_as_triton(gen, tmp_path):
     triton = pytest.importorskip("triton")
+    import importlib.util
     import inspect
-    import textwrap
-    source = textwrap.dedent(inspect.getsource(ref.gather_2d.fn if hasattr(ref.gather_2d, "fn") else ref.gather_2d))
-    namespace = {"triton": triton, "tl": triton.language}
-    exec(compile(source.replace("@tritium.jit", "@triton.jit"), "gather_2d", "exec"), namespace)
+    # Triton compiles a kernel defined in a file: gather_2d's source, under @triton.jit.
+    source = inspect.getsource(ref.gather_2d.fn).replace("@tritium.jit", "@triton.jit")
+    path = tmp_path / "triton_gather_2d.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n\n" + source)
+    spec = importlib.util.spec_from_file_location("triton_gather_2d", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     for src_shape, idx_shape, axis in [((128, 64), (256, 64), 0), ((128, 64), (128, 128), 1)]:
         src = torch.randn(src_shape, generator=gen).cuda()
         idx = torch.randint(0, src_shape[axis], idx_shape, generator=gen, dtype=torch.int32).cuda()
@@ -137,5 +141,5 @@ def test_same_as_triton(gen):
         theirs = torch.empty(idx_shape, device="cuda")
         args = dict(AXIS=axis, SM=src_shape[0], SN=src_shape[1], IM=idx_shape[0], IN=idx_shape[1])
         ref.gather_2d[(1,)](src, idx, ours, **args)
-        namespace["gather_2d"][(1,)](src, idx, theirs, **args)
+        module.gather_2d[(1,)](src, idx, theirs, **args)
         assert torch.equal(ours, theirs)
