@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <unordered_map>
@@ -297,6 +298,12 @@ class Interpreter {
       case OpKind::GdcWait:
       case OpKind::GdcLaunchDependents:
         return true;  // kernels run one after another: no launch to overlap with
+      case OpKind::Smid: result(p).data()[0].i = 0; return true;  // one "SM" runs every program
+      case OpKind::GlobalTimer:
+        result(p).data()[0].i = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+        return true;
       default: break;  // the elementwise ops of ir/elementwise.def ran above
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());

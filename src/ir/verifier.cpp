@@ -384,6 +384,11 @@ class Verifier {
       case OpKind::GdcWait: case OpKind::GdcLaunchDependents:
         expect_results(op, 0);
         return;
+      case OpKind::Smid: case OpKind::GlobalTimer:
+        expect_results(op, 1);
+        expect_type(op, result_type(op), Type::scalar(op.kind() == OpKind::Smid ? ScalarKind::I32 : ScalarKind::I64),
+                    "the result");
+        return;
       default: break;  // the ops with a type rule in ops.def, checked above
     }
     fail(op, "unknown op kind");
