@@ -10,6 +10,7 @@
 #include "ir/printer.h"
 #include "nvptx_test_support.h"
 #include "target/nvptx/codegen.h"
+#include "tritium/errors.h"
 
 using namespace tritium;
 using nvptx::CompiledPtx;
@@ -125,4 +126,18 @@ TEST_CASE("gather: an index outside the source reads nothing", "[nvptx][gather]"
   REQUIRE(testing::count(ptx.ptx, "setp.gt.u64") == 16);
   REQUIRE(testing::count(ptx.ptx, ", 63;") == 16);
   REQUIRE(ptx.shared_bytes == 64 * 32 * 4);
+}
+
+TEST_CASE("gather: a source larger than shared memory is a located error", "[nvptx][gather]") {
+  // 512 x 256 fp32 is 512 KiB (Triton runs out of resources there too).
+  std::unique_ptr<ir::Function> f = lower("gather2d", signature("fp32", "i32", 0, 512, 256, 64, 256));
+  try {
+    nvptx::compile_to_ptx(*f, TargetOptions{});
+    FAIL("no error");
+  } catch (const CompileError& e) {
+    std::string what = e.what();
+    INFO(what);
+    REQUIRE(has(what, "gather_kernels.py:9:"));
+    REQUIRE(has(what, "tl.gather's source needs 524288 bytes of shared memory"));
+  }
 }

@@ -146,6 +146,7 @@ void Emitter::emit_gather(const ir::Op& op) {
   llvm::Type* stored = stored_type(element);
   const int64_t sources = source.num_elements();
   const int64_t base = scratch(op, 0, sources * type_bytes(stored));
+  check_shared_fits(base + sources * type_bytes(stored), op, "tl.gather's source");
   for (int r = 0; r < source.num_regs(); ++r) {
     llvm::Value* value = src.at(r);
     guarded(owns(source, r), [&]() -> llvm::Value* {
