@@ -453,6 +453,11 @@ bool to_dtype(py::handle value, DType* out) {
   return py::isinstance<py::str>(name) && dtype_from_name(name.cast<std::string>(), out);
 }
 
+bool to_pointer_dtype(py::handle value, DType* element) {
+  if (!is_instance(value, language_types().pointer_type_class)) return false;
+  return to_dtype(value.attr("element_ty"), element);
+}
+
 Arg to_arg(py::handle value, const ArgContext& context) {
   PyObject* object = value.ptr();
   // Exact Python scalars first; bool before int (bool is an int subclass).

@@ -41,6 +41,8 @@ void named_arg(const std::string& kernel, PyObject* name, PyObject* value,
 // A tritium.language dtype object (or anything with a Triton dtype `name`) -> DType.
 // Returns false when `value` is not one.
 bool to_dtype(py::handle value, DType* out);
+// A tritium.language pointer_type of a scalar dtype: its element type.
+bool to_pointer_dtype(py::handle value, DType* element);
 
 // The message prefix shared by argument errors: "kernel 'k': argument 'n': ".
 std::string argument_prefix(const ArgContext& context);

@@ -184,6 +184,10 @@ bool to_const_value(py::handle value, ConstValue* out) {
     *out = ConstValue::string(value.cast<std::string>());
   } else {
     DType dtype;
+    if (to_pointer_dtype(value, &dtype)) {  // tl.pointer_type(tl.int32) as a constant
+      *out = ConstValue::pointer_type(runtime::to_scalar_kind(dtype));
+      return true;
+    }
     if (!to_dtype(value, &dtype)) return false;
     *out = ConstValue::type(runtime::to_scalar_kind(dtype));
   }

@@ -40,7 +40,9 @@ void translate(std::exception_ptr thrown) {
   try {
     if (thrown) std::rethrow_exception(thrown);
   } catch (const tritium::CompileError& e) {
-    raise_package_error("CompilationError", e.what(), [&](const py::object& cls) {
+    // A failed tl.static_assert is Triton's CompileTimeAssertionFailure (a CompilationError).
+    bool assertion = e.message().rfind("static_assert failed", 0) == 0;
+    raise_package_error(assertion ? "CompileTimeAssertionFailure" : "CompilationError", e.what(), [&](const py::object& cls) {
       return cls(e.message(), e.file(), e.line(), e.col(), e.excerpt(), std::string(e.what()));
     });
   } catch (const tritium::LaunchOptionError& e) {

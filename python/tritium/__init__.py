@@ -32,6 +32,8 @@ from .driver import set_allocator
 from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
 from . import knobs  # noqa: E402  (triton.knobs)
+from . import compiler  # noqa: E402  (triton.compiler)
+from .compiler import compile  # noqa: E402  (triton.compile of an ASTSource)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
@@ -41,16 +43,6 @@ try:
     _extension()
 except ImportError:
     pass
-
-
-def compile(src, target=None, options=None):
-    """``triton.compile``: Triton compiles an ASTSource or a file of its MLIR dialects
-    (.ttir/.ttgir/.llir/.ptx) here. tritium compiles Python kernels only, through
-    ``@jit`` (``kernel[grid](...)``, ``kernel.warmup(...)``); it has no MLIR front end."""
-    raise NotImplementedError(
-        "triton.compile is not supported by tritium: tritium compiles @jit Python kernels "
-        "(launch them, or use kernel.warmup(...) for a compiled handle); Triton's MLIR "
-        f"text ({src!r}) has no meaning to it")
 
 
 def cache_stats():
@@ -94,6 +86,7 @@ __all__ = [
     "cache_stats",
     "cdiv",
     "compile",
+    "compiler",
     "constexpr_function",
     "ConstexprFunction",
     "heuristics",

@@ -30,6 +30,7 @@ import json
 import os
 import tempfile
 import time
+import types
 
 from . import _timing
 
@@ -256,6 +257,15 @@ class _KernelWrapper:
     @property
     def __name__(self):
         return _innermost(self.fn).__name__
+
+    @property
+    def base_fn(self):
+        """The Python function under every decorator (Triton's ``Autotuner.base_fn`` and
+        ``Heuristics.base_fn``; tools such as Inductor read its name and source)."""
+        fn = self.fn
+        while not isinstance(fn, types.FunctionType) and hasattr(fn, "fn"):
+            fn = fn.fn
+        return fn
 
     def __repr__(self):
         return f"{type(self).__name__}({_innermost(self.fn)!r})"

@@ -5,7 +5,7 @@ tritium::InternalError -> InternalError.
 As in Triton, ``TritonError`` is the base of them all, so ``except triton.TritonError``
 (and ``pytest.raises(triton.TritonError, match=...)``) catches a compile error."""
 
-__all__ = ["TritonError", "CompilationError", "LaunchError", "ArgumentTypeError",
+__all__ = ["TritonError", "CompilationError", "CompileTimeAssertionFailure", "LaunchError", "ArgumentTypeError",
            "LaunchOptionError", "InternalError", "OutOfResources", "InterpreterError"]
 
 
@@ -50,6 +50,15 @@ class CompilationError(TritonError):
     def __reduce__(self):
         return (type(self), (self.message, self.file, self.line, self.col, self.excerpt,
                              self.report))
+
+
+class CompileTimeAssertionFailure(CompilationError):
+    """A ``tl.static_assert`` whose condition is false (Triton's class of that name; a
+    CompilationError). The assertion is the error itself, so it has no ``__cause__``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.__cause__ = None
 
 
 class _Cause(Exception):

@@ -117,7 +117,10 @@ def _describe_global(name, value, in_progress):
 
 
 def _is_scalar_dtype(value):
-    """tl.float32 and friends; not pointer or block types, not void."""
+    """tl.float32 and friends, and pointers to them (a global `tl.pointer_type(tl.int32)`);
+    not block types, not void."""
+    if type(value) is _language.pointer_type:
+        value = value.element_ty
     return type(value) is _language.dtype and value.name != "void"
 
 

@@ -657,6 +657,28 @@ core = standard = random = _sys.modules[__name__]
 __all__ += ["math", "extra"]
 
 
+class _Tuple(tuple):
+    """``tl.tuple``: Triton's tuple value. In a kernel, ``tl.tuple(items)`` makes a tuple of
+    a tuple's or list's items (compile-time, as a tuple literal is); on the host it is a
+    Python tuple. Reached through the module's ``__getattr__`` so this module's own code
+    keeps Python's ``tuple``."""
+
+    def __repr__(self):
+        return f"tl.tuple({list(self)!r})"
+
+
+_Tuple.__name__ = _Tuple.__qualname__ = "tuple"
+
+
+def __getattr__(name):
+    if name == "tuple":
+        return _Tuple
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ += ["tuple"]
+
+
 def constexpr_function(fn):
     """``tl.constexpr_function`` (also ``triton.constexpr_function``): a Python function
     kernels call at compile time on constexpr arguments. A decorator, not a kernel builtin,

@@ -40,7 +40,7 @@ TRITON_MODULES = {
     "triton.runtime.errors": "tritium.errors",
     "triton.runtime.driver": "tritium.driver",
     "triton.runtime.autotuner": "tritium.autotuner",
-    "triton.compiler": "tritium.runtime",
+    "triton.compiler": "tritium.compiler",
     "triton.compiler.compiler": "tritium.compiled",
     "triton.compiler.errors": "tritium.errors",
     "triton.errors": "tritium.errors",

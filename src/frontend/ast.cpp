@@ -70,6 +70,8 @@ const char* kind_name(ExprKind kind) {
     case ExprKind::BoolOp: return "BoolOp";
     case ExprKind::Compare: return "Compare";
     case ExprKind::Ternary: return "Ternary";
+    case ExprKind::ListComp: return "ListComp";
+    case ExprKind::Starred: return "Starred";
   }
   return "?";
 }
@@ -87,6 +89,7 @@ const char* kind_name(StmtKind kind) {
     case StmtKind::Continue: return "Continue";
     case StmtKind::Return: return "Return";
     case StmtKind::Assert: return "Assert";
+    case StmtKind::Raise: return "Raise";
     case StmtKind::Pass: return "Pass";
     case StmtKind::ExprStmt: return "ExprStmt";
     case StmtKind::Import: return "Import";

@@ -45,6 +45,8 @@ enum class ExprKind {
   BoolOp,     // bool_op over items (a and b and c keeps all three, as Python does)
   Compare,    // items[0] compare_ops[0] items[1] compare_ops[1] items[2] ...
   Ternary,    // lhs if rhs else third   (lhs: value if true, rhs: condition, third: value if false)
+  ListComp,   // [lhs for third in rhs if items...]  (one `for` clause)
+  Starred,    // *lhs, as a call argument
 };
 
 struct Keyword {
@@ -87,6 +89,7 @@ enum class StmtKind {
   Continue,
   Return,       // value may be null
   Assert,       // assert cond [, msg]
+  Raise,        // raise [value [from cond]]: an error if lowering reaches it
   Pass,
   ExprStmt,     // value
   Import,       // import module [as alias]     (one Stmt per imported name)

@@ -173,6 +173,11 @@ void Printer::stmt(int indent, const ast::Stmt& s) {
       line(indent, head + at);
       optional_expr(indent + 1, "value", s.value);
       return;
+    case ast::StmtKind::Raise:
+      line(indent, head + at);
+      optional_expr(indent + 1, "exc", s.value);
+      optional_expr(indent + 1, "cause", s.cond);
+      return;
     case ast::StmtKind::Assert:
       line(indent, head + at);
       optional_expr(indent + 1, "cond", s.cond);
@@ -250,6 +255,17 @@ void Printer::expr(int indent, const std::string& role, const ast::Expr& e) {
       optional_expr(indent + 1, "then", e.lhs);
       optional_expr(indent + 1, "cond", e.rhs);
       optional_expr(indent + 1, "else", e.third);
+      return;
+    case ast::ExprKind::ListComp:
+      line(indent, head + at);
+      optional_expr(indent + 1, "elt", e.lhs);
+      optional_expr(indent + 1, "target", e.third);
+      optional_expr(indent + 1, "iter", e.rhs);
+      for (const ast::ExprPtr& item : e.items) expr(indent + 1, "if", *item);
+      return;
+    case ast::ExprKind::Starred:
+      line(indent, head + at);
+      optional_expr(indent + 1, "value", e.lhs);
       return;
     default: line(indent, head + at); return;  // leaves are inline above
   }

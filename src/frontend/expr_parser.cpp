@@ -273,7 +273,15 @@ ast::ExprPtr Parser::parse_call(ast::ExprPtr callee, const Loc& loc) {
   call->lhs = std::move(callee);
   while (!at_op(")")) {
     const Token& token = peek();
-    if (token.is_op("*")) unsupported(token.loc, "star arguments (*args)");
+    if (token.is_op("*")) {
+      // f(a, *t): the items of a tuple as positional arguments.
+      next();
+      auto starred = make_expr(ast::ExprKind::Starred, token.loc);
+      starred->lhs = parse_expression();
+      call->items.push_back(std::move(starred));
+      if (!accept_op(",")) break;
+      continue;
+    }
     if (token.is_op("**")) unsupported(token.loc, "star arguments (**kwargs)");
     if (token.kind == TokenKind::Name && peek(1).is_op("=")) {
       next();
@@ -411,7 +419,19 @@ ast::ExprPtr Parser::parse_list() {
   auto list = make_expr(ast::ExprKind::List, open.loc);
   if (accept_op("]")) return list;
   list->items.push_back(parse_expression());
-  if (at_keyword("for") || at_keyword("async")) unsupported(open.loc, "list comprehensions");
+  if (at_keyword("async")) unsupported(open.loc, "async comprehensions");
+  if (accept_keyword("for")) {
+    // [elt for target in iterable if cond ...]: one `for` clause, as Triton supports.
+    auto comp = make_expr(ast::ExprKind::ListComp, open.loc);
+    comp->lhs = std::move(list->items[0]);
+    comp->third = parse_target_list();
+    expect_keyword("in", "after the comprehension's variable");
+    comp->rhs = parse_disjunction();
+    while (accept_keyword("if")) comp->items.push_back(parse_disjunction());
+    if (at_keyword("for") || at_keyword("async")) unsupported(peek().loc, "nested comprehensions");
+    expect_op("]", "to close the list comprehension");
+    return comp;
+  }
   while (accept_op(",") && !at_op("]")) list->items.push_back(parse_expression());
   expect_op("]", "to close the list");
   return list;

@@ -34,7 +34,7 @@ const RejectedStatement kRejectedStatements[] = {
     {"class", "class definitions"},  {"try", "try statements"},
     {"with", "with statements"},     {"async", "async functions and statements"},
     {"global", "global statements"}, {"nonlocal", "nonlocal statements"},
-    {"del", "del statements"},       {"raise", "raise statements"},
+    {"del", "del statements"},
 };
 
 ast::StmtPtr make_stmt(ast::StmtKind kind, const Loc& loc) {
@@ -236,6 +236,16 @@ void Parser::parse_simple_statement(ast::Body& body) {
     auto stmt = make_stmt(ast::StmtKind::Assert, token.loc);
     stmt->cond = parse_expression();
     if (accept_op(",")) stmt->value = parse_expression();
+    body.push_back(std::move(stmt));
+  } else if (keyword == "raise") {
+    // Parsed, not rejected: a raise in a branch that a compile-time condition skips is
+    // never lowered (Triton visits only the taken branch); lowering one is the error.
+    next();
+    auto stmt = make_stmt(ast::StmtKind::Raise, token.loc);
+    if (!at_statement_end()) {
+      stmt->value = parse_expression();
+      if (accept_keyword("from")) stmt->cond = parse_expression();
+    }
     body.push_back(std::move(stmt));
   } else if (keyword == "import") {
     parse_import(body);

@@ -216,6 +216,10 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       return {at};
     }
     case OpKind::Histogram: return {op.int_attr("num_bins") * 4};
+    case OpKind::Gather: {  // the source at its flat index
+      const ir::Type* src = op.operand(0)->type();
+      return {src->num_elements() * scratch_element_bytes(src)};
+    }
     case OpKind::Trans:
     case OpKind::Join:
     case OpKind::Split:

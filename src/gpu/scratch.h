@@ -21,7 +21,7 @@ namespace tritium::gpu {
 // placement of results that threads do not already hold, thread 0's scalar to everyone.
 enum ReduceSlot { kReduceAcrossWarps = 0, kReducePlacement = 1, kReduceScalar = 2 };
 // A scan has one slot (the exchange across warps, every level reusing it); a histogram one
-// (its counts); trans/join/split/cat one (the sources at their flat index); a broadcast one
+// (its counts); a gather one (its source); trans/join/split/cat one (the sources at their flat index); a broadcast one
 // (the source, or thread 0's single element).
 constexpr int64_t kScratchChunk = 16 * 1024;
 

@@ -86,4 +86,42 @@ void eval_histogram(const ir::Op& op, const Buffer& x, const Buffer* mask, Buffe
   }
 }
 
+void eval_gather(const ir::Op& op, const Buffer& src, const Buffer& index, Buffer& result) {
+  const std::vector<int64_t>& src_shape = src.type->shape();
+  const std::vector<int64_t>& index_shape = index.type->shape();
+  const int rank = static_cast<int>(index_shape.size());
+  const int axis = static_cast<int>(op.int_attr("axis"));
+  const int64_t n = src_shape[static_cast<size_t>(axis)];
+  const bool is_unsigned = !ir::is_signed(index.kind);
+  // Row-major strides of the source; the index is walked coordinate by coordinate.
+  std::vector<int64_t> src_stride(static_cast<size_t>(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) src_stride[d] = src_stride[d + 1] * src_shape[d + 1];
+  std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+  result.poison_origin = nullptr;
+  for (int64_t lane = 0; lane < index.size(); ++lane) {
+    int64_t at = 0;  // the source lane, the axis coordinate left out
+    for (int d = 0; d < rank; ++d) {
+      if (d != axis) at += coord[d] * src_stride[d];
+    }
+    const int64_t i = index.data()[lane].i;
+    const bool in_range = is_unsigned ? static_cast<uint64_t>(i) < static_cast<uint64_t>(n) : i >= 0 && i < n;
+    if (index.poisoned() && index.poison[lane]) {
+      result.data()[lane].i = 0;
+      poison_lane(result, lane, *index.poison_origin, index.poison_reason);
+    } else if (in_range) {
+      const int64_t s = at + i * src_stride[axis];
+      result.data()[lane] = src.data()[s];
+      if (src.poisoned() && src.poison[s]) poison_lane(result, lane, *src.poison_origin, src.poison_reason);
+    } else if (result.is_float) {
+      result.data()[lane].f = 0.0;
+    } else {
+      result.data()[lane].i = 0;
+    }
+    for (int d = rank - 1; d >= 0; --d) {  // the next coordinate, row-major
+      if (++coord[d] < index_shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+}
+
 }  // namespace tritium::interp

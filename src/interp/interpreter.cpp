@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <unordered_map>
@@ -145,7 +146,8 @@ class Interpreter {
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
     // Ops that reorder or combine lanes move their poison themselves.
     static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
-                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Dot};
+                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Gather,
+                                        OpKind::Dot};
     plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0 &&
                              std::find(std::begin(kOwnPoison), std::end(kOwnPoison), op.kind()) == std::end(kOwnPoison);
     switch (op.kind()) {
@@ -260,6 +262,7 @@ class Interpreter {
         return true;
       }
       case OpKind::Histogram: eval_histogram(op, operand(p, 0), optional_operand(p, 1), result(p)); return true;
+      case OpKind::Gather: eval_gather(op, operand(p, 0), operand(p, 1), result(p)); return true;
       case OpKind::Dot: eval_dot(op, operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;
@@ -295,6 +298,12 @@ class Interpreter {
       case OpKind::GdcWait:
       case OpKind::GdcLaunchDependents:
         return true;  // kernels run one after another: no launch to overlap with
+      case OpKind::Smid: result(p).data()[0].i = 0; return true;  // one "SM" runs every program
+      case OpKind::GlobalTimer:
+        result(p).data()[0].i = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+        return true;
       default: break;  // the elementwise ops of ir/elementwise.def ran above
     }
     internal_error("interpreter", std::string("no semantics for '") + op.name() + "'", op.loc());

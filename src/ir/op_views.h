@@ -124,6 +124,13 @@ class HistogramOp : public OpView<OpKind::Histogram> {
   TRITIUM_OPERAND(mask, "mask")
 };
 
+class GatherOp : public OpView<OpKind::Gather> {
+ public:
+  using OpView::OpView;
+  TRITIUM_OPERAND(src, "src")
+  TRITIUM_OPERAND(index, "index")
+};
+
 #undef TRITIUM_OPERAND
 #undef TRITIUM_VARIADIC
 

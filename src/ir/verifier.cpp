@@ -269,6 +269,25 @@ class Verifier {
         expect_type(op, result_type(op), Type::block(Type::scalar(ScalarKind::I32), {op.int_attr("num_bins")}), "the result");
         return;
       }
+      case OpKind::Gather: {
+        expect_results(op, 1);
+        expect_int_attr(op, "axis");
+        const Type* src = operand_type(op, 0);
+        const Type* index = operand_type(op, 1);
+        const int64_t axis = op.int_attr("axis");
+        if (!src->is_block() || !index->is_block() || src->rank() != index->rank()) {
+          fail(op, "the source " + src->str() + " and the index " + index->str() + " must be blocks of one rank");
+        }
+        if (!index->is_int() || index->is_bool()) fail(op, "the index " + index->str() + " is not an integer block");
+        if (axis < 0 || axis >= src->rank()) fail(op, "axis " + std::to_string(axis) + " is outside the source's rank");
+        for (int d = 0; d < src->rank(); ++d) {
+          if (d != axis && src->shape()[d] != index->shape()[d]) {
+            fail(op, "the index " + index->str() + " differs from the source " + src->str() + " off the axis");
+          }
+        }
+        expect_type(op, result_type(op), index->with_element(src->element()), "the result");
+        return;
+      }
       case OpKind::Dot: return check_dot(op);
       case OpKind::Cmp: {
         expect_results(op, 1);
@@ -364,6 +383,11 @@ class Verifier {
         return check_debug_op(op);
       case OpKind::GdcWait: case OpKind::GdcLaunchDependents:
         expect_results(op, 0);
+        return;
+      case OpKind::Smid: case OpKind::GlobalTimer:
+        expect_results(op, 1);
+        expect_type(op, result_type(op), Type::scalar(op.kind() == OpKind::Smid ? ScalarKind::I32 : ScalarKind::I64),
+                    "the result");
         return;
       default: break;  // the ops with a type rule in ops.def, checked above
     }

@@ -123,6 +123,11 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if (name == "cuda") { *out = LValue::module("triton.language.extra.cuda"); return true; }
     // Programmatic dependent launch (Triton's tl.extra.cuda.gdc_wait / gdc_launch_dependents).
     if (name == "gdc_wait" || name == "gdc_launch_dependents") { *out = LValue::builtin("cuda." + name); return true; }
+    // Triton 3.6's tl.extra.cuda utilities.
+    if (name == "num_threads" || name == "num_warps" || name == "smid" || name == "globaltimer") {
+      *out = LValue::builtin("cuda." + name);
+      return true;
+    }
     return false;
   }
   if (module == "triton.language.extra.libdevice" || module == "triton.language.extra.cuda.libdevice") {
@@ -180,6 +185,16 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
   if (name.rfind("libdevice.", 0) == 0) {
     if (!kwargs.empty()) error_at(loc, name.substr(10) + "() takes positional arguments only");
     return extern_math_call(*this, name.substr(10), args, loc);
+  }
+  if (name == "cuda.num_threads" || name == "cuda.num_warps" || name == "cuda.smid" || name == "cuda.globaltimer") {
+    if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(5) + "() takes no arguments");
+    // num_warps() and num_threads() are compile-time constants of the launch's num_warps.
+    if (name == "cuda.num_warps") return LValue::constant(ConstValue::integer(num_warps));
+    if (name == "cuda.num_threads") return LValue::constant(ConstValue::integer(int64_t{32} * num_warps));
+    const bool smid = name == "cuda.smid";
+    ir::Op* op = builder().create(smid ? ir::OpKind::Smid : ir::OpKind::GlobalTimer,
+                                  {ir::Type::scalar(smid ? ScalarKind::I32 : ScalarKind::I64)}, {}, loc);
+    return LValue::tensor(op->result());
   }
   if (name == "cuda.gdc_wait" || name == "cuda.gdc_launch_dependents") {
     if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(5) + "() takes no arguments");

@@ -129,6 +129,14 @@ void register_core_builtins(BuiltinTable& t) {
     }
     return none();
   });
+  // tl.tuple(iterable): Triton's tuple value made from a tuple or list (tl.tuple([a, b]),
+  // tl.tuple((1, 2)) + (3,)); tl.tuple() is the empty tuple.
+  t.add("tuple", {"args="}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
+    if (!a.has("args") || a.get("args").is_none()) return LValue::tuple({});
+    const LValue& v = a.get("args");
+    if (v.kind != LValue::Kind::Tuple) error_at(loc, "tl.tuple takes a tuple or a list, got " + v.describe());
+    return LValue::tuple(v.items);
+  });
   for (const char* name : {"static_range", "range"}) {
     t.add(name, {"*args", "num_stages=", "loop_unroll_factor=", "disallow_acc_multi_buffer=", "flatten=",
                  "warp_specialize="}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) -> LValue {

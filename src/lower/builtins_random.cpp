@@ -1,6 +1,7 @@
 // tl.randint/randint4x/rand/rand4x/randn/randn4x and the helpers triton.language exports
 // with them (philox, philox_impl, uint_to_uniform_float, pair_uniform_to_normal): Triton's
-// Philox-4x32-10 (Philox-4x64 for 64-bit offsets) composed from existing ops with Triton's
+// Philox-4x32-10 (a 64-bit offset split into two counter words; philox_impl itself also
+// takes 64-bit counters, Philox-4x64) composed from existing ops with Triton's
 // typing rules step by step, so the interpreter and the GPU produce Triton's exact stream.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
@@ -91,7 +92,11 @@ LValue philox_impl(Lowerer& L, LValue c0, LValue c1, LValue c2, LValue c3, LValu
 // the whole seed and a zero for 64-bit ones), the counters bitcast to unsigned.
 LValue philox(Lowerer& L, const LValue& seed_in, std::vector<LValue> c, int64_t n_rounds, const Loc& loc) {
   Value* seed = L.to_tensor(seed_in, loc);
-  if (seed->type()->is_ptr()) error_at(loc, "the seed of a Philox generator must be an integer, got " + seed->type()->str());
+  // Triton: tl.static_assert(seed.dtype.is_int()); a float seed is an error, not a cast.
+  if (seed->type()->is_ptr() || !seed->type()->element()->is_scalar() ||
+      !ir::is_integer(seed->type()->element()->scalar_kind())) {
+    error_at(loc, "the seed of a Philox generator must be an integer, got " + seed->type()->str());
+  }
   for (LValue& ci : c) {
     Value* v = L.to_tensor(ci, loc);
     if (v->type()->is_ptr()) error_at(loc, "the offsets of a Philox generator must be integers, got " + v->type()->str());
@@ -122,9 +127,23 @@ LValue philox(Lowerer& L, const LValue& seed_in, std::vector<LValue> c, int64_t 
   return philox_impl(L, c[0], c[1], c[2], c[3], seed_lo, seed_hi, n_rounds, loc);
 }
 
-LValue randint4x(Lowerer& L, const LValue& seed, const LValue& offset, int64_t n_rounds, const Loc& loc) {
-  LValue zero = binary(L, ast::BinaryOp::Mul, offset, int_const(0), loc);  // Triton's `offset * 0`
-  return philox(L, seed, {offset, zero, zero, zero}, n_rounds, loc);
+// Triton 3.6: the offset's low 32 bits are the first counter word and, for a 64-bit offset,
+// its high 32 bits (offset >> 32) the second; the generator is always Philox-4x32, so a
+// 64-bit offset below 2**32 gives the same numbers as the 32-bit one.
+LValue randint4x(Lowerer& L, const LValue& seed, const LValue& offset_in, int64_t n_rounds, const Loc& loc) {
+  Value* offset = L.to_tensor(offset_in, loc);
+  if (offset->type()->is_ptr() || !offset->type()->element()->is_scalar() ||
+      !ir::is_integer(offset->type()->element()->scalar_kind())) {
+    error_at(loc, "the offsets of a Philox generator must be integers, got " + offset->type()->str());
+  }
+  LValue lo = LValue::tensor(L.cast(offset, ScalarKind::U32, loc));
+  LValue zero = binary(L, ast::BinaryOp::Mul, lo, int_const(0), loc);  // Triton's `offset_lo * 0`
+  LValue hi = zero;
+  if (ir::bit_width(offset->type()->element()->scalar_kind()) > 32) {
+    LValue shifted = binary(L, ast::BinaryOp::RShift, LValue::tensor(offset), int_const(32), loc);
+    hi = LValue::tensor(L.cast(L.to_tensor(shifted, loc), ScalarKind::U32, loc));
+  }
+  return philox(L, seed, {lo, hi, zero, zero}, n_rounds, loc);
 }
 
 // A random 32- or 64-bit integer to a float in [0, 1): as signed, folded onto the

@@ -145,7 +145,8 @@ void check_descriptor_block(const std::vector<int64_t>& block, const std::string
 }  // namespace
 
 std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module, const std::string& kernel,
-                                           const Signature& signature, const Globals& globals, bool debug) {
+                                           const Signature& signature, const Globals& globals, bool debug,
+                                           int num_warps) {
   const ast::FunctionDef* def = module->find_function(kernel);
   if (!def) {
     throw CompileError(module->file ? module->file->path() : "", 0, 0,
@@ -158,6 +159,7 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
   auto function = std::make_unique<ir::Function>(def->name, def->loc);
   lower::Lowerer lowerer(*function, globals);
   lowerer.debug = debug;
+  lowerer.num_warps = num_warps;
   auto kernel_globals = std::make_shared<const Globals>(globals);
   auto context = std::make_unique<lower::FunctionContext>();
   context->module = module;

@@ -81,8 +81,9 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
 // Lowers `kernel` (a FunctionDef of `module`) for `signature`. Globals are resolved first in
 // `globals`, then in the module's own top-level statements. Throws CompileError.
 // With `debug`, device_assert and the assert statement are compiled (else dropped, as Triton).
+// `num_warps` is the launch's: tl.extra.cuda.num_warps() and num_threads() are constants of it.
 std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> module,
                                            const std::string& kernel, const Signature& signature,
-                                           const Globals& globals, bool debug = false);
+                                           const Globals& globals, bool debug = false, int num_warps = 4);
 
 }  // namespace tritium

@@ -1,6 +1,8 @@
 // Lowering of expressions: literals, names, operators, attributes, subscripts, calls and
 // the ternary. Operations on two compile-time values fold with Python semantics; anything
 // involving a tensor goes through the typing rules in semantic.cpp.
+#include <functional>
+
 #include "lower/aggregate.h"
 #include "lower/block_ptr.h"
 #include "lower/builtin_registry.h"
@@ -73,13 +75,19 @@ LValue Lowerer::eval(const ast::Expr& expr) {
     case ast::ExprKind::BoolOp: {
       // A or B or C folds left. Compile-time operands follow Python (an operand is the
       // result, and a decided chain stops evaluating); tensors combine elementwise.
+      // A tuple is a compile-time operand too, true when it is not empty.
       bool is_and = expr.bool_op == ast::BoolOp::And;
+      auto is_tuple = [](const LValue& v) { return v.kind == LValue::Kind::Tuple; };
+      auto known = [&](const LValue& v) { return v.is_const() || is_tuple(v); };
+      auto truth = [&](const LValue& v) { return is_tuple(v) ? !v.items.empty() : const_truth(v, loc); };
       LValue acc = eval(*expr.items[0]);
       for (size_t i = 1; i < expr.items.size(); ++i) {
-        if (acc.is_const() && const_truth(acc, loc) != is_and) return acc;
+        if (known(acc) && truth(acc) != is_and) return acc;
         LValue next = eval(*expr.items[i]);
-        if (acc.is_const() && next.is_const()) {
-          acc = next;  // acc did not decide the chain: the result is the next operand
+        if ((known(acc) && known(next)) || is_tuple(acc)) {
+          // acc did not decide the chain: the result is the next operand (a tuple has no
+          // elementwise truth to combine with a tensor's)
+          acc = next;
           continue;
         }
         acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, acc, next, loc));
@@ -107,6 +115,44 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       return acc;
     }
     case ast::ExprKind::Ternary: return eval_ternary(expr);
+    case ast::ExprKind::ListComp: {
+      // Unrolled at compile time over a tuple (or list) as Triton does; the result is a
+      // tuple. The variable is the comprehension's own: the scope is restored afterwards.
+      LValue iterable = eval(*expr.rhs);
+      if (iterable.kind != LValue::Kind::Tuple) {
+        error_at(expr.rhs->loc, "a list comprehension in a kernel iterates over a tuple or list, got " + iterable.describe());
+      }
+      Scope saved = scope_;
+      // The variable takes each item as it is (a constant stays a constant, as Triton's
+      // comprehension binds it), unpacking tuples for `for a, b in pairs`.
+      std::function<void(const ast::Expr&, const LValue&)> take = [&](const ast::Expr& target, const LValue& item) {
+        if (target.kind == ast::ExprKind::Name) {
+          bind(target.name, item);
+          return;
+        }
+        if (target.kind != ast::ExprKind::Tuple && target.kind != ast::ExprKind::List) {
+          error_at(target.loc, "the variable of a list comprehension in a kernel must be a name or a tuple of names");
+        }
+        if (item.kind != LValue::Kind::Tuple || item.items.size() != target.items.size()) {
+          error_at(target.loc, "cannot unpack " + item.describe() + " into " + std::to_string(target.items.size()) + " names");
+        }
+        for (size_t i = 0; i < target.items.size(); ++i) take(*target.items[i], item.items[i]);
+      };
+      std::vector<LValue> items;
+      for (const LValue& item : iterable.items) {
+        take(*expr.third, item);
+        bool keep = true;
+        for (const auto& cond : expr.items) {
+          LValue c = eval(*cond);
+          if (!c.is_const()) error_at(cond->loc, "the condition of a list comprehension must be known at compile time, got " + c.describe());
+          if (!const_truth(c, cond->loc)) { keep = false; break; }
+        }
+        if (keep) items.push_back(eval(*expr.lhs));
+      }
+      scope_ = std::move(saved);
+      return LValue::tuple(std::move(items));
+    }
+    case ast::ExprKind::Starred: error_at(loc, "a starred expression (*x) is only allowed as a call argument");
   }
   internal_error("lower", "unknown expression kind", loc);
 }
@@ -126,6 +172,20 @@ LValue Lowerer::binary(ast::BinaryOp op, const LValue& lhs, const LValue& rhs, c
     std::vector<LValue> items = lhs.items;
     items.insert(items.end(), rhs.items.begin(), rhs.items.end());
     return LValue::tuple(std::move(items), lhs.is_list);
+  }
+  if (op == ast::BinaryOp::Mul && (lhs.kind == LValue::Kind::Tuple) != (rhs.kind == LValue::Kind::Tuple)) {
+    // (0,) * ndim: repetition by a compile-time integer, as in Python.
+    const LValue& seq = lhs.kind == LValue::Kind::Tuple ? lhs : rhs;
+    const LValue& count = lhs.kind == LValue::Kind::Tuple ? rhs : lhs;
+    if (!count.is_const() || count.c.kind != ConstValue::Kind::Int) {
+      error_at(loc, "a tuple can only be repeated by a compile-time integer, got " + count.describe());
+    }
+    if (count.c.i * static_cast<__int128>(seq.items.size()) > (1 << 16)) {
+      error_at(loc, "a tuple repeated " + int128_to_string(count.c.i) + " times is too long for a kernel");
+    }
+    std::vector<LValue> items;
+    for (__int128 i = 0; i < count.c.i; ++i) items.insert(items.end(), seq.items.begin(), seq.items.end());
+    return LValue::tuple(std::move(items), seq.is_list);
   }
   for (const LValue* v : {&lhs, &rhs}) {
     if (!v->is_tensor() && !v->is_const()) {
@@ -490,7 +550,15 @@ LValue Lowerer::eval_ternary(const ast::Expr& expr) {
 LValue Lowerer::eval_call(const ast::Expr& expr) {
   LValue callee = eval(*expr.lhs);
   std::vector<LValue> args;
-  for (const auto& arg : expr.items) args.push_back(eval(*arg));
+  for (const auto& arg : expr.items) {
+    if (arg->kind != ast::ExprKind::Starred) {
+      args.push_back(eval(*arg));
+      continue;
+    }
+    LValue spread = eval(*arg->lhs);  // f(a, *t): t's items are positional arguments
+    if (spread.kind != LValue::Kind::Tuple) error_at(arg->loc, "a star argument (*x) in a kernel must be a tuple, got " + spread.describe());
+    args.insert(args.end(), spread.items.begin(), spread.items.end());
+  }
   std::vector<std::pair<std::string, LValue>> kwargs;
   for (const auto& kw : expr.keywords) kwargs.emplace_back(kw.name, eval(*kw.value));
   if (callee.kind == LValue::Kind::Function) {

@@ -336,6 +336,11 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
       lower_device_assert(*this, eval(*stmt.cond), nullptr, msg, loc);
       return false;
     }
+    case ast::StmtKind::Raise:
+      // Reached: the branch holding it is compiled. A raise can only sit where a
+      // compile-time condition skips it (`else: raise ValueError(...)` after constexpr tests).
+      error_at(loc, "unsupported syntax: raise statements are not supported in kernels (a raise is "
+                    "allowed only in a branch that a compile-time condition skips)");
     case ast::StmtKind::Pass: return false;
     case ast::StmtKind::ExprStmt: eval(*stmt.value); return false;
     case ast::StmtKind::Import:

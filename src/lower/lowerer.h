@@ -78,6 +78,7 @@ class Lowerer {
   Lowerer(ir::Function& function, const Globals& kernel_globals);
 
   ir::Builder& builder() { return builder_; }
+  int num_warps = 4;  // the launch's: tl.extra.cuda.num_warps() / num_threads()
   bool debug = false;  // Triton's debug option: device_assert and assert are compiled
 
   // ---- names (lower_stmt.cpp) ----
@@ -248,7 +249,7 @@ class Lowerer {
   std::vector<std::string> inlining_;  // "name@path:line" of the callees being inlined, outermost first
 
   friend std::unique_ptr<ir::Function> tritium::lower_kernel(
-      std::shared_ptr<const ast::Module>, const std::string&, const Signature&, const Globals&, bool);
+      std::shared_ptr<const ast::Module>, const std::string&, const Signature&, const Globals&, bool, int);
 };
 
 // Python semantics on compile-time values (const_eval.cpp). Errors are located at `loc`.

@@ -256,8 +256,8 @@ std::string Kernel::Impl::signature_text(const Signature& signature) const {
   return signature.str(params_.names);
 }
 
-std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature, bool debug) const {
-  std::unique_ptr<ir::Function> function = lower_kernel(module_, name_, signature, globals_, debug);
+std::unique_ptr<ir::Function> Kernel::Impl::lower(const Signature& signature, bool debug, int num_warps) const {
+  std::unique_ptr<ir::Function> function = lower_kernel(module_, name_, signature, globals_, debug, num_warps);
   ir::verify(*function, "lower");
   return function;
 }
@@ -295,7 +295,7 @@ bool Kernel::Impl::use_gpu(const runtime::BoundArgs& bound, const LaunchConfig& 
 }
 
 std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& signature,
-                                                           const std::string& key, bool debug,
+                                                           const std::string& key, bool debug, int num_warps,
                                                            std::vector<bool>* written) {
   std::shared_ptr<Entry> entry;
   {
@@ -312,7 +312,7 @@ std::shared_ptr<const ir::Function> Kernel::Impl::compiled(const Signature& sign
   // compile leaves the entry empty, so the next call reports the error again.
   std::lock_guard<std::mutex> lock(entry->mutex);
   if (!entry->ready.load(std::memory_order_acquire)) {
-    std::unique_ptr<ir::Function> function = lower(signature, debug);
+    std::unique_ptr<ir::Function> function = lower(signature, debug, num_warps);
     optimize(*function);
     entry->written = analysis::written_params(*function);
     entry->function = std::move(function);
@@ -359,7 +359,7 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
   std::shared_ptr<const ir::Function> function;
   if (any_read_only) {
     Signature signature = specialize(bound);
-    function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug, &written);
+    function = compiled(signature, interp_key(signature, config), config.debug, config.num_warps, &written);
     const std::vector<ir::Param>& entries = function->params();
     for (size_t j = 0; j < entries.size() && j < written.size(); ++j) {
       size_t i = entries[j].source_index(j);  // written is per entry; a descriptor has several
@@ -380,7 +380,7 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
 
   if (!function) {
     Signature signature = specialize(bound);
-    function = compiled(signature, signature_text(signature) + (config.debug ? " debug" : ""), config.debug);
+    function = compiled(signature, interp_key(signature, config), config.debug, config.num_warps);
   }
   const Launched launched{function.get(), nullptr};
   // Triton compiles first and skips the launch of an empty grid (pitfall 21).
@@ -476,7 +476,7 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin || stage == Stage::GpuIr) {
     return emit_gpu(stage, signature, config);
   }
-  std::unique_ptr<ir::Function> function = lower(signature, config.debug);
+  std::unique_ptr<ir::Function> function = lower(signature, config.debug, config.num_warps);
   if (stage == Stage::IrOpt) optimize(*function);
   return ir::print(*function);
 }

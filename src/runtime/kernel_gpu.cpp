@@ -168,7 +168,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   build.num_ctas = config.num_ctas;
   build.maxnreg = config.maxnreg;
   build.enable_fp_fusion = config.enable_fp_fusion;
-  build.lower = [this, signature, debug = config.debug] { return lower(signature, debug); };
+  build.lower = [this, signature, debug = config.debug, warps = config.num_warps] { return lower(signature, debug, warps); };
   build.optimize = [](ir::Function& function) { optimize(function); };
   build.params = runtime::expected_params(signature, params_.names);
   return build;

@@ -106,7 +106,12 @@ struct Kernel::Impl {
   // when several threads ask at the same time. `written` (if given) receives which
   // parameters it may write through (analysis::written_params).
   std::shared_ptr<const ir::Function> compiled(const Signature& signature, const std::string& key, bool debug,
-                                               std::vector<bool>* written = nullptr);
+                                               int num_warps, std::vector<bool>* written = nullptr);
+  // compiled()'s key: the signature, debug, and num_warps (tl.extra.cuda.num_warps() is a
+  // constant of the launch's).
+  std::string interp_key(const Signature& signature, const LaunchConfig& config) const {
+    return signature_text(signature) + (config.debug ? " debug" : "") + " warps=" + std::to_string(config.num_warps);
+  }
 
   // Kernel::emit: the AST, the lowered IR or the optimized IR for a signature text; LLVM IR,
   // PTX or the cubin (kernel_gpu.cpp) for config.arch.
@@ -165,7 +170,7 @@ struct Kernel::Impl {
   };
 
   void read_parameters();
-  std::unique_ptr<ir::Function> lower(const Signature& signature, bool debug) const;
+  std::unique_ptr<ir::Function> lower(const Signature& signature, bool debug, int num_warps) const;
   // The tile-IR pipeline (verifying after every pass in tests and debug builds).
   static void optimize(ir::Function& function);
   // The canonical text of the globals and callee sources the kernel reads (cache key input).

@@ -6,7 +6,8 @@ per-warp slot array between two barriers of the warp. So every barrier, shuffle 
 shared-memory round trip happens as on the GPU (inline PTX cannot run). Kernels: coalesced
 column-major reads and transposed stores (gpu/coalesce.h), conversions through padded shared
 memory, a column-major copy that needs none; scans and reductions along every axis of 2-D
-and 3-D blocks (registers, lanes and warps); fp32, fp16, int8 and int32, 1-8 warps. Skipped
+and 3-D blocks (registers, lanes and warps); gathers through shared memory along every axis
+(tl.gather, indices out of range included); fp32, fp16, int8 and int32, 1-8 warps. Skipped
 visibly without llc (LLVM) or a C compiler."""
 
 import glob
@@ -204,6 +205,49 @@ KERNELS = textwrap.dedent('''
             tl.store(out_ptr + tl.arange(0, BN), tl.sum(x, 0))
         else:
             tl.store(out_ptr + tl.arange(0, BM), tl.max(x, 1))
+
+    @tritium.jit
+    def gather_tile(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    K: tl.constexpr):
+        # K indices along AXIS per row/column, in [-1, size] (the ends are outside: zero).
+        x = tl.load(x_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
+        if AXIS == 0:
+            i = tl.arange(0, K)[:, None]
+            j = tl.arange(0, BN)[None, :]
+            idx = (i * 7 + j * 13 + stride) % (BM + 2) - 1
+            tl.store(out_ptr + i * BN + j, tl.gather(x, idx, 0))
+        else:
+            i = tl.arange(0, BM)[:, None]
+            j = tl.arange(0, K)[None, :]
+            idx = (i * 7 + j * 13 + stride) % (BN + 2) - 1
+            tl.store(out_ptr + i * K + j, x.gather(idx, axis=1))
+
+
+    @tritium.jit
+    def gather_columns(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # A column-major load and store around a gather along the columns: the conversions
+        # out of and into the column layout meet the gather's buffer (barriers between).
+        m = tl.arange(0, BM)[:, None]
+        n = tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + m + n * stride)
+        idx = (m * 3 + n * 5 + stride) % BM
+        tl.store(out_ptr + m + n * BM, tl.gather(x, idx, 0))
+
+    @tritium.jit
+    def gather_cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+                    AXIS: tl.constexpr):
+        # Twice as many indices as the source has along AXIS, as int64.
+        x = tl.load(x_ptr + tl.arange(0, A)[:, None, None] * (B * C) + tl.arange(0, B)[None, :, None] * C
+                    + tl.arange(0, C)[None, None, :])
+        IA: tl.constexpr = A * 2 if AXIS == 0 else A
+        IB: tl.constexpr = B * 2 if AXIS == 1 else B
+        IC: tl.constexpr = C * 2 if AXIS == 2 else C
+        a = tl.arange(0, IA)[:, None, None]
+        b = tl.arange(0, IB)[None, :, None]
+        c = tl.arange(0, IC)[None, None, :]
+        size: tl.constexpr = A if AXIS == 0 else B if AXIS == 1 else C
+        idx = ((a * 5 + b * 3 + c * 11 + stride) % (size + 2) - 1).to(tl.int64)
+        tl.store(out_ptr + a * (IB * IC) + b * IC + c, tl.gather(x, idx, AXIS))
 ''')
 
 DRIVER = r'''
@@ -661,3 +705,52 @@ def test_a_range_ending_at_int_max_does_not_wrap(tmp_path, monkeypatch, experime
     assert out[1] == start + 7 * (count - 1)
     assert out[2] == x[:count].sum()
     assert ("phi i64" in ll) == (experiment == "")  # the iv's width
+
+
+
+def gather_reference(x, idx, axis):
+    inside = (idx >= 0) & (idx < x.shape[axis])
+    got = np.take_along_axis(x, np.where(inside, idx, 0), axis)
+    return np.where(inside, got, np.zeros((), dtype=x.dtype))
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("tile,k,warps", [((128, 64), 256, 4), ((16, 64), 8, 1), ((32, 8), 64, 2), ((8, 256), 16, 8)])
+def test_gathers_through_shared_memory(tmp_path, ty, axis, tile, k, warps):
+    BM, BN = tile
+    idx_shape = (k, BN) if axis == 0 else (BM, k)
+    n = idx_shape[0] * idx_shape[1]
+    stride = 5
+    x, out, ll, ptx = run_on_host(tmp_path, "gather_tile", ty, tile, warps, BM * BN, n, stride, f", AXIS={axis}, K={k}")
+    assert "ld.shared" in ptx and "bar.sync" in ptx
+    i = np.arange(idx_shape[0])[:, None]
+    j = np.arange(idx_shape[1])[None, :]
+    idx = (i * 7 + j * 13 + stride) % (tile[axis] + 2) - 1
+    want = gather_reference(x.reshape(tile), idx, axis)
+    assert np.array_equal(out.reshape(idx_shape), want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("shape,warps", [((8, 16, 8), 4), ((16, 8, 32), 2), ((32, 4, 16), 8)])
+def test_gathers_of_three_dimensional_blocks(tmp_path, axis, shape, warps):
+    idx_shape = list(shape)
+    idx_shape[axis] *= 2
+    n = int(np.prod(idx_shape))
+    stride = 3
+    x, out, ll, ptx = run_on_host(tmp_path, "gather_cube", "i32", shape, warps, int(np.prod(shape)), n, stride,
+                                  f", AXIS={axis}")
+    a, b, c = np.indices(idx_shape)
+    idx = (a * 5 + b * 3 + c * 11 + stride) % (shape[axis] + 2) - 1
+    assert np.array_equal(out.reshape(idx_shape), gather_reference(x.reshape(shape), idx, axis))
+
+
+@pytest.mark.parametrize("tile,warps", [((64, 64), 4), ((128, 32), 2), ((32, 128), 8)])
+def test_gather_between_column_layouts(tmp_path, tile, warps):
+    BM, BN = tile
+    stride = BM  # the source is column-major, BM apart
+    x, out, ll, ptx = run_on_host(tmp_path, "gather_columns", "fp32", tile, warps, BM * BN, BM * BN, stride)
+    src = x.reshape(BN, BM).T
+    m, n = np.indices(tile)
+    idx = (m * 3 + n * 5 + stride) % BM
+    assert np.array_equal(out.reshape(BN, BM).T, np.take_along_axis(src, idx, 0))

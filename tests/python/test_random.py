@@ -34,19 +34,18 @@ def philox_ref(counters, key, bits=32, rounds=10):
 
 
 def randint4x_ref(seed, offsets, rounds=10):
-    """Triton's randint4x: the counter (offset, 0, 0, 0), the seed (as uint64) the key."""
+    """Triton 3.6's randint4x: Philox-4x32 on the counter (low 32 bits of the offset, its
+    high 32 bits for a 64-bit offset else 0, 0, 0), the seed (as uint64) split into the key.
+    (Before 3.6 a 64-bit offset ran Philox-4x64 on (offset, 0, 0, 0); tritium followed that
+    until the Triton suite's test_randint showed the difference.)"""
     offsets = np.asarray(offsets)
     n = offsets.size
     s = int(seed) & M64
-    if offsets.dtype.itemsize == 4:
-        c0 = [int(x) for x in offsets.ravel().view(np.uint32)]
-        key = ([s & M32] * n, [s >> 32] * n)
-        bits = 32
-    else:
-        c0 = [int(x) for x in offsets.ravel().view(np.uint64)]
-        key = ([s] * n, [0] * n)
-        bits = 64
-    cols = philox_ref((c0, [0] * n, [0] * n, [0] * n), key, bits, rounds)
+    wide = [int(x) for x in offsets.ravel().view(np.uint64 if offsets.dtype.itemsize == 8 else np.uint32)]
+    c0 = [x & M32 for x in wide]
+    c1 = [(x >> 32) & M32 for x in wide]
+    key = ([s & M32] * n, [s >> 32] * n)
+    cols = philox_ref((c0, c1, [0] * n, [0] * n), key, 32, rounds)
     return [c.reshape(offsets.shape) for c in cols]
 
 
@@ -250,9 +249,9 @@ def test_errors_are_located():
     msg = compile_error('''
 @tritium.jit
 def kernel(out_ptr, seed):
-    offs = tl.arange(0, 8).to(tl.int16)
+    offs = tl.arange(0, 8).to(tl.float32)
     tl.store(out_ptr + tl.arange(0, 8), tl.rand(seed, offs))
-''', "bitwidth not supported in philox", out, 3)
+''', "offsets of a Philox generator must be integers", out, 3)
     assert "k_random_error.py:7:41: error" in msg  # the call, in the kernel's file
     compile_error('''
 @tritium.jit

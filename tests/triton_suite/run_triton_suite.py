@@ -3,9 +3,9 @@
 `import triton` answered by tritium, and prints what passed, per test function.
 
 This is a measurement, not one of tritium's tests: the Triton test files are Triton's code,
-fetched into an ignored folder (default build-gpu/triton-tests/: test_core.py and the
-_internal_testing.py of Triton 3.6's wheel, which the plugin prefers to the installed
-Triton's) and never committed. See build-gpu/triton-tests/README (written by whoever fetched them) for the
+fetched into an ignored folder (default build-gpu/triton-tests/: test_core.py, the other
+test_*.py files of that folder, and the _internal_testing.py of Triton 3.6's wheel, which the
+plugin prefers to the installed Triton's) and never committed. See build-gpu/triton-tests/README (written by whoever fetched them) for the
 commit they come from.
 
     python tests/triton_suite/run_triton_suite.py [--device cpu|cuda] [-k EXPR] [-x]
@@ -21,6 +21,7 @@ commit they come from.
                source-compiling JIT can read back: those tests fail on `needs the source`).
 --device cuda  torch CUDA tensors, tritium's GPU path; TRITON_INTERPRET is unset.
 --interpreter-only  only tests Triton marks `interpreter` (what Triton runs on CPU).
+--files F ...  the test files (default test_core.py; `all`: every test_*.py in --tests).
 -k, -x         passed to pytest.  --timeout S: limit per test (default 120 s); a test
                that ignores the alarm (stuck in native code) is detected by a watchdog
                (no test finished for 2*S+60 s), the process is killed, that test is
@@ -228,6 +229,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     args = ap.parse_args()
     args.tests = str(pathlib.Path(args.tests).resolve())
+    if args.files == ["all"]:
+        args.files = sorted(p.name for p in pathlib.Path(args.tests).glob("test_*.py"))
     if args.install:
         install(args.install)
     log = args.log or tempfile.mktemp(prefix="triton-suite-", suffix=".jsonl")

@@ -6,6 +6,9 @@ Loaded by run_triton_suite.py (`-p triton_suite_plugin`); it is not a tritium te
 * answers `triton._internal_testing` (Triton's test helpers, not part of tritium) with the
   copy next to the tests, else the file of the installed Triton;
 * adds `--device` and the `device` fixture, and registers Triton's `interpreter` marker;
+* provides the fixtures of Triton's python/test/conftest.py the language tests ask for
+  (`with_allocator`, `fresh_triton_cache`, `fresh_knobs`), and the old names of renamed
+  `_internal_testing` helpers (`is_hip_mi300`, ...) that older test files import;
 * gives every test a wall-clock limit (`--suite-timeout`, SIGALRM), so a slow or stuck
   test fails instead of stopping the run;
 * appends one JSON line per test outcome to `--suite-log` (the runner's table is made from
@@ -81,11 +84,61 @@ def pytest_configure(config):
         active = driver.driver.active
         cpu_target = driver.GPUTarget("cpu", 0, 32)
         active.get_current_target = lambda: cpu_target
+    if found is not None:
+        _add_old_helper_names()
+
+
+# Triton renamed some helpers of _internal_testing (the AMD chips by architecture, not by
+# product); test files fetched from older commits import the old names.
+_OLD_HELPER_NAMES = {"is_hip_mi200": "is_hip_cdna2", "is_hip_mi300": "is_hip_cdna3",
+                     "is_hip_mi350": "is_hip_cdna4"}
+
+
+def _add_old_helper_names():
+    import triton._internal_testing as helpers
+    for old, new in _OLD_HELPER_NAMES.items():
+        if not hasattr(helpers, old) and hasattr(helpers, new):
+            setattr(helpers, old, getattr(helpers, new))
 
 
 @pytest.fixture
 def device(request):
     return request.config.getoption("--device")
+
+
+# The fixtures of Triton's python/test/conftest.py that the language tests ask for.
+
+@pytest.fixture
+def with_allocator():
+    """A global-scratch allocator for the test (tensor descriptors made in kernels need one),
+    removed afterwards."""
+    import triton
+    from triton._internal_testing import default_alloc_fn
+    triton.set_allocator(default_alloc_fn)
+    try:
+        yield
+    finally:
+        triton.set_allocator(_no_allocator)
+
+
+def _no_allocator(size, alignment, stream):
+    raise RuntimeError("no allocator was set (triton.set_allocator)")
+
+
+@pytest.fixture
+def fresh_triton_cache(tmp_path, monkeypatch):
+    """An empty kernel cache for the test: a new cache directory, the in-memory caches of
+    the JIT left alone (tritium keys them by source and specialization)."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TRITIUM_CACHE_DIR", str(tmp_path))
+    yield str(tmp_path)
+
+
+@pytest.fixture
+def fresh_knobs(monkeypatch):
+    """The knobs as a fresh process sees them (tritium's knobs read the environment)."""
+    from triton import knobs
+    yield knobs
 
 
 def pytest_collection_modifyitems(config, items):

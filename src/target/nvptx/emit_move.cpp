@@ -1,5 +1,6 @@
-// Ops that move elements to new flat positions: trans, join, split and cat, and the
-// histogram. Every size is a power of two, so each result element's source is a
+// Ops that move elements to new flat positions: trans, join, split and cat, the
+// histogram, and gather (its source written to its buffer at the flat index, a barrier, then
+// each result element read where its index points). Every size is a power of two, so each result element's source is a
 // permutation of the bits of its flat index (plus constant bits): register moves when each
 // thread already holds its results' sources (gpu::local_move), else one round trip through
 // shared memory (sources written at their flat index in the op's buffer, results read at
@@ -125,6 +126,49 @@ void Emitter::emit_histogram(const ir::Op& op) {
     llvm::Value* e = element_index(result, r);
     out.values.push_back(guarded(owns(result, r), [&]() -> llvm::Value* {
       return b_.CreateLoad(i32, shared_element_at(base, i32, e, bins));
+    }));
+  }
+  set(op.result(), std::move(out));
+}
+
+void Emitter::emit_gather(const ir::Op& op) {
+  ir::GatherOp g(op);
+  const ir::Type* src_type = g.src()->type();
+  const ir::Type* index_type = g.index()->type();
+  const ir::Type* out_type = op.result()->type();
+  const int64_t axis = op.int_attr("axis");
+  const int64_t n = src_type->shape()[static_cast<size_t>(axis)];
+  Layout source = layout_of(src_type);
+  Layout result = layout_of(out_type);
+  Regs src = materialize(get(g.src()), src_type);
+  Regs index = materialize(get(g.index()), index_type);
+  llvm::Type* element = element_type(src_type);
+  llvm::Type* stored = stored_type(element);
+  const int64_t sources = source.num_elements();
+  const int64_t base = scratch(op, 0, sources * type_bytes(stored));
+  check_shared_fits(base + sources * type_bytes(stored), op, "tl.gather's source");
+  for (int r = 0; r < source.num_regs(); ++r) {
+    llvm::Value* value = src.at(r);
+    guarded(owns(source, r), [&]() -> llvm::Value* {
+      b_.CreateStore(to_storage(value), shared_element_at(base, stored, element_index(source, r), sources));
+      return nullptr;
+    });
+  }
+  barrier();
+  // Element e of the result: e's coordinates in the index's shape, the axis one replaced by
+  // index[e] (read only when inside [0, n): zero otherwise), flattened in the source's shape.
+  const bool is_signed = ir::is_signed(index_type->element()->scalar_kind());
+  llvm::Type* i64 = b_.getInt64Ty();
+  Regs out;
+  for (int r = 0; r < result.num_regs(); ++r) {
+    llvm::Value* i = index.at(r);
+    llvm::Value* wide = i->getType() == i64 ? i : is_signed ? b_.CreateSExt(i, i64) : b_.CreateZExt(i, i64);
+    llvm::Value* in_range = b_.CreateICmpULT(wide, b_.getInt64(static_cast<uint64_t>(n)));
+    std::vector<llvm::Value*> coords = delinearize(index_type->shape(), element_index(result, r));
+    coords[static_cast<size_t>(axis)] = b_.CreateTrunc(wide, b_.getInt32Ty());
+    llvm::Value* at = linearize(src_type->shape(), coords);
+    out.values.push_back(guarded(and_pred(owns(result, r), in_range), [&]() -> llvm::Value* {
+      return from_storage(b_.CreateLoad(stored, shared_element_at(base, stored, at, sources)), element);
     }));
   }
   set(op.result(), std::move(out));

@@ -166,6 +166,16 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::ConvertLayout: return emit_convert_layout(op);
     case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
     case OpKind::Histogram: return emit_histogram(op);
+    case OpKind::Smid:
+      return set(op.result(), Regs::one(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_smid, llvm::ArrayRef<llvm::Value*>())));
+    case OpKind::GlobalTimer: {
+      // An asm with a side effect: each call reads the timer anew (LLVM's intrinsic may be
+      // merged or hoisted as a pure read).
+      llvm::FunctionType* type = llvm::FunctionType::get(b_.getInt64Ty(), false);
+      llvm::InlineAsm* read = llvm::InlineAsm::get(type, "mov.u64 $0, %globaltimer;", "=l", /*hasSideEffects=*/true);
+      return set(op.result(), Regs::one(b_.CreateCall(type, read)));
+    }
+    case OpKind::Gather: return emit_gather(op);
     case OpKind::Dot: return emit_dot(op);
     case OpKind::Reduce: return emit_reduce(op);
     case OpKind::Scan: return emit_scan(op);

@@ -199,9 +199,10 @@ class Emitter {
   void read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t count, int64_t vec,
                        const std::function<llvm::Value*(int64_t)>& at, std::vector<std::vector<llvm::Value*>>& out);
 
-  // ---- emit_move.cpp: trans, join, split, cat, histogram ----
+  // ---- emit_move.cpp: trans, join, split, cat, histogram, gather ----
   void emit_move(const ir::Op& op);
   void emit_histogram(const ir::Op& op);
+  void emit_gather(const ir::Op& op);
 
   // ---- emit_dot.cpp: tl.dot on tensor cores, values in the fragment layout ----
   void emit_dot(const ir::Op& op);

@@ -65,6 +65,7 @@ class Divergence {
       case OpKind::Load:
         if (!op.operand(0)->type()->is_block()) changed = mark(op.result());
         break;
+      case OpKind::GlobalTimer: changed = mark(op.result()); break;  // each thread reads its own
       case OpKind::If: {
         bool cond = div(op.operand(0)) && !uniformized;
         for (int b = 0; b < 2; ++b) changed = region(*op.region(b)) || changed;

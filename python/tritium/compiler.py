@@ -1,0 +1,114 @@
+"""``triton.compiler`` under tritium: ``ASTSource`` and ``compile`` for a @jit kernel given
+its specialization by hand (Triton's ahead-of-time entry point), plus the names Triton
+programs reach through this module (``triton.compiler.errors``, ``CompiledKernel``).
+
+    src = triton.compiler.ASTSource(fn=kernel, signature={"X": "*fp32", "N": "i32",
+                                    "BLOCK": "constexpr"}, constexprs={"BLOCK": 128})
+    handle = triton.compile(src)          # compile errors surface here, located
+    handle.asm["ir"]                      # tritium's stages, as for a launched kernel
+
+Triton's other input, a file of its MLIR dialects (.ttir/.ttgir/...), has no meaning to
+tritium: compile() says so.
+"""
+
+from . import errors
+from .compiled import CompiledKernel, GPUTarget
+from .errors import CompilationError, CompileTimeAssertionFailure
+
+__all__ = ["ASTSource", "CompiledKernel", "CompilationError", "CompileTimeAssertionFailure",
+           "GPUTarget", "compile", "errors"]
+
+# Triton's signature type names that tritium spells differently.
+_TYPE_NAMES = {"i1": "i1", "int1": "i1", "bool": "i1"}
+
+
+class ASTSource:
+    """A @jit kernel and its specialization: `signature` maps parameter names (or
+    positions) to Triton's type strings ("i32", "fp16", "*fp32", "constexpr", ...);
+    `constexprs` maps names (or positions, or 1-tuples of positions) to the constant
+    values; `attrs` (Triton's alignment hints) is accepted and unused."""
+
+    def __init__(self, fn, signature, constexprs=None, attrs=None):
+        from .jit import JITFunction
+        if not isinstance(fn, JITFunction):
+            raise TypeError(f"ASTSource needs a @jit function, got {type(fn).__name__}")
+        self.fn = fn
+        names = list(fn.arg_names)
+        self.signature = {_param_name(names, k): v for k, v in dict(signature).items()}
+        self.constexprs = {_param_name(names, k): v for k, v in dict(constexprs or {}).items()}
+        self.attrs = attrs or {}
+        unknown = [k for k in list(self.signature) + list(self.constexprs) if k not in names]
+        if unknown:
+            raise TypeError(f"ASTSource: {fn.__name__} has no parameter {unknown[0]!r} "
+                            f"(its parameters: {', '.join(names) or 'none'})")
+
+    def signature_text(self):
+        """tritium's specialization text for this source (what a launch would make)."""
+        parts = []
+        names = list(self.fn.arg_names)
+        constexpr_params = set(getattr(self.fn, "constexprs", ()) or ())
+        for i, name in enumerate(names):
+            is_constexpr_param = i in constexpr_params or name in constexpr_params
+            if name in self.constexprs:
+                value = _literal(self.constexprs[name])
+                parts.append(f"{name}={value}" if is_constexpr_param else value)
+            elif name in self.signature:
+                ty = str(self.signature[name]).strip()
+                if ty == "constexpr":
+                    raise TypeError(f"ASTSource: {name} is 'constexpr' in the signature but has "
+                                    "no value in constexprs")
+                parts.append(_TYPE_NAMES.get(ty, ty))
+            else:
+                param = self.fn.params[i]
+                if param.has_default:
+                    value = _literal(param.default)
+                    parts.append(f"{name}={value}" if is_constexpr_param else value)
+                else:
+                    raise TypeError(f"ASTSource: the signature gives no type for parameter "
+                                    f"{name!r} of {self.fn.__name__}")
+        return ", ".join(parts)
+
+
+def _param_name(names, key):
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, int):
+        if not 0 <= key < len(names):
+            raise TypeError(f"ASTSource: parameter position {key} out of range")
+        return names[key]
+    return key
+
+
+def _literal(value):
+    """A constant as tritium's specialization text writes it."""
+    from . import language as tl
+    if isinstance(value, tl.constexpr):
+        value = value.value
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, tl.dtype):
+        return str(value)
+    raise TypeError(f"ASTSource: a constexpr value of type {type(value).__name__} cannot be "
+                    "given to compile() (give it to a launch instead)")
+
+
+def compile(src, target=None, options=None):
+    """``triton.compile(ASTSource(...))``: compiles the kernel for that specialization and
+    returns its compiled handle; a wrong kernel raises CompilationError as a launch would.
+    `options` may give num_warps, num_stages, num_ctas, debug."""
+    if not isinstance(src, ASTSource):
+        raise NotImplementedError(
+            "triton.compile is not supported by tritium for this input: tritium compiles @jit "
+            "Python kernels (triton.compile(triton.compiler.ASTSource(fn, signature, "
+            f"constexprs)), or a launch); Triton's MLIR text ({src!r}) has no meaning to it")
+    options = dict(options or {})
+    kernel = src.fn._kernel or src.fn._build()
+    signature = src.signature_text()
+    opts = {"num_warps": int(options.get("num_warps", 4)),
+            "num_stages": int(options.get("num_stages", 3)),
+            "num_ctas": int(options.get("num_ctas", 1)),
+            "debug": bool(options.get("debug", False))}
+    # Lowering runs here, so the kernel's errors are raised by compile() itself.
+    kernel.emit("ir", signature, opts["num_warps"], opts["num_stages"], 0,
+                num_ctas=opts["num_ctas"], debug=opts["debug"])
+    return CompiledKernel(kernel, signature, opts, {"backend": "interpreter"})
