@@ -1,0 +1,260 @@
+"""mma.sync and cp.async on the host: test_cpu_emulation.py's driver (each thread of the CTA a
+host thread) with tf32 matmuls' inline PTX made calls. `cp.async` copies at once (its
+commit and wait groups then order nothing and are dropped; the barriers stay), with shared
+addresses read as offsets from the shared array; `cvt.rna.tf32.f32` rounds to nearest, ties
+away; `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` exchanges the warp's fragments
+through per-warp slots between two warp barriers (PTX ISA's fragment layouts: A a0..a3 at
+(g | g+8, t | t+4), B b0, b1 at (t | t+4, g), C at (g | g+8, 2t | 2t+1), g = lane / 4,
+t = lane % 4). The driver's inputs are small integers, exact in tf32 and in fp32 sums, so
+the kernels' results must equal numpy's exactly: the fragment reads, the stage buffers and
+their rotation, the copies' addresses and masks are checked without a GPU."""
+
+import re
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+import test_cpu_emulation as emu
+
+pytestmark = emu.pytestmark
+
+KERNELS = textwrap.dedent('''
+    import tritium
+    import tritium.language as tl
+
+
+    @tritium.jit
+    def tf32_matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                    A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr):
+        # C (BM x BN) = A (BM x K) @ B (K x BN), K = stride; A at x (row-major, or M-major with
+        # A_MAJOR 0), B after it (row-major, or K-major with B_MAJOR 0).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, stride, BK):
+            if A_MAJOR:
+                a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
+            else:
+                a = tl.load(x_ptr + m[:, None] + (k0 + k)[None, :] * BM)
+            if B_MAJOR:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
+            else:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
+            acc = tl.dot(a, b, acc)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+
+
+    @tritium.jit
+    def int8_matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                    A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr):
+        # As tf32_matmul on int8, the int32 sums stored wrapped to int8 (the driver's one type).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+        for k0 in range(0, stride, BK):
+            if A_MAJOR:
+                a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
+            else:
+                a = tl.load(x_ptr + m[:, None] + (k0 + k)[None, :] * BM)
+            if B_MAJOR:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
+            else:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
+            acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(tl.int8))
+''')
+
+DRIVER_MMA = r'''
+extern char __tritium_shared[];
+void emu_cp_async(unsigned dst, long source, int bytes, int from_source) {
+  char* to = __tritium_shared + dst;  // dst: an offset (host_ir_mma)
+  const char* src = (const char*)source;
+  for (int i = 0; i < bytes; ++i) to[i] = i < from_source ? src[i] : 0;
+}
+unsigned emu_cvt_tf32(float x) {  // round to 10 mantissa bits, ties away from zero
+  unsigned u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7f800000u) == 0x7f800000u) return u & 0xffffe000u;
+  return (u + 0x1000u) & 0xffffe000u;
+}
+static unsigned mma_a[1024][4], mma_b[1024][2];
+static float tf32_value(unsigned bits) { float f; memcpy(&f, &bits, 4); return f; }
+void emu_mma_tf32(unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1,
+                  float c0, float c1, float c2, float c3, float* d) {
+  int w = emu_tid / 32, lane = emu_tid & 31, base = emu_tid & ~31;
+  mma_a[emu_tid][0] = a0, mma_a[emu_tid][1] = a1, mma_a[emu_tid][2] = a2, mma_a[emu_tid][3] = a3;
+  mma_b[emu_tid][0] = b0, mma_b[emu_tid][1] = b1;
+  pthread_barrier_wait(&warp[w]);
+  int g = lane / 4, t = lane % 4;
+  float c[4] = {c0, c1, c2, c3};
+  for (int r = 0; r < 4; ++r) {
+    int row = g + (r >= 2 ? 8 : 0), col = 2 * t + (r & 1);
+    float sum = c[r];
+    for (int k = 0; k < 8; ++k) {
+      float a = tf32_value(mma_a[base + (row % 8) * 4 + k % 4][(row >= 8) + 2 * (k >= 4)]);
+      float b = tf32_value(mma_b[base + col * 4 + k % 4][k >= 4]);
+      sum += a * b;
+    }
+    d[r] = sum;
+  }
+  pthread_barrier_wait(&warp[w]);
+}
+// m16n8k32 s8: a0..a3 four bytes along k at (g | g+8, 4t | 16+4t), b0, b1 at (4t | 16+4t, g);
+// int32 sums saturated at the limits (.satfinite).
+void emu_mma_s8(unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1,
+                int c0, int c1, int c2, int c3, int* d) {
+  int w = emu_tid / 32, lane = emu_tid & 31, base = emu_tid & ~31;
+  mma_a[emu_tid][0] = a0, mma_a[emu_tid][1] = a1, mma_a[emu_tid][2] = a2, mma_a[emu_tid][3] = a3;
+  mma_b[emu_tid][0] = b0, mma_b[emu_tid][1] = b1;
+  pthread_barrier_wait(&warp[w]);
+  int g = lane / 4, t = lane % 4;
+  int c[4] = {c0, c1, c2, c3};
+  for (int r = 0; r < 4; ++r) {
+    int row = g + (r >= 2 ? 8 : 0), col = 2 * t + (r & 1);
+    long sum = c[r];
+    for (int k = 0; k < 32; ++k) {
+      unsigned aw = mma_a[base + (row % 8) * 4 + (k % 16) / 4][(row >= 8) + 2 * (k >= 16)];
+      unsigned bw = mma_b[base + col * 4 + (k % 16) / 4][k >= 16];
+      sum += (long)(signed char)(aw >> (8 * (k % 4))) * (signed char)(bw >> (8 * (k % 4)));
+    }
+    d[r] = sum > 2147483647L ? 2147483647 : sum < -2147483648L ? (int)-2147483648L : (int)sum;
+  }
+  pthread_barrier_wait(&warp[w]);
+}
+'''
+
+MMA_WRAPPER = '''
+declare void @emu_mma_tf32(i32, i32, i32, i32, i32, i32, float, float, float, float, ptr)
+define { float, float, float, float } @emu_mma_tf32_ir(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1,
+                                                       float %c0, float %c1, float %c2, float %c3) {
+  %d = alloca [4 x float], align 16
+  call void @emu_mma_tf32(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3, ptr %d)
+  %p1 = getelementptr float, ptr %d, i64 1
+  %p2 = getelementptr float, ptr %d, i64 2
+  %p3 = getelementptr float, ptr %d, i64 3
+  %d0 = load float, ptr %d
+  %d1 = load float, ptr %p1
+  %d2 = load float, ptr %p2
+  %d3 = load float, ptr %p3
+  %r0 = insertvalue { float, float, float, float } poison, float %d0, 0
+  %r1 = insertvalue { float, float, float, float } %r0, float %d1, 1
+  %r2 = insertvalue { float, float, float, float } %r1, float %d2, 2
+  %r3 = insertvalue { float, float, float, float } %r2, float %d3, 3
+  ret { float, float, float, float } %r3
+}
+declare void @emu_mma_s8(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, ptr)
+define { i32, i32, i32, i32 } @emu_mma_s8_ir(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1,
+                                             i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
+  %d = alloca [4 x i32], align 16
+  call void @emu_mma_s8(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %c0, i32 %c1, i32 %c2, i32 %c3, ptr %d)
+  %p1 = getelementptr i32, ptr %d, i64 1
+  %p2 = getelementptr i32, ptr %d, i64 2
+  %p3 = getelementptr i32, ptr %d, i64 3
+  %d0 = load i32, ptr %d
+  %d1 = load i32, ptr %p1
+  %d2 = load i32, ptr %p2
+  %d3 = load i32, ptr %p3
+  %r0 = insertvalue { i32, i32, i32, i32 } poison, i32 %d0, 0
+  %r1 = insertvalue { i32, i32, i32, i32 } %r0, i32 %d1, 1
+  %r2 = insertvalue { i32, i32, i32, i32 } %r1, i32 %d2, 2
+  %r3 = insertvalue { i32, i32, i32, i32 } %r2, i32 %d3, 3
+  ret { i32, i32, i32, i32 } %r3
+}
+declare void @emu_cp_async(i32, i64, i32, i32)
+declare i32 @emu_cvt_tf32(float)
+'''
+
+
+def host_ir_mma(ll):
+    """emu.host_ir, then the inline PTX of tf32 mma.sync loops as calls (see the docstring)."""
+    ll = ll.replace("ptrtoint (ptr addrspace(3) @__tritium_shared to i32)", "0")
+    ll = re.sub(r'(tail )?call void asm sideeffect "cp\.async\.(?:commit|wait)_group[^"]*", ""\(\)[^\n]*', "", ll)
+    # cp.async.{ca,cg}.shared.global [dst], [src], bytes, size (a source size, or ignore-src).
+    def copy(m):
+        bytes_, constraint, dst, src, last = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)
+        if constraint == "b":  # ignore-src: the predicate set means zeros
+            size = f"%emu.size.{abs(hash(m.group(0))) % 10**9}"
+            return (f"{size} = select {last}, i32 0, i32 {bytes_}\n  "
+                    f"call void @emu_cp_async(i32 {dst}, i64 {src}, i32 {bytes_}, i32 {size})")
+        return f"call void @emu_cp_async(i32 {dst}, i64 {src}, i32 {bytes_}, {last})"
+    ll = re.sub(r'(?:tail )?call void asm sideeffect "cp\.async\.c[ag]\.shared\.global \[\$0\], \[\$1\], (\d+), \$2;", '
+                r'"r,l,([rb])"\(i32 ([^,]+), i64 ([^,]+), (i(?:32|1) [^)]+)\)[^\n]*', copy, ll)
+    ll = re.sub(r'(?:tail )?call i32 asm "cvt\.rna\.tf32\.f32 \$0, \$1;", "=r,f"\(', "call i32 @emu_cvt_tf32(", ll)
+    ll = re.sub(r'(?:tail )?call \{ float, float, float, float \} asm "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32'
+                r'\.tf32\.f32[^"]*", "[^"]*"\(', "call { float, float, float, float } @emu_mma_tf32_ir(", ll)
+    ll = re.sub(r'(?:tail )?call \{ i32, i32, i32, i32 \} asm "mma\.sync\.aligned\.m16n8k32\.row\.col\.satfinite\.s32'
+                r'\.s8\.s8\.s32[^"]*", "[^"]*"\(', "call { i32, i32, i32, i32 } @emu_mma_s8_ir(", ll)
+    return emu.host_ir(ll) + MMA_WRAPPER
+
+
+def run_mma(tmp_path, kernel, tile, warps, stages, sm, nin, nout, stride, constexprs, ty="fp32"):
+    """The kernel through the host driver (`ty` data: fp32 or i8); returns input, output and
+    the PTX."""
+    source = tmp_path / "kernels.py"
+    source.write_text(KERNELS)
+    BM, BN, BK = tile
+    signature = f"*{ty}:16, *{ty}:16, i32:16, BM={BM}, BN={BN}, BK={BK}{constexprs}"
+    def emit(what):
+        return subprocess.run([emu.CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
+                               "--num-warps", str(warps), "--num-stages", str(stages), "--arch", f"sm_{sm}",
+                               "--emit", what], capture_output=True, text=True, check=True).stdout
+    ll = emit("llvm")
+    host = host_ir_mma(ll)
+    assert " asm " not in host, "inline PTX left: " + re.search(r' asm [^\n]*', host).group(0)[:200]
+    (tmp_path / "k.ll").write_text(host)
+    subprocess.run([emu.LLC, "-O1", "-relocation-model=pic", "-filetype=obj", str(tmp_path / "k.ll"), "-o",
+                    str(tmp_path / "k.o")], check=True)
+    driver = emu.DRIVER.replace("void KERNEL(", DRIVER_MMA + "void KERNEL(", 1)
+    ctype, nptype = emu.TYPES[ty]
+    (tmp_path / "driver.c").write_text(driver.replace("KERNEL", kernel).replace("CTYPE", ctype))
+    subprocess.run([emu.CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
+                    "-lpthread", "-lm"], check=True)
+    raw = subprocess.run([str(tmp_path / "run"), str(nin), str(nout), str(32 * warps), str(stride)],
+                         capture_output=True, check=True).stdout
+    data = np.frombuffer(raw, dtype=nptype)
+    return data[:nin], data[nin:nin + nout], emit("ptx")
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 64, 16), 2, 64), ((64, 32, 32), 1, 96)])
+def test_tf32_matmul_on_emulated_mma(tmp_path, stages, sm, layout, tile, warps, K):
+    BM, BN, BK = tile
+    a_major, b_major = layout != "m-major-a", layout != "k-major-b"
+    nin, nout = BM * K + K * BN, BM * BN
+    x, out, ptx = run_mma(tmp_path, "tf32_matmul", tile, warps, stages, sm, nin, nout, K,
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}")
+    a = x[:BM * K].reshape(BM, K) if a_major else x[:BM * K].reshape(K, BM).T
+    b = x[BM * K:].reshape(K, BN) if b_major else x[BM * K:].reshape(BN, K).T
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_array_equal(out.reshape(BM, BN), expected.astype(np.float32))
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    # num_stages 3 pipelines every operand (cp.async, no global load left in the loop).
+    assert ("cp.async" in ptx) == (stages > 1)
+    if stages > 1:
+        assert "ld.global" not in ptx
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 64, 64), 2, 64), ((64, 32, 32), 1, 96)])
+def test_int8_matmul_on_emulated_mma(tmp_path, stages, sm, layout, tile, warps, K):
+    BM, BN, BK = tile
+    a_major, b_major = layout != "m-major-a", layout != "k-major-b"
+    nin, nout = BM * K + K * BN, BM * BN
+    x, out, ptx = run_mma(tmp_path, "int8_matmul", tile, warps, stages, sm, nin, nout, K,
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}", ty="i8")
+    a = x[:BM * K].reshape(BM, K) if a_major else x[:BM * K].reshape(K, BM).T
+    b = x[BM * K:].reshape(K, BN) if b_major else x[BM * K:].reshape(BN, K).T
+    expected = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int8)  # wrapped, as the kernel stores
+    np.testing.assert_array_equal(out.reshape(BM, BN), expected)
+    assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in ptx
+    assert ("cp.async" in ptx) == (stages > 1)
+    if stages > 1:
+        assert "ld.global" not in ptx
