@@ -1,8 +1,8 @@
 """mma.sync and cp.async on the host: test_cpu_emulation.py's driver (each thread of the CTA a
-host thread) with tf32 matmuls' inline PTX made calls. `cp.async` copies at once (its
+host thread) with the inline PTX of tf32 and int8 matmuls made calls. `cp.async` copies at once (its
 commit and wait groups then order nothing and are dropped; the barriers stay), with shared
 addresses read as offsets from the shared array; `cvt.rna.tf32.f32` rounds to nearest, ties
-away; `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` exchanges the warp's fragments
+away; `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (and int8's m16n8k32) exchanges the warp's fragments
 through per-warp slots between two warp barriers (PTX ISA's fragment layouts: A a0..a3 at
 (g | g+8, t | t+4), B b0, b1 at (t | t+4, g), C at (g | g+8, 2t | 2t+1), g = lane / 4,
 t = lane % 4). The driver's inputs are small integers, exact in tf32 and in fp32 sums, so
@@ -26,14 +26,15 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
-    def tf32_matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                    A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr):
+    def matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # C (BM x BN) = A (BM x K) @ B (K x BN), K = stride; A at x (row-major, or M-major with
-        # A_MAJOR 0), B after it (row-major, or K-major with B_MAJOR 0).
+        # A_MAJOR 0), B after it (row-major, or K-major with B_MAJOR 0); ACC the accumulator
+        # (int32 for int8, stored wrapped to int8: the driver has one element type).
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        acc = tl.zeros((BM, BN), dtype=ACC)
         for k0 in range(0, stride, BK):
             if A_MAJOR:
                 a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
@@ -43,29 +44,8 @@ KERNELS = textwrap.dedent('''
                 b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
             else:
                 b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
-            acc = tl.dot(a, b, acc)
-        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
-
-
-    @tritium.jit
-    def int8_matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                    A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr):
-        # As tf32_matmul on int8, the int32 sums stored wrapped to int8 (the driver's one type).
-        m = tl.arange(0, BM)
-        n = tl.arange(0, BN)
-        k = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.int32)
-        for k0 in range(0, stride, BK):
-            if A_MAJOR:
-                a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
-            else:
-                a = tl.load(x_ptr + m[:, None] + (k0 + k)[None, :] * BM)
-            if B_MAJOR:
-                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
-            else:
-                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
-            acc = tl.dot(a, b, acc, out_dtype=tl.int32)
-        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(tl.int8))
+            acc = tl.dot(a, b, acc, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
 ''')
 
 DRIVER_MMA = r'''
@@ -127,50 +107,32 @@ void emu_mma_s8(unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
 }
 '''
 
-MMA_WRAPPER = '''
-declare void @emu_mma_tf32(i32, i32, i32, i32, i32, i32, float, float, float, float, ptr)
-define { float, float, float, float } @emu_mma_tf32_ir(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1,
-                                                       float %c0, float %c1, float %c2, float %c3) {
-  %d = alloca [4 x float], align 16
-  call void @emu_mma_tf32(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, float %c0, float %c1, float %c2, float %c3, ptr %d)
-  %p1 = getelementptr float, ptr %d, i64 1
-  %p2 = getelementptr float, ptr %d, i64 2
-  %p3 = getelementptr float, ptr %d, i64 3
-  %d0 = load float, ptr %d
-  %d1 = load float, ptr %p1
-  %d2 = load float, ptr %p2
-  %d3 = load float, ptr %p3
-  %r0 = insertvalue { float, float, float, float } poison, float %d0, 0
-  %r1 = insertvalue { float, float, float, float } %r0, float %d1, 1
-  %r2 = insertvalue { float, float, float, float } %r1, float %d2, 2
-  %r3 = insertvalue { float, float, float, float } %r2, float %d3, 3
-  ret { float, float, float, float } %r3
-}
-declare void @emu_mma_s8(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, ptr)
-define { i32, i32, i32, i32 } @emu_mma_s8_ir(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1,
-                                             i32 %c0, i32 %c1, i32 %c2, i32 %c3) {
-  %d = alloca [4 x i32], align 16
-  call void @emu_mma_s8(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, i32 %c0, i32 %c1, i32 %c2, i32 %c3, ptr %d)
-  %p1 = getelementptr i32, ptr %d, i64 1
-  %p2 = getelementptr i32, ptr %d, i64 2
-  %p3 = getelementptr i32, ptr %d, i64 3
-  %d0 = load i32, ptr %d
-  %d1 = load i32, ptr %p1
-  %d2 = load i32, ptr %p2
-  %d3 = load i32, ptr %p3
-  %r0 = insertvalue { i32, i32, i32, i32 } poison, i32 %d0, 0
-  %r1 = insertvalue { i32, i32, i32, i32 } %r0, i32 %d1, 1
-  %r2 = insertvalue { i32, i32, i32, i32 } %r1, i32 %d2, 2
-  %r3 = insertvalue { i32, i32, i32, i32 } %r2, i32 %d3, 3
-  ret { i32, i32, i32, i32 } %r3
-}
+def mma_wrapper(name, t):
+    """An IR function returning mma's four accumulators as a struct, around the driver's C
+    function that writes them through a pointer (the C ABI of a struct return differs)."""
+    c = ", ".join(f"{t} %c{i}" for i in range(4))
+    loads = "".join(f"  %p{i} = getelementptr {t}, ptr %d, i64 {i}\n  %d{i} = load {t}, ptr %p{i}\n" for i in range(4))
+    struct = f"{{ {t}, {t}, {t}, {t} }}"
+    inserts, prev = "", "poison"
+    for i in range(4):
+        inserts += f"  %r{i} = insertvalue {struct} {prev}, {t} %d{i}, {i}\n"
+        prev = f"%r{i}"
+    return (f"declare void @{name}(i32, i32, i32, i32, i32, i32, {t}, {t}, {t}, {t}, ptr)\n"
+            f"define {struct} @{name}_ir(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, {c}) {{\n"
+            f"  %d = alloca [4 x {t}], align 16\n"
+            f"  call void @{name}(i32 %a0, i32 %a1, i32 %a2, i32 %a3, i32 %b0, i32 %b1, {c}, ptr %d)\n"
+            f"{loads}{inserts}  ret {struct} %r3\n}}\n")
+
+
+MMA_WRAPPER = mma_wrapper("emu_mma_tf32", "float") + mma_wrapper("emu_mma_s8", "i32") + '''
 declare void @emu_cp_async(i32, i64, i32, i32)
 declare i32 @emu_cvt_tf32(float)
 '''
 
 
 def host_ir_mma(ll):
-    """emu.host_ir, then the inline PTX of tf32 mma.sync loops as calls (see the docstring)."""
+    """emu.host_ir, then the inline PTX of tf32 and int8 mma.sync loops as calls (see the
+    docstring)."""
     ll = ll.replace("ptrtoint (ptr addrspace(3) @__tritium_shared to i32)", "0")
     ll = re.sub(r'(tail )?call void asm sideeffect "cp\.async\.(?:commit|wait)_group[^"]*", ""\(\)[^\n]*', "", ll)
     # cp.async.{ca,cg}.shared.global [dst], [src], bytes, size (a source size, or ignore-src).
@@ -219,42 +181,29 @@ def run_mma(tmp_path, kernel, tile, warps, stages, sm, nin, nout, stride, conste
     return data[:nin], data[nin:nin + nout], emit("ptx")
 
 
-@pytest.mark.parametrize("stages", [1, 3])
-@pytest.mark.parametrize("sm", [80, 90])
-@pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
-@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 64, 16), 2, 64), ((64, 32, 32), 1, 96)])
-def test_tf32_matmul_on_emulated_mma(tmp_path, stages, sm, layout, tile, warps, K):
-    BM, BN, BK = tile
-    a_major, b_major = layout != "m-major-a", layout != "k-major-b"
-    nin, nout = BM * K + K * BN, BM * BN
-    x, out, ptx = run_mma(tmp_path, "tf32_matmul", tile, warps, stages, sm, nin, nout, K,
-                          f", A_MAJOR={a_major}, B_MAJOR={b_major}")
-    a = x[:BM * K].reshape(BM, K) if a_major else x[:BM * K].reshape(K, BM).T
-    b = x[BM * K:].reshape(K, BN) if b_major else x[BM * K:].reshape(BN, K).T
-    expected = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_array_equal(out.reshape(BM, BN), expected.astype(np.float32))
-    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
-    # num_stages 3 pipelines every operand (cp.async, no global load left in the loop).
-    assert ("cp.async" in ptx) == (stages > 1)
-    if stages > 1:
-        assert "ld.global" not in ptx
-
-
+@pytest.mark.parametrize("ty", ["fp32", "i8"])
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("sm", [80, 90])
 @pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 64, 64), 2, 64), ((64, 32, 32), 1, 96)])
-def test_int8_matmul_on_emulated_mma(tmp_path, stages, sm, layout, tile, warps, K):
+def test_matmul_on_emulated_mma(tmp_path, ty, stages, sm, layout, tile, warps, K):
+    """fp32 in tf32 (m16n8k8) and int8 (m16n8k32, int32 sums) against numpy, exactly."""
     BM, BN, BK = tile
     a_major, b_major = layout != "m-major-a", layout != "k-major-b"
     nin, nout = BM * K + K * BN, BM * BN
-    x, out, ptx = run_mma(tmp_path, "int8_matmul", tile, warps, stages, sm, nin, nout, K,
-                          f", A_MAJOR={a_major}, B_MAJOR={b_major}", ty="i8")
+    acc = "tl.int32" if ty == "i8" else "tl.float32"
+    x, out, ptx = run_mma(tmp_path, "matmul", tile, warps, stages, sm, nin, nout, K,
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc}", ty=ty)
     a = x[:BM * K].reshape(BM, K) if a_major else x[:BM * K].reshape(K, BM).T
     b = x[BM * K:].reshape(K, BN) if b_major else x[BM * K:].reshape(BN, K).T
-    expected = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int8)  # wrapped, as the kernel stores
+    if ty == "i8":
+        expected = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int8)  # wrapped, as stored
+        assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in ptx
+    else:
+        expected = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+        assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
     np.testing.assert_array_equal(out.reshape(BM, BN), expected)
-    assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in ptx
+    # num_stages 3 pipelines every operand (cp.async, no global load left in the loop).
     assert ("cp.async" in ptx) == (stages > 1)
     if stages > 1:
         assert "ld.global" not in ptx
