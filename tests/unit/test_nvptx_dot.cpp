@@ -382,17 +382,8 @@ TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too"
     CHECK(count(i8.ptx, "ld.global") == 0);
     CHECK(count(i8.ptx, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") > 0);
     CHECK(testing::ptxas_errors(i8) == "");
-  }
-  // ieee fp32 (FMAs) keeps its loads.
-  CHECK(count(matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4, 3), "cp.async") == 0);
-  // An M-major tf32 A: copied 16 bytes along M into a padded tile held transposed, which
-  // the fragment reads index as (k, m).
-  for (int sm : {80, 90}) {
-    CAPTURE(sm);
-    nvptx::TargetOptions options;
-    options.num_warps = 4;
-    options.num_stages = 3;
-    options.sm = sm;
+    // An M-major tf32 A: copied 16 bytes along M into a padded tile held transposed, which
+    // the fragment reads index as (k, m).
     auto fn = lower_dot("a_m_major", "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=32");
     CHECK(nvptx::emit_gpu_ir(*fn, options).find("16-byte copies along M, held transposed (M-major)") != std::string::npos);
     nvptx::CompiledPtx c = nvptx::compile_to_ptx(*fn, options);
@@ -400,6 +391,8 @@ TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too"
     CHECK(count(c.ptx, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") > 0);
     CHECK(testing::ptxas_errors(c) == "");
   }
+  // ieee fp32 (FMAs) keeps its loads.
+  CHECK(count(matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4, 3), "cp.async") == 0);
 }
 
 TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvptx][dot]") {

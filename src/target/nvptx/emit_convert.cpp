@@ -3,6 +3,8 @@
 // loads and stores whose layout slot is not the flat rule (gpu/coalesce.h): V consecutive
 // registers of the slot's layout are V consecutive elements along its fastest axis, which
 // the axis facts say are consecutive and aligned in memory: one vector access each.
+#include <algorithm>
+
 #include <llvm/IR/Constants.h>
 
 #include "gpu/conversion.h"
@@ -48,13 +50,12 @@ const Regs& Emitter::slot_operand(const ir::Op& op, const ir::Value* value, cons
 bool Emitter::staged_by_dots(const ir::Op& convert) const {
   const ir::Value* result = convert.result();
   if (!gpu::held_in_slot(convert.operand(0), widths_, threads_) || gpu::held_in_slot(result, widths_, threads_) ||
-      frags_.layout(result) != nullptr || !result->has_uses()) {
+      frags_.layout(result) != nullptr || !result->has_uses() || async_.carried.count(result) != 0) {
     return false;
   }
-  for (const ir::Use& use : result->uses()) {
-    if (use.user->kind() != ir::OpKind::Dot || use.index > 1 || async_.carried.count(result) != 0) return false;
-  }
-  return true;
+  const auto& uses = result->uses();
+  return std::all_of(uses.begin(), uses.end(),
+                     [](const ir::Use& use) { return use.user->kind() == ir::OpKind::Dot && use.index < 2; });
 }
 
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
