@@ -335,6 +335,37 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
   }
 }
 
+TEST_CASE("nvptx: out_dtype=tl.float16 accumulates in f16 on the tensor cores", "[nvptx][dot]") {
+  SECTION("mma.sync: two .f16x2 accumulators per instruction") {
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 1, 80);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16") == 16);
+    CHECK(count(ptx, ".f32.f16.f16.f32") == 0);
+    // Four halves per 16 x 8 tile in two registers: {d0, d1}, A's four, B's two, {c0, c1}.
+    CHECK(count(ptx, "f16.f16.f16.f16 {%r") == 16);
+    CHECK(count(ptx, "f16.f16.f16.f16 {%f") == 0);
+    std::string loop = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 3, 80);
+    CHECK(count(loop, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16") == 16);
+    CHECK(count(loop, "cp.async.cg.shared.global") > 0);
+  }
+  SECTION("wgmma: .f16 accumulators, n / 4 registers each") {
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 1);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16") == 2);
+    CHECK(count(ptx, ".f32.f16.f16") == 0);
+  }
+  SECTION("bf16 inputs still accumulate in f32 (their result is fp32)") {
+    std::string ptx = matmul_ptx("bf16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 16);
+  }
+  SECTION("a pipelined wgmma loop with f16 accumulators waits for each dot") {
+    // Unpacking the halves after a wait_group 1 would read registers the wgmma still writes.
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 3);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16") == 2);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);
+  }
+}
+
 TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.async", "[nvptx][dot]") {
   std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 2, 80);
   // Before the loop: A and B into stage 0; in the loop: the next A and B after the barrier.

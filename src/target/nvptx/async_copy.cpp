@@ -139,14 +139,16 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
 }
 
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
-// wgmma whose accumulator the loop carries and nothing else reads.
+// wgmma whose accumulator the loop carries and nothing else reads, in f32 registers that
+// are the loop's own values (f16 ones are unpacked after the wait, which would read them
+// while the wgmma still writes them).
 bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
   const ir::Region& body = *loop.region(0);
   int dots = 0;
   for (const auto& op : body.ops()) dots += op->kind() == OpKind::Dot ? 1 : 0;
   const ir::Value* acc = dot.operand(2);
   const ir::Value* result = dot.result();
-  return wgmma && dots == 1 && acc->is_region_arg() && acc->region() == &body &&
+  return wgmma && dots == 1 && result->type()->element()->scalar_kind() == ScalarKind::F32 && acc->is_region_arg() && acc->region() == &body &&
          acc->index() > 0 && acc->num_uses() == 1 && result->num_uses() == 1 &&
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }

@@ -304,20 +304,27 @@ std::string wgmma_fp8_types(const ir::Op& dot) {
 
 std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps, bool native_fp8) {
   if (fragments == nullptr) return "fma, flat layout (below one 16 x 8 tile)";
+  const std::string acc16 =
+      op.result()->type()->element()->scalar_kind() == ScalarKind::F16 && choose_path(op) == DotPath::F16
+          ? ", f16 accumulators"
+          : "";
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
     const std::string n = std::to_string(std::min<int64_t>(fragments->n / fragments->warps_n, 256));
     const std::string groups =
         fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "";
     if (native_fp8) {
-      return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" + groups;
+      return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" +
+             groups + acc16;
     }
-    return "wgmma m64n" + n + "k16 " + (bf16 ? "bf16" : "f16") + ", operands in swizzled shared memory" + groups;
+    return "wgmma m64n" + n + "k16 " + (bf16 ? "bf16" : "f16") + ", operands in swizzled shared memory" + groups + acc16;
   }
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
   switch (choose_path(op)) {
-    case DotPath::F16: return ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16";
+    case DotPath::F16:
+      return (ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16") +
+             acc16;
     case DotPath::BF16: return "mma.sync m16n8k16 bf16";
     case DotPath::TF32: return "mma.sync m16n8k8 tf32";
     case DotPath::TF32x3: return "mma.sync m16n8k8 tf32 x 3";
@@ -363,17 +370,24 @@ std::vector<llvm::Value*> Emitter::ldmatrix(llvm::Value* address, int count, boo
   return out;
 }
 
-void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
+void Emitter::mma(const std::string& shape_and_types, const std::vector<llvm::Value*>& a,
                   const std::vector<llvm::Value*>& b, llvm::Value** c) {
-  llvm::Type* acc = int_acc ? b_.getInt32Ty() : b_.getFloatTy();
-  const char* acc_constraint = int_acc ? "r" : "f";
-  auto* result_type = llvm::StructType::get(context_, {acc, acc, acc, acc});
-  std::string text = "mma.sync.aligned." + shape_and_types + " {$0, $1, $2, $3}, {";
-  std::string constraints = std::string("=") + acc_constraint + ",=" + acc_constraint + ",=" + acc_constraint + ",=" +
-                            acc_constraint;
+  const bool packed = c[0]->getType()->isHalfTy();
+  std::vector<llvm::Value*> acc(c, c + 4);
+  if (packed) acc = pack_pairs(acc);
+  const int count = static_cast<int>(acc.size());
+  llvm::Type* acc_type = acc[0]->getType();
+  const std::string out = acc_type->isFloatTy() ? "=f" : "=r";
+  std::string text = "mma.sync.aligned." + shape_and_types + " {";
+  std::string constraints;
+  for (int i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? "," : "") + out;
+  }
+  text += "}, {";
   std::vector<llvm::Value*> args;
   std::vector<llvm::Type*> types;
-  int next = 4;
+  int next = count;
   auto operands = [&](const std::vector<llvm::Value*>& values) {
     for (size_t i = 0; i < values.size(); ++i) {
       text += (i ? ", $" : "$") + std::to_string(next++);
@@ -385,16 +399,40 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   };
   operands(a);
   operands(b);
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < count; ++i) {
     text += (i ? ", $" : "$") + std::to_string(next++);
     constraints += "," + std::to_string(i);  // tied to output i
-    args.push_back(c[i]);
-    types.push_back(acc);
+    args.push_back(acc[i]);
+    types.push_back(acc_type);
   }
   text += "};";
+  auto* result_type = llvm::StructType::get(context_, std::vector<llvm::Type*>(count, acc_type));
   auto* fn_type = llvm::FunctionType::get(result_type, types, false);
   llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/false), args);
-  for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  for (int i = 0; i < count; ++i) acc[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  if (packed) acc = unpack_half_pairs(acc);
+  std::copy(acc.begin(), acc.end(), c);
+}
+
+std::vector<llvm::Value*> Emitter::pack_pairs(const std::vector<llvm::Value*>& halves) {
+  std::vector<llvm::Value*> words;
+  for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+    llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(halves[i]->getType(), 2));
+    v = b_.CreateInsertElement(v, halves[i], b_.getInt32(0));
+    v = b_.CreateInsertElement(v, halves[i + 1], b_.getInt32(1));
+    words.push_back(b_.CreateBitCast(v, b_.getInt32Ty()));
+  }
+  return words;
+}
+
+std::vector<llvm::Value*> Emitter::unpack_half_pairs(const std::vector<llvm::Value*>& words) {
+  std::vector<llvm::Value*> halves;
+  for (llvm::Value* word : words) {
+    llvm::Value* v = b_.CreateBitCast(word, llvm::FixedVectorType::get(b_.getHalfTy(), 2));
+    halves.push_back(b_.CreateExtractElement(v, b_.getInt32(0)));
+    halves.push_back(b_.CreateExtractElement(v, b_.getInt32(1)));
+  }
+  return halves;
 }
 
 DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers) {
@@ -589,7 +627,10 @@ void Emitter::emit_dot(const ir::Op& op) {
   const int64_t K = op.operand(0)->type()->shape().back();
   DotPath path = choose_path(op);
 
-  llvm::Type* acc_type = accumulator_type(b_, kr);
+  // An fp16 result of f16 or fp8 inputs accumulates in f16 on the tensor cores, as Triton's
+  // (out_dtype=tl.float16: .f16 accumulators, two to a register).
+  const bool f16_acc = kr == ScalarKind::F16 && path == DotPath::F16;
+  llvm::Type* acc_type = f16_acc ? b_.getHalfTy() : accumulator_type(b_, kr);
   Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
@@ -626,7 +667,9 @@ void Emitter::emit_dot(const ir::Op& op) {
       issue_deferred_copies();
     }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
-    const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
+    const std::string types = path == DotPath::BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
+                              : f16_acc             ? "m16n8k16.row.col.f16.f16.f16.f16"
+                                                    : "m16n8k16.row.col.f32.f16.f16.f32";
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
     // 8 x 8 quarters of a 16 x 16 tile (rows + 8 * (i % 2), columns + 8 * (i / 2)); B's are
     // rows k + 8 * (i % 2) of n-tiles in and in + 1 (i / 2), read transposed.
@@ -656,7 +699,7 @@ void Emitter::emit_dot(const ir::Op& op) {
           if (pair) bf[in + 1] = {m[2], m[3]};
         }
         for (int im = 0; im < l.rep_m; ++im) {
-          for (int in = 0; in < l.rep_n; ++in) mma(types, false, af[im], bf[in], &c[reg_of(batch, im, in)]);
+          for (int in = 0; in < l.rep_n; ++in) mma(types, af[im], bf[in], &c[reg_of(batch, im, in)]);
         }
       }
     }
@@ -755,10 +798,10 @@ void Emitter::emit_dot(const ir::Op& op) {
           for (int in = 0; in < l.rep_n; ++in) {
             llvm::Value** tile = &c[reg_of(batch, im, in)];
             if (path == DotPath::TF32x3) {  // the small products first, as they are the smallest
-              mma(types, false, as[im], bf[in], tile);
-              mma(types, false, af[im], bs[in], tile);
+              mma(types, as[im], bf[in], tile);
+              mma(types, af[im], bs[in], tile);
             }
-            mma(types, i8, af[im], bf[in], tile);
+            mma(types, af[im], bf[in], tile);
           }
         }
       }

@@ -253,9 +253,14 @@ class Emitter {
   llvm::Value* shared_address(int64_t byte_offset);  // i32 .shared address, for inline PTX
   // ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16 at `address` (this lane's row).
   std::vector<llvm::Value*> ldmatrix(llvm::Value* address, int count, bool trans);
-  // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c.
-  void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
-           const std::vector<llvm::Value*>& b, llvm::Value** c);
+  // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c
+  // (f32, i32, or f16: then two to a .f16x2 register, as the instruction takes them).
+  void mma(const std::string& shape_and_types, const std::vector<llvm::Value*>& a, const std::vector<llvm::Value*>& b,
+           llvm::Value** c);
+  // 16-bit floats (f16 or bf16) two to an i32 (.f16x2 / .bf16x2: the first in the low half),
+  // and f16 back.
+  std::vector<llvm::Value*> pack_pairs(const std::vector<llvm::Value*>& halves);
+  std::vector<llvm::Value*> unpack_half_pairs(const std::vector<llvm::Value*>& words);
 
   // ---- emit_fragment_rows.cpp: row reductions, views and broadcasts on fragments ----
   void emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows);
