@@ -72,6 +72,12 @@ bool feeds_dots_outside_loops(const Op& op, const ir::Function& function) {
   return op.kind() == OpKind::Load && op.parent() == &function.body() && reaches_only_dot_operands(op.result(), 0);
 }
 
+// A store outside loops (a dot's result stored column-major): its value is converted into
+// the access's layout, from fragments where the dot left it (target/nvptx emit_convert.cpp).
+bool store_outside_loops(const Op& op, const ir::Function& function) {
+  return op.kind() == OpKind::Store && op.parent() == &function.body();
+}
+
 void collect(ir::Region& region, std::vector<Op*>& out) {
   for (auto& op : region.ops()) {
     for (const auto& r : op->regions()) collect(*r, out);
@@ -265,9 +271,9 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
   // In kernels with a dot, only the loads that feed nothing but dots (a column-major A or B
-  // outside a pipelined loop), directly or through ops outside loops: pipelined operands are
-  // copied by cp.async from the flat layout (target/nvptx/async_copy.h), and the fragment
-  // plan reads chains of ops in it.
+  // outside a pipelined loop), directly or through ops outside loops, and the stores outside
+  // loops: pipelined operands are copied by cp.async from the flat layout
+  // (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
   const bool dots_only = has_dot(function.body());
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
@@ -280,7 +286,10 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
-    if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function)) continue;
+    if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
+        !store_outside_loops(*op, function)) {
+      continue;
+    }
     if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
     const int last = type->rank() - 1;

@@ -140,6 +140,8 @@ bool rows_broadcast(const ir::Op& op) {
 bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
   // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
   if (user.kind() == OpKind::Dot) return operand <= 2 && is_fragment(user.operand(operand));
+  // A conversion writes fragments into its round trip (emit_convert.cpp).
+  if (user.kind() == OpKind::ConvertLayout) return is_fragment(user.operand(0));
   if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
   if (row_reduce(user)) return is_fragment(user.result(0));
   const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
