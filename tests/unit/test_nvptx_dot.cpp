@@ -447,6 +447,33 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
   CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
 }
 
+TEST_CASE("shared tiles: tf32 fragments read down the rows hit 32 distinct banks", "[nvptx][dot]") {
+  // Lane 4g + t reads row t, column g (a row-major B, an M-major A): the 32 lanes' banks.
+  auto conflicts = [](const nvptx::SharedTile& tile) {
+    std::set<int64_t> banks;
+    for (int g = 0; g < 8; ++g) {
+      for (int t = 0; t < 4; ++t) banks.insert(tile.offset(t, g) / 4 % 32);
+    }
+    return 32 - static_cast<int>(banks.size());
+  };
+  for (int64_t cols : {16, 32, 64, 128, 256}) {
+    CAPTURE(cols);
+    CHECK(conflicts(nvptx::SharedTile::padded(32, cols, 4, nvptx::mma_tile_pad(4, true))) == 0);
+    CHECK(conflicts(nvptx::SharedTile::padded(32, cols, 4, 16)) > 0);  // the 16-byte padding's
+  }
+  CHECK(nvptx::mma_tile_pad(4, false) == 16);
+  CHECK(nvptx::mma_tile_pad(2, true) == 16);  // ldmatrix's rows of 16 bytes
+  // A pipelined tf32 matmul's stage buffers: A (64 x 32) rows of 32 + 4, B (32 x 64) of 64 + 8.
+  nvptx::TargetOptions options;
+  options.num_warps = 4;
+  options.num_stages = 3;
+  options.sm = 80;
+  std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='tf32', OUT=tl.float32";
+  std::string gpu_ir = nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options);
+  CHECK(gpu_ir.find("(rows of 36 elements)") != std::string::npos);
+  CHECK(gpu_ir.find("(rows of 72 elements)") != std::string::npos);
+}
+
 TEST_CASE("shared tiles: the swizzled arrangement is a permutation that keeps chunks whole", "[nvptx][dot]") {
   for (int64_t rows : {16, 64, 128}) {
     for (int64_t cols : {16, 32, 64, 128, 256}) {

@@ -357,10 +357,12 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       }
       tma_layout.push_back(layout);
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
+      // tf32 reads a row-major B and an M-major A down the tile's rows (mma_tile_pad).
+      const int64_t pad = mma_tile_pad(bytes, operand->transposed ? as_a : as_b);
       operand->tile = operand->transposed ? (wgmma ? SharedTile::swizzled(shape[1], shape[0], bytes)
-                                                   : SharedTile::padded(shape[1], shape[0], bytes))
+                                                   : SharedTile::padded(shape[1], shape[0], bytes, pad))
                       : wgmma              ? SharedTile::swizzled(shape[0], shape[1], bytes)
-                                           : SharedTile::padded(shape[0], shape[1], bytes);
+                                           : SharedTile::padded(shape[0], shape[1], bytes, pad);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);

@@ -457,11 +457,12 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   s.b = staged_type(kb);
   int64_t a_rows = a->type()->num_elements() / K;
   int64_t b_rows = b->type()->num_elements() / b_shape.back();
-  auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes) {
-    return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes);
+  auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes, int64_t pad) {
+    return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes, pad);
   };
-  s.tile_a = tile(a_rows, K, type_bytes(s.a));
-  s.tile_b = tile(b_rows, b_shape.back(), type_bytes(s.b));
+  // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them).
+  s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
+  s.tile_b = tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
   const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
