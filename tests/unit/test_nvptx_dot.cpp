@@ -392,11 +392,13 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
 
 TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too", "[nvptx][dot]") {
   // mma.sync reads them element by element (tf32 rounded by cvt.rna after the read, int8
-  // A as one word of four bytes along k) from padded tiles, now the stage buffers'.
+  // A as one word of four bytes along k) from padded tiles, now the stage buffers'. On sm_90
+  // with whole warpgroups tf32 runs on wgmma instead (the next test case); 2 warps keep
+  // mma.sync there.
   for (int sm : {80, 90}) {
     CAPTURE(sm);
     nvptx::TargetOptions options;
-    options.num_warps = 4;
+    options.num_warps = sm == 80 ? 4 : 2;
     options.num_stages = 3;
     options.sm = sm;
     nvptx::CompiledPtx tf32 = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
@@ -424,6 +426,49 @@ TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too"
   }
   // ieee fp32 (FMAs) keeps its loads.
   CHECK(count(matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4, 3), "cp.async") == 0);
+}
+
+TEST_CASE("nvptx: on sm_90 tf32 dots run on wgmma, both operands K-major", "[nvptx][dot]") {
+  nvptx::TargetOptions options;
+  options.num_warps = 4;
+  options.sm = 90;
+  SECTION("one dot: B staged transposed") {
+    nvptx::CompiledPtx c = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
+    // 64 x 64 on one warpgroup, K = 32 in steps of 8; no transpose operands (tf32 has none).
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "p, 1, 1;") == 4);
+    CHECK(count(c.ptx, "mma.sync") == 0);
+    CHECK(count(c.ptx, "cvt.rna.tf32") == 0);  // wgmma reads the fp32 bits from shared memory
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("pipelined: A by 16-byte copies, a row-major B by 4-byte copies into its K-major tile") {
+    options.num_stages = 3;
+    nvptx::CompiledPtx c = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
+    // Per stage and thread: A 64 x 32 fp32 in 16-byte runs (4), B 32 x 64 element by element (16).
+    CHECK(count(c.ptx, "cp.async.cg.shared.global") == 4 * 3);
+    CHECK(count(c.ptx, "cp.async.ca.shared.global [%r") == 16 * 3);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "wgmma.wait_group.sync.aligned 1") == 1);  // kept in flight
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+    std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='tf32', OUT=tl.float32";
+    CHECK(nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options).find("4-byte copies of each element, held transposed") !=
+          std::string::npos);
+  }
+  SECTION("pipelined M-major A: element copies dealt out along M") {
+    options.num_stages = 3;
+    auto fn = lower_dot("a_m_major", "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=32");
+    CHECK(nvptx::emit_gpu_ir(*fn, options).find("4-byte copies of each element, dealt out along M") != std::string::npos);
+    nvptx::CompiledPtx c = nvptx::compile_to_ptx(*fn, options);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("tf32x3 keeps mma.sync") {
+    std::string x3 = matmul_ptx("fp32", "float32", "tf32x3", 64, 64, 32, 4);
+    CHECK(count(x3, "wgmma") == 0);
+    CHECK(count(x3, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") > 0);
+  }
 }
 
 TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvptx][dot]") {
@@ -560,7 +605,7 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(small, "wgmma") == 0);
     CHECK(count(small, "mma.sync.aligned.m16n8k16") > 0);
     CHECK(count(small, ".target sm_90a") == 0);
-    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 4);
+    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 2);  // half a warpgroup
     CHECK(count(tf32, "wgmma") == 0);
   }
   SECTION("cp.async stages in the swizzled arrangement, the dot kept in flight") {

@@ -59,7 +59,7 @@ bool Emitter::staged_by_dots(const ir::Op& convert) const {
 }
 
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
-                         const std::function<llvm::Value*(llvm::Value*)>& convert) {
+                         const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
   // Element e of the block goes to row e / cols, column e % cols of the tile (stage_rows'
   // rows, batches one after another); the slot holds consecutive elements of another axis
   // in consecutive registers, so each is one store. A replicated element is written by each
@@ -73,6 +73,7 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
     llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    if (transposed) std::swap(row, col);
     b_.CreateStore(convert(regs.at(static_cast<int>(r))), tile_element(byte_offset, tile, stored, row, col));
   }
 }

@@ -70,20 +70,22 @@ llvm::Value* Emitter::tile_offset(const SharedTile& tile, llvm::Value* row, llvm
 }
 
 int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, const SharedTile& tile,
-                            llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert) {
+                            llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert,
+                            bool transposed) {
   Layout layout = layout_of(type);
   Regs regs = materialize(source, type);
   int64_t cols = type->shape().back();
   int64_t rows = type->num_elements() / cols;
   const int64_t stride = tile.stride();
   int group = layout.vector();
-  if (cols % group != 0) group = 1;
+  if (cols % group != 0 || transposed) group = 1;
   // A swizzled group stays in one 16-byte chunk.
   if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   for (int r = 0; r < layout.num_regs(); r += group) {
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    if (transposed) std::swap(row, col);
     llvm::Value* index = tile.swizzle == 0 ? b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col)
                                            : tile_offset(tile, row, col);
     guarded(owns(layout, r), [&]() -> llvm::Value* {
@@ -311,6 +313,10 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
     const std::string n = std::to_string(std::min<int64_t>(fragments->n / fragments->warps_n, 256));
+    if (choose_path(op) == DotPath::TF32) {
+      return "wgmma m64n" + n + "k8 tf32, operands in swizzled shared memory (B K-major)" +
+             (fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "");
+    }
     const std::string groups =
         fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "";
     if (native_fp8) {
@@ -460,9 +466,12 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes, int64_t pad) {
     return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes, pad);
   };
-  // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them).
+  // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them),
+  // but for wgmma's tf32, which reads B K-major only: then B is held transposed.
+  const bool b_transposed = wgmma && gpu::tf32_dot(op);
   s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
-  s.tile_b = tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
+  s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
+                          : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
   const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
@@ -486,7 +495,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
-    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
+    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb), b_transposed);
+    s.b_k_major = b_transposed;
     s.b_address = shared_address(s.b_offset);
   } else {
     s.tile_b = copied_b->second->tile;
@@ -653,7 +663,7 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
   if (wgmma) {
-    const char* input = path == DotPath::BF16 ? "bf16" : "f16";
+    const char* input = path == DotPath::BF16 ? "bf16" : path == DotPath::TF32 ? "tf32" : "f16";
     if (native_fp8) {
       emit_wgmma(op, l, staging, "", c);
     } else if (a_registers) {

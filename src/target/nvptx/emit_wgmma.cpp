@@ -74,10 +74,11 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   std::vector<llvm::Value*> d = f16_acc ? pack_pairs(c) : c;
   llvm::Type* acc = d[0]->getType();
   const int per_reg = f16_acc ? 2 : 1;
-  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction and
-  // has no transpose bits: both operands are K-major.
+  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction, tf32
+  // 8; neither has transpose bits: both operands are K-major.
   const bool fp8 = input.empty();
-  const int64_t k_step = fp8 ? 32 : 16;
+  const bool k_major_only = fp8 || input == "tf32";
+  const int64_t k_step = fp8 ? 32 : input == "tf32" ? 8 : 16;
   const std::string operand_types = fp8 ? wgmma_fp8_types(op) : input + "." + input;
   // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
   // 0 (D = A B), so its registers need no zeros written into them first.
@@ -111,8 +112,8 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
         // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
         // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
         text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1" +
-                (fp8 ? std::string()
-                     : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
+                (k_major_only ? std::string()
+                              : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
                 ";\n}";
         constraints += "l,l,r";
         for (int i = 0; i < regs; ++i) {
