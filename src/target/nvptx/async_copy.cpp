@@ -613,6 +613,23 @@ AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fr
   analysis::AxisInfoAnalysis axis(function);
   plan_region(function.body(), fragments, axis, sm, num_warps, plan);
   if (sm >= 90 && tma) plan_tma_blocks(function, plan);
+  // An fp8 wgmma dot outside loops (it stages both operands itself) reads them as fp8 too: A
+  // as it is, B transposed (K-major) by its staging (emit_dot.cpp). In a loop whose copies
+  // could not be planned, the dot still widens them to f16 (its B's bytes one store each
+  // every iteration: not measured against the widened path yet).
+  std::function<void(const ir::Region&, bool)> native = [&](const ir::Region& region, bool in_loop) {
+    for (const auto& op : region.ops()) {
+      for (const auto& inner : op->regions()) native(*inner, in_loop || op->kind() == OpKind::For || op->kind() == OpKind::While);
+      const FragmentLayout* l = op->kind() == OpKind::Dot ? fragments.layout(op->result()) : nullptr;
+      if (in_loop || l == nullptr || !uses_wgmma(*op, *l, sm, num_warps) || !gpu::native_fp8_candidate(*op) ||
+          plan.carried.count(op->operand(0)) != 0 || plan.carried.count(op->operand(1)) != 0 ||
+          plan.hoisted_a.count(op.get()) != 0 || a_in_registers(*op, fragments)) {
+        continue;
+      }
+      plan.native_fp8.insert(op.get());
+    }
+  };
+  native(function.body(), false);
   // A wgmma dot stages its other operands right after the stage buffers, swizzled; so do the
   // TMA's loads and stores their blocks.
   const bool tma_blocks = !plan.tma_stores.empty() || !plan.tma_loads.empty();

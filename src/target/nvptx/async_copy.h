@@ -111,8 +111,9 @@ struct AsyncPlan {
   // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
   // copied by the threads that hold their first element (a carried pointer block).
   std::unordered_set<const ir::Value*> recomputed;
-  // fp8 dots on wgmma's own 8-bit inputs (A copied as it is, B K-major; both in stage
-  // buffers). Other fp8 dots widen their operands to f16 while staging them.
+  // fp8 dots on wgmma's own 8-bit inputs: in a loop, A copied as it is and B K-major (both in
+  // stage buffers); outside, both staged by the dot (B transposed). Other fp8 dots (an
+  // operand copied or hoisted otherwise) widen their operands to f16 while staging them.
   std::unordered_set<const ir::Op*> native_fp8;
   std::vector<std::unique_ptr<HoistedOperand>> hoisted;
   std::unordered_map<const ir::Op*, const HoistedOperand*> hoisted_a;  // by the dot reading it

@@ -467,8 +467,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes, pad);
   };
   // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them),
-  // but for wgmma's tf32, which reads B K-major only: then B is held transposed.
-  const bool b_transposed = wgmma && gpu::tf32_dot(op);
+  // but for wgmma's tf32 and fp8, which read B K-major only: then B is held transposed.
+  const bool b_transposed = wgmma && (gpu::tf32_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)));
   s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
   s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
                           : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
