@@ -1,0 +1,525 @@
+"""fp16/bf16 tensor-core matmuls on the host: test_cpu_emulation.py's driver (each thread of the
+CTA a host thread) with the inline PTX of the kernel made calls of emu_tensor_core.c: ldmatrix
+(x1/x2/x4, .trans) and mma.sync m16n8k16 (f16/bf16, f32 or f16 accumulators) exchange the warp's
+registers through per-warp slots between two warp barriers, as the PTX ISA lays the fragments
+out; wgmma (test_cpu_emulation_wgmma.py) decodes its shared-memory matrix descriptors. Every
+asm statement's operands go to the C function through 8-byte slots, by an IR wrapper made
+for its signature (asm_as_calls). cp.async copies either at once or at the wait_group that
+retires it (EMU_DEFER_COPIES: the two ends of the time a GPU may take), shared memory starts
+as 0x7f bytes (NaN in f16 and fp8), so an element read before it is written shows. Inputs are
+small integers, exact in every format and in the sums, so results must equal numpy's exactly.
+The unpipelined row-major cases are code the GPU has verified: they check the emulation."""
+
+import os
+import re
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+import test_cpu_emulation as emu
+
+pytestmark = emu.pytestmark
+
+EMU_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "emu_tensor_core.c")
+
+KERNELS = textwrap.dedent('''
+    import tritium
+    import tritium.language as tl
+
+
+    @tritium.jit
+    def matmul(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # C (BM x BN) = A (BM x K) @ B (K x BN), K = stride, in a loop over K; A at x
+        # (row-major, or M-major with A_MAJOR 0), B after it (row-major, or K-major with
+        # B_MAJOR 0); ACC the accumulator, stored as out's type.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=ACC)
+        for k0 in range(0, stride, BK):
+            if A_MAJOR:
+                a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
+            else:
+                a = tl.load(x_ptr + m[:, None] + (k0 + k)[None, :] * BM)
+            if B_MAJOR:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
+            else:
+                b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
+            acc = tl.dot(a, b, acc, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
+    def dot_once(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # One dot, no loop (K = BK = stride): the operands as in matmul.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        if A_MAJOR:
+            a = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        else:
+            a = tl.load(x_ptr + m[:, None] + k[None, :] * BM)
+        if B_MAJOR:
+            b = tl.load(x_ptr + BM * BK + k[:, None] * BN + n[None, :])
+        else:
+            b = tl.load(x_ptr + BM * BK + k[:, None] + n[None, :] * BK)
+        c = tl.dot(a, b, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], c.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
+    def chained(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # P = (A @ B) in x's type, then P @ V (BN x BK), attention's shape: the second dot's A
+        # is the first one's result, read from registers.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        a = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        b = tl.load(x_ptr + BM * BK + k[:, None] * BN + n[None, :])
+        v = tl.load(x_ptr + BM * BK + BK * BN + n[:, None] * BK + k[None, :])
+        p = tl.dot(a, b).to(x_ptr.dtype.element_ty)
+        o = tl.dot(p, v)
+        tl.store(out_ptr + m[:, None] * BK + k[None, :], o)
+''')
+
+# ---- the inline PTX as calls ----
+
+ASM_CALL = re.compile(r'^(\s*)(?:(%[-\w.]+) = )?(?:tail |notail )?call (void|\{[^}]*\}|[^ ]+) asm (?:sideeffect )?'
+                      r'"((?:[^"\\]|\\.)*)", "([^"]*)"\((.*)\)((?:\s*#\d+)?)\s*$')
+ARG_TYPE = re.compile(r'^(ptr|i\d+|half|bfloat|float|double|<\d+ x [a-z0-9]+>) ')
+ELEMENT = {"f16": 0, "bf16": 1, "e4m3": 2, "e5m2": 3}
+
+
+def split_args(text):
+    args, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(text[start:i].strip())
+            start = i + 1
+    if text.strip():
+        args.append(text[start:].strip())
+    return args
+
+
+class Statement:
+    """One asm call: its PTX text (newlines as \\0A), outputs, and where each $operand is."""
+
+    def __init__(self, text, constraints, ret, args):
+        self.text = text.replace("\\0A", "\n").replace("\\09", "\t")
+        parts = [c for c in constraints.split(",") if c and not c.startswith("~")]
+        self.outputs = [c for c in parts if c.startswith("=")]
+        self.inputs = [c for c in parts if not c.startswith("=")]
+        self.ret = ret
+        self.arg_types = []
+        for a in args:
+            m = ARG_TYPE.match(a)
+            if not m:
+                raise ValueError(f"cannot read the asm argument {a!r}")
+            self.arg_types.append(m.group(1))
+        assert len(self.arg_types) == len(self.inputs), (constraints, args)
+
+    def slot(self, operand):
+        """The argument slot of `$operand` (an input, or an output's tied input)."""
+        i = int(operand.lstrip("$"))
+        n = len(self.outputs)
+        if i >= n:
+            return i - n
+        return self.inputs.index(str(i))
+
+    def slots(self, group):
+        """The first slot of a brace group `{$a, $b, ...}`, whose slots must be consecutive."""
+        slots = [self.slot(o.strip()) for o in group.strip("{} ").split(",")]
+        assert slots == list(range(slots[0], slots[0] + len(slots))), (group, slots)
+        return slots[0]
+
+
+def translate(st):
+    """(C function, its int constants) for a statement, or None if it is not known."""
+    t = st.text.strip()
+    m = re.match(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared\.b16 \{[^}]*\}, \[\$(\d+)\];$", t)
+    if m:
+        assert st.slot(m.group(3)) == 0
+        return "emu_ldmatrix", [int(m.group(1)), int(bool(m.group(2)))]
+    m = re.match(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.(f32|f16)\.(f16|bf16)\.(f16|bf16)\.(f32|f16) "
+                 r"(\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\});$", t)
+    if m:
+        assert m.group(2) == m.group(3) and m.group(1) == m.group(4), t
+        return "emu_mma16", [ELEMENT[m.group(2)], int(m.group(1) == "f16"), st.slots(m.group(6)),
+                             st.slots(m.group(7)), st.slots(m.group(8))]
+    if "wgmma.mma_async" in t:
+        m = re.search(r"setp\.ne\.b32 p, (\$\d+), 0;\s*wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|f16)\."
+                      r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p, (-?1), (-?1)(?:, ([01]), ([01]))?;", t)
+        if not m:
+            return None
+        a_regs = m.group(8).startswith("{")
+        return "emu_wgmma", [int(m.group(2)), ELEMENT[m.group(5)], ELEMENT[m.group(6)], int(m.group(4) == "f16"),
+                             int(a_regs), st.slots(m.group(8)) if a_regs else st.slot(m.group(8)),
+                             st.slot(m.group(9)), st.slot(m.group(1)), st.slots(m.group(7)), int(m.group(10)),
+                             int(m.group(11)), int(m.group(12) or 0), int(m.group(13) or 0)]
+    if t in ("wgmma.fence.sync.aligned;", "fence.proxy.async.shared::cta;"):
+        return "emu_noop", []
+    if t == "wgmma.commit_group.sync.aligned;":
+        return "emu_wgmma_commit", []
+    m = re.match(r"wgmma\.wait_group\.sync\.aligned (\d+);$", t)
+    if m:
+        return "emu_wgmma_wait", [len(st.outputs), int(m.group(1))]
+    m = re.match(r"cp\.async\.c[ag]\.shared\.global \[\$0\], \[\$1\], (\d+)(, \$2)?;$", t)
+    if m:
+        kind = 0 if not m.group(2) else 2 if st.inputs[2] == "b" else 1
+        return "emu_cp_async", [int(m.group(1)), kind]
+    if t == "cp.async.commit_group;":
+        return "emu_cp_async_commit", []
+    m = re.match(r"cp\.async\.wait_group (\d+);$", t)
+    if m:
+        return "emu_cp_async_wait", [int(m.group(1))]
+    m = re.search(r"(?:@(\$\d+) )?ld\.global[.\w:]*?(?:\.v(\d))?\.b(\d+) (?:\{[^}]*\}|\$\d+), \[(\$\d+)(?:\+(-?\d+))?\];$", t)
+    if m:
+        defaults = re.findall(r"mov\.b\d+ \$\d+, 0x0;", t)
+        assert not m.group(1) or len(defaults) == len(st.outputs), t  # zeros where the predicate is off
+        return "emu_ld_global", [int(m.group(2) or 1), int(m.group(3)), st.slot(m.group(4)),
+                                 st.slot(m.group(1)) if m.group(1) else -1, int(m.group(5) or 0)]
+    m = re.match(r"cvt\.rn\.f16x2\.(e4m3|e5m2)x2 \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_f16x2_fp8", [ELEMENT[m.group(1)]]
+    return None
+
+
+def wrapper(name, st, callee, consts):
+    """An IR function of the statement's signature: its operands stored into slots, the C
+    function called, the results loaded back."""
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(st.arg_types))
+    lines = [f"define {st.ret} @{name}({params}) {{",
+             f"  %in = alloca [{max(1, len(st.arg_types))} x i64], align 8",
+             f"  %out = alloca [{max(1, len(st.outputs))} x i64], align 8"]
+    for i, t in enumerate(st.arg_types):
+        lines.append(f"  %s{i} = getelementptr i64, ptr %in, i64 {i}")
+        lines.append(f"  store i64 0, ptr %s{i}")
+        if t == "i1":
+            lines += [f"  %z{i} = zext i1 %a{i} to i32", f"  store i32 %z{i}, ptr %s{i}"]
+        else:
+            lines.append(f"  store {t} %a{i}, ptr %s{i}")
+    lines.append(f"  call void @{callee}(ptr %in, ptr %out" + "".join(f", i32 {c}" for c in consts) + ")")
+    if st.ret == "void":
+        lines.append("  ret void")
+    else:
+        types = [x.strip() for x in st.ret.strip("{} ").split(",")] if st.ret.startswith("{") else [st.ret]
+        for i, t in enumerate(types):
+            lines += [f"  %o{i} = getelementptr i64, ptr %out, i64 {i}", f"  %v{i} = load {t}, ptr %o{i}"]
+        if st.ret.startswith("{"):
+            prev = "poison"
+            for i, t in enumerate(types):
+                lines.append(f"  %r{i} = insertvalue {st.ret} {prev}, {t} %v{i}, {i}")
+                prev = f"%r{i}"
+            lines.append(f"  ret {st.ret} {prev}")
+        else:
+            lines.append(f"  ret {st.ret} %v0")
+    return "\n".join(lines) + "\n}\n"
+
+
+def asm_as_calls(ll):
+    """Every known asm statement of the (host) IR made a call of an emu_tensor_core.c function
+    through a wrapper; unknown ones are left (the caller asserts none is)."""
+    wrappers, declared, out = {}, {}, []
+    for line in ll.splitlines():
+        m = ASM_CALL.match(line)
+        if not m:
+            out.append(line)
+            continue
+        indent, lhs, ret, text, constraints, args, attrs = m.groups()
+        st = Statement(text, constraints, ret, split_args(args))
+        found = translate(st)
+        if found is None:
+            out.append(line)
+            continue
+        callee, consts = found
+        key = (callee, tuple(consts), ret, tuple(st.arg_types), len(st.outputs))
+        if key not in wrappers:
+            wrappers[key] = f"emu_w{len(wrappers)}"
+            declared[callee] = len(consts)
+        call = f"call {ret} @{wrappers[key]}({args})"
+        out.append(f"{indent}{lhs + ' = ' if lhs else ''}{call}")
+    text = "\n".join(out) + "\n"
+    for key, name in wrappers.items():
+        callee, consts, ret, arg_types, nout = key
+        st = Statement.__new__(Statement)
+        st.ret, st.arg_types, st.outputs = ret, list(arg_types), [None] * nout
+        text += wrapper(name, st, callee, consts)
+    for callee, count in declared.items():
+        text += f"declare void @{callee}(ptr, ptr" + ", i32" * count + ")\n"
+    return text
+
+
+def host_ir16(ll):
+    """emu.host_ir with the shared array aligned to its size (2^18 bytes: a 32-bit shared
+    address's low 18 bits are the offset, as in the descriptors' 14-bit start >> 4 and the
+    swizzles' address bits), then the asm as calls."""
+    ll = emu.host_ir(ll)
+    ll, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16", r"\1, align 262144", ll)
+    assert found == 1
+    ll = asm_as_calls(ll)
+    if "bfloat" in ll:
+        ll += TRUNC_TO_BF16
+    return ll
+
+
+# llc lowers fptrunc to bfloat as a call of __truncsfbf2, which gcc 12's libgcc lacks: to
+# nearest, ties to even (NaN kept quiet).
+TRUNC_TO_BF16 = """
+define bfloat @__truncsfbf2(float %x) {
+  %u = bitcast float %x to i32
+  %odd = lshr i32 %u, 16
+  %lsb = and i32 %odd, 1
+  %bias = add i32 %lsb, 32767
+  %r = add i32 %u, %bias
+  %nan = fcmp uno float %x, 0.0
+  %q = or i32 %u, 4194304
+  %v = select i1 %nan, i32 %q, i32 %r
+  %h = lshr i32 %v, 16
+  %t = trunc i32 %h to i16
+  %b = bitcast i16 %t to bfloat
+  ret bfloat %b
+}
+"""
+
+
+DRIVER_MAIN = r'''
+void KERNEL(void*, void*, int);
+static void *x, *out;
+static int stride;
+static void* run(void* tid) {
+  emu_tid = (int)(long)tid;
+  KERNEL(x, out, stride);
+  return NULL;
+}
+// argv: the input file, the output's bytes, threads, stride. Writes the output to stdout.
+int main(int argc, char** argv) {
+  (void)argc;
+  FILE* f = fopen(argv[1], "rb");
+  fseek(f, 0, SEEK_END);
+  long nin = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  long nout = atol(argv[2]);
+  int threads = atoi(argv[3]);
+  stride = atoi(argv[4]);
+  x = aligned_alloc(64, (nin + 63) / 64 * 64);
+  out = aligned_alloc(64, (nout + 63) / 64 * 64);
+  if (fread(x, 1, nin, f) != (size_t)nin) return 2;
+  fclose(f);
+  memset(out, 0, nout);
+  memset(__tritium_shared, 0x7f, 262144);
+  pthread_barrier_init(&cta, NULL, threads);
+  for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
+  init_warpgroups(threads);
+  pthread_t t[1024];
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 18);
+  for (long i = 0; i < threads; ++i) pthread_create(&t[i], &attr, run, (void*)i);
+  for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+  fwrite(out, 1, nout, stdout);
+  return 0;
+}
+'''
+
+
+def driver_source(kernel, defer_copies):
+    prefix = emu.DRIVER[:emu.DRIVER.index("void KERNEL(")]
+    with open(EMU_C) as f:
+        tensor_core = f.read()
+    return (f"#define EMU_DEFER_COPIES {int(defer_copies)}\n" + prefix + tensor_core +
+            DRIVER_MAIN.replace("KERNEL", kernel))
+
+
+# ---- data ----
+
+def to_bits(values, ty):
+    """Small integers in the kernel's element type, as raw bytes."""
+    v = np.asarray(values, dtype=np.float64)
+    if ty == "fp16":
+        return v.astype(np.float16).view(np.uint16)
+    if ty == "bf16":
+        return (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # exact: no rounding needed
+    if ty == "fp8e5":
+        return (v.astype(np.float16).view(np.uint16) >> 8).astype(np.uint8)
+    if ty == "fp8e4nv":
+        out = np.zeros(v.shape, dtype=np.uint8)
+        for i, x in np.ndenumerate(v):
+            if x != 0:
+                e = int(np.floor(np.log2(abs(x))))
+                mant = abs(x) / 2.0**e - 1
+                assert mant * 8 == int(mant * 8) and -6 <= e <= 8, x
+                out[i] = (0x80 if x < 0 else 0) | (e + 7) << 3 | int(mant * 8)
+        return out
+    raise ValueError(ty)
+
+
+def round_to(values, ty):
+    """float values rounded as the kernel's `.to(ty)` does (to nearest, ties to even)."""
+    v = np.asarray(values, dtype=np.float32)
+    if ty == "fp16":
+        return v.astype(np.float16).astype(np.float64)
+    if ty == "bf16":
+        u = v.view(np.uint32).astype(np.uint64)
+        u = (u + 0x7fff + ((u >> 16) & 1)) >> 16 << 16
+        return u.astype(np.uint32).view(np.float32).astype(np.float64)
+    raise ValueError(ty)
+
+
+OUT_TYPES = {"fp32": np.float32, "fp16": np.float16}
+
+
+def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stages, sm, stride, constexprs,
+               defer_copies=False, kernels=KERNELS):
+    """The kernel through the host driver on `values` (in_ty elements); returns the output
+    (out_ty) and the PTX."""
+    source = tmp_path / "kernels.py"
+    source.write_text(kernels)
+    BM, BN, BK = tile
+    signature = f"*{in_ty}:16, *{out_ty}:16, i32:16, BM={BM}, BN={BN}, BK={BK}{constexprs}"
+
+    def emit(what):
+        return subprocess.run([emu.CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
+                               "--num-warps", str(warps), "--num-stages", str(stages), "--arch", f"sm_{sm}",
+                               "--emit", what], capture_output=True, text=True, check=True).stdout
+    ptx = emit("ptx")
+    if "cp.async.bulk.tensor" in ptx:
+        pytest.skip("TMA copies are not emulated")
+    host = host_ir16(emit("llvm"))
+    left = re.search(r" asm [^\n]*", host)
+    assert left is None, "inline PTX left: " + (left.group(0)[:300] if left else "")
+    (tmp_path / "k.ll").write_text(host)
+    subprocess.run([emu.LLC, "-O1", "-relocation-model=pic", "-filetype=obj", str(tmp_path / "k.ll"), "-o",
+                    str(tmp_path / "k.o")], check=True)
+    (tmp_path / "driver.c").write_text(driver_source(kernel, defer_copies))
+    subprocess.run([emu.CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
+                    "-lpthread", "-lm"], check=True)
+    (tmp_path / "in.bin").write_bytes(to_bits(values, in_ty).tobytes())
+    out_type = OUT_TYPES[out_ty]
+    done = subprocess.run([str(tmp_path / "run"), str(tmp_path / "in.bin"), str(nout * np.dtype(out_type).itemsize),
+                           str(32 * warps), str(stride)], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    return np.frombuffer(done.stdout, dtype=out_type), ptx
+
+
+def small_integers(n, limit, seed):
+    return np.random.default_rng(seed).integers(-limit, limit + 1, n).astype(np.float64)
+
+
+def operands(values, BM, BN, K, a_major, b_major):
+    a = values[:BM * K].reshape(BM, K) if a_major else values[:BM * K].reshape(K, BM).T
+    b = values[BM * K:BM * K + K * BN].reshape(K, BN) if b_major else values[BM * K:BM * K + K * BN].reshape(BN, K).T
+    return a, b
+
+
+def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False):
+    """A (BM x K) @ B (K x BN) of small integers against numpy, exactly; returns the PTX."""
+    BM, BN, BK = tile
+    a_major, b_major = layout != "m-major-a", layout != "k-major-b"
+    limit = 3 if acc == "fp16" else 8  # f16 sums stay below 2048, exact
+    if ty.startswith("fp8"):
+        limit = 4
+    values = small_integers(BM * K + K * BN, limit, seed=BM * 7 + BN * 3 + K)
+    acc_type = "tl.float16" if acc == "fp16" else "tl.float32"
+    out, ptx = run_kernel(tmp_path, kernel, ty, acc, values, BM * BN, tile, warps, stages, sm, K,
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}", defer_copies=defer_copies)
+    a, b = operands(values, BM, BN, K, a_major, b_major)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    return ptx
+
+
+# The mma.sync instruction of a dot of `ty` into `acc`: f16 accumulators where tritium emits
+# them natively (out_dtype=float16), else f32 converted after the loop.
+def assert_mma_sync(ptx, ty, acc):
+    kind = "bf16" if ty == "bf16" else "f16"
+    native_f16 = f"mma.sync.aligned.m16n8k16.row.col.f16.{kind}.{kind}.f16" in ptx
+    assert native_f16 or f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in ptx
+    assert acc == "fp16" or not native_f16
+    assert "ldmatrix.sync.aligned.m8n8" in ptx
+
+
+LAYOUTS = ["row-major", "k-major-b", "m-major-a"]
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("stages", [1, 2, 4])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((32, 64, 16), 2, 64), ((16, 8, 32), 1, 64),
+                                          ((128, 32, 32), 8, 64)])
+def test_matmul_on_emulated_mma16(tmp_path, ty, layout, stages, tile, warps, K):
+    """fp16/bf16 loops over K on ldmatrix + mma.sync m16n8k16, f32 accumulators, sm_80 PTX;
+    pipelined (cp.async, copies completing at the latest moment) with num_stages 2 and 4."""
+    ptx = check_matmul(tmp_path, "matmul", ty, "fp32", layout, tile, warps, K, stages, 80, defer_copies=stages > 1)
+    assert_mma_sync(ptx, ty, "fp32")
+    assert ("cp.async" in ptx) == (stages > 1)
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps,K,stages", [((64, 64, 32), 4, 64, 3), ((32, 32, 16), 1, 48, 1)])
+def test_pipelined_copies_landing_at_once(tmp_path, ty, tile, warps, K, stages):
+    """The other end of a copy's time in flight: cp.async writing shared memory as it issues
+    (a buffer still being read by a slower warp would be overwritten)."""
+    ptx = check_matmul(tmp_path, "matmul", ty, "fp32", "row-major", tile, warps, K, stages, 80, defer_copies=False)
+    assert_mma_sync(ptx, ty, "fp32")
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((16, 16, 16), 1), ((32, 128, 64), 4), ((16, 8, 16), 1)])
+def test_one_shot_dot_on_emulated_mma16(tmp_path, ty, layout, tile, warps):
+    """A dot outside any loop, every operand layout (column-major operands of one-shot dots:
+    the newest staging)."""
+    ptx = check_matmul(tmp_path, "dot_once", ty, "fp32", layout, tile, warps, tile[2], 1, 80)
+    assert_mma_sync(ptx, ty, "fp32")
+
+
+# f16 accumulators (out_dtype=float16): exact for these inputs whether tritium accumulates in
+# f16 (mma.sync .f16.f16.f16.f16, emulated when it appears) or in f32 converted at the end.
+@pytest.mark.parametrize("ty", ["fp16"])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("layout", ["row-major", "k-major-b"])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 16, 16), 1, 64)])
+def test_matmul_with_f16_accumulators(tmp_path, ty, stages, layout, tile, warps, K):
+    ptx = check_matmul(tmp_path, "matmul", ty, "fp16", layout, tile, warps, K, stages, 80, defer_copies=stages > 1)
+    assert_mma_sync(ptx, ty, "fp16")
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((16, 32, 16), 1), ((128, 64, 64), 8)])
+def test_chained_dots_read_a_from_registers(tmp_path, ty, tile, warps):
+    """P = (A @ B).to(ty) then P @ V: the second dot's A fragment is the first one's
+    accumulators, packed in place (emit_wgmma_registers.cpp's a_fragment)."""
+    BM, BN, BK = tile
+    values = small_integers(BM * BK + BK * BN + BN * BK, 4, seed=BM + BN + BK)
+    out, ptx = run_kernel(tmp_path, "chained", ty, "fp32", values, BM * BK, tile, warps, 1, 80, 0,
+                          ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32")
+    a = values[:BM * BK].reshape(BM, BK)
+    b = values[BM * BK:BM * BK + BK * BN].reshape(BK, BN)
+    v = values[BM * BK + BK * BN:].reshape(BN, BK)
+    p = round_to(a @ b, ty)
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), p @ v)
+    assert_mma_sync(ptx, ty, "fp32")
+
+
+def test_emulator_catches_a_misplaced_fragment(tmp_path, monkeypatch):
+    """The emulation can fail: with B's ldmatrix rows taken from the wrong lanes (rows 0-7
+    and 8-15 of each k16 swapped), the product is wrong."""
+    source = open(EMU_C).read()
+    broken = source.replace("unsigned r0 = lane_address[base + 8 * j + 2 * (lane % 4)]",
+                            "unsigned r0 = lane_address[base + ((8 * j) ^ 8) + 2 * (lane % 4)]")
+    broken = broken.replace("r1 = lane_address[base + 8 * j + 2 * (lane % 4) + 1]",
+                            "r1 = lane_address[base + ((8 * j) ^ 8) + 2 * (lane % 4) + 1]")
+    assert broken != source
+    patched = tmp_path / "broken.c"
+    patched.write_text(broken)
+    monkeypatch.setitem(globals(), "EMU_C", str(patched))
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (32, 32, 32), 1, 64, 1, 80)
