@@ -157,14 +157,17 @@ def translate(st):
                              st.slots(m.group(7)), st.slots(m.group(8))]
     if "wgmma.mma_async" in t:
         m = re.search(r"setp\.ne\.b32 p, (\$\d+), 0;\s*wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|f16)\."
-                      r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p, (-?1), (-?1)(?:, ([01]), ([01]))?;", t)
+                      r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p, (-?1), (-?1)((?:, [01])*);", t)
         if not m:
             return None
+        # imm-trans-a and imm-trans-b (fp8: neither; A in registers: only b's).
         a_regs = m.group(8).startswith("{")
+        trans = [int(x) for x in re.findall(r"[01]", m.group(12))]
+        trans_a, trans_b = (0, trans[0]) if a_regs and trans else (trans + [0, 0])[:2]
         return "emu_wgmma", [int(m.group(2)), ELEMENT[m.group(5)], ELEMENT[m.group(6)], int(m.group(4) == "f16"),
                              int(a_regs), st.slots(m.group(8)) if a_regs else st.slot(m.group(8)),
                              st.slot(m.group(9)), st.slot(m.group(1)), st.slots(m.group(7)), int(m.group(10)),
-                             int(m.group(11)), int(m.group(12) or 0), int(m.group(13) or 0)]
+                             int(m.group(11)), trans_a, trans_b]
     if t in ("wgmma.fence.sync.aligned;", "fence.proxy.async.shared::cta;"):
         return "emu_noop", []
     if t == "wgmma.commit_group.sync.aligned;":
@@ -378,9 +381,10 @@ OUT_TYPES = {"fp32": np.float32, "fp16": np.float16}
 
 
 def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stages, sm, stride, constexprs,
-               defer_copies=False, kernels=KERNELS):
+               defer_copies=False, kernels=KERNELS, mutate=None):
     """The kernel through the host driver on `values` (in_ty elements); returns the output
-    (out_ty) and the PTX."""
+    (out_ty) and the PTX. `mutate` edits the kernel's LLVM IR first (tests of the emulator's
+    own checks)."""
     source = tmp_path / "kernels.py"
     source.write_text(kernels)
     BM, BN, BK = tile
@@ -393,7 +397,8 @@ def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stage
     ptx = emit("ptx")
     if "cp.async.bulk.tensor" in ptx:
         pytest.skip("TMA copies are not emulated")
-    host = host_ir16(emit("llvm"))
+    ll = emit("llvm")
+    host = host_ir16(mutate(ll) if mutate else ll)
     left = re.search(r" asm [^\n]*", host)
     assert left is None, "inline PTX left: " + (left.group(0)[:300] if left else "")
     (tmp_path / "k.ll").write_text(host)
@@ -420,7 +425,7 @@ def operands(values, BM, BN, K, a_major, b_major):
     return a, b
 
 
-def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False):
+def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False, mutate=None):
     """A (BM x K) @ B (K x BN) of small integers against numpy, exactly; returns the PTX."""
     BM, BN, BK = tile
     a_major, b_major = layout != "m-major-a", layout != "k-major-b"
@@ -430,7 +435,8 @@ def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, 
     values = small_integers(BM * K + K * BN, limit, seed=BM * 7 + BN * 3 + K)
     acc_type = "tl.float16" if acc == "fp16" else "tl.float32"
     out, ptx = run_kernel(tmp_path, kernel, ty, acc, values, BM * BN, tile, warps, stages, sm, K,
-                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}", defer_copies=defer_copies)
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}", defer_copies=defer_copies,
+                          mutate=mutate)
     a, b = operands(values, BM, BN, K, a_major, b_major)
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     return ptx
@@ -523,3 +529,97 @@ def test_emulator_catches_a_misplaced_fragment(tmp_path, monkeypatch):
     monkeypatch.setitem(globals(), "EMU_C", str(patched))
     with pytest.raises(AssertionError, match="Arrays are not equal"):
         check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (32, 32, 32), 1, 64, 1, 80)
+
+
+def test_a_copy_read_before_its_wait_is_caught(tmp_path):
+    """Copies landing late: with every cp.async.wait_group made to wait for nothing, the
+    stages are read before their copies land (0x7f bytes: NaN)."""
+    def no_waits(ll):
+        ll, count = re.subn(r"cp\.async\.wait_group \d+;", "cp.async.wait_group 7;", ll)
+        assert count > 0
+        return ll
+    check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (64, 64, 32), 4, 128, 3, 80, defer_copies=True)
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (64, 64, 32), 4, 128, 3, 80,
+                     defer_copies=True, mutate=no_waits)
+
+
+SELF_CHECK_MAIN = r'''
+// One warp (mma) or one warpgroup (wgmma, A from registers, B from shared through a K-major
+// descriptor without swizzle: 8-row core matrices of 16 bytes, LBO 128, SBO 256) of f16 with
+// f16 accumulators: fragments built from A, B, C as the PTX ISA lays them out, D unpacked the
+// same way. Reads A (M x 16), B (16 x N), C (M x N) as halves from stdin, writes D.
+static unsigned short A[64 * 16], B[16 * 256], C[64 * 256], D[64 * 256];
+static int wgmma_n;
+static unsigned pack(unsigned short lo, unsigned short hi) { return lo | (unsigned)hi << 16; }
+static void* lane_main(void* arg) {
+  emu_tid = (int)(long)arg;
+  int lane = emu_tid & 31, w = emu_tid / 32, g = lane / 4, t = lane % 4, r0 = 16 * w;
+  unsigned long long in[4 + 2 + 64 + 2], out[64];
+  memset(in, 0, sizeof in);
+  for (int i = 0; i < 4; ++i) {  // A: (g | g+8, 2t | 2t+8)
+    int row = r0 + g + 8 * (i & 1), col = 2 * t + 8 * (i >> 1);
+    set_u32(in, i, pack(A[row * 16 + col], A[row * 16 + col + 1]));
+  }
+  if (!wgmma_n) {
+    for (int i = 0; i < 2; ++i) set_u32(in, 4 + i, pack(B[(2 * t + 8 * i) * 8 + g], B[(2 * t + 8 * i + 1) * 8 + g]));
+    for (int i = 0; i < 2; ++i) set_u32(in, 6 + i, pack(C[(g + 8 * i) * 8 + 2 * t], C[(g + 8 * i) * 8 + 2 * t + 1]));
+    emu_mma16(in, out, 0, 1, 0, 4, 6);
+    for (int i = 0; i < 2; ++i) D[(g + 8 * i) * 8 + 2 * t] = out[i] & 0xffff, D[(g + 8 * i) * 8 + 2 * t + 1] = (out[i] >> 16) & 0xffff;
+    return NULL;
+  }
+  int n = wgmma_n;
+  in[4] = (128ull >> 4) << 16 | (256ull >> 4) << 32;  // B's descriptor: start 0, no swizzle
+  set_u32(in, 5, 1);                                  // scale-d
+  for (int j = 0; j < n / 8; ++j)
+    for (int h = 0; h < 2; ++h) {
+      int row = r0 + g + 8 * h, col = 8 * j + 2 * t;
+      set_u32(in, 6 + 2 * j + h, pack(C[row * n + col], C[row * n + col + 1]));
+    }
+  emu_wgmma(in, out, n, 0, 0, 1, 1, 0, 4, 5, 6, 1, 1, 0, 0);
+  for (int j = 0; j < n / 8; ++j)
+    for (int h = 0; h < 2; ++h) {
+      int row = r0 + g + 8 * h, col = 8 * j + 2 * t;
+      D[row * n + col] = out[2 * j + h] & 0xffff, D[row * n + col + 1] = (out[2 * j + h] >> 16) & 0xffff;
+    }
+  return NULL;
+}
+int main(int argc, char** argv) {
+  wgmma_n = atoi(argv[1]);
+  int m = wgmma_n ? 64 : 16, n = wgmma_n ? wgmma_n : 8, threads = wgmma_n ? 128 : 32;
+  if (fread(A, 2, m * 16, stdin) != (size_t)(m * 16) || fread(B, 2, 16 * n, stdin) != (size_t)(16 * n) ||
+      fread(C, 2, m * n, stdin) != (size_t)(m * n)) return 2;
+  for (int k = 0; k < 16; ++k)  // B (k, n) at (n % 8) * 16 + (n / 8) * 256 + (k % 8) * 2 + (k / 8) * 128
+    for (int j = 0; j < n; ++j) memcpy(__tritium_shared + (j % 8) * 16 + (j / 8) * 256 + (k % 8) * 2 + (k / 8) * 128, &B[k * n + j], 2);
+  for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
+  init_warpgroups(threads);
+  pthread_t th[128];
+  for (long i = 0; i < threads; ++i) pthread_create(&th[i], NULL, lane_main, (void*)i);
+  for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
+  fwrite(D, 2, m * n, stdout);
+  return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("wgmma_n", [0, 16, 64])
+def test_f16_accumulator_fragments(tmp_path, wgmma_n):
+    """The emulator's f16-accumulator forms (mma.sync .f16.f16.f16.f16, wgmma .f16.f16.f16)
+    on fragments built from the PTX ISA's layouts, until tritium emits them (then the matmul
+    tests above run them); fractions whose sums round show the f16 rounding."""
+    prefix = emu.DRIVER[:emu.DRIVER.index("void KERNEL(")]
+    source = prefix + "char __tritium_shared[262144];\n" + open(EMU_C).read() + SELF_CHECK_MAIN
+    (tmp_path / "self.c").write_text(source)
+    subprocess.run([emu.CC, "-O1", str(tmp_path / "self.c"), "-o", str(tmp_path / "self"), "-lpthread", "-lm"],
+                   check=True)
+    m, n = (64, wgmma_n) if wgmma_n else (16, 8)
+    rng = np.random.default_rng(wgmma_n)
+    a = rng.integers(-8, 9, (m, 16)).astype(np.float16)
+    b = rng.integers(-8, 9, (16, n)).astype(np.float16)
+    c = (rng.integers(-64, 65, (m, n)) / 8).astype(np.float16)  # eighths: sums above 256 round
+    done = subprocess.run([str(tmp_path / "self"), str(wgmma_n)], input=a.tobytes() + b.tobytes() + c.tobytes(),
+                          capture_output=True, check=True)
+    d = np.frombuffer(done.stdout, dtype=np.float16).reshape(m, n)
+    # Products and sums of these are exact in f32; the result rounds once to f16.
+    want = (a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)).astype(np.float32).astype(np.float16)
+    np.testing.assert_array_equal(d, want)
