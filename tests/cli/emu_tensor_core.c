@@ -286,7 +286,6 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
   int accumulate = slot_u32(in, scale_d) & 1;
   const unsigned long long* const* warp_lanes = group_in + (emu_tid & ~31);
   int g = lane / 4, t = lane % 4;
-  int regs = f16_acc ? n / 4 : n / 2;
   for (int i = 0; i < n / 2; ++i) {
     int j = i / 4, e = i % 4;
     int row = 16 * w + g + (e >= 2 ? 8 : 0), col = 8 * j + 2 * t + (e & 1);
@@ -307,7 +306,6 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
       set_f32(out, i, sum);
     }
   }
-  (void)regs;
   pthread_barrier_wait(&warpgroup[group]);
 }
 

@@ -10,9 +10,12 @@ as 0x7f bytes (NaN in f16 and fp8), so an element read before it is written show
 small integers, exact in every format and in the sums, so results must equal numpy's exactly.
 The unpipelined row-major cases are code the GPU has verified: they check the emulation."""
 
+import atexit
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import textwrap
 
 import numpy as np
@@ -342,6 +345,23 @@ def driver_source(kernel, defer_copies):
             DRIVER_MAIN.replace("KERNEL", kernel))
 
 
+_DRIVERS = {}
+
+
+def driver_object(kernel, defer_copies):
+    """The driver compiled once per kernel name, copy timing and emulator source."""
+    key = (kernel, bool(defer_copies), EMU_C)
+    if key not in _DRIVERS:
+        folder = tempfile.mkdtemp(prefix="emu_driver_")
+        atexit.register(shutil.rmtree, folder, True)
+        source = os.path.join(folder, "driver.c")
+        with open(source, "w") as f:
+            f.write(driver_source(kernel, defer_copies))
+        subprocess.run([emu.CC, "-O1", "-c", source, "-o", source[:-1] + "o"], check=True)
+        _DRIVERS[key] = source[:-1] + "o"
+    return _DRIVERS[key]
+
+
 # ---- data ----
 
 def to_bits(values, ty):
@@ -404,8 +424,7 @@ def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stage
     (tmp_path / "k.ll").write_text(host)
     subprocess.run([emu.LLC, "-O1", "-relocation-model=pic", "-filetype=obj", str(tmp_path / "k.ll"), "-o",
                     str(tmp_path / "k.o")], check=True)
-    (tmp_path / "driver.c").write_text(driver_source(kernel, defer_copies))
-    subprocess.run([emu.CC, "-O1", str(tmp_path / "driver.c"), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
+    subprocess.run([emu.CC, driver_object(kernel, defer_copies), str(tmp_path / "k.o"), "-o", str(tmp_path / "run"),
                     "-lpthread", "-lm"], check=True)
     (tmp_path / "in.bin").write_bytes(to_bits(values, in_ty).tobytes())
     out_type = OUT_TYPES[out_ty]
@@ -426,9 +445,10 @@ def operands(values, BM, BN, K, a_major, b_major):
 
 
 def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False, mutate=None):
-    """A (BM x K) @ B (K x BN) of small integers against numpy, exactly; returns the PTX."""
+    """A (BM x K) @ B (K x BN) of small integers against numpy, exactly; returns the PTX.
+    layout: row-major, k-major-b, m-major-a or both (M-major A and K-major B)."""
     BM, BN, BK = tile
-    a_major, b_major = layout != "m-major-a", layout != "k-major-b"
+    a_major, b_major = layout not in ("m-major-a", "both"), layout not in ("k-major-b", "both")
     limit = 3 if acc == "fp16" else 8  # f16 sums stay below 2048, exact
     if ty.startswith("fp8"):
         limit = 4
@@ -478,7 +498,7 @@ def test_pipelined_copies_landing_at_once(tmp_path, ty, tile, warps, K, stages):
 
 
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout", LAYOUTS + ["both"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((16, 16, 16), 1), ((32, 128, 64), 4), ((16, 8, 16), 1)])
 def test_one_shot_dot_on_emulated_mma16(tmp_path, ty, layout, tile, warps):
     """A dot outside any loop, every operand layout (column-major operands of one-shot dots:
@@ -496,6 +516,14 @@ def test_one_shot_dot_on_emulated_mma16(tmp_path, ty, layout, tile, warps):
 def test_matmul_with_f16_accumulators(tmp_path, ty, stages, layout, tile, warps, K):
     ptx = check_matmul(tmp_path, "matmul", ty, "fp16", layout, tile, warps, K, stages, 80, defer_copies=stages > 1)
     assert_mma_sync(ptx, ty, "fp16")
+
+
+@pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("layout,stages", [("k-major-b", 3), ("m-major-a", 1)])
+def test_fp8_matmul_widened_for_mma16(tmp_path, ty, layout, stages):
+    """fp8 on sm_80: widened to f16 exactly (cvt.rn.f16x2.e4m3x2 / e5m2x2), then mma.sync."""
+    ptx = check_matmul(tmp_path, "matmul", ty, "fp32", layout, (64, 32, 32), 4, 64, stages, 80, defer_copies=True)
+    assert_mma_sync(ptx, "fp16", "fp32")
 
 
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])

@@ -19,8 +19,8 @@ pytestmark = mma16.pytestmark
 
 def assert_wgmma(ptx, ty):
     kind = {"fp16": "f16.f16", "bf16": "bf16.bf16"}.get(ty)
-    if kind is None:  # fp8: native k32 (B K-major), or widened to f16
-        assert ".k32.f32.e" in ptx.replace("k32.f32.e", ".k32.f32.e") or "k16.f32.f16.f16" in ptx
+    if kind is None:  # fp8: native k32 (B K-major, pipelined), or widened to f16 on k16
+        assert re.search(r"k32\.f32\.e[45]m[23]\.e[45]m[23]", ptx) or "k16.f32.f16.f16" in ptx
     else:
         assert f"k16.f32.{kind}" in ptx or f"k16.f16.{kind}" in ptx
     assert "wgmma.mma_async.sync.aligned.m64n" in ptx and "wgmma.wait_group" in ptx
@@ -49,18 +49,20 @@ def test_wgmma_pipeline_with_copies_landing_at_once(tmp_path, ty, tile, warps, K
 
 
 @pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
-@pytest.mark.parametrize("layout", ["k-major-b", "row-major"])
+@pytest.mark.parametrize("layout", ["k-major-b", "both", "row-major"])
 @pytest.mark.parametrize("stages", [1, 3])
 def test_fp8_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages):
-    """fp8: native wgmma k32 (e4m3/e5m2) where B is K-major and pipelined, else widened to f16
-    (cvt.rn.f16x2.e4m3x2) on k16."""
+    """fp8: native wgmma k32 (e4m3/e5m2, both operands K-major: an M-major A copied
+    transposed) where B is K-major and pipelined, else widened to f16 (cvt.rn.f16x2) on k16."""
     ptx = mma16.check_matmul(tmp_path, "matmul", ty, "fp32", layout, (64, 64, 64), 4, 128, stages, 90,
                              defer_copies=stages > 1)
     assert_wgmma(ptx, ty)
+    kind = "e4m3" if ty == "fp8e4nv" else "e5m2"
+    assert (f"k32.f32.{kind}.{kind}" in ptx) == (stages > 1 and layout != "row-major")
 
 
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
-@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 16), 8)])
 def test_one_shot_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
     ptx = mma16.check_matmul(tmp_path, "dot_once", ty, "fp32", layout, tile, warps, tile[2], 1, 90)
