@@ -88,6 +88,37 @@ KERNELS = textwrap.dedent('''
         p = tl.dot(a, b).to(x_ptr.dtype.element_ty)
         o = tl.dot(p, v)
         tl.store(out_ptr + m[:, None] * BK + k[None, :], o)
+
+
+    @tritium.jit
+    def masked_k(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # matmul's row-major loop with K = stride not a multiple of BK: the last block's
+        # columns of A and rows of B past K masked to zero (copies of fewer source bytes).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=ACC)
+        for k0 in range(0, stride, BK):
+            kk = k0 + k
+            a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
+            b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
+            acc = tl.dot(a, b, acc, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
+    def batched(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # Two dots in one 3-D dot: A (2 x BM x BK), B (2 x BK x BN), both row-major.
+        g = tl.arange(0, 2)
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        a = tl.load(x_ptr + g[:, None, None] * (BM * BK) + m[None, :, None] * BK + k[None, None, :])
+        b = tl.load(x_ptr + 2 * BM * BK + g[:, None, None] * (BK * BN) + k[None, :, None] * BN + n[None, None, :])
+        c = tl.dot(a, b)
+        tl.store(out_ptr + g[:, None, None] * (BM * BN) + m[None, :, None] * BN + n[None, None, :], c)
 ''')
 
 # ---- the inline PTX as calls ----
@@ -541,6 +572,36 @@ def test_chained_dots_read_a_from_registers(tmp_path, ty, tile, warps):
     p = round_to(a @ b, ty)
     np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), p @ v)
     assert_mma_sync(ptx, ty, "fp32")
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 80), ((64, 32, 64), 4, 48)])
+def test_masked_k_tail(tmp_path, sm, ty, stages, tile, warps, K):
+    """K not a multiple of BK: the last block's masked elements are zeros, on mma.sync
+    (sm_80) or wgmma (sm_90), pipelined (cp.async with a source size) or not."""
+    BM, BN, _ = tile
+    values = small_integers(BM * K + K * BN, 8, seed=K + BN)
+    out, ptx = run_kernel(tmp_path, "masked_k", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
+                          ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32", defer_copies=stages > 1)
+    a, b = operands(values, BM, BN, K, True, True)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    assert ("wgmma.mma_async" in ptx) == (sm == 90)
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps", [((32, 32, 32), 4), ((16, 64, 16), 2)])
+def test_batched_dot(tmp_path, sm, ty, tile, warps):
+    BM, BN, BK = tile
+    values = small_integers(2 * BM * BK + 2 * BK * BN, 8, seed=BM + 2 * BN)
+    out, ptx = run_kernel(tmp_path, "batched", ty, "fp32", values, 2 * BM * BN, tile, warps, 1, sm, 0,
+                          ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32")
+    a = values[:2 * BM * BK].reshape(2, BM, BK)
+    b = values[2 * BM * BK:].reshape(2, BK, BN)
+    np.testing.assert_array_equal(out.reshape(2, BM, BN).astype(np.float64), a @ b)
+    assert "mma.sync" in ptx or "wgmma" in ptx
 
 
 def test_emulator_catches_a_misplaced_fragment(tmp_path, monkeypatch):
