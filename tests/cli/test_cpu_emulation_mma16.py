@@ -169,6 +169,10 @@ class Statement:
             return i - n
         return self.inputs.index(str(i))
 
+    def assert_results(self, group):
+        """The brace group of results must be the outputs in order ($0, $1, ...)."""
+        assert [o.strip() for o in group.strip("{} ").split(",")] == [f"${i}" for i in range(len(self.outputs))], group
+
     def slots(self, group):
         """The first slot of a brace group `{$a, $b, ...}`, whose slots must be consecutive."""
         slots = [self.slot(o.strip()) for o in group.strip("{} ").split(",")]
@@ -179,14 +183,16 @@ class Statement:
 def translate(st):
     """(C function, its int constants) for a statement, or None if it is not known."""
     t = st.text.strip()
-    m = re.match(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared\.b16 \{[^}]*\}, \[\$(\d+)\];$", t)
+    m = re.match(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared\.b16 (\{[^}]*\}), \[\$(\d+)\];$", t)
     if m:
-        assert st.slot(m.group(3)) == 0
+        st.assert_results(m.group(3))
+        assert st.slot(m.group(4)) == 0
         return "emu_ldmatrix", [int(m.group(1)), int(bool(m.group(2)))]
     m = re.match(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.(f32|f16)\.(f16|bf16)\.(f16|bf16)\.(f32|f16) "
                  r"(\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\});$", t)
     if m:
         assert m.group(2) == m.group(3) and m.group(1) == m.group(4), t
+        st.assert_results(m.group(5))
         return "emu_mma16", [ELEMENT[m.group(2)], int(m.group(1) == "f16"), st.slots(m.group(6)),
                              st.slots(m.group(7)), st.slots(m.group(8))]
     if "wgmma.mma_async" in t:
@@ -194,6 +200,8 @@ def translate(st):
                       r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p, (-?1), (-?1)((?:, [01])*);", t)
         if not m:
             return None
+        st.assert_results(m.group(7))
+        assert int(m.group(3)) == (32 if m.group(6).startswith("e") else 16), t  # 32 bytes of k
         # imm-trans-a and imm-trans-b (fp8: neither; A in registers: only b's).
         a_regs = m.group(8).startswith("{")
         trans = [int(x) for x in re.findall(r"[01]", m.group(12))]
@@ -208,6 +216,7 @@ def translate(st):
         return "emu_wgmma_commit", []
     m = re.match(r"wgmma\.wait_group\.sync\.aligned (\d+);$", t)
     if m:
+        assert st.inputs == [str(i) for i in range(len(st.outputs))], t  # the accumulators pass through
         return "emu_wgmma_wait", [len(st.outputs), int(m.group(1))]
     m = re.match(r"cp\.async\.c[ag]\.shared\.global \[\$0\], \[\$1\], (\d+)(, \$2)?;$", t)
     if m:
@@ -230,14 +239,14 @@ def translate(st):
     return None
 
 
-def wrapper(name, st, callee, consts):
-    """An IR function of the statement's signature: its operands stored into slots, the C
+def wrapper(name, ret, arg_types, outputs, callee, consts):
+    """An IR function of an asm statement's signature: its operands stored into slots, the C
     function called, the results loaded back."""
-    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(st.arg_types))
-    lines = [f"define {st.ret} @{name}({params}) {{",
-             f"  %in = alloca [{max(1, len(st.arg_types))} x i64], align 8",
-             f"  %out = alloca [{max(1, len(st.outputs))} x i64], align 8"]
-    for i, t in enumerate(st.arg_types):
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(arg_types))
+    lines = [f"define {ret} @{name}({params}) {{",
+             f"  %in = alloca [{max(1, len(arg_types))} x i64], align 8",
+             f"  %out = alloca [{max(1, outputs)} x i64], align 8"]
+    for i, t in enumerate(arg_types):
         lines.append(f"  %s{i} = getelementptr i64, ptr %in, i64 {i}")
         lines.append(f"  store i64 0, ptr %s{i}")
         if t == "i1":
@@ -245,20 +254,20 @@ def wrapper(name, st, callee, consts):
         else:
             lines.append(f"  store {t} %a{i}, ptr %s{i}")
     lines.append(f"  call void @{callee}(ptr %in, ptr %out" + "".join(f", i32 {c}" for c in consts) + ")")
-    if st.ret == "void":
+    if ret == "void":
         lines.append("  ret void")
     else:
-        types = [x.strip() for x in st.ret.strip("{} ").split(",")] if st.ret.startswith("{") else [st.ret]
+        types = [x.strip() for x in ret.strip("{} ").split(",")] if ret.startswith("{") else [ret]
         for i, t in enumerate(types):
             lines += [f"  %o{i} = getelementptr i64, ptr %out, i64 {i}", f"  %v{i} = load {t}, ptr %o{i}"]
-        if st.ret.startswith("{"):
+        if ret.startswith("{"):
             prev = "poison"
             for i, t in enumerate(types):
-                lines.append(f"  %r{i} = insertvalue {st.ret} {prev}, {t} %v{i}, {i}")
+                lines.append(f"  %r{i} = insertvalue {ret} {prev}, {t} %v{i}, {i}")
                 prev = f"%r{i}"
-            lines.append(f"  ret {st.ret} {prev}")
+            lines.append(f"  ret {ret} {prev}")
         else:
-            lines.append(f"  ret {st.ret} %v0")
+            lines.append(f"  ret {ret} %v0")
     return "\n".join(lines) + "\n}\n"
 
 
@@ -271,7 +280,7 @@ def asm_as_calls(ll):
         if not m:
             out.append(line)
             continue
-        indent, lhs, ret, text, constraints, args, attrs = m.groups()
+        indent, lhs, ret, text, constraints, args, _ = m.groups()
         st = Statement(text, constraints, ret, split_args(args))
         found = translate(st)
         if found is None:
@@ -285,11 +294,8 @@ def asm_as_calls(ll):
         call = f"call {ret} @{wrappers[key]}({args})"
         out.append(f"{indent}{lhs + ' = ' if lhs else ''}{call}")
     text = "\n".join(out) + "\n"
-    for key, name in wrappers.items():
-        callee, consts, ret, arg_types, nout = key
-        st = Statement.__new__(Statement)
-        st.ret, st.arg_types, st.outputs = ret, list(arg_types), [None] * nout
-        text += wrapper(name, st, callee, consts)
+    for (callee, consts, ret, arg_types, outputs), name in wrappers.items():
+        text += wrapper(name, ret, arg_types, outputs, callee, consts)
     for callee, count in declared.items():
         text += f"declare void @{callee}(ptr, ptr" + ", i32" * count + ")\n"
     return text
