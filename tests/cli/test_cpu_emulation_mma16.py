@@ -119,6 +119,24 @@ KERNELS = textwrap.dedent('''
         b = tl.load(x_ptr + 2 * BM * BK + g[:, None, None] * (BK * BN) + k[None, :, None] * BN + n[None, None, :])
         c = tl.dot(a, b)
         tl.store(out_ptr + g[:, None, None] * (BM * BN) + m[None, :, None] * BN + n[None, None, :], c)
+
+
+    @tritium.jit
+    def attention(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                  A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # Attention's loop without the softmax: O = sum over key blocks j of
+        # (Q @ trans(K_j)).to(x) @ V_j; Q (BM x BK), then K and V (stride x BK), row-major.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        acc = tl.zeros((BM, BK), dtype=tl.float32)
+        for j in range(0, stride, BN):
+            kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+            vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
+            s = tl.dot(q, tl.trans(kb))
+            acc = tl.dot(s.to(x_ptr.dtype.element_ty), vb, acc)
+        tl.store(out_ptr + m[:, None] * BK + k[None, :], acc)
 ''')
 
 # ---- the inline PTX as calls ----
@@ -606,6 +624,25 @@ def test_batched_dot(tmp_path, sm, ty, tile, warps):
     b = values[2 * BM * BK:].reshape(2, BK, BN)
     np.testing.assert_array_equal(out.reshape(2, BM, BN).astype(np.float64), a @ b)
     assert "mma.sync" in ptx or "wgmma" in ptx
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps,stages", [((64, 64, 32), 4, 3), ((128, 32, 64), 8, 1)])
+def test_attention_loop(tmp_path, sm, ty, tile, warps, stages):
+    """Q @ trans(K_j) (a K-major B from tl.trans), cast, then @ V_j with A from registers,
+    accumulated over three key blocks, pipelined or not."""
+    BM, BN, BK = tile
+    L = 3 * BN
+    values = small_integers(BM * BK + 2 * L * BK, 3, seed=BM + BN + sm)
+    out, ptx = run_kernel(tmp_path, "attention", ty, "fp32", values, BM * BK, tile, warps, stages, sm, L,
+                          ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32", defer_copies=stages > 1)
+    q = values[:BM * BK].reshape(BM, BK)
+    keys = values[BM * BK:BM * BK + L * BK].reshape(L, BK)
+    v = values[BM * BK + L * BK:].reshape(L, BK)
+    want = sum(round_to(q @ keys[j:j + BN].T, ty) @ v[j:j + BN] for j in range(0, L, BN))
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), want)
+    assert ("wgmma.mma_async" in ptx) == (sm == 90)
 
 
 def test_emulator_catches_a_misplaced_fragment(tmp_path, monkeypatch):
