@@ -260,7 +260,8 @@ void emu_wgmma_wait(const unsigned long long* in, unsigned long long* out, int c
   for (int i = 0; i < read_count; ++i) {
     WgmmaRead r = reads[i];
     if (r.group < wgmma_groups - pending) {
-      if ((unsigned char)__tritium_shared[r.address] != r.value) emu_fail("wgmma operand overwritten in flight", r.address);
+      if ((unsigned char)__tritium_shared[r.address] != r.value)
+        emu_fail("wgmma operand overwritten in flight", r.address);
     } else {
       reads[kept++] = r;
     }

@@ -245,7 +245,8 @@ def translate(st):
     m = re.match(r"cp\.async\.wait_group (\d+);$", t)
     if m:
         return "emu_cp_async_wait", [int(m.group(1))]
-    m = re.search(r"(?:@(\$\d+) )?ld\.global[.\w:]*?(?:\.v(\d))?\.b(\d+) (?:\{[^}]*\}|\$\d+), \[(\$\d+)(?:\+(-?\d+))?\];$", t)
+    m = re.search(r"(?:@(\$\d+) )?ld\.global[.\w:]*?(?:\.v(\d))?\.b(\d+) (?:\{[^}]*\}|\$\d+), "
+                  r"\[(\$\d+)(?:\+(-?\d+))?\];$", t)
     if m:
         defaults = re.findall(r"mov\.b\d+ \$\d+, 0x0;", t)
         assert not m.group(1) or len(defaults) == len(st.outputs), t  # zeros where the predicate is off
@@ -324,7 +325,8 @@ def host_ir16(ll):
     address's low 18 bits are the offset, as in the descriptors' 14-bit start >> 4 and the
     swizzles' address bits), then the asm as calls."""
     ll = emu.host_ir(ll)
-    ll, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16", r"\1, align 262144", ll)
+    ll, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16",
+                        r"\1, align 262144", ll)
     assert found == 1
     ll = asm_as_calls(ll)
     if "bfloat" in ll:
@@ -375,7 +377,7 @@ int main(int argc, char** argv) {
   out = aligned_alloc(64, (nout + 63) / 64 * 64);
   if (fread(x, 1, nin, f) != (size_t)nin) return 2;
   fclose(f);
-  memset(out, 0, nout);
+  memset(out, 0xff, nout);  // NaN: an element the kernel does not write shows
   memset(__tritium_shared, 0x7f, 262144);
   pthread_barrier_init(&cta, NULL, threads);
   for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
@@ -695,7 +697,10 @@ static void* lane_main(void* arg) {
     for (int i = 0; i < 2; ++i) set_u32(in, 4 + i, pack(B[(2 * t + 8 * i) * 8 + g], B[(2 * t + 8 * i + 1) * 8 + g]));
     for (int i = 0; i < 2; ++i) set_u32(in, 6 + i, pack(C[(g + 8 * i) * 8 + 2 * t], C[(g + 8 * i) * 8 + 2 * t + 1]));
     emu_mma16(in, out, 0, 1, 0, 4, 6);
-    for (int i = 0; i < 2; ++i) D[(g + 8 * i) * 8 + 2 * t] = out[i] & 0xffff, D[(g + 8 * i) * 8 + 2 * t + 1] = (out[i] >> 16) & 0xffff;
+    for (int i = 0; i < 2; ++i) {
+      D[(g + 8 * i) * 8 + 2 * t] = out[i] & 0xffff;
+      D[(g + 8 * i) * 8 + 2 * t + 1] = (out[i] >> 16) & 0xffff;
+    }
     return NULL;
   }
   int n = wgmma_n;
@@ -720,7 +725,8 @@ int main(int argc, char** argv) {
   if (fread(A, 2, m * 16, stdin) != (size_t)(m * 16) || fread(B, 2, 16 * n, stdin) != (size_t)(16 * n) ||
       fread(C, 2, m * n, stdin) != (size_t)(m * n)) return 2;
   for (int k = 0; k < 16; ++k)  // B (k, n) at (n % 8) * 16 + (n / 8) * 256 + (k % 8) * 2 + (k / 8) * 128
-    for (int j = 0; j < n; ++j) memcpy(__tritium_shared + (j % 8) * 16 + (j / 8) * 256 + (k % 8) * 2 + (k / 8) * 128, &B[k * n + j], 2);
+    for (int j = 0; j < n; ++j)
+      memcpy(__tritium_shared + (j % 8) * 16 + (j / 8) * 256 + (k % 8) * 2 + (k / 8) * 128, &B[k * n + j], 2);
   for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
   init_warpgroups(threads);
   pthread_t th[128];
