@@ -220,6 +220,9 @@ static unsigned operand_address(unsigned long long d, int bytes, int mn_major, i
   unsigned start = (unsigned)(d & 0x3fff) << 4;
   unsigned leading = (unsigned)((d >> 16) & 0x3fff) << 4, stride = (unsigned)((d >> 32) & 0x3fff) << 4;
   int mode = (int)(d >> 62);
+  // The base offset (bits 49-51) matters only for a swizzled tile not on its pattern's
+  // boundary; tritium's tiles are 1024-byte aligned and leave it 0.
+  if ((d >> 49) & 7) emu_fail("wgmma descriptor with a base offset (not emulated)", (unsigned)((d >> 49) & 7));
   unsigned swizzle = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
   unsigned a;
   if (!mn_major) {
