@@ -47,6 +47,37 @@ bool feeds_only_dots(const Op& op) {
   });
 }
 
+// A load outside loops whose values reach nothing but dots' A and B, through ops without
+// effects (the upcast before tl.dot_scaled, a cast, a scale): loaded coalesced and converted
+// back at once (a shared-memory round trip of the loaded bytes, the narrowest point of the
+// chain), the chain itself as it was. Loops are left alone: their dot operands are copied
+// by cp.async from the layout they have (target/nvptx/async_copy.h).
+bool reaches_only_dot_operands(const ir::Value* v, int depth) {
+  if (!v->has_uses() || depth > 64) return false;
+  for (const ir::Use& use : v->uses()) {
+    const Op* user = use.user;
+    if (user->kind() == OpKind::Dot) {
+      if (use.index >= 2) return false;
+      continue;
+    }
+    if (!has_trait(user->kind(), ir::kPure) || !user->regions().empty() || user->num_results() == 0) return false;
+    for (int r = 0; r < user->num_results(); ++r) {
+      if (!reaches_only_dot_operands(user->result(r), depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+bool feeds_dots_outside_loops(const Op& op, const ir::Function& function) {
+  return op.kind() == OpKind::Load && op.parent() == &function.body() && reaches_only_dot_operands(op.result(), 0);
+}
+
+// A store outside loops (a dot's result stored column-major): its value is converted into
+// the access's layout, from fragments where the dot left it (target/nvptx emit_convert.cpp).
+bool store_outside_loops(const Op& op, const ir::Function& function) {
+  return op.kind() == OpKind::Store && op.parent() == &function.body();
+}
+
 void collect(ir::Region& region, std::vector<Op*>& out) {
   for (auto& op : region.ops()) {
     for (const auto& r : op->regions()) collect(*r, out);
@@ -240,8 +271,9 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
   // In kernels with a dot, only the loads that feed nothing but dots (a column-major A or B
-  // outside a pipelined loop): pipelined operands are copied by cp.async from the flat
-  // layout (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
+  // outside a pipelined loop), directly or through ops outside loops, and the stores outside
+  // loops: pipelined operands are copied by cp.async from the flat layout
+  // (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
   const bool dots_only = has_dot(function.body());
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
@@ -254,7 +286,10 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
-    if (dots_only && !feeds_only_dots(*op)) continue;
+    if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
+        !store_outside_loops(*op, function)) {
+      continue;
+    }
     if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
     const int last = type->rank() - 1;

@@ -41,6 +41,30 @@ KERNELS = textwrap.dedent('''
         b = tl.load(x_ptr + BN * stride + n[:, None] * BM + m[None, :])
         c = tl.dot(a, b, input_precision="ieee")
         tl.store(out_ptr + m[:, None] * BM + m[None, :], c)
+
+
+    @tritium.jit
+    def column_chain_dot(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # column_dot with ops between the loads and the dot (as tl.dot_scaled's upcast): the
+        # loads are coalesced and converted back through shared memory before the chain.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        a = tl.load(x_ptr + m[:, None] + n[None, :] * stride) * 2.0 + 1.0
+        b = tl.abs(tl.load(x_ptr + BN * stride + n[:, None] + m[None, :] * stride) - 3.0)
+        c = tl.dot(a, b, input_precision="ieee")
+        tl.store(out_ptr + m[:, None] * BM + m[None, :], c)
+
+
+    @tritium.jit
+    def column_store_dot(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Row-major A (BM x BN) and B (BN x BM); C stored column-major (C.T row-major): the
+        # store's layout runs down the columns, and the result goes there from its fragments.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        a = tl.load(x_ptr + m[:, None] * stride + n[None, :])
+        b = tl.load(x_ptr + BM * stride + n[:, None] * stride + m[None, :])
+        c = tl.dot(a, b, input_precision="ieee") * 2.0 + 1.0
+        tl.store(out_ptr + m[:, None] + m[None, :] * BM, c)
 ''')
 
 
@@ -61,3 +85,35 @@ def test_column_major_operands_staged_from_their_layout(tmp_path, kernel, tile, 
     np.testing.assert_allclose(out.reshape(BM, BM), a @ b, rtol=1e-5, atol=1e-5)
     # The column-major loads are 16-byte vectors (they were one element each before).
     assert re.search(r"ld\.global\.v4\.b32", ptx)
+
+
+@pytest.mark.parametrize("tile,warps", [((64, 32), 4), ((32, 64), 2), ((128, 16), 8), ((16, 16), 1)])
+def test_column_major_loads_before_ops_that_feed_a_dot(tmp_path, tile, warps):
+    BM, BN = tile
+    stride = max(BM, BN) + 16
+    nin = (BN + BM) * stride + BM * BN
+    x, out, ll, ptx = emu.run_on_host(tmp_path, "column_chain_dot", "fp32", tile, warps, nin, BM * BM, stride,
+                                      kernels=KERNELS)
+    m = np.arange(BM)[:, None]
+    n = np.arange(BN)[None, :]
+    a = x[m + n * stride].astype(np.float64) * 2 + 1
+    b = np.abs(x[BN * stride + n.T + m.T * stride].astype(np.float64) - 3)
+    np.testing.assert_allclose(out.reshape(BM, BM), a @ b, rtol=1e-5, atol=1e-5)
+    assert re.search(r"ld\.global\.v4\.b32", ptx)
+
+
+@pytest.mark.parametrize("tile,warps", [((64, 32), 4), ((32, 64), 2), ((128, 16), 8), ((16, 16), 1), ((8, 16), 1)])
+def test_dot_result_stored_column_major(tmp_path, tile, warps):
+    BM, BN = tile
+    stride = max(BM, BN) + 16
+    nin = (BM + BN) * stride
+    x, out, ll, ptx = emu.run_on_host(tmp_path, "column_store_dot", "fp32", tile, warps, nin, BM * BM, stride,
+                                      kernels=KERNELS)
+    m = np.arange(BM)[:, None]
+    n = np.arange(BN)[None, :]
+    a = x[m * stride + n].astype(np.float64)
+    b = x[BM * stride + n.T * stride + m.T].astype(np.float64)
+    expected = (a @ b) * 2 + 1
+    np.testing.assert_allclose(out.reshape(BM, BM).T, expected, rtol=1e-5, atol=1e-5)
+    if BM * BM >= 4 * 32 * warps:  # at least four elements a thread: 16-byte stores down the columns
+        assert re.search(r"st\.global\.v4\.b32", ptx)

@@ -188,6 +188,9 @@ def run_mma(tmp_path, kernel, tile, warps, stages, sm, nin, nout, stride, conste
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 64, 64), 2, 64), ((64, 32, 32), 1, 96)])
 def test_matmul_on_emulated_mma(tmp_path, ty, stages, sm, layout, tile, warps, K):
     """fp32 in tf32 (m16n8k8) and int8 (m16n8k32, int32 sums) against numpy, exactly."""
+    if ty == "fp32" and sm == 90 and warps % 4 == 0:
+        pytest.skip("tf32 on sm_90 with whole warpgroups runs on wgmma (k8), not mma.sync: "
+                    "test_cpu_emulation_wgmma.py")
     BM, BN, BK = tile
     a_major, b_major = layout != "m-major-a", layout != "k-major-b"
     nin, nout = BM * K + K * BN, BM * BN

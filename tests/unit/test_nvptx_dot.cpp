@@ -335,6 +335,37 @@ TEST_CASE("nvptx: tl.dot compiles to the tensor-core instruction of each dtype",
   }
 }
 
+TEST_CASE("nvptx: out_dtype=tl.float16 accumulates in f16 on the tensor cores", "[nvptx][dot]") {
+  SECTION("mma.sync: two .f16x2 accumulators per instruction") {
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 1, 80);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16") == 16);
+    CHECK(count(ptx, ".f32.f16.f16.f32") == 0);
+    // Four halves per 16 x 8 tile in two registers: {d0, d1}, A's four, B's two, {c0, c1}.
+    CHECK(count(ptx, "f16.f16.f16.f16 {%r") == 16);
+    CHECK(count(ptx, "f16.f16.f16.f16 {%f") == 0);
+    std::string loop = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 3, 80);
+    CHECK(count(loop, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16") == 16);
+    CHECK(count(loop, "cp.async.cg.shared.global") > 0);
+  }
+  SECTION("wgmma: .f16 accumulators, n / 4 registers each") {
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 1);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16") == 2);
+    CHECK(count(ptx, ".f32.f16.f16") == 0);
+  }
+  SECTION("bf16 inputs still accumulate in f32 (their result is fp32)") {
+    std::string ptx = matmul_ptx("bf16", "float32", "ieee", 64, 64, 32, 4, 1, 80);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 16);
+  }
+  SECTION("a pipelined wgmma loop with f16 accumulators waits for each dot") {
+    // Unpacking the halves after a wait_group 1 would read registers the wgmma still writes.
+    std::string ptx = matmul_ptx("fp16", "float16", "ieee", 64, 64, 32, 4, 3);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16") == 2);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);
+  }
+}
+
 TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.async", "[nvptx][dot]") {
   std::string staged = matmul_ptx("fp16", "float32", "ieee", 64, 64, 32, 4, 2, 80);
   // Before the loop: A and B into stage 0; in the loop: the next A and B after the barrier.
@@ -361,11 +392,13 @@ TEST_CASE("nvptx: num_stages >= 2 copies a loop's fp16 dot operands with cp.asyn
 
 TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too", "[nvptx][dot]") {
   // mma.sync reads them element by element (tf32 rounded by cvt.rna after the read, int8
-  // A as one word of four bytes along k) from padded tiles, now the stage buffers'.
+  // A as one word of four bytes along k) from padded tiles, now the stage buffers'. On sm_90
+  // with whole warpgroups tf32 runs on wgmma instead (the next test case); 2 warps keep
+  // mma.sync there.
   for (int sm : {80, 90}) {
     CAPTURE(sm);
     nvptx::TargetOptions options;
-    options.num_warps = 4;
+    options.num_warps = sm == 80 ? 4 : 2;
     options.num_stages = 3;
     options.sm = sm;
     nvptx::CompiledPtx tf32 = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
@@ -395,6 +428,49 @@ TEST_CASE("nvptx: num_stages >= 2 copies the operands of tf32 and int8 dots too"
   CHECK(count(matmul_ptx("fp32", "float32", "ieee", 32, 32, 16, 4, 3), "cp.async") == 0);
 }
 
+TEST_CASE("nvptx: on sm_90 tf32 dots run on wgmma, both operands K-major", "[nvptx][dot]") {
+  nvptx::TargetOptions options;
+  options.num_warps = 4;
+  options.sm = 90;
+  SECTION("one dot: B staged transposed") {
+    nvptx::CompiledPtx c = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
+    // 64 x 64 on one warpgroup, K = 32 in steps of 8; no transpose operands (tf32 has none).
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "p, 1, 1;") == 4);
+    CHECK(count(c.ptx, "mma.sync") == 0);
+    CHECK(count(c.ptx, "cvt.rna.tf32") == 0);  // wgmma reads the fp32 bits from shared memory
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("pipelined: A by 16-byte copies, a row-major B by 4-byte copies into its K-major tile") {
+    options.num_stages = 3;
+    nvptx::CompiledPtx c = compile_matmul("fp32", "float32", "tf32", 64, 64, 32, options);
+    // Per stage and thread: A 64 x 32 fp32 in 16-byte runs (4), B 32 x 64 element by element (16).
+    CHECK(count(c.ptx, "cp.async.cg.shared.global") == 4 * 3);
+    CHECK(count(c.ptx, "cp.async.ca.shared.global [%r") == 16 * 3);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "wgmma.wait_group.sync.aligned 1") == 1);  // kept in flight
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+    std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='tf32', OUT=tl.float32";
+    CHECK(nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options).find("4-byte copies of each element, held transposed") !=
+          std::string::npos);
+  }
+  SECTION("pipelined M-major A: element copies dealt out along M") {
+    options.num_stages = 3;
+    auto fn = lower_dot("a_m_major", "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=32");
+    CHECK(nvptx::emit_gpu_ir(*fn, options).find("4-byte copies of each element, dealt out along M") != std::string::npos);
+    nvptx::CompiledPtx c = nvptx::compile_to_ptx(*fn, options);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") == 4);
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("tf32x3 keeps mma.sync") {
+    std::string x3 = matmul_ptx("fp32", "float32", "tf32x3", 64, 64, 32, 4);
+    CHECK(count(x3, "wgmma") == 0);
+    CHECK(count(x3, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") > 0);
+  }
+}
+
 TEST_CASE("nvptx: an if whose body converts a fragment decides uniformly", "[nvptx][dot]") {
   // c * 2.0 stays in fragments and is converted for the store inside the `if`, with
   // barriers; the condition is a loaded scalar, so thread 0's view decides for all (two
@@ -414,6 +490,33 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
   options.sm = 80;  // mma.sync: num_stages - 1 iterations ahead
   CHECK(count(ptx(1), "cp.async") == 0);
   CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
+}
+
+TEST_CASE("shared tiles: tf32 fragments read down the rows hit 32 distinct banks", "[nvptx][dot]") {
+  // Lane 4g + t reads row t, column g (a row-major B, an M-major A): the 32 lanes' banks.
+  auto conflicts = [](const nvptx::SharedTile& tile) {
+    std::set<int64_t> banks;
+    for (int g = 0; g < 8; ++g) {
+      for (int t = 0; t < 4; ++t) banks.insert(tile.offset(t, g) / 4 % 32);
+    }
+    return 32 - static_cast<int>(banks.size());
+  };
+  for (int64_t cols : {16, 32, 64, 128, 256}) {
+    CAPTURE(cols);
+    CHECK(conflicts(nvptx::SharedTile::padded(32, cols, 4, nvptx::mma_tile_pad(4, true))) == 0);
+    CHECK(conflicts(nvptx::SharedTile::padded(32, cols, 4, 16)) > 0);  // the 16-byte padding's
+  }
+  CHECK(nvptx::mma_tile_pad(4, false) == 16);
+  CHECK(nvptx::mma_tile_pad(2, true) == 16);  // ldmatrix's rows of 16 bytes
+  // A pipelined tf32 matmul's stage buffers: A (64 x 32) rows of 32 + 4, B (32 x 64) of 64 + 8.
+  nvptx::TargetOptions options;
+  options.num_warps = 4;
+  options.num_stages = 3;
+  options.sm = 80;
+  std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='tf32', OUT=tl.float32";
+  std::string gpu_ir = nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options);
+  CHECK(gpu_ir.find("(rows of 36 elements)") != std::string::npos);
+  CHECK(gpu_ir.find("(rows of 72 elements)") != std::string::npos);
 }
 
 TEST_CASE("shared tiles: the swizzled arrangement is a permutation that keeps chunks whole", "[nvptx][dot]") {
@@ -502,7 +605,7 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(small, "wgmma") == 0);
     CHECK(count(small, "mma.sync.aligned.m16n8k16") > 0);
     CHECK(count(small, ".target sm_90a") == 0);
-    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 4);
+    std::string tf32 = matmul_ptx("fp32", "float32", "tf32", 64, 64, 16, 2);  // half a warpgroup
     CHECK(count(tf32, "wgmma") == 0);
   }
   SECTION("cp.async stages in the swizzled arrangement, the dot kept in flight") {

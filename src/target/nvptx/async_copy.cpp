@@ -121,9 +121,10 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     bool on_wgmma = uses_wgmma(*dot, *fragments.layout(dot->result()), sm, num_warps);
     // fp8 only toward wgmma's own fp8 inputs (plan_op keeps it when both operands qualify).
     bool fp8 = on_wgmma && gpu::native_fp8_candidate(*dot);
-    // tf32 and int8 run on mma.sync (uses_wgmma: fp16/bf16/fp8 only), from padded tiles.
+    bool tf32 = on_wgmma && gpu::tf32_dot(*dot);
+    // int8 and tf32x3 run on mma.sync (tf32 too below sm_90), from padded tiles.
     bool narrow_or_wide = !on_wgmma && (gpu::tf32_dot(*dot) || gpu::int8_dot(*dot));
-    if (!(f16 || bf16 || fp8 || narrow_or_wide) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    if (!(f16 || bf16 || fp8 || tf32 || narrow_or_wide) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     if (!dots.empty() && on_wgmma != *wgmma) return false;
     *wgmma = on_wgmma;
     dots.push_back(dot);
@@ -139,14 +140,16 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
 }
 
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
-// wgmma whose accumulator the loop carries and nothing else reads.
+// wgmma whose accumulator the loop carries and nothing else reads, in f32 registers that
+// are the loop's own values (f16 ones are unpacked after the wait, which would read them
+// while the wgmma still writes them).
 bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
   const ir::Region& body = *loop.region(0);
   int dots = 0;
   for (const auto& op : body.ops()) dots += op->kind() == OpKind::Dot ? 1 : 0;
   const ir::Value* acc = dot.operand(2);
   const ir::Value* result = dot.result();
-  return wgmma && dots == 1 && acc->is_region_arg() && acc->region() == &body &&
+  return wgmma && dots == 1 && result->type()->element()->scalar_kind() == ScalarKind::F32 && acc->is_region_arg() && acc->region() == &body &&
          acc->index() > 0 && acc->num_uses() == 1 && result->num_uses() == 1 &&
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
@@ -341,6 +344,18 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                             std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
                               return copies_transposed(*op->operand(c->index() + 2)->def(), axis);
                             });
+      // wgmma reads tf32 K-major only: a B of rows along N goes there element by element, and
+      // so does an A of columns along M (its tile as it is, the copies dealt out along M, at
+      // addresses computed from the element index: when they can be).
+      if (wgmma && bytes == 4 && as_b && !operand->transposed) operand->transposed = operand->by_element = true;
+      if (wgmma && bytes == 4 && as_a && copies_transposed(*next->def(), axis) &&
+          std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
+            const ir::Op& load = *op->operand(c->index() + 2)->def();
+            return copies_transposed(load, axis) && addresses_recomputable(load);
+          }) &&
+          addresses_recomputable(*next->def())) {
+        operand->by_element = true;
+      }
       int layout = -1;
       if (wgmma && sm >= 90 && !plan.descriptor_bases.empty()) {
         std::vector<const ir::Value*> loads = {next};
@@ -355,10 +370,12 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       }
       tma_layout.push_back(layout);
       // The arrangement the dot's own staging would use (emit_dot.cpp, emit_wgmma.cpp).
+      // tf32 reads a row-major B and an M-major A down the tile's rows (mma_tile_pad).
+      const int64_t pad = mma_tile_pad(bytes, operand->transposed ? as_a : as_b);
       operand->tile = operand->transposed ? (wgmma ? SharedTile::swizzled(shape[1], shape[0], bytes)
-                                                   : SharedTile::padded(shape[1], shape[0], bytes))
+                                                   : SharedTile::padded(shape[1], shape[0], bytes, pad))
                       : wgmma              ? SharedTile::swizzled(shape[0], shape[1], bytes)
-                                           : SharedTile::padded(shape[0], shape[1], bytes);
+                                           : SharedTile::padded(shape[0], shape[1], bytes, pad);
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);
@@ -431,7 +448,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       const AsyncOperand& o = *here[h];
       const std::vector<int64_t>& shape = o.carried->type()->shape();
       const int64_t rows = tma_layout[h] == 1 ? shape[1] : shape[0], cols = tma_layout[h] == 1 ? shape[0] : shape[1];
-      tma = tma_layout[h] >= 0 && tma_box_fits(rows, cols, o.tile.element_bytes);
+      // tf32 (4-byte) operands keep cp.async: the TMA writes a block as stored, and wgmma
+      // reads tf32 K-major only.
+      tma = tma_layout[h] >= 0 && tma_box_fits(rows, cols, o.tile.element_bytes) && o.tile.element_bytes != 4;
     }
     if (tma) {
       for (size_t h = 0; h < here.size(); ++h) {
@@ -464,7 +483,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         plan.carried[operand->chain[j]] = operand;
       }
       plan.loads[last_loads[h]] = operand;
-      if (operand->transposed) {
+      if (operand->transposed != operand->by_element) {  // runs along axis 0, or A's elements
         for (const auto& [load, by] : plan.loads) {
           if (by == operand && addresses_recomputable(*load->def())) plan.recomputed.insert(load);
         }

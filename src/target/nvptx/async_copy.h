@@ -56,6 +56,9 @@ struct AsyncOperand {
   // f16/bf16 A M-major (`a.T @ b` with A stored K x M: imm-trans-a 1). On mma.sync the
   // operands of tf32 and int8 dots, which it reads element by element, either way (padded).
   bool transposed = false;
+  // A tf32 B on wgmma (K-major only) stored row-major: held transposed all the same, each
+  // element copied alone (cp.async of 4 bytes) to its place in the K-major tile, as Triton's.
+  bool by_element = false;
   std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.

@@ -555,7 +555,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                       (a.tile.swizzle == 0 ? " (rows of " + std::to_string(a.tile.stride()) + " elements)"
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
                       which + ", " +
-                      (a.tma_map >= 0                        ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
+                      (a.tma_map >= 0 ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
+                       : a.by_element && a.transposed ? std::string("4-byte copies of each element, held transposed (K-major)")
+                       : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
                        : !a.transposed                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
                                                               : transposed_text(a) + ", by the threads holding each run's first element"));

@@ -124,7 +124,8 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
                                        b_.getInt32(static_cast<uint32_t>(count)));
     return issue_tma_copies(op, operand, handle, index);
   }
-  if (operand.transposed) return issue_transposed_copies(op, operand, handle);
+  if (operand.transposed && !operand.by_element) return issue_transposed_copies(op, operand, handle);
+  if (operand.by_element && !operand.transposed) return issue_column_element_copies(op, operand, handle);
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   Layout layout = layout_of(type);
@@ -137,7 +138,9 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   llvm::Type* element = stored_type(element_type(type));  // f16 or bf16: two bytes; fp8: one
   const int64_t eb = operand.tile.element_bytes;
   const int64_t cols = type->shape().back();
-  int g = w > 1 ? w : cold ? 1 : runtime_vector_width(type, layout, element);
+  // Element by element into a tile held transposed (AsyncOperand::by_element): 4 bytes each.
+  const bool by_element = operand.by_element;
+  int g = by_element ? 1 : w > 1 ? w : cold ? 1 : runtime_vector_width(type, layout, element);
   if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes
   auto mask_at = [&](int r) -> llvm::Value* { return mask_value ? mask.at(r) : nullptr; };
 
@@ -158,7 +161,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   const SharedTile& tile = operand.tile;
   auto offset_of = [&](int thread, int r) {
     int64_t e = layout.element(thread, r);
-    return tile.offset(e / cols, e % cols);
+    return by_element ? tile.offset(e % cols, e / cols) : tile.offset(e / cols, e % cols);
   };
   llvm::Value* first_dst = nullptr;
   for (int r = 0; r < layout.num_regs(); r += g) {
@@ -173,11 +176,17 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
       llvm::Value* e = element_index(layout, r);
       llvm::Value* row = b_.CreateUDiv(e, i32(cols));
       llvm::Value* col = b_.CreateURem(e, i32(cols));
-      dst = b_.CreateAdd(handle, tile_offset(tile, row, col));
+      dst = b_.CreateAdd(handle, by_element ? tile_offset(tile, col, row) : tile_offset(tile, row, col));
       if (r == 0 && layout.element(layout.threads() - 1, 0) < layout.num_elements()) first_dst = dst;
     }
     guarded(owns(layout, r), [&]() -> llvm::Value* {
-      if (g == 1) {
+      if (by_element) {
+        // Within a group the facts proved consecutive (w), from the group's first address:
+        // one pointer a group stays live, not one an element.
+        const int first = r - r % std::max(w, 1);
+        llvm::Value* src = r == first ? ptr.at(r) : b_.CreateConstGEP1_64(b_.getInt8Ty(), ptr.at(first), (r - first) * eb);
+        cp_async(dst, src, static_cast<int>(eb), mask_at(first));
+      } else if (g == 1) {
         copy_element(r, dst);
       } else if (w > 1) {
         copy_group(r, dst, static_cast<int>(eb * g));  // the facts proved it: consecutive, aligned, one mask bit
@@ -302,6 +311,30 @@ void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& oper
         return nullptr;
       });
     }
+  }
+  ptx_effect("cp.async.commit_group;", "", {});
+  ++body_commits_;
+}
+
+void Emitter::issue_column_element_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  const std::vector<int64_t>& shape = op.result()->type()->shape();
+  const int64_t M = shape[0], K = shape[1], count = M * K, eb = operand.tile.element_bytes;
+  const ir::Value* ptr_value = op.operand(0);
+  const ir::Value* mask_value = ir::load_mask(op);
+  llvm::Value* tid = thread_id();
+  for (int64_t first = 0; first < count; first += threads_) {
+    llvm::Value* j = b_.CreateAdd(tid, i32(first));
+    llvm::Value* m = b_.CreateURem(j, i32(M));
+    llvm::Value* k = b_.CreateUDiv(j, i32(M));
+    guarded(first + threads_ <= count ? nullptr : b_.CreateICmpULT(j, i32(count)), [&]() -> llvm::Value* {
+      std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at A's element (m, k)
+      llvm::Value* bit = nullptr;
+      if (mask_value != nullptr) bit = mask_value->type()->is_block() ? recompute_at(mask_value, {m, k}, memo) : get(mask_value).at(0);
+      cp_async(b_.CreateAdd(handle, tile_offset(operand.tile, m, k)), recompute_at(ptr_value, {m, k}, memo),
+               static_cast<int>(eb), bit);
+      return nullptr;
+    });
   }
   ptx_effect("cp.async.commit_group;", "", {});
   ++body_commits_;

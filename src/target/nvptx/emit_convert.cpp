@@ -59,7 +59,7 @@ bool Emitter::staged_by_dots(const ir::Op& convert) const {
 }
 
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
-                         const std::function<llvm::Value*(llvm::Value*)>& convert) {
+                         const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
   // Element e of the block goes to row e / cols, column e % cols of the tile (stage_rows'
   // rows, batches one after another); the slot holds consecutive elements of another axis
   // in consecutive registers, so each is one store. A replicated element is written by each
@@ -73,6 +73,7 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
     llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    if (transposed) std::swap(row, col);
     b_.CreateStore(convert(regs.at(static_cast<int>(r))), tile_element(byte_offset, tile, stored, row, col));
   }
 }
@@ -81,9 +82,17 @@ void Emitter::emit_convert_layout(const ir::Op& op) {
   if (staged_by_dots(op)) return;  // the dot stages the source (stage_slot)
   const ir::Value* in = op.operand(0);
   const ir::Type* type = in->type();
-  const Regs& source = get(in);
   gpu::ConvertPlan plan = gpu::plan_convert(op, widths_, threads_);
   const bool planned = has_scratch(op);
+  // A source in fragments (a dot's result stored column-major: coalesce.cpp) is read as
+  // fragments (FragmentPlan: a conversion reads them): each register written to its
+  // element's slot of the round trip; where the plan has none, the flat rule's copy.
+  const FragmentLayout* fragments = frags_.layout(in);
+  const bool from_fragments = fragments != nullptr && !fragments->rows && plan.kind == gpu::ConvertPlan::Kind::kShared && planned;
+  if (fragments != nullptr && !from_fragments && values_.count(in) == 0) {
+    set(in, fragment_to_flat(in, *fragments, fragment_operand(in, *fragments, op)));
+  }
+  const Regs& source = from_fragments ? fragment_operand(in, *fragments, op) : get(in);
   if (!planned && (plan.kind == gpu::ConvertPlan::Kind::kIdentity || plan.kind == gpu::ConvertPlan::Kind::kUniform || source.uniform)) {
     set(op.result(), source);
     return;
@@ -137,13 +146,18 @@ void Emitter::emit_convert_layout(const ir::Op& op) {
     Layout flat = layout_of(type);
     for (int r = 0; r < flat.num_regs(); ++r) fn(r, element_index(flat, r), owns(flat, r));
   };
-  each_register(from_slot, gpu::held_layout(in, widths_, threads_), [&](int r, llvm::Value* e, llvm::Value* owned) {
+  auto write = [&](int r, llvm::Value* e, llvm::Value* owned) {
     llvm::Value* value = source.at(r);
     guarded(owned, [&]() -> llvm::Value* {
       b_.CreateStore(to_storage(value), shared_element_at(base, stored, slot_of(e), slots));
       return nullptr;
     });
-  });
+  };
+  if (from_fragments) {
+    for (int r = 0; r < fragments->num_regs(); ++r) write(r, fragment_element(*fragments, r), nullptr);
+  } else {
+    each_register(from_slot, gpu::held_layout(in, widths_, threads_), write);
+  }
   barrier();
   Regs out;
   each_register(to_slot, to, [&](int, llvm::Value* e, llvm::Value* owned) {

@@ -70,20 +70,22 @@ llvm::Value* Emitter::tile_offset(const SharedTile& tile, llvm::Value* row, llvm
 }
 
 int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, const SharedTile& tile,
-                            llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert) {
+                            llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert,
+                            bool transposed) {
   Layout layout = layout_of(type);
   Regs regs = materialize(source, type);
   int64_t cols = type->shape().back();
   int64_t rows = type->num_elements() / cols;
   const int64_t stride = tile.stride();
   int group = layout.vector();
-  if (cols % group != 0) group = 1;
+  if (cols % group != 0 || transposed) group = 1;
   // A swizzled group stays in one 16-byte chunk.
   if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   for (int r = 0; r < layout.num_regs(); r += group) {
     llvm::Value* e = element_index(layout, r);
     llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
     llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    if (transposed) std::swap(row, col);
     llvm::Value* index = tile.swizzle == 0 ? b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col)
                                            : tile_offset(tile, row, col);
     guarded(owns(layout, r), [&]() -> llvm::Value* {
@@ -304,20 +306,31 @@ std::string wgmma_fp8_types(const ir::Op& dot) {
 
 std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int sm, int num_warps, bool native_fp8) {
   if (fragments == nullptr) return "fma, flat layout (below one 16 x 8 tile)";
+  const std::string acc16 =
+      op.result()->type()->element()->scalar_kind() == ScalarKind::F16 && choose_path(op) == DotPath::F16
+          ? ", f16 accumulators"
+          : "";
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
     const std::string n = std::to_string(std::min<int64_t>(fragments->n / fragments->warps_n, 256));
+    if (choose_path(op) == DotPath::TF32) {
+      return "wgmma m64n" + n + "k8 tf32, operands in swizzled shared memory (B K-major)" +
+             (fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "");
+    }
     const std::string groups =
         fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "";
     if (native_fp8) {
-      return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" + groups;
+      return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" +
+             groups + acc16;
     }
-    return "wgmma m64n" + n + "k16 " + (bf16 ? "bf16" : "f16") + ", operands in swizzled shared memory" + groups;
+    return "wgmma m64n" + n + "k16 " + (bf16 ? "bf16" : "f16") + ", operands in swizzled shared memory" + groups + acc16;
   }
   ScalarKind ka = op.operand(0)->type()->element()->scalar_kind();
   ScalarKind kb = op.operand(1)->type()->element()->scalar_kind();
   switch (choose_path(op)) {
-    case DotPath::F16: return ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16";
+    case DotPath::F16:
+      return (ir::is_fp8(ka) || ir::is_fp8(kb) ? "mma.sync m16n8k16 f16 (fp8 widened exactly)" : "mma.sync m16n8k16 f16") +
+             acc16;
     case DotPath::BF16: return "mma.sync m16n8k16 bf16";
     case DotPath::TF32: return "mma.sync m16n8k8 tf32";
     case DotPath::TF32x3: return "mma.sync m16n8k8 tf32 x 3";
@@ -363,17 +376,24 @@ std::vector<llvm::Value*> Emitter::ldmatrix(llvm::Value* address, int count, boo
   return out;
 }
 
-void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
+void Emitter::mma(const std::string& shape_and_types, const std::vector<llvm::Value*>& a,
                   const std::vector<llvm::Value*>& b, llvm::Value** c) {
-  llvm::Type* acc = int_acc ? b_.getInt32Ty() : b_.getFloatTy();
-  const char* acc_constraint = int_acc ? "r" : "f";
-  auto* result_type = llvm::StructType::get(context_, {acc, acc, acc, acc});
-  std::string text = "mma.sync.aligned." + shape_and_types + " {$0, $1, $2, $3}, {";
-  std::string constraints = std::string("=") + acc_constraint + ",=" + acc_constraint + ",=" + acc_constraint + ",=" +
-                            acc_constraint;
+  const bool packed = c[0]->getType()->isHalfTy();
+  std::vector<llvm::Value*> acc(c, c + 4);
+  if (packed) acc = pack_pairs(acc);
+  const int count = static_cast<int>(acc.size());
+  llvm::Type* acc_type = acc[0]->getType();
+  const std::string out = acc_type->isFloatTy() ? "=f" : "=r";
+  std::string text = "mma.sync.aligned." + shape_and_types + " {";
+  std::string constraints;
+  for (int i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? "," : "") + out;
+  }
+  text += "}, {";
   std::vector<llvm::Value*> args;
   std::vector<llvm::Type*> types;
-  int next = 4;
+  int next = count;
   auto operands = [&](const std::vector<llvm::Value*>& values) {
     for (size_t i = 0; i < values.size(); ++i) {
       text += (i ? ", $" : "$") + std::to_string(next++);
@@ -385,16 +405,40 @@ void Emitter::mma(const std::string& shape_and_types, bool int_acc, const std::v
   };
   operands(a);
   operands(b);
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < count; ++i) {
     text += (i ? ", $" : "$") + std::to_string(next++);
     constraints += "," + std::to_string(i);  // tied to output i
-    args.push_back(c[i]);
-    types.push_back(acc);
+    args.push_back(acc[i]);
+    types.push_back(acc_type);
   }
   text += "};";
+  auto* result_type = llvm::StructType::get(context_, std::vector<llvm::Type*>(count, acc_type));
   auto* fn_type = llvm::FunctionType::get(result_type, types, false);
   llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/false), args);
-  for (int i = 0; i < 4; ++i) c[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  for (int i = 0; i < count; ++i) acc[i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  if (packed) acc = unpack_half_pairs(acc);
+  std::copy(acc.begin(), acc.end(), c);
+}
+
+std::vector<llvm::Value*> Emitter::pack_pairs(const std::vector<llvm::Value*>& halves) {
+  std::vector<llvm::Value*> words;
+  for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+    llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(halves[i]->getType(), 2));
+    v = b_.CreateInsertElement(v, halves[i], b_.getInt32(0));
+    v = b_.CreateInsertElement(v, halves[i + 1], b_.getInt32(1));
+    words.push_back(b_.CreateBitCast(v, b_.getInt32Ty()));
+  }
+  return words;
+}
+
+std::vector<llvm::Value*> Emitter::unpack_half_pairs(const std::vector<llvm::Value*>& words) {
+  std::vector<llvm::Value*> halves;
+  for (llvm::Value* word : words) {
+    llvm::Value* v = b_.CreateBitCast(word, llvm::FixedVectorType::get(b_.getHalfTy(), 2));
+    halves.push_back(b_.CreateExtractElement(v, b_.getInt32(0)));
+    halves.push_back(b_.CreateExtractElement(v, b_.getInt32(1)));
+  }
+  return halves;
 }
 
 DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool wgmma, bool a_in_registers) {
@@ -419,11 +463,15 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   s.b = staged_type(kb);
   int64_t a_rows = a->type()->num_elements() / K;
   int64_t b_rows = b->type()->num_elements() / b_shape.back();
-  auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes) {
-    return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes);
+  auto tile = [wgmma](int64_t rows, int64_t cols, int64_t bytes, int64_t pad) {
+    return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes, pad);
   };
-  s.tile_a = tile(a_rows, K, type_bytes(s.a));
-  s.tile_b = tile(b_rows, b_shape.back(), type_bytes(s.b));
+  // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them),
+  // but for wgmma's tf32, which reads B K-major only: then B is held transposed.
+  const bool b_transposed = wgmma && gpu::tf32_dot(op);
+  s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
+  s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
+                          : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
   const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
@@ -447,7 +495,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (copied_b == async_.carried.end()) {
-    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb));
+    stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb), b_transposed);
+    s.b_k_major = b_transposed;
     s.b_address = shared_address(s.b_offset);
   } else {
     s.tile_b = copied_b->second->tile;
@@ -589,7 +638,10 @@ void Emitter::emit_dot(const ir::Op& op) {
   const int64_t K = op.operand(0)->type()->shape().back();
   DotPath path = choose_path(op);
 
-  llvm::Type* acc_type = accumulator_type(b_, kr);
+  // An fp16 result of f16 or fp8 inputs accumulates in f16 on the tensor cores, as Triton's
+  // (out_dtype=tl.float16: .f16 accumulators, two to a register).
+  const bool f16_acc = kr == ScalarKind::F16 && path == DotPath::F16;
+  llvm::Type* acc_type = f16_acc ? b_.getHalfTy() : accumulator_type(b_, kr);
   Regs acc = fragment_operand(op.operand(2), l, op);  // may round-trip through shared memory first
   std::vector<llvm::Value*> c;
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
@@ -611,7 +663,7 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
   if (wgmma) {
-    const char* input = path == DotPath::BF16 ? "bf16" : "f16";
+    const char* input = path == DotPath::BF16 ? "bf16" : path == DotPath::TF32 ? "tf32" : "f16";
     if (native_fp8) {
       emit_wgmma(op, l, staging, "", c);
     } else if (a_registers) {
@@ -626,7 +678,9 @@ void Emitter::emit_dot(const ir::Op& op) {
       issue_deferred_copies();
     }
   } else if (path == DotPath::F16 || path == DotPath::BF16) {
-    const std::string types = path == DotPath::F16 ? "m16n8k16.row.col.f32.f16.f16.f32" : "m16n8k16.row.col.f32.bf16.bf16.f32";
+    const std::string types = path == DotPath::BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
+                              : f16_acc             ? "m16n8k16.row.col.f16.f16.f16.f16"
+                                                    : "m16n8k16.row.col.f32.f16.f16.f32";
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
     // 8 x 8 quarters of a 16 x 16 tile (rows + 8 * (i % 2), columns + 8 * (i / 2)); B's are
     // rows k + 8 * (i % 2) of n-tiles in and in + 1 (i / 2), read transposed.
@@ -656,7 +710,7 @@ void Emitter::emit_dot(const ir::Op& op) {
           if (pair) bf[in + 1] = {m[2], m[3]};
         }
         for (int im = 0; im < l.rep_m; ++im) {
-          for (int in = 0; in < l.rep_n; ++in) mma(types, false, af[im], bf[in], &c[reg_of(batch, im, in)]);
+          for (int in = 0; in < l.rep_n; ++in) mma(types, af[im], bf[in], &c[reg_of(batch, im, in)]);
         }
       }
     }
@@ -755,10 +809,10 @@ void Emitter::emit_dot(const ir::Op& op) {
           for (int in = 0; in < l.rep_n; ++in) {
             llvm::Value** tile = &c[reg_of(batch, im, in)];
             if (path == DotPath::TF32x3) {  // the small products first, as they are the smallest
-              mma(types, false, as[im], bf[in], tile);
-              mma(types, false, af[im], bs[in], tile);
+              mma(types, as[im], bf[in], tile);
+              mma(types, af[im], bs[in], tile);
             }
-            mma(types, i8, af[im], bf[in], tile);
+            mma(types, af[im], bf[in], tile);
           }
         }
       }

@@ -200,14 +200,19 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
 }
 
 void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
-                            const std::function<llvm::Value*(llvm::Value*)>& convert) {
+                            const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
   const FragmentLayout* l = frags_.layout(value);
   if (value->def() != nullptr && value->def()->kind() == ir::OpKind::ConvertLayout && staged_by_dots(*value->def())) {
-    stage_slot(value, byte_offset, tile, stored, convert);
+    stage_slot(value, byte_offset, tile, stored, convert, transposed);
     return;
   }
   if (l == nullptr || l->rows) {
-    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert);
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
+    return;
+  }
+  if (transposed) {  // from the flat copy (made here if nothing else needed one)
+    if (values_.count(value) == 0) set(value, fragment_to_flat(value, *l, fragment_operand(value, *l, *value->users()[0])));
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, true);
     return;
   }
   // Registers c, c + 1 (c even) are columns col, col + 1 of one row: one pair, in one 16-byte

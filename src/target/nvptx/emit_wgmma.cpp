@@ -68,17 +68,23 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
                                             : column_start(staging.tile_b, first_col);
     group.b_address = b_.CreateAdd(staging.b_address, offset);
   }
-  llvm::Type* f32 = b_.getFloatTy();
-  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction and
-  // has no transpose bits: both operands are K-major.
+  // f16 accumulators (out_dtype=tl.float16) go two to a register through the instructions
+  // and the wait, unpacked after it (a dot kept in flight has f32 ones: async_copy.cpp).
+  const bool f16_acc = c[0]->getType()->isHalfTy();
+  std::vector<llvm::Value*> d = f16_acc ? pack_pairs(c) : c;
+  llvm::Type* acc = d[0]->getType();
+  const int per_reg = f16_acc ? 2 : 1;
+  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction, tf32
+  // 8; neither has transpose bits: both operands are K-major.
   const bool fp8 = input.empty();
-  const int64_t k_step = fp8 ? 32 : 16;
+  const bool k_major_only = fp8 || input == "tf32";
+  const int64_t k_step = fp8 ? 32 : input == "tf32" ? 8 : 16;
   const std::string operand_types = fp8 ? wgmma_fp8_types(op) : input + "." + input;
   // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
   // 0 (D = A B), so its registers need no zeros written into them first.
   const bool zero_acc = is_zero_constant(op.operand(2));
   if (zero_acc) {
-    for (llvm::Value*& v : c) v = llvm::UndefValue::get(f32);
+    for (llvm::Value*& v : d) v = llvm::UndefValue::get(acc);
   }
   // Operands the fence, the instructions and the wait all see: the accumulators are written
   // asynchronously, so every read of them goes through the wait's results.
@@ -90,40 +96,42 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
                                               : wgmma_descriptor(a_address, staging.tile_a, m0, k0, true);
       for (int64_t n0 = 0; n0 < width; n0 += kMaxN) {
         const int64_t n = std::min(kMaxN, width - n0);
-        const int regs = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
+        const int regs = static_cast<int>(n / 2 / per_reg);
+        const int first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im)) / per_reg;
         llvm::Value* desc_b = b_descriptor(group, k0, n0);
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
                            ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
-                           ".f32." + operand_types + " {";
+                           (f16_acc ? ".f16." : ".f32.") + operand_types + " {";
         std::string constraints;
-        std::vector<llvm::Type*> outs(regs, f32), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
+        std::vector<llvm::Type*> outs(regs, acc), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
         std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(zero_acc && k0 == 0 ? 0 : 1)};
         for (int i = 0; i < regs; ++i) {
           text += (i ? ", $" : "$") + std::to_string(i);
-          constraints += "=f,";
+          constraints += f16_acc ? "=r," : "=f,";
         }
         // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
         // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
         text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1" +
-                (fp8 ? std::string()
-                     : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
+                (k_major_only ? std::string()
+                              : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
                 ";\n}";
         constraints += "l,l,r";
         for (int i = 0; i < regs; ++i) {
           constraints += "," + std::to_string(i);
-          args.push_back(c[first + i]);
-          types.push_back(f32);
+          args.push_back(d[first + i]);
+          types.push_back(acc);
         }
         auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
         llvm::Value* call =
             b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
-        for (int i = 0; i < regs; ++i) c[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+        for (int i = 0; i < regs; ++i) d[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
       }
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   // A dot kept in flight (async_copy.h) waits only for the one before it.
-  wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, c);
+  wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, d);
+  c = f16_acc ? unpack_half_pairs(d) : d;
 }
 
 void Emitter::wgmma_wait(int pending, std::vector<llvm::Value*>& c) {
@@ -132,7 +140,7 @@ void Emitter::wgmma_wait(int pending, std::vector<llvm::Value*>& c) {
   // hardware orders after this one.
   const int total = static_cast<int>(c.size());
   std::string constraints;
-  for (int i = 0; i < total; ++i) constraints += (i ? ",=f" : "=f");
+  for (int i = 0; i < total; ++i) constraints += std::string(i ? "," : "") + (c[i]->getType()->isFloatTy() ? "=f" : "=r");
   for (int i = 0; i < total; ++i) constraints += "," + std::to_string(i);
   std::vector<llvm::Type*> types;
   for (llvm::Value* v : c) types.push_back(v->getType());

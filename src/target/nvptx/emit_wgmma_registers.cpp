@@ -21,22 +21,21 @@ std::vector<llvm::Value*> Emitter::a_fragment(const ir::Value* a, int64_t k0, in
   auto it = fragments_.find(a);
   if (la == nullptr || it == fragments_.end()) internal_error("nvptx", "a dot's A is not in fragments");
   const Regs& regs = it->second;
-  llvm::Type* half = element_type(a->type());
-  auto pack = [&](int reg) {
-    llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(half, 2));
-    v = b_.CreateInsertElement(v, regs.at(reg), b_.getInt32(0));
-    v = b_.CreateInsertElement(v, regs.at(reg + 1), b_.getInt32(1));
-    return b_.CreateBitCast(v, b_.getInt32Ty());
-  };
-  // Registers c + 4 * (k0 / 8 + rep_n(A) * im) and of the next n-tile.
+  // Registers c + 4 * (k0 / 8 + rep_n(A) * im) and of the next n-tile, two to a .b32.
   const int base = 4 * (static_cast<int>(k0 / 8) + la->rep_n * im);
-  return {pack(base), pack(base + 2), pack(base + 4), pack(base + 6)};
+  std::vector<llvm::Value*> elements;
+  for (int r = base; r < base + 8; ++r) elements.push_back(regs.at(r));
+  return pack_pairs(elements);
 }
 
 void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
                                      const std::string& input, std::vector<llvm::Value*>& c) {
   const int64_t K = op.operand(0)->type()->shape().back();
-  llvm::Type* f32 = b_.getFloatTy();
+  // f16 accumulators two to a register, as emit_wgmma's.
+  const bool f16_acc = c[0]->getType()->isHalfTy();
+  std::vector<llvm::Value*> d = f16_acc ? pack_pairs(c) : c;
+  llvm::Type* acc = d[0]->getType();
+  const int per_reg = f16_acc ? 2 : 1;
   // Packed before the fence, which orders every register write before the wgmmas.
   std::vector<std::vector<llvm::Value*>> a_regs;
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
@@ -47,23 +46,24 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
     for (int im = 0; im < l.rep_m; ++im) {
       for (int64_t n0 = 0; n0 < l.n; n0 += kMaxN) {
         const int64_t n = std::min(kMaxN, l.n - n0);
-        const int count = static_cast<int>(n / 2), first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im));
+        const int count = static_cast<int>(n / 2 / per_reg);
+        const int first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im)) / per_reg;
         llvm::Value* desc_b = b_descriptor(staging, k0, n0);
         // Operands: the accumulators (0 .. count-1, tied), A's four registers, B's descriptor.
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(count + 5) +
-                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + input + "." +
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16" + (f16_acc ? ".f16." : ".f32.") + input + "." +
                            input + " {";
         std::string constraints;
         for (int i = 0; i < count; ++i) {
           text += (i ? ", $" : "$") + std::to_string(i);
-          constraints += "=f,";
+          constraints += f16_acc ? "=r," : "=f,";
         }
         text += "}, {$" + std::to_string(count) + ", $" + std::to_string(count + 1) + ", $" +
                 std::to_string(count + 2) + ", $" + std::to_string(count + 3) + "}, $" + std::to_string(count + 4) +
                 ", p, 1, 1, " + (staging.b_k_major ? "0" : "1") + ";\n}";
         // Scale D = 1 (accumulate), A and B not negated, B N-major (transposed) or K-major.
         constraints += "r,r,r,r,l,r";
-        std::vector<llvm::Type*> outs(count, f32);
+        std::vector<llvm::Type*> outs(count, acc);
         std::vector<llvm::Type*> types = {b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
                                           b_.getInt64Ty(), b_.getInt32Ty()};
         std::vector<llvm::Value*> args = a_regs[static_cast<size_t>(k0 / 16 * l.rep_m + im)];
@@ -71,19 +71,20 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
         args.push_back(b_.getInt32(1));
         for (int i = 0; i < count; ++i) {
           constraints += "," + std::to_string(i);
-          args.push_back(c[first + i]);
-          types.push_back(f32);
+          args.push_back(d[first + i]);
+          types.push_back(acc);
         }
         auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
         llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
-        for (int i = 0; i < count; ++i) c[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+        for (int i = 0; i < count; ++i) d[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
       }
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   // Waited for at once, even where the loop keeps other dots in flight: A's registers must
   // not be reused while the wgmma may still read them.
-  wgmma_wait(0, c);
+  wgmma_wait(0, d);
+  c = f16_acc ? unpack_half_pairs(d) : d;
 }
 
 }  // namespace tritium::nvptx

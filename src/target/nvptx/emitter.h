@@ -228,8 +228,11 @@ class Emitter {
   // A block in the flat layout written to shared memory as `tile` (padded rows, or wgmma's
   // swizzle) / read from rows of `stride` elements of `stored` (from `byte_offset`);
   // stage_rows returns the bytes it covers.
+  // `transposed`: element (row, col) of the value goes to (col, row) of the tile (a tf32 B
+  // held K-major for wgmma), one element a store.
   int64_t stage_rows(const ir::Type* type, const Regs& source, int64_t byte_offset, const SharedTile& tile,
-                     llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert);
+                     llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert,
+                     bool transposed = false);
   // The byte offset of element (row, col) in `tile` (shared_tile.h), on registers.
   llvm::Value* tile_offset(const SharedTile& tile, llvm::Value* row, llvm::Value* col);
   // `type`'s registers read back from `tile` (padded or swizzled); threads that do not own a
@@ -253,9 +256,14 @@ class Emitter {
   llvm::Value* shared_address(int64_t byte_offset);  // i32 .shared address, for inline PTX
   // ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16 at `address` (this lane's row).
   std::vector<llvm::Value*> ldmatrix(llvm::Value* address, int count, bool trans);
-  // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c.
-  void mma(const std::string& shape_and_types, bool int_acc, const std::vector<llvm::Value*>& a,
-           const std::vector<llvm::Value*>& b, llvm::Value** c);
+  // mma.sync.aligned.<shape_and_types> on registers a, b and the four accumulators at c
+  // (f32, i32, or f16: then two to a .f16x2 register, as the instruction takes them).
+  void mma(const std::string& shape_and_types, const std::vector<llvm::Value*>& a, const std::vector<llvm::Value*>& b,
+           llvm::Value** c);
+  // 16-bit floats (f16 or bf16) two to an i32 (.f16x2 / .bf16x2: the first in the low half),
+  // and f16 back.
+  std::vector<llvm::Value*> pack_pairs(const std::vector<llvm::Value*>& halves);
+  std::vector<llvm::Value*> unpack_half_pairs(const std::vector<llvm::Value*>& words);
 
   // ---- emit_fragment_rows.cpp: row reductions, views and broadcasts on fragments ----
   void emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows);
@@ -279,7 +287,7 @@ class Emitter {
   // A dot operand written to its shared tile: from its fragments when it has them (P of
   // attention: no round trip through the flat layout), else stage_rows.
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
-                     const std::function<llvm::Value*(llvm::Value*)>& convert);
+                     const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
   void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
@@ -297,6 +305,10 @@ class Emitter {
   void lockstep_operands(const ir::Region& body);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_transposed_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // A tf32 A whose columns run along memory (M-major), for wgmma: 4-byte copies dealt out
+  // along M (consecutive threads, consecutive addresses), each to its place in the K-major
+  // tile, addresses computed from the element index.
+  void issue_column_element_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // TMA copies (async_copy.h): the stage mbarriers armed once per loop entry, a stage's bulk
   // tensor copies into `handle` completing on mbarrier `index`, a dot's wait for its stage.
   void init_tma_barriers(const AsyncOperand& operand);
@@ -369,7 +381,7 @@ class Emitter {
   // loads that feed only dots): none is emitted, the dot stages from the slot (stage_slot).
   bool staged_by_dots(const ir::Op& convert) const;
   void stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
-                  const std::function<llvm::Value*(llvm::Value*)>& convert);
+                  const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
   void emit_slot_load(const ir::Op& op);
   void emit_slot_store(const ir::Op& op);
   // i32: the part of the flat element index of `l`'s registers this thread's lane and warp

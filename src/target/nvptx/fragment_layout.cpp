@@ -3,7 +3,9 @@
 
 #include <functional>
 
+#include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 
 namespace tritium::nvptx {
@@ -140,6 +142,8 @@ bool rows_broadcast(const ir::Op& op) {
 bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
   // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
   if (user.kind() == OpKind::Dot) return operand <= 2 && is_fragment(user.operand(operand));
+  // A conversion writes fragments into its round trip (emit_convert.cpp).
+  if (user.kind() == OpKind::ConvertLayout) return is_fragment(user.operand(0));
   if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
   if (row_reduce(user)) return is_fragment(user.result(0));
   const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
@@ -328,11 +332,14 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
   ScalarKind r = dot.result()->type()->element()->scalar_kind();
   bool f16 = (a == ScalarKind::F16 && b == ScalarKind::F16) || (ir::is_fp8(a) && ir::is_fp8(b));
   bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
+  // tf32 (not tf32x3, whose split products run on mma.sync): k8 steps, both operands K-major.
+  bool tf32 = gpu::tf32_dot(dot) && ir::DotOp(dot).input_precision() == ir::InputPrecision::Tf32;
   const int64_t k = dot.operand(0)->type()->shape().back();
   const bool warpgroups = (l.warps_m == num_warps && l.warps_n == 1) ||
                           (l.columns_blocked && l.warps_m % 4 == 0 && l.warps_m * l.warps_n == num_warps);
-  return sm == 90 && (f16 || bf16) && r != ScalarKind::F64 && l.batch == 1 && dot.result()->type()->rank() == 2 &&
-         num_warps % 4 == 0 && warpgroups && l.n / l.warps_n >= 16 && k % 16 == 0;
+  return sm == 90 && (f16 || bf16 || tf32) && r != ScalarKind::F64 && l.batch == 1 &&
+         dot.result()->type()->rank() == 2 && num_warps % 4 == 0 && warpgroups && l.n / l.warps_n >= 16 &&
+         k % (tf32 ? 8 : 16) == 0;
 }
 
 bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {

@@ -2,7 +2,8 @@
 //
 // Two arrangements of a rows x cols tile (cols contiguous in the block):
 // - padded: row-major, each row padded by 16 bytes, so that ldmatrix and the fragment loads
-//   of mma.sync hit distinct banks;
+//   of mma.sync hit distinct banks (32 bytes for the 4-byte tiles tf32 reads down the rows:
+//   mma_tile_pad);
 // - swizzled: Hopper's wgmma layout. The tile is cut into column blocks as wide as the
 //   swizzle (32, 64 or 128 bytes, the widest the row allows); a block holds its rows one after
 //   another, and within each group of 8 rows the 16-byte chunks of a row are permuted: chunk
@@ -20,11 +21,12 @@ namespace tritium::nvptx {
 struct SharedTile {
   int64_t rows = 0, cols = 0, element_bytes = 2;
   int swizzle = 0;  // 0: padded rows; 32, 64 or 128: the swizzle width in bytes
+  int64_t pad_bytes = 16;  // padded rows: the bytes after each row
 
   static constexpr int64_t kSwizzleAlign = 1024;
 
-  static SharedTile padded(int64_t rows, int64_t cols, int64_t element_bytes) {
-    return SharedTile{rows, cols, element_bytes, 0};
+  static SharedTile padded(int64_t rows, int64_t cols, int64_t element_bytes, int64_t pad_bytes = 16) {
+    return SharedTile{rows, cols, element_bytes, 0, pad_bytes};
   }
   // The widest swizzle that divides a row (a row of fewer than 32 bytes cannot be swizzled).
   static SharedTile swizzled(int64_t rows, int64_t cols, int64_t element_bytes) {
@@ -35,7 +37,7 @@ struct SharedTile {
   static bool can_swizzle(int64_t cols, int64_t element_bytes) { return cols * element_bytes % 32 == 0; }
 
   // Elements per padded row.
-  int64_t stride() const { return cols + 16 / element_bytes; }
+  int64_t stride() const { return cols + pad_bytes / element_bytes; }
   // Elements per swizzled column block.
   int64_t block_cols() const { return swizzle / element_bytes; }
   int64_t bytes() const {
@@ -62,6 +64,14 @@ struct SharedTile {
     return col / block_cols() * rows * swizzle + row * swizzle + col % block_cols() * element_bytes;
   }
 };
+
+// The padding of a padded mma.sync tile. tf32's fragments read a 4-byte tile either along
+// the rows (lane 4g + t at row g, column t: A, a K-major B) or down them (row t, column g: a
+// row-major B, an M-major A held transposed). With 16 bytes of padding a row of 32c + 4 words
+// puts the second kind on 4t + g: two lanes a bank; with 32 bytes (8t + g) each lane has its own.
+inline int64_t mma_tile_pad(int64_t element_bytes, bool read_down_rows) {
+  return element_bytes == 4 && read_down_rows ? 32 : 16;
+}
 
 // The TMA box that fills one column block of the swizzled tile of a rows x cols block (a 2-D
 // host descriptor's block_shape): block_cols() elements wide, all rows tall, the tensor map's
