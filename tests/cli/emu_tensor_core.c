@@ -66,15 +66,18 @@ static float e4m3_to_float(unsigned char b) {
 }
 static float e5m2_to_float(unsigned char b) { return half_to_float((unsigned short)(b << 8)); }
 
-// Element types: 0 f16, 1 bf16, 2 e4m3, 3 e5m2.
+// Element types: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32 (an f32 whose low 13 bits are not read).
 static float element_value(int type, unsigned bits) {
+  float f;
   switch (type) {
     case 0: return half_to_float((unsigned short)bits);
     case 1: return bf16_to_float((unsigned short)bits);
     case 2: return e4m3_to_float((unsigned char)bits);
-    default: return e5m2_to_float((unsigned char)bits);
+    case 3: return e5m2_to_float((unsigned char)bits);
+    default: bits &= 0xffffe000u, memcpy(&f, &bits, 4); return f;
   }
 }
+static int element_bytes(int type) { return type == 4 ? 4 : type >= 2 ? 1 : 2; }
 
 static unsigned slot_u32(const unsigned long long* s, int i) { unsigned v; memcpy(&v, s + i, 4); return v; }
 static float slot_f32(const unsigned long long* s, int i) { float v; memcpy(&v, s + i, 4); return v; }
@@ -254,11 +257,46 @@ static unsigned read_operand(unsigned address, int bytes) {
   }
   return v;
 }
+// The accumulators a wgmma writes are not there until the wait_group that retires its group:
+// the instruction returns tags (0x7fe00000 | index: a quiet NaN as f32, a NaN half as f16 pairs)
+// and keeps the values; the next wgmma on the same registers reads through them (the
+// hardware orders the two), the wait that retires the group swaps them for the values. Any
+// other read of an accumulator before its wait gets NaNs.
+#define TAG_MASK 0xfff00000u
+#define TAG_BITS 0x7fe00000u
+#define TAG_SLOTS 16384
+typedef struct { unsigned value; int group; unsigned serial; } Pending;
+static __thread Pending* pending_values;
+static __thread unsigned pending_serial;
+static unsigned tag_value(unsigned value, int group) {
+  if (!pending_values) pending_values = calloc(TAG_SLOTS, sizeof(Pending));
+  unsigned serial = pending_serial++;
+  pending_values[serial % TAG_SLOTS] = (Pending){value, group, serial};
+  return TAG_BITS | (serial % TAG_SLOTS);
+}
+// The value behind a register: itself, or (a tag) the value it stands for, which must still
+// be kept (a stale tag: more accumulators in flight than the ring holds).
+static unsigned untag(unsigned reg, int* group) {
+  if ((reg & TAG_MASK) != TAG_BITS) {
+    if (group) *group = -1;
+    return reg;
+  }
+  Pending p = pending_values[reg & ~TAG_MASK];
+  if (p.serial % TAG_SLOTS != (reg & ~TAG_MASK)) emu_fail("stale wgmma accumulator tag", reg);
+  if (group) *group = p.group;
+  return p.value;
+}
+
 void emu_noop(const unsigned long long* in, unsigned long long* out) { (void)in, (void)out; }
 void emu_wgmma_commit(const unsigned long long* in, unsigned long long* out) { (void)in, (void)out, ++wgmma_groups; }
 // wgmma.wait_group N: the accumulators pass through (slots in = out).
 void emu_wgmma_wait(const unsigned long long* in, unsigned long long* out, int count, int pending) {
-  for (int i = 0; i < count; ++i) out[i] = in[i];
+  for (int i = 0; i < count; ++i) {  // retired groups' values replace their tags
+    int group;
+    unsigned value = untag(slot_u32(in, i), &group);
+    out[i] = in[i];
+    if (group >= 0 && group < wgmma_groups - pending) set_u32(out, i, value);
+  }
   int kept = 0;
   for (int i = 0; i < read_count; ++i) {
     WgmmaRead r = reads[i];
@@ -272,17 +310,19 @@ void emu_wgmma_wait(const unsigned long long* in, unsigned long long* out, int c
   read_count = kept;
 }
 
-// wgmma.mma_async.sync.aligned.m64n{n}k{16,32}.{f32,f16}.{atype}.{btype}: slots of A's
+// wgmma.mma_async.sync.aligned.m64n{n}k{8,16,32}.{f32,f16}.{atype}.{btype}: slots of A's
 // descriptor (or, a_regs, A's four registers from slot a), B's descriptor, the scale-d
 // predicate, the accumulators from slot c (n / 2 f32, or n / 4 packed f16). Immediates:
 // scale_a, scale_b (1 or -1), trans_a, trans_b.
 void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int atype, int btype, int f16_acc,
                int a_regs, int a, int b, int scale_d, int c, int scale_a, int scale_b, int trans_a, int trans_b) {
   int group = emu_tid / 128, w = (emu_tid / 32) % 4, lane = emu_tid & 31;
-  int bytes_a = atype >= 2 ? 1 : 2, bytes_b = btype >= 2 ? 1 : 2, K = 32 / bytes_b;
+  int bytes_a = element_bytes(atype), bytes_b = element_bytes(btype), K = 32 / bytes_b;
   group_in[emu_tid] = in;
   pthread_barrier_wait(&warpgroup[group]);
   const unsigned long long* first = group_in[group * 128];
+  for (int i = 0; a_regs && i < 4; ++i)
+    if ((slot_u32(in, a + i) & TAG_MASK) == TAG_BITS) emu_fail("wgmma A register read before its wait_group", i);
   // The descriptors and the predicate must be the warpgroup's (uniform).
   if ((!a_regs && first[a] != in[a]) || first[b] != in[b] || (first[scale_d] & 1) != (in[scale_d] & 1))
     emu_fail("wgmma operands differ across the warpgroup", (unsigned)(in[b] & 0x3fff));
@@ -295,7 +335,10 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
     int row = 16 * w + g + (e >= 2 ? 8 : 0), col = 8 * j + 2 * t + (e & 1);
     float sum = 0;
     if (accumulate) {
-      sum = f16_acc ? half_to_float((unsigned short)half_of(slot_u32(in, c + i / 2), i & 1)) : slot_f32(in, c + i);
+      unsigned reg = untag(slot_u32(in, c + (f16_acc ? i / 2 : i)), NULL);
+      float f;
+      memcpy(&f, &reg, 4);
+      sum = f16_acc ? half_to_float((unsigned short)half_of(reg, i & 1)) : f;
     }
     for (int k = 0; k < K; ++k) {
       unsigned abits = a_regs ? a_fragment_bits(warp_lanes, a, row - 16 * w, k)
@@ -310,6 +353,7 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
       set_f32(out, i, sum);
     }
   }
+  for (int i = 0; i < (f16_acc ? n / 4 : n / 2); ++i) set_u32(out, i, tag_value(slot_u32(out, i), wgmma_groups));
   pthread_barrier_wait(&warpgroup[group]);
 }
 

@@ -144,7 +144,8 @@ KERNELS = textwrap.dedent('''
 ASM_CALL = re.compile(r'^(\s*)(?:(%[-\w.]+) = )?(?:tail |notail )?call (void|\{[^}]*\}|[^ ]+) asm (?:sideeffect )?'
                       r'"((?:[^"\\]|\\.)*)", "([^"]*)"\((.*)\)((?:\s*#\d+)?)\s*$')
 ARG_TYPE = re.compile(r'^(ptr|i\d+|half|bfloat|float|double|<\d+ x [a-z0-9]+>) ')
-ELEMENT = {"f16": 0, "bf16": 1, "e4m3": 2, "e5m2": 3}
+ELEMENT = {"f16": 0, "bf16": 1, "e4m3": 2, "e5m2": 3, "tf32": 4}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1, "tf32": 4}
 
 
 def split_args(text):
@@ -219,7 +220,7 @@ def translate(st):
         if not m:
             return None
         st.assert_results(m.group(7))
-        assert int(m.group(3)) == (32 if m.group(6).startswith("e") else 16), t  # 32 bytes of k
+        assert int(m.group(3)) * ELEMENT_BYTES[m.group(6)] == 32, t  # 32 bytes of k
         # imm-trans-a and imm-trans-b (fp8: neither; A in registers: only b's).
         a_regs = m.group(8).startswith("{")
         trans = [int(x) for x in re.findall(r"[01]", m.group(12))]
@@ -424,6 +425,8 @@ def driver_object(kernel, defer_copies):
 def to_bits(values, ty):
     """Small integers in the kernel's element type, as raw bytes."""
     v = np.asarray(values, dtype=np.float64)
+    if ty == "fp32":
+        return v.astype(np.float32)
     if ty == "fp16":
         return v.astype(np.float16).view(np.uint16)
     if ty == "bf16":
@@ -519,13 +522,11 @@ def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, 
     return ptx
 
 
-# The mma.sync instruction of a dot of `ty` into `acc`: f16 accumulators where tritium emits
-# them natively (out_dtype=float16), else f32 converted after the loop.
+# The mma.sync instruction of a dot of `ty` into `acc` (out_dtype=float16 accumulates in f16).
 def assert_mma_sync(ptx, ty, acc):
     kind = "bf16" if ty == "bf16" else "f16"
-    native_f16 = f"mma.sync.aligned.m16n8k16.row.col.f16.{kind}.{kind}.f16" in ptx
-    assert native_f16 or f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in ptx
-    assert acc == "fp16" or not native_f16
+    assert (f"mma.sync.aligned.m16n8k16.row.col.f16.{kind}.{kind}.f16" in ptx) == (acc == "fp16")
+    assert (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32" in ptx) == (acc == "fp32")
     assert "ldmatrix.sync.aligned.m8n8" in ptx
 
 
@@ -563,15 +564,20 @@ def test_one_shot_dot_on_emulated_mma16(tmp_path, ty, layout, tile, warps):
     assert_mma_sync(ptx, ty, "fp32")
 
 
-# f16 accumulators (out_dtype=float16): exact for these inputs whether tritium accumulates in
-# f16 (mma.sync .f16.f16.f16.f16, emulated when it appears) or in f32 converted at the end.
-@pytest.mark.parametrize("ty", ["fp16"])
+# f16 accumulators (out_dtype=float16: mma.sync .f16.f16.f16.f16): sums of small integers,
+# exact in f16.
 @pytest.mark.parametrize("stages", [1, 3])
-@pytest.mark.parametrize("layout", ["row-major", "k-major-b"])
+@pytest.mark.parametrize("layout", ["row-major", "k-major-b", "m-major-a"])
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((32, 16, 16), 1, 64)])
-def test_matmul_with_f16_accumulators(tmp_path, ty, stages, layout, tile, warps, K):
-    ptx = check_matmul(tmp_path, "matmul", ty, "fp16", layout, tile, warps, K, stages, 80, defer_copies=stages > 1)
-    assert_mma_sync(ptx, ty, "fp16")
+def test_matmul_with_f16_accumulators(tmp_path, stages, layout, tile, warps, K):
+    ptx = check_matmul(tmp_path, "matmul", "fp16", "fp16", layout, tile, warps, K, stages, 80,
+                       defer_copies=stages > 1)
+    assert_mma_sync(ptx, "fp16", "fp16")
+
+
+def test_one_shot_dot_with_f16_accumulators(tmp_path):
+    ptx = check_matmul(tmp_path, "dot_once", "fp16", "fp16", "both", (64, 32, 64), 4, 64, 1, 80)
+    assert_mma_sync(ptx, "fp16", "fp16")
 
 
 @pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
@@ -712,6 +718,8 @@ static void* lane_main(void* arg) {
       set_u32(in, 6 + 2 * j + h, pack(C[row * n + col], C[row * n + col + 1]));
     }
   emu_wgmma(in, out, n, 0, 0, 1, 1, 0, 4, 5, 6, 1, 1, 0, 0);
+  emu_wgmma_commit(NULL, NULL);
+  emu_wgmma_wait(out, out, n / 4, 0);  // the accumulators' values in place of their tags
   for (int j = 0; j < n / 8; ++j)
     for (int h = 0; h < 2; ++h) {
       int row = r0 + g + 8 * h, col = 8 * j + 2 * t;
@@ -741,8 +749,8 @@ int main(int argc, char** argv) {
 @pytest.mark.parametrize("wgmma_n", [0, 16, 64])
 def test_f16_accumulator_fragments(tmp_path, wgmma_n):
     """The emulator's f16-accumulator forms (mma.sync .f16.f16.f16.f16, wgmma .f16.f16.f16)
-    on fragments built from the PTX ISA's layouts, until tritium emits them (then the matmul
-    tests above run them); fractions whose sums round show the f16 rounding."""
+    on fragments built from the PTX ISA's layouts, with fractions whose sums round (the
+    matmul tests' sums are exact); wgmma's B through a descriptor without swizzle."""
     prefix = emu.DRIVER[:emu.DRIVER.index("void KERNEL(")]
     source = prefix + "char __tritium_shared[262144];\n" + open(EMU_C).read() + SELF_CHECK_MAIN
     (tmp_path / "self.c").write_text(source)

@@ -1,11 +1,12 @@
 """Hopper's wgmma on the host (sm_90 PTX), through test_cpu_emulation_mma16.py's driver and
-emu_tensor_core.c: wgmma.mma_async m64nNk16 (f16, bf16) and k32 (fp8 e4m3/e5m2) runs the
+emu_tensor_core.c: wgmma.mma_async m64nNk16 (f16, bf16), k32 (fp8 e4m3/e5m2) and k8 (tf32) runs the
 warpgroup's product when all 128 threads have called it, reading A and B through their 64-bit
 matrix descriptors (start address, leading and stride byte offsets, swizzle none/32/64/128
-bytes, imm-trans-a/b as M/N-major) or A from the warps' registers; the accumulators are wgmma's
-fragment layout. wgmma.fence and fence.proxy.async order nothing on the host; commit_group and
-wait_group N keep the shared bytes each wgmma read and check, at the wait that retires it,
-that none was overwritten while it was in flight. Small-integer inputs: exact results."""
+bytes, imm-trans-a/b as M/N-major) or A from the warps' registers; the accumulators (f32, or
+packed f16) are wgmma's fragment layout, returned as NaN tags that the wait_group retiring them
+swaps for the values. wgmma.fence and fence.proxy.async order nothing on the host; each wait
+also checks that no shared byte a retired wgmma read was overwritten while it was in flight.
+Small-integer inputs: exact results."""
 
 import re
 
@@ -61,6 +62,17 @@ def test_fp8_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages):
     assert (f"k32.f32.{kind}.{kind}" in ptx) == (stages > 1 and layout != "row-major")
 
 
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 64, 16), 8, 64)])
+def test_tf32_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K):
+    """tf32 (fp32 inputs) on wgmma m64nNk8, both operands K-major: a row-major B staged
+    transposed, or copied by 4-byte cp.async per element; an M-major A likewise."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", "fp32", "fp32", layout, tile, warps, K, stages, 90,
+                             defer_copies=stages > 1)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32", ptx)
+
+
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
 @pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 16), 8)])
@@ -70,13 +82,14 @@ def test_one_shot_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
 
 
 @pytest.mark.parametrize("stages", [1, 3])
-@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128)])
-def test_wgmma_with_f16_accumulators(tmp_path, stages, tile, warps, K):
-    """out_dtype=float16: exact whether the wgmma accumulates in f16 (.f16.f16.f16, emulated
-    when tritium emits it) or in f32."""
-    ptx = mma16.check_matmul(tmp_path, "matmul", "fp16", "fp16", "row-major", tile, warps, K, stages, 90,
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((128, 128, 64), 8, 128)])
+def test_wgmma_with_f16_accumulators(tmp_path, stages, layout, tile, warps, K):
+    """out_dtype=float16: wgmma .f16.f16.f16 (packed f16 accumulators), sums exact in f16."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", "fp16", "fp16", layout, tile, warps, K, stages, 90,
                              defer_copies=stages > 1)
-    assert_wgmma(ptx, "fp16")
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f16\.f16\.f16", ptx)
+    assert ".f32.f16.f16" not in ptx
 
 
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
@@ -122,3 +135,16 @@ def test_emulator_catches_a_misread_descriptor(tmp_path, monkeypatch, broken):
     monkeypatch.setattr(mma16, "EMU_C", str(tmp_path / "broken.c"))
     with pytest.raises(AssertionError, match="Arrays are not equal"):
         mma16.check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (64, 64, 64), 4, 128, 1, 90)
+
+
+def test_accumulators_read_before_their_wait_are_caught(tmp_path):
+    """With its wgmma.wait_group 0 made 1, a one-shot dot's accumulators are still in flight
+    when they are stored: they read as NaN tags, not values."""
+    def waits_one_short(ll):
+        ll, count = re.subn(r"wgmma\.wait_group\.sync\.aligned 0;", "wgmma.wait_group.sync.aligned 1;", ll)
+        assert count > 0
+        return ll
+    mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp32", "row-major", (64, 64, 32), 4, 32, 1, 90)
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp32", "row-major", (64, 64, 32), 4, 32, 1, 90,
+                           mutate=waits_one_short)
