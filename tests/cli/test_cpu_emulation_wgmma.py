@@ -1,0 +1,150 @@
+"""Hopper's wgmma on the host (sm_90 PTX), through test_cpu_emulation_mma16.py's driver and
+emu_tensor_core.c: wgmma.mma_async m64nNk16 (f16, bf16), k32 (fp8 e4m3/e5m2) and k8 (tf32) runs the
+warpgroup's product when all 128 threads have called it, reading A and B through their 64-bit
+matrix descriptors (start address, leading and stride byte offsets, swizzle none/32/64/128
+bytes, imm-trans-a/b as M/N-major) or A from the warps' registers; the accumulators (f32, or
+packed f16) are wgmma's fragment layout, returned as NaN tags that the wait_group retiring them
+swaps for the values. wgmma.fence and fence.proxy.async order nothing on the host; each wait
+also checks that no shared byte a retired wgmma read was overwritten while it was in flight.
+Small-integer inputs: exact results."""
+
+import re
+
+import numpy as np
+import pytest
+
+import test_cpu_emulation_mma16 as mma16
+
+pytestmark = mma16.pytestmark
+
+
+def assert_wgmma(ptx, ty):
+    kind = {"fp16": "f16.f16", "bf16": "bf16.bf16"}.get(ty)
+    if kind is None:  # fp8: native k32 (B K-major, pipelined), or widened to f16 on k16
+        assert re.search(r"k32\.f32\.e[45]m[23]\.e[45]m[23]", ptx) or "k16.f32.f16.f16" in ptx
+    else:
+        assert f"k16.f32.{kind}" in ptx or f"k16.f16.{kind}" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n" in ptx and "wgmma.wait_group" in ptx
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 32, 16), 4, 48)])
+def test_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages, tile, warps, K):
+    """Loops over K on wgmma (one or two warpgroups), pipelined or not, every operand layout
+    (M-major A: imm-trans-a; row-major B: imm-trans-b; K-major B: neither)."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", ty, "fp32", layout, tile, warps, K, stages, 90,
+                             defer_copies=stages > 1)
+    assert_wgmma(ptx, ty)
+    assert ("cp.async" in ptx) == (stages > 1)
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((64, 128, 64), 4, 128)])
+def test_wgmma_pipeline_with_copies_landing_at_once(tmp_path, ty, tile, warps, K):
+    """A wgmma kept in flight (wait_group 1) while the next copies land as they issue: the
+    stage it reads must not be the one being refilled."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", ty, "fp32", "row-major", tile, warps, K, 3, 90)
+    assert "wgmma.wait_group.sync.aligned 1" in ptx
+
+
+@pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("layout", ["k-major-b", "both", "row-major"])
+@pytest.mark.parametrize("stages", [1, 3])
+def test_fp8_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages):
+    """fp8: native wgmma k32 (e4m3/e5m2, both operands K-major: an M-major A copied
+    transposed) where B is K-major and pipelined, else widened to f16 (cvt.rn.f16x2) on k16."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", ty, "fp32", layout, (64, 64, 64), 4, 128, stages, 90,
+                             defer_copies=stages > 1)
+    assert_wgmma(ptx, ty)
+    kind = "e4m3" if ty == "fp8e4nv" else "e5m2"
+    assert (f"k32.f32.{kind}.{kind}" in ptx) == (stages > 1 and layout != "row-major")
+
+
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 64, 16), 8, 64)])
+def test_tf32_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K):
+    """tf32 (fp32 inputs) on wgmma m64nNk8, both operands K-major: a row-major B staged
+    transposed, or copied by 4-byte cp.async per element; an M-major A likewise."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", "fp32", "fp32", layout, tile, warps, K, stages, 90,
+                             defer_copies=stages > 1)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32", ptx)
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 16), 8)])
+def test_one_shot_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
+    ptx = mma16.check_matmul(tmp_path, "dot_once", ty, "fp32", layout, tile, warps, tile[2], 1, 90)
+    assert_wgmma(ptx, ty)
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((128, 128, 64), 8, 128)])
+def test_wgmma_with_f16_accumulators(tmp_path, stages, layout, tile, warps, K):
+    """out_dtype=float16: wgmma .f16.f16.f16 (packed f16 accumulators), sums exact in f16."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", "fp16", "fp16", layout, tile, warps, K, stages, 90,
+                             defer_copies=stages > 1)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f16\.f16\.f16", ptx)
+    assert ".f32.f16.f16" not in ptx
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 128, 64), 4), ((128, 64, 16), 8)])
+def test_chained_dots_on_wgmma(tmp_path, ty, tile, warps):
+    """P @ V with P the first dot's accumulators: wgmma with A from registers."""
+    BM, BN, BK = tile
+    values = mma16.small_integers(BM * BK + BK * BN + BN * BK, 4, seed=BM + BN + BK)
+    out, ptx = mma16.run_kernel(tmp_path, "chained", ty, "fp32", values, BM * BK, tile, warps, 1, 90, 0,
+                                ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32")
+    a = values[:BM * BK].reshape(BM, BK)
+    b = values[BM * BK:BM * BK + BK * BN].reshape(BK, BN)
+    v = values[BM * BK + BK * BN:].reshape(BN, BK)
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), mma16.round_to(a @ b, ty) @ v)
+    assert_wgmma(ptx, ty)
+
+
+def test_an_operand_overwritten_in_flight_is_caught(tmp_path):
+    """With the pipelined loop's wgmma.wait_group 1 made 3, a wgmma is still in flight when the
+    copies refill the stage it reads: its wait_group reports the overwritten bytes."""
+    def later_waits(ll):
+        ll, count = re.subn(r"wgmma\.wait_group\.sync\.aligned 1;", "wgmma.wait_group.sync.aligned 3;", ll)
+        assert count > 0
+        return ll
+    with pytest.raises(AssertionError, match="wgmma operand overwritten in flight"):
+        mma16.check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (64, 64, 32), 4, 192, 3, 90,
+                           mutate=later_waits)
+
+
+@pytest.mark.parametrize("broken", ["swizzle", "stride"])
+def test_emulator_catches_a_misread_descriptor(tmp_path, monkeypatch, broken):
+    """The emulation can fail: a descriptor read with the swizzle's rows taken one bit off, or
+    with the stride byte offset ignored, gives a wrong product."""
+    source = open(mma16.EMU_C).read()
+    if broken == "swizzle":
+        patched = source.replace("if (swizzle) a ^= ((a >> 7) & (swizzle / 16 - 1)) << 4;",
+                                 "if (swizzle) a ^= ((a >> 8) & (swizzle / 16 - 1)) << 4;")
+    else:
+        patched = source.replace("start + (mn % 8) * swizzle + (mn / 8) * stride + kb;",
+                                 "start + (mn % 8) * swizzle + (mn / 8) * 8 * swizzle * 2 + kb;")
+    assert patched != source
+    (tmp_path / "broken.c").write_text(patched)
+    monkeypatch.setattr(mma16, "EMU_C", str(tmp_path / "broken.c"))
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        mma16.check_matmul(tmp_path, "matmul", "fp16", "fp32", "row-major", (64, 64, 64), 4, 128, 1, 90)
+
+
+def test_accumulators_read_before_their_wait_are_caught(tmp_path):
+    """With its wgmma.wait_group 0 made 1, a one-shot dot's accumulators are still in flight
+    when they are stored: they read as NaN tags, not values."""
+    def waits_one_short(ll):
+        ll, count = re.subn(r"wgmma\.wait_group\.sync\.aligned 0;", "wgmma.wait_group.sync.aligned 1;", ll)
+        assert count > 0
+        return ll
+    mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp32", "row-major", (64, 64, 32), 4, 32, 1, 90)
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp32", "row-major", (64, 64, 32), 4, 32, 1, 90,
+                           mutate=waits_one_short)
