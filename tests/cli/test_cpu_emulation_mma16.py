@@ -75,6 +75,26 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def dot_once_stored_t(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # dot_once, its result stored column-major (out holds C transposed): the store's
+        # layout runs down the columns, the conversion reading the dot's fragments.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        if A_MAJOR:
+            a = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        else:
+            a = tl.load(x_ptr + m[:, None] + k[None, :] * BM)
+        if B_MAJOR:
+            b = tl.load(x_ptr + BM * BK + k[:, None] * BN + n[None, :])
+        else:
+            b = tl.load(x_ptr + BM * BK + k[:, None] + n[None, :] * BK)
+        c = tl.dot(a, b, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] + n[None, :] * BM, c.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
     def chained(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # P = (A @ B) in x's type, then P @ V (BN x BK), attention's shape: the second dot's A
@@ -518,7 +538,8 @@ def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, 
                           f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}", defer_copies=defer_copies,
                           mutate=mutate)
     a, b = operands(values, BM, BN, K, a_major, b_major)
-    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    c = out.reshape(BN, BM).T if kernel.endswith("_stored_t") else out.reshape(BM, BN)
+    np.testing.assert_array_equal(c.astype(np.float64), a @ b)
     return ptx
 
 
@@ -767,3 +788,13 @@ def test_f16_accumulator_fragments(tmp_path, wgmma_n):
     # Products and sums of these are exact in f32; the result rounds once to f16.
     want = (a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)).astype(np.float32).astype(np.float16)
     np.testing.assert_array_equal(d, want)
+
+
+@pytest.mark.parametrize("ty,sm", [("fp16", 80), ("bf16", 80), ("fp16", 90), ("fp32", 90)])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((128, 64, 16), 8), ((64, 128, 32), 4)])
+def test_dot_result_stored_column_major(tmp_path, ty, sm, tile, warps):
+    """The store's column layout takes the dot's fragments (mma.sync's, wgmma's) straight
+    through one round trip: 16-byte stores down the columns, every element where it belongs."""
+    ptx = check_matmul(tmp_path, "dot_once_stored_t", ty, "fp32", "row-major", tile, warps, tile[2], 1, sm)
+    assert "st.global.v4" in ptx
+    assert ("wgmma" in ptx) == (sm == 90)

@@ -81,6 +81,17 @@ def test_one_shot_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
     assert_wgmma(ptx, ty)
 
 
+@pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((128, 32, 64), 8)])
+def test_one_shot_fp8_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
+    """An fp8 dot outside loops reads its operands as fp8 (k32), B staged transposed to K-major
+    byte by byte, whatever the layouts in memory."""
+    ptx = mma16.check_matmul(tmp_path, "dot_once", ty, "fp32", layout, tile, warps, tile[2], 1, 90)
+    kind = "e4m3" if ty == "fp8e4nv" else "e5m2"
+    assert f"k32.f32.{kind}.{kind}" in ptx and "cvt.rn.f16x2" not in ptx
+
+
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("layout", mma16.LAYOUTS)
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((128, 128, 64), 8, 128)])
