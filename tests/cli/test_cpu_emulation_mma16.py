@@ -641,6 +641,20 @@ def test_masked_k_tail(tmp_path, sm, ty, stages, tile, warps, K):
     assert ("wgmma.mma_async" in ptx) == (sm == 90)
 
 
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 72), ((128, 64, 16), 8, 40)])
+def test_masked_k_tail_tf32_on_wgmma(tmp_path, stages, tile, warps, K):
+    """test_masked_k_tail in tf32 on sm_90: B's 4-byte copies per element (or its transposed
+    staging) under their own mask bits, zeros past K."""
+    BM, BN, _ = tile
+    values = small_integers(BM * K + K * BN, 8, seed=K + BN)
+    out, ptx = run_kernel(tmp_path, "masked_k", "fp32", "fp32", values, BM * BN, tile, warps, stages, 90, K,
+                          ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32", defer_copies=stages > 1)
+    a, b = operands(values, BM, BN, K, True, True)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    assert "k8.f32.tf32.tf32" in ptx
+
+
 @pytest.mark.parametrize("sm", [80, 90])
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
 @pytest.mark.parametrize("tile,warps", [((32, 32, 32), 4), ((16, 64, 16), 2)])
