@@ -104,6 +104,8 @@ def _describe_global(name, value, in_progress):
         source = "\n".join([value.src] + [f.src for f, _ in functions])
         return {"kind": "host_function", "name": value.__name__, "source": source,
                 "callable": value.fn, "functions": functions}
+    if _is_namedtuple_class(value):
+        return _describe_namedtuple(value)
     if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
         # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
         # C++ resolves "<module>.<name>" as that module's attribute.
@@ -114,6 +116,42 @@ def _describe_global(name, value, in_progress):
     if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):
         return {"kind": "constant", "value": value}
     return None
+
+
+def _is_namedtuple_class(value):
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+def _describe_namedtuple(cls):
+    """A NamedTuple class a kernel calls to make one (`Point(x=..., y=...)`): its fields, and
+    the defaults of its last fields when they are constants (else none: then every field
+    must be given)."""
+    defaults = []
+    found = getattr(cls, "_field_defaults", {}) or {}
+    for name in cls._fields[len(cls._fields) - len(found):]:
+        value = found.get(name)
+        if isinstance(value, _language.constexpr):
+            value = value.value
+        if not (value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value)):
+            defaults = []
+            break
+        defaults.append(value)
+    return {"kind": "tuple_type", "name": cls.__name__, "fields": list(cls._fields), "defaults": defaults}
+
+
+def _argument_description(value):
+    """(key, description) of a @jit function or tl.constexpr_function passed as a kernel
+    argument (the C++ binding calls this once per function object and keeps the result):
+    the key names it and digests its source and globals, so two functions give two
+    compilations and the same one reuses the cache; the description is a global's."""
+    if isinstance(value, JITFunction):
+        return f"{value.__name__}:{value.cache_key}", value._describe(set())
+    if isinstance(value, ConstexprFunction):
+        description = _describe_global(value.__name__, value, set())
+        # Its source and the sources of the @jit functions it names (what it can return).
+        digest = hashlib.sha256(description["source"].encode("utf-8")).hexdigest()
+        return f"{value.__name__}:{digest}", description
+    raise TypeError(f"{type(value).__name__} is not a @jit function")
 
 
 def _is_scalar_dtype(value):
@@ -297,6 +335,7 @@ class JITFunction:
         used by programs that patch a template kernel's text): the next launch compiles the
         new text; the signature stays the original function's."""
         self.src = new_src
+        self._tritium_argument = None  # its form as a kernel argument (arg_convert.cpp)
         self._globals = None
         self._kernel = None
         self._last_launcher = None

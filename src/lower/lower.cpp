@@ -245,6 +245,10 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
                   }
                   continue;
                 }
+                if (el.kind == ParamSig::Kind::Function) {
+                  items.push_back(lower::function_value(el, p.loc));
+                  continue;
+                }
                 if (el.kind != ParamSig::Kind::Pointer && el.kind != ParamSig::Kind::Scalar) {
                   error_at(p.loc, "parameter '" + p.name + "': a tensor descriptor in a tuple is not supported yet");
                 }
@@ -260,11 +264,17 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
                 function->params().push_back(piece);
                 items.push_back(lower::LValue::tensor(piece.arg));
               }
-              return lower::LValue::tuple(std::move(items));
+              lower::LValue value = lower::LValue::tuple(std::move(items));
+              lower::name_tuple(value, tuple.tuple_type, tuple.fields);
+              return value;
             };
         lowerer.bind(p.name, bind_tuple(sig));
         continue;
       }
+      case ParamSig::Kind::Function:
+        param.folded = "jit(" + sig.function_key + ")";
+        lowerer.bind(p.name, lower::function_value(sig, p.loc));
+        break;
       case ParamSig::Kind::Constant: {
         param.folded = sig.value.str();
         if (!sig.is_constexpr && sig.value.kind == ConstValue::Kind::Int) {

@@ -45,6 +45,7 @@ struct GlobalBinding {
     Constant,  // a constexpr global: `BLOCK = tl.constexpr(128)` or a plain int/float/bool/str
     Function,  // a @jit function: its FunctionDef lives in `module_ast`
     HostFunction,  // a tl.constexpr_function: Python called at compile time (`host`)
+    TupleType,     // a NamedTuple class: `function` its name, `fields`, `field_defaults`
   };
   Kind kind = Kind::Constant;
   std::string module;       // Module: the dotted module name
@@ -57,6 +58,10 @@ struct GlobalBinding {
   // HostFunction: the call, and the function's name and source (part of the cache key).
   std::shared_ptr<const HostCall> host;
   std::string host_source;
+  // TupleType: the field names, and the constant defaults of the last fields (Python's
+  // `_field_defaults`, in field order).
+  std::vector<std::string> fields;
+  std::vector<ConstValue> field_defaults;
 };
 
 // The parameters of a jit function as the runtime needs them before lowering.

@@ -249,6 +249,14 @@ std::vector<std::pair<std::string, const Arg*>> Kernel::Impl::meta(
 Signature Kernel::Impl::specialize(const runtime::BoundArgs& bound) const {
   Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
+  std::function<void(const ParamSig&)> remember = [&](const ParamSig& p) {
+    if (p.kind == ParamSig::Kind::Function) {
+      std::lock_guard<std::mutex> lock(function_args_mutex_);
+      function_args_[p.function_key] = p.function;
+    }
+    for (const ParamSig& e : p.elements) remember(e);
+  };
+  for (const ParamSig& p : signature.params) remember(p);
   return signature;
 }
 
@@ -472,7 +480,12 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   check_parameters();
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
-  Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);
+  FunctionResolver resolve = [this](const std::string& key) -> std::shared_ptr<const GlobalBinding> {
+    std::lock_guard<std::mutex> lock(function_args_mutex_);
+    auto it = function_args_.find(key);
+    return it == function_args_.end() ? nullptr : it->second;
+  };
+  Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr, &resolve);
   if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin || stage == Stage::GpuIr) {
     return emit_gpu(stage, signature, config);
   }
