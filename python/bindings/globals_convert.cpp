@@ -93,6 +93,8 @@ GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
   binding.kind = GlobalBinding::Kind::HostFunction;
   binding.function = field(entry, "name", name).cast<std::string>();
   binding.host_source = field(entry, "source", name).cast<std::string>();
+  auto entry_dict = py::reinterpret_borrow<py::dict>(entry);
+  binding.host_builtin = entry_dict.contains("builtin") && entry_dict["builtin"].cast<bool>();
   auto release_with_gil = [](py::object* p) {
     if (Py_IsInitialized()) {
       py::gil_scoped_acquire gil;

@@ -103,7 +103,8 @@ def _describe_global(name, value, in_progress):
         # its own in the cache key.
         source = "\n".join([value.src] + [f.src for f, _ in functions])
         return {"kind": "host_function", "name": value.__name__, "source": source,
-                "callable": value.fn, "functions": functions}
+                "callable": value._compile_time_callable(), "functions": functions,
+                "builtin": isinstance(value, BuiltinFunction)}
     if _is_namedtuple_class(value):
         return _describe_namedtuple(value)
     if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
@@ -547,6 +548,10 @@ class ConstexprFunction:
                     found.append(candidate)
         return found
 
+    def _compile_time_callable(self):
+        """What the compiler calls with the constant arguments of a call in a kernel."""
+        return self.fn
+
     def __call__(self, *args, **kwargs):
         args = [_language._unwrap(a) for a in args]
         kwargs = {k: _language._unwrap(v) for k, v in kwargs.items()}
@@ -554,6 +559,38 @@ class ConstexprFunction:
 
     def __repr__(self):
         return f"ConstexprFunction({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+class BuiltinFunction(ConstexprFunction):
+    """``triton.language.core.builtin`` applied outside Triton (language.builtin): run at
+    compile time as a ConstexprFunction is, with Triton's builtin calling convention (each
+    argument a ``tl.constexpr``, ``_semantic=None`` when the function takes it)."""
+
+    def _compile_time_callable(self):
+        fn = self.fn
+        try:
+            parameters = inspect.signature(fn).parameters
+            takes_semantic = "_semantic" in parameters or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        except (TypeError, ValueError):
+            takes_semantic = False
+
+        def call(*args, **kwargs):
+            args = [_language.constexpr(a) for a in args]
+            kwargs = {k: _language.constexpr(v) for k, v in kwargs.items()}
+            if takes_semantic:
+                kwargs["_semantic"] = None
+            return fn(*args, **kwargs)
+
+        return call
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{self.__name__} is a builtin (triton.language.core.builtin): it runs inside "
+            "@triton.jit functions only")
+
+    def __repr__(self):
+        return f"BuiltinFunction({getattr(self.fn, '__qualname__', self.fn)!r})"
 
 
 def constexpr_function(fn):

@@ -58,6 +58,9 @@ struct GlobalBinding {
   // HostFunction: the call, and the function's name and source (part of the cache key).
   std::shared_ptr<const HostCall> host;
   std::string host_source;
+  // HostFunction: made with triton.language.core.builtin (Triton's semantic-level builtins):
+  // a scalar that a constant folded (an argument specialized to 1) is passed as a constant.
+  bool host_builtin = false;
   // TupleType: the field names, and the constant defaults of the last fields (Python's
   // `_field_defaults`, in field order).
   std::vector<std::string> fields;

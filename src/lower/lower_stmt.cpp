@@ -99,6 +99,7 @@ LValue binding_value(const GlobalBinding& binding) {
     case GlobalBinding::Kind::HostFunction: {
       LValue v = LValue::builtin("host." + binding.function);
       v.host = binding.host;
+      v.host_builtin = binding.host_builtin;
       return v;
     }
     case GlobalBinding::Kind::TupleType: {

@@ -39,6 +39,7 @@ struct LValue {
   std::string name;
   std::shared_ptr<const FunctionRef> function;
   std::shared_ptr<const HostCall> host;  // Builtin "host.<name>": a tl.constexpr_function
+  bool host_builtin = false;              // ...made with triton.language.core.builtin
   std::vector<LValue> items;
   bool is_list = false;
   // Tuple: a named tuple's field names, one per item (null for a plain tuple); `name` is its

@@ -95,7 +95,7 @@ void globals_into(const Globals& globals, std::set<const Globals*>* seen, std::s
         break;
       }
       case GlobalBinding::Kind::HostFunction:
-        field(out, "host-function");
+        field(out, binding.host_builtin ? "host-builtin" : "host-function");
         field(out, binding.function);
         field(out, binding.host_source);
         break;

@@ -58,3 +58,68 @@ def test_where_warning_names_the_float_dtype_and_an_error_filter_raises():
         warnings.simplefilter("error")
         with pytest.raises(UserWarning, match="Got fp32"):
             where_of_float[(1,)](out, x, 4)
+
+
+# ---- triton.language.core.builtin: a user-defined builtin runs at compile time ----
+
+from tritium.errors import CompilationError  # noqa: E402
+
+seen_semantic = []
+
+
+@tl.builtin
+def is_constexpr(v, _semantic=None):
+    seen_semantic.append(_semantic)
+    return isinstance(v, tl.constexpr)
+
+
+@tl.builtin
+def twice_plus(v, extra=0):
+    # Triton's convention: the arguments arrive wrapped in tl.constexpr.
+    return v.value * 2 + extra.value
+
+
+@tritium.jit
+def uses_builtins(out_ptr, strides, N: tl.constexpr):
+    tl.static_assert(is_constexpr(N))
+    tl.static_assert(is_constexpr(strides[1]))  # an argument equal to 1: folded, a constexpr
+    M: tl.constexpr = twice_plus(N, extra=8)
+    i = tl.arange(0, M)
+    tl.store(out_ptr + i * strides[1], i)
+
+
+def test_builtin_decorator_runs_at_compile_time():
+    seen_semantic.clear()
+    out = np.full(20, -1, np.int32)
+    uses_builtins[(1,)](out, (8, 1), 4)
+    assert out[:16].tolist() == list(range(16)) and (out[16:] == -1).all()
+    assert seen_semantic == [None, None]  # `_semantic` is given, as None
+
+
+@tritium.jit
+def builtin_on_a_tensor(out_ptr, n):
+    tl.static_assert(is_constexpr(n))
+    tl.store(out_ptr, n)
+
+
+def test_builtin_on_a_runtime_tensor_is_a_located_error():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(CompilationError, match=r"the @builtin is_constexpr\(\) runs in Python at compile time"):
+        builtin_on_a_tensor[(1,)](out, 5)
+
+
+def test_builtin_called_outside_a_kernel_is_an_error():
+    with pytest.raises(RuntimeError, match="runs inside @triton.jit functions only"):
+        is_constexpr(3)
+
+
+def test_builtin_is_reachable_under_triton_names():
+    import subprocess
+    import sys
+    code = ("import tritium; tritium.use_as_triton()\n"
+            "from triton.language.core import builtin\n"
+            "import tritium.language as tl\n"
+            "assert builtin is tl.builtin\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
