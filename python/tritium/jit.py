@@ -432,6 +432,9 @@ class JITFunction:
         # The launcher is a C++ object (DESIGN law 6): calling it takes the launch options
         # num_warps, num_stages and stream out of the keyword arguments and launches. The
         # last one is kept for the same grid (the same object, or an equal tuple of ints).
+        from . import knobs
+        if knobs.runtime._hooks_set():
+            return _HookedLauncher(self, grid)
         last = self._last_launcher
         if last is not None:
             last_grid = last[0]
@@ -447,6 +450,9 @@ class JITFunction:
     def run(self, *args, grid, warmup=False, **kwargs):
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
         compiled-kernel handle (tritium.compiled.CompiledKernel)."""
+        from . import knobs
+        if not warmup and knobs.runtime._hooks_set():
+            return _HookedLauncher(self, grid)(*args, **kwargs)
         kernel = self._kernel or self._build()
         options = _take_options(kwargs, self.arg_names)
         if warmup:
@@ -647,6 +653,97 @@ def _canonical_names():
 
 
 type_canonicalisation_dict = _canonical_names()
+
+class LazyDict:
+    """Triton's launch metadata handed to launch hooks: ``get()`` is the dict, with what the
+    kernel's ``launch_metadata=`` function adds computed on first use."""
+
+    def __init__(self, data):
+        self.data = data
+        self.extras = []
+
+    def get(self):
+        for func, args in self.extras:
+            self.data = self.data | func(*args)
+        self.extras.clear()
+        return self.data
+
+    def add(self, func, args):
+        self.extras.append((func, args))
+
+
+class JitFunctionInfo:
+    """The `fn` the JIT hooks receive (Triton's): ``module``, ``name``, ``jit_function``."""
+
+    def __init__(self, module, name, jit_function):
+        self.module = module
+        self.name = name
+        self.jit_function = jit_function
+
+
+class _HookedLauncher:
+    """kernel[grid] while a runtime hook is set (tritium.knobs.runtime): the JIT hooks
+    around the first compile of each specialization and launch options in this process, the
+    load hooks once per compiled kernel, the launch hooks around each launch."""
+
+    def __init__(self, function, grid):
+        self._function = function
+        self._grid = grid
+
+    def __call__(self, *args, **kwargs):
+        from . import knobs
+        fn = self._function
+        runtime = knobs.runtime
+        kernel = fn._kernel or fn._build()
+        params = dict(kwargs)
+        options = _take_options(params, fn.arg_names)
+        seen = fn.__dict__.setdefault("_hook_seen", set())
+        signature = kernel.signature(args, params)
+        key = f"{signature}|{sorted((k, repr(v)) for k, v in options.items())}"
+        if key not in seen:
+            info = self._compile_info(key, signature, options)
+            name = fn.__qualname__
+            repr_text = f"{name}[{', '.join(f'{k}={v}' for k, v in options.items())}]({signature})"
+            function_info = JitFunctionInfo(fn.__module__, name, fn)
+            if runtime.jit_cache_hook is not None:
+                if runtime.jit_cache_hook(key=key, repr=repr_text, fn=function_info, compile=info,
+                                          is_manual_warmup=False, already_compiled=False):
+                    return None
+            handle = fn._named(kernel.warmup(args, params, options))
+            seen.add(key)
+            if runtime.jit_post_compile_hook is not None:
+                runtime.jit_post_compile_hook(key=key, repr=repr_text, fn=function_info, compile=info,
+                                              is_manual_warmup=False, already_compiled=False)
+        else:
+            handle = fn._named(kernel.warmup(args, params, options))
+        if id(handle) not in seen and (runtime.kernel_load_start_hook or runtime.kernel_load_end_hook):
+            seen.add(id(handle))
+            group = {}
+            runtime.kernel_load_start_hook(None, None, handle.name, group, handle.hash)
+            runtime.kernel_load_end_hook(None, None, handle.name, group, handle.hash)
+        grid = self._grid
+        if callable(grid):
+            grid = grid(kernel.bind(args, params))
+        metadata = LazyDict({"name": handle.name, "function": None, "stream": options.get("stream")})
+        if fn.launch_metadata is not None:
+            metadata.add(fn.launch_metadata, (grid, handle.metadata, kernel.bind(args, params)))
+        runtime.launch_enter_hook(metadata)
+        result = fn._named(kernel.launch(grid, args, params, options))
+        runtime.launch_exit_hook(metadata)
+        return result
+
+    def _compile_info(self, key, signature, options):
+        """The `compile` dict of Triton's JIT hooks: the key and the options that compile."""
+        fusion = options.get("enable_fp_fusion")
+        libs = options.get("extern_libs") or {}
+        return {"key": key, "signature": signature, "device": 0, "constants": None,
+                "num_warps": options.get("num_warps", 4), "num_ctas": options.get("num_ctas", 1),
+                "num_stages": options.get("num_stages", 3),
+                "enable_fp_fusion": True if fusion is None else bool(fusion),
+                "launch_cooperative_grid": bool(options.get("launch_cooperative_grid", False)),
+                "extern_libs": tuple(libs.items()) if isinstance(libs, dict) else tuple(libs),
+                "configs": None, "specialization_data": None, "is_warmup": False}
+
 
 class _NamingLauncher:
     """kernel[grid] for a kernel with `repr=`: the C++ launcher, then the handle renamed."""

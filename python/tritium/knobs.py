@@ -10,7 +10,7 @@ code that snapshots knobs keeps working.
 import os
 
 __all__ = ["base_knobs", "runtime", "cache", "autotuning", "compilation", "nvidia",
-           "propagate_env"]
+           "propagate_env", "HookChain"]
 
 propagate_env = True
 
@@ -34,7 +34,52 @@ class base_knobs:
         return self
 
 
+class HookChain:
+    """Hooks of one kind called in order (Triton's ``knobs.HookChain``): ``add``, ``remove``,
+    and calling the chain calls each (the exit and load-end chains in reverse order)."""
+
+    def __init__(self, reversed=False):
+        self.calls = []
+        self.reversed = reversed
+
+    def add(self, func):
+        if func not in self.calls:
+            self.calls.append(func)
+
+    def remove(self, func):
+        if func in self.calls:
+            self.calls.remove(func)
+
+    def __bool__(self):
+        return bool(self.calls)
+
+    def __call__(self, *args, **kwargs):
+        for call in (reversed(self.calls) if self.reversed else list(self.calls)):
+            call(*args, **kwargs)
+
+
 class _Runtime(base_knobs):
+    """Triton's runtime knobs. The hooks, as Triton calls them (jit.py's _HookedLauncher; a
+    launch takes that slower path only while one is set): `launch_enter_hook` and
+    `launch_exit_hook` (chains) around each launch with the launch metadata (a LazyDict:
+    name, function, stream and what the kernel's `launch_metadata=` function adds);
+    `kernel_load_start_hook` and `kernel_load_end_hook` (chains) once per compiled kernel,
+    both after it is built and loaded (tritium loads inside its launch path); and
+    `jit_cache_hook` (before compiling a specialization not seen in this process; a true
+    result skips the compile and the launch) and `jit_post_compile_hook` (after it)."""
+
+    def __init__(self):
+        self.launch_enter_hook = HookChain()
+        self.launch_exit_hook = HookChain(reversed=True)
+        self.kernel_load_start_hook = HookChain()
+        self.kernel_load_end_hook = HookChain(reversed=True)
+        self.jit_cache_hook = None
+        self.jit_post_compile_hook = None
+
+    def _hooks_set(self):
+        return bool(self.launch_enter_hook or self.launch_exit_hook or self.kernel_load_start_hook
+                    or self.kernel_load_end_hook or self.jit_cache_hook or self.jit_post_compile_hook)
+
     @property
     def interpret(self):
         """True when kernels run in the interpreter (TRITON_INTERPRET or TRITIUM_INTERPRET)."""

@@ -123,3 +123,107 @@ def test_builtin_is_reachable_under_triton_names():
             "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+# ---- runtime hooks (triton.knobs.runtime): launch, load and JIT hooks ----
+
+from tritium import knobs  # noqa: E402
+
+
+def hooked_metadata(grid, metadata, args):
+    return {"grid": grid, "n": args["n"], "warps": metadata.num_warps}
+
+
+@tritium.jit(launch_metadata=hooked_metadata)
+def hooked(out_ptr, n):
+    tl.store(out_ptr + tl.program_id(0), n)
+
+
+@pytest.fixture
+def clean_hooks():
+    yield knobs.runtime
+    for chain in (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook,
+                  knobs.runtime.kernel_load_start_hook, knobs.runtime.kernel_load_end_hook):
+        chain.calls.clear()
+    knobs.runtime.jit_cache_hook = None
+    knobs.runtime.jit_post_compile_hook = None
+
+
+def test_launch_hooks_see_the_launch_metadata(clean_hooks):
+    events = []
+    clean_hooks.launch_enter_hook.add(lambda m: events.append(("enter", m.get())))
+    clean_hooks.launch_exit_hook.add(lambda m: events.append(("exit", m.get()["name"])))
+    out = np.zeros(3, np.int32)
+    hooked[(3,)](out, 9, num_warps=2)
+    assert out.tolist() == [9, 9, 9]
+    assert [e[0] for e in events] == ["enter", "exit"]
+    data = events[0][1]
+    assert data["name"] == "hooked" and data["grid"] == (3,) and data["n"] == 9 and data["warps"] == 2
+    # A grid callable is resolved before the hooks see it.
+    events.clear()
+    hooked[lambda meta: (meta["n"] - 7,)](out, 9)
+    assert events[0][1]["grid"] == (2,)
+
+
+def test_jit_hooks_count_compiles_and_can_skip(clean_hooks):
+    @tritium.jit
+    def store_n(out_ptr, n):
+        tl.store(out_ptr, n)
+
+    calls = []
+    clean_hooks.jit_cache_hook = lambda **kw: calls.append(("cache", kw["compile"]["num_warps"]))
+    clean_hooks.jit_post_compile_hook = lambda **kw: calls.append(("post", kw["fn"].name))
+    out = np.zeros(1, np.int32)
+    store_n[(1,)](out, 5)
+    store_n[(1,)](out, 6)             # the same specialization: no new compile
+    store_n[(1,)](out, 7, num_warps=1)  # new launch options: a new compile
+    assert calls == [("cache", 4), ("post", "test_jit_hooks_count_compiles_and_can_skip.<locals>.store_n"),
+                     ("cache", 1), ("post", "test_jit_hooks_count_compiles_and_can_skip.<locals>.store_n")]
+    assert out[0] == 7
+    # A cache hook returning True skips the compile and the launch (Triton's contract).
+    clean_hooks.jit_cache_hook = lambda **kw: True
+    store_n[(1,)](out, 8, num_warps=8)
+    assert out[0] == 7
+
+
+def test_load_hooks_once_per_compiled_kernel(clean_hooks):
+    @tritium.jit
+    def store_one(out_ptr):
+        tl.store(out_ptr, 1)
+
+    loads = []
+    clean_hooks.kernel_load_start_hook.add(lambda *a: loads.append(("start", a[2], a[4])))
+    clean_hooks.kernel_load_end_hook.add(lambda *a: loads.append(("end", a[2], a[4])))
+    out = np.zeros(1, np.int32)
+    store_one[(1,)](out)
+    store_one[(1,)](out)
+    assert [(e[0], e[1]) for e in loads] == [("start", "store_one"), ("end", "store_one")]
+    assert loads[0][2] == loads[1][2]
+
+
+def test_hook_chains_add_once_and_exit_runs_in_reverse():
+    chain = knobs.HookChain(reversed=True)
+    order = []
+    first, second = (lambda: order.append(1)), (lambda: order.append(2))
+    chain.add(first)
+    chain.add(first)
+    chain.add(second)
+    chain()
+    assert order == [2, 1]
+    chain.remove(first)
+    assert chain.calls == [second]
+
+
+# ---- a @jit decorator whose arguments are lambdas (repr=, launch_metadata=) ----
+
+@tritium.jit(repr=lambda specialization: "named_by_lambda", do_not_specialize=["n"])
+def decorated_with_lambda(out_ptr, n):
+    tl.store(out_ptr, n)
+
+
+def test_jit_decorator_with_lambda_arguments():
+    out = np.zeros(1, np.int32)
+    handle = decorated_with_lambda[(1,)](out, 16)
+    assert out[0] == 16 and handle.name == "named_by_lambda"
+    # do_not_specialize, given in the same decorator, still applies (Python hands it over).
+    assert decorated_with_lambda.signature(out, 16).endswith("i32")
