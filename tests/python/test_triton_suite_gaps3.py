@@ -227,3 +227,31 @@ def test_jit_decorator_with_lambda_arguments():
     assert out[0] == 16 and handle.name == "named_by_lambda"
     # do_not_specialize, given in the same decorator, still applies (Python hands it over).
     assert decorated_with_lambda.signature(out, 16).endswith("i32")
+
+
+# ---- triton.tools.mxfp: host-side e2m1 values and e8m0 scales ----
+
+def test_mxfp4_tensor_rounds_packs_and_unpacks():
+    torch = pytest.importorskip("torch")
+    from tritium.tools.mxfp import MXFP4Tensor
+    values = torch.tensor([0.25, 0.75, 1.2, 2.5, 5.0, 7.5, -3.2, -0.0])
+    t = MXFP4Tensor(values)
+    # nearest e2m1 value, ties to the even code, saturating at 6
+    assert t.to(torch.float32).tolist() == [0.0, 1.0, 1.0, 2.0, 4.0, 6.0, -3.0, -0.0]
+    codes = MXFP4Tensor(size=(3, 5)).random()
+    assert codes.data.dtype == torch.uint8 and int(codes.data.max()) < 16
+    packed = codes.to_packed_tensor(dim=1)
+    assert packed.shape == (3, 3)
+    # the lower index in the low nibble
+    assert int(packed[1, 0]) == int(codes.data[1, 0]) | (int(codes.data[1, 1]) << 4)
+    assert torch.equal(codes.unpack_packed_tensor(packed, 1, (3, 5)), codes.data)
+
+
+def test_mx_scale_tensor_is_a_biased_power_of_two():
+    torch = pytest.importorskip("torch")
+    from tritium.tools.mxfp import MXScaleTensor
+    s = MXScaleTensor(size=(64,)).random(low=0.25, high=64.0)
+    values = s.to(torch.float32)
+    assert float(values.min()) >= 0.25 and float(values.max()) <= 64.0
+    assert torch.equal(torch.log2(values), torch.round(torch.log2(values)))
+    assert MXScaleTensor(torch.tensor([1.0, 0.5, 3.0, float("nan")])).data.tolist() == [127, 126, 128, 255]
