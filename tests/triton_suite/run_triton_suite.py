@@ -123,6 +123,8 @@ def run(args, files, log):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
     env.pop("TRITON_INTERPRET", None)
+    # Processes the tests start (test_subprocess.py) get the alias too (sitecustomize.py).
+    env["TRITIUM_SUITE_ALIAS"] = "1"
     if args.device == "cpu":
         env["TRITIUM_INTERPRET"] = "1"
         if args.triton_interpret:
