@@ -14,6 +14,7 @@ import os
 import textwrap
 import types
 
+from . import knobs as _knobs
 from . import language as _language
 
 __all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
@@ -432,8 +433,7 @@ class JITFunction:
         # The launcher is a C++ object (DESIGN law 6): calling it takes the launch options
         # num_warps, num_stages and stream out of the keyword arguments and launches. The
         # last one is kept for the same grid (the same object, or an equal tuple of ints).
-        from . import knobs
-        if knobs.runtime._hooks_set():
+        if _knobs.runtime._hooks_set():
             return _HookedLauncher(self, grid)
         last = self._last_launcher
         if last is not None:
@@ -450,8 +450,7 @@ class JITFunction:
     def run(self, *args, grid, warmup=False, **kwargs):
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
         compiled-kernel handle (tritium.compiled.CompiledKernel)."""
-        from . import knobs
-        if not warmup and knobs.runtime._hooks_set():
+        if not warmup and _knobs.runtime._hooks_set():
             return _HookedLauncher(self, grid)(*args, **kwargs)
         kernel = self._kernel or self._build()
         options = _take_options(kwargs, self.arg_names)
@@ -691,9 +690,8 @@ class _HookedLauncher:
         self._grid = grid
 
     def __call__(self, *args, **kwargs):
-        from . import knobs
         fn = self._function
-        runtime = knobs.runtime
+        runtime = _knobs.runtime
         kernel = fn._kernel or fn._build()
         params = dict(kwargs)
         options = _take_options(params, fn.arg_names)
