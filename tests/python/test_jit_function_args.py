@@ -281,3 +281,45 @@ def test_gpu_path_compiles_function_arguments():
     assert ".entry apply" in ptx
     ptx = apply_closure.emit("ptx", Closure(scale_by, (s,)), View(x, 16), View(y, 16), 16, arch=90)
     assert ".entry apply_closure" in ptx
+
+
+@tritium.jit
+def add_combine(a, b):
+    return a + b
+
+
+@tritium.jit
+def max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@tritium.jit
+def reduce_with(x_ptr, out_ptr, combine: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr, tl.reduce(x, 0, combine))
+
+
+def test_function_argument_as_a_reduce_combine_function(rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    reduce_with[(1,)](x, out, max_combine, 32)
+    assert out[0] == x.max()
+    reduce_with[(1,)](x, out, add_combine, 32)
+    np.testing.assert_allclose(out[0], x.sum(dtype=np.float64), rtol=1e-5)
+
+
+@tritium.jit
+def square(v):
+    return v * v
+
+
+@tritium.jit
+def square_plus_one(v):
+    return square(v) + 1  # a global @jit function of the argument's own module
+
+
+def test_function_argument_calls_its_own_globals():
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    apply[(1,)](x, y, square_plus_one, 16)
+    np.testing.assert_array_equal(y, x * x + 1)
