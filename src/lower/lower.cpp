@@ -96,7 +96,17 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
     params.annotated_dtype.push_back(k);
     params.has_default.push_back(p.default_value != nullptr);
     ConstValue value = ConstValue::none();
-    if (p.default_value) {
+    std::shared_ptr<const GlobalBinding> function;
+    if (p.default_value && p.default_value->kind == ast::ExprKind::Name) {
+      // `fn: tl.constexpr = relu`: a @jit function as the default (Triton binds it in Python).
+      auto it = globals.find(p.default_value->name);
+      if (it != globals.end() && (it->second.kind == GlobalBinding::Kind::Function ||
+                                  it->second.kind == GlobalBinding::Kind::HostFunction)) {
+        function = std::make_shared<const GlobalBinding>(it->second);
+      }
+    }
+    params.default_functions.push_back(function);
+    if (p.default_value && !function) {
       try {
         value = eval_default(*p.default_value, globals);
       } catch (const CompileError& e) {

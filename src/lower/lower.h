@@ -73,6 +73,8 @@ struct KernelParams {
   std::vector<bool> is_constexpr;        // annotated with tl.constexpr
   std::vector<bool> has_default;
   std::vector<ConstValue> defaults;       // evaluated constexpr defaults (None when absent)
+  // A default naming a @jit function (or constexpr_function) global: its binding (else null).
+  std::vector<std::shared_ptr<const GlobalBinding>> default_functions;
   std::vector<int> do_not_specialize;     // parameter indices, from the decorator
   std::vector<int> do_not_specialize_on_alignment;
   std::vector<ir::ScalarKind> annotated_dtype;  // forced scalar type by annotation, or...

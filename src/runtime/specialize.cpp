@@ -128,6 +128,13 @@ std::vector<Arg> default_args(const std::string& kernel, const KernelParams& par
   std::vector<Arg> out(params.names.size(), Arg::none());
   for (size_t i = 0; i < params.names.size(); ++i) {
     if (i >= params.has_default.size() || !params.has_default[i]) continue;
+    if (i < params.default_functions.size() && params.default_functions[i]) {
+      // A @jit function default: the kernel's globals (in its cache key) hold its source, so
+      // its name identifies it within this kernel.
+      const GlobalBinding& f = *params.default_functions[i];
+      out[i] = Arg::function(f.function + ":default", params.default_functions[i]);
+      continue;
+    }
     const ConstValue& v = params.defaults.at(i);
     switch (v.kind) {
       case ConstValue::Kind::None:

@@ -323,3 +323,19 @@ def test_function_argument_calls_its_own_globals():
     y = np.zeros(16, np.float32)
     apply[(1,)](x, y, square_plus_one, 16)
     np.testing.assert_array_equal(y, x * x + 1)
+
+
+@tritium.jit
+def apply_default(x_ptr, y_ptr, N: tl.constexpr, fn: tl.constexpr = double):
+    i = tl.arange(0, N)
+    tl.store(y_ptr + i, fn(tl.load(x_ptr + i)))
+
+
+def test_function_as_a_parameter_default():
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    apply_default[(1,)](x, y, 16)
+    np.testing.assert_array_equal(y, 2 * x)
+    apply_default[(1,)](x, y, 16, fn=negate)
+    np.testing.assert_array_equal(y, -x)
+    assert "fn=jit(double:default)" in apply_default.signature(x, y, 16)
