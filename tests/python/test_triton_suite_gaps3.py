@@ -255,3 +255,18 @@ def test_mx_scale_tensor_is_a_biased_power_of_two():
     assert float(values.min()) >= 0.25 and float(values.max()) <= 64.0
     assert torch.equal(torch.log2(values), torch.round(torch.log2(values)))
     assert MXScaleTensor(torch.tensor([1.0, 0.5, 3.0, float("nan")])).data.tolist() == [127, 126, 128, 255]
+
+
+# ---- tl.static_print of a tensor prints Triton's str() of it ----
+
+@tritium.jit
+def static_print_tensors(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.static_print("", x)
+    tl.static_print("2d:", tl.reshape(x, (2, N // 2)).to(tl.float32), x_ptr, tl.sum(x, 0) > 0)
+
+
+def test_static_print_of_tensors_uses_tritons_text(capfd):
+    static_print_tensors[(1,)](np.zeros(8, np.uint8), 8)
+    assert capfd.readouterr().out == (" uint8[constexpr[8]]\n"
+                                      "2d: fp32[constexpr[2], constexpr[4]] pointer<uint8>[] int1[]\n")
