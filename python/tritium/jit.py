@@ -433,7 +433,7 @@ class JITFunction:
         # The launcher is a C++ object (DESIGN law 6): calling it takes the launch options
         # num_warps, num_stages and stream out of the keyword arguments and launches. The
         # last one is kept for the same grid (the same object, or an equal tuple of ints).
-        if _knobs.runtime._hooks_set():
+        if _knobs.runtime._hooks_active:
             return _HookedLauncher(self, grid)
         last = self._last_launcher
         if last is not None:
@@ -450,7 +450,7 @@ class JITFunction:
     def run(self, *args, grid, warmup=False, **kwargs):
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
         compiled-kernel handle (tritium.compiled.CompiledKernel)."""
-        if not warmup and _knobs.runtime._hooks_set():
+        if not warmup and _knobs.runtime._hooks_active:
             return _HookedLauncher(self, grid)(*args, **kwargs)
         kernel = self._kernel or self._build()
         options = _take_options(kwargs, self.arg_names)

@@ -38,17 +38,22 @@ class HookChain:
     """Hooks of one kind called in order (Triton's ``knobs.HookChain``): ``add``, ``remove``,
     and calling the chain calls each (the exit and load-end chains in reverse order)."""
 
-    def __init__(self, reversed=False):
+    def __init__(self, reversed=False, on_change=None):
         self.calls = []
         self.reversed = reversed
+        self._on_change = on_change
 
     def add(self, func):
         if func not in self.calls:
             self.calls.append(func)
+        if self._on_change is not None:
+            self._on_change()
 
     def remove(self, func):
         if func in self.calls:
             self.calls.remove(func)
+        if self._on_change is not None:
+            self._on_change()
 
     def __bool__(self):
         return bool(self.calls)
@@ -69,16 +74,38 @@ class _Runtime(base_knobs):
     result skips the compile and the launch) and `jit_post_compile_hook` (after it)."""
 
     def __init__(self):
-        self.launch_enter_hook = HookChain()
-        self.launch_exit_hook = HookChain(reversed=True)
-        self.kernel_load_start_hook = HookChain()
-        self.kernel_load_end_hook = HookChain(reversed=True)
-        self.jit_cache_hook = None
-        self.jit_post_compile_hook = None
+        # Whether any hook is set: read at every kernel[grid] (one attribute), so it is kept
+        # up to date by the chains' add/remove and the JIT hooks' setters.
+        self._hooks_active = False
+        self._jit_cache_hook = None
+        self._jit_post_compile_hook = None
+        self.launch_enter_hook = HookChain(on_change=self._refresh)
+        self.launch_exit_hook = HookChain(reversed=True, on_change=self._refresh)
+        self.kernel_load_start_hook = HookChain(on_change=self._refresh)
+        self.kernel_load_end_hook = HookChain(reversed=True, on_change=self._refresh)
 
-    def _hooks_set(self):
-        return bool(self.launch_enter_hook or self.launch_exit_hook or self.kernel_load_start_hook
-                    or self.kernel_load_end_hook or self.jit_cache_hook or self.jit_post_compile_hook)
+    def _refresh(self):
+        self._hooks_active = bool(self.launch_enter_hook or self.launch_exit_hook
+                                  or self.kernel_load_start_hook or self.kernel_load_end_hook
+                                  or self._jit_cache_hook or self._jit_post_compile_hook)
+
+    @property
+    def jit_cache_hook(self):
+        return self._jit_cache_hook
+
+    @jit_cache_hook.setter
+    def jit_cache_hook(self, hook):
+        self._jit_cache_hook = hook
+        self._refresh()
+
+    @property
+    def jit_post_compile_hook(self):
+        return self._jit_post_compile_hook
+
+    @jit_post_compile_hook.setter
+    def jit_post_compile_hook(self, hook):
+        self._jit_post_compile_hook = hook
+        self._refresh()
 
     @property
     def interpret(self):

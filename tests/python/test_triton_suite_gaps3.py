@@ -144,9 +144,11 @@ def clean_hooks():
     yield knobs.runtime
     for chain in (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook,
                   knobs.runtime.kernel_load_start_hook, knobs.runtime.kernel_load_end_hook):
-        chain.calls.clear()
+        for hook in list(chain.calls):
+            chain.remove(hook)
     knobs.runtime.jit_cache_hook = None
     knobs.runtime.jit_post_compile_hook = None
+    assert not knobs.runtime._hooks_active  # launches are back on the C++ launcher alone
 
 
 def test_launch_hooks_see_the_launch_metadata(clean_hooks):
