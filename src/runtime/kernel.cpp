@@ -249,15 +249,18 @@ std::vector<std::pair<std::string, const Arg*>> Kernel::Impl::meta(
 Signature Kernel::Impl::specialize(const runtime::BoundArgs& bound) const {
   Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
-  std::function<void(const ParamSig&)> remember = [&](const ParamSig& p) {
-    if (p.kind == ParamSig::Kind::Function) {
-      std::lock_guard<std::mutex> lock(function_args_mutex_);
-      function_args_[p.function_key] = p.function;
-    }
-    for (const ParamSig& e : p.elements) remember(e);
-  };
-  for (const ParamSig& p : signature.params) remember(p);
+  for (const ParamSig& p : signature.params) {
+    if (p.kind == ParamSig::Kind::Function || p.kind == ParamSig::Kind::Tuple) remember_functions(p);
+  }
   return signature;
+}
+
+void Kernel::Impl::remember_functions(const ParamSig& sig) const {
+  if (sig.kind == ParamSig::Kind::Function) {
+    std::lock_guard<std::mutex> lock(function_args_mutex_);
+    function_args_[sig.function_key] = sig.function;
+  }
+  for (const ParamSig& e : sig.elements) remember_functions(e);
 }
 
 std::string Kernel::Impl::signature_text(const Signature& signature) const {
