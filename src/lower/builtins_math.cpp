@@ -88,7 +88,7 @@ LValue table_builtin(Lowerer& L, const BuiltinArgs& a, const Loc& loc, const Tab
       LValue condition = a.get(params[0]);
       Value* c = L.to_tensor(condition, loc);
       const ir::Type* element = c->type()->element();
-      if (!element->is_scalar() || element->scalar_kind() != ScalarKind::I1) {
+      if (!L.checking() && (!element->is_scalar() || element->scalar_kind() != ScalarKind::I1)) {
         // Triton's dtype names: int32, uint8, ...; fp32, bf16, fp8e5, ...
         std::string name = element->is_pointer() ? element->str()
                            : ir::is_integer(element->scalar_kind()) ? ir::scalar_long_name(element->scalar_kind())

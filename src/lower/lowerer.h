@@ -105,10 +105,10 @@ class Lowerer {
   LValue lower_function_body(const ast::Body& body);
   // True while check_like_triton runs: static_print stays quiet (the real lowering prints).
   bool checking() const { return checking_; }
-  // Inlines a call of `function` with bound arguments; returns its return value.
   // A NamedTuple class called in a kernel (LValue Builtin "namedtuple.<Type>").
   LValue make_named_tuple(const LValue& type, std::vector<LValue> args,
                           std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
+  // Inlines a call of `function` with bound arguments; returns its return value.
   LValue inline_call(const FunctionRef& function, std::vector<LValue> args,
                      std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
 
