@@ -27,10 +27,14 @@ enum class DType {
 #undef TRITIUM_DTYPE
 };
 
+// What a global name or a function argument of a kernel denotes (src/lower/lower.h); the
+// Python binding makes the ones Arg::function holds.
+struct GlobalBinding;
+
 // One kernel argument: what a Python caller could pass.
 class Arg {
  public:
-  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor, Tuple };
+  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor, Tuple, Function };
 
   // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
   // (the interpreter checks every access against it); 0 means unknown. Host memory, or
@@ -66,6 +70,15 @@ class Arg {
   // A tuple of arguments passed as one parameter (Triton 3.x: `k[grid]((a, b), n)`); its
   // elements may be tuples again. Each element is specialized as a parameter would be.
   static Arg tuple(std::vector<Arg> items);
+  // A named tuple (Python's NamedTuple: `type_name` and one field name per item): as a
+  // tuple, and a kernel may also read its items by field name (`t.ptr`).
+  static Arg named_tuple(std::string type_name, std::vector<std::string> fields, std::vector<Arg> items);
+  // A @jit function (or a tl.constexpr_function) passed as an argument (Triton 3.x: a
+  // `tl.constexpr` parameter given a @jit function, which the kernel then calls). It is a
+  // compile-time value wherever it is passed. `key` identifies it in the specialization
+  // (its name and a digest of its source and globals: two functions give two compilations);
+  // `binding` is what the kernel calls (a Function or HostFunction GlobalBinding).
+  static Arg function(std::string key, std::shared_ptr<const GlobalBinding> binding);
   // The same value marked as a compile-time constant (a tl.constexpr element of a tuple):
   // folded into the kernel wherever it is passed.
   Arg as_constexpr() const;
@@ -74,6 +87,10 @@ class Arg {
   bool is_constexpr() const { return constexpr_; }
   // Tuple only (empty otherwise).
   const std::vector<Arg>& items() const;
+  // Tuple only: a named tuple's field names (empty for a plain tuple); its type name is str().
+  const std::vector<std::string>& fields() const;
+  // Function only: the binding (its key is str()).
+  const std::shared_ptr<const GlobalBinding>& function_binding() const { return function_; }
   uint64_t address() const { return address_; }
   DType element() const { return dtype_; }
   size_t bytes() const { return bytes_; }
@@ -113,6 +130,8 @@ class Arg {
   bool constexpr_ = false;
   std::shared_ptr<const Descriptor> descriptor_;  // shared: copying an Arg stays cheap
   std::shared_ptr<const std::vector<Arg>> items_;  // Tuple
+  std::shared_ptr<const std::vector<std::string>> fields_;  // a named Tuple's field names
+  std::shared_ptr<const GlobalBinding> function_;  // Function
 };
 
 struct Grid {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "globals_convert.h"
 #include "ir/types.h"
 #include "runtime/specialize.h"
 
@@ -25,6 +26,7 @@ enum class Handler : uint8_t {
   Float,        // float-like (numpy floats)
   Bool,         // numpy.bool_
   Descriptor,   // a host tensor descriptor (triton.tools / tritium.tools TensorDescriptor)
+  Function,     // a @jit function or tl.constexpr_function (tritium.jit's classes)
   ByInstance,   // none of the above on the type: look at the object's own attributes
   Unsupported,
 };
@@ -118,8 +120,18 @@ bool is_descriptor_type(py::handle type) {
   return !dict.contains("layout");
 }
 
+// tritium.jit's JITFunction and ConstexprFunction (leaked as language_types is).
+bool is_jit_callable(py::handle value) {
+  static const std::pair<py::object, py::object>* classes = [] {
+    py::module_ jit = py::module_::import("tritium.jit");
+    return new std::pair<py::object, py::object>(jit.attr("JITFunction"), jit.attr("ConstexprFunction"));
+  }();
+  return is_instance(value, classes->first) || is_instance(value, classes->second);
+}
+
 Handler classify_type(py::handle value) {
   const LanguageTypes& language = language_types();
+  if (is_jit_callable(value)) return Handler::Function;
   if (is_descriptor_type(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr()))))) return Handler::Descriptor;
   if (is_instance(value, language.constexpr_class)) return Handler::Constexpr;
   if (is_instance(value, language.dtype_class)) {
@@ -435,6 +447,31 @@ Arg descriptor_arg(py::handle value, const ArgContext& context) {
                                 int_list(value, "block_shape", context), pad == "nan");
 }
 
+// What a function argument becomes, made once per function object and kept on it (as
+// `_tritium_argument`; jit.py drops it when the source changes).
+struct FunctionArgument {
+  std::string key;
+  std::shared_ptr<const GlobalBinding> binding;
+};
+
+// A @jit function (or tl.constexpr_function): compile-time, keyed by its name and the
+// digest of its source and globals (jit.py's _argument_description).
+Arg function_arg(py::handle value, const ArgContext& context) {
+  py::object cached = py::getattr(value, "_tritium_argument", py::none());
+  if (py::isinstance<py::capsule>(cached)) {
+    auto* argument = static_cast<FunctionArgument*>(py::reinterpret_borrow<py::capsule>(cached).get_pointer());
+    return Arg::function(argument->key, argument->binding);
+  }
+  py::tuple description = py::module_::import("tritium.jit").attr("_argument_description")(value);
+  auto argument = std::make_unique<FunctionArgument>();
+  argument->key = description[0].cast<std::string>();
+  argument->binding = std::make_shared<const GlobalBinding>(to_binding(context.param, description[1]));
+  Arg arg = Arg::function(argument->key, argument->binding);
+  py::capsule capsule(argument.release(), [](void* p) { delete static_cast<FunctionArgument*>(p); });
+  py::setattr(value, "_tritium_argument", capsule);
+  return arg;
+}
+
 }  // namespace
 
 std::string argument_prefix(const ArgContext& context) {
@@ -469,18 +506,39 @@ Arg to_arg(py::handle value, const ArgContext& context) {
 
   if (PyTuple_Check(object)) {
     // Triton 3.x: a tuple (nested tuples too) of tensors, ints and constexprs is one
-    // parameter; its elements are named `t[0]`, `t[1][2]` in messages.
+    // parameter; its elements are named `t[0]`, `t[1][2]` in messages (`t.field` for a
+    // NamedTuple's, whose field names the kernel may use).
     const Py_ssize_t n = PyTuple_GET_SIZE(object);
+    std::vector<std::string> fields;
+    if (!PyTuple_CheckExact(object)) {
+      py::handle type(reinterpret_cast<PyObject*>(Py_TYPE(object)));
+      py::object names = py::getattr(type, "_fields", py::none());
+      if (PyTuple_Check(names.ptr()) && PyTuple_GET_SIZE(names.ptr()) == n) {
+        for (auto name : py::reinterpret_borrow<py::tuple>(names)) fields.push_back(py::str(name));
+      }
+    }
     std::vector<Arg> items;
     items.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
-      std::string element = context.param + "[" + std::to_string(i) + "]";
+      std::string element = fields.empty() ? context.param + "[" + std::to_string(i) + "]"
+                                           : context.param + "." + fields[static_cast<size_t>(i)];
       py::handle item(PyTuple_GET_ITEM(object, i));
       bool is_constexpr = is_instance(item, language_types().constexpr_class);
       Arg converted = to_arg(item, ArgContext{context.kernel, element});
       items.push_back(is_constexpr ? converted.as_constexpr() : std::move(converted));
     }
+    if (!fields.empty()) {
+      return Arg::named_tuple(Py_TYPE(object)->tp_name, std::move(fields),
+                              std::move(items));
+    }
     return Arg::tuple(std::move(items));
+  }
+  if (PyFunction_Check(object) || PyCFunction_Check(object) || PyMethod_Check(object)) {
+    // Triton takes @jit functions (JITCallable) only: a kernel cannot run Python code.
+    py::object name = py::getattr(value, "__name__", py::str("?"));
+    raise_argument_type_error(argument_prefix(context) + "the Python function '" + py::str(name).cast<std::string>() +
+                              "' is not a @triton.jit function; a kernel can only be given @jit functions "
+                              "(or @triton.constexpr_function ones) to call: decorate it with @triton.jit");
   }
   Handler handler = handler_for(value);
   if (handler == Handler::ByInstance) handler = array_handler(value);
@@ -506,6 +564,7 @@ Arg to_arg(py::handle value, const ArgContext& context) {
     case Handler::Float: return Arg::floating(value.cast<double>());
     case Handler::Bool: return Arg::boolean(PyObject_IsTrue(object) == 1);
     case Handler::Descriptor: return descriptor_arg(value, context);
+    case Handler::Function: return function_arg(value, context);
     case Handler::ByInstance:
     case Handler::Unsupported: break;
   }

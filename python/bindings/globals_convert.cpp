@@ -93,6 +93,8 @@ GlobalBinding host_function_binding(const std::string& name, py::handle entry) {
   binding.kind = GlobalBinding::Kind::HostFunction;
   binding.function = field(entry, "name", name).cast<std::string>();
   binding.host_source = field(entry, "source", name).cast<std::string>();
+  auto entry_dict = py::reinterpret_borrow<py::dict>(entry);
+  binding.host_builtin = entry_dict.contains("builtin") && entry_dict["builtin"].cast<bool>();
   auto release_with_gil = [](py::object* p) {
     if (Py_IsInitialized()) {
       py::gil_scoped_acquire gil;
@@ -194,32 +196,44 @@ bool to_const_value(py::handle value, ConstValue* out) {
   return true;
 }
 
+GlobalBinding to_binding(const std::string& name, py::handle entry) {
+  if (!py::isinstance<py::dict>(entry)) malformed(name, "not a dict");
+  std::string kind = field(entry, "kind", name).cast<std::string>();
+  GlobalBinding binding;
+  if (kind == "module") {
+    binding.kind = GlobalBinding::Kind::Module;
+    binding.module = field(entry, "module", name).cast<std::string>();
+  } else if (kind == "constant") {
+    binding.kind = GlobalBinding::Kind::Constant;
+    if (!to_const_value(field(entry, "value", name), &binding.value)) {
+      malformed(name, "a constant of an unsupported type");
+    }
+  } else if (kind == "function") {
+    binding = function_binding(name, entry);
+  } else if (kind == "host_function") {
+    binding = host_function_binding(name, entry);
+  } else if (kind == "tuple_type") {
+    binding.kind = GlobalBinding::Kind::TupleType;
+    binding.function = field(entry, "name", name).cast<std::string>();
+    for (auto f : field(entry, "fields", name)) binding.fields.push_back(py::str(f));
+    for (auto d : field(entry, "defaults", name)) {
+      ConstValue value;
+      if (!to_const_value(d, &value)) malformed(name, "a NamedTuple default that is not a constant");
+      binding.field_defaults.push_back(value);
+    }
+  } else {
+    malformed(name, "unknown kind '" + kind + "'");
+  }
+  return binding;
+}
+
 Globals to_globals(py::handle globals) {
   Globals out;
   if (globals.is_none()) return out;
   if (!py::isinstance<py::dict>(globals)) throw py::type_error("tritium: globals must be a dict");
   for (auto item : py::reinterpret_borrow<py::dict>(globals)) {
     std::string name = py::str(item.first);
-    py::handle entry = item.second;
-    if (!py::isinstance<py::dict>(entry)) malformed(name, "not a dict");
-    std::string kind = field(entry, "kind", name).cast<std::string>();
-    GlobalBinding binding;
-    if (kind == "module") {
-      binding.kind = GlobalBinding::Kind::Module;
-      binding.module = field(entry, "module", name).cast<std::string>();
-    } else if (kind == "constant") {
-      binding.kind = GlobalBinding::Kind::Constant;
-      if (!to_const_value(field(entry, "value", name), &binding.value)) {
-        malformed(name, "a constant of an unsupported type");
-      }
-    } else if (kind == "function") {
-      binding = function_binding(name, entry);
-    } else if (kind == "host_function") {
-      binding = host_function_binding(name, entry);
-    } else {
-      malformed(name, "unknown kind '" + kind + "'");
-    }
-    out.emplace(std::move(name), std::move(binding));
+    out.emplace(name, to_binding(name, item.second));
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include "arg_convert.h"
 #include "globals_convert.h"
 #include "runtime/kernel_impl.h"
+#include "support/diagnostics.h"
 
 namespace tritium::python {
 
@@ -27,6 +28,22 @@ using NamedArgs = std::vector<std::pair<std::string, Arg>>;
 py::object dtype_object(DType dtype) {
   return py::module_::import("tritium.language")
       .attr(ir::scalar_long_name(runtime::to_scalar_kind(dtype)));
+}
+
+// The warnings the compile of this call met (support/diagnostics.h), as Python UserWarnings
+// at the kernel line they name. A warnings filter set to "error" raises here.
+void issue_warnings() {
+  std::vector<CompileWarning> warnings = take_warnings();
+  if (warnings.empty()) return;
+  py::module_ module = py::module_::import("warnings");
+  py::handle category(PyExc_UserWarning);
+  for (const CompileWarning& w : warnings) {
+    if (w.file.empty()) {
+      module.attr("warn")(w.message, category, 2);
+    } else {
+      module.attr("warn_explicit")(w.message, category, w.file, w.line);
+    }
+  }
 }
 
 // A default value (a compile-time constant) as the Python object it was written as.
@@ -41,6 +58,7 @@ py::object to_python(const Arg& arg) {
     case Arg::Kind::DType: return dtype_object(arg.dtype_value());
     case Arg::Kind::Pointer:
     case Arg::Kind::TensorDescriptor:
+    case Arg::Kind::Function: return py::none();  // a @jit function default: C++ holds no Python object
     case Arg::Kind::Tuple: break;  // defaults are constants; never these
   }
   return py::int_(arg.address());
@@ -422,10 +440,12 @@ py::object PyKernel::launch(py::handle grid, py::handle args, py::handle kwargs,
 
   config.stream = launch_stream(impl.name(), stream, positional, named);
   Kernel::Impl::Launched launched;
+  take_warnings();  // none of an earlier call's
   {
     py::gil_scoped_release release;
     launched = impl.launch(dims, bound, config);
   }
+  issue_warnings();
   return handle_for(launched, config, bound);
 }
 
@@ -489,10 +509,12 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
   config.debug = config.debug || debug_;
   config.stream = launch_stream(impl.name(), stream, buffers->positional, buffers->named);
   Kernel::Impl::Launched launched;
+  take_warnings();
   {
     py::gil_scoped_release release;
     launched = impl.launch(dims, buffers->bound, config);
   }
+  issue_warnings();
   return handle_for(launched, config, buffers->bound).release().ptr();
 }
 
@@ -507,11 +529,13 @@ py::object PyKernel::warmup(py::handle args, py::handle kwargs, py::handle optio
   runtime::BoundArgs bound = impl.bind(positional, named);
   config.stream = launch_stream(impl.name(), stream, positional, named);
   Kernel::Impl::Launched launched;
+  take_warnings();
   {
     py::gil_scoped_release release;
     // A zero grid validates the options and compiles, and runs nothing (kernel_impl.h).
     launched = impl.launch(Grid{0, 0, 0}, bound, config);
   }
+  issue_warnings();
   return handle_for(launched, config, bound);
 }
 
@@ -544,10 +568,12 @@ py::object PyKernel::emit(const std::string& stage, const std::string& signature
   config.enable_fp_fusion = enable_fp_fusion;
   config.debug = debug || debug_;
   std::string text;
+  take_warnings();
   {
     py::gil_scoped_release release;
     text = kernel_.emit(which, signature_text, config);
   }
+  issue_warnings();
   if (which == Stage::Cubin) return py::bytes(text);
   return py::str(text);
 }

@@ -14,6 +14,7 @@ import os
 import textwrap
 import types
 
+from . import knobs as _knobs
 from . import language as _language
 
 __all__ = ["jit", "JITFunction", "cdiv", "next_power_of_2", "TensorWrapper", "reinterpret",
@@ -103,7 +104,10 @@ def _describe_global(name, value, in_progress):
         # its own in the cache key.
         source = "\n".join([value.src] + [f.src for f, _ in functions])
         return {"kind": "host_function", "name": value.__name__, "source": source,
-                "callable": value.fn, "functions": functions}
+                "callable": value._compile_time_callable(), "functions": functions,
+                "builtin": isinstance(value, BuiltinFunction)}
+    if _is_namedtuple_class(value):
+        return _describe_namedtuple(value)
     if isinstance(value, types.FunctionType) and value.__module__ in _MODULE_ALIASES:
         # A tl.* or libdevice function imported by name (`from ...libdevice import tanh`):
         # C++ resolves "<module>.<name>" as that module's attribute.
@@ -114,6 +118,42 @@ def _describe_global(name, value, in_progress):
     if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):
         return {"kind": "constant", "value": value}
     return None
+
+
+def _is_namedtuple_class(value):
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+def _describe_namedtuple(cls):
+    """A NamedTuple class a kernel calls to make one (`Point(x=..., y=...)`): its fields, and
+    the defaults of its last fields when they are constants (else none: then every field
+    must be given)."""
+    defaults = []
+    found = getattr(cls, "_field_defaults", {}) or {}
+    for name in cls._fields[len(cls._fields) - len(found):]:
+        value = found.get(name)
+        if isinstance(value, _language.constexpr):
+            value = value.value
+        if not (value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value)):
+            defaults = []
+            break
+        defaults.append(value)
+    return {"kind": "tuple_type", "name": cls.__name__, "fields": list(cls._fields), "defaults": defaults}
+
+
+def _argument_description(value):
+    """(key, description) of a @jit function or tl.constexpr_function passed as a kernel
+    argument (the C++ binding calls this once per function object and keeps the result):
+    the key names it and digests its source and globals, so two functions give two
+    compilations and the same one reuses the cache; the description is a global's."""
+    if isinstance(value, JITFunction):
+        return f"{value.__name__}:{value.cache_key}", value._describe(set())
+    if isinstance(value, ConstexprFunction):
+        description = _describe_global(value.__name__, value, set())
+        # Its source and the sources of the @jit functions it names (what it can return).
+        digest = hashlib.sha256(description["source"].encode("utf-8")).hexdigest()
+        return f"{value.__name__}:{digest}", description
+    raise TypeError(f"{type(value).__name__} is not a @jit function")
 
 
 def _is_scalar_dtype(value):
@@ -297,6 +337,7 @@ class JITFunction:
         used by programs that patch a template kernel's text): the next launch compiles the
         new text; the signature stays the original function's."""
         self.src = new_src
+        self._tritium_argument = None  # its form as a kernel argument (arg_convert.cpp)
         self._globals = None
         self._kernel = None
         self._last_launcher = None
@@ -392,6 +433,8 @@ class JITFunction:
         # The launcher is a C++ object (DESIGN law 6): calling it takes the launch options
         # num_warps, num_stages and stream out of the keyword arguments and launches. The
         # last one is kept for the same grid (the same object, or an equal tuple of ints).
+        if _knobs.runtime._hooks_active:
+            return _HookedLauncher(self, grid)
         last = self._last_launcher
         if last is not None:
             last_grid = last[0]
@@ -407,6 +450,8 @@ class JITFunction:
     def run(self, *args, grid, warmup=False, **kwargs):
         """Triton's spelling: ``kernel.run(*args, grid=..., **kwargs)``; returns the
         compiled-kernel handle (tritium.compiled.CompiledKernel)."""
+        if not warmup and _knobs.runtime._hooks_active:
+            return _HookedLauncher(self, grid)(*args, **kwargs)
         kernel = self._kernel or self._build()
         options = _take_options(kwargs, self.arg_names)
         if warmup:
@@ -508,6 +553,10 @@ class ConstexprFunction:
                     found.append(candidate)
         return found
 
+    def _compile_time_callable(self):
+        """What the compiler calls with the constant arguments of a call in a kernel."""
+        return self.fn
+
     def __call__(self, *args, **kwargs):
         args = [_language._unwrap(a) for a in args]
         kwargs = {k: _language._unwrap(v) for k, v in kwargs.items()}
@@ -515,6 +564,38 @@ class ConstexprFunction:
 
     def __repr__(self):
         return f"ConstexprFunction({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+class BuiltinFunction(ConstexprFunction):
+    """``triton.language.core.builtin`` applied outside Triton (language.builtin): run at
+    compile time as a ConstexprFunction is, with Triton's builtin calling convention (each
+    argument a ``tl.constexpr``, ``_semantic=None`` when the function takes it)."""
+
+    def _compile_time_callable(self):
+        fn = self.fn
+        try:
+            parameters = inspect.signature(fn).parameters
+            takes_semantic = "_semantic" in parameters or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        except (TypeError, ValueError):
+            takes_semantic = False
+
+        def call(*args, **kwargs):
+            args = [_language.constexpr(a) for a in args]
+            kwargs = {k: _language.constexpr(v) for k, v in kwargs.items()}
+            if takes_semantic:
+                kwargs["_semantic"] = None
+            return fn(*args, **kwargs)
+
+        return call
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{self.__name__} is a builtin (triton.language.core.builtin): it runs inside "
+            "@triton.jit functions only")
+
+    def __repr__(self):
+        return f"BuiltinFunction({getattr(self.fn, '__qualname__', self.fn)!r})"
 
 
 def constexpr_function(fn):
@@ -571,6 +652,96 @@ def _canonical_names():
 
 
 type_canonicalisation_dict = _canonical_names()
+
+class LazyDict:
+    """Triton's launch metadata handed to launch hooks: ``get()`` is the dict, with what the
+    kernel's ``launch_metadata=`` function adds computed on first use."""
+
+    def __init__(self, data):
+        self.data = data
+        self.extras = []
+
+    def get(self):
+        for func, args in self.extras:
+            self.data = self.data | func(*args)
+        self.extras.clear()
+        return self.data
+
+    def add(self, func, args):
+        self.extras.append((func, args))
+
+
+class JitFunctionInfo:
+    """The `fn` the JIT hooks receive (Triton's): ``module``, ``name``, ``jit_function``."""
+
+    def __init__(self, module, name, jit_function):
+        self.module = module
+        self.name = name
+        self.jit_function = jit_function
+
+
+class _HookedLauncher:
+    """kernel[grid] while a runtime hook is set (tritium.knobs.runtime): the JIT hooks
+    around the first compile of each specialization and launch options in this process, the
+    load hooks once per compiled kernel, the launch hooks around each launch."""
+
+    def __init__(self, function, grid):
+        self._function = function
+        self._grid = grid
+
+    def __call__(self, *args, **kwargs):
+        fn = self._function
+        runtime = _knobs.runtime
+        kernel = fn._kernel or fn._build()
+        params = dict(kwargs)
+        options = _take_options(params, fn.arg_names)
+        seen = fn.__dict__.setdefault("_hook_seen", set())
+        signature = kernel.signature(args, params)
+        key = f"{signature}|{sorted((k, repr(v)) for k, v in options.items())}"
+        if key not in seen:
+            info = self._compile_info(key, signature, options)
+            name = fn.__qualname__
+            repr_text = f"{name}[{', '.join(f'{k}={v}' for k, v in options.items())}]({signature})"
+            function_info = JitFunctionInfo(fn.__module__, name, fn)
+            if runtime.jit_cache_hook is not None:
+                if runtime.jit_cache_hook(key=key, repr=repr_text, fn=function_info, compile=info,
+                                          is_manual_warmup=False, already_compiled=False):
+                    return None
+            handle = fn._named(kernel.warmup(args, params, options))
+            seen.add(key)
+            if runtime.jit_post_compile_hook is not None:
+                runtime.jit_post_compile_hook(key=key, repr=repr_text, fn=function_info, compile=info,
+                                              is_manual_warmup=False, already_compiled=False)
+        else:
+            handle = fn._named(kernel.warmup(args, params, options))
+        if id(handle) not in seen and (runtime.kernel_load_start_hook or runtime.kernel_load_end_hook):
+            seen.add(id(handle))
+            group = {}
+            runtime.kernel_load_start_hook(None, None, handle.name, group, handle.hash)
+            runtime.kernel_load_end_hook(None, None, handle.name, group, handle.hash)
+        grid = self._grid
+        if callable(grid):
+            grid = grid(kernel.bind(args, params))
+        metadata = LazyDict({"name": handle.name, "function": None, "stream": options.get("stream")})
+        if fn.launch_metadata is not None:
+            metadata.add(fn.launch_metadata, (grid, handle.metadata, kernel.bind(args, params)))
+        runtime.launch_enter_hook(metadata)
+        result = fn._named(kernel.launch(grid, args, params, options))
+        runtime.launch_exit_hook(metadata)
+        return result
+
+    def _compile_info(self, key, signature, options):
+        """The `compile` dict of Triton's JIT hooks: the key and the options that compile."""
+        fusion = options.get("enable_fp_fusion")
+        libs = options.get("extern_libs") or {}
+        return {"key": key, "signature": signature, "device": 0, "constants": None,
+                "num_warps": options.get("num_warps", 4), "num_ctas": options.get("num_ctas", 1),
+                "num_stages": options.get("num_stages", 3),
+                "enable_fp_fusion": True if fusion is None else bool(fusion),
+                "launch_cooperative_grid": bool(options.get("launch_cooperative_grid", False)),
+                "extern_libs": tuple(libs.items()) if isinstance(libs, dict) else tuple(libs),
+                "configs": None, "specialization_data": None, "is_warmup": False}
+
 
 class _NamingLauncher:
     """kernel[grid] for a kernel with `repr=`: the C++ launcher, then the handle renamed."""

@@ -685,3 +685,15 @@ def constexpr_function(fn):
     so it is left out of ``__all__``."""
     from .jit import constexpr_function as make
     return make(fn)
+
+
+def builtin(fn):
+    """``triton.language.core.builtin``: Triton's decorator for its semantic-level builtins,
+    which some programs use to define their own. tritium's frontend is C++, so such a
+    function runs in Python at compile time like a ``tl.constexpr_function``, called as
+    Triton calls a builtin: every argument wrapped in ``tl.constexpr`` and ``_semantic=None``.
+    Its arguments must be compile-time constants (a scalar folded to a constant, such as an
+    argument equal to 1, counts); a runtime tensor is a located error. A decorator, so it is
+    left out of ``__all__``."""
+    from .jit import BuiltinFunction
+    return BuiltinFunction(fn)

@@ -48,6 +48,7 @@ TRITON_MODULES = {
     "triton.knobs": "tritium.knobs",
     "triton.tools": "tritium.tools",
     "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
+    "triton.tools.mxfp": "tritium.tools.mxfp",
 }
 
 

@@ -129,9 +129,18 @@ void Parser::parse_top_level_def(ast::Module& module) {
       } catch (const CompileError&) {
         // A decorator that is not a jit one runs only in Python (autotune or heuristics
         // with lambdas, ...): tritium skips its line rather than reject the kernel.
-        if (decorators_name_jit(decorator_at, /*first_only=*/true)) throw;
+        const bool jit = decorators_name_jit(decorator_at, /*first_only=*/true);
+        const Loc loc = tokens_[decorator_at].loc;
         rewind(decorator_at);
         skip_statement();
+        if (jit) {
+          // A jit decorator whose arguments hold Python a kernel cannot (`repr=lambda ...`,
+          // `launch_metadata=lambda ...`): Python applied it; the compiler keeps the
+          // keyword arguments that parse (do_not_specialize, noinline, ...).
+          size_t after = pos_;
+          decorators.push_back(salvage_jit_decorator(decorator_at, loc));
+          rewind(after);
+        }
       }
     }
   } catch (const CompileError&) {
@@ -164,6 +173,49 @@ void Parser::parse_top_level_def(ast::Module& module) {
 // Whether a decorator line from `first_token` on (only that line when `first_only`) starts
 // with a dotted name ending in `jit`; decides whether a decorator that failed to parse fails
 // the whole module.
+ast::ExprPtr Parser::salvage_jit_decorator(size_t decorator_at, const Loc& loc) {
+  auto call = std::make_unique<ast::Expr>(ast::ExprKind::Call, loc);
+  call->lhs = std::make_unique<ast::Expr>(ast::ExprKind::Name, loc);
+  call->lhs->name = "jit";
+  rewind(decorator_at);
+  next();  // @
+  while (peek().kind == TokenKind::Name || at_op(".")) next();  // triton.jit
+  if (!accept_op("(")) return call;
+  // Skips one argument: to the next comma or the closing parenthesis at this depth.
+  auto skip_argument = [&] {
+    int depth = 0;
+    while (peek().kind != TokenKind::End) {
+      if (depth == 0 && (at_op(",") || at_op(")"))) return;
+      if (at_op("(") || at_op("[") || at_op("{")) ++depth;
+      if (at_op(")") || at_op("]") || at_op("}")) --depth;
+      next();
+    }
+  };
+  while (!at_op(")") && peek().kind != TokenKind::End) {
+    const Token& token = peek();
+    if (token.kind == TokenKind::Name && peek(1).is_op("=")) {
+      next();
+      next();
+      size_t value_at = pos_;
+      try {
+        ast::ExprPtr value = parse_expression();
+        if (at_op(",") || at_op(")")) {
+          call->keywords.push_back(ast::Keyword{token.text, std::move(value), token.loc});
+        } else {
+          skip_argument();
+        }
+      } catch (const CompileError&) {
+        rewind(value_at);
+        skip_argument();
+      }
+    } else {
+      skip_argument();
+    }
+    if (!accept_op(",")) break;
+  }
+  return call;
+}
+
 bool Parser::decorators_name_jit(size_t first_token, bool first_only) const {
   for (size_t i = first_token; i < tokens_.size() && tokens_[i].is_op("@");) {
     if (first_only && i != first_token) break;

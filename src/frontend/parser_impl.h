@@ -55,6 +55,9 @@ class Parser {
   void parse_top_level_def(ast::Module& module);
   void parse_top_level_simple(ast::Module& module);
   bool decorators_name_jit(size_t first_token, bool first_only = false) const;
+  // The jit decorator at `decorator_at` with the keyword arguments that parse (a lambda in
+  // another is Python only); leaves the cursor anywhere (the caller rewinds).
+  ast::ExprPtr salvage_jit_decorator(size_t decorator_at, const Loc& loc);
   void skip_statement();
   std::string skip_def();
   void rewind(size_t token);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <variant>
 
 #include "ir/extern_math.h"
 #include "lower/builtin_registry.h"
@@ -161,7 +162,18 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     std::vector<ConstValue> values;
     std::vector<std::pair<std::string, ConstValue>> named;
     auto constant = [&](const LValue& v, const std::string& which) {
+      if (callee.host_builtin && v.is_tensor() && v.value->def() && v.value->def()->kind() == ir::OpKind::Constant &&
+          !v.value->type()->is_block() && v.value->type()->is_int()) {
+        // Triton's frontend holds a folded scalar (an argument equal to 1) as a constexpr.
+        const ir::AttrValue* attr = v.value->def()->find_attr("value");
+        if (attr && std::holds_alternative<int64_t>(*attr)) return ConstValue::integer(std::get<int64_t>(*attr));
+      }
       if (!v.is_const()) {
+        if (callee.host_builtin) {
+          error_at(loc, "the @builtin " + fn + "() runs in Python at compile time, on compile-time constants only "
+                        "(tritium's frontend is C++: there are no Python tensor objects to give it); its " +
+                            which + " is " + v.describe());
+        }
         error_at(loc, "the constexpr_function " + fn + "() takes compile-time constants; its " + which +
                           " is " + v.describe());
       }

@@ -29,10 +29,26 @@ std::string normalize_prefix(std::string prefix, bool has_args) {
   return prefix;
 }
 
-// What static_print shows for one value: a constant as Python prints it, else its type.
+// A scalar or pointer type as Triton names it: int32, uint8, int1, fp32, bf16, pointer<fp16>.
+std::string triton_type_name(const ir::Type* type) {
+  if (type->is_pointer()) return "pointer<" + triton_type_name(type->pointee()) + ">";
+  const ir::ScalarKind k = type->scalar_kind();
+  return ir::is_integer(k) ? ir::scalar_long_name(k) : ir::scalar_name(k);
+}
+
+// What static_print shows for one value: a constant as Python prints it, a tensor as
+// Triton's str() of it (`int32[constexpr[128]]`, a scalar `fp32[]`), else its description.
 std::string static_text(const LValue& value) {
   if (value.is_const()) return value.c.kind == ConstValue::Kind::Str ? value.c.s : value.c.str();
-  if (value.is_tensor()) return value.value->type()->str();
+  if (value.is_tensor()) {
+    const ir::Type* type = value.value->type();
+    std::string out = triton_type_name(type->element()) + "[";
+    if (type->is_block()) {
+      const std::vector<int64_t>& shape = type->shape();
+      for (size_t d = 0; d < shape.size(); ++d) out += (d ? ", " : "") + ("constexpr[" + std::to_string(shape[d]) + "]");
+    }
+    return out + "]";
+  }
   return value.describe();
 }
 

@@ -83,8 +83,21 @@ LValue table_builtin(Lowerer& L, const BuiltinArgs& a, const Loc& loc, const Tab
   switch (row.rule) {
     case OperandRule::Float32Or64:
     case OperandRule::Number: return unary(L, a, loc, row, params[0]);
-    case OperandRule::Select:
-      return LValue::tensor(L.where(a.get(params[0]), a.get(params[1]), a.get(params[2]), loc, row.op));
+    case OperandRule::Select: {
+      // Triton 3.6 warns (and converts) when the condition is not boolean.
+      LValue condition = a.get(params[0]);
+      Value* c = L.to_tensor(condition, loc);
+      const ir::Type* element = c->type()->element();
+      if (!L.checking() && (!element->is_scalar() || element->scalar_kind() != ScalarKind::I1)) {
+        // Triton's dtype names: int32, uint8, ...; fp32, bf16, fp8e5, ...
+        std::string name = element->is_pointer() ? element->str()
+                           : ir::is_integer(element->scalar_kind()) ? ir::scalar_long_name(element->scalar_kind())
+                                                                     : ir::scalar_name(element->scalar_kind());
+        warn_at(loc, "tl.where with a non-boolean condition is deprecated and will error out in a future "
+                     "triton release. Got " + name);
+      }
+      return LValue::tensor(L.where(LValue::tensor(c), a.get(params[1]), a.get(params[2]), loc, row.op));
+    }
     case OperandRule::Fused: return fused(L, a, loc, row, params);
   }
   internal_error("lower", "unknown operand rule of tl." + a.fn(), loc);

@@ -96,7 +96,17 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
     params.annotated_dtype.push_back(k);
     params.has_default.push_back(p.default_value != nullptr);
     ConstValue value = ConstValue::none();
-    if (p.default_value) {
+    std::shared_ptr<const GlobalBinding> function;
+    if (p.default_value && p.default_value->kind == ast::ExprKind::Name) {
+      // `fn: tl.constexpr = relu`: a @jit function as the default (Triton binds it in Python).
+      auto it = globals.find(p.default_value->name);
+      if (it != globals.end() && (it->second.kind == GlobalBinding::Kind::Function ||
+                                  it->second.kind == GlobalBinding::Kind::HostFunction)) {
+        function = std::make_shared<const GlobalBinding>(it->second);
+      }
+    }
+    params.default_functions.push_back(function);
+    if (p.default_value && !function) {
       try {
         value = eval_default(*p.default_value, globals);
       } catch (const CompileError& e) {
@@ -245,6 +255,10 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
                   }
                   continue;
                 }
+                if (el.kind == ParamSig::Kind::Function) {
+                  items.push_back(lower::function_value(el, p.loc));
+                  continue;
+                }
                 if (el.kind != ParamSig::Kind::Pointer && el.kind != ParamSig::Kind::Scalar) {
                   error_at(p.loc, "parameter '" + p.name + "': a tensor descriptor in a tuple is not supported yet");
                 }
@@ -260,11 +274,17 @@ std::unique_ptr<ir::Function> lower_kernel(std::shared_ptr<const ast::Module> mo
                 function->params().push_back(piece);
                 items.push_back(lower::LValue::tensor(piece.arg));
               }
-              return lower::LValue::tuple(std::move(items));
+              lower::LValue value = lower::LValue::tuple(std::move(items));
+              lower::name_tuple(value, tuple.tuple_type, tuple.fields);
+              return value;
             };
         lowerer.bind(p.name, bind_tuple(sig));
         continue;
       }
+      case ParamSig::Kind::Function:
+        param.folded = "jit(" + sig.function_key + ")";
+        lowerer.bind(p.name, lower::function_value(sig, p.loc));
+        break;
       case ParamSig::Kind::Constant: {
         param.folded = sig.value.str();
         if (!sig.is_constexpr && sig.value.kind == ConstValue::Kind::Int) {

@@ -45,6 +45,7 @@ struct GlobalBinding {
     Constant,  // a constexpr global: `BLOCK = tl.constexpr(128)` or a plain int/float/bool/str
     Function,  // a @jit function: its FunctionDef lives in `module_ast`
     HostFunction,  // a tl.constexpr_function: Python called at compile time (`host`)
+    TupleType,     // a NamedTuple class: `function` its name, `fields`, `field_defaults`
   };
   Kind kind = Kind::Constant;
   std::string module;       // Module: the dotted module name
@@ -57,6 +58,13 @@ struct GlobalBinding {
   // HostFunction: the call, and the function's name and source (part of the cache key).
   std::shared_ptr<const HostCall> host;
   std::string host_source;
+  // HostFunction: made with triton.language.core.builtin (Triton's semantic-level builtins):
+  // a scalar that a constant folded (an argument specialized to 1) is passed as a constant.
+  bool host_builtin = false;
+  // TupleType: the field names, and the constant defaults of the last fields (Python's
+  // `_field_defaults`, in field order).
+  std::vector<std::string> fields;
+  std::vector<ConstValue> field_defaults;
 };
 
 // The parameters of a jit function as the runtime needs them before lowering.
@@ -65,6 +73,8 @@ struct KernelParams {
   std::vector<bool> is_constexpr;        // annotated with tl.constexpr
   std::vector<bool> has_default;
   std::vector<ConstValue> defaults;       // evaluated constexpr defaults (None when absent)
+  // A default naming a @jit function (or constexpr_function) global: its binding (else null).
+  std::vector<std::shared_ptr<const GlobalBinding>> default_functions;
   std::vector<int> do_not_specialize;     // parameter indices, from the decorator
   std::vector<int> do_not_specialize_on_alignment;
   std::vector<ir::ScalarKind> annotated_dtype;  // forced scalar type by annotation, or...

@@ -382,6 +382,16 @@ LValue Lowerer::attribute_of(const LValue& base, const std::string& name, const 
     error_at(loc, "a block type has no attribute '" + name + "' that kernels can use");
   }
   if (base.kind == LValue::Kind::Aggregate) return aggregate_attribute(base, name, loc);
+  if (base.kind == LValue::Kind::Tuple && base.fields) {
+    // A named tuple (a NamedTuple argument, or one a kernel made with its type): its fields.
+    const std::vector<std::string>& fields = *base.fields;
+    for (size_t i = 0; i < fields.size() && i < base.items.size(); ++i) {
+      if (fields[i] == name) return base.items[i];
+    }
+    std::string known;
+    for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
+    error_at(loc, "the named tuple " + base.name + " has no field '" + name + "' (its fields: " + known + ")");
+  }
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
     // Triton's dtype attributes (from the one dtype table) and predicate methods.
     ScalarKind k = base.c.dtype;
@@ -564,10 +574,52 @@ LValue Lowerer::eval_call(const ast::Expr& expr) {
   if (callee.kind == LValue::Kind::Function) {
     return inline_call(*callee.function, std::move(args), std::move(kwargs), expr.loc);
   }
+  if (callee.kind == LValue::Kind::Builtin && callee.fields && callee.name.rfind("namedtuple.", 0) == 0) {
+    return make_named_tuple(callee, std::move(args), std::move(kwargs), expr.loc);
+  }
   if (callee.kind == LValue::Kind::Builtin) {
     return call_builtin(callee, std::move(args), std::move(kwargs), expr.loc);
   }
   error_at(expr.loc, callee.describe() + " is not callable in a kernel");
+}
+
+// `Point(x, y=v)` with Point a NamedTuple class the kernel reads as a global: its fields
+// bound as Python binds them (positional, then by name, then the class's defaults, which
+// `type.items` holds for the last fields).
+LValue Lowerer::make_named_tuple(const LValue& type, std::vector<LValue> args,
+                                 std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc) {
+  const std::vector<std::string>& fields = *type.fields;
+  const std::string name = type.name.substr(std::string("namedtuple.").size());
+  if (args.size() > fields.size()) {
+    error_at(loc, name + "() takes " + std::to_string(fields.size()) + " positional arguments but " +
+                      std::to_string(args.size()) + " were given");
+  }
+  std::vector<LValue> items(fields.size());
+  std::vector<bool> given(fields.size(), false);
+  for (size_t i = 0; i < args.size(); ++i) {
+    items[i] = std::move(args[i]);
+    given[i] = true;
+  }
+  for (auto& [key, value] : kwargs) {
+    auto it = std::find(fields.begin(), fields.end(), key);
+    if (it == fields.end()) error_at(loc, name + "() got an unexpected keyword argument '" + key + "'");
+    size_t i = static_cast<size_t>(it - fields.begin());
+    if (given[i]) error_at(loc, name + "() got multiple values for argument '" + key + "'");
+    items[i] = std::move(value);
+    given[i] = true;
+  }
+  const size_t first_default = fields.size() - std::min(fields.size(), type.items.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (given[i]) continue;
+    if (i >= first_default) {
+      items[i] = type.items[i - first_default];
+      continue;
+    }
+    error_at(loc, name + "() missing required argument '" + fields[i] + "'");
+  }
+  LValue tuple = LValue::tuple(std::move(items));
+  name_tuple(tuple, name, fields);
+  return tuple;
 }
 
 }  // namespace tritium::lower

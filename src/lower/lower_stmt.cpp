@@ -99,6 +99,13 @@ LValue binding_value(const GlobalBinding& binding) {
     case GlobalBinding::Kind::HostFunction: {
       LValue v = LValue::builtin("host." + binding.function);
       v.host = binding.host;
+      v.host_builtin = binding.host_builtin;
+      return v;
+    }
+    case GlobalBinding::Kind::TupleType: {
+      LValue v = LValue::builtin("namedtuple." + binding.function);
+      v.fields = std::make_shared<const std::vector<std::string>>(binding.fields);
+      for (const ConstValue& d : binding.field_defaults) v.items.push_back(LValue::constant(d));
       return v;
     }
   }
@@ -117,6 +124,24 @@ Lowerer::Lowerer(ir::Function& function, const Globals& kernel_globals)
 // ---- names ----
 
 LValue binding_to_value(const GlobalBinding& binding) { return binding_value(binding); }
+
+LValue function_value(const ParamSig& sig, const Loc& loc) {
+  if (!sig.function) error_at(loc, "internal: the function argument " + sig.function_key + " has no binding");
+  LValue value = binding_value(*sig.function);
+  if (value.kind == LValue::Kind::Function && (!value.function || !value.function->def)) {
+    error_at(loc, "the function argument " + sig.function_key + " has no definition in its source");
+  }
+  return value;
+}
+
+void name_tuple(LValue& tuple, const std::string& type, const std::vector<std::string>& fields) {
+  if (fields.empty() || fields.size() != tuple.items.size()) {
+    tuple.fields.reset();
+    return;
+  }
+  tuple.name = type;
+  tuple.fields = std::make_shared<const std::vector<std::string>>(fields);
+}
 
 LValue Lowerer::lookup(const std::string& name, const Loc& loc) {
   auto local = scope_.find(name);

@@ -56,6 +56,12 @@ const ast::Stmt* find_return(const ast::Body& body);
 
 // The value a global binding stands for in a kernel (a module, a constant, a @jit function).
 LValue binding_to_value(const GlobalBinding& binding);
+// The value of a function argument (ParamSig::Kind::Function): the @jit function (or
+// tl.constexpr_function) the kernel was given, callable in it.
+LValue function_value(const ParamSig& sig, const Loc& loc);
+// Makes `tuple` a named tuple of type `type` with `fields` (one per item); a plain tuple
+// when `fields` is empty.
+void name_tuple(LValue& tuple, const std::string& type, const std::vector<std::string>& fields);
 
 // Where the function being lowered (the kernel or an inlined callee) finds its globals.
 struct FunctionContext {
@@ -99,6 +105,9 @@ class Lowerer {
   LValue lower_function_body(const ast::Body& body);
   // True while check_like_triton runs: static_print stays quiet (the real lowering prints).
   bool checking() const { return checking_; }
+  // A NamedTuple class called in a kernel (LValue Builtin "namedtuple.<Type>").
+  LValue make_named_tuple(const LValue& type, std::vector<LValue> args,
+                          std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);
   // Inlines a call of `function` with bound arguments; returns its return value.
   LValue inline_call(const FunctionRef& function, std::vector<LValue> args,
                      std::vector<std::pair<std::string, LValue>> kwargs, const Loc& loc);

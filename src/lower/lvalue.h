@@ -39,8 +39,12 @@ struct LValue {
   std::string name;
   std::shared_ptr<const FunctionRef> function;
   std::shared_ptr<const HostCall> host;  // Builtin "host.<name>": a tl.constexpr_function
+  bool host_builtin = false;              // ...made with triton.language.core.builtin
   std::vector<LValue> items;
   bool is_list = false;
+  // Tuple: a named tuple's field names, one per item (null for a plain tuple); `name` is its
+  // type's name. Its items are read by index or by field name (`t.ptr`).
+  std::shared_ptr<const std::vector<std::string>> fields;
 
   static LValue constant(ConstValue c) { LValue v; v.kind = Kind::Const; v.c = std::move(c); return v; }
   static LValue tensor(ir::Value* value) { LValue v; v.kind = Kind::Tensor; v.value = value; return v; }

@@ -28,7 +28,9 @@ bool ParamSig::operator==(const ParamSig& other) const {
       return dtype == other.dtype && block_shape == other.block_shape && padding_nan == other.padding_nan &&
              shape_divisibility == other.shape_divisibility;
     case Kind::Tuple:
-      return elements == other.elements;
+      return elements == other.elements && tuple_type == other.tuple_type && fields == other.fields;
+    case Kind::Function:
+      return function_key == other.function_key;
   }
   return false;
 }
@@ -72,15 +74,27 @@ void append_entry(const ParamSig& p, const std::string& name, std::string& out) 
       }
       out += ">";
       break;
-    case ParamSig::Kind::Tuple:
-      // Elements have no names: a constexpr one is `constexpr(value)`.
+    case ParamSig::Kind::Tuple: {
+      // Elements have no names: a constexpr one is `constexpr(value)`. A named tuple is
+      // `Type(field=entry, ...)`.
+      const bool named = !p.fields.empty() && p.fields.size() == p.elements.size();
+      if (named) out += p.tuple_type;
       out += '(';
       for (size_t e = 0; e < p.elements.size(); ++e) {
         if (e > 0) out += ", ";
+        if (named) out += p.fields[e] + "=";
         append_entry(p.elements[e], "", out);
       }
-      if (p.elements.size() == 1) out += ',';
+      if (p.elements.size() == 1 && !named) out += ',';
       out += ')';
+      break;
+    }
+    case ParamSig::Kind::Function:
+      if (p.is_constexpr && !name.empty()) {
+        out += name;
+        out += '=';
+      }
+      out += "jit(" + p.function_key + ")";
       break;
     case ParamSig::Kind::Constant:
       if (p.is_constexpr && name.empty()) {
@@ -127,9 +141,8 @@ std::vector<std::string> split_entries(const std::string& text) {
     } else {
       out.push_back(piece);
     }
-    // Only a descriptor's brackets and a tuple's parentheses count, outside quotes.
-    const bool opens = piece.find("tensordesc") != std::string::npos || trim(piece).rfind("(", 0) == 0;
-    if (depth == 0 && !opens) continue;
+    // Brackets count outside quotes: a descriptor's `<[...]>`, a tuple's, a named tuple's
+    // and `jit(...)`'s parentheses.
     char quote = 0;
     for (char c : piece) {
       if (quote != 0) {
@@ -347,11 +360,43 @@ ParamSig parse_descriptor(const std::string& s, const std::string& entry) {
 
 ParamSig parse_runtime_entry(const std::string& s, const std::string& entry);
 
+// The resolver of the parse_signature call in progress on this thread (null: none).
+thread_local const FunctionResolver* current_resolver = nullptr;
+
+// `jit(KEY)`: a @jit function the kernel's launches were given.
+ParamSig parse_function(const std::string& s, const std::string& entry) {
+  if (s.back() != ')') fail("entry '" + entry + "': a function is written jit(KEY)");
+  ParamSig sig;
+  sig.kind = ParamSig::Kind::Function;
+  sig.function_key = trim(s.substr(4, s.size() - 5));
+  if (current_resolver != nullptr && *current_resolver) sig.function = (*current_resolver)(sig.function_key);
+  if (!sig.function) {
+    fail("entry '" + entry + "': the @jit function '" + sig.function_key +
+         "' is not known to this kernel (pass it as an example argument instead of signature text)");
+  }
+  return sig;
+}
+
+bool is_function_entry(const std::string& s) { return s.rfind("jit(", 0) == 0; }
+
+// `Type(` of a named tuple entry: the length of `Type`, or 0.
+size_t named_tuple_prefix(const std::string& s) {
+  size_t open = s.find('(');
+  if (open == std::string::npos || open == 0 || s.back() != ')') return 0;
+  std::string head = s.substr(0, open);
+  if (!is_identifier(head) || head == "jit" || head == "constexpr") return 0;
+  return open;
+}
+
 // `(e0, e1, ...)`: a tuple; each element a runtime entry or `constexpr(value)`.
-ParamSig parse_tuple(const std::string& s, const std::string& entry) {
+// `Type(f0=e0, f1=e1, ...)`: a named tuple.
+ParamSig parse_tuple(const std::string& text, const std::string& entry) {
+  const size_t prefix = named_tuple_prefix(text);
+  const std::string s = text.substr(prefix);
   if (s.back() != ')') fail("entry '" + entry + "': a tuple is written (*fp32, i32, constexpr(4))");
   ParamSig sig;
   sig.kind = ParamSig::Kind::Tuple;
+  if (prefix > 0) sig.tuple_type = text.substr(0, prefix);
   std::string inner = trim(s.substr(1, s.size() - 2));
   if (inner.empty()) return sig;
   std::vector<std::string> items = split_entries(inner);
@@ -359,6 +404,14 @@ ParamSig parse_tuple(const std::string& s, const std::string& entry) {
   for (const std::string& raw : items) {
     std::string item = trim(raw);
     if (item.empty()) fail("entry '" + entry + "': empty tuple element");
+    if (prefix > 0) {
+      size_t eq = item.find('=');
+      if (eq == std::string::npos || !is_identifier(trim(item.substr(0, eq)))) {
+        fail("entry '" + entry + "': a named tuple's elements are written field=entry, got '" + item + "'");
+      }
+      sig.fields.push_back(trim(item.substr(0, eq)));
+      item = trim(item.substr(eq + 1));
+    }
     if (item.rfind("constexpr(", 0) == 0 && item.back() == ')') {
       std::string value = trim(item.substr(10, item.size() - 11));
       std::optional<ConstValue> v = parse_value(value, entry);
@@ -378,7 +431,8 @@ ParamSig parse_tuple(const std::string& s, const std::string& entry) {
 // The entry of a non-constexpr parameter: a type with facts, or a constant it was folded to.
 ParamSig parse_runtime_entry(const std::string& s, const std::string& entry) {
   if (s.compare(0, 10, "tensordesc") == 0) return parse_descriptor(s, entry);
-  if (!s.empty() && s[0] == '(') return parse_tuple(s, entry);
+  if (is_function_entry(s)) return parse_function(s, entry);
+  if (!s.empty() && (s[0] == '(' || named_tuple_prefix(s) > 0)) return parse_tuple(s, entry);
   ParamSig sig;
   std::string body = s;
   if (!body.empty() && body[0] == '*') {
@@ -422,7 +476,12 @@ ParamSig parse_runtime_entry(const std::string& s, const std::string& entry) {
 }  // namespace
 
 Signature parse_signature(const std::string& text, const std::vector<std::string>& names,
-                          const std::vector<bool>& is_constexpr) {
+                          const std::vector<bool>& is_constexpr, const FunctionResolver* resolve) {
+  struct ResolverScope {
+    const FunctionResolver* saved = current_resolver;
+    explicit ResolverScope(const FunctionResolver* r) { current_resolver = r; }
+    ~ResolverScope() { current_resolver = saved; }
+  } scope(resolve);
   const size_t n = names.size();
   std::vector<std::string> entries;
   if (!trim(text).empty()) entries = split_entries(text);
@@ -457,7 +516,11 @@ Signature parse_signature(const std::string& text, const std::vector<std::string
 
     ParamSig p;
     bool constexpr_param = index < is_constexpr.size() && is_constexpr[index];
-    if (constexpr_param && !value_text.empty() && value_text.front() == '(') {
+    if (constexpr_param && is_function_entry(value_text)) {
+      p = parse_function(value_text, entry);
+      p.is_constexpr = true;
+    } else if (constexpr_param && !value_text.empty() &&
+               (value_text.front() == '(' || named_tuple_prefix(value_text) > 0)) {
       // A tuple given to a tl.constexpr parameter: every element a constexpr.
       p = parse_runtime_entry(value_text, entry);
       std::function<bool(const ParamSig&)> all_constant = [&](const ParamSig& s) {
@@ -467,7 +530,7 @@ Signature parse_signature(const std::string& text, const std::vector<std::string
           }
           return true;
         }
-        return s.kind == ParamSig::Kind::Constant;
+        return s.kind == ParamSig::Kind::Constant || s.kind == ParamSig::Kind::Function;
       };
       if (p.kind != ParamSig::Kind::Tuple || !all_constant(p)) {
         fail("entry '" + entry + "': a tuple for constexpr parameter '" + names[index] +

@@ -4,6 +4,8 @@
 // error messages.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,8 @@
 #include "lower/const_value.h"
 
 namespace tritium {
+
+struct GlobalBinding;  // lower/lower.h
 
 struct ParamSig {
   enum class Kind {
@@ -28,6 +32,11 @@ struct ParamSig {
     // entry per element in `elements`, each specialized as a parameter would be (a
     // constexpr element, a tl.constexpr in the tuple, prints as `constexpr(value)`).
     Tuple,
+    // A @jit function (or tl.constexpr_function) passed as an argument: a compile-time value
+    // the kernel may call, written `jit(KEY)` (`NAME=jit(KEY)` for a constexpr parameter),
+    // KEY its name and a digest of its source and globals (Arg::function). `function` is
+    // what the kernel calls; equality compares the key.
+    Function,
   };
 
   Kind kind = Kind::Scalar;
@@ -42,6 +51,12 @@ struct ParamSig {
   // by 16 keeps the bounds masks constant over 16-element runs: vector and cp.async copies.
   std::vector<int> shape_divisibility;
   std::vector<ParamSig> elements;  // Tuple only
+  // Tuple only: a named tuple's type name and field names (both empty for a plain tuple),
+  // written `Point(x=i32, y=*fp32:16)`; a kernel reads its items by field name too.
+  std::string tuple_type;
+  std::vector<std::string> fields;
+  std::string function_key;                        // Function only
+  std::shared_ptr<const GlobalBinding> function;   // Function only
 
   // Tuple only: the elements that are not tuples, depth first (the order a tuple's entry
   // arguments take; ir::Param::dim of an ArgPart::TupleLeaf entry indexes it).
@@ -68,7 +83,10 @@ struct Signature {
 // Values: ints, floats, True/False, None, 'strings', dtypes (fp16, tl.float16).
 // Errors (unknown name, missing parameter, bad type) throw CompileError without location,
 // naming the entry.
+// `jit(KEY)` entries are looked up with `resolve` (null or returning null: an error naming
+// the entry; the kernel knows the functions its launches were given).
+using FunctionResolver = std::function<std::shared_ptr<const GlobalBinding>(const std::string& key)>;
 Signature parse_signature(const std::string& text, const std::vector<std::string>& names,
-                          const std::vector<bool>& is_constexpr);
+                          const std::vector<bool>& is_constexpr, const FunctionResolver* resolve = nullptr);
 
 }  // namespace tritium

@@ -47,6 +47,26 @@ Arg Arg::tuple(std::vector<Arg> items) {
   return a;
 }
 
+Arg Arg::named_tuple(std::string type_name, std::vector<std::string> fields, std::vector<Arg> items) {
+  Arg a = tuple(std::move(items));
+  a.str_ = std::move(type_name);
+  a.fields_ = std::make_shared<const std::vector<std::string>>(std::move(fields));
+  return a;
+}
+
+Arg Arg::function(std::string key, std::shared_ptr<const GlobalBinding> binding) {
+  Arg a;
+  a.kind_ = Kind::Function;
+  a.str_ = std::move(key);
+  a.function_ = std::move(binding);
+  return a;
+}
+
+const std::vector<std::string>& Arg::fields() const {
+  static const std::vector<std::string> empty;
+  return fields_ ? *fields_ : empty;
+}
+
 Arg Arg::as_constexpr() const {
   Arg a = *this;
   a.constexpr_ = true;

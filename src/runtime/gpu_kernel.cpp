@@ -144,7 +144,7 @@ std::vector<cache::CachedParam> expected_params(const Signature& signature, cons
   std::vector<cache::CachedParam> out;
   for (size_t i = 0; i < signature.params.size() && i < names.size(); ++i) {
     const ParamSig& p = signature.params[i];
-    if (p.kind == ParamSig::Kind::Constant) continue;
+    if (p.kind == ParamSig::Kind::Constant || p.kind == ParamSig::Kind::Function) continue;
     if (p.kind == ParamSig::Kind::Descriptor) {
       // Base, shape (i32), strides but the last (i64), as lower_kernel makes them.
       const int index = static_cast<int>(i);

@@ -249,7 +249,18 @@ std::vector<std::pair<std::string, const Arg*>> Kernel::Impl::meta(
 Signature Kernel::Impl::specialize(const runtime::BoundArgs& bound) const {
   Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
+  for (const ParamSig& p : signature.params) {
+    if (p.kind == ParamSig::Kind::Function || p.kind == ParamSig::Kind::Tuple) remember_functions(p);
+  }
   return signature;
+}
+
+void Kernel::Impl::remember_functions(const ParamSig& sig) const {
+  if (sig.kind == ParamSig::Kind::Function) {
+    std::lock_guard<std::mutex> lock(function_args_mutex_);
+    function_args_[sig.function_key] = sig.function;
+  }
+  for (const ParamSig& e : sig.elements) remember_functions(e);
 }
 
 std::string Kernel::Impl::signature_text(const Signature& signature) const {
@@ -472,7 +483,12 @@ std::string Kernel::Impl::emit(Stage stage, const std::string& signature_text,
   check_parameters();
   check_config(name_, config);
   if (stage == Stage::Ast) return dump_ast(*function_);
-  Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr);
+  FunctionResolver resolve = [this](const std::string& key) -> std::shared_ptr<const GlobalBinding> {
+    std::lock_guard<std::mutex> lock(function_args_mutex_);
+    auto it = function_args_.find(key);
+    return it == function_args_.end() ? nullptr : it->second;
+  };
+  Signature signature = parse_signature(signature_text, params_.names, params_.is_constexpr, &resolve);
   if (stage == Stage::Llvm || stage == Stage::Ptx || stage == Stage::Cubin || stage == Stage::GpuIr) {
     return emit_gpu(stage, signature, config);
   }

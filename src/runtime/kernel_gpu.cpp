@@ -95,9 +95,16 @@ void globals_into(const Globals& globals, std::set<const Globals*>* seen, std::s
         break;
       }
       case GlobalBinding::Kind::HostFunction:
-        field(out, "host-function");
+        field(out, binding.host_builtin ? "host-builtin" : "host-function");
         field(out, binding.function);
         field(out, binding.host_source);
+        break;
+      case GlobalBinding::Kind::TupleType:
+        field(out, "tuple-type");
+        field(out, binding.function);
+        for (const std::string& f : binding.fields) field(out, f);
+        field(out, std::to_string(binding.field_defaults.size()));
+        for (const ConstValue& d : binding.field_defaults) field(out, const_text(d));
         break;
     }
   }

@@ -191,6 +191,12 @@ struct Kernel::Impl {
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
 
+  // The @jit functions specialize() has seen as arguments, by key: emit() resolves the
+  // `jit(KEY)` entries of signature text with them.
+  mutable std::mutex function_args_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const GlobalBinding>> function_args_;
+  void remember_functions(const ParamSig& sig) const;  // into function_args_
+
   std::string globals_text_;  // globals_text(), computed when the globals are set
   cache::OnceMap<GpuKey, runtime::GpuKernel, GpuKeyHash, GpuKeyEqual> gpu_cache_;
 };

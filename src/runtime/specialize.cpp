@@ -31,6 +31,8 @@ const char* kind_name(Arg::Kind kind) {
       return "TensorDescriptor";
     case Arg::Kind::Tuple:
       return "tuple";
+    case Arg::Kind::Function:
+      return "function";
   }
   return "?";
 }
@@ -115,6 +117,9 @@ ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string
     case Arg::Kind::Tuple:
       // (A tuple for a tl.constexpr parameter is folded element by element before this.)
       throw argument_error(kernel, param, "a tuple cannot be a compile-time constant here");
+    case Arg::Kind::Function:
+      // (A function is classified as one before this.)
+      throw argument_error(kernel, param, "a function cannot be a constant value here");
   }
   throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
 }
@@ -123,6 +128,13 @@ std::vector<Arg> default_args(const std::string& kernel, const KernelParams& par
   std::vector<Arg> out(params.names.size(), Arg::none());
   for (size_t i = 0; i < params.names.size(); ++i) {
     if (i >= params.has_default.size() || !params.has_default[i]) continue;
+    if (i < params.default_functions.size() && params.default_functions[i]) {
+      // A @jit function default: the kernel's globals (in its cache key) hold its source, so
+      // its name identifies it within this kernel.
+      const GlobalBinding& f = *params.default_functions[i];
+      out[i] = Arg::function(f.function + ":default", params.default_functions[i]);
+      continue;
+    }
     const ConstValue& v = params.defaults.at(i);
     switch (v.kind) {
       case ConstValue::Kind::None:
@@ -200,10 +212,32 @@ void bind_args(const std::string& kernel, const KernelParams& params,
 
 namespace {
 
+// A @jit function argument: a compile-time value wherever it is passed (Triton specializes
+// a JITFunction as a constexpr keyed by its cache key).
+void function_sig(const Arg& arg, bool is_constexpr, ParamSig& sig) {
+  sig.kind = ParamSig::Kind::Function;
+  sig.function_key = arg.str();
+  sig.function = arg.function_binding();
+  sig.is_constexpr = is_constexpr;
+}
+
+// A named tuple's type and field names (cleared for a plain tuple: `sig` may be reused).
+void tuple_names(const Arg& arg, ParamSig& sig) {
+  const std::vector<std::string>& fields = arg.fields();
+  if (fields.empty()) {
+    sig.tuple_type.clear();
+    sig.fields.clear();
+  } else {
+    sig.tuple_type = arg.str();
+    sig.fields = fields;
+  }
+}
+
 // A tuple passed to a tl.constexpr parameter: every element (nested tuples too) folded as
 // a constexpr; pointers and descriptors cannot be constants.
 void constexpr_tuple(const std::string& kernel, const std::string& name, const Arg& arg, ParamSig& sig) {
   sig.kind = ParamSig::Kind::Tuple;
+  tuple_names(arg, sig);
   const std::vector<Arg>& items = arg.items();
   sig.elements.assign(items.size(), ParamSig{});
   for (size_t i = 0; i < items.size(); ++i) {
@@ -211,6 +245,10 @@ void constexpr_tuple(const std::string& kernel, const std::string& name, const A
     ParamSig& out = sig.elements[i];
     if (items[i].kind() == Arg::Kind::Tuple) {
       constexpr_tuple(kernel, element, items[i], out);
+      continue;
+    }
+    if (items[i].kind() == Arg::Kind::Function) {
+      function_sig(items[i], false, out);
       continue;
     }
     if (items[i].kind() == Arg::Kind::Pointer || items[i].kind() == Arg::Kind::TensorDescriptor) {
@@ -233,6 +271,10 @@ void classify_into(const std::string& kernel, const KernelParams& params, size_t
   sig.divisibility = 1;
   sig.is_constexpr = false;
 
+  if (arg.kind() == Arg::Kind::Function) {
+    function_sig(arg, index < params.is_constexpr.size() && params.is_constexpr[index], sig);
+    return;
+  }
   if (index < params.is_constexpr.size() && params.is_constexpr[index]) {
     if (arg.kind() == Arg::Kind::Pointer || arg.kind() == Arg::Kind::TensorDescriptor) {
       throw argument_error(kernel, name,
@@ -342,6 +384,9 @@ void classify_value(const std::string& kernel, const std::string& name, const Ar
     case Arg::Kind::TensorDescriptor:
       classify_descriptor(kernel, name, arg, sig);
       return;
+    case Arg::Kind::Function:
+      function_sig(arg, false, sig);
+      return;
   }
 }
 
@@ -350,6 +395,7 @@ void classify_value(const std::string& kernel, const std::string& name, const Ar
 void classify_tuple(const std::string& kernel, const std::string& name, const Arg& arg, bool no_specialize,
                     bool no_align, ParamSig& sig) {
   sig.kind = ParamSig::Kind::Tuple;
+  tuple_names(arg, sig);
   const std::vector<Arg>& items = arg.items();
   sig.elements.resize(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
@@ -359,6 +405,10 @@ void classify_tuple(const std::string& kernel, const std::string& name, const Ar
     out = ParamSig{};
     if (item.kind() == Arg::Kind::TensorDescriptor) {
       throw argument_error(kernel, element, "a tensor descriptor in a tuple argument is not supported by tritium yet");
+    }
+    if (item.kind() == Arg::Kind::Function) {
+      function_sig(item, false, out);
+      continue;
     }
     if (item.is_constexpr()) {
       if (item.kind() == Arg::Kind::Pointer || item.kind() == Arg::Kind::Tuple) {

@@ -44,6 +44,28 @@ CompileError make_error(const Loc& loc, const std::string& message) {
 
 void error_at(const Loc& loc, const std::string& message) { throw make_error(loc, message); }
 
+namespace {
+thread_local std::vector<CompileWarning> pending_warnings;
+}  // namespace
+
+void warn_at(const Loc& loc, const std::string& message) {
+  if (pending_warnings.size() >= 64) return;
+  CompileWarning w;
+  if (loc.known()) {
+    w.file = loc.file->path();
+    w.line = loc.line;
+    w.col = loc.col;
+  }
+  w.message = message;
+  pending_warnings.push_back(std::move(w));
+}
+
+std::vector<CompileWarning> take_warnings() {
+  std::vector<CompileWarning> out;
+  out.swap(pending_warnings);
+  return out;
+}
+
 void internal_error(const std::string& stage, const std::string& message, const Loc& loc) {
   std::string where;
   if (loc.known()) {

@@ -21,6 +21,8 @@ commit they come from.
                source-compiling JIT can read back: those tests fail on `needs the source`).
 --device cuda  torch CUDA tensors, tritium's GPU path; TRITON_INTERPRET is unset.
 --interpreter-only  only tests Triton marks `interpreter` (what Triton runs on CPU).
+               Python processes a test starts itself (test_subprocess.py) get the alias
+               too: sitecustomize.py of this folder, with TRITIUM_SUITE_ALIAS=1.
 --files F ...  the test files (default test_core.py; `all`: every test_*.py in --tests).
 -k, -x         passed to pytest.  --timeout S: limit per test (default 120 s); a test
                that ignores the alarm (stuck in native code) is detected by a watchdog
@@ -123,6 +125,8 @@ def run(args, files, log):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
     env.pop("TRITON_INTERPRET", None)
+    # Processes the tests start (test_subprocess.py) get the alias too (sitecustomize.py).
+    env["TRITIUM_SUITE_ALIAS"] = "1"
     if args.device == "cpu":
         env["TRITIUM_INTERPRET"] = "1"
         if args.triton_interpret:
