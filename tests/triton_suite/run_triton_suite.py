@@ -57,7 +57,13 @@ resumes after the last finished test, and the table always covers the whole log:
                --gpu-compile-mem GB (6) limit one compile. A second table gives each test
                function's compiles by status (ok, user, unlocated, resources, internal,
                ptxas, crash, timeout, memory: gpu_compile.py's docstring) and the failures
-               grouped by reason. ptxas: /usr/local/cuda/bin/ptxas, or $TRITIUM_SUITE_PTXAS. The installed Triton is
+               grouped by reason. ptxas: /usr/local/cuda/bin/ptxas, or $TRITIUM_SUITE_PTXAS.
+--pretend-cuda sm_90  (with --device cpu) the tests see a CUDA target of that arch
+               (is_cuda() True, torch.cuda.get_device_capability() (9, 0)): they take their
+               CUDA branches (PTX checks read the handle's asm["ptx"], compiled for sm_90 on
+               the CPU; CUDA-only kernels are launched) while kernels run in the interpreter.
+               Their CPU outcomes are no measurement of the GPU; with --gpu-compile, the
+               sweep sees the kernels of those branches too. The installed Triton is
 left alone: the alias answers `import triton` with tritium, and `triton._internal_testing`
 comes from build-gpu/triton-tests (else from the installed Triton's files).
 """
@@ -104,6 +110,8 @@ def pytest_command(args, files, log, skip_done):
            f"--suite-tests-dir={args.tests}", "-W", "ignore"]
     if skip_done:
         cmd.append(f"--suite-skip-done={log}")
+    if args.pretend_cuda:
+        cmd.append(f"--pretend-cuda={args.pretend_cuda}")
     if args.gpu_compile:
         cmd += [f"--gpu-compile={args.gpu_compile}",
                 f"--gpu-compile-timeout={args.gpu_compile_timeout}",
@@ -300,6 +308,9 @@ def main():
     ap.add_argument("--gpu-compile", default=None, metavar="ARCHS",
                     help="also compile every launched specialization to PTX for these "
                          "architectures (sm_90,sm_80) and run ptxas on it (gpu_compile.py)")
+    ap.add_argument("--pretend-cuda", default=None, metavar="ARCH",
+                    help="cpu: the tests' is_cuda() is True and torch.cuda's capability that "
+                         "of ARCH (sm_90): their CUDA branches run, kernels in the interpreter")
     ap.add_argument("--gpu-compile-timeout", type=float, default=120.0, metavar="S")
     ap.add_argument("--gpu-compile-mem", type=float, default=6.0, metavar="GB")
     ap.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")

@@ -74,6 +74,8 @@ def pytest_addoption(parser):
     parser.addoption("--gpu-compile", action="store", default=None,
                      help="also compile every launched specialization for these archs "
                           "(sm_90,sm_80) and run ptxas on it (gpu_compile.py)")
+    parser.addoption("--pretend-cuda", action="store", default=None,
+                     help="cpu: the tests see a CUDA target of this arch (sm_90)")
     parser.addoption("--gpu-compile-timeout", action="store", type=float, default=120.0)
     parser.addoption("--gpu-compile-mem", action="store", type=float, default=6.0,
                      help="GB of resident memory one GPU compile may use")
@@ -93,11 +95,26 @@ def pytest_configure(config):
         from tritium import driver
         active = driver.driver.active
         cpu_target = driver.GPUTarget("cpu", 0, 32)
+        pretend = config.getoption("--pretend-cuda")
+        if pretend:
+            # The GPU compile sweep's second mode: the tests take their CUDA branches (PTX
+            # checks on the handle's asm["ptx"], which compiles for that arch on the CPU,
+            # CUDA-only kernels) while the kernels still run in the interpreter.
+            sm = int(pretend.replace("sm_", "").rstrip("a"))
+            cpu_target = driver.GPUTarget("cuda", sm, 32)
+            _pretend_capability(sm)
         active.get_current_target = lambda: cpu_target
     if found is not None:
         _add_old_helper_names()
     if config.getoption("--gpu-compile"):
         gpu_compile.install()
+
+
+def _pretend_capability(sm):
+    """torch.cuda's capability and name queries answer as a GPU of `sm` would."""
+    import torch
+    torch.cuda.get_device_capability = lambda *a, **k: (sm // 10, sm % 10)
+    torch.cuda.get_device_name = lambda *a, **k: f"pretend sm_{sm}"
 
 
 # Triton renamed some helpers of _internal_testing (the AMD chips by architecture, not by
