@@ -97,3 +97,24 @@ def kernel(x_ptr):
     tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
                                                                  dtype=tl.pointer_type(tl.int32), is_pure=True, pack=1))
 ''', "*i32:16", "must be a scalar dtype or a tuple of them")
+
+
+@tritium.jit
+def effect_only(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    # is_pure=False: the asm's effect is what matters; its result is never read, and the
+    # second, identical asm is a second effect, not a copy of the first.
+    tl.inline_asm_elementwise("red.global.add.u32 [$1], 1; // effect A", "=r,l", [x.to(tl.int64)],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    tl.inline_asm_elementwise("red.global.add.u32 [$1], 1; // effect A", "=r,l", [x.to(tl.int64)],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    # is_pure=True and unused: removed.
+    tl.inline_asm_elementwise("mov.b32 $0, $1; // pure B", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+
+
+def test_impure_asm_is_kept_and_not_merged():
+    # The kernel holds 2 of the 128 elements per thread (4 warps): each impure asm appears
+    # once per element, twice over; the unused pure one not at all.
+    ptx = effect_only.emit("ptx", signature="*i64:16, BLOCK=256", arch=90)
+    assert ptx.count("// effect A") == 2 * 2
+    assert "// pure B" not in ptx
