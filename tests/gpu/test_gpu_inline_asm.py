@@ -37,3 +37,20 @@ def test_mixed_argument_types_on_gpu():
     out = torch.zeros_like(x)
     ref.mixed_types[(1,)](x, out, BLOCK=n)
     torch.testing.assert_close(out, x + torch.arange(n, device="cuda", dtype=torch.float32))
+
+
+def test_pointer_arguments_on_gpu():
+    n = 512
+    src = torch.randint(0, 256, (n,), dtype=torch.uint8, device="cuda")
+    dst = torch.zeros_like(src)
+    ref.through_pointers[(1,)](src, dst, BLOCK=n)
+    assert torch.equal(dst, src)
+
+
+def test_impure_asm_with_unused_result_runs_on_gpu():
+    # effect_only: two equal impure asm, each adding 1 at the address every element holds.
+    n = 256
+    counter = torch.zeros(1, dtype=torch.int32, device="cuda")
+    addresses = torch.full((n,), counter.data_ptr(), dtype=torch.int64, device="cuda")
+    ref.effect_only[(1,)](addresses, BLOCK=n)
+    assert counter.item() == 2 * n

@@ -1,7 +1,7 @@
-"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes, one or
-several outputs, the asm in the PTX; the interpreter cannot run assembly and says so at the
-call; bad constraints and pack > 1 are located errors. The GPU runs these kernels in
-tests/gpu/test_gpu_inline_asm.py."""
+"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes (pointers pass
+addresses), one or several outputs, the asm in the PTX, is_pure=False asm kept; the interpreter
+cannot run assembly and says so at the call; bad constraints and pack > 1 are located errors.
+The GPU runs these kernels in tests/gpu/test_gpu_inline_asm.py."""
 
 import importlib.util
 import os
@@ -118,3 +118,20 @@ def test_impure_asm_is_kept_and_not_merged():
     ptx = effect_only.emit("ptx", signature="*i64:16, BLOCK=256", arch=90)
     assert ptx.count("// effect A") == 2 * 2
     assert "// pure B" not in ptx
+
+
+@tritium.jit
+def through_pointers(src_ptr, dst_ptr, BLOCK: tl.constexpr):
+    # The asm gets each element's address in a 64-bit register ("l") and does its own memory
+    # access; nothing reads its result.
+    tl.inline_asm_elementwise("ld.global.b8 $0, [$1];\n\tst.global.b8 [$2], $0;", "=r,l,l",
+                              [src_ptr + tl.arange(0, BLOCK), dst_ptr + tl.arange(0, BLOCK)],
+                              dtype=tl.int8, is_pure=False, pack=1)
+
+
+def test_pointer_arguments():
+    # 512 elements over 128 threads: 4 copies per thread, the second one 128 bytes on.
+    ptx = through_pointers.emit("ptx", signature="*u8:16, *u8:16, BLOCK=512", arch=90)
+    assert ptx.count("ld.global.b8") == 4
+    first = ptx.index("ld.global.b8")
+    assert ".param .u64" in ptx and "[%rd" in ptx[first:first + 40]

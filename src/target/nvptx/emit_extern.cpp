@@ -39,7 +39,8 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
     std::vector<llvm::Type*> results = asm_result_types(op, type_of);
     llvm::Type* returned = results.size() == 1 ? results[0] : llvm::StructType::get(context_, results);
     std::vector<llvm::Type*> params;
-    for (const ir::Value* operand : op.operands()) params.push_back(scalar_type(operand->type()->element()->scalar_kind()));
+    // A pointer argument is the global address ("l": a 64-bit register).
+    for (const ir::Value* operand : op.operands()) params.push_back(element_type(operand->type()));
     llvm::FunctionType* type = llvm::FunctionType::get(returned, params, false);
     std::string constraints = op.str_attr("constraints");
     if (llvm::Error invalid = llvm::InlineAsm::verify(type, constraints)) {
