@@ -2,7 +2,8 @@
 // arguments are broadcast to one shape (keeping their dtypes, as Triton's checking without
 // arithmetic promotion does) and each output is one ExternElementwise {symbol =
 // "inline_asm"} op that the GPU emits as an LLVM inline-asm call per element (a tuple of
-// dtypes: one op per output, each taking its field of the asm's results). Pointer arguments
+// dtypes: one op per output, each taking its field of the asm's results, which the GPU
+// computes once per element). Pointer arguments
 // pass each element's address. is_pure=False is the op's attribute pure = 0: passes keep,
 // never merge and never copy such an op (ir::is_pure). The interpreter cannot run PTX and
 // says so at the call.

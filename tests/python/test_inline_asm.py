@@ -135,3 +135,21 @@ def test_pointer_arguments():
     assert ptx.count("ld.global.b8") == 4
     first = ptx.index("ld.global.b8")
     assert ".param .u64" in ptx and "[%rd" in ptx[first:first + 40]
+
+
+@tritium.jit
+def two_outputs_one_effect(addr_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(addr_ptr + offs)
+    c, d = tl.inline_asm_elementwise("atom.global.add.u32 $0, [$2], 1;\n\tadd.u32 $1, $0, 1;", "=r,=r,l", [a],
+                                     dtype=(tl.int32, tl.int32), is_pure=False, pack=1)
+    tl.store(c_ptr + offs, c)
+    tl.store(d_ptr + offs, d)
+
+
+def test_several_outputs_run_the_asm_once():
+    # 256 elements over 128 threads: the asm once per element (2), not once per output (4).
+    ptx = two_outputs_one_effect.emit("ptx", signature="*i64:16, *i32:16, *i32:16, BLOCK=256", arch=90)
+    assert ptx.count("atom.global.add.u32") == 2
+    ptx = two_outputs.emit("ptx", signature="*i32:16, *i32:16, *i32:16, *i32:16, BLOCK=256", arch=90)
+    assert ptx.count("// begin inline asm") == 2  # pure ones too
