@@ -178,7 +178,7 @@ std::string llvm_version() { return LLVM_VERSION_STRING; }
 const std::vector<Knob>& codegen_knobs() {
   static const std::vector<Knob> knobs = {
       {"TRITIUM_DEFAULT_FP_FUSION", "1",
-       "contract a * b + c into fma (Triton's TRITON_DEFAULT_FP_FUSION)"},
+       "contract a * b + c into fma (when unset, Triton's TRITON_DEFAULT_FP_FUSION is read)"},
       {"TRITIUM_DISABLE_VECTORIZE", "0",
        "one element per load and store (the 'before' of the vectorization benchmark)"},
       {"TRITIUM_DISABLE_TMA", "0",
@@ -197,8 +197,15 @@ const std::vector<Knob>& codegen_knobs() {
 
 std::vector<std::pair<std::string, std::string>> codegen_env() {
   std::vector<std::pair<std::string, std::string>> out;
+  // Triton's names of knobs tritium reads under its own: used when tritium's is unset.
+  static const std::pair<const char*, const char*> kTritonNames[] = {
+      {"TRITIUM_DEFAULT_FP_FUSION", "TRITON_DEFAULT_FP_FUSION"},
+  };
   for (const Knob& knob : codegen_knobs()) {
     const char* raw = std::getenv(knob.name);
+    for (const auto& [ours, theirs] : kTritonNames) {
+      if (raw == nullptr && std::strcmp(knob.name, ours) == 0) raw = std::getenv(theirs);
+    }
     if (raw == nullptr) continue;
     std::string value = normalize_bool(raw);
     if (value != normalize_bool(knob.default_value)) out.emplace_back(knob.name, value);

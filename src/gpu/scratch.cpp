@@ -6,6 +6,7 @@
 
 #include "gpu/assign_layouts.h"
 #include "gpu/conversion.h"
+#include "ir/attrs.h"
 #include "ir/linear_layout.h"
 #include "support/diagnostics.h"
 
@@ -162,7 +163,7 @@ bool recomputable(const ir::Value* value, int* budget, const std::function<bool(
     case OpKind::Broadcast: return recomputable(def->operand(0), budget, uniform);
     default: break;
   }
-  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::has_trait(def->kind(), ir::kPure)) return false;
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def)) return false;
   if (--*budget < 0) return false;
   for (const ir::Value* operand : def->operands()) {
     if (!recomputable(operand, budget, uniform)) return false;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu/prefetch_operands.h"
+#include "ir/attrs.h"
 #include "ir/builder.h"
 #include "transforms/eliminate_dead_code.h"
 
@@ -85,7 +86,7 @@ class Transposer {
         }
         break;
       default:
-        if (ir::has_trait(def->kind(), ir::kElementwise) && ir::has_trait(def->kind(), ir::kPure) &&
+        if (ir::has_trait(def->kind(), ir::kElementwise) && ir::is_pure(*def) &&
             def->num_results() == 1) {
           std::vector<Value*> operands;
           for (Value* operand : def->operands()) {

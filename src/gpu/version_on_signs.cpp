@@ -161,7 +161,7 @@ size_t sink_below(ir::Region& body, const std::vector<const Value*>& scalars, si
   for (size_t i = 0; i < end; ++i) {
     ir::Op* op = body.ops()[i].get();
     bool reads_scalar = std::any_of(op->operands().begin(), op->operands().end(), [&](const Value* v) { return reads.count(v) != 0; });
-    if (!reads_scalar || feeds.count(op) != 0 || !has_trait(op->kind(), ir::kPure) || !op->regions().empty()) continue;
+    if (!reads_scalar || feeds.count(op) != 0 || !ir::is_pure(*op) || !op->regions().empty()) continue;
     for (int r = 0; r < op->num_results(); ++r) reads.insert(op->result(r));
     sink.push_back(op);
   }

@@ -36,4 +36,11 @@ bool is_volatile(const Op& op) {
   return attr && *attr != AttrValue(int64_t{0});
 }
 
+bool is_pure(const Op& op) {
+  if (!has_trait(op.kind(), kPure)) return false;
+  if (op.kind() != OpKind::ExternElementwise) return true;
+  const AttrValue* pure = op.find_attr("pure");
+  return pure == nullptr || *pure != AttrValue(int64_t{0});
+}
+
 }  // namespace tritium::ir

@@ -120,5 +120,9 @@ bool is_store_cache(CacheModifier c);
 bool atomic_admits(AtomicKind k, ScalarKind element);
 // A load with volatile=True (a nonzero "volatile" attribute): never removed, hoisted or merged.
 bool is_volatile(const Op& op);
+// Whether `op` has no side effects (ops.def's kPure), so passes may remove it when unused,
+// merge it with an equal op or compute it again elsewhere: kPure ops are, except the inline
+// asm of tl.inline_asm_elementwise(..., is_pure=False) (ExternElementwise {pure = 0}).
+bool is_pure(const Op& op);
 
 }  // namespace tritium::ir

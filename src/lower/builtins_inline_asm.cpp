@@ -2,8 +2,11 @@
 // arguments are broadcast to one shape (keeping their dtypes, as Triton's checking without
 // arithmetic promotion does) and each output is one ExternElementwise {symbol =
 // "inline_asm"} op that the GPU emits as an LLVM inline-asm call per element (a tuple of
-// dtypes: one op per output, each taking its field of the asm's results). The interpreter
-// cannot run PTX and says so at the call.
+// dtypes: one op per output, each taking its field of the asm's results, which the GPU
+// computes once per element). Pointer arguments
+// pass each element's address. is_pure=False is the op's attribute pure = 0: passes keep,
+// never merge and never copy such an op (ir::is_pure). The interpreter cannot run PTX and
+// says so at the call.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -49,9 +52,7 @@ LValue inline_asm(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   }
   std::vector<Value*> args;
   for (const LValue& item : items) {
-    Value* v = L.to_tensor(item, loc);
-    if (v->type()->is_ptr()) error_at(loc, "tl.inline_asm_elementwise does not take pointers in tritium, got " + v->type()->str());
-    args.push_back(v);
+    args.push_back(L.to_tensor(item, loc));  // pointers too: the asm gets their addresses
   }
   // One shape for all, each keeping its dtype.
   Value* shape_of = args[0];

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "ir/attrs.h"
 #include "ir/printer.h"
 
 namespace tritium::transforms {
@@ -32,7 +33,7 @@ void visit(ir::Region& region, std::map<OpKey, ir::Value*> available) {
   for (const auto& op_ptr : region.ops()) {
     ir::Op& op = *op_ptr;
     for (const auto& nested : op.regions()) visit(*nested, available);
-    if (!has_trait(op.kind(), ir::kPure) || op.num_results() != 1 || !op.regions().empty()) continue;
+    if (!ir::is_pure(op) || op.num_results() != 1 || !op.regions().empty()) continue;
     OpKey key{op.kind(), {op.operands().begin(), op.operands().end()}, op.result()->type(), ""};
     for (const ir::Attr& attr : op.attrs()) key.attrs += attr.name + "=" + ir::format_attr(attr.value) + ";";
     auto [it, inserted] = available.emplace(key, op.result());

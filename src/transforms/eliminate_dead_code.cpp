@@ -12,7 +12,8 @@ namespace {
 
 // An op whose removal nobody can observe once its results are unused.
 bool removable(const ir::Op& op) {
-  if (has_trait(op.kind(), ir::kPure)) return true;
+  if (ir::is_pure(op)) return true;
+  if (has_trait(op.kind(), ir::kPure)) return false;  // an inline asm with effects (is_pure=False)
   if (op.kind() == ir::OpKind::If) {
     for (const auto& region : op.regions()) {
       for (const auto& inner : region->ops()) {

@@ -6,8 +6,9 @@
 #include <functional>
 #include <unordered_map>
 
-#include "ir/op_views.h"
+#include "ir/attrs.h"
 #include "ir/builder.h"
+#include "ir/op_views.h"
 #include "transforms/eliminate_dead_code.h"
 
 namespace tritium::transforms {
@@ -32,7 +33,7 @@ bool writes_memory(const Region& region) {
 
 // A pure op without regions can be computed again anywhere its operands are available.
 bool recomputable(const Op& op) {
-  return has_trait(op.kind(), ir::kPure) && op.regions().empty() && op.num_results() == 1 &&
+  return ir::is_pure(op) && op.regions().empty() && op.num_results() == 1 &&
          op.kind() != OpKind::Dot;
 }
 

@@ -37,3 +37,33 @@ def test_mixed_argument_types_on_gpu():
     out = torch.zeros_like(x)
     ref.mixed_types[(1,)](x, out, BLOCK=n)
     torch.testing.assert_close(out, x + torch.arange(n, device="cuda", dtype=torch.float32))
+
+
+def test_pointer_arguments_on_gpu():
+    n = 512
+    src = torch.randint(0, 256, (n,), dtype=torch.uint8, device="cuda")
+    dst = torch.zeros_like(src)
+    ref.through_pointers[(1,)](src, dst, BLOCK=n)
+    assert torch.equal(dst, src)
+
+
+def test_impure_asm_with_unused_result_runs_on_gpu():
+    # effect_only: two equal impure asm, each adding 1 at the address every element holds.
+    n = 256
+    counter = torch.zeros(1, dtype=torch.int32, device="cuda")
+    addresses = torch.full((n,), counter.data_ptr(), dtype=torch.int64, device="cuda")
+    ref.effect_only[(1,)](addresses, BLOCK=n)
+    assert counter.item() == 2 * n
+
+
+def test_several_outputs_one_effect_on_gpu():
+    # Every element increments one counter once and gets the old value and the old value + 1.
+    n = 256
+    counter = torch.zeros(1, dtype=torch.int32, device="cuda")
+    addresses = torch.full((n,), counter.data_ptr(), dtype=torch.int64, device="cuda")
+    c = torch.zeros(n, dtype=torch.int32, device="cuda")
+    d = torch.zeros_like(c)
+    ref.two_outputs_one_effect[(1,)](addresses, c, d, BLOCK=n)
+    assert counter.item() == n
+    assert torch.equal(torch.sort(c).values, torch.arange(n, dtype=torch.int32, device="cuda"))
+    assert torch.equal(d, c + 1)

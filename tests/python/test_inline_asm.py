@@ -1,7 +1,7 @@
-"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes, one or
-several outputs, the asm in the PTX; the interpreter cannot run assembly and says so at the
-call; bad constraints and pack > 1 are located errors. The GPU runs these kernels in
-tests/gpu/test_gpu_inline_asm.py."""
+"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes (pointers pass
+addresses), one or several outputs, the asm in the PTX, is_pure=False asm kept; the interpreter
+cannot run assembly and says so at the call; bad constraints and pack > 1 are located errors.
+The GPU runs these kernels in tests/gpu/test_gpu_inline_asm.py."""
 
 import importlib.util
 import os
@@ -97,3 +97,59 @@ def kernel(x_ptr):
     tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
                                                                  dtype=tl.pointer_type(tl.int32), is_pure=True, pack=1))
 ''', "*i32:16", "must be a scalar dtype or a tuple of them")
+
+
+@tritium.jit
+def effect_only(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    # is_pure=False: the asm's effect is what matters; its result is never read, and the
+    # second, identical asm is a second effect, not a copy of the first.
+    tl.inline_asm_elementwise("red.global.add.u32 [$1], 1; // effect A", "=r,l", [x.to(tl.int64)],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    tl.inline_asm_elementwise("red.global.add.u32 [$1], 1; // effect A", "=r,l", [x.to(tl.int64)],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    # is_pure=True and unused: removed.
+    tl.inline_asm_elementwise("mov.b32 $0, $1; // pure B", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+
+
+def test_impure_asm_is_kept_and_not_merged():
+    # The kernel holds 2 of the 128 elements per thread (4 warps): each impure asm appears
+    # once per element, twice over; the unused pure one not at all.
+    ptx = effect_only.emit("ptx", signature="*i64:16, BLOCK=256", arch=90)
+    assert ptx.count("// effect A") == 2 * 2
+    assert "// pure B" not in ptx
+
+
+@tritium.jit
+def through_pointers(src_ptr, dst_ptr, BLOCK: tl.constexpr):
+    # The asm gets each element's address in a 64-bit register ("l") and does its own memory
+    # access; nothing reads its result.
+    tl.inline_asm_elementwise("ld.global.b8 $0, [$1];\n\tst.global.b8 [$2], $0;", "=r,l,l",
+                              [src_ptr + tl.arange(0, BLOCK), dst_ptr + tl.arange(0, BLOCK)],
+                              dtype=tl.int8, is_pure=False, pack=1)
+
+
+def test_pointer_arguments():
+    # 512 elements over 128 threads: 4 copies per thread, the second one 128 bytes on.
+    ptx = through_pointers.emit("ptx", signature="*u8:16, *u8:16, BLOCK=512", arch=90)
+    assert ptx.count("ld.global.b8") == 4
+    first = ptx.index("ld.global.b8")
+    assert ".param .u64" in ptx and "[%rd" in ptx[first:first + 40]
+
+
+@tritium.jit
+def two_outputs_one_effect(addr_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(addr_ptr + offs)
+    c, d = tl.inline_asm_elementwise("atom.global.add.u32 $0, [$2], 1;\n\tadd.u32 $1, $0, 1;", "=r,=r,l", [a],
+                                     dtype=(tl.int32, tl.int32), is_pure=False, pack=1)
+    tl.store(c_ptr + offs, c)
+    tl.store(d_ptr + offs, d)
+
+
+def test_several_outputs_run_the_asm_once():
+    # 256 elements over 128 threads: the asm once per element (2), not once per output (4).
+    ptx = two_outputs_one_effect.emit("ptx", signature="*i64:16, *i32:16, *i32:16, BLOCK=256", arch=90)
+    assert ptx.count("atom.global.add.u32") == 2
+    ptx = two_outputs.emit("ptx", signature="*i32:16, *i32:16, *i32:16, *i32:16, BLOCK=256", arch=90)
+    assert ptx.count("// begin inline asm") == 2  # pure ones too

@@ -89,3 +89,19 @@ def test_code_changing_options_change_the_ptx():
     assert "%clusterid" not in base
     assert "fma.rn.f32" in base
     assert "fma.rn.f32" not in axpy.emit("ptx", signature=sig, enable_fp_fusion=False)
+
+
+@pytest.mark.parametrize("env", [{"TRITON_DEFAULT_FP_FUSION": "0"},
+                                 {"TRITIUM_DEFAULT_FP_FUSION": "0"},
+                                 {"TRITIUM_DEFAULT_FP_FUSION": "1", "TRITON_DEFAULT_FP_FUSION": "0"}])
+def test_default_fp_fusion_env(monkeypatch, env):
+    # Triton's name is read when tritium's is unset (test_enable_fp_fusion sets Triton's);
+    # tritium's own wins when both are set. An explicit enable_fp_fusion= wins over both.
+    sig = "*fp32:16, *fp32:16, *fp32:16, i32, fp32, BLOCK=128"
+    monkeypatch.delenv("TRITIUM_DEFAULT_FP_FUSION", raising=False)
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    fused = env.get("TRITIUM_DEFAULT_FP_FUSION", env.get("TRITON_DEFAULT_FP_FUSION")) != "0"
+    assert ("fma.rn.f32" in axpy.emit("ptx", signature=sig, arch=90)) == fused
+    assert "fma.rn.f32" in axpy.emit("ptx", signature=sig, arch=90, enable_fp_fusion=True)

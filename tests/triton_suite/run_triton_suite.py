@@ -50,7 +50,22 @@ resumes after the last finished test, and the table always covers the whole log:
         --log build-gpu/suite.jsonl --json $OUT/suite.json > $OUT/suite.txt 2>&1; \
         tail -60 $OUT/suite.txt
 
-(the first of these commands with --install build-gpu/dist added). The installed Triton is
+(the first of these commands with --install build-gpu/dist added).
+
+--gpu-compile sm_90[,sm_80]  (with --device cpu) the GPU compile sweep: every specialization
+               a test launches in the interpreter is also compiled to PTX for those
+               architectures and assembled by ptxas, each in a forked process (a crash, hang
+               or runaway memory is recorded, not fatal); --gpu-compile-timeout S (120) and
+               --gpu-compile-mem GB (6) limit one compile. A second table gives each test
+               function's compiles by status (ok, user, unlocated, resources, internal,
+               ptxas, crash, timeout, memory: gpu_compile.py's docstring) and the failures
+               grouped by reason. ptxas: /usr/local/cuda/bin/ptxas, or $TRITIUM_SUITE_PTXAS.
+--pretend-cuda sm_90  (with --device cpu) the tests see a CUDA target of that arch
+               (is_cuda() True, torch.cuda.get_device_capability() (9, 0)): they take their
+               CUDA branches (PTX checks read the handle's asm["ptx"], compiled for sm_90 on
+               the CPU; CUDA-only kernels are launched) while kernels run in the interpreter.
+               Their CPU outcomes are no measurement of the GPU; with --gpu-compile, the
+               sweep sees the kernels of those branches too. The installed Triton is
 left alone: the alias answers `import triton` with tritium, and `triton._internal_testing`
 comes from build-gpu/triton-tests (else from the installed Triton's files).
 """
@@ -97,6 +112,12 @@ def pytest_command(args, files, log, skip_done):
            f"--suite-tests-dir={args.tests}", "-W", "ignore"]
     if skip_done:
         cmd.append(f"--suite-skip-done={log}")
+    if args.pretend_cuda:
+        cmd.append(f"--pretend-cuda={args.pretend_cuda}")
+    if args.gpu_compile:
+        cmd += [f"--gpu-compile={args.gpu_compile}",
+                f"--gpu-compile-timeout={args.gpu_compile_timeout}",
+                f"--gpu-compile-mem={args.gpu_compile_mem}"]
     if args.k:
         cmd += ["-k", args.k]
     if args.x:
@@ -214,6 +235,64 @@ def report(results, out=sys.stdout, top=25):
     return total
 
 
+GPU_KINDS = ["ok", "user", "unlocated", "resources", "internal", "ptxas", "crash", "timeout",
+             "memory"]
+
+
+def read_gpu_log(log):
+    """The `gpu` records of a --gpu-compile run, one per (test, kernel, signature, options,
+    arch); a resumed run's repeats are counted once."""
+    seen = {}
+    for rec in suite_log.records(log):
+        if rec.get("event") == "gpu":
+            key = (rec["nodeid"], rec["kernel"], rec["signature"],
+                   json.dumps(rec.get("options"), sort_keys=True), rec["arch"])
+            seen[key] = rec
+    return list(seen.values())
+
+
+def gpu_report(recs, out=sys.stdout, top=40):
+    """Per test function and architecture: kernels compiled, by status; then the failures
+    grouped by reason, and the slowest compiles."""
+    if not recs:
+        return
+    per = collections.OrderedDict()
+    for rec in recs:
+        per.setdefault((func_name(rec["nodeid"]), rec["arch"]), collections.Counter())[rec["status"]] += 1
+    w = max([len(f"{n} {a}") for n, a in per] + [13])
+    print(f"\nGPU compile sweep: {len(recs)} kernel compiles", file=out)
+    print(f"{'test function':<{w}} " + " ".join(f"{k[:7]:>7}" for k in GPU_KINDS), file=out)
+    total = collections.Counter()
+    for (name, arch), c in per.items():
+        total.update(c)
+        if any(k != "ok" for k in c):
+            print(f"{name + ' ' + arch:<{w}} " + " ".join(f"{c.get(k, 0):>7}" for k in GPU_KINDS), file=out)
+    print(f"{'TOTAL':<{w}} " + " ".join(f"{total.get(k, 0):>7}" for k in GPU_KINDS), file=out)
+    tests = collections.defaultdict(set)
+    for rec in recs:
+        tests[rec["status"] == "ok"].add(rec["nodeid"])
+    print(f"tests with kernels: {len(tests[True] | tests[False])}, with a failing compile: "
+          f"{len(tests[False])}", file=out)
+    reasons = collections.Counter()
+    where = collections.defaultdict(collections.Counter)
+    for rec in recs:
+        if rec["status"] != "ok":
+            key = f"[{rec['status']}] " + reason_key(rec.get("reason", "?"))
+            reasons[key] += 1
+            where[key][f"{func_name(rec['nodeid'])} {rec['arch']}"] += 1
+    if reasons:
+        print(f"\nGPU compile failures by reason ({sum(reasons.values())}):", file=out)
+        for key, n in reasons.most_common(top):
+            funcs = ", ".join(f"{f}({k})" for f, k in where[key].most_common(4))
+            print(f"{n:6d}  {key}\n        in {funcs}", file=out)
+    times = sorted(recs, key=lambda r: -(r.get("compile_s", 0) + r.get("ptxas_s", 0)))
+    tot = sum(r.get("compile_s", 0) for r in recs), sum(r.get("ptxas_s", 0) for r in recs)
+    print(f"\ncompile time: tritium {tot[0]:.0f} s, ptxas {tot[1]:.0f} s; slowest:", file=out)
+    for r in times[:10]:
+        print(f"  {r.get('compile_s', 0):7.2f} + {r.get('ptxas_s', 0):6.2f} s  {r.get('rss_mb', 0):5d} MB  "
+              f"{r['status']:<8} {r['nodeid']} {r['kernel']} [{r['signature'][:80]}]", file=out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -230,6 +309,14 @@ def main():
     ap.add_argument("--install", default=None, metavar="DIR")
     ap.add_argument("--budget", type=float, default=None, metavar="S",
                     help="stop after S seconds (a later run with the same --log resumes)")
+    ap.add_argument("--gpu-compile", default=None, metavar="ARCHS",
+                    help="also compile every launched specialization to PTX for these "
+                         "architectures (sm_90,sm_80) and run ptxas on it (gpu_compile.py)")
+    ap.add_argument("--pretend-cuda", default=None, metavar="ARCH",
+                    help="cpu: the tests' is_cuda() is True and torch.cuda's capability that "
+                         "of ARCH (sm_90): their CUDA branches run, kernels in the interpreter")
+    ap.add_argument("--gpu-compile-timeout", type=float, default=120.0, metavar="S")
+    ap.add_argument("--gpu-compile-mem", type=float, default=6.0, metavar="GB")
     ap.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     args = ap.parse_args()
     args.tests = str(pathlib.Path(args.tests).resolve())
@@ -244,12 +331,15 @@ def main():
     print(f"# Triton's {' '.join(args.files)} under tritium, device={args.device}, "
           f"{len(results)} tests in {time.time() - start:.0f} s (pytest exit {rc})")
     report(results)
+    gpu_recs = read_gpu_log(log) if args.gpu_compile else []
+    gpu_report(gpu_recs)
     if not results and rc not in (0, 5):
         print("no test ran: pytest failed before the first test (a collection error?); rerun "
               "with -v to see its output")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(results, f, indent=0)
+            json.dump({"results": results, "gpu": gpu_recs} if args.gpu_compile else results,
+                      f, indent=0)
     return 0
 
 

@@ -11,6 +11,9 @@ Loaded by run_triton_suite.py (`-p triton_suite_plugin`); it is not a tritium te
   `_internal_testing` helpers (`is_hip_mi300`, ...) that older test files import;
 * gives every test a wall-clock limit (`--suite-timeout`, SIGALRM), so a slow or stuck
   test fails instead of stopping the run;
+* with `--gpu-compile sm_90[,sm_80]`, compiles every specialization a test launched to PTX
+  for those architectures and runs ptxas on it, each in a forked process (gpu_compile.py),
+  logging one `gpu` record per kernel;
 * appends one JSON line per test outcome to `--suite-log` (the runner's table is made from
   it), and a `start` line before each test, so the runner can tell which test hung if the
   process has to be killed; `--suite-skip-done` deselects tests already in a log.
@@ -26,6 +29,7 @@ import signal
 import sys
 import time
 
+import gpu_compile
 import pytest
 import suite_log
 
@@ -67,6 +71,14 @@ def pytest_addoption(parser):
     parser.addoption("--suite-log", action="store", default=None)
     parser.addoption("--suite-skip-done", action="store", default=None)
     parser.addoption("--suite-tests-dir", action="store", default=None)
+    parser.addoption("--gpu-compile", action="store", default=None,
+                     help="also compile every launched specialization for these archs "
+                          "(sm_90,sm_80) and run ptxas on it (gpu_compile.py)")
+    parser.addoption("--pretend-cuda", action="store", default=None,
+                     help="cpu: the tests see a CUDA target of this arch (sm_90)")
+    parser.addoption("--gpu-compile-timeout", action="store", type=float, default=120.0)
+    parser.addoption("--gpu-compile-mem", action="store", type=float, default=6.0,
+                     help="GB of resident memory one GPU compile may use")
 
 
 def pytest_configure(config):
@@ -83,9 +95,26 @@ def pytest_configure(config):
         from tritium import driver
         active = driver.driver.active
         cpu_target = driver.GPUTarget("cpu", 0, 32)
+        pretend = config.getoption("--pretend-cuda")
+        if pretend:
+            # The GPU compile sweep's second mode: the tests take their CUDA branches (PTX
+            # checks on the handle's asm["ptx"], which compiles for that arch on the CPU,
+            # CUDA-only kernels) while the kernels still run in the interpreter.
+            sm = int(pretend.replace("sm_", "").rstrip("a"))
+            cpu_target = driver.GPUTarget("cuda", sm, 32)
+            _pretend_capability(sm)
         active.get_current_target = lambda: cpu_target
     if found is not None:
         _add_old_helper_names()
+    if config.getoption("--gpu-compile"):
+        gpu_compile.install()
+
+
+def _pretend_capability(sm):
+    """torch.cuda's capability and name queries answer as a GPU of `sm` would."""
+    import torch
+    torch.cuda.get_device_capability = lambda *a, **k: (sm // 10, sm % 10)
+    torch.cuda.get_device_name = lambda *a, **k: f"pretend sm_{sm}"
 
 
 # Triton renamed some helpers of _internal_testing (the AMD chips by architecture, not by
@@ -168,7 +197,10 @@ def _log(config, rec):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     _log(item.config, {"event": "start", "nodeid": item.nodeid, "t": time.time()})
+    gpu_compile.take_pending()  # handles made outside any test (module level) are not swept
     yield
+    if item.config.getoption("--gpu-compile"):
+        gpu_compile.sweep(item.config, item.nodeid, lambda rec: _log(item.config, rec))
 
 
 @pytest.hookimpl(hookwrapper=True)

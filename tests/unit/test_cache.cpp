@@ -169,6 +169,18 @@ TEST_CASE("codegen knobs: unset and default hash the same", "[cache]") {
   CHECK(cache::knob_value(cache::KeyInputs::current(), "TRITIUM_DEFAULT_FP_FUSION") == "1");
 }
 
+TEST_CASE("codegen knobs: Triton's TRITON_DEFAULT_FP_FUSION when tritium's is unset", "[cache]") {
+  ::unsetenv("TRITIUM_DEFAULT_FP_FUSION");
+  ::setenv("TRITON_DEFAULT_FP_FUSION", "0", 1);
+  cache::KeyInputs off = cache::KeyInputs::current();
+  CHECK(cache::knob_value(off, "TRITIUM_DEFAULT_FP_FUSION") == "0");
+  ::setenv("TRITIUM_DEFAULT_FP_FUSION", "1", 1);  // tritium's own name wins
+  CHECK(cache::knob_value(cache::KeyInputs::current(), "TRITIUM_DEFAULT_FP_FUSION") == "1");
+  ::unsetenv("TRITIUM_DEFAULT_FP_FUSION");
+  ::unsetenv("TRITON_DEFAULT_FP_FUSION");
+  CHECK(cache::knob_value(cache::KeyInputs::current(), "TRITIUM_DEFAULT_FP_FUSION") == "1");
+}
+
 TEST_CASE("the toolchain fields are filled in", "[cache]") {
   cache::KeyInputs in = cache::KeyInputs::current();
   CHECK(in.tritium_version == cache::tritium_version());

@@ -39,7 +39,8 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
     std::vector<llvm::Type*> results = asm_result_types(op, type_of);
     llvm::Type* returned = results.size() == 1 ? results[0] : llvm::StructType::get(context_, results);
     std::vector<llvm::Type*> params;
-    for (const ir::Value* operand : op.operands()) params.push_back(scalar_type(operand->type()->element()->scalar_kind()));
+    // A pointer argument is the global address ("l": a 64-bit register).
+    for (const ir::Value* operand : op.operands()) params.push_back(element_type(operand->type()));
     llvm::FunctionType* type = llvm::FunctionType::get(returned, params, false);
     std::string constraints = op.str_attr("constraints");
     if (llvm::Error invalid = llvm::InlineAsm::verify(type, constraints)) {
@@ -50,10 +51,26 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
     }
     llvm::InlineAsm* code = llvm::InlineAsm::get(type, op.str_attr("asm"), constraints, op.int_attr("pure") == 0);
     const unsigned output = static_cast<unsigned>(op.int_attr("output"));
-    const bool many = results.size() > 1;
-    return [this, code, output, many](const std::vector<llvm::Value*>& a) {
-      llvm::Value* call = b_.CreateCall(code, a);
-      return many ? b_.CreateExtractValue(call, {output}) : call;
+    if (results.size() == 1) return [this, code](const std::vector<llvm::Value*>& a) { return b_.CreateCall(code, a); };
+    // Several outputs are one op each (lowering makes them one after another, and passes
+    // neither move nor copy an asm with effects): the first output's op makes the call and
+    // the others read its fields, so the asm runs once. Without the call at hand (in another
+    // block, or the first output removed as unused) an output makes its own.
+    std::string text = op.str_attr("asm") + '\0' + constraints + '\0' + op.str_attr("result_types");
+    return [this, code, output, text](const std::vector<llvm::Value*>& a) {
+      auto key = std::make_pair(text, a);
+      llvm::Value* call = nullptr;
+      if (output != 0) {
+        auto it = asm_calls_.find(key);
+        if (it != asm_calls_.end() && llvm::cast<llvm::Instruction>(it->second)->getParent() == b_.GetInsertBlock()) {
+          call = it->second;
+        }
+      }
+      if (call == nullptr) {
+        call = b_.CreateCall(code, a);
+        if (output == 0) asm_calls_[key] = call;
+      }
+      return b_.CreateExtractValue(call, {output});
     };
   }
   const ir::ExternMath* fn = ir::find_extern_math(name);

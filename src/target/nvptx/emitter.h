@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -457,6 +458,10 @@ class Emitter {
   // own are forgotten after it): a dot's wait leaves them in flight too (emit_dot.cpp).
   int body_commits_ = 0;
   int live_hoisted_ = 0;      // of them, hoisted operands (emit_for)
+  // The last inline-asm call of each asm text (+ constraints and result types) on each list
+  // of arguments, made by a call's first output: its other outputs take their fields of
+  // that call instead of running the asm again (emit_extern.cpp).
+  std::map<std::pair<std::string, std::vector<llvm::Value*>>, llvm::Value*> asm_calls_;
 };
 
 }  // namespace tritium::nvptx
