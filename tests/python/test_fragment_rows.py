@@ -48,7 +48,11 @@ def test_chained_dots(rng, dtype):
     out = np.zeros((m, d), np.float32)
     fk.chained_dots[(1,)](a, b, dm, out, M=m, N=n, K=k, D=d, PREC="ieee")
     c = (a.astype(np.float64) @ b.astype(np.float64) * 0.25).astype(dtype).astype(np.float64)
-    np.testing.assert_allclose(out, c @ dm.astype(np.float64), rtol=1e-3, atol=1e-3)
+    # The kernel rounds its fp32 sums to fp16, the reference the exact ones: an element near a
+    # rounding boundary may land one fp16 ulp (about 1e-3 at 1) away, and the second dot adds
+    # such flips up (1e-3 failed for seed 1142607479: 0.0012).
+    tol = 1e-2 if dtype == "float16" else 1e-3
+    np.testing.assert_allclose(out, c @ dm.astype(np.float64), rtol=tol, atol=tol)
 
 
 def test_softmax_dot(rng):
