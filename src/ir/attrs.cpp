@@ -26,7 +26,7 @@ bool is_store_cache(CacheModifier c) {
 
 bool atomic_admits(AtomicKind k, ScalarKind element) {
   AtomicRule rule = atomic_rule(k);
-  if (element == ScalarKind::F16) return rule == AtomicRule::Half;
+  if (element == ScalarKind::F16 || element == ScalarKind::BF16) return rule == AtomicRule::Half;
   if (element == ScalarKind::F32 || element == ScalarKind::F64) return rule != AtomicRule::Int;
   return is_integer(element) && (bit_width(element) == 32 || bit_width(element) == 64);
 }

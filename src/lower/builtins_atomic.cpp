@@ -33,11 +33,14 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::optional<ir::MemScope> scope = ir::parse_enum<ir::MemScope>(scope_text);
   if (!scope) error_at(loc, "unknown memory scope '" + scope_text + "'");
   if (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
-      k == ScalarKind::U16 || k == ScalarKind::BF16) {
+      k == ScalarKind::U16) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
-  // The kind's rule (atomics.def); atomic_cas compares bits, of any float.
-  if (!cas && k == ScalarKind::F16 && !ir::atomic_admits(kind, k)) error_at(loc, "tl." + fn + " does not support fp16 elements");
+  // The kind's rule (atomics.def); atomic_cas compares bits, of any float. 16-bit floats:
+  // add (and exchange), as Triton 3.6 allows.
+  if (!cas && (k == ScalarKind::F16 || k == ScalarKind::BF16) && !ir::atomic_admits(kind, k)) {
+    error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
+  }
   if (!cas && ir::is_float(k) && ir::atomic_rule(kind) == ir::AtomicRule::Int) {
     error_at(loc, "tl." + fn + " needs integer elements, got " + std::string(ir::scalar_name(k)));
   }

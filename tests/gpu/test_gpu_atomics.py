@@ -96,3 +96,36 @@ def test_atomic_matrix_matches_the_interpreter(tmp_path, name, kind, value, mask
     assert np.array_equal(gpu_memory.cpu().numpy().view(bits), ref_memory.view(bits))
     # Masked-off lanes read as 0 in both.
     assert np.array_equal(gpu_old.cpu().numpy().view(bits), ref_old.view(bits))
+
+
+BF16_ADD = """
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def k(p, values, old, BLOCK: tl.constexpr, SLOTS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(old + offs, tl.atomic_add(p + offs % SLOTS, tl.load(values + offs)))
+"""
+
+
+@pytest.mark.parametrize("slots", [256, 4])
+def test_bf16_atomic_add(tmp_path, slots):
+    """bf16 atomic_add (Triton 3.6 allows it): native on sm_90, a compare-and-swap loop
+    before. One address per element: each sum is the bf16 rounding of the fp32 sum, the old
+    values returned exactly; four addresses: the sums within bf16 rounding of every order."""
+    kernel = load_kernel(tmp_path, f"bf16_add_{slots}", BF16_ADD)
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    block = 256
+    start = (torch.rand(slots, device="cuda", generator=gen) * 8 - 4).to(torch.bfloat16)
+    values = (torch.rand(block, device="cuda", generator=gen) * 8 - 4).to(torch.bfloat16)
+    p, old = start.clone(), torch.zeros(block, device="cuda", dtype=torch.bfloat16)
+    kernel[(1,)](p, values, old, BLOCK=block, SLOTS=slots)
+    torch.cuda.synchronize()
+    if slots == block:
+        assert torch.equal(old, start)
+        assert torch.equal(p, (start.float() + values.float()).to(torch.bfloat16))
+    else:
+        expected = start.float() + values.float().reshape(-1, slots).sum(0)
+        torch.testing.assert_close(p.float(), expected, rtol=0.05, atol=0.5)

@@ -4,6 +4,7 @@ kernel: there a copy-in erased earlier programs' updates; here kernels work on t
 caller's buffer, so every program sees the others' writes."""
 
 import numpy as np
+import pytest
 
 import tritium
 import tritium.language as tl
@@ -126,3 +127,50 @@ def test_every_atomic_kind_is_a_builtin_with_semantics(tmp_path, rng):
             expected = ATOMIC_REFERENCE[kind](start, values).astype(dtype)
             np.testing.assert_array_equal(p, expected, err_msg=f"{kind} {dtype}")
         assert len(accepted) >= 4, kind  # every kind takes 32- and 64-bit integers
+
+
+BF16_ADD = '''
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(p, values, old, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(old + offs, tl.atomic_add(p + offs, tl.load(values + offs)))
+'''
+
+
+def test_bf16_atomic_add(tmp_path, rng):
+    """tl.atomic_add on bf16 (Triton 3.6 allows add alone on bf16): the sum rounded to bf16,
+    the old values returned; max on bf16 stays Triton's located error."""
+    import importlib.util
+    path = tmp_path / "bf16_add.py"
+    path.write_text(BF16_ADD)
+    spec = importlib.util.spec_from_file_location("bf16_add", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    bf16 = tritium.language.bfloat16
+
+    def to_bf16(x):  # fp32 -> bf16 bits, rounding to nearest even
+        u = x.astype(np.float32).view(np.uint32)
+        return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+    def from_bf16(bits):
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+
+    n = 64
+    start = to_bf16(rng.uniform(-8, 8, n))
+    values = to_bf16(rng.uniform(-8, 8, n))
+    p, old = start.copy(), np.zeros(n, np.uint16)
+    module.kernel[(1,)](tritium.reinterpret(p, bf16), tritium.reinterpret(values, bf16),
+                        tritium.reinterpret(old, bf16), BLOCK=n)
+    np.testing.assert_array_equal(old, start)
+    np.testing.assert_array_equal(p, to_bf16(from_bf16(start) + from_bf16(values)))
+    path.write_text(BF16_ADD.replace("atomic_add", "atomic_max"))
+    spec = importlib.util.spec_from_file_location("bf16_max", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(tritium.CompilationError, match="does not support bf16"):
+        module.kernel[(1,)](tritium.reinterpret(p, bf16), tritium.reinterpret(values, bf16),
+                            tritium.reinterpret(old, bf16), BLOCK=n)

@@ -539,17 +539,18 @@ TEST_CASE("attribute vocabularies parse and print", "[ir]") {
 
 TEST_CASE("the element rules of atomics.def are Triton's", "[ir]") {
   // Triton's rules for its seven kinds: 32- and 64-bit integers always; fp32/fp64 except for
-  // and/or/xor; fp16 for add and xchg only; never 8/16-bit integers, i1 or bf16.
+  // and/or/xor; fp16 and bf16 for add (Triton 3.6) and xchg only; never 8/16-bit integers or i1.
   using K = ScalarKind;
   for (AtomicKind k : {AtomicKind::Add, AtomicKind::Max, AtomicKind::Min, AtomicKind::And, AtomicKind::Or,
                        AtomicKind::Xor, AtomicKind::Xchg}) {
     INFO(enum_text(k));
     bool bitwise = k == AtomicKind::And || k == AtomicKind::Or || k == AtomicKind::Xor;
     for (K e : {K::I32, K::U32, K::I64, K::U64}) CHECK(atomic_admits(k, e));
-    for (K e : {K::I1, K::I8, K::U8, K::I16, K::U16, K::BF16}) CHECK_FALSE(atomic_admits(k, e));
+    for (K e : {K::I1, K::I8, K::U8, K::I16, K::U16}) CHECK_FALSE(atomic_admits(k, e));
     CHECK(atomic_admits(k, K::F32) == !bitwise);
     CHECK(atomic_admits(k, K::F64) == !bitwise);
     CHECK(atomic_admits(k, K::F16) == (k == AtomicKind::Add || k == AtomicKind::Xchg));
+    CHECK(atomic_admits(k, K::BF16) == (k == AtomicKind::Add || k == AtomicKind::Xchg));
   }
 }
 

@@ -59,6 +59,7 @@ std::vector<DtypeCase> dtype_cases() {
       {"i64", "i64", {"1", "-2", "0"}, kinds_on(K::I64)},
       {"u64", "i64", {"3", "0"}, kinds_on(K::U64)},
       {"fp16", "fp32", {"1.0", "-2.0", "0.0"}, kinds_on(K::F16)},
+      {"bf16", "fp32", {"1.0", "-2.0", "0.0"}, kinds_on(K::BF16)},
       {"fp32", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, kinds_on(K::F32)},
       {"fp64", "fp32", {"1.0", "-2.0", "0.0", "-0.0"}, kinds_on(K::F64)},
   };
@@ -127,6 +128,30 @@ TEST_CASE("nvptx atomics: every kind x value form x dtype assembles", "[nvptx][a
   }
 }
 
+TEST_CASE("nvptx atomics: bf16 add is native from sm_90, a compare-and-swap loop before", "[nvptx][atomics]") {
+  const char* source = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def k(p, x, out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.atomic_add(p + offs % 4, tl.load(x + offs)))
+)PY";
+  auto fn = testing::lower_source("atomics.py", source, "k", "*bf16:16, *bf16:16, *bf16:16, BLOCK=128");
+  nvptx::TargetOptions hopper;
+  hopper.sm = 90;
+  nvptx::CompiledPtx native = nvptx::compile_to_ptx(*fn, hopper);
+  CHECK(count(native.ptx, "atom.global.gpu.acq_rel.add.noftz.bf16") == 1);
+  CHECK(count(native.ptx, "cas.b16") == 0);
+  CHECK(ptxas_errors(native).empty());
+  nvptx::TargetOptions ampere;
+  ampere.sm = 80;
+  nvptx::CompiledPtx loop = nvptx::compile_to_ptx(*fn, ampere);
+  CHECK(count(loop.ptx, "add.noftz.bf16") == 0);
+  CHECK(count(loop.ptx, "atom.global.acq_rel.gpu.cas.b16") == 1);
+  CHECK(ptxas_errors(loop).empty());
+}
+
 TEST_CASE("nvptx atomics: a constant float max/min picks one atomic by its sign", "[nvptx][atomics]") {
   // The sign test folds: exactly one of the two emulating atomics remains.
   const char* source = R"PY(import triton
@@ -156,7 +181,9 @@ TEST_CASE("nvptx atomics: refused element types and kinds are located errors", "
     for (const std::string& kind : all_kinds()) {
       bool is_float = ir::is_float(element);
       std::optional<ir::AtomicKind> k = ir::parse_enum<ir::AtomicKind>(kind);
-      bool allowed = k ? ir::atomic_admits(*k, element) : (element == K::F16 || element == K::F32 || element == K::F64);
+      // cas: any float of 16, 32 or 64 bits (Triton 3.6 takes bf16 too).
+      bool allowed = k ? ir::atomic_admits(*k, element)
+                       : (element == K::F16 || element == K::BF16 || element == K::F32 || element == K::F64);
       if (allowed) continue;
       std::string value = is_float ? "1.0" : "1";
       std::string call = kind == "cas" ? "tl.atomic_cas(p, " + value + ", " + value + ")"

@@ -469,7 +469,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
   [[maybe_unused]] std::string u = ".u" + std::to_string(bits);
   [[maybe_unused]] std::string s = ".s" + std::to_string(bits);
   [[maybe_unused]] std::string f = ".f" + std::to_string(bits);
-  [[maybe_unused]] bool half = kind == ScalarKind::F16;
+  [[maybe_unused]] bool half = kind == ScalarKind::F16 || kind == ScalarKind::BF16;  // 16-bit floats
   [[maybe_unused]] bool is_signed = ir::is_signed(kind);
   llvm::Value* address = b_.CreatePtrToInt(ptr, b_.getInt64Ty());
   llvm::Value* v = b_.CreateBitCast(value, int_type);  // floats travel as their bits
@@ -485,6 +485,27 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
     expected->addIncoming(first, from);
     llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, v}, op);
+    expected->addIncoming(seen, loop);
+    b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
+    b_.SetInsertPoint(done);
+    return seen;
+  };
+  // bf16 add: native from sm_90 (PTX's atom.add.noftz.bf16), else a compare-and-swap loop of
+  // the rounded fp32 sum (as LLVM expands it for Triton).
+  [[maybe_unused]] auto bf16_add = [&]() -> llvm::Value* {
+    if (sm_ >= 90) return atom("add.noftz.bf16");
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "add.bf16", kernel_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "add.bf16.done", kernel_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
+    expected->addIncoming(first, from);
+    llvm::Value* sum = b_.CreateFAdd(b_.CreateFPExt(b_.CreateBitCast(expected, type), b_.getFloatTy()),
+                                     b_.CreateFPExt(value, b_.getFloatTy()));
+    llvm::Value* next = b_.CreateBitCast(b_.CreateFPTrunc(sum, type), int_type);
+    llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, next}, op);
     expected->addIncoming(seen, loop);
     b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
     b_.SetInsertPoint(done);
