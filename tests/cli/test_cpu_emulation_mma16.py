@@ -57,8 +57,10 @@ KERNELS = textwrap.dedent('''
 
     @tritium.jit
     def dot_once(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
-        # One dot, no loop (K = BK = stride): the operands as in matmul.
+                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr, STORE_T: tl.constexpr):
+        # One dot, no loop (K = BK = stride): the operands as in matmul. STORE_T: the result
+        # stored column-major (out holds C transposed), the store's layout running down the
+        # columns and its conversion reading the dot's fragments.
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
@@ -71,27 +73,10 @@ KERNELS = textwrap.dedent('''
         else:
             b = tl.load(x_ptr + BM * BK + k[:, None] + n[None, :] * BK)
         c = tl.dot(a, b, out_dtype=ACC)
-        tl.store(out_ptr + m[:, None] * BN + n[None, :], c.to(out_ptr.dtype.element_ty))
-
-
-    @tritium.jit
-    def dot_once_stored_t(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                          A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
-        # dot_once, its result stored column-major (out holds C transposed): the store's
-        # layout runs down the columns, the conversion reading the dot's fragments.
-        m = tl.arange(0, BM)
-        n = tl.arange(0, BN)
-        k = tl.arange(0, BK)
-        if A_MAJOR:
-            a = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        if STORE_T:
+            tl.store(out_ptr + m[:, None] + n[None, :] * BM, c.to(out_ptr.dtype.element_ty))
         else:
-            a = tl.load(x_ptr + m[:, None] + k[None, :] * BM)
-        if B_MAJOR:
-            b = tl.load(x_ptr + BM * BK + k[:, None] * BN + n[None, :])
-        else:
-            b = tl.load(x_ptr + BM * BK + k[:, None] + n[None, :] * BK)
-        c = tl.dot(a, b, out_dtype=ACC)
-        tl.store(out_ptr + m[:, None] + n[None, :] * BM, c.to(out_ptr.dtype.element_ty))
+            tl.store(out_ptr + m[:, None] * BN + n[None, :], c.to(out_ptr.dtype.element_ty))
 
 
     @tritium.jit
@@ -524,9 +509,11 @@ def operands(values, BM, BN, K, a_major, b_major):
     return a, b
 
 
-def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False, mutate=None):
+def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, defer_copies=False, mutate=None,
+                 store_t=False):
     """A (BM x K) @ B (K x BN) of small integers against numpy, exactly; returns the PTX.
-    layout: row-major, k-major-b, m-major-a or both (M-major A and K-major B)."""
+    layout: row-major, k-major-b, m-major-a or both (M-major A and K-major B); store_t:
+    dot_once's result stored transposed."""
     BM, BN, BK = tile
     a_major, b_major = layout not in ("m-major-a", "both"), layout not in ("k-major-b", "both")
     limit = 3 if acc == "fp16" else 8  # f16 sums stay below 2048, exact
@@ -535,10 +522,11 @@ def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, 
     values = small_integers(BM * K + K * BN, limit, seed=BM * 7 + BN * 3 + K)
     acc_type = "tl.float16" if acc == "fp16" else "tl.float32"
     out, ptx = run_kernel(tmp_path, kernel, ty, acc, values, BM * BN, tile, warps, stages, sm, K,
-                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}", defer_copies=defer_copies,
+                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}"
+                          + (f", STORE_T={store_t}" if kernel == "dot_once" else ""), defer_copies=defer_copies,
                           mutate=mutate)
     a, b = operands(values, BM, BN, K, a_major, b_major)
-    c = out.reshape(BN, BM).T if kernel.endswith("_stored_t") else out.reshape(BM, BN)
+    c = out.reshape(BN, BM).T if store_t else out.reshape(BM, BN)
     np.testing.assert_array_equal(c.astype(np.float64), a @ b)
     return ptx
 
@@ -809,6 +797,6 @@ def test_f16_accumulator_fragments(tmp_path, wgmma_n):
 def test_dot_result_stored_column_major(tmp_path, ty, sm, tile, warps):
     """The store's column layout takes the dot's fragments (mma.sync's, wgmma's) straight
     through one round trip: 16-byte stores down the columns, every element where it belongs."""
-    ptx = check_matmul(tmp_path, "dot_once_stored_t", ty, "fp32", "row-major", tile, warps, tile[2], 1, sm)
+    ptx = check_matmul(tmp_path, "dot_once", ty, "fp32", "row-major", tile, warps, tile[2], 1, sm, store_t=True)
     assert "st.global.v4" in ptx
     assert ("wgmma" in ptx) == (sm == 90)
