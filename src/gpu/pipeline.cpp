@@ -8,6 +8,7 @@
 #include "gpu/assign_layouts.h"
 #include "gpu/coalesce.h"
 #include "gpu/insert_barriers.h"
+#include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/rebase_pointers.h"
 #include "gpu/transpose_loads.h"
@@ -31,6 +32,9 @@ const std::vector<GpuPass> kGpuPasses = {
     {"rebase_pointers", rebase_pointers, nullptr},
     // A dot operand loaded then transposed (Kᵀ): loaded transposed, so it feeds the dot.
     {"transpose_loads", transpose_loads, transposes_loads},
+    // int8 dots on wgmma where their operands' copies allow it (read before prefetching,
+    // while the loads still feed the dots).
+    {"choose_int8_wgmma", choose_int8_wgmma, chooses_int8_wgmma},
     // Dot operands loaded one iteration ahead (then copied by cp.async), and the copies of
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},

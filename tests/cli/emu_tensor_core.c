@@ -66,7 +66,8 @@ static float e4m3_to_float(unsigned char b) {
 }
 static float e5m2_to_float(unsigned char b) { return half_to_float((unsigned short)(b << 8)); }
 
-// Element types: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32 (an f32 whose low 13 bits are not read).
+// Element types: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32 (an f32 whose low 13 bits are not read),
+// 5 s8 (integer products, accumulated exactly in s32 by emu_wgmma).
 static float element_value(int type, unsigned bits) {
   float f;
   switch (type) {
@@ -74,6 +75,7 @@ static float element_value(int type, unsigned bits) {
     case 1: return bf16_to_float((unsigned short)bits);
     case 2: return e4m3_to_float((unsigned char)bits);
     case 3: return e5m2_to_float((unsigned char)bits);
+    case 5: return (float)(signed char)bits;
     default: bits &= 0xffffe000u, memcpy(&f, &bits, 4); return f;
   }
 }
@@ -310,10 +312,10 @@ void emu_wgmma_wait(const unsigned long long* in, unsigned long long* out, int c
   read_count = kept;
 }
 
-// wgmma.mma_async.sync.aligned.m64n{n}k{8,16,32}.{f32,f16}.{atype}.{btype}: slots of A's
+// wgmma.mma_async.sync.aligned.m64n{n}k{8,16,32}.{f32,f16,s32}.{atype}.{btype}: slots of A's
 // descriptor (or, a_regs, A's four registers from slot a), B's descriptor, the scale-d
-// predicate, the accumulators from slot c (n / 2 f32, or n / 4 packed f16). Immediates:
-// scale_a, scale_b (1 or -1), trans_a, trans_b.
+// predicate, the accumulators from slot c (n / 2 f32 or s32, or n / 4 packed f16).
+// Immediates: scale_a, scale_b (1 or -1; s8 has none: 1), trans_a, trans_b.
 void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int atype, int btype, int f16_acc,
                int a_regs, int a, int b, int scale_d, int c, int scale_a, int scale_b, int trans_a, int trans_b) {
   int group = emu_tid / 128, w = (emu_tid / 32) % 4, lane = emu_tid & 31;
@@ -334,19 +336,24 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
     int j = i / 4, e = i % 4;
     int row = 16 * w + g + (e >= 2 ? 8 : 0), col = 8 * j + 2 * t + (e & 1);
     float sum = 0;
+    int isum = 0;
     if (accumulate) {
       unsigned reg = untag(slot_u32(in, c + (f16_acc ? i / 2 : i)), NULL);
       float f;
       memcpy(&f, &reg, 4);
       sum = f16_acc ? half_to_float((unsigned short)half_of(reg, i & 1)) : f;
+      isum = (int)reg;
     }
     for (int k = 0; k < K; ++k) {
       unsigned abits = a_regs ? a_fragment_bits(warp_lanes, a, row - 16 * w, k)
                               : read_operand(operand_address(desc_a, bytes_a, trans_a, row, k), bytes_a);
       unsigned bbits = read_operand(operand_address(desc_b, bytes_b, trans_b, col, k), bytes_b);
       sum += scale_a * element_value(atype, abits) * scale_b * element_value(btype, bbits);
+      isum += (int)(signed char)abits * (int)(signed char)bbits;
     }
-    if (f16_acc) {
+    if (atype == 5) {
+      set_u32(out, i, (unsigned)isum);
+    } else if (f16_acc) {
       unsigned bits = float_to_half(sum);
       set_u32(out, i / 2, (i & 1) ? (slot_u32(out, i / 2) | bits << 16) : bits);
     } else {

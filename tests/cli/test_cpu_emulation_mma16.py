@@ -98,8 +98,9 @@ KERNELS = textwrap.dedent('''
     @tritium.jit
     def masked_k(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                  A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
-        # matmul's row-major loop with K = stride not a multiple of BK: the last block's
-        # columns of A and rows of B past K masked to zero (copies of fewer source bytes).
+        # matmul's loop with K = stride not a multiple of BK: the last block's columns of A
+        # and rows of B past K masked to zero (copies of fewer source bytes). A row-major, B
+        # row-major or K-major (B_MAJOR 0).
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
@@ -107,7 +108,11 @@ KERNELS = textwrap.dedent('''
         for k0 in range(0, stride, BK):
             kk = k0 + k
             a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
-            b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
+            if B_MAJOR:
+                b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
+            else:
+                b = tl.load(x_ptr + BM * stride + kk[:, None] + n[None, :] * stride, mask=kk[:, None] < stride,
+                            other=0.0)
             acc = tl.dot(a, b, acc, out_dtype=ACC)
         tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
 
@@ -149,8 +154,8 @@ KERNELS = textwrap.dedent('''
 ASM_CALL = re.compile(r'^(\s*)(?:(%[-\w.]+) = )?(?:tail |notail )?call (void|\{[^}]*\}|[^ ]+) asm (?:sideeffect )?'
                       r'"((?:[^"\\]|\\.)*)", "([^"]*)"\((.*)\)((?:\s*#\d+)?)\s*$')
 ARG_TYPE = re.compile(r'^(ptr|i\d+|half|bfloat|float|double|<\d+ x [a-z0-9]+>) ')
-ELEMENT = {"f16": 0, "bf16": 1, "e4m3": 2, "e5m2": 3, "tf32": 4}
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1, "tf32": 4}
+ELEMENT = {"f16": 0, "bf16": 1, "e4m3": 2, "e5m2": 3, "tf32": 4, "s8": 5}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1, "tf32": 4, "s8": 1}
 
 
 def split_args(text):
@@ -220,8 +225,8 @@ def translate(st):
         return "emu_mma16", [ELEMENT[m.group(2)], int(m.group(1) == "f16"), st.slots(m.group(6)),
                              st.slots(m.group(7)), st.slots(m.group(8))]
     if "wgmma.mma_async" in t:
-        m = re.search(r"setp\.ne\.b32 p, (\$\d+), 0;\s*wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|f16)\."
-                      r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p, (-?1), (-?1)((?:, [01])*);", t)
+        m = re.search(r"setp\.ne\.b32 p, (\$\d+), 0;\s*wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(f32|f16|s32)\."
+                      r"(\w+)\.(\w+) (\{[^}]*\}), (\{[^}]*\}|\$\d+), (\$\d+), p(?:, (-?1), (-?1))?((?:, [01])*);", t)
         if not m:
             return None
         st.assert_results(m.group(7))
@@ -232,8 +237,8 @@ def translate(st):
         trans_a, trans_b = (0, trans[0]) if a_regs and trans else (trans + [0, 0])[:2]
         return "emu_wgmma", [int(m.group(2)), ELEMENT[m.group(5)], ELEMENT[m.group(6)], int(m.group(4) == "f16"),
                              int(a_regs), st.slots(m.group(8)) if a_regs else st.slot(m.group(8)),
-                             st.slot(m.group(9)), st.slot(m.group(1)), st.slots(m.group(7)), int(m.group(10)),
-                             int(m.group(11)), trans_a, trans_b]
+                             st.slot(m.group(9)), st.slot(m.group(1)), st.slots(m.group(7)), int(m.group(10) or 1),
+                             int(m.group(11) or 1), trans_a, trans_b]
     if t in ("wgmma.fence.sync.aligned;", "fence.proxy.async.shared::cta;"):
         return "emu_noop", []
     if t == "wgmma.commit_group.sync.aligned;":
@@ -432,6 +437,8 @@ def to_bits(values, ty):
     v = np.asarray(values, dtype=np.float64)
     if ty == "fp32":
         return v.astype(np.float32)
+    if ty == "i8":
+        return v.astype(np.int8)
     if ty == "fp16":
         return v.astype(np.float16).view(np.uint16)
     if ty == "bf16":
@@ -462,14 +469,11 @@ def round_to(values, ty):
     raise ValueError(ty)
 
 
-OUT_TYPES = {"fp32": np.float32, "fp16": np.float16}
+OUT_TYPES = {"fp32": np.float32, "fp16": np.float16, "i32": np.int32}
 
 
-def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stages, sm, stride, constexprs,
-               defer_copies=False, kernels=KERNELS, mutate=None):
-    """The kernel through the host driver on `values` (in_ty elements); returns the output
-    (out_ty) and the PTX. `mutate` edits the kernel's LLVM IR first (tests of the emulator's
-    own checks)."""
+def emitter(tmp_path, kernel, in_ty, out_ty, tile, warps, stages, sm, constexprs, kernels=KERNELS):
+    """A function compiling the kernel to what it is given (ptx, llvm) through the CLI."""
     source = tmp_path / "kernels.py"
     source.write_text(kernels)
     BM, BN, BK = tile
@@ -479,6 +483,28 @@ def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stage
         return subprocess.run([emu.CLI, "compile", str(source), "--kernel", kernel, "--signature", signature,
                                "--num-warps", str(warps), "--num-stages", str(stages), "--arch", f"sm_{sm}",
                                "--emit", what], capture_output=True, text=True, check=True).stdout
+    return emit
+
+
+def matmul_constexprs(kernel, acc, layout, store_t=False):
+    a_major, b_major = layout not in ("m-major-a", "both"), layout not in ("k-major-b", "both")
+    acc_type = {"fp16": "tl.float16", "i32": "tl.int32"}.get(acc, "tl.float32")
+    return (f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}"
+            + (f", STORE_T={store_t}" if kernel == "dot_once" else ""))
+
+
+def compile_ptx(tmp_path, kernel, ty, acc, layout, tile, warps, stages, sm, K):
+    """check_matmul's kernel compiled only (for forms the emulator does not run)."""
+    del K  # the loop's trip count is a run-time argument
+    return emitter(tmp_path, kernel, ty, acc, tile, warps, stages, sm, matmul_constexprs(kernel, acc, layout))("ptx")
+
+
+def run_kernel(tmp_path, kernel, in_ty, out_ty, values, nout, tile, warps, stages, sm, stride, constexprs,
+               defer_copies=False, kernels=KERNELS, mutate=None):
+    """The kernel through the host driver on `values` (in_ty elements); returns the output
+    (out_ty) and the PTX. `mutate` edits the kernel's LLVM IR first (tests of the emulator's
+    own checks)."""
+    emit = emitter(tmp_path, kernel, in_ty, out_ty, tile, warps, stages, sm, constexprs, kernels)
     ptx = emit("ptx")
     if "cp.async.bulk.tensor" in ptx:
         pytest.skip("TMA copies are not emulated")
@@ -520,11 +546,8 @@ def check_matmul(tmp_path, kernel, ty, acc, layout, tile, warps, K, stages, sm, 
     if ty.startswith("fp8"):
         limit = 4
     values = small_integers(BM * K + K * BN, limit, seed=BM * 7 + BN * 3 + K)
-    acc_type = "tl.float16" if acc == "fp16" else "tl.float32"
     out, ptx = run_kernel(tmp_path, kernel, ty, acc, values, BM * BN, tile, warps, stages, sm, K,
-                          f", A_MAJOR={a_major}, B_MAJOR={b_major}, ACC={acc_type}"
-                          + (f", STORE_T={store_t}" if kernel == "dot_once" else ""), defer_copies=defer_copies,
-                          mutate=mutate)
+                          matmul_constexprs(kernel, acc, layout, store_t), defer_copies=defer_copies, mutate=mutate)
     a, b = operands(values, BM, BN, K, a_major, b_major)
     c = out.reshape(BN, BM).T if store_t else out.reshape(BM, BN)
     np.testing.assert_array_equal(c.astype(np.float64), a @ b)
@@ -641,6 +664,27 @@ def test_masked_k_tail_tf32_on_wgmma(tmp_path, stages, tile, warps, K):
     a, b = operands(values, BM, BN, K, True, True)
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     assert "k8.f32.tf32.tf32" in ptx
+
+
+@pytest.mark.parametrize("b_major", [True, False])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 80), ((128, 64, 64), 8, 48)])
+def test_masked_k_tail_int8_on_wgmma(tmp_path, b_major, stages, tile, warps, K):
+    """test_masked_k_tail in int8 on sm_90 (wgmma k32 .s32.s8.s8): a K-major B copied 16 bytes
+    along K under its mask (source sizes of 0 past K), or staged transposed; a row-major B in
+    a pipelined loop stays on mma.sync (not run here: test_cpu_emulation_mma.py's)."""
+    BM, BN, _ = tile
+    constexprs = f", A_MAJOR=True, B_MAJOR={b_major}, ACC=tl.int32"
+    if b_major and stages > 1:
+        ptx = emitter(tmp_path, "masked_k", "i8", "i32", tile, warps, stages, 90, constexprs)("ptx")
+        assert "mma.sync.aligned.m16n8k32" in ptx and "wgmma" not in ptx
+        return
+    values = small_integers(BM * K + K * BN, 8, seed=K + BN)
+    out, ptx = run_kernel(tmp_path, "masked_k", "i8", "i32", values, BM * BN, tile, warps, stages, 90, K, constexprs,
+                          defer_copies=stages > 1)
+    a, b = operands(values, BM, BN, K, True, b_major)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    assert "k32.s32.s8.s8" in ptx and ("cp.async" in ptx) == (stages > 1)
 
 
 @pytest.mark.parametrize("sm", [80, 90])

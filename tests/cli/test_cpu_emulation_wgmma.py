@@ -73,6 +73,33 @@ def test_tf32_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K)
     assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32", ptx)
 
 
+@pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 32, 64), 4, 128)])
+def test_int8_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K):
+    """int8 on wgmma m64nNk32 .s32.s8.s8 (gpu/int8_wgmma.h): both operands K-major, B copied
+    K-major or staged transposed, an M-major A staged as it is; in a pipelined loop where A
+    runs down M or B along N (copies only mma.sync reads), mma.sync m16n8k32 instead."""
+    if stages > 1 and layout != "k-major-b":  # mma.sync: its int8 form is test_cpu_emulation_mma.py's
+        ptx = mma16.compile_ptx(tmp_path, "matmul", "i8", "i32", layout, tile, warps, stages, 90, K)
+        assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in ptx and "wgmma" not in ptx
+        return
+    ptx = mma16.check_matmul(tmp_path, "matmul", "i8", "i32", layout, tile, warps, K, stages, 90,
+                             defer_copies=stages > 1)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k32\.s32\.s8\.s8", ptx)
+    assert "mma.sync" not in ptx
+    if stages > 1:  # A and B copied (B K-major), the wgmma kept in flight
+        assert "cp.async" in ptx and "wgmma.wait_group.sync.aligned 1" in ptx
+
+
+@pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 32), 8)])
+def test_one_shot_int8_dot_on_emulated_wgmma(tmp_path, layout, tile, warps):
+    """An int8 dot outside loops stages both operands itself, B transposed: always wgmma."""
+    ptx = mma16.check_matmul(tmp_path, "dot_once", "i8", "i32", layout, tile, warps, tile[2], 1, 90)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k32\.s32\.s8\.s8", ptx)
+
+
 @pytest.mark.parametrize("ty", ["fp16", "bf16"])
 @pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 16), 8)])

@@ -330,7 +330,9 @@ def test_matmul_pipelined_tf32_and_int8(gen, which, M, N, K, kind, config, layou
     (int32 accumulator): with num_stages >= 2 their operands are copied by cp.async into
     padded stage buffers and read there by mma.sync (before, loaded each iteration); a K-major
     B or an M-major A 16 bytes along K or M into a tile held transposed (int8's K-major B then
-    read a word of four k at a time)."""
+    read a word of four k at a time). On sm_90 with 4 or 8 warps int8 runs on wgmma (k32 s8)
+    where its operands reach shared memory K-major: unpipelined, or a K-major B
+    (gpu/int8_wgmma.h); tf32 on wgmma k8."""
     mod = module(which)
     dtype, prec, tol = KINDS[kind]
     if dtype == "int8" and config[2] < 32:

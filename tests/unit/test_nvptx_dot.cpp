@@ -39,6 +39,19 @@ def matmul(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.co
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(c_ptr.dtype.element_ty))
 
 @triton.jit
+def matmul_kmajor_b(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # int8 with B K-major (column n of B contiguous along k).
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] + rn[None, :] * K)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+@triton.jit
 def dot_bias(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
@@ -468,6 +481,52 @@ TEST_CASE("nvptx: on sm_90 tf32 dots run on wgmma, both operands K-major", "[nvp
     std::string x3 = matmul_ptx("fp32", "float32", "tf32x3", 64, 64, 32, 4);
     CHECK(count(x3, "wgmma") == 0);
     CHECK(count(x3, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") > 0);
+  }
+}
+
+TEST_CASE("nvptx: on sm_90 int8 dots run on wgmma where their copies allow it", "[nvptx][dot]") {
+  // gpu/int8_wgmma.h: wgmma reads int8 K-major only; a row-major B copied 16 bytes along N
+  // (which only mma.sync reads) keeps a pipelined loop on mma.sync.
+  nvptx::TargetOptions options;
+  options.num_warps = 4;
+  options.sm = 90;
+  const std::string kb = "*i8:16, *i8:16, *i32:16, i32:16, BM=64, BN=64, BK=64";
+  SECTION("one stage: both operands staged K-major (B transposed)") {
+    options.num_stages = 1;
+    nvptx::CompiledPtx c = compile_matmul("i8", "int32", "ieee", 64, 64, 64, options);
+    // 64 x 64 on one warpgroup, K = 64 in steps of 32; no scale or transpose immediates.
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8") == 2);
+    CHECK(count(c.ptx, ", p;") == 2);
+    CHECK(count(c.ptx, "mma.sync") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("pipelined, B K-major: both copied by 16-byte cp.async, the wgmma kept in flight") {
+    options.num_stages = 3;
+    auto fn = lower_dot("matmul_kmajor_b", kb);
+    const std::string ir = nvptx::emit_gpu_ir(*fn, options);
+    CHECK(ir.find("int8_wgmma = 1") != std::string::npos);
+    CHECK(ir.find("wgmma m64n64k32 s8") != std::string::npos);
+    nvptx::CompiledPtx c = nvptx::compile_to_ptx(*fn, options);
+    // Per stage and thread: A and B 64 x 64 bytes in 16-byte runs, 2 each.
+    CHECK(count(c.ptx, "cp.async.cg.shared.global") == 4 * 3);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8") == 2);
+    CHECK(count(c.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+    CHECK(count(c.ptx, "ld.global") == 0);
+    CHECK(testing::ptxas_errors(c) == "");
+  }
+  SECTION("pipelined, B row-major: mma.sync and its copies") {
+    options.num_stages = 3;
+    std::string ptx = compile_matmul("i8", "int32", "ieee", 64, 64, 64, options).ptx;
+    CHECK(count(ptx, "wgmma") == 0);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") > 0);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+  }
+  SECTION("sm_80: mma.sync") {
+    options.sm = 80;
+    options.num_stages = 3;
+    std::string ptx = nvptx::compile_to_ptx(*lower_dot("matmul_kmajor_b", kb), options).ptx;
+    CHECK(count(ptx, "wgmma") == 0);
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") > 0);
   }
 }
 

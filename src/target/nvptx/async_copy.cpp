@@ -122,9 +122,11 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
     // fp8 only toward wgmma's own fp8 inputs (plan_op keeps it when both operands qualify).
     bool fp8 = on_wgmma && gpu::native_fp8_candidate(*dot);
     bool tf32 = on_wgmma && gpu::tf32_dot(*dot);
-    // int8 and tf32x3 run on mma.sync (tf32 too below sm_90), from padded tiles.
+    bool int8 = on_wgmma && gpu::int8_dot(*dot);
+    // tf32x3 runs on mma.sync (tf32 too below sm_90, int8 where gpu/int8_wgmma.h did not
+    // choose wgmma), from padded tiles.
     bool narrow_or_wide = !on_wgmma && (gpu::tf32_dot(*dot) || gpu::int8_dot(*dot));
-    if (!(f16 || bf16 || fp8 || tf32 || narrow_or_wide) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
+    if (!(f16 || bf16 || fp8 || tf32 || int8 || narrow_or_wide) || r == ScalarKind::F64 || dot->result()->type()->rank() != 2) return false;
     if (!dots.empty() && on_wgmma != *wgmma) return false;
     *wgmma = on_wgmma;
     dots.push_back(dot);
@@ -140,8 +142,8 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
 }
 
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
-// wgmma whose accumulator the loop carries and nothing else reads, in f32 registers that
-// are the loop's own values (f16 ones are unpacked after the wait, which would read them
+// wgmma whose accumulator the loop carries and nothing else reads, in f32 (or int8's i32)
+// registers that are the loop's own values (f16 ones are unpacked after the wait, which would read them
 // while the wgmma still writes them).
 bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
   const ir::Region& body = *loop.region(0);
@@ -149,7 +151,8 @@ bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
   for (const auto& op : body.ops()) dots += op->kind() == OpKind::Dot ? 1 : 0;
   const ir::Value* acc = dot.operand(2);
   const ir::Value* result = dot.result();
-  return wgmma && dots == 1 && result->type()->element()->scalar_kind() == ScalarKind::F32 && acc->is_region_arg() && acc->region() == &body &&
+  const ScalarKind kind = result->type()->element()->scalar_kind();
+  return wgmma && dots == 1 && (kind == ScalarKind::F32 || kind == ScalarKind::I32) && acc->is_region_arg() && acc->region() == &body &&
          acc->index() > 0 && acc->num_uses() == 1 && result->num_uses() == 1 &&
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
@@ -385,14 +388,16 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     }
     // An fp8 dot runs on wgmma's fp8 inputs only with A copied as it is and B copied K-major
     // (wgmma reads 8-bit operands K-major only); otherwise its operands are widened to f16 by
-    // the dot's own staging, so none of them is copied.
+    // the dot's own staging, so none of them is copied. An int8 one on wgmma likewise, its
+    // staging then writing both K-major (gpu/int8_wgmma.h chose wgmma where that is rare).
     auto copied_as = [&](const ir::Value* v, bool transposed) {
       return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v && o->transposed == transposed; });
     };
     for (size_t h = here.size(); h-- > 0;) {
       bool keep = std::all_of(here[h]->dots.begin(), here[h]->dots.end(), [&](const ir::Op* d) {
-        return !ir::is_fp8(d->operand(0)->type()->element()->scalar_kind()) ||
-               (copied_as(d->operand(0), false) && copied_as(d->operand(1), true));
+        const bool eight_bits = ir::is_fp8(d->operand(0)->type()->element()->scalar_kind()) ||
+                                (gpu::int8_dot(*d) && uses_wgmma(*d, *fragments.layout(d->result()), sm, num_warps));
+        return !eight_bits || (copied_as(d->operand(0), false) && copied_as(d->operand(1), true));
       });
       if (keep) continue;
       here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));

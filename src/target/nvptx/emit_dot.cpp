@@ -313,12 +313,14 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
   if (uses_wgmma(op, *fragments, sm, num_warps)) {
     bool bf16 = choose_path(op) == DotPath::BF16;
     const std::string n = std::to_string(std::min<int64_t>(fragments->n / fragments->warps_n, 256));
-    if (choose_path(op) == DotPath::TF32) {
-      return "wgmma m64n" + n + "k8 tf32, operands in swizzled shared memory (B K-major)" +
-             (fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "");
-    }
     const std::string groups =
         fragments->warps_n > 1 ? ", " + std::to_string(fragments->warps_n) + " warpgroups side by side along n" : "";
+    if (choose_path(op) == DotPath::TF32) {
+      return "wgmma m64n" + n + "k8 tf32, operands in swizzled shared memory (B K-major)" + groups;
+    }
+    if (choose_path(op) == DotPath::I8) {
+      return "wgmma m64n" + n + "k32 s8, operands in swizzled shared memory (B K-major)" + groups;
+    }
     if (native_fp8) {
       return "wgmma m64n" + n + "k32 " + wgmma_fp8_types(op) + ", operands in swizzled shared memory (B K-major)" +
              groups + acc16;
@@ -467,8 +469,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     return wgmma ? SharedTile::swizzled(rows, cols, bytes) : SharedTile::padded(rows, cols, bytes, pad);
   };
   // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them),
-  // but for wgmma's tf32 and fp8, which read B K-major only: then B is held transposed.
-  const bool b_transposed = wgmma && (gpu::tf32_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)));
+  // but for wgmma's tf32, fp8 and int8, which read B K-major only: then B is held transposed.
+  const bool b_transposed = wgmma && (gpu::tf32_dot(op) || gpu::int8_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)));
   s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
   s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
                           : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
@@ -663,7 +665,10 @@ void Emitter::emit_dot(const ir::Op& op) {
   auto reg_of = [&](int64_t batch, int im, int in) { return static_cast<int>(((batch * l.rep_m + im) * l.rep_n + in) * 4); };
 
   if (wgmma) {
-    const char* input = path == DotPath::BF16 ? "bf16" : path == DotPath::TF32 ? "tf32" : "f16";
+    const char* input = path == DotPath::BF16  ? "bf16"
+                        : path == DotPath::TF32 ? "tf32"
+                        : path == DotPath::I8   ? "s8"
+                                                : "f16";
     if (native_fp8) {
       emit_wgmma(op, l, staging, "", c);
     } else if (a_registers) {

@@ -74,12 +74,16 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   std::vector<llvm::Value*> d = f16_acc ? pack_pairs(c) : c;
   llvm::Type* acc = d[0]->getType();
   const int per_reg = f16_acc ? 2 : 1;
-  // fp8 (`input` empty: async_copy.h's native_fp8) takes 32 along K per instruction, tf32
-  // 8; neither has transpose bits: both operands are K-major.
+  // fp8 (`input` empty: async_copy.h's native_fp8) and int8 ("s8") take 32 along K per
+  // instruction, tf32 8; none of them has transpose bits: both operands are K-major. int8
+  // accumulates in s32 and has no imm-scale-a/b either (Triton's int8 wgmma does not
+  // saturate: no .satfinite).
   const bool fp8 = input.empty();
-  const bool k_major_only = fp8 || input == "tf32";
-  const int64_t k_step = fp8 ? 32 : input == "tf32" ? 8 : 16;
+  const bool int8 = input == "s8";
+  const bool k_major_only = fp8 || int8 || input == "tf32";
+  const int64_t k_step = fp8 || int8 ? 32 : input == "tf32" ? 8 : 16;
   const std::string operand_types = fp8 ? wgmma_fp8_types(op) : input + "." + input;
+  const std::string acc_type = f16_acc ? ".f16." : int8 ? ".s32." : ".f32.";
   // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
   // 0 (D = A B), so its registers need no zeros written into them first.
   const bool zero_acc = is_zero_constant(op.operand(2));
@@ -101,17 +105,17 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
         llvm::Value* desc_b = b_descriptor(group, k0, n0);
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
                            ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
-                           (f16_acc ? ".f16." : ".f32.") + operand_types + " {";
+                           acc_type + operand_types + " {";
         std::string constraints;
         std::vector<llvm::Type*> outs(regs, acc), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
         std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(zero_acc && k0 == 0 ? 0 : 1)};
         for (int i = 0; i < regs; ++i) {
           text += (i ? ", $" : "$") + std::to_string(i);
-          constraints += f16_acc ? "=r," : "=f,";
+          constraints += f16_acc || int8 ? "=r," : "=f,";
         }
         // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
         // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
-        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + ", p, 1, 1" +
+        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + (int8 ? ", p" : ", p, 1, 1") +
                 (k_major_only ? std::string()
                               : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
                 ";\n}";

@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "ir/op_views.h"
@@ -334,12 +335,14 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
   bool bf16 = a == ScalarKind::BF16 && b == ScalarKind::BF16;
   // tf32 (not tf32x3, whose split products run on mma.sync): k8 steps, both operands K-major.
   bool tf32 = gpu::tf32_dot(dot) && ir::DotOp(dot).input_precision() == ir::InputPrecision::Tf32;
+  // int8: k32 steps, both operands K-major, where gpu/int8_wgmma.h chose it.
+  bool int8 = gpu::int8_on_wgmma(dot);
   const int64_t k = dot.operand(0)->type()->shape().back();
   const bool warpgroups = (l.warps_m == num_warps && l.warps_n == 1) ||
                           (l.columns_blocked && l.warps_m % 4 == 0 && l.warps_m * l.warps_n == num_warps);
-  return sm == 90 && (f16 || bf16 || tf32) && r != ScalarKind::F64 && l.batch == 1 &&
+  return sm == 90 && (f16 || bf16 || tf32 || int8) && r != ScalarKind::F64 && l.batch == 1 &&
          dot.result()->type()->rank() == 2 && num_warps % 4 == 0 && warpgroups && l.n / l.warps_n >= 16 &&
-         k % (tf32 ? 8 : 16) == 0;
+         k % (tf32 ? 8 : int8 ? 32 : 16) == 0;
 }
 
 bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
