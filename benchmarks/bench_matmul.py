@@ -10,7 +10,7 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
     python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
-        [--dtypes fp16,bf16,tf32,int8]
+        [--dtypes fp16,bf16,tf32,int8,int8kb]
       (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
 configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
@@ -191,7 +191,9 @@ def bench(kernels, quick, hinted=False):
 
 # --dtypes names: torch input dtype, input_precision, accumulator and output dtype names.
 PER_BLOCK_DTYPES = {"fp16": ("float16", None, "float32", "float16"), "bf16": ("bfloat16", None, "float32", "float16"),
-                    "tf32": ("float32", "tf32", "float32", "float32"), "int8": ("int8", None, "int32", "int32")}
+                    "tf32": ("float32", "tf32", "float32", "float32"), "int8": ("int8", None, "int32", "int32"),
+                    # int8 with a K-major B (a transposed weight): wgmma on sm_90 (gpu/int8_wgmma.h).
+                    "int8kb": ("int8", None, "int32", "int32")}
 
 
 def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
@@ -208,6 +210,8 @@ def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
         dtype = getattr(torch, dtype_name)
         for size in sizes:
             a, b = inputs(dtype, size, size, size)
+            if key.endswith("kb"):
+                b = b.T.contiguous().T
             ref = (a.cpu().long() @ b.cpu().long()).cuda() if dtype == torch.int8 else torch.matmul(a, b)
             for block in blocks:
                 row = {"dtype": key, "size": size, "block": block, "stages": stages}

@@ -38,13 +38,13 @@ ARG_NAMES = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak",
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): the benchmark's configurations with 8 warps and the
 # 4-warp 128x128x32.
 BLOCKS = [(128, 256, 64, 8), (128, 128, 64, 8), (128, 128, 32, 4), (64, 128, 64, 4), (64, 64, 32, 8)]
-DTYPES = ["fp16", "bf16", "fp8e4nv", "fp32"]
+DTYPES = ["fp16", "bf16", "fp8e4nv", "fp32", "i8"]
 
 
 def int_args(dtype, div16):
     """The integer arguments' specialization: None (== 1, a constant), 16 (divisible) or 0."""
     d = 16 if div16 else 0
-    if dtype == "fp8e4nv":  # B K-major (Triton's fp8 tutorial): stride_bk == 1
+    if dtype in ("fp8e4nv", "i8"):  # B K-major (Triton's fp8 tutorial; int8 on wgmma): stride_bk == 1
         return {"M": d, "N": d, "K": d, "stride_am": d, "stride_ak": None, "stride_bk": None, "stride_bn": d,
                 "stride_cm": d, "stride_cn": None}
     return {"M": d, "N": d, "K": d, "stride_am": d, "stride_ak": None, "stride_bk": d, "stride_bn": None,
@@ -54,7 +54,8 @@ def int_args(dtype, div16):
 def constexprs(block, dtype, hinted):
     bm, bn, bk, _ = block
     return {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "INPUT_PRECISION": None,
-            "ACC_DTYPE": "fp32", "OUT_DTYPE": "fp16", "EVEN_K": dtype == "fp8e4nv", "HINTED": hinted}
+            "ACC_DTYPE": "int32" if dtype == "i8" else "fp32", "OUT_DTYPE": "fp16",
+            "EVEN_K": dtype in ("fp8e4nv", "i8"), "HINTED": hinted}
 
 
 def tritium_ptx(exe, block, dtype, hinted, div16, out):
@@ -92,7 +93,8 @@ def triton_ptx(block, dtype, hinted, div16, out):
                 attrs[(ARG_NAMES.index(name),)] = [["tt.divisibility", 16]]
     for name, value in constexprs(block, dtype, hinted).items():
         signature[name] = "constexpr"
-        consts[name] = getattr(tl, {"fp32": "float32", "fp16": "float16"}[value]) if name.endswith("DTYPE") else value
+        consts[name] = getattr(tl, {"fp32": "float32", "fp16": "float16", "int32": "int32"}[value]) \
+            if name.endswith("DTYPE") else value
     kernel = triton.compile(ASTSource(fn, signature, consts, attrs), target=GPUTarget("cuda", 90, 32),
                             options=dict(num_warps=block[3], num_stages=3))
     pathlib.Path(out).write_text(kernel.asm["ptx"])
