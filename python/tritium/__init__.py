@@ -23,8 +23,9 @@ __tritium__ = True
 
 from . import language
 from .compiled import CompiledKernel
-from .errors import (ArgumentTypeError, CompilationError, InternalError, LaunchError,
+from .errors import (ArgumentTypeError, CompilationError, InternalError, InterpreterError, LaunchError,
                      OutOfResources, TritonError)
+from .language import must_use_result
 from .jit import (ConstexprFunction, JITFunction, TensorWrapper, _extension, cdiv,
                   constexpr_function, jit, next_power_of_2, register_host_memory, reinterpret)
 from .triton_alias import use_as_triton
@@ -35,6 +36,8 @@ from . import knobs  # noqa: E402  (triton.knobs)
 from . import compiler  # noqa: E402  (triton.compiler)
 from .compiler import compile  # noqa: E402  (triton.compile of an ASTSource)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
+from .runtime import KernelInterface, MockTensor  # noqa: E402
+from . import tools  # noqa: E402  (triton.tools)
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
 # loading the library; without it `import tritium.language` still works and the first
@@ -78,6 +81,11 @@ __all__ = [
     "testing",
     "use_as_triton",
     "InternalError",
+    "InterpreterError",
+    "KernelInterface",
+    "MockTensor",
+    "must_use_result",
+    "tools",
     "JITFunction",
     "LaunchError",
     "__version__",

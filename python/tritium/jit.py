@@ -41,7 +41,8 @@ def _extension():
 # Module names a kernel may use for Triton's, spelled either way; C++ sees Triton's.
 _MODULE_ALIASES = {"tritium": "triton", "tritium.language": "triton.language",
                    "tritium.libdevice": "triton.language.extra.libdevice",
-                   "tritium.libdevice_extra": "triton.language.extra"}
+                   "tritium.libdevice_extra": "triton.language.extra",
+                   "tritium.target_info": "triton.language.target_info"}
 
 
 def _source_of(fn):
@@ -397,6 +398,14 @@ class JITFunction:
                         described = _describe_global(attr, getattr(value, attr), in_progress)
                         if described is not None:
                             found[f"{value.__name__}.{attr}"] = described
+            if "target_info" in self.src:
+                # `tl.target_info.is_cuda()`, `ti.cuda_capability_geq(9)`: the module's
+                # constexpr functions, as the attributes C++ looks up for it.
+                from . import target_info
+                for attr in target_info.__all__:
+                    described = _describe_global(attr, getattr(target_info, attr), in_progress)
+                    if described is not None:
+                        found[f"triton.language.target_info.{attr}"] = described
         finally:
             in_progress.discard(id(self))
         return found

@@ -555,6 +555,44 @@ def cumsum(input, axis=0, reverse=False, dtype=None): _outside_kernel("cumsum")
 def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
 def sort(x, dim=None, descending=False): _outside_kernel("sort")
 def topk(x, k, dim=None): _outside_kernel("topk")
+def bitonic_merge(x, dim=None, descending=0): _outside_kernel("bitonic_merge")
+
+
+class constexpr_type:
+    """The type of a compile-time value (Triton's ``tl.constexpr_type``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return f"constexpr_type[{self.value}]"
+
+
+class slice:  # noqa: A001 (Triton's name)
+    """A slice object (start, stop, step), as Triton's ``tl.slice``."""
+
+    def __init__(self, start, stop, step):
+        self.start = start
+        self.stop = stop
+        self.step = step
+
+
+def must_use_result(x, s=True):
+    """Triton's marker for a function whose result must be used (``@must_use_result`` or
+    ``@must_use_result("why")``). tritium records it on the function; its compiler does not
+    check the calls (an unused result compiles as any other)."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
+
+
 def histogram(input, num_bins, mask=None): _outside_kernel("histogram")
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=float32): _outside_kernel("dot")
@@ -654,7 +692,8 @@ import sys as _sys  # noqa: E402
 from . import libdevice as math  # noqa: E402
 from . import libdevice_extra as extra  # noqa: E402
 core = standard = random = _sys.modules[__name__]
-__all__ += ["math", "extra"]
+from . import target_info  # noqa: E402
+__all__ += ["math", "extra", "target_info"]
 
 
 class _Tuple(tuple):

@@ -102,6 +102,8 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     if (name == "pi32_t") { *out = LValue::constant(ConstValue::pointer_type(ScalarKind::I32)); return true; }
     if (name == "math" || name == "core" || name == "standard" || name == "random") { *out = LValue::module("triton.language." + name); return true; }
     if (name == "extra") { *out = LValue::module("triton.language.extra"); return true; }
+    // Its functions are the globals "triton.language.target_info.<name>" (tritium/jit.py).
+    if (name == "target_info") { *out = LValue::module("triton.language.target_info"); return true; }
     if (name == "PropagateNan") { *out = LValue::module("triton.language.PropagateNan"); return true; }
     // Types kernels name in isinstance() (Triton's tutorials: a host-made descriptor or a
     // pointer to make one from).
@@ -122,6 +124,15 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
   if (module == "triton.language.extra" || module == "triton.language.extra.cuda") {
     if (name == "libdevice") { *out = LValue::module(module + ".libdevice"); return true; }
     if (name == "cuda") { *out = LValue::module("triton.language.extra.cuda"); return true; }
+    // Triton's own submodules of tl.extra.cuda (gdc.py, utils.py): the same names.
+    if (module == "triton.language.extra.cuda" && (name == "gdc" || name == "utils")) {
+      *out = LValue::module(module);
+      return true;
+    }
+    if (name == "convert_custom_float8_sm80" || name == "convert_custom_float8_sm70") {
+      *out = LValue::builtin("cuda." + name);
+      return true;
+    }
     // Programmatic dependent launch (Triton's tl.extra.cuda.gdc_wait / gdc_launch_dependents).
     if (name == "gdc_wait" || name == "gdc_launch_dependents") { *out = LValue::builtin("cuda." + name); return true; }
     // Triton 3.6's tl.extra.cuda utilities.
@@ -207,6 +218,32 @@ LValue Lowerer::call_builtin(const LValue& callee, std::vector<LValue> args,
     ir::Op* op = builder().create(smid ? ir::OpKind::Smid : ir::OpKind::GlobalTimer,
                                   {ir::Type::scalar(smid ? ScalarKind::I32 : ScalarKind::I64)}, {}, loc);
     return LValue::tensor(op->result());
+  }
+  if (name == "cuda.convert_custom_float8_sm80" || name == "cuda.convert_custom_float8_sm70") {
+    // Triton's conversions to and from fp8e4b15 (the sm70 form differs only in the
+    // instructions Triton uses): e4b15 up to dst_ty; fp16 down to e4b15, fp32 first to fp16
+    // rounding toward zero. dst_ty is not read on the way down, as in Triton.
+    std::string fn = name.substr(5);
+    if (args.size() < 2 || args.size() > 3) error_at(loc, fn + "() takes (arg, dst_ty, fp_downcast_rounding=None)");
+    for (const auto& [key, v] : kwargs) {
+      if (key != "fp_downcast_rounding") error_at(loc, fn + "() got an unexpected keyword argument '" + key + "'");
+    }
+    Value* x = to_tensor(args[0], loc);
+    const ScalarKind from = x->type()->element()->scalar_kind();
+    if (from == ScalarKind::F8E4B15) {
+      if (!args[1].is_const() || args[1].c.kind != ConstValue::Kind::DType || args[1].c.pointer) {
+        error_at(loc, fn + "(): dst_ty must be a dtype, got " + args[1].describe());
+      }
+      return LValue::tensor(cast(x, args[1].c.dtype, loc));
+    }
+    if (from != ScalarKind::F16 && from != ScalarKind::F32) {
+      error_at(loc, fn + "() converts fp8e4b15 to a wider float, or fp16 / fp32 to fp8e4b15; got " + x->type()->str());
+    }
+    if (from == ScalarKind::F32) {
+      const LValue rtz = LValue::constant(ConstValue::string("rtz"));
+      x = cast_rounded(x, ir::Type::scalar(ScalarKind::F16), &rtz, loc, /*bitcast=*/false);
+    }
+    return LValue::tensor(cast(x, ScalarKind::F8E4B15, loc));
   }
   if (name == "cuda.gdc_wait" || name == "cuda.gdc_launch_dependents") {
     if (!args.empty() || !kwargs.empty()) error_at(loc, name.substr(5) + "() takes no arguments");

@@ -133,6 +133,24 @@ void register_sort_builtins(BuiltinTable& t) {
   t.add("sort", {"x", "dim=", "descending="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     return sort_impl(L, a, -1, a.const_bool("descending", false), loc);
   });
+  // The last merge of the bitonic network over the last dim (a bitonic sequence sorted), as
+  // Triton's tl.bitonic_merge: stage log2(n) of sort_impl, in one order.
+  t.add("bitonic_merge", {"x", "dim=", "descending="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    Value* x = L.to_tensor(a.get("x"), loc);
+    if (!x->type()->is_block()) error_at(loc, "tl.bitonic_merge needs a block, got " + x->type()->str());
+    const std::vector<int64_t>& shape = x->type()->shape();
+    const int rank = static_cast<int>(shape.size());
+    if (a.has("dim") && a.const_int("dim") != rank - 1) error_at(loc, "only minor dimension is currently supported");
+    if (!is_power_of_two(shape.back())) {
+      error_at(loc, "tl.bitonic_merge needs a power-of-two last dim, got " + std::to_string(shape.back()));
+    }
+    const int n_dims = log2_exact(x->type()->num_elements());
+    const int stage = log2_exact(shape.back());
+    if (stage == 0) return LValue::tensor(x);
+    Value* h = reshape(L, x, std::vector<int64_t>(n_dims, 2), loc);
+    h = bitonic_merge(L, h, stage, a.const_bool("descending", false) ? 1 : 0, loc);
+    return LValue::tensor(reshape(L, h, shape, loc));
+  });
   t.add("topk", {"x", "k", "dim="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     // topk is sort_impl(descending=True) keeping k.
     return sort_impl(L, a, static_cast<int64_t>(a.const_int("k")), true, loc);

@@ -14,9 +14,11 @@ C = pytest.importorskip("tritium._C")
 # cast), the classes user code names in annotations and isinstance checks (`tl.tensor`,
 # `tl.dtype`, `tl.block_type`, `tl.tensor_descriptor`, `tl.const`), the PropagateNan enum,
 # const_pointer_type, a host-side type tritium does not build inside kernels, and str_to_ty,
-# a host-side parser of type strings (Triton's test helpers call it).
+# a host-side parser of type strings (Triton's test helpers call it); Triton 3.6's host-side
+# constexpr_type and slice classes and its must_use_result decorator.
 NOT_BUILTINS = {"dtype", "block_type", "tensor", "tensor_descriptor", "tensor_descriptor_base", "PropagateNan",
-                "const_pointer_type", "TensorWrapper", "reinterpret", "const", "str_to_ty"}
+                "const_pointer_type", "TensorWrapper", "reinterpret", "const", "str_to_ty", "constexpr_type",
+                "slice", "must_use_result"}
 
 
 def registry():

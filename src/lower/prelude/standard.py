@@ -68,3 +68,42 @@ def _swizzle2d_rows(ij, size_i, size_gj, size_g, off_i):
 @triton.jit
 def _swizzle2d_place(off_i, size_g, ij):
     return off_i + ij % size_g, ij // size_g
+
+
+# Triton's named arithmetic (x + y, x - y, x * y). sanitize_overflow asks Triton's debug mode
+# to check integer overflow; tritium's debug checks do not cover arithmetic, so it is taken
+# and has no effect.
+@triton.jit
+def add(x, y, sanitize_overflow: tl.constexpr = True):
+    return x + y
+
+
+@triton.jit
+def sub(x, y, sanitize_overflow: tl.constexpr = True):
+    return x - y
+
+
+@triton.jit
+def mul(x, y, sanitize_overflow: tl.constexpr = True):
+    return x * y
+
+
+@triton.jit
+def _or_combine(x, y):
+    return x | y
+
+
+# The bitwise or of the elements along `axis` (integers only), as tl.xor_sum is their xor.
+@_tensor_member_fn
+@triton.jit
+def reduce_or(input, axis, keep_dims=False):
+    tl.static_assert(input.dtype.is_int(), "reduce_or only supported for integers")
+    return tl.reduce(input, axis, _or_combine, keep_dims=keep_dims)
+
+
+# `while tl.condition(c, disable_licm=True):` is `while c:`. disable_licm asks Triton not to
+# hoist loop-invariant code out of the loop; tritium's own passes hoist nothing out of a
+# while (LLVM's may), so it is taken and has no effect.
+@triton.jit
+def condition(arg1, disable_licm=False):
+    return arg1

@@ -1,0 +1,238 @@
+"""Names of Triton 3.6's language and package that tritium lacked (triton.language.__all__
+and triton.__all__ compared name by name): tl.add / sub / mul, tl.reduce_or, tl.bitonic_merge,
+`while tl.condition(...)`, tl.extra.cuda.convert_custom_float8_sm80 / _sm70 and the gdc /
+utils submodules, tl.target_info (constexpr functions kernels call), and the host-side
+classes (constexpr_type, slice, must_use_result, MockTensor, KernelInterface). Run in the
+interpreter here; the GPU compiles the same IR."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+import tritium
+import tritium.language as tl
+
+
+def load(src, name="kernel"):
+    path = os.path.join(tempfile.mkdtemp(), "k_names36.py")
+    with open(path, "w") as f:
+        f.write("import tritium\nimport tritium.language as tl\n" + src)
+    spec = importlib.util.spec_from_file_location("k_names36", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_named_arithmetic():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    tl.store(o_ptr + i, tl.add(x, y))
+    tl.store(o_ptr + N + i, tl.sub(x, y, sanitize_overflow=False))
+    tl.store(o_ptr + 2 * N + i, tl.mul(x, 3, True))
+''')
+    x = np.array([5, -7, 2**30, 0], np.int32)
+    y = np.array([1, 2, 2**30, -9], np.int32)
+    o = np.zeros(12, np.int32)
+    kernel[(1,)](x, y, o, N=4)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(o, np.concatenate([x + y, x - y, x * 3]))  # wrapping, as on the GPU
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.int64])
+def test_reduce_or(rng, dtype):
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr, o_ptr, r_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(o_ptr + tl.arange(0, M), tl.reduce_or(x, 1))
+    tl.store(r_ptr + tl.arange(0, N)[None, :], x.reduce_or(axis=0, keep_dims=True))
+''')
+    bits = np.iinfo(dtype).bits
+    x = (np.int64(1) << rng.integers(0, bits - 1, (4, 8))).astype(dtype)
+    o = np.zeros(4, dtype)
+    r = np.zeros(8, dtype)
+    kernel[(1,)](x, o, r, M=4, N=8)
+    np.testing.assert_array_equal(o, np.bitwise_or.reduce(x, axis=1))
+    np.testing.assert_array_equal(r, np.bitwise_or.reduce(x, axis=0))
+
+
+def test_reduce_or_of_floats_is_an_error():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr):
+    tl.store(x_ptr, tl.reduce_or(tl.load(x_ptr + tl.arange(0, 4)), 0))
+''')
+    with pytest.raises(tritium.CompilationError, match="reduce_or only supported for integers"):
+        kernel[(1,)](np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("descending", [False, True, 0, 1])
+@pytest.mark.parametrize("n", [2, 16, 64])
+def test_bitonic_merge_sorts_a_bitonic_sequence(rng, descending, n):
+    """Each row: its first half ascending, its second descending (a bitonic sequence); one
+    merge sorts it, as the last stage of Triton's bitonic sort."""
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr, o_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
+    offs = tl.arange(0, 4)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(o_ptr + offs, tl.bitonic_merge(tl.load(x_ptr + offs), descending=DESCENDING))
+''')
+    half = rng.standard_normal((4, n // 2)).astype(np.float32)
+    other = rng.standard_normal((4, n // 2)).astype(np.float32)
+    x = np.ascontiguousarray(np.concatenate([np.sort(half, 1), -np.sort(-other, 1)], axis=1))
+    o = np.zeros_like(x)
+    kernel[(1,)](x, o, N=n, DESCENDING=descending)
+    expected = np.sort(x, axis=1)
+    np.testing.assert_array_equal(o, expected[:, ::-1] if descending else expected)
+
+
+def test_bitonic_merge_only_along_the_last_dim():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    tl.store(x_ptr + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :], tl.bitonic_merge(x, dim=0))
+''')
+    with pytest.raises(tritium.CompilationError, match="only minor dimension is currently supported"):
+        kernel[(1,)](np.zeros(16, np.float32))
+
+
+def test_while_condition():
+    kernel = load('''
+@tritium.jit
+def kernel(o_ptr, n):
+    i = 0
+    total = 0
+    while tl.condition(i < n, disable_licm=True):
+        total += i * i
+        i += 1
+    tl.store(o_ptr, total)
+''')
+    o = np.zeros(1, np.int64)
+    kernel[(1,)](o, 9)
+    assert o[0] == sum(i * i for i in range(9))
+
+
+def e4b15_values():
+    """Every finite fp8e4b15 value (sign, 4 exponent bits of bias 15, 3 mantissa bits)."""
+    out = []
+    for e in range(16):
+        for m in range(8):
+            out.append((m / 8) * 2.0**-14 if e == 0 else (1 + m / 8) * 2.0**(e - 15))
+    values = np.array(out)
+    return np.concatenate([-values[::-1], values])
+
+
+def test_convert_custom_float8(rng):
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr, o_ptr, h_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    down = tl.extra.cuda.convert_custom_float8_sm80(x, tl.float8e4b15)
+    tl.static_assert(down.dtype == tl.float8e4b15)
+    tl.store(o_ptr + i, tl.extra.cuda.convert_custom_float8_sm80(down, tl.float32))
+    half = tl.extra.cuda.utils.convert_custom_float8_sm70(x.to(tl.float16), tl.float8e4b15)
+    tl.store(h_ptr + i, tl.extra.cuda.convert_custom_float8_sm70(half, tl.float16))
+''')
+    grid = e4b15_values()
+    # Values exact in fp16 (so fp32 -> fp16 rounds nothing) and never halfway between two
+    # e4b15 values: the nearest one is the answer either way.
+    mids = (grid[1:] + grid[:-1]) / 2
+    x = rng.uniform(-1.8, 1.8, 64).astype(np.float16).astype(np.float32)
+    x = x[np.min(np.abs(x[:, None] - mids[None, :]), axis=1) > 1e-3][:32]
+    o = np.zeros_like(x)
+    h = np.zeros(len(x), np.float16)
+    kernel[(1,)](x, o, h, N=len(x))
+    nearest = grid[np.argmin(np.abs(x[:, None] - grid[None, :]), axis=1)]
+    np.testing.assert_array_equal(o, nearest.astype(np.float32))
+    np.testing.assert_array_equal(h, nearest.astype(np.float16))
+
+
+def test_convert_custom_float8_refuses_other_types():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr):
+    tl.store(x_ptr, tl.extra.cuda.convert_custom_float8_sm80(tl.load(x_ptr), tl.float8e4b15).to(tl.int32))
+''')
+    with pytest.raises(tritium.CompilationError, match="converts fp8e4b15 to a wider float"):
+        kernel[(1,)](np.zeros(1, np.int32))
+
+
+def test_gdc_and_utils_submodules():
+    kernel = load('''
+@tritium.jit
+def kernel(o_ptr):
+    tl.extra.cuda.gdc.gdc_wait()
+    tl.store(o_ptr, tl.extra.cuda.utils.num_threads())
+    tl.extra.cuda.gdc.gdc_launch_dependents()
+''')
+    o = np.zeros(1, np.int32)
+    kernel[(1,)](o, num_warps=2)
+    assert o[0] == 64
+
+
+TARGET_INFO = '''
+import numpy as np
+import tritium
+tritium.use_as_triton()
+import triton
+import triton.language as tl
+import triton.language.target_info as ti
+from triton.language.target_info import cuda_capability_geq
+
+
+@triton.jit
+def kernel(o_ptr):
+    tl.store(o_ptr, 90 if cuda_capability_geq(9, 0) else 1)
+    if tl.target_info.is_cuda():
+        tl.store(o_ptr + 1, 7)
+    if ti.is_hip():
+        tl.store(o_ptr + 2, 5)
+
+
+o = np.zeros(3, np.int32)
+kernel[(1,)](o)
+target = ti.current_target()
+print(" ".join(str(int(v)) for v in o), "|", target.arch)
+'''
+
+
+def test_target_info_in_kernels(tmp_path):
+    """The constexpr functions of triton.language.target_info, called through the module
+    (`tl.target_info.is_cuda()`, an alias) or imported by name."""
+    (tmp_path / "prog.py").write_text(TARGET_INFO)
+    env = dict(os.environ, TRITIUM_INTERPRET="1")
+    done = subprocess.run([sys.executable, str(tmp_path / "prog.py")], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    values, arch = done.stdout.split("|")
+    expected_geq = 90 if int(arch) >= 90 else 1
+    assert values.split() == [str(expected_geq), "7", "0"]
+
+
+def test_host_side_names():
+    assert tl.constexpr_type(3) == tl.constexpr_type(3) and repr(tl.constexpr_type(3)) == "constexpr_type[3]"
+    s = tl.slice(1, 8, 2)
+    assert (s.start, s.stop, s.step) == (1, 8, 2)
+
+    @tritium.must_use_result("the sum is the point")
+    def f():
+        pass
+    assert f._must_use_result == "the sum is the point"
+    assert tritium.must_use_result(f, True)._must_use_result is True
+    m = tritium.MockTensor("float32", [4, 5])
+    assert m.stride() == (5, 1) and m.data_ptr() == 0 and tritium.MockTensor(np.float32).shape == [1]
+    assert tritium.KernelInterface is tritium.JITFunction
+    assert tritium.InterpreterError is tritium.CompilationError
+    assert tritium.tools.__name__ == "tritium.tools"
+    with pytest.raises(RuntimeError):
+        tl.bitonic_merge(None)
