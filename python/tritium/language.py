@@ -556,6 +556,7 @@ def cumprod(input, axis=0, reverse=False): _outside_kernel("cumprod")
 def sort(x, dim=None, descending=False): _outside_kernel("sort")
 def topk(x, k, dim=None): _outside_kernel("topk")
 def bitonic_merge(x, dim=None, descending=0): _outside_kernel("bitonic_merge")
+def item(input): _outside_kernel("item")
 
 
 class constexpr_type:

@@ -139,9 +139,9 @@ void register_atomic_builtins(BuiltinTable& t) {
   // tl.atomic_add ... tl.atomic_xchg: one per row of atomics.def.
   for (size_t i = 0; i < ir::enum_count<ir::AtomicKind>(); ++i) {
     std::string name = std::string("atomic_") + ir::enum_text(static_cast<ir::AtomicKind>(i));
-    t.add_table_row(name, {"pointer", "val", "mask=", "sem=", "scope="}, false, atomic);
+    t.add_table_row(name, {"pointer", "val", "mask=", "sem=", "scope="}, true, atomic);  // also ptrs.atomic_add(...)
   }
-  t.add("atomic_cas", {"pointer", "cmp", "val", "sem=", "scope="}, false, atomic);
+  t.add("atomic_cas", {"pointer", "cmp", "val", "sem=", "scope="}, true, atomic);
 }
 
 }  // namespace tritium::lower

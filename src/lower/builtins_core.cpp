@@ -119,6 +119,25 @@ void register_core_builtins(BuiltinTable& t) {
         });
   t.add("cast", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast);  // also x.cast(...)
   t.add(Builtin{"to", {"input", "dtype", "fp_downcast_rounding=", "bitcast="}, true, cast, /*function=*/false});
+  // x.logical_and(y) / x.logical_or(y): of booleans (Triton bitcasts other types to int1,
+  // which only int1 survives).
+  for (const char* name : {"logical_and", "logical_or"}) {
+    const bool is_and = std::string(name) == "logical_and";
+    t.add(Builtin{name, {"input", "other"}, true,
+                  [is_and](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+                    for (const char* which : {"input", "other"}) {
+                      Value* v = L.to_tensor(a.get(which), loc);
+                      ScalarKind k = v->type()->element()->scalar_kind();
+                      if (k != ScalarKind::I1) {
+                        error_at(loc, "Cannot bitcast data-type of size " + std::to_string(ir::bit_width(k)) +
+                                          " to data-type of size 1");
+                      }
+                    }
+                    return LValue::tensor(
+                        L.logical(is_and ? ir::OpKind::And : ir::OpKind::Or, a.get("input"), a.get("other"), loc));
+                  },
+                  /*function=*/false});
+  }
   for (const char* name : {"multiple_of", "max_contiguous", "max_constancy"}) t.add(name, {"input", "values"}, false, hint);
   t.add("static_assert", {"cond", "msg="}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     const LValue& cond = a.get("cond");

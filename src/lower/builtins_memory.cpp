@@ -106,7 +106,8 @@ LValue store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
 void register_memory_builtins(BuiltinTable& t) {
   t.add("load", {"pointer", "mask=", "other=", "boundary_check=", "padding_option=", "cache_modifier=",
                  "eviction_policy=", "volatile="}, false, load);
-  t.add("store", {"pointer", "value", "mask=", "boundary_check=", "cache_modifier=", "eviction_policy="}, false, store);
+  // Also a method of pointer blocks (`ptrs.store(value, mask=...)`), as Triton's.
+  t.add("store", {"pointer", "value", "mask=", "boundary_check=", "cache_modifier=", "eviction_policy="}, true, store);
 }
 
 }  // namespace tritium::lower

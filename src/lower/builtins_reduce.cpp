@@ -239,6 +239,20 @@ LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const 
 }  // namespace
 
 void register_reduce_builtins(BuiltinTable& t) {
+  // x.item(): a one-element block as a scalar (Triton's _unsplat: a reduce keeping the first
+  // element, of any type).
+  t.add("item", {"input"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+    Value* x = L.to_tensor(a.get("input"), loc);
+    if (!x->type()->is_block()) return LValue::tensor(x);
+    if (x->type()->num_elements() != 1) {
+      error_at(loc, "can only unsplat single-element tensors, got " + x->type()->str());
+    }
+    if (x->type()->rank() > 1) x = L.emit(ir::OpKind::Reshape, Type::block(x->type()->element(), {1}), {x}, loc);
+    CombineBody first = [](Lowerer&, const std::vector<Value*>& lhs, const std::vector<Value*>&, const Loc&) {
+      return lhs;
+    };
+    return LValue::tensor(combine_op(L, ir::OpKind::Reduce, {x}, 0, false, first, loc)[0]);
+  });
   t.add("reduce", {"input", "axis", "combine_fn", "keep_dims="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     std::vector<Value*> inputs = block_inputs(L, a.get("input"), "reduce", loc);
     int rank = inputs[0]->type()->rank();

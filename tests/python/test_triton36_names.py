@@ -2,8 +2,9 @@
 and triton.__all__ compared name by name): tl.add / sub / mul, tl.reduce_or, tl.bitonic_merge,
 `while tl.condition(...)`, tl.extra.cuda.convert_custom_float8_sm80 / _sm70 and the gdc /
 utils submodules, tl.target_info (constexpr functions kernels call), and the host-side
-classes (constexpr_type, slice, must_use_result, MockTensor, KernelInterface). Run in the
-interpreter here; the GPU compiles the same IR."""
+classes (constexpr_type, slice, must_use_result, MockTensor, KernelInterface); and the tensor
+methods Triton's tensor has that tritium's lacked (atomics, store, cdiv, item, logical_and,
+logical_or). Run in the interpreter here; the GPU compiles the same IR."""
 
 import importlib.util
 import os
@@ -236,3 +237,50 @@ def test_host_side_names():
     assert tritium.tools.__name__ == "tritium.tools"
     with pytest.raises(RuntimeError):
         tl.bitonic_merge(None)
+
+
+def test_tensor_methods():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr, o_ptr, c_ptr):
+    i = tl.arange(0, 4)
+    x = tl.load(x_ptr + i)
+    (o_ptr + i).atomic_add(x)
+    (o_ptr + 4 + i).atomic_max(x * 2, mask=i < 3)
+    old = (c_ptr + i).atomic_cas(x, x + 10)
+    (o_ptr + 8 + i).store(x.cdiv(3) * 100 + old)
+    both = (x > 0).logical_and(x < 3).to(tl.int32)
+    either = (x == 0).logical_or(x == 3).to(tl.int32)
+    tl.store(o_ptr + 12 + i, both * 10 + either)
+    tl.store(o_ptr + 16, tl.sum(x, 0).item() + tl.load(x_ptr + 1 + tl.zeros((1, 1), tl.int32)).item())
+''')
+    x = np.array([0, 1, 2, 3], np.int32)
+    o = np.zeros(17, np.int32)
+    o[4:8] = 3
+    c = np.array([0, 5, 2, 7], np.int32)
+    kernel[(1,)](x, o, c)
+    np.testing.assert_array_equal(o[:4], x)
+    np.testing.assert_array_equal(o[4:8], [3, 3, 4, 3])
+    np.testing.assert_array_equal(c, [10, 5, 12, 7])  # swapped where c equalled x
+    np.testing.assert_array_equal(o[8:12], (x + 2) // 3 * 100 + np.array([0, 5, 2, 7]))
+    np.testing.assert_array_equal(o[12:16], [1, 10, 10, 1])
+    assert o[16] == 6 + 1
+
+
+def test_method_errors():
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr, x.item())
+''')
+    with pytest.raises(tritium.CompilationError, match="can only unsplat single-element tensors"):
+        kernel[(1,)](np.zeros(4, np.int32))
+    kernel = load('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 4), x.logical_and(x > 0).to(tl.int32))
+''')
+    with pytest.raises(tritium.CompilationError, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
+        kernel[(1,)](np.zeros(4, np.int32))

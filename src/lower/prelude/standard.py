@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 
+@_tensor_member_fn
 @triton.jit
 def cdiv(x, div):
     return (x + div - 1) // div
