@@ -6,7 +6,8 @@ import sys
 
 from .compiled import CompiledKernel, GPUTarget
 from .driver import driver, set_allocator
-from .errors import CompilationError, OutOfResources, TritonError
+from . import errors  # noqa: F401  (triton.runtime.errors)
+from .errors import CompilationError, InterpreterError, OutOfResources, TritonError
 from .jit import JITFunction, TensorWrapper, reinterpret
 
 jit = sys.modules[__package__ + ".jit"]  # the module (the package's `jit` is the decorator)
@@ -47,6 +48,6 @@ try:  # the autotuner is its own module (tritium.autotuner)
 except ImportError:
     autotuner = None
 
-__all__ = ["CompilationError", "CompiledKernel", "GPUTarget", "JITFunction", "KernelInterface", "MockTensor",
-           "OutOfResources", "TensorWrapper", "TritonError", "driver", "jit", "reinterpret",
+__all__ = ["CompilationError", "CompiledKernel", "GPUTarget", "InterpreterError", "JITFunction", "KernelInterface",
+           "MockTensor", "OutOfResources", "TensorWrapper", "TritonError", "driver", "errors", "jit", "reinterpret",
            "set_allocator"]

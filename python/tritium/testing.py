@@ -11,7 +11,8 @@ import statistics
 
 from . import _timing
 
-__all__ = ["Benchmark", "Mark", "assert_close", "do_bench", "do_bench_cudagraph", "perf_report"]
+__all__ = ["Benchmark", "Mark", "assert_close", "do_bench", "do_bench_cudagraph", "get_dram_gbps",
+           "get_max_simd_tflops", "get_max_tensorcore_tflops", "nvsmi", "perf_report", "set_gpu_clock"]
 
 
 def _torch_cuda():
@@ -239,3 +240,104 @@ def perf_report(benchmarks):
     """Decorator: ``@perf_report(Benchmark(...))`` on a function of the benchmark's
     arguments returning a time (or a (value, min, max) tuple) gives a Mark to ``.run()``."""
     return lambda fn: Mark(fn, benchmarks)
+
+
+# ---- the device's figures (Triton's helpers for roofline numbers in benchmarks) ----
+
+def nvsmi(attrs):
+    """`nvidia-smi --query-gpu=<attrs>` of GPU 0, as integers (e.g. ["clocks.max.sm"])."""
+    import subprocess
+    import sys
+    out = subprocess.check_output(["nvidia-smi", "-i", "0", "--query-gpu=" + ",".join(attrs),
+                                   "--format=csv,noheader,nounits"])
+    return [int(x) for x in out.decode(sys.stdout.encoding or "utf-8").split(",")]
+
+
+def _properties(device):
+    from .driver import driver
+    if device is None:
+        device = driver.active.get_current_device()
+    return driver.active.utils.get_device_properties(device)
+
+
+def get_dram_gbps(device=None):
+    """The DRAM bandwidth in GB/s, from the memory clock (kHz) and bus width (bits): two
+    transfers per clock."""
+    p = _properties(device)
+    return p["mem_clock_rate"] * p["mem_bus_width"] * 2 / 1e6 / 8
+
+
+def _capability(device):
+    import torch
+    return torch.cuda.get_device_capability(device)
+
+
+_SHORT_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+
+
+def _dtype_name(dtype):
+    """torch's name of a torch or tritium.language dtype (float16, int8, float8e4nv, ...)."""
+    name = getattr(dtype, "name", None) if not str(dtype).startswith("torch.") else None
+    name = name or str(dtype).replace("torch.", "")
+    return _SHORT_NAMES.get(name, name)
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate, device=None):
+    """Peak tensor-core TFLOP/s at `clock_rate` (kHz): four tensor cores per SM, each doing
+    256 (fp32/tf32, int32), 512 (fp16, bf16, int16) or 1024 (int8, fp8) operations a clock
+    from sm_80 on; before it fp16 only, 256."""
+    p = _properties(device)
+    subcores = p["multiprocessor_count"] * 4
+    name = _dtype_name(dtype)
+    if _capability(device)[0] < 8:
+        if name != "float16":
+            raise AssertionError("before sm_80 only float16 is counted")
+        per_subcore = 256
+    elif name in ("float32", "int32"):
+        per_subcore = 256
+    elif name in ("float16", "bfloat16", "int16"):
+        per_subcore = 512
+    elif name in ("int8", "fp8e4nv", "fp8e4b15", "fp8e5"):
+        per_subcore = 1024
+    else:
+        raise RuntimeError("dtype not supported")
+    return subcores * clock_rate * per_subcore * 1e-9
+
+
+def get_max_simd_tflops(dtype, clock_rate, device=None):
+    """Peak CUDA-core TFLOP/s at `clock_rate` (kHz): 32 fp32 or 64 fp16/bf16 operations a
+    clock per SM quarter (fp16 only before sm_80)."""
+    p = _properties(device)
+    subcores = p["multiprocessor_count"] * 4
+    name = _dtype_name(dtype)
+    if name == "float32":
+        per_subcore = 32
+    elif name == "float16" or (name == "bfloat16" and _capability(device)[0] >= 8):
+        per_subcore = 64
+    else:
+        raise RuntimeError("dtype not supported")
+    return subcores * clock_rate * per_subcore * 1e-9
+
+
+def set_gpu_clock(ref_sm_clock=1350, ref_mem_clock=1215):
+    """A context manager locking GPU 0's SM and memory clocks (MHz) with nvidia-smi (it needs
+    the rights to), yielding Triton's nominal (TFLOP/s, GB/s) at them; unlocked on exit."""
+    import contextlib
+    import subprocess
+
+    @contextlib.contextmanager
+    def locked():
+        try:
+            subprocess.check_output(["nvidia-smi", "-i", "0", "-pm", "1"])
+            subprocess.check_output(["nvidia-smi", "-i", "0", f"--lock-gpu-clocks={ref_sm_clock},{ref_sm_clock}"])
+            subprocess.check_output(["nvidia-smi", "-i", "0", f"--lock-memory-clocks={ref_mem_clock},{ref_mem_clock}"])
+            sm, mem = nvsmi(["clocks.current.sm"])[0], nvsmi(["clocks.current.memory"])[0]
+            assert abs(sm - ref_sm_clock) < 10, f"GPU SMs must run at {ref_sm_clock} MHz"
+            assert abs(mem - ref_mem_clock) < 10, f"GPU memory must run at {ref_mem_clock} MHz"
+            yield 1e-6 * 2 * 108 * 4 * 256 * ref_sm_clock, 640 * 2 * ref_mem_clock * 1e-3
+        finally:
+            subprocess.check_output(["nvidia-smi", "-i", "0", "-pm", "0"])
+            subprocess.check_output(["nvidia-smi", "-i", "0", "-rgc"])
+            subprocess.check_output(["nvidia-smi", "-i", "0", "-rmc"])
+
+    return locked()

@@ -284,3 +284,32 @@ def kernel(x_ptr):
 ''')
     with pytest.raises(tritium.CompilationError, match="Cannot bitcast data-type of size 32 to data-type of size 1"):
         kernel[(1,)](np.zeros(4, np.int32))
+
+
+def test_device_figures(monkeypatch):
+    """triton.testing's roofline helpers from the device's properties (H100-like numbers
+    given here: 132 SMs, a 1.98 GHz clock, HBM3 at 2.619 GHz on a 5120-bit bus)."""
+    import tritium.testing as testing
+    props = {"multiprocessor_count": 132, "mem_clock_rate": 2619000, "mem_bus_width": 5120}
+    monkeypatch.setattr(testing, "_properties", lambda device: props)
+    monkeypatch.setattr(testing, "_capability", lambda device: (9, 0))
+    assert testing.get_dram_gbps() == pytest.approx(2619000 * 5120 * 2 / 1e6 / 8)
+    clock = 1980000  # kHz
+    assert testing.get_max_tensorcore_tflops(tl.float16, clock) == pytest.approx(132 * 4 * 512 * clock * 1e-9)
+    assert testing.get_max_tensorcore_tflops(tl.float8e4nv, clock) == pytest.approx(132 * 4 * 1024 * clock * 1e-9)
+    assert testing.get_max_simd_tflops(tl.float32, clock) == pytest.approx(132 * 4 * 32 * clock * 1e-9)
+    with pytest.raises(RuntimeError, match="dtype not supported"):
+        testing.get_max_tensorcore_tflops(tl.float64, clock)
+    monkeypatch.undo()
+    if not os.environ.get("CUDA_VISIBLE_DEVICES") and tritium.testing._properties(None)["mem_clock_rate"] == 0:
+        assert tritium.testing.get_dram_gbps() == 0  # the interpreter's properties: no DRAM figure
+
+
+def test_runtime_and_tools_names():
+    import tritium.runtime
+    from tritium.tools.tensor_descriptor import validate_block_shape
+    assert tritium.runtime.errors.CompilationError is tritium.CompilationError
+    assert tritium.runtime.InterpreterError is tritium.InterpreterError
+    assert validate_block_shape([16, 8]) == 128
+    with pytest.raises(ValueError, match="Shape element 1 must be a power of 2"):
+        validate_block_shape([16, 12])

@@ -35,6 +35,11 @@ def _validate_block_shape(shape):
         numel *= d
     if numel > _MAX_NUMEL:
         raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({_MAX_NUMEL})")
+    return numel
+
+
+# Triton's module exports it under this name (from triton._utils).
+validate_block_shape = _validate_block_shape
 
 
 def _data_address(base):
