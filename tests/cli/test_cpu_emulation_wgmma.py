@@ -75,7 +75,8 @@ def test_tf32_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K)
 
 @pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
 @pytest.mark.parametrize("stages", [1, 3])
-@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 32, 64), 4, 128)])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 32, 64), 4, 128),
+                                          ((64, 128, 64), 8, 128), ((128, 256, 64), 8, 128)])
 def test_int8_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K):
     """int8 on wgmma m64nNk32 .s32.s8.s8 (gpu/int8_wgmma.h): both operands K-major, B copied
     K-major or staged transposed, an M-major A staged as it is; in a pipelined loop where A
