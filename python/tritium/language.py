@@ -557,6 +557,7 @@ def sort(x, dim=None, descending=False): _outside_kernel("sort")
 def topk(x, k, dim=None): _outside_kernel("topk")
 def bitonic_merge(x, dim=None, descending=0): _outside_kernel("bitonic_merge")
 def item(input): _outside_kernel("item")
+def map_elementwise(scalar_fn, *args, pack=1): _outside_kernel("map_elementwise")
 
 
 class constexpr_type:

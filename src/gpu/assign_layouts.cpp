@@ -69,6 +69,7 @@ class Assigner {
         const Layout* in = layout_of(op.operand(i));
         return in == nullptr ? nullptr : Layout::slice(static_cast<int>(op.int_attr("axis")), in);
       }
+      case OpKind::MapElementwise: return follow_operands(op);  // every result alike
       case OpKind::Scan:  // elements stay where they are
       case OpKind::DescriptorTile: return layout_of(op.operand(i));
       case OpKind::ExpandDims:
@@ -135,6 +136,7 @@ bool is_uniform(const ir::Value* value) {
 const Layout* wanted_layout(const Op& op, int index) {
   if (has_trait(op.kind(), ir::kElementwise)) return op.num_results() == 1 ? layout_of(op.result()) : nullptr;
   switch (op.kind()) {
+    case OpKind::MapElementwise: return layout_of(op.result(0));  // its inputs where its results are
     case OpKind::Load:
     case OpKind::Store:
     case OpKind::AtomicRMW:

@@ -146,7 +146,8 @@ class Interpreter {
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
     // Ops that reorder or combine lanes move their poison themselves.
     static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
-                                        OpKind::Reduce, OpKind::Scan, OpKind::Histogram, OpKind::Gather,
+                                        OpKind::Reduce, OpKind::Scan, OpKind::MapElementwise,
+                                        OpKind::Histogram, OpKind::Gather,
                                         OpKind::Dot};
     plan.propagates_poison = ir::has_trait(op.kind(), ir::kPure) && op.num_operands() > 0 &&
                              std::find(std::begin(kOwnPoison), std::end(kOwnPoison), op.kind()) == std::end(kOwnPoison);
@@ -266,6 +267,7 @@ class Interpreter {
       case OpKind::Dot: eval_dot(op, operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Reduce: exec_reduce(p); return true;
       case OpKind::Scan: exec_scan(p); return true;
+      case OpKind::MapElementwise: exec_map_elementwise(p); return true;
       case OpKind::Select: eval_select(operand(p, 0), operand(p, 1), operand(p, 2), result(p)); return true;
       case OpKind::Cast: eval_cast(operand(p, 0), (p.attr & 1) != 0, result(p), (p.attr & 2) != 0); return true;
       case OpKind::AddPtr: eval_addptr(operand(p, 0), operand(p, 1), result(p)); return true;
@@ -393,6 +395,34 @@ class Interpreter {
             result(p, static_cast<int>(j)).data()[lane] = acc[j];
             if (bad) poison_lane(result(p, static_cast<int>(j)), lane, *bad->poison_origin, bad->poison_reason);
           }
+        }
+      }
+    }
+  }
+
+  // The region on each element in row-major order. A lane with a poisoned input is not run
+  // (its values are undefined: a loop on them might not end); its results are zero and
+  // poisoned.
+  void exec_map_elementwise(const PlanOp& p) {
+    const PlanRegion& region = p.regions[0];
+    const PlanOp& yield = region.ops.back();
+    const int64_t lanes = operand(p, 0).type->num_elements();
+    for (int id : p.results) buffers_[id].poison_origin = nullptr;
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      const Buffer* bad = poisoned_input(p, lane);
+      if (bad == nullptr) {
+        for (size_t j = 0; j < p.operands.size(); ++j) {
+          buffers_[region.args[j]].data()[0] = operand(p, static_cast<int>(j)).data()[lane];
+        }
+        exec_region(region, /*observed=*/false);
+      }
+      for (size_t j = 0; j < p.results.size(); ++j) {
+        Buffer& out = result(p, static_cast<int>(j));
+        if (bad != nullptr) {
+          out.data()[lane] = Slot{};
+          poison_lane(out, lane, *bad->poison_origin, bad->poison_reason);
+        } else {
+          out.data()[lane] = buffers_[yield.operands[j]].data()[0];
         }
       }
     }

@@ -260,6 +260,7 @@ class Verifier {
       case OpKind::Join: case OpKind::Cat: return check_join_cat(op);
       case OpKind::Split: return check_split(op);
       case OpKind::Reduce: case OpKind::Scan: return check_reduce_scan(op);
+      case OpKind::MapElementwise: return check_map_elementwise(op);
       case OpKind::Histogram: {
         expect_results(op, 1);
         expect_int_attr(op, "num_bins");
@@ -363,7 +364,7 @@ class Verifier {
         expect_results(op, 0);
         bool ok = owner != nullptr &&
                   (owner->kind() == OpKind::For || owner->kind() == OpKind::If || owner->kind() == OpKind::Reduce ||
-                   owner->kind() == OpKind::Scan ||
+                   owner->kind() == OpKind::Scan || owner->kind() == OpKind::MapElementwise ||
                    (owner->kind() == OpKind::While && &r == owner->region(1)));
         if (!ok) fail(op, "'yield' outside a for body, an if branch or a while after-region");
         return;
@@ -494,6 +495,26 @@ class Verifier {
     args.insert(args.end(), elements.begin(), elements.end());
     expect_region_args(op, *op.region(0), args, "combine");
     expect_terminator_operands(op, *op.region(0), 0, elements, "combined values");
+  }
+
+  void check_map_elementwise(const Op& op) {
+    if (op.num_operands() < 1 || op.num_results() < 1) fail(op, "expected inputs and results");
+    const Type* first = operand_type(op, 0);
+    if (!first->is_block()) fail(op, "the inputs must be blocks, got " + first->str());
+    std::vector<const Type*> args, yields;
+    for (int i = 0; i < op.num_operands(); ++i) {
+      const Type* t = operand_type(op, i);
+      if (!t->is_block() || t->shape() != first->shape()) fail(op, "inputs of different shapes " + types_text({first, t}));
+      args.push_back(t->element());
+    }
+    for (int i = 0; i < op.num_results(); ++i) {
+      const Type* t = op.result(i)->type();
+      if (!t->is_block() || t->shape() != first->shape()) fail(op, "result " + std::to_string(i) + " is not of the inputs' shape");
+      yields.push_back(t->element());
+    }
+    expect_region_count(op, 1);
+    expect_region_args(op, *op.region(0), args, "element");
+    expect_terminator_operands(op, *op.region(0), 0, yields, "mapped values");
   }
 
   // dot: the operand convention of ops.def (shapes, element types, attributes).

@@ -238,7 +238,80 @@ LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const 
 
 }  // namespace
 
+// tl.map_elementwise(scalar_fn, *args, pack=1): the inputs broadcast to one shape, the
+// @jit function inlined once into the op's region on one element of each (its branches
+// and loops run per element), its scalars (or tuple of scalars) the elements of the
+// results. pack > 1 is not taken yet.
+LValue map_elementwise(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+  const LValue& fn = a.get("scalar_fn");
+  if (fn.kind != LValue::Kind::Function || !fn.function->jit) {
+    error_at(loc, "the scalar_fn of tl.map_elementwise must be a @triton.jit function, got " + fn.describe());
+  }
+  if (a.has("pack") && a.const_int("pack") != 1) {
+    if (a.const_int("pack") < 1) error_at(loc, "tl.map_elementwise: pack must be at least 1");
+    error_at(loc, "tl.map_elementwise with pack > 1 is not supported by tritium yet");
+  }
+  std::vector<Value*> inputs;
+  for (const LValue& item : a.get("args").items) inputs.push_back(L.to_tensor(item, loc));
+  if (inputs.empty()) error_at(loc, "tl.map_elementwise needs at least one input");
+  std::vector<int64_t> shape;
+  for (Value* v : inputs) {
+    if (v->type()->is_ptr()) error_at(loc, "tl.map_elementwise of a pointer block is not supported");
+    if (!v->type()->is_block()) continue;
+    if (shape.empty()) {
+      shape = v->type()->shape();
+    } else if (v->type()->shape() != shape) {
+      shape = L.broadcast(L.broadcast_to(inputs[0], shape, loc), v, loc).first->type()->shape();
+    }
+  }
+  std::vector<LValue> scalar_args;
+  if (shape.empty()) {  // all scalars: the function on them, once
+    for (Value* v : inputs) scalar_args.push_back(LValue::tensor(v));
+    return L.inline_call(*fn.function, std::move(scalar_args), {}, loc);
+  }
+  for (Value*& v : inputs) v = L.broadcast_to(v, shape, loc);
+  ir::Op* op = L.builder().create(ir::OpKind::MapElementwise, {}, inputs, loc);
+  ir::Region* region = op->add_region();
+  for (Value* v : inputs) scalar_args.push_back(LValue::tensor(region->add_arg(v->type()->element())));
+  ir::Region* outer = L.builder().region();
+  L.builder().set_region(region);
+  LValue out = L.inline_call(*fn.function, std::move(scalar_args), {}, loc);
+  const bool single = out.kind != LValue::Kind::Tuple;
+  std::vector<LValue> items = single ? std::vector<LValue>{out} : out.items;
+  std::vector<Value*> values;
+  for (const LValue& item : items) {
+    if (item.is_none()) error_at(loc, "the scalar_fn of tl.map_elementwise must return a value for each element");
+    Value* v = L.to_tensor(item, loc);
+    if (v->type()->is_block()) {
+      error_at(loc, "the scalar_fn of tl.map_elementwise returned a block " + v->type()->str() + "; it takes and "
+                    "returns one element");
+    }
+    values.push_back(v);
+  }
+  if (values.empty()) error_at(loc, "the scalar_fn of tl.map_elementwise returned nothing");
+  L.builder().create(ir::OpKind::Yield, {}, values, loc);
+  L.builder().set_region(outer);
+  // No memory effects inside: each element's call may run in any order, or not at all.
+  std::function<void(const ir::Region&)> check = [&](const ir::Region& r) {
+    for (const auto& inner : r.ops()) {
+      for (const auto& nested : inner->regions()) check(*nested);
+      const ir::OpKind k = inner->kind();
+      const bool control = k == ir::OpKind::If || k == ir::OpKind::For || k == ir::OpKind::While ||
+                           k == ir::OpKind::Yield || k == ir::OpKind::Condition;
+      if (!control && !ir::has_trait(k, ir::kPure)) {
+        error_at(inner->loc(), std::string("tl.map_elementwise's function may not have side effects ('") +
+                                   inner->name() + "')");
+      }
+    }
+  };
+  check(*region);
+  std::vector<LValue> results;
+  for (Value* v : values) results.push_back(LValue::tensor(op->add_result(Type::block(v->type(), shape))));
+  return single ? results[0] : LValue::tuple(std::move(results));
+}
+
 void register_reduce_builtins(BuiltinTable& t) {
+  t.add("map_elementwise", {"scalar_fn", "*args", "pack="}, false, map_elementwise);
   // x.item(): a one-element block as a scalar (Triton's _unsplat: a reduce keeping the first
   // element, of any type).
   t.add("item", {"input"}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {

@@ -754,3 +754,58 @@ def test_gather_between_column_layouts(tmp_path, tile, warps):
     m, n = np.indices(tile)
     idx = (m * 3 + n * 5 + stride) % BM
     assert np.array_equal(out.reshape(BN, BM).T, np.take_along_axis(src, idx, 0))
+
+
+MAP_KERNELS = textwrap.dedent('''
+    import tritium
+    import tritium.language as tl
+
+
+    @tritium.jit
+    def collatz(n):
+        # Steps to 1 from n (a loop per element, each its own length) and a branch per step.
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps, n
+
+
+    @tritium.jit
+    def clipped(x, lo):
+        if x < lo:
+            return lo
+        return x * 2
+
+
+    @tritium.jit
+    def map_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + offs)
+        steps, one = tl.map_elementwise(collatz, tl.abs(x) + 1)
+        tl.store(out_ptr + offs, steps * 10 + one)
+        tl.store(out_ptr + BM * BN + offs, tl.map_elementwise(clipped, x, 5))
+''')
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((4, 256), 8)])
+def test_map_elementwise_runs_each_element_its_own_path(tmp_path, tile, warps):
+    """tl.map_elementwise's region emitted once per register: divergent loops and branches
+    per element (each thread its own trip counts), two results from one call."""
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "map_kernel", "i32", tile, warps, n, 2 * n, 0, kernels=MAP_KERNELS)
+    steps = np.array([collatz_steps(abs(int(v)) + 1) for v in x], np.int32)
+    assert np.array_equal(out[:n], steps * 10 + 1)
+    assert np.array_equal(out[n:], np.where(x < 5, 5, x * 2))

@@ -313,3 +313,80 @@ def test_runtime_and_tools_names():
     assert validate_block_shape([16, 8]) == 128
     with pytest.raises(ValueError, match="Shape element 1 must be a power of 2"):
         validate_block_shape([16, 12])
+
+
+MAP_SOURCE = '''
+@tritium.jit
+def selu_scalar(x, alpha):
+    if x > 0:
+        return x
+    else:
+        return alpha * (tl.exp(x) - 1)
+
+
+@tritium.jit
+def digits(n):
+    count = 0
+    while n > 0:
+        n = n // 10
+        count += 1
+    return count, n
+
+
+@tritium.jit
+def kernel(x_ptr, n_ptr, o_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    tl.store(o_ptr + rows * N + cols, tl.map_elementwise(selu_scalar, x, 1.5))
+    # Inputs of different shapes broadcast: [M, 1] and [1, N].
+    count, rest = tl.map_elementwise(digits, tl.load(n_ptr + rows) + cols * 0, )
+    tl.store(d_ptr + rows * N + cols, count * 100 + rest + cols)
+'''
+
+
+def test_map_elementwise(rng):
+    """Triton 3.6's tl.map_elementwise: a @jit function on each element, with its own
+    branches and loops; several results as a tuple; inputs broadcast."""
+    kernel = load(MAP_SOURCE)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    n = np.array([0, 7, 12345, 999999], np.int32)
+    o = np.zeros_like(x)
+    d = np.zeros((4, 8), np.int32)
+    kernel[(1,)](x, n, o, d, M=4, N=8)
+    np.testing.assert_allclose(o, np.where(x > 0, x, 1.5 * (np.exp(x) - 1)), rtol=1e-6, atol=1e-6)
+    counts = np.array([len(str(v)) if v else 0 for v in n])
+    np.testing.assert_array_equal(d, counts[:, None] * 100 + np.arange(8)[None, :])
+
+
+@pytest.mark.parametrize("body,match", [
+    ("tl.map_elementwise(twice, x, pack=2)", "pack > 1 is not supported by tritium yet"),
+    ("tl.map_elementwise(stores, x)", "may not have side effects"),
+    ("tl.map_elementwise(tl.exp, x)", "must be a @triton.jit function"),
+    ("tl.map_elementwise(widen, x)", "returned a block"),
+])
+def test_map_elementwise_errors(body, match):
+    kernel = load(f'''
+@tritium.jit
+def twice(x):
+    return x * 2
+
+
+@tritium.jit
+def stores(x):
+    tl.store(tl.full((), 0, tl.int64).to(tl.pointer_type(tl.float32)), x)
+    return x
+
+
+@tritium.jit
+def widen(x):
+    return tl.zeros((4,), tl.float32) + x
+
+
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 4), {body})
+''')
+    with pytest.raises(tritium.CompilationError, match=match):
+        kernel[(1,)](np.zeros(4, np.float32))

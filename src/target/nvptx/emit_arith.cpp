@@ -93,6 +93,34 @@ void Emitter::emit_elementwise(const ir::Op& op) {
   set(op.result(), map_elements(op.result()->type(), inputs, element_fn(op)));
 }
 
+// tl.map_elementwise: the region once per register the thread holds (once when every input
+// is uniform), its arguments that register of each input; branches and loops in it are the
+// thread's own (no barrier can be inside).
+void Emitter::emit_map_elementwise(const ir::Op& op) {
+  const ir::Region& region = *op.region(0);
+  const ir::Type* type = op.result(0)->type();
+  std::vector<Regs> inputs;
+  bool uniform = true;
+  for (const ir::Value* v : op.operands()) {
+    inputs.push_back(get(v));
+    uniform = uniform && inputs.back().uniform;
+  }
+  if (!uniform) {
+    for (Regs& in : inputs) in = materialize(in, type);
+  }
+  const int n = uniform ? 1 : layout_of(type).num_regs();
+  std::vector<Regs> outs(static_cast<size_t>(op.num_results()));
+  for (int r = 0; r < n; ++r) {
+    for (size_t i = 0; i < inputs.size(); ++i) set(region.arg(static_cast<int>(i)), Regs::one(inputs[i].at(r)));
+    emit_region(region);
+    for (int j = 0; j < op.num_results(); ++j) outs[static_cast<size_t>(j)].values.push_back(get(region.terminator()->operand(j)).at(0));
+  }
+  for (int j = 0; j < op.num_results(); ++j) {
+    outs[static_cast<size_t>(j)].uniform = uniform;
+    set(op.result(j), std::move(outs[static_cast<size_t>(j)]));
+  }
+}
+
 Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
   const ir::Type* result = op.result()->type();
   const ir::Type* first = op.operand(0)->type();

@@ -179,6 +179,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::Dot: return emit_dot(op);
     case OpKind::Reduce: return emit_reduce(op);
     case OpKind::Scan: return emit_scan(op);
+    case OpKind::MapElementwise: return emit_map_elementwise(op);
     case OpKind::Print: return emit_print(op);
     case OpKind::Assert: return emit_assert(op);
     case OpKind::DebugBarrier: return barrier();

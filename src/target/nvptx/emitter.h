@@ -185,6 +185,7 @@ class Emitter {
   // ---- emit_reduce.cpp: reduce and scan (in registers, warp shuffles, shared memory) ----
   void emit_reduce(const ir::Op& op);
   void emit_scan(const ir::Op& op);
+  void emit_map_elementwise(const ir::Op& op);
   // The op's combine region on (lhs..., rhs...), one scalar each; returns the combined values.
   std::vector<llvm::Value*> combine(const ir::Op& op, const std::vector<llvm::Value*>& lhs,
                                     const std::vector<llvm::Value*>& rhs);

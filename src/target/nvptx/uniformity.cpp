@@ -106,6 +106,13 @@ class Divergence {
         changed = region(after) || changed;
         break;
       }
+      case OpKind::MapElementwise: {
+        // Its region runs on each element a thread holds: the arguments differ by thread.
+        const ir::Region& body = *op.region(0);
+        for (const auto& arg : body.args()) changed = mark(arg.get()) || changed;
+        changed = region(body) || changed;
+        break;
+      }
       case OpKind::AtomicRMW:
       case OpKind::AtomicCAS:
         // A scalar atomic runs in thread 0 and its old value is broadcast: uniform.
