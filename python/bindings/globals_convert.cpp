@@ -59,6 +59,11 @@ GlobalBinding function_binding(const std::string& name, py::handle entry) {
   if (dict.contains("globals")) {
     binding.function_globals = std::make_shared<const Globals>(to_globals(dict["globals"]));
   }
+  if (dict.contains("must_use_result") && !dict["must_use_result"].is_none()) {
+    py::object mark = dict["must_use_result"];
+    if (py::isinstance<py::str>(mark)) binding.must_use_result = mark.cast<std::string>();
+    else if (py::bool_(mark)) binding.must_use_result = "1";
+  }
   return binding;
 }
 

@@ -414,7 +414,9 @@ class JITFunction:
         """This function as a callee of another kernel."""
         description = {"kind": "function", "name": self.__name__, "source": self.src,
                        "path": self.path, "first_line": self.starting_line_number,
-                       "noinline": self.noinline}
+                       "noinline": self.noinline,
+                       "must_use_result": getattr(self, "_must_use_result", None)
+                       or getattr(self.fn, "_must_use_result", None)}
         if id(self) not in in_progress:  # a cycle (recursion) is C++'s to report
             if self._globals is None:
                 self._globals = self._gather_globals(in_progress)

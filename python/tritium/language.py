@@ -586,9 +586,9 @@ class slice:  # noqa: A001 (Triton's name)
 
 
 def must_use_result(x, s=True):
-    """Triton's marker for a function whose result must be used (``@must_use_result`` or
-    ``@must_use_result("why")``). tritium records it on the function; its compiler does not
-    check the calls (an unused result compiles as any other)."""
+    """Triton's marker for a @jit function whose result must be used (``@must_use_result``
+    or ``@must_use_result("why")``): a kernel statement that calls it and drops the result is
+    a compile error ("The result of f is not being used. why")."""
     if isinstance(x, str):
         return lambda fn: must_use_result(fn, x)
     x._must_use_result = s

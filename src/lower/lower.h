@@ -55,6 +55,8 @@ struct GlobalBinding {
   // Function: the globals that function itself reads (Python hands them over per function);
   // null means "resolve in module_ast's own top-level statements only".
   std::shared_ptr<const Globals> function_globals;
+  // Function: marked with triton.must_use_result ("1", or its reason); empty when not.
+  std::string must_use_result;
   // HostFunction: the call, and the function's name and source (part of the cache key).
   std::shared_ptr<const HostCall> host;
   std::string host_source;

@@ -304,6 +304,18 @@ std::string dotted_source(const ast::Expr& expr) {
 
 }  // namespace
 
+void Lowerer::check_result_used(const ast::Expr& statement) {
+  if (statement.kind != ast::ExprKind::Call || !statement.lhs) return;
+  const ast::Expr& callee = *statement.lhs;
+  if (callee.kind != ast::ExprKind::Name && callee.kind != ast::ExprKind::Attribute) return;
+  const LValue fn = eval(callee);  // a name or attribute: reading it twice changes nothing
+  if (fn.kind != LValue::Kind::Function || !fn.function || fn.function->must_use_result.empty()) return;
+  const std::string spelled = dotted_source(callee);
+  const std::string& why = fn.function->must_use_result;
+  error_at(statement.loc, "The result of " + (spelled.empty() ? std::string("the call") : spelled) +
+                              " is not being used." + (why == "1" ? "" : " " + why));
+}
+
 namespace {
 
 // `x.dtype`: the element type of a tensor (a pointer type for a tensor of pointers).

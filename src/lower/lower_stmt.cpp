@@ -91,6 +91,7 @@ LValue binding_value(const GlobalBinding& binding) {
       ref->module = binding.module_ast;
       ref->def = binding.module_ast ? binding.module_ast->find_function(binding.function) : nullptr;
       ref->globals = binding.function_globals;
+      ref->must_use_result = binding.must_use_result;
       LValue v;
       v.kind = LValue::Kind::Function;
       v.function = std::move(ref);
@@ -367,7 +368,10 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
       error_at(loc, "unsupported syntax: raise statements are not supported in kernels (a raise is "
                     "allowed only in a branch that a compile-time condition skips)");
     case ast::StmtKind::Pass: return false;
-    case ast::StmtKind::ExprStmt: eval(*stmt.value); return false;
+    case ast::StmtKind::ExprStmt:
+      check_result_used(*stmt.value);
+      eval(*stmt.value);
+      return false;
     case ast::StmtKind::Import:
     case ast::StmtKind::ImportFrom: error_at(loc, "import statements are not allowed inside a kernel");
     case ast::StmtKind::FunctionDef: error_at(loc, "nested function definition is not supported");

@@ -192,6 +192,9 @@ class Lowerer {
   // an `if` that took the continuation into its branches).
   bool lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t index, const Continuation& cont);
   void lower_assign(const ast::Expr& target, LValue value, const Loc& loc);
+  // A call statement (its result dropped) of a function marked triton.must_use_result:
+  // Triton's error (lower_expr.cpp).
+  void check_result_used(const ast::Expr& statement);
   // Triton 3.6 lowers a `return` as a jump and goes on with the statements after the `if`
   // holding it (after a compile-time `if` too, into a dead block), merging that `if`'s
   // branches as any other's: names set in one branch only are not defined after it, a name

@@ -20,6 +20,9 @@ struct FunctionRef {
   const ast::FunctionDef* def = nullptr;
   std::shared_ptr<const Globals> globals;  // may be null
   bool jit = true;                         // false: a def of the compiled file without a @jit decorator
+  // triton.must_use_result: "1", or the reason given; a call whose result is dropped is an
+  // error (Triton's). Empty: no such mark.
+  std::string must_use_result;
 };
 
 struct LValue {

@@ -390,3 +390,32 @@ def kernel(x_ptr):
 ''')
     with pytest.raises(tritium.CompilationError, match=match):
         kernel[(1,)](np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("mark,message", [("@tritium.must_use_result", "The result of total is not being used.\\n"),
+                                          ('@tritium.must_use_result("It is the sum.")',
+                                           "The result of total is not being used. It is the sum.")])
+def test_must_use_result_is_enforced(mark, message):
+    src = f'''
+{mark}
+@tritium.jit
+def total(x):
+    return tl.sum(x, 0)
+
+
+@tritium.jit
+def dropped(x_ptr):
+    total(tl.load(x_ptr + tl.arange(0, 4)))
+
+
+@tritium.jit
+def used(x_ptr):
+    tl.store(x_ptr, total(tl.load(x_ptr + tl.arange(0, 4))))
+'''
+    x = np.ones(4, np.float32)
+    load(src, name="used")[(1,)](x)
+    assert x[0] == 4
+    with pytest.raises(tritium.CompilationError, match=message) as info:
+        load(src, name="dropped")[(1,)](x)
+    # The call statement's line in the written file (load adds two import lines first).
+    assert info.value.line == 2 + src.splitlines().index("    total(tl.load(x_ptr + tl.arange(0, 4)))") + 1
