@@ -85,8 +85,10 @@ py::object from_const_value(const ConstValue& value) {
     case ConstValue::Kind::Object:
       // Only its type, repr, str() and truth came in (runtime::classify); the object itself
       // is not kept, so Python code run at compile time cannot be given it.
-      throw py::type_error("the " + value.object_type() + " constant " + value.s +
-                           " cannot be passed to Python code at compile time in tritium (only its repr is kept)");
+      PyErr_SetString(PyExc_TypeError, ("the " + value.object_type() + " constant " + value.s +
+                                        " cannot be passed to Python code at compile time in tritium (only its "
+                                        "repr is kept)").c_str());
+      throw py::error_already_set();
   }
   return py::none();
 }

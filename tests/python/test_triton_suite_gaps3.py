@@ -350,6 +350,16 @@ def object_arith(out_ptr, OBJ: tl.constexpr):
     tl.store(out_ptr, OBJ + 1)  # LINE: object_arith
 
 
+@tritium.constexpr_function
+def one_of(x):
+    return 1
+
+
+@tritium.jit
+def object_to_python(out_ptr, OBJ: tl.constexpr):
+    tl.store(out_ptr, one_of(OBJ))  # LINE: object_to_python
+
+
 def test_object_constexpr_misuse_is_an_error():
     import uuid
     from helpers import marked_line
@@ -359,6 +369,13 @@ def test_object_constexpr_misuse_is_an_error():
         object_arith[(1,)](out, OBJ=uuid.UUID(int=3))
     assert info.value.line == line
     assert "unsupported operand types for +: 'UUID' and 'int'" in info.value.message
+    # Only the repr is kept: Python run at compile time cannot be given the object (Triton
+    # can; a located error here).
+    line, _ = marked_line(__file__, "object_to_python")
+    with pytest.raises(tritium.CompilationError) as info:
+        object_to_python[(1,)](out, OBJ=uuid.UUID(int=3))
+    assert info.value.line == line
+    assert "cannot be passed to Python code at compile time" in info.value.message
     # Not a tl.constexpr parameter: Triton's TypeError, naming the argument.
     with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x_ptr': unsupported type 'UUID'"):
         with_placeholder[(1,)](uuid.UUID(int=3), out, BLOCK=8, PLACEHOLDER=1)
