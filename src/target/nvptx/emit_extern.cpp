@@ -199,7 +199,7 @@ void Emitter::emit_packed_asm(const ir::Op& op) {
     }
   }
   if (fragment != nullptr) return set_fragment(op.result(), std::move(out));
-  if (out.values.size() == 1 && num_regs == 1) out.uniform = type->is_block();
+  out.uniform = fragment == nullptr && uniform && type->is_block();  // as map_elements: once for uniform inputs
   set(op.result(), std::move(out));
 }
 
