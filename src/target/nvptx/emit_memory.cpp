@@ -514,7 +514,8 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
   // fp16/bf16 max/min (tensor descriptors' reductions; Triton uses the TMA's, so sm_90 and
   // newer): PTX has no scalar atom.max.f16/bf16 (only the .v2/.v4/.v8 forms, on aligned
   // pairs), so a compare-and-swap loop of PTX's max/min (.f16 and .bf16 from sm_80): a NaN
-  // operand yields the other, +0.0 > -0.0, as the interpreter computes (interp/memory.cpp).
+  // operand yields the other; two zeros are ordered -0.0 < +0.0 here explicitly. The
+  // interpreter computes the same (interp/memory.cpp).
   [[maybe_unused]] auto half_max_min = [&](bool is_max) -> llvm::Value* {
     if (sm_ < 90) {
       error_at(op.loc(), std::string("16-bit float types require native tma support (a tensor descriptor's atomic_") +
@@ -533,6 +534,11 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
     expected->addIncoming(first, from);
     llvm::Value* next = b_.CreateCall(arithmetic, {expected, v});
+    // Two zeros: -0.0 is the max only when both are, the min when either is (the bits' and /
+    // or), whichever zero the hardware's max/min picks for equal operands.
+    llvm::Value* both_zero = b_.CreateICmpEQ(b_.CreateAnd(b_.CreateOr(expected, v), int_const(int_type, 0x7fff)),
+                                             int_const(int_type, 0));
+    next = b_.CreateSelect(both_zero, is_max ? b_.CreateAnd(expected, v) : b_.CreateOr(expected, v), next);
     llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, next}, op);
     expected->addIncoming(seen, loop);
     b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
