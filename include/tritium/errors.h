@@ -36,6 +36,13 @@ class LaunchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An argument of a type the parameter cannot take (Python: tritium.errors.ArgumentTypeError,
+// also a TypeError, as Triton raises one).
+class ArgumentTypeError : public LaunchError {
+ public:
+  using LaunchError::LaunchError;
+};
+
 // A launch option out of its range (num_warps, num_stages, num_ctas): Triton checks those
 // with `assert`, so Python sees tritium.errors.LaunchOptionError, a LaunchError that is
 // also an AssertionError.

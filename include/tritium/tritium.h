@@ -34,7 +34,7 @@ struct GlobalBinding;
 // One kernel argument: what a Python caller could pass.
 class Arg {
  public:
-  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor, Tuple, Function };
+  enum class Kind { Pointer, Int, Float, Bool, None, Str, DType, TensorDescriptor, Tuple, Function, Object };
 
   // A pointer to elements of `element`. `bytes` is the size of the buffer it points into
   // (the interpreter checks every access against it); 0 means unknown. Host memory, or
@@ -79,6 +79,12 @@ class Arg {
   // (its name and a digest of its source and globals: two functions give two compilations);
   // `binding` is what the kernel calls (a Function or HostFunction GlobalBinding).
   static Arg function(std::string key, std::shared_ptr<const GlobalBinding> binding);
+  // Any other (hashable) Python object, for a tl.constexpr parameter only (Triton 3.6
+  // specializes on it: e.g. a uuid.uuid4() that makes every launch compile anew). `repr`
+  // keys the specialization (two objects of one type and repr share a compilation, as in
+  // Triton's cache key text); the kernel can pass it on, compare it (==, !=, is None), test
+  // its truth (`truth`: bool(obj)) and tl.static_print it (`text`: str(obj)).
+  static Arg python_object(std::string type_name, std::string repr, std::string text, bool truth);
   // The same value marked as a compile-time constant (a tl.constexpr element of a tuple):
   // folded into the kernel wherever it is passed.
   Arg as_constexpr() const;
@@ -89,6 +95,9 @@ class Arg {
   const std::vector<Arg>& items() const;
   // Tuple only: a named tuple's field names (empty for a plain tuple); its type name is str().
   const std::vector<std::string>& fields() const;
+  // Object only: the type name and str() (its repr is str(), its truth bool_value()).
+  const std::string& object_type() const;
+  const std::string& object_text() const;
   // Function only: the binding (its key is str()).
   const std::shared_ptr<const GlobalBinding>& function_binding() const { return function_; }
   uint64_t address() const { return address_; }

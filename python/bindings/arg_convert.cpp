@@ -568,6 +568,19 @@ Arg to_arg(py::handle value, const ArgContext& context) {
     case Handler::ByInstance:
     case Handler::Unsupported: break;
   }
+  // Any other hashable object: Triton takes it for a tl.constexpr parameter (specialization
+  // keyed by it; runtime::classify refuses it for other parameters). Its repr keys it.
+  if (PyObject_Hash(object) != -1) {
+    py::object repr = py::reinterpret_steal<py::object>(PyObject_Repr(object));
+    py::object text = repr ? py::reinterpret_steal<py::object>(PyObject_Str(object)) : py::object();
+    if (repr && text) {
+      int truth = PyObject_IsTrue(object);
+      if (truth < 0) throw py::error_already_set();
+      return Arg::python_object(type_name(value), repr.cast<std::string>(), text.cast<std::string>(), truth == 1);
+    }
+    throw py::error_already_set();
+  }
+  PyErr_Clear();
   raise_argument_type_error(
       argument_prefix(context) + "unsupported type '" + type_name(value) +
       "' (expected an array or tensor, an int, float, bool, None, str, or a tl dtype)");

@@ -87,6 +87,13 @@ py::object from_const_value(const ConstValue& value) {
       py::object element = language.attr("dtype")(ir::scalar_name(value.dtype));
       return value.pointer ? language.attr("pointer_type")(element) : element;
     }
+    case ConstValue::Kind::Object:
+      // Only its type, repr, str() and truth came in (runtime::classify); the object itself
+      // is not kept, so Python code run at compile time cannot be given it.
+      PyErr_SetString(PyExc_TypeError, ("the " + value.object_type() + " constant " + value.s +
+                                        " cannot be passed to Python code at compile time in tritium (only its "
+                                        "repr is kept)").c_str());
+      throw py::error_already_set();
   }
   return py::none();
 }

@@ -58,7 +58,8 @@ py::object to_python(const Arg& arg) {
     case Arg::Kind::DType: return dtype_object(arg.dtype_value());
     case Arg::Kind::Pointer:
     case Arg::Kind::TensorDescriptor:
-    case Arg::Kind::Function: return py::none();  // a @jit function default: C++ holds no Python object
+    case Arg::Kind::Function:  // a @jit function default: C++ holds no Python object
+    case Arg::Kind::Object: return py::none();  // (never a default: defaults are source constants)
     case Arg::Kind::Tuple: break;  // defaults are constants; never these
   }
   return py::int_(arg.address());

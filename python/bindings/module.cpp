@@ -45,6 +45,9 @@ void translate(std::exception_ptr thrown) {
     raise_package_error(assertion ? "CompileTimeAssertionFailure" : "CompilationError", e.what(), [&](const py::object& cls) {
       return cls(e.message(), e.file(), e.line(), e.col(), e.excerpt(), std::string(e.what()));
     });
+  } catch (const tritium::ArgumentTypeError& e) {
+    raise_package_error("ArgumentTypeError", e.what(),
+                        [&](const py::object& cls) { return cls(std::string(e.what())); });
   } catch (const tritium::LaunchOptionError& e) {
     raise_package_error("LaunchOptionError", e.what(),
                         [&](const py::object& cls) { return cls(std::string(e.what())); });

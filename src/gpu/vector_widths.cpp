@@ -36,6 +36,13 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, V
       if (w > 1) out.per_constant[op.get()] = static_cast<int>(w);
       continue;
     }
+    if (op->kind() == ir::OpKind::ExternElementwise && op->find_attr("pack") != nullptr && op->result()->type()->is_block()) {
+      // tl.inline_asm_elementwise(pack=P) calls its asm on P elements of a thread: runs of
+      // at least P consecutive elements make those P consecutive (nvptx/emit_extern.cpp).
+      int& v = out.per_block[op->result()->type()->num_elements()];
+      v = std::max(v, static_cast<int>(op->int_attr("pack")));
+      continue;
+    }
     if (op->kind() != ir::OpKind::Load && op->kind() != ir::OpKind::Store) continue;
     const ir::Type* ptr_type = op->operand(0)->type();
     if (!ptr_type->is_block()) continue;

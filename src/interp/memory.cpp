@@ -3,6 +3,7 @@
 // i1 as one byte), little-endian as on every host tritium runs on.
 #include "interp/memory.h"
 
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -63,8 +64,27 @@ uint64_t float_max_min(uint64_t old_bits, uint64_t value_bits, int width, bool i
   return value_wins ? value_bits : old_bits;
 }
 
-// Float max/min of atomics.def on values: the bits of `old` and `value` ordered as above.
+// fp16/bf16 max/min (tensor descriptors' reductions): PTX's max/min arithmetic, which the
+// GPU runs in a compare-and-swap loop: a NaN operand yields the other operand, two NaNs a
+// NaN (PTX's canonical 0x7fff on the GPU; the interpreter stores NaNs as 0x7e00/0x7fc0),
+// and +0.0 is above -0.0.
+double half_max_min(double old, double value, bool is_max) {
+  const bool old_nan = std::isnan(old), value_nan = std::isnan(value);
+  if (old_nan) return value;  // a NaN when both are
+  if (value_nan) return old;
+  if (old == value) {
+    if (old != 0) return old;
+    // Zeros: the max is -0.0 only when both are, the min whenever one is.
+    const bool negative = is_max ? std::signbit(old) && std::signbit(value) : std::signbit(old) || std::signbit(value);
+    return negative ? -0.0 : 0.0;
+  }
+  return (is_max ? value > old : value < old) ? value : old;
+}
+
+// Float max/min of atomics.def on values: fp32/fp64 by the bits of `old` and `value` ordered
+// as above (Triton's emulation), fp16/bf16 by half_max_min.
 double float_max_min(double old, double value, ScalarKind type, bool is_max) {
+  if (type == ScalarKind::F16 || type == ScalarKind::BF16) return half_max_min(old, value, is_max);
   Slot a, b;
   a.f = old;
   b.f = value;

@@ -31,6 +31,11 @@ bool atomic_admits(AtomicKind k, ScalarKind element) {
   return is_integer(element) && (bit_width(element) == 32 || bit_width(element) == 64);
 }
 
+bool atomic_ir_admits(AtomicKind k, ScalarKind element) {
+  const bool half = element == ScalarKind::F16 || element == ScalarKind::BF16;
+  return atomic_admits(k, element) || (half && (k == AtomicKind::Max || k == AtomicKind::Min));
+}
+
 bool is_volatile(const Op& op) {
   const AttrValue* attr = op.find_attr("volatile");
   return attr && *attr != AttrValue(int64_t{0});

@@ -644,10 +644,11 @@ class Verifier {
     expect_type(op, result_type(op), value, "the result");
     check_mask(op, AtomicRMWOp(op).mask());
     AtomicKind k = *expect_enum_attr<AtomicKind>(op, true);
-    // The kind's rule (atomics.def): integers only, or fp16 where the kind takes it.
+    // The kind's rule (atomics.def): integers only, or fp16/bf16 where the IR takes them.
     AtomicRule rule = atomic_rule(k);
-    bool f16 = value->element()->is_scalar() && value->element()->scalar_kind() == ScalarKind::F16;
-    if ((rule == AtomicRule::Int && !value->is_int()) || (f16 && rule != AtomicRule::Half)) {
+    bool f16 = value->element()->is_scalar() && (value->element()->scalar_kind() == ScalarKind::F16 ||
+                                                 value->element()->scalar_kind() == ScalarKind::BF16);
+    if ((rule == AtomicRule::Int && !value->is_int()) || (f16 && !atomic_ir_admits(k, value->element()->scalar_kind()))) {
       fail(op, std::string("atomic '") + enum_text(k) + "' on " + value->str());
     }
     check_sem_scope(op);

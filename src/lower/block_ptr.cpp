@@ -480,10 +480,6 @@ LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& ki
   if (kind == "min" || kind == "max") allowed = {S::U32, S::I32, S::U64, S::I64, S::F16, S::BF16};
   if (kind == "and" || kind == "or" || kind == "xor") allowed = {S::U32, S::I32, S::U64, S::I64};
   if (!allowed.count(k)) error_at(loc, "Unsupported dtype " + ir::triton_dtype_name(k) + " for a tensor descriptor atomic_" + kind);
-  if ((kind == "min" || kind == "max") && ir::is_float(k)) {
-    error_at(loc, "16-bit float types require native tma support (tensor descriptor atomic_" + kind +
-                      " of " + ir::triton_dtype_name(k) + "; tritium does not use TMA yet)");
-  }
   const LValue& v = a.get("value");
   if (!v.is_tensor() || v.value->type()->shape() != access.block) {
     error_at(loc, "the value of a tensor descriptor atomic_" + kind + " must be a block of shape " + py_list(access.block) +
@@ -496,6 +492,14 @@ LValue descriptor_atomic(Lowerer& L, const BuiltinArgs& a, const std::string& ki
   AccessBuilder builder(L, access, loc);
   Value* ptr = builder.pointers();
   Value* mask = builder.mask(all_dims(access.block.size()));
+  if ((kind == "min" || kind == "max") && ir::is_float(k)) {
+    // fp16/bf16 (Triton: the TMA's reduction, so sm_90 and newer; the GPU code generator
+    // refuses older targets with Triton's "16-bit float types require native tma support").
+    // tl.atomic_max/min refuse 16-bit floats on pointers, so the op is made here.
+    create_atomic_rmw(L, kind == "max" ? ir::AtomicKind::Max : ir::AtomicKind::Min, ptr, v.value, mask,
+                      ir::MemSem::Release, ir::MemScope::Gpu, loc);
+    return LValue::constant(ConstValue::none());
+  }
   L.call_builtin(LValue::builtin("tl.atomic_" + kind), {LValue::tensor(ptr), v},
                  {{"mask", LValue::tensor(mask)}, {"sem", LValue::constant(ConstValue::string("release"))},
                   {"scope", LValue::constant(ConstValue::string("gpu"))}}, loc);

@@ -36,8 +36,9 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
       k == ScalarKind::U16) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
-  // The kind's rule (atomics.def); atomic_cas compares bits, of any float. 16-bit floats:
-  // add (and exchange), as Triton 3.6 allows.
+  // The kind's rule (atomics.def); atomic_cas compares bits, of any float. 16-bit floats on
+  // pointers: add (and exchange), as Triton 3.6 allows ("atomic_max does not support fp16");
+  // max and min of them are the tensor descriptors' (lower/block_ptr.cpp, create_atomic_rmw).
   if (!cas && (k == ScalarKind::F16 || k == ScalarKind::BF16) && !ir::atomic_admits(kind, k)) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
@@ -70,6 +71,19 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   ir::set_enum_attr(*op, *scope);
   return LValue::tensor(op->result());
 }
+
+}  // namespace
+
+Value* create_atomic_rmw(Lowerer& L, ir::AtomicKind kind, Value* ptr, Value* value, Value* mask, ir::MemSem sem,
+                         ir::MemScope scope, const Loc& loc) {
+  ir::Op* op = L.builder().create(ir::OpKind::AtomicRMW, {value->type()}, {ptr, value, mask}, loc);
+  ir::set_enum_attr(*op, kind);
+  ir::set_enum_attr(*op, sem);
+  ir::set_enum_attr(*op, scope);
+  return op->result();
+}
+
+namespace {
 
 // A load orders with 'acquire' or 'relaxed', a store with 'release' or 'relaxed'.
 std::string atomic_sem(const BuiltinArgs& a, const std::string& ordered) {

@@ -39,7 +39,11 @@ std::string triton_type_name(const ir::Type* type) {
 // What static_print shows for one value: a constant as Python prints it, a tensor as
 // Triton's str() of it (`int32[constexpr[128]]`, a scalar `fp32[]`), else its description.
 std::string static_text(const LValue& value) {
-  if (value.is_const()) return value.c.kind == ConstValue::Kind::Str ? value.c.s : value.c.str();
+  if (value.is_const()) {
+    if (value.c.kind == ConstValue::Kind::Str) return value.c.s;
+    if (value.c.kind == ConstValue::Kind::Object) return value.c.object_text();  // Python's print: str()
+    return value.c.str();
+  }
   if (value.is_tensor()) {
     const ir::Type* type = value.value->type();
     std::string out = triton_type_name(type->element()) + "[";

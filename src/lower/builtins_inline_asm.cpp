@@ -1,12 +1,14 @@
-// tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack) for pack=1: the
+// tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): the
 // arguments are broadcast to one shape (keeping their dtypes, as Triton's checking without
 // arithmetic promotion does) and each output is one ExternElementwise {symbol =
 // "inline_asm"} op that the GPU emits as an LLVM inline-asm call per element (a tuple of
 // dtypes: one op per output, each taking its field of the asm's results, which the GPU
 // computes once per element). Pointer arguments
 // pass each element's address. is_pure=False is the op's attribute pure = 0: passes keep,
-// never merge and never copy such an op (ir::is_pure). The interpreter cannot run PTX and
-// says so at the call.
+// never merge and never copy such an op (ir::is_pure). pack > 1 (the op's `pack`
+// attribute): one asm call takes `pack` elements of a thread, elements narrower than 32 bits
+// packed into 32-bit registers as Triton does (nvptx/emit_extern.cpp). The interpreter
+// cannot run PTX and says so at the call.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
@@ -40,9 +42,9 @@ std::vector<ScalarKind> result_kinds(const BuiltinArgs& a) {
 LValue inline_asm(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::string asm_text = a.const_str("asm", "");
   std::string constraints = a.const_str("constraints", "");
-  if (a.const_int("pack") != 1) {
-    error_at(loc, "tl.inline_asm_elementwise with pack=" + int128_to_string(a.const_int("pack")) +
-                      " is not supported by tritium yet (only pack=1)");
+  const __int128 pack = a.const_int("pack");
+  if (pack < 1 || pack > 16 || (pack & (pack - 1)) != 0) {
+    error_at(loc, "pack of tl.inline_asm_elementwise must be a power of two from 1 to 16, got " + int128_to_string(pack));
   }
   bool pure = a.const_bool("is_pure", true);
   const LValue& given = a.get("args");
@@ -71,6 +73,7 @@ LValue inline_asm(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     op->set_attr("result_types", result_types);
     op->set_attr("output", static_cast<int64_t>(i));
     op->set_attr("pure", static_cast<int64_t>(pure ? 1 : 0));
+    if (pack > 1) op->set_attr("pack", static_cast<int64_t>(pack));
     outputs.push_back(LValue::tensor(op->result()));
   }
   if (a.get("dtype").kind != LValue::Kind::Tuple) return outputs[0];

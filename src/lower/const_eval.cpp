@@ -30,6 +30,7 @@ std::string kind_name(const ConstValue& v) {
     case Kind::Float: return "float";
     case Kind::Str: return "str";
     case Kind::DType: return "dtype";
+    case Kind::Object: return v.object_type();
   }
   return "?";
 }
@@ -151,6 +152,7 @@ ConstValue const_unary(ast::UnaryOp op, const ConstValue& operand, const Loc& lo
       case Kind::Float: return ConstValue::boolean(operand.f == 0);
       case Kind::Str: return ConstValue::boolean(operand.s.empty());
       case Kind::DType: return ConstValue::boolean(false);
+      case Kind::Object: return ConstValue::boolean(!operand.object->truth);
     }
   }
   if (!is_number(operand)) {

@@ -123,6 +123,8 @@ std::string ConstValue::str() const {
       return str_repr(s);
     case Kind::DType:
       return pointer ? std::string("pointer<") + ir::scalar_name(dtype) + ">" : ir::scalar_name(dtype);
+    case Kind::Object:
+      return "object(" + s + ")";  // signature text: parse_signature looks it up by this
   }
   return "?";
 }
@@ -145,6 +147,9 @@ bool ConstValue::operator==(const ConstValue& other) const {
       return s == other.s;
     case Kind::DType:
       return dtype == other.dtype && pointer == other.pointer;
+    case Kind::Object:
+      // By type and repr: Triton's cache key is the text of the specialization (the repr).
+      return s == other.s && object_type() == other.object_type();
   }
   return false;
 }

@@ -25,6 +25,7 @@ std::string LValue::describe() const {
         case ConstValue::Kind::Float: return "the float constant " + c.str();
         case ConstValue::Kind::Str: return "the string " + c.str();
         case ConstValue::Kind::DType: return "the dtype " + c.str();
+        case ConstValue::Kind::Object: return "the " + c.object_type() + " constant " + c.s;
       }
       return "a constant";
     }

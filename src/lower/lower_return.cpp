@@ -83,6 +83,7 @@ std::string return_type_key(Lowerer& L, const LValue& v, const Loc& loc) {
       case ConstValue::Kind::None: return "None";
       case ConstValue::Kind::Str: return "a string";
       case ConstValue::Kind::DType: return "a dtype";
+      case ConstValue::Kind::Object: return "a " + v.c.object_type();
     }
   }
   if (v.kind == LValue::Kind::Tuple) {

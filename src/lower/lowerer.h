@@ -272,4 +272,10 @@ ConstValue const_compare(ast::CompareOp op, const ConstValue& lhs, const ConstVa
 // The scalar kind of a tl dtype name, e.g. "float32" -> F32; false when not a dtype.
 bool dtype_from_name(const std::string& name, ir::ScalarKind* out);
 
+// An atomic read-modify-write op of `kind` on operands already of one shape and of the
+// pointee type (builtins_atomic.cpp): the IR's rule (atomics.def) without tl.atomic_*'s
+// narrower one for pointers, for tensor descriptors' fp16/bf16 max and min.
+ir::Value* create_atomic_rmw(Lowerer& L, ir::AtomicKind kind, ir::Value* ptr, ir::Value* value, ir::Value* mask,
+                             ir::MemSem sem, ir::MemScope scope, const Loc& loc);
+
 }  // namespace tritium::lower

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 
+#include "lower/lower.h"
 #include "support/text.h"
 #include "tritium/errors.h"
 
@@ -379,12 +380,31 @@ ParamSig parse_function(const std::string& s, const std::string& entry) {
 
 bool is_function_entry(const std::string& s) { return s.rfind("jit(", 0) == 0; }
 
+// `object(REPR)`: a Python object (ConstValue::Kind::Object) the kernel's launches were given
+// for a tl.constexpr parameter; only its repr is in the text, so it is looked up like a
+// @jit function (the resolver holds it as a Constant binding under this text).
+bool is_object_entry(const std::string& s) { return s.rfind("object(", 0) == 0 && s.back() == ')'; }
+
+ParamSig parse_object(const std::string& s, const std::string& entry) {
+  std::shared_ptr<const GlobalBinding> known;
+  if (current_resolver != nullptr && *current_resolver) known = (*current_resolver)(s);
+  if (!known || known->kind != GlobalBinding::Kind::Constant || known->value.kind != ConstValue::Kind::Object) {
+    fail("entry '" + entry + "': the object " + s.substr(7, s.size() - 8) +
+         " is not known to this kernel (pass it as an example argument instead of signature text)");
+  }
+  ParamSig sig;
+  sig.kind = ParamSig::Kind::Constant;
+  sig.value = known->value;
+  sig.is_constexpr = true;
+  return sig;
+}
+
 // `Type(` of a named tuple entry: the length of `Type`, or 0.
 size_t named_tuple_prefix(const std::string& s) {
   size_t open = s.find('(');
   if (open == std::string::npos || open == 0 || s.back() != ')') return 0;
   std::string head = s.substr(0, open);
-  if (!is_identifier(head) || head == "jit" || head == "constexpr") return 0;
+  if (!is_identifier(head) || head == "jit" || head == "constexpr" || head == "object") return 0;
   return open;
 }
 
@@ -519,6 +539,8 @@ Signature parse_signature(const std::string& text, const std::vector<std::string
     if (constexpr_param && is_function_entry(value_text)) {
       p = parse_function(value_text, entry);
       p.is_constexpr = true;
+    } else if (constexpr_param && is_object_entry(value_text)) {
+      p = parse_object(value_text, entry);
     } else if (constexpr_param && !value_text.empty() &&
                (value_text.front() == '(' || named_tuple_prefix(value_text) > 0)) {
       // A tuple given to a tl.constexpr parameter: every element a constexpr.

@@ -62,9 +62,28 @@ Arg Arg::function(std::string key, std::shared_ptr<const GlobalBinding> binding)
   return a;
 }
 
+Arg Arg::python_object(std::string type_name, std::string repr, std::string text, bool truth) {
+  Arg a;
+  a.kind_ = Kind::Object;
+  a.str_ = std::move(repr);
+  a.fields_ = std::make_shared<const std::vector<std::string>>(std::vector<std::string>{std::move(type_name), std::move(text)});
+  a.bits_ = truth ? 1 : 0;
+  return a;
+}
+
+const std::string& Arg::object_type() const {
+  static const std::string empty;
+  return kind_ == Kind::Object ? (*fields_)[0] : empty;
+}
+
+const std::string& Arg::object_text() const {
+  static const std::string empty;
+  return kind_ == Kind::Object ? (*fields_)[1] : empty;
+}
+
 const std::vector<std::string>& Arg::fields() const {
   static const std::vector<std::string> empty;
-  return fields_ ? *fields_ : empty;
+  return fields_ && kind_ == Kind::Tuple ? *fields_ : empty;
 }
 
 Arg Arg::as_constexpr() const {

@@ -250,7 +250,10 @@ Signature Kernel::Impl::specialize(const runtime::BoundArgs& bound) const {
   Signature signature;
   runtime::specialize(name_, params_, bound, &signature);
   for (const ParamSig& p : signature.params) {
-    if (p.kind == ParamSig::Kind::Function || p.kind == ParamSig::Kind::Tuple) remember_functions(p);
+    if (p.kind == ParamSig::Kind::Function || p.kind == ParamSig::Kind::Tuple ||
+        (p.kind == ParamSig::Kind::Constant && p.value.kind == ConstValue::Kind::Object)) {
+      remember_functions(p);
+    }
   }
   return signature;
 }
@@ -259,6 +262,14 @@ void Kernel::Impl::remember_functions(const ParamSig& sig) const {
   if (sig.kind == ParamSig::Kind::Function) {
     std::lock_guard<std::mutex> lock(function_args_mutex_);
     function_args_[sig.function_key] = sig.function;
+  }
+  if (sig.kind == ParamSig::Kind::Constant && sig.value.kind == ConstValue::Kind::Object) {
+    // An object given to a tl.constexpr parameter: signature text names it by its repr.
+    auto binding = std::make_shared<GlobalBinding>();
+    binding->kind = GlobalBinding::Kind::Constant;
+    binding->value = sig.value;
+    std::lock_guard<std::mutex> lock(function_args_mutex_);
+    function_args_[sig.value.str()] = std::move(binding);
   }
   for (const ParamSig& e : sig.elements) remember_functions(e);
 }

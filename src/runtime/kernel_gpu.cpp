@@ -41,6 +41,7 @@ size_t hash_const(const ConstValue& value) {
     }
     case ConstValue::Kind::Str: hash_combine(&h, std::hash<std::string>()(value.s)); break;
     case ConstValue::Kind::DType: hash_combine(&h, static_cast<size_t>(value.dtype)); break;
+    case ConstValue::Kind::Object: hash_combine(&h, std::hash<std::string>()(value.s)); break;
   }
   return h;
 }

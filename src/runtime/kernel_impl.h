@@ -191,8 +191,9 @@ struct Kernel::Impl {
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
 
-  // The @jit functions specialize() has seen as arguments, by key: emit() resolves the
-  // `jit(KEY)` entries of signature text with them.
+  // The @jit functions specialize() has seen as arguments, by key, and the Python objects
+  // given to tl.constexpr parameters (Constant bindings, by their `object(REPR)` text):
+  // emit() resolves those entries of signature text with them.
   mutable std::mutex function_args_mutex_;
   mutable std::map<std::string, std::shared_ptr<const GlobalBinding>> function_args_;
   void remember_functions(const ParamSig& sig) const;  // into function_args_

@@ -33,6 +33,8 @@ const char* kind_name(Arg::Kind kind) {
       return "tuple";
     case Arg::Kind::Function:
       return "function";
+    case Arg::Kind::Object:
+      return "Python object";
   }
   return "?";
 }
@@ -120,6 +122,8 @@ ConstValue to_const(const Arg& arg, const std::string& kernel, const std::string
     case Arg::Kind::Function:
       // (A function is classified as one before this.)
       throw argument_error(kernel, param, "a function cannot be a constant value here");
+    case Arg::Kind::Object:
+      return ConstValue::python_object(arg.object_type(), arg.str(), arg.object_text(), arg.bool_value());
   }
   throw argument_error(kernel, param, "a pointer cannot be a compile-time constant");
 }
@@ -154,6 +158,9 @@ std::vector<Arg> default_args(const std::string& kernel, const KernelParams& par
         break;
       case ConstValue::Kind::DType:
         out[i] = Arg::dtype(to_dtype(v.dtype));
+        break;
+      case ConstValue::Kind::Object:
+        out[i] = Arg::python_object(v.object_type(), v.s, v.object_text(), v.object->truth);
         break;
     }
   }
@@ -387,6 +394,12 @@ void classify_value(const std::string& kernel, const std::string& name, const Ar
     case Arg::Kind::Function:
       function_sig(arg, false, sig);
       return;
+    case Arg::Kind::Object:
+      // Triton's specializer takes any other object only as a constexpr (TypeError else).
+      throw ArgumentTypeError("kernel '" + kernel + "': argument '" + name + "': unsupported type '" +
+                              arg.object_type() +
+                              "' (expected an array or tensor, an int, float, bool, None, str, or a tl dtype; "
+                              "other objects only for a tl.constexpr parameter)");
   }
 }
 

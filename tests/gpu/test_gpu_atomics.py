@@ -129,3 +129,59 @@ def test_bf16_atomic_add(tmp_path, slots):
     else:
         expected = start.float() + values.float().reshape(-1, slots).sum(0)
         torch.testing.assert_close(p.float(), expected, rtol=0.05, atol=0.5)
+
+
+HALF_DESC_MAX_MIN = """
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def k(out, x, M, N, BM: tl.constexpr, BN: tl.constexpr, MAX: tl.constexpr):
+    rows = tl.arange(0, BM)[:, None]
+    cols = tl.arange(0, BN)[None, :]
+    v = tl.load(x + tl.program_id(0) * BM * BN + rows * BN + cols)
+    desc = tl.make_tensor_descriptor(out, [M, N], [N, 1], [BM, BN])
+    if MAX:
+        desc.atomic_max([0, 0], v)
+    else:
+        desc.atomic_min([0, 0], v)
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_half_descriptor_max_min_matches_the_interpreter(tmp_path, dtype, is_max):
+    """desc.atomic_max/min on fp16/bf16 (Triton 3.6: from sm_90): a compare-and-swap loop of
+    PTX's max/min. Several programs reduce into one tensor, with NaNs and signed zeros: the
+    GPU's memory equals the interpreter's (NaNs compared as NaNs: PTX's canonical NaN and the
+    interpreter's differ in payload). Before sm_90 the compile is Triton's error."""
+    kernel = load_kernel(tmp_path, f"half_desc_{'max' if is_max else 'min'}_{str(dtype)[6:]}", HALF_DESC_MAX_MIN)
+    programs, M, N, BM, BN = 4, 6, 40, 8, 64
+    gen = torch.Generator().manual_seed(11)
+    special = torch.tensor([float("nan"), -0.0, 0.0, float("inf"), -float("inf"), 1.0])
+    start = torch.randn((M + 1) * N, generator=gen)
+    values = torch.randn(programs * BM * BN, generator=gen)
+    for t in (start, values):
+        pick = torch.rand(t.shape, generator=gen) < 0.3
+        t[pick] = special[torch.randint(0, len(special), (int(pick.sum()),), generator=gen)]
+    start, values = start.to(dtype), values.to(dtype)
+    if torch.cuda.get_device_capability()[0] < 9:
+        with pytest.raises(tritium.CompilationError, match="16-bit float types require native tma support"):
+            kernel[(programs,)](start.cuda(), values.cuda(), M, N, BM=BM, BN=BN, MAX=is_max)
+        return
+    ref = start.view(torch.int16).numpy().copy()
+    ref_values = values.view(torch.int16).numpy()
+    half = tritium.language.float16 if dtype == torch.float16 else tritium.language.bfloat16
+    kernel[(programs,)](tritium.reinterpret(ref, half), tritium.reinterpret(ref_values, half), M, N, BM=BM, BN=BN,
+                        MAX=is_max)
+    gpu = start.cuda()
+    kernel[(programs,)](gpu, values.cuda(), M, N, BM=BM, BN=BN, MAX=is_max)
+    torch.cuda.synchronize()
+    got = gpu.cpu().float()
+    want = torch.from_numpy(ref).view(dtype).float()
+    assert torch.equal(got.isnan(), want.isnan())
+    keep = ~got.isnan()
+    assert torch.equal(got[keep], want[keep])
+    assert torch.equal(torch.signbit(got[keep]), torch.signbit(want[keep]))
+    assert not torch.equal(want.nan_to_num(), start.float().nan_to_num())  # the reduction changed memory

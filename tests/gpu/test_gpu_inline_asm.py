@@ -67,3 +67,32 @@ def test_several_outputs_one_effect_on_gpu():
     assert counter.item() == n
     assert torch.equal(torch.sort(c).values, torch.arange(n, dtype=torch.int32, device="cuda"))
     assert torch.equal(d, c + 1)
+
+
+@pytest.mark.parametrize("n, warps", [(512, 4), (64, 2)])
+def test_packed_bytes_on_gpu(rng, n, warps):
+    """pack=4 on int8 (Triton's test_inline_asm_packed): four bytes per b32; with 64 elements
+    over 64 threads each call holds one byte and three of zero padding."""
+    x = rng.integers(0, 256, n).astype(np.uint8)
+    y = torch.zeros(n, dtype=torch.int8, device="cuda")
+    ref.packed_bytes[(1,)](torch.from_numpy(x.view(np.int8)).cuda(), y, BLOCK=n, num_warps=warps)
+    np.testing.assert_array_equal(y.cpu().numpy().view(np.uint8), ((x & 0x1F) << 3).astype(np.uint8))
+
+
+def test_packed_two_outputs_on_gpu(rng):
+    n = 512
+    a = rng.integers(0, 256, n).astype(np.uint8)
+    b = rng.standard_normal(n).astype(np.float32) * 200
+    c = torch.zeros(n, dtype=torch.int32, device="cuda")
+    d = torch.zeros(n, dtype=torch.float32, device="cuda")
+    ref.packed_two_outputs[(1,)](torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), c, d, BLOCK=n)
+    np.testing.assert_array_equal(c.cpu().numpy(), a.astype(np.int32))
+    np.testing.assert_array_equal(d.cpu().numpy(), np.maximum(a.astype(np.float32), b))
+
+
+def test_packed_halves_on_gpu():
+    n = 256
+    x = torch.randn(n, device="cuda").to(torch.float16)
+    y = torch.zeros_like(x)
+    ref.packed_halves[(1,)](x, y, BLOCK=n, num_warps=1)
+    assert torch.equal(y, x + x)

@@ -1,6 +1,6 @@
-"""tl.inline_asm_elementwise (pack=1): arguments broadcast with their own dtypes (pointers pass
-addresses), one or several outputs, the asm in the PTX, is_pure=False asm kept; the interpreter
-cannot run assembly and says so at the call; bad constraints and pack > 1 are located errors.
+"""tl.inline_asm_elementwise: arguments broadcast with their own dtypes (pointers pass addresses),
+one or several outputs, the asm in the PTX, is_pure=False asm kept, pack > 1 (narrow elements
+share 32-bit registers); the interpreter cannot run assembly; bad constraints/packs are errors.
 The GPU runs these kernels in tests/gpu/test_gpu_inline_asm.py."""
 
 import importlib.util
@@ -83,13 +83,22 @@ def kernel(x_ptr):
     tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,r", [x],
                                                                  dtype=tl.int32, is_pure=True, pack=1))
 ''', "*i32:16", r"the constraints '=r,r,r' of tl.inline_asm_elementwise do not match")
+    # (this pinned "pack=4 is not supported by tritium yet" until pack > 1 was built; pack
+    # is now a power of two, and its registers are checked against the constraints)
     emit_error('''
 @tritium.jit
 def kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 16))
     tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
-                                                                 dtype=tl.int32, is_pure=True, pack=4))
-''', "*i32:16", "pack=4 is not supported by tritium yet")
+                                                                 dtype=tl.int32, is_pure=True, pack=3))
+''', "*i32:16", "pack of tl.inline_asm_elementwise must be a power of two from 1 to 16, got 3")
+    emit_error('''
+@tritium.jit
+def kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x],
+                                                                 dtype=tl.int32, is_pure=True, pack=2))
+''', "*i32:16", r"do not match its 2 result register\(s\) and 2 argument register\(s\) \(pack=2")
     emit_error('''
 @tritium.jit
 def kernel(x_ptr):
@@ -153,3 +162,91 @@ def test_several_outputs_run_the_asm_once():
     assert ptx.count("atom.global.add.u32") == 2
     ptx = two_outputs.emit("ptx", signature="*i32:16, *i32:16, *i32:16, *i32:16, BLOCK=256", arch=90)
     assert ptx.count("// begin inline asm") == 2  # pure ones too
+
+
+@tritium.jit
+def packed_bytes(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    y = tl.inline_asm_elementwise("and.b32 $0, $1, 0x1F1F1F1F;\n\tshl.b32 $0, $0, 3;", "=r,r", [x],
+                                  dtype=tl.int8, is_pure=True, pack=4)  # LINE: packed_bytes
+    tl.store(y_ptr + tl.arange(0, BLOCK), y)
+
+
+@tritium.jit
+def packed_two_outputs(a_ptr, b_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):
+    # After Triton's test_inline_asm_packed_multiple_outputs: per call four i32 and four f32
+    # output registers, one b32 of four bytes of `a`, four f32 of `b`.
+    a = tl.load(a_ptr + tl.arange(0, BLOCK))
+    b = tl.load(b_ptr + tl.arange(0, BLOCK))
+    c, d = tl.inline_asm_elementwise(
+        """
+        {
+            .reg .b8 t<4>;
+            mov.b32 {t0, t1, t2, t3}, $8;
+            cvt.u32.u8 $0, t0;
+            cvt.u32.u8 $1, t1;
+            cvt.u32.u8 $2, t2;
+            cvt.u32.u8 $3, t3;
+        }
+        cvt.rn.f32.s32 $4, $0;
+        cvt.rn.f32.s32 $5, $1;
+        cvt.rn.f32.s32 $6, $2;
+        cvt.rn.f32.s32 $7, $3;
+        max.f32 $4, $4, $9;
+        max.f32 $5, $5, $10;
+        max.f32 $6, $6, $11;
+        max.f32 $7, $7, $12;
+        """, "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r", [a, b], dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
+    tl.store(c_ptr + tl.arange(0, BLOCK), c)
+    tl.store(d_ptr + tl.arange(0, BLOCK), d)
+
+
+@tritium.jit
+def packed_halves(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    y = tl.inline_asm_elementwise("add.rn.f16x2 $0, $1, $2;", "=r,r,r", [x, x], dtype=tl.float16, is_pure=True,
+                                  pack=2)
+    tl.store(y_ptr + tl.arange(0, BLOCK), y)
+
+
+def assembled(ptx, tmp_path):
+    import subprocess
+    from helpers import ptxas
+    tool = ptxas()
+    if tool is None:
+        return
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    result = subprocess.run([tool, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("block, warps, calls", [(512, 4, 1), (1024, 4, 2), (128, 4, 1), (64, 2, 1)])
+def test_packed_bytes_share_one_register(tmp_path, block, warps, calls):
+    """pack=4 on int8 (Triton's test_inline_asm_packed): four elements of a thread in one b32,
+    one asm call per four (a thread with fewer calls it once, the rest of its register zero)."""
+    import re
+    ptx = packed_bytes.emit("ptx", signature=f"*i8:16, *i8:16, BLOCK={block}", num_warps=warps, arch=90)
+    assert ptx.count("shl.b32") == calls
+    if block // (32 * warps) >= 4:
+        assert re.search(r"ld\.global(\.v\d)?\.b32", ptx)  # the four bytes are loaded as one word
+    assembled(ptx, tmp_path)
+
+
+def test_packed_outputs_and_halves_assemble(tmp_path):
+    ptx = packed_two_outputs.emit("ptx", signature="*u8:16, *fp32:16, *i32:16, *fp32:16, BLOCK=512", arch=90)
+    assert ptx.count("cvt.u32.u8") == 4  # one call for both outputs, four elements each
+    assembled(ptx, tmp_path)
+    ptx = packed_halves.emit("ptx", signature="*fp16:16, *fp16:16, BLOCK=256", num_warps=1, arch=90)
+    assert ptx.count("add.rn.f16x2") == 4  # 8 halves a thread, 2 a call
+    assembled(ptx, tmp_path)
+
+
+def test_the_interpreter_says_it_cannot_run_packed_assembly():
+    from helpers import marked_line
+    line, _ = marked_line(__file__, "packed_bytes")
+    x = np.arange(512, dtype=np.int8)
+    with pytest.raises(tritium.CompilationError, match="runs only on the GPU") as info:
+        packed_bytes[(1,)](x, x.copy(), BLOCK=512)
+    assert info.value.line == line - 1  # the call's first line

@@ -402,3 +402,102 @@ def test_descriptor_gather_misuse(case, message):
         bad_gather[(1,)](np.zeros(256, np.float32), CASE=case)
     assert info.value.line == line, info.value
     assert message in info.value.message
+
+
+@tritium.jit
+def descriptor_half_max_min(out_ptr, v_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, MAX: tl.constexpr):
+    # Every program reduces its [BM, BN] tile of v into the same [M, N] tensor (the tile hangs
+    # over its edge), so each element sees one value per program.
+    rows = tl.arange(0, BM)[:, None]
+    cols = tl.arange(0, BN)[None, :]
+    v = tl.load(v_ptr + tl.program_id(0) * BM * BN + rows * BN + cols)
+    desc = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
+    if MAX:
+        desc.atomic_max([0, 0], v)
+    else:
+        desc.atomic_min([0, 0], v)
+
+
+def _half_max_min(old, value, is_max):
+    """PTX's max/min on fp16/bf16 (what the GPU's compare-and-swap loop computes): a NaN
+    operand yields the other, +0.0 above -0.0 (values as float32)."""
+    out = old.copy()
+    for i in np.ndindex(old.shape):
+        a, b = old[i], value[i]
+        if np.isnan(a):
+            out[i] = b
+        elif np.isnan(b):
+            out[i] = a
+        elif a == b == 0:
+            neg = (np.signbit(a) and np.signbit(b)) if is_max else (np.signbit(a) or np.signbit(b))
+            out[i] = -0.0 if neg else 0.0
+        else:
+            out[i] = max(a, b) if is_max else min(a, b)
+    return out
+
+
+def _bf16_bits(x):  # float32 -> bf16 bits, to nearest even (no NaNs here but explicit ones)
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), bits)
+
+
+def _bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_descriptor_atomic_max_min_of_16_bit_floats(rng, dtype, is_max):
+    """desc.atomic_max/min on fp16 and bf16 (Triton 3.6 allows them on descriptors, natively
+    from sm_90): PTX's max/min per element, NaNs and signed zeros included, out-of-bounds
+    elements untouched."""
+    programs, M, N, BM, BN = 3, 6, 12, 8, 16
+    special = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.0, -1.0], np.float32)
+    start = rng.standard_normal((M + 2) * N).astype(np.float32)
+    start[:M * N] = np.where(rng.random(M * N) < 0.4, rng.choice(special, M * N), start[:M * N])
+    values = rng.standard_normal((programs, BM, BN)).astype(np.float32)
+    values = np.where(rng.random(values.shape) < 0.4, rng.choice(special, values.shape), values)
+    if dtype == "float16":
+        start, values = start.astype(np.float16), values.astype(np.float16)
+        out = start.copy()
+        descriptor_half_max_min[(programs,)](out, values, M, N, BM=BM, BN=BN, MAX=is_max)
+        got = out.astype(np.float32)
+        start32, values32 = start.astype(np.float32), values.astype(np.float32)
+    else:
+        start_bits, value_bits = _bf16_bits(start), _bf16_bits(values)
+        out_bits = start_bits.copy()
+        bf16 = tl.bfloat16
+        descriptor_half_max_min[(programs,)](tritium.reinterpret(out_bits, bf16), tritium.reinterpret(value_bits, bf16),
+                                             M, N, BM=BM, BN=BN, MAX=is_max)
+        got = _bf16_value(out_bits)
+        start32, values32 = _bf16_value(start_bits), _bf16_value(value_bits)
+    want = start32.reshape(M + 2, N).copy()
+    for p in range(programs):  # any order gives the same result: max/min as above commute
+        want[:M] = _half_max_min(want[:M], values32[p, :M, :N], is_max)
+    got = got.reshape(M + 2, N)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+    np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+    assert np.any(np.isnan(values32[:, :M, :N])) and np.any((values32 == 0) & np.signbit(values32))
+    # The guard rows stay as they were.
+    np.testing.assert_array_equal(got[M:], start32.reshape(M + 2, N)[M:])
+
+
+@tritium.jit
+def pointer_half_max(p, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_max(p + offs, tl.load(p + offs))  # LINE: pointer_half_max
+
+
+@pytest.mark.parametrize("dtype, name", [(np.float16, "fp16"), (np.uint16, "bf16")])
+def test_atomic_max_on_16_bit_float_pointers_is_triton_error(dtype, name):
+    """tl.atomic_max/min on fp16/bf16 pointers stay refused as Triton 3.6 refuses them
+    ("atomic_max does not support fp16"): only descriptors take them."""
+    line, _ = marked_line(__file__, "pointer_half_max")
+    x = np.zeros(16, dtype)
+    arg = x if dtype == np.float16 else tritium.reinterpret(x, tl.bfloat16)
+    with pytest.raises(tritium.CompilationError) as info:
+        pointer_half_max[(1,)](arg, BLOCK=16)
+    assert info.value.line == line
+    assert f"atomic_max does not support {name}" in info.value.message

@@ -272,3 +272,120 @@ def test_static_print_of_tensors_uses_tritons_text(capfd):
     static_print_tensors[(1,)](np.zeros(8, np.uint8), 8)
     assert capfd.readouterr().out == (" uint8[constexpr[8]]\n"
                                       "2d: fp32[constexpr[2], constexpr[4]] pointer<uint8>[] int1[]\n")
+
+
+# ---- any hashable Python object for a tl.constexpr parameter (Triton 3.6 specializes on it;
+# test_subprocess's static_print passes uuid.uuid4() so that every launch compiles anew) ----
+
+@tritium.jit
+def with_placeholder(x_ptr, y_ptr, BLOCK: tl.constexpr, PLACEHOLDER: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.static_print("placeholder", PLACEHOLDER)
+    tl.store(y_ptr + tl.arange(0, BLOCK), x + 1)
+
+
+def test_an_object_constexpr_keys_the_specialization(capfd):
+    import uuid
+    x = np.arange(8, dtype=np.int32)
+    y = np.zeros(8, np.int32)
+    a, b = uuid.uuid4(), uuid.uuid4()
+    first = with_placeholder[(1,)](x, y, BLOCK=8, PLACEHOLDER=a)
+    np.testing.assert_array_equal(y, x + 1)
+    again = with_placeholder[(1,)](x, y, BLOCK=8, PLACEHOLDER=uuid.UUID(str(a)))  # equal repr: reused
+    other = with_placeholder[(1,)](x, y, BLOCK=8, PLACEHOLDER=b)
+    assert first is again
+    assert other is not first
+    out = capfd.readouterr().out
+    # static_print runs once per compilation and shows str(obj), as Python's print does.
+    assert out.count(f"placeholder {a}") == 1
+    assert out.count(f"placeholder {b}") == 1
+    text = with_placeholder.signature(x, y, BLOCK=8, PLACEHOLDER=a)
+    assert f"PLACEHOLDER=object({a!r})" in text
+    # The text parses back to the same specialization.
+    assert with_placeholder.emit("ir", signature=text) == with_placeholder.emit("ir", x, y, BLOCK=8, PLACEHOLDER=a)
+    with pytest.raises(tritium.CompilationError, match="is not known to this kernel"):
+        with_placeholder.emit("ir", signature=text.replace(str(a), str(uuid.uuid4())))
+
+
+class Falsy:
+    def __bool__(self):
+        return False
+
+    def __hash__(self):
+        return 7
+
+    def __eq__(self, other):
+        return isinstance(other, Falsy)
+
+    def __repr__(self):
+        return "Falsy()"
+
+
+@tritium.jit
+def echo(v):
+    return v
+
+
+@tritium.jit
+def object_ops(out_ptr, OBJ: tl.constexpr, OTHER: tl.constexpr):
+    same = echo(OBJ)  # passed through a @jit callee, still the constant
+    tl.store(out_ptr + 0, 1 if same == OBJ else 0)
+    tl.store(out_ptr + 1, 1 if OBJ != OTHER else 0)
+    tl.store(out_ptr + 2, 1 if OBJ is None else 0)
+    tl.store(out_ptr + 3, 1 if OBJ else 0)
+    tl.store(out_ptr + 4, 1 if not OTHER else 0)
+
+
+def test_an_object_constexpr_compares_and_has_its_truth():
+    import uuid
+    out = np.full(5, -1, np.int32)
+    object_ops[(1,)](out, OBJ=uuid.UUID(int=3), OTHER=Falsy())
+    np.testing.assert_array_equal(out, [1, 1, 0, 1, 1])
+    object_ops[(1,)](out, OBJ=Falsy(), OTHER=Falsy())
+    np.testing.assert_array_equal(out, [1, 0, 0, 0, 1])
+
+
+@tritium.jit
+def object_arith(out_ptr, OBJ: tl.constexpr):
+    tl.store(out_ptr, OBJ + 1)  # LINE: object_arith
+
+
+@tritium.constexpr_function
+def one_of(x):
+    return 1
+
+
+@tritium.jit
+def object_to_python(out_ptr, OBJ: tl.constexpr):
+    tl.store(out_ptr, one_of(OBJ))  # LINE: object_to_python
+
+
+def test_object_constexpr_misuse_is_an_error():
+    import uuid
+    from helpers import marked_line
+    out = np.zeros(1, np.int32)
+    line, _ = marked_line(__file__, "object_arith")
+    with pytest.raises(tritium.CompilationError) as info:
+        object_arith[(1,)](out, OBJ=uuid.UUID(int=3))
+    assert info.value.line == line
+    assert "unsupported operand types for +: 'UUID' and 'int'" in info.value.message
+    # Only the repr is kept: Python run at compile time cannot be given the object (Triton
+    # can; a located error here).
+    line, _ = marked_line(__file__, "object_to_python")
+    with pytest.raises(tritium.CompilationError) as info:
+        object_to_python[(1,)](out, OBJ=uuid.UUID(int=3))
+    assert info.value.line == line
+    assert "cannot be passed to Python code at compile time" in info.value.message
+    # Not a tl.constexpr parameter: Triton's TypeError, naming the argument.
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x_ptr': unsupported type 'UUID'"):
+        with_placeholder[(1,)](uuid.UUID(int=3), out, BLOCK=8, PLACEHOLDER=1)
+    # Unhashable: no specialization key (Triton's dict lookup fails too).
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'OBJ': unsupported type 'dict'"):
+        object_arith[(1,)](out, OBJ={})
+
+
+def test_object_constexpr_compiles_for_the_gpu():
+    import uuid
+    x = np.arange(8, dtype=np.int32)
+    ptx = with_placeholder.emit("ptx", x, x, BLOCK=8, PLACEHOLDER=uuid.UUID(int=5), arch=90)
+    assert ".entry with_placeholder" in ptx

@@ -152,6 +152,51 @@ def k(p, x, out, BLOCK: tl.constexpr):
   CHECK(ptxas_errors(loop).empty());
 }
 
+TEST_CASE("nvptx atomics: fp16/bf16 descriptor max/min are a compare-and-swap loop of PTX's max/min from sm_90",
+          "[nvptx][atomics]") {
+  // Triton 3.6 takes desc.atomic_max/min on fp16 and bf16 where the TMA is (sm_90 and newer).
+  // PTX has no scalar atom.max.f16/bf16 (only .v2/.v4/.v8 on aligned pairs), so each element
+  // is a cas.b16 loop whose new value is PTX's max.f16 / min.bf16; sm_80 is Triton's error.
+  const char* source = R"PY(import triton
+import triton.language as tl
+
+@triton.jit
+def k(out, x, M, N, BM: tl.constexpr, BN: tl.constexpr, MAX: tl.constexpr):
+    v = tl.load(x + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
+    desc = tl.make_tensor_descriptor(out, [M, N], [N, 1], [BM, BN])
+    if MAX:
+        desc.atomic_max([0, 0], v)
+    else:
+        desc.atomic_min([0, 0], v)
+)PY";
+  for (const char* dtype : {"fp16", "bf16"}) {
+    for (bool is_max : {true, false}) {
+      std::string signature = std::string("*") + dtype + ":16, *" + dtype + ":16, i32, i32:16, BM=8, BN=32, MAX=" +
+                              (is_max ? "True" : "False");
+      INFO(signature);
+      auto fn = testing::lower_source("atomics.py", source, "k", signature);
+      nvptx::TargetOptions hopper;
+      hopper.sm = 90;
+      nvptx::CompiledPtx ptx = nvptx::compile_to_ptx(*fn, hopper);
+      std::string arithmetic = std::string(is_max ? "max." : "min.") + (std::string(dtype) == "fp16" ? "f16 " : "bf16 ");
+      // 256 elements over 128 threads: two loops per thread, one cas and one max/min each.
+      CHECK(count(ptx.ptx, arithmetic) == 2);
+      CHECK(count(ptx.ptx, "atom.global.release.gpu.cas.b16") == 2);
+      CHECK(count(ptx.ptx, "atom.global.gpu.release.max") == 0);
+      CHECK(ptxas_errors(ptx).empty());
+      nvptx::TargetOptions ampere;
+      ampere.sm = 80;
+      try {
+        nvptx::compile_to_ptx(*fn, ampere);
+        FAIL("compiled for sm_80");
+      } catch (const CompileError& e) {
+        CHECK(std::string(e.what()).find("16-bit float types require native tma support") != std::string::npos);
+        CHECK(e.line() == 9 + (is_max ? 0 : 2));
+      }
+    }
+  }
+}
+
 TEST_CASE("nvptx atomics: a constant float max/min picks one atomic by its sign", "[nvptx][atomics]") {
   // The sign test folds: exactly one of the two emulating atomics remains.
   const char* source = R"PY(import triton

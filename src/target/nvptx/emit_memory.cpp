@@ -511,7 +511,42 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     b_.SetInsertPoint(done);
     return seen;
   };
+  // fp16/bf16 max/min (tensor descriptors' reductions; Triton uses the TMA's, so sm_90 and
+  // newer): PTX has no scalar atom.max.f16/bf16 (only the .v2/.v4/.v8 forms, on aligned
+  // pairs), so a compare-and-swap loop of PTX's max/min (.f16 and .bf16 from sm_80): a NaN
+  // operand yields the other; two zeros are ordered -0.0 < +0.0 here explicitly. The
+  // interpreter computes the same (interp/memory.cpp).
+  [[maybe_unused]] auto half_max_min = [&](bool is_max) -> llvm::Value* {
+    if (sm_ < 90) {
+      error_at(op.loc(), std::string("16-bit float types require native tma support (a tensor descriptor's atomic_") +
+                             (is_max ? "max" : "min") + " of " + ir::triton_dtype_name(kind) + " needs sm_90 or newer; the target is sm_" +
+                             std::to_string(sm_) + ")");
+    }
+    const std::string combine = std::string(is_max ? "max" : "min") + (kind == ScalarKind::BF16 ? ".bf16" : ".f16") + " $0, $1, $2;";
+    llvm::InlineAsm* arithmetic =
+        llvm::InlineAsm::get(llvm::FunctionType::get(int_type, {int_type, int_type}, false), combine, "=h,h,h", false);
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, is_max ? "max16" : "min16", kernel_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, is_max ? "max16.done" : "min16.done", kernel_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* expected = b_.CreatePHI(int_type, 2);
+    expected->addIncoming(first, from);
+    llvm::Value* next = b_.CreateCall(arithmetic, {expected, v});
+    // Two zeros: -0.0 is the max only when both are, the min when either is (the bits' and /
+    // or), whichever zero the hardware's max/min picks for equal operands.
+    llvm::Value* both_zero = b_.CreateICmpEQ(b_.CreateAnd(b_.CreateOr(expected, v), int_const(int_type, 0x7fff)),
+                                             int_const(int_type, 0));
+    next = b_.CreateSelect(both_zero, is_max ? b_.CreateAnd(expected, v) : b_.CreateOr(expected, v), next);
+    llvm::Value* seen = atom_asm("cas.b16", int_type, "h", {address, expected, next}, op);
+    expected->addIncoming(seen, loop);
+    b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
+    b_.SetInsertPoint(done);
+    return seen;
+  };
   [[maybe_unused]] auto float_max_min = [&](bool is_max) -> llvm::Value* {
+    if (half) return half_max_min(is_max);
     // Float max/min on the bits (Triton's emulation, as the interpreter defines it): with the
     // sign bit clear a signed integer max (min) orders like the floats; with it set an
     // unsigned min (max) does. Exactly one of the two atomics runs.
@@ -523,7 +558,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
         guarded(b_.CreateNot(negative), [&]() { return atom(std::string(is_max ? "max" : "min") + s); }, zero);
     return b_.CreateSelect(negative, if_negative, if_positive);
   };
-  if (bits != 32 && bits != 64 && !(half && ir::atomic_admits(what, kind))) {
+  if (bits != 32 && bits != 64 && !(half && ir::atomic_ir_admits(what, kind))) {
     error_at(op.loc(), std::string("atomic '") + ir::enum_text(what) + "' on " + ir::scalar_name(kind) + " is not supported on the GPU");
   }
   llvm::Value* old = nullptr;

@@ -147,6 +147,8 @@ class Emitter {
 
   // ---- emit_extern.cpp: calls of libdevice functions (linked by codegen.cpp) ----
   ElementFn extern_fn(const ir::Op& op);
+  // tl.inline_asm_elementwise with pack > 1: one asm call per `pack` registers of a thread.
+  void emit_packed_asm(const ir::Op& op);
   llvm::Value* libdevice_call(const char* symbol, llvm::Value* a);  // one argument, its type
 
   // ---- emit_fp8.cpp: fp8 <-> fp32 (cvt on sm_90 for e4nv/e5, else in software) ----
