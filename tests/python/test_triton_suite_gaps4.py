@@ -27,3 +27,128 @@ def test_mxfp4_packing_dimension_must_exist():
             t.to_packed_tensor(dim=bad)
     assert t.to_packed_tensor(dim=1).shape == (4, 3)
     assert t.to_packed_tensor(dim=0).shape == (2, 6)
+
+
+# ---- triton.compile(..., target=GPUTarget("cuda", arch, 32)) compiles for that architecture ----
+
+@tritium.jit
+def add_for_target(a, b, c):
+    idx = tl.arange(0, 32)
+    tl.store(c + idx, tl.load(a + idx) + tl.load(b + idx))
+
+
+@tritium.jit
+def to_fp8e5_for_target(src, dst):
+    idx = tl.arange(0, 64)
+    tl.store(dst + idx, tl.load(src + idx).to(tl.float8e5))
+
+
+def _ast(fn, signature):
+    from tritium.compiler import ASTSource
+    return ASTSource(fn=fn, signature=signature, constexprs={})
+
+
+@pytest.mark.parametrize("arch", [80, 90, 100])
+def test_compile_for_a_cuda_target_writes_that_architectures_ptx(arch):
+    from tritium.compiler import GPUTarget
+    k = tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}),
+                        target=GPUTarget("cuda", arch, 32))
+    ptx = k.asm["ptx"]
+    assert f".target sm_{arch}" in ptx and ".address_size 64" in ptx
+    assert k.backend == "cuda" and k.device is None
+    assert k.metadata.target == GPUTarget("cuda", arch, 32)
+
+
+def test_compile_for_cuda_targets_in_sequence_keeps_each_architecture():
+    # fp8 conversions are native from sm_90 and emulated before: each target its own PTX.
+    from tritium.compiler import GPUTarget
+    src = _ast(to_fp8e5_for_target, {"src": "*fp32", "dst": "*fp8e5"})
+    k90 = tritium.compile(src, target=GPUTarget("cuda", 90, 32))
+    k80 = tritium.compile(src, target=GPUTarget("cuda", 80, 32))
+    assert ".target sm_90" in k90.asm["ptx"] and ".target sm_80" in k80.asm["ptx"]
+    assert "cvt.rn.satfinite.e5m2x2.f32" in k90.asm["ptx"]
+    assert "e5m2x2" not in k80.asm["ptx"]
+
+
+def test_compile_without_a_target_is_the_interpreters():
+    k = tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}))
+    assert k.backend == "interpreter" and k.metadata.target is None
+
+
+def test_compile_for_a_target_tritium_cannot_generate_code_for_is_a_value_error():
+    from tritium.compiler import GPUTarget
+    src = _ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"})
+    with pytest.raises(ValueError, match="NVIDIA GPUs .* not supported"):
+        tritium.compile(src, target=GPUTarget("hip", "gfx942", 64))
+    with pytest.raises(ValueError, match="arch must be an int"):
+        tritium.compile(src, target=GPUTarget("cuda", "sm_90", 32))
+
+
+def test_compile_for_a_target_reports_back_end_errors_at_the_call(monkeypatch):
+    # The PTX is made inside compile(): what the back end raises is raised there.
+    from tritium.compiler import GPUTarget
+    calls = []
+    original = tritium.compiled.CompiledKernel._emit_stage
+
+    def spy(self, stage):
+        calls.append(stage)
+        return original(self, stage)
+
+    monkeypatch.setattr(tritium.compiled.CompiledKernel, "_emit_stage", spy)
+    tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}),
+                    target=GPUTarget("cuda", 90, 32))
+    assert calls == ["ptx"]
+
+
+def _ptxas():
+    from tritium.compiled import _find_ptxas
+    return _find_ptxas()
+
+
+def test_cubin_without_a_device_comes_from_ptxas():
+    if _ptxas() is None:
+        pytest.skip("no ptxas here (TRITON_PTXAS_PATH, PATH, CUDA_HOME)")
+    from tritium import driver
+    if driver.driver.active.get_current_target().arch != 0:
+        pytest.skip("a GPU is present: the driver makes the cubin")
+    from tritium.compiler import GPUTarget
+    k = tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}),
+                        target=GPUTarget("cuda", 80, 32))
+    cubin = k.asm["cubin"]
+    assert isinstance(cubin, bytes) and cubin[:4] == b"\x7fELF"
+
+
+def test_cubin_without_a_device_or_ptxas_says_what_is_missing(monkeypatch, tmp_path):
+    from tritium import driver
+    if driver.driver.active.get_current_target().arch != 0:
+        pytest.skip("a GPU is present: the driver makes the cubin")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    monkeypatch.delenv("TRITON_PTXAS_PATH", raising=False)
+    from tritium.compiler import GPUTarget
+    k = tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}),
+                        target=GPUTarget("cuda", 90, 32))
+    with pytest.raises(tritium.errors.LaunchError, match="no ptxas .*TRITON_PTXAS_PATH"):
+        k.asm["cubin"]
+
+
+def test_ptxas_rejection_is_a_located_launch_error(tmp_path):
+    from tritium.compiled import _assemble
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho 'ptxas fatal: something is wrong' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(tritium.errors.LaunchError, match="kernel 'k': ptxas .* sm_90a: ptxas fatal"):
+        _assemble(str(fake), ".version 8.0\n.target sm_90a\n", "k")
+
+
+def test_triton_backends_compiler_gives_gpu_target():
+    import subprocess
+    import sys
+    code = ("import tritium; tritium.use_as_triton()\n"
+            "from triton.backends.compiler import GPUTarget\n"
+            "import tritium.compiled\n"
+            "assert GPUTarget is tritium.compiled.GPUTarget\n"
+            "print(GPUTarget('cuda', 90, 32))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "GPUTarget(backend='cuda', arch=90, warp_size=32)"
