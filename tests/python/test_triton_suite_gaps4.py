@@ -152,3 +152,62 @@ def test_triton_backends_compiler_gives_gpu_target():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "GPUTarget(backend='cuda', arch=90, warp_size=32)"
+
+
+# ---- tl.dot_scaled with float8e4nv scales (NVFP4: one e4m3 scale per 16 elements along K) ----
+
+_E2M1_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+# e4m3 bytes with their values: 1.0, 2.0, 0.5, 1.5, 3.0, -1.0, 0.25
+_E4M3 = {0x38: 1.0, 0x40: 2.0, 0x30: 0.5, 0x3C: 1.5, 0x44: 3.0, 0xB8: -1.0, 0x28: 0.25}
+
+
+@tritium.jit
+def nvfp4_dot(a_ptr, b_ptr, sa_ptr, sb_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+              GROUP: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * (K // 2) + tl.arange(0, K // 2)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + n[None, :])
+    sa = tl.load(sa_ptr + m[:, None] * (K // GROUP) + tl.arange(0, K // GROUP)[None, :]).to(tl.float8e4nv, bitcast=True)
+    sb = tl.load(sb_ptr + n[:, None] * (K // GROUP) + tl.arange(0, K // GROUP)[None, :]).to(tl.float8e4nv, bitcast=True)
+    c = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")
+    tl.store(out_ptr + m[:, None] * N + n[None, :], c)
+
+
+def _e2m1(code):
+    value = _E2M1_VALUES[code & 7]
+    return -value if code & 8 else value
+
+
+def test_dot_scaled_with_e4m3_scales_scales_groups_of_16():
+    rng = np.random.default_rng(7)
+    M, N, K = 16, 16, 64
+    a_codes = rng.integers(0, 16, (M, K))
+    b_codes = rng.integers(0, 16, (K, N))
+    keys = np.array(list(_E4M3))
+    sa = rng.choice(keys, (M, K // 16)).astype(np.uint8)
+    sb = rng.choice(keys, (N, K // 16)).astype(np.uint8)
+    a = (a_codes[:, 0::2] | (a_codes[:, 1::2] << 4)).astype(np.uint8)       # packed along K
+    b = (b_codes[0::2, :] | (b_codes[1::2, :] << 4)).astype(np.uint8)
+    out = np.zeros((M, N), np.float32)
+    nvfp4_dot[(1,)](a, b, sa, sb, out, M, N, K, 16)
+    av = np.vectorize(_e2m1)(a_codes) * np.vectorize(_E4M3.get)(np.repeat(sa, 16, axis=1))
+    bv = np.vectorize(_e2m1)(b_codes) * np.vectorize(_E4M3.get)(np.repeat(sb, 16, axis=1)).T
+    np.testing.assert_array_equal(out, (av @ bv).astype(np.float32))
+
+
+def test_dot_scaled_e4m3_scale_must_cover_16_elements():
+    with pytest.raises(tritium.CompilationError, match=r"scale factor \(16\)"):
+        nvfp4_dot.warmup(np.zeros((16, 32), np.uint8), np.zeros((32, 16), np.uint8), np.zeros((16, 2), np.uint8),
+                         np.zeros((16, 2), np.uint8), np.zeros((16, 16), np.float32), 16, 16, 64, 32, grid=(1,))
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+def test_dot_scaled_with_e4m3_scales_compiles_for_the_gpu(arch):
+    ptx = nvfp4_dot.emit("ptx", signature="*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, M=64, N=64, K=128, GROUP=16",
+                         arch=int(arch[3:]))
+    assert f".target {arch}" in ptx
+    assert "mma" in ptx
+    from tritium.compiled import _assemble, _find_ptxas
+    if _find_ptxas() is not None:
+        assert _assemble(_find_ptxas(), ptx, "nvfp4_dot")[:4] == b"\x7fELF"
