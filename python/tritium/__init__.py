@@ -33,6 +33,7 @@ from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
 from . import knobs  # noqa: E402  (triton.knobs)
 from . import compiler  # noqa: E402  (triton.compiler)
+from . import tools  # noqa: E402  (triton.tools: Triton's `import triton` imports it too)
 from .compiler import compile  # noqa: E402  (triton.compile of an ASTSource)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 

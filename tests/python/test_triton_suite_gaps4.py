@@ -211,3 +211,16 @@ def test_dot_scaled_with_e4m3_scales_compiles_for_the_gpu(arch):
     from tritium.compiled import _assemble, _find_ptxas
     if _find_ptxas() is not None:
         assert _assemble(_find_ptxas(), ptx, "nvfp4_dot")[:4] == b"\x7fELF"
+
+
+def test_import_triton_makes_triton_tools_an_attribute():
+    # Triton's `import triton` imports triton.tools: programs reach triton.tools.<module> after
+    # importing that module only (test_pipeliner does), and `triton.tools` itself must be there.
+    import subprocess
+    import sys
+    code = ("import tritium; tritium.use_as_triton()\n"
+            "import triton\n"
+            "print(triton.tools.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "tritium.tools"
