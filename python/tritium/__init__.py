@@ -34,10 +34,10 @@ from . import testing  # noqa: E402  (triton.testing)
 from . import runtime  # noqa: E402  (triton.runtime)
 from . import knobs  # noqa: E402  (triton.knobs)
 from . import compiler  # noqa: E402  (triton.compiler)
+from . import tools  # noqa: E402  (triton.tools: Triton's `import triton` imports it too)
 from .compiler import compile  # noqa: E402  (triton.compile of an ASTSource)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime import KernelInterface, MockTensor  # noqa: E402
-from . import tools  # noqa: E402  (triton.tools)
 
 # The C++ core loads here, as Triton's does at import, so a first launch does not pay for
 # loading the library; without it `import tritium.language` still works and the first

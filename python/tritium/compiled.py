@@ -52,7 +52,9 @@ class KernelMetadata:
 class _Asm(Mapping):
     """``handle.asm``: "ir" (tritium's optimized tile IR), "gpu-ir" (the same after the GPU
     passes, with layouts, tensor-core instructions and shared-memory stages noted), "llir",
-    "ptx" (text) and "cubin" (bytes), each compiled on first access and then kept."""
+    "ptx" (text) and "cubin" (bytes), each compiled on first access and then kept. A
+    handle not loaded on a GPU gets its cubin from ptxas when no device of its
+    architecture is there (CompiledKernel._cubin_without_device)."""
 
     def __init__(self, handle):
         self._handle = handle
@@ -151,6 +153,26 @@ class CompiledKernel:
         return runner
 
     def _emit(self, stage):
+        if stage == "cubin" and self.device is None:
+            return self._cubin_without_device()
+        return self._emit_stage(stage)
+
+    def _cubin_without_device(self):
+        """A handle not loaded on a GPU (compiled by triton.compile for a target, or run in
+        the interpreter): the CUDA driver's JIT linker makes the cubin when a device of the
+        arch is there; otherwise ptxas does, as Triton's compiler always does (found as
+        Triton finds it: TRITON_PTXAS_PATH, then `ptxas` on PATH, then the CUDA toolkit)."""
+        from .errors import LaunchError
+        try:
+            return self._emit_stage("cubin")
+        except LaunchError as driver_error:
+            ptxas = _find_ptxas()
+            if ptxas is None:
+                raise LaunchError(f"{driver_error}; and no ptxas to assemble the PTX without "
+                                  "a device (set TRITON_PTXAS_PATH)") from None
+            return _assemble(ptxas, self.asm["ptx"], self.name)
+
+    def _emit_stage(self, stage):
         o = self._options
         return self._kernel.emit(stage, self.signature, int(o.get("num_warps", 4)),
                                  int(o.get("num_stages", 3)), self._arch,
@@ -161,6 +183,40 @@ class CompiledKernel:
 
     def __repr__(self):
         return f"<tritium.CompiledKernel {self.name} [{self.signature}] on {self.backend}>"
+
+
+def _find_ptxas():
+    import os
+    import shutil
+    for path in (os.environ.get("TRITON_PTXAS_PATH"), shutil.which("ptxas"),
+                 os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")):
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _assemble(ptxas, ptx, name):
+    """ptxas on `ptx` for the architecture its .target names (sm_90a where it says so)."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+    from .errors import LaunchError
+    m = re.search(r"^\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+    if m is None:
+        raise LaunchError(f"kernel '{name}': its PTX names no .target")
+    with tempfile.TemporaryDirectory(prefix="tritium-ptxas-") as tmp:
+        src = os.path.join(tmp, "kernel.ptx")
+        out = os.path.join(tmp, "kernel.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        run = subprocess.run([ptxas, f"-arch={m.group(1)}", src, "-o", out],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise LaunchError(f"kernel '{name}': ptxas ({ptxas}) rejected the PTX for "
+                              f"{m.group(1)}: {(run.stderr or run.stdout).strip()}")
+        with open(out, "rb") as f:
+            return f.read()
 
 
 def _make(kernel, signature, options, info):

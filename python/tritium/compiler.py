@@ -93,15 +93,33 @@ def _literal(value):
 
 
 def compile(src, target=None, options=None):
-    """``triton.compile(ASTSource(...))``: compiles the kernel for that specialization and
-    returns its compiled handle; a wrong kernel raises CompilationError as a launch would.
-    `options` may give num_warps, num_stages, num_ctas, debug."""
+    """``triton.compile(ASTSource(...), target=None, options=None)``: compiles the kernel
+    for that specialization and returns its compiled handle; a wrong kernel raises
+    CompilationError as a launch would. `options` may give num_warps, num_stages, num_ctas,
+    debug. `target`: a ``GPUTarget("cuda", arch, 32)`` compiles for that NVIDIA
+    architecture (80 for sm_80, 90, 100, ...) without needing that GPU: the PTX is made here,
+    so the GPU back end's errors surface at this call, and ``handle.asm`` gives that
+    architecture's stages; None (or the interpreter's "cpu" target) compiles for the
+    interpreter, whose ``asm["ptx"]`` is for the GPU present, else sm_90. Other backends
+    (Triton's "hip") are a ValueError: tritium generates code for NVIDIA GPUs only."""
     if not isinstance(src, ASTSource):
         raise NotImplementedError(
             "triton.compile is not supported by tritium for this input: tritium compiles @jit "
             "Python kernels (triton.compile(triton.compiler.ASTSource(fn, signature, "
             f"constexprs)), or a launch); Triton's MLIR text ({src!r}) has no meaning to it")
     options = dict(options or {})
+    info = {"backend": "interpreter"}
+    if target is not None:
+        backend = getattr(target, "backend", None)
+        arch = getattr(target, "arch", None)
+        if backend == "cuda":
+            if not isinstance(arch, int) or isinstance(arch, bool) or arch < 50:
+                raise ValueError(f"triton.compile: the cuda target's arch must be an int such as "
+                                 f"80 or 90 (10 * major + minor), got {arch!r}")
+            info = {"backend": "cuda", "sm": arch}
+        elif backend not in ("cpu", "interpreter"):
+            raise ValueError(f"triton.compile: tritium generates code for NVIDIA GPUs (backend "
+                             f"'cuda') and its interpreter; target {target!r} is not supported")
     kernel = src.fn._kernel or src.fn._build()
     signature = src.signature_text()
     opts = {"num_warps": int(options.get("num_warps", 4)),
@@ -111,4 +129,7 @@ def compile(src, target=None, options=None):
     # Lowering runs here, so the kernel's errors are raised by compile() itself.
     kernel.emit("ir", signature, opts["num_warps"], opts["num_stages"], 0,
                 num_ctas=opts["num_ctas"], debug=opts["debug"])
-    return CompiledKernel(kernel, signature, opts, {"backend": "interpreter"})
+    handle = CompiledKernel(kernel, signature, opts, info)
+    if info["backend"] == "cuda":
+        handle.asm["ptx"]  # the GPU back end runs now (its errors raised here), kept in asm
+    return handle

@@ -1,6 +1,8 @@
 // tl.dot_scaled: Triton 3.6's checks in its words, then the decomposition its GPU backend
 // uses without native microscaling (sm_90) written in existing tile-IR ops: upcast to bf16
-// or fp16, times 2^(scale - 127) over groups of 32 along K, then one fp32-accumulating dot.
+// or fp16, times the scale over groups along K, then one fp32-accumulating dot. A scale is
+// an e8m0 byte (2^(scale - 127), groups of 32: OCP MX) or an fp8e4nv value (groups of 16:
+// NVFP4), as Triton 3.6's verify_scaled_shape tells them apart.
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -22,7 +24,14 @@ using ir::ScalarKind;
 using ir::Type;
 using ir::Value;
 
-constexpr int64_t kScaleGroup = 32;  // elements along K per e8m0 scale (the OCP MX block size)
+constexpr int64_t kScaleGroup = 32;    // elements along K per e8m0 scale (the OCP MX block size)
+constexpr int64_t kE4M3ScaleGroup = 16;  // elements along K per fp8e4nv scale (NVFP4)
+
+bool is_e4m3_scale(const Value* scale) {
+  return scale->type()->element()->is_scalar() && scale->type()->element()->scalar_kind() == ScalarKind::F8E4NV;
+}
+
+int64_t scale_group(const Value* scale) { return is_e4m3_scale(scale) ? kE4M3ScaleGroup : kScaleGroup; }
 
 // The format string of `param`, known to Triton's ScaleDotElemType enum (looked up
 // upper-cased: another name is "Invalid float format").
@@ -138,14 +147,15 @@ Value* unpack_e2m1(Lowerer& L, Value* packed, int dim, ScalarKind compute, const
   return interleave(L, lo_f, hi_f, dim, loc);
 }
 
-// The scale [..., R, K/32] of an operand whose K axis is `k_dim` (last for lhs, rank-2 for
+// The scale [..., R, K/G] of an operand whose K axis is `k_dim` (last for lhs, rank-2 for
 // rhs) spread to the operand's shape: element [.., r, k] (lhs) or [.., k, r] (rhs) takes
-// scale[.., r, k / 32].
-Value* spread_scale(Lowerer& L, Value* scale, bool rhs, const std::vector<int64_t>& target, const Loc& loc) {
+// scale[.., r, k / G], G the group size.
+Value* spread_scale(Lowerer& L, Value* scale, bool rhs, int64_t group, const std::vector<int64_t>& target,
+                    const Loc& loc) {
   std::vector<int64_t> s = scale->type()->shape();
   int rank = static_cast<int>(s.size());
   const Type* element = scale->type()->element();
-  if (rhs) {  // [.., N, K/32] -> [.., K/32, N], as Triton reads the rhs scale
+  if (rhs) {  // [.., N, K/G] -> [.., K/G, N], as Triton reads the rhs scale
     std::vector<int64_t> order;
     for (int d = 0; d < rank - 2; ++d) order.push_back(d);
     order.push_back(rank - 1);
@@ -155,21 +165,23 @@ Value* spread_scale(Lowerer& L, Value* scale, bool rhs, const std::vector<int64_
     op->set_attr("order", order);
     scale = op->result();
   }
-  // A unit axis right after the K/32 axis, broadcast to 32, merged into K.
+  // A unit axis right after the K/G axis, broadcast to G, merged into K.
   int k_axis = rhs ? rank - 2 : rank - 1;
   std::vector<int64_t> expanded = s;
   expanded.insert(expanded.begin() + k_axis + 1, 1);
   ir::Op* op = L.builder().create(ir::OpKind::ExpandDims, {Type::block(element, expanded)}, {scale}, loc);
   op->set_attr("axis", int64_t{k_axis + 1});
   std::vector<int64_t> grown = expanded;
-  grown[k_axis + 1] = kScaleGroup;
+  grown[k_axis + 1] = group;
   Value* b = L.emit(ir::OpKind::Broadcast, Type::block(element, grown), {op->result()}, loc);
   return L.emit(ir::OpKind::Reshape, Type::block(element, target), {b}, loc);
 }
 
 // 2^(scale - 127) in `compute`, as Triton builds it: the byte shifted into the exponent of a
-// bf16 (scale 0 gives 0, 0xFF gives inf), or of an fp32 then rounded to fp16.
+// bf16 (scale 0 gives 0, 0xFF gives inf), or of an fp32 then rounded to fp16. An fp8e4nv
+// scale is its value (exact in bf16 and fp16).
 Value* scale_value(Lowerer& L, Value* scale, ScalarKind compute, const Loc& loc) {
+  if (is_e4m3_scale(scale)) return L.cast(scale, compute, loc);
   const std::vector<int64_t>& shape = scale->type()->shape();
   if (compute == ScalarKind::BF16) {
     Value* x = L.cast(scale, ScalarKind::U16, loc);
@@ -183,7 +195,7 @@ Value* scale_value(Lowerer& L, Value* scale, ScalarKind compute, const Loc& loc)
 
 struct Operand {
   Value* value;  // in the format's type (uint8 for e2m1)
-  Value* scale;  // uint8 e8m0, or null
+  Value* scale;  // uint8 e8m0, fp8e4nv, or null
   std::string format;
   bool k_pack;
 };
@@ -201,15 +213,17 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
   }
   if (op.scale == nullptr) return v;
   const std::vector<int64_t>& shape = v->type()->shape();
-  Value* factor = spread_scale(L, scale_value(L, op.scale, compute, loc), rhs, shape, loc);
+  int64_t group = scale_group(op.scale);
+  Value* factor = spread_scale(L, scale_value(L, op.scale, compute, loc), rhs, group, shape, loc);
   v = binop(L, ir::OpKind::Mul, v, factor, loc);
-  if (fast_math) return v;
+  // An fp8e4nv scale's NaN is already NaN in the multiply.
+  if (fast_math || is_e4m3_scale(op.scale)) return v;
   // 0xFF is e8m0's NaN: the whole group is NaN (the multiply made it inf or NaN).
   const std::vector<int64_t>& sshape = op.scale->type()->shape();
   Value* is_nan = L.emit(ir::OpKind::Cmp, op.scale->type()->with_element(Type::scalar(ScalarKind::I1)),
                          {op.scale, splat(L, ScalarKind::U8, ConstValue::integer(255), sshape, loc)}, loc);
   ir::set_enum_attr(*is_nan->def(), ir::CmpPredicate::Eq);
-  Value* nan_mask = spread_scale(L, is_nan, rhs, shape, loc);
+  Value* nan_mask = spread_scale(L, is_nan, rhs, group, shape, loc);
   Value* nan = splat(L, compute, ConstValue::floating(std::numeric_limits<double>::quiet_NaN()), shape, loc);
   return L.emit(ir::OpKind::Select, v->type(), {nan_mask, nan, v}, loc);
 }
@@ -222,8 +236,10 @@ Value* checked_scale(Lowerer& L, const BuiltinArgs& a, const std::string& param,
   Value* s = L.to_tensor(v, loc);
   const Type* e = s->type()->element();
   if (!s->type()->is_block() || e->is_pointer() ||
-      (e->scalar_kind() != ScalarKind::U8 && e->scalar_kind() != ScalarKind::I8)) {
-    error_at(loc, param + " must be a block of uint8 (e8m0 exponents), got " + v.describe());
+      (e->scalar_kind() != ScalarKind::U8 && e->scalar_kind() != ScalarKind::I8 &&
+       e->scalar_kind() != ScalarKind::F8E4NV)) {
+    error_at(loc, param + " must be a block of uint8 (e8m0 exponents) or float8e4nv (e4m3 scales, NVFP4), got " +
+                      v.describe());
   }
   // Triton's op takes any 8-bit integer (i8 in its IR): an int8 block is the same bytes.
   if (e->scalar_kind() == ScalarKind::I8) s = L.cast(s, Type::scalar(ScalarKind::U8), loc, /*bitcast=*/true);
@@ -235,9 +251,10 @@ Value* checked_scale(Lowerer& L, const BuiltinArgs& a, const std::string& param,
   if (shape[rank - 2] != rows) {
     error_at(loc, std::string("scales ") + rows_name + " dimension must match the operand " + rows_name + " dimension");
   }
-  if (k % kScaleGroup != 0 || shape[rank - 1] != k / kScaleGroup) {
+  int64_t group = scale_group(s);
+  if (k % group != 0 || shape[rank - 1] != k / group) {
     error_at(loc, "scales K dimension must match the operand K divided by the scale factor (" +
-                      std::to_string(kScaleGroup) + "): " + param + " has shape " + shape_text(shape) +
+                      std::to_string(group) + "): " + param + " has shape " + shape_text(shape) +
                       " for K = " + std::to_string(k));
   }
   return s;

@@ -4,12 +4,13 @@ code builds tl.dot_scaled operands with them). torch tensors throughout.
 ``MXFP4Tensor``: e2m1 values (1 sign, 2 exponent, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6
 and their negatives) held as one 4-bit code per uint8 in ``data``. Made from float values
 (rounded to the nearest e2m1 value, ties to the even code, saturating at 6) or from a
-``size`` (then ``random()`` fills it). ``to(dtype)`` decodes; ``to_packed_tensor(dim)``
-packs two codes per byte along `dim`, the lower index in the low nibble (as tl.dot_scaled
+``size`` (then ``random()`` fills it). ``to(dtype)`` decodes; ``to_packed_tensor(dim)`` (0 <= dim < ndim, else an
+AssertionError) packs two codes per byte along `dim`, the lower index in the low nibble (as tl.dot_scaled
 reads e2m1 operands); ``unpack_packed_tensor(packed, dim, original_shape)`` undoes it.
 
 ``MXScaleTensor``: e8m0 scales (a biased power of two: code c means 2**(c - 127), 255 is
-NaN) held as uint8 in ``data``; ``random(low, high)`` draws powers of two in [low, high],
+NaN) held as uint8 in ``data``; made from floats (the power of two at or below each; zero,
+negative, infinite and NaN values, which e8m0 cannot hold, become 255); ``random(low, high)`` draws powers of two in [low, high],
 ``to(dtype)`` decodes.
 """
 
@@ -69,7 +70,8 @@ class MXFP4Tensor:
     def to_packed_tensor(self, dim):
         torch = _torch()
         codes = self.data
-        dim = dim % codes.dim()
+        assert 0 <= dim < codes.dim(), \
+            f"MXFP4Tensor.to_packed_tensor: dim {dim} is not a dimension of a {codes.dim()}-d tensor"
         if codes.shape[dim] % 2:
             pad = list(codes.shape)
             pad[dim] = 1
@@ -94,7 +96,9 @@ class MXScaleTensor:
             self.device = values.device
             exponent = torch.floor(torch.log2(values.clamp(min=2.0 ** -127)))
             codes = (exponent + 127).clamp(0, 254).to(torch.uint8)
-            self.data = torch.where(torch.isnan(values), torch.full_like(codes, 255), codes)
+            # e8m0 has no zero, sign or infinity: those (and NaN) are its NaN code, 255.
+            special = torch.isnan(values) | torch.isinf(values) | (values <= 0)
+            self.data = torch.where(special, torch.full_like(codes, 255), codes)
         elif size is not None:
             self.device = device
             self.data = torch.full(tuple(size), 127, dtype=torch.uint8, device=device)
