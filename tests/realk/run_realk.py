@@ -553,9 +553,173 @@ def _(dev):
     return compare_fwd_bwd(mine, ref, [q, k, v, g], atol=5e-3, rtol=5e-3, names=["q", "k", "v", "g"])  # tf32 dots
 
 
+# fla's other ops, each against the project's own naive (recurrent or parallel) version
+
+def _first(x):
+    return x[0] if isinstance(x, tuple) else x
+
+
+def _fla_qkv(T=50, H=2, K=32, V=32, dev="cpu", dtype=None, l2k=False):
+    torch = torch_mod()
+    q, k, v = (rnd(1, T, H, D, dev=dev, seed=s, scale=0.5) for s, D in ((1, K), (2, K), (3, V)))
+    if l2k:  # the delta rules want unit keys
+        q, k = (torch.nn.functional.normalize(x, dim=-1) for x in (q, k))
+    if dtype is not None:
+        q, k, v = (x.to(dtype) for x in (q, k, v))
+    return q, k, v
+
+
+def _fla_case(mine, ref, inputs, names, atol=3e-3):
+    return compare_fwd_bwd(lambda *a: _first(mine(*a)).float(), lambda *a: _first(ref(*a)).float(),
+                           inputs, atol=atol, rtol=atol, names=names)
+
+
+@case("fla.gated_delta_rule.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_gated_delta_rule
+    from fla.ops.gated_delta_rule.naive import naive_recurrent_gated_delta_rule
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=5)) * 0.3
+    return _fla_case(lambda q, k, v, g, b: chunk_gated_delta_rule(q, k, v, g, b, scale=0.2),
+                     lambda q, k, v, g, b: naive_recurrent_gated_delta_rule(q, k, v, b, g, scale=0.2),
+                     [q, k, v, g, beta], ["q", "k", "v", "g", "beta"])
+
+
+@case("fla.gated_delta_rule.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_gated_delta_rule
+    from fla.ops.gated_delta_rule.naive import naive_recurrent_gated_delta_rule
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=5)) * 0.3
+    o = fused_recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, scale=0.2)[0]
+    r = naive_recurrent_gated_delta_rule(q, k, v, beta, g, scale=0.2)[0]
+    return [close("o (forward only)", o, r, atol=1e-4)], [o]
+
+
+@case("fla.delta_rule.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_delta_rule
+    from fla.ops.delta_rule.naive import delta_rule_recurrence
+    # the chunked delta rule takes bf16 only
+    q, k, v = _fla_qkv(dev=dev, l2k=True, dtype=torch.bfloat16)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4)).to(torch.bfloat16)
+    t = lambda x: x.transpose(1, 2)  # noqa: E731 - the naive version is [B, H, T, D]
+    return _fla_case(lambda q, k, v, b: chunk_delta_rule(q, k, v, b),
+                     lambda q, k, v, b: t(delta_rule_recurrence(t(q), t(k), t(v), t(b))[0]),
+                     [q, k, v, beta], ["q", "k", "v", "beta"], atol=2e-2)
+
+
+@case("fla.kda.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_kda
+    from fla.ops.kda.naive import naive_recurrent_kda
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, 32, dev=dev, seed=5)) * 0.3
+    return _fla_case(lambda q, k, v, g, b: chunk_kda(q, k, v, g, b, scale=0.2),
+                     lambda q, k, v, g, b: naive_recurrent_kda(q, k, v, g, b, scale=0.2),
+                     [q, k, v, g, beta], ["q", "k", "v", "g", "beta"])
+
+
+@case("fla.linear_attn", "fla")
+def _(dev):
+    from fla.ops import chunk_linear_attn, fused_chunk_linear_attn, fused_recurrent_linear_attn
+    from fla.ops.linear_attn.naive import naive_recurrent_linear_attn
+    q, k, v = _fla_qkv(dev=dev)
+    res, outs = [], []
+    for label, fn in (("chunk", chunk_linear_attn), ("fused_chunk", fused_chunk_linear_attn),
+                      ("fused_recurrent", fused_recurrent_linear_attn)):
+        r, o = _fla_case(lambda q, k, v: fn(q, k, v, normalize=False),
+                         lambda q, k, v: naive_recurrent_linear_attn(q, k, v), [q, k, v], ["q", "k", "v"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+@case("fla.retention", "fla")
+def _(dev):
+    from fla.ops import chunk_retention, fused_recurrent_retention, parallel_retention
+    from fla.ops.retention.naive import naive_retention
+    q, k, v = _fla_qkv(dev=dev)
+    t = lambda x: x.transpose(1, 2)  # noqa: E731
+    res, outs = [], []
+    for label, fn in (("chunk", chunk_retention), ("parallel", parallel_retention),
+                      ("fused_recurrent", fused_recurrent_retention)):
+        r, o = _fla_case(lambda q, k, v: fn(q, k, v), lambda q, k, v: t(naive_retention(t(q), t(k), t(v))),
+                         [q, k, v], ["q", "k", "v"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+@case("fla.attn.parallel", "fla")
+def _(dev):
+    from fla.ops import parallel_attn
+    from fla.ops.attn.naive import naive_parallel_attn
+    q, k, v = _fla_qkv(T=70, H=2, K=32, V=32, dev=dev)
+    return _fla_case(lambda q, k, v: parallel_attn(q, k, v, scale=0.3),
+                     lambda q, k, v: naive_parallel_attn(q, k, v, scale=0.3), [q, k, v], ["q", "k", "v"])
+
+
+@case("fla.forgetting_attn", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import parallel_forgetting_attn
+    from fla.ops.forgetting_attn.naive import naive_forgetting_attn
+    q, k, v = _fla_qkv(T=70, dev=dev)
+    g = torch.nn.functional.logsigmoid(rnd(1, 70, 2, dev=dev, seed=5))
+    return _fla_case(lambda q, k, v, g: parallel_forgetting_attn(q, k, v, g, scale=0.3),
+                     lambda q, k, v, g: naive_forgetting_attn(q, k, v, g, scale=0.3),
+                     [q, k, v, g], ["q", "k", "v", "g"])
+
+
+@case("fla.hgrn.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_hgrn
+    from fla.ops.hgrn.naive import naive_recurrent_hgrn
+    x = rnd(2, 40, 48, dev=dev)
+    g = torch.nn.functional.logsigmoid(rnd(2, 40, 48, dev=dev, seed=2))
+    return _fla_case(fused_recurrent_hgrn, naive_recurrent_hgrn, [x, g], ["x", "g"], atol=1e-4)
+
+
+@case("fla.gla.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_gla, fused_recurrent_simple_gla
+    from fla.ops.gla.naive import naive_recurrent_gla
+    from fla.ops.simple_gla.naive import naive_recurrent_simple_gla
+    q, k, v = _fla_qkv(dev=dev)
+    gk = torch.nn.functional.logsigmoid(rnd(1, 50, 2, 32, dev=dev, seed=5)) * 0.3
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=6)) * 0.3
+    r1, o1 = _fla_case(lambda q, k, v, gk: fused_recurrent_gla(q, k, v, gk=gk),
+                       lambda q, k, v, gk: naive_recurrent_gla(q, k, v, gk), [q, k, v, gk],
+                       ["q", "k", "v", "gk"], atol=1e-3)
+    r2, o2 = _fla_case(lambda q, k, v, g: fused_recurrent_simple_gla(q, k, v, g=g, scale=0.2),
+                       lambda q, k, v, g: naive_recurrent_simple_gla(q, k, v, g, scale=0.2), [q, k, v, g],
+                       ["q", "k", "v", "g"], atol=1e-3)
+    return [("gla " + c[0], c[1], c[2]) for c in r1] + [("simple_gla " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
 # -------------------------------------------------------------------------------- vLLM cases
 
 def _vllm_packages(src):
+    if ARGS.device == "cpu":
+        # vLLM's platform without a GPU ("unspecified") names no device and counts no SMs;
+        # its kernels' wrappers ask for both (config-file names, persistent grids)
+        from vllm.platforms import current_platform
+        for attr, value in (("get_device_name", lambda *a, **k: "cpu"),
+                            ("num_compute_units", lambda *a, **k: 4)):
+            try:
+                getattr(current_platform, attr)(0)
+            except NotImplementedError:
+                setattr(current_platform, attr, value)
     for p in ("vllm.model_executor", "vllm.model_executor.layers",
               "vllm.model_executor.layers.fused_moe", "vllm.model_executor.layers.quantization",
               "vllm.model_executor.layers.quantization.utils",
@@ -919,6 +1083,116 @@ def _(dev):
         res.append(close("matmul_persistent", mm, a.float() @ bm.float(), atol=5e-2, rtol=2e-2))
         outs.append(mm)
     return res, outs
+
+
+@case("vllm.w8a8_block_fp8_matmul", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization.utils import fp8_utils as fu
+    M, K, N, blk = 5, 256, 256, 128
+    f8 = torch.float8_e4m3fn
+    A = (rnd(M, K, dev=dev) * 4).to(f8)
+    B = (rnd(N, K, dev=dev, seed=2) * 4).to(f8)
+    As = torch.rand(M, K // blk, generator=torch.Generator().manual_seed(3)).to(dev) + 0.5
+    Bs = torch.rand(N // blk, K // blk, generator=torch.Generator().manual_seed(4)).to(dev) + 0.5
+    out = fu.w8a8_triton_block_scaled_mm(A, B, As, Bs, [blk, blk], output_dtype=torch.float32)
+    a = A.float() * As.repeat_interleave(blk, 1)
+    b = B.float() * Bs.repeat_interleave(blk, 0).repeat_interleave(blk, 1)
+    ref = a @ b.T
+    return [close("out", out, ref, atol=1e-2, rtol=1e-3)], [out]
+
+
+@case("vllm.merge_attn_states", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.attention.ops.triton_merge_attn_states import merge_attn_states
+    T, H, D = 6, 4, 40
+    po, so = rnd(T, H, D, dev=dev), rnd(T, H, D, dev=dev, seed=2)
+    pl, sl = rnd(H, T, dev=dev, seed=3), rnd(H, T, dev=dev, seed=4)
+    pl[1, 2] = float("inf")  # a prefix with nothing to attend to gives lse inf: treated as -inf
+    out, lse = torch.empty_like(po), torch.empty(H, T, device=dev)
+    merge_attn_states(out, po, pl, so, sl, lse)
+    plr = torch.where(torch.isinf(pl), torch.full_like(pl, float("-inf")), pl)
+    m = torch.maximum(plr, sl)
+    wp, ws = torch.exp(plr - m), torch.exp(sl - m)
+    ref = (po * wp.T[..., None] + so * ws.T[..., None]) / (wp + ws).T[..., None]
+    return [close("out", out, ref, atol=1e-5), close("lse", lse, m + torch.log(wp + ws), atol=1e-5)], [out, lse]
+
+
+@case("vllm.topk_topp", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.sample.ops import topk_topp_triton as tt
+    B, V = 4, 300
+    logits = torch.randperm(B * V, generator=torch.Generator().manual_seed(1)).float().view(B, V) / 50.0
+    logits = logits.to(dev)
+    k = torch.tensor([1, 5, 300, 50], device=dev, dtype=torch.int32)
+    p = torch.tensor([1.0, 0.9, 0.5, 0.3], device=dev)
+    got = tt.apply_top_k_top_p_triton(logits.clone(), k, p)
+    ref = logits.clone()
+    for i in range(B):
+        kth = ref[i].topk(int(k[i])).values[-1]
+        ref[i][ref[i] < kth] = float("-inf")
+        probs = torch.softmax(ref[i], -1)
+        sp, idx = probs.sort(descending=True)
+        keep = (sp.cumsum(0) - sp) < p[i]  # the smallest prefix whose mass reaches p
+        drop = idx[~keep]
+        ref[i][drop] = float("-inf")
+    return [close("masked logits", got, ref, atol=0)], [got]
+
+
+@case("vllm.selective_state_update", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    if "vllm.v1.attention.backends.utils" not in sys.modules:
+        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
+    from vllm.model_executor.layers.mamba.ops.mamba_ssm import selective_state_update
+    b, h, d, n = 3, 2, 16, 8
+    state = rnd(b, h, d, n, dev=dev)
+    x, dt, z = rnd(b, h, d, dev=dev, seed=2), rnd(b, h, d, dev=dev, seed=3) * 0.2, rnd(b, h, d, dev=dev, seed=8)
+    A = -torch.rand(h, d, n, generator=torch.Generator().manual_seed(4)).to(dev)
+    Bm, Cm = rnd(b, 1, n, dev=dev, seed=5), rnd(b, 1, n, dev=dev, seed=6)
+    D, dtb = rnd(h, d, dev=dev, seed=7), rnd(h, d, dev=dev, seed=9) * 0.1
+    st = state.clone()
+    out = torch.empty_like(x)
+    selective_state_update(st, x, dt, A, Bm, Cm, D, dtb, z=z, dt_softplus=True, out=out)
+    dts = torch.nn.functional.softplus(dt + dtb)
+    new = state * torch.exp(dts[..., None] * A) + (dts * x)[..., None] * Bm[:, :, None, :]
+    ref = (new * Cm[:, :, None, :]).sum(-1) + D * x
+    ref = ref * torch.nn.functional.silu(z)
+    return [close("out", out, ref, atol=1e-4), close("state", st, new, atol=1e-5)], [out, st]
+
+
+@case("vllm.reshape_and_cache_flash", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.attention.ops import triton_reshape_and_cache_flash as rc
+    from vllm.v1.attention.ops.triton_reshape_and_cache_flash import triton_reshape_and_cache_flash
+    # its dtype check reads vLLM's config package (transformers): "auto" is not quantized
+    rc.is_quantized_kv_cache = lambda dtype: dtype != "auto"
+    T, H, D, nb, bs = 5, 2, 64, 4, 16
+    key, val = rnd(T, H, D, dev=dev, dtype=torch.float16), rnd(T, H, D, dev=dev, seed=2, dtype=torch.float16)
+    kc = torch.zeros(nb, bs, H, D, device=dev, dtype=torch.float16)
+    vc = torch.zeros_like(kc)
+    slots = torch.tensor([3, 17, 18, 63, -1], device=dev, dtype=torch.int64)  # -1: a padded token
+    one = torch.ones(1, device=dev)
+    saved = torch.cuda.get_device_capability
+    if dev == "cpu":  # the wrapper sizes its launch by torch.cuda's capability: say sm_90
+        torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    try:
+        triton_reshape_and_cache_flash(key, val, kc, vc, slots, "auto", one, one)
+    finally:
+        torch.cuda.get_device_capability = saved
+    rk, rv = torch.zeros_like(kc), torch.zeros_like(vc)
+    for t, sl in enumerate(slots.tolist()):
+        if sl >= 0:
+            rk[sl // bs, sl % bs], rv[sl // bs, sl % bs] = key[t], val[t]
+    return [close("key_cache", kc, rk, atol=0), close("value_cache", vc, rv, atol=0)], [kc, vc]
 
 
 # bf16 variants: the dtype these projects train and serve in
