@@ -193,6 +193,31 @@ def test_autotuner_hooks_are_attributes_a_subclass_replaces():
     assert given.user_defined_pre_hook is True and given.restore_copies == {}
 
 
+# -- a tensor look-alike whose data_ptr() is no address names the argument ------------------
+
+class _NotATensor:
+    dtype = "float32"
+
+    def data_ptr(self):
+        return "not an address"
+
+
+@tritium.jit
+def add_one(out_ptr, x):
+    tl.store(out_ptr, tl.load(out_ptr) + 1)
+
+
+def test_data_ptr_that_is_not_an_int_names_the_argument():
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x': data_ptr\(\) returned 'str'"):
+        add_one[(1,)](np.zeros(1, np.float32), _NotATensor())
+
+
+def test_a_tensor_class_instead_of_a_tensor_names_the_argument():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x': its data_ptr\(\) failed"):
+        add_one[(1,)](np.zeros(1, np.float32), torch.Tensor)
+
+
 # -- the Triton modules other libraries import ---------------------------------------------
 
 def test_modules_torch_and_vllm_import(as_triton):

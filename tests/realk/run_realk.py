@@ -478,6 +478,73 @@ def _(dev):
                            ref, [q, k, v], atol=3e-3, rtol=3e-3, names=["q", "k", "v"])  # tf32 dots
 
 
+@case("liger.fused_moe", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_moe import LigerFusedMoEFunction
+    T, H, I, E, K = 6, 32, 16, 4, 2
+    x = rnd(T, H, dev=dev, scale=0.5)
+    gu = rnd(E, 2 * I, H, dev=dev, seed=2, scale=0.3)
+    dn = rnd(E, H, I, dev=dev, seed=3, scale=0.3)
+    idx = torch.tensor([[0, 1], [2, 3], [1, 0], [3, 2], [0, 3], [1, 2]], device=dev, dtype=torch.int32)
+    wts = torch.softmax(rnd(T, K, dev=dev, seed=4), -1)
+
+    def ref(x, gu, dn):
+        out = torch.zeros_like(x)
+        for t in range(T):
+            for j in range(K):
+                e = int(idx[t, j])
+                h = gu[e] @ x[t]
+                a = torch.nn.functional.silu(h[:I]) * h[I:]
+                out[t] = out[t] + wts[t, j] * (dn[e] @ a)
+        return out
+    return compare_fwd_bwd(lambda x, gu, dn: LigerFusedMoEFunction.apply(x, gu, dn, idx, wts), ref,
+                           [x, gu, dn], atol=3e-3, rtol=3e-3, names=["x", "gate_up", "down"])  # tf32 dots
+
+
+@case("liger.modulated_rms_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.modulated_rms_norm import LigerModulatedRMSNormFunction
+    x, w = rnd(2, 3, 64, dev=dev), rnd(64, dev=dev, seed=2)
+    sc, sh = rnd(2, 64, dev=dev, seed=3) * 0.2, rnd(2, 64, dev=dev, seed=4)
+
+    def ref(x, w, sc, sh):
+        y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return (1 + sc[:, None]) * y + sh[:, None]
+    return compare_fwd_bwd(lambda x, w, sc, sh: LigerModulatedRMSNormFunction.apply(x, w, sc, sh, 1e-6, 0.0, "llama", False),
+                           ref, [x, w, sc, sh], atol=1e-4, names=["X", "W", "scale", "shift"])
+
+
+@case("liger.embedding", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.experimental.embedding import LigerEmbeddingFunction
+    emb = rnd(50, 24, dev=dev)
+    idx = torch.tensor([[1, 7, 7], [49, 0, 1]], device=dev)
+    return compare_fwd_bwd(lambda e: LigerEmbeddingFunction.apply(e, idx), lambda e: e[idx], [emb],
+                           names=["embeddings"])
+
+
+@case("liger.fused_linear_jsd", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_linear_jsd import LigerFusedLinearJSDFunction
+    hs, ws = rnd(6, 32, dev=dev), rnd(80, 32, dev=dev, seed=2, scale=0.3)
+    ht, wt = rnd(6, 16, dev=dev, seed=3), rnd(80, 16, dev=dev, seed=4, scale=0.3)
+    beta, temp = 0.4, 2.0
+
+    def ref(hs, ws):
+        x = torch.log_softmax(hs @ ws.T / temp, -1)  # student (Q)
+        y = torch.log_softmax(ht @ wt.T / temp, -1)  # teacher (P)
+        p, q = y.exp(), x.exp()
+        m = beta * p + (1 - beta) * q
+        loss = beta * (p * (y - m.log())).sum() + (1 - beta) * (q * (x - m.log())).sum()
+        return loss / x.shape[0]
+    return compare_fwd_bwd(lambda hs, ws: LigerFusedLinearJSDFunction.apply(hs, ws, ht, wt, None, beta, -100, temp),
+                           ref, [hs, ws], atol=1e-4, names=["student_input", "student_weight"])
+
+
 # --------------------------------------------------------------------------------- fla cases
 
 @case("fla.utils.cumsum", "fla")
@@ -1052,7 +1119,7 @@ def _(dev):
     torch = torch_mod()
     _vllm_packages(ARGS.src)
     if "vllm.v1.attention.backends.utils" not in sys.modules:
-        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1)
+        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
     from vllm.model_executor.layers.lightning_attn import lightning_attention
     b, h, n, d, e = 1, 2, 80, 64, 64
     q, k, v = (rnd(b, h, n, d, dev=dev, seed=s, scale=0.3) for s in (1, 2, 3))
@@ -1401,6 +1468,40 @@ def run_case(name, fn, dev):
                 "traceback": tb[-3000:], "seconds": round(time.time() - t0, 2)}, None
 
 
+def _locate(kernel):
+    """(module, attribute) of the @jit function whose C++ kernel is `kernel`, looked up in the
+    fetched projects' modules (autotune/heuristics wrappers unwrapped), or (None, None)."""
+    src = str(pathlib.Path(ARGS.src).resolve())
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None) or ""
+        if not f.startswith(src):
+            continue
+        for attr, value in list(vars(mod).items()):
+            seen = 0
+            while value is not None and seen < 8:
+                if getattr(value, "_kernel", None) is kernel:
+                    return mod.__name__, attr
+                value = getattr(value, "fn", None)
+                seen += 1
+    return None, None
+
+
+def _keep_ptx(handle, rec, case_name, ptx_path):
+    import shutil
+    os.makedirs(ARGS.keep_ptx, exist_ok=True)
+    index_path = os.path.join(ARGS.keep_ptx, "index.json")
+    index = json.load(open(index_path)) if os.path.exists(index_path) else []
+    module, attr = _locate(handle._kernel)
+    name = f"{len(index):04d}_{handle.name}_{rec['arch']}.ptx"
+    shutil.copy(ptx_path, os.path.join(ARGS.keep_ptx, name))
+    index.append({"case": case_name, "kernel": handle.name, "module": module, "attr": attr,
+                  "signature": handle.signature, "arch": rec["arch"], "ptx": name,
+                  "options": {k: v for k, v in handle._options.items()
+                              if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}})
+    with open(index_path, "w") as f:
+        json.dump(index, f, indent=1)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1411,6 +1512,8 @@ def main():
     ap.add_argument("--gpu-compile", default=None, metavar="ARCHS")
     ap.add_argument("--gpu-compile-timeout", type=float, default=180.0)
     ap.add_argument("--gpu-compile-mem", type=float, default=6.0)
+    ap.add_argument("--keep-ptx", default=None, metavar="DIR",
+                    help="(with --gpu-compile) keep each PTX and an index.json for static_compare.py")
     ap.add_argument("--json", default=None)
     ap.add_argument("--save", default=None)
     ap.add_argument("--compare", default=None)
@@ -1464,7 +1567,10 @@ def main():
                         r = gpu_compile.compile_one(h, arch, ARGS.gpu_compile_timeout,
                                                     int(ARGS.gpu_compile_mem * 1024), wd)
                         r.update(kernel=h.name, signature=h.signature,
-                                 num_warps=h._options.get("num_warps"))
+                                 num_warps=h._options.get("num_warps"),
+                                 num_stages=h._options.get("num_stages"))
+                        if ARGS.keep_ptx and r["status"] == "ok":
+                            _keep_ptx(h, r, name, os.path.join(wd, "k.ptx"))
                         comp.append(r)
             rec["compile"] = comp
         results.append(rec)
