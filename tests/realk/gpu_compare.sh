@@ -7,8 +7,8 @@
 #
 # SRC: the fetched projects (default build-gpu/realk/src; build-gpu/realk/README says where
 # they come from). OUTDIR (default $OUT/realk, else /tmp/realk-gpu): triton.txt, tritium.txt,
-# their .json, and each case's outputs. tritium must be importable (the wheel built from
-# build-gpu/dist, as run_triton_suite.py --install does). On the device machine, carry
+# their .json, and each case's outputs. tritium must be importable, else it is built and
+# installed from build-gpu/dist (as run_triton_suite.py --install does). On the device machine, carry
 # build-gpu/realk (sources and deps/: the wheels the image lacks, pydantic and pyzmq, which
 # vLLM's fused_moe and fp8 modules import) and build-gpu/dist.
 set -uo pipefail
@@ -29,6 +29,15 @@ fi
 if [ -d build-gpu/realk/deps ] && ! "$PY" -c "import pydantic, zmq" 2>/dev/null; then
   "$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/realk-site \
     build-gpu/realk/deps/*.whl && export PYTHONPATH="/tmp/realk-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+if ! "$PY" -c "import tritium" 2>/dev/null; then
+  if [ -d build-gpu/dist ]; then  # the prebuilt libtritium.so: build and install the wheel
+    "$PY" -c "import sys; sys.path.insert(0, 'tests/triton_suite'); import run_triton_suite as r; r.install('build-gpu/dist')" \
+      || { echo "FAILED: could not install tritium from build-gpu/dist"; exit 1; }
+  else
+    echo "SKIPPED: tritium is not importable and build-gpu/dist is not here"
+    exit 0
+  fi
 fi
 mkdir -p "$DEST"
 export PYTHONUNBUFFERED=1

@@ -839,6 +839,28 @@ def _stub_modules(names, **given):
     return saved
 
 
+def import_project_module(name):
+    """Imports a fetched project's module with the stand-ins the cases use (static_compare.py
+    imports the kernels the same way under the real Triton)."""
+    if name.startswith("vllm."):
+        _vllm_packages(ARGS.src)
+    fmoe = "vllm.model_executor.layers.fused_moe."
+    if name == fmoe + "fused_moe" and name not in sys.modules:
+        # fused_moe.py's top imports vLLM's config (transformers, huggingface_hub) through
+        # these; the kernel's launch path calls only the three functions given
+        _stub_modules([fmoe + "modular_kernel", fmoe + "activation", fmoe + "config",
+                       fmoe + "moe_align_block_size", fmoe + "utils", "vllm._custom_ops"],
+                      enable_swap_ab=lambda bm, bn: False,
+                      warn_if_moe_use_td_ineffective=lambda *a, **k: None,
+                      resolve_moe_use_td=lambda: bool(int(os.environ.get("REALK_MOE_TD", "0"))))
+    if name in ("vllm.model_executor.layers.lightning_attn",
+                "vllm.model_executor.layers.mamba.ops.mamba_ssm") and \
+            "vllm.v1.attention.backends.utils" not in sys.modules:
+        # the attention backends' utils (vLLM's config again): two constants are read
+        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
+    return importlib.import_module(name)
+
+
 def _ref_attention(q, k, v, scale, causal):
     torch = torch_mod()
     a = (q.float() @ k.float().transpose(-1, -2)) * scale
@@ -863,15 +885,7 @@ def _(dev):
 def _fused_moe(dev, td):
     torch = torch_mod()
     os.environ["REALK_MOE_TD"] = "1" if td else "0"
-    _vllm_packages(ARGS.src)
-    if "vllm.model_executor.layers.fused_moe.fused_moe" not in sys.modules:
-        fmoe = "vllm.model_executor.layers.fused_moe."
-        _stub_modules([fmoe + "modular_kernel", fmoe + "activation", fmoe + "config",
-                       fmoe + "moe_align_block_size", fmoe + "utils", "vllm._custom_ops"],
-                      enable_swap_ab=lambda bm, bn: False,
-                      warn_if_moe_use_td_ineffective=lambda *a, **k: None,
-                      resolve_moe_use_td=lambda: bool(int(os.environ.get("REALK_MOE_TD", "0"))))
-    from vllm.model_executor.layers.fused_moe import fused_moe as fm
+    fm = import_project_module("vllm.model_executor.layers.fused_moe.fused_moe")
     M, K, N, E, topk = 5, 64, 32, 4, 2
     A = rnd(M, K, dev=dev, dtype=torch.float16, scale=0.5)
     W = rnd(E, N, K, dev=dev, dtype=torch.float16, seed=2, scale=0.2)
@@ -1117,10 +1131,7 @@ def _(dev):
 @case("vllm.lightning_attention", "vllm")
 def _(dev):
     torch = torch_mod()
-    _vllm_packages(ARGS.src)
-    if "vllm.v1.attention.backends.utils" not in sys.modules:
-        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
-    from vllm.model_executor.layers.lightning_attn import lightning_attention
+    lightning_attention = import_project_module("vllm.model_executor.layers.lightning_attn").lightning_attention
     b, h, n, d, e = 1, 2, 80, 64, 64
     q, k, v = (rnd(b, h, n, d, dev=dev, seed=s, scale=0.3) for s in (1, 2, 3))
     ed = torch.tensor([0.05, 0.2], device=dev)
@@ -1214,10 +1225,8 @@ def _(dev):
 @case("vllm.selective_state_update", "vllm")
 def _(dev):
     torch = torch_mod()
-    _vllm_packages(ARGS.src)
-    if "vllm.v1.attention.backends.utils" not in sys.modules:
-        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
-    from vllm.model_executor.layers.mamba.ops.mamba_ssm import selective_state_update
+    selective_state_update = import_project_module(
+        "vllm.model_executor.layers.mamba.ops.mamba_ssm").selective_state_update
     b, h, d, n = 3, 2, 16, 8
     state = rnd(b, h, d, n, dev=dev)
     x, dt, z = rnd(b, h, d, dev=dev, seed=2), rnd(b, h, d, dev=dev, seed=3) * 0.2, rnd(b, h, d, dev=dev, seed=8)

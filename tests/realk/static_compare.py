@@ -13,7 +13,6 @@ Run with a Python that has the real Triton and torch (not the alias), e.g.:
 
 import argparse
 import ast
-import importlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ import tempfile
 
 PTXAS = os.environ.get("TRITIUM_SUITE_PTXAS", "/usr/local/cuda/bin/ptxas")
 CUOBJDUMP = os.path.join(os.path.dirname(PTXAS), "cuobjdump")
+run_realk = None  # tests/realk/run_realk.py, for the projects' imports with its stand-ins
 
 
 def split_top(text):
@@ -61,6 +61,8 @@ def constexpr_value(text, tl):
                             "fp64": "float64", "i32": "int32", "i64": "int64", "i8": "int8",
                             "i16": "int16", "u8": "uint8", "fp8e4nv": "float8e4nv",
                             "fp8e5": "float8e5"}[text])
+    if text in ("inf", "-inf", "nan"):
+        return float(text)
     return ast.literal_eval(text)
 
 
@@ -69,7 +71,7 @@ def triton_source(rec):
     import triton
     import triton.language as tl
     from triton.compiler import ASTSource
-    mod = importlib.import_module(rec["module"])
+    mod = run_realk.import_project_module(rec["module"])
     fn = getattr(mod, rec["attr"])
     while not isinstance(fn, triton.runtime.JITFunction):
         fn = fn.fn
@@ -115,12 +117,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
     ap.add_argument("--ptxas", default=None)
+    ap.add_argument("--src", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "..", "..", "build-gpu", "realk", "src"))
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     global PTXAS, CUOBJDUMP
     if args.ptxas:
         PTXAS = args.ptxas
         CUOBJDUMP = os.path.join(os.path.dirname(PTXAS), "cuobjdump")
+    global run_realk
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import run_realk
+    run_realk.ARGS = argparse.Namespace(src=args.src, device="cpu")
+    sys.path.insert(0, args.src)
+    # vLLM turns Triton off where its driver sees no GPU, except where CUDA_VISIBLE_DEVICES
+    # is empty (a distributed worker before its GPU is set): so it keeps Triton here
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
     import triton
     from triton.backends.compiler import GPUTarget
     if getattr(triton, "__tritium__", False) or "tritium" in (triton.__file__ or ""):
