@@ -379,7 +379,19 @@ DType tensor_dtype(py::handle value, const ArgContext& context) {
 Arg tensor_arg(py::handle value, const ArgContext& context) {
   py::object pointer = py::reinterpret_steal<py::object>(
       PyObject_CallMethodNoArgs(value.ptr(), names().data_ptr));
-  if (!pointer) throw py::error_already_set();
+  if (!pointer) {
+    // A tensor class rather than a tensor (`torch.Tensor`), or a look-alike whose data_ptr
+    // fails: say which argument, with Python's reason.
+    py::error_already_set raised;
+    std::string why = raised.what();
+    raise_argument_type_error(argument_prefix(context) + "its data_ptr() failed (" +
+                              why.substr(0, why.find('\n')) + "); expected an array or tensor");
+  }
+  if (!PyLong_Check(pointer.ptr())) {
+    raise_argument_type_error(argument_prefix(context) + "data_ptr() returned '" +
+                              Py_TYPE(pointer.ptr())->tp_name + "', not an int; expected an "
+                              "array or tensor");
+  }
   uint64_t address = PyLong_AsUnsignedLongLong(pointer.ptr());
   if (PyErr_Occurred()) throw py::error_already_set();
   DType dtype = tensor_dtype(value, context);

@@ -352,10 +352,12 @@ void PyKernel::set_specialization(const std::vector<int>& do_not_specialize,
   };
   if (differs(do_not_specialize, params.do_not_specialize) ||
       differs(do_not_specialize_on_alignment, params.do_not_specialize_on_alignment)) {
-    throw LaunchError("kernel '" + name() +
-                      "': do_not_specialize / do_not_specialize_on_alignment must be written "
-                      "as literal lists in the @jit(...) decorator of the kernel's source, "
-                      "where the compiler reads them");
+    // The decorator's arguments are an expression the source cannot evaluate
+    // (`['T', 'scale'] if IS_HOPPER else ['T']`): Python's values stand.
+    handles_.clear();
+    last_handle_ = 0;
+    kernel_.impl().set_specialization(sorted_unique(do_not_specialize),
+                                      sorted_unique(do_not_specialize_on_alignment));
   }
 }
 

@@ -33,6 +33,9 @@ import time
 import types
 
 from . import _timing
+# Triton's autotuner module imports these, and programs import them from it
+# (`from triton.runtime.autotuner import OutOfResources`, fla does).
+from .errors import OutOfResources  # noqa: F401
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
 
@@ -288,8 +291,13 @@ class Autotuner(_KernelWrapper):
                                  f"{_innermost(fn).__name__} ({', '.join(self.arg_names)})")
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self.user_pre_hook = pre_hook
-        self.user_post_hook = post_hook
+        # Triton's names: `pre_hook`/`post_hook` are the hooks run around each timed launch
+        # (the user's, else the reset_to_zero / restore_value ones below), and subclasses
+        # (fla's CachedAutotuner) read `user_defined_pre_hook` and replace `pre_hook`.
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.pre_hook = pre_hook if pre_hook is not None else self._default_pre_hook
+        self.post_hook = post_hook if post_hook is not None else self._default_post_hook
         prune = prune_configs_by or {}
         self.perf_model = prune.get("perf_model")
         self.configs_top_k = prune.get("top_k", 1.0)
@@ -305,29 +313,23 @@ class Autotuner(_KernelWrapper):
         self.bench_time = 0.0
         self.bench_runs = 0        # kernel_call()s made for timing, in this process
         self.nargs = None
-        self._restore_copies = {}
+        self.restore_copies = {}
 
     # -- hooks: reset_to_zero and restore_value around each timed run --------------------
 
-    def _pre_hook(self, nargs, reset_only=False):
-        if self.user_pre_hook is not None:
-            self.user_pre_hook(nargs, reset_only)
-            return
+    def _default_pre_hook(self, nargs, reset_only=False):
         for name in self.reset_to_zero:
             value = nargs.get(name)
             if value is not None:
                 _zero(value)
         if not reset_only:
-            self._restore_copies = {name: _copy(nargs[name]) for name in self.restore_value
-                                    if nargs.get(name) is not None}
+            self.restore_copies = {name: _copy(nargs[name]) for name in self.restore_value
+                                   if nargs.get(name) is not None}
 
-    def _post_hook(self, nargs, exception):
-        if self.user_post_hook is not None:
-            self.user_post_hook(nargs, exception)
-            return
-        for name, saved in self._restore_copies.items():
+    def _default_post_hook(self, nargs, exception):
+        for name, saved in self.restore_copies.items():
             _restore(nargs[name], saved)
-        self._restore_copies = {}
+        self.restore_copies = {}
 
     # -- choosing ---------------------------------------------------------------------
 
@@ -337,6 +339,22 @@ class Autotuner(_KernelWrapper):
         key = [_key_text(named[k]) for k in self.keys if k in named]
         key += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
         return tuple(key)
+
+    def _cache_key(self, args, kwargs):
+        """The key of `self.cache`, made as Triton makes it: the key arguments' values, then
+        the dtype (as text) of every argument that has one. Code that fills the cache itself
+        (fla's CachedAutotuner stores its saved best configs there) builds the same tuple.
+        Values that cannot be hashed (numpy arrays) stand as their text instead."""
+        named = {**dict(zip(self.arg_names, args)), **kwargs}
+        named = {k: v for k, v in named.items() if k in self.arg_names}
+        key = [named[k] for k in self.keys if k in named]
+        key += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
+        key = tuple(key)
+        try:
+            hash(key)
+        except TypeError:
+            key = self._tuning_key(args, kwargs)
+        return key
 
     def prune_configs(self, kwargs):
         configs = self.configs
@@ -399,13 +417,13 @@ class Autotuner(_KernelWrapper):
             self.bench_runs += 1
             if config.pre_hook is not None:
                 config.pre_hook(full_nargs)
-            self._pre_hook(full_nargs)
+            self.pre_hook(full_nargs)
             try:
                 self.fn.run(*args, **current)
             except Exception as e:
-                self._post_hook(full_nargs, e)
+                self.post_hook(full_nargs, e)
                 raise
-            self._post_hook(full_nargs, None)
+            self.post_hook(full_nargs, None)
 
         return do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
 
@@ -464,7 +482,7 @@ class Autotuner(_KernelWrapper):
         self.configs_timings = timings
         best = builtins.min(configs, key=lambda c: _first_time(timings[c]))
         # reset_to_zero once more, so the real launch starts from zeros.
-        self._pre_hook({**self.nargs, **kwargs, **best.kwargs}, reset_only=True)
+        self.pre_hook({**self.nargs, **kwargs, **best.kwargs}, reset_only=True)
         if path is not None:
             _store_choice(path, self.__name__, tuning_key, configs, configs.index(best),
                           [_jsonable_time(timings[c]) for c in configs])
@@ -490,11 +508,12 @@ class Autotuner(_KernelWrapper):
         self.nargs = dict(zip(self.arg_names, args))
         try:
             if len(self.configs) > 1:
-                tuning_key = self._tuning_key(args, kwargs)
-                config = self.cache.get(tuning_key)
+                cache_key = self._cache_key(args, kwargs)
+                config = self.cache.get(cache_key)
                 if config is None:
+                    tuning_key = self._tuning_key(args, kwargs)
                     config, how = self._choose(args, kwargs, tuning_key)
-                    self.cache[tuning_key] = config
+                    self.cache[cache_key] = config
                     if _print_enabled():
                         self._report(tuning_key, config, how)
             else:

@@ -9,7 +9,7 @@ only in Triton's compiler (``ttir``, ``ttgir``) are absent rather than faked.
 
 from collections.abc import Mapping
 
-__all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget"]
+__all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget", "triton_key"]
 
 _STAGES = {"ir": "ir-opt", "gpu-ir": "gpu-ir", "llir": "llvm", "ptx": "ptx", "cubin": "cubin"}
 
@@ -223,3 +223,12 @@ def _make(kernel, signature, options, info):
     """Called by the C++ launcher (kernel_binding.cpp) the first time a specialization is
     launched with these options."""
     return CompiledKernel(kernel, signature, options, info)
+
+
+def triton_key():
+    """Triton's ``triton.compiler.compiler.triton_key()``: a text that changes whenever the
+    compiler does, which caches of compiled kernels (PyTorch's inductor, fla) mix into their
+    keys. Under tritium: the Triton version it follows and tritium's own version."""
+    from . import __version__
+    from .triton_alias import TRITON_VERSION
+    return f"{TRITON_VERSION}-tritium-{__version__}"

@@ -121,6 +121,13 @@ def _describe_global(name, value, in_progress):
     return None
 
 
+def _signature_parameters(fn):
+    try:
+        return list(inspect.signature(fn).parameters.items())
+    except (TypeError, ValueError):
+        return []
+
+
 def _is_namedtuple_class(value):
     return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
 
@@ -406,6 +413,18 @@ class JITFunction:
                     described = _describe_global(attr, getattr(target_info, attr), in_progress)
                     if described is not None:
                         found[f"triton.language.target_info.{attr}"] = described
+            # Parameter defaults as Python evaluated them: C++ reads a literal, a dtype or a
+            # constant global itself, and takes "<default>.NAME" for any other expression
+            # (`FP8_MIN: tl.constexpr = torch.finfo(torch.float8_e4m3fn).min`).
+            for pname, param in _signature_parameters(fn):
+                value = param.default
+                if value is inspect.Parameter.empty:
+                    continue
+                if isinstance(value, _language.constexpr):
+                    value = value.value
+                if value is None or isinstance(value, (bool, int, float, str)) or \
+                        _is_scalar_dtype(value):
+                    found[f"<default>.{pname}"] = {"kind": "constant", "value": value}
         finally:
             in_progress.discard(id(self))
         return found
@@ -613,6 +632,11 @@ def constexpr_function(fn):
     """Marks a Python function that kernels may call at compile time on constexpr arguments
     (``@triton.constexpr_function``); its result is a constexpr."""
     return ConstexprFunction(fn)
+
+
+# Triton's base class of launchable kernels (JITFunction, Autotuner, Heuristics), which
+# programs import from triton.runtime.jit (fla does) for isinstance checks and type hints.
+KernelInterface = JITFunction
 
 
 def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,

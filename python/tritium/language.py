@@ -738,3 +738,19 @@ def builtin(fn):
     left out of ``__all__``."""
     from .jit import BuiltinFunction
     return BuiltinFunction(fn)
+
+
+# Triton's `tl.core.CONSTEXPR_0` (a parameter default in fla: `x: tl.constexpr =
+# tl.core.CONSTEXPR_0`); left out of `__all__`, as in Triton.
+CONSTEXPR_0 = constexpr(0)
+
+
+def _aggregate(cls):
+    """``triton.language.core._aggregate``: Triton's class decorator for aggregates (a class
+    whose instances kernels pass around as one value). tritium does not compile aggregates;
+    the decorator is here so that modules which define one for another GPU (vLLM's import
+    ``from triton.language.core import _aggregate``) still import: it returns the class
+    unchanged and marks it, and a kernel that uses it gets tritium's located error for an
+    unsupported call."""
+    cls.__tritium_aggregate__ = True
+    return cls

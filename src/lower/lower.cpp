@@ -35,8 +35,24 @@ bool annotation_dtype(const ast::Expr* ann, ir::ScalarKind* out) {
   return false;
 }
 
-// A default value: literals, negated numbers, tl dtypes, constant globals.
-ConstValue eval_default(const ast::Expr& e, const Globals& globals) {
+// A default value: literals, negated numbers, tl dtypes, constant globals; any other
+// expression (`FP8_MIN: tl.constexpr = finfo.min`) takes the value Python gave the
+// parameter, which the frontend passes as the global "<default>.NAME" when it is a constant.
+ConstValue eval_default_expr(const ast::Expr& e, const Globals& globals);
+
+ConstValue eval_default(const ast::Expr& e, const Globals& globals, const std::string& param) {
+  auto given = globals.find("<default>." + param);
+  if (given != globals.end() && given->second.kind == GlobalBinding::Kind::Constant) {
+    switch (e.kind) {
+      case ast::ExprKind::Int: case ast::ExprKind::Float: case ast::ExprKind::Bool:
+      case ast::ExprKind::None: case ast::ExprKind::Str: break;
+      default: return given->second.value;
+    }
+  }
+  return eval_default_expr(e, globals);
+}
+
+ConstValue eval_default_expr(const ast::Expr& e, const Globals& globals) {
   switch (e.kind) {
     case ast::ExprKind::Int: return ConstValue::integer(static_cast<__int128>(e.int_value));
     case ast::ExprKind::Float: return ConstValue::floating(e.float_value);
@@ -44,7 +60,7 @@ ConstValue eval_default(const ast::Expr& e, const Globals& globals) {
     case ast::ExprKind::None: return ConstValue::none();
     case ast::ExprKind::Str: return ConstValue::string(e.str_value);
     case ast::ExprKind::Unary:
-      if (e.unary_op == ast::UnaryOp::Neg) return lower::const_unary(ast::UnaryOp::Neg, eval_default(*e.lhs, globals), e.loc);
+      if (e.unary_op == ast::UnaryOp::Neg) return lower::const_unary(ast::UnaryOp::Neg, eval_default_expr(*e.lhs, globals), e.loc);
       break;
     case ast::ExprKind::Attribute: {
       ir::ScalarKind k;
@@ -108,9 +124,11 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
     params.default_functions.push_back(function);
     if (p.default_value && !function) {
       try {
-        value = eval_default(*p.default_value, globals);
+        value = eval_default(*p.default_value, globals, p.name);
       } catch (const CompileError& e) {
-        if (unresolved == nullptr || p.default_value->kind != ast::ExprKind::Name) throw;
+        // Before the globals are given (a Name, or an expression Python evaluates and
+        // passes as "<default>.NAME"), the error waits for a launch that needs it.
+        if (unresolved == nullptr) throw;
         if (!*unresolved) *unresolved = e;
       }
     }
@@ -119,6 +137,14 @@ KernelParams read_params(const ast::FunctionDef& fn, const Globals& globals,
   for (const auto& decorator : fn.decorators) {
     if (decorator->kind != ast::ExprKind::Call) continue;
     for (const auto& kw : decorator->keywords) {
+      // An expression other than a literal (`['T', 'scale'] if HOPPER else ['T']`) is
+      // Python's to evaluate: the Python frontend passes the result (set_specialization).
+      switch (kw.value->kind) {
+        case ast::ExprKind::List: case ast::ExprKind::Tuple: case ast::ExprKind::Int:
+        case ast::ExprKind::Float: case ast::ExprKind::Bool: case ast::ExprKind::None:
+        case ast::ExprKind::Str: break;
+        default: continue;
+      }
       if (kw.name == "do_not_specialize") {
         params.do_not_specialize = parameter_indices(*kw.value, fn, "do_not_specialize");
       } else if (kw.name == "do_not_specialize_on_alignment") {

@@ -499,7 +499,11 @@ ir::Value* Lowerer::to_bool_scalar(const LValue& cond, const Loc& loc, const cha
     error_at(loc, std::string(what) + " condition must be a scalar, got a block " + c->type()->str());
   }
   if (c->type()->is_bool()) return c;
-  if (c->type()->is_pointer()) error_at(loc, std::string(what) + " condition cannot be a pointer");
+  if (c->type()->is_pointer()) {
+    // Triton's truth value of a pointer: its address is not null (`if bias_ptr:` on an
+    // optional pointer argument that was given).
+    c = cast(c, ir::Type::scalar(ir::ScalarKind::I64), loc);
+  }
   LValue zero = LValue::constant(ConstValue::integer(0));
   if (c->type()->is_float()) zero = LValue::constant(ConstValue::floating(0));
   return cmp(ir::CmpPredicate::Ne, LValue::tensor(c), zero, loc);

@@ -226,7 +226,30 @@ void Kernel::Impl::read_parameters() {
   // it is when a launch needs the parameters (check_parameters).
   unresolved_default_.reset();
   params_ = read_params(*function_, globals_, globals_.empty() ? &unresolved_default_ : nullptr);
+  if (specialization_given_) {
+    params_.do_not_specialize = specialization_given_->first;
+    params_.do_not_specialize_on_alignment = specialization_given_->second;
+  }
   defaults_ = runtime::default_args(name_, params_);
+}
+
+void Kernel::Impl::set_specialization(std::vector<int> do_not_specialize,
+                                      std::vector<int> do_not_specialize_on_alignment) {
+  for (const std::vector<int>* list : {&do_not_specialize, &do_not_specialize_on_alignment}) {
+    for (int index : *list) {
+      if (index < 0 || static_cast<size_t>(index) >= params_.names.size()) {
+        throw LaunchError("kernel '" + name_ + "': do_not_specialize: no parameter number " +
+                          std::to_string(index));
+      }
+    }
+  }
+  specialization_given_.emplace(std::move(do_not_specialize),
+                                std::move(do_not_specialize_on_alignment));
+  params_.do_not_specialize = specialization_given_->first;
+  params_.do_not_specialize_on_alignment = specialization_given_->second;
+  gpu_cache_.clear();
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cache_.clear();
 }
 
 runtime::BoundArgs Kernel::Impl::bind(const std::vector<Arg>& args,

@@ -63,6 +63,14 @@ struct Kernel::Impl {
   void set_globals(Globals globals);
   const Globals& globals() const { return globals_; }
 
+  // do_not_specialize / do_not_specialize_on_alignment (parameter indices) as Python
+  // evaluated the decorator's arguments, which may be any expression (`['T'] if X else
+  // []`) where the source gives only literal lists: replaces what the decorator's source
+  // said, now and after a later set_globals, and drops every compiled specialization.
+  // Not safe while another thread launches this kernel.
+  void set_specialization(std::vector<int> do_not_specialize,
+                          std::vector<int> do_not_specialize_on_alignment);
+
   // One argument per parameter (Python's bind + apply_defaults). The result points into
   // `args`, `named` and the kernel's defaults: keep them alive while using it.
   // Throws the located error of a parameter default that names an undefined global.
@@ -187,6 +195,8 @@ struct Kernel::Impl {
   KernelParams params_;
   std::vector<Arg> defaults_;  // params_.defaults as Args
   std::optional<CompileError> unresolved_default_;  // a default naming an unknown global
+  // set_specialization's lists, applied over the decorator's by read_parameters.
+  std::optional<std::pair<std::vector<int>, std::vector<int>>> specialization_given_;
 
   std::mutex cache_mutex_;  // guards cache_ (never held while compiling)
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;

@@ -1,0 +1,279 @@
+"""Patterns from real Triton projects (Liger-Kernel, vLLM, flash-linear-attention) that
+tritium refused or mishandled, each reduced to a small kernel of its own. The measurement
+that found them is tests/realk/run_realk.py (tests/realk/RESULTS.md)."""
+
+import importlib
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tritium
+import tritium.language as tl
+from tritium import triton_alias
+
+
+def ptx_of(kernel, *args, arch=90, **kwargs):
+    try:
+        return kernel.emit("ptx", *args, arch=arch, **kwargs)
+    except tritium.CompilationError as e:
+        if "without the NVPTX backend" in str(e):
+            pytest.skip("built without the NVPTX backend")
+        raise
+
+
+@pytest.fixture
+def as_triton():
+    had = {n: m for n, m in sys.modules.items() if n == "triton" or n.startswith("triton.")}
+    if had:
+        pytest.skip("a real triton is imported in this process")
+    assert tritium.use_as_triton() is True
+    yield
+    triton_alias.stop_using_as_triton()
+
+
+# -- `if ptr:` on an optional pointer argument (vLLM's scaled_mm: `if bias_ptr:`) ----------
+
+@tritium.jit
+def double_plus_optional(x_ptr, bias_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    y = tl.load(x_ptr + offs, mask=m) * 2.0
+    if bias_ptr:
+        y += tl.load(bias_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+def test_if_on_a_pointer_is_true_when_it_is_given(rng):
+    x = rng.standard_normal(50).astype(np.float32)
+    b = rng.standard_normal(50).astype(np.float32)
+    out = np.zeros(50, np.float32)
+    double_plus_optional[(1,)](x, b, out, 50, BLOCK=64)
+    np.testing.assert_allclose(out, 2 * x + b, rtol=1e-6)
+    double_plus_optional[(1,)](x, None, out, 50, BLOCK=64)
+    np.testing.assert_allclose(out, 2 * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("arch", [90, 80])
+def test_if_on_a_pointer_compiles_to_a_null_test(arch):
+    x = np.zeros(64, np.float32)
+    ptx = ptx_of(double_plus_optional, x, x, x, 64, BLOCK=64, arch=arch)
+    # the pointer compared with 0 as a 64-bit integer, then a branch on it
+    assert "setp.ne.s64" in ptx or "setp.eq.s64" in ptx or "setp.ne.b64" in ptx or \
+        "setp.eq.b64" in ptx, ptx
+
+
+# -- parameter defaults Python evaluates (vLLM: `FP8_MIN: tl.constexpr = finfo.min`) ------
+
+class _Limits:
+    lo = -448.0
+    hi = 448.0
+
+
+_LIMITS = _Limits()
+
+
+@tritium.jit
+def clamp_to_limits(x_ptr, out_ptr, n, LO: tl.constexpr = _LIMITS.lo, HI: tl.constexpr = _LIMITS.hi,
+                    BLOCK: tl.constexpr = 64):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    y = tl.minimum(tl.maximum(tl.load(x_ptr + offs, mask=m), LO), HI)
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+def test_default_given_by_an_attribute_expression():
+    x = np.linspace(-1000, 1000, 50).astype(np.float32)
+    out = np.zeros(50, np.float32)
+    clamp_to_limits[(1,)](x, out, 50)
+    np.testing.assert_array_equal(out, np.clip(x, -448.0, 448.0))
+    clamp_to_limits[(1,)](x, out, 50, LO=-1.0)
+    np.testing.assert_array_equal(out, np.clip(x, -1.0, 448.0))
+
+
+def test_default_is_tl_core_constexpr_0():
+    @tritium.jit
+    def negate_if(x_ptr, out_ptr, DESC: tl.constexpr = tl.core.CONSTEXPR_0):
+        offs = tl.arange(0, 8)
+        y = tl.load(x_ptr + offs)
+        if DESC:
+            y = -y
+        tl.store(out_ptr + offs, y)
+
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    negate_if[(1,)](x, out)
+    np.testing.assert_array_equal(out, x)
+    negate_if[(1,)](x, out, DESC=1)
+    np.testing.assert_array_equal(out, -x)
+
+
+_NOT_A_CONSTANT = [1, 2]
+
+
+@tritium.jit
+def default_is_a_list(out_ptr, K: tl.constexpr = _NOT_A_CONSTANT[0:2]):
+    tl.store(out_ptr, 1)
+
+
+def test_default_that_is_no_constant_is_a_located_error():
+    with pytest.raises(tritium.CompilationError) as e:
+        default_is_a_list[(1,)](np.zeros(1, np.int32))
+    assert "default value of a kernel parameter must be a constant" in str(e.value)
+    assert e.value.line is not None
+
+
+# -- do_not_specialize given by an expression (fla: `[...] if IS_HOPPER else [...]`) -------
+
+_HOPPER = False
+
+
+@tritium.jit(do_not_specialize=["n", "scale"] if _HOPPER else ["n"])
+def scaled_copy(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * scale, mask=m)
+
+
+def test_do_not_specialize_from_an_expression():
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    handle = scaled_copy[(1,)](x, out, 1, 1, BLOCK=16)
+    np.testing.assert_array_equal(out[:1], x[:1])
+    # `n` is not specialized on being 1, `scale` is (it is not in the evaluated list)
+    names = scaled_copy.arg_names
+    sig = dict(zip(names, handle.signature.split(",")))
+    assert sig["n"].strip() == "i32", handle.signature
+    assert sig["scale"].strip() == "1", handle.signature
+
+
+# -- the autotuner's attributes subclasses use (fla's CachedAutotuner) --------------------
+
+@tritium.jit
+def store_block(out_ptr, n, BLOCK: tl.constexpr):
+    tl.store(out_ptr, BLOCK)
+
+
+CONFIGS = [tritium.Config({"BLOCK": 16}), tritium.Config({"BLOCK": 32})]
+
+
+def test_autotuner_cache_takes_a_triton_style_key():
+    """A subclass that puts a saved choice into `cache` under Triton's key (the key
+    arguments' values, then each tensor argument's dtype) gets it used."""
+    tuner = tritium.autotune(configs=CONFIGS, key=["n"])(store_block)
+    out = np.zeros(1, np.int32)
+    tuner.cache[(7, str(out.dtype))] = CONFIGS[1]
+    tuner[(1,)](out, 7)
+    assert out[0] == 32
+    tuner[(1,)](out, 8)  # not in the cache: the interpreter takes the first config
+    assert out[0] == 16
+
+
+def test_autotuner_hooks_are_attributes_a_subclass_replaces():
+    calls = []
+
+    class Remembering(tritium.Autotuner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            assert self.user_defined_pre_hook is False and self.user_defined_post_hook is False
+            self.pre_hook = lambda nargs, reset_only=False: calls.append(("pre", reset_only))
+            self.post_hook = lambda nargs, exception: calls.append(("post", exception))
+
+    tuner = Remembering(store_block, store_block.arg_names, CONFIGS, ["n"], None, ["out_ptr"],
+                        do_bench=lambda fn, quantiles=None: (fn(), [1.0, 1.0, 1.0])[1],
+                        cache_results=False)
+    out = np.zeros(1, np.int32)
+    tuner[(1,)](out, 3)
+    assert ("pre", False) in calls and ("post", None) in calls and ("pre", True) in calls
+    given = tritium.Autotuner(store_block, store_block.arg_names, CONFIGS, ["n"],
+                              pre_hook=lambda nargs, reset_only=False: None)
+    assert given.user_defined_pre_hook is True and given.restore_copies == {}
+
+
+# -- a tensor look-alike whose data_ptr() is no address names the argument ------------------
+
+class _NotATensor:
+    dtype = "float32"
+
+    def data_ptr(self):
+        return "not an address"
+
+
+@tritium.jit
+def add_one(out_ptr, x):
+    tl.store(out_ptr, tl.load(out_ptr) + 1)
+
+
+def test_data_ptr_that_is_not_an_int_names_the_argument():
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x': data_ptr\(\) returned 'str'"):
+        add_one[(1,)](np.zeros(1, np.float32), _NotATensor())
+
+
+def test_a_tensor_class_instead_of_a_tensor_names_the_argument():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(tritium.ArgumentTypeError, match=r"argument 'x': its data_ptr\(\) failed"):
+        add_one[(1,)](np.zeros(1, np.float32), torch.Tensor)
+
+
+# -- the Triton modules other libraries import ---------------------------------------------
+
+def test_modules_torch_and_vllm_import(as_triton):
+    import triton
+    from triton.backends import backends
+    from triton.backends.compiler import BaseBackend, GPUTarget
+    from triton.compiler.compiler import triton_key
+    from triton.language.core import _aggregate
+    from triton.runtime.autotuner import OutOfResources
+    from triton.runtime.jit import JITFunction, KernelInterface
+
+    assert GPUTarget is tritium.GPUTarget if hasattr(tritium, "GPUTarget") else True
+    # vLLM counts the registered backends whose driver is active: exactly one
+    active = [b for b in backends.values() if b.driver and b.driver.is_active()]
+    assert len(active) == 1
+    with pytest.raises(NotImplementedError):
+        BaseBackend(GPUTarget("cuda", 90, 32))
+    assert isinstance(triton_key(), str) and "3.6" in triton_key()
+    assert OutOfResources is tritium.OutOfResources
+    assert KernelInterface is JITFunction
+    assert triton.language.core.CONSTEXPR_0.value == 0
+
+    @_aggregate
+    class Pair:
+        pass
+    assert Pair.__tritium_aggregate__ is True
+
+
+def test_gluon_imports_but_does_not_launch(as_triton):
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def gluon_kernel(x, BLOCK: gl.constexpr):
+        pass
+
+    assert gl.float16 is tl.float16 and gl.constexpr is tl.constexpr
+    with pytest.raises(AttributeError, match="Gluon"):
+        gl.BlockedLayout
+    with pytest.raises(NotImplementedError, match="gluon_kernel"):
+        gluon_kernel[(1,)](np.zeros(1), BLOCK=1)
+
+
+def test_torch_dynamo_imports_under_the_alias(tmp_path):
+    """PyTorch imports triton.backends.compiler and triton.compiler.compiler with
+    torch._dynamo (torch.compiler.disable, which Liger-Kernel applies at import)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed")
+    script = tmp_path / "uses_dynamo.py"
+    script.write_text("import triton\nimport torch._dynamo\n"
+                      "@torch.compiler.disable\ndef f():\n    return 1\n"
+                      "print('dynamo', f(), triton.__version__)\n")
+    env = dict(os.environ, TRITIUM_INTERPRET="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(pathlib.Path(tritium.__file__).resolve().parent.parent), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-m", "tritium", str(script)], capture_output=True,
+                            text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "dynamo 1 3.6" in result.stdout

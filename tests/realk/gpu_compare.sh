@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The real-kernel cases (run_realk.py) on a GPU: first under the real Triton (the baseline),
+# then under tritium, each case checked against torch, and tritium's outputs compared with
+# Triton's case by case. Skips (exit 0, a SKIPPED line) without the fetched folder or CUDA.
+#
+#   bash tests/realk/gpu_compare.sh [SRC] [OUTDIR]
+#
+# SRC: the fetched projects (default build-gpu/realk/src; build-gpu/realk/README says where
+# they come from). OUTDIR (default $OUT/realk, else /tmp/realk-gpu): triton.txt, tritium.txt,
+# their .json, and each case's outputs. tritium must be importable, else it is built and
+# installed from build-gpu/dist (as run_triton_suite.py --install does). On the device machine, carry
+# build-gpu/realk (sources and deps/: the wheels the image lacks, pydantic and pyzmq, which
+# vLLM's fused_moe and fp8 modules import) and build-gpu/dist.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SRC="${1:-build-gpu/realk/src}"
+DEST="${2:-${OUT:+$OUT/realk}}"
+DEST="${DEST:-/tmp/realk-gpu}"
+PY="${PYTHON:-python3}"
+
+if [ ! -d "$SRC/liger_kernel" ] && [ ! -d "$SRC/vllm" ] && [ ! -d "$SRC/fla" ]; then
+  echo "SKIPPED: no fetched projects in $SRC (see tests/realk/RESULTS.md)"
+  exit 0
+fi
+if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  echo "SKIPPED: torch sees no CUDA device"
+  exit 0
+fi
+if [ -d build-gpu/realk/deps ] && ! "$PY" -c "import pydantic, zmq" 2>/dev/null; then
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/realk-site \
+    build-gpu/realk/deps/*.whl && export PYTHONPATH="/tmp/realk-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+if ! "$PY" -c "import tritium" 2>/dev/null; then
+  if [ -d build-gpu/dist ]; then  # the prebuilt libtritium.so: build and install the wheel
+    "$PY" -c "import sys; sys.path.insert(0, 'tests/triton_suite'); import run_triton_suite as r; r.install('build-gpu/dist')" \
+      || { echo "FAILED: could not install tritium from build-gpu/dist"; exit 1; }
+  else
+    echo "SKIPPED: tritium is not importable and build-gpu/dist is not here"
+    exit 0
+  fi
+fi
+mkdir -p "$DEST"
+export PYTHONUNBUFFERED=1
+
+echo "== real Triton"
+"$PY" tests/realk/run_realk.py --src "$SRC" --device cuda --impl triton \
+  --save "$DEST/triton" --json "$DEST/triton.json" 2>&1 | grep -v '^W[0-9]' | tee "$DEST/triton.txt"
+echo "== tritium (vs torch, and vs Triton's outputs)"
+"$PY" tests/realk/run_realk.py --src "$SRC" --device cuda --impl tritium \
+  --save "$DEST/tritium" --compare "$DEST/triton" --json "$DEST/tritium.json" 2>&1 \
+  | grep -v '^W[0-9]' | tee "$DEST/tritium.txt"

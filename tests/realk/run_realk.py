@@ -1,0 +1,1617 @@
+#!/usr/bin/env python3
+"""Runs real Triton kernels of popular projects (Liger-Kernel, vLLM, flash-linear-attention)
+unmodified under tritium, each against a torch reference written here, and compiles every
+specialization they launched for sm_90 and sm_80 (PTX, then ptxas).
+
+This is a measurement, not one of tritium's tests: the projects' files are fetched into an
+ignored folder (default build-gpu/realk/src, see build-gpu/realk/README for where they come
+from) and never committed. `import triton` is answered by tritium (tritium.use_as_triton);
+no kernel body is edited. What the harness adds around the projects' code (their package
+imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below.
+
+    PYTHONPATH=python /work/tsuite-venv/bin/python tests/realk/run_realk.py \
+        [--src build-gpu/realk/src] [--device cpu|cuda] [-k SUBSTR ...] \
+        [--gpu-compile sm_90,sm_80] [--json OUT] [--save DIR] [--compare DIR]
+
+--device cpu   torch CPU tensors, kernels in tritium's interpreter (TRITIUM_INTERPRET=1);
+               the driver names the target "cpu" (as run_triton_suite.py does), so code that
+               asks Triton's driver for the GPU (fla) takes its CPU path.
+--device cuda  torch CUDA tensors on the GPU. With --impl triton, the real Triton runs the
+               same cases (no alias): the baseline for tritium's results.
+--gpu-compile  (cpu) each specialization a case launched is compiled to PTX for these
+               architectures and assembled by ptxas, in a forked process each
+               (tests/triton_suite/gpu_compile.py: status ok / user / internal / ptxas /
+               crash / timeout / memory).
+--save DIR     writes each case's outputs (torch.save) to DIR/<case>.pt; --compare DIR
+               compares this run's outputs with a saved run's (e.g. tritium vs Triton).
+
+Exit status 0 even when cases fail: the table is the result.
+"""
+
+import argparse
+import importlib
+import json
+import math
+import os
+import pathlib
+import sys
+import time
+import traceback
+import types
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+CASES = []
+
+
+def case(name, project):
+    def register(fn):
+        CASES.append((name, project, fn))
+        return fn
+    return register
+
+
+class Skip(Exception):
+    """The case cannot run here (e.g. it needs CUDA); not a failure."""
+
+
+# ----------------------------------------------------------------------------- environment
+
+def _prepare(src, device, impl):
+    sys.path.insert(0, str(src))
+    if device == "cpu":
+        os.environ["TRITIUM_INTERPRET"] = "1"
+    if impl == "tritium":
+        import tritium
+        tritium.use_as_triton(quiet=True)
+        if device == "cpu":
+            # No GPU: the driver names the target "cpu" (run_triton_suite.py does the same),
+            # as Triton's driver on a machine without one has no CUDA target. fla asks it.
+            from tritium import driver
+            driver.driver.active.get_current_target = lambda: driver.GPUTarget("cpu", 0, 32)
+
+
+def _package_without_init(name, src):
+    """Registers package `name` (a folder of src) without running its __init__.py: vLLM's
+    package __init__ files import its distributed runtime (zmq, ...), which no kernel here
+    needs. The package's modules import from the folder as usual."""
+    if name in sys.modules:
+        return
+    parent, _, leaf = name.rpartition(".")
+    if parent:
+        _package_without_init(parent, src) if parent not in sys.modules else None
+    mod = types.ModuleType(name)
+    mod.__path__ = [str(pathlib.Path(src, *name.split(".")))]
+    mod.__package__ = name
+    sys.modules[name] = mod
+    if parent:
+        setattr(sys.modules[parent], leaf, mod)
+
+
+# ------------------------------------------------------------------------------- helpers
+
+def torch_mod():
+    import torch
+    return torch
+
+
+def rnd(*shape, dtype=None, dev="cpu", scale=1.0, seed=None):
+    torch = torch_mod()
+    g = torch.Generator().manual_seed(seed if seed is not None else hash(shape) % 10007)
+    t = torch.randn(*shape, generator=g, dtype=torch.float32) * scale
+    return t.to(dtype or torch.float32).to(dev)
+
+
+def fwd_bwd(fn, inputs, grad_seed=7):
+    """Runs fn(*inputs) and backward with a fixed upstream gradient; returns (out, grads of
+    the inputs that require grad)."""
+    torch = torch_mod()
+    xs = [x.detach().clone().requires_grad_(True) if isinstance(x, torch.Tensor) and
+          x.is_floating_point() else x for x in inputs]
+    out = fn(*xs)
+    o = out[0] if isinstance(out, tuple) else out
+    if o.dim() == 0:
+        go = torch.ones_like(o)
+    else:
+        go = rnd(*o.shape, dtype=o.dtype, dev=o.device, seed=grad_seed)
+    o.backward(go)
+    return o.detach(), [x.grad for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+
+
+def close(label, got, ref, atol=1e-4, rtol=1e-4):
+    """One comparison: (label, ok, max abs error)."""
+    torch = torch_mod()
+    if got is None or ref is None:
+        return (label, got is None and ref is None, 0.0)
+    got = got.detach().float().cpu()
+    ref = ref.detach().float().cpu()
+    if got.shape != ref.shape:
+        return (label + f" shape {tuple(got.shape)} vs {tuple(ref.shape)}", False, float("inf"))
+    err = (got - ref).abs()
+    finite = torch.isfinite(ref)
+    bad = ~torch.isclose(got, ref, atol=atol, rtol=rtol, equal_nan=True)
+    return (label, not bool(bad.any()), float(err[finite].max()) if finite.any() else 0.0)
+
+
+def compare_fwd_bwd(fn, ref, inputs, atol=1e-4, rtol=1e-4, names=None):
+    o, gs = fwd_bwd(fn, inputs)
+    ro, rgs = fwd_bwd(ref, inputs)
+    res = [close("out", o, ro, atol, rtol)]
+    for i, (g, rg) in enumerate(zip(gs, rgs)):
+        res.append(close(f"grad{i}" if names is None else f"d{names[i]}", g, rg, atol, rtol))
+    return res, [o] + gs
+
+
+# ------------------------------------------------------------------------------ Liger cases
+
+@case("liger.rms_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    x, w = rnd(4, 3, 96, dev=dev), rnd(96, dev=dev, seed=2)
+
+    def ref(x, w):
+        r = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+        return x * r * w
+    res, outs = compare_fwd_bwd(lambda x, w: LigerRMSNormFunction.apply(x, w, 1e-6, 0.0, "llama", False),
+                                ref, [x, w], names=["X", "W"])
+    # the block (row_mode=False with many rows) kernel
+    x2 = rnd(300, 64, dev=dev, seed=3)
+    r2, o2 = compare_fwd_bwd(lambda x, w: LigerRMSNormFunction.apply(x, w, 1e-6, 1.0, "gemma", False, False),
+                             lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * (w + 1.0),
+                             [x2, rnd(64, dev=dev, seed=4)], names=["X(gemma,block)", "W(gemma,block)"])
+    return res + [("block " + r[0], r[1], r[2]) for r in r2], outs + o2
+
+
+@case("liger.layer_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+    x, w, b = rnd(5, 80, dev=dev), rnd(80, dev=dev, seed=2), rnd(80, dev=dev, seed=3)
+    return compare_fwd_bwd(lambda x, w, b: LigerLayerNormFunction.apply(x, w, b, 1e-5),
+                           lambda x, w, b: torch.nn.functional.layer_norm(x, (80,), w, b, 1e-5),
+                           [x, w, b], names=["X", "W", "B"])
+
+
+@case("liger.cross_entropy", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+    x = rnd(6, 200, dev=dev, scale=3.0)
+    t = torch.tensor([3, 199, -100, 0, 57, 100], device=dev)
+
+    def mine(x):
+        return LigerCrossEntropyFunction.apply(x, t, None, -100, 0.0, 0.1, "mean")[0]
+
+    def ref(x):
+        return torch.nn.functional.cross_entropy(x, t, ignore_index=-100, label_smoothing=0.1)
+    return compare_fwd_bwd(mine, ref, [x], names=["input"])
+
+
+@case("liger.cross_entropy_softcap_zloss", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+    x = rnd(5, 130, dev=dev, scale=4.0)
+    t = torch.tensor([1, 2, 129, 64, -100], device=dev)
+
+    def mine(x):
+        return LigerCrossEntropyFunction.apply(x, t, None, -100, 1e-3, 0.0, "sum", 30.0)[0]
+
+    def ref(x):
+        s = 30.0 * torch.tanh(x / 30.0)
+        valid = t != -100
+        lse = torch.logsumexp(s[valid], -1)
+        ce = torch.nn.functional.cross_entropy(s, t, ignore_index=-100, reduction="sum")
+        return ce + 1e-3 * (lse ** 2).sum()
+    return compare_fwd_bwd(mine, ref, [x], atol=1e-3, names=["input"])
+
+
+@case("liger.fused_linear_cross_entropy", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyFunction
+    h, w = rnd(8, 32, dev=dev), rnd(100, 32, dev=dev, seed=2, scale=0.2)
+    t = torch.tensor([1, 5, 99, -100, 0, 42, 7, 8], device=dev)
+
+    def mine(h, w):
+        return LigerFusedLinearCrossEntropyFunction.apply(h, w, t)[0]
+
+    def ref(h, w):
+        return torch.nn.functional.cross_entropy(h @ w.T, t, ignore_index=-100)
+    return compare_fwd_bwd(mine, ref, [h, w], atol=1e-4, names=["input", "weight"])
+
+
+def _rotate_half(x):
+    torch = torch_mod()
+    a, b = x.chunk(2, -1)
+    return torch.cat((-b, a), -1)
+
+
+@case("liger.rope", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.rope import LigerRopeFunction
+    bsz, hq, hk, s, d = 2, 4, 2, 5, 16
+    q, k = rnd(bsz, hq, s, d, dev=dev), rnd(bsz, hk, s, d, dev=dev, seed=2)
+    ang = torch.arange(s, dtype=torch.float32)[:, None] * torch.arange(d // 2)[None] * 0.1
+    ang = torch.cat([ang, ang], -1)
+    cos, sin = ang.cos()[None].to(dev), ang.sin()[None].to(dev)
+
+    def mine(q, k):
+        qo, ko = LigerRopeFunction.apply(q, k, cos, sin)
+        return torch.cat([qo.flatten(), ko.flatten()])
+
+    def ref(q, k):
+        c, s_ = cos[:, None], sin[:, None]
+        return torch.cat([(q * c + _rotate_half(q) * s_).flatten(), (k * c + _rotate_half(k) * s_).flatten()])
+    return compare_fwd_bwd(mine, ref, [q, k], names=["q", "k"])
+
+
+@case("liger.qwen2vl_mrope", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.qwen2vl_mrope import LigerQwen2VLMRopeFunction
+    bsz, hq, hk, s, d = 1, 2, 1, 4, 16
+    section = [2, 3, 3]
+    q, k = rnd(bsz, hq, s, d, dev=dev), rnd(bsz, hk, s, d, dev=dev, seed=2)
+    # cos/sin repeat their first half (rotary tables do; the kernel reads only that half)
+    cos, sin = (torch.cat([h, h], -1) for h in (rnd(3, bsz, s, d // 2, dev=dev, seed=3),
+                                                rnd(3, bsz, s, d // 2, dev=dev, seed=4)))
+
+    def ref(q, k):
+        sec = section * 2
+        c = torch.cat([m[i % 3] for i, m in enumerate(cos.split(sec, -1))], -1)[:, None]
+        sn = torch.cat([m[i % 3] for i, m in enumerate(sin.split(sec, -1))], -1)[:, None]
+        return torch.cat([(q * c + _rotate_half(q) * sn).flatten(), (k * c + _rotate_half(k) * sn).flatten()])
+
+    def mine(q, k):
+        qo, ko = LigerQwen2VLMRopeFunction.apply(q, k, cos, sin, section)
+        return torch.cat([qo.flatten(), ko.flatten()])
+    return compare_fwd_bwd(mine, ref, [q, k], names=["q", "k"])
+
+
+@case("liger.swiglu", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+    a, b = rnd(3, 70, dev=dev), rnd(3, 70, dev=dev, seed=2)
+    return compare_fwd_bwd(lambda a, b: LigerSiLUMulFunction.apply(a, b),
+                           lambda a, b: torch.nn.functional.silu(a) * b, [a, b], names=["a", "b"])
+
+
+@case("liger.geglu", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.geglu import LigerGELUMulFunction
+    a, b = rnd(3, 70, dev=dev), rnd(3, 70, dev=dev, seed=2)
+    return compare_fwd_bwd(lambda a, b: LigerGELUMulFunction.apply(a, b),
+                           lambda a, b: torch.nn.functional.gelu(a, approximate="tanh") * b, [a, b],
+                           atol=1e-4, names=["a", "b"])
+
+
+@case("liger.kl_div", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.kl_div import LigerKLDivLossFunction
+    p = torch.log_softmax(rnd(4, 50, dev=dev), -1)
+    q = torch.softmax(rnd(4, 50, dev=dev, seed=2), -1)
+    return compare_fwd_bwd(lambda p: LigerKLDivLossFunction.apply(p, q, "batchmean", False),
+                           lambda p: torch.nn.functional.kl_div(p, q, reduction="batchmean"), [p],
+                           names=["y_pred"])
+
+
+@case("liger.jsd", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.jsd import LigerJSDFunction
+    x = torch.log_softmax(rnd(4, 40, dev=dev), -1)
+    y = torch.log_softmax(rnd(4, 40, dev=dev, seed=2), -1)
+    beta = 0.3
+
+    def ref(x):
+        p, q = y.exp(), x.exp()  # liger: input is the student (Q), target the teacher (P)
+        m = beta * p + (1 - beta) * q
+        loss = beta * (p * (y - m.log())).sum() + (1 - beta) * (q * (x - m.log())).sum()
+        return loss / x.shape[0]
+    return compare_fwd_bwd(lambda x: LigerJSDFunction.apply(x, y, None, beta), ref, [x],
+                           names=["input"])
+
+
+@case("liger.tvd", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.tvd import LigerTVDLossFunction
+    p = torch.softmax(rnd(4, 40, dev=dev), -1)
+    q = torch.softmax(rnd(4, 40, dev=dev, seed=2), -1)
+    return compare_fwd_bwd(lambda p: LigerTVDLossFunction.apply(p, q, None, "batchmean"),
+                           lambda p: 0.5 * (p - q).abs().sum() / p.shape[0], [p], names=["p"])
+
+
+@case("liger.group_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.group_norm import LigerGroupNormFunction
+    x = rnd(2, 8, 12, dev=dev)
+    w, b = rnd(8, dev=dev, seed=2), rnd(8, dev=dev, seed=3)
+    return compare_fwd_bwd(lambda x, w, b: LigerGroupNormFunction.apply(x, w, b, 8, 4, 1e-5),
+                           lambda x, w, b: torch.nn.functional.group_norm(x, 4, w, b, 1e-5),
+                           [x, w, b], atol=1e-4, names=["X", "W", "B"])
+
+
+@case("liger.softmax", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.softmax import LigerSoftmaxFunction
+    x = rnd(3, 5, 77, dev=dev, scale=3.0)
+    return compare_fwd_bwd(lambda x: LigerSoftmaxFunction.apply(x), lambda x: torch.softmax(x, -1), [x],
+                           names=["x"])
+
+
+@case("liger.dyt", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.dyt import LigerDyTFunction
+    x = rnd(6, 48, dev=dev)
+    alpha = torch.tensor([0.7], device=dev)
+    g, b = rnd(48, dev=dev, seed=2), rnd(48, dev=dev, seed=3)
+    if dev == "cpu":
+        # the backward sizes its partial sums by torch.cuda's SM count: forward only here
+        from liger_kernel.ops.dyt import liger_dyt_fwd
+        y = liger_dyt_fwd(x, alpha, g, b)
+        return [close("out (backward needs CUDA)", y, g * torch.tanh(alpha * x) + b)], [y]
+    return compare_fwd_bwd(lambda x, a, g, b: LigerDyTFunction.apply(x, a, g, b),
+                           lambda x, a, g, b: g * torch.tanh(a * x) + b, [x, alpha, g, b],
+                           atol=1e-4, names=["x", "alpha", "gamma", "beta"])
+
+
+@case("liger.fused_add_rms_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+    x, r, w = rnd(5, 64, dev=dev), rnd(5, 64, dev=dev, seed=2), rnd(64, dev=dev, seed=3)
+
+    def mine(x, r, w):
+        y, s = LigerFusedAddRMSNormFunction.apply(x, r, w, 1e-6)
+        return torch.cat([y.flatten(), s.flatten()])
+
+    def ref(x, r, w):
+        s = x + r
+        y = s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return torch.cat([y.flatten(), s.flatten()])
+    return compare_fwd_bwd(mine, ref, [x, r, w], names=["X", "R", "W"])
+
+
+@case("liger.poly_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.poly_norm import LigerPolyNormFunction
+    x, w, b = rnd(4, 32, dev=dev), rnd(3, dev=dev, seed=2), rnd(1, dev=dev, seed=3)[0]
+
+    def norm(v):
+        return v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+    def ref(x, w, b):
+        return w[0] * norm(x ** 3) + w[1] * norm(x ** 2) + w[2] * norm(x) + b
+    return compare_fwd_bwd(lambda x, w, b: LigerPolyNormFunction.apply(x, w, b, 1e-6, False), ref,
+                           [x, w, b], atol=1e-3, names=["X", "W", "B"])
+
+
+@case("liger.relu_squared", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.relu_squared import LigerReLUSquaredFunction
+    x = rnd(7, 33, dev=dev)
+    return compare_fwd_bwd(lambda x: LigerReLUSquaredFunction.apply(x), lambda x: torch.relu(x) ** 2, [x],
+                           names=["x"])
+
+
+@case("liger.sparsemax", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.sparsemax import LigerSparsemaxFunction
+    x = rnd(4, 20, dev=dev, scale=2.0)
+
+    def ref(x):
+        z, _ = torch.sort(x, -1, descending=True)
+        k = torch.arange(1, x.shape[-1] + 1, device=x.device, dtype=x.dtype)
+        cs = z.cumsum(-1)
+        support = (1 + k * z) > cs
+        kz = support.sum(-1, keepdim=True)
+        tau = (cs.gather(-1, kz - 1) - 1) / kz.to(x.dtype)
+        return torch.clamp(x - tau, min=0)
+    return compare_fwd_bwd(lambda x: LigerSparsemaxFunction.apply(x, -1), ref, [x], names=["x"])
+
+
+@case("liger.llama4_rope", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.llama4_rope import LigerLlama4RopeFunction
+    b, s, h, d = 1, 4, 2, 16
+    q, k = rnd(b, s, h, d, dev=dev), rnd(b, s, h, d, dev=dev, seed=2)
+    ang = torch.arange(s)[:, None] * torch.arange(d // 2)[None] * 0.1
+    freqs = torch.polar(torch.ones_like(ang, dtype=torch.float32), ang.float()).to(dev)
+
+    def rot(x):
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * freqs[None, :, None]).flatten(3)
+
+    def mine(q, k):
+        qo, ko = LigerLlama4RopeFunction.apply(q, k, freqs)
+        return torch.cat([qo.flatten(), ko.flatten()])
+    return compare_fwd_bwd(mine, lambda q, k: torch.cat([rot(q).flatten(), rot(k).flatten()]), [q, k],
+                           names=["q", "k"])
+
+
+@case("liger.multi_token_attention", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.multi_token_attention import LigerMultiTokenAttentionFunction
+    B, C, L = 1, 2, 8
+    scores = rnd(B, C, L, L, dev=dev)
+    w = rnd(C, C, 3, 3, dev=dev, seed=2, scale=0.3)
+
+    def ref(s, w):
+        mask = torch.tril(torch.ones(L, L, dtype=torch.bool, device=s.device))
+        p = torch.softmax(s.masked_fill(~mask, float("-inf")), -1)
+        o = torch.nn.functional.conv2d(p, w, padding=1)
+        return o.masked_fill(~mask, 0.0)
+    return compare_fwd_bwd(lambda s, w: LigerMultiTokenAttentionFunction.apply(s, w, None, 1, 1),
+                           ref, [scores, w], atol=1e-4, names=["scores", "weight"])
+
+
+@case("liger.fused_neighborhood_attention", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_neighborhood_attention import LigerFusedNeighborhoodAttentionFunction
+    b, h, s, d, ks = 1, 2, 16, 16, 7
+    q, k, v = (rnd(b, h, s, d, dev=dev, seed=i) for i in (1, 2, 3))
+
+    def ref(q, k, v):
+        i = torch.arange(s, device=q.device)
+        # each position sees those within kernel_size // 2 of it, clipped at the ends
+        mask = (i[None] - i[:, None]).abs() <= ks // 2
+        a = (q @ k.transpose(-1, -2)) / math.sqrt(d)
+        return torch.softmax(a.masked_fill(~mask, float("-inf")), -1) @ v
+    return compare_fwd_bwd(lambda q, k, v: LigerFusedNeighborhoodAttentionFunction.apply(q, k, v, ks, 1),
+                           ref, [q, k, v], atol=3e-3, rtol=3e-3, names=["q", "k", "v"])  # tf32 dots
+
+
+@case("liger.fused_moe", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_moe import LigerFusedMoEFunction
+    T, H, I, E, K = 6, 32, 16, 4, 2
+    x = rnd(T, H, dev=dev, scale=0.5)
+    gu = rnd(E, 2 * I, H, dev=dev, seed=2, scale=0.3)
+    dn = rnd(E, H, I, dev=dev, seed=3, scale=0.3)
+    idx = torch.tensor([[0, 1], [2, 3], [1, 0], [3, 2], [0, 3], [1, 2]], device=dev, dtype=torch.int32)
+    wts = torch.softmax(rnd(T, K, dev=dev, seed=4), -1)
+
+    def ref(x, gu, dn):
+        out = torch.zeros_like(x)
+        for t in range(T):
+            for j in range(K):
+                e = int(idx[t, j])
+                h = gu[e] @ x[t]
+                a = torch.nn.functional.silu(h[:I]) * h[I:]
+                out[t] = out[t] + wts[t, j] * (dn[e] @ a)
+        return out
+    return compare_fwd_bwd(lambda x, gu, dn: LigerFusedMoEFunction.apply(x, gu, dn, idx, wts), ref,
+                           [x, gu, dn], atol=3e-3, rtol=3e-3, names=["x", "gate_up", "down"])  # tf32 dots
+
+
+@case("liger.modulated_rms_norm", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.modulated_rms_norm import LigerModulatedRMSNormFunction
+    x, w = rnd(2, 3, 64, dev=dev), rnd(64, dev=dev, seed=2)
+    sc, sh = rnd(2, 64, dev=dev, seed=3) * 0.2, rnd(2, 64, dev=dev, seed=4)
+
+    def ref(x, w, sc, sh):
+        y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return (1 + sc[:, None]) * y + sh[:, None]
+    return compare_fwd_bwd(lambda x, w, sc, sh: LigerModulatedRMSNormFunction.apply(x, w, sc, sh, 1e-6, 0.0, "llama", False),
+                           ref, [x, w, sc, sh], atol=1e-4, names=["X", "W", "scale", "shift"])
+
+
+@case("liger.embedding", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.experimental.embedding import LigerEmbeddingFunction
+    emb = rnd(50, 24, dev=dev)
+    idx = torch.tensor([[1, 7, 7], [49, 0, 1]], device=dev)
+    return compare_fwd_bwd(lambda e: LigerEmbeddingFunction.apply(e, idx), lambda e: e[idx], [emb],
+                           names=["embeddings"])
+
+
+@case("liger.fused_linear_jsd", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_linear_jsd import LigerFusedLinearJSDFunction
+    hs, ws = rnd(6, 32, dev=dev), rnd(80, 32, dev=dev, seed=2, scale=0.3)
+    ht, wt = rnd(6, 16, dev=dev, seed=3), rnd(80, 16, dev=dev, seed=4, scale=0.3)
+    beta, temp = 0.4, 2.0
+
+    def ref(hs, ws):
+        x = torch.log_softmax(hs @ ws.T / temp, -1)  # student (Q)
+        y = torch.log_softmax(ht @ wt.T / temp, -1)  # teacher (P)
+        p, q = y.exp(), x.exp()
+        m = beta * p + (1 - beta) * q
+        loss = beta * (p * (y - m.log())).sum() + (1 - beta) * (q * (x - m.log())).sum()
+        return loss / x.shape[0]
+    return compare_fwd_bwd(lambda hs, ws: LigerFusedLinearJSDFunction.apply(hs, ws, ht, wt, None, beta, -100, temp),
+                           ref, [hs, ws], atol=1e-4, names=["student_input", "student_weight"])
+
+
+# --------------------------------------------------------------------------------- fla cases
+
+@case("fla.utils.cumsum", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.utils.cumsum import chunk_local_cumsum
+    g = rnd(2, 100, 3, dev=dev)
+    got = chunk_local_cumsum(g, chunk_size=16)
+    ref = torch.cat([c.cumsum(1) for c in g.split(16, 1)], 1)
+    rev = chunk_local_cumsum(g, chunk_size=16, reverse=True)
+    rref = torch.cat([c.flip(1).cumsum(1).flip(1) for c in g.split(16, 1)], 1)
+    return [close("cumsum", got, ref), close("reverse cumsum", rev, rref)], [got, rev]
+
+
+@case("fla.utils.solve_tril", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.utils.solve_tril import solve_tril
+    B, T, H, BT = 1, 64, 2, 64
+    A = rnd(B, T, H, BT, dev=dev, scale=0.1)
+    mask = torch.tril(torch.ones(BT, BT, dtype=torch.bool, device=dev), -1)
+    Ab = A.view(B, T // BT, BT, H, BT).permute(0, 1, 3, 2, 4)
+    Ab = Ab.masked_fill(~mask, 0)
+    got = solve_tril(A.view(B, T, H, BT).masked_fill(
+        ~mask.repeat(T // BT, 1)[None, :, None, :], 0), output_dtype=torch.float32)
+    eye = torch.eye(BT, device=dev)
+    ref = torch.linalg.inv(eye + Ab).permute(0, 1, 3, 2, 4).reshape(B, T, H, BT)
+    return [close("inverse", got, ref, atol=1e-3, rtol=1e-3)], [got]
+
+
+@case("fla.simple_gla.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.simple_gla import chunk_simple_gla
+    B, T, H, K, V = 1, 40, 2, 16, 16
+    q, k, v = (rnd(B, T, H, D, dev=dev, seed=s, scale=0.5) for s, D in ((1, K), (2, K), (3, V)))
+    g = -torch.rand(B, T, H, generator=torch.Generator().manual_seed(4)).to(dev) * 0.2
+    scale = K ** -0.5
+
+    def ref(q, k, v, g):
+        o = torch.zeros(B, T, H, V, device=q.device)
+        S = torch.zeros(B, H, K, V, device=q.device)
+        outs = []
+        for t in range(T):
+            S = S * g[:, t, :, None, None].exp() + k[:, t, :, :, None] * v[:, t, :, None, :]
+            outs.append((q[:, t, :, :, None] * S).sum(-2) * scale)
+        return torch.stack(outs, 1)
+
+    def mine(q, k, v, g):
+        return chunk_simple_gla(q, k, v, g, scale=scale)[0]
+    return compare_fwd_bwd(mine, ref, [q, k, v, g], atol=5e-3, rtol=5e-3, names=["q", "k", "v", "g"])  # tf32 dots
+
+
+@case("fla.gla.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.gla import chunk_gla
+    B, T, H, K, V = 1, 40, 2, 16, 16
+    q, k, v = (rnd(B, T, H, D, dev=dev, seed=s, scale=0.5) for s, D in ((1, K), (2, K), (3, V)))
+    g = torch.nn.functional.logsigmoid(rnd(B, T, H, K, dev=dev, seed=5)) * 0.2
+    scale = K ** -0.5
+
+    def ref(q, k, v, g):
+        S = torch.zeros(B, H, K, V, device=q.device)
+        outs = []
+        for t in range(T):
+            S = S * g[:, t, :, :, None].exp() + k[:, t, :, :, None] * v[:, t, :, None, :]
+            outs.append((q[:, t, :, :, None] * S).sum(-2) * scale)
+        return torch.stack(outs, 1)
+
+    def mine(q, k, v, g):
+        return chunk_gla(q, k, v, g, scale=scale)[0]
+    return compare_fwd_bwd(mine, ref, [q, k, v, g], atol=5e-3, rtol=5e-3, names=["q", "k", "v", "g"])  # tf32 dots
+
+
+# fla's other ops, each against the project's own naive (recurrent or parallel) version
+
+def _first(x):
+    return x[0] if isinstance(x, tuple) else x
+
+
+def _fla_qkv(T=50, H=2, K=32, V=32, dev="cpu", dtype=None, l2k=False):
+    torch = torch_mod()
+    q, k, v = (rnd(1, T, H, D, dev=dev, seed=s, scale=0.5) for s, D in ((1, K), (2, K), (3, V)))
+    if l2k:  # the delta rules want unit keys
+        q, k = (torch.nn.functional.normalize(x, dim=-1) for x in (q, k))
+    if dtype is not None:
+        q, k, v = (x.to(dtype) for x in (q, k, v))
+    return q, k, v
+
+
+def _fla_case(mine, ref, inputs, names, atol=3e-3):
+    return compare_fwd_bwd(lambda *a: _first(mine(*a)).float(), lambda *a: _first(ref(*a)).float(),
+                           inputs, atol=atol, rtol=atol, names=names)
+
+
+@case("fla.gated_delta_rule.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_gated_delta_rule
+    from fla.ops.gated_delta_rule.naive import naive_recurrent_gated_delta_rule
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=5)) * 0.3
+    return _fla_case(lambda q, k, v, g, b: chunk_gated_delta_rule(q, k, v, g, b, scale=0.2),
+                     lambda q, k, v, g, b: naive_recurrent_gated_delta_rule(q, k, v, b, g, scale=0.2),
+                     [q, k, v, g, beta], ["q", "k", "v", "g", "beta"])
+
+
+@case("fla.gated_delta_rule.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_gated_delta_rule
+    from fla.ops.gated_delta_rule.naive import naive_recurrent_gated_delta_rule
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=5)) * 0.3
+    o = fused_recurrent_gated_delta_rule(q, k, v, g=g, beta=beta, scale=0.2)[0]
+    r = naive_recurrent_gated_delta_rule(q, k, v, beta, g, scale=0.2)[0]
+    return [close("o (forward only)", o, r, atol=1e-4)], [o]
+
+
+@case("fla.delta_rule.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_delta_rule
+    from fla.ops.delta_rule.naive import delta_rule_recurrence
+    # the chunked delta rule takes bf16 only
+    q, k, v = _fla_qkv(dev=dev, l2k=True, dtype=torch.bfloat16)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4)).to(torch.bfloat16)
+    t = lambda x: x.transpose(1, 2)  # noqa: E731 - the naive version is [B, H, T, D]
+    return _fla_case(lambda q, k, v, b: chunk_delta_rule(q, k, v, b),
+                     lambda q, k, v, b: t(delta_rule_recurrence(t(q), t(k), t(v), t(b))[0]),
+                     [q, k, v, beta], ["q", "k", "v", "beta"], atol=2e-2)
+
+
+@case("fla.kda.chunk", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import chunk_kda
+    from fla.ops.kda.naive import naive_recurrent_kda
+    q, k, v = _fla_qkv(dev=dev, l2k=True)
+    beta = torch.sigmoid(rnd(1, 50, 2, dev=dev, seed=4))
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, 32, dev=dev, seed=5)) * 0.3
+    return _fla_case(lambda q, k, v, g, b: chunk_kda(q, k, v, g, b, scale=0.2),
+                     lambda q, k, v, g, b: naive_recurrent_kda(q, k, v, g, b, scale=0.2),
+                     [q, k, v, g, beta], ["q", "k", "v", "g", "beta"])
+
+
+@case("fla.linear_attn", "fla")
+def _(dev):
+    from fla.ops import chunk_linear_attn, fused_chunk_linear_attn, fused_recurrent_linear_attn
+    from fla.ops.linear_attn.naive import naive_recurrent_linear_attn
+    q, k, v = _fla_qkv(dev=dev)
+    res, outs = [], []
+    for label, fn in (("chunk", chunk_linear_attn), ("fused_chunk", fused_chunk_linear_attn),
+                      ("fused_recurrent", fused_recurrent_linear_attn)):
+        r, o = _fla_case(lambda q, k, v: fn(q, k, v, normalize=False),
+                         lambda q, k, v: naive_recurrent_linear_attn(q, k, v), [q, k, v], ["q", "k", "v"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+@case("fla.retention", "fla")
+def _(dev):
+    from fla.ops import chunk_retention, fused_recurrent_retention, parallel_retention
+    from fla.ops.retention.naive import naive_retention
+    q, k, v = _fla_qkv(dev=dev)
+    t = lambda x: x.transpose(1, 2)  # noqa: E731
+    res, outs = [], []
+    for label, fn in (("chunk", chunk_retention), ("parallel", parallel_retention),
+                      ("fused_recurrent", fused_recurrent_retention)):
+        r, o = _fla_case(lambda q, k, v: fn(q, k, v), lambda q, k, v: t(naive_retention(t(q), t(k), t(v))),
+                         [q, k, v], ["q", "k", "v"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+@case("fla.attn.parallel", "fla")
+def _(dev):
+    from fla.ops import parallel_attn
+    from fla.ops.attn.naive import naive_parallel_attn
+    q, k, v = _fla_qkv(T=70, H=2, K=32, V=32, dev=dev)
+    return _fla_case(lambda q, k, v: parallel_attn(q, k, v, scale=0.3),
+                     lambda q, k, v: naive_parallel_attn(q, k, v, scale=0.3), [q, k, v], ["q", "k", "v"])
+
+
+@case("fla.forgetting_attn", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import parallel_forgetting_attn
+    from fla.ops.forgetting_attn.naive import naive_forgetting_attn
+    q, k, v = _fla_qkv(T=70, dev=dev)
+    g = torch.nn.functional.logsigmoid(rnd(1, 70, 2, dev=dev, seed=5))
+    return _fla_case(lambda q, k, v, g: parallel_forgetting_attn(q, k, v, g, scale=0.3),
+                     lambda q, k, v, g: naive_forgetting_attn(q, k, v, g, scale=0.3),
+                     [q, k, v, g], ["q", "k", "v", "g"])
+
+
+@case("fla.hgrn.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_hgrn
+    from fla.ops.hgrn.naive import naive_recurrent_hgrn
+    x = rnd(2, 40, 48, dev=dev)
+    g = torch.nn.functional.logsigmoid(rnd(2, 40, 48, dev=dev, seed=2))
+    return _fla_case(fused_recurrent_hgrn, naive_recurrent_hgrn, [x, g], ["x", "g"], atol=1e-4)
+
+
+@case("fla.gla.fused_recurrent", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops import fused_recurrent_gla, fused_recurrent_simple_gla
+    from fla.ops.gla.naive import naive_recurrent_gla
+    from fla.ops.simple_gla.naive import naive_recurrent_simple_gla
+    q, k, v = _fla_qkv(dev=dev)
+    gk = torch.nn.functional.logsigmoid(rnd(1, 50, 2, 32, dev=dev, seed=5)) * 0.3
+    g = torch.nn.functional.logsigmoid(rnd(1, 50, 2, dev=dev, seed=6)) * 0.3
+    r1, o1 = _fla_case(lambda q, k, v, gk: fused_recurrent_gla(q, k, v, gk=gk),
+                       lambda q, k, v, gk: naive_recurrent_gla(q, k, v, gk), [q, k, v, gk],
+                       ["q", "k", "v", "gk"], atol=1e-3)
+    r2, o2 = _fla_case(lambda q, k, v, g: fused_recurrent_simple_gla(q, k, v, g=g, scale=0.2),
+                       lambda q, k, v, g: naive_recurrent_simple_gla(q, k, v, g, scale=0.2), [q, k, v, g],
+                       ["q", "k", "v", "g"], atol=1e-3)
+    return [("gla " + c[0], c[1], c[2]) for c in r1] + [("simple_gla " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+# -------------------------------------------------------------------------------- vLLM cases
+
+def _vllm_packages(src):
+    if ARGS.device == "cpu":
+        # vLLM's platform without a GPU ("unspecified") names no device and counts no SMs;
+        # its kernels' wrappers ask for both (config-file names, persistent grids)
+        from vllm.platforms import current_platform
+        for attr, value in (("get_device_name", lambda *a, **k: "cpu"),
+                            ("num_compute_units", lambda *a, **k: 4)):
+            try:
+                getattr(current_platform, attr)(0)
+            except NotImplementedError:
+                setattr(current_platform, attr, value)
+    for p in ("vllm.model_executor", "vllm.model_executor.layers",
+              "vllm.model_executor.layers.fused_moe", "vllm.model_executor.layers.quantization",
+              "vllm.model_executor.layers.quantization.utils",
+              "vllm.model_executor.layers.quantization.compressed_tensors"):
+        _package_without_init(p, src)
+
+
+class _AnythingMeta(type):
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Anything()
+
+
+class _Anything(metaclass=_AnythingMeta):
+    """What a stubbed module hands out for any name: a class that can be called,
+    subclassed, used as a decorator and read for any attribute."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return args[0] if len(args) == 1 and callable(args[0]) and not kwargs else _Anything()
+
+    def __getattr__(self, name):
+        return _Anything()
+
+    def __class_getitem__(cls, item):
+        return cls
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Anything
+
+
+def _stub_modules(names, **given):
+    """Stands in for vLLM modules that the file under test imports at its top but whose
+    import needs vLLM's whole runtime (transformers, huggingface_hub, its C++ ops): the
+    names the test path calls are `given`, any other name is a stand-in never called."""
+    saved = {}
+    for name in names:
+        saved[name] = sys.modules.get(name)
+        mod = _StubModule(name)
+        for k, v in given.items():
+            setattr(mod, k, v)
+        sys.modules[name] = mod
+    return saved
+
+
+def import_project_module(name):
+    """Imports a fetched project's module with the stand-ins the cases use (static_compare.py
+    imports the kernels the same way under the real Triton)."""
+    if name.startswith("vllm."):
+        _vllm_packages(ARGS.src)
+    fmoe = "vllm.model_executor.layers.fused_moe."
+    if name == fmoe + "fused_moe" and name not in sys.modules:
+        # fused_moe.py's top imports vLLM's config (transformers, huggingface_hub) through
+        # these; the kernel's launch path calls only the three functions given
+        _stub_modules([fmoe + "modular_kernel", fmoe + "activation", fmoe + "config",
+                       fmoe + "moe_align_block_size", fmoe + "utils", "vllm._custom_ops"],
+                      enable_swap_ab=lambda bm, bn: False,
+                      warn_if_moe_use_td_ineffective=lambda *a, **k: None,
+                      resolve_moe_use_td=lambda: bool(int(os.environ.get("REALK_MOE_TD", "0"))))
+    if name in ("vllm.model_executor.layers.lightning_attn",
+                "vllm.model_executor.layers.mamba.ops.mamba_ssm") and \
+            "vllm.v1.attention.backends.utils" not in sys.modules:
+        # the attention backends' utils (vLLM's config again): two constants are read
+        _stub_modules(["vllm.v1.attention.backends.utils"], PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
+    return importlib.import_module(name)
+
+
+def _ref_attention(q, k, v, scale, causal):
+    torch = torch_mod()
+    a = (q.float() @ k.float().transpose(-1, -2)) * scale
+    if causal:
+        L, S = q.shape[-2], k.shape[-2]
+        m = torch.ones(L, S, dtype=torch.bool, device=q.device).tril(S - L)
+        a = a.masked_fill(~m, float("-inf"))
+    return torch.softmax(a, -1) @ v.float()
+
+
+@case("vllm.fused_moe_kernel", "vllm")
+def _(dev):
+    return _fused_moe(dev, td=False)
+
+
+@case("vllm.fused_moe_kernel_tensor_descriptor", "vllm")
+def _(dev):
+    # VLLM_TRITON_USE_TD's path: the kernel makes tensor descriptors and gathers rows
+    return _fused_moe(dev, td=True)
+
+
+def _fused_moe(dev, td):
+    torch = torch_mod()
+    os.environ["REALK_MOE_TD"] = "1" if td else "0"
+    fm = import_project_module("vllm.model_executor.layers.fused_moe.fused_moe")
+    M, K, N, E, topk = 5, 64, 32, 4, 2
+    A = rnd(M, K, dev=dev, dtype=torch.float16, scale=0.5)
+    W = rnd(E, N, K, dev=dev, dtype=torch.float16, seed=2, scale=0.2)
+    topk_ids = torch.tensor([[0, 1], [2, 3], [1, 1], [3, 0], [2, 2]], device=dev, dtype=torch.int32)
+    topk_w = torch.rand(M, topk, generator=torch.Generator().manual_seed(3)).to(dev)
+    BM = 16
+    # the block alignment vLLM's moe_align_block_size computes (a CUDA op there), made here
+    flat = topk_ids.flatten()
+    sorted_ids, expert_ids = [], []
+    for e in range(E):
+        idx = (flat == e).nonzero().flatten().tolist()
+        for s in range(0, max(len(idx), 1) if idx else 0, BM):
+            chunk = idx[s:s + BM]
+            sorted_ids += chunk + [flat.numel()] * (BM - len(chunk))
+            expert_ids.append(e)
+    sorted_ids = torch.tensor(sorted_ids, device=dev, dtype=torch.int32)
+    expert_ids = torch.tensor(expert_ids, device=dev, dtype=torch.int32)
+    ntp = torch.tensor([sorted_ids.numel()], device=dev, dtype=torch.int32)
+    C = torch.zeros(M, topk, N, device=dev, dtype=torch.float16)
+    config = {"BLOCK_SIZE_M": BM, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 1}
+    fm.invoke_fused_moe_triton_kernel(A, W, C, None, None, topk_w, sorted_ids, expert_ids, ntp,
+                                      True, topk, config, compute_type=tl_dtype("float16"),
+                                      use_fp8_w8a8=False, use_int8_w8a8=False,
+                                      use_int8_w8a16=False, use_int4_w4a16=False,
+                                      per_channel_quant=False, block_shape=None)
+    ref = torch.stack([(A.float() @ W[topk_ids[:, j]].float().transpose(-1, -2).diagonal(dim1=0, dim2=0).T
+                        if False else torch.einsum("mk,mnk->mn", A.float(), W[topk_ids[:, j].long()].float()))
+                       * topk_w[:, j:j + 1] for j in range(topk)], 1)
+    return [close("C", C, ref, atol=2e-2, rtol=2e-2)], [C]
+
+
+def tl_dtype(name):
+    import triton.language as tl
+    return getattr(tl, name)
+
+
+@case("vllm.triton_decode_attention", "vllm")
+def _(dev):
+    torch = torch_mod()
+    from vllm.v1.attention.ops import triton_decode_attention as da
+    B, H, Hk, D, page, seq = 2, 4, 2, 32, 16, [20, 37]
+    nblocks = 8
+    q = rnd(B, H, D, dev=dev)
+    kv = rnd(nblocks * page, Hk, D, dev=dev, seed=2)
+    vv = rnd(nblocks * page, Hk, D, dev=dev, seed=3)
+    k_buf, v_buf = kv.view(nblocks, page, Hk, D), vv.view(nblocks, page, Hk, D)
+    req_to_token = torch.tensor([[3, 1, 0, 0], [2, 5, 7, 4]], device=dev, dtype=torch.int32)
+    seqlens = torch.tensor(seq, device=dev, dtype=torch.int32)
+    o = torch.zeros(B, H, D, device=dev)
+    lse = torch.zeros(B, H, device=dev)
+    splits = 4
+    attn_logits = torch.empty(B, H, splits, D + 1, device=dev)
+    scale = D ** -0.5
+    da.decode_attention_fwd(q, k_buf, v_buf, o, lse, req_to_token, seqlens, attn_logits, splits,
+                            scale, page_size=page)
+    refs = []
+    for b in range(B):
+        blocks = req_to_token[b].long()
+        kk = k_buf[blocks].reshape(-1, Hk, D)[:seq[b]].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vvv = v_buf[blocks].reshape(-1, Hk, D)[:seq[b]].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(q[b][:, None], kk, vvv, scale, False)[:, 0])
+    return [close("o", o, torch.stack(refs), atol=3e-3, rtol=3e-3)], [o]  # tf32 dots
+
+
+@case("vllm.triton_prefill_attention", "vllm")
+def _(dev):
+    torch = torch_mod()
+    from vllm.v1.attention.ops import triton_prefill_attention as pa
+    H, Hk, D, lens = 4, 2, 32, [7, 19]
+    T = sum(lens)
+    q, k, v = rnd(T, H, D, dev=dev), rnd(T, Hk, D, dev=dev, seed=2), rnd(T, Hk, D, dev=dev, seed=3)
+    o = torch.zeros_like(q)
+    starts = torch.tensor([0, lens[0]], device=dev, dtype=torch.int32)
+    blens = torch.tensor(lens, device=dev, dtype=torch.int32)
+    pa.context_attention_fwd(q, k, v, o, starts, blens, max(lens), is_causal=True)
+    refs = []
+    for s, n in zip([0, lens[0]], lens):
+        qq = q[s:s + n].transpose(0, 1)
+        kk = k[s:s + n].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = v[s:s + n].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(qq, kk, vv, D ** -0.5, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=3e-3, rtol=3e-3)], [o]  # tf32 dots
+
+
+@case("vllm.triton_unified_attention", "vllm")
+def _(dev):
+    torch = torch_mod()
+    from vllm.v1.attention.ops import triton_unified_attention as ua
+    H, Hk, D, page = 4, 2, 32, 16
+    q_lens, kv_lens = [1, 5], [23, 30]
+    T = sum(q_lens)
+    nblocks = 8
+    q = rnd(T, H, D, dev=dev, dtype=torch.float16)
+    kc = rnd(nblocks, page, Hk, D, dev=dev, seed=2, dtype=torch.float16)
+    vc = rnd(nblocks, page, Hk, D, dev=dev, seed=3, dtype=torch.float16)
+    o = torch.zeros_like(q)
+    cu = torch.tensor([0, q_lens[0], T], device=dev, dtype=torch.int32)
+    seqused = torch.tensor(kv_lens, device=dev, dtype=torch.int32)
+    bt = torch.tensor([[1, 2, 0, 0], [3, 4, 6, 0]], device=dev, dtype=torch.int32)
+    scale = D ** -0.5
+    ua.unified_attention(q=q, k=kc, v=vc, out=o, cu_seqlens_q=cu, max_seqlen_q=max(q_lens),
+                         seqused_k=seqused, max_seqlen_k=max(kv_lens), softmax_scale=scale,
+                         causal=True, window_size=(-1, -1), block_table=bt, softcap=0,
+                         q_descale=None, k_descale=None, v_descale=None)
+    refs = []
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        s = sum(q_lens[:b])
+        kk = kc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = vc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(q[s:s + ql].transpose(0, 1), kk, vv, scale, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=2e-3, rtol=2e-3)], [o]
+
+
+@case("vllm.triton_unified_attention_3d_decode", "vllm")
+def _(dev):
+    # decode (one query per sequence) with split-K scratch: the 3D kernel and its reduction
+    torch = torch_mod()
+    from vllm.v1.attention.ops import triton_unified_attention as ua
+    H, Hk, D, page, segs = 4, 2, 64, 16, 16
+    kv_lens = [23, 50]
+    T = len(kv_lens)
+    q = rnd(T, H, D, dev=dev, dtype=torch.float16)
+    kc = rnd(8, page, Hk, D, dev=dev, seed=2, dtype=torch.float16)
+    vc = rnd(8, page, Hk, D, dev=dev, seed=3, dtype=torch.float16)
+    o = torch.zeros_like(q)
+    cu = torch.arange(T + 1, device=dev, dtype=torch.int32)
+    bt = torch.tensor([[1, 2, 0, 0, 0, 0, 0, 0], [3, 4, 6, 7, 0, 0, 0, 0]], device=dev, dtype=torch.int32)
+    scale = D ** -0.5
+    ua.unified_attention(q=q, k=kc, v=vc, out=o, cu_seqlens_q=cu, max_seqlen_q=1,
+                         seqused_k=torch.tensor(kv_lens, device=dev, dtype=torch.int32),
+                         max_seqlen_k=max(kv_lens), softmax_scale=scale, causal=True,
+                         window_size=(-1, -1), block_table=bt, softcap=0,
+                         q_descale=None, k_descale=None, v_descale=None,
+                         seq_threshold_3D=128, num_par_softmax_segments=segs,
+                         softmax_segm_output=torch.empty(T, H, segs, D, device=dev),
+                         softmax_segm_max=torch.empty(T, H, segs, device=dev),
+                         softmax_segm_expsum=torch.empty(T, H, segs, device=dev))
+    refs = []
+    for b, kl in enumerate(kv_lens):
+        kk = kc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = vc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(q[b:b + 1].transpose(0, 1), kk, vv, scale, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=2e-3, rtol=2e-3)], [o]
+
+
+@case("vllm.triton_scaled_mm", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization.compressed_tensors import triton_scaled_mm as sm
+    M, K, N = 33, 64, 48
+    a = torch.randint(-8, 8, (M, K), generator=torch.Generator().manual_seed(1), dtype=torch.int8).to(dev)
+    b = torch.randint(-8, 8, (K, N), generator=torch.Generator().manual_seed(2), dtype=torch.int8).to(dev)
+    sa = torch.rand(M, 1, generator=torch.Generator().manual_seed(3)).to(dev)
+    sb = torch.rand(N, 1, generator=torch.Generator().manual_seed(4)).to(dev)
+    bias = rnd(N, dev=dev, seed=5)
+    out = sm.triton_scaled_mm(a, b, sa, sb, torch.float32, bias)
+    ref = (a.float() @ b.float()) * sa * sb.T + bias
+    return [close("out", out, ref, atol=1e-3, rtol=1e-4)], [out]
+
+
+@case("vllm.int8_per_token_quant", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization.utils import int8_utils as iu
+    x = rnd(6, 64, dev=dev, scale=3.0)
+    q, s = iu.per_token_quant_int8(x)
+    rs = x.abs().amax(-1, keepdim=True) / 127.0
+    rq = torch.round(x / rs).clamp(-128, 127)
+    # rounding of .5 may differ by one step between implementations
+    return [close("scale", s.reshape(rs.shape), rs, atol=1e-6),
+            close("q", q.float(), rq, atol=1.0, rtol=0)], [q, s]
+
+
+@case("vllm.fp8_per_token_group_quant", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization.utils import fp8_utils as fu
+    x = rnd(4, 256, dev=dev, scale=3.0)
+    q, s = fu.per_token_group_quant_fp8(x, 128)
+    fmax = torch.finfo(torch.float8_e4m3fn).max
+    xs = x.view(4, 2, 128)
+    rs = (xs.abs().amax(-1, keepdim=True).clamp(min=1e-10) / fmax)
+    rq = (xs / rs).clamp(-fmax, fmax).to(torch.float8_e4m3fn).float().view(4, 256)
+    return [close("scale", s.reshape(4, 2), rs.reshape(4, 2), rtol=1e-5),
+            close("q", q.float(), rq, atol=0, rtol=0.07)], [q.float(), s]
+
+
+@case("vllm.awq_dequantize", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization import awq_triton as awq
+    qw, sc, zr, ref = _awq_weights(dev, K=64, N=64, G=32)
+    got = awq.awq_dequantize_triton(qw, sc, zr)
+    return [close("w", got, ref, atol=1e-3, rtol=1e-3)], [got]
+
+
+def _awq_weights(dev, K, N, G):
+    torch = torch_mod()
+    gen = torch.Generator().manual_seed(11)
+    nib = torch.randint(0, 16, (K, N), generator=gen, dtype=torch.int64)
+    znib = torch.randint(0, 16, (K // G, N), generator=gen, dtype=torch.int64)
+    scales = (torch.rand(K // G, N, generator=gen) * 0.1 + 0.01).to(torch.float16)
+    order = [0, 4, 1, 5, 2, 6, 3, 7]  # column j of a group of 8 sits in nibble order[j]
+
+    def pack(v):
+        out = torch.zeros(v.shape[0], v.shape[1] // 8, dtype=torch.int64)
+        for j in range(8):
+            out |= v[:, j::8] << (4 * order[j])
+        return out.to(torch.int32)  # wraps to int32 as the packed format does
+    w = (nib - znib.repeat_interleave(G, 0)).float() * scales.float().repeat_interleave(G, 0)
+    return pack(nib).to(dev), scales.to(dev), pack(znib).to(dev), w.to(torch.float16).to(dev)
+
+
+@case("vllm.awq_gemm", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization import awq_triton as awq
+    qw, sc, zr, w = _awq_weights(dev, K=64, N=64, G=32)
+    x = rnd(5, 64, dev=dev, dtype=torch.float16, scale=0.5)
+    got = awq.awq_gemm_triton(x, qw, sc, zr, split_k_iters=2)
+    ref = x.float() @ w.float()
+    return [close("out", got, ref, atol=3e-2, rtol=3e-2)], [got]
+
+
+@case("vllm.rms_norm_gated", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.mamba.ops.layernorm_gated import rms_norm_gated
+    x, z = rnd(6, 64, dev=dev), rnd(6, 64, dev=dev, seed=2)
+    w = rnd(64, dev=dev, seed=3)
+    got = rms_norm_gated(x, w, None, z=z, eps=1e-6, group_size=32, norm_before_gate=False)
+    g = (x * torch.nn.functional.silu(z)).view(6, 2, 32)
+    ref = (g * torch.rsqrt(g.pow(2).mean(-1, keepdim=True) + 1e-6)).view(6, 64) * w
+    return [close("y", got, ref, atol=1e-5)], [got]
+
+
+@case("vllm.lightning_attention", "vllm")
+def _(dev):
+    torch = torch_mod()
+    lightning_attention = import_project_module("vllm.model_executor.layers.lightning_attn").lightning_attention
+    b, h, n, d, e = 1, 2, 80, 64, 64
+    q, k, v = (rnd(b, h, n, d, dev=dev, seed=s, scale=0.3) for s in (1, 2, 3))
+    ed = torch.tensor([0.05, 0.2], device=dev)
+    out, kv = lightning_attention(q, k, v, ed, block_size=32)
+    t = torch.arange(n, device=dev, dtype=torch.float32)
+    diff = t[:, None] - t[None]
+    decay = torch.exp(-ed.view(h, 1, 1) * diff) * (diff >= 0)
+    ref = ((q @ k.transpose(-1, -2)) * decay) @ v
+    return [close("o", out, ref, atol=2e-3, rtol=2e-3)], [out]
+
+
+@case("vllm.batch_invariant", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.determinism import batch_invariant as bi
+    x = rnd(5, 70, dev=dev, scale=3.0)
+    res, outs = [], []
+    ls = bi.log_softmax(x, -1)
+    res.append(close("log_softmax", ls, torch.log_softmax(x, -1), atol=1e-5))
+    mn = bi.mean_dim(x, 1, keepdim=True)
+    res.append(close("mean_dim", mn, x.mean(1, keepdim=True), atol=1e-5))
+    outs += [ls, mn]
+    if dev == "cuda":
+        a, bm = rnd(40, 64, dev=dev, dtype=torch.bfloat16), rnd(64, 48, dev=dev, dtype=torch.bfloat16, seed=2)
+        mm = bi.matmul_persistent(a, bm)
+        res.append(close("matmul_persistent", mm, a.float() @ bm.float(), atol=5e-2, rtol=2e-2))
+        outs.append(mm)
+    return res, outs
+
+
+@case("vllm.w8a8_block_fp8_matmul", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.model_executor.layers.quantization.utils import fp8_utils as fu
+    M, K, N, blk = 5, 256, 256, 128
+    f8 = torch.float8_e4m3fn
+    A = (rnd(M, K, dev=dev) * 4).to(f8)
+    B = (rnd(N, K, dev=dev, seed=2) * 4).to(f8)
+    As = torch.rand(M, K // blk, generator=torch.Generator().manual_seed(3)).to(dev) + 0.5
+    Bs = torch.rand(N // blk, K // blk, generator=torch.Generator().manual_seed(4)).to(dev) + 0.5
+    out = fu.w8a8_triton_block_scaled_mm(A, B, As, Bs, [blk, blk], output_dtype=torch.float32)
+    a = A.float() * As.repeat_interleave(blk, 1)
+    b = B.float() * Bs.repeat_interleave(blk, 0).repeat_interleave(blk, 1)
+    ref = a @ b.T
+    return [close("out", out, ref, atol=1e-2, rtol=1e-3)], [out]
+
+
+@case("vllm.merge_attn_states", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.attention.ops.triton_merge_attn_states import merge_attn_states
+    T, H, D = 6, 4, 40
+    po, so = rnd(T, H, D, dev=dev), rnd(T, H, D, dev=dev, seed=2)
+    pl, sl = rnd(H, T, dev=dev, seed=3), rnd(H, T, dev=dev, seed=4)
+    pl[1, 2] = float("inf")  # a prefix with nothing to attend to gives lse inf: treated as -inf
+    out, lse = torch.empty_like(po), torch.empty(H, T, device=dev)
+    merge_attn_states(out, po, pl, so, sl, lse)
+    plr = torch.where(torch.isinf(pl), torch.full_like(pl, float("-inf")), pl)
+    m = torch.maximum(plr, sl)
+    wp, ws = torch.exp(plr - m), torch.exp(sl - m)
+    ref = (po * wp.T[..., None] + so * ws.T[..., None]) / (wp + ws).T[..., None]
+    return [close("out", out, ref, atol=1e-5), close("lse", lse, m + torch.log(wp + ws), atol=1e-5)], [out, lse]
+
+
+@case("vllm.topk_topp", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.sample.ops import topk_topp_triton as tt
+    B, V = 4, 300
+    logits = torch.randperm(B * V, generator=torch.Generator().manual_seed(1)).float().view(B, V) / 50.0
+    logits = logits.to(dev)
+    k = torch.tensor([1, 5, 300, 50], device=dev, dtype=torch.int32)
+    p = torch.tensor([1.0, 0.9, 0.5, 0.3], device=dev)
+    got = tt.apply_top_k_top_p_triton(logits.clone(), k, p)
+    ref = logits.clone()
+    for i in range(B):
+        kth = ref[i].topk(int(k[i])).values[-1]
+        ref[i][ref[i] < kth] = float("-inf")
+        probs = torch.softmax(ref[i], -1)
+        sp, idx = probs.sort(descending=True)
+        keep = (sp.cumsum(0) - sp) < p[i]  # the smallest prefix whose mass reaches p
+        drop = idx[~keep]
+        ref[i][drop] = float("-inf")
+    return [close("masked logits", got, ref, atol=0)], [got]
+
+
+@case("vllm.selective_state_update", "vllm")
+def _(dev):
+    torch = torch_mod()
+    selective_state_update = import_project_module(
+        "vllm.model_executor.layers.mamba.ops.mamba_ssm").selective_state_update
+    b, h, d, n = 3, 2, 16, 8
+    state = rnd(b, h, d, n, dev=dev)
+    x, dt, z = rnd(b, h, d, dev=dev, seed=2), rnd(b, h, d, dev=dev, seed=3) * 0.2, rnd(b, h, d, dev=dev, seed=8)
+    A = -torch.rand(h, d, n, generator=torch.Generator().manual_seed(4)).to(dev)
+    Bm, Cm = rnd(b, 1, n, dev=dev, seed=5), rnd(b, 1, n, dev=dev, seed=6)
+    D, dtb = rnd(h, d, dev=dev, seed=7), rnd(h, d, dev=dev, seed=9) * 0.1
+    st = state.clone()
+    out = torch.empty_like(x)
+    selective_state_update(st, x, dt, A, Bm, Cm, D, dtb, z=z, dt_softplus=True, out=out)
+    dts = torch.nn.functional.softplus(dt + dtb)
+    new = state * torch.exp(dts[..., None] * A) + (dts * x)[..., None] * Bm[:, :, None, :]
+    ref = (new * Cm[:, :, None, :]).sum(-1) + D * x
+    ref = ref * torch.nn.functional.silu(z)
+    return [close("out", out, ref, atol=1e-4), close("state", st, new, atol=1e-5)], [out, st]
+
+
+@case("vllm.reshape_and_cache_flash", "vllm")
+def _(dev):
+    torch = torch_mod()
+    _vllm_packages(ARGS.src)
+    from vllm.v1.attention.ops import triton_reshape_and_cache_flash as rc
+    from vllm.v1.attention.ops.triton_reshape_and_cache_flash import triton_reshape_and_cache_flash
+    # its dtype check reads vLLM's config package (transformers): "auto" is not quantized
+    rc.is_quantized_kv_cache = lambda dtype: dtype != "auto"
+    T, H, D, nb, bs = 5, 2, 64, 4, 16
+    key, val = rnd(T, H, D, dev=dev, dtype=torch.float16), rnd(T, H, D, dev=dev, seed=2, dtype=torch.float16)
+    kc = torch.zeros(nb, bs, H, D, device=dev, dtype=torch.float16)
+    vc = torch.zeros_like(kc)
+    slots = torch.tensor([3, 17, 18, 63, -1], device=dev, dtype=torch.int64)  # -1: a padded token
+    one = torch.ones(1, device=dev)
+    saved = torch.cuda.get_device_capability
+    if dev == "cpu":  # the wrapper sizes its launch by torch.cuda's capability: say sm_90
+        torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    try:
+        triton_reshape_and_cache_flash(key, val, kc, vc, slots, "auto", one, one)
+    finally:
+        torch.cuda.get_device_capability = saved
+    rk, rv = torch.zeros_like(kc), torch.zeros_like(vc)
+    for t, sl in enumerate(slots.tolist()):
+        if sl >= 0:
+            rk[sl // bs, sl % bs], rv[sl // bs, sl % bs] = key[t], val[t]
+    return [close("key_cache", kc, rk, atol=0), close("value_cache", vc, rv, atol=0)], [kc, vc]
+
+
+# bf16 variants: the dtype these projects train and serve in
+
+@case("liger.rms_norm_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    x, w = rnd(4, 1024, dev=dev, dtype=torch.bfloat16), rnd(1024, dev=dev, seed=2, dtype=torch.bfloat16)
+
+    def ref(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
+    return compare_fwd_bwd(lambda x, w: LigerRMSNormFunction.apply(x, w, 1e-6, 0.0, "llama", False),
+                           ref, [x, w], atol=3e-2, rtol=2e-2, names=["X", "W"])
+
+
+@case("liger.cross_entropy_bf16_vocab8k", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+    x = rnd(3, 8192, dev=dev, scale=2.0, dtype=torch.bfloat16)
+    t = torch.tensor([5, 8191, 100], device=dev)
+    return compare_fwd_bwd(lambda x: LigerCrossEntropyFunction.apply(x, t, None)[0],
+                           lambda x: torch.nn.functional.cross_entropy(x.float(), t), [x],
+                           atol=2e-3, rtol=2e-2, names=["input"])
+
+
+@case("liger.fused_linear_cross_entropy_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyFunction
+    h = rnd(8, 64, dev=dev, dtype=torch.bfloat16)
+    w = rnd(256, 64, dev=dev, seed=2, scale=0.2, dtype=torch.bfloat16)
+    t = torch.tensor([1, 5, 255, -100, 0, 42, 7, 8], device=dev)
+    return compare_fwd_bwd(lambda h, w: LigerFusedLinearCrossEntropyFunction.apply(h, w, t)[0],
+                           lambda h, w: torch.nn.functional.cross_entropy((h @ w.T).float(), t),
+                           [h, w], atol=2e-2, rtol=2e-2, names=["input", "weight"])
+
+
+@case("liger.swiglu_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+    a, b = rnd(4, 512, dev=dev, dtype=torch.bfloat16), rnd(4, 512, dev=dev, seed=2, dtype=torch.bfloat16)
+    return compare_fwd_bwd(lambda a, b: LigerSiLUMulFunction.apply(a, b),
+                           lambda a, b: (torch.nn.functional.silu(a.float()) * b.float()).to(a.dtype),
+                           [a, b], atol=2e-2, rtol=2e-2, names=["a", "b"])
+
+
+@case("fla.simple_gla.chunk_varlen_bf16", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.simple_gla import chunk_simple_gla
+    lens = [23, 50]
+    T, H, K, V = sum(lens), 2, 32, 32
+    q, k, v = (rnd(1, T, H, D, dev=dev, seed=s, scale=0.5, dtype=torch.bfloat16)
+               for s, D in ((1, K), (2, K), (3, V)))
+    g = (-torch.rand(1, T, H, generator=torch.Generator().manual_seed(4)) * 0.2).to(dev)
+    cu = torch.tensor([0, lens[0], T], device=dev, dtype=torch.int32)
+    scale = K ** -0.5
+
+    def ref(q, k, v, g):
+        outs = []
+        for s0, n in zip([0, lens[0]], lens):
+            S = torch.zeros(H, K, V, device=q.device)
+            for t in range(s0, s0 + n):
+                S = S * g[0, t, :, None, None].exp() + k[0, t, :, :, None].float() * v[0, t, :, None, :].float()
+                outs.append((q[0, t, :, :, None].float() * S).sum(-2) * scale)
+        return torch.stack(outs, 0)[None]
+
+    def mine(q, k, v, g):
+        return chunk_simple_gla(q, k, v, g, scale=scale, cu_seqlens=cu)[0].float()
+    return compare_fwd_bwd(mine, ref, [q, k, v, g], atol=3e-2, rtol=3e-2, names=["q", "k", "v", "g"])
+
+
+# Production-sized tiles (few rows, full hidden/vocab/head sizes): the block sizes, warps and
+# dot shapes these projects launch with, for the compile sweep above all.
+
+@case("big.liger.rms_norm_h8192_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    x, w = rnd(2, 8192, dev=dev, dtype=torch.bfloat16), rnd(8192, dev=dev, seed=2, dtype=torch.bfloat16)
+
+    def ref(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
+    return compare_fwd_bwd(lambda x, w: LigerRMSNormFunction.apply(x, w, 1e-6, 0.0, "llama", False),
+                           ref, [x, w], atol=6e-2, rtol=2e-2, names=["X", "W"])
+
+
+@case("big.liger.cross_entropy_vocab128k_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+    x = rnd(2, 131072, dev=dev, scale=2.0, dtype=torch.bfloat16)
+    t = torch.tensor([5, 131071], device=dev)
+    return compare_fwd_bwd(lambda x: LigerCrossEntropyFunction.apply(x, t, None)[0],
+                           lambda x: torch.nn.functional.cross_entropy(x.float(), t), [x],
+                           atol=2e-3, rtol=2e-2, names=["input"])
+
+
+@case("big.liger.layer_norm_h4096_bf16", "liger")
+def _(dev):
+    torch = torch_mod()
+    from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+    x = rnd(2, 4096, dev=dev, dtype=torch.bfloat16)
+    w, b = rnd(4096, dev=dev, seed=2, dtype=torch.bfloat16), rnd(4096, dev=dev, seed=3, dtype=torch.bfloat16)
+    return compare_fwd_bwd(lambda x, w, b: LigerLayerNormFunction.apply(x, w, b, 1e-5),
+                           lambda x, w, b: torch.nn.functional.layer_norm(x.float(), (4096,), w.float(), b.float(), 1e-5),
+                           [x, w, b], atol=6e-2, rtol=3e-2, names=["X", "W", "B"])
+
+
+@case("big.vllm.fused_moe_bf16_default_tiles", "vllm")
+def _(dev):
+    torch = torch_mod()
+    os.environ["REALK_MOE_TD"] = "0"
+    _fused_moe(dev, td=False)  # imports and stubs
+    from vllm.model_executor.layers.fused_moe import fused_moe as fm
+    M, K, N, E, topk, BM = 3, 256, 256, 2, 1, 64
+    A = rnd(M, K, dev=dev, dtype=torch.bfloat16, scale=0.5)
+    W = rnd(E, N, K, dev=dev, dtype=torch.bfloat16, seed=2, scale=0.1)
+    ids = torch.tensor([[0], [1], [0]], device=dev, dtype=torch.int32)
+    sorted_ids = torch.tensor([0, 2] + [3] * (BM - 2) + [1] + [3] * (BM - 1), device=dev, dtype=torch.int32)
+    expert_ids = torch.tensor([0, 1], device=dev, dtype=torch.int32)
+    ntp = torch.tensor([2 * BM], device=dev, dtype=torch.int32)
+    C = torch.zeros(M, topk, N, device=dev, dtype=torch.bfloat16)
+    config = {"BLOCK_SIZE_M": BM, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+              "num_warps": 4, "num_stages": 3}
+    fm.invoke_fused_moe_triton_kernel(A, W, C, None, None, None, sorted_ids, expert_ids, ntp,
+                                      False, topk, config, compute_type=tl_dtype("bfloat16"),
+                                      use_fp8_w8a8=False, use_int8_w8a8=False,
+                                      use_int8_w8a16=False, use_int4_w4a16=False,
+                                      per_channel_quant=False, block_shape=None)
+    ref = torch.einsum("mk,mnk->mn", A.float(), W[ids[:, 0].long()].float())[:, None]
+    return [close("C", C, ref, atol=3e-2, rtol=3e-2)], [C]
+
+
+@case("big.vllm.unified_attention_d128_bf16", "vllm")
+def _(dev):
+    torch = torch_mod()
+    from vllm.v1.attention.ops import triton_unified_attention as ua
+    H, Hk, D, page = 8, 2, 128, 16
+    q_lens, kv_lens = [1, 17], [40, 33]
+    T = sum(q_lens)
+    q = rnd(T, H, D, dev=dev, dtype=torch.bfloat16)
+    kc = rnd(6, page, Hk, D, dev=dev, seed=2, dtype=torch.bfloat16)
+    vc = rnd(6, page, Hk, D, dev=dev, seed=3, dtype=torch.bfloat16)
+    o = torch.zeros_like(q)
+    cu = torch.tensor([0, q_lens[0], T], device=dev, dtype=torch.int32)
+    # vLLM's block tables are as wide as the longest sequence the model allows; the kernel
+    # reads a whole tile's entries unmasked, past the blocks a short sequence uses
+    bt = torch.tensor([[1, 2, 0] + [0] * 13, [3, 4, 5] + [0] * 13], device=dev, dtype=torch.int32)
+    scale = D ** -0.5
+    ua.unified_attention(q=q, k=kc, v=vc, out=o, cu_seqlens_q=cu, max_seqlen_q=max(q_lens),
+                         seqused_k=torch.tensor(kv_lens, device=dev, dtype=torch.int32),
+                         max_seqlen_k=max(kv_lens), softmax_scale=scale, causal=True,
+                         window_size=(-1, -1), block_table=bt, softcap=0,
+                         q_descale=None, k_descale=None, v_descale=None)
+    refs = []
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        s0 = sum(q_lens[:b])
+        kk = kc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = vc[bt[b].long()].reshape(-1, Hk, D)[:kl].transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(q[s0:s0 + ql].transpose(0, 1), kk, vv, scale, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=2e-2, rtol=2e-2)], [o]
+
+
+@case("big.fla.gla.chunk_k128_bf16", "fla")
+def _(dev):
+    torch = torch_mod()
+    from fla.ops.gla import chunk_gla
+    B, T, H, K, V = 1, 70, 1, 128, 128
+    q, k, v = (rnd(B, T, H, D, dev=dev, seed=s, scale=0.3, dtype=torch.bfloat16)
+               for s, D in ((1, K), (2, K), (3, V)))
+    g = torch.nn.functional.logsigmoid(rnd(B, T, H, K, dev=dev, seed=5)) * 0.1
+    scale = K ** -0.5
+
+    def ref(q, k, v, g):
+        S = torch.zeros(B, H, K, V, device=q.device)
+        outs = []
+        for t in range(T):
+            S = S * g[:, t, :, :, None].exp() + k[:, t, :, :, None].float() * v[:, t, :, None, :].float()
+            outs.append((q[:, t, :, :, None].float() * S).sum(-2) * scale)
+        return torch.stack(outs, 1)
+    return compare_fwd_bwd(lambda q, k, v, g: chunk_gla(q, k, v, g, scale=scale)[0].float(), ref,
+                           [q, k, v, g], atol=5e-2, rtol=5e-2, names=["q", "k", "v", "g"])
+
+
+# ------------------------------------------------------------------------------------ runner
+
+def run_case(name, fn, dev):
+    t0 = time.time()
+    try:
+        comps, outs = fn(dev)
+        ok = all(c[1] for c in comps)
+        return {"case": name, "status": "ok" if ok else "wrong", "compare": comps,
+                "seconds": round(time.time() - t0, 2)}, outs
+    except Skip as e:
+        return {"case": name, "status": "skip", "reason": str(e)}, None
+    except BaseException as e:  # noqa: BLE001 - every failure is a result
+        tb = traceback.format_exc()
+        return {"case": name, "status": "error", "reason": f"{type(e).__name__}: "
+                f"{str(e).strip().splitlines()[0][:400] if str(e).strip() else ''}",
+                "traceback": tb[-3000:], "seconds": round(time.time() - t0, 2)}, None
+
+
+def _locate(kernel):
+    """(module, attribute) of the @jit function whose C++ kernel is `kernel`, looked up in the
+    fetched projects' modules (autotune/heuristics wrappers unwrapped), or (None, None)."""
+    src = str(pathlib.Path(ARGS.src).resolve())
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None) or ""
+        if not f.startswith(src):
+            continue
+        for attr, value in list(vars(mod).items()):
+            seen = 0
+            while value is not None and seen < 8:
+                if getattr(value, "_kernel", None) is kernel:
+                    return mod.__name__, attr
+                value = getattr(value, "fn", None)
+                seen += 1
+    return None, None
+
+
+def _keep_ptx(handle, rec, case_name, ptx_path):
+    import shutil
+    os.makedirs(ARGS.keep_ptx, exist_ok=True)
+    index_path = os.path.join(ARGS.keep_ptx, "index.json")
+    index = json.load(open(index_path)) if os.path.exists(index_path) else []
+    module, attr = _locate(handle._kernel)
+    name = f"{len(index):04d}_{handle.name}_{rec['arch']}.ptx"
+    shutil.copy(ptx_path, os.path.join(ARGS.keep_ptx, name))
+    index.append({"case": case_name, "kernel": handle.name, "module": module, "attr": attr,
+                  "signature": handle.signature, "arch": rec["arch"], "ptx": name,
+                  "options": {k: v for k, v in handle._options.items()
+                              if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}})
+    with open(index_path, "w") as f:
+        json.dump(index, f, indent=1)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--src", default=str(ROOT / "build-gpu" / "realk" / "src"))
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--impl", default="tritium", choices=["tritium", "triton"])
+    ap.add_argument("-k", action="append", default=[], help="run cases whose name has this")
+    ap.add_argument("--gpu-compile", default=None, metavar="ARCHS")
+    ap.add_argument("--gpu-compile-timeout", type=float, default=180.0)
+    ap.add_argument("--gpu-compile-mem", type=float, default=6.0)
+    ap.add_argument("--keep-ptx", default=None, metavar="DIR",
+                    help="(with --gpu-compile) keep each PTX and an index.json for static_compare.py")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--save", default=None)
+    ap.add_argument("--compare", default=None)
+    ap.add_argument("-v", action="store_true", help="print tracebacks")
+    ARGS = ap.parse_args()
+    src = pathlib.Path(ARGS.src)
+    if not (src / "liger_kernel").is_dir() and not (src / "vllm").is_dir():
+        print(f"SKIPPED: the fetched projects are not in {src} (see tests/realk/RESULTS.md)")
+        return 0
+    if ARGS.device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            print("SKIPPED: --device cuda and torch sees no GPU")
+            return 0
+    _prepare(src, ARGS.device, ARGS.impl)
+    sys.path.insert(0, str(ROOT / "tests" / "triton_suite"))
+    if ARGS.gpu_compile:
+        import gpu_compile
+        gpu_compile.install()
+    results = []
+    for name, project, fn in CASES:
+        if ARGS.k and not any(k in name for k in ARGS.k):
+            continue
+        if not (src / {"liger": "liger_kernel"}.get(project, project)).exists():
+            results.append({"case": name, "status": "skip", "reason": "project not fetched"})
+            continue
+        rec, outs = run_case(name, fn, ARGS.device)
+        if ARGS.save and outs is not None:
+            import torch
+            os.makedirs(ARGS.save, exist_ok=True)
+            torch.save([o.detach().cpu() for o in outs if o is not None], os.path.join(ARGS.save, name + ".pt"))
+        if ARGS.compare and outs is not None:
+            import torch
+            p = os.path.join(ARGS.compare, name + ".pt")
+            if os.path.exists(p):
+                other = torch.load(p)
+                rec["vs_saved"] = [close(f"saved{i}", a, b, atol=1e-3, rtol=1e-3)
+                                   for i, (a, b) in enumerate(zip([o for o in outs if o is not None], other))]
+        if ARGS.gpu_compile:
+            import gpu_compile
+            import tempfile
+            handles = gpu_compile.take_pending()
+            seen, comp = set(), []
+            with tempfile.TemporaryDirectory(prefix="realk-") as wd:
+                for h in handles:
+                    key = (h.name, h.signature, tuple(sorted(h._options.items())))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    for arch in ARGS.gpu_compile.split(","):
+                        r = gpu_compile.compile_one(h, arch, ARGS.gpu_compile_timeout,
+                                                    int(ARGS.gpu_compile_mem * 1024), wd)
+                        r.update(kernel=h.name, signature=h.signature,
+                                 num_warps=h._options.get("num_warps"),
+                                 num_stages=h._options.get("num_stages"))
+                        if ARGS.keep_ptx and r["status"] == "ok":
+                            _keep_ptx(h, r, name, os.path.join(wd, "k.ptx"))
+                        comp.append(r)
+            rec["compile"] = comp
+        results.append(rec)
+        line = f"{name:42s} {rec['status']:6s}"
+        if rec["status"] == "ok" or rec["status"] == "wrong":
+            line += " " + ", ".join(f"{c[0]}{'' if c[1] else ' BAD'} {c[2]:.1e}" for c in rec["compare"])
+        elif "reason" in rec:
+            line += " " + rec["reason"]
+        if "compile" in rec:
+            bad = [c for c in rec["compile"] if c["status"] != "ok"]
+            line += f"\n    compile: {len(rec['compile']) - len(bad)}/{len(rec['compile'])} ok"
+            for c in bad:
+                line += f"\n    {c['arch']} {c['kernel']} [{c['signature'][:80]}]: {c['status']}: {c.get('reason', '')}"
+        if "vs_saved" in rec:
+            line += "\n    vs saved: " + ", ".join(f"{c[0]}{'' if c[1] else ' BAD'} {c[2]:.1e}" for c in rec["vs_saved"])
+        print(line, flush=True)
+        if ARGS.v and rec["status"] == "error":
+            print(rec["traceback"])
+    counts = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    ncomp = sum(len(r.get("compile", [])) for r in results)
+    nok = sum(1 for r in results for c in r.get("compile", []) if c["status"] == "ok")
+    print("cases: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) +
+          (f"; compiles: {nok}/{ncomp} ok" if ARGS.gpu_compile else ""))
+    if ARGS.json:
+        with open(ARGS.json, "w") as f:
+            json.dump(results, f, indent=1, default=str)
+    return 0
+
+
+ARGS = None
+
+if __name__ == "__main__":
+    sys.exit(main())
