@@ -52,8 +52,6 @@ TRITON_MODULES = {
     "triton.compiler": "tritium.compiler",
     "triton.compiler.compiler": "tritium.compiled",
     "triton.compiler.errors": "tritium.errors",
-    "triton.backends": "tritium.compiled",
-    "triton.backends.compiler": "tritium.compiled",
     "triton.errors": "tritium.errors",
     "triton.testing": "tritium.testing",
     "triton.knobs": "tritium.knobs",
