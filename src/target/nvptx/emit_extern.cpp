@@ -59,19 +59,7 @@ Emitter::ElementFn Emitter::extern_fn(const ir::Op& op) {
     // block, or the first output removed as unused) an output makes its own.
     std::string text = op.str_attr("asm") + '\0' + constraints + '\0' + op.str_attr("result_types");
     return [this, code, output, text](const std::vector<llvm::Value*>& a) {
-      auto key = std::make_pair(text, a);
-      llvm::Value* call = nullptr;
-      if (output != 0) {
-        auto it = asm_calls_.find(key);
-        if (it != asm_calls_.end() && llvm::cast<llvm::Instruction>(it->second)->getParent() == b_.GetInsertBlock()) {
-          call = it->second;
-        }
-      }
-      if (call == nullptr) {
-        call = b_.CreateCall(code, a);
-        if (output == 0) asm_calls_[key] = call;
-      }
-      return b_.CreateExtractValue(call, {output});
+      return b_.CreateExtractValue(asm_call(text, code, a, output), {output});
     };
   }
   const ir::ExternMath* fn = ir::find_extern_math(name);
@@ -173,18 +161,7 @@ void Emitter::emit_packed_asm(const ir::Op& op) {
     }
     // Several outputs are one op each: the first output's op makes the call, the others read
     // its results (as extern_fn does for pack = 1).
-    llvm::Value* call = nullptr;
-    auto key = std::make_pair(key_text, args);
-    if (output != 0) {
-      auto it = asm_calls_.find(key);
-      if (it != asm_calls_.end() && llvm::cast<llvm::Instruction>(it->second)->getParent() == b_.GetInsertBlock()) {
-        call = it->second;
-      }
-    }
-    if (call == nullptr) {
-      call = b_.CreateCall(code, args);
-      if (output == 0) asm_calls_[key] = call;
-    }
+    llvm::Value* call = asm_call(key_text, code, args, output);
     for (int k = 0; k < pack; k += out_per) {
       const int index = first_return[output] + k / out_per;
       llvm::Value* reg = returned.size() == 1 ? call : b_.CreateExtractValue(call, {static_cast<unsigned>(index)});
@@ -201,6 +178,21 @@ void Emitter::emit_packed_asm(const ir::Op& op) {
   if (fragment != nullptr) return set_fragment(op.result(), std::move(out));
   out.uniform = fragment == nullptr && uniform && type->is_block();  // as map_elements: once for uniform inputs
   set(op.result(), std::move(out));
+}
+
+llvm::Value* Emitter::asm_call(const std::string& key_text, llvm::InlineAsm* code, const std::vector<llvm::Value*>& args,
+                               int output) {
+  // Output 0's op makes the call; a later output's op in the same block reads that call.
+  auto key = std::make_pair(key_text, args);
+  if (output != 0) {
+    auto it = asm_calls_.find(key);
+    if (it != asm_calls_.end() && llvm::cast<llvm::Instruction>(it->second)->getParent() == b_.GetInsertBlock()) {
+      return it->second;
+    }
+  }
+  llvm::Value* call = b_.CreateCall(code, args);
+  if (output == 0) asm_calls_[key] = call;
+  return call;
 }
 
 llvm::Value* Emitter::libdevice_call(const char* symbol, llvm::Value* a) {

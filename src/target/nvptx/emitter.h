@@ -465,6 +465,10 @@ class Emitter {
   // of arguments, made by a call's first output: its other outputs take their fields of
   // that call instead of running the asm again (emit_extern.cpp).
   std::map<std::pair<std::string, std::vector<llvm::Value*>>, llvm::Value*> asm_calls_;
+  // The call of an inline asm with several outputs, made once (asm_calls_): `output` 0 makes
+  // it, a later output in the same block reuses it (emit_extern.cpp).
+  llvm::Value* asm_call(const std::string& key_text, llvm::InlineAsm* code, const std::vector<llvm::Value*>& args,
+                        int output);
 };
 
 }  // namespace tritium::nvptx
