@@ -117,6 +117,31 @@ def a_m_major(a_ptr, b_ptr, c_ptr, M, K, BM: tl.constexpr, BN: tl.constexpr, BK:
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 
 @triton.jit
+def wrapped_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+                 BK: tl.constexpr):
+    # The tutorial's grouped order and `% M` / `% N` rows and columns: version_on_signs gives
+    # the loop a copy that copies A only (B's columns may wrap) and stages B itself.
+    pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (8 * num_pid_n)
+    group_size_m = min(tl.cdiv(M, BM) - group_id * 8, 8)
+    pid_m = group_id * 8 + ((pid % (8 * num_pid_n)) % group_size_m)
+    pid_n = (pid % (8 * num_pid_n)) // group_size_m
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc)
+
+@triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
     a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
@@ -549,6 +574,28 @@ TEST_CASE("nvptx: tl.range(num_stages=1) keeps its loop's loads as written", "[n
   options.sm = 80;  // mma.sync: num_stages - 1 iterations ahead
   CHECK(count(ptx(1), "cp.async") == 0);
   CHECK(count(ptx(3), "cp.async.commit_group") == 6);  // two iterations ahead: 2 x 2 before the loop
+}
+
+TEST_CASE("nvptx: a loop's round trips start after the live stage buffers, not every loop's", "[nvptx][dot]") {
+  // tf32 at 128 x 128 x 64, 8 warps, 3 stages: the hot loop's stage buffers are 3 x 64 KiB;
+  // the cold copy (version_on_signs) copies A only and stages B itself each iteration. Its
+  // staging used to start after the hot loop's 192 KiB (256 KiB in all: more than the H200's
+  // 227 KiB, a launch error); it now starts after the cold loop's own 96 KiB.
+  nvptx::TargetOptions options;
+  options.num_warps = 8;
+  options.num_stages = 3;
+  options.sm = 90;
+  std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=128, BN=128, BK=64";
+  nvptx::CompiledPtx c = nvptx::compile_to_ptx(*lower_dot("wrapped_rows", sig), options);
+  CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32") > 0);
+  CHECK(c.shared_bytes <= 3 * 65536);
+  CHECK(c.shared_bytes > 2 * 65536);
+  CHECK(testing::ptxas_errors(c) == "");
+  // 64 x 128 x 64 at 4 warps, 4 stages: 4 x 48 KiB.
+  options.num_warps = 4;
+  options.num_stages = 4;
+  sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=128, BK=64";
+  CHECK(nvptx::compile_to_ptx(*lower_dot("wrapped_rows", sig), options).shared_bytes <= 4 * 49152);
 }
 
 TEST_CASE("shared tiles: tf32 fragments read down the rows hit 32 distinct banks", "[nvptx][dot]") {

@@ -84,6 +84,11 @@ struct AsyncOperand {
   // (zero fill). All copied operands of a loop are TMA copies, or none.
   int tma_map = -1;      // which of AsyncPlan::tma_params holds its CUtensorMap
   int64_t barriers = 0;  // bytes into shared memory: one 8-byte mbarrier per stage buffer
+
+  // The first byte after its stage buffers (and their mbarriers).
+  int64_t end() const {
+    return tma_map >= 0 ? barriers + 8 * static_cast<int64_t>(offset.size()) : offset.back() + tile.bytes();
+  }
 };
 
 // A wgmma A operand defined outside the loop that reads it (Q in attention): written into

@@ -32,7 +32,10 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   int stage = async_.stage.at(op.result());
   if (stage >= 0) {
-    if (stage == 0) ++live_copies_;  // until the loop's exit drains them (emit_for)
+    if (stage == 0) {  // live until the loop's exit drains them (emit_for)
+      ++live_copies_;
+      live_buffer_ends_[&operand] = operand.end();
+    }
     llvm::Value* handle = i32(operand.offset[stage]);
     if (operand.tma_map >= 0) {
       if (stage == 0) init_tma_barriers(operand);

@@ -121,7 +121,10 @@ void Emitter::emit_for(const ir::Op& op) {
   // last loop that reads them.
   const std::vector<const HoistedOperand*> hoisted = async_.hoisted_before(op);
   if (!hoisted.empty()) sync_if_dirty();
-  for (const HoistedOperand* h : hoisted) stage_hoisted(*h);
+  for (const HoistedOperand* h : hoisted) {
+    stage_hoisted(*h);
+    live_buffer_ends_[h] = h->offset + h->tile.bytes();
+  }
   // Written through the generic proxy, read by wgmma (async proxy): the dots of a loop whose
   // operands are TMA copies fence nothing themselves.
   if (!hoisted.empty() && sm_ >= 90) ptx_effect("fence.proxy.async.shared::cta;", "", {});
@@ -233,13 +236,16 @@ void Emitter::emit_for(const ir::Op& op) {
     auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
     const bool here = it != async_.carried.end() && it->second->carried == it->first;
     copied += here ? 1 : 0;
+    if (here) live_buffer_ends_.erase(it->second);
     cp_async += here && it->second->tma_map < 0 ? 1 : 0;  // TMA copies: only those of iterations that ran
   }
   if (cp_async > 0) ptx_effect("cp.async.wait_group 0;", "", {});
   // A hoisted buffer that a later loop still reads stays; the bytes of the stage buffers
   // are reused by what follows (round trips, the next loop's copies) once every thread is
   // done with them.
-  const int released_hoisted = static_cast<int>(async_.hoisted_released_at(op).size());
+  const std::vector<const HoistedOperand*> released_buffers = async_.hoisted_released_at(op);
+  for (const HoistedOperand* h : released_buffers) live_buffer_ends_.erase(h);
+  const int released_hoisted = static_cast<int>(released_buffers.size());
   const int released = copied + released_hoisted;
   live_copies_ -= released;
   live_hoisted_ -= released_hoisted;

@@ -345,7 +345,7 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
 void Emitter::stage_hoisted(const HoistedOperand& h) {
   // Its buffer lies among the stage buffers, at an offset from the start of shared memory;
   // stage_operand's offsets count from where round trips start now.
-  const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  const int64_t start = round_trip_start();
   ScalarKind k = h.value->type()->element()->scalar_kind();
   // wgmma's inputs: f16 and bf16 as they are, fp8 widened exactly to f16 (as stage_dot_operands).
   llvm::Type* stored = ir::is_fp8(k) ? b_.getHalfTy() : stored_type(scalar_type(k));

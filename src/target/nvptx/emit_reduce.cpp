@@ -222,7 +222,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
     // whole group when one load of at most 16 bytes holds it, else 8 bytes of it and the
     // lanes exchange the rest by shuffles: fewer values live at once (more warps would
     // mean more registers, where ptxas moves the next global loads up into the shuffles).
-    const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+    const int64_t start = round_trip_start();
     std::vector<bool> vectorized(n);
     int64_t per_lane = group;  // partials each thread reads
     {
@@ -608,7 +608,7 @@ void Emitter::emit_scan(const ir::Op& op) {
                                    : b_.CreateICmpNE(position, b_.getInt32(0));
       std::vector<std::vector<llvm::Value*>> group_total(regs);
       const int count = static_cast<int>(reps.size());
-      const int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+      const int64_t start = round_trip_start();
       for (int first = 0; first < count; first += chunk) {
         int last = std::min(count, first + chunk);
         int64_t slots = int64_t{last - first} * threads;

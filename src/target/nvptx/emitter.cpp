@@ -322,11 +322,20 @@ llvm::GlobalVariable* Emitter::shared_base() {
   return shared_;
 }
 
+int64_t Emitter::round_trip_start() const {
+  int64_t end = 0;
+  for (const auto& [buffer, last] : live_buffer_ends_) end = std::max(end, last);
+  if (end == 0) return 0;
+  // Swizzled tiles start on kSwizzleAlign boundaries; the plan's total is aligned for them.
+  const int64_t aligned = (end + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign;
+  return std::min(aligned, async_.reserved_bytes);
+}
+
 llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
   int64_t bytes = elements * static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
   // Round trips start after the stage buffers of asynchronous copies while some are live
   // (emit_async.cpp), else at the start.
-  int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  int64_t start = round_trip_start();
   shared_bytes_ = std::max(shared_bytes_, start + bytes);
   llvm::Value* base = shared_base();
   if (start > 0) base = b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt32(static_cast<uint32_t>(start)));
@@ -335,7 +344,7 @@ llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64
 
 llvm::Value* Emitter::shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements) {
   llvm::Value* base = shared_element(b_.getInt8Ty(), b_.getInt32(static_cast<uint32_t>(byte_offset)), 0);
-  int64_t start = live_copies_ > 0 ? async_.reserved_bytes : 0;
+  int64_t start = round_trip_start();
   shared_bytes_ = std::max(shared_bytes_, start + byte_offset + elements * type_bytes(type));
   return b_.CreateGEP(type, base, index);
 }

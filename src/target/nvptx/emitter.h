@@ -95,6 +95,10 @@ class Emitter {
   llvm::Value* int_const(llvm::Type* type, int64_t v) const;
 
   llvm::GlobalVariable* shared_base();  // the dynamic shared memory array, made on first use
+  // Where round trips start: after the live stage and hoisted buffers (emit_async.cpp; a
+  // loop's exit frees its own), else at 0 — not after every loop's buffers, whose bytes a
+  // loop with fewer copied operands (a versioned cold copy) leaves to its dots' staging.
+  int64_t round_trip_start() const;
   llvm::Value* shared_element(llvm::Type* type, llvm::Value* index, int64_t elements);
   // The same, in a scratch area that starts `byte_offset` bytes into shared memory.
   llvm::Value* shared_element_at(int64_t byte_offset, llvm::Type* type, llvm::Value* index, int64_t elements);
@@ -457,6 +461,9 @@ class Emitter {
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
+  // The end of each live stage or hoisted buffer, by its plan entry (AsyncOperand,
+  // HoistedOperand): round trips start after the last of them (round_trip_start).
+  std::unordered_map<const void*, int64_t> live_buffer_ends_;
   // cp.async groups committed so far in the innermost loop body on every path (a branch's
   // own are forgotten after it): a dot's wait leaves them in flight too (emit_dot.cpp).
   int body_commits_ = 0;
