@@ -9,8 +9,8 @@
 # they come from). OUTDIR (default $OUT/realk, else /tmp/realk-gpu): triton.txt, tritium.txt,
 # their .json, and each case's outputs. tritium must be importable, else it is built and
 # installed from build-gpu/dist (as run_triton_suite.py --install does). On the device machine, carry
-# build-gpu/realk (sources and deps/: the wheels the image lacks, pydantic and pyzmq, which
-# vLLM's fused_moe and fp8 modules import) and build-gpu/dist.
+# build-gpu/realk/src.tar.xz (below), build-gpu/realk/deps (the wheels the image lacks, pydantic
+# and pyzmq, which vLLM's fused_moe and fp8 modules import) and build-gpu/dist.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC="${1:-build-gpu/realk/src}"
@@ -18,6 +18,12 @@ DEST="${2:-${OUT:+$OUT/realk}}"
 DEST="${DEST:-/tmp/realk-gpu}"
 PY="${PYTHON:-python3}"
 
+# The sources travel to the device machine packed (69 MB unpacked, over the 64 MiB a command
+# may carry with build-gpu/dist): `tar -cJf build-gpu/realk/src.tar.xz -C build-gpu/realk src`
+# here, carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps; unpacked there on first use.
+if [ ! -d "$SRC" ] && [ -f build-gpu/realk/src.tar.xz ] && [ "$SRC" = build-gpu/realk/src ]; then
+  tar -xJf build-gpu/realk/src.tar.xz -C build-gpu/realk
+fi
 if [ ! -d "$SRC/liger_kernel" ] && [ ! -d "$SRC/vllm" ] && [ ! -d "$SRC/fla" ]; then
   echo "SKIPPED: no fetched projects in $SRC (see tests/realk/RESULTS.md)"
   exit 0
