@@ -215,6 +215,16 @@ def masked_where(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def volatile_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, volatile=True))
+
+@triton.jit
+def carried_bytes(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # An int8 block loaded one iteration ahead: the loop carries it.
+    offs = tl.arange(0, BLOCK)
+    held = tl.load(x_ptr + offs)
+    for i in range(n):
+        ahead = tl.load(x_ptr + (i + 1) * BLOCK + offs)
+        tl.store(y_ptr + i * BLOCK + offs, held)
+        held = ahead
 )PY";
 
 // Lowers `kernel` of kKernels for `signature` and runs the pass pipeline.
@@ -839,4 +849,16 @@ TEST_CASE("nvptx: a load whose mask folds to false at emission reads 0", "[nvptx
     REQUIRE(has(c.ptx, "st.global"));
     REQUIRE_PTXAS_ACCEPTS(c);
   }
+}
+
+TEST_CASE("nvptx: a loop carries 8-bit blocks four bytes to a 32-bit register", "[nvptx]") {
+  // 4096 int8 at 4 warps: 32 bytes a thread, carried as 8 words (as loaded and stored), not
+  // as 32 bytes each in a 16-bit register of its own (48 registers instead of 32 then).
+  TargetOptions options;
+  options.num_warps = 4;
+  CompiledPtx c = compile("carried_bytes", "*i8:16, *i8:16, i32, BLOCK=4096", options);
+  CHECK(count(c.ptx, ".reg .b16") == 0);
+  CHECK(count(c.ptx, "ld.global.v4.b32") == 4);
+  CHECK(count(c.ptx, "st.global.v4.b32") == 2);
+  REQUIRE_PTXAS_ACCEPTS(c);
 }

@@ -1,7 +1,10 @@
 // Structured control flow to LLVM basic blocks: for, if and while, their carried values
 // as phis (one per register of a block value). Decisions are uniform scalars; one that may
 // diverge (uniformity.h) is made uniform when its regions hold a barrier.
+#include <algorithm>
+
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
 
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -12,20 +15,66 @@ using ir::OpKind;
 
 namespace {
 
-// Phis in the current block for `values` of `types`, one per register.
+// Phis in the current block for carried values, one per register, except that 8-bit
+// registers go four to an i32 phi, packed where they come in and unpacked once after the
+// phis: a byte in a register of its own takes a 16-bit PTX register, so a loop carrying a
+// prefetched 8-bit block (a load's words split into bytes) would hold four times the
+// registers it needs; LLVM folds the packing of bytes just split from a word back into it.
 struct PhiSet {
   std::vector<std::vector<llvm::PHINode*>> phis;
+  std::vector<bool> packed;
+  std::vector<Regs> unpacked;
 
-  void add_incoming(const std::vector<Regs>& values, llvm::BasicBlock* from) {
+  static bool packs(const Regs& values) {
+    if (values.values.empty() || values.values.size() % 4 != 0) return false;
+    return std::all_of(values.values.begin(), values.values.end(), [](llvm::Value* v) { return v->getType()->isIntegerTy(8); });
+  }
+  // The phis for `init`'s registers at `b`'s insertion point (the loop's first block), then
+  // the unpacking after all of them.
+  void create(llvm::IRBuilder<>& b, const std::vector<Regs>& init) {
+    for (const Regs& values : init) {
+      packed.push_back(packs(values));
+      phis.emplace_back();
+      if (packed.back()) {
+        for (size_t r = 0; r < values.values.size(); r += 4) phis.back().push_back(b.CreatePHI(b.getInt32Ty(), 2));
+      } else {
+        for (llvm::Value* v : values.values) phis.back().push_back(b.CreatePHI(v->getType(), 2));
+      }
+    }
+    auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 4);
     for (size_t i = 0; i < phis.size(); ++i) {
-      for (size_t r = 0; r < phis[i].size(); ++r) phis[i][r]->addIncoming(values[i].at(static_cast<int>(r)), from);
+      Regs out;
+      for (llvm::PHINode* phi : phis[i]) {
+        if (!packed[i]) {
+          out.values.push_back(phi);
+          continue;
+        }
+        llvm::Value* vector = b.CreateBitCast(phi, bytes);
+        for (int k = 0; k < 4; ++k) out.values.push_back(b.CreateExtractElement(vector, b.getInt32(k)));
+      }
+      unpacked.push_back(std::move(out));
     }
   }
-  Regs regs(size_t i) const {
-    Regs out;
-    for (llvm::PHINode* phi : phis[i]) out.values.push_back(phi);
-    return out;
+  // `values` as the registers coming from `from` (packed at its end, before its branch).
+  void add_incoming(const std::vector<Regs>& values, llvm::BasicBlock* from) {
+    llvm::IRBuilder<> b(from);
+    if (from->getTerminator() != nullptr) b.SetInsertPoint(from->getTerminator());
+    auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 4);
+    for (size_t i = 0; i < phis.size(); ++i) {
+      for (size_t r = 0; r < phis[i].size(); ++r) {
+        if (!packed[i]) {
+          phis[i][r]->addIncoming(values[i].at(static_cast<int>(r)), from);
+          continue;
+        }
+        llvm::Value* vector = llvm::PoisonValue::get(bytes);
+        for (int k = 0; k < 4; ++k) {
+          vector = b.CreateInsertElement(vector, values[i].at(static_cast<int>(4 * r) + k), b.getInt32(k));
+        }
+        phis[i][r]->addIncoming(b.CreateBitCast(vector, b.getInt32Ty()), from);
+      }
+    }
   }
+  Regs regs(size_t i) const { return unpacked[i]; }
 };
 
 }  // namespace
@@ -158,12 +207,8 @@ void Emitter::emit_for(const ir::Op& op) {
       trips_[&body] = trip;
     }
   }
-  PhiSet carried;
-  for (size_t i = 0; i < init.size(); ++i) {
-    // The type of what the registers hold (a stage buffer's offset for an async operand).
-    carried.phis.emplace_back();
-    for (llvm::Value* v : init[i].values) carried.phis.back().push_back(b_.CreatePHI(v->getType(), 2));
-  }
+  PhiSet carried;  // of the types the registers hold (a stage buffer's offset for an async operand)
+  carried.create(b_, init);
   carried.add_incoming(init, pre);
   // Python's range: while step > 0 ? iv < upper : iv > upper (unsigned ivs count up); a
   // step of 0 runs no iteration rather than hanging the GPU.
@@ -287,11 +332,7 @@ void Emitter::emit_while(const ir::Op& op) {
   b_.CreateBr(before_block);
   b_.SetInsertPoint(before_block);
   PhiSet carried;
-  for (size_t i = 0; i < init.size(); ++i) {
-    llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
-    carried.phis.emplace_back();
-    for (size_t r = 0; r < init[i].values.size(); ++r) carried.phis.back().push_back(b_.CreatePHI(type, 2));
-  }
+  carried.create(b_, init);
   carried.add_incoming(init, pre);
   for (size_t i = 0; i < init.size(); ++i) set(before.arg(static_cast<int>(i)), carried.regs(i));
   const int commits = body_commits_;  // its copy groups may be committed any number of times
