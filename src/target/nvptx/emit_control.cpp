@@ -17,40 +17,47 @@ namespace {
 
 // Phis in the current block for carried values, one per register, except that 8-bit
 // registers go four to an i32 phi, packed where they come in and unpacked once after the
-// phis: a byte in a register of its own takes a 16-bit PTX register, so a loop carrying a
-// prefetched 8-bit block (a load's words split into bytes) would hold four times the
-// registers it needs; LLVM folds the packing of bytes just split from a word back into it.
+// phis: each would otherwise take a 16-bit PTX register of its own, so a loop carrying a
+// prefetched block (a load's words split into bytes) would hold four times the registers
+// it needs; LLVM folds the packing of bytes just split from a word back into it.
 struct PhiSet {
   std::vector<std::vector<llvm::PHINode*>> phis;
-  std::vector<bool> packed;
+  std::vector<llvm::FixedVectorType*> packed;  // a word's elements as a vector, or null
   std::vector<Regs> unpacked;
 
-  static bool packs(const Regs& values) {
-    if (values.values.empty() || values.values.size() % 4 != 0) return false;
-    return std::all_of(values.values.begin(), values.values.end(), [](llvm::Value* v) { return v->getType()->isIntegerTy(8); });
+  static llvm::FixedVectorType* word_of(const Regs& values) {
+    if (values.values.empty()) return nullptr;
+    llvm::Type* type = values.values[0]->getType();
+    const unsigned bits = type->getPrimitiveSizeInBits().getFixedValue();
+    // 16-bit elements are left one to a register: packed in pairs (the same code with
+    // `bits == 16`) the prefetching copy loop's PTX is ideal, but ptxas then issues the next
+    // loads before the stores and needs more registers (4096 fp16 at 4 warps: 45 -> 56).
+    if (bits != 8 || values.values.size() % (32 / bits) != 0) return nullptr;
+    for (llvm::Value* v : values.values) {
+      if (v->getType() != type) return nullptr;
+    }
+    return llvm::FixedVectorType::get(type, 32 / bits);
   }
   // The phis for `init`'s registers at `b`'s insertion point (the loop's first block), then
   // the unpacking after all of them.
   void create(llvm::IRBuilder<>& b, const std::vector<Regs>& init) {
     for (const Regs& values : init) {
-      packed.push_back(packs(values));
+      packed.push_back(word_of(values));
       phis.emplace_back();
-      if (packed.back()) {
-        for (size_t r = 0; r < values.values.size(); r += 4) phis.back().push_back(b.CreatePHI(b.getInt32Ty(), 2));
-      } else {
-        for (llvm::Value* v : values.values) phis.back().push_back(b.CreatePHI(v->getType(), 2));
+      const size_t per = packed.back() != nullptr ? packed.back()->getNumElements() : 1;
+      for (size_t r = 0; r < values.values.size(); r += per) {
+        phis.back().push_back(b.CreatePHI(per > 1 ? b.getInt32Ty() : values.values[r]->getType(), 2));
       }
     }
-    auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 4);
     for (size_t i = 0; i < phis.size(); ++i) {
       Regs out;
       for (llvm::PHINode* phi : phis[i]) {
-        if (!packed[i]) {
+        if (packed[i] == nullptr) {
           out.values.push_back(phi);
           continue;
         }
-        llvm::Value* vector = b.CreateBitCast(phi, bytes);
-        for (int k = 0; k < 4; ++k) out.values.push_back(b.CreateExtractElement(vector, b.getInt32(k)));
+        llvm::Value* word = b.CreateBitCast(phi, packed[i]);
+        for (unsigned k = 0; k < packed[i]->getNumElements(); ++k) out.values.push_back(b.CreateExtractElement(word, b.getInt32(k)));
       }
       unpacked.push_back(std::move(out));
     }
@@ -59,18 +66,18 @@ struct PhiSet {
   void add_incoming(const std::vector<Regs>& values, llvm::BasicBlock* from) {
     llvm::IRBuilder<> b(from);
     if (from->getTerminator() != nullptr) b.SetInsertPoint(from->getTerminator());
-    auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 4);
     for (size_t i = 0; i < phis.size(); ++i) {
       for (size_t r = 0; r < phis[i].size(); ++r) {
-        if (!packed[i]) {
+        if (packed[i] == nullptr) {
           phis[i][r]->addIncoming(values[i].at(static_cast<int>(r)), from);
           continue;
         }
-        llvm::Value* vector = llvm::PoisonValue::get(bytes);
-        for (int k = 0; k < 4; ++k) {
-          vector = b.CreateInsertElement(vector, values[i].at(static_cast<int>(4 * r) + k), b.getInt32(k));
+        const int per = static_cast<int>(packed[i]->getNumElements());
+        llvm::Value* word = llvm::PoisonValue::get(packed[i]);
+        for (int k = 0; k < per; ++k) {
+          word = b.CreateInsertElement(word, values[i].at(static_cast<int>(r) * per + k), b.getInt32(k));
         }
-        phis[i][r]->addIncoming(b.CreateBitCast(vector, b.getInt32Ty()), from);
+        phis[i][r]->addIncoming(b.CreateBitCast(word, b.getInt32Ty()), from);
       }
     }
   }
