@@ -214,6 +214,7 @@ nvptx::TargetOptions target_options(const runtime::GpuBuild& build, int sm) {
   options.enable_fp_fusion = cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
+  options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
   return options;
 }
 

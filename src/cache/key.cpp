@@ -188,6 +188,9 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_REDUCE_EXPERIMENT", "",
        "reduction and scan emission variants for one A/B timing (comma-separated names; "
        "nvptx/codegen.h ReduceExperiments)"},
+      {"TRITIUM_INT8_ROWB_WGMMA", "0",
+       "1: int8 dots of pipelined loops with a row-major B on wgmma, B staged from registers "
+       "(default: mma.sync; for timing the two)"},
       {"TRITIUM_F32_DEFAULT", "",
        "the input_precision of tl.dot on fp32 inputs when none is given (tf32, tf32x3, ieee)"},
       {"TRITON_F32_DEFAULT", "", "Triton's name for TRITIUM_F32_DEFAULT (read when that is unset)"},

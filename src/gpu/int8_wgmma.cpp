@@ -29,7 +29,11 @@ void choose(const ir::Region& region, const GpuOptions& options, const analysis:
     for (const auto& inner : op->regions()) choose(*inner, options, facts);
     if (op->kind() != ir::OpKind::Dot || !int8_dot(*op) || op->result()->type()->rank() != 2) continue;
     const bool pipelined = options.num_stages >= 2 && in_loop(*op);
-    if (pipelined && (runs_along(op->operand(0), 0, facts) || runs_along(op->operand(1), 1, facts))) continue;
+    if (pipelined && runs_along(op->operand(0), 0, facts)) continue;
+    if (pipelined && runs_along(op->operand(1), 1, facts)) {
+      if (options.int8_row_major_wgmma) op->set_attr(kInt8WgmmaAttr, kInt8WgmmaBFromRegisters);
+      continue;
+    }
     op->set_attr(kInt8WgmmaAttr, int64_t{1});
   }
 }

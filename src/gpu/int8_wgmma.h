@@ -9,7 +9,8 @@
 //   copies mma.sync can read but wgmma cannot; there A as it is and B K-major are copied
 //   (async_copy.h), and other operands are staged by the dot each iteration as mma.sync's
 //   would be;
-// - else mma.sync.
+// - else mma.sync (a row-major B in a pipelined loop: unless GpuOptions::
+//   int8_row_major_wgmma, under which its dot stages B from registers).
 // The choice is the dot's attribute kInt8WgmmaAttr (printed in the GPU IR), read by the
 // emitter's uses_wgmma; the pass runs before prefetch_operands, while loads feed dots
 // directly. Triton 3.6 also runs int8 on wgmma on Hopper (transposing a row-major B through
@@ -22,6 +23,10 @@
 namespace tritium::gpu {
 
 inline constexpr const char* kInt8WgmmaAttr = "int8_wgmma";
+// The attribute's value for a pipelined dot whose B runs along N, on wgmma only with
+// GpuOptions::int8_row_major_wgmma: A is copied as for the others, B is not (the dot stages
+// it K-major from registers each iteration, as Triton 3.6 does).
+inline constexpr int64_t kInt8WgmmaBFromRegisters = 2;
 
 // Whether it applies: sm_90 and a dot in the kernel.
 bool chooses_int8_wgmma(const ir::Function& function, const GpuOptions& options);

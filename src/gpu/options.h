@@ -14,6 +14,8 @@ struct GpuOptions {
   int num_stages = 3;
   int sm = 90;
   bool vectorize = true;  // false: every block keeps V = 1 (vector_widths.h)
+  // nvptx TargetOptions::int8_row_major_wgmma (int8_wgmma.h).
+  bool int8_row_major_wgmma = false;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

@@ -39,6 +39,7 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   const std::string copies = cache::knob_value(build.inputs, "TRITIUM_INFLIGHT_COPIES");
   if (copies == "before" || copies == "after") options.inflight_copies = copies;
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
+  options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
   return options;
 }
 

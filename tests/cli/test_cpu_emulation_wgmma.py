@@ -93,6 +93,22 @@ def test_int8_matmul_on_emulated_wgmma(tmp_path, layout, stages, tile, warps, K)
         assert "cp.async" in ptx and "wgmma.wait_group.sync.aligned 1" in ptx
 
 
+# TRITIUM_INT8_ROWB_WGMMA=1 (nvptx TargetOptions::int8_row_major_wgmma): a pipelined int8 dot
+# with a row-major B on wgmma, A copied by cp.async, B staged K-major by the dot from the
+# registers it was loaded into. A knob for timing it against mma.sync; it must compute the same.
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 128, 64), 8, 128),
+                                          ((128, 64, 32), 4, 160)])
+def test_int8_row_major_b_on_emulated_wgmma(tmp_path, monkeypatch, stages, tile, warps, K):
+    monkeypatch.setenv("TRITIUM_INT8_ROWB_WGMMA", "1")
+    ptx = mma16.check_matmul(tmp_path, "matmul", "i8", "i32", "row-major", tile, warps, K, stages, 90,
+                             defer_copies=True)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k32\.s32\.s8\.s8", ptx)
+    assert "mma.sync" not in ptx
+    assert "cp.async.cg.shared.global" in ptx  # A's copies
+    assert "st.shared.b8" in ptx  # B's bytes into its K-major tile
+
+
 @pytest.mark.parametrize("layout", mma16.LAYOUTS + ["both"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 16, 64), 4), ((128, 64, 32), 8)])
 def test_one_shot_int8_dot_on_emulated_wgmma(tmp_path, layout, tile, warps):

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "analysis/axis_info.h"
+#include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
@@ -397,7 +398,13 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       bool keep = std::all_of(here[h]->dots.begin(), here[h]->dots.end(), [&](const ir::Op* d) {
         const bool eight_bits = ir::is_fp8(d->operand(0)->type()->element()->scalar_kind()) ||
                                 (gpu::int8_dot(*d) && uses_wgmma(*d, *fragments.layout(d->result()), sm, num_warps));
-        return !eight_bits || (copied_as(d->operand(0), false) && copied_as(d->operand(1), true));
+        if (!eight_bits) return true;
+        // A row-major int8 B staged by the dot from registers (gpu/int8_wgmma.h): A's copy stays.
+        const ir::AttrValue* b_regs = d->find_attr(gpu::kInt8WgmmaAttr);
+        if (b_regs != nullptr && *b_regs == ir::AttrValue(gpu::kInt8WgmmaBFromRegisters)) {
+          return here[h]->carried == d->operand(0) && copied_as(d->operand(0), false);
+        }
+        return copied_as(d->operand(0), false) && copied_as(d->operand(1), true);
       });
       if (keep) continue;
       here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));

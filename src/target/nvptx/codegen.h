@@ -32,6 +32,11 @@ struct TargetOptions {
   // blocks_per_sm decides, "before" (an extra stage buffer) or "after" (its wait and a
   // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons.
   std::string inflight_copies;
+  // int8 dots in pipelined loops whose B runs along N (a row-major B) on wgmma too: A copied
+  // by cp.async as for the other int8 wgmma dots, B loaded into registers and staged K-major
+  // by the dot each iteration (gpu/int8_wgmma.h); off: mma.sync. TRITIUM_INT8_ROWB_WGMMA=1 at
+  // run time, for timing the two against each other before one becomes the rule.
+  bool int8_row_major_wgmma = false;
   // Reduction and scan emission variants, for timing them against each other on a GPU
   // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
   //   chain    combine a thread's registers left to right (Triton's order; a * b + c
