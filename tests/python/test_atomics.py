@@ -174,3 +174,47 @@ def test_bf16_atomic_add(tmp_path, rng):
     with pytest.raises(tritium.CompilationError, match="does not support bf16"):
         module.kernel[(1,)](tritium.reinterpret(p, bf16), tritium.reinterpret(values, bf16),
                             tritium.reinterpret(old, bf16), BLOCK=n)
+
+
+XCHG_HALF = '''
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(p, values, old, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(old + offs, tl.atomic_xchg(p + offs, tl.load(values + offs)))
+'''
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_atomic_xchg_refuses_16_bit_floats(tmp_path, dtype):
+    """Triton 3.6's atomics on pointers take fp16 and bf16 for add alone ("atomic_xchg does
+    not support fp16"); tritium exchanged them. A located error now, at the call's line."""
+    import importlib.util
+    path = tmp_path / f"xchg_{dtype}.py"
+    path.write_text(XCHG_HALF)
+    spec = importlib.util.spec_from_file_location(f"xchg_{dtype}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    buf = np.zeros(8, np.uint16)
+    typed = (lambda a: a.view(np.float16)) if dtype == "fp16" else (lambda a: tritium.reinterpret(a, tl.bfloat16))
+    with pytest.raises(tritium.CompilationError, match=f"tl.atomic_xchg does not support {dtype} elements") as e:
+        module.kernel[(1,)](typed(buf.copy()), typed(buf.copy()), typed(buf.copy()), BLOCK=8)
+    assert "xchg_" + dtype + ".py:9:" in str(e.value), str(e.value)
+
+
+@tritium.jit
+def store_half(p, values, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_store(p + offs, tl.load(values + offs), mask=offs < BLOCK - 1)
+
+
+def test_atomic_store_still_takes_fp16(rng):
+    """tl.atomic_store is an exchange underneath: fp16 stays accepted there (the IR takes an
+    fp16 exchange; only tl.atomic_xchg refuses it)."""
+    values = rng.uniform(-4, 4, 16).astype(np.float16)
+    p = np.full(16, 7, np.float16)
+    store_half[(1,)](p, values, BLOCK=16)
+    np.testing.assert_array_equal(p, np.concatenate([values[:15], [np.float16(7)]]))
