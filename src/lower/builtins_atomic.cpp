@@ -34,8 +34,13 @@ LValue atomic_op(Lowerer& L, const BuiltinArgs& a, const Loc& loc, bool store_ex
   std::string scope_text = a.const_str("scope", "gpu");
   std::optional<ir::MemScope> scope = ir::parse_enum<ir::MemScope>(scope_text);
   if (!scope) error_at(loc, "unknown memory scope '" + scope_text + "'");
-  if (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
-      k == ScalarKind::U16) {
+  // atomic_cas takes any element of 16, 32 or 64 bits (Triton 3.6: int16 too, compared as
+  // bits by cas.b16); the others refuse 16-bit integers and anything narrower.
+  if (cas && ir::bit_width(k) < 16) {
+    error_at(loc, "tl.atomic_cas only supports elements with width {16, 32, 64}, got " + dtype_text(pointee));
+  }
+  if (!cas && (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
+               k == ScalarKind::U16)) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
   // The kind's rule (atomics.def); atomic_cas compares bits, of any float. 16-bit floats on

@@ -218,3 +218,28 @@ def test_atomic_store_still_takes_fp16(rng):
     p = np.full(16, 7, np.float16)
     store_half[(1,)](p, values, BLOCK=16)
     np.testing.assert_array_equal(p, np.concatenate([values[:15], [np.float16(7)]]))
+
+
+@tritium.jit
+def cas_16(p, old, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # Swap in offs + 100 where the element equals its index.
+    seen = tl.atomic_cas(p + offs, offs.to(p.dtype.element_ty), (offs + 100).to(p.dtype.element_ty))
+    tl.store(old + offs, seen)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+def test_atomic_cas_takes_16_bit_integers(dtype):
+    """Triton 3.6's atomic_cas takes any element of 16, 32 or 64 bits (int16 and uint16 too;
+    the other atomics refuse them); tritium refused them."""
+    start = np.array([0, 5, 2, 7, 4, 4, 6, 0], dtype)
+    p, old = start.copy(), np.zeros(8, dtype)
+    cas_16[(1,)](p, old, BLOCK=8)
+    np.testing.assert_array_equal(old, start)
+    np.testing.assert_array_equal(p, np.where(start == np.arange(8), np.arange(8) + 100, start).astype(dtype))
+
+
+def test_atomic_cas_refuses_8_bit_elements():
+    with pytest.raises(tritium.CompilationError, match=r"tl.atomic_cas only supports elements with width \{16, 32, 64\}, "
+                                                       "got int8"):
+        cas_16[(1,)](np.zeros(8, np.int8), np.zeros(8, np.int8), BLOCK=8)
