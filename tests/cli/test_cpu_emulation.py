@@ -812,12 +812,20 @@ MAP_KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def up_down(x0, x1, s0, s1):
+        return x0 + 1 + s0, x1 - 1 - s1, x0 - s0, x1 + s1
+
+
+    @tritium.jit
     def map_pack_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
         offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
         x = tl.load(x_ptr + offs)
         tl.store(out_ptr + offs, tl.map_elementwise(reversed4, x, pack=4)[0])
         bits, swapped = tl.map_elementwise(bits_and_swap, tl.abs(x), x, pack=2)
         tl.store(out_ptr + BM * BN + offs, bits * 1000 + swapped)
+        # Uniform inputs (a splat and a scalar): a call's two results still differ.
+        up, down = tl.map_elementwise(up_down, tl.full((BM, BN), 3, tl.int32) + stride, stride, pack=2)
+        tl.store(out_ptr + 2 * BM * BN + offs, up * 10 + down)
 ''')
 
 
@@ -847,12 +855,15 @@ def test_map_elementwise_pack_takes_consecutive_elements(tmp_path, tile, warps):
     consecutive elements of a row (vector_widths asks for V >= P), input i's P registers its
     arguments in turn and output r's P yields its elements: a function reversing its four
     elements reverses each aligned run of four, as the interpreter does; a loop in a call runs
-    for both elements of a pair; rows narrower than P put a group across rows (row-major).
+    for both elements of a pair; rows narrower than P put a group across rows (row-major);
+    uniform inputs still give each element of a call its own result.
     (Blocks with fewer than P elements per thread replicate, their loads masked by owner,
     which this host driver does not translate: the GPU test covers them.)"""
     BM, BN = tile
     n = BM * BN
-    x, out, ll, ptx = run_on_host(tmp_path, "map_pack_kernel", "i32", tile, warps, n, 2 * n, 0, kernels=MAP_KERNELS)
+    x, out, ll, ptx = run_on_host(tmp_path, "map_pack_kernel", "i32", tile, warps, n, 3 * n, 16, kernels=MAP_KERNELS)
     assert np.array_equal(out[:n], x.reshape(-1, 4)[:, ::-1].reshape(-1))
     bits = np.array([int(abs(int(v))).bit_length() for v in x], np.int32)
-    assert np.array_equal(out[n:], bits * 1000 + x.reshape(-1, 2)[:, ::-1].reshape(-1))
+    assert np.array_equal(out[n:2 * n], bits * 1000 + x.reshape(-1, 2)[:, ::-1].reshape(-1))
+    # x = 3 + 16, s = 16: up (19 + 1 + 16, 19 - 1 - 16) = (36, 2), down (19 - 16, 19 + 16) = (3, 35).
+    assert np.array_equal(out[2 * n:], np.tile([363, 55], n // 2))

@@ -98,8 +98,9 @@ void Emitter::emit_elementwise(const ir::Op& op) {
 // is uniform), its arguments that register of each input; branches and loops in it are the
 // thread's own (no barrier can be inside). With pack = P, once per P registers (consecutive
 // elements: vector_widths asks for V >= P), input i's P registers its arguments i * P ...,
-// output r's P registers its yields r * P ...; a thread whose registers do not fill its last
-// group (or a uniform op, one register) repeats its last register there and drops those
+// output r's P registers its yields r * P ... (never the uniform shortcut: a call's P results
+// may differ on equal inputs); a thread whose registers do not fill its last group (the
+// layout makes V >= P, so none should) repeats its last register there and drops those
 // results, so the extra calls see real elements (a loop in the function ends as for them).
 void Emitter::emit_map_elementwise(const ir::Op& op) {
   const ir::Region& region = *op.region(0);
@@ -109,7 +110,7 @@ void Emitter::emit_map_elementwise(const ir::Op& op) {
   bool uniform = true;
   for (const ir::Value* v : op.operands()) {
     inputs.push_back(get(v));
-    uniform = uniform && inputs.back().uniform;
+    uniform = uniform && inputs.back().uniform && pack == 1;
   }
   if (!uniform) {
     for (Regs& in : inputs) in = materialize(in, type);
