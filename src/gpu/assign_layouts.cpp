@@ -69,7 +69,10 @@ class Assigner {
         const Layout* in = layout_of(op.operand(i));
         return in == nullptr ? nullptr : Layout::slice(static_cast<int>(op.int_attr("axis")), in);
       }
-      case OpKind::MapElementwise: return follow_operands(op);  // every result alike
+      case OpKind::MapElementwise:
+        // Every result alike; with pack = P the flat layout, whose V >= P registers of a
+        // thread are consecutive elements (row-major), its inputs converted to it.
+        return op.find_attr("pack") != nullptr ? anchor(type) : follow_operands(op);
       case OpKind::Scan:  // elements stay where they are
       case OpKind::DescriptorTile: return layout_of(op.operand(i));
       case OpKind::ExpandDims:

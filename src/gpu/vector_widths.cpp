@@ -43,6 +43,15 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, V
       v = std::max(v, static_cast<int>(op->int_attr("pack")));
       continue;
     }
+    if (op->kind() == ir::OpKind::MapElementwise && op->find_attr("pack") != nullptr) {
+      // tl.map_elementwise(pack=P) likewise takes P registers of a thread per call
+      // (nvptx/emit_arith.cpp, emit_map_elementwise), on any block size: at least P.
+      int& v = out.at_least[op->result(0)->type()->num_elements()];
+      v = std::max(v, static_cast<int>(op->int_attr("pack")));
+      int& w = out.per_block[op->result(0)->type()->num_elements()];
+      w = std::max(w, v);
+      continue;
+    }
     if (op->kind() != ir::OpKind::Load && op->kind() != ir::OpKind::Store) continue;
     const ir::Type* ptr_type = op->operand(0)->type();
     if (!ptr_type->is_block()) continue;
@@ -120,6 +129,8 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
     // sizePerThread at numElems / (32 * num_warps)); V divides N.
     int64_t cap = std::max<int64_t>(1, n / threads);
     int64_t vector = floor_power_of_two(std::min<int64_t>(v, cap));
+    auto least = out.at_least.find(n);  // a power of two dividing N (lowering checks it)
+    if (least != out.at_least.end()) vector = std::max<int64_t>(vector, least->second);
     while (n % vector != 0) vector /= 2;
     v = static_cast<int>(vector);
   }

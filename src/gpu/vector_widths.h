@@ -16,6 +16,10 @@ namespace tritium::gpu {
 struct VectorWidths {
   // V per block size N (number of elements); sizes not listed have V = 1.
   std::map<int64_t, int> per_block;
+  // The least V per block size N that an op needs whatever the block's size (a
+  // tl.map_elementwise with pack = P takes P consecutive registers of a thread): raises V
+  // past the N / threads cap, threads then holding copies (choose_vector_widths).
+  std::map<int64_t, int> at_least;
   // w per load/store on a block of pointers; w divides the V of its block. Others: 1.
   std::unordered_map<const ir::Op*, int> per_access;
 

@@ -400,29 +400,39 @@ class Interpreter {
     }
   }
 
-  // The region on each element in row-major order. A lane with a poisoned input is not run
-  // (its values are undefined: a loop on them might not end); its results are zero and
-  // poisoned.
+  // The region on each element in row-major order; with pack = P on each aligned run of P
+  // elements in row-major order (the lowering makes P divide the element count), the run's
+  // elements of input i its arguments i * P ... i * P + P - 1, output r's its yields r * P
+  // .... A group with a poisoned input is not run (its values are undefined: a loop on them
+  // might not end); its results are zero and poisoned.
   void exec_map_elementwise(const PlanOp& p) {
     const PlanRegion& region = p.regions[0];
     const PlanOp& yield = region.ops.back();
     const int64_t lanes = operand(p, 0).type->num_elements();
+    const ir::AttrValue* pack_attr = p.op->find_attr("pack");
+    const int64_t pack = pack_attr != nullptr ? p.op->int_attr("pack") : 1;
     for (int id : p.results) buffers_[id].poison_origin = nullptr;
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      const Buffer* bad = poisoned_input(p, lane);
+    for (int64_t first = 0; first < lanes; first += pack) {
+      const Buffer* bad = nullptr;
+      for (int64_t lane = first; lane < first + pack && bad == nullptr; ++lane) bad = poisoned_input(p, lane);
       if (bad == nullptr) {
         for (size_t j = 0; j < p.operands.size(); ++j) {
-          buffers_[region.args[j]].data()[0] = operand(p, static_cast<int>(j)).data()[lane];
+          for (int64_t k = 0; k < pack; ++k) {
+            buffers_[region.args[j * static_cast<size_t>(pack) + static_cast<size_t>(k)]].data()[0] =
+                operand(p, static_cast<int>(j)).data()[first + k];
+          }
         }
         exec_region(region, /*observed=*/false);
       }
       for (size_t j = 0; j < p.results.size(); ++j) {
         Buffer& out = result(p, static_cast<int>(j));
-        if (bad != nullptr) {
-          out.data()[lane] = Slot{};
-          poison_lane(out, lane, *bad->poison_origin, bad->poison_reason);
-        } else {
-          out.data()[lane] = buffers_[yield.operands[j]].data()[0];
+        for (int64_t k = 0; k < pack; ++k) {
+          if (bad != nullptr) {
+            out.data()[first + k] = Slot{};
+            poison_lane(out, first + k, *bad->poison_origin, bad->poison_reason);
+          } else {
+            out.data()[first + k] = buffers_[yield.operands[j * static_cast<size_t>(pack) + static_cast<size_t>(k)]].data()[0];
+          }
         }
       }
     }

@@ -33,7 +33,7 @@ bool atomic_admits(AtomicKind k, ScalarKind element) {
 
 bool atomic_ir_admits(AtomicKind k, ScalarKind element) {
   const bool half = element == ScalarKind::F16 || element == ScalarKind::BF16;
-  return atomic_admits(k, element) || (half && (k == AtomicKind::Max || k == AtomicKind::Min));
+  return atomic_admits(k, element) || (half && (k == AtomicKind::Max || k == AtomicKind::Min || k == AtomicKind::Xchg));
 }
 
 bool is_volatile(const Op& op) {

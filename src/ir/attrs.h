@@ -119,7 +119,8 @@ bool is_store_cache(CacheModifier c);
 // 32- and 64-bit integers always, fp32/fp64 for Float and Half, fp16 for Half).
 bool atomic_admits(AtomicKind k, ScalarKind element);
 // What an atomic_rmw op of the IR takes: atomic_admits, and fp16/bf16 for max and min (made
-// by tensor descriptors' desc.atomic_max/min, which Triton allows on them from sm_90).
+// by tensor descriptors' desc.atomic_max/min, which Triton allows on them from sm_90) and
+// for an exchange (tl.atomic_store of fp16; tl.atomic_xchg refuses them, as Triton 3.6).
 bool atomic_ir_admits(AtomicKind k, ScalarKind element);
 // A load with volatile=True (a nonzero "volatile" attribute): never removed, hoisted or merged.
 bool is_volatile(const Op& op);

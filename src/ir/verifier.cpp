@@ -501,16 +501,25 @@ class Verifier {
     if (op.num_operands() < 1 || op.num_results() < 1) fail(op, "expected inputs and results");
     const Type* first = operand_type(op, 0);
     if (!first->is_block()) fail(op, "the inputs must be blocks, got " + first->str());
+    // pack = P (absent: 1): the region takes P elements of each input in turn and yields P
+    // values of each result in turn.
+    int64_t pack = 1;
+    if (op.find_attr("pack") != nullptr) {
+      pack = op.int_attr("pack");
+      if (pack < 2 || (pack & (pack - 1)) != 0 || pack > first->num_elements()) {
+        fail(op, "pack " + std::to_string(pack) + " is not a power of two > 1 up to the block's elements");
+      }
+    }
     std::vector<const Type*> args, yields;
     for (int i = 0; i < op.num_operands(); ++i) {
       const Type* t = operand_type(op, i);
       if (!t->is_block() || t->shape() != first->shape()) fail(op, "inputs of different shapes " + types_text({first, t}));
-      args.push_back(t->element());
+      args.insert(args.end(), static_cast<size_t>(pack), t->element());
     }
     for (int i = 0; i < op.num_results(); ++i) {
       const Type* t = op.result(i)->type();
       if (!t->is_block() || t->shape() != first->shape()) fail(op, "result " + std::to_string(i) + " is not of the inputs' shape");
-      yields.push_back(t->element());
+      yields.insert(yields.end(), static_cast<size_t>(pack), t->element());
     }
     expect_region_count(op, 1);
     expect_region_args(op, *op.region(0), args, "element");

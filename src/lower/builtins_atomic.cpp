@@ -17,11 +17,13 @@ using ir::Value;
 
 namespace {
 
-LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
+// tl.atomic_<kind> and tl.atomic_cas; `store_exchange`: tl.atomic_store's exchange, which
+// also takes fp16 (the IR's atomic_ir_admits), unlike tl.atomic_xchg.
+LValue atomic_op(Lowerer& L, const BuiltinArgs& a, const Loc& loc, bool store_exchange) {
   const std::string& fn = a.fn();
   bool cas = fn == "atomic_cas";
   // tl.atomic_<kind>: the registry names only rows of atomics.def.
-  ir::AtomicKind kind = cas ? ir::AtomicKind::Xchg : *ir::parse_enum<ir::AtomicKind>(fn.substr(7));
+  ir::AtomicKind kind = cas || store_exchange ? ir::AtomicKind::Xchg : *ir::parse_enum<ir::AtomicKind>(fn.substr(7));
   Value* ptr = L.to_tensor(a.get("pointer"), loc);
   if (!ptr->type()->is_ptr()) error_at(loc, "tl." + fn + " needs a pointer or a block of pointers, got " + ptr->type()->str());
   const Type* pointee = ptr->type()->element()->pointee();
@@ -32,14 +34,20 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   std::string scope_text = a.const_str("scope", "gpu");
   std::optional<ir::MemScope> scope = ir::parse_enum<ir::MemScope>(scope_text);
   if (!scope) error_at(loc, "unknown memory scope '" + scope_text + "'");
-  if (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
-      k == ScalarKind::U16) {
+  // atomic_cas takes any element of 16, 32 or 64 bits (Triton 3.6: int16 too, compared as
+  // bits by cas.b16); the others refuse 16-bit integers and anything narrower.
+  if (cas && ir::bit_width(k) < 16) {
+    error_at(loc, "tl.atomic_cas only supports elements with width {16, 32, 64}, got " + dtype_text(pointee));
+  }
+  if (!cas && (k == ScalarKind::I1 || k == ScalarKind::I8 || k == ScalarKind::U8 || k == ScalarKind::I16 ||
+               k == ScalarKind::U16)) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
   // The kind's rule (atomics.def); atomic_cas compares bits, of any float. 16-bit floats on
-  // pointers: add (and exchange), as Triton 3.6 allows ("atomic_max does not support fp16");
-  // max and min of them are the tensor descriptors' (lower/block_ptr.cpp, create_atomic_rmw).
-  if (!cas && (k == ScalarKind::F16 || k == ScalarKind::BF16) && !ir::atomic_admits(kind, k)) {
+  // pointers: add only, as Triton 3.6 allows ("atomic_xchg does not support fp16"); max and
+  // min of them are the tensor descriptors' (lower/block_ptr.cpp, create_atomic_rmw), the
+  // exchange tl.atomic_store's.
+  if (!cas && !store_exchange && (k == ScalarKind::F16 || k == ScalarKind::BF16) && !ir::atomic_admits(kind, k)) {
     error_at(loc, "tl." + fn + " does not support " + std::string(ir::scalar_name(k)) + " elements");
   }
   if (!cas && ir::is_float(k) && ir::atomic_rule(kind) == ir::AtomicRule::Int) {
@@ -71,6 +79,8 @@ LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   ir::set_enum_attr(*op, *scope);
   return LValue::tensor(op->result());
 }
+
+LValue atomic(Lowerer& L, const BuiltinArgs& a, const Loc& loc) { return atomic_op(L, a, loc, false); }
 
 }  // namespace
 
@@ -141,7 +151,9 @@ LValue atomic_store(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   if (a.has("scope")) kwargs.push_back({"scope", a.get("scope")});
   if (a.has("mask")) kwargs.push_back({"mask", a.get("mask")});
   if (sem == "release") L.call_builtin(LValue::builtin("tl.debug_barrier"), {}, {}, loc);
-  L.call_builtin(LValue::builtin("tl.atomic_xchg"), {LValue::tensor(ptr), a.get("value")}, kwargs, loc);
+  BuiltinArgs exchange(a.fn(), {LValue::tensor(ptr), a.get("value")}, std::move(kwargs),
+                       {"pointer", "val", "mask=", "sem=", "scope="}, loc);
+  atomic_op(L, exchange, loc, /*store_exchange=*/true);
   return LValue::constant(ConstValue::none());
 }
 

@@ -239,18 +239,26 @@ LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const 
 }  // namespace
 
 // tl.map_elementwise(scalar_fn, *args, pack=1): the inputs broadcast to one shape, the
-// @jit function inlined once into the op's region on one element of each (its branches
-// and loops run per element), its scalars (or tuple of scalars) the elements of the
-// results. pack > 1 is not taken yet.
+// @jit function inlined once into the op's region (its branches and loops run per call),
+// its scalars (or tuple of scalars) the elements of the results. With pack = P > 1 (an
+// attribute of the op) one call takes P elements, as Triton 3.6: the region's arguments are
+// each input's P elements in turn (input i's j-th at i * P + j) and it returns P values per
+// output (output r's j-th at r * P + j), of one type per output. Which elements make a
+// group is the target's (interp: aligned runs of P in row-major order; nvptx: P registers
+// of a thread, consecutive elements, vector_widths asking for V >= P).
 LValue map_elementwise(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   const LValue& fn = a.get("scalar_fn");
   if (fn.kind != LValue::Kind::Function || !fn.function->jit) {
     error_at(loc, "the scalar_fn of tl.map_elementwise must be a @triton.jit function, got " + fn.describe());
   }
-  if (a.has("pack") && a.const_int("pack") != 1) {
-    if (a.const_int("pack") < 1) error_at(loc, "tl.map_elementwise: pack must be at least 1");
-    error_at(loc, "tl.map_elementwise with pack > 1 is not supported by tritium yet");
+  const __int128 pack_value = a.has("pack") ? a.const_int("pack") : 1;
+  if (pack_value < 1) error_at(loc, "tl.map_elementwise: pack must be at least 1");
+  if (pack_value > 64 || !is_power_of_two(static_cast<int64_t>(pack_value))) {
+    error_at(loc, "tl.map_elementwise: pack must be a power of two up to 64 (the elements a thread holds are "
+                  "grouped by it), got " + int128_to_string(pack_value));
   }
+  const int pack = static_cast<int>(pack_value);
+  const std::string pack_text = "tl.map_elementwise with pack=" + std::to_string(pack);
   std::vector<Value*> inputs;
   for (const LValue& item : a.get("args").items) inputs.push_back(L.to_tensor(item, loc));
   if (inputs.empty()) error_at(loc, "tl.map_elementwise needs at least one input");
@@ -266,13 +274,23 @@ LValue map_elementwise(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   }
   std::vector<LValue> scalar_args;
   if (shape.empty()) {  // all scalars: the function on them, once
+    if (pack > 1) error_at(loc, pack_text + " needs a block input: scalars have no elements to group");
     for (Value* v : inputs) scalar_args.push_back(LValue::tensor(v));
     return L.inline_call(*fn.function, std::move(scalar_args), {}, loc);
   }
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count < pack) {
+    error_at(loc, pack_text + " needs at least " + std::to_string(pack) + " elements, got a block of " +
+                      std::to_string(count));
+  }
   for (Value*& v : inputs) v = L.broadcast_to(v, shape, loc);
   ir::Op* op = L.builder().create(ir::OpKind::MapElementwise, {}, inputs, loc);
+  if (pack > 1) op->set_attr("pack", static_cast<int64_t>(pack));
   ir::Region* region = op->add_region();
-  for (Value* v : inputs) scalar_args.push_back(LValue::tensor(region->add_arg(v->type()->element())));
+  for (Value* v : inputs) {
+    for (int j = 0; j < pack; ++j) scalar_args.push_back(LValue::tensor(region->add_arg(v->type()->element())));
+  }
   ir::Region* outer = L.builder().region();
   L.builder().set_region(region);
   LValue out = L.inline_call(*fn.function, std::move(scalar_args), {}, loc);
@@ -289,6 +307,19 @@ LValue map_elementwise(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     values.push_back(v);
   }
   if (values.empty()) error_at(loc, "the scalar_fn of tl.map_elementwise returned nothing");
+  if (values.size() % static_cast<size_t>(pack) != 0) {
+    error_at(loc, "the scalar_fn of " + pack_text + " returned " + std::to_string(values.size()) +
+                      " values; it returns " + std::to_string(pack) + " per output (each output's in turn)");
+  }
+  for (size_t r = 0; r < values.size(); r += static_cast<size_t>(pack)) {
+    for (size_t j = 1; j < static_cast<size_t>(pack); ++j) {
+      if (values[r + j]->type() != values[r]->type()) {
+        error_at(loc, "type mismatch in unpacked results: the scalar_fn of " + pack_text + " returned " +
+                          values[r]->type()->str() + " and " + values[r + j]->type()->str() + " for output " +
+                          std::to_string(r / static_cast<size_t>(pack)));
+      }
+    }
+  }
   L.builder().create(ir::OpKind::Yield, {}, values, loc);
   L.builder().set_region(outer);
   // No memory effects inside: each element's call may run in any order, or not at all.
@@ -306,7 +337,9 @@ LValue map_elementwise(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   };
   check(*region);
   std::vector<LValue> results;
-  for (Value* v : values) results.push_back(LValue::tensor(op->add_result(Type::block(v->type(), shape))));
+  for (size_t r = 0; r < values.size(); r += static_cast<size_t>(pack)) {
+    results.push_back(LValue::tensor(op->add_result(Type::block(values[r]->type(), shape))));
+  }
   return single ? results[0] : LValue::tuple(std::move(results));
 }
 

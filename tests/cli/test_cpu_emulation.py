@@ -788,6 +788,44 @@ MAP_KERNELS = textwrap.dedent('''
         steps, one = tl.map_elementwise(collatz, tl.abs(x) + 1)
         tl.store(out_ptr + offs, steps * 10 + one)
         tl.store(out_ptr + BM * BN + offs, tl.map_elementwise(clipped, x, 5))
+
+
+    @tritium.jit
+    def reversed4(x0, x1, x2, x3):
+        return x3, x2, x1, x0
+
+
+    @tritium.jit
+    def bits_and_swap(n0, n1, y0, y1):
+        # Two elements per call: a loop running while either has bits left, and the pair's
+        # values exchanged (which elements share a call shows in the result).
+        b0 = 0
+        b1 = 0
+        while n0 > 0 or n1 > 0:
+            if n0 > 0:
+                b0 += 1
+            if n1 > 0:
+                b1 += 1
+            n0 = n0 // 2
+            n1 = n1 // 2
+        return b0, b1, y1, y0
+
+
+    @tritium.jit
+    def up_down(x0, x1, s0, s1):
+        return x0 + 1 + s0, x1 - 1 - s1, x0 - s0, x1 + s1
+
+
+    @tritium.jit
+    def map_pack_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        x = tl.load(x_ptr + offs)
+        tl.store(out_ptr + offs, tl.map_elementwise(reversed4, x, pack=4)[0])
+        bits, swapped = tl.map_elementwise(bits_and_swap, tl.abs(x), x, pack=2)
+        tl.store(out_ptr + BM * BN + offs, bits * 1000 + swapped)
+        # Uniform inputs (a splat and a scalar): a call's two results still differ.
+        up, down = tl.map_elementwise(up_down, tl.full((BM, BN), 3, tl.int32) + stride, stride, pack=2)
+        tl.store(out_ptr + 2 * BM * BN + offs, up * 10 + down)
 ''')
 
 
@@ -809,3 +847,23 @@ def test_map_elementwise_runs_each_element_its_own_path(tmp_path, tile, warps):
     steps = np.array([collatz_steps(abs(int(v)) + 1) for v in x], np.int32)
     assert np.array_equal(out[:n], steps * 10 + 1)
     assert np.array_equal(out[n:], np.where(x < 5, 5, x * 2))
+
+
+@pytest.mark.parametrize("tile,warps", [((8, 16), 1), ((32, 64), 4), ((4, 256), 8), ((64, 2), 1), ((128, 1), 1)])
+def test_map_elementwise_pack_takes_consecutive_elements(tmp_path, tile, warps):
+    """tl.map_elementwise(pack=P): one region per P registers of a thread, which hold P
+    consecutive elements of a row (vector_widths asks for V >= P), input i's P registers its
+    arguments in turn and output r's P yields its elements: a function reversing its four
+    elements reverses each aligned run of four, as the interpreter does; a loop in a call runs
+    for both elements of a pair; rows narrower than P put a group across rows (row-major);
+    uniform inputs still give each element of a call its own result.
+    (Blocks with fewer than P elements per thread replicate, their loads masked by owner,
+    which this host driver does not translate: the GPU test covers them.)"""
+    BM, BN = tile
+    n = BM * BN
+    x, out, ll, ptx = run_on_host(tmp_path, "map_pack_kernel", "i32", tile, warps, n, 3 * n, 16, kernels=MAP_KERNELS)
+    assert np.array_equal(out[:n], x.reshape(-1, 4)[:, ::-1].reshape(-1))
+    bits = np.array([int(abs(int(v))).bit_length() for v in x], np.int32)
+    assert np.array_equal(out[n:2 * n], bits * 1000 + x.reshape(-1, 2)[:, ::-1].reshape(-1))
+    # x = 3 + 16, s = 16: up (19 + 1 + 16, 19 - 1 - 16) = (36, 2), down (19 - 16, 19 + 16) = (3, 35).
+    assert np.array_equal(out[2 * n:], np.tile([363, 55], n // 2))

@@ -20,7 +20,8 @@ DTYPES = {  # numpy dtype, the atomic kinds the language allows, constants to tr
     "uint32": (np.uint32, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["3", "0"]),
     "int64": (np.int64, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["1", "-2"]),
     "uint64": (np.uint64, ["add", "max", "min", "and", "or", "xor", "xchg", "cas"], ["3"]),
-    "float16": (np.float16, ["add", "xchg", "cas"], ["1.0", "-2.0"]),
+    "int16": (np.int16, ["cas"], ["1", "-2"]),  # Triton 3.6: cas on any 16/32/64-bit element
+    "float16": (np.float16, ["add", "cas"], ["1.0", "-2.0"]),  # xchg refused, as Triton 3.6
     "float32": (np.float32, ["add", "max", "min", "xchg", "cas"], ["1.0", "-2.0", "0.0", "-0.0"]),
     "float64": (np.float64, ["add", "max", "min", "xchg", "cas"], ["1.0", "-2.0", "-0.0"]),
 }

@@ -1,6 +1,6 @@
 """The Triton 3.6 names of tests/python/test_triton36_names.py on the GPU, with torch CUDA
 tensors against the same references: tl.map_elementwise (a region per register, each
-thread's loops and branches its own), tl.bitonic_merge, tl.reduce_or, the tensor methods
+thread's loops and branches its own; with pack > 1 per P registers), tl.bitonic_merge, tl.reduce_or, the tensor methods
 (atomics through ptrs.atomic_add, item, cdiv) and convert_custom_float8."""
 
 import numpy as np
@@ -25,6 +25,25 @@ def test_map_elementwise_on_gpu(rng):
     np.testing.assert_allclose(o.cpu().numpy(), np.where(x > 0, x, 1.5 * (np.exp(x) - 1)), rtol=1e-5, atol=1e-6)
     counts = np.array([len(str(v)) if v else 0 for v in n])
     np.testing.assert_array_equal(d.cpu().numpy(), counts[:, None] * 100 + np.arange(8)[None, :])
+
+
+@pytest.mark.parametrize("shape,warps", [((4, 8), 1), ((4, 8), 4), ((64, 64), 4), ((128, 2), 2)])
+def test_map_elementwise_pack_on_gpu(rng, shape, warps):
+    """tl.map_elementwise(pack=P) against the interpreter's grouping (aligned runs of P in
+    row-major order): small blocks (threads holding copies, V raised to P), wide and narrow
+    rows."""
+    kernel = ref.load(ref.PACK_SOURCE)
+    M, N = shape
+    a = rng.integers(0, 1000, shape).astype(np.int32)
+    b = rng.integers(1, 20, shape).astype(np.int32)
+    x = rng.standard_normal(shape).astype(np.float32)
+    q, r, s = (torch.zeros(shape, dtype=torch.int32, device="cuda") for _ in range(3))
+    y = torch.zeros(shape, device="cuda")
+    kernel[(1,)](cuda(a), cuda(b), q, r, cuda(x), y, s, M=M, N=N, num_warps=warps)
+    np.testing.assert_array_equal(q.cpu().numpy(), a // b)
+    np.testing.assert_array_equal(r.cpu().numpy(), a % b)
+    np.testing.assert_array_equal(y.cpu().numpy(), x.reshape(-1, 4)[:, ::-1].reshape(shape))
+    np.testing.assert_array_equal(s.cpu().numpy(), np.array([int(v).bit_length() for v in a.ravel()]).reshape(shape))
 
 
 @pytest.mark.parametrize("warps", [1, 4])

@@ -174,3 +174,72 @@ def test_bf16_atomic_add(tmp_path, rng):
     with pytest.raises(tritium.CompilationError, match="does not support bf16"):
         module.kernel[(1,)](tritium.reinterpret(p, bf16), tritium.reinterpret(values, bf16),
                             tritium.reinterpret(old, bf16), BLOCK=n)
+
+
+XCHG_HALF = '''
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def kernel(p, values, old, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(old + offs, tl.atomic_xchg(p + offs, tl.load(values + offs)))
+'''
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_atomic_xchg_refuses_16_bit_floats(tmp_path, dtype):
+    """Triton 3.6's atomics on pointers take fp16 and bf16 for add alone ("atomic_xchg does
+    not support fp16"); tritium exchanged them. A located error now, at the call's line."""
+    import importlib.util
+    path = tmp_path / f"xchg_{dtype}.py"
+    path.write_text(XCHG_HALF)
+    spec = importlib.util.spec_from_file_location(f"xchg_{dtype}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    buf = np.zeros(8, np.uint16)
+    typed = (lambda a: a.view(np.float16)) if dtype == "fp16" else (lambda a: tritium.reinterpret(a, tl.bfloat16))
+    with pytest.raises(tritium.CompilationError, match=f"tl.atomic_xchg does not support {dtype} elements") as e:
+        module.kernel[(1,)](typed(buf.copy()), typed(buf.copy()), typed(buf.copy()), BLOCK=8)
+    assert "xchg_" + dtype + ".py:9:" in str(e.value), str(e.value)
+
+
+@tritium.jit
+def store_half(p, values, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_store(p + offs, tl.load(values + offs), mask=offs < BLOCK - 1)
+
+
+def test_atomic_store_still_takes_fp16(rng):
+    """tl.atomic_store is an exchange underneath: fp16 stays accepted there (the IR takes an
+    fp16 exchange; only tl.atomic_xchg refuses it)."""
+    values = rng.uniform(-4, 4, 16).astype(np.float16)
+    p = np.full(16, 7, np.float16)
+    store_half[(1,)](p, values, BLOCK=16)
+    np.testing.assert_array_equal(p, np.concatenate([values[:15], [np.float16(7)]]))
+
+
+@tritium.jit
+def cas_16(p, old, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # Swap in offs + 100 where the element equals its index.
+    seen = tl.atomic_cas(p + offs, offs.to(p.dtype.element_ty), (offs + 100).to(p.dtype.element_ty))
+    tl.store(old + offs, seen)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+def test_atomic_cas_takes_16_bit_integers(dtype):
+    """Triton 3.6's atomic_cas takes any element of 16, 32 or 64 bits (int16 and uint16 too;
+    the other atomics refuse them); tritium refused them."""
+    start = np.array([0, 5, 2, 7, 4, 4, 6, 0], dtype)
+    p, old = start.copy(), np.zeros(8, dtype)
+    cas_16[(1,)](p, old, BLOCK=8)
+    np.testing.assert_array_equal(old, start)
+    np.testing.assert_array_equal(p, np.where(start == np.arange(8), np.arange(8) + 100, start).astype(dtype))
+
+
+def test_atomic_cas_refuses_8_bit_elements():
+    with pytest.raises(tritium.CompilationError, match=r"tl.atomic_cas only supports elements with width \{16, 32, 64\}, "
+                                                       "got int8"):
+        cas_16[(1,)](np.zeros(8, np.int8), np.zeros(8, np.int8), BLOCK=8)

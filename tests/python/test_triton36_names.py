@@ -359,8 +359,71 @@ def test_map_elementwise(rng):
     np.testing.assert_array_equal(d, counts[:, None] * 100 + np.arange(8)[None, :])
 
 
+PACK_SOURCE = '''
+@tritium.jit
+def divmod2(a0, a1, b0, b1):
+    # pack=2: both inputs' two elements in turn, both outputs' two values in turn.
+    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
+
+
+@tritium.jit
+def reverse4(x0, x1, x2, x3):
+    # Not elementwise: pins which elements share a call (aligned runs of 4, row-major).
+    return x3, x2, x1, x0
+
+
+@tritium.jit
+def steps2(n0, n1):
+    # A loop per call, on two elements at once: the trip count is the larger one's.
+    s0 = 0
+    s1 = 0
+    while n0 > 0 or n1 > 0:
+        if n0 > 0:
+            s0 += 1
+        if n1 > 0:
+            s1 += 1
+        n0 = n0 // 2
+        n1 = n1 // 2
+    return s0, s1
+
+
+@tritium.jit
+def kernel(a_ptr, b_ptr, q_ptr, r_ptr, x_ptr, y_ptr, s_ptr, M: tl.constexpr, N: tl.constexpr):
+    i = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + i)
+    q, r = tl.map_elementwise(divmod2, a, tl.load(b_ptr + i), pack=2)
+    tl.store(q_ptr + i, q)
+    tl.store(r_ptr + i, r)
+    # One output: still a tuple, as Triton's (the function returns `pack` values).
+    tl.store(y_ptr + i, tl.map_elementwise(reverse4, tl.load(x_ptr + i), pack=4)[0])
+    tl.store(s_ptr + i, tl.map_elementwise(steps2, a, pack=2)[0])
+'''
+
+
+def test_map_elementwise_pack(rng):
+    """Triton 3.6's tl.map_elementwise(pack=P): one call on P elements, the function taking P
+    values per input and returning P per output; the interpreter groups aligned runs of P in
+    row-major order."""
+    kernel = load(PACK_SOURCE)
+    a = rng.integers(0, 1000, (4, 8)).astype(np.int32)
+    b = rng.integers(1, 20, (4, 8)).astype(np.int32)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    q, r, y, s = np.zeros_like(a), np.zeros_like(a), np.zeros_like(x), np.zeros_like(a)
+    kernel[(1,)](a, b, q, r, x, y, s, M=4, N=8)
+    np.testing.assert_array_equal(q, a // b)
+    np.testing.assert_array_equal(r, a % b)
+    np.testing.assert_array_equal(y, x.reshape(-1, 4)[:, ::-1].reshape(4, 8))
+    np.testing.assert_array_equal(s, np.array([int(v).bit_length() for v in a.ravel()]).reshape(4, 8))
+
+
 @pytest.mark.parametrize("body,match", [
-    ("tl.map_elementwise(twice, x, pack=2)", "pack > 1 is not supported by tritium yet"),
+    ("tl.map_elementwise(first, x, pack=2)", "with pack=2 returned 1 values; it returns 2 per output"),
+    ("tl.map_elementwise(twice, x, pack=2)", r"twice\(\) takes 1 arguments but 2 were given"),
+    ("tl.map_elementwise(mixed, x, pack=2)[0]", "type mismatch in unpacked results"),
+    ("tl.map_elementwise(pairwise, x, pack=3)[0]", "pack must be a power of two up to 64"),
+    ("tl.map_elementwise(pairwise, x, pack=0)[0]", "pack must be at least 1"),
+    ("tl.map_elementwise(twice4, x, pack=8)[0]", "with pack=8 needs at least 8 elements, got a block of 4"),
+    ("x + tl.map_elementwise(pairwise, 1.0, 2.0, pack=2)[0]", "with pack=2 needs a block input"),
     ("tl.map_elementwise(stores, x)", "may not have side effects"),
     ("tl.map_elementwise(tl.exp, x)", "must be a @triton.jit function"),
     ("tl.map_elementwise(widen, x)", "returned a block"),
@@ -381,6 +444,26 @@ def stores(x):
 @tritium.jit
 def widen(x):
     return tl.zeros((4,), tl.float32) + x
+
+
+@tritium.jit
+def first(x0, x1):
+    return x0
+
+
+@tritium.jit
+def mixed(x0, x1):
+    return x0, x1.to(tl.int32)
+
+
+@tritium.jit
+def pairwise(x0, x1, y0=0.0, y1=0.0):
+    return x0 + y0, x1 + y1
+
+
+@tritium.jit
+def twice4(x0, x1, x2, x3, x4, x5, x6, x7):
+    return x0, x1, x2, x3, x4, x5, x6, x7
 
 
 @tritium.jit

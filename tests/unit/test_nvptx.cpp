@@ -154,7 +154,7 @@ def atom_types(h_ptr, d_ptr, l_ptr, c_ptr, x_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(h_ptr + offs % 8, 0.5, mask=mask)
     tl.atomic_add(d_ptr + offs % 8, 0.25, mask=mask)
     tl.atomic_max(l_ptr + offs % 8, offs.to(tl.int64) * 1000000000, mask=mask)
-    old = tl.atomic_xchg(x_ptr + offs, offs.to(tl.float16), mask=mask)
+    tl.atomic_store(x_ptr + offs, offs.to(tl.float16), mask=mask, sem="relaxed")
     tl.atomic_cas(c_ptr + offs % 8, offs % 8, offs % 8 + 100)
 
 @triton.jit
@@ -452,7 +452,7 @@ TEST_CASE("nvptx: atomics on fp16, fp64 and i64; cas on a block", "[nvptx]") {
   REQUIRE(has(c.ptx, "atom.global.gpu.acq_rel.add.noftz.f16"));
   REQUIRE(has(c.ptx, "atom.global.gpu.acq_rel.add.f64"));
   REQUIRE(has(c.ptx, "atom.global.gpu.acq_rel.max.s64"));
-  REQUIRE(has(c.ptx, "atom.global.acq_rel.gpu.cas.b16"));  // fp16 xchg: a cas loop
+  REQUIRE(has(c.ptx, ".gpu.cas.b16"));  // an fp16 atomic_store: an exchange, a cas loop
   REQUIRE(has(c.ptx, "atom.global.acq_rel.gpu.cas.b32"));
   REQUIRE(has(c.ptx, "%tid.x"));
   REQUIRE_PTXAS_ACCEPTS(c);

@@ -96,25 +96,39 @@ void Emitter::emit_elementwise(const ir::Op& op) {
 
 // tl.map_elementwise: the region once per register the thread holds (once when every input
 // is uniform), its arguments that register of each input; branches and loops in it are the
-// thread's own (no barrier can be inside).
+// thread's own (no barrier can be inside). With pack = P, once per P registers (consecutive
+// elements: vector_widths asks for V >= P), input i's P registers its arguments i * P ...,
+// output r's P registers its yields r * P ... (never the uniform shortcut: a call's P results
+// may differ on equal inputs); a thread whose registers do not fill its last group (the
+// layout makes V >= P, so none should) repeats its last register there and drops those
+// results, so the extra calls see real elements (a loop in the function ends as for them).
 void Emitter::emit_map_elementwise(const ir::Op& op) {
   const ir::Region& region = *op.region(0);
   const ir::Type* type = op.result(0)->type();
+  const int pack = op.find_attr("pack") != nullptr ? static_cast<int>(op.int_attr("pack")) : 1;
   std::vector<Regs> inputs;
   bool uniform = true;
   for (const ir::Value* v : op.operands()) {
     inputs.push_back(get(v));
-    uniform = uniform && inputs.back().uniform;
+    uniform = uniform && inputs.back().uniform && pack == 1;
   }
   if (!uniform) {
     for (Regs& in : inputs) in = materialize(in, type);
   }
   const int n = uniform ? 1 : layout_of(type).num_regs();
   std::vector<Regs> outs(static_cast<size_t>(op.num_results()));
-  for (int r = 0; r < n; ++r) {
-    for (size_t i = 0; i < inputs.size(); ++i) set(region.arg(static_cast<int>(i)), Regs::one(inputs[i].at(r)));
+  for (int g = 0; g < n; g += pack) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      for (int k = 0; k < pack; ++k) {
+        set(region.arg(static_cast<int>(i) * pack + k), Regs::one(inputs[i].at(std::min(g + k, n - 1))));
+      }
+    }
     emit_region(region);
-    for (int j = 0; j < op.num_results(); ++j) outs[static_cast<size_t>(j)].values.push_back(get(region.terminator()->operand(j)).at(0));
+    for (int j = 0; j < op.num_results(); ++j) {
+      for (int k = 0; k < pack && g + k < n; ++k) {
+        outs[static_cast<size_t>(j)].values.push_back(get(region.terminator()->operand(j * pack + k)).at(0));
+      }
+    }
   }
   for (int j = 0; j < op.num_results(); ++j) {
     outs[static_cast<size_t>(j)].uniform = uniform;

@@ -143,7 +143,7 @@ def atom_types(h_ptr, d_ptr, l_ptr, c_ptr, x_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(h_ptr + offs % 8, 0.5, mask=mask)
     tl.atomic_add(d_ptr + offs % 8, 0.25, mask=mask)
     tl.atomic_max(l_ptr + offs % 8, offs.to(tl.int64) * 1000000000, mask=mask)
-    old = tl.atomic_xchg(x_ptr + offs, offs.to(tl.float16), mask=mask)
+    tl.atomic_store(x_ptr + offs, offs.to(tl.float16), mask=mask, sem="relaxed")
     tl.atomic_cas(c_ptr + offs % 8, offs % 8, offs % 8 + 100)
 
 @triton.jit
