@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/attrs.h"
@@ -147,6 +148,16 @@ Value* unpack_e2m1(Lowerer& L, Value* packed, int dim, ScalarKind compute, const
   return interleave(L, lo_f, hi_f, dim, loc);
 }
 
+// uint8 bytes holding two e2m1 values (the first in the low bits) -> the low and the high
+// values as `compute`, in the bytes' shape (no interleave).
+std::pair<Value*, Value*> nibbles_e2m1(Lowerer& L, Value* packed, ScalarKind compute, const Loc& loc) {
+  const std::vector<int64_t>& shape = packed->type()->shape();
+  auto u8 = [&](int64_t v) { return splat(L, ScalarKind::U8, ConstValue::integer(v), shape, loc); };
+  Value* lo = binop(L, ir::OpKind::And, packed, u8(15), loc);
+  Value* hi = binop(L, ir::OpKind::Shr, packed, u8(4), loc);  // logical: uint8
+  return {L.cast(e2m1_to_f32(L, lo, loc), compute, loc), L.cast(e2m1_to_f32(L, hi, loc), compute, loc)};
+}
+
 // The scale [..., R, K/G] of an operand whose K axis is `k_dim` (last for lhs, rank-2 for
 // rhs) spread to the operand's shape: element [.., r, k] (lhs) or [.., k, r] (rhs) takes
 // scale[.., r, k / G], G the group size.
@@ -193,6 +204,37 @@ Value* scale_value(Lowerer& L, Value* scale, ScalarKind compute, const Loc& loc)
   return L.cast(L.cast(x, Type::scalar(ScalarKind::F32), loc, /*bitcast=*/true), compute, loc);
 }
 
+// The scale's factor for an operand of shape `shape` whose K axis holds every element of K
+// once per `group` (the group size over that axis), and where a 0xFF e8m0 scale makes NaN
+// (null when fast_math or the scale is fp8e4nv).
+struct ScaleFactor {
+  Value* factor = nullptr;
+  Value* nan_mask = nullptr;
+};
+
+ScaleFactor scale_factor(Lowerer& L, Value* scale, bool rhs, int64_t group, ScalarKind compute, bool fast_math,
+                         const std::vector<int64_t>& shape, const Loc& loc) {
+  ScaleFactor f;
+  if (scale == nullptr) return f;
+  f.factor = spread_scale(L, scale_value(L, scale, compute, loc), rhs, group, shape, loc);
+  if (fast_math || is_e4m3_scale(scale)) return f;
+  const std::vector<int64_t>& sshape = scale->type()->shape();
+  Value* is_nan = L.emit(ir::OpKind::Cmp, scale->type()->with_element(Type::scalar(ScalarKind::I1)),
+                         {scale, splat(L, ScalarKind::U8, ConstValue::integer(255), sshape, loc)}, loc);
+  ir::set_enum_attr(*is_nan->def(), ir::CmpPredicate::Eq);
+  f.nan_mask = spread_scale(L, is_nan, rhs, group, shape, loc);
+  return f;
+}
+
+Value* apply_scale(Lowerer& L, Value* v, const ScaleFactor& f, ScalarKind compute, const Loc& loc) {
+  if (f.factor == nullptr) return v;
+  v = binop(L, ir::OpKind::Mul, v, f.factor, loc);
+  if (f.nan_mask == nullptr) return v;
+  const std::vector<int64_t>& shape = v->type()->shape();
+  Value* nan = splat(L, compute, ConstValue::floating(std::numeric_limits<double>::quiet_NaN()), shape, loc);
+  return L.emit(ir::OpKind::Select, v->type(), {f.nan_mask, nan, v}, loc);
+}
+
 struct Operand {
   Value* value;  // in the format's type (uint8 for e2m1)
   Value* scale;  // uint8 e8m0, fp8e4nv, or null
@@ -212,20 +254,36 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
     v = L.cast(op.value, compute, loc);
   }
   if (op.scale == nullptr) return v;
-  const std::vector<int64_t>& shape = v->type()->shape();
-  int64_t group = scale_group(op.scale);
-  Value* factor = spread_scale(L, scale_value(L, op.scale, compute, loc), rhs, group, shape, loc);
-  v = binop(L, ir::OpKind::Mul, v, factor, loc);
-  // An fp8e4nv scale's NaN is already NaN in the multiply.
-  if (fast_math || is_e4m3_scale(op.scale)) return v;
-  // 0xFF is e8m0's NaN: the whole group is NaN (the multiply made it inf or NaN).
-  const std::vector<int64_t>& sshape = op.scale->type()->shape();
-  Value* is_nan = L.emit(ir::OpKind::Cmp, op.scale->type()->with_element(Type::scalar(ScalarKind::I1)),
-                         {op.scale, splat(L, ScalarKind::U8, ConstValue::integer(255), sshape, loc)}, loc);
-  ir::set_enum_attr(*is_nan->def(), ir::CmpPredicate::Eq);
-  Value* nan_mask = spread_scale(L, is_nan, rhs, group, shape, loc);
-  Value* nan = splat(L, compute, ConstValue::floating(std::numeric_limits<double>::quiet_NaN()), shape, loc);
-  return L.emit(ir::OpKind::Select, v->type(), {nan_mask, nan, v}, loc);
+  // An fp8e4nv scale's NaN is already NaN in the multiply; 0xFF is e8m0's NaN: the whole
+  // group is NaN (the multiply made it inf or NaN).
+  ScaleFactor f = scale_factor(L, op.scale, rhs, scale_group(op.scale), compute, fast_math, v->type()->shape(), loc);
+  return apply_scale(L, v, f, compute, loc);
+}
+
+// Both operands e2m1 packed along K: the sum over K is taken as two dots, the low nibbles'
+// (even k) then the high nibbles' (odd k), each over K / 2 and on the bytes' own shapes, so
+// no interleave moves the upcast values between threads; a scale group of G elements of K
+// is G / 2 bytes of each half, and one spread scale serves both.
+Value* dot_scaled_by_halves(Lowerer& L, const Operand& lhs, const Operand& rhs, Value* acc, ScalarKind compute,
+                            bool fast_math, const Type* result_type, const Loc& loc) {
+  auto [a_lo, a_hi] = nibbles_e2m1(L, lhs.value, compute, loc);
+  auto [b_lo, b_hi] = nibbles_e2m1(L, rhs.value, compute, loc);
+  ScaleFactor fa, fb;
+  if (lhs.scale != nullptr) {
+    fa = scale_factor(L, lhs.scale, false, scale_group(lhs.scale) / 2, compute, fast_math, a_lo->type()->shape(), loc);
+  }
+  if (rhs.scale != nullptr) {
+    fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math, b_lo->type()->shape(), loc);
+  }
+  for (auto [a, b] : {std::pair<Value*, Value*>{a_lo, b_lo}, std::pair<Value*, Value*>{a_hi, b_hi}}) {
+    ir::Op* op = L.builder().create(
+        ir::OpKind::Dot, {result_type},
+        {apply_scale(L, a, fa, compute, loc), apply_scale(L, b, fb, compute, loc), acc}, loc);
+    ir::set_enum_attr(*op, ir::InputPrecision::Ieee);
+    op->set_attr("max_num_imprecise_acc", int64_t{0});
+    acc = op->result();
+  }
+  return acc;
 }
 
 // The scale's checks (the DotScaledOp verifier's, in its words, plus type and rank).
@@ -338,6 +396,11 @@ LValue dot_scaled(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
   // is fp16, else bf16 (every e2m1, e4m3 and e5m2 value is exact in both).
   ScalarKind compute = lhs.format == "fp16" || rhs.format == "fp16" ? ScalarKind::F16 : ScalarKind::BF16;
   bool fast_math = a.const_bool("fast_math", false);
+  // Two dots of K / 2 when both sides are K-packed e2m1 and each half is still one
+  // tensor-core step deep.
+  if (lhs.format == "e2m1" && rhs.format == "e2m1" && lhs.k_pack && rhs.k_pack && (k / 2) % 16 == 0) {
+    return LValue::tensor(dot_scaled_by_halves(L, lhs, rhs, acc, compute, fast_math, result_type, loc));
+  }
   Value* x = upcast_operand(L, lhs, /*rhs=*/false, compute, fast_math, loc);
   Value* y = upcast_operand(L, rhs, /*rhs=*/true, compute, fast_math, loc);
   ir::Op* op = L.builder().create(ir::OpKind::Dot, {result_type}, {x, y, acc}, loc);
