@@ -148,14 +148,13 @@ Value* unpack_e2m1(Lowerer& L, Value* packed, int dim, ScalarKind compute, const
   return interleave(L, lo_f, hi_f, dim, loc);
 }
 
-// uint8 bytes holding two e2m1 values (the first in the low bits) -> the low and the high
-// values as `compute`, in the bytes' shape (no interleave).
-std::pair<Value*, Value*> nibbles_e2m1(Lowerer& L, Value* packed, ScalarKind compute, const Loc& loc) {
+// The low (first) or high values of uint8 bytes holding two e2m1 each, as `compute`, in
+// the bytes' shape (no interleave).
+Value* nibble_e2m1(Lowerer& L, Value* packed, bool high, ScalarKind compute, const Loc& loc) {
   const std::vector<int64_t>& shape = packed->type()->shape();
-  auto u8 = [&](int64_t v) { return splat(L, ScalarKind::U8, ConstValue::integer(v), shape, loc); };
-  Value* lo = binop(L, ir::OpKind::And, packed, u8(15), loc);
-  Value* hi = binop(L, ir::OpKind::Shr, packed, u8(4), loc);  // logical: uint8
-  return {L.cast(e2m1_to_f32(L, lo, loc), compute, loc), L.cast(e2m1_to_f32(L, hi, loc), compute, loc)};
+  Value* n = binop(L, high ? ir::OpKind::Shr : ir::OpKind::And, packed,
+                   splat(L, ScalarKind::U8, ConstValue::integer(high ? 4 : 15), shape, loc), loc);  // logical: uint8
+  return L.cast(e2m1_to_f32(L, n, loc), compute, loc);
 }
 
 // The scale [..., R, K/G] of an operand whose K axis is `k_dim` (last for lhs, rank-2 for
@@ -204,35 +203,27 @@ Value* scale_value(Lowerer& L, Value* scale, ScalarKind compute, const Loc& loc)
   return L.cast(L.cast(x, Type::scalar(ScalarKind::F32), loc, /*bitcast=*/true), compute, loc);
 }
 
-// The scale's factor for an operand of shape `shape` whose K axis holds every element of K
-// once per `group` (the group size over that axis), and where a 0xFF e8m0 scale makes NaN
-// (null when fast_math or the scale is fp8e4nv).
-struct ScaleFactor {
-  Value* factor = nullptr;
-  Value* nan_mask = nullptr;
-};
-
-ScaleFactor scale_factor(Lowerer& L, Value* scale, bool rhs, int64_t group, ScalarKind compute, bool fast_math,
-                         const std::vector<int64_t>& shape, const Loc& loc) {
-  ScaleFactor f;
-  if (scale == nullptr) return f;
-  f.factor = spread_scale(L, scale_value(L, scale, compute, loc), rhs, group, shape, loc);
-  if (fast_math || is_e4m3_scale(scale)) return f;
-  const std::vector<int64_t>& sshape = scale->type()->shape();
-  Value* is_nan = L.emit(ir::OpKind::Cmp, scale->type()->with_element(Type::scalar(ScalarKind::I1)),
-                         {scale, splat(L, ScalarKind::U8, ConstValue::integer(255), sshape, loc)}, loc);
-  ir::set_enum_attr(*is_nan->def(), ir::CmpPredicate::Eq);
-  f.nan_mask = spread_scale(L, is_nan, rhs, group, shape, loc);
-  return f;
+// The scale's factor spread to an operand of shape `shape` whose K axis holds each group
+// of the scale as `group` elements. A 0xFF e8m0 scale (its NaN) makes the whole group NaN:
+// the factor itself is NaN there, chosen on the scale's own block before the spread (the
+// product is then NaN whatever the element; fast_math keeps the shifted exponent, inf). An
+// fp8e4nv scale's NaN is already NaN.
+Value* scale_factor(Lowerer& L, Value* scale, bool rhs, int64_t group, ScalarKind compute, bool fast_math,
+                    const std::vector<int64_t>& shape, const Loc& loc) {
+  Value* factor = scale_value(L, scale, compute, loc);
+  if (!fast_math && !is_e4m3_scale(scale)) {
+    const std::vector<int64_t>& sshape = scale->type()->shape();
+    Value* is_nan = L.emit(ir::OpKind::Cmp, scale->type()->with_element(Type::scalar(ScalarKind::I1)),
+                           {scale, splat(L, ScalarKind::U8, ConstValue::integer(255), sshape, loc)}, loc);
+    ir::set_enum_attr(*is_nan->def(), ir::CmpPredicate::Eq);
+    Value* nan = splat(L, compute, ConstValue::floating(std::numeric_limits<double>::quiet_NaN()), sshape, loc);
+    factor = L.emit(ir::OpKind::Select, factor->type(), {is_nan, nan, factor}, loc);
+  }
+  return spread_scale(L, factor, rhs, group, shape, loc);
 }
 
-Value* apply_scale(Lowerer& L, Value* v, const ScaleFactor& f, ScalarKind compute, const Loc& loc) {
-  if (f.factor == nullptr) return v;
-  v = binop(L, ir::OpKind::Mul, v, f.factor, loc);
-  if (f.nan_mask == nullptr) return v;
-  const std::vector<int64_t>& shape = v->type()->shape();
-  Value* nan = splat(L, compute, ConstValue::floating(std::numeric_limits<double>::quiet_NaN()), shape, loc);
-  return L.emit(ir::OpKind::Select, v->type(), {f.nan_mask, nan, v}, loc);
+Value* apply_scale(Lowerer& L, Value* v, Value* factor, const Loc& loc) {
+  return factor == nullptr ? v : binop(L, ir::OpKind::Mul, v, factor, loc);
 }
 
 struct Operand {
@@ -254,10 +245,8 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
     v = L.cast(op.value, compute, loc);
   }
   if (op.scale == nullptr) return v;
-  // An fp8e4nv scale's NaN is already NaN in the multiply; 0xFF is e8m0's NaN: the whole
-  // group is NaN (the multiply made it inf or NaN).
-  ScaleFactor f = scale_factor(L, op.scale, rhs, scale_group(op.scale), compute, fast_math, v->type()->shape(), loc);
-  return apply_scale(L, v, f, compute, loc);
+  return apply_scale(L, v, scale_factor(L, op.scale, rhs, scale_group(op.scale), compute, fast_math, v->type()->shape(), loc),
+                     loc);
 }
 
 // Both operands e2m1 packed along K: the sum over K is taken as two dots, the low nibbles'
@@ -266,19 +255,20 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
 // is G / 2 bytes of each half, and one spread scale serves both.
 Value* dot_scaled_by_halves(Lowerer& L, const Operand& lhs, const Operand& rhs, Value* acc, ScalarKind compute,
                             bool fast_math, const Type* result_type, const Loc& loc) {
-  auto [a_lo, a_hi] = nibbles_e2m1(L, lhs.value, compute, loc);
-  auto [b_lo, b_hi] = nibbles_e2m1(L, rhs.value, compute, loc);
-  ScaleFactor fa, fb;
+  Value *fa = nullptr, *fb = nullptr;
   if (lhs.scale != nullptr) {
-    fa = scale_factor(L, lhs.scale, false, scale_group(lhs.scale) / 2, compute, fast_math, a_lo->type()->shape(), loc);
+    fa = scale_factor(L, lhs.scale, false, scale_group(lhs.scale) / 2, compute, fast_math,
+                      lhs.value->type()->shape(), loc);
   }
   if (rhs.scale != nullptr) {
-    fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math, b_lo->type()->shape(), loc);
+    fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math,
+                      rhs.value->type()->shape(), loc);
   }
-  for (auto [a, b] : {std::pair<Value*, Value*>{a_lo, b_lo}, std::pair<Value*, Value*>{a_hi, b_hi}}) {
-    ir::Op* op = L.builder().create(
-        ir::OpKind::Dot, {result_type},
-        {apply_scale(L, a, fa, compute, loc), apply_scale(L, b, fb, compute, loc), acc}, loc);
+  // Each half upcast right before its dot (the high half need not be live across the first).
+  for (bool high : {false, true}) {
+    Value* a = apply_scale(L, nibble_e2m1(L, lhs.value, high, compute, loc), fa, loc);
+    Value* b = apply_scale(L, nibble_e2m1(L, rhs.value, high, compute, loc), fb, loc);
+    ir::Op* op = L.builder().create(ir::OpKind::Dot, {result_type}, {a, b, acc}, loc);
     ir::set_enum_attr(*op, ir::InputPrecision::Ieee);
     op->set_attr("max_num_imprecise_acc", int64_t{0});
     acc = op->result();
