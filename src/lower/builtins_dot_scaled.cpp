@@ -238,6 +238,15 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
   int rank = static_cast<int>(op.value->type()->shape().size());
   int k_dim = rhs ? rank - 2 : rank - 1;
   Value* v;
+  if (op.format == "e2m1" && op.k_pack && op.scale != nullptr) {
+    // Packed along K: both nibbles of a byte share its scale group (G / 2 bytes), so the
+    // scale multiplies each half on the bytes' own shape, before the interleave.
+    Value* f = scale_factor(L, op.scale, rhs, scale_group(op.scale) / 2, compute, fast_math,
+                            op.value->type()->shape(), loc);
+    Value* lo = apply_scale(L, nibble_e2m1(L, op.value, false, compute, loc), f, loc);
+    Value* hi = apply_scale(L, nibble_e2m1(L, op.value, true, compute, loc), f, loc);
+    return interleave(L, lo, hi, k_dim, loc);
+  }
   if (op.format == "e2m1") {
     int packed_dim = op.k_pack ? k_dim : (rhs ? rank - 1 : rank - 2);
     v = unpack_e2m1(L, op.value, packed_dim, compute, loc);
