@@ -228,12 +228,13 @@ def e4m3_values(codes):
 
 
 @pytest.mark.parametrize("b_fmt", ["e2m1", "e4m3"])
-@pytest.mark.parametrize("tile,warps,K", [((64, 64, 128), 4, 256), ((128, 64, 64), 8, 128)])
-def test_scaled_fp4_dot_on_emulated_wgmma(tmp_path, b_fmt, tile, warps, K):
+@pytest.mark.parametrize("tile,warps,K,sm", [((64, 64, 128), 4, 256, 90), ((128, 64, 64), 8, 128, 90),
+                                             ((64, 32, 64), 2, 128, 80)])
+def test_scaled_fp4_dot_on_emulated_wgmma(tmp_path, b_fmt, tile, warps, K, sm):
     """tl.dot_scaled e2m1 x e2m1 packed along K (its two dots of K / 2, low nibbles then high)
     and e2m1 x e4m3 (the e2m1 side scaled on its bytes' shape, then interleaved) on wgmma, with
     e8m0 scales spread over 16 bytes and a 0xFF scale's NaN: every e2m1 byte, e4m3 values of
-    magnitude 0.5 to 3.75, scales 2^-1..2^1 (exact sums)."""
+    magnitude 0.5 to 3.75, scales 2^-1..2^1 (exact sums). Also on sm_80's mma.sync, 2 warps."""
     BM, BN, BK = tile
     rng = np.random.default_rng(BM + BN + K)
     a = rng.integers(0, 256, (BM, K // 2))
@@ -249,9 +250,12 @@ def test_scaled_fp4_dot_on_emulated_wgmma(tmp_path, b_fmt, tile, warps, K):
     sb[5, K // 32 - 1] = 255
     raw = np.concatenate([x.ravel() for x in (a, b, sa, sb)])
     values = np.where(raw > 127, raw - 256, raw).astype(np.float64)  # the bytes as int8
-    out, ptx = mma16.run_kernel(tmp_path, "scaled_fp4", "i8", "fp32", values, BM * BN, tile, warps, 1, 90, K,
+    out, ptx = mma16.run_kernel(tmp_path, "scaled_fp4", "i8", "fp32", values, BM * BN, tile, warps, 1, sm, K,
                                 f", B_FMT='{b_fmt}'", kernels=SCALED_KERNELS)
-    assert_wgmma(ptx, "bf16")
+    if sm == 90:
+        assert_wgmma(ptx, "bf16")
+    else:
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
     av = np.stack([E2M1[a & 15], E2M1[a >> 4]], axis=2).reshape(BM, K)  # low nibble first
     fa = np.where(sa == 255, np.nan, np.ldexp(1.0, sa - 127))
     fb = np.where(sb == 255, np.nan, np.ldexp(1.0, sb - 127))
