@@ -273,11 +273,16 @@ Value* dot_scaled_by_halves(Lowerer& L, const Operand& lhs, const Operand& rhs, 
     fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math,
                       rhs.value->type()->shape(), loc);
   }
-  // Each half upcast right before its dot (the high half need not be live across the first).
-  for (bool high : {false, true}) {
-    Value* a = apply_scale(L, nibble_e2m1(L, lhs.value, high, compute, loc), fa, loc);
-    Value* b = apply_scale(L, nibble_e2m1(L, rhs.value, high, compute, loc), fb, loc);
-    ir::Op* op = L.builder().create(ir::OpKind::Dot, {result_type}, {a, b, acc}, loc);
+  // Both halves upcast first, then the dots (the bytes die before the first dot; measured
+  // slightly fewer spills than upcasting each half right before its dot).
+  Value* a[2];
+  Value* b[2];
+  for (int high = 0; high < 2; ++high) {
+    a[high] = apply_scale(L, nibble_e2m1(L, lhs.value, high != 0, compute, loc), fa, loc);
+    b[high] = apply_scale(L, nibble_e2m1(L, rhs.value, high != 0, compute, loc), fb, loc);
+  }
+  for (int high = 0; high < 2; ++high) {
+    ir::Op* op = L.builder().create(ir::OpKind::Dot, {result_type}, {a[high], b[high], acc}, loc);
     ir::set_enum_attr(*op, ir::InputPrecision::Ieee);
     op->set_attr("max_num_imprecise_acc", int64_t{0});
     acc = op->result();

@@ -16,11 +16,11 @@
 # CHECK: [[XLO:%[0-9]+]] = mul {{%[0-9]+}}, [[FA]] : block<16x32xbf16>
 # CHECK: [[BLO:%[0-9]+]] = and [[B]], {{%[0-9]+}} : block<32x16xu8>
 # CHECK: [[YLO:%[0-9]+]] = mul {{%[0-9]+}}, [[FB]] : block<32x16xbf16>
-# CHECK-NEXT: [[D:%[0-9]+]] = dot [[XLO]], [[YLO]], {{%[0-9]+}} {{.*}} : block<16x16xfp32>
 # CHECK: [[AHI:%[0-9]+]] = shr [[A]], {{%[0-9]+}} : block<16x32xu8>
 # CHECK: [[XHI:%[0-9]+]] = mul {{%[0-9]+}}, [[FA]] : block<16x32xbf16>
 # CHECK: [[BHI:%[0-9]+]] = shr [[B]], {{%[0-9]+}} : block<32x16xu8>
 # CHECK: [[YHI:%[0-9]+]] = mul {{%[0-9]+}}, [[FB]] : block<32x16xbf16>
+# CHECK-NEXT: [[D:%[0-9]+]] = dot [[XLO]], [[YLO]], {{%[0-9]+}} {{.*}} : block<16x16xfp32>
 # CHECK-NEXT: dot [[XHI]], [[YHI]], [[D]] {{.*}} : block<16x16xfp32>
 # CHECK-NOT: join
 # CHECK-NOT: dot
