@@ -241,8 +241,8 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
   if (op.format == "e2m1" && op.k_pack && op.scale != nullptr) {
     // Packed along K: both nibbles of a byte share its scale group (G / 2 bytes), so the
     // scale multiplies each half on the bytes' own shape, before the interleave.
-    Value* f = scale_factor(L, op.scale, rhs, scale_group(op.scale) / 2, compute, fast_math,
-                            op.value->type()->shape(), loc);
+    Value* f =
+        scale_factor(L, op.scale, rhs, scale_group(op.scale) / 2, compute, fast_math, op.value->type()->shape(), loc);
     Value* lo = apply_scale(L, nibble_e2m1(L, op.value, false, compute, loc), f, loc);
     Value* hi = apply_scale(L, nibble_e2m1(L, op.value, true, compute, loc), f, loc);
     return interleave(L, lo, hi, k_dim, loc);
@@ -254,8 +254,8 @@ Value* upcast_operand(Lowerer& L, const Operand& op, bool rhs, ScalarKind comput
     v = L.cast(op.value, compute, loc);
   }
   if (op.scale == nullptr) return v;
-  return apply_scale(L, v, scale_factor(L, op.scale, rhs, scale_group(op.scale), compute, fast_math, v->type()->shape(), loc),
-                     loc);
+  return apply_scale(
+      L, v, scale_factor(L, op.scale, rhs, scale_group(op.scale), compute, fast_math, v->type()->shape(), loc), loc);
 }
 
 // Both operands e2m1 packed along K: the sum over K is taken as two dots, the low nibbles'
@@ -266,12 +266,12 @@ Value* dot_scaled_by_halves(Lowerer& L, const Operand& lhs, const Operand& rhs, 
                             bool fast_math, const Type* result_type, const Loc& loc) {
   Value *fa = nullptr, *fb = nullptr;
   if (lhs.scale != nullptr) {
-    fa = scale_factor(L, lhs.scale, false, scale_group(lhs.scale) / 2, compute, fast_math,
-                      lhs.value->type()->shape(), loc);
+    fa = scale_factor(L, lhs.scale, false, scale_group(lhs.scale) / 2, compute, fast_math, lhs.value->type()->shape(),
+                      loc);
   }
   if (rhs.scale != nullptr) {
-    fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math,
-                      rhs.value->type()->shape(), loc);
+    fb = scale_factor(L, rhs.scale, true, scale_group(rhs.scale) / 2, compute, fast_math, rhs.value->type()->shape(),
+                      loc);
   }
   // Both halves upcast first, then the dots (the bytes die before the first dot; measured
   // slightly fewer spills than upcasting each half right before its dot).
