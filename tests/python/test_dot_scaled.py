@@ -239,9 +239,9 @@ def fp4_loop(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.co
 def test_e2m1_pair_upcast_needs_few_shared_memory_round_trips():
     # 64x64x128 at 4 warps for sm_90: the interleave of the nibbles (join + reshape, then a
     # transpose for B) moved every upcast value through shared memory before the dots' own
-    # staging: 236 st.shared, 340 ld.shared and 23 barriers, and ptxas spilled 760 bytes.
-    # As two dots on the bytes' own shapes: 40 / 54 / 11 and no spills (Triton 3.6: 115 /
-    # 56 / 10, 204 registers, no spills).
+    # staging: 236 st.shared, 340 ld.shared and 23 barriers in the PTX, and ptxas spilled
+    # 760 bytes. As two dots on the bytes' own shapes: 36 / 31 / 9, 160 registers and no
+    # spills (Triton 3.6: 115 / 56 / 10, 204 registers, no spills).
     ptx = fp4_loop.emit("ptx", signature="*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, i32:16, BM=64, BN=64, BK=128",
                         num_warps=4, arch=90)
     stores, loads = ptx.count("st.shared"), ptx.count("ld.shared")
