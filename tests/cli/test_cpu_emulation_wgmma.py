@@ -9,6 +9,7 @@ also checks that no shared byte a retired wgmma read was overwritten while it wa
 Small-integer inputs: exact results."""
 
 import re
+import textwrap
 
 import numpy as np
 import pytest
@@ -203,3 +204,78 @@ def test_accumulators_read_before_their_wait_are_caught(tmp_path):
     with pytest.raises(AssertionError, match="Arrays are not equal"):
         mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp32", "row-major", (64, 64, 32), 4, 32, 1, 90,
                            mutate=waits_one_short)
+
+
+SCALED_KERNELS = mma16.KERNELS + textwrap.dedent('''
+
+    @tritium.jit
+    def scaled_fp4(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   B_FMT: tl.constexpr):
+        # tl.dot_scaled e2m1 (two values a byte along K) x B_FMT (e2m1 likewise, or e4m3) with
+        # e8m0 scales in a loop over K = stride; x holds A's bytes (BM x K/2), B's (K/2 or K
+        # rows x BN), A's scales (BM x K/32) and B's (BN x K/32), in that order, row-major.
+        PB: tl.constexpr = 2 if B_FMT == "e2m1" else 1
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        ka = tl.arange(0, BK // 2)
+        kb = tl.arange(0, BK // PB)
+        g = tl.arange(0, BK // 32)
+        b_base = BM * (stride // 2)
+        sa_base = b_base + (stride // PB) * BN
+        sb_base = sa_base + BM * (stride // 32)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, stride, BK):
+            a = tl.load(x_ptr + m[:, None] * (stride // 2) + (k0 // 2 + ka)[None, :]).to(tl.uint8, bitcast=True)
+            b = tl.load(x_ptr + b_base + (k0 // PB + kb)[:, None] * BN + n[None, :]).to(tl.uint8, bitcast=True)
+            sa = tl.load(x_ptr + sa_base + m[:, None] * (stride // 32) + (k0 // 32 + g)[None, :])
+            sb = tl.load(x_ptr + sb_base + n[:, None] * (stride // 32) + (k0 // 32 + g)[None, :])
+            acc = tl.dot_scaled(a, sa.to(tl.uint8, bitcast=True), "e2m1", b, sb.to(tl.uint8, bitcast=True), B_FMT,
+                                acc)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+''')
+
+E2M1 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
+
+
+def e4m3_values(codes):
+    sign = np.where(codes & 0x80, -1.0, 1.0)
+    exp, man = (codes >> 3) & 15, codes & 7
+    return sign * np.where(exp == 0, man / 8 * 2.0**-6, (1 + man / 8) * np.ldexp(1.0, exp - 7))
+
+
+@pytest.mark.parametrize("b_fmt", ["e2m1", "e4m3"])
+@pytest.mark.parametrize("tile,warps,K,sm", [((64, 64, 128), 4, 256, 90), ((128, 64, 64), 8, 128, 90),
+                                             ((64, 32, 64), 2, 128, 80)])
+def test_scaled_fp4_dot_on_emulated_wgmma(tmp_path, b_fmt, tile, warps, K, sm):
+    """tl.dot_scaled e2m1 x e2m1 packed along K (its two dots of K / 2, low nibbles then high)
+    and e2m1 x e4m3 (the e2m1 side scaled on its bytes' shape, then interleaved) on wgmma, with
+    e8m0 scales spread over 16 bytes and a 0xFF scale's NaN: every e2m1 byte, e4m3 values of
+    magnitude 0.5 to 3.75, scales 2^-1..2^1 (exact sums). Also on sm_80's mma.sync, 2 warps."""
+    BM, BN, BK = tile
+    rng = np.random.default_rng(BM + BN + K)
+    a = rng.integers(0, 256, (BM, K // 2))
+    if b_fmt == "e2m1":
+        b = rng.integers(0, 256, (K // 2, BN))
+        bv = np.stack([E2M1[b & 15], E2M1[b >> 4]], axis=1).reshape(K, BN)
+    else:
+        b = rng.integers(0, 2, (K, BN)) << 7 | rng.integers(6, 9, (K, BN)) << 3 | rng.integers(0, 8, (K, BN))
+        bv = e4m3_values(b)
+    sa = rng.integers(126, 129, (BM, K // 32))
+    sb = rng.integers(126, 129, (BN, K // 32))
+    sa[3, 1] = 255
+    sb[5, K // 32 - 1] = 255
+    raw = np.concatenate([x.ravel() for x in (a, b, sa, sb)])
+    values = np.where(raw > 127, raw - 256, raw).astype(np.float64)  # the bytes as int8
+    out, ptx = mma16.run_kernel(tmp_path, "scaled_fp4", "i8", "fp32", values, BM * BN, tile, warps, 1, sm, K,
+                                f", B_FMT='{b_fmt}'", kernels=SCALED_KERNELS)
+    if sm == 90:
+        assert_wgmma(ptx, "bf16")
+    else:
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
+    av = np.stack([E2M1[a & 15], E2M1[a >> 4]], axis=2).reshape(BM, K)  # low nibble first
+    fa = np.where(sa == 255, np.nan, np.ldexp(1.0, sa - 127))
+    fb = np.where(sb == 255, np.nan, np.ldexp(1.0, sb - 127))
+    want = (av * np.repeat(fa, 32, axis=1)) @ (bv * np.repeat(fb, 32, axis=1).T)
+    c = out.reshape(BM, BN).astype(np.float64)
+    assert np.isnan(c[3]).all() and np.isnan(c[:, 5]).all()
+    np.testing.assert_array_equal(c, want)
