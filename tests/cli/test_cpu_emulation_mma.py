@@ -9,6 +9,7 @@ t = lane % 4). The driver's inputs are small integers, exact in tf32 and in fp32
 the kernels' results must equal numpy's exactly: the fragment reads, the stage buffers and
 their rotation, the copies' addresses and masks are checked without a GPU."""
 
+import os
 import re
 import subprocess
 import textwrap
@@ -250,3 +251,24 @@ def test_transposed_operand_at_small_warps(tmp_path, sm, tile, warps, T):
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
     bases = set(re.findall(r"st\.shared(?:\.v\d)?\.b32\s+\[(%rd?\d+)", ptx))
     assert 0 < len(bases) <= 4, sorted(bases)
+
+
+REPRO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "triton_suite", "gpu_sweep_repro",
+                     "realk_state_update.py")
+
+
+@pytest.mark.parametrize("ty", ["fp32", "bf16"])
+def test_state_update_gk_addresses_at_one_warp(ty):
+    """fla's gated state update at 1 warp (kᵀ and its decays loaded into registers along a
+    column, then staged by the dot): PTX only. No run-time contiguity test of the column loads
+    (64-bit compares of their addresses: 41 in fp32 before VectorWidths::untested), and the
+    flat layout's per-register coordinates are the thread's plus constants (delinearize), not
+    a shift of each register's own sum (30 shr.u32 in fp32 before; ptxas then counted 240
+    registers, 122 after, Triton 3.6 72)."""
+    signature = f"*{ty}:16, *{ty}:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16"
+    ptx = subprocess.run([emu.CLI, "compile", REPRO, "--kernel", "state_update_gk", "--signature", signature,
+                          "--num-warps", "1", "--num-stages", "2", "--emit", "ptx", "--arch", "sm_90"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "mma.sync.aligned.m16n8k" in ptx
+    assert len(re.findall(r"setp\.(?:eq|ne)\.b64", ptx)) <= 2
+    assert len(re.findall(r"\bshr\.u32\b", ptx)) <= 8
