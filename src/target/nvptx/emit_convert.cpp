@@ -105,7 +105,8 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
   llvm::Value* row = b_.CreateLShr(part, b_.getInt32(static_cast<uint32_t>(shift)));
   llvm::Value* col = b_.CreateAnd(part, b_.getInt32(static_cast<uint32_t>(cols - 1)));
   if (transposed) std::swap(row, col);
-  llvm::Value* base = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride)), "", true, true), col, "", true, true);
+  llvm::Value* scaled = b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride)), "", true, true);
+  llvm::Value* base = b_.CreateAdd(scaled, col, "", true, true);
   // The widest vector whose every run starts aligned: the threads' tile columns, the stride
   // and the buffer's offset all multiples of it, at most 16 bytes.
   const int64_t bytes = type_bytes(stored);
@@ -129,13 +130,15 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
       if (ok) break;
       group /= 2;
     }
-    llvm::Value* ptr = shared_element_at(byte_offset, stored, b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(first))), elements);
+    llvm::Value* index = b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(first)));
+    llvm::Value* ptr = shared_element_at(byte_offset, stored, index, elements);
     if (group == 1) {
       b_.CreateStore(convert(regs.at(static_cast<int>(r))), ptr);
     } else {
       llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
       for (int64_t i = 0; i < group; ++i) {
-        vec = b_.CreateInsertElement(vec, convert(regs.at(static_cast<int>(r + i))), b_.getInt32(static_cast<uint32_t>(i)));
+        llvm::Value* v = convert(regs.at(static_cast<int>(r + i)));
+        vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
       }
       b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
     }

@@ -709,7 +709,9 @@ void Emitter::emit_dot(const ir::Op& op) {
     }
     llvm::Value* b_lane;
     if (b_t) {
-      llvm::Value* n_row = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), b_.CreateMul(high, i32(l.tile_col_step()))), row8);
+      llvm::Value* n_tile =
+          b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), b_.CreateMul(high, i32(l.tile_col_step())));
+      llvm::Value* n_row = b_.CreateAdd(n_tile, row8);
       b_lane = b_.CreateAdd(b_.CreateMul(n_row, i32(stride_b)), low);
     } else {
       llvm::Value* b_row = b_.CreateAdd(row8, low);
@@ -724,7 +726,8 @@ void Emitter::emit_dot(const ir::Op& op) {
         for (int im = 0; im < l.rep_m; ++im) {
           const int64_t m = batch * l.m + l.tile_row(im, 0);
           int64_t offset = (a_t ? k0 * stride_a + m : m * stride_a + k0) * 2;
-          af[im] = a_registers ? a_fragment(op.operand(0), k0, im) : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, a_t);
+          af[im] = a_registers ? a_fragment(op.operand(0), k0, im)
+                               : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, a_t);
         }
         for (int in = 0; in < l.rep_n; in += 2) {
           const int64_t k = batch * K + k0;

@@ -86,12 +86,13 @@ std::vector<llvm::Value*> Emitter::delinearize(const std::vector<int64_t>& shape
   // from them share a base register ([base+offset]); divided as one sum, LLVM keeps a
   // separate quotient per register, each address hoisted out of a loop and live through it
   // (a 1-warp dot's 16 x 64 operands: ~50 registers of addresses).
-  if (auto* add = llvm::dyn_cast<llvm::BinaryOperator>(e); add != nullptr && add->getOpcode() == llvm::Instruction::Add &&
-                                                             !shape.empty()) {
+  auto* add = llvm::dyn_cast<llvm::BinaryOperator>(e);
+  if (add != nullptr && add->getOpcode() == llvm::Instruction::Add && !shape.empty()) {
     auto* constant = llvm::dyn_cast<llvm::ConstantInt>(add->getOperand(1));
     llvm::Value* part = add->getOperand(0);
     int64_t vector = 1;
-    if (auto* mul = llvm::dyn_cast<llvm::BinaryOperator>(part); mul != nullptr && mul->getOpcode() == llvm::Instruction::Mul) {
+    auto* mul = llvm::dyn_cast<llvm::BinaryOperator>(part);
+    if (mul != nullptr && mul->getOpcode() == llvm::Instruction::Mul) {
       auto* v = llvm::dyn_cast<llvm::ConstantInt>(mul->getOperand(1));
       if (mul->getOperand(0) == thread_id_ && v != nullptr) vector = v->getSExtValue();
       else vector = 0;
