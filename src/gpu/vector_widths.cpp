@@ -57,6 +57,12 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, V
     if (!ptr_type->is_block()) continue;
     int w = access_width(*op, axis);
     out.per_access[op.get()] = w;
+    if (w == 1 && axis.has(op->operand(0))) {
+      const std::vector<int64_t>& contiguity = axis.get(op->operand(0)).contiguity;
+      for (size_t d = 0; d + 1 < contiguity.size(); ++d) {
+        if (contiguity[d] >= 2) out.untested.insert(op.get());
+      }
+    }
     int& v = out.per_block[ptr_type->num_elements()];
     v = std::max(v, w);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/axis_info.h"
 #include "ir/ir.h"
@@ -28,8 +29,15 @@ struct VectorWidths {
   // emitter compares the first register of each run only. Others: 1.
   std::unordered_map<const ir::Op*, int> per_constant;
 
+  // Scalar loads and stores (w = 1) whose pointer the facts prove contiguous along another
+  // axis (a column of a row-major block: k^T in flash-linear-attention's chunk kernels): the
+  // emitter makes no run-time contiguity test of their groups (which would keep every
+  // element's 64-bit address live for the test and both paths); one access per element.
+  std::unordered_set<const ir::Op*> untested;
+
   int vector(int64_t num_elements) const;
   int width(const ir::Op& op) const;
+  bool tests_at_run_time(const ir::Op& op) const { return untested.count(&op) == 0; }
   int constant_width(const ir::Op& op) const;
 };
 

@@ -9,6 +9,7 @@ t = lane % 4). The driver's inputs are small integers, exact in tf32 and in fp32
 the kernels' results must equal numpy's exactly: the fragment reads, the stage buffers and
 their rotation, the copies' addresses and masks are checked without a GPU."""
 
+import os
 import re
 import subprocess
 import textwrap
@@ -46,6 +47,23 @@ KERNELS = textwrap.dedent('''
                 b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] + n[None, :] * stride)
             acc = tl.dot(a, b, acc, out_dtype=ACC)
         tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
+    def state_update(x_ptr, out_ptr, T, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # A chunked state update (flash-linear-attention's chunk_fwd_kernel_h, launched at 1
+        # warp): h (BM x BN) = sum over chunks of k^T (BM x BK) @ v (BK x BN); k (T x BM) at x,
+        # read transposed (contiguous along BM), v (T x BN) after it (T a multiple of BK: this
+        # driver has no predicated loads; test_cpu_emulation_mma16.py masks the last chunk).
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        h = tl.zeros((BM, BN), dtype=tl.float32)
+        for chunk in range(tl.cdiv(T, BK)):
+            t = chunk * BK + tl.arange(0, BK)
+            kt = tl.load(x_ptr + rows[:, None] + t[None, :] * BM)
+            vt = tl.load(x_ptr + T * BM + t[:, None] * BN + cols[None, :])
+            h += tl.dot(kt, vt)
+        tl.store(out_ptr + rows[:, None] * BN + cols[None, :], h)
 ''')
 
 DRIVER_MMA = r'''
@@ -213,3 +231,44 @@ def test_matmul_on_emulated_mma(tmp_path, ty, stages, sm, layout, tile, warps, K
     assert ("cp.async" in ptx) == (stages > 1)
     if stages > 1:
         assert "ld.global" not in ptx
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("tile,warps,T", [((16, 16, 64), 1, 128), ((16, 32, 64), 1, 192), ((32, 16, 32), 2, 96)])
+def test_transposed_operand_at_small_warps(tmp_path, sm, tile, warps, T):
+    """A dot at 1 and 2 warps whose A is loaded transposed (contiguous along M) and staged by the dot from its coalesced slot (num_stages 1): exact against numpy. The
+    slot's stores share a few base registers ([base+offset]), as stage_slot computes one
+    per-thread base: before, each of the 16 x 64 operand's elements had its own address
+    (25 distinct registers at 1 warp, hoisted out of the loop and live through it: 128
+    registers where Triton needs 66)."""
+    BM, BN, BK = tile
+    nin, nout = T * BM + T * BN, BM * BN
+    x, out, ptx = run_mma(tmp_path, "state_update", tile, warps, 1, sm, nin, nout, T, "")
+    k = x[:T * BM].reshape(T, BM)
+    v = x[T * BM:].reshape(T, BN)
+    expected = (k.T.astype(np.float64) @ v.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out.reshape(BM, BN), expected)
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    bases = set(re.findall(r"st\.shared(?:\.v\d)?\.b32\s+\[(%rd?\d+)", ptx))
+    assert 0 < len(bases) <= 4, sorted(bases)
+
+
+REPRO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "triton_suite", "gpu_sweep_repro",
+                     "realk_state_update.py")
+
+
+@pytest.mark.parametrize("ty", ["fp32", "bf16"])
+def test_state_update_gk_addresses_at_one_warp(ty):
+    """fla's gated state update at 1 warp (kᵀ and its decays loaded into registers along a
+    column, then staged by the dot): PTX only. No run-time contiguity test of the column loads
+    (64-bit compares of their addresses: 41 in fp32 before VectorWidths::untested), and the
+    flat layout's per-register coordinates are the thread's plus constants (delinearize), not
+    a shift of each register's own sum (30 shr.u32 in fp32 before; ptxas then counted 240
+    registers, 122 after, Triton 3.6 72)."""
+    signature = f"*{ty}:16, *{ty}:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16"
+    ptx = subprocess.run([emu.CLI, "compile", REPRO, "--kernel", "state_update_gk", "--signature", signature,
+                          "--num-warps", "1", "--num-stages", "2", "--emit", "ptx", "--arch", "sm_90"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "mma.sync.aligned.m16n8k" in ptx
+    assert len(re.findall(r"setp\.(?:eq|ne)\.b64", ptx)) <= 2
+    assert len(re.findall(r"\bshr\.u32\b", ptx)) <= 8

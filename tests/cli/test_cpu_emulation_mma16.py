@@ -844,3 +844,51 @@ def test_dot_result_stored_column_major(tmp_path, ty, sm, tile, warps):
     ptx = check_matmul(tmp_path, "dot_once", ty, "fp32", "row-major", tile, warps, tile[2], 1, sm, store_t=True)
     assert "st.global.v4" in ptx
     assert ("wgmma" in ptx) == (sm == 90)
+
+
+STATE_UPDATE = textwrap.dedent('''
+    import tritium
+    import tritium.language as tl
+
+
+    @tritium.jit
+    def state_update(x_ptr, out_ptr, T, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # flash-linear-attention's chunked state update (chunk_fwd_kernel_h, launched at 1
+        # warp): h (BM x BN) = sum over chunks of k^T (BM x BK) @ v (BK x BN); k (T x BM) at x,
+        # read transposed (contiguous along BM), v (T x BN) after it; the last chunk masked.
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        h = tl.zeros((BM, BN), dtype=tl.float32)
+        for chunk in range(tl.cdiv(T, BK)):
+            t = chunk * BK + tl.arange(0, BK)
+            live = t < T
+            kt = tl.load(x_ptr + rows[:, None] + t[None, :] * BM, mask=live[None, :], other=0.0)
+            vt = tl.load(x_ptr + T * BM + t[:, None] * BN + cols[None, :], mask=live[:, None], other=0.0)
+            h += tl.dot(kt, vt)
+        tl.store(out_ptr + rows[:, None] * BN + cols[None, :], h)
+''')
+
+
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("tile,warps,T", [((16, 16, 64), 1, 80), ((32, 16, 32), 2, 48), ((16, 32, 32), 2, 112)])
+def test_transposed_operand_at_small_warps(tmp_path, ty, sm, stages, tile, warps, T):
+    """A masked, transposed A (k^T) at 1 and 2 warps: staged by the dot from its coalesced slot
+    (num_stages 1; stage_slot's per-thread base and vector stores), or copied by cp.async in
+    16-byte runs along M into a transposed stage buffer that ldmatrix reads with .trans
+    (num_stages > 1; before, element by element behind a run-time test): exact against numpy."""
+    BM, BN, _ = tile
+    values = small_integers(T * BM + T * BN, 8, seed=T + BM)
+    out, ptx = run_kernel(tmp_path, "state_update", ty, "fp32", values, BM * BN, tile, warps, stages, sm, T, "",
+                          kernels=STATE_UPDATE, defer_copies=stages > 1)
+    k = values[:T * BM].reshape(T, BM)
+    v = values[T * BM:].reshape(T, BN)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), k.T @ v)
+    assert_mma_sync(ptx, ty, "fp32")
+    if stages > 1:
+        # Both operands copied in 16-byte runs, no element loads left; A read by .trans.
+        assert "ld.global" not in ptx
+        assert re.search(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], 16", ptx)
+        assert not re.search(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], [248],", ptx)
+        assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx

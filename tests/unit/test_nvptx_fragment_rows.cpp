@@ -320,8 +320,9 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
     CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 16);
     // wgmma with A in registers: {four .b32} after the accumulators, 4 k-steps x 2 bands.
     CHECK(wgmma_register_a(ptx.ptx) == (sm == 90 ? 8 : 0));
-    // mma.sync: A of the first dot only through ldmatrix (Q: 4 k-steps x 2 bands of rows).
-    if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8);
+    // mma.sync: A of the first dot only through ldmatrix (Q: 4 k-steps x 2 bands of rows),
+    // and Kᵀ, copied K-major, read without .trans (4 k-steps x 4 pairs of n-tiles).
+    if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8 + 16);
   }
 }
 
@@ -342,9 +343,16 @@ TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows 
       nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, c.warps, sm);
       std::vector<const ir::Op*> ops;
       collect(f->body(), ops);
-      int registers = 0, ldmatrix_a = 0;
+      int registers = 0, ldmatrix_a = 0, ldmatrix_b = 0;
+      bool first = true;
       for (const ir::Op* op : ops) {
         if (op->kind() != ir::OpKind::Dot) continue;
+        // The first dot's B is Kᵀ, copied K-major (async_copy.h) and read without .trans:
+        // one x4 per pair of n-tiles and k-step of 16.
+        const FragmentLayout* lb = plan.layout(op->result());
+        REQUIRE(lb != nullptr);
+        if (first) ldmatrix_b += lb->rep_n / 2 * static_cast<int>(op->operand(0)->type()->shape().back() / 16);
+        first = false;
         bool in_registers = nvptx::a_in_registers(*op, plan);
         registers += in_registers ? 1 : 0;
         const FragmentLayout* l = plan.layout(op->result());
@@ -356,7 +364,7 @@ TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows 
       nvptx::CompiledPtx ptx = compile(*f, c.warps, sm, 3);
       CHECK(testing::ptxas_errors(ptx).empty());
       if (sm == 90) CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
-      if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == ldmatrix_a);
+      if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == ldmatrix_a + ldmatrix_b);
     }
   }
 }

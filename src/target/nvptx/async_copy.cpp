@@ -135,6 +135,13 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
   return true;
 }
 
+// Both inputs f16, or both bf16 (ldmatrix's 16-bit elements).
+bool f16_or_bf16_dot(const ir::Op& dot) {
+  ScalarKind a = dot.operand(0)->type()->element()->scalar_kind();
+  ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  return a == b && (a == ScalarKind::F16 || a == ScalarKind::BF16);
+}
+
 // The body argument at `v`, when `v` is one used only by the loop's yield (a later
 // iteration's buffer, passed down the chain); its index, else -1.
 int passed_down(const ir::Value* v, const ir::Region& body) {
@@ -340,10 +347,13 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       // tf32 or int8 on mma.sync (read element by element, either way).
       const bool as_b = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(1) == arg; });
       const bool as_a = std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) { return d->operand(0) == arg; });
-      const bool narrow_or_wide = std::all_of(dots.begin(), dots.end(), [](const ir::Op* d) {
-        return gpu::tf32_dot(*d) || gpu::int8_dot(*d);
+      // On mma.sync f16/bf16 too: ldmatrix reads a transposed tile with .trans flipped
+      // (emit_dot.cpp), so a k^T operand (flash-linear-attention's chunk kernels) is copied in
+      // 16-byte runs along M instead of element by element.
+      const bool mma_sync_ok = std::all_of(dots.begin(), dots.end(), [](const ir::Op* d) {
+        return gpu::tf32_dot(*d) || gpu::int8_dot(*d) || f16_or_bf16_dot(*d);
       });
-      const bool transposable = wgmma ? as_b || (as_a && bytes == 2) : narrow_or_wide && (as_a || as_b);
+      const bool transposable = wgmma ? as_b || (as_a && bytes == 2) : mma_sync_ok && (as_a || as_b);
       operand->transposed = transposable && copies_transposed(*next->def(), axis) &&
                             std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
                               return copies_transposed(*op->operand(c->index() + 2)->def(), axis);

@@ -54,7 +54,8 @@ struct AsyncOperand {
   // transposed (tile rows are its columns) and the copies move 16-byte runs along axis 0.
   // For B that is K-major (Kᵀ in attention, a K-major B: wgmma's imm-trans-b 0), for an
   // f16/bf16 A M-major (`a.T @ b` with A stored K x M: imm-trans-a 1). On mma.sync the
-  // operands of tf32 and int8 dots, which it reads element by element, either way (padded).
+  // operands of tf32 and int8 dots, which it reads element by element, either way (padded),
+  // and f16/bf16 ones too (padded; ldmatrix reads them with .trans flipped, emit_dot.cpp).
   bool transposed = false;
   // A tf32 B on wgmma (K-major only) stored row-major: held transposed all the same, each
   // element copied alone (cp.async of 4 bytes) to its place in the K-major tile, as Triton's.

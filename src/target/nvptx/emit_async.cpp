@@ -143,7 +143,8 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   const int64_t cols = type->shape().back();
   // Element by element into a tile held transposed (AsyncOperand::by_element): 4 bytes each.
   const bool by_element = operand.by_element;
-  int g = by_element ? 1 : w > 1 ? w : cold ? 1 : runtime_vector_width(type, layout, element);
+  const bool untested = cold || !widths_.tests_at_run_time(op);
+  int g = by_element ? 1 : w > 1 ? w : untested ? 1 : runtime_vector_width(type, layout, element);
   if (g * eb < 4) g = 1;  // cp.async moves 4, 8 or 16 bytes
   auto mask_at = [&](int r) -> llvm::Value* { return mask_value ? mask.at(r) : nullptr; };
 

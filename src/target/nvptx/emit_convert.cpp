@@ -68,13 +68,81 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
   const LinearLayout l = gpu::held_layout(source, widths_, threads_);
   const Regs& regs = get(source);
   const int64_t cols = value->type()->shape().back();
-  llvm::Value* part = slot_thread_part(l);
-  for (int64_t r = 0; r < l.in_size(LinearLayout::kRegister); ++r) {
-    llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
-    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
-    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+  const int64_t count = l.in_size(LinearLayout::kRegister);
+  // Where the register bits and the lane and warp bits of the flat index are disjoint (a
+  // blocked slot), e = thread part + register part without carries, so with a power-of-two
+  // row length the tile index is one per-thread base plus a constant per register: the
+  // stores share one address register ([base+offset]) instead of each computing its own
+  // (which LLVM hoists out of a loop, one live register pair per element: a 1-warp dot's
+  // 16 x 64 operand held ~50 registers of addresses). Runs of registers at consecutive,
+  // aligned tile indices are one vector store.
+  int64_t reg_bits = 0, thread_bits = 0;
+  for (int b = 0; b < l.in_bits(LinearLayout::kRegister); ++b) reg_bits |= l.basis(LinearLayout::kRegister, b);
+  for (auto dim : {LinearLayout::kLane, LinearLayout::kWarp}) {
+    for (int b = 0; b < l.in_bits(dim); ++b) thread_bits |= l.basis(dim, b);
+  }
+  const bool pow2 = cols > 0 && (cols & (cols - 1)) == 0;
+  if (tile.swizzle != 0 || !pow2 || (reg_bits & thread_bits) != 0) {
+    llvm::Value* part = slot_thread_part(l);
+    for (int64_t r = 0; r < count; ++r) {
+      llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
+      llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+      llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+      if (transposed) std::swap(row, col);
+      b_.CreateStore(convert(regs.at(static_cast<int>(r))), tile_element(byte_offset, tile, stored, row, col));
+    }
+    return;
+  }
+  const int shift = log2_exact(cols);
+  const int64_t stride = tile.stride();
+  // The tile (row, column) of a flat index, as a constant.
+  auto place = [&](int64_t e) {
+    int64_t row = e >> shift, col = e & (cols - 1);
     if (transposed) std::swap(row, col);
-    b_.CreateStore(convert(regs.at(static_cast<int>(r))), tile_element(byte_offset, tile, stored, row, col));
+    return std::pair<int64_t, int64_t>{row, col};
+  };
+  llvm::Value* part = slot_thread_part(l);
+  llvm::Value* row = b_.CreateLShr(part, b_.getInt32(static_cast<uint32_t>(shift)));
+  llvm::Value* col = b_.CreateAnd(part, b_.getInt32(static_cast<uint32_t>(cols - 1)));
+  if (transposed) std::swap(row, col);
+  llvm::Value* scaled = b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride)), "", true, true);
+  llvm::Value* base = b_.CreateAdd(scaled, col, "", true, true);
+  // The widest vector whose every run starts aligned: the threads' tile columns, the stride
+  // and the buffer's offset all multiples of it, at most 16 bytes.
+  const int64_t bytes = type_bytes(stored);
+  const int64_t thread_cols = place(thread_bits).second;  // the bits a thread's column may have
+  int64_t widest = 1;
+  while (widest * 2 * bytes <= 16 && (thread_cols & (widest * 2 - 1)) == 0 && stride % (widest * 2) == 0 &&
+         byte_offset % (widest * 2 * bytes) == 0) {
+    widest *= 2;
+  }
+  auto index_of = [&](int64_t r) {
+    auto [rr, rc] = place(l.apply(r, 0, 0));
+    return rr * stride + rc;
+  };
+  const int64_t elements = tile.rows * stride;
+  for (int64_t r = 0; r < count;) {
+    const int64_t first = index_of(r);
+    int64_t group = widest;
+    while (group > 1) {
+      bool ok = r % group == 0 && r + group <= count && first % group == 0;
+      for (int64_t i = 1; ok && i < group; ++i) ok = index_of(r + i) == first + i;
+      if (ok) break;
+      group /= 2;
+    }
+    llvm::Value* index = b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(first)));
+    llvm::Value* ptr = shared_element_at(byte_offset, stored, index, elements);
+    if (group == 1) {
+      b_.CreateStore(convert(regs.at(static_cast<int>(r))), ptr);
+    } else {
+      llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
+      for (int64_t i = 0; i < group; ++i) {
+        llvm::Value* v = convert(regs.at(static_cast<int>(r + i)));
+        vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
+      }
+      b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
+    }
+    r += group;
   }
 }
 

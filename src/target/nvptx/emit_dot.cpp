@@ -689,28 +689,51 @@ void Emitter::emit_dot(const ir::Op& op) {
     // ldmatrix: lane l gives the row address of matrix l / 8. A's four matrices are the
     // 8 x 8 quarters of a 16 x 16 tile (rows + 8 * (i % 2), columns + 8 * (i / 2)); B's are
     // rows k + 8 * (i % 2) of n-tiles in and in + 1 (i / 2), read transposed.
+    // An operand copied transposed (async_copy.h: A M-major, B K-major; its tile's rows run
+    // along k, element (m, k) of A at k * stride + m, (k, n) of B at n * stride + k) is read
+    // the other way: A's quarters by .trans from rows k + 8 * (i / 2), columns m + 8 * (i % 2);
+    // B's without .trans from rows n of n-tile in + i / 2, columns k + 8 * (i % 2). Each
+    // thread then holds the same fragment elements as from the row-major tiles.
+    const bool a_t = staging.a_m_major, b_t = staging.b_k_major;
     llvm::Value* quarter = b_.CreateLShr(lane, b_.getInt32(3));
     llvm::Value* row8 = b_.CreateAnd(lane, b_.getInt32(7));
-    llvm::Value* a_row = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(wm, i32(16)), row8),
-                                      b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
-    llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(a_row, i32(stride_a)), b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(8)));
-    llvm::Value* b_row = b_.CreateAdd(row8, b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8)));
-    llvm::Value* b_lane =
-        b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(l.warp_col_step()))),
-                     b_.CreateMul(b_.CreateLShr(quarter, i32(1)), i32(l.tile_col_step())));
+    llvm::Value* low = b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8));  // 8 * (i % 2)
+    llvm::Value* high = b_.CreateLShr(quarter, i32(1));                     // i / 2
+    llvm::Value* a_lane;
+    if (a_t) {
+      llvm::Value* k_row = b_.CreateAdd(row8, b_.CreateMul(high, i32(8)));
+      a_lane = b_.CreateAdd(b_.CreateMul(k_row, i32(stride_a)), b_.CreateAdd(b_.CreateMul(wm, i32(16)), low));
+    } else {
+      llvm::Value* a_row = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(wm, i32(16)), row8), low);
+      a_lane = b_.CreateAdd(b_.CreateMul(a_row, i32(stride_a)), b_.CreateMul(high, i32(8)));
+    }
+    llvm::Value* b_lane;
+    if (b_t) {
+      llvm::Value* n_tile =
+          b_.CreateAdd(b_.CreateMul(wn, i32(l.warp_col_step())), b_.CreateMul(high, i32(l.tile_col_step())));
+      llvm::Value* n_row = b_.CreateAdd(n_tile, row8);
+      b_lane = b_.CreateAdd(b_.CreateMul(n_row, i32(stride_b)), low);
+    } else {
+      llvm::Value* b_row = b_.CreateAdd(row8, low);
+      b_lane = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(b_row, i32(stride_b)), b_.CreateMul(wn, i32(l.warp_col_step()))),
+                            b_.CreateMul(high, i32(l.tile_col_step())));
+    }
     llvm::Value* a_base = b_.CreateAdd(staging.a_address, b_.CreateMul(a_lane, i32(2)));
     llvm::Value* b_base = b_.CreateAdd(staging.b_address, b_.CreateMul(b_lane, i32(2)));
     for (int64_t batch = 0; batch < l.batch; ++batch) {
       for (int64_t k0 = 0; k0 < K; k0 += 16) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n);
         for (int im = 0; im < l.rep_m; ++im) {
-          int64_t offset = ((batch * l.m + l.tile_row(im, 0)) * stride_a + k0) * 2;
-          af[im] = a_registers ? a_fragment(op.operand(0), k0, im) : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, false);
+          const int64_t m = batch * l.m + l.tile_row(im, 0);
+          int64_t offset = (a_t ? k0 * stride_a + m : m * stride_a + k0) * 2;
+          af[im] = a_registers ? a_fragment(op.operand(0), k0, im)
+                               : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, a_t);
         }
         for (int in = 0; in < l.rep_n; in += 2) {
-          int64_t offset = ((batch * K + k0) * stride_b + l.tile_col(in, 0)) * 2;
+          const int64_t k = batch * K + k0;
+          int64_t offset = (b_t ? l.tile_col(in, 0) * stride_b + k : k * stride_b + l.tile_col(in, 0)) * 2;
           bool pair = in + 1 < l.rep_n;
-          std::vector<llvm::Value*> m = ldmatrix(b_.CreateAdd(b_base, i32(offset)), pair ? 4 : 2, true);
+          std::vector<llvm::Value*> m = ldmatrix(b_.CreateAdd(b_base, i32(offset)), pair ? 4 : 2, !b_t);
           bf[in] = {m[0], m[1]};
           if (pair) bf[in + 1] = {m[2], m[3]};
         }

@@ -66,7 +66,8 @@ void Emitter::emit_load(const ir::Op& op) {
   Layout layout = layout_of(type);
   int w = widths_.width(op);
   Regs out;
-  int checked = w == 1 && !is_volatile ? runtime_vector_width(type, layout, stored) : 1;
+  const bool test = w == 1 && !is_volatile && widths_.tests_at_run_time(op);
+  int checked = test ? runtime_vector_width(type, layout, stored) : 1;
   for (int r = 0; r < layout.num_regs(); r += w) {
     // A group of w registers is w consecutive, aligned elements under one mask bit and one
     // owner (vector_widths.cpp): its first element's predicate guards all of it.

@@ -1,3 +1,4 @@
+#include <algorithm>
 // Ops that create or reshape blocks: program ids, make_range, splat, broadcast (in
 // registers when every element stays on its thread, else through shared memory),
 // expand_dims and reshape (free: layout.h keeps row-major order and owners).
@@ -78,6 +79,44 @@ llvm::Value* Emitter::recompute(const ir::Value* value, llvm::Value* e,
 }
 
 std::vector<llvm::Value*> Emitter::delinearize(const std::vector<int64_t>& shape, llvm::Value* e) {
+  // A register's element of the flat rule (element_index: thread * V + a constant C whose
+  // bits the thread part never has) in a block of power-of-two dimensions: each coordinate
+  // is the thread part's plus C's, with no carry between the bit fields. Computed so, every
+  // register's coordinates are one per-thread value plus constants, and addresses built
+  // from them share a base register ([base+offset]); divided as one sum, LLVM keeps a
+  // separate quotient per register, each address hoisted out of a loop and live through it
+  // (a 1-warp dot's 16 x 64 operands: ~50 registers of addresses).
+  auto* add = llvm::dyn_cast<llvm::BinaryOperator>(e);
+  if (add != nullptr && add->getOpcode() == llvm::Instruction::Add && !shape.empty()) {
+    auto* constant = llvm::dyn_cast<llvm::ConstantInt>(add->getOperand(1));
+    llvm::Value* part = add->getOperand(0);
+    int64_t vector = 1;
+    auto* mul = llvm::dyn_cast<llvm::BinaryOperator>(part);
+    if (mul != nullptr && mul->getOpcode() == llvm::Instruction::Mul) {
+      auto* v = llvm::dyn_cast<llvm::ConstantInt>(mul->getOperand(1));
+      if (mul->getOperand(0) == thread_id_ && v != nullptr) vector = v->getSExtValue();
+      else vector = 0;
+    } else if (part != thread_id_) {
+      vector = 0;
+    }
+    const bool pow2 = std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0 && (d & (d - 1)) == 0; });
+    int64_t span = 1;  // a power of two above every thread part
+    while (span < int64_t{threads_} * vector) span *= 2;
+    if (constant != nullptr && vector > 0 && (vector & (vector - 1)) == 0 && pow2 && thread_id_ != nullptr) {
+      const int64_t c = constant->getSExtValue();
+      const int64_t part_bits = (span - 1) & ~(vector - 1);
+      if (c >= 0 && (c & part_bits) == 0) {
+        std::vector<llvm::Value*> coords = delinearize(shape, part);
+        int64_t rest = c;
+        for (size_t d = shape.size(); d-- > 0;) {
+          const int64_t at = d == 0 ? rest : rest % shape[d];
+          rest = d == 0 ? 0 : rest / shape[d];
+          if (at != 0) coords[d] = b_.CreateAdd(coords[d], b_.getInt32(static_cast<uint32_t>(at)), "", true, true);
+        }
+        return coords;
+      }
+    }
+  }
   // Innermost first; the outermost axis takes what is left (e is inside the block).
   std::vector<llvm::Value*> coords(shape.size());
   for (size_t d = shape.size(); d-- > 1;) {
