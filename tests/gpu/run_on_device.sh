@@ -10,7 +10,7 @@
 #        strip --strip-unneeded build-gpu/dist/libtritium.so
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
-#   picks the GPU test files (default: every tests/gpu/test_*.py, which no longer fits the 420 s
+#   (paths, or bare names such as test_gpu_dot) picks the GPU test files (default: every tests/gpu/test_*.py, which no longer fits the 420 s
 #   pytest limit in one process: run it in parts, or GPU_JOBS=4 to run the files in 4 pytest
 #   processes at once), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
@@ -24,7 +24,8 @@
 #   persistent matmuls, unmodified, under both JITs, with cuBLAS; ~4 min, QUICK_BENCH=1 ~1.5).
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
-#   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep). BENCH_ATTENTION=1 runs
+#   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep; the *_ARGS are split on spaces
+#   without quote removal: `MATMUL_ARGS='--blocks 128,128,64,8;64,128,64,4'`, no inner quotes). BENCH_ATTENTION=1 runs
 #   benchmarks/bench_attention.py (flash-attention forward against Triton and torch SDPA, a
 #   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check). BENCH_COMPILE=1
 #   runs benchmarks/bench_compile.py (cold first-call compile time of the matmul and
@@ -98,7 +99,11 @@ export TRITIUM_CLI="$BIN/tritium" TRITIUM_GPU_CPP_TEST="$BIN/gpu_api_test"
 # file of the list in turn; their logs follow each other in gpu_tests.log.
 if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   jobs="${GPU_JOBS:-1}"
-  files=$(ls -S ${GPU_TESTS:-tests/gpu/test_*.py})
+  picked=()
+  for f in ${GPU_TESTS:-tests/gpu/test_*.py}; do  # a bare name (test_gpu_dot) means tests/gpu/test_gpu_dot.py
+    case "$f" in */*|*.py) picked+=("$f") ;; *) picked+=("tests/gpu/$f.py") ;; esac
+  done
+  files=$(ls -S "${picked[@]}")
   job_pids=()
   for ((j = 0; j < jobs; j++)); do
     mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
