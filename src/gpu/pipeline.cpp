@@ -7,6 +7,7 @@
 #include "gpu/allocate_shared.h"
 #include "gpu/assign_layouts.h"
 #include "gpu/coalesce.h"
+#include "gpu/hoist_invariants.h"
 #include "gpu/insert_barriers.h"
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
@@ -30,6 +31,9 @@ const std::vector<GpuPass> kGpuPasses = {
     // Carried pointer blocks moved by one amount in every element: their initial block
     // plus a carried scalar offset, so their addresses follow from the index again.
     {"rebase_pointers", rebase_pointers, nullptr},
+    // Pure ops a loop does not need to repeat (a broadcast of a loop-invariant vector),
+    // computed once before it.
+    {"hoist_invariants", hoist_invariants, nullptr},
     // A dot operand loaded then transposed (Kᵀ): loaded transposed, so it feeds the dot.
     {"transpose_loads", transpose_loads, transposes_loads},
     // int8 dots on wgmma where their operands' copies allow it (read before prefetching,

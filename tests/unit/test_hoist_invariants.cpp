@@ -1,0 +1,131 @@
+// gpu/hoist_invariants on a lowered kernel: what a loop nest computes the same way in every
+// iteration leaves it (out of both loops when invariant in both), what depends on an
+// iteration or may not run safely ahead of the loop (an integer division by a variable)
+// stays, and the kernel computes the same numbers in the interpreter, also when the loops
+// run zero times with a zero divisor.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "gpu/hoist_invariants.h"
+#include "gpu/options.h"
+#include "interp/interpreter.h"
+#include "ir/printer.h"
+#include "nvptx_test_support.h"
+
+using namespace tritium;
+
+namespace {
+
+const char* kNest = R"(
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nest(x_ptr, s_ptr, y_ptr, d, R, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    rows = tl.arange(0, 2)
+    scale = tl.load(s_ptr + cols)
+    acc = tl.zeros([2, BLOCK], dtype=tl.float32)
+    for r in range(R):
+        x = tl.load(x_ptr + r * 2 * BLOCK + rows[:, None] * BLOCK + cols[None, :])
+        q = r // d
+        for j in range(3):
+            w = scale[None, :] * 2.0 + 1.0
+            acc += x * w + q + j
+    tl.store(y_ptr + rows[:, None] * BLOCK + cols[None, :], acc)
+)";
+
+interp::ArgValue pointer(const void* p) {
+  interp::ArgValue a;
+  a.kind = interp::ArgValue::Kind::Pointer;
+  a.address = reinterpret_cast<uint64_t>(p);
+  return a;
+}
+
+interp::ArgValue integer(int64_t v) {
+  interp::ArgValue a;
+  a.kind = interp::ArgValue::Kind::Int;
+  a.int_bits = v;
+  return a;
+}
+
+const ir::Op* first_loop(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::For) return op.get();
+  }
+  return nullptr;
+}
+
+// Top-level ops of `kind` in `region` whose result is a float (or, with `floats` false, not).
+int count_kind(const ir::Region& region, ir::OpKind kind, bool floats) {
+  int n = 0;
+  for (const auto& op : region.ops()) {
+    n += op->kind() == kind && op->num_results() == 1 && op->result()->type()->is_float() == floats ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("hoist_invariants: a loop nest's invariant ops leave it, the rest stays, the same numbers", "[gpu]") {
+  const int64_t BLOCK = 16;
+  std::unique_ptr<ir::Function> original =
+      testing::lower_source("nest.py", kNest, "nest", "*fp32:16, *fp32:16, *fp32:16, i32, i32, BLOCK=16");
+  std::unique_ptr<ir::Function> hoisted = original->clone();
+  gpu::hoist_invariants(*hoisted, gpu::GpuOptions{});
+  const std::string text = ir::print(*hoisted);
+  INFO(text);
+
+  const ir::Op* outer_before = first_loop(original->body());
+  REQUIRE(outer_before != nullptr);
+  const ir::Op* inner_before = first_loop(*outer_before->region(0));
+  REQUIRE(inner_before != nullptr);
+  // Before: the weights `scale[None, :] * 2.0 + 1.0` are computed in the inner loop.
+  CHECK(count_kind(*inner_before->region(0), ir::OpKind::ExpandDims, true) == 1);
+  CHECK(count_kind(*inner_before->region(0), ir::OpKind::Broadcast, true) == 1);
+
+  const ir::Op* outer = first_loop(hoisted->body());
+  REQUIRE(outer != nullptr);
+  const ir::Op* inner = first_loop(*outer->region(0));
+  REQUIRE(inner != nullptr);
+  const ir::Region& outer_body = *outer->region(0);
+  const ir::Region& inner_body = *inner->region(0);
+  // The weights (expand, multiply, add, broadcast: float blocks) leave both loops ...
+  CHECK(count_kind(hoisted->body(), ir::OpKind::ExpandDims, true) == 1);
+  CHECK(count_kind(hoisted->body(), ir::OpKind::Broadcast, true) == 1);
+  CHECK(count_kind(outer_body, ir::OpKind::ExpandDims, true) == 0);
+  CHECK(count_kind(inner_body, ir::OpKind::ExpandDims, true) == 0);
+  // ... `x * w + q` leaves the inner loop (x, w and q are the outer iteration's) ...
+  CHECK(count_kind(inner_body, ir::OpKind::Mul, true) == 0);
+  CHECK(count_kind(outer_body, ir::OpKind::Mul, true) == 1);
+  // ... while the address blocks stay where they were (integer and pointer blocks do not
+  // move), and so does `r // d`, a division by a variable that must not run when the loop
+  // does not.
+  CHECK(count_kind(outer_body, ir::OpKind::ExpandDims, false) == count_kind(*outer_before->region(0), ir::OpKind::ExpandDims, false));
+  CHECK(count_kind(outer_body, ir::OpKind::Load, true) == 1);
+  CHECK(count_kind(outer_body, ir::OpKind::Div, false) == 1);
+  CHECK(count_kind(inner_body, ir::OpKind::Add, true) == 2);  // + j, acc +=
+
+  std::vector<float> x(4 * 2 * BLOCK), s(BLOCK);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6);
+  for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) * 0.5f;
+  auto run = [&](const ir::Function& fn, int64_t d, int64_t R) {
+    std::vector<float> y(2 * BLOCK, -1.0f);
+    interp::Grid grid;
+    grid.dims = {1, 1, 1};
+    interp::run(fn, grid, {pointer(x.data()), pointer(s.data()), pointer(y.data()), integer(d), integer(R)},
+                {{reinterpret_cast<uint64_t>(x.data()), x.size() * sizeof(float), "x_ptr"},
+                 {reinterpret_cast<uint64_t>(s.data()), s.size() * sizeof(float), "s_ptr"},
+                 {reinterpret_cast<uint64_t>(y.data()), y.size() * sizeof(float), "y_ptr"}});
+    return y;
+  };
+  for (auto [d, R] : {std::pair<int64_t, int64_t>{3, 4}, {0, 0}, {-2, 1}}) {
+    INFO("d = " << d << ", R = " << R);
+    std::vector<float> want = run(*original, d, R), got = run(*hoisted, d, R);
+    CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+    if (R == 0) CHECK(got[0] == 0.0f);
+  }
+}
