@@ -2,8 +2,15 @@
 // once prefetch_loads has made them loop-carried.
 #include "gpu/prefetch_operands.h"
 
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
 #include "analysis/axis_info.h"
 #include "gpu/vector_widths.h"
+#include "ir/attrs.h"
 #include "ir/op_views.h"
 #include "transforms/prefetch_loads.h"
 
@@ -39,6 +46,54 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
   return access_width(load, facts) * bytes >= 16 || access_width_along(load, 0, facts) * bytes >= 16;
 }
 
+// Whether `v` is a constant (or a splat of one) whose bits are all zero: what cp.async
+// writes for the elements a mask leaves out.
+bool zero_bits(const ir::Value* v) {
+  const ir::Op* def = v->def();
+  if (def != nullptr && def->kind() == ir::OpKind::Splat) def = def->operand(0)->def();
+  if (def == nullptr || def->kind() != ir::OpKind::Constant) return false;
+  const ir::AttrValue* value = def->find_attr("value");
+  if (value == nullptr) return false;
+  if (std::holds_alternative<int64_t>(*value)) return std::get<int64_t>(*value) == 0;
+  return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 && !std::signbit(std::get<double>(*value));
+}
+
+// A 2-D load whose every use leads, through elementwise ops of its loop body, to a dot
+// operand (a dequantized weight, `b.to(tl.float16) * scale[None, :]`): the emitter copies it
+// into a stage buffer laid out as the threads hold it, and each thread reads its own elements
+// back where the body first uses them (target/nvptx/async_copy.h, AsyncOperand::read_back).
+// Only where that is cheap and safe: masked-off elements zero, runs of at least 4 bytes (the
+// least cp.async moves) along the last axis proven by the axis facts, and every thread a
+// whole run (smaller blocks are not worth it).
+bool reaches_dot_through_elementwise(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+  const ir::Type* type = load.result()->type();
+  if (type->rank() != 2 || ir::is_volatile(load) || !facts.has(load.operand(0))) return false;
+  const ir::Value* other = ir::load_other(load);
+  if (other != nullptr && !zero_bits(other)) return false;
+  const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
+  const int64_t width = access_width(load, facts);
+  if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return false;
+  bool dot = false;
+  std::vector<const ir::Value*> stack = {load.result()};
+  while (!stack.empty()) {
+    const ir::Value* v = stack.back();
+    stack.pop_back();
+    for (const ir::Use& use : v->uses()) {
+      const ir::Op* user = use.user;
+      if (user->parent() != load.parent()) return false;
+      if (user->kind() == ir::OpKind::Dot && use.index < 2) {
+        dot = true;
+      } else if (ir::has_trait(user->kind(), ir::kElementwise) && ir::is_pure(*user) && user->num_results() == 1 &&
+                 user->result()->type()->shape() == type->shape()) {
+        stack.push_back(user->result());
+      } else {
+        return false;
+      }
+    }
+  }
+  return dot;
+}
+
 }  // namespace
 
 bool native_fp8_candidate(const ir::Op& dot) {
@@ -71,10 +126,52 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
   return options.num_stages >= 2 && has_dot(function.body());
 }
 
+namespace {
+
+// The loads of `region`'s loops (at any depth) that reach a dot through elementwise ops and
+// are prefetched: in body order, while the loop's stage buffers (every prefetched load's
+// bytes, num_stages + 1 times: the most buffers a copied operand gets) stay within
+// kReadBackStageBytes. Past it such a load stays as written (prefetched into registers it
+// would hold num_stages - 1 blocks in registers).
+void choose_read_back(const ir::Region& region, const GpuOptions& options, const analysis::AxisInfoAnalysis& facts,
+                      std::unordered_set<const ir::Op*>& chosen) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) choose_read_back(*inner, options, facts, chosen);
+    if (op->kind() != ir::OpKind::For) continue;
+    const ir::AttrValue* attr = op->find_attr("num_stages");
+    const int64_t stages = attr != nullptr && std::holds_alternative<int64_t>(*attr) ? std::get<int64_t>(*attr) : options.num_stages;
+    if (stages < 2) continue;
+    auto bytes_of = [](const ir::Op& load) {
+      const ir::Type* type = load.result()->type();
+      return type->num_elements() * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
+    };
+    int64_t bytes = 0;
+    for (const auto& inner : op->region(0)->ops()) {
+      if (inner->kind() == ir::OpKind::Load && copyable_operand_load(*inner, options.sm, facts)) bytes += bytes_of(*inner);
+    }
+    for (const auto& inner : op->region(0)->ops()) {
+      if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts) ||
+          !reaches_dot_through_elementwise(*inner, 32 * options.num_warps, facts) ||
+          (bytes + bytes_of(*inner)) * (stages + 1) > kReadBackStageBytes) {
+        continue;
+      }
+      bytes += bytes_of(*inner);
+      chosen.insert(inner.get());
+    }
+  }
+}
+
+}  // namespace
+
 void prefetch_operands(ir::Function& function, const GpuOptions& options) {
   if (!pipelines_dots(function, options)) return;
   analysis::AxisInfoAnalysis facts(function);
-  transforms::prefetch_loads(function, [&](const ir::Op& load) { return copyable_operand_load(load, options.sm, facts); },
+  std::unordered_set<const ir::Op*> read_back;
+  choose_read_back(function.body(), options, facts, read_back);
+  transforms::prefetch_loads(function,
+                             [&](const ir::Op& load) {
+                               return copyable_operand_load(load, options.sm, facts) || read_back.count(&load) != 0;
+                             },
                              options.num_stages);
 }
 

@@ -1,8 +1,10 @@
 // prefetch_operands: transforms/prefetch_loads on the GPU's copy of a kernel, limited to the
 // loads the NVPTX emitter copies asynchronously into shared memory (a 2-D fp16/bf16 load
 // whose only use is a dot operand; fp8 too where wgmma may take it as it is, fp32 of a tf32
-// dot and int8 of an int8 one, which run on mma.sync), and only with num_stages >= 2 in a
-// kernel with a dot.
+// dot and int8 of an int8 one, which run on mma.sync; and a 2-D load that reaches a dot
+// operand through elementwise ops, as a dequantized weight does, which the emitter copies
+// into a buffer each thread reads its own elements back from), and only with num_stages >= 2
+// in a kernel with a dot.
 #pragma once
 
 #include "gpu/options.h"
@@ -18,6 +20,11 @@ bool has_dot(const ir::Region& region);
 bool pipelines_dots(const ir::Function& function, const GpuOptions& options);
 
 void prefetch_operands(ir::Function& function, const GpuOptions& options);
+
+// The most bytes a loop's stage buffers may take with loads that reach a dot through
+// elementwise ops among them (each prefetched load's block, num_stages + 1 times), so that
+// what the dot stages after them (such an operand, in registers) still fits.
+inline constexpr int64_t kReadBackStageBytes = 128 * 1024;
 
 // An fp8 dot that Hopper's wgmma could run on its own 8-bit inputs: e4m3/e5m2, K a multiple
 // of 32, the default max_num_imprecise_acc (Triton's sm_90 default accumulates fp8 the

@@ -64,6 +64,23 @@ KERNELS = textwrap.dedent('''
             vt = tl.load(x_ptr + T * BM + t[:, None] * BN + cols[None, :])
             h += tl.dot(kt, vt)
         tl.store(out_ptr + rows[:, None] * BN + cols[None, :], h)
+
+
+    @tritium.jit
+    def scaled_b(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # A dequantizing matmul's shape: C = A @ (B * s[None, :]), B scaled per column inside
+        # the loop; A (BM x K, K = stride) at x, B (K x BN) after it, s (BN) after B.
+        # `s[None, :]` is the same in every iteration (gpu/hoist_invariants moves it out).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        s = tl.load(x_ptr + BM * stride + stride * BN + n)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, stride, BK):
+            a = tl.load(x_ptr + m[:, None] * stride + (k0 + k)[None, :])
+            b = tl.load(x_ptr + BM * stride + (k0 + k)[:, None] * BN + n[None, :])
+            acc = tl.dot(a, b * s[None, :], acc)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
 ''')
 
 DRIVER_MMA = r'''
@@ -251,6 +268,37 @@ def test_transposed_operand_at_small_warps(tmp_path, sm, tile, warps, T):
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
     bases = set(re.findall(r"st\.shared(?:\.v\d)?\.b32\s+\[(%rd?\d+)", ptx))
     assert 0 < len(bases) <= 4, sorted(bases)
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 3])
+def test_loop_invariant_scale_of_an_operand(tmp_path, sm, stages):
+    """B scaled per column by a vector loaded before the loop (a dequantizing matmul): exact
+    against numpy, and the scale's broadcast, a round trip through shared memory between two
+    barriers, is made once before the loop instead of in every iteration (hoist_invariants).
+    With 3 stages B's load, which reaches the dot through the multiply, is pipelined: copied
+    ahead by cp.async and read back into registers by each thread (AsyncOperand::read_back)."""
+    BM, BN, BK, K, warps = 32, 32, 32, 96, 1  # one warp: the scale load is not replicated (no predicated loads here)
+    nin, nout = BM * K + K * BN + BN, BM * BN
+    x, out, ptx = run_mma(tmp_path, "scaled_b", (BM, BN, BK), warps, stages, sm, nin, nout, K, "")
+    a = x[:BM * K].reshape(BM, K)
+    b = x[BM * K:BM * K + K * BN].reshape(K, BN)
+    s = x[BM * K + K * BN:]
+    # The scaled B (exact in fp32) rounds to tf32 (to nearest, ties away: cvt.rna) for the dot.
+    scaled = (b * s[None, :]).astype(np.float32).view(np.uint32)
+    scaled = ((scaled + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    expected = a.astype(np.float64) @ scaled.astype(np.float64)
+    np.testing.assert_allclose(out.reshape(BM, BN), expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+    signature = f"*fp32:16, *fp32:16, i32:16, BM={BM}, BN={BN}, BK={BK}"
+    ir = subprocess.run([emu.CLI, "compile", str(tmp_path / "kernels.py"), "--kernel", "scaled_b", "--signature",
+                         signature, "--num-warps", str(warps), "--num-stages", str(stages), "--arch", f"sm_{sm}",
+                         "--emit", "gpu-ir"], capture_output=True, text=True, check=True).stdout
+    # Pipelined, B (which reaches the dot through the multiply) is copied by cp.async and read
+    # back by the threads that copied it (AsyncOperand::read_back), not loaded in the loop.
+    assert ("read back into its registers" in ir) == (stages > 1), ir
+    loop = ir.index(" = for ")
+    broadcasts = [m.start() for m in re.finditer(r"= broadcast %\d+[^\n]*: block<32x32xfp32", ir)]
+    assert broadcasts and all(at < loop for at in broadcasts), ir
 
 
 REPRO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "triton_suite", "gpu_sweep_repro",

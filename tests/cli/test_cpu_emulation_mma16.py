@@ -118,6 +118,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def masked_k_dequant(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                         A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # masked_k (row-major) with B reaching the dot through elementwise ops, as a
+        # dequantized weight does: pipelined, B is copied ahead and read back into registers by
+        # the threads that copied it (AsyncOperand::read_back).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=ACC)
+        for k0 in range(0, stride, BK):
+            kk = k0 + k
+            a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
+            b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
+            acc = tl.dot(a, b * 2.0 - 1.0, acc, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
     def batched(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # Two dots in one 3-D dot: A (2 x BM x BK), B (2 x BK x BN), both row-major.
@@ -650,6 +668,31 @@ def test_masked_k_tail(tmp_path, sm, ty, stages, tile, warps, K):
     a, b = operands(values, BM, BN, K, True, True)
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     assert ("wgmma.mma_async" in ptx) == (sm == 90)
+
+
+@pytest.mark.parametrize("defer_copies", [True, False])
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("ty,tile,warps,K", [("fp16", (64, 64, 32), 4, 80), ("bf16", (32, 64, 32), 2, 112)])
+def test_operand_through_elementwise_ops_read_back(tmp_path, defer_copies, sm, stages, ty, tile, warps, K):
+    """A dot whose B is `load(...) * 2 - 1` (a dequantized weight's shape), K with a masked
+    tail: pipelined, B's load is copied ahead by cp.async and each thread reads its own
+    elements back where the multiply uses them (AsyncOperand::read_back); copies landing at
+    the latest moment (their wait_group) or at once (a buffer overwritten before its reader
+    would show). Exact against numpy; on mma.sync (sm_80) and wgmma (sm_90)."""
+    BM, BN, _ = tile
+    values = small_integers(BM * K + K * BN, 8, seed=K + BN + stages)
+    constexprs = ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32"
+    out, ptx = run_kernel(tmp_path, "masked_k_dequant", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
+                          constexprs, defer_copies=defer_copies)
+    a, b = operands(values, BM, BN, K, True, True)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ (b * 2 - 1))
+    assert ("wgmma.mma_async" in ptx) == (sm == 90 and warps % 4 == 0)
+    gpu_ir = emitter(tmp_path, "masked_k_dequant", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
+    assert ("read back into its registers" in gpu_ir) == (stages > 1), gpu_ir
+    if stages > 1:
+        loop = ptx[ptx.index("cp.async.commit_group"):]
+        assert "ld.global" not in loop  # every load of the loop is a copy
 
 
 @pytest.mark.parametrize("stages", [1, 3])

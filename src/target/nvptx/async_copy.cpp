@@ -426,6 +426,61 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         if (ir::is_fp8(d->operand(0)->type()->element()->scalar_kind())) plan.native_fp8.insert(d);
       }
     }
+    // Loads that reach a dot through elementwise ops (AsyncOperand::read_back), copied and
+    // read back by each thread in the load's own layout.
+    for (int k = 0; k < op->num_results(); ++k) {
+      const ir::Value* arg = body.arg(k + 1);
+      if (!arg->type()->is_block() || arg->type()->rank() != 2 || !arg->has_uses() ||
+          std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == arg; })) {
+        continue;
+      }
+      const ScalarKind kind = arg->type()->element()->scalar_kind();
+      const int64_t bytes = ir::bit_width(kind) / 8;
+      // Read back as registers at the first use: every use an elementwise op of the body itself.
+      const std::vector<ir::Use> uses = arg->uses();
+      bool ok = bytes >= 1 && std::all_of(uses.begin(), uses.end(), [&](const ir::Use& use) {
+        return use.user->parent() == &body && ir::has_trait(use.user->kind(), ir::kElementwise);
+      });
+      if (!ok) continue;
+      std::vector<const ir::Value*> chain = {arg};
+      const ir::Value* next = yield->operand(k);
+      for (int at = passed_down(next, body); at > 0 && chain.size() < 8; at = passed_down(next, body)) {
+        chain.push_back(next);
+        next = yield->operand(at - 1);
+      }
+      // Each load's runs along the last axis, at least 4 bytes (cp.async's least) as proven.
+      auto runs = [&](const ir::Value* load) {
+        return copyable_load(load) && gpu::access_width(*load->def(), axis) * bytes >= 4;
+      };
+      ok = runs(next) && next->def()->parent() == &body;
+      for (const ir::Value* c : chain) {
+        const ir::Value* init = op->operand(c->index() + 2);
+        ok = ok && runs(init) && init->def()->parent() == op->parent();
+      }
+      if (!ok) continue;
+      auto operand = std::make_unique<AsyncOperand>();
+      operand->chain = chain;
+      operand->carried = arg;
+      operand->distance = static_cast<int>(chain.size());
+      operand->read_back = true;
+      operand->tile = SharedTile::padded(arg->type()->shape()[0], arg->type()->shape()[1], bytes, 0);
+      tma_layout.push_back(-1);
+      last_loads.push_back(next);
+      here.push_back(std::move(operand));
+    }
+    // gpu/prefetch_operands.h kept the stage buffers of loops with read_back operands within
+    // kReadBackStageBytes; should padding and alignment take them past kMaxSharedBytes, the
+    // last read_back operands are left out (their loads stay prefetched into registers).
+    auto stage_bytes = [&]() {
+      int64_t total = 0;
+      for (const auto& o : here) total += (o->distance + 2) * (o->tile.bytes() + SharedTile::kSwizzleAlign);
+      return total;
+    };
+    while (stage_bytes() > kMaxSharedBytes && !here.empty() && here.back()->read_back) {
+      here.pop_back();
+      last_loads.pop_back();
+      tma_layout.pop_back();
+    }
     loop_dots.erase(std::remove_if(loop_dots.begin(), loop_dots.end(), [&](const ir::Op* d) {
                       return std::none_of(here.begin(), here.end(), [&](const auto& o) {
                         return std::find(o->dots.begin(), o->dots.end(), d) != o->dots.end();
@@ -436,7 +491,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       return;
     }
     auto align = [&](int64_t b) {
-      const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 1;
+      const int64_t a = loop_wgmma ? SharedTile::kSwizzleAlign : 16;  // 16: cp.async's widest copies
       return (b + a - 1) / a * a;
     };
     // The extra buffer of a dot kept in flight, only where it fits.

@@ -559,6 +559,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                       (a.tma_map >= 0 ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
                        : a.by_element && a.transposed ? std::string("4-byte copies of each element, held transposed (K-major)")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
+                       : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
                                                               : transposed_text(a) + ", by the threads holding each run's first element"));

@@ -33,8 +33,7 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   int stage = async_.stage.at(op.result());
   if (stage >= 0) {
     if (stage == 0) {  // live until the loop's exit drains them (emit_for)
-      ++live_copies_;
-      live_buffer_ends_[&operand] = operand.end();
+      live_stage_ends_[&operand] = operand.end();
     }
     llvm::Value* handle = i32(operand.offset[stage]);
     if (operand.tma_map >= 0) {
@@ -56,7 +55,7 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   // the constant distance: one rotation per loop, not one per operand.
   auto lead = lockstep_.find(&operand);
   const AsyncOperand& turning = lead != lockstep_.end() ? *lead->second.first : operand;
-  llvm::Value* current = get(turning.carried).at(0);
+  llvm::Value* current = current_buffer(turning);
   llvm::Value* handle;
   if (turning.offset.size() == 2) {
     handle = b_.CreateSub(i32(turning.offset[0] + turning.offset[1]), current);
@@ -81,7 +80,10 @@ void Emitter::lockstep_operands(const ir::Region& body) {
   std::vector<const AsyncOperand*> operands;
   for (int i = 1; i < static_cast<int>(body.args().size()); ++i) {
     auto it = async_.carried.find(body.arg(i));
-    if (it != async_.carried.end() && it->second->carried == body.arg(i)) operands.push_back(it->second);
+    // A read_back operand's argument becomes registers: its offset cannot follow another's.
+    if (it != async_.carried.end() && it->second->carried == body.arg(i) && !it->second->read_back) {
+      operands.push_back(it->second);
+    }
   }
   auto spacing = [](const AsyncOperand& o) { return o.offset.size() > 1 ? o.offset[1] - o.offset[0] : 0; };
   auto evenly_spaced = [&](const AsyncOperand& o) {
@@ -109,6 +111,47 @@ void Emitter::lockstep_operands(const ir::Region& body) {
       }
       break;
     }
+  }
+}
+
+llvm::Value* Emitter::current_buffer(const AsyncOperand& operand) {
+  auto it = read_back_offsets_.find(operand.carried);
+  return it != read_back_offsets_.end() ? it->second : get(operand.carried).at(0);
+}
+
+void Emitter::read_back_before(const ir::Op& op) {
+  for (const ir::Value* v : op.operands()) {
+    auto it = async_.carried.find(v);
+    if (it == async_.carried.end() || !it->second->read_back || it->second->carried != v ||
+        read_back_offsets_.count(v) != 0) {
+      continue;
+    }
+    const AsyncOperand& operand = *it->second;
+    llvm::Value* handle = get(v).at(0);
+    read_back_offsets_[v] = handle;
+    // The iteration's whole batch, as a dot waits for it (emit_dot.cpp): the groups of the
+    // later iterations, and those this body has committed so far, stay in flight.
+    ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
+    // The thread's own runs, where issue_copies put them: element e at byte e * size (the tile
+    // is the block row-major, unpadded), runs of up to 16 bytes along the last axis.
+    const ir::Type* type = v->type();
+    const Layout layout = layout_of(type);
+    llvm::Type* element = stored_type(element_type(type));
+    const int64_t eb = operand.tile.element_bytes;
+    const int64_t cols = type->shape().back();
+    int g = std::max(1, std::min<int>(layout.vector(), static_cast<int>(16 / eb)));
+    while (g > 1 && (cols % g != 0 || layout.vector() % g != 0)) g /= 2;
+    auto* vector_type = llvm::FixedVectorType::get(element, static_cast<unsigned>(g));
+    Regs out;
+    out.values.assign(static_cast<size_t>(layout.num_regs()), nullptr);
+    for (int r = 0; r < layout.num_regs(); r += g) {
+      llvm::Value* byte = b_.CreateAdd(handle, b_.CreateMul(element_index(layout, r), b_.getInt32(static_cast<uint32_t>(eb))));
+      llvm::Value* run = guarded(owns(layout, r), [&]() -> llvm::Value* {
+        return b_.CreateAlignedLoad(vector_type, raw_shared(byte), llvm::Align(static_cast<uint64_t>(eb * g)));
+      }, llvm::Constant::getNullValue(vector_type));
+      for (int i = 0; i < g; ++i) out.values[static_cast<size_t>(r + i)] = b_.CreateExtractElement(run, static_cast<uint64_t>(i));
+    }
+    set(v, out);
   }
 }
 

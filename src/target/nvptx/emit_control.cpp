@@ -179,13 +179,11 @@ void Emitter::emit_for(const ir::Op& op) {
   if (!hoisted.empty()) sync_if_dirty();
   for (const HoistedOperand* h : hoisted) {
     stage_hoisted(*h);
-    live_buffer_ends_[h] = h->offset + h->tile.bytes();
+    live_hoisted_ends_[h] = h->offset + h->tile.bytes();
   }
   // Written through the generic proxy, read by wgmma (async proxy): the dots of a loop whose
   // operands are TMA copies fence nothing themselves.
   if (!hoisted.empty() && sm_ >= 90) ptx_effect("fence.proxy.async.shared::cta;", "", {});
-  live_copies_ += static_cast<int>(hoisted.size());
-  live_hoisted_ += static_cast<int>(hoisted.size());
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
@@ -288,7 +286,7 @@ void Emitter::emit_for(const ir::Op& op) {
     auto it = async_.carried.find(body.arg(static_cast<int>(i) + 1));
     const bool here = it != async_.carried.end() && it->second->carried == it->first;
     copied += here ? 1 : 0;
-    if (here) live_buffer_ends_.erase(it->second);
+    if (here) live_stage_ends_.erase(it->second);
     cp_async += here && it->second->tma_map < 0 ? 1 : 0;  // TMA copies: only those of iterations that ran
   }
   if (cp_async > 0) ptx_effect("cp.async.wait_group 0;", "", {});
@@ -296,11 +294,8 @@ void Emitter::emit_for(const ir::Op& op) {
   // are reused by what follows (round trips, the next loop's copies) once every thread is
   // done with them.
   const std::vector<const HoistedOperand*> released_buffers = async_.hoisted_released_at(op);
-  for (const HoistedOperand* h : released_buffers) live_buffer_ends_.erase(h);
-  const int released_hoisted = static_cast<int>(released_buffers.size());
-  const int released = copied + released_hoisted;
-  live_copies_ -= released;
-  live_hoisted_ -= released_hoisted;
+  for (const HoistedOperand* h : released_buffers) live_hoisted_ends_.erase(h);
+  const int released = copied + static_cast<int>(released_buffers.size());
   // TMA stage mbarriers are invalidated once everyone is done waiting on them: their bytes
   // may hold other data next, and the next entry of this loop initializes them again
   // (initializing a valid mbarrier is undefined).
@@ -315,7 +310,7 @@ void Emitter::emit_for(const ir::Op& op) {
     barrier();
     for (const AsyncOperand* o : tma_operands) invalidate_tma_barriers(*o);
   }
-  if (released > 0 && live_copies_ == live_hoisted_) barrier();
+  if (released > 0 && live_stage_ends_.empty()) barrier();
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {

@@ -127,10 +127,11 @@ void Emitter::emit_op(const ir::Op& op) {
   if (control) entry_dirty_[&op] = dirty_;
   // The first copy into the stage buffers (async_copy.h) writes memory that planned round
   // trips before the pipelined loop used.
-  if (op.kind() == OpKind::Load && live_copies_ == 0) {
+  if (op.kind() == OpKind::Load && live_stage_ends_.empty() && live_hoisted_ends_.empty()) {
     auto stage = async_.stage.find(op.result());
     if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
   }
+  read_back_before(op);
   dispatch(op);
   // A planned op leaves its last reads pending; after a branch or loop, whatever its
   // regions may have left, or what was pending before (no iteration, or a branch without).
@@ -324,7 +325,8 @@ llvm::GlobalVariable* Emitter::shared_base() {
 
 int64_t Emitter::round_trip_start() const {
   int64_t end = 0;
-  for (const auto& [buffer, last] : live_buffer_ends_) end = std::max(end, last);
+  for (const auto& [buffer, last] : live_stage_ends_) end = std::max(end, last);
+  for (const auto& [buffer, last] : live_hoisted_ends_) end = std::max(end, last);
   if (end == 0) return 0;
   // Swizzled tiles start on kSwizzleAlign boundaries; the plan's total is aligned for them.
   const int64_t aligned = (end + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign;

@@ -311,6 +311,12 @@ class Emitter {
   // ---- emit_async.cpp: dot operands copied into stage buffers with cp.async ----
   void emit_async_load(const ir::Op& op, const AsyncOperand& operand);
   void lockstep_operands(const ir::Region& body);
+  // A read_back operand (async_copy.h) before `op`, its first use in the loop body: waits for
+  // the iteration's copies and reads the thread's own elements back; the body argument then
+  // holds them (its buffer's offset kept in read_back_offsets_).
+  void read_back_before(const ir::Op& op);
+  // The current buffer's offset of a copied operand of the loop being emitted.
+  llvm::Value* current_buffer(const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_transposed_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // A tf32 A whose columns run along memory (M-major), for wgmma: 4-byte copies dealt out
@@ -450,6 +456,8 @@ class Emitter {
   // Body arguments (a copied operand's current buffer) whose copies an earlier dot of the
   // same loop body has waited for, fenced and met at its barrier (stage_dot_operands).
   std::unordered_set<const ir::Value*> copies_ready_;
+  // The buffer offsets of read_back operands whose body argument now holds registers.
+  std::unordered_map<const ir::Value*, llvm::Value*> read_back_offsets_;
   // The iteration count (i32, from 0) of each loop body with TMA copies (emit_for).
   std::unordered_map<const ir::Region*, llvm::Value*> trips_;
   llvm::Value* thread_id_ = nullptr;
@@ -460,14 +468,14 @@ class Emitter {
   bool dirty_ = false;
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
-  int live_copies_ = 0;       // copied operands whose stage buffers are live (emit_async.cpp)
-  // The end of each live stage or hoisted buffer, by its plan entry (AsyncOperand,
-  // HoistedOperand): round trips start after the last of them (round_trip_start).
-  std::unordered_map<const void*, int64_t> live_buffer_ends_;
+  // The live stage buffers of copied operands (from their first copy, emit_async.cpp, to
+  // their loop's exit) and the live hoisted operands' buffers (emit_for), each with the end
+  // of its bytes: round trips start after the last of them (round_trip_start).
+  std::unordered_map<const AsyncOperand*, int64_t> live_stage_ends_;
+  std::unordered_map<const HoistedOperand*, int64_t> live_hoisted_ends_;
   // cp.async groups committed so far in the innermost loop body on every path (a branch's
   // own are forgotten after it): a dot's wait leaves them in flight too (emit_dot.cpp).
   int body_commits_ = 0;
-  int live_hoisted_ = 0;      // of them, hoisted operands (emit_for)
   // The last inline-asm call of each asm text (+ constraints and result types) on each list
   // of arguments, made by a call's first output: its other outputs take their fields of
   // that call instead of running the asm again (emit_extern.cpp).
