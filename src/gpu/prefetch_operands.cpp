@@ -58,40 +58,46 @@ bool zero_bits(const ir::Value* v) {
   return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 && !std::signbit(std::get<double>(*value));
 }
 
-// A 2-D load whose every use leads, through elementwise ops of its loop body, to a dot
-// operand (a dequantized weight, `b.to(tl.float16) * scale[None, :]`): the emitter copies it
-// into a stage buffer laid out as the threads hold it, and each thread reads its own elements
-// back where the body first uses them (target/nvptx/async_copy.h, AsyncOperand::read_back).
-// Only where that is cheap and safe: masked-off elements zero, runs of at least 4 bytes (the
-// least cp.async moves) along the last axis proven by the axis facts, and every thread a
-// whole run (smaller blocks are not worth it).
-bool reaches_dot_through_elementwise(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+// A load of the loop body that reaches a dot operand through pure ops of the body (as Triton
+// chooses the loads it pipelines): a dequantized weight, `b.to(tl.float16) * scale[None, :]`,
+// or AWQ's `tl.interleave`d, shifted and scaled nibbles. The emitter copies it into a stage
+// buffer laid out as the threads hold it, and each thread reads its own elements back where
+// the body first uses them (target/nvptx/async_copy.h, AsyncOperand::read_back), so every use
+// must be an op of the body itself (not of a nested region, not its yield). Only where that
+// is cheap and safe: masked-off elements zero, runs of at least 4 bytes (the least cp.async
+// moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
+// blocks are not worth it).
+bool reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
   const ir::Type* type = load.result()->type();
-  if (type->rank() != 2 || ir::is_volatile(load) || !facts.has(load.operand(0))) return false;
+  if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return false;
   const ir::Value* other = ir::load_other(load);
   if (other != nullptr && !zero_bits(other)) return false;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
   if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return false;
-  bool dot = false;
+  // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
+  // int8 row-major B that gpu/int8_wgmma.h stages from registers).
+  for (const ir::Use& use : load.result()->uses()) {
+    if (use.user->parent() != load.parent() || ir::has_trait(use.user->kind(), ir::kTerminator) ||
+        use.user->kind() == ir::OpKind::Dot) {
+      return false;
+    }
+  }
   std::vector<const ir::Value*> stack = {load.result()};
+  std::unordered_set<const ir::Value*> seen;
   while (!stack.empty()) {
     const ir::Value* v = stack.back();
     stack.pop_back();
+    if (!seen.insert(v).second) continue;
     for (const ir::Use& use : v->uses()) {
       const ir::Op* user = use.user;
-      if (user->parent() != load.parent()) return false;
-      if (user->kind() == ir::OpKind::Dot && use.index < 2) {
-        dot = true;
-      } else if (ir::has_trait(user->kind(), ir::kElementwise) && ir::is_pure(*user) && user->num_results() == 1 &&
-                 user->result()->type()->shape() == type->shape()) {
-        stack.push_back(user->result());
-      } else {
-        return false;
-      }
+      if (user->parent() != load.parent()) continue;
+      if (user->kind() == ir::OpKind::Dot && use.index < 2) return true;
+      if (!ir::is_pure(*user)) continue;
+      for (const auto& result : user->results()) stack.push_back(result.get());
     }
   }
-  return dot;
+  return false;
 }
 
 }  // namespace
@@ -128,15 +134,14 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
 
 namespace {
 
-// The loads of `region`'s loops (at any depth) that reach a dot through elementwise ops and
-// are prefetched: in body order, while the loop's stage buffers (every prefetched load's
+// Marks the loads of `region`'s loops (at any depth) that reach a dot through other ops and
+// are prefetched (kReadBackAttr): in body order, while the loop's stage buffers (every prefetched load's
 // bytes, num_stages + 1 times: the most buffers a copied operand gets) stay within
 // kReadBackStageBytes. Past it such a load stays as written (prefetched into registers it
 // would hold num_stages - 1 blocks in registers).
-void choose_read_back(const ir::Region& region, const GpuOptions& options, const analysis::AxisInfoAnalysis& facts,
-                      std::unordered_set<const ir::Op*>& chosen) {
+void choose_read_back(const ir::Region& region, const GpuOptions& options, const analysis::AxisInfoAnalysis& facts) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) choose_read_back(*inner, options, facts, chosen);
+    for (const auto& inner : op->regions()) choose_read_back(*inner, options, facts);
     if (op->kind() != ir::OpKind::For) continue;
     const ir::AttrValue* attr = op->find_attr("num_stages");
     const int64_t stages = attr != nullptr && std::holds_alternative<int64_t>(*attr) ? std::get<int64_t>(*attr) : options.num_stages;
@@ -151,12 +156,12 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
     }
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts) ||
-          !reaches_dot_through_elementwise(*inner, 32 * options.num_warps, facts) ||
+          !reaches_dot(*inner, 32 * options.num_warps, facts) ||
           (bytes + bytes_of(*inner)) * (stages + 1) > kReadBackStageBytes) {
         continue;
       }
       bytes += bytes_of(*inner);
-      chosen.insert(inner.get());
+      inner->set_attr(kReadBackAttr, int64_t{1});
     }
   }
 }
@@ -166,11 +171,10 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
 void prefetch_operands(ir::Function& function, const GpuOptions& options) {
   if (!pipelines_dots(function, options)) return;
   analysis::AxisInfoAnalysis facts(function);
-  std::unordered_set<const ir::Op*> read_back;
-  choose_read_back(function.body(), options, facts, read_back);
+  choose_read_back(function.body(), options, facts);
   transforms::prefetch_loads(function,
                              [&](const ir::Op& load) {
-                               return copyable_operand_load(load, options.sm, facts) || read_back.count(&load) != 0;
+                               return copyable_operand_load(load, options.sm, facts) || load.has_attr(kReadBackAttr);
                              },
                              options.num_stages);
 }

@@ -1,8 +1,8 @@
 // prefetch_operands: transforms/prefetch_loads on the GPU's copy of a kernel, limited to the
 // loads the NVPTX emitter copies asynchronously into shared memory (a 2-D fp16/bf16 load
 // whose only use is a dot operand; fp8 too where wgmma may take it as it is, fp32 of a tf32
-// dot and int8 of an int8 one, which run on mma.sync; and a 2-D load that reaches a dot
-// operand through elementwise ops, as a dequantized weight does, which the emitter copies
+// dot and int8 of an int8 one, which run on mma.sync; and a load that reaches a dot operand
+// through other ops of the loop body, as a dequantized weight does, which the emitter copies
 // into a buffer each thread reads its own elements back from), and only with num_stages >= 2
 // in a kernel with a dot.
 #pragma once
@@ -20,6 +20,11 @@ bool has_dot(const ir::Region& region);
 bool pipelines_dots(const ir::Function& function, const GpuOptions& options);
 
 void prefetch_operands(ir::Function& function, const GpuOptions& options);
+
+// The attribute prefetch_operands puts on the loads it prefetches because they reach a dot
+// through other ops (`{read_back = 1}`, kept by the copies prefetch_loads makes): the emitter
+// copies those and reads them back (target/nvptx/async_copy.h), and no other.
+inline constexpr const char* kReadBackAttr = "read_back";
 
 // The most bytes a loop's stage buffers may take with loads that reach a dot through
 // elementwise ops among them (each prefetched load's block, num_stages + 1 times), so that

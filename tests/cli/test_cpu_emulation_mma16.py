@@ -136,6 +136,28 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def interleaved_dequant(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # AWQ's shape: B stored with half the columns (K x BN / 2), each column used twice
+        # (tl.interleave, then a per-column offset), masked K tail. The load reaches the dot
+        # through a shape op: pipelined, it is read back too (AsyncOperand::read_back).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        half = tl.arange(0, BN // 2)
+        k = tl.arange(0, BK)
+        odd = (n % 2).to(tl.float16)
+        acc = tl.zeros((BM, BN), dtype=ACC)
+        for k0 in range(0, stride, BK):
+            kk = k0 + k
+            a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
+            b = tl.load(x_ptr + BM * stride + kk[:, None] * (BN // 2) + half[None, :], mask=kk[:, None] < stride,
+                        other=0.0)
+            w = tl.interleave(b, b) - odd[None, :].to(b.dtype)
+            acc = tl.dot(a, w, acc, out_dtype=ACC)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
+
+
+    @tritium.jit
     def batched(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                 A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # Two dots in one 3-D dot: A (2 x BM x BK), B (2 x BK x BN), both row-major.
@@ -693,6 +715,26 @@ def test_operand_through_elementwise_ops_read_back(tmp_path, defer_copies, sm, s
     if stages > 1:
         loop = ptx[ptx.index("cp.async.commit_group"):]
         assert "ld.global" not in loop  # every load of the loop is a copy
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("ty,tile,warps,K", [("fp16", (64, 64, 32), 4, 80), ("bf16", (32, 32, 32), 1, 112)])
+def test_interleaved_operand_read_back(tmp_path, sm, stages, ty, tile, warps, K):
+    """B built from a load of half its columns by tl.interleave (AWQ's shape), minus 1 in odd
+    columns, K with a masked tail: the load reaches the dot through a shape op and is read
+    back too when pipelined. Copies landing at their wait; exact against numpy."""
+    BM, BN, _ = tile
+    values = small_integers(BM * K + K * BN // 2, 8, seed=K + BN + stages + sm)
+    constexprs = ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32"
+    out, ptx = run_kernel(tmp_path, "interleaved_dequant", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
+                          constexprs, defer_copies=stages > 1)
+    a = values[:BM * K].reshape(BM, K)
+    half = values[BM * K:].reshape(K, BN // 2)
+    w = np.repeat(half, 2, axis=1) - (np.arange(BN) % 2)[None, :]
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ w)
+    gpu_ir = emitter(tmp_path, "interleaved_dequant", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
+    assert ("read back into its registers" in gpu_ir) == (stages > 1), gpu_ir
 
 
 @pytest.mark.parametrize("stages", [1, 3])

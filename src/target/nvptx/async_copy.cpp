@@ -430,16 +430,18 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     // read back by each thread in the load's own layout.
     for (int k = 0; k < op->num_results(); ++k) {
       const ir::Value* arg = body.arg(k + 1);
-      if (!arg->type()->is_block() || arg->type()->rank() != 2 || !arg->has_uses() ||
+      if (!arg->type()->is_block() || !arg->has_uses() ||
           std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == arg; })) {
         continue;
       }
       const ScalarKind kind = arg->type()->element()->scalar_kind();
       const int64_t bytes = ir::bit_width(kind) / 8;
-      // Read back as registers at the first use: every use an elementwise op of the body itself.
+      // Read back as registers at the first use: every use an op of the body itself, not its
+      // yield (which passes buffers' offsets down the chain), nor a dot (which would take it
+      // for a copied operand in its own arrangement).
       const std::vector<ir::Use> uses = arg->uses();
       bool ok = bytes >= 1 && std::all_of(uses.begin(), uses.end(), [&](const ir::Use& use) {
-        return use.user->parent() == &body && ir::has_trait(use.user->kind(), ir::kElementwise);
+        return use.user->parent() == &body && use.user != yield && use.user->kind() != OpKind::Dot;
       });
       if (!ok) continue;
       std::vector<const ir::Value*> chain = {arg};
@@ -450,7 +452,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       }
       // Each load's runs along the last axis, at least 4 bytes (cp.async's least) as proven.
       auto runs = [&](const ir::Value* load) {
-        return copyable_load(load) && gpu::access_width(*load->def(), axis) * bytes >= 4;
+        return copyable_load(load) && load->def()->has_attr(gpu::kReadBackAttr) &&
+               gpu::access_width(*load->def(), axis) * bytes >= 4;
       };
       ok = runs(next) && next->def()->parent() == &body;
       for (const ir::Value* c : chain) {
@@ -463,7 +466,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       operand->carried = arg;
       operand->distance = static_cast<int>(chain.size());
       operand->read_back = true;
-      operand->tile = SharedTile::padded(arg->type()->shape()[0], arg->type()->shape()[1], bytes, 0);
+      const int64_t cols = arg->type()->shape().back();
+      operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, 0);
       tma_layout.push_back(-1);
       last_loads.push_back(next);
       here.push_back(std::move(operand));

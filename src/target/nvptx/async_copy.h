@@ -60,9 +60,9 @@ struct AsyncOperand {
   // A tf32 B on wgmma (K-major only) stored row-major: held transposed all the same, each
   // element copied alone (cp.async of 4 bytes) to its place in the K-major tile, as Triton's.
   bool by_element = false;
-  // A load that reaches a dot through elementwise ops (gpu/prefetch_operands.h: a dequantized
-  // weight, `b.to(tl.float16) * scale[None, :]`): the body uses it as registers. Its tile is
-  // the block row-major and unpadded; each thread copies the runs it holds (the load's own
+  // A load that reaches a dot through other ops of the body (gpu/prefetch_operands.h: a
+  // dequantized weight, `b.to(tl.float16) * scale[None, :]`): the body uses it as registers.
+  // Its tile is the block row-major and unpadded (rows: the elements over the last dimension); each thread copies the runs it holds (the load's own
   // layout) and, where the body first uses the value, waits for its iteration's copies and
   // reads the same runs back into registers (emit_async.cpp: read_back). No thread reads what
   // another copied (a block's layout has one owner per element) and a buffer is copied into
