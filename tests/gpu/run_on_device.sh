@@ -25,7 +25,9 @@
 #   BENCH_MATMUL=1 runs benchmarks/bench_matmul.py (tl.dot: a correctness sweep, then matmul
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
 #   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep; the *_ARGS are split on spaces
-#   without quote removal: `MATMUL_ARGS='--blocks 128,128,64,8;64,128,64,4'`, no inner quotes). BENCH_ATTENTION=1 runs
+#   without quote removal: `MATMUL_ARGS='--blocks 128,128,64,8;64,128,64,4'`, no inner quotes).
+#   BENCH_DEQUANT=1 runs benchmarks/bench_dequant.py (a weight-only int8 matmul, both JITs, ~2 min;
+#   QUICK_BENCH=1: 4096 only). BENCH_ATTENTION=1 runs
 #   benchmarks/bench_attention.py (flash-attention forward against Triton and torch SDPA, a
 #   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check). BENCH_COMPILE=1
 #   runs benchmarks/bench_compile.py (cold first-call compile time of the matmul and
@@ -202,6 +204,7 @@ run_benchmark() {
 [ "${BENCH_TRANSPOSE:-0}" = "1" ] && QUICK_BENCH=0 run_benchmark "transpose benchmarks" bench_transpose 300
 # shellcheck disable=SC2086  # the *_ARGS are word lists
 [ "${BENCH_MATMUL:-0}" = "1" ] && run_benchmark "matmul benchmarks" bench_matmul 480 ${MATMUL_ARGS:-}
+[ "${BENCH_DEQUANT:-0}" = "1" ] && run_benchmark "weight-only int8 matmul (w8a16) benchmarks" bench_dequant 300
 # shellcheck disable=SC2086
 [ "${BENCH_ATTENTION:-0}" = "1" ] && run_benchmark "attention benchmarks" bench_attention 480 ${ATTENTION_ARGS:-}
 # shellcheck disable=SC2086
@@ -230,6 +233,7 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
 [ -f "$OUT/bench_matmul.log" ] && grep -E "^\||check|FAIL" "$OUT/bench_matmul.log" | head -60
+[ -f "$OUT/bench_dequant.log" ] && grep -E "^\||WRONG|Error" "$OUT/bench_dequant.log" | head -20
 [ -f "$OUT/bench_attention.log" ] && grep -E "^\||check|FAIL|skipped" "$OUT/bench_attention.log" | head -60
 [ -f "$OUT/bench_compile.log" ] && grep -E "^\||skipped" "$OUT/bench_compile.log"
 [ -f "$OUT/sanitizer.txt" ] && cat "$OUT/sanitizer.txt"

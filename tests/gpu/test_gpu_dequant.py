@@ -5,35 +5,26 @@ ahead by cp.async and each thread reads its own elements back (AsyncOperand::rea
 scale's broadcast is hoisted out of the loop (hoist_invariants). Against torch in fp32, with
 M, N and K not multiples of the blocks (masked tails), on mma.sync (2 warps) and wgmma."""
 
+import pathlib
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import tritium  # noqa: E402
-import tritium.language as tl  # noqa: E402
 
 
-@tritium.jit
-def w8a16_matmul(a_ptr, b_ptr, s_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
-    scale = tl.load(s_ptr + rn, mask=rn < N, other=0.0)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        k_left = K - k * BK
-        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0)
-        b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0)
-        acc += tl.dot(a, b.to(tl.float16) * scale[None, :])
-        a_ptrs += BK
-        b_ptrs += BK * stride_bk
-    c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :]
-    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+# benchmarks/kernels_dequant.py's kernel (plain Triton source), through tritium; its
+# `import triton.language` is tritium's where Triton is not installed.
+try:
+    import triton.language  # noqa: F401
+except ImportError:
+    tritium.use_as_triton(quiet=True)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
+import kernels_dequant  # noqa: E402
+
+w8a16_matmul = tritium.jit(kernels_dequant.w8a16_matmul)
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
