@@ -122,7 +122,8 @@ KERNELS = textwrap.dedent('''
                          A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # masked_k (row-major) with B reaching the dot through elementwise ops, as a
         # dequantized weight does: pipelined, B is copied ahead and read back into registers by
-        # the threads that copied it (AsyncOperand::read_back).
+        # the threads that copied it (AsyncOperand::read_back). A_MAJOR False here: A scaled
+        # too, so both are read back and neither is a copy the dot reads in place.
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
@@ -131,7 +132,10 @@ KERNELS = textwrap.dedent('''
             kk = k0 + k
             a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
             b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
-            acc = tl.dot(a, b * 2.0 - 1.0, acc, out_dtype=ACC)
+            if A_MAJOR:  # A copied for the dot itself
+                acc = tl.dot(a, b * 2.0 - 1.0, acc, out_dtype=ACC)
+            else:  # A read back too: no operand of the dot is a copy
+                acc = tl.dot(a * 2.0, b * 2.0 - 1.0, acc, out_dtype=ACC)
         tl.store(out_ptr + m[:, None] * BN + n[None, :], acc.to(out_ptr.dtype.element_ty))
 
 
@@ -696,7 +700,8 @@ def test_masked_k_tail(tmp_path, sm, ty, stages, tile, warps, K):
 @pytest.mark.parametrize("sm", [80, 90])
 @pytest.mark.parametrize("stages", [1, 2, 3])
 @pytest.mark.parametrize("ty,tile,warps,K", [("fp16", (64, 64, 32), 4, 80), ("bf16", (32, 64, 32), 2, 112)])
-def test_operand_through_elementwise_ops_read_back(tmp_path, defer_copies, sm, stages, ty, tile, warps, K):
+@pytest.mark.parametrize("a_copied", [True, False])
+def test_operand_through_elementwise_ops_read_back(tmp_path, a_copied, defer_copies, sm, stages, ty, tile, warps, K):
     """A dot whose B is `load(...) * 2 - 1` (a dequantized weight's shape), K with a masked
     tail: pipelined, B's load is copied ahead by cp.async and each thread reads its own
     elements back where the multiply uses them (AsyncOperand::read_back); copies landing at
@@ -704,10 +709,11 @@ def test_operand_through_elementwise_ops_read_back(tmp_path, defer_copies, sm, s
     would show). Exact against numpy; on mma.sync (sm_80) and wgmma (sm_90)."""
     BM, BN, _ = tile
     values = small_integers(BM * K + K * BN, 8, seed=K + BN + stages)
-    constexprs = ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32"
+    constexprs = f", A_MAJOR={a_copied}, B_MAJOR=True, ACC=tl.float32"
     out, ptx = run_kernel(tmp_path, "masked_k_dequant", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
                           constexprs, defer_copies=defer_copies)
     a, b = operands(values, BM, BN, K, True, True)
+    a = a if a_copied else a * 2
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ (b * 2 - 1))
     assert ("wgmma.mma_async" in ptx) == (sm == 90 and warps % 4 == 0)
     gpu_ir = emitter(tmp_path, "masked_k_dequant", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
