@@ -43,7 +43,8 @@ def triton_ptx(config, out):
     names = fn.arg_names
     types = [t.strip().split(":")[0] for t in SIGNATURE.split(",")]
     signature = {n: t for n, t in zip(names, types)}
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(len(types))}
+    parts = [t.strip() for t in SIGNATURE.split(",")]
+    attrs = {(i,): [["tt.divisibility", 16]] for i, t in enumerate(parts) if t.endswith(":16")}
     for n in ("BM", "BN", "BK"):
         signature[n] = "constexpr"
     src = ASTSource(fn=fn, signature=signature, attrs=attrs,

@@ -64,12 +64,16 @@ bool zero_bits(const ir::Value* v) {
 // buffer laid out as the threads hold it, and each thread reads its own elements back where
 // the body first uses them (target/nvptx/async_copy.h, AsyncOperand::read_back), so every use
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
-// is cheap and safe: masked-off elements zero, runs of at least 4 bytes (the least cp.async
+// is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
 // blocks are not worth it).
 bool reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return false;
+  // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
+  // operands only when all of them are TMA copies (target/nvptx/async_copy.h).
+  const ir::Op* ptr = load.operand(0)->def();
+  if (ptr != nullptr && ptr->kind() == ir::OpKind::DescriptorTile) return false;
   const ir::Value* other = ir::load_other(load);
   if (other != nullptr && !zero_bits(other)) return false;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
