@@ -13,12 +13,9 @@ using ir::OpKind;
 using ir::Region;
 using ir::Value;
 
-// Whether `v` is a constant (or a splat of one) other than zero.
-bool nonzero_constant(const Value* v) {
-  const Op* def = v->def();
-  if (def != nullptr && def->kind() == OpKind::Splat) def = def->operand(0)->def();
-  if (def == nullptr || def->kind() != OpKind::Constant) return false;
-  const ir::AttrValue* value = def->find_attr("value");
+// Whether `v` is an integer constant (or a splat of one) other than zero.
+bool nonzero_integer(const Value* v) {
+  const ir::AttrValue* value = ir::constant_value(v);
   return value != nullptr && std::holds_alternative<int64_t>(*value) && std::get<int64_t>(*value) != 0;
 }
 
@@ -30,7 +27,7 @@ bool movable(const Op& op) {
   const ir::Type* type = op.result()->type();
   if (type->is_block() && !type->is_float()) return false;
   if (op.kind() == OpKind::Div || op.kind() == OpKind::Rem) {
-    return !op.result()->type()->is_int() || nonzero_constant(op.operand(1));
+    return !op.result()->type()->is_int() || nonzero_integer(op.operand(1));
   }
   return true;
 }

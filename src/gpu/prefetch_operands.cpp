@@ -46,18 +46,6 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
   return access_width(load, facts) * bytes >= 16 || access_width_along(load, 0, facts) * bytes >= 16;
 }
 
-// Whether `v` is a constant (or a splat of one) whose bits are all zero: what cp.async
-// writes for the elements a mask leaves out.
-bool zero_bits(const ir::Value* v) {
-  const ir::Op* def = v->def();
-  if (def != nullptr && def->kind() == ir::OpKind::Splat) def = def->operand(0)->def();
-  if (def == nullptr || def->kind() != ir::OpKind::Constant) return false;
-  const ir::AttrValue* value = def->find_attr("value");
-  if (value == nullptr) return false;
-  if (std::holds_alternative<int64_t>(*value)) return std::get<int64_t>(*value) == 0;
-  return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 && !std::signbit(std::get<double>(*value));
-}
-
 // A load of the loop body that reaches a dot operand through pure ops of the body (as Triton
 // chooses the loads it pipelines): a dequantized weight, `b.to(tl.float16) * scale[None, :]`,
 // or AWQ's `tl.interleave`d, shifted and scaled nibbles. The emitter copies it into a stage
@@ -75,7 +63,7 @@ bool reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalys
   const ir::Op* ptr = load.operand(0)->def();
   if (ptr != nullptr && ptr->kind() == ir::OpKind::DescriptorTile) return false;
   const ir::Value* other = ir::load_other(load);
-  if (other != nullptr && !zero_bits(other)) return false;
+  if (other != nullptr && !ir::is_zero_constant(other)) return false;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
   if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return false;

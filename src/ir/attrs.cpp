@@ -1,6 +1,9 @@
 // The non-template helpers of ir/attrs.h and ir/op_views.h.
 #include "ir/attrs.h"
 
+#include <cmath>
+#include <variant>
+
 #include "ir/op_views.h"
 
 #include "support/diagnostics.h"
@@ -39,6 +42,21 @@ bool atomic_ir_admits(AtomicKind k, ScalarKind element) {
 bool is_volatile(const Op& op) {
   const AttrValue* attr = op.find_attr("volatile");
   return attr && *attr != AttrValue(int64_t{0});
+}
+
+const AttrValue* constant_value(const Value* v) {
+  const Op* def = v->def();
+  if (def != nullptr && def->kind() == OpKind::Splat) def = def->operand(0)->def();
+  if (def == nullptr || def->kind() != OpKind::Constant) return nullptr;
+  return def->find_attr("value");
+}
+
+bool is_zero_constant(const Value* v) {
+  const AttrValue* value = constant_value(v);
+  if (value == nullptr) return false;
+  if (const int64_t* i = std::get_if<int64_t>(value)) return *i == 0;
+  const double* f = std::get_if<double>(value);
+  return f != nullptr && *f == 0.0 && !std::signbit(*f);
 }
 
 bool is_pure(const Op& op) {

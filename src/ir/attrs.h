@@ -128,5 +128,10 @@ bool is_volatile(const Op& op);
 // merge it with an equal op or compute it again elsewhere: kPure ops are, except the inline
 // asm of tl.inline_asm_elementwise(..., is_pure=False) (ExternElementwise {pure = 0}).
 bool is_pure(const Op& op);
+// The "value" attribute of a constant, or of the constant a splat spreads; null otherwise.
+const AttrValue* constant_value(const Value* v);
+// Whether `v` is a constant (or a splat of one) whose bits are all zero: integer 0 or +0.0
+// (not -0.0), what cp.async writes for masked-off bytes and what a fresh accumulator holds.
+bool is_zero_constant(const Value* v);
 
 }  // namespace tritium::ir

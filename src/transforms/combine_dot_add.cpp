@@ -16,17 +16,6 @@ namespace tritium::transforms {
 
 namespace {
 
-// +0 (or integer 0): a constant, or a splat of one.
-bool is_zero(const ir::Value* value) {
-  const ir::Op* def = value->def();
-  if (def != nullptr && def->kind() == ir::OpKind::Splat) def = def->operand(0)->def();
-  if (def == nullptr || def->kind() != ir::OpKind::Constant) return false;
-  const ir::AttrValue* attr = def->find_attr("value");
-  if (attr == nullptr) return false;
-  if (const double* f = std::get_if<double>(attr)) return *f == 0.0 && !std::signbit(*f);
-  if (const int64_t* i = std::get_if<int64_t>(attr)) return *i == 0;
-  return false;
-}
 
 // The operand index of the foldable dot among the add's operands, or -1.
 int foldable_dot(const ir::Op& add) {
@@ -36,7 +25,7 @@ int foldable_dot(const ir::Op& add) {
     const ir::Op* dot = v->def();
     if (dot == nullptr || dot->kind() != ir::OpKind::Dot || v->num_uses() != 1) continue;
     if (add.operand(0) == add.operand(1)) continue;  // dot + dot: the same value twice
-    if (v->type() != add.result()->type() || !is_zero(ir::DotOp(*dot).acc())) continue;
+    if (v->type() != add.result()->type() || !ir::is_zero_constant(ir::DotOp(*dot).acc())) continue;
     if (v->type()->is_float() && dot->int_attr("max_num_imprecise_acc") != 0) continue;
     return i;
   }

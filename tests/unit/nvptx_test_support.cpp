@@ -89,4 +89,18 @@ void check_entry_params(const nvptx::CompiledPtx& compiled, const std::vector<ca
   }
 }
 
+interp::ArgValue pointer_arg(const void* p) {
+  interp::ArgValue a;
+  a.kind = interp::ArgValue::Kind::Pointer;
+  a.address = reinterpret_cast<uint64_t>(p);
+  return a;
+}
+
+interp::ArgValue int_arg(int64_t v) {
+  interp::ArgValue a;
+  a.kind = interp::ArgValue::Kind::Int;
+  a.int_bits = v;
+  return a;
+}
+
 }  // namespace tritium::testing

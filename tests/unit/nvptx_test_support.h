@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cache/disk_cache.h"
+#include "interp/interpreter.h"
 #include "ir/ir.h"
 #include "target/nvptx/codegen.h"
 
@@ -28,5 +29,9 @@ std::string ptxas_errors(const nvptx::CompiledPtx& compiled);
 // Checks that the PTX entry arguments of `compiled` are `want` (runtime::expected_params):
 // the same count and, one by one, name, parameter index, part, dim, dtype and size.
 void check_entry_params(const nvptx::CompiledPtx& compiled, const std::vector<cache::CachedParam>& want);
+
+// Interpreter arguments: a pointer to host memory, an integer.
+interp::ArgValue pointer_arg(const void* p);
+interp::ArgValue int_arg(int64_t v);
 
 }  // namespace tritium::testing

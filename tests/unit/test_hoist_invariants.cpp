@@ -15,6 +15,8 @@
 #include "nvptx_test_support.h"
 
 using namespace tritium;
+using testing::int_arg;
+using testing::pointer_arg;
 
 namespace {
 
@@ -37,20 +39,6 @@ def nest(x_ptr, s_ptr, y_ptr, d, R, BLOCK: tl.constexpr):
             acc += x * w + q + j
     tl.store(y_ptr + rows[:, None] * BLOCK + cols[None, :], acc)
 )";
-
-interp::ArgValue pointer(const void* p) {
-  interp::ArgValue a;
-  a.kind = interp::ArgValue::Kind::Pointer;
-  a.address = reinterpret_cast<uint64_t>(p);
-  return a;
-}
-
-interp::ArgValue integer(int64_t v) {
-  interp::ArgValue a;
-  a.kind = interp::ArgValue::Kind::Int;
-  a.int_bits = v;
-  return a;
-}
 
 const ir::Op* first_loop(const ir::Region& region) {
   for (const auto& op : region.ops()) {
@@ -116,7 +104,7 @@ TEST_CASE("hoist_invariants: a loop nest's invariant ops leave it, the rest stay
     std::vector<float> y(2 * BLOCK, -1.0f);
     interp::Grid grid;
     grid.dims = {1, 1, 1};
-    interp::run(fn, grid, {pointer(x.data()), pointer(s.data()), pointer(y.data()), integer(d), integer(R)},
+    interp::run(fn, grid, {pointer_arg(x.data()), pointer_arg(s.data()), pointer_arg(y.data()), int_arg(d), int_arg(R)},
                 {{reinterpret_cast<uint64_t>(x.data()), x.size() * sizeof(float), "x_ptr"},
                  {reinterpret_cast<uint64_t>(s.data()), s.size() * sizeof(float), "s_ptr"},
                  {reinterpret_cast<uint64_t>(y.data()), y.size() * sizeof(float), "y_ptr"}});

@@ -13,6 +13,8 @@
 #include "nvptx_test_support.h"
 
 using namespace tritium;
+using testing::int_arg;
+using testing::pointer_arg;
 
 namespace {
 
@@ -40,20 +42,6 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
     tl.store(c_ptr + offs_m[:, None] * BLOCK_N + offs_n[None, :], acc, mask=offs_m[:, None] < M)
 )";
 
-interp::ArgValue pointer(const void* p) {
-  interp::ArgValue a;
-  a.kind = interp::ArgValue::Kind::Pointer;
-  a.address = reinterpret_cast<uint64_t>(p);
-  return a;
-}
-
-interp::ArgValue integer(int64_t v) {
-  interp::ArgValue a;
-  a.kind = interp::ArgValue::Kind::Int;
-  a.int_bits = v;
-  return a;
-}
-
 }  // namespace
 
 TEST_CASE("rebase_pointers: the tutorial matmul's carried pointers, the same numbers", "[gpu]") {
@@ -77,8 +65,8 @@ TEST_CASE("rebase_pointers: the tutorial matmul's carried pointers, the same num
     interp::Grid grid;
     grid.dims = {static_cast<uint32_t>((M + BM - 1) / BM), 1, 1};
     interp::run(fn, grid,
-                {pointer(a.data()), pointer(b.data()), pointer(c.data()), integer(M), integer(N), integer(K),
-                 integer(K), integer(N)},
+                {pointer_arg(a.data()), pointer_arg(b.data()), pointer_arg(c.data()), int_arg(M), int_arg(N), int_arg(K),
+                 int_arg(K), int_arg(N)},
                 {{reinterpret_cast<uint64_t>(a.data()), a.size() * sizeof(float), "a_ptr"},
                  {reinterpret_cast<uint64_t>(b.data()), b.size() * sizeof(float), "b_ptr"},
                  {reinterpret_cast<uint64_t>(c.data()), c.size() * sizeof(float), "c_ptr"}});

@@ -31,18 +31,6 @@ namespace {
 
 }  // namespace
 
-bool is_zero_constant(const ir::Value* v) {
-  const ir::Op* def = v->def();
-  if (def != nullptr && def->kind() == OpKind::Splat) def = def->operand(0)->def();
-  if (def == nullptr || def->kind() != OpKind::Constant) return false;
-  const ir::AttrValue* value = def->find_attr("value");
-  if (value == nullptr) return false;
-  if (std::holds_alternative<int64_t>(*value)) return std::get<int64_t>(*value) == 0;
-  // -0.0 is not all zero bits, which is what cp.async writes.
-  return std::holds_alternative<double>(*value) && std::get<double>(*value) == 0.0 &&
-         !std::signbit(std::get<double>(*value));
-}
-
 const ir::Op* descriptor_tile_of(const ir::Op& load) {
   const ir::Op* def = load.operand(0)->def();
   return def != nullptr && def->kind() == OpKind::DescriptorTile ? def : nullptr;
@@ -74,7 +62,7 @@ bool copyable_load(const ir::Value* v) {
   const ir::Op* def = v->def();
   if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || ir::is_volatile(*def)) return false;
   const ir::Value* other = ir::load_other(*def);
-  return other == nullptr || is_zero_constant(other);
+  return other == nullptr || ir::is_zero_constant(other);
 }
 
 // Whether a load of a wgmma operand copies best transposed (async_copy.h): its pointer has
@@ -656,7 +644,7 @@ void plan_tma_blocks(const ir::Function& function, AsyncPlan& plan) {
       // A load's mask must be the bounds check alone: the TMA would not see a scalar test.
       if (load && (plan.loads.count(op->result()) != 0 || !mask_scalar_tests(*op).empty())) continue;
       const ir::Value* other = load ? ir::load_other(*op) : nullptr;
-      if (other != nullptr && !is_zero_constant(other)) continue;
+      if (other != nullptr && !ir::is_zero_constant(other)) continue;
       const ir::Op* tile_op = descriptor_tile_of(*op);
       if (tile_op == nullptr || (tile_op->find_attr("transposed") != nullptr && tile_op->int_attr("transposed") != 0)) {
         continue;

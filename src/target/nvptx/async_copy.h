@@ -180,8 +180,6 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 // accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes; without
 // the extra buffer (copies_after_dots) where it would leave fewer thread blocks per SM
 // (blocks_per_sm, the registers estimated from the accumulator).
-// Whether `v` is a constant (or a splat of one) whose bits are all zero (0, +0.0).
-bool is_zero_constant(const ir::Value* v);
 
 // `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma);
 // `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions).

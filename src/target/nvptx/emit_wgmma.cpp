@@ -6,6 +6,7 @@
 // tile `im` and its warpgroup's columns, the order of wgmma's own output registers.
 #include <llvm/IR/InlineAsm.h>
 
+#include "ir/attrs.h"
 #include "target/nvptx/emitter.h"
 
 namespace tritium::nvptx {
@@ -86,7 +87,7 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   const std::string acc_type = f16_acc ? ".f16." : int8 ? ".s32." : ".f32.";
   // A zero accumulator (`tl.dot(q, k)`) is not read: the first K step's wgmmas scale it by
   // 0 (D = A B), so its registers need no zeros written into them first.
-  const bool zero_acc = is_zero_constant(op.operand(2));
+  const bool zero_acc = ir::is_zero_constant(op.operand(2));
   if (zero_acc) {
     for (llvm::Value*& v : d) v = llvm::UndefValue::get(acc);
   }
