@@ -173,6 +173,18 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def row_sum_order(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                      REVERSE: tl.constexpr):
+        # Row sums of values whose fp32 sum depends on the order of its additions (some
+        # a thousand times the input, the rest a hundredth of it).
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        x = tl.load(x_ptr + rows[:, None] * BN + cols[None, :])
+        v = tl.where(x % 5 == 0, x * 1000.0, x * 0.013)
+        tl.store(out_ptr + rows, tl.sum(v, 1))
+
+
+    @tritium.jit
     def range_to_int_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                          REVERSE: tl.constexpr):
         # A range whose last iv + step passes 2^31 - 1: the loop must stop, not wrap.
@@ -657,6 +669,59 @@ def test_row_reductions_chained(tmp_path, monkeypatch, tile, warps):
     assert np.array_equal(out[BM:], x.argmax(1))  # ties: the first, in either order
 
 
+def triton_order_row_sums(v, vector, threads):
+    """Row sums of `v` (float32, [BM, BN]) in the order Triton 3.6 adds them for the flat
+    layout (element e in thread (e // vector) % threads): each thread's elements of the row left
+    to right, then a butterfly over the lane bits along the row, the highest first, then the
+    warps' partials as a butterfly with the widest stride first."""
+    f32 = np.float32
+    BM, BN = v.shape
+    flat = v.reshape(-1)
+    owner = (np.arange(flat.size) // vector) % threads
+
+    def strided(items):
+        while len(items) > 1:
+            half = len(items) // 2
+            items = [f32(items[i] + items[i + half]) for i in range(half)]
+        return items[0]
+
+    sums = []
+    for row in range(BM):
+        part = {}
+        for e in range(row * BN, (row + 1) * BN):
+            part.setdefault(int(owner[e]), []).append(flat[e])
+        for t, items in part.items():
+            acc = items[0]
+            for x in items[1:]:
+                acc = f32(acc + x)
+            part[t] = acc
+        for j in range(4, -1, -1):
+            if all((t ^ (1 << j)) in part for t in part):
+                part = {t: f32(part[t] + part[t ^ (1 << j)]) for t in part}
+        group = [part[w * 32 + min(t % 32 for t in part)] for w in sorted({t // 32 for t in part})]
+        sums.append(strided(group))
+    return np.array(sums, dtype=np.float32)
+
+
+@pytest.mark.parametrize("tile,warps", [((1, 128), 4), ((1, 4096), 8), ((4, 2048), 16), ((1, 8192), 16),
+                                        ((2, 1024), 8), ((8, 256), 2)])
+def test_row_sums_in_tritons_order(tmp_path, tile, warps):
+    """tl.sum adds a row in Triton 3.6's order (emit_reduce.cpp): registers left to right,
+    lanes from the highest bit, warps by the widest stride first (also where several warps'
+    partials reach a thread and lanes exchange the rest, 16 warps): the fp32 result equals a
+    model of that order to the last bit, on data whose sum depends on the order (tritium's
+    order before session 17 fails four of the six)."""
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "row_sum_order", "fp32", tile, warps, BM * BN, BM, 0,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN)
+    v = np.where(np.fmod(x, 5) == 0, x * np.float32(1000.0), x * np.float32(0.013)).astype(np.float32)
+    threads = 32 * warps
+    vector = max(1, min(4, BM * BN // threads))  # the loads' 16 bytes, at most N / T (layout.h)
+    want = triton_order_row_sums(v, vector, threads)
+    assert out.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (out, want)
+
+
 def test_unknown_reduce_experiment_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "chian")
     with pytest.raises(subprocess.CalledProcessError) as failed:
@@ -676,10 +741,11 @@ def sum_sq(x_ptr, out_ptr, n):
 '''
 
 
-@pytest.mark.parametrize("experiment,fmas", [("", 4), ("chain", 7), ("chain,nochain", 4)])
+@pytest.mark.parametrize("experiment,fmas", [("", 7), ("chain", 7), ("nochain", 4), ("chain,nochain", 4)])
 def test_chained_sum_of_squares_contracts_into_fma(tmp_path, monkeypatch, experiment, fmas):
-    # 8 elements per thread (1024 over 4 warps): left to right, x0*x0 then 7 fma; as a tree,
-    # four products pair into fma and three adds join them.
+    # 8 elements per thread (1024 over 4 warps): left to right (the default since session 17,
+    # Triton's order), x0*x0 then 7 fma; as a tree (nochain), four products pair into fma and
+    # three adds join them.
     monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
     source = tmp_path / "k.py"
     source.write_text(SUM_OF_SQUARES)

@@ -1,7 +1,8 @@
 # tl.sum along the last axis of an int8 block: the input is widened to i32 first (Triton's
 # accumulator for <32-bit integers), the reduce op carries its axis (axis=-1 wrapped to 1)
 # and a combine region (lhs, rhs) -> add; on the GPU the row is combined by a warp
-# butterfly (shfl.sync.bfly) and across warps through shared memory.
+# butterfly (shfl.sync.bfly, the highest lane bit first: Triton's order) and across warps
+# through shared memory.
 #
 # RUN: --kernel row_sum --signature "*i8:16, *i32:16, N=64" --emit ir
 # RUN: --kernel row_sum --signature "*i8:16, *i32:16, N=64" --emit ptx --check-prefix=PTX
@@ -17,8 +18,8 @@
 # CHECK-NEXT: store {{.*}}, [[R]]
 #
 # PTX-LABEL: .visible .entry row_sum(
-# PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 # PTX: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+# PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 # PTX: st.shared.b32
 # PTX: bar.sync
 # PTX: ld.shared.b32

@@ -39,9 +39,9 @@ struct TargetOptions {
   bool int8_row_major_wgmma = false;
   // Reduction and scan emission variants, for timing them against each other on a GPU
   // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
-  //   chain    combine a thread's registers left to right (Triton's order; a * b + c
-  //            chains contract into fma) instead of as a tree
-  //   nochain  the tree (the default)
+  //   chain    combine a thread's registers left to right (Triton's order, so sums are
+  //            Triton's to the last bit; a * b + c chains contract into fma): the default
+  //   nochain  a tree
   //   scanup   a scan's levels across lanes by shfl.up (one combine per level and run;
   //            the default since session 12's A/B: cumsum 0.94-0.97 -> 1.00 of Triton)
   //   noscanup butterflies

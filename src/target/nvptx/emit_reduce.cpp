@@ -3,10 +3,14 @@
 // are the bits combined, within a thread over registers, within a warp by butterfly
 // shuffles, across warps through shared memory. Nothing here depends on which layout it is.
 //
-//   reduce [outer, K, inner] along K:  registers -> shfl.bfly per lane bit -> smem (each
-//                                      warp's partial once, read back by vector loads and,
-//                                      past 16 bytes, shfl.bfly), then the results placed
-//                                      in the result's layout
+//   reduce [outer, K, inner] along K:  registers left to right -> shfl.bfly per lane bit,
+//                                      the highest first -> smem (each warp's partial once,
+//                                      read back by vector loads and, past 16 bytes,
+//                                      shfl.bfly), combined as a butterfly over the warps
+//                                      with the widest stride first, then the results placed
+//                                      in the result's layout. That is Triton 3.6's order:
+//                                      a float sum equals Triton's to the last bit where the
+//                                      two lay the block out alike.
 //   scan:  the thread's runs of consecutive elements in order, then one level per axis
 //          bit, low to high; each element keeps its prefix P and the total B of its
 //          aligned run of 2^level, and takes B from its partner (the element with that
@@ -105,6 +109,14 @@ std::vector<llvm::Value*> Emitter::combine_tree(const ir::Op& op, std::vector<st
   return items[0];
 }
 
+std::vector<llvm::Value*> Emitter::combine_strided(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items) {
+  for (size_t half = items.size() / 2; half > 0; half /= 2) {
+    for (size_t i = 0; i < half; ++i) items[i] = combine(op, items[i], items[i + half]);
+    items.resize(half);
+  }
+  return items[0];
+}
+
 void Emitter::read_shared_run(llvm::Type* stored, llvm::Type* element, int64_t count, int64_t vec,
                               const std::function<llvm::Value*(int64_t)>& at,
                               std::vector<std::vector<llvm::Value*>>& out) {
@@ -182,8 +194,9 @@ void Emitter::emit_reduce(const ir::Op& op) {
       partial.push_back(combine_tree(op, std::move(items)));
     }
   }
-  // 2. Within each warp: a butterfly over the lane bits on the axis; every lane ends with it.
-  for (int j = 0; j < 5; ++j) {
+  // 2. Within each warp: a butterfly over the lane bits on the axis, the highest first
+  // (Triton's order: a sum is the same to the last bit); every lane ends with it.
+  for (int j = 4; j >= 0; --j) {
     if (!(lane_mask & (1 << j))) continue;
     for (auto& values : partial) {
       std::vector<llvm::Value*> other;
@@ -211,9 +224,9 @@ void Emitter::emit_reduce(const ir::Op& op) {
     const int group_bits = std::popcount(static_cast<uint32_t>(warp_mask));
     const int64_t group = int64_t{1} << group_bits;
     const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask);
-    // The thread's slot column: its warp bits (compressed) lowest, its other bits above.
-    llvm::Value* writer_column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), group_bits),
-                                             compress_bits(b_, tid, static_cast<uint32_t>(warp_mask)));
+    // The thread's slot column: its other bits above, its warp bits below (compressed into the
+    // warp's index in its group, placed as said after `spread`).
+    llvm::Value* group_warp = compress_bits(b_, tid, static_cast<uint32_t>(warp_mask));
     int64_t area_bytes = 0;
     for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
     const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
@@ -249,6 +262,20 @@ void Emitter::emit_reduce(const ir::Op& op) {
       spread = 0;
       per_lane = group;
     }
+    // Triton's order across warps: a butterfly over the warps of a group, the widest stride
+    // first ((w0 + w2) + (w1 + w3) for four). With L = group / per_lane lanes sharing the
+    // work, lane l reads warps l, l + L, l + 2L, ... (combined by the strides down to L in
+    // the thread) and the lanes then exchange the strides below L: so warp w's partial sits
+    // at (w % L) * per_lane + w / L of its group.
+    const int lane_share_bits = group_bits - std::countr_zero(static_cast<uint64_t>(per_lane));
+    llvm::Value* placed = group_warp;
+    if (lane_share_bits > 0) {
+      const uint32_t low = (1u << lane_share_bits) - 1;
+      placed = b_.CreateOr(b_.CreateShl(b_.CreateAnd(group_warp, b_.getInt32(low)),
+                                        static_cast<uint64_t>(std::countr_zero(static_cast<uint64_t>(per_lane)))),
+                           b_.CreateLShr(group_warp, static_cast<uint64_t>(lane_share_bits)));
+    }
+    llvm::Value* writer_column = b_.CreateOr(b_.CreateShl(compress_bits(b_, tid, other_mask), group_bits), placed);
     // The first slot this thread reads, made after the barrier (not live across the
     // partials' computation).
     auto lane_column = [&]() {
@@ -295,8 +322,8 @@ void Emitter::emit_reduce(const ir::Op& op) {
             return slot(i, k, b_.CreateAdd(first_column, b_.getInt32(static_cast<uint32_t>(j))));
           }, items);
         }
-        partial[k] = combine_tree(op, std::move(items));
-        for (int j = 0; j < 5; ++j) {
+        partial[k] = combine_strided(op, std::move(items));
+        for (int j = 4; j >= 0; --j) {
           if (!(spread & (1 << j))) continue;
           std::vector<llvm::Value*> other;
           for (llvm::Value* v : partial[k]) other.push_back(shuffle_xor(v, 1 << j));

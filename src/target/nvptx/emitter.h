@@ -197,6 +197,9 @@ class Emitter {
                                     const std::vector<llvm::Value*>& rhs);
   // Pairwise in order: ((0, 1), (2, 3)), ... until one is left.
   std::vector<llvm::Value*> combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
+  // The same over 2^k items as a butterfly with the widest stride first combines them
+  // (items[i] with items[i + n/2], then with + n/4, ...): Triton's order across warps.
+  std::vector<llvm::Value*> combine_strided(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
   // The value of lane (lane ^ mask) of this warp (any scalar type up to 64 bits).
   llvm::Value* shuffle_xor(llvm::Value* value, int mask);
   // shfl.sync of any 8-64-bit value: `intrinsic` one of nvvm_shfl_sync_{bfly,up,down,idx}_i32,
@@ -439,7 +442,7 @@ class Emitter {
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
   bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
   // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
-  bool reduce_chain_ = false;   // in-thread reductions left to right
+  bool reduce_chain_ = true;    // in-thread reductions left to right (nochain: a tree)
   bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
   bool loop_iv32_ = false;      // loops over a 32-bit range count in 32 bits
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
