@@ -1459,6 +1459,377 @@ def _(dev):
                            [q, k, v, g], atol=5e-2, rtol=5e-2, names=["q", "k", "v", "g"])
 
 
+# ------------------------------------------------------------------ session 17: more projects
+# mamba-ssm, flash-attn, sglang and unsloth (tests/realk/RESULTS.md, "Session 17").
+
+import contextlib
+
+
+@contextlib.contextmanager
+def _cuda_host(dev, sms=4):
+    """On the CPU only: the projects' host code around the kernels asks torch.cuda about the
+    GPU (`with torch.cuda.device(x.device.index)` before a launch, the SM count that sizes a
+    persistent grid or a partial-sum buffer, the capability, the warp size). Those calls
+    answer as for one sm_90 GPU with `sms` SMs while the case runs; no kernel is changed."""
+    torch = torch_mod()
+    if dev != "cpu":
+        yield
+        return
+    props = types.SimpleNamespace(multi_processor_count=sms, name="NVIDIA H100 80GB HBM3",
+                                  major=9, minor=0, warp_size=32, gcnArchName="",
+                                  total_memory=80 << 30, L2_cache_size=50 << 20,
+                                  max_shared_memory_per_block_optin=227 << 10,
+                                  shared_memory_per_block_optin=227 << 10,
+                                  shared_memory_per_multiprocessor=228 << 10,
+                                  max_threads_per_multi_processor=2048)
+    cuda = torch.cuda
+    saved = {k: getattr(cuda, k) for k in ("device", "get_device_properties", "current_device",
+                                           "get_device_capability", "get_device_name")}
+    cuda.device = lambda *a, **k: contextlib.nullcontext()
+    cuda.get_device_properties = lambda *a, **k: props
+    cuda.current_device = lambda: 0
+    cuda.get_device_capability = lambda *a, **k: (9, 0)
+    cuda.get_device_name = lambda *a, **k: props.name
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(cuda, k, v)
+
+
+def _cat(*xs):
+    torch = torch_mod()
+    return torch.cat([x.float().flatten() for x in xs if x is not None])
+
+
+# ------------------------------------------------------------------------------- mamba-ssm
+
+def _mamba(name):
+    """mamba_ssm's package __init__ imports its CUDA extensions (selective_scan_cuda,
+    causal_conv1d); the Triton ops need none of them."""
+    for p in ("mamba_ssm", "mamba_ssm.ops", "mamba_ssm.ops.triton", "mamba_ssm.utils"):
+        _package_without_init(p, ARGS.src)
+    return importlib.import_module(name)
+
+
+@case("mamba.layernorm_gated", "mamba_ssm")
+def _(dev):
+    torch = torch_mod()
+    F = torch.nn.functional
+    lg = _mamba("mamba_ssm.ops.triton.layernorm_gated")
+    x, z = rnd(6, 64, dev=dev), rnd(6, 64, dev=dev, seed=2)
+    w, b = rnd(64, dev=dev, seed=3), rnd(64, dev=dev, seed=4)
+
+    def ln_group_ref(x, z, w, b):  # layer norm of each group of 32, then the gate
+        xg = x.view(6, 2, 32)
+        y = ((xg - xg.mean(-1, keepdim=True)) * torch.rsqrt(xg.var(-1, unbiased=False, keepdim=True) + 1e-5)).view(6, 64)
+        return (y * w + b) * F.silu(z)
+    with _cuda_host(dev):
+        r1, o1 = compare_fwd_bwd(
+            lambda x, z, w: lg.rmsnorm_fn(x, w, None, z=z, eps=1e-6, group_size=32, norm_before_gate=False),
+            lambda x, z, w: lg.rms_norm_ref(x, w, None, z=z, eps=1e-6, group_size=32, norm_before_gate=False),
+            [x, z, w], atol=1e-4, names=["x", "z", "w"])
+        r2, o2 = compare_fwd_bwd(
+            lambda x, z, w, b: lg.layernorm_fn(x, w, b, z=z, eps=1e-5, group_size=32, norm_before_gate=True),
+            ln_group_ref, [x, z, w, b], atol=1e-4, names=["x", "z", "w", "b"])
+    return [("rms " + c[0], c[1], c[2]) for c in r1] + [("ln " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+@case("mamba.layer_norm", "mamba_ssm")
+def _(dev):
+    torch = torch_mod()
+    with _cuda_host(dev):
+        ln = _mamba("mamba_ssm.ops.triton.layer_norm")
+        x, r = rnd(7, 96, dev=dev), rnd(7, 96, dev=dev, seed=2)
+        w, b = rnd(96, dev=dev, seed=3), rnd(96, dev=dev, seed=4)
+        rs = torch.rand(7, generator=torch.Generator().manual_seed(5)).to(dev) + 0.5
+        r1, o1 = compare_fwd_bwd(
+            lambda x, r, w, b: _cat(*ln.layer_norm_fn(x, w, b, residual=r, eps=1e-5, prenorm=True,
+                                                      residual_in_fp32=True)),
+            lambda x, r, w, b: _cat(*ln.layer_norm_ref(x, w, b, residual=r, eps=1e-5, prenorm=True, upcast=True)),
+            [x, r, w, b], atol=1e-4, names=["x", "residual", "w", "b"])
+        r2, o2 = compare_fwd_bwd(
+            lambda x, w: ln.rms_norm_fn(x, w, None, eps=1e-6, rowscale=rs),
+            lambda x, w: ln.rms_norm_ref(x, w, None, eps=1e-6, rowscale=rs, upcast=True),
+            [x, w], atol=1e-4, names=["x", "w"])
+    return [("ln " + c[0], c[1], c[2]) for c in r1] + [("rms " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+@case("mamba.selective_state_update", "mamba_ssm")
+def _(dev):
+    torch = torch_mod()
+    ssu = _mamba("mamba_ssm.ops.triton.selective_state_update")
+    b, h, d, n, g = 3, 4, 16, 16, 2
+    state = rnd(b, h, d, n, dev=dev)
+    x, dt, z = rnd(b, h, d, dev=dev, seed=2), rnd(b, h, d, dev=dev, seed=3) * 0.3, rnd(b, h, d, dev=dev, seed=4)
+    A = -torch.rand(h, d, n, generator=torch.Generator().manual_seed(5)).to(dev)
+    B, C = rnd(b, g, n, dev=dev, seed=6), rnd(b, g, n, dev=dev, seed=7)
+    D, dtb = rnd(h, d, dev=dev, seed=8), rnd(h, d, dev=dev, seed=9) * 0.1
+    st, rst = state.clone(), state.clone()
+    with _cuda_host(dev):
+        out = ssu.selective_state_update(st, x, dt, A, B, C, D, z=z, dt_bias=dtb, dt_softplus=True)
+    ref = ssu.selective_state_update_ref(rst, x, dt, A, B, C, D, z=z, dt_bias=dtb, dt_softplus=True)
+    return [close("out", out, ref, atol=1e-4), close("state", st, rst, atol=1e-5)], [out, st]
+
+
+def _ssd_inputs(dev, batch=1, seqlen=100, nheads=4, headdim=16, ngroups=2, dstate=16, dtype=None):
+    torch = torch_mod()
+    x = rnd(batch, seqlen, nheads, headdim, dev=dev, scale=0.5)
+    dt = torch.nn.functional.softplus(rnd(batch, seqlen, nheads, dev=dev, seed=2) - 2)
+    A = -torch.rand(nheads, generator=torch.Generator().manual_seed(3)).to(dev) - 0.5
+    B, C = rnd(batch, seqlen, ngroups, dstate, dev=dev, seed=4, scale=0.5), rnd(batch, seqlen, ngroups, dstate, dev=dev, seed=5, scale=0.5)
+    D, z = rnd(nheads, dev=dev, seed=6), rnd(batch, seqlen, nheads, headdim, dev=dev, seed=7)
+    if dtype is not None:
+        x, B, C, z = (t.to(dtype) for t in (x, B, C, z))
+    return x, dt, A, B, C, D, z
+
+
+@case("mamba.ssd_combined", "mamba_ssm")
+def _(dev):
+    # mamba2's chunked scan: chunk cumsum, chunk state, state passing, bmm, chunk scan, and
+    # every backward kernel, against the project's own reference (which wants whole chunks)
+    sc = _mamba("mamba_ssm.ops.triton.ssd_combined")
+    x, dt, A, B, C, D, z = _ssd_inputs(dev, seqlen=96)
+    dtb = rnd(4, dev=dev, seed=8) * 0.1
+    with _cuda_host(dev):
+        return compare_fwd_bwd(
+            lambda x, dt, A, B, C, D, z, dtb: sc.mamba_chunk_scan_combined(x, dt, A, B, C, 32, D=D, z=z, dt_bias=dtb, dt_softplus=True),
+            lambda x, dt, A, B, C, D, z, dtb: sc.ssd_chunk_scan_combined_ref(x, dt, A, B, C, 32, D=D, z=z, dt_bias=dtb, dt_softplus=True),
+            [x, dt, A, B, C, D, z, dtb], atol=5e-3, rtol=5e-3,  # tf32 dots
+            names=["x", "dt", "A", "B", "C", "D", "z", "dt_bias"])
+
+
+@case("mamba.ssd_chunk_scan_bf16", "mamba_ssm")
+def _(dev):
+    # the three steps as separate autograd functions (chunk_state, state_passing,
+    # chunk_scan: their own backward kernels) in bf16
+    torch = torch_mod()
+    sc = _mamba("mamba_ssm.ops.triton.ssd_combined")
+    x, dt, A, B, C, D, z = _ssd_inputs(dev, seqlen=64, headdim=32, dtype=torch.bfloat16)
+    with _cuda_host(dev):
+        return compare_fwd_bwd(
+            lambda x, B, C: sc.mamba_chunk_scan(x, dt, A, B, C, 32, D=D, z=z).float(),
+            lambda x, B, C: sc.ssd_chunk_scan_combined_ref(x, dt, A, B, C, 32, D=D, z=z).float(),
+            [x, B, C], atol=5e-2, rtol=5e-2, names=["x", "B", "C"])
+
+
+@case("mamba.swiglu", "mamba_ssm")
+def _(dev):
+    torch = torch_mod()
+    ka = _mamba("mamba_ssm.ops.triton.k_activations")
+    xy = rnd(5, 2 * 96, dev=dev)
+    with _cuda_host(dev):
+        return compare_fwd_bwd(lambda xy: ka.swiglu(xy),
+                               lambda xy: torch.nn.functional.silu(xy[:, :96]) * xy[:, 96:], [xy],
+                               atol=1e-5, names=["xy"])
+
+
+# ------------------------------------------------------------------------------- flash-attn
+
+def _flash(name):
+    """flash_attn's package __init__ imports its CUDA extension (flash_attn_2_cuda)."""
+    for p in ("flash_attn", "flash_attn.ops", "flash_attn.ops.triton", "flash_attn.utils"):
+        _package_without_init(p, ARGS.src)
+    return importlib.import_module(name)
+
+
+@case("flash_attn.layer_norm", "flash_attn")
+def _(dev):
+    torch = torch_mod()
+    with _cuda_host(dev):  # its autotune configs ask the device's warp size at import
+        ln = _flash("flash_attn.ops.triton.layer_norm")
+        x, r = rnd(7, 96, dev=dev), rnd(7, 96, dev=dev, seed=2)
+        w, b = rnd(96, dev=dev, seed=3), rnd(96, dev=dev, seed=4)
+        x1, w1, b1 = rnd(7, 96, dev=dev, seed=5), rnd(96, dev=dev, seed=6), rnd(96, dev=dev, seed=7)
+        r1, o1 = compare_fwd_bwd(
+            lambda x, r, w, b: _cat(*ln.layer_norm_fn(x, w, b, residual=r, eps=1e-5, prenorm=True,
+                                                      residual_in_fp32=True)),
+            lambda x, r, w, b: _cat(*ln.layer_norm_ref(x, w, b, residual=r, eps=1e-5, prenorm=True, upcast=True)),
+            [x, r, w, b], atol=1e-4, names=["x", "residual", "w", "b"])
+        # parallel norms (x + x1, two weights), rms
+        r2, o2 = compare_fwd_bwd(
+            lambda x, x1, w, w1: _cat(*ln.rms_norm_fn(x, w, None, x1=x1, weight1=w1, eps=1e-6)),
+            lambda x, x1, w, w1: _cat(*ln.rms_norm_ref(x, w, None, x1=x1, weight1=w1, eps=1e-6, upcast=True)),
+            [x, x1, w, w1], atol=1e-4, names=["x", "x1", "w", "w1"])
+    return [("ln " + c[0], c[1], c[2]) for c in r1] + [("rms " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+@case("flash_attn.rotary", "flash_attn")
+def _(dev):
+    torch = torch_mod()
+    ro = _flash("flash_attn.ops.triton.rotary")
+    B, S, H, D, rd = 2, 9, 3, 32, 24
+    x = rnd(B, S, H, D, dev=dev)
+    ang = torch.arange(16, dtype=torch.float32)[:, None] * torch.arange(rd // 2)[None] * 0.1
+    cos, sin = ang.cos().to(dev), ang.sin().to(dev)
+
+    def ref(x, offsets, interleaved):
+        outs = []
+        for bi in range(B):
+            o = int(offsets[bi]) if not isinstance(offsets, int) else offsets
+            c, s_ = cos[o:o + S, None], sin[o:o + S, None]
+            xr = x[bi, ..., :rd]
+            if interleaved:
+                x1, x2 = xr[..., 0::2], xr[..., 1::2]
+                y = torch.stack([x1 * c - x2 * s_, x1 * s_ + x2 * c], -1).flatten(-2)
+            else:
+                x1, x2 = xr[..., :rd // 2], xr[..., rd // 2:]
+                y = torch.cat([x1 * c - x2 * s_, x1 * s_ + x2 * c], -1)
+            outs.append(torch.cat([y, x[bi, ..., rd:]], -1))
+        return torch.stack(outs)
+    res, outs = [], []
+    offs = torch.tensor([0, 5], device=dev, dtype=torch.int32)
+    with _cuda_host(dev):
+        for label, off, il in (("half", 0, False), ("interleaved", 0, True), ("offsets", offs, False)):
+            y = ro.apply_rotary(x, cos, sin, seqlen_offsets=off, interleaved=il)
+            res.append(close(label, y, ref(x, off, il), atol=1e-5))
+            outs.append(y)
+        # varlen: two sequences packed along the tokens
+        cu = torch.tensor([0, 4, 13], device=dev, dtype=torch.int32)
+        xv = rnd(13, H, D, dev=dev, seed=9)
+        yv = ro.apply_rotary(xv, cos, sin, cu_seqlens=cu, max_seqlen=9)
+        rv = torch.cat([_rot_varlen(xv[a:b_], cos, sin, rd) for a, b_ in ((0, 4), (4, 13))])
+        res.append(close("varlen", yv, rv, atol=1e-5))
+        outs.append(yv)
+    return res, outs
+
+
+def _rot_varlen(x, cos, sin, rd):
+    torch = torch_mod()
+    n = x.shape[0]
+    c, s_ = cos[:n, None], sin[:n, None]
+    x1, x2 = x[..., :rd // 2], x[..., rd // 2:rd]
+    return torch.cat([x1 * c - x2 * s_, x1 * s_ + x2 * c, x[..., rd:]], -1)
+
+
+@case("flash_attn.cross_entropy", "flash_attn")
+def _(dev):
+    torch = torch_mod()
+    ce = _flash("flash_attn.ops.triton.cross_entropy")
+    x = rnd(6, 300, dev=dev, scale=3.0)
+    t = torch.tensor([3, 299, -100, 0, 57, 100], device=dev)
+    res, outs = [], []
+    with _cuda_host(dev):
+        r1, o1 = compare_fwd_bwd(
+            lambda x: ce.cross_entropy_loss(x, t, label_smoothing=0.1, lse_square_scale=1e-3)[0].sum(),
+            lambda x: (torch.nn.functional.cross_entropy(x, t, ignore_index=-100, label_smoothing=0.1, reduction="none")
+                       + 1e-3 * torch.logsumexp(x, -1) ** 2 * (t != -100)).sum(),
+            [x], atol=1e-4, names=["logits"])
+        r2, o2 = compare_fwd_bwd(
+            lambda x: ce.cross_entropy_loss(x, t, logit_scale=0.5)[0].sum(),
+            lambda x: torch.nn.functional.cross_entropy(0.5 * x, t, ignore_index=-100, reduction="sum"),
+            [x], atol=1e-4, names=["logits"])
+    return [("smooth+z " + c[0], c[1], c[2]) for c in r1] + [("scaled " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+# ---------------------------------------------------------------------------------- sglang
+
+def _sglang(name):
+    """sglang's package __init__ starts its runtime (transformers, FlashInfer) and
+    `sglang.srt.utils` imports its server stack (orjson, PIL, starlette, msgspec...); the
+    attention kernels read five of its functions, given here (not HIP, no gfx; the CPU's
+    "core count" 4), and `sglang.srt.environ` (no heavy imports) as it is."""
+    torch = torch_mod()
+    for p in ("sglang", "sglang.srt", "sglang.kernels", "sglang.kernels.ops",
+              "sglang.kernels.ops.attention"):
+        _package_without_init(p, ARGS.src)
+    if "sglang.srt.utils" not in sys.modules or not isinstance(sys.modules["sglang.srt.utils"], _StubModule):
+        _stub_modules(["sglang.srt.utils"], is_hip=lambda: False, is_cuda=lambda: torch.cuda.is_available(),
+                      is_gfx95_supported=lambda: False, is_gfx1250_supported=lambda: False,
+                      get_device_core_count=lambda *a, **k: 4)
+    return importlib.import_module(name)
+
+
+def _paged_kv(dev, ntok, Hk, D, dtype, seed):
+    return rnd(ntok, Hk, D, dev=dev, seed=seed, dtype=dtype)
+
+
+@case("sglang.decode_attention", "sglang")
+def _(dev):
+    # both stage-1 kernels (MHA "normal" and grouped GQA) and the split-KV reduction
+    torch = torch_mod()
+    da = _sglang("sglang.kernels.ops.attention.decode_attention")
+    res, outs = [], []
+    for label, H, Hk in (("mha", 4, 4), ("gqa", 8, 2)):
+        B, D, ntok, splits = 2, 64, 200, 4
+        seq = [37, 90]
+        q = rnd(B, H, D, dev=dev)
+        kb, vb = _paged_kv(dev, ntok, Hk, D, None, 2), _paged_kv(dev, ntok, Hk, D, None, 3)
+        perm = torch.randperm(ntok, generator=torch.Generator().manual_seed(4))
+        kv_indices = perm[:sum(seq)].to(torch.int32).to(dev)
+        kv_indptr = torch.tensor([0, seq[0], sum(seq)], device=dev, dtype=torch.int32)
+        o = torch.zeros(B, H, D, device=dev)
+        logits = torch.empty(B, H, splits, D, device=dev)
+        lse = torch.empty(B, H, splits, device=dev)
+        nsplits = torch.tensor([2, 4], device=dev, dtype=torch.int32)
+        scale = D ** -0.5
+        with _cuda_host(dev):
+            da.decode_attention_fwd(q, kb, vb, o, kv_indptr, kv_indices, logits, lse, nsplits, splits,
+                                    scale, 1.0, 1.0)
+        refs = []
+        for b in range(B):
+            idx = kv_indices[kv_indptr[b]:kv_indptr[b + 1]].long()
+            kk = kb[idx].transpose(0, 1).repeat_interleave(H // Hk, 0)
+            vv = vb[idx].transpose(0, 1).repeat_interleave(H // Hk, 0)
+            refs.append(_ref_attention(q[b][:, None], kk, vv, scale, False)[:, 0])
+        res.append(close(label, o, torch.stack(refs), atol=3e-3, rtol=3e-3))  # tf32 dots
+        outs.append(o)
+    return res, outs
+
+
+@case("sglang.extend_attention", "sglang")
+def _(dev):
+    # a prefix in the paged KV buffer plus causal attention within the new tokens
+    torch = torch_mod()
+    ea = _sglang("sglang.kernels.ops.attention.extend_attention")
+    H, Hk, D, ntok = 4, 2, 64, 300
+    prefix, extend = [10, 33], [7, 20]
+    qe = rnd(sum(extend), H, D, dev=dev)
+    ke, ve = rnd(sum(extend), Hk, D, dev=dev, seed=2), rnd(sum(extend), Hk, D, dev=dev, seed=3)
+    kb, vb = _paged_kv(dev, ntok, Hk, D, None, 4), _paged_kv(dev, ntok, Hk, D, None, 5)
+    perm = torch.randperm(ntok, generator=torch.Generator().manual_seed(6))
+    kv_indices = perm[:sum(prefix)].to(torch.int32).to(dev)
+    kv_indptr = torch.tensor([0, prefix[0], sum(prefix)], device=dev, dtype=torch.int32)
+    qo_indptr = torch.tensor([0, extend[0], sum(extend)], device=dev, dtype=torch.int32)
+    o = torch.zeros_like(qe)
+    scale = D ** -0.5
+    with _cuda_host(dev):
+        ea.extend_attention_fwd(qe, ke, ve, o, kb, vb, qo_indptr, kv_indptr, kv_indices, None, True,
+                                None, max(extend), 1.0, 1.0, sm_scale=scale)
+    refs = []
+    for b in range(2):
+        idx = kv_indices[kv_indptr[b]:kv_indptr[b + 1]].long()
+        s0, s1 = int(qo_indptr[b]), int(qo_indptr[b + 1])
+        kk = torch.cat([kb[idx], ke[s0:s1]]).transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = torch.cat([vb[idx], ve[s0:s1]]).transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(qe[s0:s1].transpose(0, 1), kk, vv, scale, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=3e-3, rtol=3e-3)], [o]  # tf32 dots
+
+
+@case("sglang.prefill_attention", "sglang")
+def _(dev):
+    torch = torch_mod()
+    pa = _sglang("sglang.kernels.ops.attention.prefill_attention")
+    H, Hk, D, lens = 4, 2, 64, [9, 40]
+    T = sum(lens)
+    q, k, v = rnd(T, H, D, dev=dev), rnd(T, Hk, D, dev=dev, seed=2), rnd(T, Hk, D, dev=dev, seed=3)
+    res, outs = [], []
+    for causal in (True, False):
+        o = torch.zeros_like(q)
+        with _cuda_host(dev):
+            pa.context_attention_fwd(q, k, v, o, torch.tensor([0, lens[0]], device=dev, dtype=torch.int32),
+                                     torch.tensor(lens, device=dev, dtype=torch.int32), max(lens),
+                                     is_causal=causal)
+        refs = []
+        for s0, n in zip([0, lens[0]], lens):
+            kk = k[s0:s0 + n].transpose(0, 1).repeat_interleave(H // Hk, 0)
+            vv = v[s0:s0 + n].transpose(0, 1).repeat_interleave(H // Hk, 0)
+            refs.append(_ref_attention(q[s0:s0 + n].transpose(0, 1), kk, vv, D ** -0.5, causal).transpose(0, 1))
+        res.append(close("causal" if causal else "full", o, torch.cat(refs), atol=3e-3, rtol=3e-3))
+        outs.append(o)
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -1511,6 +1882,9 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
         json.dump(index, f, indent=1)
 
 
+PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1529,7 +1903,7 @@ def main():
     ap.add_argument("-v", action="store_true", help="print tracebacks")
     ARGS = ap.parse_args()
     src = pathlib.Path(ARGS.src)
-    if not (src / "liger_kernel").is_dir() and not (src / "vllm").is_dir():
+    if not any((src / p).is_dir() for p in PROJECT_DIRS):
         print(f"SKIPPED: the fetched projects are not in {src} (see tests/realk/RESULTS.md)")
         return 0
     if ARGS.device == "cuda":
