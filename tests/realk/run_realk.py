@@ -30,6 +30,7 @@ Exit status 0 even when cases fail: the table is the result.
 
 import argparse
 import importlib
+import importlib.machinery
 import json
 import math
 import os
@@ -84,6 +85,9 @@ def _package_without_init(name, src):
     mod = types.ModuleType(name)
     mod.__path__ = [str(pathlib.Path(src, *name.split(".")))]
     mod.__package__ = name
+    # a spec, so importlib.util.find_spec(name) answers (unsloth_zoo asks for "unsloth")
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    mod.__spec__.submodule_search_locations = mod.__path__
     sys.modules[name] = mod
     if parent:
         setattr(sys.modules[parent], leaf, mod)
@@ -1828,6 +1832,197 @@ def _(dev):
         res.append(close("causal" if causal else "full", o, torch.cat(refs), atol=3e-3, rtol=3e-3))
         outs.append(o)
     return res, outs
+
+
+# --------------------------------------------------------------------------------- unsloth
+
+def _unsloth(name, dev):
+    """unsloth's package __init__ patches transformers and needs a GPU; its kernels' modules
+    import unsloth.device_type, unsloth_zoo (fetched with it, same release) and transformers.
+    UNSLOTH_ALLOW_CPU=1 is unsloth's own test switch (device type "cuda" without a GPU).
+    While they import, `flash_attn` is hidden: transformers finds the fetched flash_attn
+    folder and would import its CUDA extension."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if dev == "cpu":
+        os.environ["UNSLOTH_ALLOW_CPU"] = "1"
+    os.environ["UNSLOTH_IS_PRESENT"] = "1"  # what `import unsloth` sets before unsloth_zoo runs
+    for p in ("unsloth", "unsloth.kernels"):
+        _package_without_init(p, ARGS.src)
+    hidden = sys.modules.get("flash_attn", "absent")
+    sys.modules["flash_attn"] = None
+    try:
+        with _cuda_host(dev):
+            return importlib.import_module(name)
+    finally:
+        if hidden == "absent":
+            del sys.modules["flash_attn"]
+        else:
+            sys.modules["flash_attn"] = hidden
+
+
+@case("unsloth.swiglu", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    sw = _unsloth("unsloth.kernels.swiglu", dev)
+    e, g, dw = rnd(2, 3, 200, dev=dev), rnd(2, 3, 200, dev=dev, seed=2), rnd(6, 200, dev=dev, seed=3)
+    with _cuda_host(dev):
+        h = sw.swiglu_fg_kernel(e, g)
+        # backward in place: DW <- h, e <- DW * f (dg), g <- de
+        DW, de_buf, dg_buf = sw.swiglu_DWf_DW_dfg_kernel(dw.clone(), e.view(6, 200).clone(), g.view(6, 200).clone())
+    ef, gf = e.view(6, 200), g.view(6, 200)
+    f = torch.nn.functional.silu(ef)
+    se = torch.sigmoid(ef)
+    return [close("h", h, torch.nn.functional.silu(e) * g, atol=1e-5),
+            close("bwd h", DW, f * gf, atol=1e-5), close("bwd df", de_buf, dw * f, atol=1e-5),
+            close("bwd de", dg_buf, dw * gf * se * (1 + ef * (1 - se)), atol=1e-5)], [h, DW, de_buf, dg_buf]
+
+
+@case("unsloth.geglu", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    gg = _unsloth("unsloth.kernels.geglu", dev)
+    e, g, dw = rnd(2, 3, 130, dev=dev), rnd(2, 3, 130, dev=dev, seed=2), rnd(6, 130, dev=dev, seed=3)
+    res, outs = [], []
+    for approx in (False, True):
+        mode = "tanh" if approx else "none"
+        with _cuda_host(dev):
+            fwd = gg.geglu_approx_forward_kernel if approx else gg.geglu_exact_forward_kernel
+            bwd = gg.geglu_approx_backward_kernel if approx else gg.geglu_exact_backward_kernel
+            h = fwd(e, g)
+            DW, df, de = bwd(dw.clone(), e.view(6, 130).clone(), g.view(6, 130).clone())
+        ef = e.view(6, 130).clone().requires_grad_(True)
+        f = torch.nn.functional.gelu(ef, approximate=mode)
+        (dfe,) = torch.autograd.grad(f, ef, dw * g.view(6, 130))
+        res += [close(f"{mode} h", h, torch.nn.functional.gelu(e, approximate=mode) * g, atol=1e-5),
+                close(f"{mode} bwd h", DW, f * g.view(6, 130), atol=1e-5),
+                close(f"{mode} bwd df", df, dw * f, atol=1e-5),
+                close(f"{mode} bwd de", de, dfe, atol=1e-5)]
+        outs += [h, DW, df, de]
+    return res, outs
+
+
+@case("unsloth.rms_layernorm", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    rl = _unsloth("unsloth.kernels.rms_layernorm", dev)
+    res, outs = [], []
+    for label, shape, gemma, dtype in (("llama", (3, 5, 96), False, None), ("gemma", (4, 200), True, None),
+                                       ("llama many rows bf16", (300, 256), False, torch.bfloat16)):
+        x = rnd(*shape, dev=dev, dtype=dtype)
+        w = rnd(shape[-1], dev=dev, seed=2, dtype=dtype)
+
+        def ref(x, w, gemma=gemma):
+            # in fp32 but for the rounding the forward does (normed to W's dtype, llama)
+            xf = x.float()
+            y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)
+            return (y * (w.float() + 1.0) if gemma else y.to(x.dtype).float() * w.float()).to(x.dtype)
+        tol = 3e-2 if dtype is not None else 1e-4
+        with _cuda_host(dev):
+            r, o = compare_fwd_bwd(lambda x, w: rl.Fast_RMS_Layernorm.apply(x, w, 1e-6, gemma), ref, [x, w],
+                                   atol=tol, rtol=tol, names=["X", "W"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    # The narrow-row kernels (ROWS rows a program, 33..128 columns) replay the one-row
+    # kernels' GPU reduction order; unsloth self-checks them bit for bit against the one-row
+    # kernels and falls back to those on a mismatch, which the interpreter's summation
+    # order always gives. Forced here, against torch.
+    for label, gemma in (("multirow llama", False), ("multirow gemma", True)):
+        x, w, dy = rnd(70, 96, dev=dev, seed=5), rnd(96, dev=dev, seed=6), rnd(70, 96, dev=dev, seed=7)
+        settings = rl._multirow_settings(96)
+        with _cuda_host(dev):
+            y, rr = rl._rms_forward(x, w, 1e-6, gemma, rl._eager_kernel, settings)
+            dx = torch.empty_like(dy)
+            rl._rms_backward(dy, dx, x, w, rr, 1e-6, gemma, rl._eager_kernel, settings)
+        xr = x.clone().requires_grad_(True)
+        ry = xr * torch.rsqrt(xr.pow(2).mean(-1, keepdim=True) + 1e-6) * (w + 1.0 if gemma else w)
+        (rdx,) = torch.autograd.grad(ry, xr, dy)
+        res += [close(f"{label} out", y, ry, atol=1e-5), close(f"{label} dX", dx, rdx, atol=1e-5)]
+        outs += [y, dx]
+    return res, outs
+
+
+@case("unsloth.layernorm", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    ln = _unsloth("unsloth.kernels.layernorm", dev)
+    x, w, b = rnd(2, 7, 160, dev=dev), rnd(160, dev=dev, seed=2), rnd(160, dev=dev, seed=3)
+    with _cuda_host(dev):
+        return compare_fwd_bwd(lambda x, w, b: ln.Fast_Layernorm.apply(x, w, b, 1e-5),
+                               lambda x, w, b: torch.nn.functional.layer_norm(x, (160,), w, b, 1e-5),
+                               [x, w, b], atol=1e-4, names=["X", "W", "b"])
+
+
+@case("unsloth.rope", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    ro = _unsloth("unsloth.kernels.rope_embedding", dev)
+    bsz, hq, hk, s, d = 2, 4, 2, 7, 32
+    q, k = rnd(bsz, hq, s, d, dev=dev), rnd(bsz, hk, s, d, dev=dev, seed=2)
+    ang = torch.arange(16, dtype=torch.float32)[:, None] * torch.arange(d // 2)[None] * 0.1
+    ang = torch.cat([ang, ang], -1)
+    cos, sin = ang.cos().to(dev), ang.sin().to(dev)
+
+    def rot(x, c, s_):
+        return x * c + _rotate_half(x) * s_
+
+    def ref(q, k):
+        c, s_ = cos[:s], sin[:s]
+        return torch.cat([rot(q, c, s_).flatten(), rot(k, c, s_).flatten()])
+
+    def mine(q, k):
+        qo, ko = ro.fast_rope_embedding(q, k, cos, sin)
+        return torch.cat([qo.flatten(), ko.flatten()])
+    with _cuda_host(dev):
+        r1, o1 = compare_fwd_bwd(mine, ref, [q, k], atol=1e-5, names=["q", "k"])
+        # explicit positions per token (TRL's packed sequences): the indexed kernel
+        pos = torch.tensor([[3, 4, 5, 6, 7, 8, 9], [0, 1, 2, 0, 1, 2, 3]], device=dev, dtype=torch.int32)
+
+        def ref_idx(q, k):
+            c, s_ = cos[pos.long()][:, None], sin[pos.long()][:, None]
+            return torch.cat([rot(q, c, s_).flatten(), rot(k, c, s_).flatten()])
+
+        def mine_idx(q, k):
+            qo, ko = ro.fast_rope_embedding(q, k, cos, sin, pos)
+            return torch.cat([qo.flatten(), ko.flatten()])
+        r2, o2 = compare_fwd_bwd(mine_idx, ref_idx, [q, k], atol=1e-5, names=["q", "k"])
+    return r1 + [("indexed " + c[0], c[1], c[2]) for c in r2], o1 + o2
+
+
+@case("unsloth.cross_entropy", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    ce = _unsloth("unsloth.kernels.cross_entropy_loss", dev)
+    res, outs = [], []
+    for label, V, cap, scl in (("plain", 300, 0, 0), ("softcap+scale", 300, 30.0, 0.5),
+                               ("chunked V=70000", 70000, 0, 0)):
+        x = rnd(2, 3, V, dev=dev, scale=2.0)
+        t = torch.tensor([[3, V - 1, -100], [0, 57, 100]], device=dev)
+
+        def ref(x):
+            z = x.float() * (scl if scl else 1.0)
+            if cap:
+                z = cap * torch.tanh(z / cap)
+            return torch.nn.functional.cross_entropy(z.view(-1, V), t.view(-1), ignore_index=-100)
+        with _cuda_host(dev):
+            r, o = compare_fwd_bwd(lambda x: ce.fast_cross_entropy_loss(x, t, cap, scl), ref, [x],
+                                   atol=1e-5, rtol=1e-4, names=["logits"])
+        res += [(f"{label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+@case("unsloth.fused_add_rms_layernorm", "unsloth")
+def _(dev):
+    torch = torch_mod()
+    fa = _unsloth("unsloth.kernels.fused_add_rms_layernorm", dev)
+    x, r, w = rnd(1, 3, 128, dev=dev), rnd(1, 3, 128, dev=dev, seed=2), rnd(128, dev=dev, seed=3)
+    X, R = x.clone(), r.clone()
+    with _cuda_host(dev):
+        out = fa.fast_add_rms_layernorm_inference(X, R, w, 1e-6)
+    s_ = x + r
+    ref = s_ * torch.rsqrt(s_.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    return [close("out", out, ref, atol=1e-5), close("residual", R, s_, atol=1e-6)], [out, R]
 
 
 # ------------------------------------------------------------------------------------ runner
