@@ -1628,6 +1628,23 @@ def _(dev):
                                atol=1e-5, names=["xy"])
 
 
+@case("mamba.mamba3_angle_dt", "mamba_ssm")
+def _(dev):
+    # Mamba-3's rotary angle cumsum: its kernel computes tanh with `tanh.approx.f32` inline
+    # assembly (the interpreter evaluates such single PTX instructions); the angles wrap at
+    # 2 pi, so they are compared by their cosine and sine
+    torch = torch_mod()
+    ad = _mamba("mamba_ssm.ops.triton.mamba3.angle_dt")
+    B, T, H, Dm = 2, 100, 3, 12
+    angle, dt = rnd(B, T, H, Dm, dev=dev), torch.nn.functional.softplus(rnd(B, H, T, dev=dev, seed=2))
+    init = rnd(B, H, Dm, dev=dev, seed=3)
+    out, state = ad.angle_dt_fwd(angle, dt, init_state=init, chunk_size=32, return_output_state=True)
+    ref = init[:, None] + torch.cumsum(torch.tanh(angle.double()) * math.pi * dt.double().transpose(1, 2)[..., None], 1)
+    return [close("cos out", out.cos(), ref.cos(), atol=2e-4), close("sin out", out.sin(), ref.sin(), atol=2e-4),
+            close("cos state", state.cos(), ref[:, -1].cos(), atol=2e-4),
+            close("sin state", state.sin(), ref[:, -1].sin(), atol=2e-4)], [out, state]
+
+
 # ------------------------------------------------------------------------------- flash-attn
 
 def _flash(name):
@@ -1847,6 +1864,9 @@ def _unsloth(name, dev):
     if dev == "cpu":
         os.environ["UNSLOTH_ALLOW_CPU"] = "1"
     os.environ["UNSLOTH_IS_PRESENT"] = "1"  # what `import unsloth` sets before unsloth_zoo runs
+    # unsloth_zoo's compiler writes a cache folder, by default in the working directory
+    os.environ.setdefault("UNSLOTH_COMPILE_LOCATION", os.path.join(
+        os.environ.get("TMPDIR", "/tmp"), "realk-unsloth-compiled-cache"))
     for p in ("unsloth", "unsloth.kernels"):
         _package_without_init(p, ARGS.src)
     hidden = sys.modules.get("flash_attn", "absent")
