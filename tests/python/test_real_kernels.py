@@ -277,3 +277,31 @@ def test_torch_dynamo_imports_under_the_alias(tmp_path):
                             text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "dynamo 1 3.6" in result.stdout
+
+
+# -- a masked load at a negative constant distance from another (sglang's causal_conv1d
+# reads the tokens before its window: `x_ptrs - stride`) -------------------------------
+
+@tritium.jit
+def window_and_before(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr + BLOCK + offs
+    here = tl.load(p, mask=offs < n, cache_modifier=".ca")
+    before = tl.load(p - BLOCK, mask=offs < n, cache_modifier=".ca")
+    tl.store(out_ptr + offs, here + before, mask=offs < n)
+
+
+@pytest.mark.parametrize("arch", [90, 80])
+def test_a_negative_address_offset_is_written_as_ptx_takes_it(arch, tmp_path):
+    import re
+    ptx = ptx_of(window_and_before, signature="*fp32:16, *fp32:16, i32, BLOCK=256", arch=arch)
+    offsets = re.findall(r"\[%\w+([-+][^\]]*)\]", ptx)
+    assert "+-1024" in offsets  # the earlier load shares the later one's base register
+    assert not [o for o in offsets if o.startswith("-")]  # `[%rd1-1024]` is a syntax error to ptxas
+    from helpers import ptxas
+    tool = ptxas()
+    if tool is not None:
+        (tmp_path / "k.ptx").write_text(ptx)
+        result = subprocess.run([tool, f"-arch=sm_{arch}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr

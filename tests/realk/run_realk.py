@@ -1746,14 +1746,15 @@ def _(dev):
 # ---------------------------------------------------------------------------------- sglang
 
 def _sglang(name):
-    """sglang's package __init__ starts its runtime (transformers, FlashInfer) and
+    """sglang's package __init__ starts its runtime (transformers, FlashInfer), its kernel
+    groups' __init__s a registry (msgspec), and
     `sglang.srt.utils` imports its server stack (orjson, PIL, starlette, msgspec...); the
     attention kernels read five of its functions, given here (not HIP, no gfx; the CPU's
     "core count" 4), and `sglang.srt.environ` (no heavy imports) as it is."""
     torch = torch_mod()
-    for p in ("sglang", "sglang.srt", "sglang.kernels", "sglang.kernels.ops",
-              "sglang.kernels.ops.attention"):
-        _package_without_init(p, ARGS.src)
+    parts = name.split(".")
+    for p in ["sglang.srt"] + [".".join(parts[:i]) for i in range(1, len(parts))]:
+        _package_without_init(p, ARGS.src)  # (the kernels' group packages import a registry)
     if "sglang.srt.utils" not in sys.modules or not isinstance(sys.modules["sglang.srt.utils"], _StubModule):
         _stub_modules(["sglang.srt.utils"], is_hip=lambda: False, is_cuda=lambda: torch.cuda.is_available(),
                       is_gfx95_supported=lambda: False, is_gfx1250_supported=lambda: False,
@@ -1849,6 +1850,106 @@ def _(dev):
         res.append(close("causal" if causal else "full", o, torch.cat(refs), atol=3e-3, rtol=3e-3))
         outs.append(o)
     return res, outs
+
+
+@case("sglang.merge_state", "sglang")
+def _(dev):
+    torch = torch_mod()
+    ms = _sglang("sglang.kernels.ops.attention.merge_state")
+    T, H, D = 5, 4, 48
+    po, so = rnd(T, H, D, dev=dev), rnd(T, H, D, dev=dev, seed=2)
+    pl, sl = rnd(T, H, dev=dev, seed=3), rnd(T, H, dev=dev, seed=4)
+    out, lse = ms.merge_state_triton(po, pl, so, sl)
+    m = torch.maximum(pl, sl)
+    wp, ws = torch.exp(pl - m), torch.exp(sl - m)
+    ref = (po * wp[..., None] + so * ws[..., None]) / (wp + ws)[..., None]
+    return [close("out", out, ref, atol=1e-5), close("lse", lse, m + torch.log(wp + ws), atol=1e-5)], [out, lse]
+
+
+@case("sglang.activations", "sglang")
+def _(dev):
+    torch = torch_mod()
+    ga = _sglang("sglang.kernels.ops.activation.gelu_and_mul_triton")
+    sc = _sglang("sglang.kernels.ops.activation.softcap")
+    h = rnd(6, 2 * 200, dev=dev)
+    g = ga.gelu_and_mul_triton(h)
+    g = g[0] if isinstance(g, tuple) else g
+    ref_g = torch.nn.functional.gelu(h[:, :200]) * h[:, 200:]  # erf
+    logits = rnd(3, 1000, dev=dev, scale=40.0)
+    capped = torch.empty(3, 1000, device=dev)
+    sc.softcap_to_float32_logits(logits, 30.0, capped)
+    gathered = rnd(2, 3, 512, dev=dev, seed=5, scale=40.0)
+    gout = torch.empty(3, 1000, device=dev)
+    sc.gathered_softcap_logits(gathered, 30.0, gout)
+    ref_gather = torch.cat([gathered[0], gathered[1]], -1)[:, :1000]
+    return [close("gelu_and_mul", g, ref_g, atol=1e-5),
+            close("softcap", capped, 30.0 * torch.tanh(logits / 30.0), atol=1e-4),
+            close("gathered softcap", gout, 30.0 * torch.tanh(ref_gather / 30.0), atol=1e-4)], [g, capped, gout]
+
+
+@case("sglang.rmsnorms", "sglang")
+def _(dev):
+    torch = torch_mod()
+    fr = _sglang("sglang.kernels.ops.layernorm.fused_rmsnorm")
+    r32 = _sglang("sglang.kernels.ops.layernorm.rmsnorm_fp32")
+    x, r = rnd(5, 192, dev=dev), rnd(5, 192, dev=dev, seed=2)
+    w1, w2 = rnd(192, dev=dev, seed=3), rnd(192, dev=dev, seed=4)
+
+    def rms(v, w):
+        return v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    o1, o2 = fr.fused_dual_residual_rmsnorm(x.clone(), r.clone(), w1, w2, 1e-6)
+    s_ = rms(x, w1) + r  # the first norm's output joins the residual, which the second normalises
+    y = fr.fused_rmsnorm(x.clone(), w1, 1e-6)
+    res = [close("dual out", o1, rms(s_, w2), atol=1e-4), close("dual residual", o2, s_, atol=1e-5),
+           close("fused_rmsnorm", y, rms(x, w1), atol=1e-5)]
+    if dev == "cuda":  # its wrapper asserts x.is_cuda
+        z = r32.rmsnorm_fp32(x, w2, 1e-6)
+        res.append(close("rmsnorm_fp32", z, rms(x, w2), atol=1e-5))
+    return res, [o1, o2, y]
+
+
+@case("sglang.causal_conv1d", "sglang")
+def _(dev):
+    # mamba's causal depthwise conv over packed sequences with cached states (prefill), and
+    # the one-token update (decode)
+    torch = torch_mod()
+    if "sglang.kernels.jit.utils" not in sys.modules:
+        # sglang's JIT-kernel package (tvm-ffi, CUDA builds): one function is read
+        _package_without_init("sglang.kernels.jit", ARGS.src)
+        _stub_modules(["sglang.kernels.jit.utils"], is_arch_support_pdl=lambda *a, **k: False)
+    cc = _sglang("sglang.kernels.ops.mamba.causal_conv1d_triton")
+    dim, width, lens = 64, 4, [10, 3, 17]
+    T = sum(lens)
+    x = rnd(T, dim, dev=dev).T  # channel-last: (dim, tokens) with stride 1 along dim
+    w, b = rnd(dim, width, dev=dev, seed=2), rnd(dim, dev=dev, seed=3)
+    states = rnd(5, dim, width - 1, dev=dev, seed=4)
+    cache_idx = torch.tensor([3, 0, 1], device=dev, dtype=torch.int32)
+    has_init = torch.tensor([True, False, True], device=dev)
+    qsl = torch.tensor([0, 10, 13, 30], device=dev, dtype=torch.int32)
+    st = states.clone()
+    with _cuda_host(dev):
+        out = cc.causal_conv1d_fn(x, w, b, st, qsl, lens, cache_indices=cache_idx,
+                                  has_initial_state=has_init, activation="silu")
+    ref_out, ref_st = torch.empty(dim, T, device=dev), states.clone()
+    for i, (a, n) in enumerate(zip([0, 10, 13], lens)):
+        init = states[int(cache_idx[i])] if bool(has_init[i]) else torch.zeros(dim, width - 1, device=dev)
+        padded = torch.cat([init, x[:, a:a + n]], 1)
+        y = sum(w[:, k:k + 1] * padded[:, k:k + n] for k in range(width)) + b[:, None]
+        ref_out[:, a:a + n] = torch.nn.functional.silu(y)
+        ref_st[int(cache_idx[i])] = padded[:, -(width - 1):]
+    # decode: one token per sequence against the states just written
+    xt = rnd(3, dim, dev=dev, seed=6)
+    st2 = ref_st.clone()
+    with _cuda_host(dev):
+        out2 = cc.causal_conv1d_update(xt, st2, w, b, activation="silu", conv_state_indices=cache_idx)
+    ref2, ref_st2 = [], ref_st.clone()
+    for i in range(3):
+        win = torch.cat([ref_st[int(cache_idx[i])], xt[i][:, None]], 1)
+        ref2.append(torch.nn.functional.silu((w * win).sum(1) + b))
+        ref_st2[int(cache_idx[i])] = win[:, 1:]
+    return [close("prefill out", out, ref_out, atol=1e-5), close("prefill states", st, ref_st, atol=0),
+            close("decode out", out2, torch.stack(ref2), atol=1e-5),
+            close("decode states", st2, ref_st2, atol=0)], [out, st, out2, st2]
 
 
 # --------------------------------------------------------------------------------- unsloth
