@@ -154,6 +154,28 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       return LValue::tuple(std::move(items));
     }
     case ast::ExprKind::Starred: error_at(loc, "a starred expression (*x) is only allowed as a call argument");
+    case ast::ExprKind::FString: {
+      // As Triton: each field must be a compile-time value, formatted as Python's "{}" (or
+      // "{!r}") formats it; a format spec is not applied. Only evaluated where the code is
+      // lowered, so a debug print in a branch a constexpr turns off costs nothing.
+      std::string text = expr.fstring_parts.at(0);
+      for (size_t i = 0; i < expr.items.size(); ++i) {
+        LValue v = eval(*expr.items[i]);
+        if (!v.is_const()) {
+          error_at(expr.items[i]->loc, "an f-string in a kernel formats compile-time (constexpr) values only; "
+                                       "this field is " + v.describe());
+        }
+        const ConstValue& c = v.c;
+        const bool repr = expr.fstring_conversions[i] == 'r' || expr.fstring_conversions[i] == 'a';
+        if (c.kind == ConstValue::Kind::Str && !repr) text += c.s;
+        else if (c.kind == ConstValue::Kind::Object) text += repr ? c.s : c.object_text();
+        else if (c.kind == ConstValue::Kind::DType && !c.pointer)  // str(tl.uint8) is "uint8"
+          text += (repr ? "triton.language." : "") + ir::triton_dtype_name(c.dtype);
+        else text += c.str();
+        text += expr.fstring_parts.at(i + 1);
+      }
+      return LValue::constant(ConstValue::string(std::move(text)));
+    }
   }
   internal_error("lower", "unknown expression kind", loc);
 }

@@ -172,6 +172,18 @@ def test_autotuner_cache_takes_a_triton_style_key():
     assert out[0] == 16
 
 
+def test_autotune_key_that_names_no_parameter_is_ignored():
+    """flash-attn's ROCm backward tunes three kernels with one key list; its preprocess
+    kernel lacks IS_CAUSAL and others. Triton keys by the names that are parameters."""
+    tuner = tritium.autotune(configs=CONFIGS, key=["IS_CAUSAL", "n", "HQ"])(store_block)
+    out = np.zeros(1, np.int32)
+    tuner.cache[(7, str(out.dtype))] = CONFIGS[1]
+    tuner[(1,)](out, 7)
+    assert out[0] == 32
+    with pytest.raises(ValueError, match="'IS_CAUSAL' is not a parameter"):
+        tritium.autotune(configs=CONFIGS, key=["n"], reset_to_zero=["IS_CAUSAL"])(store_block)
+
+
 def test_autotuner_hooks_are_attributes_a_subclass_replaces():
     calls = []
 
@@ -305,3 +317,34 @@ def test_a_negative_address_offset_is_written_as_ptx_takes_it(arch, tmp_path):
         result = subprocess.run([tool, f"-arch=sm_{arch}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stderr
+
+
+# -- f-strings (flash-attn's Triton backward: `if DEBUG_TRITON: print(f"iter {i}: {m}")`) --
+
+DEBUG_PRINTS = tl.constexpr(False)
+
+
+@tritium.jit
+def scaled_rows(x_ptr, out_ptr, BLOCK: tl.constexpr, SCALE: tl.constexpr, DEBUG: tl.constexpr):
+    tl.static_assert(BLOCK % 16 == 0, f"BLOCK={BLOCK} must be a multiple of {16!r} ({SCALE=})")
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs) * SCALE
+    tl.static_assert(x.dtype == tl.float32, f"{x.dtype=} and {x_ptr.dtype.element_ty}")
+    if DEBUG_PRINTS:
+        print(f"x = {x}")  # a tensor: only an error where this code is compiled
+    if DEBUG:
+        print(f"x = {x}")
+    tl.store(out_ptr + offs, x)
+
+
+def test_f_string_formats_constexprs_and_is_lowered_only_where_reached():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    scaled_rows[(1,)](x, out, BLOCK=32, SCALE=2.0, DEBUG=False)
+    np.testing.assert_array_equal(out, 2 * x)
+    with pytest.raises(tritium.CompilationError, match=r"BLOCK=24 must be a multiple of 16 \(SCALE=2.0\)"):
+        scaled_rows[(1,)](x, out, BLOCK=24, SCALE=2.0, DEBUG=False)
+    with pytest.raises(tritium.CompilationError, match="formats compile-time .constexpr. values only") as info:
+        scaled_rows[(1,)](x, out, BLOCK=32, SCALE=2.0, DEBUG=True)
+    assert info.value.line == scaled_rows.fn.__code__.co_firstlineno + 9  # the field in `if DEBUG:`
+    assert 'print(f"x = {x}")' in str(info.value)  # the real line

@@ -1743,6 +1743,35 @@ def _(dev):
     return [("smooth+z " + c[0], c[1], c[2]) for c in r1] + [("scaled " + c[0], c[1], c[2]) for c in r2], o1 + o2
 
 
+@case("flash_attn.triton_attention", "flash_attn")
+def _(dev):
+    # flash-attn's Triton FlashAttention (flash_attn_triton_amd: written for ROCm, plain
+    # Triton), the forward, causal and not. Its backward launches pass `waves_per_eu=` (an
+    # AMD compile option) as a launch keyword, which Triton's CUDA backend refuses
+    # ("Keyword argument waves_per_eu was specified but unrecognised") as tritium does: AMD only.
+    torch = torch_mod()
+    fa = _flash("flash_attn.flash_attn_triton_amd.interface_fa")
+    # The forward's config carries `waves_per_eu` too: removed from the configs' kwargs here
+    # (host code; the kernels are as fetched)
+    for mod in [m for n, m in sys.modules.items() if n.startswith("flash_attn.flash_attn_triton_amd.")]:
+        for value in list(vars(mod).values()):
+            for config in getattr(value, "configs", None) or []:
+                if isinstance(getattr(config, "kwargs", None), dict):
+                    config.kwargs.pop("waves_per_eu", None)
+    B, S, H, D = 1, 40, 2, 32
+    q, k, v = (rnd(B, S, H, D, dev=dev, seed=s, dtype=torch.float16) for s in (1, 2, 3))
+    scale = D ** -0.5
+    res, outs = [], []
+    for causal in (False, True):
+        ref_o = _ref_attention(*(t.float().transpose(1, 2) for t in (q, k, v)), scale, causal).transpose(1, 2)
+        with _cuda_host(dev):
+            o = torch.empty_like(q)
+            o, lse, _, _ = fa.fwd(q, k, v, o, None, 0.0, scale, causal, -1, -1, 0.0, False)
+        res.append(close("causal out" if causal else "out", o, ref_o, atol=2e-3, rtol=2e-3))
+        outs.append(o)
+    return res, outs
+
+
 # ---------------------------------------------------------------------------------- sglang
 
 def _sglang(name):
