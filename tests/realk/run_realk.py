@@ -1275,6 +1275,49 @@ def _(dev):
     return [close("key_cache", kc, rk, atol=0), close("value_cache", vc, rv, atol=0)], [kc, vc]
 
 
+def _triton_kernels(name):
+    """vLLM's vendored copy of Triton's triton_kernels package (vllm/third_party), imported
+    as vLLM imports it: `import_triton_kernels()` registers it as `triton_kernels`."""
+    _vllm_packages(ARGS.src)
+    from vllm.utils.import_utils import import_triton_kernels
+    import_triton_kernels()
+    return importlib.import_module(name)
+
+
+@case("vllm.triton_kernels.mxfp", "vllm")
+def _(dev):
+    # MX quantization (a shared power-of-two scale per 32 values): to mxfp4 (two e2m1 a byte)
+    # and mxfp8 along either axis, and back, against the package's torch versions, exactly
+    torch = torch_mod()
+    mx = _triton_kernels("triton_kernels.numerics_details.mxfp")
+    res, outs = [], []
+    x = rnd(64, 96, dev=dev, scale=3.0, dtype=torch.bfloat16)
+    for qtype, label in ((torch.uint8, "fp4"), (torch.float8_e4m3fn, "e4m3"), (torch.float8_e5m2, "e5m2")):
+        for axis in (1, 0):
+            q, sc = mx.downcast_to_mxfp(x, qtype, axis)
+            rq, rsc = mx.downcast_to_mxfp_torch(x, qtype, axis)
+            y = mx.upcast_from_mxfp(q, sc, torch.bfloat16, axis)
+            ry = mx.upcast_from_mxfp_torch(rq, rsc, torch.bfloat16, axis)
+            tag = f"{label} axis{axis}"
+            res += [close(f"{tag} quant", q.view(torch.uint8).float(), rq.view(torch.uint8).float(), atol=0),
+                    close(f"{tag} scale", sc.float(), rsc.float(), atol=0),
+                    close(f"{tag} upcast", y, ry, atol=0)]
+            outs += [q.view(torch.uint8), sc, y]
+    return res, outs
+
+
+@case("vllm.triton_kernels.swiglu", "vllm")
+def _(dev):
+    torch = torch_mod()
+    sw = _triton_kernels("triton_kernels.swiglu")
+    a = rnd(40, 2 * 300, dev=dev, scale=4.0, dtype=torch.bfloat16)
+    cfg = sw.PrecisionConfig(limit=7.0)
+    with _cuda_host(dev):
+        out = sw.swiglu(a, 1.702, cfg)
+    ref = sw.swiglu_torch(a.float(), 1.702, cfg)
+    return [close("out", out, ref, atol=3e-2, rtol=2e-2)], [out]
+
+
 # bf16 variants: the dtype these projects train and serve in
 
 @case("liger.rms_norm_bf16", "liger")
