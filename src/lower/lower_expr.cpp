@@ -2,6 +2,7 @@
 // the ternary. Operations on two compile-time values fold with Python semantics; anything
 // involving a tensor goes through the typing rules in semantic.cpp.
 #include <functional>
+#include <optional>
 
 #include "lower/aggregate.h"
 #include "lower/block_ptr.h"
@@ -489,6 +490,36 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   const Loc& loc = expr.loc;
   if (base.kind == LValue::Kind::Tuple) {
     if (expr.items.size() != 1) error_at(loc, "a tuple takes one index");
+    if (expr.items[0]->kind == ast::ExprKind::Slice) {
+      // t[a:b:c] with compile-time bounds, as Python slices (Triton's tuples slice so:
+      // triton.tools.ragged_tma's `coords[:ragged_dim] + [row] + coords[ragged_dim + 1:]`)
+      const ast::Expr& slice = *expr.items[0];
+      auto bound = [&](const ast::ExprPtr& part, const char* what) -> std::optional<__int128> {
+        if (!part) return std::nullopt;
+        LValue v = eval(*part);
+        if (v.is_none()) return std::nullopt;
+        if (!v.is_const() || (v.c.kind != ConstValue::Kind::Int && v.c.kind != ConstValue::Kind::Bool)) {
+          error_at(part->loc, std::string("a tuple slice's ") + what + " must be a compile-time integer");
+        }
+        return v.c.kind == ConstValue::Kind::Bool ? __int128{v.c.b} : v.c.i;
+      };
+      const __int128 n = static_cast<__int128>(base.items.size());
+      const __int128 step = bound(slice.third, "step").value_or(1);
+      if (step == 0) error_at(slice.third->loc, "slice step cannot be zero");
+      auto clamp = [&](std::optional<__int128> b, __int128 if_absent) {
+        if (!b) return if_absent;
+        __int128 i = *b < 0 ? *b + n : *b;
+        if (step > 0) return std::min(std::max(i, __int128{0}), n);
+        return std::min(std::max(i, __int128{-1}), n - 1);
+      };
+      const __int128 start = clamp(bound(slice.lhs, "start"), step > 0 ? 0 : n - 1);
+      const __int128 stop = clamp(bound(slice.rhs, "stop"), step > 0 ? n : -1);
+      std::vector<LValue> picked;
+      for (__int128 i = start; step > 0 ? i < stop : i > stop; i += step) {
+        picked.push_back(base.items[static_cast<size_t>(i)]);
+      }
+      return LValue::tuple(std::move(picked), base.is_list);
+    }
     LValue index = eval(*expr.items[0]);
     if (!index.is_const() || index.c.kind != ConstValue::Kind::Int) {
       error_at(expr.items[0]->loc, "a tuple index must be a compile-time integer");

@@ -348,3 +348,56 @@ def test_f_string_formats_constexprs_and_is_lowered_only_where_reached():
         scaled_rows[(1,)](x, out, BLOCK=32, SCALE=2.0, DEBUG=True)
     assert info.value.line == scaled_rows.fn.__code__.co_firstlineno + 9  # the field in `if DEBUG:`
     assert 'print(f"x = {x}")' in str(info.value)  # the real line
+
+
+# -- tuple slices and ragged descriptors (vLLM's triton_kernels: triton.tools.ragged_tma) ----
+
+@tritium.jit
+def tuple_slices(out_ptr, BLOCK: tl.constexpr):
+    t = (1, 2, 3, 4, 5)
+    offs = tl.arange(0, BLOCK)
+    picks = t[1:3] + t[:-4] + t[::2] + t[::-2] + t[-2:] + t[10:] + t[:None:3]
+    tl.static_assert(len(picks) == 13, f"{len(picks)=}")
+    acc = tl.zeros((BLOCK,), tl.int32)
+    for i in tl.static_range(len(picks)):
+        acc = tl.where(offs == i, picks[i], acc)
+    tl.store(out_ptr + offs, acc)
+
+
+def test_tuple_slices_with_compile_time_bounds():
+    out = np.zeros(16, np.int32)
+    tuple_slices[(1,)](out, BLOCK=16)
+    t = (1, 2, 3, 4, 5)
+    expected = t[1:3] + t[:-4] + t[::2] + t[::-2] + t[-2:] + t[10:] + t[:None:3]
+    np.testing.assert_array_equal(out[:13], expected)
+
+
+from tritium.tools.ragged_tma import load_ragged, store_ragged  # noqa: E402
+
+
+@tritium.jit
+def copy_batches_plus_one(src, dst, starts_ptr, sizes_ptr, BLOCK_M: tl.constexpr):
+    b = tl.program_id(0)
+    m = tl.program_id(1)
+    start = tl.load(starts_ptr + b)
+    size = tl.load(sizes_ptr + b)
+    x = load_ragged(src, start, size, [m * BLOCK_M, 0])
+    store_ragged(dst, start, size, [m * BLOCK_M, 0], x + 1.0)
+
+
+def test_ragged_descriptor_reads_and_writes_one_batch(as_triton):
+    torch = pytest.importorskip("torch")
+    from triton.tools.ragged_tma import create_ragged_descriptor  # the alias's module
+    src = torch.arange(20 * 16, dtype=torch.float32).view(20, 16)
+    dst = torch.full_like(src, -1.0)
+    starts = torch.tensor([0, 5, 12], dtype=torch.int32)
+    sizes = torch.tensor([5, 7, 8], dtype=torch.int32)  # batches of 5, 7, 8 rows; blocks of 4
+    copy_batches_plus_one[(3, 2)](create_ragged_descriptor(src, [4, 16]), create_ragged_descriptor(dst, [4, 16]),
+                                  starts, sizes, BLOCK_M=4)
+    # every row written once, by its own batch: a block reaching past its batch reads zeros
+    # there and writes nothing there
+    assert torch.equal(dst, src + 1)
+    dst2 = torch.full_like(src, -1.0)
+    copy_batches_plus_one[(1, 2)](create_ragged_descriptor(src, [4, 16]), create_ragged_descriptor(dst2, [4, 16]),
+                                  starts[1:], sizes[1:], BLOCK_M=4)
+    assert torch.equal(dst2[5:12], src[5:12] + 1) and bool((dst2[:5] == -1).all()) and bool((dst2[12:] == -1).all())
