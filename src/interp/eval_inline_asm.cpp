@@ -10,11 +10,15 @@
 // the ISA's stated few ulp of that); add/sub/mul/fma/div/sqrt `.rn` (the default where no
 // rounding is written) round to nearest even, `.rz`/`.rm`/`.rp` on add/sub/mul round as
 // written; `.ftz` flushes subnormal inputs and results to zero of the same sign; max/min
-// return the other operand when one is NaN. Operands are `$k` or f32 literals `0fXXXXXXXX`.
+// return the other operand when one is NaN (.NaN: NaN), .xorsign.abs compares magnitudes and
+// gives the result the xor of the operands' signs. Operands are `$k` or f32 literals
+// `0fXXXXXXXX`; the asm may be one instruction in braces (`{ max.NaN.xorsign.abs.f32 ...; }`,
+// triton_kernels' flexpoint) and its constraints may pass the f32 values as b32 ("=r,r,r").
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,8 @@ struct AsmInstruction {
   AsmFn fn = AsmFn::Add;
   AsmRound rounding = AsmRound::Nearest;
   bool ftz = false;
+  bool nan = false;      // max/min .NaN: a NaN operand gives NaN
+  bool xorsign = false;  // max/min .xorsign.abs: of the magnitudes, sign = xor of the signs
   // each source operand: the argument index (>= 0), or -1 with `literal`
   std::vector<int> sources;
   std::vector<float> literals;
@@ -57,6 +63,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // The instruction, or an explanation of why it is not one the interpreter evaluates.
 bool parse_instruction(const std::string& text, size_t n_args, AsmInstruction& ins, std::string& why) {
   std::string body = trim(text);
+  if (body.size() >= 2 && body.front() == '{' && body.back() == '}') {  // `{ one instruction; }`
+    body = trim(body.substr(1, body.size() - 2));
+  }
   if (!body.empty() && body.back() == ';') body = trim(body.substr(0, body.size() - 1));
   if (body.find_first_of(";{}\n") != std::string::npos) {
     why = "it is more than one instruction";
@@ -76,9 +85,13 @@ bool parse_instruction(const std::string& text, size_t n_args, AsmInstruction& i
   const std::string& name = parts[0];
   bool approx = false;
   bool full = false;
+  bool abs = false;
   for (size_t i = 1; i + 1 < parts.size(); ++i) {
     const std::string& m = parts[i];
     if (m == "ftz") ins.ftz = true;
+    else if (m == "NaN" && (name == "max" || name == "min")) ins.nan = true;
+    else if (m == "xorsign" && (name == "max" || name == "min")) ins.xorsign = true;
+    else if (m == "abs" && ins.xorsign) abs = true;
     else if (m == "approx") approx = true;
     else if (m == "full") full = true;
     else if (m == "rn") ins.rounding = AsmRound::Nearest;
@@ -99,6 +112,10 @@ bool parse_instruction(const std::string& text, size_t n_args, AsmInstruction& i
       {"fma", AsmFn::Fma, 3, false},  {"max", AsmFn::Max, 2, false},  {"min", AsmFn::Min, 2, false},
       {"neg", AsmFn::Neg, 1, false},  {"abs", AsmFn::Abs, 1, false},
   };
+  if (ins.xorsign && !abs) {
+    why = "'" + opcode + "': .xorsign needs .abs";
+    return false;
+  }
   const Known* k = nullptr;
   for (const Known& candidate : known) {
     if (name == candidate.name) k = &candidate;
@@ -198,8 +215,20 @@ float evaluate(const AsmInstruction& ins, const float* a) {
     case AsmFn::Tanh: return static_cast<float>(std::tanh(static_cast<double>(a[0])));
     case AsmFn::Div: return a[0] / a[1];
     case AsmFn::Fma: return std::fmaf(a[0], a[1], a[2]);
-    case AsmFn::Max: return std::fmax(a[0], a[1]);
-    case AsmFn::Min: return std::fmin(a[0], a[1]);
+    case AsmFn::Max: case AsmFn::Min: {
+      float x = a[0], y = a[1];
+      if (ins.nan && (std::isnan(x) || std::isnan(y))) return std::numeric_limits<float>::quiet_NaN();
+      const bool negative = std::signbit(x) != std::signbit(y);
+      if (ins.xorsign) {
+        x = std::fabs(x);
+        y = std::fabs(y);
+      }
+      float r = ins.fn == AsmFn::Max ? std::fmax(x, y) : std::fmin(x, y);
+      // -0 and +0 are ordered as the hardware orders them: max(-0, +0) = +0, min = -0
+      if (x == 0 && y == 0) r = ins.fn == AsmFn::Max ? (std::signbit(x) && std::signbit(y) ? -0.0f : 0.0f)
+                                                     : (std::signbit(x) || std::signbit(y) ? -0.0f : 0.0f);
+      return ins.xorsign ? std::copysign(r, negative ? -1.0f : 1.0f) : r;
+    }
     case AsmFn::Neg: return -a[0];
     case AsmFn::Abs: return std::fabs(a[0]);
     case AsmFn::Add: case AsmFn::Sub: case AsmFn::Mul: break;

@@ -333,3 +333,31 @@ def test_the_interpreter_names_assembly_it_does_not_evaluate():
     with pytest.raises(tritium.CompilationError, match="not fp32") as info:
         funnel_shift[(1,)](x, x, x.copy(), 3, BLOCK=128)
     assert "one PTX f32 instruction" in str(info.value)
+
+
+@tritium.jit
+def signed_magnitudes(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    # triton_kernels' flexpoint: one instruction in braces, f32 values passed as b32
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    hi = tl.inline_asm_elementwise("{\n    max.NaN.xorsign.abs.f32 $0, $1, $2;\n    }", "=r,r,r", [x, y],
+                                   dtype=tl.float32, is_pure=True, pack=1)
+    lo = tl.inline_asm_elementwise("{ min.xorsign.abs.f32 $0, $1, $2; }", "=r,r,r", [x, y],
+                                   dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, hi)
+    tl.store(out_ptr + BLOCK + offs, lo)
+
+
+def test_the_interpreter_evaluates_max_min_xorsign_abs():
+    x = np.array([1, -3, 2, -0.5, np.nan, 4, 0, -0.0], np.float32)
+    y = np.array([-2, -1, 5, 0.25, 1, np.nan, -0.0, -0.0], np.float32)
+    out = np.zeros(16, np.float32)
+    signed_magnitudes[(1,)](x, y, out, BLOCK=8)
+    hi, lo = out[:8], out[8:]
+    sign = np.where(np.signbit(x) ^ np.signbit(y), -1, 1).astype(np.float32)
+    np.testing.assert_array_equal(hi[:4], sign[:4] * np.maximum(abs(x[:4]), abs(y[:4])))
+    np.testing.assert_array_equal(lo[:4], sign[:4] * np.minimum(abs(x[:4]), abs(y[:4])))
+    assert np.isnan(hi[4]) and np.isnan(hi[5])  # .NaN propagates
+    assert lo[4] == 1 and lo[5] == 4  # without .NaN the other operand (sign: xor with the NaN's, +)
+    assert hi[6] == 0 and np.signbit(hi[6]) and np.signbit(lo[7]) is np.False_

@@ -401,3 +401,112 @@ def test_ragged_descriptor_reads_and_writes_one_batch(as_triton):
     copy_batches_plus_one[(1, 2)](create_ragged_descriptor(src, [4, 16]), create_ragged_descriptor(dst2, [4, 16]),
                                   starts[1:], sizes[1:], BLOCK_M=4)
     assert torch.equal(dst2[5:12], src[5:12] + 1) and bool((dst2[:5] == -1).all()) and bool((dst2[12:] == -1).all())
+
+
+# -- what vLLM's vendored triton_kernels (topk, matmul_ogs) needed --------------------------
+
+@tritium.jit
+def keys_of_floats(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    nbits: tl.constexpr = x_ptr.dtype.element_ty.primitive_bitwidth
+    utype: tl.constexpr = tl.dtype(f"uint{nbits}")  # a dtype made from its name
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(utype, bitcast=True)
+    tl.store(out_ptr + offs, x)
+
+
+def test_dtype_from_its_name():
+    x = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    out = np.zeros(4, np.uint32)
+    keys_of_floats[(1,)](x, out, BLOCK=4)
+    np.testing.assert_array_equal(out, x.view(np.uint32))
+    y = np.array([1.0, -2.0, 0.5, 3.0], np.float16)
+    out16 = np.zeros(4, np.uint16)
+    keys_of_floats[(1,)](y, out16, BLOCK=4)
+    np.testing.assert_array_equal(out16, y.view(np.uint16))
+
+
+@tritium.jit
+def bad_dtype_name(out_ptr):
+    tl.store(out_ptr, tl.zeros((1,), tl.dtype("uint12")))
+
+
+def test_dtype_from_an_unknown_name_is_a_located_error():
+    with pytest.raises(tritium.CompilationError, match="'uint12' is not the name of a Triton type"):
+        bad_dtype_name[(1,)](np.zeros(1, np.int32))
+
+
+class _WrappedTensor:
+    """A tensor wrapper as triton_kernels' Tensor: data_ptr, dtype, numel and element_size
+    of the array it holds, no storage or nbytes of its own."""
+
+    def __init__(self, array):
+        self._a = array
+        self.dtype = array.dtype
+
+    def data_ptr(self):
+        return self._a.ctypes.data
+
+    def numel(self):
+        return self._a.size
+
+    def element_size(self):
+        return self._a.itemsize
+
+
+@tritium.jit
+def sum_rows(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    tl.store(out_ptr + r, tl.sum(tl.load(x_ptr + r * BLOCK + tl.arange(0, BLOCK)), 0))
+
+
+def test_a_tensor_wrapper_is_readable_in_the_interpreter():
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    out = np.zeros(4, np.float32)
+    sum_rows[(4,)](_WrappedTensor(x), out, BLOCK=16)
+    np.testing.assert_array_equal(out, x.sum(1))
+
+
+def test_jit_function_rebuilt_from_its_attributes():
+    """triton_kernels' `specialize`: the kernel's text with constants substituted, a new
+    JITFunction made with the old one's attributes (do_not_specialize as given, by name),
+    and its globals from get_capture_scope()."""
+    import inspect as _inspect
+    scope = scaled_copy.get_capture_scope()
+    assert scope["tl"] is tl and scope["tritium"] is tritium
+    assert scaled_copy.do_not_specialize == (["n", "scale"] if _HOPPER else ["n"])
+    names = list(_inspect.signature(tritium.JITFunction.__init__).parameters)[2:]
+    attrs = {name: getattr(scaled_copy, name) for name in names}
+
+    def rebuilt(x_ptr, out_ptr, BLOCK: tl.constexpr, n=0, scale=1.0):  # n moved: its index changed
+        pass
+    kernel = tritium.JITFunction(rebuilt, **attrs)
+    assert [p.name for p in kernel.params if p.do_not_specialize] == (["n", "scale"] if _HOPPER else ["n"])
+
+
+def test_arch_none_is_the_default_target():
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    out = np.zeros(4, np.float32)
+    sum_rows[(4,)](x, out, BLOCK=16, arch=None)  # triton_kernels' matmul passes its choice, None
+    np.testing.assert_array_equal(out, x.sum(1))
+    with pytest.raises(tritium.LaunchError, match="arch='sm100a'.*not supported"):
+        sum_rows[(4,)](x, out, BLOCK=16, arch="sm100a")
+
+
+@tritium.jit
+def static_index_inside_a_loop(x_ptr, out_ptr, n, K: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    first = 0
+    for i in tl.static_range(K - 1, -1, -1):  # after it, i is 0
+        first = i
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in tl.range(0, n, BLOCK):
+        for i in tl.static_range(0, K):  # rebinds i inside the dynamic loop: not carried
+            acc += tl.load(x_ptr + i * n + start + offs, mask=start + offs < n, other=0.0)
+    tl.store(out_ptr + offs, acc + i + first)  # i is 0 again after the loop, as in Triton
+
+
+def test_a_static_range_variable_inside_a_dynamic_loop_is_not_carried():
+    x = np.arange(3 * 32, dtype=np.float32).reshape(3, 32)
+    out = np.zeros(16, np.float32)
+    static_index_inside_a_loop[(1,)](x, out, 32, K=3, BLOCK=16)
+    np.testing.assert_array_equal(out, x.sum(0).reshape(2, 16).sum(0))

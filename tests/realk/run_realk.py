@@ -29,6 +29,7 @@ Exit status 0 even when cases fail: the table is the result.
 """
 
 import argparse
+import contextlib
 import importlib
 import importlib.machinery
 import json
@@ -1318,6 +1319,78 @@ def _(dev):
     return [close("out", out, ref, atol=3e-2, rtol=2e-2)], [out]
 
 
+@contextlib.contextmanager
+def _cuda_target(dev):
+    """On the CPU only: the driver names the target "cuda" sm_90 while the case runs (the
+    harness names it "cpu" otherwise, see _prepare): triton_kernels' matmul picks its tile
+    and stage options by the target's backend and asserts it is hip or cuda."""
+    if dev != "cpu" or ARGS.impl != "tritium":
+        yield
+        return
+    from tritium import driver
+    active = driver.driver.active
+    saved = active.get_current_target
+    active.get_current_target = lambda: driver.GPUTarget("cuda", 90, 32)
+    try:
+        yield
+    finally:
+        active.get_current_target = saved
+
+
+@case("vllm.triton_kernels.routing_topk", "vllm")
+def _(dev):
+    # MoE routing: top-k of each token's logits (its bitonic top-k kernel), the expert
+    # histogram and the gather/scatter orders, against torch
+    torch = torch_mod()
+    rt = _triton_kernels("triton_kernels.routing")
+    T, E, K = 37, 8, 2
+    logits = rnd(T, E, dev=dev)
+    rd, gi, si = rt.routing(logits, K)
+    top = logits.topk(K, -1)
+    ref_scal = torch.softmax(top.values, -1)
+    # each token's (expert, weight) pairs, sorted by expert, as the kernel orders them
+    order = top.indices.sort(-1)
+    ref_e, ref_w = order.values, ref_scal.gather(-1, order.indices)
+    got_e = torch.empty(T, K, dtype=torch.long, device=dev)
+    got_w = torch.empty(T, K, device=dev)
+    # gather_indx: for the n-th routed row (grouped by expert), the (token * K + slot) it is
+    src = gi.src_indx.long()
+    expert_of_row = torch.repeat_interleave(torch.arange(E, device=dev), rd.expt_hist.long())
+    got_e.view(-1)[src] = expert_of_row
+    got_w.view(-1)[src] = rd.gate_scal.float()
+    hist = torch.bincount(top.indices.flatten(), minlength=E)
+    return [close("experts", got_e, ref_e, atol=0), close("gates", got_w, ref_w, atol=1e-6),
+            close("histogram", rd.expt_hist, hist, atol=0),
+            close("gather's inverse", gi.dst_indx[gi.src_indx.long()].float(),
+                  torch.arange(T * K, device=dev).float(), atol=0),
+            close("scatter is gather's inverse", si.dst_indx, gi.src_indx, atol=0)], [got_w, rd.expt_hist]
+
+
+@case("vllm.triton_kernels.matmul_ogs", "vllm")
+def _(dev):
+    # triton_kernels' matmul: dense with bias, then the MoE form (rows gathered by expert,
+    # scattered back, per-expert weights and bias) against its torch version, bf16
+    torch = torch_mod()
+    rt = _triton_kernels("triton_kernels.routing")
+    mm = _triton_kernels("triton_kernels.matmul_ogs")
+    xd, wd, bd = (rnd(33, 64, dev=dev, dtype=torch.bfloat16), rnd(64, 48, dev=dev, seed=2, dtype=torch.bfloat16, scale=0.1),
+                  rnd(48, dev=dev, seed=3))
+    T, E, K = 10, 8, 2
+    logits = rnd(T, E, dev=dev, seed=4)
+    rd, gi, si = rt.routing(logits, K)
+    x, w, b = (rnd(T, 64, dev=dev, seed=5, dtype=torch.bfloat16), rnd(E, 64, 32, dev=dev, seed=6, dtype=torch.bfloat16, scale=0.1),
+               rnd(E, 32, dev=dev, seed=7))
+    with _cuda_host(dev), _cuda_target(dev):
+        yd = mm.matmul_ogs(xd, wd, bd)
+        y = mm.matmul_ogs(x, w, b, rd, gather_indx=gi, scatter_indx=si)
+    # each token's rows through its K experts, summed (matmul_ogs_torch makes its index
+    # ranges on "cuda", so written here)
+    experts = logits.topk(K, -1).indices
+    ry = torch.stack([sum(x[t].float() @ w[int(e)].float() + b[int(e)] for e in experts[t]) for t in range(T)])
+    return [close("dense", yd, xd.float() @ wd.float() + bd, atol=3e-2, rtol=2e-2),
+            close("moe", y, ry, atol=3e-2, rtol=2e-2)], [yd, y]
+
+
 # bf16 variants: the dtype these projects train and serve in
 
 @case("liger.rms_norm_bf16", "liger")
@@ -1508,8 +1581,6 @@ def _(dev):
 
 # ------------------------------------------------------------------ session 17: more projects
 # mamba-ssm, flash-attn, sglang and unsloth (tests/realk/RESULTS.md, "Session 17").
-
-import contextlib
 
 
 @contextlib.contextmanager
