@@ -822,7 +822,7 @@ class Specialization:
         self.attrs = {}
         for name, entry in zip(arg_names, _split_top_level(signature_text)):
             entry = entry.strip()
-            if "=" in entry and not entry.startswith(("*", "(")):
+            if "=" in entry and not entry.startswith(("*", "(", "tensordesc")):
                 _, value = entry.split("=", 1)
                 self.signature[name] = "constexpr"
                 self.constants[name] = _literal(value)
@@ -838,11 +838,12 @@ class Specialization:
 
 
 def _split_top_level(text):
+    # (a tensor descriptor's entry has commas inside its <...>: "tensordesc<bf16[64, 64],shape_div=[16, 16]>")
     parts, depth, current = [], 0, []
     for ch in text:
-        if ch in "([":
+        if ch in "([<":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]>":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(current))

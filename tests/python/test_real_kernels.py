@@ -510,3 +510,14 @@ def test_a_static_range_variable_inside_a_dynamic_loop_is_not_carried():
     out = np.zeros(16, np.float32)
     static_index_inside_a_loop[(1,)](x, out, 32, K=3, BLOCK=16)
     np.testing.assert_array_equal(out, x.sum(0).reshape(2, 16).sum(0))
+
+
+def test_repr_function_sees_a_descriptor_argument_as_one_entry():
+    """triton_kernels names its matmul kernels from the specialization (`repr=`): a
+    descriptor's type text holds commas, and is one parameter's entry."""
+    from tritium.jit import Specialization
+    spec = Specialization(["Y", "X", "n", "BLOCK"],
+                          "*bf16:16, tensordesc<bf16[1, 1, 64, 32],shape_div=[16, 16, 16, 16]>, i32, BLOCK=64")
+    assert spec.signature == {"Y": "*bf16", "X": "tensordesc<bf16[1, 1, 64, 32],shape_div=[16, 16, 16, 16]>",
+                              "n": "i32", "BLOCK": "constexpr"}
+    assert spec.constants == {"BLOCK": 64}

@@ -2318,9 +2318,12 @@ def _locate(kernel):
         for attr, value in list(vars(mod).items()):
             seen = 0
             while value is not None and seen < 8:
-                if getattr(value, "_kernel", None) is kernel:
-                    return mod.__name__, attr
-                value = getattr(value, "fn", None)
+                try:  # (some attributes answer any name by trying: ctypes' cdll, vLLM's platform)
+                    if getattr(value, "_kernel", None) is kernel:
+                        return mod.__name__, attr
+                    value = getattr(value, "fn", None)
+                except Exception:  # noqa: BLE001
+                    break
                 seen += 1
     return None, None
 
