@@ -1734,6 +1734,34 @@ def _(dev):
             [x, B, C], atol=5e-2, rtol=5e-2, names=["x", "B", "C"])
 
 
+@case("mamba.ssd_initial_final_states", "mamba_ssm")
+def _(dev):
+    # the chunked scan started from given states, returning the final ones (state passing
+    # with initial states; backward into them), against the recurrence written out
+    torch = torch_mod()
+    sc = _mamba("mamba_ssm.ops.triton.ssd_combined")
+    x, dt, A, B, C, D, z = _ssd_inputs(dev, seqlen=80, headdim=16, dstate=16)
+    h0 = rnd(1, 4, 16, 16, dev=dev, seed=9, scale=0.5)
+
+    def ref(x, dt, B, C, h0):
+        dts = torch.nn.functional.softplus(dt)
+        h, ys = h0, []
+        Bh, Ch = B.repeat_interleave(2, 2), C.repeat_interleave(2, 2)  # 2 groups for 4 heads
+        for t in range(x.shape[1]):
+            dA = torch.exp(dts[:, t] * A)  # (b, h)
+            h = h * dA[..., None, None] + (dts[:, t, :, None] * x[:, t])[..., None] * Bh[:, t, :, None, :]
+            ys.append((h * Ch[:, t, :, None, :]).sum(-1) + D[:, None] * x[:, t])
+        return _cat(torch.stack(ys, 1), h)
+
+    def mine(x, dt, B, C, h0):
+        y, final = sc.mamba_chunk_scan_combined(x, dt, A, B, C, 32, D=D, initial_states=h0, dt_softplus=True,
+                                                return_final_states=True)
+        return _cat(y, final)
+    with _cuda_host(dev):
+        return compare_fwd_bwd(mine, ref, [x, dt, B, C, h0], atol=5e-3, rtol=5e-3,  # tf32 dots
+                               names=["x", "dt", "B", "C", "initial_states"])
+
+
 @case("mamba.swiglu", "mamba_ssm")
 def _(dev):
     torch = torch_mod()
