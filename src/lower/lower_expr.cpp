@@ -162,9 +162,9 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       std::string text = expr.fstring_parts.at(0);
       for (size_t i = 0; i < expr.items.size(); ++i) {
         LValue v = eval(*expr.items[i]);
-        if (!v.is_const()) {
-          error_at(expr.items[i]->loc, "an f-string in a kernel formats compile-time (constexpr) values only; "
-                                       "this field is " + v.describe());
+        if (!v.is_const()) {  // located at the f-string, as Triton locates it
+          error_at(loc, "an f-string in a kernel formats compile-time (constexpr) values only; field " +
+                            std::to_string(i + 1) + " is " + v.describe());
         }
         const ConstValue& c = v.c;
         const bool repr = expr.fstring_conversions[i] == 'r' || expr.fstring_conversions[i] == 'a';
