@@ -848,6 +848,24 @@ def _stub_modules(names, **given):
 def import_project_module(name):
     """Imports a fetched project's module with the stand-ins the cases use (static_compare.py
     imports the kernels the same way under the real Triton)."""
+    dev = getattr(ARGS, "device", "cpu")
+    if name.startswith("mamba_ssm."):
+        return _mamba(name)
+    if name.startswith("flash_attn."):
+        with _cuda_host(dev):  # flash-attn's layer_norm asks the device's warp size at import
+            return _flash(name)
+    if name.startswith("sglang."):
+        if name.startswith("sglang.kernels.ops.mamba.") and "sglang.kernels.jit.utils" not in sys.modules:
+            _package_without_init("sglang.kernels.jit", ARGS.src)
+            _stub_modules(["sglang.kernels.jit.utils"], is_arch_support_pdl=lambda *a, **k: False)
+        if name.startswith("sglang.kernels.ops.lora.") and "sglang.srt.lora.utils" not in sys.modules:
+            _package_without_init("sglang.srt.lora", ARGS.src)
+            _stub_modules(["sglang.srt.lora.utils"])
+        return _sglang(name)
+    if name.startswith("unsloth."):
+        return _unsloth(name, dev)
+    if name.startswith("triton_kernels."):
+        return _triton_kernels(name)
     if name.startswith("vllm."):
         _vllm_packages(ARGS.src)
     fmoe = "vllm.model_executor.layers.fused_moe."
