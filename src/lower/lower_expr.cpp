@@ -82,17 +82,27 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       auto is_tuple = [](const LValue& v) { return v.kind == LValue::Kind::Tuple; };
       auto known = [&](const LValue& v) { return v.is_const() || is_tuple(v); };
       auto truth = [&](const LValue& v) { return is_tuple(v) ? !v.items.empty() : const_truth(v, loc); };
-      LValue acc = eval(*expr.items[0]);
-      for (size_t i = 1; i < expr.items.size(); ++i) {
-        if (known(acc) && truth(acc) != is_and) return acc;
-        LValue next = eval(*expr.items[i]);
-        if ((known(acc) && known(next)) || is_tuple(acc)) {
-          // acc did not decide the chain: the result is the next operand (a tuple has no
-          // elementwise truth to combine with a tensor's)
-          acc = next;
+      // As Triton: operands are evaluated in order; a compile-time one that decides the
+      // chain (false for `and`, true for `or`) is the result, even after tensors
+      // (`chunk == last and RETURN_STATES` with RETURN_STATES false is False, so an `if` on
+      // it is a compile-time one: Mamba-3's kernels use names only defined when it is true);
+      // one that does not decide it drops out. The tensors left combine elementwise; with
+      // none left, the last operand is the result.
+      std::vector<LValue> tensors;
+      LValue last;
+      for (size_t i = 0; i < expr.items.size(); ++i) {
+        LValue v = eval(*expr.items[i]);
+        if (known(v)) {
+          if (truth(v) != is_and) return v;
+          last = v;
           continue;
         }
-        acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, acc, next, loc));
+        tensors.push_back(v);
+      }
+      if (tensors.empty()) return last;
+      LValue acc = tensors.back();
+      for (size_t i = tensors.size() - 1; i-- > 0;) {
+        acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, tensors[i], acc, loc));
       }
       return acc;
     }

@@ -521,3 +521,30 @@ def test_repr_function_sees_a_descriptor_argument_as_one_entry():
     assert spec.signature == {"Y": "*bf16", "X": "tensordesc<bf16[1, 1, 64, 32],shape_div=[16, 16, 16, 16]>",
                               "n": "i32", "BLOCK": "constexpr"}
     assert spec.constants == {"BLOCK": 64}
+
+
+# -- `tensor and CONSTEXPR` (Mamba-3's forward: `if chunk == last and RETURN_FINAL_STATES:`,
+# the pointer it stores through defined only under `if RETURN_FINAL_STATES:`) --------------
+
+@tritium.jit
+def last_chunk_copy(x_ptr, out_ptr, last_ptr, n, KEEP_LAST: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if KEEP_LAST:
+        last_at = last_ptr + offs
+    num_chunks = tl.cdiv(n, BLOCK)
+    for c in range(num_chunks):
+        x = tl.load(x_ptr + c * BLOCK + offs)
+        tl.store(out_ptr + c * BLOCK + offs, x)
+        if c == num_chunks - 1 and KEEP_LAST:  # False when KEEP_LAST is: a compile-time if
+            tl.store(last_at, x)
+        if KEEP_LAST or c >= 0:  # True: the tensor operand is not evaluated into the result
+            tl.store(out_ptr + c * BLOCK + offs, x + 1)
+
+
+def test_and_with_a_false_constexpr_after_a_tensor_is_false():
+    x = np.arange(64, dtype=np.float32)
+    for keep in (False, True):
+        out, last = np.zeros_like(x), np.zeros(16, np.float32)
+        last_chunk_copy[(1,)](x, out, last, 64, KEEP_LAST=keep, BLOCK=16)
+        np.testing.assert_array_equal(out, x + 1)
+        np.testing.assert_array_equal(last, x[48:] if keep else np.zeros(16, np.float32))

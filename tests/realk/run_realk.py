@@ -1808,6 +1808,37 @@ def _(dev):
             close("sin state", state.sin(), ref[:, -1].sin(), atol=2e-4)], [out, state]
 
 
+@case("mamba.mamba3_siso_chunked", "mamba_ssm")
+def _(dev):
+    # Mamba-3's chunked SISO forward (in-kernel tensor descriptors, cos/sin/tanh/sigmoid by
+    # PTX .approx asm, rotary, trapezoidal discretisation): the project has no reference for
+    # it, so the check is its own state passing: the whole sequence against its two halves,
+    # the second started from the first's returned states. Its backward asserts CUDA tensors
+    # in host code: forward only on the CPU.
+    torch = torch_mod()
+    m3 = _mamba("mamba_ssm.ops.triton.mamba3.mamba3_siso_combined")
+    B, T, Hq, H, Dq, Dv, Da = 1, 64, 1, 2, 32, 16, 8
+    Q, K = rnd(B, T, Hq, Dq, dev=dev, scale=0.5), rnd(B, T, Hq, Dq, dev=dev, seed=2, scale=0.5)
+    V = rnd(B, T, H, Dv, dev=dev, seed=3)
+    DT = torch.nn.functional.softplus(rnd(B, H, T, dev=dev, seed=4) - 1)
+    ADT = -DT * 0.5
+    Trap = torch.rand(B, H, T, generator=torch.Generator().manual_seed(5)).to(dev)
+    Qb, Kb = rnd(H, Dq, dev=dev, seed=6, scale=0.1), rnd(H, Dq, dev=dev, seed=7, scale=0.1)
+    Ang = rnd(B, T, H, Da, dev=dev, seed=8)
+    h = T // 2
+
+    def part(sl, states=None, final=False):
+        return m3.mamba3_siso_combined(Q[:, sl], K[:, sl], V[:, sl], ADT[..., sl], DT[..., sl], Trap[..., sl],
+                                       Qb, Kb, Ang[:, sl], Input_States=states, chunk_size=32,
+                                       return_final_states=final)
+    with _cuda_host(dev):
+        whole = part(slice(0, T))
+        first, *states = part(slice(0, h), final=True)
+        second = part(slice(h, T), states=tuple(states))
+    both = torch.cat([first, second], 1)
+    return [close("halves vs whole (bf16)", both, whole, atol=6e-2, rtol=2e-2)], [whole, both]
+
+
 # ------------------------------------------------------------------------------- flash-attn
 
 def _flash(name):
