@@ -474,6 +474,13 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     Option option = option_of(PyTuple_GET_ITEM(kwnames, i));
     if (option == Option::Count) continue;
+    if (option == Option::Arch) {
+      // `arch` is the kernel's own where it names a parameter (never also an option).
+      const char* text = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+      if (text == nullptr) throw py::error_already_set();
+      const std::vector<std::string>& names = impl.params().names;
+      if (std::find(names.begin(), names.end(), text) != names.end()) continue;
+    }
     if (i < 64) option_mask |= uint64_t{1} << i;
     set_option(impl.name(), option, args[nargs + i], &config, &stream);
   }

@@ -221,9 +221,10 @@ LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_f
 
 def _take_options(kwargs, params=()):
     """Removes the launch options from `kwargs` and returns them. An option that is also
-    a parameter name (`params`) stays in `kwargs` too: it binds both, as in Triton."""
+    a parameter name (`params`) stays in `kwargs` too: it binds both, as in Triton; except
+    `arch`, which a kernel's own parameter of that name keeps to itself."""
     return {name: (kwargs[name] if name in params else kwargs.pop(name))
-            for name in LAUNCH_OPTIONS if name in kwargs}
+            for name in LAUNCH_OPTIONS if name in kwargs and not (name == "arch" and name in params)}
 
 
 class KernelParam:

@@ -548,3 +548,14 @@ def test_and_with_a_false_constexpr_after_a_tensor_is_false():
         last_chunk_copy[(1,)](x, out, last, 64, KEEP_LAST=keep, BLOCK=16)
         np.testing.assert_array_equal(out, x + 1)
         np.testing.assert_array_equal(last, x[48:] if keep else np.zeros(16, np.float32))
+
+
+@tritium.jit
+def named_arch(out_ptr, arch: tl.constexpr):
+    tl.store(out_ptr, arch)
+
+
+def test_a_parameter_named_arch_is_the_kernels():
+    out = np.zeros(1, np.int32)
+    named_arch[(1,)](out, arch=90)
+    assert out[0] == 90
