@@ -399,7 +399,9 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
   if (device >= 0) return pointer_arg(address, dtype, 0, true, device);
   if (device == -2 && on_device(value)) return pointer_arg(address, dtype, 0, true);
   // The storage from this tensor's first element on (torch: a view's whole extent), else
-  // the object's `nbytes`; 0 (unknown: the interpreter cannot read it) when neither exists.
+  // the object's `nbytes`, else numel() * element_size() (a wrapper around a tensor that
+  // answers as one: triton_kernels' Tensor); 0 (unknown: the interpreter cannot read it)
+  // when none exists.
   size_t bytes = 0;
   try {
     if (py::hasattr(value, "untyped_storage")) {
@@ -409,6 +411,9 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
       bytes = total > offset ? static_cast<size_t>(total - offset) : 0;
     } else if (py::hasattr(value, "nbytes")) {
       bytes = value.attr("nbytes").cast<size_t>();
+    } else if (py::hasattr(value, "numel") && py::hasattr(value, "element_size")) {
+      auto n = value.attr("numel")().cast<int64_t>() * value.attr("element_size")().cast<int64_t>();
+      bytes = n > 0 ? static_cast<size_t>(n) : 0;
     }
   } catch (py::error_already_set&) {
     bytes = 0;

@@ -209,13 +209,13 @@ void* launch_stream(const std::string& kernel, py::handle stream,
 
 // Triton's launch options, in the order of OptionNames.
 enum class Option : int {
-  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, ExternLibs,
+  NumWarps, NumStages, NumCtas, MaxNReg, EnableFpFusion, Cooperative, Pdl, Debug, Stream, ExternLibs, Arch,
   Count
 };
 constexpr const char* kOptionNames[] = {"num_warps", "num_stages", "num_ctas",
                                         "maxnreg", "enable_fp_fusion",
                                         "launch_cooperative_grid", "launch_pdl", "debug",
-                                        "stream", "extern_libs"};
+                                        "stream", "extern_libs", "arch"};
 
 // The option a keyword names, or Option::Count. Interned names (the usual case) match by
 // pointer; others by text.
@@ -286,6 +286,16 @@ void set_option(const std::string& kernel, Option option, PyObject* value, Launc
       if (value != Py_None && !PyDict_Check(value)) {
         throw LaunchError("kernel '" + kernel + "': launch option extern_libs must be a dict of library "
                           "name -> path, got " + py::repr(py::handle(value)).cast<std::string>());
+      }
+      break;
+    case Option::Arch:
+      // Triton's CUDA option that overrides the compile target ("sm90a"); None (what
+      // triton_kernels' matmul passes when it picks none) is the default. tritium compiles
+      // for the GPU it launches on (or interprets), so another target is refused.
+      if (value != Py_None) {
+        throw LaunchError("kernel '" + kernel + "': launch option arch=" + py::repr(py::handle(value)).cast<std::string>() +
+                          " (a compile target other than the GPU's) is not supported: tritium compiles for the GPU "
+                          "it launches on");
       }
       break;
     case Option::Count: break;
@@ -464,6 +474,13 @@ PyObject* PyKernel::launch_vector(py::handle grid, PyObject* const* args, Py_ssi
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     Option option = option_of(PyTuple_GET_ITEM(kwnames, i));
     if (option == Option::Count) continue;
+    if (option == Option::Arch) {
+      // `arch` is the kernel's own where it names a parameter (never also an option).
+      const char* text = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+      if (text == nullptr) throw py::error_already_set();
+      const std::vector<std::string>& names = impl.params().names;
+      if (std::find(names.begin(), names.end(), text) != names.end()) continue;
+    }
     if (i < 64) option_mask |= uint64_t{1} << i;
     set_option(impl.name(), option, args[nargs + i], &config, &stream);
   }

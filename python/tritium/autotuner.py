@@ -284,8 +284,11 @@ class Autotuner(_KernelWrapper):
         self.arg_names = list(arg_names)
         self.configs = ([Config.from_any(c) for c in configs] if configs
                         else [Config({}, num_warps=4, num_stages=3, num_ctas=1)])
+        # A key that names no parameter is ignored, as Triton ignores it (flash-attn's ROCm
+        # backward gives its preprocess kernel the key list of the main kernels, IS_CAUSAL
+        # and all); the names to reset or restore must be parameters.
         self.keys = [key] if isinstance(key, str) else list(key or [])
-        for name in self.keys + list(reset_to_zero or []) + list(restore_value or []):
+        for name in list(reset_to_zero or []) + list(restore_value or []):
             if name not in self.arg_names:
                 raise ValueError(f"autotune: {name!r} is not a parameter of "
                                  f"{_innermost(fn).__name__} ({', '.join(self.arg_names)})")

@@ -184,6 +184,13 @@ def _debug_option(debug):
     return False
 
 
+def _as_given(spec):
+    """A do_not_specialize list as Triton's JITFunction keeps it (None: empty)."""
+    if spec is None:
+        return []
+    return [spec] if isinstance(spec, (str, int)) else list(spec)
+
+
 def _param_indices(names, spec, option):
     """`do_not_specialize` entries (indices or names) as sorted parameter indices."""
     if spec is None:
@@ -209,14 +216,15 @@ def _param_indices(names, spec, option):
 # Triton's launch options (keywords of kernel[grid](...), run and warmup that are not
 # kernel parameters); the C++ launcher knows the same list (kernel_binding.cpp).
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid", "launch_pdl", "debug", "stream", "extern_libs")
+                  "launch_cooperative_grid", "launch_pdl", "debug", "stream", "extern_libs", "arch")
 
 
 def _take_options(kwargs, params=()):
     """Removes the launch options from `kwargs` and returns them. An option that is also
-    a parameter name (`params`) stays in `kwargs` too: it binds both, as in Triton."""
+    a parameter name (`params`) stays in `kwargs` too: it binds both, as in Triton; except
+    `arch`, which a kernel's own parameter of that name keeps to itself."""
     return {name: (kwargs[name] if name in params else kwargs.pop(name))
-            for name in LAUNCH_OPTIONS if name in kwargs}
+            for name in LAUNCH_OPTIONS if name in kwargs and not (name == "arch" and name in params)}
 
 
 class KernelParam:
@@ -317,12 +325,17 @@ class JITFunction:
         # names no lists: the decorator written in the source is the compiler's word then.
         self._specialization_given = (do_not_specialize is not None
                                       or do_not_specialize_on_alignment is not None)
-        self.do_not_specialize = _param_indices(
-            self.arg_names, do_not_specialize, "do_not_specialize")
-        self.do_not_specialize_on_alignment = _param_indices(
+        # As Triton keeps them: the lists as given (names and/or indices), so that code which
+        # rebuilds a kernel from another's attributes (triton_kernels' `specialize`, whose
+        # new kernel has other parameters) names the same parameters; the indices are
+        # tritium's own.
+        self.do_not_specialize = _as_given(do_not_specialize)
+        self.do_not_specialize_on_alignment = _as_given(do_not_specialize_on_alignment)
+        self._dns_indices = _param_indices(self.arg_names, do_not_specialize, "do_not_specialize")
+        self._dns_alignment_indices = _param_indices(
             self.arg_names, do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
-        self.params = [KernelParam(i, param, i in self.do_not_specialize,
-                                   i in self.do_not_specialize_on_alignment)
+        self.params = [KernelParam(i, param, i in self._dns_indices,
+                                   i in self._dns_alignment_indices)
                        for i, param in enumerate(python_signature.parameters.values())]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
         self.debug = debug
@@ -339,6 +352,12 @@ class JITFunction:
         self._kernel = None   # the tritium._C.Kernel, created at the first call
         self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
         self._cache_key = None
+
+    def get_capture_scope(self):
+        """The names the kernel's text can see, as Triton's method gives them: the module's
+        globals and the closure's variables (triton_kernels' `specialize` rebuilds a kernel
+        from its text with them)."""
+        return self.__globals__ | inspect.getclosurevars(self.fn).nonlocals
 
     def _unsafe_update_src(self, new_src):
         """Replaces the kernel's source text (Triton's ``JITFunction._unsafe_update_src``,
@@ -447,7 +466,7 @@ class JITFunction:
                                      self.starting_line_number)
         kernel.set_globals(self.globals_used())
         if self._specialization_given:
-            kernel.set_specialization(self.do_not_specialize, self.do_not_specialize_on_alignment)
+            kernel.set_specialization(self._dns_indices, self._dns_alignment_indices)
         kernel.set_debug(_debug_option(self.debug))
         self._kernel = kernel
         return kernel
@@ -804,7 +823,7 @@ class Specialization:
         self.attrs = {}
         for name, entry in zip(arg_names, _split_top_level(signature_text)):
             entry = entry.strip()
-            if "=" in entry and not entry.startswith(("*", "(")):
+            if "=" in entry and not entry.startswith(("*", "(", "tensordesc")):
                 _, value = entry.split("=", 1)
                 self.signature[name] = "constexpr"
                 self.constants[name] = _literal(value)
@@ -820,11 +839,12 @@ class Specialization:
 
 
 def _split_top_level(text):
+    # (a tensor descriptor's entry has commas inside its <...>: "tensordesc<bf16[64, 64],shape_div=[16, 16]>")
     parts, depth, current = [], 0, []
     for ch in text:
-        if ch in "([":
+        if ch in "([<":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]>":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(current))

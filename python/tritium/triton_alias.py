@@ -58,6 +58,7 @@ TRITON_MODULES = {
     "triton.tools": "tritium.tools",
     "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
     "triton.tools.mxfp": "tritium.tools.mxfp",
+    "triton.tools.ragged_tma": "tritium.tools.ragged_tma",
 }
 
 

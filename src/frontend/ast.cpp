@@ -72,6 +72,7 @@ const char* kind_name(ExprKind kind) {
     case ExprKind::Ternary: return "Ternary";
     case ExprKind::ListComp: return "ListComp";
     case ExprKind::Starred: return "Starred";
+    case ExprKind::FString: return "FString";
   }
   return "?";
 }

@@ -47,6 +47,8 @@ enum class ExprKind {
   Ternary,    // lhs if rhs else third   (lhs: value if true, rhs: condition, third: value if false)
   ListComp,   // [lhs for third in rhs if items...]  (one `for` clause)
   Starred,    // *lhs, as a call argument
+  FString,    // f"..": fstring_parts[0] items[0] fstring_parts[1] items[1] .. (the literal text
+              // around each field's expression); fstring_conversions[i]: 'r', 's', 'a' or 0
 };
 
 struct Keyword {
@@ -73,6 +75,10 @@ struct Expr {
   ExprPtr lhs, rhs, third;
   std::vector<ExprPtr> items;
   std::vector<Keyword> keywords;
+
+  // FString: the literals around the fields (items), each field's conversion.
+  std::vector<std::string> fstring_parts;
+  std::string fstring_conversions;
 
   Expr(ExprKind kind, Loc loc) : kind(kind), loc(loc) {}
 };

@@ -267,6 +267,10 @@ void Printer::expr(int indent, const std::string& role, const ast::Expr& e) {
       line(indent, head + at);
       optional_expr(indent + 1, "value", e.lhs);
       return;
+    case ast::ExprKind::FString:
+      line(indent, head + at);
+      for (const ast::ExprPtr& item : e.items) expr(indent + 1, "field", *item);
+      return;
     default: line(indent, head + at); return;  // leaves are inline above
   }
 }

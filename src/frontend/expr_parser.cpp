@@ -2,6 +2,7 @@
 // comparisons (a chain stays one Compare), | ^ & << >> + - * / // % @, unary - + ~, ** (right
 // associative, tighter than a unary operator on its left), then calls, attributes, subscripts.
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "frontend/parser_impl.h"
@@ -385,16 +386,108 @@ ast::ExprPtr Parser::parse_atom() {
   fail_expected("an expression");
 }
 
-// Adjacent string literals concatenate, as in Python.
+// Adjacent string literals concatenate, as in Python; with an f-string among them the
+// result is an FString (its literal text around each field's expression).
 ast::ExprPtr Parser::parse_strings() {
   auto str = make_expr(ast::ExprKind::Str, peek().loc);
+  std::vector<std::string> parts(1);
   while (at_kind(TokenKind::String)) {
     const Token& token = next();
-    if (token.is_fstring) unsupported(token.loc, "f-strings");
     if (token.is_bytes) unsupported(token.loc, "bytes literals");
     str->str_value += token.str_value;
+    if (!token.is_fstring) {
+      parts.back() += token.str_value;
+      continue;
+    }
+    str->kind = ast::ExprKind::FString;
+    const std::vector<std::string>& pieces = token.fstring_pieces;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (i % 2 == 0) {
+        parts.back() += pieces[i];
+      } else {
+        parse_fstring_field(*str, pieces[i], token.fstring_field_locs[i / 2], parts.back());
+        parts.emplace_back();
+      }
+    }
+  }
+  if (str->kind == ast::ExprKind::FString) {
+    str->fstring_parts = std::move(parts);
+    str->str_value.clear();
   }
   return str;
+}
+
+// The field's expression is parsed from its own text, placed at the field's line and column
+// (so its locations point at the field); the conversion is kept, a format spec is not used
+// (Triton formats each value with "{}" or "{!r}", the spec ignored).
+void Parser::parse_fstring_field(ast::Expr& fstring, const std::string& text, const Loc& loc,
+                                 std::string& literal) {
+  size_t end = text.size();
+  char conversion = 0;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && c == '!' && i + 1 < text.size() && text[i + 1] != '=') {
+      conversion = text[i + 1];
+      if ((conversion != 'r' && conversion != 's' && conversion != 'a') ||
+          (i + 2 < text.size() && text[i + 2] != ':')) {
+        error_at(loc, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+      }
+      end = i;
+      break;
+    } else if (depth == 0 && c == ':') {
+      end = i;
+      break;
+    }
+  }
+  std::string expression = text.substr(0, end);
+  // `{x=}` (Python 3.8) writes "x=" then the value, by repr unless a conversion or spec is given
+  const size_t last = expression.find_last_not_of(" \t\r\n");
+  if (last != std::string::npos && expression[last] == '=' &&
+      (last == 0 || std::string("=!<>").find(expression[last - 1]) == std::string::npos)) {
+    literal += expression;
+    if (conversion == 0 && end == text.size()) conversion = 'r';
+    expression = expression.substr(0, last);
+  }
+  if (expression.find_first_not_of(" \t\r\n") == std::string::npos) {
+    error_at(loc, "f-string: valid expression required before '}'");
+  }
+  // The field's text, parenthesized, with its first character at the field's column of its
+  // line (a multi-line field keeps its line breaks).
+  auto source = std::make_shared<SourceFile>(loc.file ? loc.file->path() : std::string(),
+                                             std::string(static_cast<size_t>(std::max(loc.col - 2, 0)), ' ') +
+                                                 "(" + expression + ")",
+                                             loc.line);
+  Parser field(source);
+  ast::ExprPtr parsed = field.parse_expression();
+  if (!field.at_kind(TokenKind::Newline) && !field.at_kind(TokenKind::End)) {
+    field.fail_expected("the end of the f-string field");
+  }
+  // The field's text stands at its real line and column, so its nodes are placed in the
+  // kernel's own file (errors show the real line).
+  std::function<void(ast::Expr&)> relocate = [&](ast::Expr& e) {
+    e.loc.file = loc.file;
+    for (ast::ExprPtr* part : {&e.lhs, &e.rhs, &e.third}) {
+      if (*part) relocate(**part);
+    }
+    for (ast::ExprPtr& item : e.items) relocate(*item);
+    for (ast::Keyword& keyword : e.keywords) {
+      keyword.loc.file = loc.file;
+      relocate(*keyword.value);
+    }
+  };
+  if (loc.file != nullptr) relocate(*parsed);
+  fstring.items.push_back(std::move(parsed));
+  fstring.fstring_conversions.push_back(conversion);
 }
 
 // `()` is an empty tuple, `(a)` is just a (keeping a's location), `(a,)` a one-item tuple.

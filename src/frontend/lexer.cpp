@@ -457,9 +457,12 @@ void Lexer::string(size_t begin, bool raw, bool bytes, bool fstring) {
   const char* unterminated =
       triple ? "unterminated triple-quoted string literal" : "unterminated string literal";
   std::string value;
+  std::vector<std::string> pieces(1);  // f-strings: literal, field, literal, ...
+  std::vector<Loc> field_locs;
   while (true) {
     if (at_end(pos_)) error_at(loc, unterminated);
     char c = text_[pos_];
+    const size_t value_before = value.size();
     if (c == quote && (!triple || (at(pos_ + 1) == quote && at(pos_ + 2) == quote))) {
       pos_ += triple ? 3 : 1;
       break;
@@ -485,19 +488,31 @@ void Lexer::string(size_t begin, bool raw, bool bytes, bool fstring) {
     } else if (fstring && c == '{' && at(pos_ + 1) != '{') {
       value += c;
       ++pos_;
-      fstring_field(value, loc, 0);
+      field_locs.push_back(loc_of(pos_));
+      const size_t field_begin = pos_;
+      std::string scratch;
+      fstring_field(scratch, loc, 0);
+      value += text_.substr(field_begin, pos_ - field_begin);
+      pieces.emplace_back(text_.substr(field_begin, pos_ - 1 - field_begin));  // without the `}`
+      pieces.emplace_back();
+      continue;
     } else if (fstring && c == '}' && at(pos_ + 1) != '}') {
       error_at(loc_of(pos_), "f-string: single '}' is not allowed");
     } else {
       value += c;
       pos_ += (fstring && (c == '{' || c == '}')) ? 2 : 1;  // `{{` and `}}` stand for one brace
     }
+    if (fstring) pieces.back() += value.substr(value_before);
   }
   emit(TokenKind::String, begin, pos_, loc);
   Token& token = tokens_.back();
   token.str_value = std::move(value);
   token.is_bytes = bytes;
   token.is_fstring = fstring;
+  if (fstring) {
+    token.fstring_pieces = std::move(pieces);
+    token.fstring_field_locs = std::move(field_locs);
+  }
 }
 
 // pos_ is at a backslash in a non-raw string: decode one escape sequence into `value`.

@@ -35,6 +35,11 @@ struct Token {
   std::string str_value;  // String: the contents, escapes decoded (f-string fields as written)
   bool is_bytes = false;
   bool is_fstring = false;
+  // f-string: its literal text and replacement fields in turn (literal, field, literal, ...,
+  // literal; `{{`/`}}` decoded in the literals, a field's text as written without its
+  // braces), and where each field's text starts.
+  std::vector<std::string> fstring_pieces;
+  std::vector<Loc> fstring_field_locs;
   bool is_imaginary = false;
 
   bool is_op(const char* op) const { return kind == TokenKind::Op && text == op; }

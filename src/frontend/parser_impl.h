@@ -99,6 +99,9 @@ class Parser {
   ast::ExprPtr parse_slice_item();
   ast::ExprPtr parse_atom();
   ast::ExprPtr parse_strings();
+  // One replacement field of an f-string (`expr`, `expr!r`, `expr:spec`, `expr=`) into
+  // `fstring`; `expr=` also writes its text into the literal before it.
+  void parse_fstring_field(ast::Expr& fstring, const std::string& text, const Loc& loc, std::string& literal);
   ast::ExprPtr parse_parenthesized();
   ast::ExprPtr parse_list();
   [[noreturn]] void reject_braces();

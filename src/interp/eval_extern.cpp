@@ -1,6 +1,6 @@
 // The interpreter's ExternElementwise: the libdevice-family functions of ir/extern_math.h
 // (extern_math_eval: floats computed in double and rounded to the result type, directed
-// rounding and integer functions exact).
+// rounding and integer functions exact); inline assembly in eval_inline_asm.cpp.
 #include <cmath>
 #include <string>
 
@@ -13,7 +13,8 @@ namespace tritium::interp {
 void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result) {
   const std::string symbol = op.str_attr("symbol");
   if (symbol == "inline_asm") {
-    error_at(op.loc(), "tl.inline_asm_elementwise runs only on the GPU: the interpreter cannot execute its assembly");
+    eval_inline_asm(op, operands, result);
+    return;
   }
   const ir::ExternMath* fn = ir::find_extern_math(symbol);
   if (fn == nullptr) internal_error("interpreter", "unknown extern function '" + symbol + "'", op.loc());

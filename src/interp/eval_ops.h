@@ -22,6 +22,9 @@ void eval_select(const Buffer& cond, const Buffer& if_true, const Buffer& if_fal
 // `toward_zero`: fp_downcast_rounding="rtz" for float -> narrower float casts.
 // ExternElementwise {symbol}: the libdevice-family function (eval_extern.cpp).
 void eval_extern(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result);
+// ExternElementwise {symbol = "inline_asm"} whose asm is one PTX f32 instruction
+// (eval_inline_asm.cpp); any other assembly is a located error.
+void eval_inline_asm(const ir::Op& op, const std::vector<const Buffer*>& operands, Buffer& result);
 void eval_cast(const Buffer& operand, bool bitcast, Buffer& result, bool toward_zero = false);
 void eval_addptr(const Buffer& ptr, const Buffer& offset, Buffer& result);
 

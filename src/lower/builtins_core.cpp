@@ -113,6 +113,21 @@ void register_core_builtins(BuiltinTable& t) {
     // A pointer dtype too: pointer to pointer is a bitcast, pointer <-> int64 as Triton's cast.
     return LValue::tensor(L.cast_rounded(L.to_tensor(a.get("input"), loc), a.element_type("dtype"), rounding, loc, bit));
   };
+  // tl.dtype("uint16"): the dtype of one of Triton's names (int1, int8.., uint8.., fp8e5..,
+  // fp16, bf16, fp32, fp64), made at compile time as Triton calls the class (triton_kernels'
+  // topk: `tl.dtype(f"uint{x_nbits}")`).
+  t.add("dtype", {"name"}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
+    const LValue& name = a.get("name");
+    if (!name.is_const() || name.c.kind != ConstValue::Kind::Str) {
+      error_at(loc, "tl.dtype() takes the name of a type as a compile-time string, got " + name.describe());
+    }
+    ScalarKind kind;
+    if (!ir::parse_scalar_name(name.c.s, &kind) || ir::triton_dtype_name(kind) != name.c.s) {
+      error_at(loc, "tl.dtype(): '" + name.c.s + "' is not the name of a Triton type (int8, uint16, fp16, bf16, "
+                    "fp32, fp8e4nv, ...)");
+    }
+    return LValue::constant(ConstValue::type(kind));
+  });
   t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {
           return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));

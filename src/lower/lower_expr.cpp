@@ -2,6 +2,7 @@
 // the ternary. Operations on two compile-time values fold with Python semantics; anything
 // involving a tensor goes through the typing rules in semantic.cpp.
 #include <functional>
+#include <optional>
 
 #include "lower/aggregate.h"
 #include "lower/block_ptr.h"
@@ -81,17 +82,27 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       auto is_tuple = [](const LValue& v) { return v.kind == LValue::Kind::Tuple; };
       auto known = [&](const LValue& v) { return v.is_const() || is_tuple(v); };
       auto truth = [&](const LValue& v) { return is_tuple(v) ? !v.items.empty() : const_truth(v, loc); };
-      LValue acc = eval(*expr.items[0]);
-      for (size_t i = 1; i < expr.items.size(); ++i) {
-        if (known(acc) && truth(acc) != is_and) return acc;
-        LValue next = eval(*expr.items[i]);
-        if ((known(acc) && known(next)) || is_tuple(acc)) {
-          // acc did not decide the chain: the result is the next operand (a tuple has no
-          // elementwise truth to combine with a tensor's)
-          acc = next;
+      // As Triton: operands are evaluated in order; a compile-time one that decides the
+      // chain (false for `and`, true for `or`) is the result, even after tensors
+      // (`chunk == last and RETURN_STATES` with RETURN_STATES false is False, so an `if` on
+      // it is a compile-time one: Mamba-3's kernels use names only defined when it is true);
+      // one that does not decide it drops out. The tensors left combine elementwise; with
+      // none left, the last operand is the result.
+      std::vector<LValue> tensors;
+      LValue last;
+      for (size_t i = 0; i < expr.items.size(); ++i) {
+        LValue v = eval(*expr.items[i]);
+        if (known(v)) {
+          if (truth(v) != is_and) return v;
+          last = v;
           continue;
         }
-        acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, acc, next, loc));
+        tensors.push_back(v);
+      }
+      if (tensors.empty()) return last;
+      LValue acc = tensors.back();
+      for (size_t i = tensors.size() - 1; i-- > 0;) {
+        acc = LValue::tensor(logical(is_and ? ir::OpKind::And : ir::OpKind::Or, tensors[i], acc, loc));
       }
       return acc;
     }
@@ -154,6 +165,28 @@ LValue Lowerer::eval(const ast::Expr& expr) {
       return LValue::tuple(std::move(items));
     }
     case ast::ExprKind::Starred: error_at(loc, "a starred expression (*x) is only allowed as a call argument");
+    case ast::ExprKind::FString: {
+      // As Triton: each field must be a compile-time value, formatted as Python's "{}" (or
+      // "{!r}") formats it; a format spec is not applied. Only evaluated where the code is
+      // lowered, so a debug print in a branch a constexpr turns off costs nothing.
+      std::string text = expr.fstring_parts.at(0);
+      for (size_t i = 0; i < expr.items.size(); ++i) {
+        LValue v = eval(*expr.items[i]);
+        if (!v.is_const()) {  // located at the f-string, as Triton locates it
+          error_at(loc, "an f-string in a kernel formats compile-time (constexpr) values only; field " +
+                            std::to_string(i + 1) + " is " + v.describe());
+        }
+        const ConstValue& c = v.c;
+        const bool repr = expr.fstring_conversions[i] == 'r' || expr.fstring_conversions[i] == 'a';
+        if (c.kind == ConstValue::Kind::Str && !repr) text += c.s;
+        else if (c.kind == ConstValue::Kind::Object) text += repr ? c.s : c.object_text();
+        else if (c.kind == ConstValue::Kind::DType && !c.pointer)  // str(tl.uint8) is "uint8"
+          text += (repr ? "triton.language." : "") + ir::triton_dtype_name(c.dtype);
+        else text += c.str();
+        text += expr.fstring_parts.at(i + 1);
+      }
+      return LValue::constant(ConstValue::string(std::move(text)));
+    }
   }
   internal_error("lower", "unknown expression kind", loc);
 }
@@ -467,6 +500,36 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   const Loc& loc = expr.loc;
   if (base.kind == LValue::Kind::Tuple) {
     if (expr.items.size() != 1) error_at(loc, "a tuple takes one index");
+    if (expr.items[0]->kind == ast::ExprKind::Slice) {
+      // t[a:b:c] with compile-time bounds, as Python slices (Triton's tuples slice so:
+      // triton.tools.ragged_tma's `coords[:ragged_dim] + [row] + coords[ragged_dim + 1:]`)
+      const ast::Expr& slice = *expr.items[0];
+      auto bound = [&](const ast::ExprPtr& part, const char* what) -> std::optional<__int128> {
+        if (!part) return std::nullopt;
+        LValue v = eval(*part);
+        if (v.is_none()) return std::nullopt;
+        if (!v.is_const() || (v.c.kind != ConstValue::Kind::Int && v.c.kind != ConstValue::Kind::Bool)) {
+          error_at(part->loc, std::string("a tuple slice's ") + what + " must be a compile-time integer");
+        }
+        return v.c.kind == ConstValue::Kind::Bool ? __int128{v.c.b} : v.c.i;
+      };
+      const __int128 n = static_cast<__int128>(base.items.size());
+      const __int128 step = bound(slice.third, "step").value_or(1);
+      if (step == 0) error_at(slice.third->loc, "slice step cannot be zero");
+      auto clamp = [&](std::optional<__int128> b, __int128 if_absent) {
+        if (!b) return if_absent;
+        __int128 i = *b < 0 ? *b + n : *b;
+        if (step > 0) return std::min(std::max(i, __int128{0}), n);
+        return std::min(std::max(i, __int128{-1}), n - 1);
+      };
+      const __int128 start = clamp(bound(slice.lhs, "start"), step > 0 ? 0 : n - 1);
+      const __int128 stop = clamp(bound(slice.rhs, "stop"), step > 0 ? n : -1);
+      std::vector<LValue> picked;
+      for (__int128 i = start; step > 0 ? i < stop : i > stop; i += step) {
+        picked.push_back(base.items[static_cast<size_t>(i)]);
+      }
+      return LValue::tuple(std::move(picked), base.is_list);
+    }
     LValue index = eval(*expr.items[0]);
     if (!index.is_const() || index.c.kind != ConstValue::Kind::Int) {
       error_at(expr.items[0]->loc, "a tuple index must be a compile-time integer");

@@ -18,7 +18,20 @@ using ir::Value;
 namespace {
 
 // Names a statement list may (re)bind, including inside nested control flow.
-void collect_assigned(const ast::Body& body, std::set<std::string>* names) {
+// Whether a `for` iterates over tl.static_range (spelled `tl.static_range`, `static_range`,
+// `triton.language.static_range`): its target is rebound per unrolled copy, not assigned.
+bool iterates_static_range(const ast::Stmt& stmt) {
+  const ast::Expr* iter = stmt.cond.get();
+  if (iter == nullptr || iter->kind != ast::ExprKind::Call || !iter->lhs) return false;
+  const ast::Expr& callee = *iter->lhs;
+  return (callee.kind == ast::ExprKind::Attribute || callee.kind == ast::ExprKind::Name) &&
+         callee.name == "static_range";
+}
+
+// The names a body assigns. With `skip_static_targets`, the target of a `for` over
+// tl.static_range is not counted (Triton binds it without recording a definition, so a
+// dynamic loop around it does not carry it).
+void collect_assigned(const ast::Body& body, std::set<std::string>* names, bool skip_static_targets = false) {
   std::function<void(const ast::Expr&)> targets = [&](const ast::Expr& e) {
     if (e.kind == ast::ExprKind::Name) names->insert(e.name);
     if (e.kind == ast::ExprKind::Tuple || e.kind == ast::ExprKind::List) {
@@ -35,14 +48,14 @@ void collect_assigned(const ast::Body& body, std::set<std::string>* names) {
         targets(*stmt->target);
         break;
       case ast::StmtKind::For:
-        targets(*stmt->target);
-        collect_assigned(stmt->body, names);
-        collect_assigned(stmt->orelse, names);
+        if (!skip_static_targets || !iterates_static_range(*stmt)) targets(*stmt->target);
+        collect_assigned(stmt->body, names, skip_static_targets);
+        collect_assigned(stmt->orelse, names, skip_static_targets);
         break;
       case ast::StmtKind::If:
       case ast::StmtKind::While:
-        collect_assigned(stmt->body, names);
-        collect_assigned(stmt->orelse, names);
+        collect_assigned(stmt->body, names, skip_static_targets);
+        collect_assigned(stmt->orelse, names, skip_static_targets);
         break;
       default: break;
     }
@@ -612,11 +625,17 @@ void Lowerer::collect_carried(const ast::Body& body, const std::string& loop_var
   // the next (the loop variable itself is not: each iteration binds it anew). Tuples and
   // aggregates (block pointers) are carried as their tensor leaves (aggregate.h).
   (void)loc;
-  std::set<std::string> assigned;
+  std::set<std::string> assigned, assigned_not_static;
   collect_assigned(body, &assigned);
+  collect_assigned(body, &assigned_not_static, /*skip_static_targets=*/true);
   for (const std::string& name : assigned) {
     auto it = scope_.find(name);
     if (it == scope_.end() || name == loop_variable) continue;
+    // A compile-time value rebound only as a tl.static_range variable inside the loop is
+    // not carried, as in Triton (triton_kernels' `for i in tl.static_range(K)` inside a
+    // tl.range loop after an earlier static loop over i): after the loop it has its value
+    // from before the loop.
+    if (!it->second.is_tensor() && !is_compound(it->second) && !assigned_not_static.count(name)) continue;
     carried->push_back(name);
     inits->push_back(it->second);
   }

@@ -357,7 +357,9 @@ def test_a_config_that_does_not_compile_is_skipped(rng, capsys, monkeypatch):
 
 def test_bad_arguments_are_named(rng):
     with pytest.raises(ValueError, match="'m' is not a parameter"):
-        tritium.autotune(configs=CONFIGS, key=["m"])(make_kernel().fn)
+        tritium.autotune(configs=CONFIGS, key=["n"], reset_to_zero=["m"])(make_kernel().fn)
+    with pytest.raises(ValueError, match="'m' is not a parameter"):
+        tritium.autotune(configs=CONFIGS, key=["n"], restore_value=["m"])(make_kernel().fn)
     with pytest.raises(TypeError, match="tritium.Config"):
         tritium.autotune(configs=[{"BLOCK": 64}], key=[])(make_kernel().fn)
     x, out = inputs(rng)

@@ -1,6 +1,6 @@
 """tl.inline_asm_elementwise: arguments broadcast with their own dtypes (pointers pass addresses),
 one or several outputs, the asm in the PTX, is_pure=False asm kept, pack > 1 (narrow elements
-share 32-bit registers); the interpreter cannot run assembly; bad constraints/packs are errors.
+share 32-bit registers); the interpreter runs one PTX f32 instruction only; bad constraints/packs are errors.
 The GPU runs these kernels in tests/gpu/test_gpu_inline_asm.py."""
 
 import importlib.util
@@ -250,3 +250,114 @@ def test_the_interpreter_says_it_cannot_run_packed_assembly():
     with pytest.raises(tritium.CompilationError, match="runs only on the GPU") as info:
         packed_bytes[(1,)](x, x.copy(), BLOCK=512)
     assert info.value.line == line - 1  # the call's first line
+
+
+# One PTX f32 instruction a kernel writes for an instruction Triton has no function for
+# (mamba-ssm's Mamba-3 `tanh.approx.f32`, fla's softplus `ex2.approx.ftz.f32`): the
+# interpreter evaluates it (approximations exactly, rounded to nearest; .ftz flushes).
+
+@tritium.jit
+def one_instruction(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    t = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+    e = tl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+    f = tl.inline_asm_elementwise("fma.rn.ftz.f32 $0, $1, $2, 0f3f000000;", "=f,f,f", [x, y],
+                                  dtype=tl.float32, is_pure=True, pack=1)
+    r = tl.inline_asm_elementwise("rcp.approx.ftz.f32 $0,$1;", "=f,f", [y], dtype=tl.float32, is_pure=True, pack=1)
+    m = tl.inline_asm_elementwise("max.ftz.f32 $0, $2, $1;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, t)
+    tl.store(out_ptr + BLOCK + offs, e)
+    tl.store(out_ptr + 2 * BLOCK + offs, f)
+    tl.store(out_ptr + 3 * BLOCK + offs, r)
+    tl.store(out_ptr + 4 * BLOCK + offs, m)
+
+
+def test_the_interpreter_evaluates_one_f32_instruction():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(64).astype(np.float32) * 3
+    y = rng.standard_normal(64).astype(np.float32) + 4
+    x[0] = np.nan
+    out = np.zeros(5 * 64, np.float32)
+    one_instruction[(1,)](x, y, out, BLOCK=64)
+    t, e, f, r, m = out.reshape(5, 64)
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    np.testing.assert_array_equal(t, np.tanh(xd).astype(np.float32))
+    np.testing.assert_array_equal(e, np.exp2(xd).astype(np.float32))
+    np.testing.assert_array_equal(f, (xd * yd + 0.5).astype(np.float32))  # one rounding
+    np.testing.assert_array_equal(r, np.float32(1) / y)
+    np.testing.assert_array_equal(m, np.fmax(y, x))  # NaN gives the other operand
+    assert m[0] == y[0]
+
+
+@tritium.jit
+def rounded_add(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    a = tl.inline_asm_elementwise("add.f32 $0, $1, $2;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    b = tl.inline_asm_elementwise("add.rm.f32 $0, $1, $2;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    c = tl.inline_asm_elementwise("add.rp.ftz.f32 $0, $1, $2;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    d = tl.inline_asm_elementwise("mul.rz.f32 $0, $1, $2;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    e = tl.inline_asm_elementwise("mul.ftz.f32 $0, $1, $2;", "=f,f,f", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, a)
+    tl.store(out_ptr + BLOCK + offs, b)
+    tl.store(out_ptr + 2 * BLOCK + offs, c)
+    tl.store(out_ptr + 3 * BLOCK + offs, d)
+    tl.store(out_ptr + 4 * BLOCK + offs, e)
+
+
+def test_the_interpreter_rounds_as_the_instruction_says():
+    tiny = np.float32(2.0 ** -30)
+    sub = np.float32(1e-40)  # subnormal
+    x = np.array([1, 1, -1, 3, sub, 3e38, 1, 1], np.float32)
+    y = np.array([tiny, -tiny, -tiny, 0.1, 1, 3e38, 0, sub], np.float32)
+    out = np.zeros(5 * 8, np.float32)
+    rounded_add[(1,)](x, y, out, BLOCK=8)
+    a, b, c, d, e = out.reshape(5, 8)
+    one = np.float32(1)
+    assert a[0] == 1 and b[0] == 1 and c[0] == np.nextafter(one, np.float32(2))
+    assert a[1] == 1 and b[1] == np.nextafter(one, np.float32(0)) and c[1] == 1
+    assert b[2] == -1 - 2 * np.finfo(np.float32).epsneg and c[2] == -1
+    # 3 * fp32(0.1) = 0.30000000447: nearest is above it, toward zero the float below
+    assert d[3] == np.nextafter(np.float32(3) * np.float32(0.1), np.float32(0))
+    assert c[4] == 1  # .ftz: the subnormal is flushed before the add (else rp gives 1 + ulp)
+    assert b[4] == 1 and a[4] == 1
+    assert np.isinf(a[5]) and b[5] == np.finfo(np.float32).max  # rm does not overflow to inf
+    assert e[7] == 0 and np.signbit(e[7]) == False  # noqa: E712 - mul.ftz flushes 1 * 1e-40
+
+
+def test_the_interpreter_names_assembly_it_does_not_evaluate():
+    x = np.arange(128, dtype=np.int32)
+    with pytest.raises(tritium.CompilationError, match="not fp32") as info:
+        funnel_shift[(1,)](x, x, x.copy(), 3, BLOCK=128)
+    assert "one PTX f32 instruction" in str(info.value)
+
+
+@tritium.jit
+def signed_magnitudes(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    # triton_kernels' flexpoint: one instruction in braces, f32 values passed as b32
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    hi = tl.inline_asm_elementwise("{\n    max.NaN.xorsign.abs.f32 $0, $1, $2;\n    }", "=r,r,r", [x, y],
+                                   dtype=tl.float32, is_pure=True, pack=1)
+    lo = tl.inline_asm_elementwise("{ min.xorsign.abs.f32 $0, $1, $2; }", "=r,r,r", [x, y],
+                                   dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, hi)
+    tl.store(out_ptr + BLOCK + offs, lo)
+
+
+def test_the_interpreter_evaluates_max_min_xorsign_abs():
+    x = np.array([1, -3, 2, -0.5, np.nan, 4, 0, -0.0], np.float32)
+    y = np.array([-2, -1, 5, 0.25, 1, np.nan, -0.0, -0.0], np.float32)
+    out = np.zeros(16, np.float32)
+    signed_magnitudes[(1,)](x, y, out, BLOCK=8)
+    hi, lo = out[:8], out[8:]
+    sign = np.where(np.signbit(x) ^ np.signbit(y), -1, 1).astype(np.float32)
+    np.testing.assert_array_equal(hi[:4], sign[:4] * np.maximum(abs(x[:4]), abs(y[:4])))
+    np.testing.assert_array_equal(lo[:4], sign[:4] * np.minimum(abs(x[:4]), abs(y[:4])))
+    assert np.isnan(hi[4]) and np.isnan(hi[5])  # .NaN propagates
+    assert lo[4] == 1 and lo[5] == 4  # without .NaN the other operand (sign: xor with the NaN's, +)
+    assert hi[6] == 0 and np.signbit(hi[6]) and np.signbit(lo[7]) is np.False_

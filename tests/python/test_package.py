@@ -111,8 +111,9 @@ def test_jit_forms():
     assert isinstance(plain_kernel, tritium.JITFunction)
     assert plain_kernel.__name__ == "plain_kernel"
     assert plain_kernel.arg_names == ["x_ptr", "n", "BLOCK"]
-    assert configured_kernel.do_not_specialize == [0, 2]
+    assert configured_kernel.do_not_specialize == ["n", 0]  # as given, as Triton keeps it
     assert configured_kernel.do_not_specialize_on_alignment == [1]
+    assert [p.do_not_specialize for p in configured_kernel.params] == [True, False, True, False]
     with pytest.raises(ValueError, match="not a parameter"):
         tritium.jit(do_not_specialize=["m"])(plain_kernel.fn)
     with pytest.raises(RuntimeError, match=r"plain_kernel\[grid\]"):

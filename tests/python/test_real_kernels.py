@@ -172,6 +172,18 @@ def test_autotuner_cache_takes_a_triton_style_key():
     assert out[0] == 16
 
 
+def test_autotune_key_that_names_no_parameter_is_ignored():
+    """flash-attn's ROCm backward tunes three kernels with one key list; its preprocess
+    kernel lacks IS_CAUSAL and others. Triton keys by the names that are parameters."""
+    tuner = tritium.autotune(configs=CONFIGS, key=["IS_CAUSAL", "n", "HQ"])(store_block)
+    out = np.zeros(1, np.int32)
+    tuner.cache[(7, str(out.dtype))] = CONFIGS[1]
+    tuner[(1,)](out, 7)
+    assert out[0] == 32
+    with pytest.raises(ValueError, match="'IS_CAUSAL' is not a parameter"):
+        tritium.autotune(configs=CONFIGS, key=["n"], reset_to_zero=["IS_CAUSAL"])(store_block)
+
+
 def test_autotuner_hooks_are_attributes_a_subclass_replaces():
     calls = []
 
@@ -277,3 +289,273 @@ def test_torch_dynamo_imports_under_the_alias(tmp_path):
                             text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "dynamo 1 3.6" in result.stdout
+
+
+# -- a masked load at a negative constant distance from another (sglang's causal_conv1d
+# reads the tokens before its window: `x_ptrs - stride`) -------------------------------
+
+@tritium.jit
+def window_and_before(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr + BLOCK + offs
+    here = tl.load(p, mask=offs < n, cache_modifier=".ca")
+    before = tl.load(p - BLOCK, mask=offs < n, cache_modifier=".ca")
+    tl.store(out_ptr + offs, here + before, mask=offs < n)
+
+
+@pytest.mark.parametrize("arch", [90, 80])
+def test_a_negative_address_offset_is_written_as_ptx_takes_it(arch, tmp_path):
+    import re
+    ptx = ptx_of(window_and_before, signature="*fp32:16, *fp32:16, i32, BLOCK=256", arch=arch)
+    offsets = re.findall(r"\[%\w+([-+][^\]]*)\]", ptx)
+    assert "+-1024" in offsets  # the earlier load shares the later one's base register
+    assert not [o for o in offsets if o.startswith("-")]  # `[%rd1-1024]` is a syntax error to ptxas
+    from helpers import ptxas
+    tool = ptxas()
+    if tool is not None:
+        (tmp_path / "k.ptx").write_text(ptx)
+        result = subprocess.run([tool, f"-arch=sm_{arch}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+
+
+# -- f-strings (flash-attn's Triton backward: `if DEBUG_TRITON: print(f"iter {i}: {m}")`) --
+
+DEBUG_PRINTS = tl.constexpr(False)
+
+
+@tritium.jit
+def scaled_rows(x_ptr, out_ptr, BLOCK: tl.constexpr, SCALE: tl.constexpr, DEBUG: tl.constexpr):
+    tl.static_assert(BLOCK % 16 == 0, f"BLOCK={BLOCK} must be a multiple of {16!r} ({SCALE=})")
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs) * SCALE
+    tl.static_assert(x.dtype == tl.float32, f"{x.dtype=} and {x_ptr.dtype.element_ty}")
+    if DEBUG_PRINTS:
+        print(f"x = {x}")  # a tensor: only an error where this code is compiled
+    if DEBUG:
+        print(f"x = {x}")
+    tl.store(out_ptr + offs, x)
+
+
+def test_f_string_formats_constexprs_and_is_lowered_only_where_reached():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    scaled_rows[(1,)](x, out, BLOCK=32, SCALE=2.0, DEBUG=False)
+    np.testing.assert_array_equal(out, 2 * x)
+    with pytest.raises(tritium.CompilationError, match=r"BLOCK=24 must be a multiple of 16 \(SCALE=2.0\)"):
+        scaled_rows[(1,)](x, out, BLOCK=24, SCALE=2.0, DEBUG=False)
+    with pytest.raises(tritium.CompilationError, match="formats compile-time .constexpr. values only") as info:
+        scaled_rows[(1,)](x, out, BLOCK=32, SCALE=2.0, DEBUG=True)
+    assert info.value.line == scaled_rows.fn.__code__.co_firstlineno + 9  # the field in `if DEBUG:`
+    assert 'print(f"x = {x}")' in str(info.value)  # the real line
+
+
+# -- tuple slices and ragged descriptors (vLLM's triton_kernels: triton.tools.ragged_tma) ----
+
+@tritium.jit
+def tuple_slices(out_ptr, BLOCK: tl.constexpr):
+    t = (1, 2, 3, 4, 5)
+    offs = tl.arange(0, BLOCK)
+    picks = t[1:3] + t[:-4] + t[::2] + t[::-2] + t[-2:] + t[10:] + t[:None:3]
+    tl.static_assert(len(picks) == 13, f"{len(picks)=}")
+    acc = tl.zeros((BLOCK,), tl.int32)
+    for i in tl.static_range(len(picks)):
+        acc = tl.where(offs == i, picks[i], acc)
+    tl.store(out_ptr + offs, acc)
+
+
+def test_tuple_slices_with_compile_time_bounds():
+    out = np.zeros(16, np.int32)
+    tuple_slices[(1,)](out, BLOCK=16)
+    t = (1, 2, 3, 4, 5)
+    expected = t[1:3] + t[:-4] + t[::2] + t[::-2] + t[-2:] + t[10:] + t[:None:3]
+    np.testing.assert_array_equal(out[:13], expected)
+
+
+from tritium.tools.ragged_tma import load_ragged, store_ragged  # noqa: E402
+
+
+@tritium.jit
+def copy_batches_plus_one(src, dst, starts_ptr, sizes_ptr, BLOCK_M: tl.constexpr):
+    b = tl.program_id(0)
+    m = tl.program_id(1)
+    start = tl.load(starts_ptr + b)
+    size = tl.load(sizes_ptr + b)
+    x = load_ragged(src, start, size, [m * BLOCK_M, 0])
+    store_ragged(dst, start, size, [m * BLOCK_M, 0], x + 1.0)
+
+
+def test_ragged_descriptor_reads_and_writes_one_batch(as_triton):
+    torch = pytest.importorskip("torch")
+    from triton.tools.ragged_tma import create_ragged_descriptor  # the alias's module
+    src = torch.arange(20 * 16, dtype=torch.float32).view(20, 16)
+    dst = torch.full_like(src, -1.0)
+    starts = torch.tensor([0, 5, 12], dtype=torch.int32)
+    sizes = torch.tensor([5, 7, 8], dtype=torch.int32)  # batches of 5, 7, 8 rows; blocks of 4
+    copy_batches_plus_one[(3, 2)](create_ragged_descriptor(src, [4, 16]), create_ragged_descriptor(dst, [4, 16]),
+                                  starts, sizes, BLOCK_M=4)
+    # every row written once, by its own batch: a block reaching past its batch reads zeros
+    # there and writes nothing there
+    assert torch.equal(dst, src + 1)
+    dst2 = torch.full_like(src, -1.0)
+    copy_batches_plus_one[(1, 2)](create_ragged_descriptor(src, [4, 16]), create_ragged_descriptor(dst2, [4, 16]),
+                                  starts[1:], sizes[1:], BLOCK_M=4)
+    assert torch.equal(dst2[5:12], src[5:12] + 1) and bool((dst2[:5] == -1).all()) and bool((dst2[12:] == -1).all())
+
+
+# -- what vLLM's vendored triton_kernels (topk, matmul_ogs) needed --------------------------
+
+@tritium.jit
+def keys_of_floats(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    nbits: tl.constexpr = x_ptr.dtype.element_ty.primitive_bitwidth
+    utype: tl.constexpr = tl.dtype(f"uint{nbits}")  # a dtype made from its name
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(utype, bitcast=True)
+    tl.store(out_ptr + offs, x)
+
+
+def test_dtype_from_its_name():
+    x = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    out = np.zeros(4, np.uint32)
+    keys_of_floats[(1,)](x, out, BLOCK=4)
+    np.testing.assert_array_equal(out, x.view(np.uint32))
+    y = np.array([1.0, -2.0, 0.5, 3.0], np.float16)
+    out16 = np.zeros(4, np.uint16)
+    keys_of_floats[(1,)](y, out16, BLOCK=4)
+    np.testing.assert_array_equal(out16, y.view(np.uint16))
+
+
+@tritium.jit
+def bad_dtype_name(out_ptr):
+    tl.store(out_ptr, tl.zeros((1,), tl.dtype("uint12")))
+
+
+def test_dtype_from_an_unknown_name_is_a_located_error():
+    with pytest.raises(tritium.CompilationError, match="'uint12' is not the name of a Triton type"):
+        bad_dtype_name[(1,)](np.zeros(1, np.int32))
+
+
+class _WrappedTensor:
+    """A tensor wrapper as triton_kernels' Tensor: data_ptr, dtype, numel and element_size
+    of the array it holds, no storage or nbytes of its own."""
+
+    def __init__(self, array):
+        self._a = array
+        self.dtype = array.dtype
+
+    def data_ptr(self):
+        return self._a.ctypes.data
+
+    def numel(self):
+        return self._a.size
+
+    def element_size(self):
+        return self._a.itemsize
+
+
+@tritium.jit
+def sum_rows(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    tl.store(out_ptr + r, tl.sum(tl.load(x_ptr + r * BLOCK + tl.arange(0, BLOCK)), 0))
+
+
+def test_a_tensor_wrapper_is_readable_in_the_interpreter():
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    out = np.zeros(4, np.float32)
+    sum_rows[(4,)](_WrappedTensor(x), out, BLOCK=16)
+    np.testing.assert_array_equal(out, x.sum(1))
+
+
+def test_jit_function_rebuilt_from_its_attributes():
+    """triton_kernels' `specialize`: the kernel's text with constants substituted, a new
+    JITFunction made with the old one's attributes (do_not_specialize as given, by name),
+    and its globals from get_capture_scope()."""
+    import inspect as _inspect
+    scope = scaled_copy.get_capture_scope()
+    assert scope["tl"] is tl and scope["tritium"] is tritium
+    assert scaled_copy.do_not_specialize == (["n", "scale"] if _HOPPER else ["n"])
+    names = list(_inspect.signature(tritium.JITFunction.__init__).parameters)[2:]
+    attrs = {name: getattr(scaled_copy, name) for name in names}
+
+    def rebuilt(x_ptr, out_ptr, BLOCK: tl.constexpr, n=0, scale=1.0):  # n moved: its index changed
+        pass
+    kernel = tritium.JITFunction(rebuilt, **attrs)
+    assert [p.name for p in kernel.params if p.do_not_specialize] == (["n", "scale"] if _HOPPER else ["n"])
+
+
+def test_arch_none_is_the_default_target():
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    out = np.zeros(4, np.float32)
+    sum_rows[(4,)](x, out, BLOCK=16, arch=None)  # triton_kernels' matmul passes its choice, None
+    np.testing.assert_array_equal(out, x.sum(1))
+    with pytest.raises(tritium.LaunchError, match="arch='sm100a'.*not supported"):
+        sum_rows[(4,)](x, out, BLOCK=16, arch="sm100a")
+
+
+@tritium.jit
+def static_index_inside_a_loop(x_ptr, out_ptr, n, K: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    first = 0
+    for i in tl.static_range(K - 1, -1, -1):  # after it, i is 0
+        first = i
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in tl.range(0, n, BLOCK):
+        for i in tl.static_range(0, K):  # rebinds i inside the dynamic loop: not carried
+            acc += tl.load(x_ptr + i * n + start + offs, mask=start + offs < n, other=0.0)
+    tl.store(out_ptr + offs, acc + i + first)  # i is 0 again after the loop, as in Triton
+
+
+def test_a_static_range_variable_inside_a_dynamic_loop_is_not_carried():
+    x = np.arange(3 * 32, dtype=np.float32).reshape(3, 32)
+    out = np.zeros(16, np.float32)
+    static_index_inside_a_loop[(1,)](x, out, 32, K=3, BLOCK=16)
+    np.testing.assert_array_equal(out, x.sum(0).reshape(2, 16).sum(0))
+
+
+def test_repr_function_sees_a_descriptor_argument_as_one_entry():
+    """triton_kernels names its matmul kernels from the specialization (`repr=`): a
+    descriptor's type text holds commas, and is one parameter's entry."""
+    from tritium.jit import Specialization
+    spec = Specialization(["Y", "X", "n", "BLOCK"],
+                          "*bf16:16, tensordesc<bf16[1, 1, 64, 32],shape_div=[16, 16, 16, 16]>, i32, BLOCK=64")
+    assert spec.signature == {"Y": "*bf16", "X": "tensordesc<bf16[1, 1, 64, 32],shape_div=[16, 16, 16, 16]>",
+                              "n": "i32", "BLOCK": "constexpr"}
+    assert spec.constants == {"BLOCK": 64}
+
+
+# -- `tensor and CONSTEXPR` (Mamba-3's forward: `if chunk == last and RETURN_FINAL_STATES:`,
+# the pointer it stores through defined only under `if RETURN_FINAL_STATES:`) --------------
+
+@tritium.jit
+def last_chunk_copy(x_ptr, out_ptr, last_ptr, n, KEEP_LAST: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if KEEP_LAST:
+        last_at = last_ptr + offs
+    num_chunks = tl.cdiv(n, BLOCK)
+    for c in range(num_chunks):
+        x = tl.load(x_ptr + c * BLOCK + offs)
+        tl.store(out_ptr + c * BLOCK + offs, x)
+        if c == num_chunks - 1 and KEEP_LAST:  # False when KEEP_LAST is: a compile-time if
+            tl.store(last_at, x)
+        if KEEP_LAST or c >= 0:  # True: the tensor operand is not evaluated into the result
+            tl.store(out_ptr + c * BLOCK + offs, x + 1)
+
+
+def test_and_with_a_false_constexpr_after_a_tensor_is_false():
+    x = np.arange(64, dtype=np.float32)
+    for keep in (False, True):
+        out, last = np.zeros_like(x), np.zeros(16, np.float32)
+        last_chunk_copy[(1,)](x, out, last, 64, KEEP_LAST=keep, BLOCK=16)
+        np.testing.assert_array_equal(out, x + 1)
+        np.testing.assert_array_equal(last, x[48:] if keep else np.zeros(16, np.float32))
+
+
+@tritium.jit
+def named_arch(out_ptr, arch: tl.constexpr):
+    tl.store(out_ptr, arch)
+
+
+def test_a_parameter_named_arch_is_the_kernels():
+    out = np.zeros(1, np.int32)
+    named_arch[(1,)](out, arch=90)
+    assert out[0] == 90

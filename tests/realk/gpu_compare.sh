@@ -9,8 +9,9 @@
 # they come from). OUTDIR (default $OUT/realk, else /tmp/realk-gpu): triton.txt, tritium.txt,
 # their .json, and each case's outputs. tritium must be importable, else it is built and
 # installed from build-gpu/dist (as run_triton_suite.py --install does). On the device machine, carry
-# build-gpu/realk/src.tar.xz (below), build-gpu/realk/deps (the wheels the image lacks, pydantic
-# and pyzmq, which vLLM's fused_moe and fp8 modules import) and build-gpu/dist.
+# build-gpu/realk/src.tar.xz (below), build-gpu/realk/deps (the wheels the image lacks: pydantic
+# and pyzmq, which vLLM's fused_moe and fp8 modules import, and einops for mamba-ssm) and
+# build-gpu/dist. unsloth's cases need transformers; without it they are skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC="${1:-build-gpu/realk/src}"
@@ -18,13 +19,16 @@ DEST="${2:-${OUT:+$OUT/realk}}"
 DEST="${DEST:-/tmp/realk-gpu}"
 PY="${PYTHON:-python3}"
 
-# The sources travel to the device machine packed (69 MB unpacked, over the 64 MiB a command
-# may carry with build-gpu/dist): `tar -cJf build-gpu/realk/src.tar.xz -C build-gpu/realk src`
+# The sources travel to the device machine packed (about 170 MB unpacked, over the 64 MiB a
+# command may carry with build-gpu/dist), without the parts of sglang no case imports:
+#   tar -cJf build-gpu/realk/src.tar.xz -C build-gpu/realk --exclude=src/sglang/multimodal_gen \
+#     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models src
 # here, carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps; unpacked there on first use.
 if [ ! -d "$SRC" ] && [ -f build-gpu/realk/src.tar.xz ] && [ "$SRC" = build-gpu/realk/src ]; then
   tar -xJf build-gpu/realk/src.tar.xz -C build-gpu/realk
 fi
-if [ ! -d "$SRC/liger_kernel" ] && [ ! -d "$SRC/vllm" ] && [ ! -d "$SRC/fla" ]; then
+if [ ! -d "$SRC/liger_kernel" ] && [ ! -d "$SRC/vllm" ] && [ ! -d "$SRC/fla" ] && [ ! -d "$SRC/mamba_ssm" ] \
+    && [ ! -d "$SRC/sglang" ] && [ ! -d "$SRC/flash_attn" ] && [ ! -d "$SRC/unsloth" ]; then
   echo "SKIPPED: no fetched projects in $SRC (see tests/realk/RESULTS.md)"
   exit 0
 fi
@@ -32,7 +36,7 @@ if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
   echo "SKIPPED: torch sees no CUDA device"
   exit 0
 fi
-if [ -d build-gpu/realk/deps ] && ! "$PY" -c "import pydantic, zmq" 2>/dev/null; then
+if [ -d build-gpu/realk/deps ] && ! "$PY" -c "import pydantic, zmq, einops" 2>/dev/null; then
   "$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/realk-site \
     build-gpu/realk/deps/*.whl && export PYTHONPATH="/tmp/realk-site${PYTHONPATH:+:$PYTHONPATH}"
 fi

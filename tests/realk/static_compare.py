@@ -120,6 +120,7 @@ def main():
     ap.add_argument("--src", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                   "..", "..", "build-gpu", "realk", "src"))
     ap.add_argument("--json", default=None)
+    ap.add_argument("-k", action="append", default=[], help="only cases whose name has this")
     args = ap.parse_args()
     global PTXAS, CUOBJDUMP
     if args.ptxas:
@@ -143,6 +144,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="realk-static-")
     for rec in index:
         if rec["arch"] != "sm_90" or rec["module"] is None:
+            continue
+        if args.k and not any(k in rec["case"] for k in args.k):
             continue
         key = (rec["module"], rec["attr"], rec["signature"], json.dumps(rec["options"], sort_keys=True))
         if key in seen:

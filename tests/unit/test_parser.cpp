@@ -79,6 +79,15 @@ std::string shape(const ast::Expr& e) {
     case ast::ExprKind::ListComp:
       return all("comp " + shape(*e.lhs) + " " + shape(*e.third) + " " + shape(*e.rhs), e.items);
     case ast::ExprKind::Starred: return "(* " + shape(*e.lhs) + ")";
+    case ast::ExprKind::FString: {
+      std::string out = "(f '" + e.fstring_parts[0] + "'";
+      for (size_t i = 0; i < e.items.size(); ++i) {
+        out += " " + shape(*e.items[i]);
+        if (e.fstring_conversions[i]) out += std::string("!") + e.fstring_conversions[i];
+        out += " '" + e.fstring_parts[i + 1] + "'";
+      }
+      return out + ")";
+    }
   }
   return "?";
 }
@@ -161,7 +170,16 @@ TEST_CASE("parser: primaries, calls and literals", "[parser]") {
   CHECK(expr_shape("[]") == "(list)");
   CHECK(expr_shape("[1, [2, 3],]") == "(list 1 (list 2 3))");
   CHECK(expr_shape("(x.shape[0], 1)") == "(tuple ([] (. x shape) 0) 1)");
+  // f-strings: the literal text around each field's expression (`{{` is a brace; a
+  // conversion is kept, a format spec dropped, as Triton formats with "{}" or "{!r}")
+  CHECK(expr_shape("f'a{x}b{{c}}{y.z!r:>8}'") == "(f 'a' x 'b{c}' (. y z)!r '')");
+  CHECK(expr_shape("'p' f'{n + 1}' 'q'") == "(f 'p' (+ n 1) 'q')");
+  CHECK(expr_shape("f'{a[0]:{w}}{b != c}'") == "(f '' ([] a 0) '' (cmp != b c) '')");
+  CHECK(expr_shape("f'{n=}, {m = !s}'") == "(f 'n=' n!r ', m = ' m!s '')");
   std::shared_ptr<ast::Module> holder;
+  const ast::Expr& field = *parse_expr("f'ab{BLOCK}'", holder).items.at(0);
+  CHECK(field.loc.line == 3);
+  CHECK(field.loc.col == 14);  // the field's own column
   const ast::Expr& big = parse_expr("0xffff_ffff_ffff_ffff", holder);
   CHECK(big.int_value == ~static_cast<uint64_t>(0));
   CHECK(parse_expr("1.5e-3", holder).float_value == 1.5e-3);
@@ -574,8 +592,10 @@ TEST_CASE("parser: constructs kernels cannot use are located errors", "[parser]"
       {kernel("    y = {1: 2}\n"), "dict literals are not supported", 3, 9},
       {kernel("    y = {}\n"), "dict literals are not supported", 3, 9},
       {kernel("    y = {1, 2}\n"), "set literals are not supported", 3, 9},
-      {kernel("    tl.static_print(f\"x={x}\")\n"), "f-strings are not supported", 3, 21},
-      {kernel("    y = 'a' f'{x}'\n"), "f-strings are not supported", 3, 13},
+      // f-strings parse (their fields must be expressions); lowering formats constexprs
+      {kernel("    y = f'{}'\n"), "f-string: valid expression required before '}'", 3, 12},
+      {kernel("    y = f'{x!z}'\n"), "f-string: invalid conversion character", 3, 12},
+      {kernel("    y = f'{x y}'\n"), "expected ')' to close the parenthesis, found 'y'", 3, 14},
       {kernel("    if (n := x):\n        pass\n"), "assignment expressions (:=)", 3, 9},
       {kernel("    def inner():\n        pass\n"), "nested function definition is not supported", 3,
        5},

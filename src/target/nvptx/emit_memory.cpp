@@ -235,13 +235,15 @@ std::string ptx_access_type(const PtxWords& w) {
 const char* ptx_constraint(int bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
 
 // `ptr` as a base register and a constant byte offset for `[$k+offset]`, so accesses at
-// fixed distances from one pointer share its register as LLVM's own loads do.
+// fixed distances from one pointer share its register as LLVM's own loads do. PTX writes a
+// negative offset after the plus (`[%rd1+-256]`, as LLVM prints it): `[%rd1-256]` is a
+// syntax error to ptxas.
 std::pair<llvm::Value*, std::string> ptx_address(llvm::Value* ptr, const llvm::DataLayout& layout) {
   llvm::APInt offset(64, 0);
   llvm::Value* base = ptr->stripAndAccumulateConstantOffsets(layout, offset, /*AllowNonInbounds=*/true);
   int64_t bytes = offset.getSExtValue();
   if (base == ptr || bytes == 0 || bytes > INT32_MAX || bytes < INT32_MIN) return {ptr, ""};
-  return {base, (bytes > 0 ? "+" : "") + std::to_string(bytes)};
+  return {base, "+" + std::to_string(bytes)};
 }
 
 }  // namespace
