@@ -6,13 +6,11 @@ them with a warning and keeps the one-row kernels: correct, slower for narrow ro
 One row of 128 fp32 at 4 warps (one element a thread), sum of x*x, sm_90 PTX:
     Triton 3.6: fma with lane xor 16, then add xor 8, 4, 2, 1; across warps, after shared
                 memory, xor 2 then 1: (w0 + w2) + (w1 + w3)
-    tritium:    fma with lane xor 1, then add xor 2, 4, 8, 16; across warps one v4 load,
-                (w0 + w1) + (w2 + w3)
-Both are valid sums; they differ in the last bits, so unsloth's self-check fails under
-tritium on a GPU (the interpreter's order differs again: there unsloth falls back too,
-tests/realk/RESULTS.md, session 17). Not changed here (src/target/nvptx/emit_reduce.cpp,
-the lead's area): matching Triton bit for bit would mean descending lane bits and Triton's
-warp tree (and its in-thread order) for every layout.
+    tritium before session 17's change to emit_reduce.cpp: fma with lane xor 1, then add xor
+                2, 4, 8, 16; across warps one v4 load, (w0 + w1) + (w2 + w3)
+    tritium now: Triton's order (registers left to right as well; CPU emulation checks it,
+                tests/cli/test_cpu_emulation.py::test_row_sums_in_tritons_order)
+The interpreter's order differs (there unsloth falls back, tests/realk/RESULTS.md, session 17).
 
     build/tools/tritium compile tests/triton_suite/gpu_sweep_repro/realk_reduce_order.py \\
         --kernel rowsum --signature "*fp32, *fp32, BLOCK=128" --num-warps 4 --emit ptx --arch sm_90 \\
