@@ -4,9 +4,11 @@
 //   =>  s = broadcast(expand_dims(scale)) ; for ... { b = mul(load(p), s) ; ... }
 // What moves is what a user writes inside a loop but means once (`scale[None, :]`,
 // `qk_scale * LOG2E`): a broadcast across threads is a round trip through shared memory
-// between two barriers, which LLVM cannot hoist. What moves is scalars and
-// float blocks; integer and pointer blocks (addresses, indices, masks) stay, as LLVM
-// computes them per element where it needs them. Only top-level ops of a `for`
+// between two barriers, which LLVM cannot hoist. What moves is scalars, float broadcasts,
+// views and splats of at most 128 bytes a thread, and float arithmetic on blocks of at most
+// one element a thread (a hoisted block is live through the whole loop); integer and pointer
+// blocks (addresses, indices, masks) stay, as LLVM computes them per element where it needs
+// them. Only top-level ops of a `for`
 // body or a `while` region move (ops under an `if` stay), innermost loops first, so an op
 // invariant in a whole nest leaves it. Memory ops, dots, ops with regions and side effects
 // stay; so do integer divisions and remainders by anything but a non-zero constant, which

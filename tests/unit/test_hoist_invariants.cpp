@@ -5,6 +5,7 @@
 // run zero times with a zero divisor.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -38,6 +39,26 @@ def nest(x_ptr, s_ptr, y_ptr, d, R, BLOCK: tl.constexpr):
             w = scale[None, :] * 2.0 + 1.0
             acc += x * w + q + j
     tl.store(y_ptr + rows[:, None] * BLOCK + cols[None, :], acc)
+)";
+
+const char* kSizes = R"(
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sizes(x_ptr, y_ptr, R):
+    r32 = tl.arange(0, 32)
+    r64 = tl.arange(0, 64)
+    q = tl.load(x_ptr + r32[:, None] * 64 + r64[None, :])
+    s = tl.load(x_ptr + r64)
+    small = tl.zeros([32, 64], dtype=tl.float32)
+    large = tl.zeros([64, 64], dtype=tl.float32)
+    for i in range(R):
+        small += q * 2.0 + tl.broadcast_to(s[None, :], [32, 64]) + i
+        large += tl.broadcast_to(s[None, :], [64, 64]) + i
+    tl.store(y_ptr + r32[:, None] * 64 + r64[None, :], small)
+    tl.store(y_ptr + 2048 + r64[:, None] * 64 + r64[None, :], large)
 )";
 
 const ir::Op* first_loop(const ir::Region& region) {
@@ -116,4 +137,28 @@ TEST_CASE("hoist_invariants: a loop nest's invariant ops leave it, the rest stay
     CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
     if (R == 0) CHECK(got[0] == 0.0f);
   }
+}
+
+TEST_CASE("hoist_invariants: only blocks a thread can hold through the loop cheaply", "[gpu]") {
+  // 4 warps (128 threads): a [32, 64] fp32 broadcast is 16 elements (64 bytes) a thread and
+  // leaves the loop; a [64, 64] one is 128 bytes a thread and stays, as does q * 2.0 (16
+  // elements a thread of arithmetic: its result would be live besides q).
+  std::unique_ptr<ir::Function> function = testing::lower_source("sizes.py", kSizes, "sizes", "*fp32:16, *fp32:16, i32");
+  gpu::GpuOptions options;
+  options.num_warps = 4;
+  gpu::hoist_invariants(*function, options);
+  INFO(ir::print(*function));
+  const ir::Op* loop = first_loop(function->body());
+  REQUIRE(loop != nullptr);
+  std::vector<int64_t> inside, outside;
+  for (const auto& op : loop->region(0)->ops()) {
+    if (op->kind() == ir::OpKind::Broadcast) inside.push_back(op->result()->type()->num_elements());
+  }
+  for (const auto& op : function->body().ops()) {
+    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) outside.push_back(op->result()->type()->num_elements());
+  }
+  CHECK(std::find(outside.begin(), outside.end(), 32 * 64) != outside.end());
+  CHECK(std::find(inside.begin(), inside.end(), 64 * 64) != inside.end());
+  CHECK(std::find(outside.begin(), outside.end(), 64 * 64) == outside.end());
+  CHECK(count_kind(*loop->region(0), ir::OpKind::Mul, true) == 1);  // q * 2.0 stays
 }
