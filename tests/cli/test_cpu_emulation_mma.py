@@ -278,7 +278,9 @@ def test_loop_invariant_scale_of_an_operand(tmp_path, sm, stages):
     barriers, is made once before the loop instead of in every iteration (hoist_invariants).
     With 3 stages B's load, which reaches the dot through the multiply, is pipelined: copied
     ahead by cp.async and read back into registers by each thread (AsyncOperand::read_back)."""
-    BM, BN, BK, K, warps = 32, 32, 32, 96, 1  # one warp: the scale load is not replicated (no predicated loads here)
+    # One warp: the scale load is not replicated (no predicated loads here); B's tile 16 x 32,
+    # so the broadcast is 64 bytes a thread, as much as hoist_invariants moves.
+    BM, BN, BK, K, warps = 32, 32, 16, 96, 1
     nin, nout = BM * K + K * BN + BN, BM * BN
     x, out, ptx = run_mma(tmp_path, "scaled_b", (BM, BN, BK), warps, stages, sm, nin, nout, K, "")
     a = x[:BM * K].reshape(BM, K)
@@ -297,7 +299,7 @@ def test_loop_invariant_scale_of_an_operand(tmp_path, sm, stages):
     # back by the threads that copied it (AsyncOperand::read_back), not loaded in the loop.
     assert ("read back into its registers" in ir) == (stages > 1), ir
     loop = ir.index(" = for ")
-    broadcasts = [m.start() for m in re.finditer(r"= broadcast %\d+[^\n]*: block<32x32xfp32", ir)]
+    broadcasts = [m.start() for m in re.finditer(rf"= broadcast %\d+[^\n]*: block<{BK}x{BN}xfp32", ir)]
     assert broadcasts and all(at < loop for at in broadcasts), ir
 
 

@@ -137,6 +137,28 @@ int passed_down(const ir::Value* v, const ir::Region& body) {
   return v->users()[0] == body.terminator() ? v->index() : -1;
 }
 
+// The loads that carried value k of `loop` holds: `chain` gets its body argument, then the
+// arguments the yield passes down to it (a later iteration's, when prefetch_loads ran more
+// than one ahead); returns the load the body yields into the last of them, or null when that
+// load (in the body) or an initial value's (before the loop) is not one `copyable` takes.
+const ir::Value* load_chain(const ir::Op& loop, int k, const std::function<bool(const ir::Value*)>& copyable,
+                            std::vector<const ir::Value*>& chain) {
+  const ir::Region& body = *loop.region(0);
+  const ir::Op* yield = body.terminator();
+  chain = {body.arg(k + 1)};
+  const ir::Value* next = yield->operand(k);
+  for (int at = passed_down(next, body); at > 0 && chain.size() < 8; at = passed_down(next, body)) {
+    chain.push_back(next);
+    next = yield->operand(at - 1);
+  }
+  if (!copyable(next) || next->def()->parent() != &body) return nullptr;
+  for (const ir::Value* c : chain) {
+    const ir::Value* init = loop.operand(c->index() + 2);
+    if (!copyable(init) || init->def()->parent() != loop.parent()) return nullptr;
+  }
+  return next;
+}
+
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
 // wgmma whose accumulator the loop carries and nothing else reads, in f32 (or int8's i32)
 // registers that are the loop's own values (f16 ones are unpacked after the wait, which would read them
@@ -310,19 +332,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       bool wgmma = false;
       if (!arg->type()->is_block() || arg->type()->rank() != 2) continue;
       if (!only_tensor_core_operand(arg, fragments, sm, num_warps, dots, &wgmma)) continue;
-      // The chain: arg, then the arguments the yield passes down to it, up to the load.
-      std::vector<const ir::Value*> chain = {arg};
-      const ir::Value* next = yield->operand(k);
-      for (int at = passed_down(next, body); at > 0 && chain.size() < 8; at = passed_down(next, body)) {
-        chain.push_back(next);
-        next = yield->operand(at - 1);
-      }
-      bool copyable = copyable_load(next) && next->def()->parent() == &body;
-      for (const ir::Value* c : chain) {
-        const ir::Value* init = op->operand(c->index() + 2);
-        copyable = copyable && copyable_load(init) && init->def()->parent() == op->parent();
-      }
-      if (!copyable) continue;
+      std::vector<const ir::Value*> chain;
+      const ir::Value* next = load_chain(*op, k, copyable_load, chain);
+      if (next == nullptr) continue;
       auto operand = std::make_unique<AsyncOperand>();
       operand->chain = chain;
       operand->carried = arg;
@@ -432,23 +444,14 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         return use.user->parent() == &body && use.user != yield && use.user->kind() != OpKind::Dot;
       });
       if (!ok) continue;
-      std::vector<const ir::Value*> chain = {arg};
-      const ir::Value* next = yield->operand(k);
-      for (int at = passed_down(next, body); at > 0 && chain.size() < 8; at = passed_down(next, body)) {
-        chain.push_back(next);
-        next = yield->operand(at - 1);
-      }
       // Each load's runs along the last axis, at least 4 bytes (cp.async's least) as proven.
       auto runs = [&](const ir::Value* load) {
         return copyable_load(load) && load->def()->has_attr(gpu::kReadBackAttr) &&
                gpu::access_width(*load->def(), axis) * bytes >= 4;
       };
-      ok = runs(next) && next->def()->parent() == &body;
-      for (const ir::Value* c : chain) {
-        const ir::Value* init = op->operand(c->index() + 2);
-        ok = ok && runs(init) && init->def()->parent() == op->parent();
-      }
-      if (!ok) continue;
+      std::vector<const ir::Value*> chain;
+      const ir::Value* next = load_chain(*op, k, runs, chain);
+      if (next == nullptr) continue;
       auto operand = std::make_unique<AsyncOperand>();
       operand->chain = chain;
       operand->carried = arg;
