@@ -23,6 +23,8 @@ SOURCE = HERE / "kernels_dequant.py"
 # (BM, BN, BK, num_warps, num_stages)
 CONFIGS = [(128, 128, 64, 4, 3), (64, 128, 32, 4, 4), (128, 256, 64, 8, 3), (64, 64, 64, 4, 3)]
 SIGNATURE = "*fp16:16, *i8:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16"
+# --unaligned: M, N and K not divisible by 16 (no divisibility facts on them; the strides keep theirs).
+UNALIGNED = "*fp16:16, *i8:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16"
 
 
 def tritium_ptx(exe, config, out):
@@ -67,7 +69,11 @@ def main():
     ap.add_argument("--ptxas", default=None)
     ap.add_argument("--cuobjdump", default=None)
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--unaligned", action="store_true", help="integer arguments without divisibility by 16")
     args = ap.parse_args()
+    global SIGNATURE
+    if args.unaligned:
+        SIGNATURE = UNALIGNED
     ptxas = static_regs.find_tool("ptxas", args.ptxas)
     cuobjdump = static_regs.find_tool("cuobjdump", args.cuobjdump)
     work = tempfile.mkdtemp(prefix="static-dequant-")

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "gpu/vector_widths.h"
 #include "ir/attrs.h"
+#include "target/nvptx/layout.h"
 
 namespace tritium::gpu {
 
@@ -25,7 +27,20 @@ bool nonzero_integer(const Value* v) {
   return value != nullptr && std::holds_alternative<int64_t>(*value) && std::get<int64_t>(*value) != 0;
 }
 
-bool movable(const Op& op, int threads) {
+// The registers a hoisted block keeps a thread: one per element it holds, but a broadcast
+// only one per distinct source element (nvptx::broadcast_classes: a [1, 128] scale broadcast
+// down 128 rows keeps 8 values a thread, not 128).
+int64_t held_per_thread(const Op& op, int threads, const VectorWidths& widths) {
+  const ir::Type* type = op.result()->type();
+  const int64_t n = type->num_elements();
+  if (op.kind() == OpKind::Broadcast && op.operand(0)->type()->is_block()) {
+    nvptx::Layout result(n, threads, widths.vector(n));
+    return nvptx::distinct_broadcast_values(op.operand(0)->type()->shape(), type->shape(), result);
+  }
+  return (n + threads - 1) / threads;
+}
+
+bool movable(const Op& op, int threads, const VectorWidths& widths) {
   if (!ir::is_pure(op) || !op.regions().empty() || op.kind() == OpKind::Dot || op.num_results() != 1) return false;
   if ((op.kind() == OpKind::Div || op.kind() == OpKind::Rem) && op.result()->type()->is_int() &&
       !nonzero_integer(op.operand(1))) {
@@ -45,7 +60,7 @@ bool movable(const Op& op, int threads) {
   const bool moves_or_free = op.kind() == OpKind::Broadcast || op.kind() == OpKind::ExpandDims ||
                              op.kind() == OpKind::Reshape || op.kind() == OpKind::Splat ||
                              op.kind() == OpKind::Constant || op.kind() == OpKind::ConvertLayout;
-  const int64_t per_thread = (type->num_elements() + threads - 1) / threads;
+  const int64_t per_thread = held_per_thread(op, threads, widths);
   const int64_t bytes = per_thread * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   return moves_or_free ? bytes <= kMaxHoistedBytes : per_thread <= 1;
 }
@@ -64,12 +79,12 @@ bool defined_inside(const Value* v, const Op& loop) {
 }
 
 // Moves the invariant top-level ops of `loop`'s regions before it, in their order.
-void hoist_from(Op& loop, int threads) {
+void hoist_from(Op& loop, int threads, const VectorWidths& widths) {
   Region& outer = *loop.parent();
   for (const auto& region : loop.regions()) {
     for (size_t i = 0; i < region->ops().size();) {
       Op* op = region->ops()[i].get();
-      bool invariant = movable(*op, threads);
+      bool invariant = movable(*op, threads, widths);
       for (const Value* operand : op->operands()) invariant = invariant && !defined_inside(operand, loop);
       if (!invariant) {
         ++i;
@@ -81,12 +96,12 @@ void hoist_from(Op& loop, int threads) {
   }
 }
 
-void hoist_region(Region& region, int threads) {
+void hoist_region(Region& region, int threads, const VectorWidths& widths) {
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op* op = region.ops()[i].get();
-    for (const auto& inner : op->regions()) hoist_region(*inner, threads);
+    for (const auto& inner : op->regions()) hoist_region(*inner, threads, widths);
     if (op->kind() != OpKind::For && op->kind() != OpKind::While) continue;
-    hoist_from(*op, threads);
+    hoist_from(*op, threads, widths);
     i = region.index_of(op);  // the moved ops now lie before it
   }
 }
@@ -94,7 +109,8 @@ void hoist_region(Region& region, int threads) {
 }  // namespace
 
 void hoist_invariants(ir::Function& function, const GpuOptions& options) {
-  hoist_region(function.body(), 32 * options.num_warps);
+  const int threads = 32 * options.num_warps;
+  hoist_region(function.body(), threads, choose_vector_widths(function, threads, options.vectorize));
 }
 
 }  // namespace tritium::gpu

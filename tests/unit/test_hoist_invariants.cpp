@@ -52,13 +52,18 @@ def sizes(x_ptr, y_ptr, R):
     r64 = tl.arange(0, 64)
     q = tl.load(x_ptr + r32[:, None] * 64 + r64[None, :])
     s = tl.load(x_ptr + r64)
+    r256 = tl.arange(0, 256)
+    c = tl.load(x_ptr + r256)
     small = tl.zeros([32, 64], dtype=tl.float32)
     large = tl.zeros([64, 64], dtype=tl.float32)
+    tall = tl.zeros([256, 64], dtype=tl.float32)
     for i in range(R):
         small += q * 2.0 + tl.broadcast_to(s[None, :], [32, 64]) + i
         large += tl.broadcast_to(s[None, :], [64, 64]) + i
+        tall += tl.broadcast_to(c[:, None], [256, 64]) + i
     tl.store(y_ptr + r32[:, None] * 64 + r64[None, :], small)
     tl.store(y_ptr + 2048 + r64[:, None] * 64 + r64[None, :], large)
+    tl.store(y_ptr + 6144 + r256[:, None] * 64 + r64[None, :], tall)
 )";
 
 const ir::Op* first_loop(const ir::Region& region) {
@@ -140,9 +145,12 @@ TEST_CASE("hoist_invariants: a loop nest's invariant ops leave it, the rest stay
 }
 
 TEST_CASE("hoist_invariants: only blocks a thread can hold through the loop cheaply", "[gpu]") {
-  // 4 warps (128 threads): a [32, 64] fp32 broadcast is 16 elements (64 bytes) a thread and
-  // leaves the loop; a [64, 64] one is 128 bytes a thread and stays, as does q * 2.0 (16
-  // elements a thread of arithmetic: its result would be live besides q).
+  // 4 warps (128 threads), 4 elements a thread in a row (V = 4, from the stores): the row
+  // broadcasts [1, 64] -> [32, 64] and -> [64, 64] hold 4 distinct values a thread (16
+  // and 32 registers, but the same 4 columns in every round) and leave the loop; the column
+  // broadcast [256, 1] -> [256, 64] holds 32 (one row a round of 8 rows, 128 bytes) and
+  // stays, as does q * 2.0 (16 elements a thread of arithmetic: its result would be live
+  // besides q).
   std::unique_ptr<ir::Function> function = testing::lower_source("sizes.py", kSizes, "sizes", "*fp32:16, *fp32:16, i32");
   gpu::GpuOptions options;
   options.num_warps = 4;
@@ -158,7 +166,8 @@ TEST_CASE("hoist_invariants: only blocks a thread can hold through the loop chea
     if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) outside.push_back(op->result()->type()->num_elements());
   }
   CHECK(std::find(outside.begin(), outside.end(), 32 * 64) != outside.end());
-  CHECK(std::find(inside.begin(), inside.end(), 64 * 64) != inside.end());
-  CHECK(std::find(outside.begin(), outside.end(), 64 * 64) == outside.end());
+  CHECK(std::find(outside.begin(), outside.end(), 64 * 64) != outside.end());
+  CHECK(std::find(inside.begin(), inside.end(), 256 * 64) != inside.end());
+  CHECK(std::find(outside.begin(), outside.end(), 256 * 64) == outside.end());
   CHECK(count_kind(*loop->region(0), ir::OpKind::Mul, true) == 1);  // q * 2.0 stays
 }

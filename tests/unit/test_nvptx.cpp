@@ -349,6 +349,43 @@ TEST_CASE("layout: broadcasts between layouts of any V", "[nvptx][layout]") {
   REQUIRE(found > 10);
 }
 
+TEST_CASE("layout: registers of a broadcast that read one source element", "[nvptx][layout]") {
+  // [1, 128] -> [128, 128] over 128 threads with V = 8: thread t holds columns 8t % 128 ..
+  // + 7 in every round of 1024 elements, so its 128 registers hold 8 values.
+  Layout result(128 * 128, 128, 8);
+  std::vector<int> classes = nvptx::broadcast_classes({1, 128}, {128, 128}, result);
+  REQUIRE(classes.size() == 128);
+  for (int r = 0; r < 128; ++r) REQUIRE(classes[r] == r % 8);
+  REQUIRE(nvptx::distinct_broadcast_values({1, 128}, {128, 128}, result) == 8);
+  // A column broadcast [128, 1] -> [128, 128]: one row a round, so one value a round.
+  REQUIRE(nvptx::distinct_broadcast_values({128, 1}, {128, 128}, result) == 16);
+  // Whatever the shapes and V, registers of one class read one source element in every
+  // thread, and each class's first register is itself.
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{1, 64}, {32, 64}}, {{32, 1}, {32, 64}}, {{1, 1}, {8, 128}}, {{4, 1, 8}, {4, 16, 8}}, {{1, 48}, {5, 48}}};
+  for (auto& [from, to] : cases) {
+    int64_t n = 1;
+    for (int64_t d : to) n *= d;
+    for (int threads : {32, 128}) {
+      for (int v : {1, 2, 4, 8}) {
+        if (n % v != 0) continue;
+        Layout layout(n, threads, v);
+        std::vector<int> c = nvptx::broadcast_classes(from, to, layout);
+        REQUIRE(static_cast<int>(c.size()) == layout.num_regs());
+        for (int r = 0; r < layout.num_regs(); ++r) {
+          REQUIRE(c[c[r]] == c[r]);
+          REQUIRE(c[r] <= r);
+          for (int t = 0; t < threads; ++t) {
+            int64_t e = layout.element(t, r), f = layout.element(t, c[r]);
+            REQUIRE((e < n) == (f < n));
+            if (e < n) REQUIRE(nvptx::broadcast_source(from, to, e) == nvptx::broadcast_source(from, to, f));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("nvptx: vector add", "[nvptx]") {
   CompiledPtx c = compile("add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024");
   REQUIRE(c.kernel_name == "add_kernel");

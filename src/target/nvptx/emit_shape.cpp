@@ -262,8 +262,15 @@ void Emitter::emit_broadcast(const ir::Op& op) {
     });
   }
   barrier();
+  // Registers that read the same source element in every thread share one read (a row
+  // broadcast down many rows: a value a column, not one a register).
+  const std::vector<int> classes = broadcast_classes(from, to, result);
   Regs out;
   for (int r = 0; r < result.num_regs(); ++r) {
+    if (classes[static_cast<size_t>(r)] != r) {
+      out.values.push_back(out.values[static_cast<size_t>(classes[static_cast<size_t>(r)])]);
+      continue;
+    }
     llvm::Value* e = element_index(result, r);
     llvm::Value* v = guarded(owns(result, r), [&]() -> llvm::Value* {
       llvm::Value* slot = shared_element_at(base, stored, broadcast_source_index(from, to, e), source.num_elements());

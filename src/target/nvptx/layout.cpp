@@ -1,6 +1,8 @@
 // The element-to-thread mapping of layout.h and the broadcast index arithmetic over it.
 #include "target/nvptx/layout.h"
 
+#include <map>
+
 #include "support/diagnostics.h"
 
 namespace tritium::nvptx {
@@ -27,6 +29,29 @@ int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int
     source_stride *= from[d];
   }
   return source;
+}
+
+std::vector<int> broadcast_classes(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                   const Layout& result) {
+  // Registers keyed by the source element each thread reads there (-1: none held).
+  std::map<std::vector<int64_t>, int> first;
+  std::vector<int> classes(static_cast<size_t>(result.num_regs()));
+  std::vector<int64_t> key(static_cast<size_t>(result.threads()));
+  for (int reg = 0; reg < result.num_regs(); ++reg) {
+    for (int t = 0; t < result.threads(); ++t) {
+      int64_t e = result.element(t, reg);
+      key[static_cast<size_t>(t)] = e < result.num_elements() ? broadcast_source(from, to, e) : -1;
+    }
+    classes[static_cast<size_t>(reg)] = first.emplace(key, reg).first->second;
+  }
+  return classes;
+}
+
+int distinct_broadcast_values(const std::vector<int64_t>& from, const std::vector<int64_t>& to, const Layout& result) {
+  std::vector<int> classes = broadcast_classes(from, to, result);
+  int count = 0;
+  for (size_t r = 0; r < classes.size(); ++r) count += classes[r] == static_cast<int>(r) ? 1 : 0;
+  return count;
 }
 
 int log2_exact(int64_t value) {

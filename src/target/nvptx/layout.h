@@ -76,6 +76,16 @@ class Layout {
 // rank; dims of `from` are 1 or equal to those of `to`) puts at flat index `e` of the result.
 int64_t broadcast_source(const std::vector<int64_t>& from, const std::vector<int64_t>& to, int64_t e);
 
+// For each register of a broadcast's result, the first register that holds the same source
+// element in every thread (itself when none before it does): registers of one class read
+// one value, so a thread keeps only as many values as there are classes (a [1, 128] row
+// broadcast to [128, 128] with V = 8 at 128 threads: 128 registers, 8 classes).
+std::vector<int> broadcast_classes(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                   const Layout& result);
+
+// How many classes broadcast_classes finds: the distinct values a thread holds.
+int distinct_broadcast_values(const std::vector<int64_t>& from, const std::vector<int64_t>& to, const Layout& result);
+
 // log2 of a power of two (an internal error otherwise).
 int log2_exact(int64_t value);
 
