@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
 #include "target/nvptx/layout.h"
@@ -27,17 +28,52 @@ bool nonzero_integer(const Value* v) {
   return value != nullptr && std::holds_alternative<int64_t>(*value) && std::get<int64_t>(*value) != 0;
 }
 
-// The registers a hoisted block keeps a thread: one per element it holds, but a broadcast
-// only one per distinct source element (nvptx::broadcast_classes: a [1, 128] scale broadcast
-// down 128 rows keeps 8 values a thread, not 128).
-int64_t held_per_thread(const Op& op, int threads, const VectorWidths& widths) {
+// Whether `v` is a dot's result or computed from one by elementwise ops (at most `depth`
+// of them up each chain).
+bool from_dot(const Value* v, int depth) {
+  const Op* def = v->def();
+  if (def == nullptr) return false;
+  if (def->kind() == OpKind::Dot) return true;
+  if (depth == 0 || !ir::has_trait(def->kind(), ir::kElementwise)) return false;
+  for (const Value* operand : def->operands()) {
+    if (from_dot(operand, depth - 1)) return true;
+  }
+  return false;
+}
+
+// Whether elementwise ops combine `v` with a dot's result (attention's `s + g[:, None]`), or
+// `v` is a dot's accumulator:
+// the emitter computes such chains in the dot's fragment layout from the broadcast's source
+// (nvptx fragment plans), which a broadcast made before the loop would defeat.
+bool meets_dot_result(const Value* v, int depth) {
+  for (const Op* user : v->users()) {
+    // A dot's accumulator (`s + g` folded into the dot) starts in its fragment layout too.
+    if (user->kind() == OpKind::Dot && user->num_operands() > 2 && user->operand(2) == v) return true;
+    if (!ir::has_trait(user->kind(), ir::kElementwise) || user->num_results() != 1) continue;
+    for (const Value* operand : user->operands()) {
+      if (operand != v && from_dot(operand, 4)) return true;
+    }
+    if (depth > 0 && meets_dot_result(user->result(), depth - 1)) return true;
+  }
+  return false;
+}
+
+// A broadcast through shared memory, counted in the distinct values a thread keeps
+// (nvptx::broadcast_classes: a [1, 128] fp16 scale broadcast down 64 rows with 16 columns a
+// thread keeps 16 values, not 64): hoisting it saves a round trip with its barriers each
+// iteration (w8a16's `b.to(tl.float16) * scale[None, :]`). Not where it meets a dot's result.
+constexpr int64_t kMaxHoistedRoundTripBytes = 32;
+
+bool cheap_round_trip(const Op& op, int threads, const VectorWidths& widths) {
+  if (op.kind() != OpKind::Broadcast || !op.operand(0)->type()->is_block() || scratch_slots(op, widths, threads).empty()) {
+    return false;
+  }
   const ir::Type* type = op.result()->type();
   const int64_t n = type->num_elements();
-  if (op.kind() == OpKind::Broadcast && op.operand(0)->type()->is_block()) {
-    nvptx::Layout result(n, threads, widths.vector(n));
-    return nvptx::distinct_broadcast_values(op.operand(0)->type()->shape(), type->shape(), result);
-  }
-  return (n + threads - 1) / threads;
+  nvptx::Layout result(n, threads, widths.vector(n));
+  const int64_t values = nvptx::distinct_broadcast_values(op.operand(0)->type()->shape(), type->shape(), result);
+  return values * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8) <= kMaxHoistedRoundTripBytes &&
+         !meets_dot_result(op.result(), 4);
 }
 
 bool movable(const Op& op, int threads, const VectorWidths& widths) {
@@ -60,9 +96,9 @@ bool movable(const Op& op, int threads, const VectorWidths& widths) {
   const bool moves_or_free = op.kind() == OpKind::Broadcast || op.kind() == OpKind::ExpandDims ||
                              op.kind() == OpKind::Reshape || op.kind() == OpKind::Splat ||
                              op.kind() == OpKind::Constant || op.kind() == OpKind::ConvertLayout;
-  const int64_t per_thread = held_per_thread(op, threads, widths);
+  const int64_t per_thread = (type->num_elements() + threads - 1) / threads;
   const int64_t bytes = per_thread * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
-  return moves_or_free ? bytes <= kMaxHoistedBytes : per_thread <= 1;
+  return moves_or_free ? bytes <= kMaxHoistedBytes || cheap_round_trip(op, threads, widths) : per_thread <= 1;
 }
 
 // Whether `v` is defined inside `loop` (by an op of one of its regions, at any depth, or as

@@ -171,3 +171,62 @@ TEST_CASE("hoist_invariants: only blocks a thread can hold through the loop chea
   CHECK(std::find(outside.begin(), outside.end(), 256 * 64) == outside.end());
   CHECK(count_kind(*loop->region(0), ir::OpKind::Mul, true) == 1);  // q * 2.0 stays
 }
+
+namespace {
+
+// w8a16's dequantized operand (benchmarks/kernels_dequant.py) and attention's gate added to a
+// dot's result: both broadcast a vector loaded before the loop down the rows of a tile.
+const char* kScales = R"(
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scales(a_ptr, b_ptr, s_ptr, g_ptr, c_ptr, d_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    scale = tl.load(s_ptr + rn)
+    gate = tl.load(g_ptr + rn)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    att = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + k + rk[None, :])
+        b = tl.load(b_ptr + (k + rk[:, None]) * BN + rn[None, :])
+        acc += tl.dot(a, b.to(tl.float16) * scale[None, :])
+        s = tl.dot(a, b.to(tl.float16))
+        att += s + gate[None, :]
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+    tl.store(d_ptr + rm[:, None] * BN + rn[None, :], att)
+)";
+
+// The element counts of the float broadcasts at the top level of `region`.
+std::vector<int64_t> float_broadcasts(const ir::Region& region) {
+  std::vector<int64_t> out;
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) out.push_back(op->result()->type()->num_elements());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hoist_invariants: a round trip of few values leaves the loop unless it meets a dot's result", "[gpu]") {
+  // 4 warps: both row broadcasts go through shared memory (64 and 128 elements a thread);
+  // w8a16's scale holds 16 distinct fp16 values a thread (16 columns, V = 16 from the int8
+  // load) and leaves the loop, saving its round trip each iteration. The gate (4 distinct
+  // fp32 values a thread) is added to a dot's result, which the emitter computes in the
+  // dot's fragment layout from the gate itself: it stays.
+  std::unique_ptr<ir::Function> function = testing::lower_source(
+      "scales.py", kScales, "scales", "*fp16:16, *i8:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, i32:16, BM=128, BN=128, BK=64");
+  gpu::GpuOptions options;
+  options.num_warps = 4;
+  gpu::hoist_invariants(*function, options);
+  INFO(ir::print(*function));
+  const ir::Op* loop = first_loop(function->body());
+  REQUIRE(loop != nullptr);
+  std::vector<int64_t> outside = float_broadcasts(function->body()), inside = float_broadcasts(*loop->region(0));
+  CHECK(std::count(outside.begin(), outside.end(), 64 * 128) == 1);  // scale[None, :] over BK x BN
+  CHECK(std::count(inside.begin(), inside.end(), 128 * 128) == 1);   // gate[None, :] over BM x BN
+  CHECK(std::count(outside.begin(), outside.end(), 128 * 128) == 0);
+}
