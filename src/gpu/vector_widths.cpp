@@ -24,11 +24,34 @@ int64_t floor_power_of_two(int64_t n) {
   return p;
 }
 
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Dot) return true;
+    for (const auto& inner : op->regions()) {
+      if (has_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+// The width of a masked load's pointer alone (contiguity, alignment, 16 bytes along the
+// last dimension), when its mask alone keeps the access scalar.
+int masked_pointer_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
+  if (op.kind() != ir::OpKind::Load || ir::is_volatile(op) || ir::LoadOp(op).mask() == nullptr) return 1;
+  const ir::Value* ptr = op.operand(0);
+  const ir::Type* type = ptr->type();
+  if (!type->is_block() || !type->is_ptr() || !axis.has(ptr)) return 1;
+  int64_t last = type->shape().back();
+  int64_t w = floor_power_of_two(std::max<int64_t>(1, std::min<int64_t>(axis.vector_width(ptr), last)));
+  while (last % w != 0) w /= 2;
+  return static_cast<int>(w);
+}
+
 // Records the widest access of every memory op on a block of pointers, and per block size
 // the widest of them.
-void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, VectorWidths& out) {
+void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, bool dots, VectorWidths& out) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) collect(*inner, axis, out);
+    for (const auto& inner : op->regions()) collect(*inner, axis, dots, out);
     if (op->kind() == ir::OpKind::Cmp && op->result()->type()->is_block() && axis.has(op->result())) {
       int64_t last = op->result()->type()->shape().back();
       int64_t w = floor_power_of_two(std::max<int64_t>(1, std::min(axis.mask_constancy(op->result()), last)));
@@ -65,6 +88,21 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, V
     }
     int& v = out.per_block[ptr_type->num_elements()];
     v = std::max(v, w);
+    // In a kernel with dots, a load kept narrow by its mask alone (a K not divisible by 16:
+    // `k < K - k0` varies inside every run) still lays its block out by its pointer's
+    // width, as Triton's coalescing does: each thread then holds runs of consecutive
+    // elements of a row, whose addresses are one base plus constants and which a dot
+    // operand's copy stores to shared memory as one vector (emit_async.cpp), where one
+    // element a thread made every element's 64-bit address a computation of its own
+    // (w8a16 at 64x64x64: 255 registers against Triton's 123). Each access still moves
+    // w elements, with no run-time test of the run (that would keep both paths).
+    if (dots) {
+      const int pw = masked_pointer_width(*op, axis);
+      if (pw > w) {
+        v = std::max(v, pw);
+        if (w == 1) out.untested.insert(op.get());
+      }
+    }
   }
 }
 
@@ -129,7 +167,7 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
   VectorWidths out;
   if (!vectorize) return out;
   analysis::AxisInfoAnalysis axis(function);
-  collect(function.body(), axis, out);
+  collect(function.body(), axis, has_dot(function.body()), out);
   for (auto& [n, v] : out.per_block) {
     // Every thread gets at least V elements when the block has them (Triton caps
     // sizePerThread at numElems / (32 * num_warps)); V divides N.

@@ -118,6 +118,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def masked_k_bound(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                       K: tl.constexpr):
+        # masked_k with rows `stride` apart (16-byte aligned) and a bound K that is not a
+        # multiple of 16: A's mask varies inside every 16-byte run, so its elements are loaded
+        # one by one, laid out by the pointer's width (vector_widths.cpp) all the same.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            kk = k0 + k
+            a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < K, other=0.0)
+            b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < K, other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+
+
+    @tritium.jit
     def masked_k_dequant(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                          A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # masked_k (row-major) with B reaching the dot through elementwise ops, as a
@@ -692,6 +710,30 @@ def test_masked_k_tail(tmp_path, sm, ty, stages, tile, warps, K):
     out, ptx = run_kernel(tmp_path, "masked_k", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
                           ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32", defer_copies=stages > 1)
     a, b = operands(values, BM, BN, K, True, True)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    assert ("wgmma.mma_async" in ptx) == (sm == 90)
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("K", [49, 50])
+def test_masked_k_unaligned_bound(tmp_path, sm, stages, K):
+    """A bound K = 49 or 50 with 16-byte aligned rows: A's mask varies inside every run, so
+    its elements are loaded one or two at a time, but the block is laid out by its pointer's width (8 fp16 of a
+    row a thread, addresses one base plus constants; before, one element a thread, each
+    address a computation of its own); the masked columns are zeros."""
+    BM, BN, BK, stride = 64, 128, 32, 64  # A 2048 elements, B 4096: A's own layout
+
+    k_rows = -(-K // BK) * BK  # B's rows the loop reads (those past K masked)
+    values = small_integers(BM * stride + k_rows * BN, 8, seed=K)
+    constexprs = f", K={K}"
+    gpu_ir = emitter(tmp_path, "masked_k_bound", "fp16", "fp32", (BM, BN, BK), 4, stages, sm, constexprs)("gpu-ir")
+    a_load = [line for line in gpu_ir.splitlines() if "= load" in line and "64x32xfp16" in line]
+    assert a_load and all("spt = [1, 8]" in line for line in a_load), "\n".join(a_load)
+    out, ptx = run_kernel(tmp_path, "masked_k_bound", "fp16", "fp32", values, BM * BN, (BM, BN, BK), 4, stages, sm,
+                          stride, constexprs, defer_copies=stages > 1)
+    a = values[:BM * stride].reshape(BM, stride)[:, :K]
+    b = values[BM * stride:BM * stride + K * BN].reshape(K, BN)
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     assert ("wgmma.mma_async" in ptx) == (sm == 90)
 
