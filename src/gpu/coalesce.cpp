@@ -26,16 +26,6 @@ int64_t floor_pow2(int64_t n) {
   return p;
 }
 
-bool has_dot(const ir::Region& region) {
-  for (const auto& op : region.ops()) {
-    if (op->kind() == OpKind::Dot) return true;
-    for (const auto& r : op->regions()) {
-      if (has_dot(*r)) return true;
-    }
-  }
-  return false;
-}
-
 // A load whose every use is a dot's A or B: the dot stages it into shared memory from any
 // layout (target/nvptx emit_fragment_rows.cpp, stage_operand), so a coalesced layout costs
 // no conversion there.

@@ -16,16 +16,6 @@
 
 namespace tritium::gpu {
 
-bool has_dot(const ir::Region& region) {
-  for (const auto& op : region.ops()) {
-    if (op->kind() == ir::OpKind::Dot) return true;
-    for (const auto& inner : op->regions()) {
-      if (has_dot(*inner)) return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
 // A load that only feeds a 2-D fp16/bf16 dot operand (or an fp8 one of a dot wgmma may run

@@ -12,9 +12,6 @@
 
 namespace tritium::gpu {
 
-// Whether `region` (or a region nested in it) holds a dot.
-bool has_dot(const ir::Region& region);
-
 // Whether the pass applies (num_stages >= 2 and the kernel has a dot); the code generator
 // runs the GPU passes on a copy only when some pass applies (pipeline.h).
 bool pipelines_dots(const ir::Function& function, const GpuOptions& options);

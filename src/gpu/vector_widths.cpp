@@ -24,16 +24,6 @@ int64_t floor_power_of_two(int64_t n) {
   return p;
 }
 
-bool has_dot(const ir::Region& region) {
-  for (const auto& op : region.ops()) {
-    if (op->kind() == ir::OpKind::Dot) return true;
-    for (const auto& inner : op->regions()) {
-      if (has_dot(*inner)) return true;
-    }
-  }
-  return false;
-}
-
 // The width of a masked load's pointer alone (contiguity, alignment, 16 bytes along the
 // last dimension), when its mask alone keeps the access scalar.
 int masked_pointer_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {
@@ -107,6 +97,16 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, b
 }
 
 }  // namespace
+
+bool has_dot(const ir::Region& region) {
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Dot) return true;
+    for (const auto& inner : op->regions()) {
+      if (has_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
 
 int VectorWidths::vector(int64_t num_elements) const {
   auto it = per_block.find(num_elements);

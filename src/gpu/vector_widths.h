@@ -41,6 +41,9 @@ struct VectorWidths {
   int constant_width(const ir::Op& op) const;
 };
 
+// Whether `region` (or a region nested in it) holds a dot.
+bool has_dot(const ir::Region& region);
+
 // The widest access the facts allow for one memory op, before the layout caps it: for a
 // load or store on a block of pointers, min(axis.vector_width(ptr), the mask's constancy
 // along the last dimension), a power of two that divides the last dimension. 1 for

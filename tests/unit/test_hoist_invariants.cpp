@@ -82,6 +82,25 @@ int count_kind(const ir::Region& region, ir::OpKind kind, bool floats) {
   return n;
 }
 
+// The element counts of the float broadcasts at the top level of `region`.
+std::vector<int64_t> float_broadcasts(const ir::Region& region) {
+  std::vector<int64_t> out;
+  for (const auto& op : region.ops()) {
+    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) out.push_back(op->result()->type()->num_elements());
+  }
+  return out;
+}
+
+// `kernel` of `source` lowered for `signature`, through hoist_invariants at 4 warps.
+std::unique_ptr<ir::Function> hoisted_at_4_warps(const char* file, const char* source, const char* kernel,
+                                                 const char* signature) {
+  std::unique_ptr<ir::Function> function = testing::lower_source(file, source, kernel, signature);
+  gpu::GpuOptions options;
+  options.num_warps = 4;
+  gpu::hoist_invariants(*function, options);
+  return function;
+}
+
 }  // namespace
 
 TEST_CASE("hoist_invariants: a loop nest's invariant ops leave it, the rest stays, the same numbers", "[gpu]") {
@@ -151,20 +170,11 @@ TEST_CASE("hoist_invariants: only blocks a thread can hold through the loop chea
   // broadcast [256, 1] -> [256, 64] holds 32 (one row a round of 8 rows, 128 bytes) and
   // stays, as does q * 2.0 (16 elements a thread of arithmetic: its result would be live
   // besides q).
-  std::unique_ptr<ir::Function> function = testing::lower_source("sizes.py", kSizes, "sizes", "*fp32:16, *fp32:16, i32");
-  gpu::GpuOptions options;
-  options.num_warps = 4;
-  gpu::hoist_invariants(*function, options);
+  std::unique_ptr<ir::Function> function = hoisted_at_4_warps("sizes.py", kSizes, "sizes", "*fp32:16, *fp32:16, i32");
   INFO(ir::print(*function));
   const ir::Op* loop = first_loop(function->body());
   REQUIRE(loop != nullptr);
-  std::vector<int64_t> inside, outside;
-  for (const auto& op : loop->region(0)->ops()) {
-    if (op->kind() == ir::OpKind::Broadcast) inside.push_back(op->result()->type()->num_elements());
-  }
-  for (const auto& op : function->body().ops()) {
-    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) outside.push_back(op->result()->type()->num_elements());
-  }
+  std::vector<int64_t> inside = float_broadcasts(*loop->region(0)), outside = float_broadcasts(function->body());
   CHECK(std::find(outside.begin(), outside.end(), 32 * 64) != outside.end());
   CHECK(std::find(outside.begin(), outside.end(), 64 * 64) != outside.end());
   CHECK(std::find(inside.begin(), inside.end(), 256 * 64) != inside.end());
@@ -200,15 +210,6 @@ def scales(a_ptr, b_ptr, s_ptr, g_ptr, c_ptr, d_ptr, K, BM: tl.constexpr, BN: tl
     tl.store(d_ptr + rm[:, None] * BN + rn[None, :], att)
 )";
 
-// The element counts of the float broadcasts at the top level of `region`.
-std::vector<int64_t> float_broadcasts(const ir::Region& region) {
-  std::vector<int64_t> out;
-  for (const auto& op : region.ops()) {
-    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->is_float()) out.push_back(op->result()->type()->num_elements());
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("hoist_invariants: a round trip of few values leaves the loop unless it meets a dot's result", "[gpu]") {
@@ -217,11 +218,8 @@ TEST_CASE("hoist_invariants: a round trip of few values leaves the loop unless i
   // load) and leaves the loop, saving its round trip each iteration. The gate (4 distinct
   // fp32 values a thread) is added to a dot's result, which the emitter computes in the
   // dot's fragment layout from the gate itself: it stays.
-  std::unique_ptr<ir::Function> function = testing::lower_source(
+  std::unique_ptr<ir::Function> function = hoisted_at_4_warps(
       "scales.py", kScales, "scales", "*fp16:16, *i8:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, i32:16, BM=128, BN=128, BK=64");
-  gpu::GpuOptions options;
-  options.num_warps = 4;
-  gpu::hoist_invariants(*function, options);
   INFO(ir::print(*function));
   const ir::Op* loop = first_loop(function->body());
   REQUIRE(loop != nullptr);
