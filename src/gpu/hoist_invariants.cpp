@@ -120,8 +120,9 @@ void hoist_from(Op& loop, int threads, const VectorWidths& widths) {
   for (const auto& region : loop.regions()) {
     for (size_t i = 0; i < region->ops().size();) {
       Op* op = region->ops()[i].get();
-      bool invariant = movable(*op, threads, widths);
+      bool invariant = true;
       for (const Value* operand : op->operands()) invariant = invariant && !defined_inside(operand, loop);
+      invariant = invariant && movable(*op, threads, widths);  // the costlier test second
       if (!invariant) {
         ++i;
         continue;
