@@ -404,11 +404,19 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
   // when none exists.
   size_t bytes = 0;
   try {
-    if (py::hasattr(value, "untyped_storage")) {
+    if (py::hasattr(value, "untyped_storage") && py::hasattr(value, "storage_offset")) {
       auto total = value.attr("untyped_storage")().attr("nbytes")().cast<int64_t>();
       auto offset = value.attr("storage_offset")().cast<int64_t>() *
                     value.attr("element_size")().cast<int64_t>();
       bytes = total > offset ? static_cast<size_t>(total - offset) : 0;
+    } else if (py::hasattr(value, "untyped_storage")) {
+      // A look-alike that hands out its base tensor's storage but no storage_offset
+      // (FlagGems' StridedBuffer, whose data_ptr() is its base's plus an offset): from its
+      // first element to the storage's end, when the pointer lies inside the storage.
+      py::object storage = value.attr("untyped_storage")();
+      auto total = storage.attr("nbytes")().cast<uint64_t>();
+      auto begin = storage.attr("data_ptr")().cast<uint64_t>();
+      bytes = address >= begin && address - begin < total ? static_cast<size_t>(total - (address - begin)) : 0;
     } else if (py::hasattr(value, "nbytes")) {
       bytes = value.attr("nbytes").cast<size_t>();
     } else if (py::hasattr(value, "numel") && py::hasattr(value, "element_size")) {

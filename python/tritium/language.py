@@ -394,6 +394,18 @@ def str_to_ty(name, c=None):
         return void
     return dtype({"bool": "i1", "int1": "i1"}.get(name, name))
 
+def get_int_dtype(bitwidth, signed):
+    """The integer dtype of `bitwidth` bits (Triton's ``tl.core.get_int_dtype``, which
+    compile-time helpers call: FlagGems' radix sort picks its key type with it): int1 for
+    1 bit, else int/uint 8, 16, 32 or 64."""
+    bitwidth, signed = _unwrap(bitwidth), _unwrap(signed)
+    if bitwidth == 1:
+        return dtype("i1")
+    if bitwidth not in (8, 16, 32, 64):
+        raise ValueError(f"get_int_dtype: unsupported bitwidth {bitwidth} (1, 8, 16, 32 or 64)")
+    return dtype(("i" if signed else "u") + str(bitwidth))
+
+
 class block_type(dtype):
     """A block of `element_ty` with a static `shape` (annotations only)."""
 
