@@ -2868,6 +2868,250 @@ for _name, _body in (("softmax", _fg_softmax), ("log_softmax", _fg_log_softmax),
     _fg_case(_name, _body)
 
 
+# ----------------------------------------------------------------------------- bitsandbytes
+
+def _bnb():
+    """bitsandbytes' Triton backend (bitsandbytes/backends/triton: 4-bit and 8-bit blockwise
+    quantization, the 32-bit and 8-bit blockwise optimizers). Its package __init__ loads the
+    CUDA library and registers every backend; the Triton ops need none of that."""
+    for p in ("bitsandbytes", "bitsandbytes.backends", "bitsandbytes.backends.triton"):
+        _package_without_init(p, ARGS.src)
+    return importlib.import_module("bitsandbytes.backends.triton.ops")
+
+
+_NF4 = (-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+        -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+        0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+        0.7229568362236023, 1.0)
+# bitsandbytes' FP4 (e2m1 with its own code order): bit 3 the sign, bits 0-2 the magnitude
+_FP4 = tuple(s * m for s in (1.0, -1.0) for m in (0.0, 0.005208333333, 0.66666667, 1.0, 0.33333333, 0.5,
+                                                  0.16666667, 0.25))
+
+
+def _bnb_4bit_table(quant_type):
+    torch = torch_mod()
+    return torch.tensor(_NF4 if quant_type == "nf4" else _FP4)
+
+
+def _bnb_4bit_ref(A, blocksize, quant_type):
+    """Blockwise absmax, each value to its nearest code: the dequantized values."""
+    torch = torch_mod()
+    table = _bnb_4bit_table(quant_type)
+    flat = A.float().flatten()
+    n = flat.numel()
+    pad = (-n) % blocksize
+    blocks = torch.nn.functional.pad(flat, (0, pad)).view(-1, blocksize)
+    absmax = blocks.abs().amax(1, keepdim=True)
+    normed = (blocks / absmax).clamp(-1, 1)
+    idx = (normed[..., None] - table).abs().argmin(-1)
+    return (table[idx] * absmax).flatten()[:n].view(A.shape), absmax.flatten()
+
+
+def _bnb_4bit_unpack(packed, absmax, blocksize, quant_type, n):
+    torch = torch_mod()
+    b = packed.flatten().to(torch.int64)
+    codes = torch.stack([b >> 4, b & 15], 1).flatten()[:n]
+    return _bnb_4bit_table(quant_type)[codes] * absmax.float().repeat_interleave(blocksize)[:n]
+
+
+@case("bnb.quantize_4bit", "bitsandbytes")
+def _(dev):
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    for quant_type in ("nf4", "fp4"):
+        for label, dt, shape in (("fp32", torch.float32, (4, 96)), ("fp16", torch.float16, (3, 64)),
+                                 ("bf16 padded", torch.bfloat16, (200,))):
+            A = rnd(*shape, dev=dev, dtype=dt, seed=len(label))
+            with _cuda_host(dev):
+                packed, absmax = ops.quantize_4bit(A, 64, quant_type, torch.uint8)
+            ref, ref_absmax = _bnb_4bit_ref(A, 64, quant_type)
+            got = _bnb_4bit_unpack(packed, absmax, 64, quant_type, A.numel()).view(A.shape)
+            # (absmax is allocated for pairs of blocks: an odd count leaves one unused slot)
+            res += [close(f"{quant_type} {label} absmax", absmax[:ref_absmax.numel()], ref_absmax, atol=0, rtol=0),
+                    close(f"{quant_type} {label} values", got, ref, atol=1e-6, rtol=1e-6)]
+            outs += [packed, absmax]
+    return res, outs
+
+
+@case("bnb.dequantize_4bit", "bitsandbytes")
+def _(dev):
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    g = torch.Generator().manual_seed(3)
+    for quant_type in ("nf4", "fp4"):
+        for label, dt in (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
+            n, blocksize = 6 * 128, 128
+            packed = torch.randint(0, 256, (n // 2, 1), generator=g, dtype=torch.uint8).to(dev)
+            absmax = (rnd(n // blocksize, dev=dev, seed=4).abs() + 0.5)
+            with _cuda_host(dev):
+                out = ops.dequantize_4bit(packed, absmax, blocksize, quant_type, (6, 128), dt)
+            ref = _bnb_4bit_unpack(packed, absmax, blocksize, quant_type, n).view(6, 128).to(dt)
+            res.append(close(f"{quant_type} {label}", out, ref, atol=1e-6, rtol=1e-6))
+            outs.append(out)
+    return res, outs
+
+
+@case("bnb.gemv_4bit", "bitsandbytes")
+def _(dev):
+    torch = torch_mod()
+    ops = _bnb()
+    W = rnd(48, 64, dev=dev, seed=2)
+    A = rnd(3, 64, dev=dev, seed=3)
+    code = _bnb_4bit_table("nf4").to(dev)
+    with _cuda_host(dev):
+        packed, absmax = ops.quantize_4bit(W, 64, "nf4", torch.uint8)
+        out = ops.gemv_4bit(A, packed, (48, 64), absmax, code, 64)
+    Wd = _bnb_4bit_unpack(packed, absmax, 64, "nf4", W.numel()).view(48, 64)
+    return [close("out", out, A @ Wd.T, atol=1e-5)], [out]
+
+
+def _bnb_code8():
+    """A signed 8-bit code: 256 sorted values in [-1, 1] (bitsandbytes' dynamic map is one such
+    table; the kernels need only that it is sorted)."""
+    torch = torch_mod()
+    x = torch.linspace(-1, 1, 256)
+    return x.sign() * x.abs() ** 2
+
+
+@case("bnb.quantize_blockwise_8bit", "bitsandbytes")
+def _(dev):
+    torch = torch_mod()
+    ops = _bnb()
+    code = _bnb_code8().to(dev)
+    res, outs = [], []
+    for label, shape, bs in (("256 blocks", (8, 128), 256), ("64 blocks, tail", (5, 100), 64)):
+        A = rnd(*shape, dev=dev, seed=bs)
+        with _cuda_host(dev):
+            q, absmax = ops.quantize_blockwise(A, code, bs)
+            back = ops.dequantize_blockwise(q, absmax, code, bs, torch.float32)
+        flat = A.flatten()
+        n = flat.numel()
+        blocks = torch.nn.functional.pad(flat, (0, (-n) % bs)).view(-1, bs)
+        ref_absmax = blocks.abs().amax(1)
+        normed = blocks / ref_absmax[:, None]
+        idx = (normed[..., None] - code).abs().argmin(-1).flatten()[:n]
+        res += [close(f"{label} absmax", absmax, ref_absmax, atol=0, rtol=0),
+                close(f"{label} dequantized", back.flatten(), code[idx] * ref_absmax.repeat_interleave(bs)[:n],
+                      atol=1e-6, rtol=1e-6)]
+        outs += [q, absmax, back]
+    return res, outs
+
+
+def _bnb_optim_ref(name, g, p, s1, s2, step, lr, beta1, beta2, eps, wd):
+    """The update rules of bitsandbytes' 32-bit optimizers (its docs and CUDA kernels)."""
+    torch = torch_mod()
+    g, p = g.float(), p.float().clone()
+    s1 = s1.clone()
+    s2 = None if s2 is None else s2.clone()
+    if name == "adam":
+        s1 = s1 * beta1 + (1 - beta1) * g
+        s2 = s2 * beta2 + (1 - beta2) * g * g
+        c1, c2 = 1 - beta1 ** step, math.sqrt(1 - beta2 ** step)
+        if wd > 0:
+            p = p * (1 - lr * wd)
+        p = p + (-lr * c2 / c1) * (s1 / (s2.sqrt() + eps * c2))
+    elif name == "lion":
+        if wd > 0:
+            p = p * (1 - lr * wd)
+        p = p - lr * torch.sign(s1 * beta1 + (1 - beta1) * g)
+        s1 = s1 * beta2 + (1 - beta2) * g
+    else:
+        if wd > 0:
+            g = g + p * wd
+        if name == "momentum":
+            s1 = g if step == 1 else s1 * beta1 + g
+            p = p - lr * s1
+        elif name == "rmsprop":
+            s1 = s1 * beta1 + (1 - beta1) * g * g
+            p = p - lr * g / (s1.sqrt() + eps)
+        elif name == "adagrad":
+            s1 = s1 + g * g
+            p = p - lr * g / (s1.sqrt() + eps)
+    return p, s1, s2
+
+
+@case("bnb.optimizer_32bit", "bitsandbytes")
+def _(dev):
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    for name, step, wd, dt in (("adam", 3, 0.01, torch.float32), ("adam", 1, 0.0, torch.bfloat16),
+                               ("momentum", 2, 0.0, torch.float32), ("rmsprop", 4, 0.1, torch.float32),
+                               ("adagrad", 2, 0.0, torch.float16), ("lion", 5, 0.02, torch.float32)):
+        n = 700
+        g, p = rnd(n, dev=dev, seed=1, dtype=dt), rnd(n, dev=dev, seed=2, dtype=dt)
+        s1 = rnd(n, dev=dev, seed=3, scale=0.1)
+        s2 = rnd(n, dev=dev, seed=4).abs() * 0.1 if name == "adam" else None
+        beta1, beta2, eps, lr = 0.9, 0.99, 1e-8, 1e-2
+        rp, rs1, rs2 = _bnb_optim_ref(name, g, p, s1, s2, step, lr, beta1, beta2, eps, wd)
+        P, S1, S2 = p.clone(), s1.clone(), None if s2 is None else s2.clone()
+        with _cuda_host(dev):
+            ops.optimizer_update_32bit(name, g, P, S1, S2, None, 0.0, 0.0, beta1, beta2, 0.0, 0.0, eps, wd,
+                                       step, lr, 1.0)
+        tol = 1e-5 if dt == torch.float32 else 1e-2
+        label = f"{name} step{step} {str(dt)[6:]}"
+        res += [close(f"{label} p", P, rp.to(dt), atol=tol, rtol=tol), close(f"{label} state1", S1, rs1, atol=1e-5)]
+        if S2 is not None:
+            res.append(close(f"{label} state2", S2, rs2, atol=1e-6))
+        outs += [P, S1]
+    return res, outs
+
+
+@case("bnb.optimizer_8bit_blockwise", "bitsandbytes")
+def _(dev):
+    """Adam and momentum with 8-bit blockwise states: dequantize, update, requantize."""
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    n, bs = 600, 256
+    qs = _bnb_code8().to(dev)
+    qu = (torch.linspace(0, 1, 256) ** 2).to(dev)
+    gen = torch.Generator().manual_seed(5)
+
+    def deq(codes, absmax, q):
+        return q[codes.long()] * absmax.repeat_interleave(bs)[:n]
+
+    def req(s, q):
+        blocks = torch.nn.functional.pad(s, (0, (-n) % bs)).view(-1, bs)
+        am = blocks.abs().amax(1)
+        idx = ((blocks / am[:, None])[..., None] - q).abs().argmin(-1).flatten()[:n]
+        return q[idx] * am.repeat_interleave(bs)[:n], am
+    for name, step, wd in (("adam", 3, 0.01), ("momentum", 2, 0.0)):
+        g, p = rnd(n, dev=dev, seed=1), rnd(n, dev=dev, seed=2)
+        c1 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev)
+        a1 = rnd(3, dev=dev, seed=3).abs() * 0.1 + 0.01
+        two = name == "adam"
+        c2 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev) if two else None
+        a2 = rnd(3, dev=dev, seed=4).abs() * 0.01 + 0.001 if two else None
+        beta1, beta2, eps, lr = 0.9, 0.99, 1e-8, 1e-2
+        s1 = deq(c1, a1, qs)
+        if two:
+            s2 = deq(c2, a2, qu)
+            s1 = s1 * beta1 + (1 - beta1) * g
+            s2 = s2 * beta2 + (1 - beta2) * g * g
+            rp = p * (1 - lr * wd) if wd > 0 else p.clone()
+            rp = rp - (lr / (1 - beta1 ** step)) * (s1 / (s2.sqrt() / math.sqrt(1 - beta2 ** step) + eps))
+        else:
+            s1 = g.clone() if step == 1 else s1 * beta1 + g
+            rp = p - lr * s1
+        P, C1, A1 = p.clone(), c1.clone(), a1.clone()
+        C2, A2 = (c2.clone(), a2.clone()) if two else (None, None)
+        with _cuda_host(dev):
+            ops.optimizer_update_8bit_blockwise(name, g, P, C1, C2, beta1, beta2, 0.0, 0.0, eps, step, lr,
+                                                qs, qu if two else None, A1, A2, wd)
+        r1, ra1 = req(s1, qs)
+        res += [close(f"{name} p", P, rp, atol=1e-5), close(f"{name} absmax1", A1, ra1, atol=1e-6),
+                close(f"{name} state1", deq(C1, A1, qs), r1, atol=1e-6)]
+        outs += [P, C1, A1]
+        if two:
+            r2, ra2 = req(s2, qu)
+            res += [close(f"{name} absmax2", A2, ra2, atol=1e-7), close(f"{name} state2", deq(C2, A2, qu), r2, atol=1e-7)]
+            outs += [C2, A2]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -2923,7 +3167,7 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
         json.dump(index, f, indent=1)
 
 
-PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems")
+PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes")
 
 
 def main():
