@@ -740,3 +740,19 @@ def test_a_storage_view_look_alike_is_readable_in_the_interpreter():
     assert list(out) == list(range(3, 11))
     with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
         copy_block[(1,)](_StridedBuffer(base, 6), out, 8, BLOCK=8)  # past the storage's end
+
+
+@tritium.jit
+def copy_reversed(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr - offs))
+
+
+def test_a_storage_view_look_alike_reads_below_its_pointer():
+    """FlagGems' flip: a StridedBuffer whose pointer is its base's last element, stride -1."""
+    base = np.arange(12, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    copy_reversed[(1,)](_StridedBuffer(base, 11), out, BLOCK=8)
+    assert list(out) == list(range(11, 3, -1))
+    with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
+        copy_reversed[(1,)](_StridedBuffer(base, 5), out, BLOCK=8)  # before the storage
