@@ -697,6 +697,8 @@ _add_prelude_stubs()
 
 # Every public name, so `from tritium.language import *` and the globals scan agree.
 __all__ = [_name for _name in list(globals()) if not _name.startswith("_")]
+# Host-side: Triton's tl.core.get_int_dtype, not a name of triton.language nor a builtin.
+__all__.remove("get_int_dtype")
 
 # Triton's submodules as attributes, for host code that reaches them through `tl`
 # (`exp2 = tl.math.exp2`, `tl.extra.cuda.libdevice.tanh`, `x: tl.core.tensor`): `math` and
