@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs real Triton kernels of popular projects (Liger-Kernel, vLLM, flash-linear-attention)
-unmodified under tritium, each against a torch reference written here, and compiles every
+"""Runs real Triton kernels of popular projects (Liger-Kernel, vLLM, flash-linear-attention,
+mamba-ssm, flash-attn, sglang, unsloth, FlagGems, bitsandbytes) unmodified under tritium, each against a torch reference written here, and compiles every
 specialization they launched for sm_90 and sm_80 (PTX, then ptxas).
 
 This is a measurement, not one of tritium's tests: the projects' files are fetched into an
