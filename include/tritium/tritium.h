@@ -56,6 +56,10 @@ class Arg {
   // The same pointer marked read-only (a numpy array with writeable=False): a launch whose
   // kernel stores or atomically writes through its parameter is an error naming it.
   Arg as_read_only() const;
+  // The same pointer into a buffer that also holds `bytes` bytes before it (a view with
+  // negative strides whose pointer is its first element, FlagGems' flip): the interpreter's
+  // checks allow [address - before, address + bytes()).
+  Arg with_bytes_before(size_t before) const;
   // A tensor descriptor made on the host (Triton's triton.tools.tensor_descriptor.
   // TensorDescriptor): `base` is a pointer Arg (pointer or device_pointer; its address,
   // element type, size and place are the descriptor's), `shape` and `strides` in elements
@@ -103,6 +107,7 @@ class Arg {
   uint64_t address() const { return address_; }
   DType element() const { return dtype_; }
   size_t bytes() const { return bytes_; }
+  size_t bytes_before() const { return bytes_before_; }
   bool on_device() const { return on_device_; }  // made by device_pointer
   bool is_read_only() const { return read_only_; }
   int device() const { return device_; }         // device_pointer's ordinal, or -1
@@ -129,6 +134,7 @@ class Arg {
   uint64_t address_ = 0;
   DType dtype_ = DType::i32;
   size_t bytes_ = 0;
+  size_t bytes_before_ = 0;
   uint64_t bits_ = 0;
   bool unsigned_ = false;
   bool on_device_ = false;

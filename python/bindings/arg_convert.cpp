@@ -403,12 +403,24 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
   // answers as one: triton_kernels' Tensor); 0 (unknown: the interpreter cannot read it)
   // when none exists.
   size_t bytes = 0;
+  size_t before = 0;  // bytes of the buffer below the pointer (see Arg::with_bytes_before)
   try {
-    if (py::hasattr(value, "untyped_storage")) {
+    if (py::hasattr(value, "untyped_storage") && py::hasattr(value, "storage_offset")) {
       auto total = value.attr("untyped_storage")().attr("nbytes")().cast<int64_t>();
       auto offset = value.attr("storage_offset")().cast<int64_t>() *
                     value.attr("element_size")().cast<int64_t>();
       bytes = total > offset ? static_cast<size_t>(total - offset) : 0;
+    } else if (py::hasattr(value, "untyped_storage")) {
+      // A look-alike that hands out its base tensor's storage but no storage_offset
+      // (FlagGems' StridedBuffer, whose data_ptr() is its base's plus an offset, and whose
+      // negative strides reach below it): the whole storage, when the pointer lies inside.
+      py::object storage = value.attr("untyped_storage")();
+      auto total = storage.attr("nbytes")().cast<uint64_t>();
+      auto begin = storage.attr("data_ptr")().cast<uint64_t>();
+      if (address >= begin && address - begin < total) {
+        bytes = static_cast<size_t>(total - (address - begin));
+        before = static_cast<size_t>(address - begin);
+      }
     } else if (py::hasattr(value, "nbytes")) {
       bytes = value.attr("nbytes").cast<size_t>();
     } else if (py::hasattr(value, "numel") && py::hasattr(value, "element_size")) {
@@ -416,10 +428,11 @@ Arg tensor_arg(py::handle value, const ArgContext& context) {
       bytes = n > 0 ? static_cast<size_t>(n) : 0;
     }
   } catch (py::error_already_set&) {
-    bytes = 0;
+    bytes = before = 0;
   } catch (py::cast_error&) {
-    bytes = 0;
+    bytes = before = 0;
   }
+  if (before > 0) return pointer_arg(address, dtype, bytes, false).with_bytes_before(before);
   return pointer_arg(address, dtype, bytes, false);
 }
 

@@ -36,6 +36,7 @@ from . import _timing
 # Triton's autotuner module imports these, and programs import them from it
 # (`from triton.runtime.autotuner import OutOfResources`, fla does).
 from .errors import OutOfResources  # noqa: F401
+from .jit import KernelInterface
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
 
@@ -247,7 +248,7 @@ def _store_choice(path, kernel_name, tuning_key, configs, best, timings):
 
 # -- the wrappers ----------------------------------------------------------------------------
 
-class _KernelWrapper:
+class _KernelWrapper(KernelInterface):
     """What Autotuner and Heuristics share with JITFunction: ``kernel[grid](...)``."""
 
     def __getitem__(self, grid):
@@ -257,18 +258,32 @@ class _KernelWrapper:
         raise RuntimeError(f"{self.__name__} is a @tritium.jit kernel: launch it with "
                            f"{self.__name__}[grid](...)")
 
+    # Both are plain attributes in Triton, which subclasses assign (FlagGems' LibTuner sets
+    # ``self.base_fn`` and ``self.__name__`` in its __init__): a value assigned replaces the
+    # computed one.
     @property
     def __name__(self):
-        return _innermost(self.fn).__name__
+        name = self.__dict__.get("_assigned_name")
+        return _innermost(self.fn).__name__ if name is None else name
+
+    @__name__.setter
+    def __name__(self, value):
+        self.__dict__["_assigned_name"] = value
 
     @property
     def base_fn(self):
         """The Python function under every decorator (Triton's ``Autotuner.base_fn`` and
         ``Heuristics.base_fn``; tools such as Inductor read its name and source)."""
+        if "_assigned_base_fn" in self.__dict__:
+            return self.__dict__["_assigned_base_fn"]
         fn = self.fn
         while not isinstance(fn, types.FunctionType) and hasattr(fn, "fn"):
             fn = fn.fn
         return fn
+
+    @base_fn.setter
+    def base_fn(self, value):
+        self.__dict__["_assigned_base_fn"] = value
 
     def __repr__(self):
         return f"{type(self).__name__}({_innermost(self.fn)!r})"
@@ -430,6 +445,43 @@ class Autotuner(_KernelWrapper):
 
         return do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
 
+    def _bench(self, *args, config, **meta):
+        """Triton's ``Autotuner._bench``: times one config for these arguments and returns
+        [median, 20th, 80th percentile] in ms; a config that does not compile times as
+        infinite (Triton's rule for OutOfResources and compile errors). Subclasses that
+        choose among the configs themselves call it (FlagGems' LibTuner, whose `policy`
+        takes the minimum). In the interpreter (no GPU argument and no `do_bench` given)
+        nothing is timed and every config gets the same time, 0, so a minimum picks the
+        first config, as tritium's own choice does there."""
+        if self.nargs is None:
+            self.nargs = dict(zip(self.arg_names, args))
+        conflicts = meta.keys() & config.kwargs.keys()
+        if conflicts:
+            raise ValueError(f"autotune: conflicting meta-parameters "
+                             f"{', '.join(sorted(conflicts))}: given at the launch and "
+                             f"by the configs of {self.__name__}")
+        do_bench = self._do_bench_for(args, meta)
+        if do_bench is None:
+            return [0.0, 0.0, 0.0]
+        failed = self._compile_all(args, meta, [config])
+        if failed:
+            return [float("inf")] * 3
+        result = self._bench_one(args, meta, config, do_bench, 0, 1)
+        return list(result) if isinstance(result, (list, tuple)) else [result] * 3
+
+    def _do_bench_for(self, args, kwargs):
+        """The timing function for these arguments: the user's `do_bench`, else CUDA events
+        when an argument lives on the GPU, else None (the interpreter: nothing is timed)."""
+        gpu_value = _gpu_argument(list(args) + list(kwargs.values()))
+        do_bench = self.user_do_bench
+        if do_bench is None and gpu_value is not None:
+            device = (gpu_value.device.index if _is_cuda_tensor(gpu_value)
+                      else getattr(getattr(gpu_value, "device", None), "id", None))
+            warmup, rep = self.warmup_ms, self.rep_ms
+            do_bench = (lambda call, quantiles: gpu_do_bench(
+                call, warmup=warmup, rep=rep, quantiles=quantiles, device=device))
+        return do_bench
+
     def _choose(self, args, kwargs, tuning_key):
         """(config, how): how is "timed", "stored" or "first"."""
         configs = self.prune_configs(kwargs)
@@ -442,13 +494,7 @@ class Autotuner(_KernelWrapper):
         if len(configs) == 1:
             return configs[0], "only"
         gpu_value = _gpu_argument(list(args) + list(kwargs.values()))
-        do_bench = self.user_do_bench
-        if do_bench is None and gpu_value is not None:
-            device = (gpu_value.device.index if _is_cuda_tensor(gpu_value)
-                      else getattr(getattr(gpu_value, "device", None), "id", None))
-            warmup, rep = self.warmup_ms, self.rep_ms
-            do_bench = (lambda call, quantiles: gpu_do_bench(
-                call, warmup=warmup, rep=rep, quantiles=quantiles, device=device))
+        do_bench = self._do_bench_for(args, kwargs)
         if do_bench is None:
             return configs[0], "first"  # the interpreter: deterministic, nothing timed
 

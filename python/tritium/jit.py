@@ -11,6 +11,7 @@ import functools
 import hashlib
 import inspect
 import os
+import re
 import textwrap
 import types
 
@@ -116,6 +117,11 @@ def _describe_global(name, value, in_progress):
         return {"kind": "module", "module": f"{module}.{value.__name__}"}
     if isinstance(value, _language.constexpr):
         value = value.value
+        if isinstance(value, types.FunctionType):
+            # `@tl.constexpr` over a Python function (FlagGems' get_scan_accum_type): a
+            # constexpr holding a function, which Triton calls at compile time as it calls a
+            # tl.constexpr_function.
+            return _describe_global(name, ConstexprFunction(value), in_progress)
     if value is None or isinstance(value, (bool, int, float, str)) or _is_scalar_dtype(value):
         return {"kind": "constant", "value": value}
     return None
@@ -192,7 +198,10 @@ def _as_given(spec):
 
 
 def _param_indices(names, spec, option):
-    """`do_not_specialize` entries (indices or names) as sorted parameter indices."""
+    """`do_not_specialize` entries (indices or names) as sorted parameter indices. An entry
+    that names no parameter (a name not among them, an index out of range) is ignored, as
+    Triton ignores it: FlagGems declares a placeholder kernel without parameters under
+    ``do_not_specialize=["seqlen_q", "seqlen_k"]``."""
     if spec is None:
         return []
     if isinstance(spec, (str, int)):
@@ -200,14 +209,11 @@ def _param_indices(names, spec, option):
     indices = set()
     for entry in spec:
         if isinstance(entry, str):
-            if entry not in names:
-                raise ValueError(f"{option}: {entry!r} is not a parameter ({', '.join(names)})")
-            indices.add(names.index(entry))
+            if entry in names:
+                indices.add(names.index(entry))
         elif isinstance(entry, int) and not isinstance(entry, bool):
-            if not 0 <= entry < len(names):
-                raise ValueError(f"{option}: index {entry} is out of range for "
-                                 f"{len(names)} parameters")
-            indices.add(entry)
+            if 0 <= entry < len(names):
+                indices.add(entry)
         else:
             raise TypeError(f"{option}: entries are parameter names or indices, got {entry!r}")
     return sorted(indices)
@@ -292,7 +298,17 @@ def _key_text(description):
     return repr(description)
 
 
-class JITFunction:
+class KernelInterface:
+    """Triton's base class of launchable kernels (JITFunction, Autotuner, Heuristics), which
+    programs import from triton.runtime.jit for isinstance checks and type hints (fla), and
+    subclass with their own `run` (FlagGems' LibEntry, a launch cache in front of a kernel):
+    ``kernel[grid](*args)`` calls ``run(*args, grid=grid, warmup=False)``."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+class JITFunction(KernelInterface):
     """A kernel: ``kernel[grid](*args, **kwargs)`` launches it and returns the compiled-kernel
     handle (tritium.compiled.CompiledKernel: ``.asm``, ``.metadata``, ``.n_regs``, ...).
 
@@ -347,11 +363,24 @@ class JITFunction:
         self.pre_run_hooks = []
         self.launch_metadata = launch_metadata
         self.version = version
-        self.src, self.path, self.starting_line_number = _source_of(fn)
+        self._source, self.path, self.starting_line_number = _source_of(fn)
         self._globals = None  # name -> description, gathered at the first call
         self._kernel = None   # the tritium._C.Kernel, created at the first call
         self._last_launcher = None  # (grid, launcher) of the last kernel[grid]
         self._cache_key = None
+
+    @property
+    def src(self):
+        """The kernel's source text as Triton gives it: from its `def` on, without the
+        decorators (FlagGems' pointwise_dynamic pastes it into generated modules, where the
+        decorators' names are not defined). tritium compiles the text with its decorators
+        (`_source`), which say where the text starts in its file."""
+        match = re.search(r"^(async\s+)?def\s+\w+\s*\(", self._source, re.MULTILINE)
+        return self._source[match.start():] if match else self._source
+
+    @src.setter
+    def src(self, text):
+        self._source = text
 
     def get_capture_scope(self):
         """The names the kernel's text can see, as Triton's method gives them: the module's
@@ -380,7 +409,7 @@ class JITFunction:
         # Before the first launch the globals are read without being kept: a global defined
         # later in the module must still be seen by the launch.
         found = self._globals if self._globals is not None else self._gather_globals(set())
-        text = f"{self.src}\n{self.starting_line_number}\n{_key_text(found)}"
+        text = f"{self._source}\n{self.starting_line_number}\n{_key_text(found)}"
         key = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if self._globals is not None:
             self._cache_key = key
@@ -405,7 +434,7 @@ class JITFunction:
         found = {}
         in_progress.add(id(self))
         try:
-            for name in _global_names(self.src):
+            for name in _global_names(self._source):
                 if name in closure:
                     value = closure[name]
                 elif name in fn.__globals__:
@@ -418,13 +447,13 @@ class JITFunction:
                 if isinstance(value, types.ModuleType) and not _is_language_module(value.__name__):
                     # `h.fn(...)` with `h` a user module: each attribute read becomes the
                     # global "<module>.<attr>", which C++ looks up for the attribute.
-                    for attr in _module_attributes(self.src, name):
+                    for attr in _module_attributes(self._source, name):
                         if not hasattr(value, attr):
                             continue
                         described = _describe_global(attr, getattr(value, attr), in_progress)
                         if described is not None:
                             found[f"{value.__name__}.{attr}"] = described
-            if "target_info" in self.src:
+            if "target_info" in self._source:
                 # `tl.target_info.is_cuda()`, `ti.cuda_capability_geq(9)`: the module's
                 # constexpr functions, as the attributes C++ looks up for it.
                 from . import target_info
@@ -450,7 +479,7 @@ class JITFunction:
 
     def _describe(self, in_progress):
         """This function as a callee of another kernel."""
-        description = {"kind": "function", "name": self.__name__, "source": self.src,
+        description = {"kind": "function", "name": self.__name__, "source": self._source,
                        "path": self.path, "first_line": self.starting_line_number,
                        "noinline": self.noinline,
                        "must_use_result": getattr(self, "_must_use_result", None)
@@ -462,7 +491,7 @@ class JITFunction:
         return description
 
     def _build(self):
-        kernel = _extension().Kernel(self.src, self.__name__, self.path,
+        kernel = _extension().Kernel(self._source, self.__name__, self.path,
                                      self.starting_line_number)
         kernel.set_globals(self.globals_used())
         if self._specialization_given:
@@ -653,9 +682,24 @@ def constexpr_function(fn):
     return ConstexprFunction(fn)
 
 
-# Triton's base class of launchable kernels (JITFunction, Autotuner, Heuristics), which
-# programs import from triton.runtime.jit (fla does) for isinstance checks and type hints.
-KernelInterface = JITFunction
+# Triton's compile-time helpers of triton.language.standard (tritium.language answers for
+# that module), which programs import by name (FlagGems' topk: `from
+# triton.language.standard import _log2`). Defined here, where constexpr_function is.
+def _log2(i):
+    """floor(log2(i)) for i >= 1, 0 below."""
+    i = _language._unwrap(i)
+    return max(int(i).bit_length() - 1, 0)
+
+
+def _is_power_of_two(i):
+    i = _language._unwrap(i)
+    return i != 0 and (i & (i - 1)) == 0
+
+
+_language._log2 = constexpr_function(_log2)
+_language._is_power_of_two = constexpr_function(_is_power_of_two)
+
+
 
 
 def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,

@@ -394,6 +394,18 @@ def str_to_ty(name, c=None):
         return void
     return dtype({"bool": "i1", "int1": "i1"}.get(name, name))
 
+def get_int_dtype(bitwidth, signed):
+    """The integer dtype of `bitwidth` bits (Triton's ``tl.core.get_int_dtype``, which
+    compile-time helpers call: FlagGems' radix sort picks its key type with it): int1 for
+    1 bit, else int/uint 8, 16, 32 or 64."""
+    bitwidth, signed = _unwrap(bitwidth), _unwrap(signed)
+    if bitwidth == 1:
+        return dtype("i1")
+    if bitwidth not in (8, 16, 32, 64):
+        raise ValueError(f"get_int_dtype: unsupported bitwidth {bitwidth} (1, 8, 16, 32 or 64)")
+    return dtype(("i" if signed else "u") + str(bitwidth))
+
+
 class block_type(dtype):
     """A block of `element_ty` with a static `shape` (annotations only)."""
 
@@ -685,6 +697,8 @@ _add_prelude_stubs()
 
 # Every public name, so `from tritium.language import *` and the globals scan agree.
 __all__ = [_name for _name in list(globals()) if not _name.startswith("_")]
+# Host-side: Triton's tl.core.get_int_dtype, not a name of triton.language nor a builtin.
+__all__.remove("get_int_dtype")
 
 # Triton's submodules as attributes, for host code that reaches them through `tl`
 # (`exp2 = tl.math.exp2`, `tl.extra.cuda.libdevice.tanh`, `x: tl.core.tensor`): `math` and

@@ -438,6 +438,10 @@ LValue Lowerer::attribute_of(const LValue& base, const std::string& name, const 
     for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
     error_at(loc, "the named tuple " + base.name + " has no field '" + name + "' (its fields: " + known + ")");
   }
+  // `c.value`: Triton passes every non-tensor argument of a @jit callee as a tl.constexpr,
+  // whose `.value` is what it holds (FlagGems' get_dtype_min(dtype) reads `dtype.value`);
+  // tritium's compile-time constants are that value already.
+  if (base.is_const() && name == "value") return base;
   if (base.is_const() && base.c.kind == ConstValue::Kind::DType) {
     // Triton's dtype attributes (from the one dtype table) and predicate methods.
     ScalarKind k = base.c.dtype;

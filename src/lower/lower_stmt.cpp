@@ -338,7 +338,14 @@ bool Lowerer::lower_stmt(const ast::Stmt& stmt, const ast::Body& body, size_t in
       if (scope_.count(stmt.target->name)) {
         error_at(stmt.target->loc, "constexpr '" + stmt.target->name + "' cannot be reassigned");
       }
-      if (value.is_tensor()) error_at(stmt.value->loc, "the value of a tl.constexpr must be known at compile time");
+      if (value.is_tensor()) {
+        // Triton wraps whatever the value is in a constexpr, and a constexpr around a run-time
+        // value computes as that value (FlagGems' radix sort: `CTA_TILE_N: tl.constexpr =
+        // TILE_N * tiles_n_per_cta` with an int argument): the name holds the value, as a
+        // plain assignment would, but cannot be reassigned.
+        lower_assign(*stmt.target, std::move(value), loc);
+        return false;
+      }
       bind(stmt.target->name, std::move(value));
       return false;
     }

@@ -19,6 +19,12 @@ Arg Arg::as_read_only() const {
   return a;
 }
 
+Arg Arg::with_bytes_before(size_t before) const {
+  Arg a = *this;
+  a.bytes_before_ = before <= address_ ? before : 0;
+  return a;
+}
+
 Arg Arg::device_pointer(const void* address, DType element, size_t bytes, int device) {
   Arg a = pointer(address, element, bytes);
   a.on_device_ = true;

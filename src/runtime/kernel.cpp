@@ -437,7 +437,9 @@ Kernel::Impl::Launched Kernel::Impl::launch(const Grid& grid, const runtime::Bou
     // Device memory is never registered: the interpreter reports an access to it rather
     // than dereferencing a device address on the host. A tuple's arrays are its own.
     runtime::for_each_memory(*bound[i].arg, [&](const Arg& arg) {
-      if (arg.bytes() > 0 && !arg.on_device()) memory.push_back({arg.address(), arg.bytes(), params_.names[i]});
+      if (arg.bytes() > 0 && !arg.on_device()) {
+        memory.push_back({arg.address() - arg.bytes_before(), arg.bytes() + arg.bytes_before(), params_.names[i]});
+      }
     });
   }
   {

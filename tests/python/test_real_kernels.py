@@ -249,7 +249,7 @@ def test_modules_torch_and_vllm_import(as_triton):
         BaseBackend(GPUTarget("cuda", 90, 32))
     assert isinstance(triton_key(), str) and "3.6" in triton_key()
     assert OutOfResources is tritium.OutOfResources
-    assert KernelInterface is JITFunction
+    assert issubclass(JITFunction, KernelInterface)  # Triton's base class (FlagGems subclasses it)
     assert triton.language.core.CONSTEXPR_0.value == 0
 
     @_aggregate
@@ -559,3 +559,200 @@ def test_a_parameter_named_arch_is_the_kernels():
     out = np.zeros(1, np.int32)
     named_arch[(1,)](out, arch=90)
     assert out[0] == 90
+
+
+# -- FlagGems (session 18, branch realk3) -------------------------------------------------
+
+def test_autotuner_subclass_assigns_name_and_base_fn_and_benches():
+    """FlagGems' LibTuner subclasses Autotuner: it assigns `self.base_fn` and `self.__name__`
+    (plain attributes in Triton) and times configs itself through Triton's `_bench`."""
+    class Tuner(tritium.Autotuner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.base_fn = self.fn.fn
+            self.__name__ = "tuned_" + self.base_fn.__name__
+            self.chosen = []
+
+        def run(self, *args, **kwargs):
+            self.nargs = dict(zip(self.arg_names, args))
+            timings = {c: self._bench(*args, config=c, **kwargs) for c in self.configs}
+            best = min(timings, key=timings.get)
+            self.chosen.append(best)
+            return self.fn.run(*args, **kwargs, **best.all_kwargs())
+
+    configs = [tritium.Config({"BLOCK": 64}), tritium.Config({"BLOCK": 32})]
+    tuner = Tuner(store_block, store_block.arg_names, configs, key=["n"])
+    assert tuner.__name__ == "tuned_store_block" and tuner.base_fn is store_block.fn
+    out = np.zeros(1, np.int32)
+    tuner[(1,)](out, 7)
+    # In the interpreter nothing is timed: every config times the same, the first is chosen.
+    assert tuner.chosen == [configs[0]] and out[0] == 64
+    assert tuner._bench(out, 7, config=configs[1]) == [0.0, 0.0, 0.0]
+
+
+def test_kernel_interface_is_a_base_class_with_a_launching_getitem():
+    """Triton's KernelInterface is the base of JITFunction, Autotuner and Heuristics;
+    FlagGems' LibEntry subclasses it with its own `run` and is launched as kernel[grid]()."""
+    from tritium.runtime import KernelInterface
+
+    assert issubclass(tritium.JITFunction, KernelInterface)
+    assert isinstance(tritium.autotune(configs=CONFIGS, key=["n"])(store_block), KernelInterface)
+    assert isinstance(tritium.heuristics({"BLOCK": lambda a: 16})(store_block), KernelInterface)
+
+    class Entry(KernelInterface):
+        def __init__(self, fn):
+            self.fn = fn
+            self.calls = []
+
+        def run(self, *args, grid, warmup, **kwargs):
+            self.calls.append((grid, warmup))
+            return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+    entry = Entry(store_block)
+    out = np.zeros(1, np.int32)
+    entry[(1,)](out, 7, BLOCK=16)
+    assert entry.calls == [((1,), False)] and out[0] == 16
+
+
+@tritium.jit(do_not_specialize=["seqlen_q", "seqlen_k"])
+def placeholder_kernel():
+    pass
+
+
+def test_do_not_specialize_entries_naming_no_parameter_are_ignored():
+    """Triton ignores them; FlagGems declares a placeholder kernel without parameters so."""
+    assert placeholder_kernel.do_not_specialize == ["seqlen_q", "seqlen_k"]
+    assert [p.do_not_specialize for p in store_block.params] == [False, False, False]
+    placeholder_kernel[(1,)]()
+
+
+def test_src_is_the_text_from_def_on():
+    """Triton's JITFunction.src has no decorators; FlagGems' pointwise_dynamic pastes it into
+    generated modules, where `@pointwise_dynamic(...)` would be undefined."""
+    assert placeholder_kernel.src.startswith("def placeholder_kernel():")
+    assert "@tritium.jit" not in placeholder_kernel.src
+
+
+@tl.constexpr
+def _accumulator_type(dtype):
+    if dtype.is_fp16() or dtype.is_bf16():
+        return tl.float32
+    return tl.int64 if dtype.is_int() else dtype
+
+
+@tritium.jit
+def _dtype_min(dtype):
+    dtype_ = dtype.value  # Triton passes a non-tensor argument of a callee as a constexpr
+    if dtype_.is_floating():
+        value: tl.constexpr = float("-inf")
+        return value
+    if dtype_.is_int_signed():
+        width: tl.constexpr = dtype_.int_bitwidth
+        value: tl.constexpr = -1 * 2 ** (width - 1)
+        return value
+
+
+@tritium.jit
+def constexpr_helpers_kernel(x_ptr, out_ptr, acc_ptr, n, tiles, TILE: tl.constexpr):
+    acc_dtype: tl.constexpr = _accumulator_type(x_ptr.type.element_ty)
+    # a tl.constexpr annotation on a run-time value: the value, as in Triton
+    span: tl.constexpr = TILE * tiles
+    offs = tl.arange(0, TILE)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=_dtype_min(x_ptr.type.element_ty))
+    tl.store(out_ptr + offs, x)
+    tl.store(acc_ptr, tl.sum(x.to(acc_dtype), 0) + span)
+
+
+def test_constexpr_function_global_dtype_value_and_runtime_constexpr_annotation():
+    """FlagGems: `@tl.constexpr` over a Python function called at compile time (cumsum's
+    get_scan_accum_type), `dtype.value` in a callee (limits.get_dtype_min), and
+    `CTA_TILE_N: tl.constexpr = TILE_N * tiles_n_per_cta` with an int argument (sort)."""
+    x = np.array([3, -5, 7], np.int32)
+    out = np.zeros(8, np.int32)
+    acc = np.zeros(1, np.int64)
+    constexpr_helpers_kernel[(1,)](x, out, acc, 3, 5, TILE=8)
+    assert list(out) == [3, -5, 7] + [-2**31] * 5
+    assert acc[0] == 5 - 5 * 2**31 + 40
+    xf = np.array([1.5, 2.0], np.float16)
+    outf = np.zeros(8, np.float16)
+    accf = np.zeros(1, np.float32)
+    constexpr_helpers_kernel[(1,)](xf, outf, accf, 2, 5, TILE=8)
+    assert list(outf[:2]) == [1.5, 2.0] and np.isneginf(outf[2:]).all() and accf[0] == -np.inf
+
+
+def test_standard_compile_time_helpers(as_triton):
+    """`from triton.language.standard import _log2` (FlagGems' topk) and
+    `tl.core.get_int_dtype` (its sort's key type)."""
+    import triton.language as ttl
+    from triton.language.standard import _is_power_of_two, _log2
+
+    assert ttl.core.get_int_dtype(16, False) == tl.uint16
+    assert ttl.core.get_int_dtype(64, True) == tl.int64
+    assert ttl.core.get_int_dtype(1, True) == tl.int1
+
+    @tritium.jit
+    def log2_kernel(out_ptr, N: tl.constexpr):
+        n: tl.constexpr = _log2(N)
+        p: tl.constexpr = _is_power_of_two(N)
+        tl.store(out_ptr, n * 10 + p)
+
+    out = np.zeros(1, np.int32)
+    for n, want in ((1, 1), (8, 31), (12, 30), (1024, 101)):
+        log2_kernel[(1,)](out, n)
+        assert out[0] == want, n
+
+
+class _Storage:
+    def __init__(self, array):
+        self.array = array
+
+    def data_ptr(self):
+        return self.array.ctypes.data
+
+    def nbytes(self):
+        return self.array.nbytes
+
+
+class _StridedBuffer:
+    """FlagGems' StridedBuffer: data_ptr() inside a base tensor's storage (here at an
+    offset), untyped_storage() the base's, no storage_offset()."""
+
+    def __init__(self, base, offset):
+        self.base, self.offset, self.dtype = base, offset, base.dtype
+
+    def data_ptr(self):
+        return self.base.ctypes.data + self.offset * self.base.itemsize
+
+    def untyped_storage(self):
+        return _Storage(self.base)
+
+
+@tritium.jit
+def copy_block(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n))
+
+
+def test_a_storage_view_look_alike_is_readable_in_the_interpreter():
+    base = np.arange(12, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    copy_block[(1,)](_StridedBuffer(base, 3), out, 8, BLOCK=8)
+    assert list(out) == list(range(3, 11))
+    with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
+        copy_block[(1,)](_StridedBuffer(base, 6), out, 8, BLOCK=8)  # past the storage's end
+
+
+@tritium.jit
+def copy_reversed(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr - offs))
+
+
+def test_a_storage_view_look_alike_reads_below_its_pointer():
+    """FlagGems' flip: a StridedBuffer whose pointer is its base's last element, stride -1."""
+    base = np.arange(12, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    copy_reversed[(1,)](_StridedBuffer(base, 11), out, BLOCK=8)
+    assert list(out) == list(range(11, 3, -1))
+    with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
+        copy_reversed[(1,)](_StridedBuffer(base, 5), out, BLOCK=8)  # before the storage
