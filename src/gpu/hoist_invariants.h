@@ -5,8 +5,10 @@
 // What moves is what a user writes inside a loop but means once (`scale[None, :]`,
 // `qk_scale * LOG2E`): a broadcast across threads is a round trip through shared memory
 // between two barriers, which LLVM cannot hoist. What moves is scalars, float broadcasts,
-// views and splats of at most 128 bytes a thread, and float arithmetic on blocks of at most
-// one element a thread (a hoisted block is live through the whole loop); integer and pointer
+// views and splats of at most 64 bytes a thread, broadcasts through shared memory whose
+// distinct values are at most 32 bytes a thread (a row vector down many rows: a thread keeps
+// its columns once) unless they meet a dot's result or accumulator, and float arithmetic on
+// blocks of at most one element a thread (a hoisted block is live through the whole loop); integer and pointer
 // blocks (addresses, indices, masks) stay, as LLVM computes them per element where it needs
 // them. Only top-level ops of a `for`
 // body or a `while` region move (ops under an `if` stay), innermost loops first, so an op
