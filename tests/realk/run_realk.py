@@ -2868,6 +2868,247 @@ for _name, _body in (("softmax", _fg_softmax), ("log_softmax", _fg_log_softmax),
     _fg_case(_name, _body)
 
 
+def _fg_sdpa(fg, dev, torch):
+    """Flash attention forward (causal and not, GQA) and its backward."""
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        q, k, v = (rnd(2, 3, 40, 64, dev=dev, dtype=dt, seed=s) for s in (1, 2, 3))
+        for causal in (False, True):
+            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+            out.append((f"{label} causal={causal}", fg.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                        ref, max(tol * 4, 1e-4)))
+    q = rnd(1, 4, 33, 32, dev=dev, seed=4)
+    k, v = rnd(1, 2, 33, 32, dev=dev, seed=5), rnd(1, 2, 33, 32, dev=dev, seed=6)
+    ref = F.scaled_dot_product_attention(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1), scale=0.3)
+    out.append(("gqa scale", fg.scaled_dot_product_attention(q, k, v, scale=0.3, enable_gqa=True), ref, 1e-4))
+    # The backward (causal only: its kernel always masks) loads dO unmasked, so the sequence
+    # is a multiple of its blocks (128), and sizes its grid by BLOCK_N1 while dQ's tile is
+    # BLOCK_M2: only the configs with BLOCK_M2 == BLOCK_N1 write all of dQ (the project's).
+    tuner = fg.ops.attention._attn_bwd.fn
+    saved = tuner.configs
+    tuner.configs = [c for c in saved if c.kwargs["BLOCK_M2"] == c.kwargs["BLOCK_N1"]]
+    try:
+        q, k, v = (rnd(1, 2, 128, 32, dev=dev, seed=s).requires_grad_(True) for s in (7, 8, 9))
+        g = rnd(1, 2, 128, 32, dev=dev, seed=10)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        ref = torch.autograd.grad(o, (q, k, v), g)
+        o2 = fg.scaled_dot_product_attention(q, k, v, is_causal=True)
+        got = torch.autograd.grad(o2, (q, k, v), g)
+    finally:
+        tuner.configs = saved
+    # (tf32 dots in the backward)
+    out += [(f"bwd causal d{n}", a, b, 1e-2) for n, a, b in zip("qkv", got, ref)]
+    return out
+
+
+def _fg_fused_moe(fg, dev, torch):
+    """fused_experts (silu): the routed tokens through gate/up, silu-and-mul, down, the
+    top-k weighted sum; unquantized in three dtypes and with int8 weights (w8a16)."""
+    out = []
+    T, H, I, E, topk = 10, 64, 48, 4, 2
+    gen = torch.Generator().manual_seed(3)
+    ids = torch.stack([torch.randperm(E, generator=gen)[:topk] for _ in range(T)]).to(dev).to(torch.int32)
+    wts = torch.softmax(rnd(T, topk, dev=dev, seed=9), -1)
+
+    def ref_moe(x, w1, w2):
+        y = torch.zeros(T, H)
+        for t in range(T):
+            for j in range(topk):
+                e = int(ids[t, j])
+                h = w1[e].float() @ x[t].float()
+                a = F.silu(h[:I]) * h[I:]
+                y[t] += wts[t, j] * (w2[e].float() @ a)
+        return y
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(T, H, dev=dev, dtype=dt, seed=1)
+        w1 = rnd(E, 2 * I, H, dev=dev, dtype=dt, seed=2, scale=0.2)
+        w2 = rnd(E, H, I, dev=dev, dtype=dt, seed=3, scale=0.2)
+        got = fg.outplace_fused_experts(x, w1, w2, wts, ids)
+        # (fp32: the kernel's tl.dot takes Triton's default tf32 inputs)
+        out.append((label, got, ref_moe(x, w1, w2), max(tol * 8, 1e-2 if dt == torch.float32 else 0)))
+    x = rnd(T, H, dev=dev, dtype=torch.bfloat16, seed=1)
+    w1q = torch.randint(-127, 128, (E, 2 * I, H), generator=gen, dtype=torch.int8).to(dev)
+    w2q = torch.randint(-127, 128, (E, H, I), generator=gen, dtype=torch.int8).to(dev)
+    s1, s2 = rnd(E, 2 * I, dev=dev, seed=4).abs() * 2e-3 + 1e-3, rnd(E, H, dev=dev, seed=5).abs() * 2e-3 + 1e-3
+    got = fg.outplace_fused_experts(x, w1q, w2q, wts, ids, use_int8_w8a16=True, per_channel_quant=True,
+                                    w1_scale=s1, w2_scale=s2)
+    ref = ref_moe(x, w1q.float() * s1[..., None], w2q.float() * s2[..., None])
+    out.append(("int8 w8a16 bf16", got, ref, 3e-2))
+    return out
+
+
+def _fg_moe_routing(fg, dev, torch):
+    """topk_softmax (router), moe_align_block_size (tokens sorted by expert, padded to the
+    block), moe_sum."""
+    out = []
+    T, E, topk = 13, 8, 2
+    logits = rnd(T, E, dev=dev, seed=2)
+    tw = torch.empty(T, topk, device=dev)
+    ti = torch.empty(T, topk, dtype=torch.int32, device=dev)
+    tei = torch.empty(T, topk, dtype=torch.int32, device=dev)
+    fg.topk_softmax(tw, ti, tei, logits, False)
+    rv, ri = torch.softmax(logits, -1).topk(topk, -1)
+    out += [("topk_softmax weights", tw, rv, 1e-6), ("topk_softmax ids", ti, ri.to(torch.int32), 0)]
+    ids = ri.to(torch.int32)
+    bs = 4
+    sorted_ids, expert_ids, npad = fg.moe_align_block_size(ids, bs, E)
+    n = int(npad[0])
+    flat = ids.flatten()
+    counts = torch.bincount(flat.long(), minlength=E)
+    padded = (counts + bs - 1) // bs * bs
+    out.append(("align num_tokens_post_pad", npad[:1], padded.sum().reshape(1).to(torch.int32), 0))
+    # each block holds one expert's tokens: the real ones and padding (numel)
+    exp_blocks = torch.repeat_interleave(torch.arange(E), padded // bs).to(torch.int32)
+    out.append(("align expert_ids", expert_ids[:n // bs], exp_blocks, 0))
+    s = sorted_ids[:n].long()
+    real = s < flat.numel()
+    out.append(("align sorted experts", flat[s[real]], exp_blocks.repeat_interleave(bs)[real], 0))
+    out.append(("align a permutation", torch.sort(s[real]).values, torch.arange(flat.numel()), 0))
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(T, 3, 40, dev=dev, dtype=dt, seed=5)
+        o = torch.empty(T, 40, device=dev, dtype=dt)
+        fg.moe_sum(x, o)
+        out.append((f"moe_sum {label}", o, x.float().sum(1), tol * 2))
+    return out
+
+
+def _fp8_quant_ref(x, group, torch):
+    """Per-group absmax / 448 scale, values rounded to e4m3."""
+    g = x.float().view(*x.shape[:-1], -1, group)
+    s = g.abs().amax(-1, keepdim=True).clamp_min(1e-10) / 448.0
+    q = (g / s).clamp(-448, 448).to(torch.float8_e4m3fn)
+    return q.view(x.shape), s.squeeze(-1)
+
+
+def _fg_fp8(fg, dev, torch):
+    """per_token_group_quant_fp8 (fp32/fp16/bf16) and w8a8_block_fp8_matmul."""
+    out = []
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(6, 256, dev=dev, dtype=dt, seed=3)
+        q, s = fg.per_token_group_quant_fp8(x, 64)
+        rq, rs = _fp8_quant_ref(x, 64, torch)
+        out += [(f"quant {label} scales", s, rs, 1e-6),
+                (f"quant {label} values", q.float(), rq.float(), 0)]
+    M, N, K, bn, bk = 9, 96, 256, 64, 128
+    a = rnd(M, K, dev=dev, seed=1)
+    aq, as_ = _fp8_quant_ref(a, bk, torch)
+    b = rnd(N, K, dev=dev, seed=2)
+    bq = (b * 100).clamp(-448, 448).to(torch.float8_e4m3fn)
+    bs_ = rnd((N + bn - 1) // bn, K // bk, dev=dev, seed=3).abs() * 0.01 + 0.001
+    for odt in (torch.bfloat16, torch.float16):
+        got = fg.w8a8_block_fp8_matmul(aq, bq, as_, bs_, [bn, bk], odt)
+        A = aq.float() * as_.repeat_interleave(bk, 1)
+        B = bq.float() * bs_.repeat_interleave(bn, 0)[:N].repeat_interleave(bk, 1)
+        out.append((f"w8a8 block fp8 -> {str(odt)[6:]}", got, A @ B.T, 1e-2))
+    return out
+
+
+def _fg_gated_acts(fg, dev, torch):
+    """silu_and_mul, gelu_and_mul (erf and tanh), geglu, reglu (swiglu refuses CPU tensors)."""
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x, y = rnd(5, 70, dev=dev, dtype=dt, seed=1), rnd(5, 70, dev=dev, dtype=dt, seed=2)
+        xf, yf = x.float(), y.float()
+        out += [(f"silu_and_mul {label}", fg.silu_and_mul(x, y), F.silu(xf) * yf, tol * 2),
+                (f"gelu_and_mul {label}", fg.gelu_and_mul(x, y), F.gelu(xf) * yf, tol * 2),
+                (f"gelu_and_mul tanh {label}", fg.gelu_and_mul(x, y, "tanh"), F.gelu(xf, approximate="tanh") * yf,
+                 tol * 2)]
+        z = rnd(3, 4, 96, dev=dev, dtype=dt, seed=3)
+        a, b = z.float().chunk(2, -1)
+        out += [(f"geglu {label}", fg.geglu(z), F.gelu(a) * b, tol * 2),
+                (f"reglu {label}", fg.reglu(z), F.relu(a) * b, tol * 2)]
+    return out
+
+
+def _fg_rope(fg, dev, torch):
+    out = []
+    S, Hq, Hk, D = 7, 4, 2, 64
+    for label, dt, tol in _fg_dtypes(torch):
+        q, k = rnd(2, S, Hq, D, dev=dev, dtype=dt, seed=1), rnd(2, S, Hk, D, dev=dev, dtype=dt, seed=2)
+        ang = torch.arange(S)[:, None] * (10000 ** (-torch.arange(0, D, 2) / D))[None]
+        cos, sin = ang.cos().to(dev).to(dt), ang.sin().to(dev).to(dt)
+        for inter in (False, True):
+            qo, ko = fg.apply_rotary_pos_emb(q, k, cos, sin, rotary_interleaved=inter)
+
+            def rot(t):
+                t = t.float()
+                c, s_ = cos.float()[:, None], sin.float()[:, None]
+                if inter:
+                    x1, x2 = t[..., 0::2], t[..., 1::2]
+                    return torch.stack([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).flatten(-2)
+                x1, x2 = t[..., :D // 2], t[..., D // 2:]
+                return torch.cat([x1 * c - x2 * s_, x2 * c + x1 * s_], -1)
+            out += [(f"{label} interleaved={inter} q", qo, rot(q), tol * 2),
+                    (f"{label} interleaved={inter} k", ko, rot(k), tol * 2)]
+    return out
+
+
+def _fg_cross_entropy(fg, dev, torch):
+    out = []
+    F = torch.nn.functional
+    x = rnd(9, 50, dev=dev, scale=2.0)
+    t = torch.randint(0, 50, (9,), generator=torch.Generator().manual_seed(2)).to(dev)
+    t[3] = -100
+    w = rnd(50, dev=dev, seed=3).abs() + 0.5
+    for red in ("mean", "sum", "none"):
+        out.append((f"indices {red}", fg.cross_entropy_loss(x, t, reduction=red), F.cross_entropy(x, t, reduction=red),
+                    1e-5))
+    out.append(("weighted", fg.cross_entropy_loss(x, t, w), F.cross_entropy(x, t, w), 1e-5))
+    out.append(("smoothing", fg.cross_entropy_loss(x, t, label_smoothing=0.1),
+                F.cross_entropy(x, t, label_smoothing=0.1), 1e-5))
+    p = torch.softmax(rnd(9, 50, dev=dev, seed=4), -1)
+    out.append(("probabilities", fg.cross_entropy_loss(x, p), F.cross_entropy(x, p), 1e-5))
+    xg = x.clone().requires_grad_(True)
+    (ref,) = torch.autograd.grad(F.cross_entropy(xg, t, label_smoothing=0.1), xg)
+    (got,) = torch.autograd.grad(fg.cross_entropy_loss(xg, t, label_smoothing=0.1), xg)
+    out.append(("bwd smoothing", got, ref, 1e-5))
+    for label, dt, tol in _fg_dtypes(torch)[1:]:
+        xh = x.to(dt)
+        out.append((f"indices {label}", fg.cross_entropy_loss(xh, t), F.cross_entropy(xh.float(), t), tol * 4))
+    return out
+
+
+def _fg_instance_norm_outer(fg, dev, torch):
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(3, 5, 7, 9, dev=dev, dtype=dt, seed=1)
+        w, b = rnd(5, dev=dev, dtype=dt, seed=2), rnd(5, dev=dev, dtype=dt, seed=3)
+        out.append((f"instance_norm {label}", fg.instance_norm(x, w, b),
+                    F.instance_norm(x.float(), weight=w.float(), bias=b.float()), tol * 4))
+    a, c = rnd(17, dev=dev), rnd(23, dev=dev, seed=2)
+    out.append(("outer", fg.outer(a, c), torch.outer(a, c), 1e-6))
+    return out
+
+
+def _fg_reshape_and_cache(fg, dev, torch):
+    """vLLM's paged KV cache write: key [T, H, D] into [blocks, H, D/x, block, x], value into
+    [blocks, H, D, block], at slot_mapping (negative: skipped)."""
+    T, H, D, blocks, bsz, x = 6, 2, 32, 4, 8, 8
+    key, value = rnd(T, H, D, dev=dev, seed=1), rnd(T, H, D, dev=dev, seed=2)
+    kc = torch.zeros(blocks, H, D // x, bsz, x, device=dev)
+    vc = torch.zeros(blocks, H, D, bsz, device=dev)
+    slots = torch.tensor([3, 17, 9, -1, 30, 0], device=dev)
+    fg.reshape_and_cache(key, value, kc, vc, slots, "auto", torch.tensor(1.0), torch.tensor(1.0))
+    rk, rv = torch.zeros_like(kc), torch.zeros_like(vc)
+    for t, s in enumerate(slots.tolist()):
+        if s < 0:
+            continue
+        rk[s // bsz, :, :, s % bsz, :] = key[t].view(H, D // x, x)
+        rv[s // bsz, :, :, s % bsz] = value[t]
+    return [("key cache", kc, rk, 0), ("value cache", vc, rv, 0)]
+
+
+for _name, _body in (("sdpa", _fg_sdpa), ("fused_moe", _fg_fused_moe), ("moe_routing", _fg_moe_routing),
+                     ("fp8_quant_w8a8", _fg_fp8), ("gated_acts", _fg_gated_acts), ("rope", _fg_rope),
+                     ("cross_entropy", _fg_cross_entropy), ("instance_norm_outer", _fg_instance_norm_outer),
+                     ("reshape_and_cache", _fg_reshape_and_cache)):
+    _fg_case(_name, _body)
+
+
 # ----------------------------------------------------------------------------- bitsandbytes
 
 def _bnb():
