@@ -590,6 +590,30 @@ def test_autotuner_subclass_assigns_name_and_base_fn_and_benches():
     assert tuner._bench(out, 7, config=configs[1]) == [0.0, 0.0, 0.0]
 
 
+@tritium.jit
+def store_small_block(out_ptr, n, BLOCK: tl.constexpr, LIMIT: tl.constexpr):
+    tl.static_assert(BLOCK <= LIMIT)
+    tl.store(out_ptr, BLOCK)
+
+
+def test_interpreter_autotuning_skips_configs_failing_a_static_assert():
+    """Triton's autotuner times a config that fails a static_assert as infinite, so it is
+    never chosen; FlagGems' attention lists configs with BLOCK_N above a small HEAD_DIM and
+    asserts BLOCK_N <= HEAD_DIM. In the interpreter (nothing timed) the first config whose
+    asserts hold is used, and `_bench` answers infinity for a failing one."""
+    configs = [tritium.Config({"BLOCK": 64}), tritium.Config({"BLOCK": 32}), tritium.Config({"BLOCK": 16})]
+    tuner = tritium.autotune(configs=configs, key=["n"])(store_small_block)
+    out = np.zeros(1, np.int32)
+    tuner[(1,)](out, 7, LIMIT=32)
+    assert out[0] == 32
+    tuner.nargs = None
+    assert tuner._bench(out, 7, config=configs[0], LIMIT=32) == [float("inf")] * 3
+    assert tuner._bench(out, 7, config=configs[2], LIMIT=32) == [0.0] * 3
+    # no config passes: the first one's failure is reported
+    with pytest.raises(tritium.errors.CompileTimeAssertionFailure, match="static_assert"):
+        tuner[(1,)](out, 8, LIMIT=8)
+
+
 def test_kernel_interface_is_a_base_class_with_a_launching_getitem():
     """Triton's KernelInterface is the base of JITFunction, Autotuner and Heuristics;
     FlagGems' LibEntry subclasses it with its own `run` and is launched as kernel[grid]()."""

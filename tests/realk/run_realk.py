@@ -3006,7 +3006,8 @@ def _fg_fp8(fg, dev, torch):
 
 
 def _fg_gated_acts(fg, dev, torch):
-    """silu_and_mul, gelu_and_mul (erf and tanh), geglu, reglu (swiglu refuses CPU tensors)."""
+    """silu_and_mul, gelu_and_mul (erf and tanh), geglu (tanh GELU), reglu (swiglu refuses CPU
+    tensors)."""
     out = []
     F = torch.nn.functional
     for label, dt, tol in _fg_dtypes(torch):
