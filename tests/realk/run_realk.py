@@ -3019,7 +3019,7 @@ def _fg_gated_acts(fg, dev, torch):
                  tol * 2)]
         z = rnd(3, 4, 96, dev=dev, dtype=dt, seed=3)
         a, b = z.float().chunk(2, -1)
-        out += [(f"geglu {label}", fg.geglu(z), F.gelu(a) * b, tol * 2),
+        out += [(f"geglu {label}", fg.geglu(z), F.gelu(a, approximate="tanh") * b, tol * 2),
                 (f"reglu {label}", fg.reglu(z), F.relu(a) * b, tol * 2)]
     return out
 
@@ -3351,6 +3351,130 @@ def _(dev):
             r2, ra2 = req(s2, qu)
             res += [close(f"{name} absmax2", A2, ra2, atol=1e-7), close(f"{name} state2", deq(C2, A2, qu), r2, atol=1e-7)]
             outs += [C2, A2]
+    return res, outs
+
+
+@case("bnb.optimizer_32bit_ademamix_unorm", "bitsandbytes")
+def _(dev):
+    """AdEMAMix (state1 stacks m1 and the slow m2), and Adam and momentum with update-norm
+    clipping (max_unorm: a preprocess kernel sums the update's squares with atomic_add)."""
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    n, beta1, beta2, beta3, alpha, eps, lr = 900, 0.9, 0.99, 0.999, 5.0, 1e-8, 1e-2
+    for label, dt, step, wd in (("fp32", torch.float32, 3, 0.01), ("bf16", torch.bfloat16, 1, 0.0)):
+        g, p = rnd(n, dev=dev, seed=1, dtype=dt), rnd(n, dev=dev, seed=2, dtype=dt)
+        s1 = rnd(2, n, dev=dev, seed=3, scale=0.1)
+        s2 = rnd(n, dev=dev, seed=4).abs() * 0.1
+        gf = g.float()
+        m1 = s1[0] * beta1 + (1 - beta1) * gf
+        m2 = s1[1] * beta3 + (1 - beta3) * gf
+        nu = s2 * beta2 + (1 - beta2) * gf * gf
+        rp = p.float() * (1 - lr * wd) if wd > 0 else p.float()
+        rp = rp - lr * (m1 / (1 - beta1 ** step) + alpha * m2) / (nu.sqrt() / math.sqrt(1 - beta2 ** step) + eps)
+        P, S1, S2 = p.clone(), s1.clone(), s2.clone()
+        with _cuda_host(dev):
+            ops.optimizer_update_32bit("ademamix", g, P, S1, S2, None, 0.0, 0.0, beta1, beta2, beta3, alpha, eps,
+                                       wd, step, lr, 1.0)
+        tol = 1e-5 if dt == torch.float32 else 1e-2
+        res += [close(f"ademamix {label} p", P, rp.to(dt), atol=tol, rtol=tol),
+                close(f"ademamix {label} m1", S1[0], m1, atol=1e-6), close(f"ademamix {label} m2", S1[1], m2, atol=1e-6),
+                close(f"ademamix {label} nu", S2, nu, atol=1e-6)]
+        outs += [P, S1, S2]
+    for name in ("adam", "momentum"):
+        g, p = rnd(n, dev=dev, seed=5), rnd(n, dev=dev, seed=6)
+        s1 = rnd(n, dev=dev, seed=7, scale=0.1)
+        s2 = rnd(n, dev=dev, seed=8).abs() * 0.1 if name == "adam" else None
+        step, max_unorm, pnorm = 2, 0.01, float(p.norm())
+        rp, rs1, rs2 = _bnb_optim_ref(name, g, p, s1, s2, step, lr, beta1, beta2, eps, 0.0)
+        if name == "adam":
+            c1, c2 = 1 - beta1 ** step, 1 - beta2 ** step
+            unorm = ((rs1 / c1) / ((rs2 / c2).sqrt() + eps)).square().sum()
+            limit = max_unorm * pnorm
+        else:
+            unorm = rs1.square().sum()
+            limit = max_unorm * pnorm + eps
+        scale = limit / unorm.sqrt() if unorm.sqrt() > limit else 1.0
+        rp = p + (rp - p) * scale
+        P, S1, S2 = p.clone(), s1.clone(), None if s2 is None else s2.clone()
+        U = torch.zeros(1, device=dev)
+        with _cuda_host(dev):
+            ops.optimizer_update_32bit(name, g, P, S1, S2, U, max_unorm, pnorm, beta1, beta2, 0.0, 0.0, eps, 0.0,
+                                       step, lr, 1.0)
+        res += [close(f"{name} max_unorm unorm", U, unorm.reshape(1), atol=1e-3, rtol=1e-5),
+                close(f"{name} max_unorm p", P, rp, atol=1e-5), close(f"{name} max_unorm state1", S1, rs1, atol=1e-6)]
+        outs += [P, S1, U]
+    return res, outs
+
+
+@case("bnb.optimizer_8bit_blockwise_more", "bitsandbytes")
+def _(dev):
+    """The one-state 8-bit blockwise optimizers bitsandbytes' Triton backend has besides
+    momentum (rmsprop, adagrad, lion) and AdEMAMix with its stacked 8-bit m1/m2 states."""
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    bs = 256
+    qs = _bnb_code8().to(dev)
+    qu = (torch.linspace(0, 1, 256) ** 2).to(dev)
+    gen = torch.Generator().manual_seed(11)
+    beta1, beta2, beta3, alpha, eps, lr = 0.9, 0.99, 0.999, 5.0, 1e-8, 1e-2
+
+    def deq(codes, absmax, q, n):
+        return q[codes.long()] * absmax.repeat_interleave(bs)[:n]
+
+    def req(st, q, n):
+        blocks = torch.nn.functional.pad(st, (0, (-n) % bs)).view(-1, bs)
+        am = blocks.abs().amax(1)
+        idx = ((blocks / am[:, None])[..., None] - q).abs().argmin(-1).flatten()[:n]
+        return q[idx] * am.repeat_interleave(bs)[:n], am
+    # (the kernel applies decoupled weight decay to the optimizer with id 2, adagrad, and
+    # folds it into the gradient for lion, against its comment: decay only for rmsprop here)
+    for name, step, wd, q in (("rmsprop", 3, 0.05, qu), ("adagrad", 2, 0.0, qu), ("lion", 4, 0.0, qs)):
+        n = 600
+        g, p = rnd(n, dev=dev, seed=21), rnd(n, dev=dev, seed=22)
+        c1 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev)
+        a1 = rnd(3, dev=dev, seed=23).abs() * 0.1 + 0.01
+        s1 = deq(c1, a1, q, n)
+        gg = g + p * wd if wd > 0 else g
+        if name == "rmsprop":
+            s1 = s1 * beta1 + (1 - beta1) * gg * gg
+            rp = p - lr * gg / (s1.sqrt() + eps)
+        elif name == "adagrad":
+            s1 = s1 + gg * gg
+            rp = p - lr * gg / (s1.sqrt() + eps)
+        else:
+            rp = p - lr * torch.sign(s1 * beta1 + (1 - beta1) * gg)
+            s1 = s1 * beta2 + (1 - beta2) * gg
+        P, C1, A1 = p.clone(), c1.clone(), a1.clone()
+        with _cuda_host(dev):
+            ops.optimizer_update_8bit_blockwise(name, g, P, C1, None, beta1, beta2, 0.0, 0.0, eps, step, lr,
+                                                q, None, A1, None, wd)
+        r1, ra1 = req(s1, q, n)
+        res += [close(f"{name} p", P, rp, atol=1e-5), close(f"{name} absmax", A1, ra1, atol=1e-6),
+                close(f"{name} state", deq(C1, A1, q, n), r1, atol=1e-6)]
+        outs += [P, C1, A1]
+    n, step, wd = 768, 3, 0.01  # (the m2 absmax sits at n // 256: whole blocks)
+    g, p = rnd(n, dev=dev, seed=31), rnd(n, dev=dev, seed=32)
+    c1 = torch.randint(0, 256, (2, n), generator=gen, dtype=torch.uint8).to(dev)
+    a1 = rnd(2, n // bs, dev=dev, seed=33).abs() * 0.1 + 0.01
+    c2 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev)
+    a2 = rnd(n // bs, dev=dev, seed=34).abs() * 0.01 + 0.001
+    m1 = deq(c1[0], a1[0], qs, n) * beta1 + (1 - beta1) * g
+    m2 = deq(c1[1], a1[1], qs, n) * beta3 + (1 - beta3) * g
+    nu = deq(c2, a2, qu, n) * beta2 + (1 - beta2) * g * g
+    upd = (m1 / (1 - beta1 ** step) + alpha * m2) / (nu.sqrt() / math.sqrt(1 - beta2 ** step) + eps)
+    rp = p * (1 - lr * wd) - lr * upd
+    P, C1, A1, C2, A2 = p.clone(), c1.clone(), a1.clone(), c2.clone(), a2.clone()
+    with _cuda_host(dev):
+        ops.optimizer_update_8bit_blockwise("ademamix", g, P, C1, C2, beta1, beta2, beta3, alpha, eps, step, lr,
+                                            qs, qu, A1, A2, wd)
+    res.append(close("ademamix p", P, rp, atol=1e-5))
+    for label, st, codes, am, q in (("m1", m1, C1[0], A1[0], qs), ("m2", m2, C1[1], A1[1], qs), ("nu", nu, C2, A2, qu)):
+        r, ra = req(st, q, n)
+        res += [close(f"ademamix {label} absmax", am, ra, atol=1e-7), close(f"ademamix {label}", deq(codes, am, q, n), r,
+                                                                            atol=1e-7)]
+    outs += [P, C1, A1, C2, A2]
     return res, outs
 
 
