@@ -3103,10 +3103,50 @@ def _fg_reshape_and_cache(fg, dev, torch):
     return [("key cache", kc, rk, 0), ("value cache", vc, rv, 0)]
 
 
+def _fg_scaled_mm(fg, dev, torch):
+    """cutlass_scaled_mm's Triton paths (int8 and fp8, per-token and per-channel scales,
+    bias), act_quant (block fp8 with power-of-two scales) and fp8_matmul (block-scaled)."""
+    out = []
+    gen = torch.Generator().manual_seed(4)
+    M, N, K = 11, 48, 128
+    ai = torch.randint(-127, 128, (M, K), generator=gen, dtype=torch.int8).to(dev)
+    bi = torch.randint(-127, 128, (N, K), generator=gen, dtype=torch.int8).to(dev).t()  # column-major
+    sa, sb = rnd(M, 1, dev=dev, seed=1).abs() * 1e-2 + 1e-3, rnd(N, dev=dev, seed=2).abs() * 1e-2 + 1e-3
+    bias = rnd(N, dev=dev, seed=3, dtype=torch.bfloat16)
+    for odt in (torch.bfloat16, torch.float16):
+        c = torch.empty(M, N, device=dev, dtype=odt)
+        fg.cutlass_scaled_mm(c, ai, bi, sa, sb, bias.to(odt))
+        ref = (ai.float() @ bi.float()) * sa * sb + bias.float()
+        out.append((f"int8 per-token/channel + bias -> {str(odt)[6:]}", c, ref, 1e-2))
+    af = (rnd(M, K, dev=dev, seed=5) * 50).to(torch.float8_e4m3fn)
+    bf = (rnd(N, K, dev=dev, seed=6) * 50).to(torch.float8_e4m3fn).t()
+    s1, s2 = torch.tensor([0.01], device=dev), torch.tensor([0.02], device=dev)
+    c = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
+    fg.cutlass_scaled_mm(c, af, bf, s1, s2)
+    out.append(("fp8 per-tensor -> bf16", c, (af.float() @ bf.float()) * 0.01 * 0.02, 1e-2))
+    x = rnd(4, 256, dev=dev, seed=7, dtype=torch.bfloat16)
+    for fmt in (None, "ue8m0"):
+        q, s = fg.act_quant_triton(x, 128, fmt)
+        g = x.float().view(4, 2, 128)
+        amax = g.abs().amax(-1).clamp_min(1e-4)
+        rs = amax / 448.0 if fmt is None else torch.exp2(torch.ceil(torch.log2(amax / 448.0)))
+        rq = (g / rs[..., None]).clamp(-448, 448).to(torch.float8_e4m3fn).float().view(4, 256)
+        out += [(f"act_quant {fmt} scales", s, rs, 1e-6), (f"act_quant {fmt} values", q.float(), rq, 0)]
+    a = rnd(M, 256, dev=dev, seed=8)
+    aq, as_ = _fp8_quant_ref(a, 128, torch)
+    b = (rnd(N + 80, 256, dev=dev, seed=9) * 100).to(torch.float8_e4m3fn)
+    bs_ = rnd(1, 2, dev=dev, seed=10).abs() * 0.01 + 0.001
+    got = fg.fp8_matmul(aq, as_.contiguous(), b, bs_)
+    A = aq.float() * as_.repeat_interleave(128, 1)
+    B = b.float() * bs_.repeat_interleave(128, 0)[:N + 80].repeat_interleave(128, 1)
+    out.append(("fp8_matmul block-scaled -> bf16", got, A @ B.T, 1e-2))
+    return out
+
+
 for _name, _body in (("sdpa", _fg_sdpa), ("fused_moe", _fg_fused_moe), ("moe_routing", _fg_moe_routing),
                      ("fp8_quant_w8a8", _fg_fp8), ("gated_acts", _fg_gated_acts), ("rope", _fg_rope),
                      ("cross_entropy", _fg_cross_entropy), ("instance_norm_outer", _fg_instance_norm_outer),
-                     ("reshape_and_cache", _fg_reshape_and_cache)):
+                     ("reshape_and_cache", _fg_reshape_and_cache), ("scaled_mm_fp8_int8", _fg_scaled_mm)):
     _fg_case(_name, _body)
 
 
