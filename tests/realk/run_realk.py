@@ -33,6 +33,7 @@ import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -3143,10 +3144,94 @@ def _fg_scaled_mm(fg, dev, torch):
     return out
 
 
+def _varlen_attn_ref(q, k, v, cu_q, cu_k, causal, window, softcap, torch):
+    """Per sequence: softmax(q kᵀ · scale) v with the causal mask and window aligned to the
+    bottom right (flash-attn's rule), GQA by repeating KV heads, optional tanh softcap."""
+    out = torch.zeros(q.shape, dtype=torch.float32)
+    rep = q.shape[1] // k.shape[1]
+    scale = q.shape[-1] ** -0.5
+    for b in range(len(cu_q) - 1):
+        qs, qe, ks, ke = int(cu_q[b]), int(cu_q[b + 1]), int(cu_k[b]), int(cu_k[b + 1])
+        qq = q[qs:qe].float().transpose(0, 1)
+        kk = k[ks:ke].float().repeat_interleave(rep, 1).transpose(0, 1)
+        vv = v[ks:ke].float().repeat_interleave(rep, 1).transpose(0, 1)
+        s = qq @ kk.transpose(1, 2) * scale
+        if softcap > 0:
+            s = softcap * torch.tanh(s / softcap)
+        i = torch.arange(qe - qs)[:, None] + (ke - ks) - (qe - qs)
+        j = torch.arange(ke - ks)[None]
+        keep = torch.ones_like(s[0], dtype=torch.bool)
+        if causal:
+            keep &= j <= i
+        if window is not None:
+            keep &= (j >= i - window[0]) & (j <= i + window[1])
+        s = s.masked_fill(~keep, float("-inf"))
+        p = torch.softmax(s, -1).nan_to_num(0.0)
+        out[qs:qe] = (p @ vv).transpose(0, 1)
+    return out
+
+
+def _fg_flash_varlen(fg, dev, torch):
+    """flash_attn_varlen_func (FA2, non-paged): packed sequences of different lengths,
+    causal (bottom-right aligned), GQA, a sliding window and softcapping."""
+    out = []
+    # (its host code asserts each tensor is on flag_gems.device, "cuda": that answers the
+    # case's device while it runs)
+    saved_device, fg.device = fg.device, dev
+    try:
+        return _fg_flash_varlen_body(fg, dev, torch, out)
+    finally:
+        fg.device = saved_device
+
+
+def _fg_flash_varlen_body(fg, dev, torch, out):
+    lq, lk = [5, 17, 9], [12, 17, 30]
+    cu_q = torch.tensor([0] + list(itertools.accumulate(lq)), dtype=torch.int32)
+    cu_k = torch.tensor([0] + list(itertools.accumulate(lk)), dtype=torch.int32)
+    for label, dt, tol in _fg_dtypes(torch)[1:]:  # (fp16 and bf16 only)
+        q = rnd(sum(lq), 4, 64, dev=dev, dtype=dt, seed=1)
+        k, v = rnd(sum(lk), 2, 64, dev=dev, dtype=dt, seed=2), rnd(sum(lk), 2, 64, dev=dev, dtype=dt, seed=3)
+        for name, kw in (("causal", dict(causal=True)), ("full", dict()),
+                         ("window (8, 0)", dict(causal=True, window_size=(8, 0))),
+                         ("softcap 5", dict(softcap=5.0))):
+            got = fg.flash_attn_varlen_func(q, k, v, max(lq), cu_q.to(dev), max(lk), cu_k.to(dev), **kw)
+            ref = _varlen_attn_ref(q, k, v, cu_q, cu_k, kw.get("causal", False), kw.get("window_size"),
+                                   kw.get("softcap", 0.0), torch)
+            out.append((f"{label} {name}", got, ref, max(tol * 4, 1e-4)))
+    return out
+
+
+def _fg_sampling_misc(fg, dev, torch):
+    """apply_repetition_penalties (vLLM's sampler op) and bincount (plain, fp32 and fp64
+    weights, minlength)."""
+    out = []
+    gen = torch.Generator().manual_seed(6)
+    for label, dt, tol in _fg_dtypes(torch):
+        logits = rnd(3, 1000, dev=dev, dtype=dt, seed=4)
+        pm = (torch.rand(3, 1000, generator=gen) < 0.1).to(dev)
+        om = (torch.rand(3, 1000, generator=gen) < 0.05).to(dev)
+        pen = torch.tensor([1.2, 1.0, 2.0], device=dev, dtype=dt)
+        ref = logits.float().clone()
+        rep = pm | om
+        pf = pen.float()[:, None].expand_as(ref)
+        ref = torch.where(rep & (ref > 0), ref / pf, torch.where(rep & (ref <= 0), ref * pf, ref))
+        got = logits.clone()
+        fg.apply_repetition_penalties(got, pm, om, pen)
+        out.append((f"repetition penalties {label}", got, ref, tol))
+    idx = torch.randint(0, 50, (700,), generator=gen).to(dev)
+    w = rnd(700, dev=dev, seed=5)
+    out += [("bincount", fg.bincount(idx), torch.bincount(idx), 0),
+            ("bincount minlength", fg.bincount(idx, minlength=64), torch.bincount(idx, minlength=64), 0),
+            ("bincount fp32 weights", fg.bincount(idx, w), torch.bincount(idx, w), 1e-5),
+            ("bincount fp64 weights", fg.bincount(idx, w.double()), torch.bincount(idx, w.double()), 1e-12)]
+    return out
+
+
 for _name, _body in (("sdpa", _fg_sdpa), ("fused_moe", _fg_fused_moe), ("moe_routing", _fg_moe_routing),
                      ("fp8_quant_w8a8", _fg_fp8), ("gated_acts", _fg_gated_acts), ("rope", _fg_rope),
                      ("cross_entropy", _fg_cross_entropy), ("instance_norm_outer", _fg_instance_norm_outer),
-                     ("reshape_and_cache", _fg_reshape_and_cache), ("scaled_mm_fp8_int8", _fg_scaled_mm)):
+                     ("reshape_and_cache", _fg_reshape_and_cache), ("scaled_mm_fp8_int8", _fg_scaled_mm),
+                     ("flash_attn_varlen", _fg_flash_varlen), ("sampling_misc", _fg_sampling_misc)):
     _fg_case(_name, _body)
 
 
