@@ -780,3 +780,23 @@ def test_a_storage_view_look_alike_reads_below_its_pointer():
     assert list(out) == list(range(11, 3, -1))
     with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
         copy_reversed[(1,)](_StridedBuffer(base, 5), out, BLOCK=8)  # before the storage
+
+
+@tritium.jit
+def masked_by_scalar_index(x_ptr, out_ptr, limit, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # a scalar indexed with `:` before `None` (FlagGems' paged attention): a block of one
+    keep = offs[:, None] < limit[:, None]
+    keep_t = offs[None, :] < limit[None, :]
+    x = tl.load(x_ptr + offs[:, None] + offs[None, :] * 0, mask=keep & keep_t, other=0.0)
+    tl.store(out_ptr + offs[:, None] + offs[None, :] * 0, x, mask=offs[None, :] == 0)
+
+
+def test_a_scalar_indexed_with_a_slice_then_none_is_a_block_of_one():
+    """Triton's `tensor[..]` inserts each None axis through expand_dims, which splats a
+    scalar to a block of one whatever the position, and skips `:`; so `s[:, None]` of a
+    scalar is a one-element block (it was "invalid axis 1 for None")."""
+    x = np.arange(8, dtype=np.float32) + 1
+    out = np.full(8, -1, np.float32)
+    masked_by_scalar_index[(1,)](x, out, 5, BLOCK=8)
+    assert out.tolist() == [1, 2, 3, 4, 5, 0, 0, 0]

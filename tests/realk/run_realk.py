@@ -3198,6 +3198,22 @@ def _fg_flash_varlen_body(fg, dev, torch, out):
             ref = _varlen_attn_ref(q, k, v, cu_q, cu_k, kw.get("causal", False), kw.get("window_size"),
                                    kw.get("softcap", 0.0), torch)
             out.append((f"{label} {name}", got, ref, max(tol * 4, 1e-4)))
+    # paged KV (block_table, seqused_k): the keys of sequence b are its table's blocks in order
+    bsz, nblk = 16, 8
+    kc = rnd(nblk, bsz, 2, 64, dev=dev, dtype=torch.float16, seed=6)
+    vc = rnd(nblk, bsz, 2, 64, dev=dev, dtype=torch.float16, seed=7)
+    table = torch.tensor([[5, 2, 0], [7, 1, 3]], dtype=torch.int32)
+    used = torch.tensor([40, 21], dtype=torch.int32)
+    lq2 = [3, 1]
+    cu_q2 = torch.tensor([0, 3, 4], dtype=torch.int32)
+    q = rnd(4, 4, 64, dev=dev, dtype=torch.float16, seed=8)
+    got = fg.flash_attn_varlen_func(q, kc, vc, max(lq2), cu_q2.to(dev), 48, seqused_k=used.to(dev),
+                                    block_table=table.to(dev), causal=True)
+    ks = [kc[table[b]].flatten(0, 1)[:int(used[b])] for b in range(2)]
+    vs = [vc[table[b]].flatten(0, 1)[:int(used[b])] for b in range(2)]
+    cu_k2 = torch.tensor([0, 40, 61], dtype=torch.int32)
+    ref = _varlen_attn_ref(q, torch.cat(ks), torch.cat(vs), cu_q2, cu_k2, True, None, 0.0, torch)
+    out.append(("fp16 paged KV causal", got, ref, 8e-3))
     return out
 
 
