@@ -3620,6 +3620,102 @@ def _(dev):
     return res, outs
 
 
+# ---------------------------------------------------------------------------------- torchao
+
+def _torchao(module):
+    """A torchao module without the package __init__ (it loads torchao's C++ extensions,
+    not fetched). torch's has_triton() answers for a GPU (on the CPU it says no, and
+    torchao's blockwise fp8 then refuses to build its kernels)."""
+    for p in ("torchao", "torchao.kernel", "torchao.prototype", "torchao.prototype.quantized_training"):
+        _package_without_init(p, ARGS.src)
+    import torch.utils._triton as tt
+    saved = tt.has_triton
+    tt.has_triton = lambda: True
+    try:
+        mod = importlib.import_module(module)
+        if hasattr(mod, "_get_triton_impls"):
+            mod._get_triton_impls()  # (built once, on first use)
+        return mod
+    finally:
+        tt.has_triton = saved
+
+
+@case("torchao.blockwise_fp8", "torchao")
+def _(dev):
+    """DeepSeek-V3's blockwise fp8 kernels as torchao ships them: activation quantization
+    (1 x 128 groups), weight quantization and dequantization (128 x 128 blocks), and the
+    block-scaled fp8 GEMM (autotuned; bf16 out)."""
+    torch = torch_mod()
+    bq = _torchao("torchao.kernel.blockwise_quantization")
+    res, outs = [], []
+    for label, dt in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        x = rnd(5, 256, dev=dev, dtype=dt, seed=1)
+        with _cuda_host(dev):
+            y, s_ = bq.fp8_blockwise_act_quant(x, 128)
+        g = x.float().view(5, 2, 128)
+        rs = g.abs().amax(-1) / 448.0
+        ry = (g / rs[..., None]).to(torch.float8_e4m3fn).float().view(5, 256)
+        res += [close(f"act_quant {label} scales", s_, rs, atol=0, rtol=0),
+                close(f"act_quant {label} values", y.float(), ry, atol=0, rtol=0)]
+        outs += [y.float(), s_]
+    w = rnd(256, 384, dev=dev, seed=2)
+    with _cuda_host(dev):
+        wq, ws = bq.fp8_blockwise_weight_quant(w, 128)
+        wd = bq.fp8_blockwise_weight_dequant(wq, ws, 128)
+    blocks = w.view(2, 128, 3, 128).permute(0, 2, 1, 3)
+    rws = blocks.abs().amax((-1, -2)) / 448.0
+    rwq = (blocks / rws[..., None, None]).to(torch.float8_e4m3fn).float()
+    res += [close("weight_quant scales", ws, rws, atol=0, rtol=0),
+            close("weight_quant values", wq.float(), rwq.permute(0, 2, 1, 3).reshape(256, 384), atol=0, rtol=0),
+            close("weight_dequant", wd, (rwq * rws[..., None, None]).permute(0, 2, 1, 3).reshape(256, 384),
+                  atol=0, rtol=1e-6)]
+    a = rnd(9, 256, dev=dev, seed=3)
+    with _cuda_host(dev):
+        aq, as_ = bq.fp8_blockwise_act_quant(a, 128)
+        c = bq.blockwise_fp8_gemm(aq, as_, wq.t().contiguous(), ws.t().contiguous(), 128)
+    A = aq.float() * as_.repeat_interleave(128, 1)
+    B = wq.float().t() * ws.t().repeat_interleave(128, 0).repeat_interleave(128, 1)
+    res.append(close("gemm -> bf16", c, A @ B.T, atol=2e-2, rtol=1e-2))
+    outs += [wq.float(), ws, wd, c]
+    return res, outs
+
+
+@case("torchao.int8_mm", "torchao")
+def _(dev):
+    """torchao's int8 GEMMs: scaled_int8_mm (quantized training: row and column scales, fp32,
+    bf16 and fp16), and intmm's int_matmul / int_scaled_matmul (block pointers, int32 out)."""
+    torch = torch_mod()
+    mm = _torchao("torchao.prototype.quantized_training.int8_mm")
+    im = _torchao("torchao.kernel.intmm_triton")
+    gen = torch.Generator().manual_seed(8)
+    res, outs = [], []
+    M, K, N = 40, 96, 72
+    A = torch.randint(-128, 128, (M, K), generator=gen, dtype=torch.int8).to(dev)
+    B = torch.randint(-128, 128, (K, N), generator=gen, dtype=torch.int8).to(dev)
+    exact = A.long() @ B.long()
+    for label, dt, tol in (("fp32", torch.float32, 1e-6), ("bf16", torch.bfloat16, 8e-3),
+                           ("fp16", torch.float16, 1e-3)):
+        rs = (rnd(M, dev=dev, seed=1).abs() * 1e-3 + 1e-4).to(dt)
+        cs = (rnd(N, dev=dev, seed=2).abs() * 1e-3 + 1e-4).to(dt)
+        with _cuda_host(dev):
+            got = mm.scaled_int8_mm_cuda(A, B, rs, cs)
+        ref = exact.double() * rs.double()[:, None] * cs.double()[None]
+        res.append(close(f"scaled_int8_mm {label}", got, ref.float(), atol=1e-6, rtol=tol))
+        outs.append(got)
+    cfg = im.triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=2, num_warps=4)
+    c = torch.empty(M, N, dtype=torch.int32, device=dev)
+    with _cuda_host(dev):
+        im.int_matmul_kernel(A, B, c, cfg)
+    res.append(close("int_matmul int32", c, exact.int(), atol=0, rtol=0))
+    sc = rnd(M, 1, dev=dev, seed=3).abs() * 1e-3
+    c2 = torch.empty(M, N, dtype=torch.float32, device=dev)
+    with _cuda_host(dev):
+        im.int_scaled_matmul_kernel(A, B, sc, c2, cfg)
+    res.append(close("int_scaled_matmul", c2, exact.float() * sc, atol=1e-6, rtol=1e-6))
+    outs += [c, c2]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -3675,7 +3771,8 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
         json.dump(index, f, indent=1)
 
 
-PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes")
+PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes",
+                "torchao")
 
 
 def main():
