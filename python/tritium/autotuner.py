@@ -11,7 +11,8 @@ Where the kernel runs decides how it is timed:
     TRITIUM_INTERPRET=1): CUDA events around each run, with the L2 cache flushed before
     each one (a 256 MiB buffer is zeroed), as triton.testing.do_bench does;
   * in the interpreter (numpy arrays, CPU tensors): interpreter time says nothing about the
-    GPU, so nothing is timed and the FIRST config (after pruning) is chosen, every time;
+    GPU, so nothing is timed and the FIRST config (after pruning) is chosen, every time,
+    skipping those that fail a static_assert (Triton times them as infinite);
   * with ``do_bench=`` given: that function times every config, wherever the kernel runs.
 
 Beyond Triton: a choice that came from timing is stored in the disk cache directory
@@ -35,7 +36,7 @@ import types
 from . import _timing
 # Triton's autotuner module imports these, and programs import them from it
 # (`from triton.runtime.autotuner import OutOfResources`, fla does).
-from .errors import OutOfResources  # noqa: F401
+from .errors import CompileTimeAssertionFailure, OutOfResources  # noqa: F401
 from .jit import KernelInterface
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
@@ -451,8 +452,9 @@ class Autotuner(_KernelWrapper):
         infinite (Triton's rule for OutOfResources and compile errors). Subclasses that
         choose among the configs themselves call it (FlagGems' LibTuner, whose `policy`
         takes the minimum). In the interpreter (no GPU argument and no `do_bench` given)
-        nothing is timed and every config gets the same time, 0, so a minimum picks the
-        first config, as tritium's own choice does there."""
+        nothing is timed and every config gets the same time, 0 (infinite for one that fails
+        a static_assert), so a minimum picks the first config that compiles, as tritium's own
+        choice does there."""
         if self.nargs is None:
             self.nargs = dict(zip(self.arg_names, args))
         conflicts = meta.keys() & config.kwargs.keys()
@@ -462,12 +464,26 @@ class Autotuner(_KernelWrapper):
                              f"by the configs of {self.__name__}")
         do_bench = self._do_bench_for(args, meta)
         if do_bench is None:
-            return [0.0, 0.0, 0.0]
+            return [float("inf")] * 3 if self._asserts_in_interpreter(args, meta, config) else [0.0] * 3
         failed = self._compile_all(args, meta, [config])
         if failed:
             return [float("inf")] * 3
         result = self._bench_one(args, meta, config, do_bench, 0, 1)
         return list(result) if isinstance(result, (list, tuple)) else [result] * 3
+
+    def _asserts_in_interpreter(self, args, kwargs, config):
+        """Whether `config` fails a static_assert for these arguments (compiled for the
+        interpreter, and cached for its launch): Triton's autotuner times such a config as
+        infinite (CompileTimeAssertionFailure), so it is never chosen. FlagGems' attention
+        lists configs whose BLOCK_N exceeds a small HEAD_DIM and asserts against them."""
+        call_kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        if config.pre_hook is not None:
+            config.pre_hook({**self.nargs, **config.kwargs, **kwargs})
+        try:
+            self.fn.warmup(*args, **call_kwargs, **config.kwargs, **config.launch_options())
+        except CompileTimeAssertionFailure:
+            return True
+        return False
 
     def _do_bench_for(self, args, kwargs):
         """The timing function for these arguments: the user's `do_bench`, else CUDA events
@@ -496,7 +512,14 @@ class Autotuner(_KernelWrapper):
         gpu_value = _gpu_argument(list(args) + list(kwargs.values()))
         do_bench = self._do_bench_for(args, kwargs)
         if do_bench is None:
-            return configs[0], "first"  # the interpreter: deterministic, nothing timed
+            # the interpreter: deterministic, nothing timed; the first config whose
+            # static_asserts hold (Triton times a failing one as infinite)
+            for config in configs:
+                if not self._asserts_in_interpreter(args, kwargs, config):
+                    return config, "first"
+            self.fn.warmup(*args, **{k: v for k, v in kwargs.items() if k not in ("grid", "warmup")},
+                           **configs[0].kwargs, **configs[0].launch_options())  # raises it
+            return configs[0], "first"
 
         path = None
         if self.cache_results is not False and os.environ.get(

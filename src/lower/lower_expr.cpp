@@ -548,7 +548,8 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   Value* v = base.value;
   // As Triton's tensor.__getitem__: each `None` at position i inserts an axis of size one at
   // i (in order, on the block grown so far); a `:` keeps whatever axis is there and is not
-  // counted against the rank (a scalar pointer indexed `p[None, None, :]` is a 1x1 block).
+  // counted against the rank (a scalar pointer indexed `p[None, None, :]` is a 1x1 block,
+  // a scalar `s[:, None]` a block of one).
   std::vector<int> new_axes;
   for (size_t i = 0; i < expr.items.size(); ++i) {
     const ast::Expr& item = *expr.items[i];
@@ -561,6 +562,9 @@ LValue Lowerer::eval_subscript(const ast::Expr& expr) {
   }
   for (int axis : new_axes) {
     std::vector<int64_t> grown = v->type()->shape();
+    // A scalar becomes a block of one element whatever the position (Triton splats it to
+    // [1]): FlagGems' paged attention writes `max_index[:, None]` of a scalar.
+    if (grown.empty()) axis = 0;
     if (axis > static_cast<int>(grown.size())) {
       error_at(loc, "invalid axis " + std::to_string(axis) + " for None in the index: the block has rank " +
                         std::to_string(grown.size()) + " there");

@@ -590,6 +590,30 @@ def test_autotuner_subclass_assigns_name_and_base_fn_and_benches():
     assert tuner._bench(out, 7, config=configs[1]) == [0.0, 0.0, 0.0]
 
 
+@tritium.jit
+def store_small_block(out_ptr, n, BLOCK: tl.constexpr, LIMIT: tl.constexpr):
+    tl.static_assert(BLOCK <= LIMIT)
+    tl.store(out_ptr, BLOCK)
+
+
+def test_interpreter_autotuning_skips_configs_failing_a_static_assert():
+    """Triton's autotuner times a config that fails a static_assert as infinite, so it is
+    never chosen; FlagGems' attention lists configs with BLOCK_N above a small HEAD_DIM and
+    asserts BLOCK_N <= HEAD_DIM. In the interpreter (nothing timed) the first config whose
+    asserts hold is used, and `_bench` answers infinity for a failing one."""
+    configs = [tritium.Config({"BLOCK": 64}), tritium.Config({"BLOCK": 32}), tritium.Config({"BLOCK": 16})]
+    tuner = tritium.autotune(configs=configs, key=["n"])(store_small_block)
+    out = np.zeros(1, np.int32)
+    tuner[(1,)](out, 7, LIMIT=32)
+    assert out[0] == 32
+    tuner.nargs = None
+    assert tuner._bench(out, 7, config=configs[0], LIMIT=32) == [float("inf")] * 3
+    assert tuner._bench(out, 7, config=configs[2], LIMIT=32) == [0.0] * 3
+    # no config passes: the first one's failure is reported
+    with pytest.raises(tritium.errors.CompileTimeAssertionFailure, match="static_assert"):
+        tuner[(1,)](out, 8, LIMIT=8)
+
+
 def test_kernel_interface_is_a_base_class_with_a_launching_getitem():
     """Triton's KernelInterface is the base of JITFunction, Autotuner and Heuristics;
     FlagGems' LibEntry subclasses it with its own `run` and is launched as kernel[grid]()."""
@@ -756,3 +780,23 @@ def test_a_storage_view_look_alike_reads_below_its_pointer():
     assert list(out) == list(range(11, 3, -1))
     with pytest.raises(tritium.CompilationError, match="out-of-bounds"):
         copy_reversed[(1,)](_StridedBuffer(base, 5), out, BLOCK=8)  # before the storage
+
+
+@tritium.jit
+def masked_by_scalar_index(x_ptr, out_ptr, limit, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # a scalar indexed with `:` before `None` (FlagGems' paged attention): a block of one
+    keep = offs[:, None] < limit[:, None]
+    keep_t = offs[None, :] < limit[None, :]
+    x = tl.load(x_ptr + offs[:, None] + offs[None, :] * 0, mask=keep & keep_t, other=0.0)
+    tl.store(out_ptr + offs[:, None] + offs[None, :] * 0, x, mask=offs[None, :] == 0)
+
+
+def test_a_scalar_indexed_with_a_slice_then_none_is_a_block_of_one():
+    """Triton's `tensor[..]` inserts each None axis through expand_dims, which splats a
+    scalar to a block of one whatever the position, and skips `:`; so `s[:, None]` of a
+    scalar is a one-element block (it was "invalid axis 1 for None")."""
+    x = np.arange(8, dtype=np.float32) + 1
+    out = np.full(8, -1, np.float32)
+    masked_by_scalar_index[(1,)](x, out, 5, BLOCK=8)
+    assert out.tolist() == [1, 2, 3, 4, 5, 0, 0, 0]

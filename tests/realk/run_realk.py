@@ -33,6 +33,7 @@ import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -2868,6 +2869,389 @@ for _name, _body in (("softmax", _fg_softmax), ("log_softmax", _fg_log_softmax),
     _fg_case(_name, _body)
 
 
+def _fg_sdpa(fg, dev, torch):
+    """Flash attention forward (causal and not, GQA) and its backward."""
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        q, k, v = (rnd(2, 3, 40, 64, dev=dev, dtype=dt, seed=s) for s in (1, 2, 3))
+        for causal in (False, True):
+            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+            out.append((f"{label} causal={causal}", fg.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                        ref, max(tol * 4, 1e-4)))
+    q = rnd(1, 4, 33, 32, dev=dev, seed=4)
+    k, v = rnd(1, 2, 33, 32, dev=dev, seed=5), rnd(1, 2, 33, 32, dev=dev, seed=6)
+    ref = F.scaled_dot_product_attention(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1), scale=0.3)
+    out.append(("gqa scale", fg.scaled_dot_product_attention(q, k, v, scale=0.3, enable_gqa=True), ref, 1e-4))
+    # The backward (causal only: its kernel always masks) loads dO unmasked, so the sequence
+    # is a multiple of its blocks (128), and sizes its grid by BLOCK_N1 while dQ's tile is
+    # BLOCK_M2: only the configs with BLOCK_M2 == BLOCK_N1 write all of dQ (the project's).
+    tuner = fg.ops.attention._attn_bwd.fn
+    saved = tuner.configs
+    tuner.configs = [c for c in saved if c.kwargs["BLOCK_M2"] == c.kwargs["BLOCK_N1"]]
+    try:
+        q, k, v = (rnd(1, 2, 128, 32, dev=dev, seed=s).requires_grad_(True) for s in (7, 8, 9))
+        g = rnd(1, 2, 128, 32, dev=dev, seed=10)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        ref = torch.autograd.grad(o, (q, k, v), g)
+        o2 = fg.scaled_dot_product_attention(q, k, v, is_causal=True)
+        got = torch.autograd.grad(o2, (q, k, v), g)
+    finally:
+        tuner.configs = saved
+    # (tf32 dots in the backward)
+    out += [(f"bwd causal d{n}", a, b, 1e-2) for n, a, b in zip("qkv", got, ref)]
+    return out
+
+
+def _fg_fused_moe(fg, dev, torch):
+    """fused_experts (silu): the routed tokens through gate/up, silu-and-mul, down, the
+    top-k weighted sum; unquantized in three dtypes and with int8 weights (w8a16)."""
+    out = []
+    T, H, I, E, topk = 10, 64, 48, 4, 2
+    gen = torch.Generator().manual_seed(3)
+    ids = torch.stack([torch.randperm(E, generator=gen)[:topk] for _ in range(T)]).to(dev).to(torch.int32)
+    wts = torch.softmax(rnd(T, topk, dev=dev, seed=9), -1)
+
+    def ref_moe(x, w1, w2):
+        y = torch.zeros(T, H)
+        for t in range(T):
+            for j in range(topk):
+                e = int(ids[t, j])
+                h = w1[e].float() @ x[t].float()
+                a = F.silu(h[:I]) * h[I:]
+                y[t] += wts[t, j] * (w2[e].float() @ a)
+        return y
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(T, H, dev=dev, dtype=dt, seed=1)
+        w1 = rnd(E, 2 * I, H, dev=dev, dtype=dt, seed=2, scale=0.2)
+        w2 = rnd(E, H, I, dev=dev, dtype=dt, seed=3, scale=0.2)
+        got = fg.outplace_fused_experts(x, w1, w2, wts, ids)
+        # (fp32: the kernel's tl.dot takes Triton's default tf32 inputs)
+        out.append((label, got, ref_moe(x, w1, w2), max(tol * 8, 1e-2 if dt == torch.float32 else 0)))
+    x = rnd(T, H, dev=dev, dtype=torch.bfloat16, seed=1)
+    w1q = torch.randint(-127, 128, (E, 2 * I, H), generator=gen, dtype=torch.int8).to(dev)
+    w2q = torch.randint(-127, 128, (E, H, I), generator=gen, dtype=torch.int8).to(dev)
+    s1, s2 = rnd(E, 2 * I, dev=dev, seed=4).abs() * 2e-3 + 1e-3, rnd(E, H, dev=dev, seed=5).abs() * 2e-3 + 1e-3
+    got = fg.outplace_fused_experts(x, w1q, w2q, wts, ids, use_int8_w8a16=True, per_channel_quant=True,
+                                    w1_scale=s1, w2_scale=s2)
+    ref = ref_moe(x, w1q.float() * s1[..., None], w2q.float() * s2[..., None])
+    out.append(("int8 w8a16 bf16", got, ref, 3e-2))
+    return out
+
+
+def _fg_moe_routing(fg, dev, torch):
+    """topk_softmax (router), moe_align_block_size (tokens sorted by expert, padded to the
+    block), moe_sum."""
+    out = []
+    T, E, topk = 13, 8, 2
+    logits = rnd(T, E, dev=dev, seed=2)
+    tw = torch.empty(T, topk, device=dev)
+    ti = torch.empty(T, topk, dtype=torch.int32, device=dev)
+    tei = torch.empty(T, topk, dtype=torch.int32, device=dev)
+    fg.topk_softmax(tw, ti, tei, logits, False)
+    rv, ri = torch.softmax(logits, -1).topk(topk, -1)
+    out += [("topk_softmax weights", tw, rv, 1e-6), ("topk_softmax ids", ti, ri.to(torch.int32), 0)]
+    ids = ri.to(torch.int32)
+    bs = 4
+    sorted_ids, expert_ids, npad = fg.moe_align_block_size(ids, bs, E)
+    n = int(npad[0])
+    flat = ids.flatten()
+    counts = torch.bincount(flat.long(), minlength=E)
+    padded = (counts + bs - 1) // bs * bs
+    out.append(("align num_tokens_post_pad", npad[:1], padded.sum().reshape(1).to(torch.int32), 0))
+    # each block holds one expert's tokens: the real ones and padding (numel)
+    exp_blocks = torch.repeat_interleave(torch.arange(E), padded // bs).to(torch.int32)
+    out.append(("align expert_ids", expert_ids[:n // bs], exp_blocks, 0))
+    s = sorted_ids[:n].long()
+    real = s < flat.numel()
+    out.append(("align sorted experts", flat[s[real]], exp_blocks.repeat_interleave(bs)[real], 0))
+    out.append(("align a permutation", torch.sort(s[real]).values, torch.arange(flat.numel()), 0))
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(T, 3, 40, dev=dev, dtype=dt, seed=5)
+        o = torch.empty(T, 40, device=dev, dtype=dt)
+        fg.moe_sum(x, o)
+        out.append((f"moe_sum {label}", o, x.float().sum(1), tol * 2))
+    return out
+
+
+def _fp8_quant_ref(x, group, torch):
+    """Per-group absmax / 448 scale, values rounded to e4m3."""
+    g = x.float().view(*x.shape[:-1], -1, group)
+    s = g.abs().amax(-1, keepdim=True).clamp_min(1e-10) / 448.0
+    q = (g / s).clamp(-448, 448).to(torch.float8_e4m3fn)
+    return q.view(x.shape), s.squeeze(-1)
+
+
+def _fg_fp8(fg, dev, torch):
+    """per_token_group_quant_fp8 (fp32/fp16/bf16) and w8a8_block_fp8_matmul."""
+    out = []
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(6, 256, dev=dev, dtype=dt, seed=3)
+        # (its default dtype is e4m3 only where torch saw a GPU of sm_90 at import)
+        q, s = fg.per_token_group_quant_fp8(x, 64, dtype=torch.float8_e4m3fn)
+        rq, rs = _fp8_quant_ref(x, 64, torch)
+        out += [(f"quant {label} scales", s, rs, 1e-6),
+                (f"quant {label} values", q.float(), rq.float(), 0)]
+    M, N, K, bn, bk = 9, 96, 256, 64, 128
+    a = rnd(M, K, dev=dev, seed=1)
+    aq, as_ = _fp8_quant_ref(a, bk, torch)
+    b = rnd(N, K, dev=dev, seed=2)
+    bq = (b * 100).clamp(-448, 448).to(torch.float8_e4m3fn)
+    bs_ = rnd((N + bn - 1) // bn, K // bk, dev=dev, seed=3).abs() * 0.01 + 0.001
+    for odt in (torch.bfloat16, torch.float16):
+        got = fg.w8a8_block_fp8_matmul(aq, bq, as_, bs_, [bn, bk], odt)
+        A = aq.float() * as_.repeat_interleave(bk, 1)
+        B = bq.float() * bs_.repeat_interleave(bn, 0)[:N].repeat_interleave(bk, 1)
+        out.append((f"w8a8 block fp8 -> {str(odt)[6:]}", got, A @ B.T, 1e-2))
+    return out
+
+
+def _fg_gated_acts(fg, dev, torch):
+    """silu_and_mul, gelu_and_mul (erf and tanh), geglu (tanh GELU), reglu (swiglu refuses CPU
+    tensors)."""
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x, y = rnd(5, 70, dev=dev, dtype=dt, seed=1), rnd(5, 70, dev=dev, dtype=dt, seed=2)
+        xf, yf = x.float(), y.float()
+        out += [(f"silu_and_mul {label}", fg.silu_and_mul(x, y), F.silu(xf) * yf, tol * 2),
+                (f"gelu_and_mul {label}", fg.gelu_and_mul(x, y), F.gelu(xf) * yf, tol * 2),
+                (f"gelu_and_mul tanh {label}", fg.gelu_and_mul(x, y, "tanh"), F.gelu(xf, approximate="tanh") * yf,
+                 tol * 2)]
+        z = rnd(3, 4, 96, dev=dev, dtype=dt, seed=3)
+        a, b = z.float().chunk(2, -1)
+        out += [(f"geglu {label}", fg.geglu(z), F.gelu(a, approximate="tanh") * b, tol * 2),
+                (f"reglu {label}", fg.reglu(z), F.relu(a) * b, tol * 2)]
+    return out
+
+
+def _fg_rope(fg, dev, torch):
+    out = []
+    S, Hq, Hk, D = 7, 4, 2, 64
+    for label, dt, tol in _fg_dtypes(torch):
+        q, k = rnd(2, S, Hq, D, dev=dev, dtype=dt, seed=1), rnd(2, S, Hk, D, dev=dev, dtype=dt, seed=2)
+        ang = torch.arange(S)[:, None] * (10000 ** (-torch.arange(0, D, 2) / D))[None]
+        cos, sin = ang.cos().to(dev).to(dt), ang.sin().to(dev).to(dt)
+        for inter in (False, True):
+            qo, ko = fg.apply_rotary_pos_emb(q, k, cos, sin, rotary_interleaved=inter)
+
+            def rot(t):
+                t = t.float()
+                c, s_ = cos.float()[:, None], sin.float()[:, None]
+                if inter:
+                    x1, x2 = t[..., 0::2], t[..., 1::2]
+                    return torch.stack([x1 * c - x2 * s_, x2 * c + x1 * s_], -1).flatten(-2)
+                x1, x2 = t[..., :D // 2], t[..., D // 2:]
+                return torch.cat([x1 * c - x2 * s_, x2 * c + x1 * s_], -1)
+            out += [(f"{label} interleaved={inter} q", qo, rot(q), tol * 2),
+                    (f"{label} interleaved={inter} k", ko, rot(k), tol * 2)]
+    return out
+
+
+def _fg_cross_entropy(fg, dev, torch):
+    out = []
+    F = torch.nn.functional
+    x = rnd(9, 50, dev=dev, scale=2.0)
+    t = torch.randint(0, 50, (9,), generator=torch.Generator().manual_seed(2)).to(dev)
+    t[3] = -100
+    w = rnd(50, dev=dev, seed=3).abs() + 0.5
+    for red in ("mean", "sum", "none"):
+        out.append((f"indices {red}", fg.cross_entropy_loss(x, t, reduction=red), F.cross_entropy(x, t, reduction=red),
+                    1e-5))
+    out.append(("weighted", fg.cross_entropy_loss(x, t, w), F.cross_entropy(x, t, w), 1e-5))
+    out.append(("smoothing", fg.cross_entropy_loss(x, t, label_smoothing=0.1),
+                F.cross_entropy(x, t, label_smoothing=0.1), 1e-5))
+    p = torch.softmax(rnd(9, 50, dev=dev, seed=4), -1)
+    out.append(("probabilities", fg.cross_entropy_loss(x, p), F.cross_entropy(x, p), 1e-5))
+    xg = x.clone().requires_grad_(True)
+    (ref,) = torch.autograd.grad(F.cross_entropy(xg, t, label_smoothing=0.1), xg)
+    (got,) = torch.autograd.grad(fg.cross_entropy_loss(xg, t, label_smoothing=0.1), xg)
+    out.append(("bwd smoothing", got, ref, 1e-5))
+    for label, dt, tol in _fg_dtypes(torch)[1:]:
+        xh = x.to(dt)
+        out.append((f"indices {label}", fg.cross_entropy_loss(xh, t), F.cross_entropy(xh.float(), t), tol * 4))
+    return out
+
+
+def _fg_instance_norm_outer(fg, dev, torch):
+    out = []
+    F = torch.nn.functional
+    for label, dt, tol in _fg_dtypes(torch):
+        x = rnd(3, 5, 7, 9, dev=dev, dtype=dt, seed=1)
+        w, b = rnd(5, dev=dev, dtype=dt, seed=2), rnd(5, dev=dev, dtype=dt, seed=3)
+        out.append((f"instance_norm {label}", fg.instance_norm(x, w, b),
+                    F.instance_norm(x.float(), weight=w.float(), bias=b.float()), tol * 4))
+    a, c = rnd(17, dev=dev), rnd(23, dev=dev, seed=2)
+    out.append(("outer", fg.outer(a, c), torch.outer(a, c), 1e-6))
+    return out
+
+
+def _fg_reshape_and_cache(fg, dev, torch):
+    """vLLM's paged KV cache write: key [T, H, D] into [blocks, H, D/x, block, x], value into
+    [blocks, H, D, block], at slot_mapping (negative: skipped)."""
+    T, H, D, blocks, bsz, x = 6, 2, 32, 4, 8, 8
+    key, value = rnd(T, H, D, dev=dev, seed=1), rnd(T, H, D, dev=dev, seed=2)
+    kc = torch.zeros(blocks, H, D // x, bsz, x, device=dev)
+    vc = torch.zeros(blocks, H, D, bsz, device=dev)
+    slots = torch.tensor([3, 17, 9, -1, 30, 0], device=dev)
+    fg.reshape_and_cache(key, value, kc, vc, slots, "auto", torch.tensor(1.0), torch.tensor(1.0))
+    rk, rv = torch.zeros_like(kc), torch.zeros_like(vc)
+    for t, s in enumerate(slots.tolist()):
+        if s < 0:
+            continue
+        rk[s // bsz, :, :, s % bsz, :] = key[t].view(H, D // x, x)
+        rv[s // bsz, :, :, s % bsz] = value[t]
+    return [("key cache", kc, rk, 0), ("value cache", vc, rv, 0)]
+
+
+def _fg_scaled_mm(fg, dev, torch):
+    """cutlass_scaled_mm's Triton paths (int8 and fp8, per-token and per-channel scales,
+    bias), act_quant (block fp8 with power-of-two scales) and fp8_matmul (block-scaled)."""
+    out = []
+    gen = torch.Generator().manual_seed(4)
+    M, N, K = 11, 48, 128
+    ai = torch.randint(-127, 128, (M, K), generator=gen, dtype=torch.int8).to(dev)
+    bi = torch.randint(-127, 128, (N, K), generator=gen, dtype=torch.int8).to(dev).t()  # column-major
+    sa, sb = rnd(M, 1, dev=dev, seed=1).abs() * 1e-2 + 1e-3, rnd(N, dev=dev, seed=2).abs() * 1e-2 + 1e-3
+    bias = rnd(N, dev=dev, seed=3, dtype=torch.bfloat16)
+    for odt in (torch.bfloat16, torch.float16):
+        c = torch.empty(M, N, device=dev, dtype=odt)
+        fg.cutlass_scaled_mm(c, ai, bi, sa, sb, bias.to(odt))
+        ref = (ai.float() @ bi.float()) * sa * sb + bias.float()
+        out.append((f"int8 per-token/channel + bias -> {str(odt)[6:]}", c, ref, 1e-2))
+    af = (rnd(M, K, dev=dev, seed=5) * 50).to(torch.float8_e4m3fn)
+    bf = (rnd(N, K, dev=dev, seed=6) * 50).to(torch.float8_e4m3fn).t()
+    s1, s2 = torch.tensor([0.01], device=dev), torch.tensor([0.02], device=dev)
+    c = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
+    fg.cutlass_scaled_mm(c, af, bf, s1, s2)
+    out.append(("fp8 per-tensor -> bf16", c, (af.float() @ bf.float()) * 0.01 * 0.02, 1e-2))
+    x = rnd(4, 256, dev=dev, seed=7, dtype=torch.bfloat16)
+    for fmt in (None, "ue8m0"):
+        q, s = fg.act_quant_triton(x, 128, fmt)
+        g = x.float().view(4, 2, 128)
+        amax = g.abs().amax(-1).clamp_min(1e-4)
+        rs = amax / 448.0 if fmt is None else torch.exp2(torch.ceil(torch.log2(amax / 448.0)))
+        rq = (g / rs[..., None]).clamp(-448, 448).to(torch.float8_e4m3fn).float().view(4, 256)
+        out += [(f"act_quant {fmt} scales", s, rs, 1e-6), (f"act_quant {fmt} values", q.float(), rq, 0)]
+    a = rnd(M, 256, dev=dev, seed=8)
+    aq, as_ = _fp8_quant_ref(a, 128, torch)
+    b = (rnd(N + 80, 256, dev=dev, seed=9) * 100).to(torch.float8_e4m3fn)
+    bs_ = rnd(1, 2, dev=dev, seed=10).abs() * 0.01 + 0.001
+    got = fg.fp8_matmul(aq, as_.contiguous(), b, bs_)
+    A = aq.float() * as_.repeat_interleave(128, 1)
+    B = b.float() * bs_.repeat_interleave(128, 0)[:N + 80].repeat_interleave(128, 1)
+    out.append(("fp8_matmul block-scaled -> bf16", got, A @ B.T, 1e-2))
+    return out
+
+
+def _varlen_attn_ref(q, k, v, cu_q, cu_k, causal, window, softcap, torch):
+    """Per sequence: softmax(q kᵀ · scale) v with the causal mask and window aligned to the
+    bottom right (flash-attn's rule), GQA by repeating KV heads, optional tanh softcap."""
+    out = torch.zeros(q.shape, dtype=torch.float32)
+    rep = q.shape[1] // k.shape[1]
+    scale = q.shape[-1] ** -0.5
+    for b in range(len(cu_q) - 1):
+        qs, qe, ks, ke = int(cu_q[b]), int(cu_q[b + 1]), int(cu_k[b]), int(cu_k[b + 1])
+        qq = q[qs:qe].float().transpose(0, 1)
+        kk = k[ks:ke].float().repeat_interleave(rep, 1).transpose(0, 1)
+        vv = v[ks:ke].float().repeat_interleave(rep, 1).transpose(0, 1)
+        s = qq @ kk.transpose(1, 2) * scale
+        if softcap > 0:
+            s = softcap * torch.tanh(s / softcap)
+        i = torch.arange(qe - qs)[:, None] + (ke - ks) - (qe - qs)
+        j = torch.arange(ke - ks)[None]
+        keep = torch.ones_like(s[0], dtype=torch.bool)
+        if causal:
+            keep &= j <= i
+        if window is not None:
+            keep &= (j >= i - window[0]) & (j <= i + window[1])
+        s = s.masked_fill(~keep, float("-inf"))
+        p = torch.softmax(s, -1).nan_to_num(0.0)
+        out[qs:qe] = (p @ vv).transpose(0, 1)
+    return out
+
+
+def _fg_flash_varlen(fg, dev, torch):
+    """flash_attn_varlen_func (FA2, non-paged): packed sequences of different lengths,
+    causal (bottom-right aligned), GQA, a sliding window and softcapping."""
+    out = []
+    # (its host code asserts each tensor is on flag_gems.device, "cuda": that answers the
+    # case's device while it runs)
+    saved_device, fg.device = fg.device, dev
+    try:
+        return _fg_flash_varlen_body(fg, dev, torch, out)
+    finally:
+        fg.device = saved_device
+
+
+def _fg_flash_varlen_body(fg, dev, torch, out):
+    lq, lk = [5, 17, 9], [12, 17, 30]
+    cu_q = torch.tensor([0] + list(itertools.accumulate(lq)), dtype=torch.int32)
+    cu_k = torch.tensor([0] + list(itertools.accumulate(lk)), dtype=torch.int32)
+    for label, dt, tol in _fg_dtypes(torch)[1:]:  # (fp16 and bf16 only)
+        q = rnd(sum(lq), 4, 64, dev=dev, dtype=dt, seed=1)
+        k, v = rnd(sum(lk), 2, 64, dev=dev, dtype=dt, seed=2), rnd(sum(lk), 2, 64, dev=dev, dtype=dt, seed=3)
+        for name, kw in (("causal", dict(causal=True)), ("full", dict()),
+                         ("window (8, 0)", dict(causal=True, window_size=(8, 0))),
+                         ("softcap 5", dict(softcap=5.0))):
+            got = fg.flash_attn_varlen_func(q, k, v, max(lq), cu_q.to(dev), max(lk), cu_k.to(dev), **kw)
+            ref = _varlen_attn_ref(q, k, v, cu_q, cu_k, kw.get("causal", False), kw.get("window_size"),
+                                   kw.get("softcap", 0.0), torch)
+            out.append((f"{label} {name}", got, ref, max(tol * 4, 1e-4)))
+    # paged KV (block_table, seqused_k): the keys of sequence b are its table's blocks in order
+    bsz, nblk = 16, 8
+    kc = rnd(nblk, bsz, 2, 64, dev=dev, dtype=torch.float16, seed=6)
+    vc = rnd(nblk, bsz, 2, 64, dev=dev, dtype=torch.float16, seed=7)
+    table = torch.tensor([[5, 2, 0], [7, 1, 3]], dtype=torch.int32)
+    used = torch.tensor([40, 21], dtype=torch.int32)
+    lq2 = [3, 1]
+    cu_q2 = torch.tensor([0, 3, 4], dtype=torch.int32)
+    q = rnd(4, 4, 64, dev=dev, dtype=torch.float16, seed=8)
+    got = fg.flash_attn_varlen_func(q, kc, vc, max(lq2), cu_q2.to(dev), 48, seqused_k=used.to(dev),
+                                    block_table=table.to(dev), causal=True)
+    ks = [kc[table[b]].flatten(0, 1)[:int(used[b])] for b in range(2)]
+    vs = [vc[table[b]].flatten(0, 1)[:int(used[b])] for b in range(2)]
+    cu_k2 = torch.tensor([0, 40, 61], dtype=torch.int32)
+    ref = _varlen_attn_ref(q, torch.cat(ks), torch.cat(vs), cu_q2, cu_k2, True, None, 0.0, torch)
+    out.append(("fp16 paged KV causal", got, ref, 8e-3))
+    return out
+
+
+def _fg_sampling_misc(fg, dev, torch):
+    """apply_repetition_penalties (vLLM's sampler op) and bincount (plain, fp32 and fp64
+    weights, minlength)."""
+    out = []
+    gen = torch.Generator().manual_seed(6)
+    for label, dt, tol in _fg_dtypes(torch):
+        logits = rnd(3, 1000, dev=dev, dtype=dt, seed=4)
+        pm = (torch.rand(3, 1000, generator=gen) < 0.1).to(dev)
+        om = (torch.rand(3, 1000, generator=gen) < 0.05).to(dev)
+        pen = torch.tensor([1.2, 1.0, 2.0], device=dev, dtype=dt)
+        ref = logits.float().clone()
+        rep = pm | om
+        pf = pen.float()[:, None].expand_as(ref)
+        ref = torch.where(rep & (ref > 0), ref / pf, torch.where(rep & (ref <= 0), ref * pf, ref))
+        got = logits.clone()
+        fg.apply_repetition_penalties(got, pm, om, pen)
+        out.append((f"repetition penalties {label}", got, ref, tol))
+    idx = torch.randint(0, 50, (700,), generator=gen).to(dev)
+    w = rnd(700, dev=dev, seed=5)
+    out += [("bincount", fg.bincount(idx), torch.bincount(idx), 0),
+            ("bincount minlength", fg.bincount(idx, minlength=64), torch.bincount(idx, minlength=64), 0),
+            ("bincount fp32 weights", fg.bincount(idx, w), torch.bincount(idx, w), 1e-5),
+            ("bincount fp64 weights", fg.bincount(idx, w.double()), torch.bincount(idx, w.double()), 1e-12)]
+    return out
+
+
+for _name, _body in (("sdpa", _fg_sdpa), ("fused_moe", _fg_fused_moe), ("moe_routing", _fg_moe_routing),
+                     ("fp8_quant_w8a8", _fg_fp8), ("gated_acts", _fg_gated_acts), ("rope", _fg_rope),
+                     ("cross_entropy", _fg_cross_entropy), ("instance_norm_outer", _fg_instance_norm_outer),
+                     ("reshape_and_cache", _fg_reshape_and_cache), ("scaled_mm_fp8_int8", _fg_scaled_mm),
+                     ("flash_attn_varlen", _fg_flash_varlen), ("sampling_misc", _fg_sampling_misc)):
+    _fg_case(_name, _body)
+
+
 # ----------------------------------------------------------------------------- bitsandbytes
 
 def _bnb():
@@ -3112,6 +3496,226 @@ def _(dev):
     return res, outs
 
 
+@case("bnb.optimizer_32bit_ademamix_unorm", "bitsandbytes")
+def _(dev):
+    """AdEMAMix (state1 stacks m1 and the slow m2), and Adam and momentum with update-norm
+    clipping (max_unorm: a preprocess kernel sums the update's squares with atomic_add)."""
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    n, beta1, beta2, beta3, alpha, eps, lr = 900, 0.9, 0.99, 0.999, 5.0, 1e-8, 1e-2
+    for label, dt, step, wd in (("fp32", torch.float32, 3, 0.01), ("bf16", torch.bfloat16, 1, 0.0)):
+        g, p = rnd(n, dev=dev, seed=1, dtype=dt), rnd(n, dev=dev, seed=2, dtype=dt)
+        s1 = rnd(2, n, dev=dev, seed=3, scale=0.1)
+        s2 = rnd(n, dev=dev, seed=4).abs() * 0.1
+        gf = g.float()
+        m1 = s1[0] * beta1 + (1 - beta1) * gf
+        m2 = s1[1] * beta3 + (1 - beta3) * gf
+        nu = s2 * beta2 + (1 - beta2) * gf * gf
+        rp = p.float() * (1 - lr * wd) if wd > 0 else p.float()
+        rp = rp - lr * (m1 / (1 - beta1 ** step) + alpha * m2) / (nu.sqrt() / math.sqrt(1 - beta2 ** step) + eps)
+        P, S1, S2 = p.clone(), s1.clone(), s2.clone()
+        with _cuda_host(dev):
+            ops.optimizer_update_32bit("ademamix", g, P, S1, S2, None, 0.0, 0.0, beta1, beta2, beta3, alpha, eps,
+                                       wd, step, lr, 1.0)
+        tol = 1e-5 if dt == torch.float32 else 1e-2
+        res += [close(f"ademamix {label} p", P, rp.to(dt), atol=tol, rtol=tol),
+                close(f"ademamix {label} m1", S1[0], m1, atol=1e-6), close(f"ademamix {label} m2", S1[1], m2, atol=1e-6),
+                close(f"ademamix {label} nu", S2, nu, atol=1e-6)]
+        outs += [P, S1, S2]
+    for name in ("adam", "momentum"):
+        g, p = rnd(n, dev=dev, seed=5), rnd(n, dev=dev, seed=6)
+        s1 = rnd(n, dev=dev, seed=7, scale=0.1)
+        s2 = rnd(n, dev=dev, seed=8).abs() * 0.1 if name == "adam" else None
+        step, max_unorm, pnorm = 2, 0.01, float(p.norm())
+        rp, rs1, rs2 = _bnb_optim_ref(name, g, p, s1, s2, step, lr, beta1, beta2, eps, 0.0)
+        if name == "adam":
+            c1, c2 = 1 - beta1 ** step, 1 - beta2 ** step
+            unorm = ((rs1 / c1) / ((rs2 / c2).sqrt() + eps)).square().sum()
+            limit = max_unorm * pnorm
+        else:
+            unorm = rs1.square().sum()
+            limit = max_unorm * pnorm + eps
+        scale = limit / unorm.sqrt() if unorm.sqrt() > limit else 1.0
+        rp = p + (rp - p) * scale
+        P, S1, S2 = p.clone(), s1.clone(), None if s2 is None else s2.clone()
+        U = torch.zeros(1, device=dev)
+        with _cuda_host(dev):
+            ops.optimizer_update_32bit(name, g, P, S1, S2, U, max_unorm, pnorm, beta1, beta2, 0.0, 0.0, eps, 0.0,
+                                       step, lr, 1.0)
+        res += [close(f"{name} max_unorm unorm", U, unorm.reshape(1), atol=1e-3, rtol=1e-5),
+                close(f"{name} max_unorm p", P, rp, atol=1e-5), close(f"{name} max_unorm state1", S1, rs1, atol=1e-6)]
+        outs += [P, S1, U]
+    return res, outs
+
+
+@case("bnb.optimizer_8bit_blockwise_more", "bitsandbytes")
+def _(dev):
+    """The one-state 8-bit blockwise optimizers bitsandbytes' Triton backend has besides
+    momentum (rmsprop, adagrad, lion) and AdEMAMix with its stacked 8-bit m1/m2 states."""
+    torch = torch_mod()
+    ops = _bnb()
+    res, outs = [], []
+    bs = 256
+    qs = _bnb_code8().to(dev)
+    qu = (torch.linspace(0, 1, 256) ** 2).to(dev)
+    gen = torch.Generator().manual_seed(11)
+    beta1, beta2, beta3, alpha, eps, lr = 0.9, 0.99, 0.999, 5.0, 1e-8, 1e-2
+
+    def deq(codes, absmax, q, n):
+        return q[codes.long()] * absmax.repeat_interleave(bs)[:n]
+
+    def req(st, q, n):
+        blocks = torch.nn.functional.pad(st, (0, (-n) % bs)).view(-1, bs)
+        am = blocks.abs().amax(1)
+        idx = ((blocks / am[:, None])[..., None] - q).abs().argmin(-1).flatten()[:n]
+        return q[idx] * am.repeat_interleave(bs)[:n], am
+    # (the kernel applies decoupled weight decay to the optimizer with id 2, adagrad, and
+    # folds it into the gradient for lion, against its comment: decay only for rmsprop here)
+    for name, step, wd, q in (("rmsprop", 3, 0.05, qu), ("adagrad", 2, 0.0, qu), ("lion", 4, 0.0, qs)):
+        n = 600
+        g, p = rnd(n, dev=dev, seed=21), rnd(n, dev=dev, seed=22)
+        c1 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev)
+        a1 = rnd(3, dev=dev, seed=23).abs() * 0.1 + 0.01
+        s1 = deq(c1, a1, q, n)
+        gg = g + p * wd if wd > 0 else g
+        if name == "rmsprop":
+            s1 = s1 * beta1 + (1 - beta1) * gg * gg
+            rp = p - lr * gg / (s1.sqrt() + eps)
+        elif name == "adagrad":
+            s1 = s1 + gg * gg
+            rp = p - lr * gg / (s1.sqrt() + eps)
+        else:
+            rp = p - lr * torch.sign(s1 * beta1 + (1 - beta1) * gg)
+            s1 = s1 * beta2 + (1 - beta2) * gg
+        P, C1, A1 = p.clone(), c1.clone(), a1.clone()
+        with _cuda_host(dev):
+            ops.optimizer_update_8bit_blockwise(name, g, P, C1, None, beta1, beta2, 0.0, 0.0, eps, step, lr,
+                                                q, None, A1, None, wd)
+        r1, ra1 = req(s1, q, n)
+        res += [close(f"{name} p", P, rp, atol=1e-5), close(f"{name} absmax", A1, ra1, atol=1e-6),
+                close(f"{name} state", deq(C1, A1, q, n), r1, atol=1e-6)]
+        outs += [P, C1, A1]
+    n, step, wd = 768, 3, 0.01  # (the m2 absmax sits at n // 256: whole blocks)
+    g, p = rnd(n, dev=dev, seed=31), rnd(n, dev=dev, seed=32)
+    c1 = torch.randint(0, 256, (2, n), generator=gen, dtype=torch.uint8).to(dev)
+    a1 = rnd(2, n // bs, dev=dev, seed=33).abs() * 0.1 + 0.01
+    c2 = torch.randint(0, 256, (n,), generator=gen, dtype=torch.uint8).to(dev)
+    a2 = rnd(n // bs, dev=dev, seed=34).abs() * 0.01 + 0.001
+    m1 = deq(c1[0], a1[0], qs, n) * beta1 + (1 - beta1) * g
+    m2 = deq(c1[1], a1[1], qs, n) * beta3 + (1 - beta3) * g
+    nu = deq(c2, a2, qu, n) * beta2 + (1 - beta2) * g * g
+    upd = (m1 / (1 - beta1 ** step) + alpha * m2) / (nu.sqrt() / math.sqrt(1 - beta2 ** step) + eps)
+    rp = p * (1 - lr * wd) - lr * upd
+    P, C1, A1, C2, A2 = p.clone(), c1.clone(), a1.clone(), c2.clone(), a2.clone()
+    with _cuda_host(dev):
+        ops.optimizer_update_8bit_blockwise("ademamix", g, P, C1, C2, beta1, beta2, beta3, alpha, eps, step, lr,
+                                            qs, qu, A1, A2, wd)
+    res.append(close("ademamix p", P, rp, atol=1e-5))
+    for label, st, codes, am, q in (("m1", m1, C1[0], A1[0], qs), ("m2", m2, C1[1], A1[1], qs), ("nu", nu, C2, A2, qu)):
+        r, ra = req(st, q, n)
+        res += [close(f"ademamix {label} absmax", am, ra, atol=1e-7), close(f"ademamix {label}", deq(codes, am, q, n), r,
+                                                                            atol=1e-7)]
+    outs += [P, C1, A1, C2, A2]
+    return res, outs
+
+
+# ---------------------------------------------------------------------------------- torchao
+
+def _torchao(module):
+    """A torchao module without the package __init__ (it loads torchao's C++ extensions,
+    not fetched). torch's has_triton() answers for a GPU (on the CPU it says no, and
+    torchao's blockwise fp8 then refuses to build its kernels)."""
+    for p in ("torchao", "torchao.kernel", "torchao.prototype", "torchao.prototype.quantized_training"):
+        _package_without_init(p, ARGS.src)
+    import torch.utils._triton as tt
+    saved = tt.has_triton
+    tt.has_triton = lambda: True
+    try:
+        mod = importlib.import_module(module)
+        if hasattr(mod, "_get_triton_impls"):
+            mod._get_triton_impls()  # (built once, on first use)
+        return mod
+    finally:
+        tt.has_triton = saved
+
+
+@case("torchao.blockwise_fp8", "torchao")
+def _(dev):
+    """DeepSeek-V3's blockwise fp8 kernels as torchao ships them: activation quantization
+    (1 x 128 groups), weight quantization and dequantization (128 x 128 blocks), and the
+    block-scaled fp8 GEMM (autotuned; bf16 out)."""
+    torch = torch_mod()
+    bq = _torchao("torchao.kernel.blockwise_quantization")
+    res, outs = [], []
+    for label, dt in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        x = rnd(5, 256, dev=dev, dtype=dt, seed=1)
+        with _cuda_host(dev):
+            y, s_ = bq.fp8_blockwise_act_quant(x, 128)
+        g = x.float().view(5, 2, 128)
+        rs = g.abs().amax(-1) / 448.0
+        ry = (g / rs[..., None]).to(torch.float8_e4m3fn).float().view(5, 256)
+        res += [close(f"act_quant {label} scales", s_, rs, atol=0, rtol=0),
+                close(f"act_quant {label} values", y.float(), ry, atol=0, rtol=0)]
+        outs += [y.float(), s_]
+    w = rnd(256, 384, dev=dev, seed=2)
+    with _cuda_host(dev):
+        wq, ws = bq.fp8_blockwise_weight_quant(w, 128)
+        wd = bq.fp8_blockwise_weight_dequant(wq, ws, 128)
+    blocks = w.view(2, 128, 3, 128).permute(0, 2, 1, 3)
+    rws = blocks.abs().amax((-1, -2)) / 448.0
+    rwq = (blocks / rws[..., None, None]).to(torch.float8_e4m3fn).float()
+    res += [close("weight_quant scales", ws, rws, atol=0, rtol=0),
+            close("weight_quant values", wq.float(), rwq.permute(0, 2, 1, 3).reshape(256, 384), atol=0, rtol=0),
+            close("weight_dequant", wd, (rwq * rws[..., None, None]).permute(0, 2, 1, 3).reshape(256, 384),
+                  atol=0, rtol=1e-6)]
+    a = rnd(9, 256, dev=dev, seed=3)
+    with _cuda_host(dev):
+        aq, as_ = bq.fp8_blockwise_act_quant(a, 128)
+        c = bq.blockwise_fp8_gemm(aq, as_, wq.t().contiguous(), ws.t().contiguous(), 128)
+    A = aq.float() * as_.repeat_interleave(128, 1)
+    B = wq.float().t() * ws.t().repeat_interleave(128, 0).repeat_interleave(128, 1)
+    res.append(close("gemm -> bf16", c, A @ B.T, atol=2e-2, rtol=1e-2))
+    outs += [wq.float(), ws, wd, c]
+    return res, outs
+
+
+@case("torchao.int8_mm", "torchao")
+def _(dev):
+    """torchao's int8 GEMMs: scaled_int8_mm (quantized training: row and column scales, fp32,
+    bf16 and fp16), and intmm's int_matmul / int_scaled_matmul (block pointers, int32 out)."""
+    torch = torch_mod()
+    mm = _torchao("torchao.prototype.quantized_training.int8_mm")
+    im = _torchao("torchao.kernel.intmm_triton")
+    gen = torch.Generator().manual_seed(8)
+    res, outs = [], []
+    M, K, N = 40, 96, 72
+    A = torch.randint(-128, 128, (M, K), generator=gen, dtype=torch.int8).to(dev)
+    B = torch.randint(-128, 128, (K, N), generator=gen, dtype=torch.int8).to(dev)
+    exact = A.long() @ B.long()
+    for label, dt, tol in (("fp32", torch.float32, 1e-6), ("bf16", torch.bfloat16, 8e-3),
+                           ("fp16", torch.float16, 1e-3)):
+        rs = (rnd(M, dev=dev, seed=1).abs() * 1e-3 + 1e-4).to(dt)
+        cs = (rnd(N, dev=dev, seed=2).abs() * 1e-3 + 1e-4).to(dt)
+        with _cuda_host(dev):
+            got = mm.scaled_int8_mm_cuda(A, B, rs, cs)
+        ref = exact.double() * rs.double()[:, None] * cs.double()[None]
+        res.append(close(f"scaled_int8_mm {label}", got, ref.float(), atol=1e-6, rtol=tol))
+        outs.append(got)
+    cfg = im.triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=2, num_warps=4)
+    c = torch.empty(M, N, dtype=torch.int32, device=dev)
+    with _cuda_host(dev):
+        im.int_matmul_kernel(A, B, c, cfg)
+    res.append(close("int_matmul int32", c, exact.int(), atol=0, rtol=0))
+    sc = rnd(M, 1, dev=dev, seed=3).abs() * 1e-3
+    c2 = torch.empty(M, N, dtype=torch.float32, device=dev)
+    with _cuda_host(dev):
+        im.int_scaled_matmul_kernel(A, B, sc, c2, cfg)
+    res.append(close("int_scaled_matmul", c2, exact.float() * sc, atol=1e-6, rtol=1e-6))
+    outs += [c, c2]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -3167,7 +3771,8 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
         json.dump(index, f, indent=1)
 
 
-PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes")
+PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes",
+                "torchao")
 
 
 def main():
