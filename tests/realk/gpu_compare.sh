@@ -20,9 +20,17 @@ DEST="${DEST:-/tmp/realk-gpu}"
 PY="${PYTHON:-python3}"
 
 # The sources travel to the device machine packed (about 170 MB unpacked, over the 64 MiB a
-# command may carry with build-gpu/dist), without the parts of sglang no case imports:
-#   tar -cJf build-gpu/realk/src.tar.xz -C build-gpu/realk --exclude=src/sglang/multimodal_gen \
-#     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models src
+# command may carry with build-gpu/dist), without the parts no case imports (sglang's models
+# and tests, FlagGems' other vendors' backends, all of bitsandbytes and torchao but their
+# Triton kernels):
+#   cd build-gpu/realk && tar -cf src.tar --exclude=__pycache__ --exclude=src/sglang/multimodal_gen \
+#     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models \
+#     --exclude='src/flag_gems/runtime/backend/_[a-mo-z]*' --exclude=src/bitsandbytes \
+#     --exclude=src/torchao src && tar -rf src.tar src/bitsandbytes/__init__.py \
+#     src/bitsandbytes/backends/__init__.py src/bitsandbytes/backends/triton \
+#     src/torchao/kernel/blockwise_quantization.py src/torchao/kernel/intmm_triton.py \
+#     src/torchao/kernel/autotuner.py src/torchao/prototype/quantized_training/int8_mm.py \
+#     && rm -f src.tar.xz && xz -T2 src.tar
 # here, carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps; unpacked there on first use.
 if [ ! -d "$SRC" ] && [ -f build-gpu/realk/src.tar.xz ] && [ "$SRC" = build-gpu/realk/src ]; then
   tar -xJf build-gpu/realk/src.tar.xz -C build-gpu/realk
