@@ -159,6 +159,16 @@ const ir::Value* load_chain(const ir::Op& loop, int k, const std::function<bool(
   return next;
 }
 
+// A new operand for the carried value `chain[0]` whose loads load_chain found, one per
+// iteration ahead.
+std::unique_ptr<AsyncOperand> operand_of(std::vector<const ir::Value*> chain) {
+  auto operand = std::make_unique<AsyncOperand>();
+  operand->carried = chain.front();
+  operand->distance = static_cast<int>(chain.size());
+  operand->chain = std::move(chain);
+  return operand;
+}
+
 // Whether the loop's one dot may stay in flight into the next iteration (async_copy.h): a
 // wgmma whose accumulator the loop carries and nothing else reads, in f32 (or int8's i32)
 // registers that are the loop's own values (f16 ones are unpacked after the wait, which would read them
@@ -335,10 +345,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       std::vector<const ir::Value*> chain;
       const ir::Value* next = load_chain(*op, k, copyable_load, chain);
       if (next == nullptr) continue;
-      auto operand = std::make_unique<AsyncOperand>();
-      operand->chain = chain;
-      operand->carried = arg;
-      operand->distance = static_cast<int>(chain.size());
+      std::unique_ptr<AsyncOperand> operand = operand_of(chain);
       const std::vector<int64_t>& shape = arg->type()->shape();
       const int64_t bytes = ir::bit_width(arg->type()->element()->scalar_kind()) / 8;
       operand->dots = dots;
@@ -452,10 +459,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       std::vector<const ir::Value*> chain;
       const ir::Value* next = load_chain(*op, k, runs, chain);
       if (next == nullptr) continue;
-      auto operand = std::make_unique<AsyncOperand>();
-      operand->chain = chain;
-      operand->carried = arg;
-      operand->distance = static_cast<int>(chain.size());
+      std::unique_ptr<AsyncOperand> operand = operand_of(chain);
       operand->read_back = true;
       const int64_t cols = arg->type()->shape().back();
       operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, 0);
