@@ -209,6 +209,41 @@ KERNELS = textwrap.dedent('''
             s = tl.dot(q, tl.trans(kb))
             acc = tl.dot(s.to(x_ptr.dtype.element_ty), vb, acc)
         tl.store(out_ptr + m[:, None] * BK + k[None, :], acc)
+
+
+    @tritium.jit
+    def split_loops(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                    A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
+        # flash-attn's fwd_prefill shape: the key blocks in two loops, each under an `if`, the
+        # second's Q @ K^T accumulator chosen by an `if` (its last block masked before the dot:
+        # 7 added to the last key); O and a row maximum (P = S - max, as softmax's shift)
+        # carried from one loop into the other through the `if`s' results. Q (BM x BK), then
+        # K and V (stride x BK).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        acc = tl.zeros((BM, BK), dtype=tl.float32)
+        top = tl.full((BM,), -1000.0, dtype=tl.float32)
+        half = stride // BN // 2 * BN
+        if half > 0:
+            for j in range(0, half, BN):
+                kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+                vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
+                s = tl.dot(q, tl.trans(kb))
+                top = tl.maximum(top, tl.max(s, 1))
+                acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+        if stride > half:
+            for j in range(half, stride, BN):
+                kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+                vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
+                s = tl.zeros((BM, BN), dtype=tl.float32)
+                if j + BN == stride:
+                    s = tl.where((j + n)[None, :] < stride - 1, s, 7.0)
+                s = tl.dot(q, tl.trans(kb), s)
+                top = tl.maximum(top, tl.max(s, 1))
+                acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+        tl.store(out_ptr + m[:, None] * BK + k[None, :], acc + top[:, None])
 ''')
 
 # ---- the inline PTX as calls ----
@@ -1025,3 +1060,32 @@ def test_transposed_operand_at_small_warps(tmp_path, ty, sm, stages, tile, warps
         assert re.search(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], 16", ptx)
         assert not re.search(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], [248],", ptx)
         assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("stride", [64, 192])
+def test_fragments_through_branches(tmp_path, sm, ty, stride):
+    """Values of the fragment layout carried through `if` results (flash-attn's two loops, each
+    under an `if`, and a dot accumulator masked by an `if`) stay in registers: both P @ V dots
+    read P from the first dot's registers (before, the second loop's values fell back to the
+    flat layout: P, the row maximum and the accumulator through shared memory). stride 64: the
+    first `if` not taken, its results the initial values."""
+    BM, BN, BK = 64, 64, 32
+    constexprs = ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32"
+    gpu_ir = emitter(tmp_path, "split_loops", ty, "fp32", (BM, BN, BK), 4, 1, sm, constexprs)("gpu-ir")
+    assert gpu_ir.count("A read from its fragments' registers") == 2, gpu_ir
+    values = small_integers(BM * BK + 2 * stride * BK, 4, seed=stride + sm)
+    out, _ = run_kernel(tmp_path, "split_loops", ty, "fp32", values, BM * BK, (BM, BN, BK), 4, 1, sm, stride,
+                        constexprs)
+    q = values[:BM * BK].reshape(BM, BK)
+    keys = values[BM * BK:BM * BK + stride * BK].reshape(stride, BK)
+    vals = values[BM * BK + stride * BK:].reshape(stride, BK)
+    acc, top = np.zeros((BM, BK)), np.full(BM, -1000.0)
+    for j in range(0, stride, BN):
+        s = q @ keys[j:j + BN].T
+        if j + BN == stride and j >= stride // BN // 2 * BN:
+            s[:, -1] += 7
+        top = np.maximum(top, s.max(axis=1))
+        acc += round_to(s - top[:, None], ty) @ vals[j:j + BN]
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), acc + top[:, None])

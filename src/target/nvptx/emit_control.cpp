@@ -109,15 +109,20 @@ void Emitter::emit_if(const ir::Op& op) {
     const ir::Region& region = *op.region(i);
     body_commits_ = commits;
     emit_region(region);
-    for (const ir::Value* v : region.terminator()->operands()) yields[i].push_back(get(v));
+    const ir::Op& terminator = *region.terminator();
+    for (int k = 0; k < terminator.num_operands(); ++k) {
+      const FragmentLayout* l = frags_.layout(op.result(k));
+      yields[i].push_back(l ? fragment_operand(terminator.operand(k), *l, terminator) : get(terminator.operand(k)));
+    }
     ends[i] = b_.GetInsertBlock();
     b_.CreateBr(merge);
   }
   b_.SetInsertPoint(merge);
   for (int k = 0; k < op.num_results(); ++k) {
     const ir::Type* type = op.result(k)->type();
+    const bool fragment = frags_.layout(op.result(k)) != nullptr;
     Regs a = yields[0][k], b = yields[1][k];
-    if (type->is_block() && !(a.uniform && b.uniform)) {
+    if (type->is_block() && !fragment && !(a.uniform && b.uniform)) {
       a = materialize(a, type);
       b = materialize(b, type);
     }
@@ -129,7 +134,12 @@ void Emitter::emit_if(const ir::Op& op) {
       phi->addIncoming(b.values[r], ends[1]);
       out.values.push_back(phi);
     }
-    set(op.result(k), std::move(out));
+    if (fragment) {
+      out.uniform = false;
+      set_fragment(op.result(k), std::move(out));
+    } else {
+      set(op.result(k), std::move(out));
+    }
   }
   body_commits_ = commits;
 }

@@ -148,6 +148,8 @@ bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir
   if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
   if (row_reduce(user)) return is_fragment(user.result(0));
   const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
+  // A branch yields its result's layout.
+  if (user.kind() == OpKind::Yield && loop != nullptr && loop->kind() == OpKind::If) return is_fragment(loop->result(operand));
   if (loop == nullptr || loop->kind() != OpKind::For) return false;
   if (user.kind() == OpKind::Yield) return is_fragment(loop->region(0)->arg(operand + 1));
   return operand >= 3 && is_fragment(loop->region(0)->arg(operand - 3 + 1));
@@ -171,7 +173,11 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     if ((fits_fragments(v->type()) || fits_rows(v->type())) && in.insert(v).second) work.push_back(v);
   };
   for (const ir::Op* op : ops) {
-    if (op->kind() == OpKind::Dot) reach(op->result());  // unless too small: then a flat dot
+    if (op->kind() != OpKind::Dot) continue;
+    reach(op->result());  // unless too small: then a flat dot
+    // An accumulator chosen by a branch (a mask applied before the dot) is built in place.
+    const ir::Value* acc = op->num_operands() > 2 ? op->operand(2) : nullptr;
+    if (acc != nullptr && acc->def() != nullptr && acc->def()->kind() == OpKind::If) reach(acc);
   }
   while (!work.empty()) {
     const ir::Value* v = work.back();
@@ -187,6 +193,11 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           if (user->operand(i) != v) continue;
           reach(loop->region(0)->arg(i + 1));
           reach(loop->result(i));
+        }
+      }
+      if (user->kind() == OpKind::Yield && loop != nullptr && loop->kind() == OpKind::If) {
+        for (int i = 0; i < user->num_operands(); ++i) {
+          if (user->operand(i) == v) reach(loop->result(i));
         }
       }
     }
@@ -263,6 +274,23 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           keep = keep && read;
         }
         if (!keep) changed = drop(op->result()) || changed;
+      }
+      if (op->kind() == OpKind::If) {
+        // Both branches must yield values readable in the layout without a round trip (a
+        // branch holds no barrier of its own making).
+        for (int i = 0; i < op->num_results(); ++i) {
+          const ir::Value* result = op->result(i);
+          if (in.count(result) == 0) continue;
+          bool keep = true;
+          for (int r = 0; r < 2 && keep; ++r) {
+            const ir::Value* yielded = op->region(r)->terminator()->operand(i);
+            keep = ok(yielded);
+            if (keep && fits_rows(result->type()) && in.count(yielded) != 0) {
+              keep = agree(result, warps_of(yielded)) && agree(yielded, warps_of(result));
+            }
+          }
+          if (!keep) changed = drop(result) || changed;
+        }
       }
       if (op->kind() == OpKind::For) {
         const ir::Op* yield = op->region(0)->terminator();
