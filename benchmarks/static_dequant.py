@@ -21,7 +21,7 @@ import static_regs  # noqa: E402  (ptxas_stats, wgmma_loops, find_tool)
 ROOT = HERE.parent
 SOURCE = HERE / "kernels_dequant.py"
 # (BM, BN, BK, num_warps, num_stages)
-CONFIGS = [(128, 128, 64, 4, 3), (64, 128, 32, 4, 4), (128, 256, 64, 8, 3), (64, 64, 64, 4, 3)]
+CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 8, 3), (64, 128, 32, 4, 4), (128, 256, 64, 8, 3), (64, 64, 64, 4, 3)]
 SIGNATURE = "*fp16:16, *i8:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16"
 # --unaligned: M, N and K not divisible by 16 (no divisibility facts on them; the strides keep theirs).
 UNALIGNED = "*fp16:16, *i8:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:16, i32:16"
