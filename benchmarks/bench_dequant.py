@@ -29,6 +29,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="M = N = K = 4096 only")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    from bench_attention import no_gpu_reason
+    reason = no_gpu_reason()
+    if reason:
+        print(f"bench_dequant: skipped, no GPU: {reason}")
+        return
     import torch
     import triton
     import triton.testing
@@ -47,6 +52,7 @@ def main():
         s = (torch.rand((N,), device="cuda", generator=gen) * 0.01 + 0.001).to(torch.float16)
         ref = (a.double() @ (b.double() * s.double()[None, :])).float()
         row = {"M": M, "N": N, "K": K}
+        row["configs"] = {}  # "tritium BM,BN,BK,warps,stages" -> TFLOP/s: every config timed
         for name, kernel in kernels.items():
             best = None
             for BM, BN, BK, warps, stages in CONFIGS:
@@ -65,6 +71,7 @@ def main():
                     print(f"  {name} {(BM, BN, BK, warps, stages)}: WRONG (max err {float((c - ref).abs().max()):.3g})")
                     continue
                 ms = triton.testing.do_bench(run, warmup=10, rep=50)
+                row["configs"][f"{name} {BM},{BN},{BK},{warps},{stages}"] = 2.0 * M * N * K / ms * 1e-9
                 if best is None or ms < best[0]:
                     best = (ms, (BM, BN, BK, warps, stages))
             row[name] = 2.0 * M * N * K / best[0] * 1e-9 if best else None
@@ -75,6 +82,7 @@ def main():
         fmt = lambda v: f"{v:.1f}" if isinstance(v, float) else "-"  # noqa: E731
         print(f"| {M} x {N} x {K} | {fmt(row.get('tritium'))} {row.get('tritium_config')} | "
               f"{fmt(row.get('triton'))} {row.get('triton_config')} | {row.get('ratio', 0):.2f} |", flush=True)
+        print("  per config: " + ", ".join(f"{k} {v:.1f}" for k, v in row["configs"].items()), flush=True)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
 
