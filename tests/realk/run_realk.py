@@ -3716,6 +3716,285 @@ def _(dev):
     return res, outs
 
 
+# ------------------------------------------------------------------ session 19: more projects
+# cut-cross-entropy, SageAttention, FlashInfer's Triton kernels, xformers, GemLite, DeepSpeed
+# (tests/realk/RESULTS.md, "Session 19 (branch realk5)").
+
+
+@contextlib.contextmanager
+def _patched(obj, **attrs):
+    """Sets attributes of a module or class while a case runs (each use says why)."""
+    saved = {k: getattr(obj, k) for k in attrs}
+    for k, v in attrs.items():
+        setattr(obj, k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(obj, k, v)
+
+
+def _attention_ref(q, k, v, causal=False, scale=None, bottom_right=False):
+    """softmax(q k^T * scale) v over [B, H, L, D] in fp32 (GQA: k/v heads repeated)."""
+    torch = torch_mod()
+    q, k, v = q.float(), k.float(), v.float()
+    if k.shape[1] != q.shape[1]:
+        k = k.repeat_interleave(q.shape[1] // k.shape[1], 1)
+        v = v.repeat_interleave(q.shape[1] // v.shape[1], 1)
+    s = (q @ k.transpose(-1, -2)) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if causal:
+        Lq, Lk = q.shape[2], k.shape[2]
+        off = Lk - Lq if bottom_right else 0
+        m = torch.ones(Lq, Lk, dtype=torch.bool, device=q.device).tril(off)
+        s = s.masked_fill(~m, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+# ------------------------------------------------------------------------- cut-cross-entropy
+
+@case("cce.linear_cross_entropy", "cut_cross_entropy")
+def _(dev):
+    """Apple's Cut Cross-Entropy: the logits never materialized (the LSE forward over
+    vocabulary blocks, the indexed dot of the targets, the fused backward for dE and dC),
+    with ignore_index, softcap, sum reduction and shift; fp16 and bf16 (its backward
+    refuses fp32: "Backwards requires embeddings to be bf16 or fp16")."""
+    torch = torch_mod()
+    from cut_cross_entropy.cce import cce_linear_cross_entropy
+    res, outs = [], []
+    for label, dt, tol, kw in (("fp16", torch.float16, 1e-2, {}),
+                               ("fp16 softcap sum", torch.float16, 1e-2, {"softcap": 20.0, "reduction": "sum"}),
+                               ("bf16 shift", torch.bfloat16, 3e-2, {"shift": True})):
+        B, T, D, V = 2, 13, 64, 500
+        e = rnd(B, T, D, dev=dev, dtype=dt, seed=1)
+        c = rnd(V, D, dev=dev, dtype=dt, seed=2, scale=0.3)
+        gen = torch.Generator().manual_seed(3)
+        t = torch.randint(0, V, (B, T), generator=gen).to(dev)
+        t[0, 3] = t[1, 7] = -100
+
+        def mine(e, c):
+            return cce_linear_cross_entropy(e, c, t, filter_eps=None, **kw)
+
+        def ref(e, c):
+            logits = (e.float() @ c.float().T)
+            if "softcap" in kw:
+                logits = kw["softcap"] * torch.tanh(logits / kw["softcap"])
+            tt = t
+            if kw.get("shift"):
+                logits, tt = logits[:, :-1], t[:, 1:]
+            return torch.nn.functional.cross_entropy(logits.flatten(0, 1), tt.flatten(), ignore_index=-100,
+                                                     reduction=kw.get("reduction", "mean"))
+        r, o = compare_fwd_bwd(mine, ref, [e, c], atol=tol, rtol=tol, names=["E", "C"])
+        res += [(f"{label} {x[0]}", x[1], x[2]) for x in r]
+        outs += o
+    return res, outs
+
+
+# ------------------------------------------------------------------------------ SageAttention
+
+def _sage_dequant(x8, scale, blk):
+    torch = torch_mod()
+    s = scale[..., 0].repeat_interleave(blk, -1)[..., :x8.shape[2]]
+    return x8.float() * s[..., None]
+
+
+@case("sage.attention", "sageattention")
+def _(dev):
+    """SageAttention 1: per-block int8 quantization of q and k, then the int8 q k^T attention
+    with fp16 P V (plain, causal; head dim 64 and 128; GQA; the head-dim-96 variant).
+    `sageattn` asserts CUDA tensors: its two steps are called as it calls them. Checked
+    against the quantization rule and against attention over the dequantized q and k."""
+    torch = torch_mod()
+    sa = importlib.import_module("sageattention.core")
+    res, outs = [], []
+    # (causal: L a multiple of its BLOCK_M 128, see RESULTS.md "Not tritium's")
+    for label, H, Hk, L, D, causal in (("d64", 2, 2, 200, 64, False), ("d64 causal", 2, 1, 256, 64, True),
+                                       ("d128 gqa", 4, 2, 130, 128, False), ("d128 causal", 2, 2, 128, 128, True),
+                                       ("d96", 2, 2, 100, 96, False), ("d96 causal", 2, 2, 128, 96, True)):
+        q = rnd(1, H, L, D, dev=dev, dtype=torch.float16, seed=1)
+        k = rnd(1, Hk, L, D, dev=dev, dtype=torch.float16, seed=2)
+        v = rnd(1, Hk, L, D, dev=dev, dtype=torch.float16, seed=3)
+        k = k - k.mean(dim=2, keepdim=True)  # (sageattn's smooth_k)
+        if D == 96:
+            q8, qs, k8, ks = sa.per_block_int8_hd96(q, k)
+            o = (sa.attn_h96_true if causal else sa.attn_h96_false)(q8, k8, v, qs, ks, output_dtype=torch.float16)
+        else:
+            q8, qs, k8, ks = sa.per_block_int8(q, k)
+            o = (sa.attn_true if causal else sa.attn_false)(q8, k8, v, qs, ks, output_dtype=torch.float16)
+        qd, kd = _sage_dequant(q8, qs, 128), _sage_dequant(k8, ks, 64)  # (its BLKQ, BLKK)
+        # the quantization: scale = absmax / 127 per block (q also scaled by sm_scale * log2 e)
+        qq = q.float() * (D ** -0.5 * 1.44269504)
+        res += [close(f"{label} q quant", qd, qq, atol=float(qs.max()) * 0.51, rtol=0),
+                close(f"{label} k quant", kd, k.float(), atol=float(ks.max()) * 0.51, rtol=0)]
+        # attention over the dequantized operands (exp2 base: the scores are already in log2 units).
+        # The non-causal kernel does not mask the keys past kv_len in its last block: they are
+        # loaded as zeros (a masked load without `other`) and each adds exp2(0 - max) to the
+        # softmax's sum, as on the GPU; the reference pads the keys and values with zeros alike.
+        pad = 0 if causal else (-L) % 64
+        kp = torch.nn.functional.pad(kd, (0, 0, 0, pad))
+        vp = torch.nn.functional.pad(v.float(), (0, 0, 0, pad))
+        ref = _attention_ref(qd, kp, vp, causal=causal, scale=math.log(2.0))
+        res.append(close(f"{label} out", o, ref, atol=1e-2, rtol=1e-2))
+        outs += [q8, k8, o]
+    return res, outs
+
+
+# --------------------------------------------------------------------------------- FlashInfer
+
+class _GPUArchitectureError(Exception):
+    pass
+
+
+def _flashinfer(name):
+    """FlashInfer's Triton kernels (flashinfer/triton). The package __init__ loads its JIT
+    runtime (tvm_ffi) and CUDA modules, and `flashinfer.utils` imports pynvml and the JIT;
+    flashinfer.triton reads two of its names, given here (the capability from torch.cuda)."""
+    torch = torch_mod()
+    _package_without_init("flashinfer", ARGS.src)
+    if "flashinfer.utils" not in sys.modules:
+        _stub_modules(["flashinfer.utils"], GPUArchitectureError=_GPUArchitectureError,
+                      get_compute_capability=lambda d: torch.cuda.get_device_capability(d))
+    return importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def _flashinfer_host(dev):
+    """flashinfer.triton's wrappers assert `x.is_cuda` (check_input): on the CPU that check
+    is skipped while the case runs, and torch.cuda answers as for an sm_90 GPU (_cuda_host)."""
+    if dev != "cpu":
+        yield
+        return
+    mods = [importlib.import_module(m) for m in ("flashinfer.triton.cascade", "flashinfer.triton.sm_constraint_gemm")]
+    with contextlib.ExitStack() as st:
+        for m in mods:
+            st.enter_context(_patched(m, check_input=lambda x: None))
+        st.enter_context(_cuda_host(dev, sms=4))
+        yield
+
+
+def _merge_ref(va, sa, vb, sb):
+    """Merges two attention states (values and log2-sum-exp) as FlashInfer defines them."""
+    torch = torch_mod()
+    m = torch.maximum(sa, sb)
+    wa, wb = torch.exp2(sa - m), torch.exp2(sb - m)
+    v = (va.float() * wa[..., None] + vb.float() * wb[..., None]) / (wa + wb)[..., None]
+    return v, m + torch.log2(wa + wb)
+
+
+@case("flashinfer.cascade", "flashinfer")
+def _(dev):
+    """Attention-state merging (cascade inference): merge_state, merge_state_in_place (with
+    a mask), merge_states over index sets, variable_length_merge_states; fp32 and fp16."""
+    torch = torch_mod()
+    fc = _flashinfer("flashinfer.triton.cascade")
+    res, outs = [], []
+    for label, dt in (("fp32", torch.float32), ("fp16", torch.float16)):
+        tol = 1e-5 if dt == torch.float32 else 2e-3
+        S, H, D = 7, 4, 64
+        va, vb = rnd(S, H, D, dev=dev, dtype=dt, seed=1), rnd(S, H, D, dev=dev, dtype=dt, seed=2)
+        sa, sb = rnd(S, H, dev=dev, seed=3, scale=3), rnd(S, H, dev=dev, seed=4, scale=3)
+        with _flashinfer_host(dev):
+            vm, sm = fc.merge_state(va, sa, vb, sb)
+        rv, rs = _merge_ref(va, sa, vb, sb)
+        res += [close(f"merge_state {label} v", vm, rv, atol=tol, rtol=tol),
+                close(f"merge_state {label} s", sm, rs, atol=1e-5, rtol=1e-5)]
+        v, s = va.clone(), sa.clone()
+        mask = torch.tensor([1, 0, 1, 1, 0, 1, 1], dtype=torch.bool, device=dev)
+        with _flashinfer_host(dev):
+            fc.merge_state_in_place(v, s, vb, sb, mask)
+        rv2 = torch.where(mask[:, None, None], rv.to(dt).float(), va.float())
+        rs2 = torch.where(mask[:, None], rs, sa)
+        res += [close(f"in_place {label} v", v, rv2, atol=tol, rtol=tol),
+                close(f"in_place {label} s", s, rs2, atol=1e-5, rtol=1e-5)]
+        N = 5
+        vs, ss = rnd(S, N, H, D, dev=dev, dtype=dt, seed=5), rnd(S, N, H, dev=dev, seed=6, scale=3)
+        with _flashinfer_host(dev):
+            vm3, sm3 = fc.merge_states(vs, ss)
+        w = torch.softmax(ss * math.log(2.0), 1)
+        res += [close(f"merge_states {label} v", vm3, (vs.float() * w[..., None]).sum(1), atol=tol, rtol=tol),
+                close(f"merge_states {label} s", sm3, torch.logsumexp(ss * math.log(2.0), 1) / math.log(2.0),
+                      atol=1e-5, rtol=1e-5)]
+        indptr = torch.tensor([0, 3, 3, 4, 9], dtype=torch.int32, device=dev)
+        vv, sv = rnd(9, H, D, dev=dev, dtype=dt, seed=7), rnd(9, H, dev=dev, seed=8, scale=3)
+        with _flashinfer_host(dev):
+            vm4, sm4 = fc.variable_length_merge_states(vv, sv, indptr)
+        for i in range(4):
+            a, b = int(indptr[i]), int(indptr[i + 1])
+            if a == b:
+                continue  # (an empty set: the kernel writes zeros and -inf)
+            w = torch.softmax(sv[a:b] * math.log(2.0), 0)
+            res += [close(f"varlen {label} v[{i}]", vm4[i], (vv[a:b].float() * w[..., None]).sum(0), atol=tol,
+                          rtol=tol),
+                    close(f"varlen {label} s[{i}]", sm4[i], torch.logsumexp(sv[a:b] * math.log(2.0), 0) / math.log(2.0),
+                          atol=1e-5, rtol=1e-5)]
+        outs += [vm, sm, v, s, vm3, sm3, vm4, sm4]
+    return res, outs
+
+
+@case("flashinfer.norm_activation", "flashinfer")
+def _(dev):
+    """rms_norm (with input and fp8 output scales), rms_norm_add_residual (in place, with and
+    without a separate output), silu_and_mul (fp16; scaled to fp8 e4m3)."""
+    torch = torch_mod()
+    fn = _flashinfer("flashinfer.triton.norm")
+    fa = _flashinfer("flashinfer.triton.activation")
+    res, outs = [], []
+    x, w = rnd(6, 300, dev=dev, seed=1), rnd(300, dev=dev, seed=2)
+
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    out = torch.empty_like(x)
+    fn.rms_norm(x, w, out, 1e-6)
+    res.append(close("rms_norm fp32", out, rms(x, w), atol=1e-5))
+    xh, wh = x.half(), w.half()
+    o8 = torch.empty(6, 300, dtype=torch.float8_e4m3fn, device=dev)
+    isc, osc = torch.tensor([0.5], device=dev), torch.tensor([4.0], device=dev)
+    fn.rms_norm(xh, wh, o8, 1e-6, in_scale=isc, out_scale=osc)
+    r8 = (rms(xh.float() * 0.5, wh.float()) * 4.0).clamp(-448, 448).to(torch.float8_e4m3fn)
+    res.append(close("rms_norm fp16 -> fp8 scaled", o8.float(), r8.float(), atol=0.0, rtol=0.13))
+    xr, r = rnd(5, 96, dev=dev, seed=3), rnd(5, 96, dev=dev, seed=4)
+    w2 = rnd(96, dev=dev, seed=5)
+    X, Rr, O = xr.clone(), r.clone(), torch.empty_like(xr)
+    fn.rms_norm_add_residual(X, Rr, w2, 1e-6, x_out=O)
+    res += [close("add_residual r", Rr, r + xr, atol=1e-6), close("add_residual out", O, rms(r + xr, w2), atol=1e-5)]
+    X2, R2 = xr.clone(), r.clone()
+    fn.rms_norm_add_residual(X2, R2, w2, 1e-6)
+    res.append(close("add_residual r (no out)", R2, r + xr, atol=1e-6))
+    a = rnd(4, 2 * 1500, dev=dev, dtype=torch.float16, seed=6)
+    o = fa.silu_and_mul(a)
+    d = 1500
+    ra = torch.nn.functional.silu(a[:, :d].float()) * a[:, d:].float()
+    res.append(close("silu_and_mul fp16", o, ra, atol=2e-3, rtol=2e-3))
+    o8 = fa.silu_and_mul(a, o_scale=torch.tensor([2.0], device=dev), dtype=torch.float8_e4m3fn)
+    res.append(close("silu_and_mul -> fp8", o8.float(), (ra * 2).to(torch.float8_e4m3fn).float(), atol=0, rtol=0.13))
+    outs += [out, o8.float(), Rr, O, o]
+    return res, outs
+
+
+@case("flashinfer.gemm", "flashinfer")
+def _(dev):
+    """The SM-constrained GEMMs: gemm (grouped tiles), gemm_persistent (a grid of at most
+    num_sms programs looping over tiles; alpha/beta epilogue into C), fp16 and bf16."""
+    torch = torch_mod()
+    fg = _flashinfer("flashinfer.triton.sm_constraint_gemm")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-2), ("bf16", torch.bfloat16, 5e-2)):
+        M, K, N = 150, 96, 200
+        a, b = rnd(M, K, dev=dev, dtype=dt, seed=1), rnd(K, N, dev=dev, dtype=dt, seed=2)
+        c0 = rnd(M, N, dev=dev, dtype=dt, seed=3)
+        ref = a.float() @ b.float()
+        # (beta = 0 still reads C: `fma(c, alpha, beta * load(C))`, so C given zeroed, not empty)
+        z = torch.zeros(M, N, device=dev, dtype=dt)
+        with _flashinfer_host(dev):
+            c1 = fg.gemm(a, b, c=z.clone())
+            c2 = fg.gemm_persistent(a, b, c=z.clone(), num_sms=3)
+            c3 = fg.gemm_persistent(a, b, c=c0.clone(), alpha=0.5, beta=2.0)
+        res += [close(f"gemm {label}", c1, ref, atol=tol, rtol=tol),
+                close(f"persistent {label}", c2, ref, atol=tol, rtol=tol),
+                close(f"persistent alpha/beta {label}", c3, 0.5 * ref + 2.0 * c0.float(), atol=2 * tol, rtol=tol)]
+        outs += [c1, c2, c3]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -3772,7 +4051,7 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
 
 
 PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes",
-                "torchao")
+                "torchao", "cut_cross_entropy", "sageattention", "flashinfer", "xformers", "gemlite", "deepspeed")
 
 
 def main():
