@@ -800,3 +800,24 @@ def test_a_scalar_indexed_with_a_slice_then_none_is_a_block_of_one():
     out = np.full(8, -1, np.float32)
     masked_by_scalar_index[(1,)](x, out, 5, BLOCK=8)
     assert out.tolist() == [1, 2, 3, 4, 5, 0, 0, 0]
+
+
+# -- tl.constexpr() around a run-time value (xformers' split-K attention: -------------------
+# `diag_idx_shifted = tl.constexpr(diag_idx - NUM_QUERIES_CAUSAL + kv_len)`, a tensor used in
+# the loop's causal mask)
+
+@tritium.jit
+def causal_rows(out_ptr, kv_len, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    shifted = tl.constexpr(rows - cols + kv_len)
+    for start in range(0, 2):
+        tl.store(out_ptr + start * BLOCK * BLOCK + rows * BLOCK + cols, tl.where(shifted >= start + kv_len, 1, 0))
+
+
+def test_constexpr_around_a_run_time_value_computes_as_that_value():
+    out = np.zeros((2, 4, 4), np.int32)
+    causal_rows[(1,)](out, 5, BLOCK=4)
+    r, c = np.indices((4, 4))
+    np.testing.assert_array_equal(out[0], (r - c >= 0).astype(np.int32))
+    np.testing.assert_array_equal(out[1], (r - c >= 1).astype(np.int32))

@@ -1619,7 +1619,8 @@ def _cuda_host(dev, sms=4):
                                   max_shared_memory_per_block_optin=227 << 10,
                                   shared_memory_per_block_optin=227 << 10,
                                   shared_memory_per_multiprocessor=228 << 10,
-                                  max_threads_per_multi_processor=2048)
+                                  max_threads_per_multi_processor=2048, clock_rate=1980000,
+                                  memory_clock_rate=2619000, memory_bus_width=5120)
     cuda = torch.cuda
     saved = {k: getattr(cuda, k) for k in ("device", "get_device_properties", "current_device",
                                            "get_device_capability", "get_device_name")}
@@ -3992,6 +3993,263 @@ def _(dev):
                 close(f"persistent {label}", c2, ref, atol=tol, rtol=tol),
                 close(f"persistent alpha/beta {label}", c3, 0.5 * ref + 2.0 * c0.float(), atol=2 * tol, rtol=tol)]
         outs += [c1, c2, c3]
+    return res, outs
+
+
+# ---------------------------------------------------------------------------------- xformers
+
+def _xformers(name):
+    """xformers' Triton kernels. XFORMERS_ENABLE_TRITON=1 is its own switch (without it
+    Triton counts as available only where torch sees a GPU); `flash_attn` is hidden while it
+    imports (xformers' fmha imports the fetched flash_attn folder, whose CUDA extension is
+    not built). Its C++ library is absent: xformers warns and runs without it."""
+    os.environ["XFORMERS_ENABLE_TRITON"] = "1"
+    if name in sys.modules:
+        return sys.modules[name]
+    hidden = sys.modules.get("flash_attn", "absent")
+    sys.modules["flash_attn"] = None
+    try:
+        return importlib.import_module(name)
+    finally:
+        if hidden == "absent":
+            del sys.modules["flash_attn"]
+        else:
+            sys.modules["flash_attn"] = hidden
+
+
+@contextlib.contextmanager
+def _tensors_say_cuda(dev):
+    """On the CPU only: `Tensor.is_cuda` answers True while the case runs (xformers' host
+    code refuses other tensors: "The index tensor and the source tensor must be of type
+    CUDA!"), and torch.cuda answers as for an sm_90 GPU (_cuda_host)."""
+    torch = torch_mod()
+    if dev != "cpu":
+        yield
+        return
+    with _patched(torch.Tensor, is_cuda=property(lambda self: True)), _cuda_host(dev):
+        yield
+
+
+@contextlib.contextmanager
+def _xformers_perf_model(dev):
+    """On the CPU only: xformers' matmul performance model (its autotuner's prune_configs_by)
+    reads the SM clock through nvidia-smi or pynvml, and the DRAM bandwidth from the driver's
+    device properties, which in tritium's interpreter have no memory clock (0: the model
+    divides by it). Both answer an H100's figures while the case runs."""
+    if dev != "cpu":
+        yield
+        return
+    pm = _xformers("xformers.ops._triton.matmul_perf_model")
+    from tritium import driver
+    props = driver.INTERPRETER_PROPERTIES
+    saved = dict(props)
+    props.update(sm_clock_rate=1980000, mem_clock_rate=2619000, mem_bus_width=5120)
+    try:
+        with _patched(pm, get_clock_rate_in_khz=lambda: 1980 * 1000):
+            yield
+    finally:
+        props.update(saved)
+
+
+@case("xformers.rmsnorm", "xformers")
+def _(dev):
+    """rms_norm (with and without weight; fp32, bf16) and rms_norm_add (x += y in place)."""
+    torch = torch_mod()
+    rn = _xformers("xformers.ops.rmsnorm")
+    res, outs = [], []
+
+    def ref(x, w):
+        y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)
+        return y if w is None else y * w.float()
+    with torch.no_grad(), _cuda_host(dev):
+        for label, dt, tol, n in (("fp32", torch.float32, 1e-5, 300), ("bf16", torch.bfloat16, 2e-2, 1000),
+                                  ("fp32 wide", torch.float32, 1e-5, 9000)):
+            x, w = rnd(2, 5, n, dev=dev, dtype=dt, seed=1), rnd(n, dev=dev, dtype=dt, seed=2)
+            o1, o2 = rn.rms_norm(x, w), rn.rms_norm(x, None)
+            res += [close(f"{label} weight", o1, ref(x, w), atol=tol, rtol=tol),
+                    close(f"{label} no weight", o2, ref(x, None), atol=tol, rtol=tol)]
+            y = rnd(2, 5, n, dev=dev, dtype=dt, seed=3)
+            X = x.clone()
+            o3 = rn.rms_norm_add(X, y, w)
+            res += [close(f"{label} add: x", X, (x.float() + y.float()), atol=tol, rtol=tol),
+                    close(f"{label} add: out", o3, ref(x.float() + y.float(), w), atol=tol, rtol=tol)]
+            outs += [o1, o2, X, o3]
+    return res, outs
+
+
+@case("xformers.indexing", "xformers")
+def _(dev):
+    """index_select_cat (rows of several sources gathered into one flat output; backward
+    scatters the gradient) and scaled_index_add (in place `x[index] += alpha * scaling *
+    source`, backward dsource and dscaling), fp32 and fp16."""
+    torch = torch_mod()
+    ix = _xformers("xformers.ops.indexing")
+    res, outs = [], []
+    gen = torch.Generator().manual_seed(5)
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("fp16", torch.float16, 2e-3)):
+        srcs = [rnd(20, 96, dev=dev, dtype=dt, seed=1), rnd(33, 700, dev=dev, dtype=dt, seed=2)]
+        idxs = [torch.randperm(20, generator=gen)[:7].to(dev), torch.randperm(33, generator=gen)[:30].to(dev)]
+        ins = [s.clone().requires_grad_(True) for s in srcs]
+        with _tensors_say_cuda(dev):
+            out = ix.index_select_cat(ins, idxs)
+            g = rnd(*out.shape, dev=dev, dtype=dt, seed=9)
+            out.backward(g)
+        ref = torch.cat([s[i].flatten() for s, i in zip(srcs, idxs)])
+        res.append(close(f"index_select_cat {label}", out, ref, atol=0, rtol=0))
+        off = 0
+        for j, (s, i) in enumerate(zip(srcs, idxs)):
+            n = i.numel() * s.shape[1]
+            rg = torch.zeros(s.shape, dtype=torch.float32).index_add(0, i.cpu(), g[off:off + n].view(-1, s.shape[1]).float().cpu())
+            off += n
+            res.append(close(f"index_select_cat {label} grad{j}", ins[j].grad, rg, atol=tol, rtol=tol))
+        x = rnd(12, 5, 64, dev=dev, dtype=dt, seed=3)
+        src = rnd(6, 5, 64, dev=dev, dtype=dt, seed=4)
+        sc = rnd(64, dev=dev, dtype=dt, seed=5)
+        index = torch.randperm(12, generator=gen)[:6].to(dev)
+        X = x.clone().requires_grad_(True)
+        S, C = src.clone().requires_grad_(True), sc.clone().requires_grad_(True)
+        with _tensors_say_cuda(dev):
+            y = ix.scaled_index_add(X.clone(), index, S, C, 0.5)
+            gy = rnd(*y.shape, dev=dev, dtype=dt, seed=8)
+            y.backward(gy)
+        ry = torch.index_add(x.float(), 0, index, sc.float() * src.float(), alpha=0.5)
+        res += [close(f"scaled_index_add {label}", y, ry, atol=tol, rtol=tol),
+                close(f"scaled_index_add {label} dsource", S.grad, 0.5 * sc.float() * gy.float()[index], atol=tol,
+                      rtol=tol),
+                close(f"scaled_index_add {label} dscaling", C.grad,
+                      0.5 * (src.float() * gy.float()[index]).sum((0, 1)), atol=4 * tol, rtol=tol)]
+        outs += [out, y, S.grad, C.grad]
+    return res, outs
+
+
+@case("xformers.tiled_matmul", "xformers")
+def _(dev):
+    """tiled_matmul_out: a matmul of grids of tiles (up to 3 x 3 x 3, e.g. fused wq/wk/wv) in
+    one kernel, and its backward's dA (the same on the transposed grid of B, strided tiles);
+    fp32 and bf16. (`tiled_matmul` itself is a torch custom op registered for CUDA only.)"""
+    torch = torch_mod()
+    tm = _xformers("xformers.ops.tiled_matmul")
+    res, outs = [], []
+    for label, dt, tol in (("fp32", torch.float32, 5e-3), ("bf16", torch.bfloat16, 5e-2)):
+        ms, ks, ns = [40, 24], [32, 64, 16], [48, 16, 80]
+        a = [[rnd(m, k, dev=dev, dtype=dt, seed=10 * i + j) for j, k in enumerate(ks)] for i, m in enumerate(ms)]
+        b = [[rnd(k, n, dev=dev, dtype=dt, seed=100 + 10 * i + j) for j, n in enumerate(ns)] for i, k in enumerate(ks)]
+        c = [[torch.empty(m, n, dtype=dt, device=dev) for n in ns] for m in ms]
+        # the backward's dA = dC B^T: tiled_matmul_out over the transposed grid of B's tiles
+        g = [[rnd(m, n, dev=dev, dtype=dt, seed=200 + 10 * i + j) for j, n in enumerate(ns)] for i, m in enumerate(ms)]
+        bt = [[b[i][j].t() for i in range(len(ks))] for j in range(len(ns))]
+        da = [[torch.empty(m, k, dtype=dt, device=dev) for k in ks] for m in ms]
+        with _tensors_say_cuda(dev), _xformers_perf_model(dev):
+            tm.tiled_matmul_out(a, b, out=c)
+            tm.tiled_matmul_out(g, bt, out=da)
+        A, B, Gm = (torch.cat([torch.cat([t.float() for t in row], 1) for row in x], 0) for x in (a, b, g))
+        C, dA = A @ B, Gm @ B.T
+        for name, got, full, rows, cols in (("c", c, C, ms, ns), ("dA", da, dA, ms, ks)):
+            r0 = 0
+            for i, m in enumerate(rows):
+                c0 = 0
+                for j, n in enumerate(cols):
+                    res.append(close(f"{label} {name}[{i}][{j}]", got[i][j], full[r0:r0 + m, c0:c0 + n], atol=tol,
+                                     rtol=tol))
+                    c0 += n
+                r0 += m
+        outs += [c[0][0], c[1][2], da[1][2]]
+    return res, outs
+
+
+@case("xformers.rope_padded", "xformers")
+def _(dev):
+    """rope_padded: RoPE of q and k for a heterogeneous decoding batch, k and v written into
+    a padded KV cache (BlockDiagonalCausalWithOffsetPaddedKeysMask); adjacent pairs and
+    split halves, linear scaling, GQA; fp32 and bf16."""
+    torch = torch_mod()
+    rp = _xformers("xformers.ops.rope_padded")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    q_lens, kv_lens, pad = [3, 1, 4], [10, 5, 16], 16
+    nq, Hq, Hk, D = sum(q_lens), 4, 2, 64
+    bias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+    pos = torch.tensor([kl - ql + j for ql, kl in zip(q_lens, kv_lens) for j in range(ql)], dtype=torch.float64)
+    slot = torch.tensor([b * pad + kl - ql + j for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)) for j in range(ql)])
+
+    def rope(x, adjacents, scale):
+        x = x.double().cpu()
+        inv = 10000.0 ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
+        ang = (pos / scale)[:, None] * inv[None]
+        cos, sin = ang.cos()[None, :, None], ang.sin()[None, :, None]
+        if adjacents:
+            a, b = x[..., 0::2], x[..., 1::2]
+            return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        a, b = x[..., :D // 2], x[..., D // 2:]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+    for label, dt, tol, adj, scale in (("fp32 adjacent", torch.float32, 1e-4, True, 1.0),
+                                       ("fp32 halves scaled", torch.float32, 1e-4, False, 4.0),
+                                       ("bf16 adjacent", torch.bfloat16, 3e-2, True, 1.0)):
+        xq, xk, xv = (rnd(1, nq, h, D, dev=dev, dtype=dt, seed=s) for s, h in ((1, Hq), (2, Hk), (3, Hk)))
+        ck = torch.zeros(1, 3 * pad, Hk, D, dtype=dt, device=dev)
+        cv = torch.zeros_like(ck)
+        with torch.no_grad(), _cuda_host(dev):
+            oq = rp.rope_padded(xq, xk, xv, ck, cv, bias, adjacents=adj, linear_scale=scale)
+        rk = torch.zeros(1, 3 * pad, Hk, D, dtype=torch.float64)
+        rv = torch.zeros_like(rk)
+        rk[0, slot] = rope(xk, adj, scale)[0]
+        rv[0, slot] = xv.double().cpu()[0]
+        res += [close(f"{label} q", oq, rope(xq, adj, scale), atol=tol, rtol=tol),
+                close(f"{label} cache_k", ck, rk, atol=tol, rtol=tol),
+                close(f"{label} cache_v", cv, rv, atol=0, rtol=0)]
+        outs += [oq, ck, cv]
+    return res, outs
+
+
+@case("xformers.splitk_attention", "xformers")
+def _(dev):
+    """The split-K decoding attention (fmha/triton_splitk FwOp): dense decode (B x Mq
+    queries over one KV each), GQA in the 5-d BMGHK layout, and a heterogeneous batch with a
+    padded KV cache (BlockDiagonalCausalWithOffsetPaddedKeysMask: causal with offset);
+    fp16 and bf16; the split-K partial results merged by its reduce kernel."""
+    torch = torch_mod()
+    sk = _xformers("xformers.ops.fmha.triton_splitk")
+    fc = _xformers("xformers.ops.fmha.common")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-3), ("bf16", torch.bfloat16, 1e-2)):
+        B, Mq, Mk, H, D = 2, 2, 300, 3, 64
+        q, k, v = (rnd(B, m, H, D, dev=dev, dtype=dt, seed=s) for s, m in ((1, Mq), (2, Mk), (3, Mk)))
+        with torch.no_grad(), _tensors_say_cuda(dev):
+            o, _ = sk.FwOp.apply(fc.Inputs(q, k, v), needs_gradient=False)
+        ref = _attention_ref(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)).transpose(1, 2)
+        res.append(close(f"dense {label}", o, ref, atol=tol, rtol=tol))
+        # GQA: 2 groups of kv heads, 4 query heads each (k/v expanded over the heads)
+        G, Hq = 2, 4
+        q5 = rnd(B, 1, G, Hq, D, dev=dev, dtype=dt, seed=4)
+        k5 = rnd(B, Mk, G, 1, D, dev=dev, dtype=dt, seed=5).expand(B, Mk, G, Hq, D)
+        v5 = rnd(B, Mk, G, 1, D, dev=dev, dtype=dt, seed=6).expand(B, Mk, G, Hq, D)
+        with torch.no_grad(), _tensors_say_cuda(dev):
+            o5, _ = sk.FwOp.apply(fc.Inputs(q5, k5, v5), needs_gradient=False)
+        ref5 = _attention_ref(q5.flatten(2, 3).transpose(1, 2), k5.flatten(2, 3).transpose(1, 2),
+                              v5.flatten(2, 3).transpose(1, 2)).transpose(1, 2).view(B, 1, G, Hq, D)
+        res.append(close(f"gqa bmghk {label}", o5, ref5, atol=tol, rtol=tol))
+        # a padded KV cache: causal with offset (each sequence the same number of queries, as
+        # the causal path requires), and without causality for queries of different counts
+        pad = 160
+        for name, mask, q_lens, kv_lens in (
+                ("padded causal", ab.BlockDiagonalCausalWithOffsetPaddedKeysMask, [3, 3], [70, 129]),
+                ("padded varlen q", ab.BlockDiagonalPaddedKeysMask, [1, 3], [70, 129])):
+            bias = mask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+            qb = rnd(1, sum(q_lens), H, D, dev=dev, dtype=dt, seed=7)
+            kb, vb = rnd(1, 2 * pad, H, D, dev=dev, dtype=dt, seed=8), rnd(1, 2 * pad, H, D, dev=dev, dtype=dt, seed=9)
+            with torch.no_grad(), _tensors_say_cuda(dev):
+                ob, _ = sk.FwOp.apply(fc.Inputs(qb, kb, vb, attn_bias=bias), needs_gradient=False)
+            ob = ob.reshape(1, -1, H, D)
+            q0 = 0
+            for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+                qs = qb[:, q0:q0 + ql].transpose(1, 2)
+                ks, vs = kb[:, b * pad:b * pad + kl].transpose(1, 2), vb[:, b * pad:b * pad + kl].transpose(1, 2)
+                r = _attention_ref(qs, ks, vs, causal="causal" in name, bottom_right=True).transpose(1, 2)
+                res.append(close(f"{name} {label} seq{b}", ob[:, q0:q0 + ql], r, atol=tol, rtol=tol))
+                q0 += ql
+            outs.append(ob)
+        outs += [o, o5]
     return res, outs
 
 
