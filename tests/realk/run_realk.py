@@ -4253,6 +4253,301 @@ def _(dev):
     return res, outs
 
 
+# --------------------------------------------------------------------------------- DeepSpeed
+
+def _deepspeed(name):
+    """DeepSpeed's Triton kernels. Its package __init__s import its runtime (hjson, the comm
+    backends, the op builders); the kernel modules import deepspeed.utils and
+    deepspeed.accelerator as they are. `deepspeed.HAS_TRITON` (set by its __init__) is True;
+    its inference matmul writes the autotune table at exit under TRITON_CACHE_DIR (a
+    temporary folder unless one is set)."""
+    for p in ("deepspeed", "deepspeed.ops", "deepspeed.ops.transformer", "deepspeed.ops.transformer.inference",
+              "deepspeed.ops.fp_quantizer", "deepspeed.runtime", "deepspeed.moe"):
+        _package_without_init(p, ARGS.src)
+    sys.modules["deepspeed"].HAS_TRITON = True
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "realk-ds-autotune"))
+    with _cuda_host(getattr(ARGS, "device", "cpu")):
+        return importlib.import_module(name)
+
+
+@case("deepspeed.rms_norm_rope_swiglu", "deepspeed")
+def _(dev):
+    """deepspeed/ops/triton_ops: fused RMSNorm (forward, dX, the dW partial sums), fused
+    rotary embedding (HF split halves; forward and backward, unsqueeze_dim 1 and 2) and
+    SwiGLU (separate and packed gate/up; forward and backward); fp16 and bf16 (fp32 too for
+    SwiGLU). The public entry points refuse CPU tensors: `_run_kernels` (what they call after
+    their checks) is called; the RoPE reference is the module's own eager version."""
+    torch = torch_mod()
+    rn = _deepspeed("deepspeed.ops.triton_ops.fused_rms_norm")
+    rp = _deepspeed("deepspeed.ops.triton_ops.fused_rotary_pos_emb")
+    sw = _deepspeed("deepspeed.ops.triton_ops.swiglu_triton")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-3), ("bf16", torch.bfloat16, 2e-2)):
+        x, w = rnd(3, 7, 300, dev=dev, dtype=dt, seed=1), rnd(300, dev=dev, dtype=dt, seed=2)
+
+        def ref(x, w):
+            xf = x.float()
+            return w * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype)
+        r, o = compare_fwd_bwd(lambda x, w: rn._run_kernels(x, w, 1e-6), ref, [x, w], atol=tol, rtol=tol,
+                               names=["x", "w"])
+        res += [(f"rms {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        for ud in (1, 2):
+            shape = (2, 3, 10, 64) if ud == 1 else (2, 10, 3, 64)
+            q, k = rnd(*shape, dev=dev, dtype=dt, seed=3), rnd(*shape, dev=dev, dtype=dt, seed=4)
+            ang = rnd(2, 10, 32, dev=dev, seed=5)
+            cos, sin = (torch.cat([f(ang), f(ang)], -1).to(dt) for f in (torch.cos, torch.sin))
+            with _cuda_host(dev):  # (its launch: `with torch.cuda.device(x.device)`)
+                r, o = compare_fwd_bwd(lambda q, k: torch.cat([t.flatten() for t in rp._run_kernels(q, k, cos, sin, ud)]),
+                                       lambda q, k: torch.cat([t.flatten() for t in rp._reference_apply_rotary_pos_emb(
+                                           q, k, cos, sin, ud)]), [q, k], atol=tol, rtol=tol,
+                                       names=["q", "k"])
+            res += [(f"rope{ud} {label} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 2e-2)):
+        g, u = rnd(5, 300, dev=dev, dtype=dt, seed=6), rnd(5, 300, dev=dev, dtype=dt, seed=7)
+        r, o = compare_fwd_bwd(sw.swiglu, lambda g, u: torch.nn.functional.silu(g) * u, [g, u], atol=tol, rtol=tol,
+                               names=["gate", "up"])
+        res += [(f"swiglu {label} {c[0]}", c[1], c[2]) for c in r]
+        gu = rnd(4, 2, 520, dev=dev, dtype=dt, seed=8)
+        with _cuda_host(dev):
+            r, o2 = compare_fwd_bwd(sw.swiglu_packed, lambda x: torch.nn.functional.silu(x[..., :260]) * x[..., 260:],
+                                    [gu], atol=tol, rtol=tol, names=["gate_up"])
+        res += [(f"swiglu_packed {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o + o2
+    return res, outs
+
+
+@case("deepspeed.group_gemm_moe_tokens", "deepspeed")
+def _(dev):
+    """MoE: the grouped GEMM (2-D x 3-D, `torch._grouped_mm`'s drop-in; b as [E,K,N] and as
+    [E,N,K] with trans_b, an empty group; forward, dA and the per-expert dW), AutoEP's fused
+    row weighting and weighted top-k restore (forward and backward), and the expert-parallel
+    permutation kernels (fill_indices against the module's own CPU version, gather_rows)."""
+    torch = torch_mod()
+    gg = _deepspeed("deepspeed.ops.triton_ops.group_gemm_triton")
+    ae = _deepspeed("deepspeed.ops.triton_ops.autoep_fused_token_ops")
+    ep = _deepspeed("deepspeed.moe.ep_kernels")
+    res, outs = [], []
+    sizes = [5, 0, 17, 9]
+    offs = torch.tensor(sizes, device=dev).cumsum(0).to(torch.int32)
+    M, K, N, E = sum(sizes), 64, 48, len(sizes)
+    for label, dt, tol in (("fp32", torch.float32, 1e-2), ("bf16", torch.bfloat16, 5e-2)):  # (fp32: tf32 dots)
+        for tb in (False, True):
+            a = rnd(M, K, dev=dev, dtype=dt, seed=1)
+            b = rnd(E, N, K, dev=dev, dtype=dt, seed=2) if tb else rnd(E, K, N, dev=dev, dtype=dt, seed=2)
+
+            def ref(a, b):
+                parts, s0 = [], 0
+                for e, m in enumerate(sizes):
+                    be = b[e].float().T if tb else b[e].float()
+                    parts.append(a[s0:s0 + m].float() @ be)
+                    s0 += m
+                return torch.cat(parts).to(a.dtype)
+            with _cuda_host(dev):
+                r, o = compare_fwd_bwd(lambda a, b: gg.group_gemm_triton(a, b, offs, trans_b=tb), ref, [a, b],
+                                       atol=tol, rtol=tol, names=["A", "B"])
+            res += [(f"group_gemm {label}{' trans_b' if tb else ''} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+    T, Kt, H = 6, 3, 200
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 1e-2)):
+        rows, wts = rnd(T * Kt, H, dev=dev, dtype=dt, seed=3), rnd(T * Kt, dev=dev, seed=4)
+        r, o = compare_fwd_bwd(lambda x, w: ae._FusedRowWeighting.apply(x, w),
+                               lambda x, w: (x.float() * w[:, None]).to(x.dtype), [rows, wts], atol=tol, rtol=tol,
+                               names=["rows", "weights"])
+        res += [(f"row_weighting {label} {c[0]}", c[1], c[2]) for c in r]
+        gen = torch.Generator().manual_seed(6)
+        perm = torch.randperm(T * Kt, generator=gen).to(dev)
+        scores = rnd(T, Kt, dev=dev, seed=5).softmax(-1)
+
+        def restore_ref(x, sc):
+            full = torch.zeros_like(x.float()).index_copy(0, perm, x.float())
+            return (full.view(T, Kt, H) * sc[..., None]).sum(1).to(x.dtype).view(2, 3, H)
+        r, o2 = compare_fwd_bwd(lambda x, sc: ae.fused_weighted_restore(x, sc, perm, Kt, (2, 3, H)), restore_ref,
+                                [rows, scores], atol=tol, rtol=tol, names=["rows", "scores"])
+        res += [(f"weighted_restore {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o + o2
+    tokens = torch.tensor([3, 0, 5, 2, 4, 1], dtype=torch.int32, device=dev)  # 2 ranks x 3 experts
+    got = ep.generate_permute_indices(tokens, 3, 2, 64, 8)
+    want = ep.generate_permute_indices(tokens.cpu(), 3, 2, 64, 8, use_cpu=True)
+    for i, (g_, w_) in enumerate(zip(got, want)):
+        res.append(close(f"permute_indices[{i}]", g_, w_, atol=0, rtol=0))
+    src = rnd(15, 96, dev=dev, seed=7)
+    idx = torch.tensor([3, -1, 14, 0, 7, 15, 2], dtype=torch.int64, device=dev)
+    rows_g = ep.gather_rows(src, idx)
+    ref = torch.where(((idx >= 0) & (idx < 15))[:, None], src[idx.clamp(0, 14)], torch.zeros(()))
+    res.append(close("gather_rows", rows_g, ref, atol=0, rtol=0))
+    outs += list(got) + [rows_g]
+    return res, outs
+
+
+@case("deepspeed.inference_ops", "deepspeed")
+def _(dev):
+    """deepspeed/ops/transformer/inference/triton: layer_norm, layer_norm_residual (with and
+    without the input bias), softmax (plain; with a broadcast and a per-row additive mask),
+    erf GELU, residual_add_bias (its three modes); fp16 and fp32."""
+    torch = torch_mod()
+    ln = _deepspeed("deepspeed.ops.transformer.inference.triton.layer_norm")
+    sm = _deepspeed("deepspeed.ops.transformer.inference.triton.softmax")
+    ge = _deepspeed("deepspeed.ops.transformer.inference.triton.gelu")
+    ra = _deepspeed("deepspeed.ops.transformer.inference.triton.residual_add")
+    F = torch.nn.functional
+    res, outs = [], []
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("fp16", torch.float16, 2e-3)):
+        x, w, b = rnd(2, 5, 320, dev=dev, dtype=dt, seed=1), rnd(320, dev=dev, dtype=dt, seed=2), rnd(320, dev=dev,
+                                                                                                        dtype=dt, seed=3)
+        r_, ib = rnd(2, 5, 320, dev=dev, dtype=dt, seed=4), rnd(320, dev=dev, dtype=dt, seed=5)
+        with _cuda_host(dev):
+            o1 = ln.layer_norm(x, w, b, 1e-5)
+            o2 = ln.layer_norm_residual(x, None, r_, w, b, 1e-5)
+            o3 = ln.layer_norm_residual(x, ib, r_, w, b, 1e-5)
+        def lnr(v):
+            return F.layer_norm(v.float(), (320,), w.float(), b.float(), 1e-5)
+        res += [close(f"layer_norm {label}", o1, lnr(x), atol=tol, rtol=tol),
+                close(f"layer_norm_residual {label}", o2, lnr(x.float() + r_.float()), atol=tol, rtol=tol),
+                close(f"layer_norm_residual bias {label}", o3, lnr(x.float() + r_.float() + ib.float()), atol=2 * tol,
+                      rtol=tol)]
+        s = rnd(2, 3, 6, 77, dev=dev, dtype=dt, seed=6, scale=3)
+        # (a mask of one row broadcasts; the kernel reads any other as one row per score row)
+        m1 = torch.where(rnd(1, 1, 1, 77, dev=dev, seed=7) > 1, -10000.0, 0.0).to(dt)
+        m2 = torch.where(rnd(2, 3, 6, 77, dev=dev, seed=8) > 1, -10000.0, 0.0).to(dt)
+        with _cuda_host(dev):
+            p0, p1, p2 = sm.softmax(s), sm.softmax(s, m1), sm.softmax(s, m2)
+        res += [close(f"softmax {label}", p0, torch.softmax(s.float(), -1), atol=tol, rtol=tol),
+                close(f"softmax mask {label}", p1, torch.softmax(s.float() + m1.float(), -1), atol=tol, rtol=tol),
+                close(f"softmax row mask {label}", p2, torch.softmax(s.float() + m2.float(), -1), atol=tol, rtol=tol)]
+        a = rnd(3, 1000, dev=dev, dtype=dt, seed=9)
+        with _cuda_host(dev):
+            g = ge.gelu(a)
+        res.append(close(f"gelu {label}", g, F.gelu(a.float()), atol=tol, rtol=tol))
+        hs, rs, ao = (rnd(2, 4, 160, dev=dev, dtype=dt, seed=s_) for s_ in (10, 11, 12))
+        ab, fb = rnd(160, dev=dev, dtype=dt, seed=13), rnd(160, dev=dev, dtype=dt, seed=14)
+        h, r2, o_, a_, f_ = (t.float() for t in (hs, rs, ao, ab, fb))
+        for mode, (mlp, pre, add) in (("mlp pre-norm", (True, True, True)), ("mlp", (True, False, True)),
+                                      ("attn bias", (False, False, True))):
+            with _cuda_host(dev):
+                got = ra.residual_add_bias(hs, rs, ao, ab, fb, 2, mlp, add, pre)
+            if mlp and pre:
+                want = h + (r2 + f_ + o_ + a_) / 2
+            elif mlp:
+                want = h + r2 + f_
+            else:
+                want = h + o_ + (r2 + f_) / 2 + a_ / 2
+            res.append(close(f"residual_add {mode} {label}", got, want, atol=2 * tol, rtol=tol))
+            outs.append(got)
+        outs += [o1, o2, o3, p0, p1, p2, g]
+    return res, outs
+
+
+@case("deepspeed.inference_attention_matmul", "deepspeed")
+def _(dev):
+    """DeepSpeed inference's Triton matmuls (fp16: the 2-D GEMM with bias and each of its
+    activations, the 4-D batched matmul, the attention score and context matmuls over a
+    packed qkv) and its packed flash attention (causal and with an additive key mask)."""
+    torch = torch_mod()
+    mm = _deepspeed("deepspeed.ops.transformer.inference.triton.matmul_ext")
+    at = _deepspeed("deepspeed.ops.transformer.inference.triton.attention")
+    F = torch.nn.functional
+    res, outs = [], []
+    dt = torch.float16
+    A, Bm, bias = rnd(70, 96, dev=dev, dtype=dt, seed=1), rnd(96, 130, dev=dev, dtype=dt, seed=2, scale=0.2), \
+        rnd(130, dev=dev, dtype=dt, seed=3)
+    ref = A.float() @ Bm.float()
+    with _cuda_host(dev):
+        for act, fn in (("", lambda v: v), ("relu", F.relu), ("gelu", F.gelu), ("sigmoid", torch.sigmoid),
+                        ("leaky_relu", lambda v: F.leaky_relu(v, 0.01))):
+            c = mm.fp16_matmul.forward(A, Bm, bias=bias if act != "sigmoid" else None, activation=act)
+            want = fn(ref + (bias.float() if act != "sigmoid" else 0))
+            res.append(close(f"matmul {act or 'bias'}", c, want, atol=1e-2, rtol=1e-2))
+            outs.append(c)
+        a4, b4 = rnd(2, 3, 40, 64, dev=dev, dtype=dt, seed=4), rnd(2, 3, 64, 72, dev=dev, dtype=dt, seed=5)
+        c4 = mm.matmul_4d(a4, b4)
+        res.append(close("matmul_4d", c4, a4.float() @ b4.float(), atol=1e-2, rtol=1e-2))
+        Bq, S, Hh, D = 2, 50, 4, 32
+        qkv = rnd(Bq, S, 3 * Hh * D, dev=dev, dtype=dt, seed=6)
+        q, k, v = (qkv[..., i * Hh * D:(i + 1) * Hh * D].view(Bq, S, Hh, D).transpose(1, 2).float() for i in range(3))
+        sc = mm.score_4d_matmul(qkv, D, None, 0.125)
+        res.append(close("score_4d (scaled)", sc, (q @ k.transpose(-1, -2)) * 0.125, atol=1e-2, rtol=1e-2))
+        prob = torch.softmax(sc.float(), -1).to(dt)
+        ctx = mm.context_4d_matmul(prob, qkv, D)
+        res.append(close("context_4d", ctx, (prob.float() @ v).transpose(1, 2).reshape(Bq, S, Hh * D), atol=1e-2,
+                         rtol=1e-2))
+        outs += [c4, sc, ctx]
+        # (the key mask is read unmasked in blocks of BLOCK_N 64: its length a multiple of 64)
+        for label, causal, use_mask, S in (("causal", True, False, 50), ("key mask", False, True, 128)):
+            qkv = rnd(Bq, S, 3 * Hh * D, dev=dev, dtype=dt, seed=6)
+            q, k, v = (qkv[..., i * Hh * D:(i + 1) * Hh * D].view(Bq, S, Hh, D).transpose(1, 2).float()
+                       for i in range(3))
+            mask = torch.where(rnd(Bq, 1, 1, S, dev=dev, seed=7) > 1, -10000.0, 0.0).to(dt)
+            o = at._triton_packed_flash(qkv, D, mask if use_mask else None, D ** -0.5, causal=causal, add_mask=use_mask)
+            s_ = (q @ k.transpose(-1, -2)) * D ** -0.5
+            if use_mask:
+                s_ = s_ + mask.float()
+            if causal:
+                s_ = s_.masked_fill(~torch.ones(S, S, dtype=torch.bool, device=dev).tril(), float("-inf"))
+            want = (torch.softmax(s_, -1) @ v).transpose(1, 2).reshape(Bq, S, Hh * D)
+            res.append(close(f"flash packed {label}", o, want, atol=1e-2, rtol=1e-2))
+            outs.append(o)
+    return res, outs
+
+
+@case("deepspeed.fp8_gemm_chunked_ce", "deepspeed")
+def _(dev):
+    """The FP quantizer's fp8 (e4m3 bits widened to bf16 by integer ops) x bf16/fp16 GEMM
+    with per-group scales (small and large M tiles), and the chunked cross-entropy's Triton
+    backend (its autograd function: the entry point picks Triton only for CUDA logits)."""
+    torch = torch_mod()
+    fq = _deepspeed("deepspeed.ops.fp_quantizer.fp8_gemm_triton")
+    ce = _deepspeed("deepspeed.runtime.chunked_cross_entropy")
+    res, outs = [], []
+    K, N = 256, 128
+    gen = torch.Generator().manual_seed(3)
+    wbits = torch.randint(0, 256, (K, N), generator=gen, dtype=torch.int32)
+    wbits = torch.where((wbits & 0x78) == 0x78, wbits & 0xB7, wbits).to(torch.uint8)  # (no exponent 15)
+
+    def widen(bits):  # as the kernel: sign, exponent and mantissa moved into bf16, bias 7 -> 127
+        b = bits.to(torch.int32)
+        w = ((b & 0x80) << 8) | ((b & 0x7F) << 4)
+        return ((w + 0x3C00) & 0xFFFF).to(torch.int16).view(torch.bfloat16).float()
+    def widen16(bits):
+        # the fp16 kernel shifts the uint8 bits before widening them: with Triton's typing of
+        # Python scalars (the tensor's type, uint8) `(w & 0x80) << 8` is 0 and
+        # `(w & 0x7f) << 7` keeps bit 0 only, so its weights are +-2^-7 * (1 or 1.125)
+        b = bits.to(torch.int32)
+        w = ((((b & 0x80) << 8) & 0xFF) | (((b & 0x7F) << 7) & 0xFF)) + 0x2000
+        return w.to(torch.int16).view(torch.float16).float()
+    # (M >= 256 takes 128-wide N tiles, whose scales the kernel reads from one group: the group
+    # size must cover a tile there)
+    for label, dt, M, q in (("bf16 M=20", torch.bfloat16, 20, 64), ("fp16 M=20", torch.float16, 20, 64),
+                            ("bf16 M=300", torch.bfloat16, 300, 128), ("fp16 M=300", torch.float16, 300, 128)):
+        scale = (rnd(K * N // q, dev=dev, seed=4).abs() + 0.5)
+        # (the fp16 kernel loads the next K block's scales before the loop's test, past the last
+        # block: the scales are given with one block of padding after them)
+        scale_padded = torch.cat([scale, torch.ones(128 * N // q, device=dev)])
+        a = rnd(M, K, dev=dev, dtype=dt, seed=5)
+        with _cuda_host(dev):
+            o = fq.matmul_fp8_triton(a, wbits.to(dev), scale_padded, q)
+        Wr = ((widen(wbits) if dt == torch.bfloat16 else widen16(wbits)) *
+              scale.view(K, N // q).repeat_interleave(q, 1).cpu()).to(dt).float()
+        ref = a.float() @ Wr.to(dev)
+        res.append(close(f"fp8 gemm {label}", o, ref, atol=float(ref.abs().max()) * 1e-2, rtol=1e-2))
+        outs.append(o)
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 2e-2)):
+        logits = rnd(9, 3000, dev=dev, dtype=dt, seed=6, scale=2)
+        t = torch.tensor([5, 2999, -100, 0, 17, 1234, -100, 8, 2000], device=dev)
+        r, o = compare_fwd_bwd(lambda x: ce._TritonCrossEntropy.apply(x, t, -100),
+                               lambda x: F_ce(x.float(), t).to(torch.float32), [logits], atol=tol, rtol=tol,
+                               names=["logits"])
+        res += [(f"chunked_ce {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+def F_ce(x, t):
+    torch = torch_mod()
+    return torch.nn.functional.cross_entropy(x, t, ignore_index=-100, reduction="none")
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
