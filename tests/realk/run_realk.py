@@ -4548,6 +4548,98 @@ def F_ce(x, t):
     return torch.nn.functional.cross_entropy(x, t, ignore_index=-100, reduction="none")
 
 
+# ---------------------------------------------------------------------------------- GemLite
+
+def _gemlite(dev):
+    """GemLite (Mobius Labs' low-bit GEMM/GEMV kernels). Its package __init__ asks
+    torch.cuda for the device's name (the autotune cache it loads: configs/h100.json here)
+    and capability, answered by _cuda_host on the CPU."""
+    torch = torch_mod()
+    with _cuda_host(dev):
+        gl, helper = importlib.import_module("gemlite"), importlib.import_module("gemlite.helper")
+    if dev == "cpu":
+        # The GEMV kernels' fp4 code table is made per CUDA device at import and indexed by
+        # `W_q.device.index` (None for the CPU): given for the CPU here.
+        table = torch.tensor([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], dtype=torch.int8)
+        for m in ("gemlite.triton_kernels.gemv_kernels", "gemlite.triton_kernels.gemv_splitK_kernels"):
+            mod = importlib.import_module(m)
+            if isinstance(getattr(mod, "fp4_mapping", None), list) and not mod.fp4_mapping:
+                mod.fp4_mapping = {None: table}
+    return gl, helper
+
+
+_GEMLITE_TYPES = ("GEMM", "GEMM_SPLITK", "GEMV", "GEMV_REVSPLITK", "GEMV_SPLITK")
+
+
+@case("gemlite.a16wn", "gemlite")
+def _(dev):
+    """Weight-only grouped asymmetric quantization (HQQ style: W = (W_q - zero) * scale per
+    group of 64 or 128), W_q packed into int32 words (4-, 2- and 8-bit): every matmul kernel
+    (GEMM, split-K GEMM, GEMV, reverse split-K GEMV, split-K GEMV) for batches of 1, 3 and
+    70 rows; fp16 and bf16 activations."""
+    torch = torch_mod()
+    gl, helper = _gemlite(dev)
+    res, outs = [], []
+    N, K = 256, 512  # (the kernels read scales and zeros unmasked across N: N a multiple of their tiles)
+    gen = torch.Generator().manual_seed(2)
+    for nbits, group, dt in ((4, 64, torch.float16), (2, 128, torch.float16), (8, 128, torch.bfloat16),
+                             (4, 128, torch.bfloat16)):
+        W_q = torch.randint(0, 2 ** nbits, (N, K), generator=gen, dtype=torch.uint8).to(dev)
+        scales = (rnd(N, K // group, dev=dev, seed=nbits).abs() * 0.05 + 0.01).to(dt)
+        zeros = torch.full((N, K // group), (2 ** nbits - 1) / 2, dtype=dt, device=dev)
+        with _cuda_host(dev):
+            lin = helper.A16Wn(device=dev, dtype=dt).from_weights(W_q, scales, zeros, nbits, group)
+        W = ((W_q.float().view(N, K // group, group) - zeros.float()[..., None]) * scales.float()[..., None]).view(N, K)
+        for M in (1, 3, 70):
+            x = rnd(M, K, dev=dev, dtype=dt, seed=M)
+            ref = x.float() @ W.T
+            for mt in _GEMLITE_TYPES:
+                if mt.startswith("GEMV") and M > 1:
+                    continue
+                with _cuda_host(dev):
+                    y = lin.forward_manual(x, matmul_type=mt)
+                # (the GEMVs accumulate in the activations' dtype: GEMLITE_FAST_GEMV_ACC)
+                tol = 3e-2 if mt.startswith("GEMV") else 1e-2
+                res.append(close(f"W{nbits} g{group} {str(dt)[6:]} M={M} {mt}", y, ref, atol=float(ref.abs().max()) * tol,
+                                 rtol=tol))
+                outs.append(y)
+    return res, outs
+
+
+@case("gemlite.a8w8_a16w8", "gemlite")
+def _(dev):
+    """8-bit: A16W8 (int8 and fp8 e4m3 weights with per-channel scales, fp16/bf16
+    activations) and A8W8 dynamic (activations quantized per token, or per 128-column block
+    against 128 x 128 weight blocks, by GemLite's Triton quantizers; int8 and fp8), through
+    the GEMM, split-K GEMM and GEMV kernels. Checked against the unquantized product within
+    the quantization's error (2% of the largest output for int8, 5% for fp8)."""
+    torch = torch_mod()
+    gl, helper = _gemlite(dev)
+    res, outs = [], []
+    N, K = 256, 512
+    W = rnd(N, K, dev=dev, seed=1, scale=0.1)
+    for label, make, dt in (
+            ("A16W8 int8", lambda d: helper.A16W8_INT8(device=dev, dtype=d), torch.float16),
+            ("A16W8 fp8", lambda d: helper.A16W8_FP8(device=dev, dtype=d), torch.bfloat16),
+            ("A8W8 int8", lambda d: helper.A8W8_dynamic(device=dev, dtype=d), torch.float16),
+            ("A8W8 fp8", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, fp8=torch.float8_e4m3fn), torch.bfloat16),
+            ("A8W8 int8 block", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, block_quant=True), torch.bfloat16),
+            ("A8W8 fp8 block", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, fp8=torch.float8_e4m3fn,
+                                                             block_quant=True), torch.float16)):
+        with _cuda_host(dev):
+            lin = make(dt).from_weights(W.to(dt))
+        for M in (1, 70):
+            x = rnd(M, K, dev=dev, dtype=dt, seed=M)
+            ref = x.float() @ W.T
+            for mt in ("GEMM", "GEMM_SPLITK", "GEMV") if M == 1 else ("GEMM", "GEMM_SPLITK"):
+                with _cuda_host(dev):
+                    y = lin.forward_manual(x, matmul_type=mt)
+                tol = 5e-2 if "fp8" in label else 2e-2  # (e4m3: 3 mantissa bits)
+                res.append(close(f"{label} M={M} {mt}", y, ref, atol=float(ref.abs().max()) * tol, rtol=tol))
+                outs.append(y)
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
