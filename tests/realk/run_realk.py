@@ -3839,6 +3839,45 @@ def _(dev):
     return res, outs
 
 
+@case("sage.attention_varlen", "sageattention")
+def _(dev):
+    """SageAttention's packed variable-length path: per-block int8 quantization of each
+    sequence (its own scale blocks, cu_seqlens of the scales) and the varlen attention
+    kernels, causal and not, head dims 64 and 128, GQA; `sageattn_varlen` itself (it asserts
+    CUDA tensors: `_tensors_say_cuda`) against the same steps."""
+    torch = torch_mod()
+    sa = importlib.import_module("sageattention.core")
+    res, outs = [], []
+    # (causal: the last sequence a multiple of 128, whose scales the last block would read past)
+    for label, lens, H, Hk, D, causal in (("d64", [100, 64, 37], 2, 2, 64, False),
+                                          ("d128 gqa causal", [100, 37, 128], 4, 2, 128, True)):
+        cu = torch.tensor([0] + list(itertools.accumulate(lens)), dtype=torch.int32, device=dev)
+        T = sum(lens)
+        q = rnd(T, H, D, dev=dev, dtype=torch.float16, seed=1)
+        k = rnd(T, Hk, D, dev=dev, dtype=torch.float16, seed=2)
+        v = rnd(T, Hk, D, dev=dev, dtype=torch.float16, seed=3)
+        k = k - k.mean(0, keepdim=True)
+        q8, qs, k8, ks, cqs, cks = sa.per_block_int8_varlen(q, k, cu, cu, max(lens), max(lens))
+        o = (sa.attn_true_varlen if causal else sa.attn_false_varlen)(q8, k8, v, cu, cu, max(lens), qs, ks, cqs, cks,
+                                                                      output_dtype=torch.float16)
+        with _tensors_say_cuda(dev):
+            o2 = sa.sageattn_varlen(q, k.clone(), v, cu, cu, max(lens), max(lens), is_causal=causal, smooth_k=False)
+        res.append(close(f"{label} sageattn_varlen", o2, o, atol=0, rtol=0))
+        for b, L in enumerate(lens):
+            s0 = int(cu[b])
+            qd = (q8[s0:s0 + L].float() * qs[int(cqs[b]):int(cqs[b + 1])].repeat_interleave(128, 0)[:L])
+            kd = (k8[s0:s0 + L].float() * ks[int(cks[b]):int(cks[b + 1])].repeat_interleave(64, 0)[:L])
+            qq = q[s0:s0 + L].float() * (D ** -0.5 * 1.44269504)
+            res.append(close(f"{label} seq{b} q quant", qd, qq, atol=float(qs.max()) * 0.51, rtol=0))
+            pad = 0 if causal else (-L) % 64  # (the padding keys of the last block, as in sage.attention)
+            kp = torch.nn.functional.pad(kd, (0, 0, 0, 0, 0, pad)).transpose(0, 1)[None]
+            vp = torch.nn.functional.pad(v[s0:s0 + L].float(), (0, 0, 0, 0, 0, pad)).transpose(0, 1)[None]
+            ref = _attention_ref(qd.transpose(0, 1)[None], kp, vp, causal=causal, scale=math.log(2.0))[0].transpose(0, 1)
+            res.append(close(f"{label} seq{b} out", o[s0:s0 + L], ref, atol=1e-2, rtol=1e-2))
+        outs += [q8, k8, o]
+    return res, outs
+
+
 # --------------------------------------------------------------------------------- FlashInfer
 
 class _GPUArchitectureError(Exception):
@@ -3993,6 +4032,54 @@ def _(dev):
                 close(f"persistent {label}", c2, ref, atol=tol, rtol=tol),
                 close(f"persistent alpha/beta {label}", c3, 0.5 * ref + 2.0 * c0.float(), atol=2 * tol, rtol=tol)]
         outs += [c1, c2, c3]
+    return res, outs
+
+
+@case("flashinfer.ssd_cumsum_page", "flashinfer")
+def _(dev):
+    """Mamba-2's SSD chunk cumsum as FlashInfer ships it (dt with bias, softplus, clamped;
+    dA cumulative sums per chunk, a partial last chunk), and the paged-KV append positions
+    kernel launched as flashinfer/page.py's get_batch_indices_positions launches it (its
+    docstring's example and a second batch)."""
+    torch = torch_mod()
+    ssd = _flashinfer("flashinfer.triton.kernels.ssd_chunk_state")
+    pg = _flashinfer("flashinfer.triton.page")
+    F = torch.nn.functional
+    res, outs = [], []
+    B, L, H, C = 2, 100, 5, 32
+    dt = rnd(B, L, H, dev=dev, seed=1)
+    A = -rnd(H, dev=dev, seed=2).abs()
+    bias = rnd(H, dev=dev, seed=3) * 0.5
+    for label, kw in (("softplus bias limit", dict(dt_bias=bias, dt_softplus=True, dt_limit=(0.05, 2.0))),
+                      ("plain", {})):
+        with _cuda_host(dev):
+            dA_cs, dt_out = ssd.chunk_cumsum_fwd(dt, A, C, **kw)
+        d = dt + (kw["dt_bias"] if "dt_bias" in kw else 0)
+        if kw.get("dt_softplus"):
+            d = F.softplus(d)
+        lo, hi = kw.get("dt_limit", (0.0, float("inf")))
+        d = d.clamp(lo, hi)
+        nch = -(-L // C)
+        dpad = F.pad(d, (0, 0, 0, nch * C - L)).view(B, nch, C, H).permute(0, 3, 1, 2)
+        valid = (torch.arange(nch * C, device=dev) < L).view(nch, C)
+        ref_dt = torch.where(valid, dpad, torch.zeros(()))
+        ref_cs = (ref_dt * A[None, :, None, None]).cumsum(-1)
+        res += [close(f"{label} dt_out", torch.where(valid, dt_out, torch.zeros(())), ref_dt, atol=1e-6, rtol=1e-5),
+                close(f"{label} dA_cumsum", torch.where(valid, dA_cs, torch.zeros(())),
+                      torch.where(valid, ref_cs, torch.zeros(())), atol=1e-5, rtol=1e-5)]
+        outs += [dt_out, dA_cs]
+    for label, indptr, lens in (("docstring", [0, 1, 3, 6, 10], [5, 5, 5, 5]), ("long", [0, 200, 203, 340], [250, 3, 400])):
+        ip = torch.tensor(indptr, dtype=torch.int32, device=dev)
+        sl = torch.tensor(lens, dtype=torch.int32, device=dev)
+        nnz = indptr[-1]
+        bi = torch.full((nnz,), -1, dtype=torch.int32, device=dev)
+        pos = torch.zeros((nnz,), dtype=torch.int32, device=dev)
+        pg.get_batch_indices_positions_kernel[(len(lens),)](ip, sl, bi, pos, num_stages=2)
+        rb = torch.cat([torch.full((indptr[i + 1] - indptr[i],), i) for i in range(len(lens))])
+        rp = torch.cat([torch.arange(lens[i] - (indptr[i + 1] - indptr[i]), lens[i]) for i in range(len(lens))])
+        res += [close(f"page {label} batch_indices", bi, rb, atol=0, rtol=0),
+                close(f"page {label} positions", pos, rp, atol=0, rtol=0)]
+        outs += [bi, pos]
     return res, outs
 
 
