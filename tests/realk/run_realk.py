@@ -4083,6 +4083,229 @@ def _(dev):
     return res, outs
 
 
+def _flashinfer_sub(name):
+    """A FlashInfer module below packages whose __init__s load CuTe DSL or CUDA modules
+    (flashinfer.experimental.b12x, flashinfer.kda_kernels): those packages registered
+    without their __init__."""
+    parts = name.split(".")
+    for i in range(2, len(parts)):
+        _package_without_init(".".join(parts[:i]), ARGS.src)
+    return _flashinfer(name)
+
+
+@case("flashinfer.route_topk_kda", "flashinfer")
+def _(dev):
+    """b12x's MoE router top-k (softmax with a correction bias that steers selection only,
+    per-token image bias, sqrt-softplus with renormalization; ties to the larger expert id;
+    tl.gather of the selected logits) and the exact recurrent KDA kernel (gated delta rule
+    with per-key decay, varlen, initial and final states; `num_seqs: tl.int64`)."""
+    torch = torch_mod()
+    rt = _flashinfer_sub("flashinfer.experimental.b12x.moe._shared.routing")
+    kda = _flashinfer_sub("flashinfer.kda_kernels.ptx.recurrent_kernel")
+    F = torch.nn.functional
+    res, outs = [], []
+    T, E, K = 6, 40, 4
+    logits = rnd(T, E, dev=dev, seed=1, scale=2)
+    logits[2, 7] = logits[2, 9] = logits[2].max() + 1  # a tie: the larger id is taken first
+    cbias = rnd(E, dev=dev, seed=2) * 0.1
+    ibias = rnd(E, dev=dev, seed=3) * 0.1
+    imask = torch.tensor([True, False, True, False, False, True], device=dev)
+    for label, kw in (("softmax bias", dict(renormalize=True, correction_bias=cbias)),
+                      ("softmax image bias", dict(renormalize=False, correction_bias=cbias,
+                                                  image_correction_bias=ibias, image_mask=imask,
+                                                  routed_scaling_factor=2.5)),
+                      ("sqrtsoftplus", dict(renormalize=True, score_func="sqrtsoftplus"))):
+        tlg = torch.empty(T, K, device=dev)
+        tid = torch.empty(T, K, dtype=torch.int32, device=dev)
+        tw = torch.empty(T, K, device=dev)
+        with _tensors_say_cuda(dev):
+            rt.route_topk(logits, tlg, tid, tw, **kw)
+        sqrt_sp = kw.get("score_func") == "sqrtsoftplus"
+        scores = torch.sqrt(F.softplus(logits)) if sqrt_sp else torch.softmax(logits, -1)
+        sel = scores.clone()
+        if "correction_bias" in kw:
+            sel = sel + cbias
+        if "image_mask" in kw:
+            sel = torch.where(imask[:, None], scores + ibias, sel)
+        # top-k with ties broken toward the larger id: sort by (score, id) descending
+        key = sel.double() * 1e6 + torch.arange(E, device=dev).double() * 1e-3
+        rid = key.argsort(-1, descending=True)[:, :K]
+        rl = logits.gather(1, rid)
+        if sqrt_sp:
+            rw = scores.gather(1, rid)
+            rw = rw / (rw.sum(-1, keepdim=True) + 1e-20)
+        elif kw["renormalize"]:
+            rw = torch.softmax(rl, -1)
+        else:
+            rw = rl
+        rw = rw * kw.get("routed_scaling_factor", 1.0)
+        res += [close(f"{label} ids", tid, rid, atol=0, rtol=0), close(f"{label} logits", tlg, rl, atol=0, rtol=0),
+                close(f"{label} weights", tw, rw, atol=1e-6, rtol=1e-5)]
+        outs += [tid, tlg, tw]
+    # KDA: two sequences of 5 and 9 tokens, 2 heads of 128
+    lens, H, D = [5, 9], 2, 128
+    Tt = sum(lens)
+    cu = torch.tensor([0, 5, 14], dtype=torch.int32, device=dev)
+    q, k, v, g = (rnd(Tt, H, D, dev=dev, seed=s_) for s_ in (4, 5, 6, 7))
+    beta = rnd(Tt, H, dev=dev, seed=8)
+    a_log, dt_bias = rnd(H, dev=dev, seed=9) * 0.1, rnd(H, D, dev=dev, seed=10) * 0.1
+    h0 = rnd(2, H, D, D, dev=dev, seed=11) * 0.1
+    out = torch.empty(Tt, H, D, device=dev)
+    hT = torch.empty(2, H, D, D, device=dev)
+    kda.launch_recurrent(q=q, k=k, v=v, g=g, beta=beta, a_log=a_log, dt_bias=dt_bias, out=out, initial_state=h0,
+                         final_state=hT, cu_seqlens=cu, scale=D ** -0.5, lower_bound=-5.0)
+    ro, rh = torch.empty_like(out), torch.empty_like(hT)
+    for b in range(2):
+        for h in range(H):
+            S = h0[b, h].double().clone()  # [value, key]
+            for t in range(int(cu[b]), int(cu[b + 1])):
+                qq, kk = q[t, h].double(), k[t, h].double()
+                qq = qq * torch.rsqrt((qq * qq).sum() + 1e-6) * D ** -0.5
+                kk = kk * torch.rsqrt((kk * kk).sum() + 1e-6)
+                decay = -5.0 * torch.sigmoid(torch.exp(a_log[h].double()) * (g[t, h].double() + dt_bias[h].double()))
+                S = S * torch.exp(decay)[None, :]
+                r = (v[t, h].double() - S @ kk) * torch.sigmoid(beta[t, h].double())
+                S = S + r[:, None] * kk[None, :]
+                ro[t, h] = (S @ qq).float()
+            rh[b, h] = S.float()
+    res += [close("kda out", out, ro, atol=1e-5, rtol=1e-4), close("kda final state", hT, rh, atol=1e-5, rtol=1e-4)]
+    outs += [out, hT]
+    return res, outs
+
+
+def _mix64(v):
+    """b12x calibration's 64-bit mixer (splitmix64's finalizer) on Python ints mod 2^64."""
+    m = (1 << 64) - 1
+    v ^= v >> 30
+    v = (v * 0xBF58476D1CE4E5B9) & m
+    v ^= v >> 27
+    v = (v * 0x94D049BB133111EB) & m
+    return v ^ (v >> 31)
+
+
+@case("flashinfer.moe_calibration", "flashinfer")
+def _(dev):
+    """b12x's MoE quantization-calibration sidecars: epoch advance, routing statistics
+    (int and fp64 atomics), gate-weighted input moments, hashed subsampling (uint64
+    splitmix arithmetic with constants above 2^63, `% rate`, shifts) into ring buffers
+    claimed by atomic cursor with a capacity and drop count, sample copies, in-place
+    unscaling of route rows, and the mid (w2-input) moments and samples. Sample slots are
+    claimed in launch order, so samples are compared sorted by their observation id."""
+    torch = torch_mod()
+    cal = _flashinfer_sub("flashinfer.experimental.b12x.moe.calibration")
+    res, outs = [], []
+    T, W, K, E = 7, 200, 2, 6
+    x = rnd(T, W, dev=dev, seed=1)
+    gen = torch.Generator().manual_seed(4)
+    ids = torch.stack([torch.randperm(E, generator=gen)[:K] for _ in range(T)]).to(torch.int32).to(dev)
+    ids[3, 1] = -1  # an empty route
+    wts = rnd(T, K, dev=dev, seed=2).softmax(-1)
+    pad = torch.tensor([False, False, True, False, False, False, False], device=dev)
+    cap, rate_h, modulus, eb, ee = 3, 2, 3, 1, 5
+    z = lambda *shape, dt=torch.float32: torch.zeros(*shape, dtype=dt, device=dev)  # noqa: E731
+    buf = cal.RouteInputBuffers(
+        enabled=torch.ones(1, dtype=torch.int32, device=dev), epoch_counter=torch.full((1,), 5, dtype=torch.int64,
+                                                                                      device=dev),
+        epoch=z(1, dt=torch.int64), tokens_routed=z(E, dt=torch.int32), gate_sum=z(E, dt=torch.float64),
+        gate_sq_sum=z(E, dt=torch.float64), input_sq_sum=z(ee - eb, W), input_weight_sum=z(ee - eb, dt=torch.float64),
+        input_count=z(ee - eb, dt=torch.int32), sample_cursor=z(1, dt=torch.int32), sample_dropped=z(1, dt=torch.int32),
+        sample_slots=z(T, dt=torch.int32), sample_values=z(cap, W), sample_weight=z(cap),
+        sample_observation=z(cap, dt=torch.int64), sample_experts=z(cap, K, dt=torch.int32), sample_gates=z(cap, K),
+        sample_split=z(cap, dt=torch.int8))
+    cal.collect_route_input(x, wts, ids, pad, buf, num_experts=E, expert_begin=eb, expert_end=ee, moment_sample_rate=1,
+                            hessian_sample_rate=rate_h, validation_modulus=modulus, collect_routing=True)
+    epoch = 5
+    live = [not bool(pad[t]) for t in range(T)]
+    r_tokens, r_gs, r_gsq = [0] * E, [0.0] * E, [0.0] * E
+    r_sq, r_ws, r_cnt = torch.zeros(ee - eb, W), [0.0] * (ee - eb), [0] * (ee - eb)
+    samples = []
+    for t in range(T):
+        if not live[t]:
+            continue
+        for j in range(K):
+            e, w = int(ids[t, j]), float(wts[t, j])
+            if 0 <= e < E:
+                r_tokens[e] += 1
+                r_gs[e] += w
+                r_gsq[e] += w * w
+            if eb <= e < ee:
+                r_sq[e - eb] += x[t].cpu() ** 2 * wts[t, j].cpu() ** 2
+                r_ws[e - eb] += w * w
+                r_cnt[e - eb] += 1
+        if _mix64(epoch ^ t) % rate_h == 0:
+            samples.append(t)
+    acc, dropped = samples[:cap], max(0, len(samples) - cap)
+    res += [close("epoch", buf.epoch, torch.tensor([5]), atol=0, rtol=0),
+            close("epoch_counter", buf.epoch_counter, torch.tensor([6]), atol=0, rtol=0),
+            close("tokens_routed", buf.tokens_routed, torch.tensor(r_tokens), atol=0, rtol=0),
+            close("gate_sum", buf.gate_sum, torch.tensor(r_gs, dtype=torch.float64), atol=1e-6),
+            close("gate_sq_sum", buf.gate_sq_sum, torch.tensor(r_gsq, dtype=torch.float64), atol=1e-6),
+            close("input_sq_sum", buf.input_sq_sum, r_sq, atol=1e-5, rtol=1e-5),
+            close("input_weight_sum", buf.input_weight_sum, torch.tensor(r_ws, dtype=torch.float64), atol=1e-6),
+            close("input_count", buf.input_count, torch.tensor(r_cnt), atol=0, rtol=0),
+            close("sample_cursor", buf.sample_cursor, torch.tensor([len(samples)]), atol=0, rtol=0),
+            close("sample_dropped", buf.sample_dropped, torch.tensor([dropped]), atol=0, rtol=0)]
+    order = buf.sample_observation.cpu().argsort()
+    obs = [(epoch << 32) | t for t in acc]
+    obs_i64 = [o - (1 << 64) if o >= 1 << 63 else o for o in obs]
+    split = [int(_mix64(o ^ 0x6A09E667F3BCC909) % modulus == 0) for o in obs]
+    slots = buf.sample_slots.cpu()
+    res += [close("sample observations", buf.sample_observation.cpu()[order], torch.tensor(sorted(obs_i64)), atol=0,
+                  rtol=0),
+            close("sample split", buf.sample_split.cpu()[order], torch.tensor(split), atol=0, rtol=0),
+            close("sample values", buf.sample_values.cpu()[order], x.cpu()[acc], atol=0, rtol=0),
+            close("sample experts", buf.sample_experts.cpu()[order], ids.cpu()[acc], atol=0, rtol=0),
+            close("sample gates", buf.sample_gates.cpu()[order], wts.cpu()[acc], atol=0, rtol=0),
+            close("sample weight", buf.sample_weight.cpu()[order], (wts.cpu()[acc] ** 2).sum(-1), atol=1e-7),
+            close("sample slots", torch.tensor([int(slots[t] >= 0) for t in range(T)]),
+                  torch.tensor([int(t in acc) for t in range(T)]), atol=0, rtol=0)]
+    outs += [buf.tokens_routed, buf.gate_sum, buf.input_sq_sum, buf.sample_values]
+    # unscale route rows in place (an expert map with one expert not local)
+    vals = rnd(T * K, W, dev=dev, seed=5)
+    emap = torch.tensor([0, -1, 1, 2, 3, 4], dtype=torch.int32, device=dev)
+    scales = rnd(5, W + 16, dev=dev, seed=6).abs() + 0.5
+    V = vals.clone()
+    cal.unscale_route_rows_(V, ids, emap, scales, num_experts=E, scale_stride=W + 16, scale_offset=8)
+    rv = vals.clone()
+    for r in range(T * K):
+        e = int(ids.flatten()[r])
+        if 0 <= e < E and int(emap[e]) >= 0:
+            rv[r] = vals[r] / scales[int(emap[e]), 8:8 + W]
+    res.append(close("unscale_route_rows_", V, rv, atol=1e-6, rtol=1e-6))
+    # mid moments and samples
+    mbuf = cal.MidBuffers(enabled=torch.ones(1, dtype=torch.int32, device=dev), epoch=buf.epoch.clone(),
+                          mid_sq_sum=z(E, W), mid_weight_sum=z(E, dt=torch.float64), mid_count=z(E, dt=torch.int32),
+                          sample_cursor=z(1, dt=torch.int32), sample_dropped=z(1, dt=torch.int32),
+                          sample_slots=z(T * K, dt=torch.int32), sample_values=z(4, W), sample_weight=z(4),
+                          sample_observation=z(4, dt=torch.int64), sample_expert=z(4, dt=torch.int32),
+                          sample_split=z(4, dt=torch.int8))
+    src = rnd(T * K, W, dev=dev, seed=7)
+    cal.collect_mid(src, wts, ids, None, pad, mbuf, num_experts=E, width=W, source_stride=W, moment_sample_rate=1,
+                    hessian_sample_rate=2, validation_modulus=modulus)
+    r_msq, r_mws, r_mcnt, msamples = torch.zeros(E, W), [0.0] * E, [0] * E, []
+    for t in range(T):
+        for j in range(K):
+            r, e = t * K + j, int(ids[t, j])
+            if not live[t] or not 0 <= e < E:
+                continue
+            r_msq[e] += src[r].cpu() ** 2 * wts[t, j].cpu() ** 2
+            r_mws[e] += float(wts[t, j]) ** 2
+            r_mcnt[e] += 1
+            if _mix64(epoch ^ r ^ (e << 20)) % 2 == 0:
+                msamples.append((t, j))
+    res += [close("mid_sq_sum", mbuf.mid_sq_sum, r_msq, atol=1e-5, rtol=1e-5),
+            close("mid_weight_sum", mbuf.mid_weight_sum, torch.tensor(r_mws, dtype=torch.float64), atol=1e-6),
+            close("mid_count", mbuf.mid_count, torch.tensor(r_mcnt), atol=0, rtol=0),
+            close("mid sample_cursor", mbuf.sample_cursor, torch.tensor([len(msamples)]), atol=0, rtol=0)]
+    macc = msamples[:4]
+    mobs = sorted((epoch << 32) | (t << 8) | j for t, j in macc)
+    morder = mbuf.sample_observation.cpu()[:len(macc)].argsort()
+    res.append(close("mid sample observations", mbuf.sample_observation.cpu()[:len(macc)][morder], torch.tensor(mobs),
+                     atol=0, rtol=0))
+    outs += [V, mbuf.mid_sq_sum, mbuf.sample_observation]
+    return res, outs
+
+
 # ---------------------------------------------------------------------------------- xformers
 
 def _xformers(name):
