@@ -821,3 +821,30 @@ def test_constexpr_around_a_run_time_value_computes_as_that_value():
     r, c = np.indices((4, 4))
     np.testing.assert_array_equal(out[0], (r - c >= 0).astype(np.int32))
     np.testing.assert_array_equal(out[1], (r - c >= 1).astype(np.int32))
+
+
+# -- an attribute of a module's submodule (xformers' split-K dequantization:
+# `fp8_type = tl.float8e4b8 if torch.version.hip is not None else tl.float8e4nv`) ----------
+
+import types as _types  # noqa: E402
+
+host_pkg = _types.ModuleType("realk_host_pkg")
+host_pkg.version = _types.ModuleType("realk_host_pkg.version")
+host_pkg.version.hip = None
+host_pkg.version.build = _types.ModuleType("realk_host_pkg.version.build")
+host_pkg.version.build.scale = 3.0
+
+
+@tritium.jit
+def scaled_by_nested_module_attributes(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dt = tl.float16 if host_pkg.version.hip is not None else tl.float32
+    y = tl.load(x_ptr + offs).to(dt) * host_pkg.version.build.scale
+    tl.store(out_ptr + offs, y)
+
+
+def test_attribute_of_a_submodule_of_a_module_is_a_global():
+    x = np.arange(8, dtype=np.float32) / np.float32(3.0)  # (not exact in fp16: hip is None, so fp32)
+    out = np.zeros(8, np.float32)
+    scaled_by_nested_module_attributes[(1,)](x, out, BLOCK=8)
+    np.testing.assert_array_equal(out, x * np.float32(3.0))

@@ -4858,6 +4858,105 @@ def F_ce(x, t):
     return torch.nn.functional.cross_entropy(x, t, ignore_index=-100, reduction="none")
 
 
+def _int4_rows(x):
+    """Row-wise int4 quantization in xformers' split-K layout: per row, one int32 holding
+    (scale, shift) as two fp16 (scale in the low half), then the 4-bit codes of D values,
+    eight per int32, lowest nibble first. Returns (packed int32 rows, dequantized values)."""
+    torch = torch_mod()
+    x = x.float().cpu()
+    lo, hi = x.amin(-1, keepdim=True), x.amax(-1, keepdim=True)
+    scale, shift = ((hi - lo) / 15).half(), lo.half()
+    codes = ((x - shift.float()) / scale.float() + 0.5).clamp(0, 15).to(torch.int64)
+    words = torch.zeros(*x.shape[:-1], x.shape[-1] // 8, dtype=torch.int64)
+    for j in range(8):
+        words |= codes[..., j::8] << (4 * j)
+    head = scale.view(torch.int16).to(torch.int64) & 0xFFFF | ((shift.view(torch.int16).to(torch.int64) & 0xFFFF) << 16)
+    packed = torch.cat([head, words], -1)
+    packed = torch.where(packed >= 1 << 31, packed - (1 << 32), packed).to(torch.int32)
+    return packed, codes.float() * scale.float() + shift.float()
+
+
+def _fp8_rows(x):
+    """Row-wise fp8 (e4m3) in xformers' split-K layout: the values four per int32 and a
+    separate int32 per row holding (scale, shift) as two fp16. Returns (values, scale_shift,
+    dequantized values)."""
+    torch = torch_mod()
+    x = x.float().cpu()
+    shift = x.mean(-1, keepdim=True).half()
+    scale = ((x - shift.float()).abs().amax(-1, keepdim=True) / 448).half()
+    q = ((x - shift.float()) / scale.float()).to(torch.float8_e4m3fn)
+    vals = q.view(torch.uint8).view(*x.shape[:-1], x.shape[-1] // 4, 4).to(torch.int64)
+    words = vals[..., 0] | vals[..., 1] << 8 | vals[..., 2] << 16 | vals[..., 3] << 24
+    words = torch.where(words >= 1 << 31, words - (1 << 32), words).to(torch.int32)
+    ss = scale.view(torch.int16).to(torch.int64) & 0xFFFF | ((shift.view(torch.int16).to(torch.int64) & 0xFFFF) << 16)
+    ss = torch.where(ss >= 1 << 31, ss - (1 << 32), ss).to(torch.int32)[..., 0]
+    return words, ss, q.float() * scale.float() + shift.float()
+
+
+@case("xformers.splitk_quantized_paged", "xformers")
+def _(dev):
+    """The split-K decoding attention over quantized and paged KV caches: int4 row-wise K/V
+    (scale and shift packed in the row's first int32, codes eight per int32; the kernel's
+    fp16-bitcast dequantization), fp8 e4m3 K/V with separate per-row scale/shift words
+    (InputsFp8) under a padded causal bias, and a paged cache (block tables over shuffled
+    64-token pages); checked against attention over the dequantized K/V."""
+    torch = torch_mod()
+    sk = _xformers("xformers.ops.fmha.triton_splitk")
+    fc = _xformers("xformers.ops.fmha.common")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    B, Mq, Mk, H, D = 2, 1, 200, 2, 128
+    q = rnd(B, Mq, H, D, dev=dev, dtype=torch.float16, seed=1)
+    k, v = rnd(B, Mk, H, D, dev=dev, seed=2), rnd(B, Mk, H, D, dev=dev, seed=3)
+    kq, kd = _int4_rows(k)
+    vq, vd = _int4_rows(v)
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        o, _ = sk.FwOp.apply(fc.Inputs(q, kq.to(dev), vq.to(dev)), needs_gradient=False)
+    ref = _attention_ref(q.transpose(1, 2), kd.transpose(1, 2).to(dev), vd.transpose(1, 2).to(dev)).transpose(1, 2)
+    res.append(close("int4 dense", o, ref, atol=2e-3, rtol=2e-3))
+    outs.append(o)
+    # fp8 K/V with a padded causal bias
+    q_lens, kv_lens, pad = [2, 2], [70, 129], 160
+    bias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+    qb = rnd(1, sum(q_lens), H, D, dev=dev, dtype=torch.float16, seed=4)
+    kb, vb = rnd(1, 2 * pad, H, D, dev=dev, seed=5), rnd(1, 2 * pad, H, D, dev=dev, seed=6)
+    kw, kss, kbd = _fp8_rows(kb)
+    vw, vss, vbd = _fp8_rows(vb)
+    inp = sk.InputsFp8(qb, kw.to(dev), vw.to(dev), attn_bias=bias, k_fp8_scale_shift=kss.to(dev),
+                       v_fp8_scale_shift=vss.to(dev))
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        ob, _ = sk.FwOp.apply(inp, needs_gradient=False)
+    ob = ob.reshape(1, -1, H, D)
+    q0 = 0
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        r = _attention_ref(qb[:, q0:q0 + ql].transpose(1, 2), kbd[:, b * pad:b * pad + kl].transpose(1, 2).to(dev),
+                           vbd[:, b * pad:b * pad + kl].transpose(1, 2).to(dev), causal=True,
+                           bottom_right=True).transpose(1, 2)
+        res.append(close(f"fp8 padded causal seq{b}", ob[:, q0:q0 + ql], r, atol=2e-3, rtol=2e-3))
+        q0 += ql
+    outs.append(ob)
+    # a paged fp16 cache: 6 pages of 64 tokens, shuffled, 3 per sequence
+    page, kv_lens = 64, [70, 150]
+    tables = torch.tensor([[4, 1, 5], [0, 3, 2]], dtype=torch.int32, device=dev)
+    kp, vp = rnd(1, 6 * page, H, D, dev=dev, dtype=torch.float16, seed=7), rnd(1, 6 * page, H, D, dev=dev,
+                                                                             dtype=torch.float16, seed=8)
+    pbias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, 3 * page, kv_lens,
+                                                                        device=torch.device(dev)).make_paged(
+        tables, page, paged_type=ab.PagedBlockDiagonalCausalWithOffsetPaddedKeysMask)
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        op, _ = sk.FwOp.apply(fc.Inputs(qb, kp, vp, attn_bias=pbias), needs_gradient=False)
+    op = op.reshape(1, -1, H, D)
+    q0 = 0
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        idx = torch.cat([torch.arange(int(p_) * page, (int(p_) + 1) * page) for p_ in tables[b]])[:kl].to(dev)
+        r = _attention_ref(qb[:, q0:q0 + ql].transpose(1, 2), kp[:, idx].transpose(1, 2), vp[:, idx].transpose(1, 2),
+                           causal=True, bottom_right=True).transpose(1, 2)
+        res.append(close(f"paged causal seq{b}", op[:, q0:q0 + ql], r, atol=2e-3, rtol=2e-3))
+        q0 += ql
+    outs.append(op)
+    return res, outs
+
+
 # ---------------------------------------------------------------------------------- GemLite
 
 def _gemlite(dev):
