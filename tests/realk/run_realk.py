@@ -4563,6 +4563,69 @@ def _(dev):
     return res, outs
 
 
+@case("gemlite.activation_quant", "gemlite")
+def _(dev):
+    """GemLite's dynamic activation quantizers, every Triton version against the project's
+    own torch version (torch.compile'd there; called uncompiled here): per token (int8,
+    fp8; v1-v4), per 128 x 128 block (v1, v2), MXFP8 (e8m0 scales per 32; v1-v4), MXFP4
+    (v1, v2, v3, v5: fp4 codes by thresholds, packed two per byte) and NVFP4 (fp8 scales per
+    16 under a meta scale; v1, v2, v3, v5)."""
+    torch = torch_mod()
+    _gemlite(dev)
+    qu = importlib.import_module("gemlite.quant_utils")
+    res, outs = [], []
+
+    def eager(f):
+        return getattr(f, "_torchdynamo_orig_callable", f)
+    e2m1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, 0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+    def fp4(packed):  # the values of packed fp4 codes (the torch version codes a small
+        # negative as +0, the kernels as -0: equal values, different codes)
+        p = packed.cpu().to(torch.int64)
+        return e2m1[torch.stack([p & 15, p >> 4], -1).flatten(-2)]
+    x = rnd(40, 256, dev=dev, dtype=torch.bfloat16, seed=1, scale=3)
+    for wd in (torch.int8, torch.float8_e4m3fn):
+        rq, rs = eager(qu.scale_activations_per_token_torch)(x, wd)
+        for v in (1, 2, 3, 4):
+            with _cuda_host(dev):
+                q, s_ = getattr(qu, f"scale_activations_per_token_triton_v{v}")(x, wd)
+            res += [close(f"per_token {str(wd)[6:]} v{v} scales", s_.view(-1), rs.view(-1), atol=0, rtol=1e-6),
+                    close(f"per_token {str(wd)[6:]} v{v} values", q.float(), rq.float(), atol=1.0 if wd == torch.int8
+                          else 0, rtol=0.13)]
+            outs += [q.float(), s_]
+    xb = rnd(256, 384, dev=dev, dtype=torch.bfloat16, seed=2)
+    rq, rs = eager(qu.scale_activations_per_block_torch)(xb, torch.float8_e4m3fn)
+    for v in (1, 2):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_per_block_triton_v{v}")(xb, torch.float8_e4m3fn)
+        res += [close(f"per_block v{v} scales", s_, rs, atol=0, rtol=1e-6),
+                close(f"per_block v{v} values", q.float(), rq.float(), atol=0, rtol=0.13)]
+    rq, rs = eager(qu.scale_activations_mxfp8_torch)(x)
+    for v in (1, 2, 3, 4):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_mxfp8_triton_v{v}")(x)
+        # (scales: the rows of x only; the kernels leave the padding rows' scales unwritten)
+        res += [close(f"mxfp8 v{v} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"mxfp8 v{v} values", q.float(), rq.float(), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    rq, rs = eager(qu.scale_activations_mxfp4_torch)(x)
+    for v in ("", "_v2", "_v3", "_v5"):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_mxfp4_triton{v}")(x)
+        res += [close(f"mxfp4{v or '_v1'} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"mxfp4{v or '_v1'} values", fp4(q), fp4(rq), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    ms = torch.tensor([448.0 / 2.0], device=dev)
+    rq, rs, rm = eager(qu.scale_activations_nvfp4_torch)(x, meta_scale=ms)
+    for v in ("", "_v2", "_v3", "_v5"):
+        with _cuda_host(dev):
+            q, s_, m_ = getattr(qu, f"scale_activations_nvfp4_triton{v}")(x, meta_scale=ms)
+        res += [close(f"nvfp4{v or '_v1'} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"nvfp4{v or '_v1'} values", fp4(q), fp4(rq), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    return res, outs
+
+
 # --------------------------------------------------------------------------------- DeepSpeed
 
 def _deepspeed(name):
@@ -4974,6 +5037,15 @@ def _gemlite(dev):
             mod = importlib.import_module(m)
             if isinstance(getattr(mod, "fp4_mapping", None), list) and not mod.fp4_mapping:
                 mod.fp4_mapping = {None: table}
+        # quant_utils' fp4 tables likewise (values, positive values, thresholds, thresholds
+        # padded to 8), as it builds them for each CUDA device
+        qu = importlib.import_module("gemlite.quant_utils")
+        if isinstance(qu.fp4_values, list) and not qu.fp4_values:
+            f = lambda *v: {None: torch.tensor(v, dtype=torch.float32)}  # noqa: E731
+            qu.fp4_values = f(0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6)
+            qu.fp4_p_vals = f(0, 0.5, 1, 1.5, 2, 3, 4, 6)
+            qu.fp4_thresholds = f(0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0)
+            qu.thr_pos = f(0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0)
     return gl, helper
 
 
