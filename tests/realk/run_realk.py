@@ -3790,6 +3790,29 @@ def _(dev):
     return res, outs
 
 
+@case("cce.filtered_grad", "cut_cross_entropy")
+def _(dev):
+    """CCE's default gradient filtering (filter_eps "auto": eps/32 of the dtype): backward
+    blocks whose softmax gradient is below it everywhere are skipped (`tl.reduce` of a
+    boolean block with an and-combine); peaked logits over a 4096 vocabulary, bf16 and fp16,
+    against the unfiltered torch gradient (what is skipped is below the threshold)."""
+    torch = torch_mod()
+    from cut_cross_entropy.cce import cce_linear_cross_entropy
+    res, outs = [], []
+    for label, dt, tol in (("bf16", torch.bfloat16, 3e-2), ("fp16", torch.float16, 1e-2)):
+        e = rnd(24, 64, dev=dev, dtype=dt, seed=1)
+        c = rnd(4096, 64, dev=dev, dtype=dt, seed=2, scale=0.6)
+        t = torch.randint(0, 4096, (24,), generator=torch.Generator().manual_seed(3)).to(dev)
+
+        def ref(e, c):
+            return torch.nn.functional.cross_entropy(e.float() @ c.float().T, t)
+        r, o = compare_fwd_bwd(lambda e, c: cce_linear_cross_entropy(e, c, t), ref, [e, c], atol=tol, rtol=tol,
+                               names=["E", "C"])
+        res += [(f"{label} {x[0]}", x[1], x[2]) for x in r]
+        outs += o
+    return res, outs
+
+
 # ------------------------------------------------------------------------------ SageAttention
 
 def _sage_dequant(x8, scale, blk):
@@ -3892,7 +3915,8 @@ def _flashinfer(name):
     _package_without_init("flashinfer", ARGS.src)
     if "flashinfer.utils" not in sys.modules:
         _stub_modules(["flashinfer.utils"], GPUArchitectureError=_GPUArchitectureError,
-                      get_compute_capability=lambda d: torch.cuda.get_device_capability(d))
+                      get_compute_capability=lambda d: torch.cuda.get_device_capability(d),
+                      ceil_div=lambda a, b: (a + b - 1) // b, round_up=lambda a, b: (a + b - 1) // b * b)
     return importlib.import_module(name)
 
 
@@ -4303,6 +4327,92 @@ def _(dev):
     res.append(close("mid sample observations", mbuf.sample_observation.cpu()[:len(macc)][morder], torch.tensor(mobs),
                      atol=0, rtol=0))
     outs += [V, mbuf.mid_sq_sum, mbuf.sample_observation]
+    return res, outs
+
+
+@case("flashinfer.mxfp8_q0_route", "flashinfer")
+def _(dev):
+    """The SM12x MoE's MXFP8 route-and-quantize step (fused_moe/cute_dsl/blackwell_sm12x,
+    its Triton part): expert counts and prefix offsets (atomic counts and a cumsum; the
+    per-expert count kernel for many experts), row assignment through atomic cursors (the
+    decode path: one program per expert and pair, ranks by tl.sum; the prefill path), token
+    map and weights, TMA-aligned scale rows, and the direct MXFP8 quantizer (e8m0 exponents
+    per 128 columns packed four per int32; with programmatic-dependent-launch signalling,
+    `tl.extra.cuda.gdc_launch_dependents`, and a `launch_pdl` parameter). Its CuTe layout
+    module (which imports cutlass) gives three constants and a function, stood in for here.
+    Rows within an expert are claimed by atomics in any order: checked as a bijection."""
+    torch = torch_mod()
+    base = "flashinfer.fused_moe.cute_dsl.blackwell_sm12x"
+    _flashinfer("flashinfer.triton")
+    for p_ in ("flashinfer.fused_moe", "flashinfer.fused_moe.cute_dsl", base, base + "._moe_utils"):
+        _package_without_init(p_, ARGS.src)
+    lay = base + "._moe_utils.sm12x_blockscaled_layout"
+    if lay not in sys.modules:
+        _stub_modules([lay], SF_M_ALIGN=4, UE8M0_PACK_NUM=4,
+                      compute_padded_offset=lambda o, e, a: (o + e * (a - 1)) // a * a)
+    mr = importlib.import_module(base + ".moe_mxfp8_q0_route_triton")
+    res, outs = [], []
+    H = 1024 + 512  # (two 1024-column blocks, the second partly out of range)
+    for label, T, K, E, pdl in (("decode", 20, 4, 8, True), ("prefill", 90, 4, 16, False),
+                                ("prefill many experts", 80, 4, 1100, False)):
+        x = rnd(T, H, dev=dev, dtype=torch.bfloat16, seed=T, scale=2)
+        gen = torch.Generator().manual_seed(E)
+        ids = torch.stack([torch.randperm(E, generator=gen)[:K] for _ in range(T)]).to(torch.int32).to(dev)
+        ids[1, 2] = -1  # an unrouted pair
+        wts = rnd(T, K, dev=dev, seed=3).softmax(-1)
+        if E > 1024:
+            mr.PREFILL_FUSED_PREFIX_MAX_EXPERTS = 1024
+        # (on the CPU: its input check refuses non-CUDA tensors, and it records the workspace
+        # on the current CUDA stream; both skipped)
+        skip = dict(_record_workspace_stream=lambda w: None, _validate=lambda *a: None) if dev == "cpu" else {}
+        with _cuda_host(dev), _patched(mr, **skip):
+            offsets, token_map, token_w, q_out, scale_out = mr.mxfp8_q0_route_triton(x, ids, wts, E, enable_pdl=pdl)
+        flat = ids.flatten().long()
+        routed = flat >= 0
+        counts = torch.bincount(flat[routed], minlength=E)
+        ref_off = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)])
+        res.append(close(f"{label} offsets", offsets, ref_off, atol=0, rtol=0))
+        # each routed pair has a row of its expert's segment, one pair per row
+        rows_ok, maps_ok, q_ok = True, True, True
+        tm, tw = token_map.cpu(), token_w.cpu()
+        # dst rows are not returned: recover them from the token map (pair p of token t in expert e)
+        for e in range(E):
+            seg = range(int(ref_off[e]), int(ref_off[e + 1]))
+            want = sorted(int(p_) // K for p_ in (flat == e).nonzero().flatten())
+            got = sorted(int(tm[r]) for r in seg)
+            rows_ok &= got == want
+            for r in seg:
+                t = int(tm[r])
+                j = int((ids[t].cpu() == e).nonzero()[0])
+                maps_ok &= bool(tw[r] == wts[t, j].cpu())
+        res += [close(f"{label} token_map per expert", torch.tensor(float(rows_ok)), torch.tensor(1.0), atol=0),
+                close(f"{label} token_weights", torch.tensor(float(maps_ok)), torch.tensor(1.0), atol=0)]
+        # the quantized rows: x of the row's token in MXFP8 (per 128 columns: e8m0 of amax/448
+        # rounded up, values x / 2^(e-127) in e4m3)
+        xf = x.float().cpu().view(T, H // 128, 128)
+        amax = xf.abs().amax(-1).clamp(min=1e-4)
+        bits = (amax / 448.0).view(torch.int32)
+        ex = (((bits >> 23) & 0xFF) + ((bits & 0x7FFFFF) != 0).int()).clamp(1, 254)
+        sf = (ex << 23).view(torch.float32)
+        qref = (xf * (1.0 / sf[..., None])).to(torch.float8_e4m3fn).float().view(T, H)
+        qo = q_out.float().cpu()
+        for r in range(int(ref_off[-1])):
+            q_ok &= bool((qo[r] == qref[int(tm[r])]).all())
+        res.append(close(f"{label} q_out rows", torch.tensor(float(q_ok)), torch.tensor(1.0), atol=0))
+        # packed scales: for each routed row, its scale row holds the four exponents of each
+        # 512 columns (byte i: tile i)
+        so = scale_out.cpu().to(torch.int64) & 0xFFFFFFFF
+        sc_ok = True
+        for e in range(E):
+            b0 = int(ref_off[e])
+            sb = (b0 + e * 3) & -4
+            for r in range(b0, int(ref_off[e + 1])):
+                t = int(tm[r])
+                for kb in range(so.shape[0]):
+                    want = sum(int(ex[t, kb * 4 + i]) << (8 * i) for i in range(4) if kb * 4 + i < H // 128)
+                    sc_ok &= int(so[kb, sb + r - b0]) == want
+        res.append(close(f"{label} scale_out", torch.tensor(float(sc_ok)), torch.tensor(1.0), atol=0))
+        outs += [offsets, q_out.float()]
     return res, outs
 
 
