@@ -85,7 +85,8 @@ class CompiledKernel:
 
     ``name``, ``signature`` (tritium's canonical text), ``asm``, ``metadata`` (name,
     num_warps, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
-    enable_fp_fusion, launch_cooperative_grid, debug), ``n_regs``, ``n_spills`` and
+    enable_fp_fusion, launch_cooperative_grid, debug; global_scratch_size and
+    profile_scratch_size 0), ``n_regs``, ``n_spills`` and
     ``n_max_threads`` (asked of the driver when the kernel ran on a GPU; None when it ran
     in the interpreter, where there are no registers), ``hash`` (the disk cache key, GPU
     only), ``backend`` ("cuda" or "interpreter") and ``device`` (the ordinal of the GPU the
@@ -116,6 +117,12 @@ class CompiledKernel:
             cluster_dims=(num_ctas, 1, 1),
             target=GPUTarget("cuda", arch, 32) if arch else None,
             backend=self.backend,
+            # Triton's implicit global and profiler scratch buffers: tritium's kernels take
+            # none (its device-made tensor descriptors are pointer arithmetic)
+            global_scratch_size=0,
+            global_scratch_align=1,
+            profile_scratch_size=0,
+            profile_scratch_align=1,
         )
         self.n_regs = info.get("n_regs")
         self.n_spills = info.get("n_spills")

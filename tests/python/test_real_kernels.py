@@ -848,3 +848,25 @@ def test_attribute_of_a_submodule_of_a_module_is_a_global():
     out = np.zeros(8, np.float32)
     scaled_by_nested_module_attributes[(1,)](x, out, BLOCK=8)
     np.testing.assert_array_equal(out, x * np.float32(3.0))
+
+
+# -- the launch's CompiledKernel as FlashInfer's b12x uses it: no implicit scratch memory
+# (`metadata.global_scratch_size` / `profile_scratch_size`), then `compiled[grid](*args)` ----
+
+@tritium.jit
+def scaled_block_copy(x_ptr, out_ptr, n, SCALE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * SCALE, mask=offs < n)
+
+
+def test_compiled_kernel_reports_no_scratch_and_relaunches():
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    compiled = scaled_block_copy[(4,)](x, out, 100, SCALE=2.0, BLOCK=32, enable_fp_fusion=False)
+    meta = compiled.metadata
+    assert (meta.global_scratch_size, meta.profile_scratch_size) == (0, 0)
+    assert meta.global_scratch_align >= 1 and meta.profile_scratch_align >= 1
+    np.testing.assert_array_equal(out, 2 * x)
+    y = np.arange(100, dtype=np.float32) + 1
+    compiled[(4, 1, 1)](y, out, 100, 2.0, 32)
+    np.testing.assert_array_equal(out, 2 * y)

@@ -867,6 +867,19 @@ def import_project_module(name):
         return _unsloth(name, dev)
     if name.startswith("triton_kernels."):
         return _triton_kernels(name)
+    if name.startswith("xformers."):
+        return _xformers(name)
+    if name.startswith("flashinfer.fused_moe."):
+        return _flashinfer_sm12x(name)
+    if name.startswith(("flashinfer.experimental.", "flashinfer.kda_kernels.")):
+        return _flashinfer_sub(name)
+    if name.startswith("flashinfer."):
+        return _flashinfer(name)
+    if name.startswith("deepspeed."):
+        return _deepspeed(name)
+    if name.startswith("gemlite."):
+        _gemlite(dev)
+        return importlib.import_module(name)
     if name.startswith("vllm."):
         _vllm_packages(ARGS.src)
     fmoe = "vllm.model_executor.layers.fused_moe."
@@ -1623,12 +1636,14 @@ def _cuda_host(dev, sms=4):
                                   memory_clock_rate=2619000, memory_bus_width=5120)
     cuda = torch.cuda
     saved = {k: getattr(cuda, k) for k in ("device", "get_device_properties", "current_device",
-                                           "get_device_capability", "get_device_name")}
+                                           "get_device_capability", "get_device_name",
+                                           "is_current_stream_capturing")}
     cuda.device = lambda *a, **k: contextlib.nullcontext()
     cuda.get_device_properties = lambda *a, **k: props
     cuda.current_device = lambda: 0
     cuda.get_device_capability = lambda *a, **k: (9, 0)
     cuda.get_device_name = lambda *a, **k: props.name
+    cuda.is_current_stream_capturing = lambda: False  # (session 19: b12x, gemlite)
     try:
         yield
     finally:
@@ -4110,10 +4125,18 @@ def _(dev):
 def _flashinfer_sub(name):
     """A FlashInfer module below packages whose __init__s load CuTe DSL or CUDA modules
     (flashinfer.experimental.b12x, flashinfer.kda_kernels): those packages registered
-    without their __init__."""
+    without their __init__. b12x's modules import themselves as the top-level `b12x`
+    (its __init__ aliases the installed b12x): `b12x` is the same folder, without __init__."""
     parts = name.split(".")
     for i in range(2, len(parts)):
         _package_without_init(".".join(parts[:i]), ARGS.src)
+    if "b12x" not in sys.modules:
+        mod = types.ModuleType("b12x")
+        mod.__path__ = [str(pathlib.Path(ARGS.src, "flashinfer", "experimental", "b12x"))]
+        mod.__package__ = "b12x"
+        mod.__spec__ = importlib.machinery.ModuleSpec("b12x", None, is_package=True)
+        mod.__spec__.submodule_search_locations = mod.__path__
+        sys.modules["b12x"] = mod
     return _flashinfer(name)
 
 
@@ -4195,6 +4218,80 @@ def _(dev):
     res += [close("kda out", out, ro, atol=1e-5, rtol=1e-4), close("kda final state", hT, rh, atol=1e-5, rtol=1e-4)]
     outs += [out, hT]
     return res, outs
+
+
+def _b12x_scale_offset(row, group, groups):
+    """b12x's F8_128x4 swizzled scale layout (byte offset of a row's scale group)."""
+    return (row // 128 * ((groups + 3) // 4) + group // 4) * 512 + row % 32 * 16 + row // 32 % 4 * 4 + group % 4
+
+
+@case("flashinfer.b12x_blockscaled_quantize", "flashinfer")
+def _(dev):
+    """b12x's activation packer for its block-scaled dense GEMM, launched by its own
+    `launch`: the first call resolves the kernel through `kernel[grid](...)` (with
+    enable_fp_fusion=False) and checks the returned CompiledKernel's
+    `metadata.global_scratch_size` / `profile_scratch_size`; later calls launch that
+    CompiledKernel directly, `compiled[grid](*args)`. NVFP4 (e4m3 scales per 16 under a
+    global scale, E2M1 codes by thresholds, pairs packed with tl.split; alpha from the
+    weight's global scale, reciprocal or not) and MXFP8 (power-of-two scales per 32), the
+    scales written into the 128x4-swizzled layout with the padding rows filled."""
+    torch = torch_mod()
+    qz = _flashinfer_sub("flashinfer.experimental.b12x.gemm.blockscaled._quantize")
+    res, outs = [], []
+    e2m1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6])
+    for label, fp4, group, recip in (("nvfp4", True, 16, False), ("nvfp4 reciprocal", True, 16, True),
+                                     ("mxfp8", False, 32, False)):
+        for M in (37, 130):  # (a second launch of the same geometry: the CompiledKernel path)
+            K = 256
+            x = rnd(M, K, dev=dev, dtype=torch.bfloat16, seed=M, scale=2)
+            groups = K // group
+            Q = torch.zeros(M, K // 2 if fp4 else K, dtype=torch.uint8 if fp4 else torch.float8_e4m3fn, device=dev)
+            S = torch.full(((M + 127) // 128 * 128 * ((groups + 3) // 4) * 4,), 255, dtype=torch.uint8, device=dev)
+            ag = torch.tensor([3.0], device=dev)
+            wg = torch.tensor([0.5], device=dev)
+            alpha = torch.zeros(1, device=dev)
+            chunks = 4
+            with _cuda_host(dev):
+                qz.launch(qz._quantize, (x, Q, S, ag, wg, alpha, M),
+                          dict(INPUT_K=K, K=K, FP4=fp4, RECIPROCAL=recip, GROUP=group, CHUNKS=chunks),
+                          (M, triton_cdiv(groups, chunks)), device=torch.device(dev))
+            xf = x.float().cpu().view(M, groups, group)
+            amax = xf.abs().amax(-1)
+            rows = torch.arange(M)[:, None].expand(M, groups)
+            gidx = torch.arange(groups)[None, :].expand(M, groups)
+            offs = _b12x_scale_offset(rows, gidx, groups)
+            if fp4:
+                sf = (amax * (1.0 / 6.0) * 3.0).to(torch.float8_e4m3fn)
+                eff = sf.float() * (1.0 / 3.0)
+                inv = torch.where(eff == 0, torch.zeros(()), 1.0 / eff)
+                z = (xf * inv[..., None]).abs().clamp(max=6.0)
+                th = [(0.25, False), (0.75, True), (1.25, False), (1.75, True), (2.5, False), (3.5, True), (5.0, False)]
+                code = sum(((z >= t) if ge else (z > t)).to(torch.int64) for t, ge in th)
+                val = torch.where(xf < 0, -1.0, 1.0) * e2m1[code]
+                p = Q.cpu().to(torch.int64).view(M, groups, group // 2)
+                codes = torch.stack([p & 15, p >> 4], -1).flatten(-2)
+                got = torch.where(codes >= 8, -1.0, 1.0) * e2m1[codes & 7]
+                res += [close(f"{label} M={M} values", got, val, atol=0, rtol=0),
+                        close(f"{label} M={M} scales", S.cpu()[offs], sf.view(torch.uint8), atol=0, rtol=0),
+                        close(f"{label} M={M} alpha", alpha, torch.tensor([(1 / 0.5 if recip else 0.5) / 3.0]),
+                              atol=0, rtol=1e-6)]
+            else:
+                ratio = torch.where(amax > 0, amax / 448.0, torch.ones(()))
+                ex = torch.ceil(torch.log2(ratio)).clamp(-127, 127)
+                vals = (xf / torch.exp2(ex)[..., None]).to(torch.float8_e4m3fn).float()
+                res += [close(f"{label} M={M} values", Q.float().cpu().view(M, groups, group), vals, atol=0, rtol=0),
+                        close(f"{label} M={M} scales", S.cpu()[offs], (ex + 127).to(torch.uint8), atol=0, rtol=0)]
+            # the padding rows' scales up to the next multiple of 128 rows
+            pad_rows = torch.arange(M, (M + 127) // 128 * 128)[:, None].expand(-1, groups)
+            poffs = _b12x_scale_offset(pad_rows, torch.arange(groups)[None, :].expand_as(pad_rows), groups)
+            res.append(close(f"{label} M={M} padding scales", S.cpu()[poffs].float(),
+                             torch.full(poffs.shape, 0.0 if fp4 else 127.0), atol=0, rtol=0))
+            outs += [Q.view(torch.uint8), S]
+    return res, outs
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
 
 
 def _mix64(v):
@@ -4330,6 +4427,21 @@ def _(dev):
     return res, outs
 
 
+def _flashinfer_sm12x(name):
+    """A module of FlashInfer's SM12x fused MoE (fused_moe/cute_dsl/blackwell_sm12x): its
+    packages without their __init__s (CuTe DSL), and its layout module (which imports
+    cutlass) standing in with the three constants and the function the Triton route reads."""
+    base = "flashinfer.fused_moe.cute_dsl.blackwell_sm12x"
+    _flashinfer("flashinfer.triton")
+    for p_ in ("flashinfer.fused_moe", "flashinfer.fused_moe.cute_dsl", base, base + "._moe_utils"):
+        _package_without_init(p_, ARGS.src)
+    lay = base + "._moe_utils.sm12x_blockscaled_layout"
+    if lay not in sys.modules:
+        _stub_modules([lay], SF_M_ALIGN=4, UE8M0_PACK_NUM=4,
+                      compute_padded_offset=lambda o, e, a: (o + e * (a - 1)) // a * a)
+    return importlib.import_module(name)
+
+
 @case("flashinfer.mxfp8_q0_route", "flashinfer")
 def _(dev):
     """The SM12x MoE's MXFP8 route-and-quantize step (fused_moe/cute_dsl/blackwell_sm12x,
@@ -4342,15 +4454,7 @@ def _(dev):
     module (which imports cutlass) gives three constants and a function, stood in for here.
     Rows within an expert are claimed by atomics in any order: checked as a bijection."""
     torch = torch_mod()
-    base = "flashinfer.fused_moe.cute_dsl.blackwell_sm12x"
-    _flashinfer("flashinfer.triton")
-    for p_ in ("flashinfer.fused_moe", "flashinfer.fused_moe.cute_dsl", base, base + "._moe_utils"):
-        _package_without_init(p_, ARGS.src)
-    lay = base + "._moe_utils.sm12x_blockscaled_layout"
-    if lay not in sys.modules:
-        _stub_modules([lay], SF_M_ALIGN=4, UE8M0_PACK_NUM=4,
-                      compute_padded_offset=lambda o, e, a: (o + e * (a - 1)) // a * a)
-    mr = importlib.import_module(base + ".moe_mxfp8_q0_route_triton")
+    mr = _flashinfer_sm12x("flashinfer.fused_moe.cute_dsl.blackwell_sm12x.moe_mxfp8_q0_route_triton")
     res, outs = [], []
     H = 1024 + 512  # (two 1024-column blocks, the second partly out of range)
     for label, T, K, E, pdl in (("decode", 20, 4, 8, True), ("prefill", 90, 4, 16, False),
