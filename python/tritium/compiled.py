@@ -84,7 +84,7 @@ class CompiledKernel:
     """One compiled specialization of a kernel, as launched.
 
     ``name``, ``signature`` (tritium's canonical text), ``asm``, ``metadata`` (name,
-    num_warps, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
+    num_warps, warp_size, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
     enable_fp_fusion, launch_cooperative_grid, debug; global_scratch_size and
     profile_scratch_size 0), ``n_regs``, ``n_spills`` and
     ``n_max_threads`` (asked of the driver when the kernel ran on a GPU; None when it ran
@@ -106,6 +106,7 @@ class CompiledKernel:
             name=self.name,
             hash=self.hash,
             num_warps=int(options.get("num_warps", 4)),
+            warp_size=32,
             num_ctas=num_ctas,
             num_stages=int(options.get("num_stages", 3)),
             maxnreg=int(options.get("maxnreg", 0)) or None,

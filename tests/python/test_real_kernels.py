@@ -870,3 +870,23 @@ def test_compiled_kernel_reports_no_scratch_and_relaunches():
     y = np.arange(100, dtype=np.float32) + 1
     compiled[(4, 1, 1)](y, out, 100, 2.0, 32)
     np.testing.assert_array_equal(out, 2 * y)
+
+
+# -- warmup's handle checked as b12x's checkpoint loader checks it (`m.num_warps *
+# m.warp_size != 128`, no scratch, no cluster or cooperative launch) -------------------------
+
+class _BytePointer:
+    dtype = np.dtype(np.uint8)
+
+    def data_ptr(self):
+        return 1
+
+
+def test_warmup_metadata_has_the_warp_size():
+    handle = scaled_block_copy.warmup(_BytePointer(), _BytePointer(), 1 << 32, SCALE=1.0, BLOCK=1024, num_warps=4,
+                                      grid=(1,))
+    handle._init_handles()
+    m = handle.metadata
+    assert m.warp_size == 32 and m.num_warps * m.warp_size == 128
+    assert not (m.global_scratch_size or m.profile_scratch_size or m.num_ctas != 1 or
+                m.launch_cooperative_grid or m.launch_pdl)

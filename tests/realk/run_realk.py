@@ -4294,6 +4294,53 @@ def triton_cdiv(a, b):
     return (a + b - 1) // b
 
 
+@case("flashinfer.b12x_loader_schedule", "flashinfer")
+def _(dev):
+    """b12x's checkpoint-loader copies: `compile_copies` warms the kernel up on a pointer
+    stand-in with 2^32 scalars and checks the handles' metadata (scratch, ctas, cooperative,
+    PDL, shared memory, num_warps * warp_size == 128); the kernel (its runtime launches it
+    from native code) then copies strided byte rows and widens bf16 into fp32 bit patterns.
+    And the paged-MQA schedule metadata kernel (cumsum, a [SMs x batch] comparison and
+    masked sums) against the module's own torch version."""
+    torch = torch_mod()
+    gds = _flashinfer_sub("flashinfer.experimental.b12x.loader._gds_kernels")
+    sch = _flashinfer_sub("flashinfer.experimental.b12x.attention.dsa_indexer.schedule_metadata")
+    res, outs = [], []
+    with _cuda_host(dev):
+        programs = gds.compile_copies(torch.device(dev))
+    res.append(close("compile_copies handles", torch.tensor(float(len(programs))), torch.tensor(2.0), atol=0))
+    rows, width = 7, 300
+    gen = torch.Generator().manual_seed(1)
+    src = torch.randint(0, 256, (rows, 320), generator=gen, dtype=torch.uint8).to(dev)
+    dst = torch.zeros(rows, 310, dtype=torch.uint8, device=dev)
+    gds._copy_rows[(triton_cdiv(rows * width, 1024),)](src, dst, width, rows, 320, 310, EXPAND=False, BLOCK=1024,
+                                                         num_warps=4)
+    want = torch.zeros_like(dst)
+    want[:, :width] = src[:, :width]
+    res.append(close("copy rows", dst, want, atol=0, rtol=0))
+    bf = rnd(rows, 150, dev=dev, dtype=torch.bfloat16, seed=2)
+    wide = torch.zeros(rows, 150, dtype=torch.float32, device=dev)
+    gds._copy_rows[(triton_cdiv(rows * 300, 1024),)](bf.view(torch.uint8), wide.view(torch.uint8), 300, rows, 300,
+                                                       600, EXPAND=True, BLOCK=1024, num_warps=4)
+    res.append(close("bf16 -> fp32 bits", wide, bf.float(), atol=0, rtol=0))
+    outs += [dst, wide]
+    for label, lens, sms in (("1d", torch.tensor([100, 0, 37, 900, 64], dtype=torch.int32), 6),
+                             ("2d", torch.tensor([[5, 300], [1, 40], [2, 2000]], dtype=torch.int32), 8)):
+        lens = lens.to(dev)
+        out = torch.full((sms + 1, 2), -7, dtype=torch.int32, device=dev)
+        ref = torch.full((sms + 1, 2), -7, dtype=torch.int32)
+        # (it takes its torch version for non-CUDA tensors: on the CPU its support test is
+        # answered without the device check)
+        cpu = dict(supports_triton_paged_mqa_schedule_metadata=lambda c, num_sms: 0 < num_sms <= 512) \
+            if dev == "cpu" else {}
+        with _patched(sch, **cpu):
+            sch.build_paged_mqa_schedule_metadata_triton(lens, block_kv=16, num_sms=sms, pages_per_split=2, out=out)
+        sch.build_paged_mqa_schedule_metadata_torch(lens.cpu(), block_kv=16, num_sms=sms, pages_per_split=2, out=ref)
+        res.append(close(f"paged mqa schedule {label}", out, ref, atol=0, rtol=0))
+        outs.append(out)
+    return res, outs
+
+
 def _mix64(v):
     """b12x calibration's 64-bit mixer (splitmix64's finalizer) on Python ints mod 2^64."""
     m = (1 << 64) - 1
