@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs real Triton kernels of popular projects (Liger-Kernel, vLLM, flash-linear-attention,
-mamba-ssm, flash-attn, sglang, unsloth, FlagGems, bitsandbytes) unmodified under tritium, each against a torch reference written here, and compiles every
-specialization they launched for sm_90 and sm_80 (PTX, then ptxas).
+mamba-ssm, flash-attn, sglang, unsloth, FlagGems, bitsandbytes, torchao, xformers, FlashInfer,
+cut-cross-entropy, SageAttention, GemLite, DeepSpeed, Transformer Engine) unmodified under
+tritium, each against a torch reference written here, and compiles every specialization they
+launched for sm_90 and sm_80 (PTX, then ptxas).
 
 This is a measurement, not one of tritium's tests: the projects' files are fetched into an
 ignored folder (default build-gpu/realk/src, see build-gpu/realk/README for where they come
@@ -880,6 +882,8 @@ def import_project_module(name):
     if name.startswith("gemlite."):
         _gemlite(dev)
         return importlib.import_module(name)
+    if name.startswith("transformer_engine."):
+        return _te(name)
     if name.startswith("vllm."):
         _vllm_packages(ARGS.src)
     fmoe = "vllm.model_executor.layers.fused_moe."
@@ -5382,6 +5386,72 @@ def _(dev):
     return res, outs
 
 
+# ------------------------------------------------------------------------- Transformer Engine
+
+def _te(name):
+    """Transformer Engine's Triton kernels (transformer_engine/common/triton, wrapped in
+    transformer_engine/pytorch/triton). The package __init__s load its C++ libraries
+    (transformer_engine_torch); these modules need none of them."""
+    for p_ in ("transformer_engine", "transformer_engine.common", "transformer_engine.common.triton",
+               "transformer_engine.pytorch", "transformer_engine.pytorch.triton"):
+        _package_without_init(p_, ARGS.src)
+    return importlib.import_module(name)
+
+
+@case("te.cross_entropy_pad_dbias", "transformer_engine")
+def _(dev):
+    """Transformer Engine: the fused cross entropy (forward saving the input and softmax
+    statistics, backward rebuilding the gradient in place; label smoothing, ignore index,
+    mean and per-token losses; fp32 and bf16, 32 warps), the columnwise-scale zero padding
+    (to 128 x 4), and the grouped dbias / dscales reductions (fp32 atomics over row splits)."""
+    torch = torch_mod()
+    ce = _te("transformer_engine.pytorch.triton.cross_entropy")
+    pad = _te("transformer_engine.pytorch.triton.pad")
+    gd = _te("transformer_engine.pytorch.triton.grouped_dbias_dscales")
+    F = torch.nn.functional
+    res, outs = [], []
+    for label, dt, tol, smooth, reduce in (("fp32 mean smooth", torch.float32, 1e-5, 0.1, True),
+                                           ("fp32 per-token", torch.float32, 1e-5, 0.0, False),
+                                           ("bf16 mean", torch.bfloat16, 2e-2, 0.0, True)):
+        B, SQ, V = 2, 5, 3000
+        x = rnd(B, SQ, V, dev=dev, dtype=dt, seed=1, scale=2)
+        t = torch.randint(0, V, (B, SQ), generator=torch.Generator().manual_seed(2)).to(dev)
+        t[0, 3] = -100
+        loss, saved, stats, tgt, nni, rank, ws = ce.cross_entropy_forward(x, t, smooth, reduce, None, -100, False)
+        ref = F.cross_entropy(x.float().view(-1, V), t.view(-1), ignore_index=-100, label_smoothing=smooth,
+                              reduction="mean" if reduce else "none")
+        res.append(close(f"{label} loss", loss.reshape(ref.shape) if reduce else loss, ref if reduce else
+                         ref.view(B, SQ), atol=tol, rtol=tol))  # (the mean comes back as a 1-element tensor)
+        xr = x.float().detach().clone().requires_grad_(True)
+        rl = F.cross_entropy(xr.view(-1, V), t.view(-1), ignore_index=-100, label_smoothing=smooth,
+                             reduction="mean" if reduce else "none")
+        go = torch.tensor(1.5, device=dev) if reduce else rnd(B, SQ, dev=dev, seed=3)
+        rl.backward(go if reduce else go.view(-1))
+        grad = ce.cross_entropy_backward(saved, stats, tgt, nni, go, smooth, reduce, rank, ws, -100)
+        res.append(close(f"{label} grad", grad, xr.grad, atol=tol, rtol=tol))
+        outs += [loss, grad]
+    s_ = rnd(130, 7, dev=dev, seed=4)
+    out = pad.pad_columnwise_scale_inv(s_)
+    want = torch.zeros(256, 8)
+    want[:130, :7] = s_.cpu()
+    res.append(close("pad_columnwise_scale_inv", out, want, atol=0, rtol=0))
+    offs = torch.tensor([0, 100, 100, 333, 400], dtype=torch.int64, device=dev)
+    dy = rnd(400, 300, dev=dev, dtype=torch.bfloat16, seed=5)
+    sc, bias = rnd(400, dev=dev, seed=6), rnd(4, 300, dev=dev, dtype=torch.bfloat16, seed=7)
+    db = gd.compute_grouped_dbias(dy, offs, 4)
+    db2, dsc = gd.compute_grouped_dbias_dscales(dy, sc, bias, offs)
+    groups = [(int(offs[g]), int(offs[g + 1])) for g in range(4)]
+    rdb = torch.stack([dy[a:b].float().sum(0) for a, b in groups])
+    rdb2 = torch.stack([(dy[a:b].float() * sc[a:b, None]).sum(0) for a, b in groups])
+    gid = torch.bucketize(torch.arange(400, device=dev), offs[1:], right=True)
+    rdsc = (dy.float() * bias.float()[gid]).sum(1)
+    res += [close("grouped_dbias", db, rdb, atol=1e-3, rtol=1e-4),
+            close("grouped_dbias_dscales dbias", db2, rdb2, atol=1e-3, rtol=1e-4),
+            close("grouped_dbias_dscales dscales", dsc, rdsc, atol=1e-3, rtol=1e-4)]
+    outs += [out, db, db2, dsc]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -5438,7 +5508,8 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
 
 
 PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes",
-                "torchao", "cut_cross_entropy", "sageattention", "flashinfer", "xformers", "gemlite", "deepspeed")
+                "torchao", "cut_cross_entropy", "sageattention", "flashinfer", "xformers", "gemlite", "deepspeed",
+                "transformer_engine")
 
 
 def main():
