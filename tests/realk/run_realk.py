@@ -5395,6 +5395,12 @@ def _te(name):
     for p_ in ("transformer_engine", "transformer_engine.common", "transformer_engine.common.triton",
                "transformer_engine.pytorch", "transformer_engine.pytorch.triton"):
         _package_without_init(p_, ARGS.src)
+    gemm = "transformer_engine.pytorch.cpp_extensions.gemm"
+    if name.endswith(".mhc") and gemm not in sys.modules:
+        # mhc.py imports the C++ GEMM (general_gemm) for its projection's backward, which no
+        # case runs: a stand-in that is never called
+        _package_without_init("transformer_engine.pytorch.cpp_extensions", ARGS.src)
+        _stub_modules([gemm])
     return importlib.import_module(name)
 
 
@@ -5449,6 +5455,75 @@ def _(dev):
             close("grouped_dbias_dscales dbias", db2, rdb2, atol=1e-3, rtol=1e-4),
             close("grouped_dbias_dscales dscales", dsc, rdsc, atol=1e-3, rtol=1e-4)]
     outs += [out, db, db2, dsc]
+    return res, outs
+
+
+@case("te.mhc", "transformer_engine")
+def _(dev):
+    """Transformer Engine's manifold-constrained hyper-connections (DeepSeek mHC): the
+    log-space Sinkhorn normalization (20 iterations; with the history saved and recomputed
+    for backward; `tl.assume(M > 0 and iters > 0)`), the fused H scaling (sigmoid heads),
+    the n-stream aggregate and the expand-combine (f + bias) H_post + x H_res (ieee dots);
+    forward and backward against torch autograd, fp32; and the projection's forward. On sm_90 its wrappers choose their
+    tensor-descriptor (TMA) paths."""
+    torch = torch_mod()
+    mhc = _te("transformer_engine.pytorch.triton.mhc")
+    res, outs = [], []
+    n, S, B, C = 4, 3, 2, 64
+
+    def sinkhorn_ref(h):
+        f = torch.zeros(*h.shape[:-1], device=h.device)
+        g = torch.zeros_like(f)
+        for _ in range(20):
+            f = -torch.logsumexp(h + g[..., None, :], -1)
+            g = -torch.logsumexp(h + f[..., :, None], -2)
+        return torch.exp(f[..., :, None] + h + g[..., None, :])
+    with _cuda_host(dev):
+        for recompute in (True, False):
+            r, o = compare_fwd_bwd(lambda h: mhc.mhc_fused_sinkhorn(h, n, recompute_hist=recompute), sinkhorn_ref,
+                                   [rnd(S, B, n, n, dev=dev, seed=1)], atol=1e-5, rtol=1e-4, names=["H_res"])
+            res += [(f"sinkhorn recompute={recompute} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+        M = S * B
+        H = rnd(M, 32, dev=dev, seed=2)
+        alpha, beta = rnd(3, dev=dev, seed=3), rnd(1, 2 * n + n * n, dev=dev, seed=4)
+        ms = rnd(M, dev=dev, seed=5).abs() + 0.5
+
+        def scale_ref(H, alpha, beta):
+            r_ = torch.rsqrt(ms)[:, None]
+            pre = torch.sigmoid(H[:, :n] * alpha[0] * r_ + beta[0, :n])
+            post = 2 * torch.sigmoid(H[:, n:2 * n] * alpha[1] * r_ + beta[0, n:2 * n])
+            resm = H[:, 2 * n:2 * n + n * n] * alpha[2] * r_ + beta[0, 2 * n:]
+            return torch.cat([pre, post, resm], -1)
+        r, o = compare_fwd_bwd(lambda H, a, b: torch.cat(mhc.mhc_fused_scale(H, a, b, ms, n), -1), scale_ref,
+                               [H, alpha, beta], atol=1e-5, rtol=1e-4, names=["H", "alpha", "beta"])
+        res += [(f"scale {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        x = rnd(S, B, C, n, dev=dev, seed=6)
+        hp = rnd(S, B, n, dev=dev, seed=7)
+        r, o = compare_fwd_bwd(lambda x, h: mhc.mhc_fused_aggregate(x, h, n, use_tf32=False),
+                               lambda x, h: (x @ h[..., None])[..., 0], [x, hp], atol=1e-5, rtol=1e-4,
+                               names=["x", "H_pre"])
+        res += [(f"aggregate {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        f_, bias = rnd(S, B, C, dev=dev, seed=8), rnd(C, dev=dev, seed=9)
+        hpost, hres = rnd(S, B, n, dev=dev, seed=10), rnd(S, B, n, n, dev=dev, seed=11)
+        r, o = compare_fwd_bwd(
+            lambda f_, b_, hq, x, hr: mhc.mhc_fused_expand_combine(f_, b_, hq, x, hr, n, use_tf32=False),
+            lambda f_, b_, hq, x, hr: (f_ + b_)[..., None] * hq[..., None, :] + x @ hr,
+            [f_, bias, hpost, x, hres], atol=1e-4, rtol=1e-4, names=["f", "bias", "H_post", "x", "H_res"])
+        res += [(f"expand_combine {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        # the projection's forward (its backward calls TE's C++ GEMM): H = x phi^T (padded to
+        # 32 columns) and the mean square; plain and split-K, with an RMSNorm weight absorbed
+        xp, phi, nw = rnd(M, n * C, dev=dev, seed=12), rnd(24, n * C, dev=dev, seed=13), rnd(n * C, dev=dev, seed=14)
+        for label, kw in (("", {}), (" split-K", {"use_split_k": True}), (" norm weight", {"norm_weight": nw})):
+            with torch.no_grad():
+                Hp, msq = mhc.mhc_fused_projection(xp, phi, use_tf32=False, **kw)
+            w = phi * (nw if "norm_weight" in kw else 1.0)
+            res += [close(f"projection{label} H", Hp[:, :24], xp @ w.T, atol=1e-4, rtol=1e-4),
+                    close(f"projection{label} ms", msq, xp.pow(2).mean(-1), atol=1e-5, rtol=1e-5)]
+            outs += [Hp, msq]
     return res, outs
 
 
