@@ -4897,13 +4897,16 @@ def _deepspeed(name):
     """DeepSpeed's Triton kernels. Its package __init__s import its runtime (hjson, the comm
     backends, the op builders); the kernel modules import deepspeed.utils and
     deepspeed.accelerator as they are. `deepspeed.HAS_TRITON` (set by its __init__) is True;
-    its inference matmul writes the autotune table at exit under TRITON_CACHE_DIR (a
-    temporary folder unless one is set)."""
+    its inference matmul pickles its autotune table (Config objects of whichever Triton runs)
+    under TRITON_CACHE_DIR at exit and reads it at import: a fresh temporary folder for each
+    process unless one is set, so a Triton run and a tritium run never read each other's."""
     for p in ("deepspeed", "deepspeed.ops", "deepspeed.ops.transformer", "deepspeed.ops.transformer.inference",
               "deepspeed.ops.fp_quantizer", "deepspeed.runtime", "deepspeed.moe"):
         _package_without_init(p, ARGS.src)
     sys.modules["deepspeed"].HAS_TRITON = True
-    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "realk-ds-autotune"))
+    if "TRITON_CACHE_DIR" not in os.environ:
+        import tempfile
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="realk-ds-autotune-")
     with _cuda_host(getattr(ARGS, "device", "cpu")):
         return importlib.import_module(name)
 
