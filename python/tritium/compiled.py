@@ -84,8 +84,9 @@ class CompiledKernel:
     """One compiled specialization of a kernel, as launched.
 
     ``name``, ``signature`` (tritium's canonical text), ``asm``, ``metadata`` (name,
-    num_warps, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
-    enable_fp_fusion, launch_cooperative_grid, debug), ``n_regs``, ``n_spills`` and
+    num_warps, warp_size, num_ctas, num_stages, shared, cluster_dims, target, maxnreg,
+    enable_fp_fusion, launch_cooperative_grid, debug; global_scratch_size and
+    profile_scratch_size 0), ``n_regs``, ``n_spills`` and
     ``n_max_threads`` (asked of the driver when the kernel ran on a GPU; None when it ran
     in the interpreter, where there are no registers), ``hash`` (the disk cache key, GPU
     only), ``backend`` ("cuda" or "interpreter") and ``device`` (the ordinal of the GPU the
@@ -105,6 +106,7 @@ class CompiledKernel:
             name=self.name,
             hash=self.hash,
             num_warps=int(options.get("num_warps", 4)),
+            warp_size=32,
             num_ctas=num_ctas,
             num_stages=int(options.get("num_stages", 3)),
             maxnreg=int(options.get("maxnreg", 0)) or None,
@@ -116,6 +118,12 @@ class CompiledKernel:
             cluster_dims=(num_ctas, 1, 1),
             target=GPUTarget("cuda", arch, 32) if arch else None,
             backend=self.backend,
+            # Triton's implicit global and profiler scratch buffers: tritium's kernels take
+            # none (its device-made tensor descriptors are pointer arithmetic)
+            global_scratch_size=0,
+            global_scratch_align=1,
+            profile_scratch_size=0,
+            profile_scratch_align=1,
         )
         self.n_regs = info.get("n_regs")
         self.n_spills = info.get("n_spills")

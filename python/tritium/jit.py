@@ -81,11 +81,17 @@ def _global_names(source):
 
 
 def _module_attributes(source, name):
-    """The attributes `name.attr` the function's source reads (a user module's helpers)."""
-    tree = ast.parse(source)
-    return sorted({node.attr for node in ast.walk(tree)
-                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                   and node.value.id == name})
+    """The attribute chains `name.a.b...` the function's source reads (a user module's
+    helpers; `torch.version.hip`: ("version", "hip")), each as a tuple of names."""
+    chains = set()
+    for node in ast.walk(ast.parse(source)):
+        path = []
+        while isinstance(node, ast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id == name and path:
+            chains.add(tuple(reversed(path)))
+    return sorted(chains)
 
 
 def _is_language_module(module_name):
@@ -446,13 +452,22 @@ class JITFunction(KernelInterface):
                     found[name] = description
                 if isinstance(value, types.ModuleType) and not _is_language_module(value.__name__):
                     # `h.fn(...)` with `h` a user module: each attribute read becomes the
-                    # global "<module>.<attr>", which C++ looks up for the attribute.
-                    for attr in _module_attributes(self._source, name):
-                        if not hasattr(value, attr):
-                            continue
-                        described = _describe_global(attr, getattr(value, attr), in_progress)
-                        if described is not None:
-                            found[f"{value.__name__}.{attr}"] = described
+                    # global "<module>.<attr>", which C++ looks up for the attribute; through
+                    # submodules too (`torch.version.hip`: "torch.version" and
+                    # "torch.version.hip").
+                    for chain in _module_attributes(self._source, name):
+                        module = value
+                        for attr in chain:
+                            if not hasattr(module, attr):
+                                break
+                            attribute = getattr(module, attr)
+                            described = _describe_global(attr, attribute, in_progress)
+                            if described is not None:
+                                found[f"{module.__name__}.{attr}"] = described
+                            if not isinstance(attribute, types.ModuleType) or \
+                                    _is_language_module(attribute.__name__):
+                                break
+                            module = attribute
             if "target_info" in self._source:
                 # `tl.target_info.is_cuda()`, `ti.cuda_capability_geq(9)`: the module's
                 # constexpr functions, as the attributes C++ looks up for it.

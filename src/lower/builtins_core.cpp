@@ -94,10 +94,9 @@ LValue none() { return LValue::constant(ConstValue::none()); }
 }  // namespace
 
 void register_core_builtins(BuiltinTable& t) {
-  t.add("constexpr", {"value"}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
-    if (a.get("value").is_tensor()) error_at(loc, "tl.constexpr() needs a compile-time value");
-    return a.get("value");
-  });
+  // Triton wraps whatever the value is, and a constexpr around a run-time value computes as
+  // that value (xformers' split-K attention: `tl.constexpr(diag_idx - N + kv_len)`).
+  t.add("constexpr", {"value"}, false, [](Lowerer&, const BuiltinArgs& a, const Loc&) { return a.get("value"); });
   t.add("program_id", {"axis"}, false, program_index);
   t.add("num_programs", {"axis"}, false, program_index);
   t.add("arange", {"start", "end"}, false, arange);

@@ -800,3 +800,93 @@ def test_a_scalar_indexed_with_a_slice_then_none_is_a_block_of_one():
     out = np.full(8, -1, np.float32)
     masked_by_scalar_index[(1,)](x, out, 5, BLOCK=8)
     assert out.tolist() == [1, 2, 3, 4, 5, 0, 0, 0]
+
+
+# -- tl.constexpr() around a run-time value (xformers' split-K attention: -------------------
+# `diag_idx_shifted = tl.constexpr(diag_idx - NUM_QUERIES_CAUSAL + kv_len)`, a tensor used in
+# the loop's causal mask)
+
+@tritium.jit
+def causal_rows(out_ptr, kv_len, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    shifted = tl.constexpr(rows - cols + kv_len)
+    for start in range(0, 2):
+        tl.store(out_ptr + start * BLOCK * BLOCK + rows * BLOCK + cols, tl.where(shifted >= start + kv_len, 1, 0))
+
+
+def test_constexpr_around_a_run_time_value_computes_as_that_value():
+    out = np.zeros((2, 4, 4), np.int32)
+    causal_rows[(1,)](out, 5, BLOCK=4)
+    r, c = np.indices((4, 4))
+    np.testing.assert_array_equal(out[0], (r - c >= 0).astype(np.int32))
+    np.testing.assert_array_equal(out[1], (r - c >= 1).astype(np.int32))
+
+
+# -- an attribute of a module's submodule (xformers' split-K dequantization:
+# `fp8_type = tl.float8e4b8 if torch.version.hip is not None else tl.float8e4nv`) ----------
+
+import types as _types  # noqa: E402
+
+host_pkg = _types.ModuleType("realk_host_pkg")
+host_pkg.version = _types.ModuleType("realk_host_pkg.version")
+host_pkg.version.hip = None
+host_pkg.version.build = _types.ModuleType("realk_host_pkg.version.build")
+host_pkg.version.build.scale = 3.0
+
+
+@tritium.jit
+def scaled_by_nested_module_attributes(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dt = tl.float16 if host_pkg.version.hip is not None else tl.float32
+    y = tl.load(x_ptr + offs).to(dt) * host_pkg.version.build.scale
+    tl.store(out_ptr + offs, y)
+
+
+def test_attribute_of_a_submodule_of_a_module_is_a_global():
+    x = np.arange(8, dtype=np.float32) / np.float32(3.0)  # (not exact in fp16: hip is None, so fp32)
+    out = np.zeros(8, np.float32)
+    scaled_by_nested_module_attributes[(1,)](x, out, BLOCK=8)
+    np.testing.assert_array_equal(out, x * np.float32(3.0))
+
+
+# -- the launch's CompiledKernel as FlashInfer's b12x uses it: no implicit scratch memory
+# (`metadata.global_scratch_size` / `profile_scratch_size`), then `compiled[grid](*args)` ----
+
+@tritium.jit
+def scaled_block_copy(x_ptr, out_ptr, n, SCALE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * SCALE, mask=offs < n)
+
+
+def test_compiled_kernel_reports_no_scratch_and_relaunches():
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    compiled = scaled_block_copy[(4,)](x, out, 100, SCALE=2.0, BLOCK=32, enable_fp_fusion=False)
+    meta = compiled.metadata
+    assert (meta.global_scratch_size, meta.profile_scratch_size) == (0, 0)
+    assert meta.global_scratch_align >= 1 and meta.profile_scratch_align >= 1
+    np.testing.assert_array_equal(out, 2 * x)
+    y = np.arange(100, dtype=np.float32) + 1
+    compiled[(4, 1, 1)](y, out, 100, 2.0, 32)
+    np.testing.assert_array_equal(out, 2 * y)
+
+
+# -- warmup's handle checked as b12x's checkpoint loader checks it (`m.num_warps *
+# m.warp_size != 128`, no scratch, no cluster or cooperative launch) -------------------------
+
+class _BytePointer:
+    dtype = np.dtype(np.uint8)
+
+    def data_ptr(self):
+        return 1
+
+
+def test_warmup_metadata_has_the_warp_size():
+    handle = scaled_block_copy.warmup(_BytePointer(), _BytePointer(), 1 << 32, SCALE=1.0, BLOCK=1024, num_warps=4,
+                                      grid=(1,))
+    handle._init_handles()
+    m = handle.metadata
+    assert m.warp_size == 32 and m.num_warps * m.warp_size == 128
+    assert not (m.global_scratch_size or m.profile_scratch_size or m.num_ctas != 1 or
+                m.launch_cooperative_grid or m.launch_pdl)

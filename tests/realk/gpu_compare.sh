@@ -21,15 +21,21 @@ PY="${PYTHON:-python3}"
 
 # The sources travel to the device machine packed (about 170 MB unpacked, over the 64 MiB a
 # command may carry with build-gpu/dist), without the parts no case imports (sglang's models
-# and tests, FlagGems' other vendors' backends, all of bitsandbytes and torchao but their
-# Triton kernels):
-#   cd build-gpu/realk && tar -cf src.tar --exclude=__pycache__ --exclude=src/sglang/multimodal_gen \
+# and tests, FlagGems' other vendors' backends, all of bitsandbytes, torchao and FlashInfer
+# but the files the cases import; FlashInfer's Python alone is 81 MB):
+#   cd build-gpu/realk && F=src/flashinfer/experimental/b12x && S=src/flashinfer/fused_moe/cute_dsl/blackwell_sm12x \
+#     && tar -cf src.tar --exclude=__pycache__ --exclude=src/sglang/multimodal_gen \
 #     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models \
 #     --exclude='src/flag_gems/runtime/backend/_[a-mo-z]*' --exclude=src/bitsandbytes \
-#     --exclude=src/torchao src && tar -rf src.tar src/bitsandbytes/__init__.py \
+#     --exclude=src/torchao --exclude=src/flashinfer src && tar -rf src.tar --exclude=__pycache__ \
+#     src/bitsandbytes/__init__.py \
 #     src/bitsandbytes/backends/__init__.py src/bitsandbytes/backends/triton \
 #     src/torchao/kernel/blockwise_quantization.py src/torchao/kernel/intmm_triton.py \
 #     src/torchao/kernel/autotuner.py src/torchao/prototype/quantized_training/int8_mm.py \
+#     src/flashinfer/triton src/flashinfer/kda_kernels/ptx/recurrent_kernel.py $F/_lib/__init__.py \
+#     $F/_lib/runtime_control.py $F/attention/dsa_indexer/schedule_metadata.py \
+#     $F/gemm/blockscaled/_quantize.py $F/loader/_gds_kernels.py $F/moe/_shared/routing.py \
+#     $F/moe/calibration.py $S/_moe_utils/moe_route_meta.py $S/moe_mxfp8_q0_route_triton.py \
 #     && rm -f src.tar.xz && xz -T2 src.tar
 # here, carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps; unpacked there on first use.
 if [ ! -d "$SRC" ] && [ -f build-gpu/realk/src.tar.xz ] && [ "$SRC" = build-gpu/realk/src ]; then

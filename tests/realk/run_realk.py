@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs real Triton kernels of popular projects (Liger-Kernel, vLLM, flash-linear-attention,
-mamba-ssm, flash-attn, sglang, unsloth, FlagGems, bitsandbytes) unmodified under tritium, each against a torch reference written here, and compiles every
-specialization they launched for sm_90 and sm_80 (PTX, then ptxas).
+mamba-ssm, flash-attn, sglang, unsloth, FlagGems, bitsandbytes, torchao, xformers, FlashInfer,
+cut-cross-entropy, SageAttention, GemLite, DeepSpeed, Transformer Engine) unmodified under
+tritium, each against a torch reference written here, and compiles every specialization they
+launched for sm_90 and sm_80 (PTX, then ptxas).
 
 This is a measurement, not one of tritium's tests: the projects' files are fetched into an
 ignored folder (default build-gpu/realk/src, see build-gpu/realk/README for where they come
@@ -867,6 +869,21 @@ def import_project_module(name):
         return _unsloth(name, dev)
     if name.startswith("triton_kernels."):
         return _triton_kernels(name)
+    if name.startswith("xformers."):
+        return _xformers(name)
+    if name.startswith("flashinfer.fused_moe."):
+        return _flashinfer_sm12x(name)
+    if name.startswith(("flashinfer.experimental.", "flashinfer.kda_kernels.")):
+        return _flashinfer_sub(name)
+    if name.startswith("flashinfer."):
+        return _flashinfer(name)
+    if name.startswith("deepspeed."):
+        return _deepspeed(name)
+    if name.startswith("gemlite."):
+        _gemlite(dev)
+        return importlib.import_module(name)
+    if name.startswith("transformer_engine."):
+        return _te(name)
     if name.startswith("vllm."):
         _vllm_packages(ARGS.src)
     fmoe = "vllm.model_executor.layers.fused_moe."
@@ -1619,15 +1636,18 @@ def _cuda_host(dev, sms=4):
                                   max_shared_memory_per_block_optin=227 << 10,
                                   shared_memory_per_block_optin=227 << 10,
                                   shared_memory_per_multiprocessor=228 << 10,
-                                  max_threads_per_multi_processor=2048)
+                                  max_threads_per_multi_processor=2048, clock_rate=1980000,
+                                  memory_clock_rate=2619000, memory_bus_width=5120)
     cuda = torch.cuda
     saved = {k: getattr(cuda, k) for k in ("device", "get_device_properties", "current_device",
-                                           "get_device_capability", "get_device_name")}
+                                           "get_device_capability", "get_device_name",
+                                           "is_current_stream_capturing")}
     cuda.device = lambda *a, **k: contextlib.nullcontext()
     cuda.get_device_properties = lambda *a, **k: props
     cuda.current_device = lambda: 0
     cuda.get_device_capability = lambda *a, **k: (9, 0)
     cuda.get_device_name = lambda *a, **k: props.name
+    cuda.is_current_stream_capturing = lambda: False  # (session 19: b12x, gemlite)
     try:
         yield
     finally:
@@ -3716,6 +3736,1800 @@ def _(dev):
     return res, outs
 
 
+# ------------------------------------------------------------------ session 19: more projects
+# cut-cross-entropy, SageAttention, FlashInfer's Triton kernels, xformers, GemLite, DeepSpeed
+# (tests/realk/RESULTS.md, "Session 19 (branch realk5)").
+
+
+@contextlib.contextmanager
+def _patched(obj, **attrs):
+    """Sets attributes of a module or class while a case runs (each use says why)."""
+    saved = {k: getattr(obj, k) for k in attrs}
+    for k, v in attrs.items():
+        setattr(obj, k, v)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(obj, k, v)
+
+
+def _attention_ref(q, k, v, causal=False, scale=None, bottom_right=False):
+    """softmax(q k^T * scale) v over [B, H, L, D] in fp32 (GQA: k/v heads repeated)."""
+    torch = torch_mod()
+    q, k, v = q.float(), k.float(), v.float()
+    if k.shape[1] != q.shape[1]:
+        k = k.repeat_interleave(q.shape[1] // k.shape[1], 1)
+        v = v.repeat_interleave(q.shape[1] // v.shape[1], 1)
+    s = (q @ k.transpose(-1, -2)) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if causal:
+        Lq, Lk = q.shape[2], k.shape[2]
+        off = Lk - Lq if bottom_right else 0
+        m = torch.ones(Lq, Lk, dtype=torch.bool, device=q.device).tril(off)
+        s = s.masked_fill(~m, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+# ------------------------------------------------------------------------- cut-cross-entropy
+
+@case("cce.linear_cross_entropy", "cut_cross_entropy")
+def _(dev):
+    """Apple's Cut Cross-Entropy: the logits never materialized (the LSE forward over
+    vocabulary blocks, the indexed dot of the targets, the fused backward for dE and dC),
+    with ignore_index, softcap, sum reduction and shift; fp16 and bf16 (its backward
+    refuses fp32: "Backwards requires embeddings to be bf16 or fp16")."""
+    torch = torch_mod()
+    from cut_cross_entropy.cce import cce_linear_cross_entropy
+    res, outs = [], []
+    for label, dt, tol, kw in (("fp16", torch.float16, 1e-2, {}),
+                               ("fp16 softcap sum", torch.float16, 1e-2, {"softcap": 20.0, "reduction": "sum"}),
+                               ("bf16 shift", torch.bfloat16, 3e-2, {"shift": True})):
+        B, T, D, V = 2, 13, 64, 500
+        e = rnd(B, T, D, dev=dev, dtype=dt, seed=1)
+        c = rnd(V, D, dev=dev, dtype=dt, seed=2, scale=0.3)
+        gen = torch.Generator().manual_seed(3)
+        t = torch.randint(0, V, (B, T), generator=gen).to(dev)
+        t[0, 3] = t[1, 7] = -100
+
+        def mine(e, c):
+            return cce_linear_cross_entropy(e, c, t, filter_eps=None, **kw)
+
+        def ref(e, c):
+            logits = (e.float() @ c.float().T)
+            if "softcap" in kw:
+                logits = kw["softcap"] * torch.tanh(logits / kw["softcap"])
+            tt = t
+            if kw.get("shift"):
+                logits, tt = logits[:, :-1], t[:, 1:]
+            return torch.nn.functional.cross_entropy(logits.flatten(0, 1), tt.flatten(), ignore_index=-100,
+                                                     reduction=kw.get("reduction", "mean"))
+        r, o = compare_fwd_bwd(mine, ref, [e, c], atol=tol, rtol=tol, names=["E", "C"])
+        res += [(f"{label} {x[0]}", x[1], x[2]) for x in r]
+        outs += o
+    return res, outs
+
+
+@case("cce.filtered_grad", "cut_cross_entropy")
+def _(dev):
+    """CCE's default gradient filtering (filter_eps "auto": eps/32 of the dtype): backward
+    blocks whose softmax gradient is below it everywhere are skipped (`tl.reduce` of a
+    boolean block with an and-combine); peaked logits over a 4096 vocabulary, bf16 and fp16,
+    against the unfiltered torch gradient (what is skipped is below the threshold)."""
+    torch = torch_mod()
+    from cut_cross_entropy.cce import cce_linear_cross_entropy
+    res, outs = [], []
+    for label, dt, tol in (("bf16", torch.bfloat16, 3e-2), ("fp16", torch.float16, 1e-2)):
+        e = rnd(24, 64, dev=dev, dtype=dt, seed=1)
+        c = rnd(4096, 64, dev=dev, dtype=dt, seed=2, scale=0.6)
+        t = torch.randint(0, 4096, (24,), generator=torch.Generator().manual_seed(3)).to(dev)
+
+        def ref(e, c):
+            return torch.nn.functional.cross_entropy(e.float() @ c.float().T, t)
+        r, o = compare_fwd_bwd(lambda e, c: cce_linear_cross_entropy(e, c, t), ref, [e, c], atol=tol, rtol=tol,
+                               names=["E", "C"])
+        res += [(f"{label} {x[0]}", x[1], x[2]) for x in r]
+        outs += o
+    return res, outs
+
+
+# ------------------------------------------------------------------------------ SageAttention
+
+def _sage_dequant(x8, scale, blk):
+    torch = torch_mod()
+    s = scale[..., 0].repeat_interleave(blk, -1)[..., :x8.shape[2]]
+    return x8.float() * s[..., None]
+
+
+@case("sage.attention", "sageattention")
+def _(dev):
+    """SageAttention 1: per-block int8 quantization of q and k, then the int8 q k^T attention
+    with fp16 P V (plain, causal; head dim 64 and 128; GQA; the head-dim-96 variant).
+    `sageattn` asserts CUDA tensors: its two steps are called as it calls them. Checked
+    against the quantization rule and against attention over the dequantized q and k."""
+    torch = torch_mod()
+    sa = importlib.import_module("sageattention.core")
+    res, outs = [], []
+    # (causal: L a multiple of its BLOCK_M 128, see RESULTS.md "Not tritium's")
+    for label, H, Hk, L, D, causal in (("d64", 2, 2, 200, 64, False), ("d64 causal", 2, 1, 256, 64, True),
+                                       ("d128 gqa", 4, 2, 130, 128, False), ("d128 causal", 2, 2, 128, 128, True),
+                                       ("d96", 2, 2, 100, 96, False), ("d96 causal", 2, 2, 128, 96, True)):
+        q = rnd(1, H, L, D, dev=dev, dtype=torch.float16, seed=1)
+        k = rnd(1, Hk, L, D, dev=dev, dtype=torch.float16, seed=2)
+        v = rnd(1, Hk, L, D, dev=dev, dtype=torch.float16, seed=3)
+        k = k - k.mean(dim=2, keepdim=True)  # (sageattn's smooth_k)
+        if D == 96:
+            q8, qs, k8, ks = sa.per_block_int8_hd96(q, k)
+            o = (sa.attn_h96_true if causal else sa.attn_h96_false)(q8, k8, v, qs, ks, output_dtype=torch.float16)
+        else:
+            q8, qs, k8, ks = sa.per_block_int8(q, k)
+            o = (sa.attn_true if causal else sa.attn_false)(q8, k8, v, qs, ks, output_dtype=torch.float16)
+        qd, kd = _sage_dequant(q8, qs, 128), _sage_dequant(k8, ks, 64)  # (its BLKQ, BLKK)
+        # the quantization: scale = absmax / 127 per block (q also scaled by sm_scale * log2 e)
+        qq = q.float() * (D ** -0.5 * 1.44269504)
+        res += [close(f"{label} q quant", qd, qq, atol=float(qs.max()) * 0.51, rtol=0),
+                close(f"{label} k quant", kd, k.float(), atol=float(ks.max()) * 0.51, rtol=0)]
+        # attention over the dequantized operands (exp2 base: the scores are already in log2 units).
+        # The non-causal kernel does not mask the keys past kv_len in its last block: they are
+        # loaded as zeros (a masked load without `other`) and each adds exp2(0 - max) to the
+        # softmax's sum, as on the GPU; the reference pads the keys and values with zeros alike.
+        pad = 0 if causal else (-L) % 64
+        kp = torch.nn.functional.pad(kd, (0, 0, 0, pad))
+        vp = torch.nn.functional.pad(v.float(), (0, 0, 0, pad))
+        ref = _attention_ref(qd, kp, vp, causal=causal, scale=math.log(2.0))
+        res.append(close(f"{label} out", o, ref, atol=1e-2, rtol=1e-2))
+        outs += [q8, k8, o]
+    return res, outs
+
+
+@case("sage.attention_varlen", "sageattention")
+def _(dev):
+    """SageAttention's packed variable-length path: per-block int8 quantization of each
+    sequence (its own scale blocks, cu_seqlens of the scales) and the varlen attention
+    kernels, causal and not, head dims 64 and 128, GQA; `sageattn_varlen` itself (it asserts
+    CUDA tensors: `_tensors_say_cuda`) against the same steps."""
+    torch = torch_mod()
+    sa = importlib.import_module("sageattention.core")
+    res, outs = [], []
+    # (causal: the last sequence a multiple of 128, whose scales the last block would read past)
+    for label, lens, H, Hk, D, causal in (("d64", [100, 64, 37], 2, 2, 64, False),
+                                          ("d128 gqa causal", [100, 37, 128], 4, 2, 128, True)):
+        cu = torch.tensor([0] + list(itertools.accumulate(lens)), dtype=torch.int32, device=dev)
+        T = sum(lens)
+        q = rnd(T, H, D, dev=dev, dtype=torch.float16, seed=1)
+        k = rnd(T, Hk, D, dev=dev, dtype=torch.float16, seed=2)
+        v = rnd(T, Hk, D, dev=dev, dtype=torch.float16, seed=3)
+        k = k - k.mean(0, keepdim=True)
+        q8, qs, k8, ks, cqs, cks = sa.per_block_int8_varlen(q, k, cu, cu, max(lens), max(lens))
+        o = (sa.attn_true_varlen if causal else sa.attn_false_varlen)(q8, k8, v, cu, cu, max(lens), qs, ks, cqs, cks,
+                                                                      output_dtype=torch.float16)
+        with _tensors_say_cuda(dev):
+            o2 = sa.sageattn_varlen(q, k.clone(), v, cu, cu, max(lens), max(lens), is_causal=causal, smooth_k=False)
+        res.append(close(f"{label} sageattn_varlen", o2, o, atol=0, rtol=0))
+        for b, L in enumerate(lens):
+            s0 = int(cu[b])
+            qd = (q8[s0:s0 + L].float() * qs[int(cqs[b]):int(cqs[b + 1])].repeat_interleave(128, 0)[:L])
+            kd = (k8[s0:s0 + L].float() * ks[int(cks[b]):int(cks[b + 1])].repeat_interleave(64, 0)[:L])
+            qq = q[s0:s0 + L].float() * (D ** -0.5 * 1.44269504)
+            res.append(close(f"{label} seq{b} q quant", qd, qq, atol=float(qs.max()) * 0.51, rtol=0))
+            pad = 0 if causal else (-L) % 64  # (the padding keys of the last block, as in sage.attention)
+            kp = torch.nn.functional.pad(kd, (0, 0, 0, 0, 0, pad)).transpose(0, 1)[None]
+            vp = torch.nn.functional.pad(v[s0:s0 + L].float(), (0, 0, 0, 0, 0, pad)).transpose(0, 1)[None]
+            ref = _attention_ref(qd.transpose(0, 1)[None], kp, vp, causal=causal, scale=math.log(2.0))[0].transpose(0, 1)
+            res.append(close(f"{label} seq{b} out", o[s0:s0 + L], ref, atol=1e-2, rtol=1e-2))
+        outs += [q8, k8, o]
+    return res, outs
+
+
+# --------------------------------------------------------------------------------- FlashInfer
+
+class _GPUArchitectureError(Exception):
+    pass
+
+
+def _flashinfer(name):
+    """FlashInfer's Triton kernels (flashinfer/triton). The package __init__ loads its JIT
+    runtime (tvm_ffi) and CUDA modules, and `flashinfer.utils` imports pynvml and the JIT;
+    flashinfer.triton reads two of its names, given here (the capability from torch.cuda)."""
+    torch = torch_mod()
+    _package_without_init("flashinfer", ARGS.src)
+    if "flashinfer.utils" not in sys.modules:
+        _stub_modules(["flashinfer.utils"], GPUArchitectureError=_GPUArchitectureError,
+                      get_compute_capability=lambda d: torch.cuda.get_device_capability(d),
+                      ceil_div=lambda a, b: (a + b - 1) // b, round_up=lambda a, b: (a + b - 1) // b * b)
+    return importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def _flashinfer_host(dev):
+    """flashinfer.triton's wrappers assert `x.is_cuda` (check_input): on the CPU that check
+    is skipped while the case runs, and torch.cuda answers as for an sm_90 GPU (_cuda_host)."""
+    if dev != "cpu":
+        yield
+        return
+    mods = [importlib.import_module(m) for m in ("flashinfer.triton.cascade", "flashinfer.triton.sm_constraint_gemm")]
+    with contextlib.ExitStack() as st:
+        for m in mods:
+            st.enter_context(_patched(m, check_input=lambda x: None))
+        st.enter_context(_cuda_host(dev, sms=4))
+        yield
+
+
+def _merge_ref(va, sa, vb, sb):
+    """Merges two attention states (values and log2-sum-exp) as FlashInfer defines them."""
+    torch = torch_mod()
+    m = torch.maximum(sa, sb)
+    wa, wb = torch.exp2(sa - m), torch.exp2(sb - m)
+    v = (va.float() * wa[..., None] + vb.float() * wb[..., None]) / (wa + wb)[..., None]
+    return v, m + torch.log2(wa + wb)
+
+
+@case("flashinfer.cascade", "flashinfer")
+def _(dev):
+    """Attention-state merging (cascade inference): merge_state, merge_state_in_place (with
+    a mask), merge_states over index sets, variable_length_merge_states; fp32 and fp16."""
+    torch = torch_mod()
+    fc = _flashinfer("flashinfer.triton.cascade")
+    res, outs = [], []
+    for label, dt in (("fp32", torch.float32), ("fp16", torch.float16)):
+        tol = 1e-5 if dt == torch.float32 else 2e-3
+        S, H, D = 7, 4, 64
+        va, vb = rnd(S, H, D, dev=dev, dtype=dt, seed=1), rnd(S, H, D, dev=dev, dtype=dt, seed=2)
+        sa, sb = rnd(S, H, dev=dev, seed=3, scale=3), rnd(S, H, dev=dev, seed=4, scale=3)
+        with _flashinfer_host(dev):
+            vm, sm = fc.merge_state(va, sa, vb, sb)
+        rv, rs = _merge_ref(va, sa, vb, sb)
+        res += [close(f"merge_state {label} v", vm, rv, atol=tol, rtol=tol),
+                close(f"merge_state {label} s", sm, rs, atol=1e-5, rtol=1e-5)]
+        v, s = va.clone(), sa.clone()
+        mask = torch.tensor([1, 0, 1, 1, 0, 1, 1], dtype=torch.bool, device=dev)
+        with _flashinfer_host(dev):
+            fc.merge_state_in_place(v, s, vb, sb, mask)
+        rv2 = torch.where(mask[:, None, None], rv.to(dt).float(), va.float())
+        rs2 = torch.where(mask[:, None], rs, sa)
+        res += [close(f"in_place {label} v", v, rv2, atol=tol, rtol=tol),
+                close(f"in_place {label} s", s, rs2, atol=1e-5, rtol=1e-5)]
+        N = 5
+        vs, ss = rnd(S, N, H, D, dev=dev, dtype=dt, seed=5), rnd(S, N, H, dev=dev, seed=6, scale=3)
+        with _flashinfer_host(dev):
+            vm3, sm3 = fc.merge_states(vs, ss)
+        w = torch.softmax(ss * math.log(2.0), 1)
+        res += [close(f"merge_states {label} v", vm3, (vs.float() * w[..., None]).sum(1), atol=tol, rtol=tol),
+                close(f"merge_states {label} s", sm3, torch.logsumexp(ss * math.log(2.0), 1) / math.log(2.0),
+                      atol=1e-5, rtol=1e-5)]
+        indptr = torch.tensor([0, 3, 3, 4, 9], dtype=torch.int32, device=dev)
+        vv, sv = rnd(9, H, D, dev=dev, dtype=dt, seed=7), rnd(9, H, dev=dev, seed=8, scale=3)
+        with _flashinfer_host(dev):
+            vm4, sm4 = fc.variable_length_merge_states(vv, sv, indptr)
+        for i in range(4):
+            a, b = int(indptr[i]), int(indptr[i + 1])
+            if a == b:
+                continue  # (an empty set: the kernel writes zeros and -inf)
+            w = torch.softmax(sv[a:b] * math.log(2.0), 0)
+            res += [close(f"varlen {label} v[{i}]", vm4[i], (vv[a:b].float() * w[..., None]).sum(0), atol=tol,
+                          rtol=tol),
+                    close(f"varlen {label} s[{i}]", sm4[i], torch.logsumexp(sv[a:b] * math.log(2.0), 0) / math.log(2.0),
+                          atol=1e-5, rtol=1e-5)]
+        outs += [vm, sm, v, s, vm3, sm3, vm4, sm4]
+    return res, outs
+
+
+@case("flashinfer.norm_activation", "flashinfer")
+def _(dev):
+    """rms_norm (with input and fp8 output scales), rms_norm_add_residual (in place, with and
+    without a separate output), silu_and_mul (fp16; scaled to fp8 e4m3)."""
+    torch = torch_mod()
+    fn = _flashinfer("flashinfer.triton.norm")
+    fa = _flashinfer("flashinfer.triton.activation")
+    res, outs = [], []
+    x, w = rnd(6, 300, dev=dev, seed=1), rnd(300, dev=dev, seed=2)
+
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    out = torch.empty_like(x)
+    fn.rms_norm(x, w, out, 1e-6)
+    res.append(close("rms_norm fp32", out, rms(x, w), atol=1e-5))
+    xh, wh = x.half(), w.half()
+    o8 = torch.empty(6, 300, dtype=torch.float8_e4m3fn, device=dev)
+    isc, osc = torch.tensor([0.5], device=dev), torch.tensor([4.0], device=dev)
+    fn.rms_norm(xh, wh, o8, 1e-6, in_scale=isc, out_scale=osc)
+    r8 = (rms(xh.float() * 0.5, wh.float()) * 4.0).clamp(-448, 448).to(torch.float8_e4m3fn)
+    res.append(close("rms_norm fp16 -> fp8 scaled", o8.float(), r8.float(), atol=0.0, rtol=0.13))
+    xr, r = rnd(5, 96, dev=dev, seed=3), rnd(5, 96, dev=dev, seed=4)
+    w2 = rnd(96, dev=dev, seed=5)
+    X, Rr, O = xr.clone(), r.clone(), torch.empty_like(xr)
+    fn.rms_norm_add_residual(X, Rr, w2, 1e-6, x_out=O)
+    res += [close("add_residual r", Rr, r + xr, atol=1e-6), close("add_residual out", O, rms(r + xr, w2), atol=1e-5)]
+    X2, R2 = xr.clone(), r.clone()
+    fn.rms_norm_add_residual(X2, R2, w2, 1e-6)
+    res.append(close("add_residual r (no out)", R2, r + xr, atol=1e-6))
+    a = rnd(4, 2 * 1500, dev=dev, dtype=torch.float16, seed=6)
+    o = fa.silu_and_mul(a)
+    d = 1500
+    ra = torch.nn.functional.silu(a[:, :d].float()) * a[:, d:].float()
+    res.append(close("silu_and_mul fp16", o, ra, atol=2e-3, rtol=2e-3))
+    o8 = fa.silu_and_mul(a, o_scale=torch.tensor([2.0], device=dev), dtype=torch.float8_e4m3fn)
+    res.append(close("silu_and_mul -> fp8", o8.float(), (ra * 2).to(torch.float8_e4m3fn).float(), atol=0, rtol=0.13))
+    outs += [out, o8.float(), Rr, O, o]
+    return res, outs
+
+
+@case("flashinfer.gemm", "flashinfer")
+def _(dev):
+    """The SM-constrained GEMMs: gemm (grouped tiles), gemm_persistent (a grid of at most
+    num_sms programs looping over tiles; alpha/beta epilogue into C), fp16 and bf16."""
+    torch = torch_mod()
+    fg = _flashinfer("flashinfer.triton.sm_constraint_gemm")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-2), ("bf16", torch.bfloat16, 5e-2)):
+        M, K, N = 150, 96, 200
+        a, b = rnd(M, K, dev=dev, dtype=dt, seed=1), rnd(K, N, dev=dev, dtype=dt, seed=2)
+        c0 = rnd(M, N, dev=dev, dtype=dt, seed=3)
+        ref = a.float() @ b.float()
+        # (beta = 0 still reads C: `fma(c, alpha, beta * load(C))`, so C given zeroed, not empty)
+        z = torch.zeros(M, N, device=dev, dtype=dt)
+        with _flashinfer_host(dev):
+            c1 = fg.gemm(a, b, c=z.clone())
+            c2 = fg.gemm_persistent(a, b, c=z.clone(), num_sms=3)
+            c3 = fg.gemm_persistent(a, b, c=c0.clone(), alpha=0.5, beta=2.0)
+        res += [close(f"gemm {label}", c1, ref, atol=tol, rtol=tol),
+                close(f"persistent {label}", c2, ref, atol=tol, rtol=tol),
+                close(f"persistent alpha/beta {label}", c3, 0.5 * ref + 2.0 * c0.float(), atol=2 * tol, rtol=tol)]
+        outs += [c1, c2, c3]
+    return res, outs
+
+
+@case("flashinfer.ssd_cumsum_page", "flashinfer")
+def _(dev):
+    """Mamba-2's SSD chunk cumsum as FlashInfer ships it (dt with bias, softplus, clamped;
+    dA cumulative sums per chunk, a partial last chunk), and the paged-KV append positions
+    kernel launched as flashinfer/page.py's get_batch_indices_positions launches it (its
+    docstring's example and a second batch)."""
+    torch = torch_mod()
+    ssd = _flashinfer("flashinfer.triton.kernels.ssd_chunk_state")
+    pg = _flashinfer("flashinfer.triton.page")
+    F = torch.nn.functional
+    res, outs = [], []
+    B, L, H, C = 2, 100, 5, 32
+    dt = rnd(B, L, H, dev=dev, seed=1)
+    A = -rnd(H, dev=dev, seed=2).abs()
+    bias = rnd(H, dev=dev, seed=3) * 0.5
+    for label, kw in (("softplus bias limit", dict(dt_bias=bias, dt_softplus=True, dt_limit=(0.05, 2.0))),
+                      ("plain", {})):
+        with _cuda_host(dev):
+            dA_cs, dt_out = ssd.chunk_cumsum_fwd(dt, A, C, **kw)
+        d = dt + (kw["dt_bias"] if "dt_bias" in kw else 0)
+        if kw.get("dt_softplus"):
+            d = F.softplus(d)
+        lo, hi = kw.get("dt_limit", (0.0, float("inf")))
+        d = d.clamp(lo, hi)
+        nch = -(-L // C)
+        dpad = F.pad(d, (0, 0, 0, nch * C - L)).view(B, nch, C, H).permute(0, 3, 1, 2)
+        valid = (torch.arange(nch * C, device=dev) < L).view(nch, C)
+        ref_dt = torch.where(valid, dpad, torch.zeros(()))
+        ref_cs = (ref_dt * A[None, :, None, None]).cumsum(-1)
+        res += [close(f"{label} dt_out", torch.where(valid, dt_out, torch.zeros(())), ref_dt, atol=1e-6, rtol=1e-5),
+                close(f"{label} dA_cumsum", torch.where(valid, dA_cs, torch.zeros(())),
+                      torch.where(valid, ref_cs, torch.zeros(())), atol=1e-5, rtol=1e-5)]
+        outs += [dt_out, dA_cs]
+    for label, indptr, lens in (("docstring", [0, 1, 3, 6, 10], [5, 5, 5, 5]), ("long", [0, 200, 203, 340], [250, 3, 400])):
+        ip = torch.tensor(indptr, dtype=torch.int32, device=dev)
+        sl = torch.tensor(lens, dtype=torch.int32, device=dev)
+        nnz = indptr[-1]
+        bi = torch.full((nnz,), -1, dtype=torch.int32, device=dev)
+        pos = torch.zeros((nnz,), dtype=torch.int32, device=dev)
+        pg.get_batch_indices_positions_kernel[(len(lens),)](ip, sl, bi, pos, num_stages=2)
+        rb = torch.cat([torch.full((indptr[i + 1] - indptr[i],), i) for i in range(len(lens))])
+        rp = torch.cat([torch.arange(lens[i] - (indptr[i + 1] - indptr[i]), lens[i]) for i in range(len(lens))])
+        res += [close(f"page {label} batch_indices", bi, rb, atol=0, rtol=0),
+                close(f"page {label} positions", pos, rp, atol=0, rtol=0)]
+        outs += [bi, pos]
+    return res, outs
+
+
+def _flashinfer_sub(name):
+    """A FlashInfer module below packages whose __init__s load CuTe DSL or CUDA modules
+    (flashinfer.experimental.b12x, flashinfer.kda_kernels): those packages registered
+    without their __init__. b12x's modules import themselves as the top-level `b12x`
+    (its __init__ aliases the installed b12x): `b12x` is the same folder, without __init__."""
+    parts = name.split(".")
+    for i in range(2, len(parts)):
+        _package_without_init(".".join(parts[:i]), ARGS.src)
+    if "b12x" not in sys.modules:
+        mod = types.ModuleType("b12x")
+        mod.__path__ = [str(pathlib.Path(ARGS.src, "flashinfer", "experimental", "b12x"))]
+        mod.__package__ = "b12x"
+        mod.__spec__ = importlib.machinery.ModuleSpec("b12x", None, is_package=True)
+        mod.__spec__.submodule_search_locations = mod.__path__
+        sys.modules["b12x"] = mod
+    return _flashinfer(name)
+
+
+@case("flashinfer.route_topk_kda", "flashinfer")
+def _(dev):
+    """b12x's MoE router top-k (softmax with a correction bias that steers selection only,
+    per-token image bias, sqrt-softplus with renormalization; ties to the larger expert id;
+    tl.gather of the selected logits) and the exact recurrent KDA kernel (gated delta rule
+    with per-key decay, varlen, initial and final states; `num_seqs: tl.int64`)."""
+    torch = torch_mod()
+    rt = _flashinfer_sub("flashinfer.experimental.b12x.moe._shared.routing")
+    kda = _flashinfer_sub("flashinfer.kda_kernels.ptx.recurrent_kernel")
+    F = torch.nn.functional
+    res, outs = [], []
+    T, E, K = 6, 40, 4
+    logits = rnd(T, E, dev=dev, seed=1, scale=2)
+    logits[2, 7] = logits[2, 9] = logits[2].max() + 1  # a tie: the larger id is taken first
+    cbias = rnd(E, dev=dev, seed=2) * 0.1
+    ibias = rnd(E, dev=dev, seed=3) * 0.1
+    imask = torch.tensor([True, False, True, False, False, True], device=dev)
+    for label, kw in (("softmax bias", dict(renormalize=True, correction_bias=cbias)),
+                      ("softmax image bias", dict(renormalize=False, correction_bias=cbias,
+                                                  image_correction_bias=ibias, image_mask=imask,
+                                                  routed_scaling_factor=2.5)),
+                      ("sqrtsoftplus", dict(renormalize=True, score_func="sqrtsoftplus"))):
+        tlg = torch.empty(T, K, device=dev)
+        tid = torch.empty(T, K, dtype=torch.int32, device=dev)
+        tw = torch.empty(T, K, device=dev)
+        with _tensors_say_cuda(dev):
+            rt.route_topk(logits, tlg, tid, tw, **kw)
+        sqrt_sp = kw.get("score_func") == "sqrtsoftplus"
+        scores = torch.sqrt(F.softplus(logits)) if sqrt_sp else torch.softmax(logits, -1)
+        sel = scores.clone()
+        if "correction_bias" in kw:
+            sel = sel + cbias
+        if "image_mask" in kw:
+            sel = torch.where(imask[:, None], scores + ibias, sel)
+        # top-k with ties broken toward the larger id: sort by (score, id) descending
+        key = sel.double() * 1e6 + torch.arange(E, device=dev).double() * 1e-3
+        rid = key.argsort(-1, descending=True)[:, :K]
+        rl = logits.gather(1, rid)
+        if sqrt_sp:
+            rw = scores.gather(1, rid)
+            rw = rw / (rw.sum(-1, keepdim=True) + 1e-20)
+        elif kw["renormalize"]:
+            rw = torch.softmax(rl, -1)
+        else:
+            rw = rl
+        rw = rw * kw.get("routed_scaling_factor", 1.0)
+        res += [close(f"{label} ids", tid, rid, atol=0, rtol=0), close(f"{label} logits", tlg, rl, atol=0, rtol=0),
+                close(f"{label} weights", tw, rw, atol=1e-6, rtol=1e-5)]
+        outs += [tid, tlg, tw]
+    # KDA: two sequences of 5 and 9 tokens, 2 heads of 128
+    lens, H, D = [5, 9], 2, 128
+    Tt = sum(lens)
+    cu = torch.tensor([0, 5, 14], dtype=torch.int32, device=dev)
+    q, k, v, g = (rnd(Tt, H, D, dev=dev, seed=s_) for s_ in (4, 5, 6, 7))
+    beta = rnd(Tt, H, dev=dev, seed=8)
+    a_log, dt_bias = rnd(H, dev=dev, seed=9) * 0.1, rnd(H, D, dev=dev, seed=10) * 0.1
+    h0 = rnd(2, H, D, D, dev=dev, seed=11) * 0.1
+    out = torch.empty(Tt, H, D, device=dev)
+    hT = torch.empty(2, H, D, D, device=dev)
+    kda.launch_recurrent(q=q, k=k, v=v, g=g, beta=beta, a_log=a_log, dt_bias=dt_bias, out=out, initial_state=h0,
+                         final_state=hT, cu_seqlens=cu, scale=D ** -0.5, lower_bound=-5.0)
+    ro, rh = torch.empty_like(out), torch.empty_like(hT)
+    for b in range(2):
+        for h in range(H):
+            S = h0[b, h].double().clone()  # [value, key]
+            for t in range(int(cu[b]), int(cu[b + 1])):
+                qq, kk = q[t, h].double(), k[t, h].double()
+                qq = qq * torch.rsqrt((qq * qq).sum() + 1e-6) * D ** -0.5
+                kk = kk * torch.rsqrt((kk * kk).sum() + 1e-6)
+                decay = -5.0 * torch.sigmoid(torch.exp(a_log[h].double()) * (g[t, h].double() + dt_bias[h].double()))
+                S = S * torch.exp(decay)[None, :]
+                r = (v[t, h].double() - S @ kk) * torch.sigmoid(beta[t, h].double())
+                S = S + r[:, None] * kk[None, :]
+                ro[t, h] = (S @ qq).float()
+            rh[b, h] = S.float()
+    res += [close("kda out", out, ro, atol=1e-5, rtol=1e-4), close("kda final state", hT, rh, atol=1e-5, rtol=1e-4)]
+    outs += [out, hT]
+    return res, outs
+
+
+def _b12x_scale_offset(row, group, groups):
+    """b12x's F8_128x4 swizzled scale layout (byte offset of a row's scale group)."""
+    return (row // 128 * ((groups + 3) // 4) + group // 4) * 512 + row % 32 * 16 + row // 32 % 4 * 4 + group % 4
+
+
+@case("flashinfer.b12x_blockscaled_quantize", "flashinfer")
+def _(dev):
+    """b12x's activation packer for its block-scaled dense GEMM, launched by its own
+    `launch`: the first call resolves the kernel through `kernel[grid](...)` (with
+    enable_fp_fusion=False) and checks the returned CompiledKernel's
+    `metadata.global_scratch_size` / `profile_scratch_size`; later calls launch that
+    CompiledKernel directly, `compiled[grid](*args)`. NVFP4 (e4m3 scales per 16 under a
+    global scale, E2M1 codes by thresholds, pairs packed with tl.split; alpha from the
+    weight's global scale, reciprocal or not) and MXFP8 (power-of-two scales per 32), the
+    scales written into the 128x4-swizzled layout with the padding rows filled."""
+    torch = torch_mod()
+    qz = _flashinfer_sub("flashinfer.experimental.b12x.gemm.blockscaled._quantize")
+    res, outs = [], []
+    e2m1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6])
+    for label, fp4, group, recip in (("nvfp4", True, 16, False), ("nvfp4 reciprocal", True, 16, True),
+                                     ("mxfp8", False, 32, False)):
+        for M in (37, 130):  # (a second launch of the same geometry: the CompiledKernel path)
+            K = 256
+            x = rnd(M, K, dev=dev, dtype=torch.bfloat16, seed=M, scale=2)
+            groups = K // group
+            Q = torch.zeros(M, K // 2 if fp4 else K, dtype=torch.uint8 if fp4 else torch.float8_e4m3fn, device=dev)
+            S = torch.full(((M + 127) // 128 * 128 * ((groups + 3) // 4) * 4,), 255, dtype=torch.uint8, device=dev)
+            ag = torch.tensor([3.0], device=dev)
+            wg = torch.tensor([0.5], device=dev)
+            alpha = torch.zeros(1, device=dev)
+            chunks = 4
+            with _cuda_host(dev):
+                qz.launch(qz._quantize, (x, Q, S, ag, wg, alpha, M),
+                          dict(INPUT_K=K, K=K, FP4=fp4, RECIPROCAL=recip, GROUP=group, CHUNKS=chunks),
+                          (M, triton_cdiv(groups, chunks)), device=torch.device(dev))
+            xf = x.float().cpu().view(M, groups, group)
+            amax = xf.abs().amax(-1)
+            rows = torch.arange(M)[:, None].expand(M, groups)
+            gidx = torch.arange(groups)[None, :].expand(M, groups)
+            offs = _b12x_scale_offset(rows, gidx, groups)
+            if fp4:
+                sf = (amax * (1.0 / 6.0) * 3.0).to(torch.float8_e4m3fn)
+                eff = sf.float() * (1.0 / 3.0)
+                inv = torch.where(eff == 0, torch.zeros(()), 1.0 / eff)
+                z = (xf * inv[..., None]).abs().clamp(max=6.0)
+                th = [(0.25, False), (0.75, True), (1.25, False), (1.75, True), (2.5, False), (3.5, True), (5.0, False)]
+                code = sum(((z >= t) if ge else (z > t)).to(torch.int64) for t, ge in th)
+                val = torch.where(xf < 0, -1.0, 1.0) * e2m1[code]
+                p = Q.cpu().to(torch.int64).view(M, groups, group // 2)
+                codes = torch.stack([p & 15, p >> 4], -1).flatten(-2)
+                got = torch.where(codes >= 8, -1.0, 1.0) * e2m1[codes & 7]
+                res += [close(f"{label} M={M} values", got, val, atol=0, rtol=0),
+                        close(f"{label} M={M} scales", S.cpu()[offs], sf.view(torch.uint8), atol=0, rtol=0),
+                        close(f"{label} M={M} alpha", alpha, torch.tensor([(1 / 0.5 if recip else 0.5) / 3.0]),
+                              atol=0, rtol=1e-6)]
+            else:
+                ratio = torch.where(amax > 0, amax / 448.0, torch.ones(()))
+                ex = torch.ceil(torch.log2(ratio)).clamp(-127, 127)
+                vals = (xf / torch.exp2(ex)[..., None]).to(torch.float8_e4m3fn).float()
+                res += [close(f"{label} M={M} values", Q.float().cpu().view(M, groups, group), vals, atol=0, rtol=0),
+                        close(f"{label} M={M} scales", S.cpu()[offs], (ex + 127).to(torch.uint8), atol=0, rtol=0)]
+            # the padding rows' scales up to the next multiple of 128 rows
+            pad_rows = torch.arange(M, (M + 127) // 128 * 128)[:, None].expand(-1, groups)
+            poffs = _b12x_scale_offset(pad_rows, torch.arange(groups)[None, :].expand_as(pad_rows), groups)
+            res.append(close(f"{label} M={M} padding scales", S.cpu()[poffs].float(),
+                             torch.full(poffs.shape, 0.0 if fp4 else 127.0), atol=0, rtol=0))
+            outs += [Q.view(torch.uint8), S]
+    return res, outs
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
+@case("flashinfer.b12x_loader_schedule", "flashinfer")
+def _(dev):
+    """b12x's checkpoint-loader copies: `compile_copies` warms the kernel up on a pointer
+    stand-in with 2^32 scalars and checks the handles' metadata (scratch, ctas, cooperative,
+    PDL, shared memory, num_warps * warp_size == 128); the kernel (its runtime launches it
+    from native code) then copies strided byte rows and widens bf16 into fp32 bit patterns.
+    And the paged-MQA schedule metadata kernel (cumsum, a [SMs x batch] comparison and
+    masked sums) against the module's own torch version."""
+    torch = torch_mod()
+    gds = _flashinfer_sub("flashinfer.experimental.b12x.loader._gds_kernels")
+    sch = _flashinfer_sub("flashinfer.experimental.b12x.attention.dsa_indexer.schedule_metadata")
+    res, outs = [], []
+    with _cuda_host(dev):
+        programs = gds.compile_copies(torch.device(dev))
+    res.append(close("compile_copies handles", torch.tensor(float(len(programs))), torch.tensor(2.0), atol=0))
+    rows, width = 7, 300
+    gen = torch.Generator().manual_seed(1)
+    src = torch.randint(0, 256, (rows, 320), generator=gen, dtype=torch.uint8).to(dev)
+    dst = torch.zeros(rows, 310, dtype=torch.uint8, device=dev)
+    gds._copy_rows[(triton_cdiv(rows * width, 1024),)](src, dst, width, rows, 320, 310, EXPAND=False, BLOCK=1024,
+                                                         num_warps=4)
+    want = torch.zeros_like(dst)
+    want[:, :width] = src[:, :width]
+    res.append(close("copy rows", dst, want, atol=0, rtol=0))
+    bf = rnd(rows, 150, dev=dev, dtype=torch.bfloat16, seed=2)
+    wide = torch.zeros(rows, 150, dtype=torch.float32, device=dev)
+    gds._copy_rows[(triton_cdiv(rows * 300, 1024),)](bf.view(torch.uint8), wide.view(torch.uint8), 300, rows, 300,
+                                                       600, EXPAND=True, BLOCK=1024, num_warps=4)
+    res.append(close("bf16 -> fp32 bits", wide, bf.float(), atol=0, rtol=0))
+    outs += [dst, wide]
+    for label, lens, sms in (("1d", torch.tensor([100, 0, 37, 900, 64], dtype=torch.int32), 6),
+                             ("2d", torch.tensor([[5, 300], [1, 40], [2, 2000]], dtype=torch.int32), 8)):
+        lens = lens.to(dev)
+        out = torch.full((sms + 1, 2), -7, dtype=torch.int32, device=dev)
+        ref = torch.full((sms + 1, 2), -7, dtype=torch.int32)
+        # (it takes its torch version for non-CUDA tensors: on the CPU its support test is
+        # answered without the device check)
+        cpu = dict(supports_triton_paged_mqa_schedule_metadata=lambda c, num_sms: 0 < num_sms <= 512) \
+            if dev == "cpu" else {}
+        with _patched(sch, **cpu):
+            sch.build_paged_mqa_schedule_metadata_triton(lens, block_kv=16, num_sms=sms, pages_per_split=2, out=out)
+        sch.build_paged_mqa_schedule_metadata_torch(lens.cpu(), block_kv=16, num_sms=sms, pages_per_split=2, out=ref)
+        res.append(close(f"paged mqa schedule {label}", out, ref, atol=0, rtol=0))
+        outs.append(out)
+    return res, outs
+
+
+def _mix64(v):
+    """b12x calibration's 64-bit mixer (splitmix64's finalizer) on Python ints mod 2^64."""
+    m = (1 << 64) - 1
+    v ^= v >> 30
+    v = (v * 0xBF58476D1CE4E5B9) & m
+    v ^= v >> 27
+    v = (v * 0x94D049BB133111EB) & m
+    return v ^ (v >> 31)
+
+
+@case("flashinfer.moe_calibration", "flashinfer")
+def _(dev):
+    """b12x's MoE quantization-calibration sidecars: epoch advance, routing statistics
+    (int and fp64 atomics), gate-weighted input moments, hashed subsampling (uint64
+    splitmix arithmetic with constants above 2^63, `% rate`, shifts) into ring buffers
+    claimed by atomic cursor with a capacity and drop count, sample copies, in-place
+    unscaling of route rows, and the mid (w2-input) moments and samples. Sample slots are
+    claimed in launch order, so samples are compared sorted by their observation id."""
+    torch = torch_mod()
+    cal = _flashinfer_sub("flashinfer.experimental.b12x.moe.calibration")
+    res, outs = [], []
+    T, W, K, E = 7, 200, 2, 6
+    x = rnd(T, W, dev=dev, seed=1)
+    gen = torch.Generator().manual_seed(4)
+    ids = torch.stack([torch.randperm(E, generator=gen)[:K] for _ in range(T)]).to(torch.int32).to(dev)
+    ids[3, 1] = -1  # an empty route
+    wts = rnd(T, K, dev=dev, seed=2).softmax(-1)
+    pad = torch.tensor([False, False, True, False, False, False, False], device=dev)
+    cap, rate_h, modulus, eb, ee = 3, 2, 3, 1, 5
+    z = lambda *shape, dt=torch.float32: torch.zeros(*shape, dtype=dt, device=dev)  # noqa: E731
+    buf = cal.RouteInputBuffers(
+        enabled=torch.ones(1, dtype=torch.int32, device=dev), epoch_counter=torch.full((1,), 5, dtype=torch.int64,
+                                                                                      device=dev),
+        epoch=z(1, dt=torch.int64), tokens_routed=z(E, dt=torch.int32), gate_sum=z(E, dt=torch.float64),
+        gate_sq_sum=z(E, dt=torch.float64), input_sq_sum=z(ee - eb, W), input_weight_sum=z(ee - eb, dt=torch.float64),
+        input_count=z(ee - eb, dt=torch.int32), sample_cursor=z(1, dt=torch.int32), sample_dropped=z(1, dt=torch.int32),
+        sample_slots=z(T, dt=torch.int32), sample_values=z(cap, W), sample_weight=z(cap),
+        sample_observation=z(cap, dt=torch.int64), sample_experts=z(cap, K, dt=torch.int32), sample_gates=z(cap, K),
+        sample_split=z(cap, dt=torch.int8))
+    cal.collect_route_input(x, wts, ids, pad, buf, num_experts=E, expert_begin=eb, expert_end=ee, moment_sample_rate=1,
+                            hessian_sample_rate=rate_h, validation_modulus=modulus, collect_routing=True)
+    epoch = 5
+    live = [not bool(pad[t]) for t in range(T)]
+    r_tokens, r_gs, r_gsq = [0] * E, [0.0] * E, [0.0] * E
+    r_sq, r_ws, r_cnt = torch.zeros(ee - eb, W), [0.0] * (ee - eb), [0] * (ee - eb)
+    samples = []
+    for t in range(T):
+        if not live[t]:
+            continue
+        for j in range(K):
+            e, w = int(ids[t, j]), float(wts[t, j])
+            if 0 <= e < E:
+                r_tokens[e] += 1
+                r_gs[e] += w
+                r_gsq[e] += w * w
+            if eb <= e < ee:
+                r_sq[e - eb] += x[t].cpu() ** 2 * wts[t, j].cpu() ** 2
+                r_ws[e - eb] += w * w
+                r_cnt[e - eb] += 1
+        if _mix64(epoch ^ t) % rate_h == 0:
+            samples.append(t)
+    acc, dropped = samples[:cap], max(0, len(samples) - cap)
+    res += [close("epoch", buf.epoch, torch.tensor([5]), atol=0, rtol=0),
+            close("epoch_counter", buf.epoch_counter, torch.tensor([6]), atol=0, rtol=0),
+            close("tokens_routed", buf.tokens_routed, torch.tensor(r_tokens), atol=0, rtol=0),
+            close("gate_sum", buf.gate_sum, torch.tensor(r_gs, dtype=torch.float64), atol=1e-6),
+            close("gate_sq_sum", buf.gate_sq_sum, torch.tensor(r_gsq, dtype=torch.float64), atol=1e-6),
+            close("input_sq_sum", buf.input_sq_sum, r_sq, atol=1e-5, rtol=1e-5),
+            close("input_weight_sum", buf.input_weight_sum, torch.tensor(r_ws, dtype=torch.float64), atol=1e-6),
+            close("input_count", buf.input_count, torch.tensor(r_cnt), atol=0, rtol=0),
+            close("sample_cursor", buf.sample_cursor, torch.tensor([len(samples)]), atol=0, rtol=0),
+            close("sample_dropped", buf.sample_dropped, torch.tensor([dropped]), atol=0, rtol=0)]
+    order = buf.sample_observation.cpu().argsort()
+    obs = [(epoch << 32) | t for t in acc]
+    obs_i64 = [o - (1 << 64) if o >= 1 << 63 else o for o in obs]
+    split = [int(_mix64(o ^ 0x6A09E667F3BCC909) % modulus == 0) for o in obs]
+    slots = buf.sample_slots.cpu()
+    res += [close("sample observations", buf.sample_observation.cpu()[order], torch.tensor(sorted(obs_i64)), atol=0,
+                  rtol=0),
+            close("sample split", buf.sample_split.cpu()[order], torch.tensor(split), atol=0, rtol=0),
+            close("sample values", buf.sample_values.cpu()[order], x.cpu()[acc], atol=0, rtol=0),
+            close("sample experts", buf.sample_experts.cpu()[order], ids.cpu()[acc], atol=0, rtol=0),
+            close("sample gates", buf.sample_gates.cpu()[order], wts.cpu()[acc], atol=0, rtol=0),
+            close("sample weight", buf.sample_weight.cpu()[order], (wts.cpu()[acc] ** 2).sum(-1), atol=1e-7),
+            close("sample slots", torch.tensor([int(slots[t] >= 0) for t in range(T)]),
+                  torch.tensor([int(t in acc) for t in range(T)]), atol=0, rtol=0)]
+    outs += [buf.tokens_routed, buf.gate_sum, buf.input_sq_sum, buf.sample_values]
+    # unscale route rows in place (an expert map with one expert not local)
+    vals = rnd(T * K, W, dev=dev, seed=5)
+    emap = torch.tensor([0, -1, 1, 2, 3, 4], dtype=torch.int32, device=dev)
+    scales = rnd(5, W + 16, dev=dev, seed=6).abs() + 0.5
+    V = vals.clone()
+    cal.unscale_route_rows_(V, ids, emap, scales, num_experts=E, scale_stride=W + 16, scale_offset=8)
+    rv = vals.clone()
+    for r in range(T * K):
+        e = int(ids.flatten()[r])
+        if 0 <= e < E and int(emap[e]) >= 0:
+            rv[r] = vals[r] / scales[int(emap[e]), 8:8 + W]
+    res.append(close("unscale_route_rows_", V, rv, atol=1e-6, rtol=1e-6))
+    # mid moments and samples
+    mbuf = cal.MidBuffers(enabled=torch.ones(1, dtype=torch.int32, device=dev), epoch=buf.epoch.clone(),
+                          mid_sq_sum=z(E, W), mid_weight_sum=z(E, dt=torch.float64), mid_count=z(E, dt=torch.int32),
+                          sample_cursor=z(1, dt=torch.int32), sample_dropped=z(1, dt=torch.int32),
+                          sample_slots=z(T * K, dt=torch.int32), sample_values=z(4, W), sample_weight=z(4),
+                          sample_observation=z(4, dt=torch.int64), sample_expert=z(4, dt=torch.int32),
+                          sample_split=z(4, dt=torch.int8))
+    src = rnd(T * K, W, dev=dev, seed=7)
+    cal.collect_mid(src, wts, ids, None, pad, mbuf, num_experts=E, width=W, source_stride=W, moment_sample_rate=1,
+                    hessian_sample_rate=2, validation_modulus=modulus)
+    r_msq, r_mws, r_mcnt, msamples = torch.zeros(E, W), [0.0] * E, [0] * E, []
+    for t in range(T):
+        for j in range(K):
+            r, e = t * K + j, int(ids[t, j])
+            if not live[t] or not 0 <= e < E:
+                continue
+            r_msq[e] += src[r].cpu() ** 2 * wts[t, j].cpu() ** 2
+            r_mws[e] += float(wts[t, j]) ** 2
+            r_mcnt[e] += 1
+            if _mix64(epoch ^ r ^ (e << 20)) % 2 == 0:
+                msamples.append((t, j))
+    res += [close("mid_sq_sum", mbuf.mid_sq_sum, r_msq, atol=1e-5, rtol=1e-5),
+            close("mid_weight_sum", mbuf.mid_weight_sum, torch.tensor(r_mws, dtype=torch.float64), atol=1e-6),
+            close("mid_count", mbuf.mid_count, torch.tensor(r_mcnt), atol=0, rtol=0),
+            close("mid sample_cursor", mbuf.sample_cursor, torch.tensor([len(msamples)]), atol=0, rtol=0)]
+    macc = msamples[:4]
+    mobs = sorted((epoch << 32) | (t << 8) | j for t, j in macc)
+    morder = mbuf.sample_observation.cpu()[:len(macc)].argsort()
+    res.append(close("mid sample observations", mbuf.sample_observation.cpu()[:len(macc)][morder], torch.tensor(mobs),
+                     atol=0, rtol=0))
+    outs += [V, mbuf.mid_sq_sum, mbuf.sample_observation]
+    return res, outs
+
+
+def _flashinfer_sm12x(name):
+    """A module of FlashInfer's SM12x fused MoE (fused_moe/cute_dsl/blackwell_sm12x): its
+    packages without their __init__s (CuTe DSL), and its layout module (which imports
+    cutlass) standing in with the three constants and the function the Triton route reads."""
+    base = "flashinfer.fused_moe.cute_dsl.blackwell_sm12x"
+    _flashinfer("flashinfer.triton")
+    for p_ in ("flashinfer.fused_moe", "flashinfer.fused_moe.cute_dsl", base, base + "._moe_utils"):
+        _package_without_init(p_, ARGS.src)
+    lay = base + "._moe_utils.sm12x_blockscaled_layout"
+    if lay not in sys.modules:
+        _stub_modules([lay], SF_M_ALIGN=4, UE8M0_PACK_NUM=4,
+                      compute_padded_offset=lambda o, e, a: (o + e * (a - 1)) // a * a)
+    return importlib.import_module(name)
+
+
+@case("flashinfer.mxfp8_q0_route", "flashinfer")
+def _(dev):
+    """The SM12x MoE's MXFP8 route-and-quantize step (fused_moe/cute_dsl/blackwell_sm12x,
+    its Triton part): expert counts and prefix offsets (atomic counts and a cumsum; the
+    per-expert count kernel for many experts), row assignment through atomic cursors (the
+    decode path: one program per expert and pair, ranks by tl.sum; the prefill path), token
+    map and weights, TMA-aligned scale rows, and the direct MXFP8 quantizer (e8m0 exponents
+    per 128 columns packed four per int32; with programmatic-dependent-launch signalling,
+    `tl.extra.cuda.gdc_launch_dependents`, and a `launch_pdl` parameter). Its CuTe layout
+    module (which imports cutlass) gives three constants and a function, stood in for here.
+    Rows within an expert are claimed by atomics in any order: checked as a bijection."""
+    torch = torch_mod()
+    mr = _flashinfer_sm12x("flashinfer.fused_moe.cute_dsl.blackwell_sm12x.moe_mxfp8_q0_route_triton")
+    res, outs = [], []
+    H = 1024 + 512  # (two 1024-column blocks, the second partly out of range)
+    for label, T, K, E, pdl in (("decode", 20, 4, 8, True), ("prefill", 90, 4, 16, False),
+                                ("prefill many experts", 80, 4, 1100, False)):
+        x = rnd(T, H, dev=dev, dtype=torch.bfloat16, seed=T, scale=2)
+        gen = torch.Generator().manual_seed(E)
+        ids = torch.stack([torch.randperm(E, generator=gen)[:K] for _ in range(T)]).to(torch.int32).to(dev)
+        ids[1, 2] = -1  # an unrouted pair
+        wts = rnd(T, K, dev=dev, seed=3).softmax(-1)
+        if E > 1024:
+            mr.PREFILL_FUSED_PREFIX_MAX_EXPERTS = 1024
+        # (on the CPU: its input check refuses non-CUDA tensors, and it records the workspace
+        # on the current CUDA stream; both skipped)
+        skip = dict(_record_workspace_stream=lambda w: None, _validate=lambda *a: None) if dev == "cpu" else {}
+        with _cuda_host(dev), _patched(mr, **skip):
+            offsets, token_map, token_w, q_out, scale_out = mr.mxfp8_q0_route_triton(x, ids, wts, E, enable_pdl=pdl)
+        flat = ids.flatten().long()
+        routed = flat >= 0
+        counts = torch.bincount(flat[routed], minlength=E)
+        ref_off = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)])
+        res.append(close(f"{label} offsets", offsets, ref_off, atol=0, rtol=0))
+        # each routed pair has a row of its expert's segment, one pair per row
+        rows_ok, maps_ok, q_ok = True, True, True
+        tm, tw = token_map.cpu(), token_w.cpu()
+        # dst rows are not returned: recover them from the token map (pair p of token t in expert e)
+        for e in range(E):
+            seg = range(int(ref_off[e]), int(ref_off[e + 1]))
+            want = sorted(int(p_) // K for p_ in (flat == e).nonzero().flatten())
+            got = sorted(int(tm[r]) for r in seg)
+            rows_ok &= got == want
+            for r in seg:
+                t = int(tm[r])
+                j = int((ids[t].cpu() == e).nonzero()[0])
+                maps_ok &= bool(tw[r] == wts[t, j].cpu())
+        res += [close(f"{label} token_map per expert", torch.tensor(float(rows_ok)), torch.tensor(1.0), atol=0),
+                close(f"{label} token_weights", torch.tensor(float(maps_ok)), torch.tensor(1.0), atol=0)]
+        # the quantized rows: x of the row's token in MXFP8 (per 128 columns: e8m0 of amax/448
+        # rounded up, values x / 2^(e-127) in e4m3)
+        xf = x.float().cpu().view(T, H // 128, 128)
+        amax = xf.abs().amax(-1).clamp(min=1e-4)
+        bits = (amax / 448.0).view(torch.int32)
+        ex = (((bits >> 23) & 0xFF) + ((bits & 0x7FFFFF) != 0).int()).clamp(1, 254)
+        sf = (ex << 23).view(torch.float32)
+        qref = (xf * (1.0 / sf[..., None])).to(torch.float8_e4m3fn).float().view(T, H)
+        qo = q_out.float().cpu()
+        for r in range(int(ref_off[-1])):
+            q_ok &= bool((qo[r] == qref[int(tm[r])]).all())
+        res.append(close(f"{label} q_out rows", torch.tensor(float(q_ok)), torch.tensor(1.0), atol=0))
+        # packed scales: for each routed row, its scale row holds the four exponents of each
+        # 512 columns (byte i: tile i)
+        so = scale_out.cpu().to(torch.int64) & 0xFFFFFFFF
+        sc_ok = True
+        for e in range(E):
+            b0 = int(ref_off[e])
+            sb = (b0 + e * 3) & -4
+            for r in range(b0, int(ref_off[e + 1])):
+                t = int(tm[r])
+                for kb in range(so.shape[0]):
+                    want = sum(int(ex[t, kb * 4 + i]) << (8 * i) for i in range(4) if kb * 4 + i < H // 128)
+                    sc_ok &= int(so[kb, sb + r - b0]) == want
+        res.append(close(f"{label} scale_out", torch.tensor(float(sc_ok)), torch.tensor(1.0), atol=0))
+        outs += [offsets, q_out.float()]
+    return res, outs
+
+
+# ---------------------------------------------------------------------------------- xformers
+
+def _xformers(name):
+    """xformers' Triton kernels. XFORMERS_ENABLE_TRITON=1 is its own switch (without it
+    Triton counts as available only where torch sees a GPU); `flash_attn` is hidden while it
+    imports (xformers' fmha imports the fetched flash_attn folder, whose CUDA extension is
+    not built). Its C++ library is absent: xformers warns and runs without it."""
+    os.environ["XFORMERS_ENABLE_TRITON"] = "1"
+    if name in sys.modules:
+        return sys.modules[name]
+    hidden = sys.modules.get("flash_attn", "absent")
+    sys.modules["flash_attn"] = None
+    try:
+        return importlib.import_module(name)
+    finally:
+        if hidden == "absent":
+            del sys.modules["flash_attn"]
+        else:
+            sys.modules["flash_attn"] = hidden
+
+
+@contextlib.contextmanager
+def _tensors_say_cuda(dev):
+    """On the CPU only: `Tensor.is_cuda` answers True while the case runs (xformers' host
+    code refuses other tensors: "The index tensor and the source tensor must be of type
+    CUDA!"), and torch.cuda answers as for an sm_90 GPU (_cuda_host)."""
+    torch = torch_mod()
+    if dev != "cpu":
+        yield
+        return
+    with _patched(torch.Tensor, is_cuda=property(lambda self: True)), _cuda_host(dev):
+        yield
+
+
+@contextlib.contextmanager
+def _xformers_perf_model(dev):
+    """On the CPU only: xformers' matmul performance model (its autotuner's prune_configs_by)
+    reads the SM clock through nvidia-smi or pynvml, and the DRAM bandwidth from the driver's
+    device properties, which in tritium's interpreter have no memory clock (0: the model
+    divides by it). Both answer an H100's figures while the case runs."""
+    if dev != "cpu":
+        yield
+        return
+    pm = _xformers("xformers.ops._triton.matmul_perf_model")
+    from tritium import driver
+    props = driver.INTERPRETER_PROPERTIES
+    saved = dict(props)
+    props.update(sm_clock_rate=1980000, mem_clock_rate=2619000, mem_bus_width=5120)
+    try:
+        with _patched(pm, get_clock_rate_in_khz=lambda: 1980 * 1000):
+            yield
+    finally:
+        props.update(saved)
+
+
+@case("xformers.rmsnorm", "xformers")
+def _(dev):
+    """rms_norm (with and without weight; fp32, bf16) and rms_norm_add (x += y in place)."""
+    torch = torch_mod()
+    rn = _xformers("xformers.ops.rmsnorm")
+    res, outs = [], []
+
+    def ref(x, w):
+        y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)
+        return y if w is None else y * w.float()
+    with torch.no_grad(), _cuda_host(dev):
+        for label, dt, tol, n in (("fp32", torch.float32, 1e-5, 300), ("bf16", torch.bfloat16, 2e-2, 1000),
+                                  ("fp32 wide", torch.float32, 1e-5, 9000)):
+            x, w = rnd(2, 5, n, dev=dev, dtype=dt, seed=1), rnd(n, dev=dev, dtype=dt, seed=2)
+            o1, o2 = rn.rms_norm(x, w), rn.rms_norm(x, None)
+            res += [close(f"{label} weight", o1, ref(x, w), atol=tol, rtol=tol),
+                    close(f"{label} no weight", o2, ref(x, None), atol=tol, rtol=tol)]
+            y = rnd(2, 5, n, dev=dev, dtype=dt, seed=3)
+            X = x.clone()
+            o3 = rn.rms_norm_add(X, y, w)
+            res += [close(f"{label} add: x", X, (x.float() + y.float()), atol=tol, rtol=tol),
+                    close(f"{label} add: out", o3, ref(x.float() + y.float(), w), atol=tol, rtol=tol)]
+            outs += [o1, o2, X, o3]
+    return res, outs
+
+
+@case("xformers.indexing", "xformers")
+def _(dev):
+    """index_select_cat (rows of several sources gathered into one flat output; backward
+    scatters the gradient) and scaled_index_add (in place `x[index] += alpha * scaling *
+    source`, backward dsource and dscaling), fp32 and fp16."""
+    torch = torch_mod()
+    ix = _xformers("xformers.ops.indexing")
+    res, outs = [], []
+    gen = torch.Generator().manual_seed(5)
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("fp16", torch.float16, 2e-3)):
+        srcs = [rnd(20, 96, dev=dev, dtype=dt, seed=1), rnd(33, 700, dev=dev, dtype=dt, seed=2)]
+        idxs = [torch.randperm(20, generator=gen)[:7].to(dev), torch.randperm(33, generator=gen)[:30].to(dev)]
+        ins = [s.clone().requires_grad_(True) for s in srcs]
+        with _tensors_say_cuda(dev):
+            out = ix.index_select_cat(ins, idxs)
+            g = rnd(*out.shape, dev=dev, dtype=dt, seed=9)
+            out.backward(g)
+        ref = torch.cat([s[i].flatten() for s, i in zip(srcs, idxs)])
+        res.append(close(f"index_select_cat {label}", out, ref, atol=0, rtol=0))
+        off = 0
+        for j, (s, i) in enumerate(zip(srcs, idxs)):
+            n = i.numel() * s.shape[1]
+            rg = torch.zeros(s.shape, dtype=torch.float32).index_add(0, i.cpu(), g[off:off + n].view(-1, s.shape[1]).float().cpu())
+            off += n
+            res.append(close(f"index_select_cat {label} grad{j}", ins[j].grad, rg, atol=tol, rtol=tol))
+        x = rnd(12, 5, 64, dev=dev, dtype=dt, seed=3)
+        src = rnd(6, 5, 64, dev=dev, dtype=dt, seed=4)
+        sc = rnd(64, dev=dev, dtype=dt, seed=5)
+        index = torch.randperm(12, generator=gen)[:6].to(dev)
+        X = x.clone().requires_grad_(True)
+        S, C = src.clone().requires_grad_(True), sc.clone().requires_grad_(True)
+        with _tensors_say_cuda(dev):
+            y = ix.scaled_index_add(X.clone(), index, S, C, 0.5)
+            gy = rnd(*y.shape, dev=dev, dtype=dt, seed=8)
+            y.backward(gy)
+        ry = torch.index_add(x.float(), 0, index, sc.float() * src.float(), alpha=0.5)
+        res += [close(f"scaled_index_add {label}", y, ry, atol=tol, rtol=tol),
+                close(f"scaled_index_add {label} dsource", S.grad, 0.5 * sc.float() * gy.float()[index], atol=tol,
+                      rtol=tol),
+                close(f"scaled_index_add {label} dscaling", C.grad,
+                      0.5 * (src.float() * gy.float()[index]).sum((0, 1)), atol=4 * tol, rtol=tol)]
+        outs += [out, y, S.grad, C.grad]
+    return res, outs
+
+
+@case("xformers.tiled_matmul", "xformers")
+def _(dev):
+    """tiled_matmul_out: a matmul of grids of tiles (up to 3 x 3 x 3, e.g. fused wq/wk/wv) in
+    one kernel, and its backward's dA (the same on the transposed grid of B, strided tiles);
+    fp32 and bf16. (`tiled_matmul` itself is a torch custom op registered for CUDA only.)"""
+    torch = torch_mod()
+    tm = _xformers("xformers.ops.tiled_matmul")
+    res, outs = [], []
+    for label, dt, tol in (("fp32", torch.float32, 5e-3), ("bf16", torch.bfloat16, 5e-2)):
+        ms, ks, ns = [40, 24], [32, 64, 16], [48, 16, 80]
+        a = [[rnd(m, k, dev=dev, dtype=dt, seed=10 * i + j) for j, k in enumerate(ks)] for i, m in enumerate(ms)]
+        b = [[rnd(k, n, dev=dev, dtype=dt, seed=100 + 10 * i + j) for j, n in enumerate(ns)] for i, k in enumerate(ks)]
+        c = [[torch.empty(m, n, dtype=dt, device=dev) for n in ns] for m in ms]
+        # the backward's dA = dC B^T: tiled_matmul_out over the transposed grid of B's tiles
+        g = [[rnd(m, n, dev=dev, dtype=dt, seed=200 + 10 * i + j) for j, n in enumerate(ns)] for i, m in enumerate(ms)]
+        bt = [[b[i][j].t() for i in range(len(ks))] for j in range(len(ns))]
+        da = [[torch.empty(m, k, dtype=dt, device=dev) for k in ks] for m in ms]
+        with _tensors_say_cuda(dev), _xformers_perf_model(dev):
+            tm.tiled_matmul_out(a, b, out=c)
+            tm.tiled_matmul_out(g, bt, out=da)
+        A, B, Gm = (torch.cat([torch.cat([t.float() for t in row], 1) for row in x], 0) for x in (a, b, g))
+        C, dA = A @ B, Gm @ B.T
+        for name, got, full, rows, cols in (("c", c, C, ms, ns), ("dA", da, dA, ms, ks)):
+            r0 = 0
+            for i, m in enumerate(rows):
+                c0 = 0
+                for j, n in enumerate(cols):
+                    res.append(close(f"{label} {name}[{i}][{j}]", got[i][j], full[r0:r0 + m, c0:c0 + n], atol=tol,
+                                     rtol=tol))
+                    c0 += n
+                r0 += m
+        outs += [c[0][0], c[1][2], da[1][2]]
+    return res, outs
+
+
+@case("xformers.rope_padded", "xformers")
+def _(dev):
+    """rope_padded: RoPE of q and k for a heterogeneous decoding batch, k and v written into
+    a padded KV cache (BlockDiagonalCausalWithOffsetPaddedKeysMask); adjacent pairs and
+    split halves, linear scaling, GQA; fp32 and bf16."""
+    torch = torch_mod()
+    rp = _xformers("xformers.ops.rope_padded")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    q_lens, kv_lens, pad = [3, 1, 4], [10, 5, 16], 16
+    nq, Hq, Hk, D = sum(q_lens), 4, 2, 64
+    bias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+    pos = torch.tensor([kl - ql + j for ql, kl in zip(q_lens, kv_lens) for j in range(ql)], dtype=torch.float64)
+    slot = torch.tensor([b * pad + kl - ql + j for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)) for j in range(ql)])
+
+    def rope(x, adjacents, scale):
+        x = x.double().cpu()
+        inv = 10000.0 ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
+        ang = (pos / scale)[:, None] * inv[None]
+        cos, sin = ang.cos()[None, :, None], ang.sin()[None, :, None]
+        if adjacents:
+            a, b = x[..., 0::2], x[..., 1::2]
+            return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        a, b = x[..., :D // 2], x[..., D // 2:]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+    for label, dt, tol, adj, scale in (("fp32 adjacent", torch.float32, 1e-4, True, 1.0),
+                                       ("fp32 halves scaled", torch.float32, 1e-4, False, 4.0),
+                                       ("bf16 adjacent", torch.bfloat16, 3e-2, True, 1.0)):
+        xq, xk, xv = (rnd(1, nq, h, D, dev=dev, dtype=dt, seed=s) for s, h in ((1, Hq), (2, Hk), (3, Hk)))
+        ck = torch.zeros(1, 3 * pad, Hk, D, dtype=dt, device=dev)
+        cv = torch.zeros_like(ck)
+        with torch.no_grad(), _cuda_host(dev):
+            oq = rp.rope_padded(xq, xk, xv, ck, cv, bias, adjacents=adj, linear_scale=scale)
+        rk = torch.zeros(1, 3 * pad, Hk, D, dtype=torch.float64)
+        rv = torch.zeros_like(rk)
+        rk[0, slot] = rope(xk, adj, scale)[0]
+        rv[0, slot] = xv.double().cpu()[0]
+        res += [close(f"{label} q", oq, rope(xq, adj, scale), atol=tol, rtol=tol),
+                close(f"{label} cache_k", ck, rk, atol=tol, rtol=tol),
+                close(f"{label} cache_v", cv, rv, atol=0, rtol=0)]
+        outs += [oq, ck, cv]
+    return res, outs
+
+
+@case("xformers.splitk_attention", "xformers")
+def _(dev):
+    """The split-K decoding attention (fmha/triton_splitk FwOp): dense decode (B x Mq
+    queries over one KV each), GQA in the 5-d BMGHK layout, and a heterogeneous batch with a
+    padded KV cache (BlockDiagonalCausalWithOffsetPaddedKeysMask: causal with offset);
+    fp16 and bf16; the split-K partial results merged by its reduce kernel."""
+    torch = torch_mod()
+    sk = _xformers("xformers.ops.fmha.triton_splitk")
+    fc = _xformers("xformers.ops.fmha.common")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-3), ("bf16", torch.bfloat16, 1e-2)):
+        B, Mq, Mk, H, D = 2, 2, 300, 3, 64
+        q, k, v = (rnd(B, m, H, D, dev=dev, dtype=dt, seed=s) for s, m in ((1, Mq), (2, Mk), (3, Mk)))
+        with torch.no_grad(), _tensors_say_cuda(dev):
+            o, _ = sk.FwOp.apply(fc.Inputs(q, k, v), needs_gradient=False)
+        ref = _attention_ref(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)).transpose(1, 2)
+        res.append(close(f"dense {label}", o, ref, atol=tol, rtol=tol))
+        # GQA: 2 groups of kv heads, 4 query heads each (k/v expanded over the heads)
+        G, Hq = 2, 4
+        q5 = rnd(B, 1, G, Hq, D, dev=dev, dtype=dt, seed=4)
+        k5 = rnd(B, Mk, G, 1, D, dev=dev, dtype=dt, seed=5).expand(B, Mk, G, Hq, D)
+        v5 = rnd(B, Mk, G, 1, D, dev=dev, dtype=dt, seed=6).expand(B, Mk, G, Hq, D)
+        with torch.no_grad(), _tensors_say_cuda(dev):
+            o5, _ = sk.FwOp.apply(fc.Inputs(q5, k5, v5), needs_gradient=False)
+        ref5 = _attention_ref(q5.flatten(2, 3).transpose(1, 2), k5.flatten(2, 3).transpose(1, 2),
+                              v5.flatten(2, 3).transpose(1, 2)).transpose(1, 2).view(B, 1, G, Hq, D)
+        res.append(close(f"gqa bmghk {label}", o5, ref5, atol=tol, rtol=tol))
+        # a padded KV cache: causal with offset (each sequence the same number of queries, as
+        # the causal path requires), and without causality for queries of different counts
+        pad = 160
+        for name, mask, q_lens, kv_lens in (
+                ("padded causal", ab.BlockDiagonalCausalWithOffsetPaddedKeysMask, [3, 3], [70, 129]),
+                ("padded varlen q", ab.BlockDiagonalPaddedKeysMask, [1, 3], [70, 129])):
+            bias = mask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+            qb = rnd(1, sum(q_lens), H, D, dev=dev, dtype=dt, seed=7)
+            kb, vb = rnd(1, 2 * pad, H, D, dev=dev, dtype=dt, seed=8), rnd(1, 2 * pad, H, D, dev=dev, dtype=dt, seed=9)
+            with torch.no_grad(), _tensors_say_cuda(dev):
+                ob, _ = sk.FwOp.apply(fc.Inputs(qb, kb, vb, attn_bias=bias), needs_gradient=False)
+            ob = ob.reshape(1, -1, H, D)
+            q0 = 0
+            for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+                qs = qb[:, q0:q0 + ql].transpose(1, 2)
+                ks, vs = kb[:, b * pad:b * pad + kl].transpose(1, 2), vb[:, b * pad:b * pad + kl].transpose(1, 2)
+                r = _attention_ref(qs, ks, vs, causal="causal" in name, bottom_right=True).transpose(1, 2)
+                res.append(close(f"{name} {label} seq{b}", ob[:, q0:q0 + ql], r, atol=tol, rtol=tol))
+                q0 += ql
+            outs.append(ob)
+        outs += [o, o5]
+    return res, outs
+
+
+@case("gemlite.activation_quant", "gemlite")
+def _(dev):
+    """GemLite's dynamic activation quantizers, every Triton version against the project's
+    own torch version (torch.compile'd there; called uncompiled here): per token (int8,
+    fp8; v1-v4), per 128 x 128 block (v1, v2), MXFP8 (e8m0 scales per 32; v1-v4), MXFP4
+    (v1, v2, v3, v5: fp4 codes by thresholds, packed two per byte) and NVFP4 (fp8 scales per
+    16 under a meta scale; v1, v2, v3, v5)."""
+    torch = torch_mod()
+    _gemlite(dev)
+    qu = importlib.import_module("gemlite.quant_utils")
+    res, outs = [], []
+
+    def eager(f):
+        return getattr(f, "_torchdynamo_orig_callable", f)
+    e2m1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, 0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+    def fp4(packed):  # the values of packed fp4 codes (the torch version codes a small
+        # negative as +0, the kernels as -0: equal values, different codes)
+        p = packed.cpu().to(torch.int64)
+        return e2m1[torch.stack([p & 15, p >> 4], -1).flatten(-2)]
+    x = rnd(40, 256, dev=dev, dtype=torch.bfloat16, seed=1, scale=3)
+    for wd in (torch.int8, torch.float8_e4m3fn):
+        rq, rs = eager(qu.scale_activations_per_token_torch)(x, wd)
+        for v in (1, 2, 3, 4):
+            with _cuda_host(dev):
+                q, s_ = getattr(qu, f"scale_activations_per_token_triton_v{v}")(x, wd)
+            res += [close(f"per_token {str(wd)[6:]} v{v} scales", s_.view(-1), rs.view(-1), atol=0, rtol=1e-6),
+                    close(f"per_token {str(wd)[6:]} v{v} values", q.float(), rq.float(), atol=1.0 if wd == torch.int8
+                          else 0, rtol=0.13)]
+            outs += [q.float(), s_]
+    xb = rnd(256, 384, dev=dev, dtype=torch.bfloat16, seed=2)
+    rq, rs = eager(qu.scale_activations_per_block_torch)(xb, torch.float8_e4m3fn)
+    for v in (1, 2):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_per_block_triton_v{v}")(xb, torch.float8_e4m3fn)
+        res += [close(f"per_block v{v} scales", s_, rs, atol=0, rtol=1e-6),
+                close(f"per_block v{v} values", q.float(), rq.float(), atol=0, rtol=0.13)]
+    rq, rs = eager(qu.scale_activations_mxfp8_torch)(x)
+    for v in (1, 2, 3, 4):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_mxfp8_triton_v{v}")(x)
+        # (scales: the rows of x only; the kernels leave the padding rows' scales unwritten)
+        res += [close(f"mxfp8 v{v} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"mxfp8 v{v} values", q.float(), rq.float(), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    rq, rs = eager(qu.scale_activations_mxfp4_torch)(x)
+    for v in ("", "_v2", "_v3", "_v5"):
+        with _cuda_host(dev):
+            q, s_ = getattr(qu, f"scale_activations_mxfp4_triton{v}")(x)
+        res += [close(f"mxfp4{v or '_v1'} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"mxfp4{v or '_v1'} values", fp4(q), fp4(rq), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    ms = torch.tensor([448.0 / 2.0], device=dev)
+    rq, rs, rm = eager(qu.scale_activations_nvfp4_torch)(x, meta_scale=ms)
+    for v in ("", "_v2", "_v3", "_v5"):
+        with _cuda_host(dev):
+            q, s_, m_ = getattr(qu, f"scale_activations_nvfp4_triton{v}")(x, meta_scale=ms)
+        res += [close(f"nvfp4{v or '_v1'} scales", s_[:40].float(), rs[:40].float(), atol=0, rtol=0),
+                close(f"nvfp4{v or '_v1'} values", fp4(q), fp4(rq), atol=0, rtol=0)]
+        outs += [q.float(), s_.float()]
+    return res, outs
+
+
+# --------------------------------------------------------------------------------- DeepSpeed
+
+def _deepspeed(name):
+    """DeepSpeed's Triton kernels. Its package __init__s import its runtime (hjson, the comm
+    backends, the op builders); the kernel modules import deepspeed.utils and
+    deepspeed.accelerator as they are. `deepspeed.HAS_TRITON` (set by its __init__) is True;
+    its inference matmul pickles its autotune table (Config objects of whichever Triton runs)
+    under TRITON_CACHE_DIR at exit and reads it at import: a fresh temporary folder for each
+    process unless one is set, so a Triton run and a tritium run never read each other's."""
+    for p in ("deepspeed", "deepspeed.ops", "deepspeed.ops.transformer", "deepspeed.ops.transformer.inference",
+              "deepspeed.ops.fp_quantizer", "deepspeed.runtime", "deepspeed.moe"):
+        _package_without_init(p, ARGS.src)
+    sys.modules["deepspeed"].HAS_TRITON = True
+    if "TRITON_CACHE_DIR" not in os.environ:
+        import tempfile
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="realk-ds-autotune-")
+    with _cuda_host(getattr(ARGS, "device", "cpu")):
+        return importlib.import_module(name)
+
+
+@case("deepspeed.rms_norm_rope_swiglu", "deepspeed")
+def _(dev):
+    """deepspeed/ops/triton_ops: fused RMSNorm (forward, dX, the dW partial sums), fused
+    rotary embedding (HF split halves; forward and backward, unsqueeze_dim 1 and 2) and
+    SwiGLU (separate and packed gate/up; forward and backward); fp16 and bf16 (fp32 too for
+    SwiGLU). The public entry points refuse CPU tensors: `_run_kernels` (what they call after
+    their checks) is called; the RoPE reference is the module's own eager version."""
+    torch = torch_mod()
+    rn = _deepspeed("deepspeed.ops.triton_ops.fused_rms_norm")
+    rp = _deepspeed("deepspeed.ops.triton_ops.fused_rotary_pos_emb")
+    sw = _deepspeed("deepspeed.ops.triton_ops.swiglu_triton")
+    res, outs = [], []
+    for label, dt, tol in (("fp16", torch.float16, 2e-3), ("bf16", torch.bfloat16, 2e-2)):
+        x, w = rnd(3, 7, 300, dev=dev, dtype=dt, seed=1), rnd(300, dev=dev, dtype=dt, seed=2)
+
+        def ref(x, w):
+            xf = x.float()
+            return w * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype)
+        r, o = compare_fwd_bwd(lambda x, w: rn._run_kernels(x, w, 1e-6), ref, [x, w], atol=tol, rtol=tol,
+                               names=["x", "w"])
+        res += [(f"rms {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        for ud in (1, 2):
+            shape = (2, 3, 10, 64) if ud == 1 else (2, 10, 3, 64)
+            q, k = rnd(*shape, dev=dev, dtype=dt, seed=3), rnd(*shape, dev=dev, dtype=dt, seed=4)
+            ang = rnd(2, 10, 32, dev=dev, seed=5)
+            cos, sin = (torch.cat([f(ang), f(ang)], -1).to(dt) for f in (torch.cos, torch.sin))
+            with _cuda_host(dev):  # (its launch: `with torch.cuda.device(x.device)`)
+                r, o = compare_fwd_bwd(lambda q, k: torch.cat([t.flatten() for t in rp._run_kernels(q, k, cos, sin, ud)]),
+                                       lambda q, k: torch.cat([t.flatten() for t in rp._reference_apply_rotary_pos_emb(
+                                           q, k, cos, sin, ud)]), [q, k], atol=tol, rtol=tol,
+                                       names=["q", "k"])
+            res += [(f"rope{ud} {label} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 2e-2)):
+        g, u = rnd(5, 300, dev=dev, dtype=dt, seed=6), rnd(5, 300, dev=dev, dtype=dt, seed=7)
+        r, o = compare_fwd_bwd(sw.swiglu, lambda g, u: torch.nn.functional.silu(g) * u, [g, u], atol=tol, rtol=tol,
+                               names=["gate", "up"])
+        res += [(f"swiglu {label} {c[0]}", c[1], c[2]) for c in r]
+        gu = rnd(4, 2, 520, dev=dev, dtype=dt, seed=8)
+        with _cuda_host(dev):
+            r, o2 = compare_fwd_bwd(sw.swiglu_packed, lambda x: torch.nn.functional.silu(x[..., :260]) * x[..., 260:],
+                                    [gu], atol=tol, rtol=tol, names=["gate_up"])
+        res += [(f"swiglu_packed {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o + o2
+    return res, outs
+
+
+@case("deepspeed.group_gemm_moe_tokens", "deepspeed")
+def _(dev):
+    """MoE: the grouped GEMM (2-D x 3-D, `torch._grouped_mm`'s drop-in; b as [E,K,N] and as
+    [E,N,K] with trans_b, an empty group; forward, dA and the per-expert dW), AutoEP's fused
+    row weighting and weighted top-k restore (forward and backward), and the expert-parallel
+    permutation kernels (fill_indices against the module's own CPU version, gather_rows)."""
+    torch = torch_mod()
+    gg = _deepspeed("deepspeed.ops.triton_ops.group_gemm_triton")
+    ae = _deepspeed("deepspeed.ops.triton_ops.autoep_fused_token_ops")
+    ep = _deepspeed("deepspeed.moe.ep_kernels")
+    res, outs = [], []
+    sizes = [5, 0, 17, 9]
+    offs = torch.tensor(sizes, device=dev).cumsum(0).to(torch.int32)
+    M, K, N, E = sum(sizes), 64, 48, len(sizes)
+    for label, dt, tol in (("fp32", torch.float32, 1e-2), ("bf16", torch.bfloat16, 5e-2)):  # (fp32: tf32 dots)
+        for tb in (False, True):
+            a = rnd(M, K, dev=dev, dtype=dt, seed=1)
+            b = rnd(E, N, K, dev=dev, dtype=dt, seed=2) if tb else rnd(E, K, N, dev=dev, dtype=dt, seed=2)
+
+            def ref(a, b):
+                parts, s0 = [], 0
+                for e, m in enumerate(sizes):
+                    be = b[e].float().T if tb else b[e].float()
+                    parts.append(a[s0:s0 + m].float() @ be)
+                    s0 += m
+                return torch.cat(parts).to(a.dtype)
+            with _cuda_host(dev):
+                r, o = compare_fwd_bwd(lambda a, b: gg.group_gemm_triton(a, b, offs, trans_b=tb), ref, [a, b],
+                                       atol=tol, rtol=tol, names=["A", "B"])
+            res += [(f"group_gemm {label}{' trans_b' if tb else ''} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+    T, Kt, H = 6, 3, 200
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 1e-2)):
+        rows, wts = rnd(T * Kt, H, dev=dev, dtype=dt, seed=3), rnd(T * Kt, dev=dev, seed=4)
+        r, o = compare_fwd_bwd(lambda x, w: ae._FusedRowWeighting.apply(x, w),
+                               lambda x, w: (x.float() * w[:, None]).to(x.dtype), [rows, wts], atol=tol, rtol=tol,
+                               names=["rows", "weights"])
+        res += [(f"row_weighting {label} {c[0]}", c[1], c[2]) for c in r]
+        gen = torch.Generator().manual_seed(6)
+        perm = torch.randperm(T * Kt, generator=gen).to(dev)
+        scores = rnd(T, Kt, dev=dev, seed=5).softmax(-1)
+
+        def restore_ref(x, sc):
+            full = torch.zeros_like(x.float()).index_copy(0, perm, x.float())
+            return (full.view(T, Kt, H) * sc[..., None]).sum(1).to(x.dtype).view(2, 3, H)
+        r, o2 = compare_fwd_bwd(lambda x, sc: ae.fused_weighted_restore(x, sc, perm, Kt, (2, 3, H)), restore_ref,
+                                [rows, scores], atol=tol, rtol=tol, names=["rows", "scores"])
+        res += [(f"weighted_restore {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o + o2
+    tokens = torch.tensor([3, 0, 5, 2, 4, 1], dtype=torch.int32, device=dev)  # 2 ranks x 3 experts
+    got = ep.generate_permute_indices(tokens, 3, 2, 64, 8)
+    want = ep.generate_permute_indices(tokens.cpu(), 3, 2, 64, 8, use_cpu=True)
+    for i, (g_, w_) in enumerate(zip(got, want)):
+        res.append(close(f"permute_indices[{i}]", g_, w_, atol=0, rtol=0))
+    src = rnd(15, 96, dev=dev, seed=7)
+    idx = torch.tensor([3, -1, 14, 0, 7, 15, 2], dtype=torch.int64, device=dev)
+    rows_g = ep.gather_rows(src, idx)
+    ref = torch.where(((idx >= 0) & (idx < 15))[:, None], src[idx.clamp(0, 14)], torch.zeros(()))
+    res.append(close("gather_rows", rows_g, ref, atol=0, rtol=0))
+    outs += list(got) + [rows_g]
+    return res, outs
+
+
+@case("deepspeed.inference_ops", "deepspeed")
+def _(dev):
+    """deepspeed/ops/transformer/inference/triton: layer_norm, layer_norm_residual (with and
+    without the input bias), softmax (plain; with a broadcast and a per-row additive mask),
+    erf GELU, residual_add_bias (its three modes); fp16 and fp32."""
+    torch = torch_mod()
+    ln = _deepspeed("deepspeed.ops.transformer.inference.triton.layer_norm")
+    sm = _deepspeed("deepspeed.ops.transformer.inference.triton.softmax")
+    ge = _deepspeed("deepspeed.ops.transformer.inference.triton.gelu")
+    ra = _deepspeed("deepspeed.ops.transformer.inference.triton.residual_add")
+    F = torch.nn.functional
+    res, outs = [], []
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("fp16", torch.float16, 2e-3)):
+        x, w, b = rnd(2, 5, 320, dev=dev, dtype=dt, seed=1), rnd(320, dev=dev, dtype=dt, seed=2), rnd(320, dev=dev,
+                                                                                                        dtype=dt, seed=3)
+        r_, ib = rnd(2, 5, 320, dev=dev, dtype=dt, seed=4), rnd(320, dev=dev, dtype=dt, seed=5)
+        with _cuda_host(dev):
+            o1 = ln.layer_norm(x, w, b, 1e-5)
+            o2 = ln.layer_norm_residual(x, None, r_, w, b, 1e-5)
+            o3 = ln.layer_norm_residual(x, ib, r_, w, b, 1e-5)
+        def lnr(v):
+            return F.layer_norm(v.float(), (320,), w.float(), b.float(), 1e-5)
+        res += [close(f"layer_norm {label}", o1, lnr(x), atol=tol, rtol=tol),
+                close(f"layer_norm_residual {label}", o2, lnr(x.float() + r_.float()), atol=tol, rtol=tol),
+                close(f"layer_norm_residual bias {label}", o3, lnr(x.float() + r_.float() + ib.float()), atol=2 * tol,
+                      rtol=tol)]
+        s = rnd(2, 3, 6, 77, dev=dev, dtype=dt, seed=6, scale=3)
+        # (a mask of one row broadcasts; the kernel reads any other as one row per score row)
+        m1 = torch.where(rnd(1, 1, 1, 77, dev=dev, seed=7) > 1, -10000.0, 0.0).to(dt)
+        m2 = torch.where(rnd(2, 3, 6, 77, dev=dev, seed=8) > 1, -10000.0, 0.0).to(dt)
+        with _cuda_host(dev):
+            p0, p1, p2 = sm.softmax(s), sm.softmax(s, m1), sm.softmax(s, m2)
+        res += [close(f"softmax {label}", p0, torch.softmax(s.float(), -1), atol=tol, rtol=tol),
+                close(f"softmax mask {label}", p1, torch.softmax(s.float() + m1.float(), -1), atol=tol, rtol=tol),
+                close(f"softmax row mask {label}", p2, torch.softmax(s.float() + m2.float(), -1), atol=tol, rtol=tol)]
+        a = rnd(3, 1000, dev=dev, dtype=dt, seed=9)
+        with _cuda_host(dev):
+            g = ge.gelu(a)
+        res.append(close(f"gelu {label}", g, F.gelu(a.float()), atol=tol, rtol=tol))
+        hs, rs, ao = (rnd(2, 4, 160, dev=dev, dtype=dt, seed=s_) for s_ in (10, 11, 12))
+        ab, fb = rnd(160, dev=dev, dtype=dt, seed=13), rnd(160, dev=dev, dtype=dt, seed=14)
+        h, r2, o_, a_, f_ = (t.float() for t in (hs, rs, ao, ab, fb))
+        for mode, (mlp, pre, add) in (("mlp pre-norm", (True, True, True)), ("mlp", (True, False, True)),
+                                      ("attn bias", (False, False, True))):
+            with _cuda_host(dev):
+                got = ra.residual_add_bias(hs, rs, ao, ab, fb, 2, mlp, add, pre)
+            if mlp and pre:
+                want = h + (r2 + f_ + o_ + a_) / 2
+            elif mlp:
+                want = h + r2 + f_
+            else:
+                want = h + o_ + (r2 + f_) / 2 + a_ / 2
+            res.append(close(f"residual_add {mode} {label}", got, want, atol=2 * tol, rtol=tol))
+            outs.append(got)
+        outs += [o1, o2, o3, p0, p1, p2, g]
+    return res, outs
+
+
+@case("deepspeed.inference_attention_matmul", "deepspeed")
+def _(dev):
+    """DeepSpeed inference's Triton matmuls (fp16: the 2-D GEMM with bias and each of its
+    activations, the 4-D batched matmul, the attention score and context matmuls over a
+    packed qkv) and its packed flash attention (causal and with an additive key mask)."""
+    torch = torch_mod()
+    mm = _deepspeed("deepspeed.ops.transformer.inference.triton.matmul_ext")
+    at = _deepspeed("deepspeed.ops.transformer.inference.triton.attention")
+    F = torch.nn.functional
+    res, outs = [], []
+    dt = torch.float16
+    A, Bm, bias = rnd(70, 96, dev=dev, dtype=dt, seed=1), rnd(96, 130, dev=dev, dtype=dt, seed=2, scale=0.2), \
+        rnd(130, dev=dev, dtype=dt, seed=3)
+    ref = A.float() @ Bm.float()
+    with _cuda_host(dev):
+        for act, fn in (("", lambda v: v), ("relu", F.relu), ("gelu", F.gelu), ("sigmoid", torch.sigmoid),
+                        ("leaky_relu", lambda v: F.leaky_relu(v, 0.01))):
+            c = mm.fp16_matmul.forward(A, Bm, bias=bias if act != "sigmoid" else None, activation=act)
+            want = fn(ref + (bias.float() if act != "sigmoid" else 0))
+            res.append(close(f"matmul {act or 'bias'}", c, want, atol=1e-2, rtol=1e-2))
+            outs.append(c)
+        a4, b4 = rnd(2, 3, 40, 64, dev=dev, dtype=dt, seed=4), rnd(2, 3, 64, 72, dev=dev, dtype=dt, seed=5)
+        c4 = mm.matmul_4d(a4, b4)
+        res.append(close("matmul_4d", c4, a4.float() @ b4.float(), atol=1e-2, rtol=1e-2))
+        Bq, S, Hh, D = 2, 50, 4, 32
+        qkv = rnd(Bq, S, 3 * Hh * D, dev=dev, dtype=dt, seed=6)
+        q, k, v = (qkv[..., i * Hh * D:(i + 1) * Hh * D].view(Bq, S, Hh, D).transpose(1, 2).float() for i in range(3))
+        sc = mm.score_4d_matmul(qkv, D, None, 0.125)
+        res.append(close("score_4d (scaled)", sc, (q @ k.transpose(-1, -2)) * 0.125, atol=1e-2, rtol=1e-2))
+        prob = torch.softmax(sc.float(), -1).to(dt)
+        ctx = mm.context_4d_matmul(prob, qkv, D)
+        res.append(close("context_4d", ctx, (prob.float() @ v).transpose(1, 2).reshape(Bq, S, Hh * D), atol=1e-2,
+                         rtol=1e-2))
+        outs += [c4, sc, ctx]
+        # (the key mask is read unmasked in blocks of BLOCK_N 64: its length a multiple of 64)
+        for label, causal, use_mask, S in (("causal", True, False, 50), ("key mask", False, True, 128)):
+            qkv = rnd(Bq, S, 3 * Hh * D, dev=dev, dtype=dt, seed=6)
+            q, k, v = (qkv[..., i * Hh * D:(i + 1) * Hh * D].view(Bq, S, Hh, D).transpose(1, 2).float()
+                       for i in range(3))
+            mask = torch.where(rnd(Bq, 1, 1, S, dev=dev, seed=7) > 1, -10000.0, 0.0).to(dt)
+            o = at._triton_packed_flash(qkv, D, mask if use_mask else None, D ** -0.5, causal=causal, add_mask=use_mask)
+            s_ = (q @ k.transpose(-1, -2)) * D ** -0.5
+            if use_mask:
+                s_ = s_ + mask.float()
+            if causal:
+                s_ = s_.masked_fill(~torch.ones(S, S, dtype=torch.bool, device=dev).tril(), float("-inf"))
+            want = (torch.softmax(s_, -1) @ v).transpose(1, 2).reshape(Bq, S, Hh * D)
+            res.append(close(f"flash packed {label}", o, want, atol=1e-2, rtol=1e-2))
+            outs.append(o)
+    return res, outs
+
+
+@case("deepspeed.fp8_gemm_chunked_ce", "deepspeed")
+def _(dev):
+    """The FP quantizer's fp8 (e4m3 bits widened to bf16 by integer ops) x bf16/fp16 GEMM
+    with per-group scales (small and large M tiles), and the chunked cross-entropy's Triton
+    backend (its autograd function: the entry point picks Triton only for CUDA logits)."""
+    torch = torch_mod()
+    fq = _deepspeed("deepspeed.ops.fp_quantizer.fp8_gemm_triton")
+    ce = _deepspeed("deepspeed.runtime.chunked_cross_entropy")
+    res, outs = [], []
+    K, N = 256, 128
+    gen = torch.Generator().manual_seed(3)
+    wbits = torch.randint(0, 256, (K, N), generator=gen, dtype=torch.int32)
+    wbits = torch.where((wbits & 0x78) == 0x78, wbits & 0xB7, wbits).to(torch.uint8)  # (no exponent 15)
+
+    def widen(bits):  # as the kernel: sign, exponent and mantissa moved into bf16, bias 7 -> 127
+        b = bits.to(torch.int32)
+        w = ((b & 0x80) << 8) | ((b & 0x7F) << 4)
+        return ((w + 0x3C00) & 0xFFFF).to(torch.int16).view(torch.bfloat16).float()
+    def widen16(bits):
+        # the fp16 kernel shifts the uint8 bits before widening them: with Triton's typing of
+        # Python scalars (the tensor's type, uint8) `(w & 0x80) << 8` is 0 and
+        # `(w & 0x7f) << 7` keeps bit 0 only, so its weights are +-2^-7 * (1 or 1.125)
+        b = bits.to(torch.int32)
+        w = ((((b & 0x80) << 8) & 0xFF) | (((b & 0x7F) << 7) & 0xFF)) + 0x2000
+        return w.to(torch.int16).view(torch.float16).float()
+    # (M >= 256 takes 128-wide N tiles, whose scales the kernel reads from one group: the group
+    # size must cover a tile there)
+    for label, dt, M, q in (("bf16 M=20", torch.bfloat16, 20, 64), ("fp16 M=20", torch.float16, 20, 64),
+                            ("bf16 M=300", torch.bfloat16, 300, 128), ("fp16 M=300", torch.float16, 300, 128)):
+        scale = (rnd(K * N // q, dev=dev, seed=4).abs() + 0.5)
+        # (the fp16 kernel loads the next K block's scales before the loop's test, past the last
+        # block: the scales are given with one block of padding after them)
+        scale_padded = torch.cat([scale, torch.ones(128 * N // q, device=dev)])
+        a = rnd(M, K, dev=dev, dtype=dt, seed=5)
+        with _cuda_host(dev):
+            o = fq.matmul_fp8_triton(a, wbits.to(dev), scale_padded, q)
+        Wr = ((widen(wbits) if dt == torch.bfloat16 else widen16(wbits)) *
+              scale.view(K, N // q).repeat_interleave(q, 1).cpu()).to(dt).float()
+        ref = a.float() @ Wr.to(dev)
+        res.append(close(f"fp8 gemm {label}", o, ref, atol=float(ref.abs().max()) * 1e-2, rtol=1e-2))
+        outs.append(o)
+    for label, dt, tol in (("fp32", torch.float32, 1e-5), ("bf16", torch.bfloat16, 2e-2)):
+        logits = rnd(9, 3000, dev=dev, dtype=dt, seed=6, scale=2)
+        t = torch.tensor([5, 2999, -100, 0, 17, 1234, -100, 8, 2000], device=dev)
+        r, o = compare_fwd_bwd(lambda x: ce._TritonCrossEntropy.apply(x, t, -100),
+                               lambda x: F_ce(x.float(), t).to(torch.float32), [logits], atol=tol, rtol=tol,
+                               names=["logits"])
+        res += [(f"chunked_ce {label} {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+    return res, outs
+
+
+def F_ce(x, t):
+    torch = torch_mod()
+    return torch.nn.functional.cross_entropy(x, t, ignore_index=-100, reduction="none")
+
+
+def _int4_rows(x):
+    """Row-wise int4 quantization in xformers' split-K layout: per row, one int32 holding
+    (scale, shift) as two fp16 (scale in the low half), then the 4-bit codes of D values,
+    eight per int32, lowest nibble first. Returns (packed int32 rows, dequantized values)."""
+    torch = torch_mod()
+    x = x.float().cpu()
+    lo, hi = x.amin(-1, keepdim=True), x.amax(-1, keepdim=True)
+    scale, shift = ((hi - lo) / 15).half(), lo.half()
+    codes = ((x - shift.float()) / scale.float() + 0.5).clamp(0, 15).to(torch.int64)
+    words = torch.zeros(*x.shape[:-1], x.shape[-1] // 8, dtype=torch.int64)
+    for j in range(8):
+        words |= codes[..., j::8] << (4 * j)
+    head = scale.view(torch.int16).to(torch.int64) & 0xFFFF | ((shift.view(torch.int16).to(torch.int64) & 0xFFFF) << 16)
+    packed = torch.cat([head, words], -1)
+    packed = torch.where(packed >= 1 << 31, packed - (1 << 32), packed).to(torch.int32)
+    return packed, codes.float() * scale.float() + shift.float()
+
+
+def _fp8_rows(x):
+    """Row-wise fp8 (e4m3) in xformers' split-K layout: the values four per int32 and a
+    separate int32 per row holding (scale, shift) as two fp16. Returns (values, scale_shift,
+    dequantized values)."""
+    torch = torch_mod()
+    x = x.float().cpu()
+    shift = x.mean(-1, keepdim=True).half()
+    scale = ((x - shift.float()).abs().amax(-1, keepdim=True) / 448).half()
+    q = ((x - shift.float()) / scale.float()).to(torch.float8_e4m3fn)
+    vals = q.view(torch.uint8).view(*x.shape[:-1], x.shape[-1] // 4, 4).to(torch.int64)
+    words = vals[..., 0] | vals[..., 1] << 8 | vals[..., 2] << 16 | vals[..., 3] << 24
+    words = torch.where(words >= 1 << 31, words - (1 << 32), words).to(torch.int32)
+    ss = scale.view(torch.int16).to(torch.int64) & 0xFFFF | ((shift.view(torch.int16).to(torch.int64) & 0xFFFF) << 16)
+    ss = torch.where(ss >= 1 << 31, ss - (1 << 32), ss).to(torch.int32)[..., 0]
+    return words, ss, q.float() * scale.float() + shift.float()
+
+
+@case("xformers.splitk_quantized_paged", "xformers")
+def _(dev):
+    """The split-K decoding attention over quantized and paged KV caches: int4 row-wise K/V
+    (scale and shift packed in the row's first int32, codes eight per int32; the kernel's
+    fp16-bitcast dequantization), fp8 e4m3 K/V with separate per-row scale/shift words
+    (InputsFp8) under a padded causal bias, and a paged cache (block tables over shuffled
+    64-token pages); checked against attention over the dequantized K/V."""
+    torch = torch_mod()
+    sk = _xformers("xformers.ops.fmha.triton_splitk")
+    fc = _xformers("xformers.ops.fmha.common")
+    ab = _xformers("xformers.ops.fmha.attn_bias")
+    res, outs = [], []
+    B, Mq, Mk, H, D = 2, 1, 200, 2, 128
+    q = rnd(B, Mq, H, D, dev=dev, dtype=torch.float16, seed=1)
+    k, v = rnd(B, Mk, H, D, dev=dev, seed=2), rnd(B, Mk, H, D, dev=dev, seed=3)
+    kq, kd = _int4_rows(k)
+    vq, vd = _int4_rows(v)
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        o, _ = sk.FwOp.apply(fc.Inputs(q, kq.to(dev), vq.to(dev)), needs_gradient=False)
+    ref = _attention_ref(q.transpose(1, 2), kd.transpose(1, 2).to(dev), vd.transpose(1, 2).to(dev)).transpose(1, 2)
+    res.append(close("int4 dense", o, ref, atol=2e-3, rtol=2e-3))
+    outs.append(o)
+    # fp8 K/V with a padded causal bias
+    q_lens, kv_lens, pad = [2, 2], [70, 129], 160
+    bias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, pad, kv_lens, device=torch.device(dev))
+    qb = rnd(1, sum(q_lens), H, D, dev=dev, dtype=torch.float16, seed=4)
+    kb, vb = rnd(1, 2 * pad, H, D, dev=dev, seed=5), rnd(1, 2 * pad, H, D, dev=dev, seed=6)
+    kw, kss, kbd = _fp8_rows(kb)
+    vw, vss, vbd = _fp8_rows(vb)
+    inp = sk.InputsFp8(qb, kw.to(dev), vw.to(dev), attn_bias=bias, k_fp8_scale_shift=kss.to(dev),
+                       v_fp8_scale_shift=vss.to(dev))
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        ob, _ = sk.FwOp.apply(inp, needs_gradient=False)
+    ob = ob.reshape(1, -1, H, D)
+    q0 = 0
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        r = _attention_ref(qb[:, q0:q0 + ql].transpose(1, 2), kbd[:, b * pad:b * pad + kl].transpose(1, 2).to(dev),
+                           vbd[:, b * pad:b * pad + kl].transpose(1, 2).to(dev), causal=True,
+                           bottom_right=True).transpose(1, 2)
+        res.append(close(f"fp8 padded causal seq{b}", ob[:, q0:q0 + ql], r, atol=2e-3, rtol=2e-3))
+        q0 += ql
+    outs.append(ob)
+    # a paged fp16 cache: 6 pages of 64 tokens, shuffled, 3 per sequence
+    page, kv_lens = 64, [70, 150]
+    tables = torch.tensor([[4, 1, 5], [0, 3, 2]], dtype=torch.int32, device=dev)
+    kp, vp = rnd(1, 6 * page, H, D, dev=dev, dtype=torch.float16, seed=7), rnd(1, 6 * page, H, D, dev=dev,
+                                                                             dtype=torch.float16, seed=8)
+    pbias = ab.BlockDiagonalCausalWithOffsetPaddedKeysMask.from_seqlens(q_lens, 3 * page, kv_lens,
+                                                                        device=torch.device(dev)).make_paged(
+        tables, page, paged_type=ab.PagedBlockDiagonalCausalWithOffsetPaddedKeysMask)
+    with torch.no_grad(), _tensors_say_cuda(dev):
+        op, _ = sk.FwOp.apply(fc.Inputs(qb, kp, vp, attn_bias=pbias), needs_gradient=False)
+    op = op.reshape(1, -1, H, D)
+    q0 = 0
+    for b, (ql, kl) in enumerate(zip(q_lens, kv_lens)):
+        idx = torch.cat([torch.arange(int(p_) * page, (int(p_) + 1) * page) for p_ in tables[b]])[:kl].to(dev)
+        r = _attention_ref(qb[:, q0:q0 + ql].transpose(1, 2), kp[:, idx].transpose(1, 2), vp[:, idx].transpose(1, 2),
+                           causal=True, bottom_right=True).transpose(1, 2)
+        res.append(close(f"paged causal seq{b}", op[:, q0:q0 + ql], r, atol=2e-3, rtol=2e-3))
+        q0 += ql
+    outs.append(op)
+    return res, outs
+
+
+# ---------------------------------------------------------------------------------- GemLite
+
+def _gemlite(dev):
+    """GemLite (Mobius Labs' low-bit GEMM/GEMV kernels). Its package __init__ asks
+    torch.cuda for the device's name (the autotune cache it loads: configs/h100.json here)
+    and capability, answered by _cuda_host on the CPU."""
+    torch = torch_mod()
+    with _cuda_host(dev):
+        gl, helper = importlib.import_module("gemlite"), importlib.import_module("gemlite.helper")
+    if dev == "cpu":
+        # The GEMV kernels' fp4 code table is made per CUDA device at import and indexed by
+        # `W_q.device.index` (None for the CPU): given for the CPU here.
+        table = torch.tensor([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], dtype=torch.int8)
+        for m in ("gemlite.triton_kernels.gemv_kernels", "gemlite.triton_kernels.gemv_splitK_kernels"):
+            mod = importlib.import_module(m)
+            if isinstance(getattr(mod, "fp4_mapping", None), list) and not mod.fp4_mapping:
+                mod.fp4_mapping = {None: table}
+        # quant_utils' fp4 tables likewise (values, positive values, thresholds, thresholds
+        # padded to 8), as it builds them for each CUDA device
+        qu = importlib.import_module("gemlite.quant_utils")
+        if isinstance(qu.fp4_values, list) and not qu.fp4_values:
+            f = lambda *v: {None: torch.tensor(v, dtype=torch.float32)}  # noqa: E731
+            qu.fp4_values = f(0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6)
+            qu.fp4_p_vals = f(0, 0.5, 1, 1.5, 2, 3, 4, 6)
+            qu.fp4_thresholds = f(0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0)
+            qu.thr_pos = f(0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0)
+    return gl, helper
+
+
+_GEMLITE_TYPES = ("GEMM", "GEMM_SPLITK", "GEMV", "GEMV_REVSPLITK", "GEMV_SPLITK")
+
+
+@case("gemlite.a16wn", "gemlite")
+def _(dev):
+    """Weight-only grouped asymmetric quantization (HQQ style: W = (W_q - zero) * scale per
+    group of 64 or 128), W_q packed into int32 words (4-, 2- and 8-bit): every matmul kernel
+    (GEMM, split-K GEMM, GEMV, reverse split-K GEMV, split-K GEMV) for batches of 1, 3 and
+    70 rows; fp16 and bf16 activations."""
+    torch = torch_mod()
+    gl, helper = _gemlite(dev)
+    res, outs = [], []
+    N, K = 256, 512  # (the kernels read scales and zeros unmasked across N: N a multiple of their tiles)
+    gen = torch.Generator().manual_seed(2)
+    for nbits, group, dt in ((4, 64, torch.float16), (2, 128, torch.float16), (8, 128, torch.bfloat16),
+                             (4, 128, torch.bfloat16)):
+        W_q = torch.randint(0, 2 ** nbits, (N, K), generator=gen, dtype=torch.uint8).to(dev)
+        scales = (rnd(N, K // group, dev=dev, seed=nbits).abs() * 0.05 + 0.01).to(dt)
+        zeros = torch.full((N, K // group), (2 ** nbits - 1) / 2, dtype=dt, device=dev)
+        with _cuda_host(dev):
+            lin = helper.A16Wn(device=dev, dtype=dt).from_weights(W_q, scales, zeros, nbits, group)
+        W = ((W_q.float().view(N, K // group, group) - zeros.float()[..., None]) * scales.float()[..., None]).view(N, K)
+        for M in (1, 3, 70):
+            x = rnd(M, K, dev=dev, dtype=dt, seed=M)
+            ref = x.float() @ W.T
+            for mt in _GEMLITE_TYPES:
+                if mt.startswith("GEMV") and M > 1:
+                    continue
+                with _cuda_host(dev):
+                    y = lin.forward_manual(x, matmul_type=mt)
+                # (the GEMVs accumulate in the activations' dtype: GEMLITE_FAST_GEMV_ACC)
+                tol = 3e-2 if mt.startswith("GEMV") else 1e-2
+                res.append(close(f"W{nbits} g{group} {str(dt)[6:]} M={M} {mt}", y, ref, atol=float(ref.abs().max()) * tol,
+                                 rtol=tol))
+                outs.append(y)
+    return res, outs
+
+
+@case("gemlite.a8w8_a16w8", "gemlite")
+def _(dev):
+    """8-bit: A16W8 (int8 and fp8 e4m3 weights with per-channel scales, fp16/bf16
+    activations) and A8W8 dynamic (activations quantized per token, or per 128-column block
+    against 128 x 128 weight blocks, by GemLite's Triton quantizers; int8 and fp8), through
+    the GEMM, split-K GEMM and GEMV kernels. Checked against the unquantized product within
+    the quantization's error (2% of the largest output for int8, 5% for fp8)."""
+    torch = torch_mod()
+    gl, helper = _gemlite(dev)
+    res, outs = [], []
+    N, K = 256, 512
+    W = rnd(N, K, dev=dev, seed=1, scale=0.1)
+    for label, make, dt in (
+            ("A16W8 int8", lambda d: helper.A16W8_INT8(device=dev, dtype=d), torch.float16),
+            ("A16W8 fp8", lambda d: helper.A16W8_FP8(device=dev, dtype=d), torch.bfloat16),
+            ("A8W8 int8", lambda d: helper.A8W8_dynamic(device=dev, dtype=d), torch.float16),
+            ("A8W8 fp8", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, fp8=torch.float8_e4m3fn), torch.bfloat16),
+            ("A8W8 int8 block", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, block_quant=True), torch.bfloat16),
+            ("A8W8 fp8 block", lambda d: helper.A8W8_dynamic(device=dev, dtype=d, fp8=torch.float8_e4m3fn,
+                                                             block_quant=True), torch.float16)):
+        with _cuda_host(dev):
+            lin = make(dt).from_weights(W.to(dt))
+        for M in (1, 70):
+            x = rnd(M, K, dev=dev, dtype=dt, seed=M)
+            ref = x.float() @ W.T
+            for mt in ("GEMM", "GEMM_SPLITK", "GEMV") if M == 1 else ("GEMM", "GEMM_SPLITK"):
+                with _cuda_host(dev):
+                    y = lin.forward_manual(x, matmul_type=mt)
+                tol = 5e-2 if "fp8" in label else 2e-2  # (e4m3: 3 mantissa bits)
+                res.append(close(f"{label} M={M} {mt}", y, ref, atol=float(ref.abs().max()) * tol, rtol=tol))
+                outs.append(y)
+    return res, outs
+
+
+# ------------------------------------------------------------------------- Transformer Engine
+
+def _te(name):
+    """Transformer Engine's Triton kernels (transformer_engine/common/triton, wrapped in
+    transformer_engine/pytorch/triton). The package __init__s load its C++ libraries
+    (transformer_engine_torch); these modules need none of them."""
+    for p_ in ("transformer_engine", "transformer_engine.common", "transformer_engine.common.triton",
+               "transformer_engine.pytorch", "transformer_engine.pytorch.triton"):
+        _package_without_init(p_, ARGS.src)
+    gemm = "transformer_engine.pytorch.cpp_extensions.gemm"
+    if name.endswith(".mhc") and gemm not in sys.modules:
+        # mhc.py imports the C++ GEMM (general_gemm) for its projection's backward, which no
+        # case runs: a stand-in that is never called
+        _package_without_init("transformer_engine.pytorch.cpp_extensions", ARGS.src)
+        _stub_modules([gemm])
+    return importlib.import_module(name)
+
+
+@case("te.cross_entropy_pad_dbias", "transformer_engine")
+def _(dev):
+    """Transformer Engine: the fused cross entropy (forward saving the input and softmax
+    statistics, backward rebuilding the gradient in place; label smoothing, ignore index,
+    mean and per-token losses; fp32 and bf16, 32 warps), the columnwise-scale zero padding
+    (to 128 x 4), and the grouped dbias / dscales reductions (fp32 atomics over row splits)."""
+    torch = torch_mod()
+    ce = _te("transformer_engine.pytorch.triton.cross_entropy")
+    pad = _te("transformer_engine.pytorch.triton.pad")
+    gd = _te("transformer_engine.pytorch.triton.grouped_dbias_dscales")
+    F = torch.nn.functional
+    res, outs = [], []
+    for label, dt, tol, smooth, reduce in (("fp32 mean smooth", torch.float32, 1e-5, 0.1, True),
+                                           ("fp32 per-token", torch.float32, 1e-5, 0.0, False),
+                                           ("bf16 mean", torch.bfloat16, 2e-2, 0.0, True)):
+        B, SQ, V = 2, 5, 3000
+        x = rnd(B, SQ, V, dev=dev, dtype=dt, seed=1, scale=2)
+        t = torch.randint(0, V, (B, SQ), generator=torch.Generator().manual_seed(2)).to(dev)
+        t[0, 3] = -100
+        loss, saved, stats, tgt, nni, rank, ws = ce.cross_entropy_forward(x, t, smooth, reduce, None, -100, False)
+        ref = F.cross_entropy(x.float().view(-1, V), t.view(-1), ignore_index=-100, label_smoothing=smooth,
+                              reduction="mean" if reduce else "none")
+        res.append(close(f"{label} loss", loss.reshape(ref.shape) if reduce else loss, ref if reduce else
+                         ref.view(B, SQ), atol=tol, rtol=tol))  # (the mean comes back as a 1-element tensor)
+        xr = x.float().detach().clone().requires_grad_(True)
+        rl = F.cross_entropy(xr.view(-1, V), t.view(-1), ignore_index=-100, label_smoothing=smooth,
+                             reduction="mean" if reduce else "none")
+        go = torch.tensor(1.5, device=dev) if reduce else rnd(B, SQ, dev=dev, seed=3)
+        rl.backward(go if reduce else go.view(-1))
+        grad = ce.cross_entropy_backward(saved, stats, tgt, nni, go, smooth, reduce, rank, ws, -100)
+        res.append(close(f"{label} grad", grad, xr.grad, atol=tol, rtol=tol))
+        outs += [loss, grad]
+    s_ = rnd(130, 7, dev=dev, seed=4)
+    out = pad.pad_columnwise_scale_inv(s_)
+    want = torch.zeros(256, 8)
+    want[:130, :7] = s_.cpu()
+    res.append(close("pad_columnwise_scale_inv", out, want, atol=0, rtol=0))
+    offs = torch.tensor([0, 100, 100, 333, 400], dtype=torch.int64, device=dev)
+    dy = rnd(400, 300, dev=dev, dtype=torch.bfloat16, seed=5)
+    sc, bias = rnd(400, dev=dev, seed=6), rnd(4, 300, dev=dev, dtype=torch.bfloat16, seed=7)
+    db = gd.compute_grouped_dbias(dy, offs, 4)
+    db2, dsc = gd.compute_grouped_dbias_dscales(dy, sc, bias, offs)
+    groups = [(int(offs[g]), int(offs[g + 1])) for g in range(4)]
+    rdb = torch.stack([dy[a:b].float().sum(0) for a, b in groups])
+    rdb2 = torch.stack([(dy[a:b].float() * sc[a:b, None]).sum(0) for a, b in groups])
+    gid = torch.bucketize(torch.arange(400, device=dev), offs[1:], right=True)
+    rdsc = (dy.float() * bias.float()[gid]).sum(1)
+    res += [close("grouped_dbias", db, rdb, atol=1e-3, rtol=1e-4),
+            close("grouped_dbias_dscales dbias", db2, rdb2, atol=1e-3, rtol=1e-4),
+            close("grouped_dbias_dscales dscales", dsc, rdsc, atol=1e-3, rtol=1e-4)]
+    outs += [out, db, db2, dsc]
+    return res, outs
+
+
+@case("te.mhc", "transformer_engine")
+def _(dev):
+    """Transformer Engine's manifold-constrained hyper-connections (DeepSeek mHC): the
+    log-space Sinkhorn normalization (20 iterations; with the history saved and recomputed
+    for backward; `tl.assume(M > 0 and iters > 0)`), the fused H scaling (sigmoid heads),
+    the n-stream aggregate and the expand-combine (f + bias) H_post + x H_res (ieee dots);
+    forward and backward against torch autograd, fp32; and the projection's forward. On sm_90 its wrappers choose their
+    tensor-descriptor (TMA) paths."""
+    torch = torch_mod()
+    mhc = _te("transformer_engine.pytorch.triton.mhc")
+    res, outs = [], []
+    n, S, B, C = 4, 3, 2, 64
+
+    def sinkhorn_ref(h):
+        f = torch.zeros(*h.shape[:-1], device=h.device)
+        g = torch.zeros_like(f)
+        for _ in range(20):
+            f = -torch.logsumexp(h + g[..., None, :], -1)
+            g = -torch.logsumexp(h + f[..., :, None], -2)
+        return torch.exp(f[..., :, None] + h + g[..., None, :])
+    with _cuda_host(dev):
+        for recompute in (True, False):
+            r, o = compare_fwd_bwd(lambda h: mhc.mhc_fused_sinkhorn(h, n, recompute_hist=recompute), sinkhorn_ref,
+                                   [rnd(S, B, n, n, dev=dev, seed=1)], atol=1e-5, rtol=1e-4, names=["H_res"])
+            res += [(f"sinkhorn recompute={recompute} {c[0]}", c[1], c[2]) for c in r]
+            outs += o
+        M = S * B
+        H = rnd(M, 32, dev=dev, seed=2)
+        alpha, beta = rnd(3, dev=dev, seed=3), rnd(1, 2 * n + n * n, dev=dev, seed=4)
+        ms = rnd(M, dev=dev, seed=5).abs() + 0.5
+
+        def scale_ref(H, alpha, beta):
+            r_ = torch.rsqrt(ms)[:, None]
+            pre = torch.sigmoid(H[:, :n] * alpha[0] * r_ + beta[0, :n])
+            post = 2 * torch.sigmoid(H[:, n:2 * n] * alpha[1] * r_ + beta[0, n:2 * n])
+            resm = H[:, 2 * n:2 * n + n * n] * alpha[2] * r_ + beta[0, 2 * n:]
+            return torch.cat([pre, post, resm], -1)
+        r, o = compare_fwd_bwd(lambda H, a, b: torch.cat(mhc.mhc_fused_scale(H, a, b, ms, n), -1), scale_ref,
+                               [H, alpha, beta], atol=1e-5, rtol=1e-4, names=["H", "alpha", "beta"])
+        res += [(f"scale {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        x = rnd(S, B, C, n, dev=dev, seed=6)
+        hp = rnd(S, B, n, dev=dev, seed=7)
+        r, o = compare_fwd_bwd(lambda x, h: mhc.mhc_fused_aggregate(x, h, n, use_tf32=False),
+                               lambda x, h: (x @ h[..., None])[..., 0], [x, hp], atol=1e-5, rtol=1e-4,
+                               names=["x", "H_pre"])
+        res += [(f"aggregate {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        f_, bias = rnd(S, B, C, dev=dev, seed=8), rnd(C, dev=dev, seed=9)
+        hpost, hres = rnd(S, B, n, dev=dev, seed=10), rnd(S, B, n, n, dev=dev, seed=11)
+        r, o = compare_fwd_bwd(
+            lambda f_, b_, hq, x, hr: mhc.mhc_fused_expand_combine(f_, b_, hq, x, hr, n, use_tf32=False),
+            lambda f_, b_, hq, x, hr: (f_ + b_)[..., None] * hq[..., None, :] + x @ hr,
+            [f_, bias, hpost, x, hres], atol=1e-4, rtol=1e-4, names=["f", "bias", "H_post", "x", "H_res"])
+        res += [(f"expand_combine {c[0]}", c[1], c[2]) for c in r]
+        outs += o
+        # the projection's forward (its backward calls TE's C++ GEMM): H = x phi^T (padded to
+        # 32 columns) and the mean square; plain and split-K, with an RMSNorm weight absorbed
+        xp, phi, nw = rnd(M, n * C, dev=dev, seed=12), rnd(24, n * C, dev=dev, seed=13), rnd(n * C, dev=dev, seed=14)
+        for label, kw in (("", {}), (" split-K", {"use_split_k": True}), (" norm weight", {"norm_weight": nw})):
+            with torch.no_grad():
+                Hp, msq = mhc.mhc_fused_projection(xp, phi, use_tf32=False, **kw)
+            w = phi * (nw if "norm_weight" in kw else 1.0)
+            res += [close(f"projection{label} H", Hp[:, :24], xp @ w.T, atol=1e-4, rtol=1e-4),
+                    close(f"projection{label} ms", msq, xp.pow(2).mean(-1), atol=1e-5, rtol=1e-5)]
+            outs += [Hp, msq]
+    return res, outs
+
+
 # ------------------------------------------------------------------------------------ runner
 
 def run_case(name, fn, dev):
@@ -3772,7 +5586,8 @@ def _keep_ptx(handle, rec, case_name, ptx_path):
 
 
 PROJECT_DIRS = ("liger_kernel", "vllm", "fla", "mamba_ssm", "flash_attn", "sglang", "unsloth", "flag_gems", "bitsandbytes",
-                "torchao")
+                "torchao", "cut_cross_entropy", "sageattention", "flashinfer", "xformers", "gemlite", "deepspeed",
+                "transformer_engine")
 
 
 def main():
