@@ -212,6 +212,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def split_loops_block(x_ptr, q, acc, top, j, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          MASK_LAST: tl.constexpr):
+        # One key block of split_loops (as flash-attn's _attn_fwd_inner): S = Q @ K_j^T, the
+        # last block's accumulator masked by an `if` before the dot when MASK_LAST.
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+        vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
+        s = tl.zeros((BM, BN), dtype=tl.float32)
+        if MASK_LAST:
+            if j + BN == stride:
+                s = tl.where((j + n)[None, :] < stride - 1, s, 7.0)
+        s = tl.dot(q, tl.trans(kb), s)
+        top = tl.maximum(top, tl.max(s, 1))
+        acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+        return acc, top
+
+
+    @tritium.jit
     def split_loops(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                     A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # flash-attn's fwd_prefill shape: the key blocks in two loops, each under an `if`, the
@@ -220,7 +239,6 @@ KERNELS = textwrap.dedent('''
         # carried from one loop into the other through the `if`s' results. Q (BM x BK), then
         # K and V (stride x BK).
         m = tl.arange(0, BM)
-        n = tl.arange(0, BN)
         k = tl.arange(0, BK)
         q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
         acc = tl.zeros((BM, BK), dtype=tl.float32)
@@ -228,21 +246,10 @@ KERNELS = textwrap.dedent('''
         half = stride // BN // 2 * BN
         if half > 0:
             for j in range(0, half, BN):
-                kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
-                vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
-                s = tl.dot(q, tl.trans(kb))
-                top = tl.maximum(top, tl.max(s, 1))
-                acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+                acc, top = split_loops_block(x_ptr, q, acc, top, j, stride, BM, BN, BK, False)
         if stride > half:
             for j in range(half, stride, BN):
-                kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
-                vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
-                s = tl.zeros((BM, BN), dtype=tl.float32)
-                if j + BN == stride:
-                    s = tl.where((j + n)[None, :] < stride - 1, s, 7.0)
-                s = tl.dot(q, tl.trans(kb), s)
-                top = tl.maximum(top, tl.max(s, 1))
-                acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+                acc, top = split_loops_block(x_ptr, q, acc, top, j, stride, BM, BN, BK, True)
         tl.store(out_ptr + m[:, None] * BK + k[None, :], acc + top[:, None])
 ''')
 
