@@ -2289,6 +2289,22 @@ def _(dev):
 
 # --------------------------------------------------------------------------------- unsloth
 
+
+@contextlib.contextmanager
+def _flash_attn_hidden():
+    """`flash_attn` hidden while a project imports (transformers would find the fetched
+    flash_attn, whose CUDA extension is not built), restored afterwards."""
+    hidden = sys.modules.get("flash_attn", "absent")
+    sys.modules["flash_attn"] = None
+    try:
+        yield
+    finally:
+        if hidden == "absent":
+            del sys.modules["flash_attn"]
+        else:
+            sys.modules["flash_attn"] = hidden
+
+
 def _unsloth(name, dev):
     """unsloth's package __init__ patches transformers and needs a GPU; its kernels' modules
     import unsloth.device_type, unsloth_zoo (fetched with it, same release) and transformers.
@@ -2307,16 +2323,8 @@ def _unsloth(name, dev):
         os.environ.get("TMPDIR", "/tmp"), "realk-unsloth-compiled-cache"))
     for p in ("unsloth", "unsloth.kernels"):
         _package_without_init(p, ARGS.src)
-    hidden = sys.modules.get("flash_attn", "absent")
-    sys.modules["flash_attn"] = None
-    try:
-        with _cuda_host(dev):
-            return importlib.import_module(name)
-    finally:
-        if hidden == "absent":
-            del sys.modules["flash_attn"]
-        else:
-            sys.modules["flash_attn"] = hidden
+    with _flash_attn_hidden(), _cuda_host(dev):
+        return importlib.import_module(name)
 
 
 @case("unsloth.swiglu", "unsloth")
@@ -4581,15 +4589,8 @@ def _xformers(name):
     os.environ["XFORMERS_ENABLE_TRITON"] = "1"
     if name in sys.modules:
         return sys.modules[name]
-    hidden = sys.modules.get("flash_attn", "absent")
-    sys.modules["flash_attn"] = None
-    try:
+    with _flash_attn_hidden():
         return importlib.import_module(name)
-    finally:
-        if hidden == "absent":
-            del sys.modules["flash_attn"]
-        else:
-            sys.modules["flash_attn"] = hidden
 
 
 @contextlib.contextmanager
