@@ -68,6 +68,9 @@ void Emitter::emit_elementwise(const ir::Op& op) {
   if (const FragmentLayout* l = frags_.layout(op.result())) return emit_fragment_elementwise(op, *l);
   std::vector<const Regs*> inputs;
   for (const ir::Value* v : op.operands()) inputs.push_back(&get(v));
+  if (op.kind() == OpKind::Cast) {
+    if (std::optional<Regs> widened = fp8_widened_in_pairs(op, *inputs[0])) return set(op.result(), std::move(*widened));
+  }
   // A comparison the facts say is constant over aligned runs of w along the last dimension
   // (`cols < N` with N divisible by 16): in the flat layout registers r .. r + w - 1 (w | r,
   // w | V) hold such a run, so only each run's first register is compared.

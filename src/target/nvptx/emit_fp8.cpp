@@ -6,6 +6,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <cmath>
+#include <optional>
 
 #include "ir/float_format.h"
 #include "support/diagnostics.h"
@@ -49,6 +50,39 @@ llvm::Value* Emitter::float_cast_toward_zero(llvm::Value* a, ScalarKind from, Sc
     default: break;
   }
   internal_error("nvptx", "rtz cast to " + std::string(ir::scalar_name(to)));
+}
+
+std::optional<Regs> Emitter::fp8_widened_in_pairs(const ir::Op& cast, const Regs& in) {
+  const ir::Type* type = cast.result()->type();
+  const ScalarKind from = cast.operand(0)->type()->element()->scalar_kind();
+  const ScalarKind to = type->element()->scalar_kind();
+  if (!type->is_block() || in.uniform || !hardware_fp8(sm_, from) ||
+      (to != ScalarKind::F16 && to != ScalarKind::BF16 && to != ScalarKind::F32)) {
+    return std::nullopt;
+  }
+  const int n = layout_of(type).num_regs();
+  if (n < 2) return std::nullopt;
+  // The instruction converts the two bytes of its operand independently (the low byte to
+  // the low half), so any two registers of a thread share one.
+  const char* text = from == ScalarKind::F8E4NV ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;";
+  llvm::Type* i16 = b_.getInt16Ty();
+  Regs out;
+  for (int r = 0; r < n; r += 2) {
+    llvm::Value* bits = b_.CreateZExt(in.at(r), i16);
+    if (r + 1 < n) bits = b_.CreateOr(bits, b_.CreateShl(b_.CreateZExt(in.at(r + 1), i16), 8));
+    llvm::Value* pair = ptx_unary(text, "=r,h", b_.getInt32Ty(), {bits});
+    for (int k = 0; k < 2 && r + k < n; ++k) {
+      llvm::Value* word = k == 0 ? pair : b_.CreateLShr(pair, 16);
+      llvm::Value* half = b_.CreateBitCast(b_.CreateTrunc(word, i16), b_.getHalfTy());
+      if (to == ScalarKind::F16) {
+        out.values.push_back(half);
+        continue;
+      }
+      llvm::Value* wide = b_.CreateFPExt(half, b_.getFloatTy());  // exact, as is bf16 below
+      out.values.push_back(to == ScalarKind::F32 ? wide : b_.CreateFPTrunc(wide, b_.getBFloatTy()));
+    }
+  }
+  return out;
 }
 
 llvm::Value* Emitter::fp8_to_f32(llvm::Value* bits, ScalarKind kind) {
