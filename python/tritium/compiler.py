@@ -129,13 +129,12 @@ def compile(src, target=None, options=None):
     # Lowering runs here, so the kernel's errors are raised by compile() itself.
     kernel.emit("ir", signature, opts["num_warps"], opts["num_stages"], 0,
                 num_ctas=opts["num_ctas"], debug=opts["debug"])
+    # Triton's handle always has a hash (its cache key; PyTorch files kernels under it): the
+    # kernel's source key, this specialization, the options and the target.
+    import hashlib
+    text = f"{src.fn.cache_key}|{signature}|{sorted(opts.items())}|{sorted(info.items())}"
+    info["key"] = hashlib.sha256(text.encode()).hexdigest()
     info["src"] = src
-    if not info.get("key"):
-        # Triton's handle always has a hash (its cache key; PyTorch files kernels under it):
-        # the kernel's source key, this specialization, the options and the target.
-        import hashlib
-        text = f"{src.fn.cache_key}|{signature}|{sorted(opts.items())}|{info}"
-        info["key"] = hashlib.sha256(text.encode()).hexdigest()
     handle = CompiledKernel(kernel, signature, opts, info)
     if info["backend"] == "cuda":
         handle.asm["ptx"]  # the GPU back end runs now (its errors raised here), kept in asm
