@@ -147,6 +147,11 @@ void register_core_builtins(BuiltinTable& t) {
                   return LValue::constant(ConstValue::type(kind));
                 },
                 /*function=*/false});
+  // tl.core._unwrap_if_constexpr(x): Triton's helper that takes the value out of a constexpr
+  // (PyTorch's inductor calls it in kernels on dtype parameters). tritium's lowering holds
+  // constants as plain values: the argument itself. tl.core only, as get_int_dtype.
+  t.add(Builtin{"_unwrap_if_constexpr", {"o"}, false,
+                [](Lowerer&, const BuiltinArgs& a, const Loc&) { return a.get("o"); }, /*function=*/false});
   t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {
           return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));

@@ -47,10 +47,10 @@ import torch.nn.functional as F  # noqa: E402
 PROGRAMS = []
 
 
-def program(name, tol=None, dynamic=False, train=False):
+def program(name, tol=None, dynamic=False, train=False, config=None):
     def register(fn):
         PROGRAMS.append({"name": name, "make": fn, "tol": tol, "dynamic": dynamic,
-                         "train": train})
+                         "train": train, "config": config or {}})
         return fn
     return register
 
@@ -272,6 +272,258 @@ def _():
     return f, (rnd(17, 33, 9),)
 
 
+@program("max_pool_avg_pool")
+def _():
+    def f(x):
+        return F.max_pool2d(x, 3, stride=2, padding=1), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, 3)
+    return f, (rnd(2, 3, 11, 13),)
+
+
+@program("max_pool_with_indices")
+def _():
+    def f(x):
+        return F.max_pool2d(x, 2, return_indices=True)
+    return f, (rnd(2, 3, 8, 10),)
+
+
+@program("upsample_interpolate", tol=1e-5)
+def _():
+    def f(x):
+        return (F.interpolate(x, scale_factor=2, mode="nearest"),
+                F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=False))
+    return f, (rnd(1, 2, 5, 6),)
+
+
+@program("bucketize_searchsorted")
+def _():
+    def f(x, b):
+        return torch.bucketize(x, b), torch.searchsorted(b, x, right=True)
+    return f, (rnd(50), torch.linspace(-2, 2, 9))
+
+
+@program("nll_loss_argmax_onehot")
+def _():
+    def f(logp, tgt):
+        return F.nll_loss(logp, tgt), F.one_hot(logp.argmax(-1), 12).sum(0)
+    tgt = torch.randint(0, 12, (10,), generator=torch.Generator().manual_seed(6))
+    return f, (torch.log_softmax(rnd(10, 12), -1), tgt)
+
+
+@program("split_full_reduction", tol=1e-4)
+def _():
+    def f(x):
+        return x.sum(), x.abs().amax(), (x * x).mean()
+    return f, (rnd(300000,),)
+
+
+@program("multi_output_reduction_fusion", tol=1e-4)
+def _():
+    def f(x, y):
+        s = x.sum(1, keepdim=True)
+        m = x.amax(1, keepdim=True)
+        return (x - m).exp() / s, (y * x).sum(1), x.min(1).indices
+    return f, (rnd(20, 70), rnd(20, 70))
+
+
+@program("where_masked_scalar_ops")
+def _():
+    def f(x, m):
+        return torch.where(m, x, 0.5) + x.masked_fill(~m, -1).cumsum(0), x.nan_to_num(0, 1, -1)
+    x = rnd(40)
+    x[3] = float("nan")
+    x[5] = float("inf")
+    return f, (x, x > 0)
+
+
+@program("int64_large_strides")
+def _():
+    def f(x):
+        return x[:, ::3].float() * 2, x.to(torch.int32) + 1
+    g = torch.Generator().manual_seed(7)
+    return f, (torch.randint(-2**40, 2**40, (6, 30), generator=g),)
+
+
+@program("bool_any_all_reductions")
+def _():
+    def f(x):
+        return (x > 0).all(1), (x > 1).any(0), (x > 0).sum(1), x.count_nonzero(0)
+    return f, (rnd(10, 17),)
+
+
+@program("rand_dropout_stats")
+def _():
+    # random numbers: Inductor's own Philox streams differ from eager's; compare statistics
+    def f(x):
+        return F.dropout(x, 0.5, training=True)
+
+    class Stats:
+        def __call__(self, x):
+            y = f(x)
+            keep = (y != 0).float().mean()
+            return (keep - 0.5).abs() < 0.05, torch.where(y != 0, y, 2 * x).eq(2 * x).all()
+    return Stats(), (rnd(4000).abs() + 0.1,)
+
+
+@program("gru_like_pointwise_mix", tol=1e-5)
+def _():
+    def f(x, h, w):
+        g = x @ w
+        r, z, n = g.chunk(3, dim=-1)
+        r, z = torch.sigmoid(r), torch.sigmoid(z)
+        n = torch.tanh(n + r * h)
+        return (1 - z) * n + z * h
+    return f, (rnd(6, 16), rnd(6, 8), rnd(16, 24, scale=0.3))
+
+
+@program("fp16_reductions_bf16_math", tol=2e-2)
+def _():
+    def f(x):
+        h = x.half()
+        b = x.to(torch.bfloat16)
+        return h.sum(1), h.amax(0), torch.exp(b).mean(1), F.layer_norm(h, (h.shape[-1],))
+    return f, (rnd(16, 64),)
+
+
+@program("cooperative_reduction", tol=1e-4, config={"triton.cooperative_reductions": True})
+def _():
+    def f(x):
+        return x.sum(-1), x.amax(-1)
+    return f, (rnd(2, 40000),)
+
+
+@program("combo_kernels", config={"combo_kernels": True})
+def _():
+    def f(a, b, c):
+        return a.sin() + 1, b.cos() * 2, c.sum(1)
+    return f, (rnd(40), rnd(33, 5), rnd(7, 30))
+
+
+@program("max_autotune_pointwise", config={"max_autotune_pointwise": True})
+def _():
+    def f(x, y):
+        return (x * y + 1).relu().sum(0)
+    return f, (rnd(64, 48), rnd(64, 48))
+
+
+@program("coordinate_descent_tuning", config={"coordinate_descent_tuning": True})
+def _():
+    def f(x):
+        return torch.softmax(x, -1) * 2
+    return f, (rnd(8, 200),)
+
+
+@program("mm_triton_template", tol=1e-4,
+         config={"max_autotune_gemm": True, "max_autotune_gemm_backends": "TRITON",
+                 "benchmark_template_fusion": False})
+def _():
+    def f(a, b, bias):
+        return torch.relu(a @ b + bias)
+    return f, (rnd(32, 64), rnd(64, 48), rnd(48))
+
+
+@program("bmm_triton_template", tol=1e-4,
+         config={"max_autotune_gemm": True, "max_autotune_gemm_backends": "TRITON",
+                 "benchmark_template_fusion": False})
+def _():
+    def f(a, b):
+        return torch.bmm(a, b) * 0.5
+    return f, (rnd(2, 16, 32), rnd(2, 32, 16))
+
+
+@program("transformer_block_train", tol=1e-4, train=True)
+def _():
+    def f(x, wq, wk, wv, wo, g):
+        h = F.rms_norm(x, (x.shape[-1],), g)
+        q, k, v = h @ wq, h @ wk, h @ wv
+        s = torch.softmax(q @ k.transpose(-1, -2) / 4.0, -1)
+        return x + F.silu(s @ v) @ wo
+    return f, (rnd(8, 16), rnd(16, 16, scale=0.3), rnd(16, 16, scale=0.3), rnd(16, 16, scale=0.3),
+               rnd(16, 16, scale=0.3), rnd(16))
+
+
+@program("split_scan_cumsum", tol=1e-3)
+def _():
+    # a long 1-D scan: Inductor splits it over programs chained by a decoupled look-back
+    # (triton_helpers.exclusive_scan_decoupled_lookback: atomics and a spin on flags)
+    def f(x):
+        return torch.cumsum(x, 0)
+    return f, (rnd(300000, scale=0.01),)
+
+
+@program("split_scan_int64")
+def _():
+    def f(x):
+        return torch.cumsum(x, 0)
+    g = torch.Generator().manual_seed(8)
+    return f, (torch.randint(-1000, 1000, (200000,), generator=g),)
+
+
+@program("fp8_casts")
+def _():
+    def f(x):
+        a = x.to(torch.float8_e4m3fn)
+        b = x.to(torch.float8_e5m2)
+        return a.float() * 2, b.float() + 1, a
+    return f, (rnd(64, scale=4.0),)
+
+
+@program("nextafter_fmax_frexp_pow", tol=1e-6)
+def _():
+    def f(x, y, n):
+        m, e = torch.frexp(x)
+        return torch.nextafter(x, y), torch.fmax(x, y), m, e, torch.pow(n, 3), n.abs() ** n.clamp(0, 4)
+    g = torch.Generator().manual_seed(9)
+    x = rnd(50)
+    x[2] = float("nan")
+    return f, (x, rnd(50), torch.randint(-5, 5, (50,), generator=g))
+
+
+@program("rand_in_graph")
+def _():
+    def f(x):
+        r = torch.rand_like(x)
+        n = torch.randn_like(x)
+        i = torch.randint(0, 10, x.shape)
+        return ((r >= 0) & (r < 1)).all(), (n.mean().abs() < 0.1), ((i >= 0) & (i < 10)).all()
+    return f, (rnd(20000),)
+
+
+@program("negative_index_wrap")
+def _():
+    def f(x, idx):
+        return x[idx].sum(1) + x[:, idx].sum(0)
+    return f, (rnd(9, 9), torch.tensor([-1, 0, -9, 4]))
+
+
+@program("dynamic_reduction_shapes", dynamic=True, tol=1e-4)
+def _():
+    def f(x):
+        return torch.softmax(x, -1), F.layer_norm(x, (x.shape[-1],)), x.cumsum(-1)
+    return f, (rnd(5, 3001),)
+
+
+@program("conv_bn_relu_pointwise", tol=1e-4)
+def _():
+    def f(x, w, mean, var, g, b):
+        y = F.conv2d(x, w, padding=1)
+        return F.relu(F.batch_norm(y, mean, var, g, b, training=False))
+    return f, (rnd(2, 3, 8, 8), rnd(4, 3, 3, 3), rnd(4), rnd(4).abs() + 0.5, rnd(4), rnd(4))
+
+
+@program("batch_norm_train", tol=1e-4, train=True)
+def _():
+    def f(x, g, b):
+        return F.batch_norm(x, None, None, g, b, training=True)
+    return f, (rnd(8, 6, 5, 5), rnd(6), rnd(6))
+
+
+@program("complex_views_stack")
+def _():
+    def f(x, y):
+        return torch.stack([x, y], -1).flatten(-2) * 2, torch.view_as_real(torch.complex(x, y)) + 1
+    return f, (rnd(10, 6), rnd(10, 6))
+
+
 # ------------------------------------------------------------------------------ driver
 
 def _compare(got, want, tol):
@@ -332,7 +584,8 @@ def run_program(p):
         got = (out_c.detach(), [x.grad for x in xs_c if x.is_floating_point()])
     else:
         want = fn(*inputs)
-        got = torch.compile(fn, dynamic=p["dynamic"])(*inputs)
+        with torch._inductor.config.patch(p["config"]):
+            got = torch.compile(fn, dynamic=p["dynamic"])(*inputs)
     kernels = [name for name, _ in SOURCES[before:]]
     return _compare(got, want, p["tol"]), kernels
 

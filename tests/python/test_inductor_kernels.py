@@ -137,6 +137,35 @@ def test_get_int_dtype_errors_are_located():
         not_in_tl[(1,)](np.zeros(1, np.int32))
 
 
+# -- tl.core._unwrap_if_constexpr in a kernel (Inductor's split scan: pack_value_flag /
+# unpack_value take dtypes as plain parameters and unwrap them) -----------------------------
+
+@tritium.jit
+def _unpack(pack, DTYPE_VALUE, DTYPE_VALUE_AS_UINT):
+    DTYPE_VALUE = tl.core._unwrap_if_constexpr(DTYPE_VALUE)
+    DTYPE_VALUE_AS_UINT = tl.core._unwrap_if_constexpr(DTYPE_VALUE_AS_UINT)
+    bitwidth = DTYPE_VALUE_AS_UINT.primitive_bitwidth
+    return (pack >> bitwidth).to(DTYPE_VALUE_AS_UINT).to(DTYPE_VALUE, bitcast=True)
+
+
+@tritium.jit
+def pack_unpack(x_ptr, out_ptr, N: tl.constexpr, AS_UINT: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    AS = tl.core._unwrap_if_constexpr(AS_UINT)
+    pack = (x.to(AS, bitcast=True).to(tl.uint64) << AS.primitive_bitwidth) | 1
+    tl.store(out_ptr + tl.arange(0, N), _unpack(pack, x.dtype, AS_UINT))
+
+
+def test_unwrap_if_constexpr_in_a_kernel_and_on_the_host():
+    x = np.array([1.5, -2.0, 0.25, 7.0], np.float32)
+    out = np.zeros(4, np.float32)
+    pack_unpack[(1,)](x, out, N=4, AS_UINT=tl.uint32)
+    np.testing.assert_array_equal(out, x)
+    assert tl.core._unwrap_if_constexpr(tl.constexpr(3)) == 3
+    assert tl.core._unwrap_if_constexpr([tl.constexpr(1), (tl.constexpr(2), 5)]) == [1, (2, 5)]
+    assert tl.core._unwrap_if_constexpr(tl.float16) is tl.float16
+
+
 # -- Triton's registry and compile entry points as Inductor uses them ------------------------
 
 def test_make_backend_and_cpu_backend(as_triton):
