@@ -524,6 +524,36 @@ def _():
     return f, (rnd(10, 6), rnd(10, 6))
 
 
+@program("mm_fp16_template", tol=2e-2,
+         config={"max_autotune_gemm": True, "max_autotune_gemm_backends": "TRITON",
+                 "benchmark_template_fusion": False})
+def _():
+    def f(a, b):
+        return (a @ b).relu()
+    return f, (rnd(64, 32, dtype=torch.float16), rnd(32, 64, dtype=torch.float16))
+
+
+@program("mm_persistent_tma_template", tol=2e-2,
+         config={"max_autotune_gemm": True, "max_autotune_gemm_backends": "TRITON",
+                 "benchmark_template_fusion": False, "triton.enable_persistent_tma_matmul": True})
+def _():
+    def f(a, b):
+        return a @ b
+    return f, (rnd(128, 64, dtype=torch.bfloat16), rnd(64, 128, dtype=torch.bfloat16))
+
+
+@program("flex_attention", tol=1e-4)
+def _():
+    from torch.nn.attention.flex_attention import flex_attention
+
+    def causal(score, b, h, q_idx, kv_idx):
+        return torch.where(q_idx >= kv_idx, score, -float("inf"))
+
+    def f(q, k, v):
+        return flex_attention(q, k, v, score_mod=causal)
+    return f, (rnd(1, 2, 128, 16), rnd(1, 2, 128, 16), rnd(1, 2, 128, 16))
+
+
 # ------------------------------------------------------------------------------ driver
 
 def _compare(got, want, tol):

@@ -255,7 +255,8 @@ def test_compiled_kernel_run_as_inductor_launches(as_triton):
     assert isinstance(binary.hash, str) and len(binary.hash) == 64
     assert binary.metadata.num_warps == 2 and binary.function is None
     # an equal compile has the same hash; another specialization another
-    again = triton.compile(ASTSource(scale_kernel, dict(src.signature), {"BLOCK": 16}),
+    again = triton.compile(ASTSource(scale_kernel, dict(src.signature), {"BLOCK": 16},
+                                     {(0,): [["tt.divisibility", 16]]}),
                            target=GPUTarget("cpu", "", 32),
                            options={"num_warps": 2, "num_stages": 1, "debug": True})
     assert again.hash == binary.hash
@@ -270,6 +271,19 @@ def test_compiled_kernel_run_as_inductor_launches(as_triton):
     # hooks, then every argument (constexprs included)
     binary.run(3, 1, 1, 0, binary.function, binary.metadata, None, None, None, x, out, 40, 16)
     np.testing.assert_array_equal(out, x * 3)
+
+
+def test_ast_source_attrs_give_divisibility(as_triton):
+    # Inductor passes Triton's alignment hints as attrs: {(0,): [["tt.divisibility", 16]]}
+    from triton.compiler.compiler import ASTSource
+    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    hints = {(0,): [["tt.divisibility", 16]], (2,): [["tt.divisibility", 16]],
+             (1,): [["tt.pointer_range", 32]]}
+    assert ASTSource(scale_kernel, sig, {"BLOCK": 64}, hints).signature_text() == \
+        "*fp32:16, *fp32, i32:16, BLOCK=64"
+    assert ASTSource(scale_kernel, sig, {"BLOCK": 64}, {"out_ptr": [["tt.divisibility", 16]]}) \
+        .signature_text() == "*fp32, *fp32:16, i32, BLOCK=64"
+    assert ASTSource(scale_kernel, sig, {"BLOCK": 64}).signature_text() == "*fp32, *fp32, i32, BLOCK=64"
 
 
 def test_compiled_kernel_run_calls_the_launch_hooks(as_triton):
