@@ -11,7 +11,7 @@ a "cpu" backend whose kernels run in tritium's interpreter (TRITIUM_INTERPRET=1)
 generated kernel is edited.
 
     PYTHONPATH=python /work/tsuite-venv/bin/python tests/inductor/run_inductor.py \
-        [-k SUBSTR ...] [--gpu-compile sm_90] [--save-kernels DIR] [--json OUT]
+        [-k SUBSTR ...] [--gpu-compile sm_90] [--save-kernels DIR] [--json OUT] [--dynamic]
 
 --gpu-compile  each specialization a program launched is compiled to PTX for these
                architectures in a forked process and assembled by ptxas
@@ -626,7 +626,12 @@ def main():
     ap.add_argument("--gpu-compile", default=None, metavar="ARCHS")
     ap.add_argument("--save-kernels", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--dynamic", action="store_true",
+                    help="compile every program with dynamic=True (symbolic sizes)")
     args = ap.parse_args()
+    if args.dynamic:
+        for p in PROGRAMS:
+            p["dynamic"] = True
 
     import torch._inductor.config as cfg
     cfg.cpu_backend = "triton"
