@@ -554,6 +554,41 @@ def _():
     return f, (rnd(1, 2, 128, 16), rnd(1, 2, 128, 16), rnd(1, 2, 128, 16))
 
 
+import triton  # noqa: E402  (tritium, under the alias)
+import triton.language as tl  # noqa: E402
+
+
+@triton.jit
+def _user_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}, num_warps=2)],
+                 key=["n"])
+@triton.jit
+def _user_scale_kernel(x_ptr, out_ptr, n, s, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * s, mask=m)
+
+
+@program("user_triton_kernels_in_graph")
+def _():
+    # user @triton.jit and @triton.autotune kernels called inside a compiled function:
+    # Inductor wraps them (triton_kernel_wrap) and fuses its own kernels around them
+    def f(x, y):
+        z = x * 2
+        out = torch.empty_like(z)
+        n = z.numel()
+        _user_add_kernel[(triton.cdiv(n, 64),)](z, y, out, n, BLOCK=64)
+        o2 = torch.empty_like(out)
+        _user_scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](out, o2, n, 3.0)
+        return o2.relu() + 1
+    return f, (rnd(100), rnd(100))
+
+
 # ------------------------------------------------------------------------------ driver
 
 def _compare(got, want, tol):

@@ -407,3 +407,41 @@ def test_torch_compile_runs_inductor_kernels_in_the_interpreter(tmp_path):
     for name in ("pointwise", "layer_norm", "softmax_looped", "var_mean", "cumsum", "sort",
                  "gather_embedding"):
         assert f"ok {name}" in out
+
+
+def test_torch_compile_with_user_triton_kernels(tmp_path):
+    # user @triton.jit / @triton.autotune kernels inside a compiled function: Inductor wraps
+    # them (reading JITFunction and Autotuner attributes) and launches them with its kernels
+    out = _run_with_torch(tmp_path, """
+        import triton.language as tl
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m),
+                     mask=m)
+
+        @triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})],
+                         key=["n"])
+        @triton.jit
+        def scale_kernel(x_ptr, out_ptr, n, s, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * s, mask=m)
+
+        def f(x, y):
+            z = x * 2
+            out = torch.empty_like(z)
+            n = z.numel()
+            add_kernel[(triton.cdiv(n, 64),)](z, y, out, n, BLOCK=64)
+            o2 = torch.empty_like(out)
+            scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](out, o2, n, 3.0)
+            return o2.relu() + 1
+
+        g = torch.Generator().manual_seed(1)
+        x, y = torch.randn(100, generator=g), torch.randn(100, generator=g)
+        torch.testing.assert_close(torch.compile(f)(x, y), f(x, y))
+        print("user kernels ok")
+    """)
+    assert "user kernels ok" in out
