@@ -13,7 +13,8 @@ Ops run in batches, each batch in a child process (a crash loses one op, recorde
   mismatch  compiled, different from eager
   error     torch.compile raised; `tritium` when the exception came from tritium (its
             modules in the traceback or its error classes), else `torch`
-  nokernel  compiled and equal, but Inductor made no Triton kernel (extern call / fallback)
+  nokernel  compiled and equal, but no Triton kernel was launched (Inductor called an
+            extern/ATen op, or the result needed no kernel: a view, a constant)
   skip      eager itself raised on the sample
   random    a mismatch of an op whose result is random or uninitialized (empty*, rand*,
             dropout, bernoulli, ...): not compared
@@ -91,6 +92,13 @@ def child(names, dtype_name, nsamples, out_path, timeout):
         compiled.append(src.fn.__name__)
         return original(src, target=target, options=options)
     compiler.compile = tritium.compile = counting
+    launched = []
+    run = tritium.compiled.CompiledKernel.run
+
+    def counting_run(self, *args):
+        launched.append(self.name)
+        return run(self, *args)
+    tritium.compiled.CompiledKernel.run = counting_run
 
     class Timeout(Exception):
         pass
@@ -119,6 +127,7 @@ def child(names, dtype_name, nsamples, out_path, timeout):
                 print(json.dumps(rec), file=out, flush=True)
                 continue
             before = len(compiled)
+            launches_before = len(launched)
             signal.alarm(timeout)
             try:
                 fn = torch.compile(lambda: op(s.input, *s.args, **s.kwargs), fullgraph=False)
@@ -127,7 +136,7 @@ def child(names, dtype_name, nsamples, out_path, timeout):
                 try:
                     torch.testing.assert_close(got, want, equal_nan=True, check_dtype=True,
                                                atol=1e-4, rtol=1e-4)
-                    rec["status"] = "ok" if len(compiled) > before else "nokernel"
+                    rec["status"] = "ok" if len(launched) > launches_before else "nokernel"
                 except Exception as e:  # noqa: BLE001
                     status = "random" if name.startswith(RANDOM_PREFIXES) else "mismatch"
                     if status == "mismatch" and dtype in (torch.float16, torch.bfloat16) and \
@@ -144,6 +153,7 @@ def child(names, dtype_name, nsamples, out_path, timeout):
                            reason=f"{type(e).__name__}: {str(e).strip()[:300]}",
                            traceback=tb[-1500:])
             rec["kernels"] = len(compiled) - before
+            rec["launches"] = len(launched) - launches_before
             print(json.dumps(rec), file=out, flush=True)
     out.close()
 
@@ -216,7 +226,8 @@ def summarize(path):
     status = Counter(r["status"] if r["status"] != "error" else f"error ({r.get('side')})" for r in recs)
     ops = {r["op"] for r in recs}
     print(f"{len(ops)} ops, {len(recs)} samples: " + ", ".join(f"{k} {v}" for k, v in sorted(status.items())))
-    print(f"Triton kernels compiled: {sum(r.get('kernels', 0) for r in recs)}")
+    print(f"Triton kernels compiled: {sum(r.get('kernels', 0) for r in recs)}, launches: "
+          f"{sum(r.get('launches', 0) for r in recs)}")
     for r in recs:
         if r["status"] == "mismatch" or (r["status"] in ("error", "crash") and
                                          r.get("side", "tritium") == "tritium"):
