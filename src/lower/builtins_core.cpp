@@ -149,8 +149,9 @@ void register_core_builtins(BuiltinTable& t) {
                 /*function=*/false});
   // tl.core._unwrap_if_constexpr(x): Triton's helper that takes the value out of a constexpr
   // (PyTorch's inductor calls it in kernels on dtype parameters). tritium's lowering holds
-  // constants as plain values: the argument itself. tl.core only, as get_int_dtype.
-  t.add(Builtin{"_unwrap_if_constexpr", {"o"}, false,
+  // constants as plain values: the argument itself. tl.core only, as get_int_dtype; the
+  // registry's name has no leading underscore (the registry's names are public).
+  t.add(Builtin{"unwrap_if_constexpr", {"o"}, false,
                 [](Lowerer&, const BuiltinArgs& a, const Loc&) { return a.get("o"); }, /*function=*/false});
   t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {
