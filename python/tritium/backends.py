@@ -8,9 +8,15 @@ whether Triton can run its kernels (one backend whose driver is active). Without
 module neither works under ``python -m tritium``.
 
 tritium compiles through its own C++ pipeline, not through Triton's backend plugins: the
-registry holds one entry, "nvidia", whose ``driver`` answers ``is_active()`` as
-``triton.runtime.driver.active`` does (True: tritium runs kernels on the GPU, else in its
-interpreter) and whose ``compiler`` is a ``BaseBackend`` that cannot be constructed.
+registry holds two entries. "nvidia": its ``driver`` answers ``is_active()`` as tritium's
+own driver does (True: tritium runs kernels on the GPU, else in its interpreter), and an
+instance of it (what PyTorch's ``set_driver_to_gpu`` makes active) answers every question
+as tritium's own driver. "cpu": tritium's interpreter as Triton's CPU backend (triton-cpu)
+stands, so PyTorch's inductor with ``cpu_backend = "triton"`` generates Triton kernels for
+CPU tensors and runs them in the interpreter; its driver (``driver.CPUDriver``) names the
+target "cpu" and is active only once made so (``driver.set_active(CPUDriver())``), so the
+registry still has one active driver. Each ``compiler`` is a ``BaseBackend`` that cannot be
+constructed (``triton.compiler.compiler.make_backend`` answers for a target).
 ``AttrsDescriptor`` is absent, as in Triton 3.6, so PyTorch takes its current-Triton path.
 """
 
@@ -35,16 +41,17 @@ class BaseBackend:
 
 class DriverBase:
     """Triton's driver base class (``triton.backends.driver.DriverBase``): the registry's
-    driver is this class; its questions are answered by ``triton.runtime.driver.active``."""
+    driver is this class; its questions are answered by tritium's own driver."""
 
     @classmethod
     def is_active(cls):
         from .driver import driver
-        return bool(driver.active.is_active())
+        return bool(driver.default.is_active())
 
     def __getattr__(self, name):
+        # tritium's own driver: an instance of this class may itself be driver.active
         from .driver import driver
-        return getattr(driver.active, name)
+        return getattr(driver.default, name)
 
 
 class Backend:
@@ -61,7 +68,12 @@ class Backend:
 
 
 # Triton's {name: Backend} of installed backends.
-backends = {"nvidia": Backend(BaseBackend, DriverBase)}
+def _cpu_driver():
+    from .driver import CPUDriver
+    return CPUDriver
+
+
+backends = {"nvidia": Backend(BaseBackend, DriverBase), "cpu": Backend(BaseBackend, _cpu_driver())}
 
 import sys as _sys  # noqa: E402
 

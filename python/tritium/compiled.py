@@ -9,7 +9,7 @@ only in Triton's compiler (``ttir``, ``ttgir``) are absent rather than faked.
 
 from collections.abc import Mapping
 
-__all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget", "triton_key"]
+__all__ = ["CompiledKernel", "KernelMetadata", "GPUTarget", "make_backend", "triton_key"]
 
 _STAGES = {"ir": "ir-opt", "gpu-ir": "gpu-ir", "llir": "llvm", "ptx": "ptx", "cubin": "cubin"}
 
@@ -130,6 +130,10 @@ class CompiledKernel:
         self.n_max_threads = info.get("n_max_threads")
         self.device = info.get("device")  # the GPU ordinal it is loaded on (None: interpreter)
         self.asm = _Asm(self)
+        self.src = info.get("src")  # the ASTSource triton.compile was given (else None)
+        self.function = None  # Triton's CUfunction handle: tritium's launcher holds its own
+        self.shared = self.metadata.shared
+        self.num_warps = self.metadata.num_warps
 
     @property
     def kernel(self):
@@ -159,6 +163,39 @@ class CompiledKernel:
             return self._kernel.launch(grid, args, {}, launch_options)
 
         return runner
+
+    def run(self, grid_0, grid_1, grid_2, stream, function, metadata, launch_metadata,
+            launch_enter_hook, launch_exit_hook, *args):
+        """Triton's launcher entry (``CompiledKernel.run``), as PyTorch's inductor calls it:
+        the grid, the stream, the handle's function and metadata (unused: tritium launches
+        its own), the launch metadata given to the hooks, then all the kernel's arguments
+        in order, constexprs included."""
+        options = dict(self._options)
+        if options.get("enable_fp_fusion", -1) == -1:
+            options.pop("enable_fp_fusion", None)
+        if not options.get("maxnreg"):
+            options.pop("maxnreg", None)
+        if stream:
+            options["stream"] = stream
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        self._kernel.launch((grid_0, grid_1, grid_2), args, {}, options)
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
+
+    def launch_metadata(self, grid, stream, *args):
+        """Triton's ``launch_metadata``: None unless a launch-enter hook is set; then a
+        LazyDict of name, function and stream, plus what the kernel's `launch_metadata=`
+        function gives for (grid, metadata, the named arguments)."""
+        from . import knobs
+        if not knobs.runtime.launch_enter_hook:
+            return None
+        from .jit import LazyDict
+        result = LazyDict({"name": self.name, "function": self.function, "stream": stream})
+        fn = getattr(self.src, "fn", None)
+        if fn is not None and getattr(fn, "launch_metadata", None) is not None:
+            result.add(fn.launch_metadata, (grid, self.metadata, dict(zip(fn.arg_names, args))))
+        return result
 
     def _emit(self, stage):
         if stage == "cubin" and self.device is None:
@@ -231,6 +268,71 @@ def _make(kernel, signature, options, info):
     """Called by the C++ launcher (kernel_binding.cpp) the first time a specialization is
     launched with these options."""
     return CompiledKernel(kernel, signature, options, info)
+
+
+class BackendOptions:
+    """What ``make_backend(target).parse_options(opts)`` returns: Triton's compile options
+    for the target, as attributes (``__dict__`` is the dict Triton's options give)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"BackendOptions({inner})"
+
+
+class Backend:
+    """``triton.compiler.compiler.make_backend(target)``: the compiler of one target as
+    PyTorch's inductor asks it — ``hash()`` (mixed into its cache keys with triton_key())
+    and ``parse_options(opts)`` (the options a compile of that target takes, defaults filled
+    in; ``supported_fp8_dtypes`` as Triton's NVIDIA backend gives them for the arch, all of
+    them in the interpreter). tritium compiles through its own pipeline, not through this
+    object."""
+
+    def __init__(self, target):
+        self.target = target
+        self.binary_ext = "cubin" if target.backend == "cuda" else "interp"
+
+    def hash(self):
+        return f"tritium-{self.target.backend}-{self.target.arch}"
+
+    def parse_options(self, opts):
+        arch = self.target.arch if isinstance(self.target.arch, int) else 0
+        fp8 = ("fp8e5", "fp8e4b15")
+        if self.target.backend != "cuda" or arch >= 89:
+            fp8 = fp8 + ("fp8e4nv",)
+        fields = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None,
+                  "enable_fp_fusion": True, "launch_cooperative_grid": False,
+                  "launch_pdl": False, "debug": False, "sanitize_overflow": False,
+                  "extern_libs": None, "supported_fp8_dtypes": fp8,
+                  "deprecated_fp8_dot_operand_dtypes": (), "default_dot_input_precision": "tf32",
+                  "allowed_dot_input_precisions": ("tf32", "tf32x3", "ieee"),
+                  "arch": self.target.arch, "backend_name": self.target.backend}
+        fields.update({k: v for k, v in dict(opts or {}).items() if k in fields})
+        return BackendOptions(**fields)
+
+    def __repr__(self):
+        return f"<tritium backend for {self.target!r}>"
+
+
+def make_backend(target):
+    """Triton's ``make_backend(target)``: the backend of a GPUTarget ("cuda", or "cpu" /
+    "interpreter" for tritium's interpreter). Other backends are a RuntimeError, as in Triton
+    when no installed backend supports the target."""
+    if getattr(target, "backend", None) not in ("cuda", "cpu", "interpreter"):
+        raise RuntimeError(f"No backend available for target {target!r}: tritium compiles for "
+                           "NVIDIA GPUs ('cuda') and its interpreter ('cpu')")
+    return Backend(target)
+
+
+def __getattr__(name):
+    # triton.compiler.compiler also holds ASTSource and compile (tritium.compiler, which
+    # imports this module: read lazily).
+    if name in ("ASTSource", "compile"):
+        from . import compiler
+        return getattr(compiler, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def triton_key():

@@ -12,11 +12,11 @@ tritium: compile() says so.
 """
 
 from . import errors
-from .compiled import CompiledKernel, GPUTarget
+from .compiled import CompiledKernel, GPUTarget, make_backend, triton_key
 from .errors import CompilationError, CompileTimeAssertionFailure
 
 __all__ = ["ASTSource", "CompiledKernel", "CompilationError", "CompileTimeAssertionFailure",
-           "GPUTarget", "compile", "errors"]
+           "GPUTarget", "compile", "errors", "make_backend", "triton_key"]
 
 # Triton's signature type names that tritium spells differently.
 _TYPE_NAMES = {"i1": "i1", "int1": "i1", "bool": "i1"}
@@ -26,7 +26,10 @@ class ASTSource:
     """A @jit kernel and its specialization: `signature` maps parameter names (or
     positions) to Triton's type strings ("i32", "fp16", "*fp32", "constexpr", ...);
     `constexprs` maps names (or positions, or 1-tuples of positions) to the constant
-    values; `attrs` (Triton's alignment hints) is accepted and unused."""
+    values; `attrs` maps parameter positions (1-tuples, as Triton keys them) to Triton's
+    attribute lists: ``[["tt.divisibility", 16]]`` on a pointer or integer parameter
+    specializes it as divisible by 16 (``*fp32:16``), as a launch with such an argument
+    would (PyTorch's inductor passes these); other attributes are accepted and unused."""
 
     def __init__(self, fn, signature, constexprs=None, attrs=None):
         from .jit import JITFunction
@@ -37,6 +40,16 @@ class ASTSource:
         self.signature = {_param_name(names, k): v for k, v in dict(signature).items()}
         self.constexprs = {_param_name(names, k): v for k, v in dict(constexprs or {}).items()}
         self.attrs = attrs or {}
+        self._divisible = set()
+        for key, entries in dict(self.attrs).items():
+            if isinstance(key, tuple) and len(key) == 1:
+                key = key[0]
+            if not isinstance(key, (int, str)):
+                continue  # an element of a tuple parameter: not specialized here
+            name = _param_name(names, key)
+            for entry in entries or ():
+                if tuple(entry) == ("tt.divisibility", 16):
+                    self._divisible.add(name)
         unknown = [k for k in list(self.signature) + list(self.constexprs) if k not in names]
         if unknown:
             raise TypeError(f"ASTSource: {fn.__name__} has no parameter {unknown[0]!r} "
@@ -57,7 +70,11 @@ class ASTSource:
                 if ty == "constexpr":
                     raise TypeError(f"ASTSource: {name} is 'constexpr' in the signature but has "
                                     "no value in constexprs")
-                parts.append(_TYPE_NAMES.get(ty, ty))
+                ty = _TYPE_NAMES.get(ty, ty)
+                if name in self._divisible and ":" not in ty and (
+                        ty.startswith("*") or ty in ("i32", "i64", "u32", "u64")):
+                    ty += ":16"
+                parts.append(ty)
             else:
                 param = self.fn.params[i]
                 if param.has_default:
@@ -129,6 +146,12 @@ def compile(src, target=None, options=None):
     # Lowering runs here, so the kernel's errors are raised by compile() itself.
     kernel.emit("ir", signature, opts["num_warps"], opts["num_stages"], 0,
                 num_ctas=opts["num_ctas"], debug=opts["debug"])
+    # Triton's handle always has a hash (its cache key; PyTorch files kernels under it): the
+    # kernel's source key, this specialization, the options and the target.
+    import hashlib
+    text = f"{src.fn.cache_key}|{signature}|{sorted(opts.items())}|{sorted(info.items())}"
+    info["key"] = hashlib.sha256(text.encode()).hexdigest()
+    info["src"] = src
     handle = CompiledKernel(kernel, signature, opts, info)
     if info["backend"] == "cuda":
         handle.asm["ptx"]  # the GPU back end runs now (its errors raised here), kept in asm

@@ -12,7 +12,7 @@ import os
 
 from .compiled import GPUTarget
 
-__all__ = ["driver", "set_allocator", "INTERPRETER_PROPERTIES"]
+__all__ = ["driver", "set_allocator", "CPUDriver", "INTERPRETER_PROPERTIES"]
 
 # What get_device_properties returns when kernels run in the interpreter.
 INTERPRETER_PROPERTIES = {
@@ -145,6 +145,29 @@ class _ActiveDriver:
         return True
 
 
+class CPUDriver(_ActiveDriver):
+    """The driver of the registry's "cpu" backend (triton.backends.backends["cpu"]): the
+    interpreter as Triton's CPU backend. Its target is GPUTarget("cpu", 0, 32) and its torch
+    device the CPU; it is active while it is ``driver.active``."""
+
+    @classmethod
+    def is_active(cls):
+        return isinstance(driver.active, cls)
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_target(self):
+        return GPUTarget("cpu", 0, 32)
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+    def get_current_stream(self, device=None):
+        return 0
+
+
 class _Driver:
     """``triton.runtime.driver``: ``.active`` is the one driver tritium has."""
 
@@ -178,4 +201,18 @@ def set_allocator(allocator):
 
 def get_allocator():
     return _allocator
-active = driver.active  # `import triton.runtime.driver` binds this module where the object was
+# `import triton.runtime.driver` under the alias binds this module where Triton has the
+# `driver` object (triton.runtime.driver): the module answers as the object does, `active`
+# and `default` read when asked (a driver made active later is seen).
+def set_active(new_driver):
+    driver.set_active(new_driver)
+
+
+def reset_active():
+    driver.reset_active()
+
+
+def __getattr__(name):
+    if name in ("active", "default"):
+        return getattr(driver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -394,6 +394,18 @@ def str_to_ty(name, c=None):
         return void
     return dtype({"bool": "i1", "int1": "i1"}.get(name, name))
 
+def _unwrap_if_constexpr(o):
+    """Triton's ``tl.core._unwrap_if_constexpr``: the value of a constexpr (in lists and
+    tuples too), anything else as it is. Kernels call it too (PyTorch's inductor helpers);
+    there it is the identity, constants being plain values in tritium's lowering."""
+    if isinstance(o, list):
+        return [_unwrap_if_constexpr(x) for x in o]
+    if isinstance(o, tuple):
+        return type(o)(_unwrap_if_constexpr(x) for x in o) if not hasattr(o, "_fields") else \
+            type(o)(*(_unwrap_if_constexpr(x) for x in o))
+    return _unwrap(o)
+
+
 def get_int_dtype(bitwidth, signed):
     """The integer dtype of `bitwidth` bits (Triton's ``tl.core.get_int_dtype``, which
     compile-time helpers call: FlagGems' radix sort picks its key type with it): int1 for

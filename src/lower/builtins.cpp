@@ -105,6 +105,12 @@ bool Lowerer::module_attribute(const std::string& module, const std::string& nam
     // Its functions are the globals "triton.language.target_info.<name>" (tritium/jit.py).
     if (name == "target_info") { *out = LValue::module("triton.language.target_info"); return true; }
     if (name == "PropagateNan") { *out = LValue::module("triton.language.PropagateNan"); return true; }
+    // Triton's plain functions of language/core.py that kernels call through tl.core.
+    if (module == "triton.language.core" && name == "get_int_dtype") { *out = LValue::builtin("tl.get_int_dtype"); return true; }
+    if (module == "triton.language.core" && name == "_unwrap_if_constexpr") {
+      *out = LValue::builtin("tl.unwrap_if_constexpr");
+      return true;
+    }
     // Types kernels name in isinstance() (Triton's tutorials: a host-made descriptor or a
     // pointer to make one from).
     if (name == "tensor" || name == "tensor_descriptor" || name == "tensor_descriptor_base") {

@@ -127,6 +127,31 @@ void register_core_builtins(BuiltinTable& t) {
     }
     return LValue::constant(ConstValue::type(kind));
   });
+  // tl.core.get_int_dtype(bitwidth, signed): Triton's plain function in language/core.py,
+  // which kernels call through tl.core (PyTorch's inductor sorts with it:
+  // `tl.core.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)`). Not a name of
+  // tl itself, as in Triton: Lowerer::module_attribute gives it for tl.core only.
+  t.add(Builtin{"get_int_dtype", {"bitwidth", "signed"}, false,
+                [](Lowerer&, const BuiltinArgs& a, const Loc& loc) {
+                  __int128 bits = a.const_int("bitwidth");
+                  bool is_signed = a.const_bool("signed", true);
+                  if (bits == 1) return LValue::constant(ConstValue::type(ScalarKind::I1));
+                  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                    error_at(loc, "get_int_dtype: unsupported bitwidth " + int128_to_string(bits) +
+                                      " (1, 8, 16, 32 or 64)");
+                  }
+                  ScalarKind kind;
+                  std::string name = (is_signed ? "int" : "uint") + std::to_string(static_cast<int>(bits));
+                  if (!ir::parse_scalar_name(name, &kind)) error_at(loc, "get_int_dtype: no type " + name);
+                  return LValue::constant(ConstValue::type(kind));
+                },
+                /*function=*/false});
+  // tl.core._unwrap_if_constexpr(x): Triton's helper that takes the value out of a constexpr
+  // (PyTorch's inductor calls it in kernels on dtype parameters). tritium's lowering holds
+  // constants as plain values: the argument itself. tl.core only, as get_int_dtype; the
+  // registry's name has no leading underscore (the registry's names are public).
+  t.add(Builtin{"unwrap_if_constexpr", {"o"}, false,
+                [](Lowerer&, const BuiltinArgs& a, const Loc&) { return a.get("o"); }, /*function=*/false});
   t.add("pointer_type", {"element_ty", "address_space=", "const="}, false,
         [](Lowerer&, const BuiltinArgs& a, const Loc&) {
           return LValue::constant(ConstValue::pointer_type(a.dtype("element_ty")));

@@ -174,8 +174,10 @@ std::vector<Value*> reduce(Lowerer& L, const ReduceRequest& request, int origina
   return results;
 }
 
-LValue tuple_or_single(const std::vector<Value*>& values) {
-  if (values.size() == 1) return LValue::tensor(values[0]);
+// The results of a reduce or scan: a tuple when there are several, or when the input was a
+// tuple (Triton's tl.reduce((x,), ...) and tl.associative_scan((x,), ...) give a 1-tuple back).
+LValue tuple_or_single(const std::vector<Value*>& values, bool tuple_input = false) {
+  if (values.size() == 1 && !tuple_input) return LValue::tensor(values[0]);
   std::vector<LValue> items;
   for (Value* v : values) items.push_back(LValue::tensor(v));
   return LValue::tuple(std::move(items));
@@ -229,11 +231,13 @@ LValue min_max(Lowerer& L, const BuiltinArgs& a, bool is_max, bool indices, bool
   return LValue::tuple({LValue::tensor(out[0]), LValue::tensor(out[1])});
 }
 
-LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const CombineBody& body, const Loc& loc) {
+LValue scan(Lowerer& L, const BuiltinArgs& a, std::vector<Value*> inputs, const CombineBody& body, const Loc& loc,
+            bool tuple_input = false) {
   // A scalar has no axis 0 to scan along, as in Triton (found by the differential run).
   int rank = inputs[0]->type()->rank();
   int64_t axis = wrap_axis(a.has("axis") ? a.const_int("axis") : 0, rank, loc);
-  return tuple_or_single(combine_op(L, ir::OpKind::Scan, inputs, axis, a.const_bool("reverse", false), body, loc));
+  return tuple_or_single(combine_op(L, ir::OpKind::Scan, inputs, axis, a.const_bool("reverse", false), body, loc),
+                         tuple_input);
 }
 
 }  // namespace
@@ -363,7 +367,8 @@ void register_reduce_builtins(BuiltinTable& t) {
     std::vector<Value*> inputs = block_inputs(L, a.get("input"), "reduce", loc);
     int rank = inputs[0]->type()->rank();
     ReduceRequest r = reduce_request(L, a, inputs, loc);
-    return tuple_or_single(reduce(L, r, rank, user_combine(a.get("combine_fn"), "reduce", loc), loc));
+    return tuple_or_single(reduce(L, r, rank, user_combine(a.get("combine_fn"), "reduce", loc), loc),
+                           a.get("input").kind == LValue::Kind::Tuple);
   });
   t.add("sum", {"input", "axis=", "keep_dims=", "dtype="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     Value* x = sum_input(L, a, single_input(L, a, loc), loc);
@@ -389,7 +394,8 @@ void register_reduce_builtins(BuiltinTable& t) {
   }
   t.add("associative_scan", {"input", "axis", "combine_fn", "reverse="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     return scan(L, a, block_inputs(L, a.get("input"), "associative_scan", loc),
-                user_combine(a.get("combine_fn"), "associative_scan", loc), loc);
+                user_combine(a.get("combine_fn"), "associative_scan", loc), loc,
+                a.get("input").kind == LValue::Kind::Tuple);
   });
   // Unlike sum, Triton's cumsum and cumprod first promote bf16 to fp32.
   t.add("cumsum", {"input", "axis=", "reverse=", "dtype="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
