@@ -376,6 +376,14 @@ void emu_ld_global(const unsigned long long* in, unsigned long long* out, int co
     out[i] = v;
   }
 }
+// cvt.rn.bf16.f16: a half to bfloat16, to nearest even (a NaN stays a quiet NaN).
+void emu_cvt_bf16_f16(const unsigned long long* in, unsigned long long* out) {
+  float f = half_to_float((unsigned short)(slot_u32(in, 0) & 0xffffu));
+  unsigned u;
+  memcpy(&u, &f, 4);
+  unsigned b = isnan(f) ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  set_u32(out, 0, b & 0xffffu);
+}
 // cvt.rn.f16x2.{e4m3x2,e5m2x2}: each byte of the .b16 to the half in its place.
 void emu_cvt_f16x2_fp8(const unsigned long long* in, unsigned long long* out, int type) {
   unsigned v = slot_u32(in, 0);

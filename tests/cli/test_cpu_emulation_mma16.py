@@ -376,6 +376,8 @@ def translate(st):
         assert not m.group(1) or len(defaults) == len(st.outputs), t  # zeros where the predicate is off
         return "emu_ld_global", [int(m.group(2) or 1), int(m.group(3)), st.slot(m.group(4)),
                                  st.slot(m.group(1)) if m.group(1) else -1, int(m.group(5) or 0)]
+    if t == "cvt.rn.bf16.f16 $0, $1;":
+        return "emu_cvt_bf16_f16", []
     m = re.match(r"cvt\.rn\.f16x2\.(e4m3|e5m2)x2 \$0, \$1;$", t)
     if m:
         return "emu_cvt_f16x2_fp8", [ELEMENT[m.group(1)]]
@@ -1114,7 +1116,8 @@ def test_fragments_through_branches(tmp_path, sm, ty, stride):
 @pytest.mark.parametrize("to", ["float16", "bfloat16", "float32"])
 def test_fp8_widened_two_registers_per_cvt(tmp_path, ty, to):
     """fp8 cast up on sm_90: one cvt.rn.f16x2 converts two of a thread's registers (Triton's
-    pairing; before, one cvt per element with a zero high byte): every element its own value
+    pairing; before, one cvt per element with a zero high byte), and to bf16 one more cvt from
+    the half (before: through f32, two): every element its own value
     (a pairing that mixed registers up would move values between elements). Values with two
     mantissa bits, exact in both formats."""
     rng = np.random.default_rng(len(ty) + len(to))
@@ -1124,3 +1127,4 @@ def test_fp8_widened_two_registers_per_cvt(tmp_path, ty, to):
     out, ptx = run_kernel(tmp_path, "widen", ty, "fp32", values, n, (64, 32, 16), 4, 1, 90, 0, f", TO=tl.{to}")
     np.testing.assert_array_equal(out.astype(np.float64), values)
     assert ptx.count("cvt.rn.f16x2.e") == 8, ptx.count("cvt.rn.f16x2.e")
+    assert ("cvt.rn.bf16.f16" in ptx) == (to == "bfloat16")  # one cvt from f16, not two through f32

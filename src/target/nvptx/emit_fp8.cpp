@@ -78,8 +78,12 @@ std::optional<Regs> Emitter::fp8_widened_in_pairs(const ir::Op& cast, const Regs
         out.values.push_back(half);
         continue;
       }
-      llvm::Value* wide = b_.CreateFPExt(half, b_.getFloatTy());  // exact, as is bf16 below
-      out.values.push_back(to == ScalarKind::F32 ? wide : b_.CreateFPTrunc(wide, b_.getBFloatTy()));
+      if (to == ScalarKind::BF16) {  // exact: fp8 values fit bf16; one cvt (f32 in between: two)
+        llvm::Value* bits16 = ptx_unary("cvt.rn.bf16.f16 $0, $1;", "=h,h", i16, {b_.CreateBitCast(half, i16)});
+        out.values.push_back(b_.CreateBitCast(bits16, b_.getBFloatTy()));
+        continue;
+      }
+      out.values.push_back(b_.CreateFPExt(half, b_.getFloatTy()));  // exact
     }
   }
   return out;
