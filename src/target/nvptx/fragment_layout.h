@@ -99,9 +99,9 @@ class FragmentPlan {
 // other block operands are fragments, uniform or computable from their index
 // (index_computable), through `for` loops that carry it (their initial value uniform or a
 // fragment), through `if` results whose branches both yield such values (and a dot's
-// accumulator chosen by an `if` of them: a mask applied before the dot), and as fragment rows through reductions along the last axis of 2-D fragments,
-// expand_dims/reshape to [m, 1] and broadcasts back to fragments whose rows are the same,
-// until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).
+// accumulator chosen by an `if` of them: a mask applied before the dot), and as fragment
+// rows through reductions along the last axis of 2-D fragments, expand_dims/reshape to
+// [m, 1] and broadcasts back to fragments whose rows are the same, until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
 
 // Whether every element of `value` follows from its flat index alone: ranges, constants,
