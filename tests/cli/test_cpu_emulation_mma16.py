@@ -1128,3 +1128,23 @@ def test_fp8_widened_two_registers_per_cvt(tmp_path, ty, to):
     np.testing.assert_array_equal(out.astype(np.float64), values)
     assert ptx.count("cvt.rn.f16x2.e") == 8, ptx.count("cvt.rn.f16x2.e")
     assert ("cvt.rn.bf16.f16" in ptx) == (to == "bfloat16")  # one cvt from f16, not two through f32
+
+
+@pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((128, 32, 32), 8)])
+def test_tf32_attention_writes_q_once(tmp_path, tile, warps):
+    """attention's loop in fp32 on sm_90 (tf32 wgmma): the loop-invariant Q (the first dot's A)
+    is written into its own buffer once before the loop, as fp16 Q is (before, only 16-bit As
+    were: fp32 Q stayed in registers and was staged again in every iteration)."""
+    BM, BN, BK = tile
+    L = 3 * BN
+    constexprs = ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32"
+    gpu_ir = emitter(tmp_path, "attention", "fp32", "fp32", tile, warps, 1, 90, constexprs)("gpu-ir")
+    assert "A written once before the loop" in gpu_ir and "tf32" in gpu_ir, gpu_ir
+    values = small_integers(BM * BK + 2 * L * BK, 3, seed=BM + BN)
+    out, ptx = run_kernel(tmp_path, "attention", "fp32", "fp32", values, BM * BK, tile, warps, 1, 90, L, constexprs)
+    q = values[:BM * BK].reshape(BM, BK)
+    keys = values[BM * BK:BM * BK + L * BK].reshape(L, BK)
+    v = values[BM * BK + L * BK:].reshape(L, BK)
+    want = sum((q @ keys[j:j + BN].T) @ v[j:j + BN] for j in range(0, L, BN))  # small integers: exact in tf32
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), want)
+    assert "wgmma.mma_async" in ptx and "tf32" in ptx

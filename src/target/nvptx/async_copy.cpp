@@ -203,16 +203,18 @@ const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const Fragme
   const ir::Value* a = dot.operand(0);
   const ir::Type* type = a->type();
   ScalarKind k = type->element()->scalar_kind();
+  // fp32 only as tf32 (uses_wgmma takes fp32 dots of that precision alone).
   bool ok = uses_wgmma(dot, *fragments.layout(dot.result()), sm, num_warps) && type->rank() == 2 &&
             fragments.layout(a) == nullptr && plan.carried.count(a) == 0 && defined_outside(a, loop) &&
-            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k));
+            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k) || k == ScalarKind::F32);
   return ok ? a : nullptr;
 }
 
 // A new buffer for hoisting `a` at plan.reserved_bytes, or null when it does not fit.
 const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, AsyncPlan& plan) {
   const ir::Type* type = a->type();
-  SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], 2);  // fp8 staged as f16
+  const int64_t bytes = type->element()->scalar_kind() == ScalarKind::F32 ? 4 : 2;  // fp8 staged as f16
+  SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], bytes);
   const int64_t a_align = SharedTile::kSwizzleAlign;
   int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
   if (offset + tile.bytes() > kMaxSharedBytes) return nullptr;
