@@ -29,6 +29,20 @@ os.environ.setdefault("TRITIUM_CHECK_AXIS", "1")
 
 
 @pytest.fixture
+def as_triton():
+    """`import triton` answered by tritium for the test (skipped where a real Triton is already
+    imported), then the alias removed and the active driver restored."""
+    if any(n == "triton" or n.startswith("triton.") for n in sys.modules):
+        pytest.skip("a real triton is imported in this process")
+    import tritium
+    from tritium import driver, triton_alias
+    assert tritium.use_as_triton() is True
+    yield
+    driver.driver.reset_active()
+    triton_alias.stop_using_as_triton()
+
+
+@pytest.fixture
 def rng():
     seed = int(os.environ.get("TRITIUM_TEST_SEED", secrets.randbits(32)))
     print(f"TRITIUM_TEST_SEED={seed}")

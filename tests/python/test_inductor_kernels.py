@@ -23,19 +23,6 @@ import pytest
 
 import tritium
 import tritium.language as tl
-from tritium import triton_alias
-
-
-@pytest.fixture
-def as_triton():
-    had = {n: m for n, m in sys.modules.items() if n == "triton" or n.startswith("triton.")}
-    if had:
-        pytest.skip("a real triton is imported in this process")
-    assert tritium.use_as_triton() is True
-    yield
-    from tritium import driver
-    driver.driver.reset_active()
-    triton_alias.stop_using_as_triton()
 
 
 # -- tl.associative_scan / tl.reduce of a 1-tuple give a 1-tuple back (Inductor's scans:

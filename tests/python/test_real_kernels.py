@@ -13,7 +13,6 @@ import pytest
 
 import tritium
 import tritium.language as tl
-from tritium import triton_alias
 
 
 def ptx_of(kernel, *args, arch=90, **kwargs):
@@ -23,16 +22,6 @@ def ptx_of(kernel, *args, arch=90, **kwargs):
         if "without the NVPTX backend" in str(e):
             pytest.skip("built without the NVPTX backend")
         raise
-
-
-@pytest.fixture
-def as_triton():
-    had = {n: m for n, m in sys.modules.items() if n == "triton" or n.startswith("triton.")}
-    if had:
-        pytest.skip("a real triton is imported in this process")
-    assert tritium.use_as_triton() is True
-    yield
-    triton_alias.stop_using_as_triton()
 
 
 # -- `if ptr:` on an optional pointer argument (vLLM's scaled_mm: `if bias_ptr:`) ----------

@@ -15,16 +15,6 @@ from tritium import triton_alias
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-@pytest.fixture
-def as_triton():
-    had = {n: m for n, m in sys.modules.items() if n == "triton" or n.startswith("triton.")}
-    if had:
-        pytest.skip("a real triton is imported in this process")
-    assert tritium.use_as_triton() is True
-    yield
-    triton_alias.stop_using_as_triton()
-
-
 def test_python_m_tritium_runs_an_unmodified_triton_program():
     env = dict(os.environ, TRITIUM_INTERPRET="1")
     env["PYTHONPATH"] = os.pathsep.join(
