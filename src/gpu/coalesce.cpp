@@ -4,11 +4,14 @@
 #include "gpu/coalesce.h"
 
 #include <algorithm>
+#include <tuple>
+#include <unordered_map>
 
 #include "analysis/axis_info.h"
 #include "gpu/assign_layouts.h"
 #include "gpu/conversion.h"
 #include "gpu/default_layout.h"
+#include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/op_views.h"
@@ -234,6 +237,96 @@ bool move_conversions_forward(ir::Region& region, const VectorWidths& widths, in
   return changed;
 }
 
+// A load of a loop body whose value reaches nothing but dots' A and B through elementwise
+// ops of that body (mamba's `(dout * scale[None, :]).to(bf16)` before tl.dot, dout
+// contiguous along M), not one the emitter copies asynchronously (read_back): the ops in
+// program order, each within the depth the emitter follows a chain (conversion.cpp's
+// elementwise_in_slot: 6), every other block operand uniform or a broadcast only that op
+// reads; `dot_uses` gets the dots' reads of the chain. Empty when the load does not qualify.
+struct DotChain {
+  std::vector<Op*> ops;
+  std::vector<Op*> broadcasts;
+  std::vector<std::pair<Op*, int>> dot_uses;
+};
+
+DotChain chain_to_dots(Op& load, const ir::Function& function) {
+  constexpr int kMaxDepth = 6;
+  DotChain chain;
+  if (load.kind() != OpKind::Load || load.parent() == &function.body() || load.has_attr(kReadBackAttr)) return {};
+  ir::Region* body = load.parent();
+  std::unordered_map<const ir::Value*, int> depth = {{load.result(), 0}};
+  for (size_t i = body->index_of(&load); i < body->ops().size(); ++i) {
+    Op* op = body->ops()[i].get();
+    bool reads_chain = false;
+    for (const ir::Value* v : op->operands()) reads_chain = reads_chain || depth.count(v) != 0;
+    if (!reads_chain) continue;
+    if (op->kind() == OpKind::Dot) {
+      for (int k = 0; k < op->num_operands(); ++k) {
+        if (depth.count(op->operand(k)) == 0) continue;
+        if (k >= 2) return {};
+        chain.dot_uses.emplace_back(op, k);
+      }
+      continue;
+    }
+    if (!has_trait(op->kind(), ir::kElementwise) || !ir::is_pure(*op) || op->num_results() != 1 ||
+        !op->regions().empty() || op->result()->type()->shape() != load.result()->type()->shape()) {
+      return {};
+    }
+    int d = 0;
+    for (ir::Value* v : op->operands()) {
+      auto it = depth.find(v);
+      if (it != depth.end()) {
+        d = std::max(d, it->second + 1);
+      } else if (!uniform_value(v)) {
+        Op* def = v->def();
+        if (def == nullptr || def->kind() != OpKind::Broadcast || v->num_uses() != 1 ||
+            depth.count(def->operand(0)) != 0) {
+          return {};
+        }
+        chain.broadcasts.push_back(def);
+      }
+    }
+    if (d > kMaxDepth) return {};
+    depth[op->result()] = d;
+    chain.ops.push_back(op);
+  }
+  // Every value of the chain read by the chain or by dots only (in its body: a use
+  // elsewhere, a yield among them, was not met above).
+  for (const auto& [v, d] : depth) {
+    for (const ir::Use& use : v->uses()) {
+      const bool in_chain = std::find(chain.ops.begin(), chain.ops.end(), use.user) != chain.ops.end();
+      const bool dot = use.user->kind() == OpKind::Dot && use.user->parent() == body && use.index < 2;
+      if (!in_chain && !dot) return {};
+    }
+  }
+  if (chain.dot_uses.empty()) return {};
+  return chain;
+}
+
+// The chain computed in the load's coalesced `layout` (the emitter holds loads, elementwise
+// ops and single-use broadcasts there: conversion.h), converted back to the layout each dot
+// read it in just before the dot, which stages it from the slot (emit_convert.cpp's
+// staged_by_dots).
+void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
+  std::vector<std::pair<Op*, const ir::Type*>> before;  // the dots' operand types
+  for (const auto& [dot, k] : chain.dot_uses) before.emplace_back(dot, dot->operand(k)->type());
+  rewrite(load, layout);
+  Op* back = load.result()->users()[0];  // the conversion rewrite put after the load
+  back->result()->replace_all_uses_with(load.result());
+  back->parent()->erase(back);
+  for (Op* b : chain.broadcasts) b->result()->set_type(b->result()->type()->with_layout(layout));
+  for (Op* op : chain.ops) op->result()->set_type(op->result()->type()->with_layout(layout));
+  for (size_t i = 0; i < chain.dot_uses.size(); ++i) {
+    auto [dot, k] = chain.dot_uses[i];
+    ir::Value* v = dot->operand(k);
+    auto convert = std::make_unique<Op>(OpKind::ConvertLayout, dot->loc());
+    convert->add_operand(v);
+    ir::Value* result = convert->add_result(before[i].second);
+    dot->parent()->insert(dot->parent()->index_of(dot), std::move(convert));
+    dot->set_operand(k, result);
+  }
+}
+
 }  // namespace
 
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads) {
@@ -271,14 +364,17 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   std::vector<Op*> accesses;
   collect(function.body(), accesses);
   std::vector<std::pair<Op*, const ir::Layout*>> chosen;
+  std::vector<std::tuple<Op*, DotChain, const ir::Layout*>> chains;
   for (Op* op : options.vectorize ? accesses : std::vector<Op*>()) {
     const ir::Value* ptr = op->operand(0);
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
+    DotChain chain;
     if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
         !store_outside_loops(*op, function)) {
-      continue;
+      chain = chain_to_dots(*op, function);
+      if (chain.ops.empty()) continue;
     }
     if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
@@ -306,9 +402,19 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     }
     if (!ok) continue;
     const ir::Layout* layout = coalesced_layout(type->shape(), best_axis, static_cast<int>(vector), threads);
-    if (layout != nullptr) chosen.emplace_back(op, layout);
+    if (layout == nullptr) continue;
+    if (chain.ops.empty()) {
+      chosen.emplace_back(op, layout);
+      continue;
+    }
+    // The emitter holds a chain in the slot register for register as the flat rule would.
+    const ir::LinearLayout flat = ir::LinearLayout::flat(type->shape(), threads, widths.vector(type->num_elements()));
+    if (layout->linear().in_size(ir::LinearLayout::kRegister) == flat.in_size(ir::LinearLayout::kRegister)) {
+      chains.emplace_back(op, std::move(chain), layout);
+    }
   }
   for (auto& [op, layout] : chosen) rewrite(*op, layout);
+  for (auto& [op, chain, layout] : chains) rewrite_chain(*op, chain, layout);
   // The rest of a dot kernel keeps its IR (no conversions inserted between its other ops).
   if (dots_only) return;
   insert_conversions(function.body());

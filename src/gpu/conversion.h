@@ -26,6 +26,10 @@ bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int thread
 // past such ops): every block operand a splat, a constant, or a load or elementwise op held
 // in that same slot, with as many registers per thread as the flat rule gives the block.
 bool elementwise_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);
+// A conversion out of a slot that only dots' A and B read: the dot stages its operand from
+// the slot's registers (target/nvptx emit_convert.cpp's stage_slot), so it moves nothing
+// itself and needs no buffer.
+bool staged_by_dots(const ir::Op& convert, const VectorWidths& widths, int threads);
 // The linear layout of the emitter's registers for `value` (its slot's or the flat rule's).
 ir::LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads);
 

@@ -246,13 +246,16 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       if (!from->is_block() || from->shape() == to->shape() || is_uniform(in)) return {};
       Layout source = flat_layout(from, widths, threads);
       Layout result = flat_layout(to, widths, threads);
-      if (nvptx::local_broadcast(from->shape(), to->shape(), source, result)) return {};
+      // Into a slot (conversion.h): recomputed or through shared memory, never in place.
+      const bool slot = held_in_slot(op.result(), widths, threads);
+      if (!slot && nvptx::local_broadcast(from->shape(), to->shape(), source, result)) return {};
       int budget = kRecomputeBudget;
       if (recomputable(in, &budget)) return {};
       if (source.num_elements() == 1) return {8};  // thread 0's element to everyone
       return {source.num_elements() * scratch_element_bytes(from)};
     }
     case OpKind::ConvertLayout: {
+      if (staged_by_dots(op, widths, threads)) return {};
       ConvertPlan plan = plan_convert(op, widths, threads);
       if (plan.kind == ConvertPlan::Kind::kShared) return {plan.bytes};
       return {};

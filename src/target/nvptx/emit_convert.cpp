@@ -48,14 +48,14 @@ const Regs& Emitter::slot_operand(const ir::Op& op, const ir::Value* value, cons
 }
 
 bool Emitter::staged_by_dots(const ir::Op& convert) const {
+  // The fragment plan and the asynchronous copies never hold such a conversion (its source
+  // is a load's chain, its readers dots): allocate_shared gave it no buffer.
   const ir::Value* result = convert.result();
-  if (!gpu::held_in_slot(convert.operand(0), widths_, threads_) || gpu::held_in_slot(result, widths_, threads_) ||
-      frags_.layout(result) != nullptr || !result->has_uses() || async_.carried.count(result) != 0) {
-    return false;
+  if (!gpu::staged_by_dots(convert, widths_, threads_)) return false;
+  if (frags_.layout(result) != nullptr || async_.carried.count(result) != 0) {
+    internal_error("nvptx", "a dot operand staged from a slot is held elsewhere", convert.loc());
   }
-  const auto& uses = result->uses();
-  return std::all_of(uses.begin(), uses.end(),
-                     [](const ir::Use& use) { return use.user->kind() == ir::OpKind::Dot && use.index < 2; });
+  return true;
 }
 
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,

@@ -4,6 +4,7 @@
 // expand_dims and reshape (free: layout.h keeps row-major order and owners).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "gpu/conversion.h"
 #include "gpu/scratch.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -205,6 +206,36 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
   return out;
 }
 
+namespace {
+
+// broadcast_classes for a broadcast held in a slot (gpu/conversion.h), whose register r holds
+// element part ^ l.apply(r) (part: the thread's bits). With power-of-two dimensions the
+// source element depends on the index bits of the dimensions not broadcast only, so
+// registers whose constants agree there read one source element in every thread.
+std::vector<int> slot_broadcast_classes(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                                        const ir::LinearLayout& l) {
+  const int count = static_cast<int>(l.in_size(ir::LinearLayout::kRegister));
+  std::vector<int> classes(static_cast<size_t>(count));
+  for (int r = 0; r < count; ++r) classes[static_cast<size_t>(r)] = r;
+  int64_t broadcast_bits = 0, stride = 1;
+  for (int d = static_cast<int>(to.size()) - 1; d >= 0; --d) {
+    if ((to[d] & (to[d] - 1)) != 0) return classes;
+    if (from[d] == 1 && to[d] > 1) broadcast_bits |= (to[d] - 1) * stride;
+    stride *= to[d];
+  }
+  for (int r = 0; r < count; ++r) {
+    for (int c = 0; c < r; ++c) {
+      if ((l.apply(r, 0, 0) & ~broadcast_bits) == (l.apply(c, 0, 0) & ~broadcast_bits)) {
+        classes[static_cast<size_t>(r)] = c;
+        break;
+      }
+    }
+  }
+  return classes;
+}
+
+}  // namespace
+
 void Emitter::emit_broadcast(const ir::Op& op) {
   if (const FragmentLayout* l = frags_.layout(op.result())) return emit_fragment_broadcast(op, *l);
   const ir::Type* from_type = op.operand(0)->type();
@@ -221,10 +252,21 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   const std::vector<int64_t>& to = to_type->shape();
   Layout source = layout_of(from_type);
   Layout result = layout_of(to_type);
+  // Where each result register's element is: the flat rule's, or a slot's (a chain to a
+  // dot computed where its load is coalesced: gpu/coalesce.cpp), whose every register is
+  // owned; and the register whose source element it shares in every thread.
+  const bool slot = gpu::held_in_slot(op.result(), widths_, threads_);
+  const ir::LinearLayout slot_layout = gpu::held_layout(op.result(), widths_, threads_);
+  llvm::Value* part = slot ? slot_thread_part(slot_layout) : nullptr;
+  const int count = slot ? static_cast<int>(slot_layout.in_size(ir::LinearLayout::kRegister)) : result.num_regs();
+  auto element = [&](int r) {
+    return slot ? b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(slot_layout.apply(r, 0, 0))))
+                : element_index(result, r);
+  };
   // Cheapest first: elements already on their threads, then elements computed from their
   // index where they are needed, and only then a round trip through shared memory.
   if (!planned) {
-    if (auto regs = local_broadcast(from, to, source, result)) {
+    if (auto regs = slot ? std::nullopt : local_broadcast(from, to, source, result)) {
       Regs out;
       for (int r : *regs) out.values.push_back(in.at(r));
       set(op.result(), std::move(out));
@@ -233,9 +275,9 @@ void Emitter::emit_broadcast(const ir::Op& op) {
     int budget = kRecomputeBudget;
     if (recomputable(op.operand(0), &budget)) {
       Regs out;
-      for (int r = 0; r < result.num_regs(); ++r) {
+      for (int r = 0; r < count; ++r) {
         std::unordered_map<const ir::Value*, llvm::Value*> memo;
-        out.values.push_back(recompute(op.result(), element_index(result, r), memo));
+        out.values.push_back(recompute(op.result(), element(r), memo));
       }
       set(op.result(), std::move(out));
       return;
@@ -250,8 +292,8 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   // Through shared memory (the op's buffer): each thread writes the source elements it owns
   // at their flat index, then reads the source element of each result element it owns. The
   // barrier is in uniform control flow (uniformity.h marks this op as syncing).
-  llvm::Type* element = element_type(from_type);
-  llvm::Type* stored = element->isIntegerTy(1) ? b_.getInt8Ty() : element;
+  llvm::Type* elem = element_type(from_type);
+  llvm::Type* stored = elem->isIntegerTy(1) ? b_.getInt8Ty() : elem;
   const int64_t base = scratch(op, 0, source.num_elements() * type_bytes(stored));
   for (int r = 0; r < source.num_regs(); ++r) {
     llvm::Value* index = element_index(source, r);
@@ -264,17 +306,18 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   barrier();
   // Registers that read the same source element in every thread share one read (a row
   // broadcast down many rows: a value a column, not one a register).
-  const std::vector<int> classes = broadcast_classes(from, to, result);
+  const std::vector<int> classes =
+      slot ? slot_broadcast_classes(from, to, slot_layout) : broadcast_classes(from, to, result);
   Regs out;
-  for (int r = 0; r < result.num_regs(); ++r) {
+  for (int r = 0; r < count; ++r) {
     if (classes[static_cast<size_t>(r)] != r) {
       out.values.push_back(out.values[static_cast<size_t>(classes[static_cast<size_t>(r)])]);
       continue;
     }
-    llvm::Value* e = element_index(result, r);
-    llvm::Value* v = guarded(owns(result, r), [&]() -> llvm::Value* {
-      llvm::Value* slot = shared_element_at(base, stored, broadcast_source_index(from, to, e), source.num_elements());
-      return from_storage(b_.CreateLoad(stored, slot), element);
+    llvm::Value* e = element(r);
+    llvm::Value* v = guarded(slot ? nullptr : owns(result, r), [&]() -> llvm::Value* {
+      llvm::Value* at = shared_element_at(base, stored, broadcast_source_index(from, to, e), source.num_elements());
+      return from_storage(b_.CreateLoad(stored, at), elem);
     });
     out.values.push_back(v);
   }
