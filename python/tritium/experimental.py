@@ -6,10 +6,13 @@ unconditionally) and define Gluon kernels only for some GPUs. So the import work
 does defining a kernel with ``@gluon.jit`` (the module that holds it may serve other GPUs
 too); launching, calling or compiling one raises NotImplementedError that names the kernel.
 ``gluon.language`` has tritium.language's ``constexpr`` and dtypes, which Gluon shares with
-Triton's language (for annotations such as ``BLOCK: gl.constexpr``); any other name is an
-AttributeError saying Gluon is not supported.
+Triton's language (for annotations such as ``BLOCK: gl.constexpr``), and its submodules
+(``extra``, ``nvidia``, ``amd``, imported at any depth) as namespaces whose names may be read
+but not called; any other name is an AttributeError saying Gluon is not supported.
 """
 
+import importlib.abc as _importlib_abc
+import importlib.machinery as _importlib_machinery
 import sys as _sys
 import types as _types
 
@@ -50,14 +53,65 @@ def _constexpr_function(fn):
     return fn
 
 
+class _GluonNamespace(_types.ModuleType):
+    """A submodule of ``gluon.language`` (``extra``, ``nvidia.hopper``, ``amd``, ...): it
+    imports, and any name read in it (at a module's top: fla's ``tanh =
+    extra.libdevice.tanh``) is another such namespace; calling one raises
+    NotImplementedError naming it."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _namespace(f"{self.__name__}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        name = self.__name__.replace("tritium.experimental", "triton.experimental", 1)
+        raise NotImplementedError(f"{_UNSUPPORTED}: {name} cannot be used")
+
+
+def _namespace(name):
+    module = _sys.modules.get(name)
+    if module is None:
+        module = _GluonNamespace(name)
+        module.__path__ = []
+        _sys.modules[name] = module
+    return module
+
+
+# gluon.language's submodules (Triton 3.6): namespaces; its other names besides constexpr
+# and the dtypes are AttributeErrors.
+_SUBMODULES = ("extra", "nvidia", "amd")
+_LANGUAGE = "tritium.experimental.gluon.language"
+
+
 class _GluonLanguage(_types.ModuleType):
-    """``triton.experimental.gluon.language``: constexpr and the dtypes, nothing else."""
+    """``triton.experimental.gluon.language``: constexpr, the dtypes and its submodules as
+    namespaces (_GluonNamespace), nothing else."""
 
     def __getattr__(self, name):
         from . import language as tl
         if name == "constexpr" or isinstance(getattr(tl, name, None), tl.dtype):
             return getattr(tl, name)
+        if name in _SUBMODULES:
+            return _namespace(f"{self.__name__}.{name}")
         raise AttributeError(f"triton.experimental.gluon.language.{name}: {_UNSUPPORTED}")
+
+
+class _NamespaceFinder(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
+    """Imports of gluon.language's submodules at any depth (fla's ``from
+    triton.experimental.gluon.language.nvidia.ampere import async_copy``): namespaces."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        rest = fullname[len(_LANGUAGE) + 1:] if fullname.startswith(_LANGUAGE + ".") else ""
+        if rest.split(".")[0] not in _SUBMODULES:
+            return None
+        return _importlib_machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return _namespace(spec.name)
+
+    def exec_module(self, module):
+        pass
 
 
 gluon = _types.ModuleType("tritium.experimental.gluon", __doc__)
@@ -67,5 +121,8 @@ gluon.GluonJITFunction = GluonJITFunction
 gluon.language = _GluonLanguage("tritium.experimental.gluon.language",
                                 _GluonLanguage.__doc__)
 gluon.__path__ = []
+gluon.language.__path__ = []
 _sys.modules["tritium.experimental.gluon"] = gluon
-_sys.modules["tritium.experimental.gluon.language"] = gluon.language
+_sys.modules[_LANGUAGE] = gluon.language
+if not any(isinstance(f, _NamespaceFinder) for f in _sys.meta_path):
+    _sys.meta_path.append(_NamespaceFinder())

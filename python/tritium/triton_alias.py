@@ -97,6 +97,8 @@ class _TritonFinder(importlib.abc.MetaPathFinder):
         if fullname != "triton" and not fullname.startswith("triton."):
             return None
         mapped = TRITON_MODULES.get(fullname)
+        if mapped is None and fullname.startswith("triton.experimental.gluon.language."):
+            mapped = "tritium" + fullname[len("triton"):]  # a Gluon namespace (experimental.py)
         if mapped is None:
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: tritium stands in for Triton (python -m "

@@ -258,6 +258,17 @@ def test_gluon_imports_but_does_not_launch(as_triton):
     assert gl.float16 is tl.float16 and gl.constexpr is tl.constexpr
     with pytest.raises(AttributeError, match="Gluon"):
         gl.BlockedLayout
+    # Its submodules import and their names may be read at a module's top (fla on an NVIDIA
+    # GPU), but not used.
+    from triton.experimental.gluon.language import extra
+    from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
+    tanh = extra.libdevice.tanh
+    with pytest.raises(NotImplementedError, match=r"gluon\.language\.extra\.libdevice\.tanh"):
+        tanh(1.0)
+    with pytest.raises(NotImplementedError, match="Gluon"):
+        cp.async_copy_global_to_shared(None, None)
+    with pytest.raises(ImportError):
+        from triton.experimental.gluon.language import no_such_module  # noqa: F401
     with pytest.raises(NotImplementedError, match="gluon_kernel"):
         gluon_kernel[(1,)](np.zeros(1), BLOCK=1)
 

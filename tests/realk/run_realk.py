@@ -786,6 +786,11 @@ def _(dev):
 # -------------------------------------------------------------------------------- vLLM cases
 
 def _vllm_packages(src):
+    if "vllm._C_stable_libtorch" not in sys.modules and not any((pathlib.Path(src) / "vllm").glob("_C_stable_libtorch*.so")):
+        # On a CUDA machine vLLM's platform module imports its compiled ops at its top; the
+        # corpus holds the Python files only, and no case calls those ops: an empty module
+        # (a name looked up in it raises, so a case that needs one fails visibly).
+        sys.modules["vllm._C_stable_libtorch"] = types.ModuleType("vllm._C_stable_libtorch")
     if ARGS.device == "cpu":
         # vLLM's platform without a GPU ("unspecified") names no device and counts no SMs;
         # its kernels' wrappers ask for both (config-file names, persistent grids)
