@@ -12,6 +12,7 @@ but not called; any other name is an AttributeError saying Gluon is not supporte
 """
 
 import importlib.abc as _importlib_abc
+import inspect as _inspect
 import importlib.machinery as _importlib_machinery
 import sys as _sys
 import types as _types
@@ -26,6 +27,8 @@ class GluonJITFunction:
 
     def __init__(self, fn, **options):
         self.fn = fn
+        # what decorators read of a JITFunction (fla's autotuner: `fn.arg_names`)
+        self.arg_names = list(_inspect.signature(fn).parameters) if callable(fn) else []
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn

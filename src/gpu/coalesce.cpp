@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <tuple>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/axis_info.h"
 #include "gpu/assign_layouts.h"
@@ -238,75 +238,98 @@ bool move_conversions_forward(ir::Region& region, const VectorWidths& widths, in
 }
 
 // A load of a loop body whose value reaches nothing but dots' A and B through elementwise
-// ops of that body (mamba's `(dout * scale[None, :]).to(bf16)` before tl.dot, dout
-// contiguous along M), not one the emitter copies asynchronously (read_back): the ops in
-// program order, each within the depth the emitter follows a chain (conversion.cpp's
-// elementwise_in_slot: 6), every other block operand uniform or a broadcast only that op
-// reads; `dot_uses` gets the dots' reads of the chain. Empty when the load does not qualify.
+// ops of that body (mamba's `(dout * tl.exp(dA)[None, :]).to(bf16)` before tl.dot, dout
+// contiguous along M), not one the emitter copies asynchronously (read_back): `ops` are the
+// chain's ops in program order, `side` the elementwise ops of the block's shape its ops
+// also read (a factor or a `tl.where` mask built from broadcasts: `tl.exp(dA_k[None, :] -
+// dA_m[:, None])`), both read by the chain and its side only, and `broadcasts` the
+// broadcasts they read (each read gets its own copy); `dot_uses` the dots' reads of the
+// chain. Empty when the load does not
+// qualify.
 struct DotChain {
   std::vector<Op*> ops;
+  std::vector<Op*> side;
   std::vector<Op*> broadcasts;
   std::vector<std::pair<Op*, int>> dot_uses;
 };
 
+bool slot_elementwise(const Op& op, const std::vector<int64_t>& shape) {
+  return has_trait(op.kind(), ir::kElementwise) && ir::is_pure(op) && op.num_results() == 1 && op.regions().empty() &&
+         op.find_attr("pack") == nullptr && op.result()->type()->shape() == shape;
+}
+
 DotChain chain_to_dots(Op& load, const ir::Function& function) {
-  constexpr int kMaxDepth = 6;
   DotChain chain;
   if (load.kind() != OpKind::Load || load.parent() == &function.body() || load.has_attr(kReadBackAttr)) return {};
   ir::Region* body = load.parent();
-  std::unordered_map<const ir::Value*, int> depth = {{load.result(), 0}};
+  const std::vector<int64_t>& shape = load.result()->type()->shape();
+  std::unordered_set<const ir::Value*> members = {load.result()};
+  std::vector<ir::Value*> others;  // operands of the chain's ops that are not its values
   for (size_t i = body->index_of(&load); i < body->ops().size(); ++i) {
     Op* op = body->ops()[i].get();
     bool reads_chain = false;
-    for (const ir::Value* v : op->operands()) reads_chain = reads_chain || depth.count(v) != 0;
+    for (const ir::Value* v : op->operands()) reads_chain = reads_chain || members.count(v) != 0;
     if (!reads_chain) continue;
     if (op->kind() == OpKind::Dot) {
       for (int k = 0; k < op->num_operands(); ++k) {
-        if (depth.count(op->operand(k)) == 0) continue;
+        if (members.count(op->operand(k)) == 0) continue;
         if (k >= 2) return {};
         chain.dot_uses.emplace_back(op, k);
       }
       continue;
     }
-    if (!has_trait(op->kind(), ir::kElementwise) || !ir::is_pure(*op) || op->num_results() != 1 ||
-        !op->regions().empty() || op->result()->type()->shape() != load.result()->type()->shape()) {
-      return {};
-    }
-    int d = 0;
+    if (!slot_elementwise(*op, shape)) return {};
     for (ir::Value* v : op->operands()) {
-      auto it = depth.find(v);
-      if (it != depth.end()) {
-        d = std::max(d, it->second + 1);
-      } else if (!uniform_value(v)) {
-        Op* def = v->def();
-        if (def == nullptr || def->kind() != OpKind::Broadcast || v->num_uses() != 1 ||
-            depth.count(def->operand(0)) != 0) {
-          return {};
-        }
-        chain.broadcasts.push_back(def);
-      }
+      if (members.count(v) == 0 && !uniform_value(v)) others.push_back(v);
     }
-    if (d > kMaxDepth) return {};
-    depth[op->result()] = d;
+    members.insert(op->result());
     chain.ops.push_back(op);
   }
-  // Every value of the chain read by the chain or by dots only (in its body: a use
-  // elsewhere, a yield among them, was not met above).
-  for (const auto& [v, d] : depth) {
-    for (const ir::Use& use : v->uses()) {
-      const bool in_chain = std::find(chain.ops.begin(), chain.ops.end(), use.user) != chain.ops.end();
-      const bool dot = use.user->kind() == OpKind::Dot && use.user->parent() == body && use.index < 2;
-      if (!in_chain && !dot) return {};
-    }
-  }
   if (chain.dot_uses.empty()) return {};
+  // The side: what the chain reads besides its own values, back to broadcasts of blocks the
+  // flat rule holds (at most 32 ops).
+  std::unordered_set<const Op*> side;
+  while (!others.empty()) {
+    ir::Value* v = others.back();
+    others.pop_back();
+    Op* def = v->def();
+    if (members.count(v) != 0 || uniform_value(v) || (def != nullptr && side.count(def) != 0)) continue;
+    if (def == nullptr || side.size() >= 32) return {};
+    if (def->kind() == OpKind::Broadcast) {
+      if (!def->operand(0)->type()->is_block() || members.count(def->operand(0)) != 0) return {};
+      chain.broadcasts.push_back(def);
+    } else if (slot_elementwise(*def, shape)) {
+      chain.side.push_back(def);
+      for (ir::Value* operand : def->operands()) others.push_back(operand);
+    } else {
+      return {};
+    }
+    side.insert(def);
+  }
+  // Every value of the chain and its side read there or by dots only (a use elsewhere, a
+  // yield among them, would see the slot's registers; broadcasts are copied instead).
+  std::unordered_set<const Op*> readers(chain.ops.begin(), chain.ops.end());
+  readers.insert(chain.side.begin(), chain.side.end());
+  auto read_inside = [&](const ir::Value* v, bool dots) {
+    for (const ir::Use& use : v->uses()) {
+      const bool dot = dots && use.user->kind() == OpKind::Dot && use.user->parent() == body && use.index < 2;
+      if (readers.count(use.user) == 0 && !dot) return false;
+    }
+    return true;
+  };
+  for (const ir::Value* v : members) {
+    if (!read_inside(v, true)) return {};
+  }
+  for (const Op* op : chain.side) {
+    if (!read_inside(op->result(), false)) return {};
+  }
   return chain;
 }
 
-// The chain computed in the load's coalesced `layout` (the emitter holds loads, elementwise
-// ops and single-use broadcasts there: conversion.h), converted back to the layout each dot
-// read it in just before the dot, which stages it from the slot (emit_convert.cpp's
-// staged_by_dots).
+// The chain, its side and their broadcasts computed in the load's coalesced `layout` and
+// marked so (conversion.h's kSlotAttr: the emitter holds them there, broadcasts through
+// emit_broadcast's slot case), converted back to the layout each dot read it in just
+// before the dot, which stages it from the slot (emit_convert.cpp's staged_by_dots).
 void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
   std::vector<std::pair<Op*, const ir::Type*>> before;  // the dots' operand types
   for (const auto& [dot, k] : chain.dot_uses) before.emplace_back(dot, dot->operand(k)->type());
@@ -314,8 +337,30 @@ void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
   Op* back = load.result()->users()[0];  // the conversion rewrite put after the load
   back->result()->replace_all_uses_with(load.result());
   back->parent()->erase(back);
-  for (Op* b : chain.broadcasts) b->result()->set_type(b->result()->type()->with_layout(layout));
-  for (Op* op : chain.ops) op->result()->set_type(op->result()->type()->with_layout(layout));
+  for (const std::vector<Op*>* ops : {&chain.side, &chain.ops}) {
+    for (Op* op : *ops) {
+      op->result()->set_type(op->result()->type()->with_layout(layout));
+      op->set_attr(kSlotAttr, int64_t{1});
+    }
+  }
+  // Each read of a broadcast by the chain or its side gets a broadcast of its own into the
+  // slot, just before the reader (the original may have other readers: `offs_m[:, None]`
+  // broadcast once for a pointer and for a mask).
+  std::unordered_set<const Op*> readers(chain.ops.begin(), chain.ops.end());
+  readers.insert(chain.side.begin(), chain.side.end());
+  for (Op* b : chain.broadcasts) {
+    const std::vector<ir::Use> uses = b->result()->uses();
+    for (const ir::Use& use : uses) {
+      if (readers.count(use.user) == 0) continue;
+      auto copy = std::make_unique<Op>(OpKind::Broadcast, b->loc());
+      copy->add_operand(b->operand(0));
+      ir::Value* result = copy->add_result(b->result()->type()->with_layout(layout));
+      copy->set_attr(kSlotAttr, int64_t{1});
+      use.user->parent()->insert(use.user->parent()->index_of(use.user), std::move(copy));
+      use.user->set_operand(use.index, result);
+    }
+    if (!b->result()->has_uses()) b->parent()->erase(b);
+  }
   for (size_t i = 0; i < chain.dot_uses.size(); ++i) {
     auto [dot, k] = chain.dot_uses[i];
     ir::Value* v = dot->operand(k);

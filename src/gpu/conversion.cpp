@@ -106,16 +106,6 @@ bool uniform_block(const ir::Value* v) {
 
 namespace {
 
-// A broadcast laid out in a slot, of a block the flat rule holds, whose one reader decides
-// whether it is held there (held_in_slot; coalesce.cpp's chains to dots).
-bool broadcast_into_slot(const ir::Op& op, const VectorWidths& widths, int threads) {
-  const ir::Value* result = op.result();
-  return op.kind() == OpKind::Broadcast && result->num_uses() == 1 && laid_out(result->type(), widths, threads) &&
-         result->type()->layout()->linear().in_size(LinearLayout::kRegister) ==
-             flat_of(result->type(), widths, threads).in_size(LinearLayout::kRegister) &&
-         op.operand(0)->type()->is_block() && !held_in_slot(op.operand(0), widths, threads);
-}
-
 // elementwise_in_slot, looking at most `depth` ops up each chain (its cost stays bounded on
 // any DAG; a longer chain is left in the flat rule, by the pass and the emitter alike).
 bool in_slot_within(const ir::Op& op, const VectorWidths& widths, int threads, int depth) {
@@ -132,16 +122,10 @@ bool in_slot_within(const ir::Op& op, const VectorWidths& widths, int threads, i
     if (uniform_block(v)) continue;
     const ir::Op* def = v->def();
     if (def == nullptr || v->type()->layout() != type->layout()) return false;
-    // A broadcast into the slot (of a block held in the flat rule) that only this op reads:
-    // held there (it does not make the op one of a chain on its own).
-    if (def->kind() == OpKind::Broadcast) {
-      if (!broadcast_into_slot(*def, widths, threads)) return false;
-      continue;
-    }
     // Loads made in the slot, and elementwise ops held there (coalesce.cpp builds the
     // chains in program order, so each link was judged before).
     bool held = def->kind() == OpKind::Load ? access_in_slot(*def, widths, threads)
-                                            : in_slot_within(*def, widths, threads, depth - 1);
+                                            : def->has_attr(kSlotAttr) || in_slot_within(*def, widths, threads, depth - 1);
     if (!held) return false;
     any = true;
   }
@@ -158,9 +142,7 @@ bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int thread
   const ir::Op* def = value->def();
   if (def == nullptr) return false;
   if (def->kind() == OpKind::Load) return access_in_slot(*def, widths, threads);
-  if (def->kind() == OpKind::Broadcast) {
-    return broadcast_into_slot(*def, widths, threads) && elementwise_in_slot(*value->users()[0], widths, threads);
-  }
+  if (def->has_attr(kSlotAttr)) return true;
   if (def->kind() != OpKind::ConvertLayout && elementwise_in_slot(*def, widths, threads)) return true;
   if (def->kind() != OpKind::ConvertLayout || !laid_out(value->type(), widths, threads) || !value->has_uses()) return false;
   // A conversion into an access's own layout, read only by such accesses.

@@ -13,6 +13,11 @@
 
 namespace tritium::gpu {
 
+// Ops coalesce computes in a slot layout as part of a chain from a load to dots
+// (coalesce.cpp's chain_to_dots: elementwise ops and the broadcasts they read), marked as
+// such: held in their slot whatever elementwise_in_slot would infer.
+inline constexpr const char* kSlotAttr = "in_slot";
+
 // Whether a load or store is made in its own layout (a load's result, a store's pointer
 // converted there by gpu/coalesce.h) rather than the flat rule's.
 bool access_in_slot(const ir::Op& op, const VectorWidths& widths, int threads);

@@ -159,21 +159,26 @@ KERNELS = textwrap.dedent('''
 
     @tritium.jit
     def m_major_scaled(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                       VECTOR: tl.constexpr):
-        # mamba's chunk-scan shape: A stored M-major (contiguous down its columns), scaled
-        # per K column by a vector loaded in the loop (VECTOR) or by a constant, and cast
-        # back before the dot; K = stride with a masked tail. A is loaded along M in 16-byte
-        # runs and the chain computed where it was loaded, the dot staging it from there.
+                       SCALE: tl.constexpr):
+        # mamba's chunk-scan shapes: A stored M-major (contiguous down its columns), scaled
+        # by a constant (SCALE 0), per K column by a vector loaded in the loop (1), or (2) by
+        # a difference of a column and a row vector and masked below the diagonal (mamba's
+        # `tl.where(k >= m, cb * tl.exp(dA_k[None, :] - dA_m[:, None]), 0)`), then cast back
+        # before the dot; K = stride with a masked tail. A is loaded along M in 16-byte runs
+        # and the chain computed where it was loaded, the dot staging it from there.
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
+        t = tl.load(x_ptr + BM * stride + stride * BN + m % 16).to(tl.float32)
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k0 in range(0, stride, BK):
             kk = k0 + k
             a = tl.load(x_ptr + m[:, None] + kk[None, :] * BM, mask=kk[None, :] < stride, other=0.0).to(tl.float32)
-            if VECTOR:
-                s = tl.load(x_ptr + BM * stride + stride * BN + kk, mask=kk < stride, other=0.0).to(tl.float32)
+            s = tl.load(x_ptr + BM * stride + stride * BN + kk, mask=kk < stride, other=0.0).to(tl.float32)
+            if SCALE == 1:
                 a = a * s[None, :]
+            elif SCALE == 2:
+                a = tl.where(kk[None, :] >= m[:, None], a * (s[None, :] - t[:, None]), 0.0)
             else:
                 a = a * 2.0
             b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
@@ -845,30 +850,36 @@ def test_operand_through_elementwise_ops_read_back(tmp_path, a_copied, defer_cop
         assert "ld.global" not in loop  # every load of the loop is a copy
 
 
-@pytest.mark.parametrize("vector", [True, False])
+@pytest.mark.parametrize("scale", [0, 1, 2])
 @pytest.mark.parametrize("sm", [80, 90])
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("ty,tile,warps,K", [("fp16", (64, 64, 32), 4, 80), ("bf16", (128, 64, 64), 8, 136)])
-def test_m_major_operand_scaled_in_loop(tmp_path, vector, sm, stages, ty, tile, warps, K):
-    """A dot whose A is stored M-major and scaled in the loop (by a vector loaded there, or a
-    constant) before the cast back: A is loaded along M in 16-byte runs (one vector load per 8
-    elements, not one load per element each with its own address) and the chain computed in
-    that layout; the dot stages A from it. Exact against numpy, copies landing at their wait."""
+def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, warps, K):
+    """A dot whose A is stored M-major and scaled in the loop (by a constant, a vector loaded
+    there, or a column-minus-row difference under a triangular mask) before the cast back: A
+    is loaded along M in 16-byte runs (one vector load per 8 elements, not one load per element
+    each with its own address) and the chain computed in that layout; the dot stages A from
+    it. Exact against numpy, copies landing at their wait."""
     BM, BN, _ = tile
-    values = small_integers(BM * K + K * BN + K, 4, seed=K + BN + stages + sm)
-    constexprs = f", VECTOR={vector}"
+    values = small_integers(BM * K + K * BN + K, 3, seed=K + BN + stages + sm)
+    constexprs = f", SCALE={scale}"
     out, ptx = run_kernel(tmp_path, "m_major_scaled", ty, "fp32", values, BM * BN, tile, warps, stages, sm, K,
                           constexprs, defer_copies=stages > 1)
     a = values[:BM * K].reshape(K, BM).T
     b = values[BM * K:BM * K + K * BN].reshape(K, BN)
-    scale = values[BM * K + K * BN:] if vector else np.full(K, 2.0)
-    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), (a * scale[None, :]) @ b)
+    s = values[BM * K + K * BN:]
+    if scale == 2:
+        t = s[np.arange(BM) % 16]
+        a = np.where(np.arange(K)[None, :] >= np.arange(BM)[:, None], a * (s[None, :] - t[:, None]), 0.0)
+    else:
+        a = a * (s[None, :] if scale == 1 else 2.0)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     gpu_ir = emitter(tmp_path, "m_major_scaled", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
     a_load = [line for line in gpu_ir.splitlines() if "= load" in line and f"{BM}x{tile[2]}x{ty}" in line]
     assert len(a_load) == 1 and "spt = [8, 1]" in a_load[0] and "order = [0, 1]" in a_load[0], a_load
-    # A's 16-byte loads; the 2-byte ones left are the scale vector's (one element a thread).
+    # A's 16-byte loads; the 2-byte ones left are the vectors' (a few elements a thread).
     assert re.search(r"ld\.global(\.nc)?\.v4\.b32", ptx)
-    assert len(re.findall(r"ld\.global(?:\.nc)?\.b16", ptx)) <= (stages if vector else 0)
+    assert len(re.findall(r"ld\.global(?:\.nc)?\.b16", ptx)) <= 2 * stages + 1
 
 
 @pytest.mark.parametrize("sm", [80, 90])

@@ -256,6 +256,7 @@ def test_gluon_imports_but_does_not_launch(as_triton):
         pass
 
     assert gl.float16 is tl.float16 and gl.constexpr is tl.constexpr
+    assert gluon_kernel.arg_names == ["x", "BLOCK"]  # read by decorators (fla's autotuner)
     with pytest.raises(AttributeError, match="Gluon"):
         gl.BlockedLayout
     # Its submodules import and their names may be read at a module's top (fla on an NVIDIA
