@@ -100,7 +100,7 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, b
 // blocks is made in the flat rule (its last axis as wide as any other: coalesce.h gives the
 // others their own layout), and the reductions over such blocks.
 struct BlockUses {
-  bool flat_access = false;
+  bool flat_access = false, other_axis_access = false;
   bool reduced_along_last = false, reduced_along_other = false;
   int64_t widest = 16;  // the fewest elements of 16 bytes and the shortest last axis reduced
 };
@@ -132,7 +132,8 @@ void collect_uses(const ir::Region& region, const analysis::AxisInfoAnalysis& ax
       const int64_t here = access_width(*op, axis);
       for (int d = 0; d + 1 < type->rank(); ++d) other_axis = other_axis || access_width_along(*op, d, axis) > here;
     }
-    if (!other_axis) uses[type->num_elements()].flat_access = true;
+    BlockUses& u = uses[type->num_elements()];
+    (other_axis ? u.other_axis_access : u.flat_access) = true;
   }
 }
 
@@ -210,15 +211,17 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
   const bool dots = has_dot(function.body());
   collect(function.body(), axis, dots, out);
   if (!dots) {
-    // Blocks that no access lays out in the flat rule (read along another axis: coalesce.h
-    // gives the access its own layout) and that are reduced along their last axis only:
-    // V elements of 16 bytes in all, so a row is reduced mostly within threads. With V = 1
-    // every element of a row sat on another lane (triton_kernels' MX quantization to fp4
-    // along axis 0: five shuffles per row and thread, 16 rows each, 99 registers; 63 now).
+    // Blocks read or written along another axis only (coalesce.h gives those accesses their
+    // own layout: none lays the blocks out in the flat rule) and reduced along their last
+    // axis only: V elements of 16 bytes in all, so a row is reduced mostly within threads.
+    // With V = 1 every element of a row sat on another lane (triton_kernels' MX quantization
+    // to fp4 along axis 0: five shuffles per row and thread, 16 rows each, 99 registers; 63
+    // now). Blocks no access touches keep V = 1 (a 255-register histogram of int64 counts
+    // spilled more with V = 2).
     std::map<int64_t, BlockUses> uses;
     collect_uses(function.body(), axis, uses);
     for (const auto& [n, u] : uses) {
-      if (u.reduced_along_last && !u.reduced_along_other && !u.flat_access) {
+      if (u.reduced_along_last && !u.reduced_along_other && u.other_axis_access && !u.flat_access) {
         int& v = out.per_block[n];
         v = std::max(v, static_cast<int>(u.widest));
       }
