@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/axis_info.h"
@@ -372,6 +373,137 @@ void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
   }
 }
 
+// The values held in an access's layout (loads made there) that `v`, an elementwise chain
+// held there, reads, each once, in the order met (`roots`); false when the chain reads
+// anything else or is deeper than `depth`.
+bool chain_roots(ir::Value* v, const ir::Region& region, const VectorWidths& widths, int threads, int depth,
+                 std::vector<ir::Value*>& roots) {
+  if (uniform_value(v)) return true;
+  const Op* def = v->def();
+  if (def == nullptr || def->parent() != &region) return false;
+  if (def->kind() != OpKind::Load && elementwise_in_slot(*def, widths, threads)) {
+    if (depth == 0) return false;
+    for (ir::Value* operand : def->operands()) {
+      if (!chain_roots(operand, region, widths, threads, depth - 1, roots)) return false;
+    }
+    return true;
+  }
+  if (!held_in_slot(v, widths, threads)) return false;
+  if (std::find(roots.begin(), roots.end(), v) == roots.end()) roots.push_back(v);
+  return true;
+}
+
+// `v` (a chain chain_roots accepted) computed again in `layout` before index `at` of the
+// region (which moves past the ops made), from `done`'s values (its roots' conversions and
+// what was computed again before: each op once).
+ir::Value* compute_again(ir::Value* v, const ir::Layout* layout, ir::Region& region, size_t& at,
+                         std::unordered_map<const ir::Value*, ir::Value*>& done) {
+  if (uniform_value(v)) return v;
+  auto found = done.find(v);
+  if (found != done.end()) return found->second;
+  const Op* def = v->def();
+  auto copy = std::make_unique<Op>(def->kind(), def->loc());
+  for (ir::Value* operand : def->operands()) copy->add_operand(compute_again(operand, layout, region, at, done));
+  ir::Value* result = copy->add_result(v->type()->with_layout(layout));
+  for (const ir::Attr& a : def->attrs()) copy->set_attr(a.name, a.value);
+  region.insert(at++, std::move(copy));
+  done[v] = result;
+  return result;
+}
+
+// Erases `op` (an elementwise op of `region`) when nothing reads it any more, and then the
+// elementwise ops only it read.
+void erase_if_unused(Op* op, ir::Region& region) {
+  if (op == nullptr || op->parent() != &region || !has_trait(op->kind(), ir::kElementwise) ||
+      op->num_results() != 1 || op->result()->has_uses()) {
+    return;
+  }
+  std::vector<Op*> defs;
+  for (ir::Value* v : op->operands()) defs.push_back(v->def());
+  region.erase(op);
+  for (Op* def : defs) erase_if_unused(def, region);
+}
+
+// Conversions out of an access's layout of elementwise chains over the same loads made
+// there (their roots), more of them than there are roots: each root is converted once,
+// after its load, and the chains are computed again from those conversions, in the target
+// layout. move_conversions_forward moves a conversion past every op that reads it; where a
+// value feeds several chains that end in ops of the flat rule (a reduction, a broadcast's
+// operand), each chain was then converted: triton_kernels' MX quantization along axis 0
+// sent `x.to(tl.float32)` and `abs(x)` through shared memory (16 KiB each) and held both
+// (109 registers); now the loaded bf16 once (8 KiB), 80 registers, 48 with a store's width.
+void convert_roots_once(ir::Region& region, const VectorWidths& widths, int threads) {
+  for (const auto& op : region.ops()) {
+    for (const auto& r : op->regions()) convert_roots_once(*r, widths, threads);
+  }
+  struct Group {
+    std::vector<ir::Value*> roots;
+    const ir::Layout* layout;
+    std::vector<Op*> conversions;  // in program order
+  };
+  std::vector<Group> groups;
+  for (const auto& owned : region.ops()) {
+    Op* op = owned.get();
+    if (op->kind() != OpKind::ConvertLayout) continue;
+    ir::Value* in = op->operand(0);
+    const ir::Layout* layout = op->result()->type()->layout();
+    const Op* def = in->def();
+    if (layout == nullptr || def == nullptr || def->parent() != &region || def->kind() == OpKind::Load ||
+        !elementwise_in_slot(*def, widths, threads) || held_in_slot(op->result(), widths, threads)) {
+      continue;
+    }
+    std::vector<ir::Value*> roots;
+    if (!chain_roots(in, region, widths, threads, 6, roots) || roots.empty()) continue;
+    std::sort(roots.begin(), roots.end(), [&](const ir::Value* a, const ir::Value* b) {
+      return region.index_of(a->def()) < region.index_of(b->def());
+    });
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const Group& g) { return g.roots == roots && g.layout == layout; });
+    if (group == groups.end()) {
+      groups.push_back({roots, layout, {}});
+      group = groups.end() - 1;
+    }
+    group->conversions.push_back(op);
+  }
+  for (Group& g : groups) {
+    // The roots' own conversions into the layout, where some stand already, count as done.
+    std::unordered_map<const ir::Value*, ir::Value*> done;
+    int more = 0;
+    for (ir::Value* root : g.roots) {
+      for (const ir::Use& use : root->uses()) {
+        if (use.user->kind() == OpKind::ConvertLayout && use.user->parent() == &region &&
+            use.user->result()->type()->layout() == g.layout) {
+          done[root] = use.user->result();
+        }
+      }
+      more += done.count(root) ? 0 : 1;
+    }
+    if (more >= static_cast<int>(g.conversions.size())) continue;
+    for (ir::Value* root : g.roots) {
+      Op* load = root->def();
+      if (done.count(root)) {
+        // Moved up to its load, so that it stands before every chain computed from it.
+        Op* convert = done[root]->def();
+        std::unique_ptr<Op> taken = region.take(convert);
+        region.insert(region.index_of(load) + 1, std::move(taken));
+        continue;
+      }
+      auto convert = std::make_unique<Op>(OpKind::ConvertLayout, load->loc());
+      convert->add_operand(root);
+      done[root] = convert->add_result(root->type()->with_layout(g.layout));
+      region.insert(region.index_of(load) + 1, std::move(convert));
+    }
+    for (Op* op : g.conversions) {
+      size_t at = region.index_of(op);
+      Op* def = op->operand(0)->def();
+      ir::Value* again = compute_again(op->operand(0), g.layout, region, at, done);
+      op->result()->replace_all_uses_with(again);
+      region.erase(op);
+      erase_if_unused(def, region);
+    }
+  }
+}
+
 }  // namespace
 
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads) {
@@ -466,6 +598,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   remove_redundant(function.body(), widths, threads);
   if (!chosen.empty() && move_conversions_forward(function.body(), widths, threads)) {
     remove_redundant(function.body(), widths, threads);
+    convert_roots_once(function.body(), widths, threads);
   }
 }
 

@@ -2,7 +2,10 @@
 // last (a transposed or column-major read) gets a blocked layout with that axis first in
 // `order` (V consecutive elements per thread along it, then the lanes), as Triton's
 // coalesce pass, and convert_layout ops where its operands and users hold other layouts;
-// redundant conversions (same layout, uniform sources, chains) are removed.
+// redundant conversions (same layout, uniform sources, chains) are removed, conversions move
+// past elementwise ops into the access's layout, and chains over the same loads that each
+// leave it convert the loads once. Tests: tests/golden/passes/coalesce.ir,
+// tests/cli/test_cpu_emulation.py.
 #pragma once
 
 #include "gpu/options.h"

@@ -96,6 +96,47 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, b
   }
 }
 
+// What the flat rule's V of one block size is free to follow: whether an access on such
+// blocks is made in the flat rule (its last axis as wide as any other: coalesce.h gives the
+// others their own layout), and the reductions over such blocks.
+struct BlockUses {
+  bool flat_access = false, other_axis_access = false;
+  bool reduced_along_last = false, reduced_along_other = false;
+  int64_t widest = 16;  // the fewest elements of 16 bytes and the shortest last axis reduced
+};
+
+void collect_uses(const ir::Region& region, const analysis::AxisInfoAnalysis& axis,
+                  std::map<int64_t, BlockUses>& uses) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) collect_uses(*inner, axis, uses);
+    if (op->kind() == ir::OpKind::Reduce && op->operand(0)->type()->is_block()) {
+      const ir::Type* type = op->operand(0)->type();
+      BlockUses& u = uses[type->num_elements()];
+      if (op->int_attr("axis") != type->rank() - 1) {
+        u.reduced_along_other = true;
+        continue;
+      }
+      u.reduced_along_last = true;
+      u.widest = std::min(u.widest, type->shape().back());
+      for (const ir::Value* v : op->operands()) {
+        int64_t bytes = std::max<int64_t>(1, ir::bit_width(v->type()->element()->scalar_kind()) / 8);
+        u.widest = std::min(u.widest, std::max<int64_t>(1, 16 / bytes));
+      }
+      continue;
+    }
+    if (op->kind() != ir::OpKind::Load && op->kind() != ir::OpKind::Store) continue;
+    const ir::Type* type = op->operand(0)->type();
+    if (!type->is_block()) continue;
+    bool other_axis = false;
+    if (type->rank() >= 2 && type->is_ptr() && axis.has(op->operand(0))) {
+      const int64_t here = access_width(*op, axis);
+      for (int d = 0; d + 1 < type->rank(); ++d) other_axis = other_axis || access_width_along(*op, d, axis) > here;
+    }
+    BlockUses& u = uses[type->num_elements()];
+    (other_axis ? u.other_axis_access : u.flat_access) = true;
+  }
+}
+
 }  // namespace
 
 bool has_dot(const ir::Region& region) {
@@ -167,7 +208,25 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
   VectorWidths out;
   if (!vectorize) return out;
   analysis::AxisInfoAnalysis axis(function);
-  collect(function.body(), axis, has_dot(function.body()), out);
+  const bool dots = has_dot(function.body());
+  collect(function.body(), axis, dots, out);
+  if (!dots) {
+    // Blocks read or written along another axis only (coalesce.h gives those accesses their
+    // own layout: none lays the blocks out in the flat rule) and reduced along their last
+    // axis only: V elements of 16 bytes in all, so a row is reduced mostly within threads.
+    // With V = 1 every element of a row sat on another lane (triton_kernels' MX quantization
+    // to fp4 along axis 0: five shuffles per row and thread, 16 rows each, 99 registers; 63
+    // now). Blocks no access touches keep V = 1 (a 255-register histogram of int64 counts
+    // spilled more with V = 2).
+    std::map<int64_t, BlockUses> uses;
+    collect_uses(function.body(), axis, uses);
+    for (const auto& [n, u] : uses) {
+      if (u.reduced_along_last && !u.reduced_along_other && u.other_axis_access && !u.flat_access) {
+        int& v = out.per_block[n];
+        v = std::max(v, static_cast<int>(u.widest));
+      }
+    }
+  }
   for (auto& [n, v] : out.per_block) {
     // Every thread gets at least V elements when the block has them (Triton caps
     // sizePerThread at numElems / (32 * num_warps)); V divides N.

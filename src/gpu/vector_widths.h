@@ -62,7 +62,9 @@ int tested_width(const ir::Type* type, int vector, int64_t element_bytes);
 
 // V for each block size: the largest access width among the accesses on blocks of that
 // size, capped at max(1, N / threads) (Triton's sizePerThread cap) and to divide N; each
-// access then moves min(its width, V) elements at a time.
+// access then moves min(its width, V) elements at a time. In a kernel without dots, a size
+// whose blocks are read or written along another axis only (coalesce.h) and reduced along
+// their last axis only takes V of 16 bytes of the reduced element (capped by that axis).
 // With `vectorize` false every block keeps V = 1 and every access one element.
 VectorWidths choose_vector_widths(const ir::Function& function, int threads, bool vectorize = true);
 

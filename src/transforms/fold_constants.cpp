@@ -35,6 +35,31 @@ ir::Value* constant_before(ir::Op& op, const ir::Type* type, int64_t value) {
 
 void replace(ir::Op& op, ir::Value* with) { op.result()->replace_all_uses_with(with); }
 
+// (x + c) - c, (c + x) - c, (x - c) + c and c + (x - c) are x: integers wrap, so exactly
+// (tl.cdiv(n, 1) is (n + 1 - 1) // 1; the divisibility of n then reaches the masks built
+// from it, as through MLIR's canonicalization in Triton). Null when `op` is none of these.
+ir::Value* cancelled(const ir::Op& op) {
+  const bool sub = op.kind() == OpKind::Sub;
+  if (!sub && op.kind() != OpKind::Add) return nullptr;
+  const ir::Type* type = op.result()->type();
+  for (int side = 0; side < 2; ++side) {
+    if (sub && side == 0) continue;  // c - (x + c) is not x
+    int64_t c, c2;
+    const ir::Op* inner = op.operand(1 - side)->def();
+    if (!int_constant_of(op.operand(side), &c) || inner == nullptr ||
+        inner->kind() != (sub ? OpKind::Add : OpKind::Sub) || inner->result()->type() != type) {
+      continue;
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (!sub && k == 0) continue;  // (c - x) + c is not x
+      if (int_constant_of(inner->operand(k), &c2) && c2 == c && inner->operand(1 - k)->type() == type) {
+        return inner->operand(1 - k);
+      }
+    }
+  }
+  return nullptr;
+}
+
 void fold_op(ir::Op& op) {
   if (op.num_results() != 1) return;
   const ir::Type* type = op.result()->type();
@@ -88,6 +113,7 @@ void fold_op(ir::Op& op) {
                                    (a == 1 && op.kind() == OpKind::Mul));
   if (neutral_rhs && op.operand(0)->type() == type) replace(op, op.operand(0));
   else if (neutral_lhs && op.operand(1)->type() == type) replace(op, op.operand(1));
+  else if (ir::Value* x = cancelled(op)) replace(op, x);
 }
 
 // Replaces `if_op` by the ops of its taken region (already folded); its results become the

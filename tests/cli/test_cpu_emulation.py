@@ -78,6 +78,31 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def column_group_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # A column-major read scaled per group of 8 along its rows, as triton_kernels' MX
+        # quantization along axis 0: the maxima of |x| through a reshape and a reduction,
+        # and x scaled by them. Both chains leave the column layout (to the reduction and
+        # the broadcast's product): the load is converted once, each chain computed from it.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        x = tl.load(x_ptr + m[:, None] + n[None, :] * stride).to(tl.float32)
+        big = tl.max(tl.reshape(tl.abs(x), [BM, BN // 8, 8]), axis=2, keep_dims=True)
+        y = tl.reshape(tl.reshape(x * 2, [BM, BN // 8, 8]) - big, [BM, BN])
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], y.to(x_ptr.dtype.element_ty))
+
+
+    @tritium.jit
+    def column_group_maxima(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # The maxima of |x| per group of 8 along the rows of a column-major read: no access
+        # lays the BM x BN blocks out in the flat rule, so its V follows the reduction.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN // 8)
+        x = tl.load(x_ptr + m[:, None] + tl.arange(0, BN)[None, :] * stride)
+        big = tl.max(tl.reshape(tl.abs(x), [BM, BN // 8, 8]), axis=2)
+        tl.store(out_ptr + m[:, None] * (BN // 8) + n[None, :], big)
+
+
+    @tritium.jit
     def cube(x_ptr, out_ptr, stride, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
         # x[a, b, c] at a * C * stride + b + c * stride: contiguous along the middle axis.
         a = tl.arange(0, A)
@@ -500,6 +525,43 @@ def test_elementwise_stays_in_the_column_layout(tmp_path, ty, tile, warps):
     assert np.array_equal(out, expected)
     assert re.search(r"ld\.global\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
     assert "barrier" not in ll  # no round trip: the chain never leaves the column layout
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16"])
+@pytest.mark.parametrize("tile,warps", [((128, 32), 8), ((64, 32), 4), ((32, 64), 2), ((64, 16), 1)])
+def test_chains_from_a_column_read_convert_it_once(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = BM + 48
+    nin = BM + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_group_max", ty, tile, warps, nin, BM * BN, stride)
+    x = x[np.arange(BM)[:, None] + np.arange(BN)[None, :] * stride].astype(np.float32)
+    big = np.abs(x.reshape(BM, BN // 8, 8)).max(2, keepdims=True)
+    assert np.array_equal(out.reshape(BM, BN), (x.reshape(BM, BN // 8, 8) * 2 - big).reshape(BM, BN).astype(out.dtype))
+    assert re.search(r"ld\.global\.v4\.b32", ptx)
+    # One round trip out of the column layout (of the loaded elements), not one per chain.
+    gpu_ir = subprocess.run([CLI, "compile", str(tmp_path / "kernels.py"), "--kernel", "column_group_max",
+                             "--signature", f"*{ty}:16, *{ty}:16, i32:16, BM={BM}, BN={BN}", "--num-warps",
+                             str(warps), "--emit", "gpu-ir"], capture_output=True, text=True, check=True).stdout
+    trips = [line for line in gpu_ir.splitlines() if "convert_layout" in line and "shared_sizes" in line]
+    assert len(trips) == 1 and f"block<{BM}x{BN}x{ty}," in trips[0].split(":")[-1], trips
+
+
+@pytest.mark.parametrize("ty", ["fp32", "fp16", "i8"])
+@pytest.mark.parametrize("tile,warps", [((128, 32), 8), ((64, 32), 4), ((32, 64), 2), ((64, 16), 1)])
+def test_groups_of_a_column_read_reduced_within_threads(tmp_path, ty, tile, warps):
+    BM, BN = tile
+    stride = BM + 48
+    nin = BM + (BN - 1) * stride
+    x, out, ll, ptx = run_on_host(tmp_path, "column_group_maxima", ty, tile, warps, nin, BM * BN // 8, stride)
+    x = x[np.arange(BM)[:, None] + np.arange(BN)[None, :] * stride]
+    assert np.array_equal(out.reshape(BM, BN // 8), np.abs(x.reshape(BM, BN // 8, 8)).max(2))
+    # 16 bytes of a group in each thread (4 of the maxima's fp32 or i32: tl.max widens
+    # narrower types), the rest across lanes: one shuffle level per run of 4 registers,
+    # where V = 1 spread each group over 8 lanes (three levels per element of a thread).
+    elements = BM * BN // (32 * warps)
+    per_thread = min(4, elements)
+    levels = int(np.log2(8 // per_thread))
+    assert len(re.findall(r"shfl\.sync\.bfly", ptx)) <= elements // per_thread * levels
 
 
 def scan_reference(x, axis, reverse, combine):

@@ -26,7 +26,9 @@
 // all along the last dimension, a power of two dividing that dimension (atomics, volatile
 // loads and scatters have w = 1). V(N) is the largest w among the accesses on N-element
 // blocks, capped at max(1, N / T) (every thread gets at least V elements, Triton's
-// sizePerThread cap) and to divide N; N without accesses keeps V = 1. Each access then
+// sizePerThread cap) and to divide N; N without accesses keeps V = 1, except (kernels
+// without dots) an N read or written along another axis only and reduced along its last
+// axis only: 16 bytes of the reduced element (vector_widths.cpp). Each access then
 // moves min(w, V) registers at a time: registers r .. r + w - 1 with w | r hold elements
 // e .. e + w - 1 with w | e, one aligned run of the last dimension, which the axis facts
 // say is consecutive in memory, aligned to w * sizeof(T) and under one mask bit. Keying V
