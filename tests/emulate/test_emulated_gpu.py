@@ -173,10 +173,10 @@ def test_unknown_asm_is_not_emulated(kernels):
         eg.run(kernels.unknown_asm, (1,), x, out, BLOCK=64)
 
 
-@pytest.mark.xfail(strict=True, reason="tritium bug (fla.kda.chunk on H100): on sm_90 a tf32 wgmma whose B is "
-                                       "an earlier dot's result stages A at byte 0, then converts B from its "
-                                       "fragments through a scratch at byte 0 too, overwriting A")
 def test_dot_of_a_dot_result_tf32_wgmma(kernels):
+    """fla.kda.chunk's wrong gradients on the H100: a tf32 wgmma whose B is an earlier dot's
+    result (held transposed: its flat copy made through shared memory from byte 0) had A
+    staged at byte 0 first, then overwritten by that round trip."""
     rng = np.random.default_rng(5)
     BT = 64
     a = rng.integers(-3, 4, (BT, BT)).astype(np.float32)
