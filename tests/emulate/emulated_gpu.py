@@ -407,7 +407,7 @@ def _tensor_args(values):
     return [(i, v) for i, v in enumerate(values) if hasattr(v, "untyped_storage") and v.is_floating_point()]
 
 
-def install(sm, check=False, atol=1e-5, rtol=1e-3):
+def install(sm, check=False, atol=1e-5, rtol=5e-3):
     """Every kernel[grid](...) / kernel.run(...) of tritium's JITFunction emulated for sm_<sm>.
     check: the interpreter runs the launch first on the same inputs; LOG records the largest
     difference of each floating-point tensor argument."""
