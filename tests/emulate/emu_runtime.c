@@ -164,6 +164,56 @@ void emu_unary_f32(const unsigned long long* in, unsigned long long* out, int fn
   set_f32(out, 0, r);
 }
 
+// ---- cvt.rzi.{s,u}N.f{32,64}: toward zero, clamped to the type's range, NaN 0 ----
+void emu_cvt_rzi(const unsigned long long* in, unsigned long long* out, int is_signed, int bits, int from) {
+  double x = from == 64 ? float_of(in[0], 64) : slot_f32(in, 0);
+  double lo = is_signed ? -ldexp(1.0, bits - 1) : 0.0, hi = is_signed ? ldexp(1.0, bits - 1) - 1 : ldexp(1.0, bits) - 1;
+  x = x != x ? 0.0 : trunc(x);
+  if (x < lo) x = lo;
+  if (x > hi) x = hi;
+  unsigned long long v = is_signed ? (unsigned long long)(long long)x : (unsigned long long)x;
+  out[0] = bits == 64 ? v : v & ((1ull << bits) - 1);
+}
+void emu_cvt_u16(const unsigned long long* in, unsigned long long* out) { out[0] = in[0] & 0xffffu; }
+// ---- cvt.rz.{f32.f64, f16.f32, bf16.f32}: toward zero ----
+void emu_cvt_rz(const unsigned long long* in, unsigned long long* out, int which) {
+  if (which == 0) {
+    double x = float_of(in[0], 64);
+    float f = (float)x;
+    if (isfinite(x) && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+    set_f32(out, 0, f);
+  } else if (which == 1) {
+    float x = slot_f32(in, 0);
+    unsigned h = float_to_half(x);
+    if (!isnan(x) && fabsf(half_to_float((unsigned short)h)) > fabsf(x)) h -= 1;  // one ulp toward zero
+    out[0] = h & 0xffffu;
+  } else {
+    unsigned u = slot_u32(in, 0);
+    float x = slot_f32(in, 0);
+    out[0] = isnan(x) ? ((u >> 16) | 0x40u) & 0xffffu : (u >> 16) & 0xffffu;
+  }
+}
+
+// ---- cvt.rn.satfinite.{e4m3,e5m2}x2.f32 $0, $1, $2: $1 in the upper byte, to nearest even,
+// clamped to the largest finite value, NaN 0x7f ----
+static unsigned float_to_fp8(float x, int e4m3) {
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  float maxv = e4m3 ? 448.0f : 57344.0f;
+  if (isnan(x)) return 0x7f;
+  unsigned sign = signbit(x) ? 0x80u : 0u;
+  float a = fabsf(x);
+  if (a > maxv) a = maxv;
+  if (a < ldexpf(1.0f, 1 - bias)) return sign | (unsigned)nearbyintf(ldexpf(a, bias - 1 + mbits));  // subnormal
+  int e;
+  frexpf(a, &e);  // a = m 2^e, m in [0.5, 1)
+  float q = nearbyintf(ldexpf(a, mbits - (e - 1)));
+  if (q >= (float)(2 << mbits)) q /= 2, ++e;
+  return sign | (unsigned)(e - 1 + bias) << mbits | ((unsigned)q & ((1u << mbits) - 1));
+}
+void emu_cvt_fp8x2(const unsigned long long* in, unsigned long long* out, int e4m3) {
+  out[0] = float_to_fp8(slot_f32(in, 0), e4m3) << 8 | float_to_fp8(slot_f32(in, 1), e4m3);
+}
+
 // ---- cvt.rna.tf32.f32: 10 mantissa bits, to nearest, ties away from zero ----
 void emu_cvt_rna_tf32(const unsigned long long* in, unsigned long long* out) {
   unsigned u = slot_u32(in, 0);
@@ -184,13 +234,15 @@ void emu_mma_k8(const unsigned long long* in, unsigned long long* out, int s8, i
   for (int r = 0; r < 4; ++r) {
     int row = g + (r >= 2 ? 8 : 0), col = 2 * t + (r & 1);
     if (s8) {
-      int sum = (int)slot_u32(in, c + r);
+      long long sum = (int)slot_u32(in, c + r);
       for (int k = 0; k < 32; ++k) {
         unsigned areg = slot_u32(lanes[(row % 8) * 4 + (k % 16) / 4], a + (row >= 8) + 2 * (k >= 16));
         unsigned breg = slot_u32(lanes[col * 4 + (k % 16) / 4], b + (k >= 16));
         sum += (int)(signed char)(areg >> (8 * (k % 4))) * (int)(signed char)(breg >> (8 * (k % 4)));
       }
-      set_u32(out, r, (unsigned)sum);
+      if (sum > 2147483647LL) sum = 2147483647LL;  // .satfinite
+      if (sum < -2147483648LL) sum = -2147483648LL;
+      set_u32(out, r, (unsigned)(int)sum);
     } else {
       float sum = slot_f32(in, c + r);
       for (int k = 0; k < 8; ++k) {
@@ -252,6 +304,12 @@ float emu_nvvm_fmax_nan_f(float x, float y) { return isnan(x) || isnan(y) ? NAN 
 float emu_nvvm_fmin_nan_f(float x, float y) { return isnan(x) || isnan(y) ? NAN : fminf(x, y); }
 double emu_nvvm_fmax_d(double x, double y) { return fmax(x, y); }
 double emu_nvvm_fmin_d(double x, double y) { return fmin(x, y); }
+float emu_nvvm_mul_rn_ftz_f(float x, float y) { return x * y; }
+float emu_nvvm_mul_rn_f(float x, float y) { return x * y; }
+float emu_nvvm_add_rn_ftz_f(float x, float y) { return x + y; }
+float emu_nvvm_add_rn_f(float x, float y) { return x + y; }
+double emu_nvvm_mul_rn_d(double x, double y) { return x * y; }
+double emu_nvvm_add_rn_d(double x, double y) { return x + y; }
 float emu_nvvm_fma_rn_f(float x, float y, float z) { return fmaf(x, y, z); }
 float emu_nvvm_fma_rn_ftz_f(float x, float y, float z) { return fmaf(x, y, z); }
 double emu_nvvm_fma_rn_d(double x, double y, double z) { return fma(x, y, z); }
@@ -265,6 +323,14 @@ unsigned emu_nvvm_mulhi_ui(unsigned x, unsigned y) { return (unsigned)(((unsigne
 long long emu_nvvm_mulhi_ll(long long x, long long y) { return (long long)(((__int128)x * y) >> 64); }
 unsigned long long emu_nvvm_mulhi_ull(unsigned long long x, unsigned long long y) {
   return (unsigned long long)(((unsigned __int128)x * y) >> 64);
+}
+int emu_nvvm_d2i_hi(double x) { unsigned long long b; memcpy(&b, &x, 8); return (int)(b >> 32); }
+int emu_nvvm_d2i_lo(double x) { unsigned long long b; memcpy(&b, &x, 8); return (int)(unsigned)b; }
+double emu_nvvm_lohi_i2d(int lo, int hi) {
+  unsigned long long b = (unsigned long long)(unsigned)hi << 32 | (unsigned)lo;
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
 }
 int emu_nvvm_read_ptx_sreg_laneid(void) { return emu_tid & 31; }
 int emu_nvvm_read_ptx_sreg_warpid(void) { return emu_tid / 32; }

@@ -95,6 +95,18 @@ def translate(st):
     m = re.match(r"(rcp|ex2|lg2|tanh|rsqrt|sqrt|sin|cos)\.approx(?:\.ftz)?\.f32 \$0, ?\$1;$", t)
     if m:
         return "emu_unary_f32", [["rcp", "ex2", "lg2", "tanh", "rsqrt", "sqrt", "sin", "cos"].index(m.group(1))]
+    m = re.match(r"cvt\.rzi\.([su])(8|16|32|64)\.f(32|64) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_rzi", [int(m.group(1) == "s"), int(m.group(2)), int(m.group(3))]
+    m = re.match(r"cvt\.u16\.u(32|64) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_u16", []
+    m = re.match(r"cvt\.rz\.(f32\.f64|f16\.f32|bf16\.f32) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_rz", [["f32.f64", "f16.f32", "bf16.f32"].index(m.group(1))]
+    m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
+    if m:
+        return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
     if t == "cvt.rna.tf32.f32 $0, $1;":
         return "emu_cvt_rna_tf32", []
     m = re.match(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
@@ -102,7 +114,7 @@ def translate(st):
     if m:
         st.assert_results(m.group(1))
         return "emu_mma_k8", [0, st.slots(m.group(2)), st.slots(m.group(3)), st.slots(m.group(4))]
-    m = re.match(r"mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
+    m = re.match(r"mma\.sync\.aligned\.m16n8k32\.row\.col(?:\.satfinite)?\.s32\.s8\.s8\.s32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
                  r"(\{[^}]*\});$", t)
     if m:
         st.assert_results(m.group(1))
@@ -169,6 +181,7 @@ def host_ir(ll):
     name, types = kernel_params(ll)
     if re.search(r"@llvm\.nvvm\.barrier[.a-z]*\(i32 [1-9]", ll):
         raise NotEmulated("named barriers")
+    ll = re.sub(r"\.L[12]::[a-z_0-9]+", "", ll)  # cache hints of ld/st asm (nothing on the host)
     host = emu.host_ir(ll)
     host, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16",
                           r"\1, align 262144", host)
