@@ -315,6 +315,24 @@ float emu_nvvm_fma_rn_ftz_f(float x, float y, float z) { return fmaf(x, y, z); }
 double emu_nvvm_fma_rn_d(double x, double y, double z) { return fma(x, y, z); }
 float emu_nvvm_saturate_f(float x) { return x != x ? 0.0f : x < 0 ? 0.0f : x > 1 ? 1.0f : x; }
 float emu_nvvm_round_f(float x) { return roundf(x); }
+float emu_nvvm_floor_ftz_f(float x) { return floorf(x); }
+float emu_nvvm_ceil_ftz_f(float x) { return ceilf(x); }
+float emu_nvvm_trunc_ftz_f(float x) { return truncf(x); }
+float emu_nvvm_round_ftz_f(float x) { return roundf(x); }
+double emu_nvvm_floor_d(double x) { return floor(x); }
+double emu_nvvm_ceil_d(double x) { return ceil(x); }
+double emu_nvvm_trunc_d(double x) { return trunc(x); }
+// add.rz: the exact sum (in double, exact for two floats of close exponents; within an ulp
+// otherwise) rounded toward zero.
+static float toward_zero(double x) {
+  float f = (float)x;
+  if (isfinite(x) && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+  return f;
+}
+float emu_nvvm_add_rz_ftz_f(float x, float y) { return toward_zero((double)x + y); }
+float emu_nvvm_add_rz_f(float x, float y) { return toward_zero((double)x + y); }
+float emu_nvvm_mul_rz_ftz_f(float x, float y) { return toward_zero((double)x * y); }
+float emu_nvvm_mul_rz_f(float x, float y) { return toward_zero((double)x * y); }
 float emu_nvvm_trunc_f(float x) { return truncf(x); }
 float emu_nvvm_floor_f(float x) { return floorf(x); }
 float emu_nvvm_ceil_f(float x) { return ceilf(x); }

@@ -127,6 +127,8 @@ def asm_as_calls(ll):
     NotEmulated."""
     wrappers, declared, out = {}, {}, []
     for line in ll.splitlines():
+        if " asm " in line:
+            line = re.sub(r", !srcloc !\d+", "", line)  # (tl.inline_asm_elementwise's)
         m = mma16.ASM_CALL.match(line)
         if not m:
             if " asm " in line and "call" in line:
