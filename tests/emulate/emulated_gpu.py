@@ -104,6 +104,8 @@ def translate(st):
     m = re.match(r"cvt\.rz\.(f32\.f64|f16\.f32|bf16\.f32) \$0, \$1;$", t)
     if m:
         return "emu_cvt_rz", [["f32.f64", "f16.f32", "bf16.f32"].index(m.group(1))]
+    if t in ("griddepcontrol.wait;", "griddepcontrol.launch_dependents;"):
+        return "emu_noop", []  # (launches run one after another: the previous one is done)
     m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
     if m:
         return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
