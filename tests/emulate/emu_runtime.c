@@ -6,6 +6,7 @@
 // (atom.global.*, as host atomics), mma.sync m16n8k8 tf32 and m16n8k32 s8, cvt.rna.tf32,
 // and the NVVM intrinsics the emitter calls (emu_nvvm_*: the host's libm for the .approx ones,
 // which agree with the GPU's to a few ulps).
+#include <fenv.h>
 #include <stdint.h>
 
 __thread int emu_ctaid_x, emu_ctaid_y, emu_ctaid_z;
@@ -313,6 +314,20 @@ double emu_nvvm_add_rn_d(double x, double y) { return x + y; }
 float emu_nvvm_fma_rn_f(float x, float y, float z) { return fmaf(x, y, z); }
 float emu_nvvm_fma_rn_ftz_f(float x, float y, float z) { return fmaf(x, y, z); }
 double emu_nvvm_fma_rn_d(double x, double y, double z) { return fma(x, y, z); }
+static float fma_rounded(float x, float y, float z, int mode) {
+  int saved = fegetround();
+  fesetround(mode);
+  volatile float r = fmaf(x, y, z);
+  fesetround(saved);
+  return r;
+}
+float emu_nvvm_fma_rm_ftz_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_DOWNWARD); }
+float emu_nvvm_fma_rm_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_DOWNWARD); }
+float emu_nvvm_fma_rp_ftz_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_UPWARD); }
+float emu_nvvm_fma_rp_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_UPWARD); }
+float emu_nvvm_fma_rz_ftz_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_TOWARDZERO); }
+float emu_nvvm_fma_rz_f(float x, float y, float z) { return fma_rounded(x, y, z, FE_TOWARDZERO); }
+float emu_nvvm_saturate_ftz_f(float x) { return x != x ? 0.0f : x < 0 ? 0.0f : x > 1 ? 1.0f : x; }
 float emu_nvvm_saturate_f(float x) { return x != x ? 0.0f : x < 0 ? 0.0f : x > 1 ? 1.0f : x; }
 float emu_nvvm_round_f(float x) { return roundf(x); }
 float emu_nvvm_floor_ftz_f(float x) { return floorf(x); }
