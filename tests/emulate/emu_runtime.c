@@ -7,6 +7,8 @@
 // and the NVVM intrinsics the emitter calls (emu_nvvm_*: the host's libm for the .approx ones,
 // which agree with the GPU's to a few ulps).
 #include <fenv.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdint.h>
 
 __thread int emu_ctaid_x, emu_ctaid_y, emu_ctaid_z;
@@ -34,9 +36,26 @@ static void* emu_worker(void* tid) {
   return NULL;
 }
 
+// A wild address: where it was (the kernel's shared memory or elsewhere), then exit 5.
+static void on_segv(int sig, siginfo_t* info, void* context) {
+  (void)sig, (void)context;
+  char text[200];
+  long off = (char*)info->si_addr - __tritium_shared;
+  int n = snprintf(text, sizeof text, "emulation: invalid memory access at %p (%s %ld of shared memory), thread %d\n",
+                   info->si_addr, off >= 0 && off < 262144 ? "byte" : "not in: offset", off, emu_tid);
+  if (write(2, text, (size_t)n) < 0) _exit(6);
+  _exit(5);
+}
+
 // Runs the grid (gx, gy, gz) of `threads` threads per CTA on the arguments' slots.
 int emu_launch(const unsigned long long* args, int gx, int gy, int gz, int threads) {
   if (threads < 32 || threads > 1024 || threads % 32) emu_fail("threads per CTA", (unsigned)threads);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_segv;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &action, NULL);
+  sigaction(SIGBUS, &action, NULL);
   emu_nctaid_x = gx, emu_nctaid_y = gy, emu_nctaid_z = gz;
   launch_args = args;
   launch_ctas = (long)gx * gy * gz;
