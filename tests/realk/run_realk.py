@@ -24,6 +24,19 @@ imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below
                architectures and assembled by ptxas, in a forked process each
                (tests/triton_suite/gpu_compile.py: status ok / user / internal / ptxas /
                crash / timeout / memory).
+--emulate sm_90|sm_80
+               (cpu) every launch runs tritium's GPU code instead of the interpreter: the
+               kernel's LLVM IR for that architecture, retargeted to the host, each CTA's
+               threads host threads (tests/emulate/emulated_gpu.py), so the case's comparison
+               checks the GPU code path. fla is imported as on an H100 (sm_90) or A100 (sm_80)
+               (_emulate_fla_device), so its autotune lists are the GPU's. A kernel the
+               emulator cannot run fails its case with "not emulated: ...".
+--emulate-check  (with --emulate) each launch also runs in the interpreter first, on the same
+               inputs; the launches whose float outputs differ are listed under the case.
+--emulate-config N|all
+               (with --emulate) autotuned kernels launch their config N (modulo the count of
+               their configs, after pruning) instead of the interpreter's first; `all` runs
+               each case once per N, 0 .. the largest config count it met - 1.
 --save DIR     writes each case's outputs (torch.save) to DIR/<case>.pt; --compare DIR
                compares this run's outputs with a saved run's (e.g. tritium vs Triton).
 
@@ -31,6 +44,7 @@ Exit status 0 even when cases fail: the table is the result.
 """
 
 import argparse
+import collections
 import contextlib
 import importlib
 import importlib.machinery
@@ -5554,6 +5568,125 @@ def run_case(name, fn, dev):
                 "traceback": tb[-3000:], "seconds": round(time.time() - t0, 2)}, None
 
 
+# ------------------------------------------------------------------ emulated GPU (--emulate)
+
+def _emulate_fla_device(sm):
+    """fla reads the device when its modules are imported (fla/utils/hardware.py): the
+    backend from Triton's driver (the harness's "cpu" would make IS_NVIDIA and
+    IS_NVIDIA_HOPPER false, IS_TF32_SUPPORTED false: 'ieee' dots), the capability and name
+    from torch.cuda, the shared memory per block from the driver, which sizes BK_LIST /
+    BV_LIST / NUM_WARPS. Under --emulate fla is imported answering as an H100 (sm 90) or an
+    A100 (sm 80), so its configs and dot precisions are the ones that GPU gets; afterwards the
+    driver names the "cpu" target again. check_shared_mem(arch, tensor.device.index), called
+    at launch time with a CPU tensor's index None, answers for device 0."""
+    if not (pathlib.Path(ARGS.src) / "fla").exists():
+        return
+    torch = torch_mod()
+    from tritium import driver
+    smem = {90: 232448, 80: 166912}[sm]
+    name = {90: "NVIDIA H100 80GB HBM3", 80: "NVIDIA A100-SXM4-80GB"}[sm]
+    active = driver.driver.active
+    cuda = torch.cuda
+    saved = {k: getattr(cuda, k) for k in ("get_device_capability", "get_device_name", "device_count",
+                                           "current_device")}
+    saved_target, saved_props = active.get_current_target, active.utils.get_device_properties
+    active.get_current_target = lambda: driver.GPUTarget("cuda", sm, 32)
+    active.utils.get_device_properties = lambda *a, **k: dict(saved_props(*a, **k), max_shared_mem=smem)
+    cuda.get_device_capability = lambda *a, **k: (sm // 10, sm % 10)
+    cuda.get_device_name = lambda *a, **k: name
+    cuda.device_count = lambda: 1
+    cuda.current_device = lambda: 0
+    try:
+        importlib.import_module("fla")
+        # (its Gluon backends: Triton's Gluon dialect, which tritium has no kernels of)
+        importlib.import_module("fla.backends").GluonBackend.is_available = classmethod(lambda cls: False)
+        importlib.import_module("fla.ops")
+        hw = importlib.import_module("fla.utils.hardware")
+        assert hw.IS_NVIDIA and hw.IS_NVIDIA_HOPPER == (sm == 90) and hw.IS_TF32_SUPPORTED, "fla's flags"
+        hw.get_all_max_shared_mem = lambda: collections.defaultdict(lambda: smem)
+    finally:
+        active.get_current_target = saved_target
+        active.utils.get_device_properties = saved_props
+        for k, v in saved.items():
+            setattr(cuda, k, v)
+
+
+AUTOTUNE_SEEN = {}  # autotuned kernel name -> its config count (after pruning)
+_AUTOTUNERS = []
+
+
+def _install_config_choice():
+    """tritium's Autotuner picks config ARGS.emulate_config_index (modulo the count) instead of
+    the interpreter's first; a config that fails a static_assert is passed over, as a GPU
+    autotuner times it infinite."""
+    from tritium.autotuner import Autotuner
+
+    def choose(self, args, kwargs, tuning_key):
+        configs = self.prune_configs(kwargs)
+        AUTOTUNE_SEEN[self.__name__] = max(AUTOTUNE_SEEN.get(self.__name__, 0), len(configs))
+        if self not in _AUTOTUNERS:
+            _AUTOTUNERS.append(self)
+        if len(configs) == 1:
+            return configs[0], "only"
+        start = ARGS.emulate_config_index % len(configs)
+        for j in range(len(configs)):
+            config = configs[(start + j) % len(configs)]
+            if not self._asserts_in_interpreter(args, kwargs, config):
+                return config, "chosen"
+        return configs[start], "chosen"
+
+    Autotuner._choose = choose
+
+
+def _emulation_notes(first_log):
+    """Lines for the launches of this case (emulated_gpu.LOG[first_log:]): those not emulated
+    or failed, and (--emulate-check) those whose outputs differ from the interpreter's."""
+    import emulated_gpu
+    lines, seen = [], set()
+    for rec in emulated_gpu.LOG[first_log:]:
+        key = (rec["kernel"], rec["config"], rec["status"], tuple((d[0], round(d[1], 6)) for d in rec.get("diffs", [])))
+        if key in seen:
+            continue
+        seen.add(key)
+        if rec["status"] != "ok":
+            lines.append(f"    {rec['kernel']} [{rec['config']}]: {rec['status'][:400]}")
+        elif ARGS.v and not rec.get("diffs"):
+            lines.append(f"    same {rec['kernel']} [{rec['config']}] grid {rec['grid']}")
+        elif rec.get("diffs"):
+            d = ", ".join(f"{n} {w:.1e} (of {s:.1e}){' NaN' if nan else ''}" for n, w, s, nan in rec["diffs"])
+            lines.append(f"    DIFF {rec['kernel']} [{rec['config']}] grid {rec['grid']}: {d}")
+    return lines
+
+
+def _run_case_configs(name, fn):
+    """--emulate-config: the case with config N of every autotuned kernel, or (all) once per
+    N until every kernel's configs were all launched; the record of the worst run."""
+    import emulated_gpu
+    if ARGS.emulate_config != "all":
+        ARGS.emulate_config_index = int(ARGS.emulate_config)
+        indices = [ARGS.emulate_config_index]
+    else:
+        indices = [0]
+    runs, i = [], 0
+    while i < len(indices) or (ARGS.emulate_config == "all" and i < max(AUTOTUNE_SEEN.values(), default=1)):
+        ARGS.emulate_config_index = indices[i] if i < len(indices) else i
+        for tuner in _AUTOTUNERS:
+            tuner.cache.clear()
+        AUTOTUNE_SEEN.clear() if i == 0 else None
+        first_log = len(emulated_gpu.LOG)
+        rec, outs = run_case(name, fn, ARGS.device)
+        rec["emulation"] = [f"  config #{ARGS.emulate_config_index}: {rec['status']} " +
+                            ", ".join(f"{c[0]}{'' if c[1] else ' BAD'} {c[2]:.1e}" for c in rec.get("compare", []))
+                            + (rec.get("reason", "") if rec["status"] == "error" else "")]
+        rec["emulation"] += _emulation_notes(first_log)
+        runs.append((rec, outs))
+        i += 1
+    order = {"error": 0, "wrong": 1, "ok": 2, "skip": 3}
+    rec, outs = min(runs, key=lambda r: order.get(r[0]["status"], 0))
+    rec = dict(rec, emulation=[line for r, _ in runs for line in r["emulation"]])
+    return rec, outs
+
+
 def _locate(kernel):
     """(module, attribute) of the @jit function whose C++ kernel is `kernel`, looked up in the
     fetched projects' modules (autotune/heuristics wrappers unwrapped), or (None, None)."""
@@ -5611,8 +5744,12 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--save", default=None)
     ap.add_argument("--compare", default=None)
+    ap.add_argument("--emulate", default=None, choices=["sm_90", "sm_80"])
+    ap.add_argument("--emulate-check", action="store_true")
+    ap.add_argument("--emulate-config", default=None, metavar="N|all")
     ap.add_argument("-v", action="store_true", help="print tracebacks")
     ARGS = ap.parse_args()
+    ARGS.emulate_config_index = 0
     src = pathlib.Path(ARGS.src)
     if not any((src / p).is_dir() for p in PROJECT_DIRS):
         print(f"SKIPPED: the fetched projects are not in {src} (see tests/realk/RESULTS.md)")
@@ -5627,6 +5764,19 @@ def main():
     if ARGS.gpu_compile:
         import gpu_compile
         gpu_compile.install()
+    if ARGS.emulate:
+        if ARGS.device != "cpu" or ARGS.impl != "tritium":
+            ap.error("--emulate runs tritium on the CPU")
+        sys.path.insert(0, str(ROOT / "tests" / "emulate"))
+        import emulated_gpu
+        if not emulated_gpu.available():
+            print("SKIPPED: --emulate needs llc (LLVM) and a C compiler")
+            return 0
+        sm = int(ARGS.emulate[3:])
+        emulated_gpu.install(sm, check=ARGS.emulate_check)
+        _emulate_fla_device(sm)
+        if ARGS.emulate_config is not None:
+            _install_config_choice()
     results = []
     for name, project, fn in CASES:
         if ARGS.k and not any(k in name for k in ARGS.k):
@@ -5634,7 +5784,13 @@ def main():
         if not (src / {"liger": "liger_kernel"}.get(project, project)).exists():
             results.append({"case": name, "status": "skip", "reason": "project not fetched"})
             continue
-        rec, outs = run_case(name, fn, ARGS.device)
+        if ARGS.emulate and ARGS.emulate_config is not None:
+            rec, outs = _run_case_configs(name, fn)
+        else:
+            first_log = len(emulated_gpu.LOG) if ARGS.emulate else 0
+            rec, outs = run_case(name, fn, ARGS.device)
+            if ARGS.emulate:
+                rec["emulation"] = _emulation_notes(first_log)
         if ARGS.save and outs is not None:
             import torch
             os.makedirs(ARGS.save, exist_ok=True)
@@ -5678,6 +5834,8 @@ def main():
             line += f"\n    compile: {len(rec['compile']) - len(bad)}/{len(rec['compile'])} ok"
             for c in bad:
                 line += f"\n    {c['arch']} {c['kernel']} [{c['signature'][:80]}]: {c['status']}: {c.get('reason', '')}"
+        for note in rec.get("emulation", []):
+            line += "\n" + note
         if "vs_saved" in rec:
             line += "\n    vs saved: " + ", ".join(f"{c[0]}{'' if c[1] else ' BAD'} {c[2]:.1e}" for c in rec["vs_saved"])
         print(line, flush=True)

@@ -483,6 +483,14 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   const bool a_staged_here = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0;
   if (a_staged_here || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
+  // A B held transposed and in fragments is staged from its flat copy, made by a round trip
+  // through shared memory from byte 0: made before A is staged there, not after (it would
+  // overwrite A).
+  if (copied_b == async_.carried.end() && b_transposed && values_.count(b) == 0) {
+    const FragmentLayout* lb = frags_.layout(b);
+    const bool slot = b->def() != nullptr && b->def()->kind() == ir::OpKind::ConvertLayout && staged_by_dots(*b->def());
+    if (lb != nullptr && !lb->rows && !slot) set(b, fragment_to_flat(b, *lb, fragment_operand(b, *lb, *b->users()[0])));
+  }
   auto hoisted = async_.hoisted_a.find(&op);
   if (hoisted != async_.hoisted_a.end()) {
     s.tile_a = hoisted->second->tile;  // written before the loop (emit_for)

@@ -1,0 +1,510 @@
+"""A GPU launch emulated on the CPU: a kernel's LLVM IR as tritium's NVPTX emitter makes it
+(sm_90 or sm_80) retargeted to the host, every CTA of the grid run one after another with its
+threads as host threads, on the arguments' memory in place. So tritium's GPU code path (its
+layouts, shared memory, barriers, shuffles, tensor-core fragments, pipelining) computes the
+results, without a GPU.
+
+The host IR is tests/cli's (test_cpu_emulation.host_ir: address spaces dropped, shared memory
+one global array, %tid.x a thread-local, bar.sync a barrier of the CTA's threads, shuffles
+through per-warp slots; test_cpu_emulation_mma16: inline PTX as calls of emu_tensor_core.c),
+plus emu_runtime.c here (%ctaid / %nctaid, atomics, m16n8k8 tf32 and m16n8k32 s8 mma,
+cvt.rna.tf32, the NVVM intrinsics). What is not emulated (an unknown asm statement, TMA bulk
+copies, an intrinsic without a host version, an argument kind) raises NotEmulated naming it:
+never skipped silently. The kernel runs in a forked child (an emulator check or a wild
+address then fails the launch, not the caller; a hang times out); the child writes back the
+bytes of every tensor argument's storage.
+
+    lib = build(ll)                       # cached by the IR's hash
+    launch(lib, ll, signature, values, grid, num_warps)
+
+install(sm) makes every @jit launch of this process run so (tritium's interpreter still
+compiles the specialization: its signature and options are the launch's); with check=True
+each launch also runs in the interpreter first, on the same inputs, and the two results are
+compared (report() lists each launch whose outputs differ)."""
+
+import ctypes
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "cli"))
+
+import test_cpu_emulation as emu  # noqa: E402
+import test_cpu_emulation_mma16 as mma16  # noqa: E402
+
+RUNTIME_C = os.path.join(HERE, "emu_runtime.c")
+CACHE = os.environ.get("TRITIUM_EMU_CACHE", os.path.join(tempfile.gettempdir(), "tritium-emu-cache"))
+LLC, CC = emu.LLC, emu.CC
+
+
+class NotEmulated(Exception):
+    """The kernel uses something the emulator does not run (named in the message)."""
+
+
+class EmulationFailed(Exception):
+    """The emulated kernel failed: an emulator check (a misaligned or out-of-range shared
+    address, an operand overwritten in flight, ...), a crash, or a hang."""
+
+
+def available():
+    return LLC is not None and CC is not None
+
+
+# ---- the IR ----
+
+ATOM = re.compile(r"atom\.global(?:\.[a-z_]+)*?\.(add|max|min|and|or|xor|exch|cas)(\.noftz)?\.(u|s|b|f|bf)(16|32|64) "
+                  r"\$0, \[\$1\], \$2(, \$3)?;$")
+LD_GLOBAL = re.compile(r"^((?:mov\.b\d+ \$\d+, (?:0x[0-9a-f]+|\$\d+);\s*)*)(?:@(\$\d+) )?ld\.(?:volatile\.)?global"
+                       r"[.\w:]*?(?:\.v(\d))?\.b(\d+) (\{[^}]*\}|\$\d+), \[(\$\d+)(?:\+(-?\d+))?\];$")
+ATOM_OPS = {"add": 0, "max": 1, "min": 2, "and": 3, "or": 4, "xor": 5, "exch": 6, "cas": 7}
+
+
+def translate(st):
+    """emu_runtime.c's asm statements, then emu_tensor_core.c's (mma16.translate)."""
+    t = st.text.strip()
+    m = ATOM.match(t)
+    if m:
+        op, _, kind, bits, _ = m.groups()
+        if st.slot("$1") != 0 or st.slot("$2") != 1:
+            return None
+        return "emu_atom", [ATOM_OPS[op], {"u": 0, "b": 0, "s": 1, "f": 2, "bf": 2}[kind], int(bits), int(kind == "bf")]
+    m = LD_GLOBAL.match(t)
+    if m:
+        count, bits = int(m.group(3) or 1), int(m.group(4))
+        if m.group(5).strip() != ("{" + ", ".join(f"${i}" for i in range(count)) + "}" if count > 1 else "$0"):
+            return None
+        movs = re.findall(r"mov\.b(\d+) \$(\d+), (0x[0-9a-f]+|\$\d+);", m.group(1) or "")
+        if m.group(2) and len(movs) != count:
+            return None
+        consts = [count, bits, st.slot(m.group(6)), st.slot(m.group(2)) if m.group(2) else -1, int(m.group(7) or 0)]
+        defaults = {int(i): src for _, i, src in movs}
+        for i in range(4):
+            src = defaults.get(i, "0x0")
+            if src.startswith("$"):
+                consts += [1, st.slot(src), 0]
+            else:
+                v = int(src, 16)
+                consts += [0, v & 0xffffffff, v >> 32]
+        consts = [c - (1 << 32) if c >= 1 << 31 else c for c in consts]
+        return "emu_ld_global_default", consts
+    m = re.match(r"(rcp|ex2|lg2|tanh|rsqrt|sqrt|sin|cos)\.approx(?:\.ftz)?\.f32 \$0, ?\$1;$", t)
+    if m:
+        return "emu_unary_f32", [["rcp", "ex2", "lg2", "tanh", "rsqrt", "sqrt", "sin", "cos"].index(m.group(1))]
+    m = re.match(r"cvt\.rzi\.([su])(8|16|32|64)\.f(32|64) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_rzi", [int(m.group(1) == "s"), int(m.group(2)), int(m.group(3))]
+    m = re.match(r"cvt\.u16\.u(32|64) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_u16", []
+    m = re.match(r"cvt\.rz\.(f32\.f64|f16\.f32|bf16\.f32) \$0, \$1;$", t)
+    if m:
+        return "emu_cvt_rz", [["f32.f64", "f16.f32", "bf16.f32"].index(m.group(1))]
+    if t in ("griddepcontrol.wait;", "griddepcontrol.launch_dependents;"):
+        return "emu_noop", []  # (launches run one after another: the previous one is done)
+    m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
+    if m:
+        return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
+    if t == "cvt.rna.tf32.f32 $0, $1;":
+        return "emu_cvt_rna_tf32", []
+    m = re.match(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
+                 r"(\{[^}]*\});$", t)
+    if m:
+        st.assert_results(m.group(1))
+        return "emu_mma_k8", [0, st.slots(m.group(2)), st.slots(m.group(3)), st.slots(m.group(4))]
+    m = re.match(r"mma\.sync\.aligned\.m16n8k32\.row\.col(?:\.satfinite)?\.s32\.s8\.s8\.s32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
+                 r"(\{[^}]*\});$", t)
+    if m:
+        st.assert_results(m.group(1))
+        return "emu_mma_k8", [1, st.slots(m.group(2)), st.slots(m.group(3)), st.slots(m.group(4))]
+    return mma16.translate(st)
+
+
+def asm_as_calls(ll):
+    """mma16.asm_as_calls with this file's translate; an asm statement it does not know is
+    NotEmulated."""
+    wrappers, declared, out = {}, {}, []
+    for line in ll.splitlines():
+        if " asm " in line:
+            line = re.sub(r", !srcloc !\d+", "", line)  # (tl.inline_asm_elementwise's)
+        m = mma16.ASM_CALL.match(line)
+        if not m:
+            if " asm " in line and "call" in line:
+                raise NotEmulated(f"inline asm not read: {line.strip()[:300]}")
+            out.append(line)
+            continue
+        indent, lhs, ret, text, constraints, args, _ = m.groups()
+        st = mma16.Statement(text, constraints, ret, mma16.split_args(args))
+        try:
+            found = translate(st)
+        except AssertionError as e:  # (mma16.translate's checks of a form it half knows)
+            raise NotEmulated(f"inline PTX: {st.text.strip()[:300]!r} ({e})") from None
+        if found is None:
+            raise NotEmulated(f"inline PTX: {st.text.strip()[:300]!r}")
+        callee, consts = found
+        key = (callee, tuple(consts), ret, tuple(st.arg_types), len(st.outputs))
+        if key not in wrappers:
+            wrappers[key] = f"emu_w{len(wrappers)}"
+            declared[callee] = len(consts)
+        out.append(f"{indent}{lhs + ' = ' if lhs else ''}call {ret} @{wrappers[key]}({args})")
+    text = "\n".join(out) + "\n"
+    for (callee, consts, ret, arg_types, outputs), name in wrappers.items():
+        text += mma16.wrapper(name, ret, arg_types, outputs, callee, consts)
+    for callee, count in declared.items():
+        text += f"declare void @{callee}(ptr, ptr" + ", i32" * count + ")\n"
+    return text
+
+
+def _runtime_functions():
+    with open(RUNTIME_C) as f:
+        return set(re.findall(r"\b(emu_nvvm_\w+)\(", f.read()))
+
+
+def kernel_params(ll):
+    """(name, [LLVM parameter types]) of the IR's kernel (its ptx_kernel function)."""
+    m = re.search(r"^define [^@\n]*ptx_kernel [^@\n]*@([\w.$]+)\(", ll, re.M)
+    if not m:
+        raise NotEmulated("no ptx_kernel function in the IR")
+    depth, i = 1, m.end()
+    while depth:
+        depth += {"(": 1, ")": -1}.get(ll[i], 0)
+        i += 1
+    params = [p for p in mma16.split_args(ll[m.end():i - 1]) if p]
+    return m.group(1), [re.sub(r" addrspace\(\d+\)", "", p).split(" ")[0] for p in params]
+
+
+def host_ir(ll):
+    """The kernel's NVPTX LLVM IR made runnable on the host, with `emu_entry(ptr slots)`
+    calling the kernel on its parameters read from 8-byte slots."""
+    if "cp.async.bulk" in ll or "cp.reduce.async.bulk" in ll:
+        raise NotEmulated("TMA bulk copies (cp.async.bulk)")
+    name, types = kernel_params(ll)
+    if re.search(r"@llvm\.nvvm\.barrier[.a-z]*\(i32 [1-9]", ll):
+        raise NotEmulated("named barriers")
+    ll = re.sub(r"\.L[12]::[a-z_0-9]+", "", ll)  # cache hints of ld/st asm (nothing on the host)
+    host = emu.host_ir(ll)
+    host, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16",
+                          r"\1, align 262144", host)
+    if "@__tritium_shared" not in host:
+        host += "@__tritium_shared = global [262144 x i8] zeroinitializer, align 262144\n"
+    host = asm_as_calls(host)
+    # The other NVVM intrinsics: emu_runtime.c's emu_nvvm_* (dots as underscores).
+    known = _runtime_functions()
+    missing = set()
+
+    def rename(m):
+        fn = "emu_nvvm_" + m.group(1).replace(".", "_")
+        if fn not in known:
+            missing.add("llvm.nvvm." + m.group(1))
+        return "@" + fn
+    host = re.sub(r"@llvm\.nvvm\.([\w.]+)", rename, host)
+    if missing:
+        raise NotEmulated("NVVM intrinsics without a host version: " + ", ".join(sorted(missing)))
+    # The declarations of renamed intrinsics lose the intrinsics' attributes (memory(none)
+    # of a read of %ctaid is true within a call, but keep nothing for the rest).
+    host = re.sub(r"^(declare [^\n]*@emu_nvvm_\w+\([^)]*\))[^\n]*$", r"\1", host, flags=re.M)
+    host = re.sub(r"^declare ([^\n]*?)\b(noundef |range\([^)]*\) )+", r"declare \1", host, flags=re.M)
+    if "bfloat" in host and "__truncsfbf2" not in host:
+        host += mma16.TRUNC_TO_BF16
+    lines = ["define void @emu_entry(ptr %slots) {"]
+    args = []
+    for i, t in enumerate(types):
+        lines.append(f"  %p{i} = getelementptr i64, ptr %slots, i64 {i}")
+        lines.append(f"  %v{i} = load {t}, ptr %p{i}")
+        args.append(f"{t} %v{i}")
+    lines += [f"  call void @{name}({', '.join(args)})", "  ret void", "}"]
+    return host + "\n".join(lines) + "\n"
+
+
+def _run(cmd):
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise EmulationFailed(f"{os.path.basename(cmd[0])} failed: {done.stderr.strip()[:2000]}")
+
+
+def _driver_source(defer_copies):
+    prefix = emu.DRIVER[:emu.DRIVER.index("void KERNEL(")]
+    with open(mma16.EMU_C) as f:
+        tensor_core = f.read()
+    with open(RUNTIME_C) as f:
+        runtime = f.read()
+    return f"#define EMU_DEFER_COPIES {int(defer_copies)}\n" + prefix + tensor_core + runtime
+
+
+def build(ll, defer_copies=True):
+    """The path of a shared library running the kernel of `ll` (emu_launch), built once per
+    IR and emulator source (CACHE)."""
+    host = host_ir(ll)
+    source = _driver_source(defer_copies)
+    key = hashlib.sha256((host + "\0" + source).encode()).hexdigest()[:24]
+    os.makedirs(CACHE, exist_ok=True)
+    so = os.path.join(CACHE, key + ".so")
+    if os.path.exists(so):
+        return so
+    with tempfile.TemporaryDirectory(prefix="emu-build-") as d:
+        with open(os.path.join(d, "k.ll"), "w") as f:
+            f.write(host)
+        with open(os.path.join(d, "driver.c"), "w") as f:
+            f.write(source)
+        _run([LLC, "-O1", "-relocation-model=pic", "-filetype=obj", os.path.join(d, "k.ll"), "-o",
+              os.path.join(d, "k.o")])
+        _run([CC, "-O1", "-fPIC", "-c", os.path.join(d, "driver.c"), "-o", os.path.join(d, "driver.o")])
+        _run([CC, "-shared", "-Wl,-z,defs", os.path.join(d, "driver.o"), os.path.join(d, "k.o"), "-o",
+              os.path.join(d, "k.so"), "-lpthread", "-lm"])
+        os.replace(os.path.join(d, "k.so"), so)
+    return so
+
+
+# ---- the arguments ----
+
+def split_signature(signature):
+    return [p.strip() for p in mma16.split_args(signature)]
+
+
+SCALAR = re.compile(r"^(i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|fp16|bf16|fp32|fp64)(:\d+)?$")
+
+
+def _storage(value):
+    """(address, bytes) of the memory a tensor argument's kernel may touch: its whole storage."""
+    st = getattr(value, "untyped_storage", None)
+    if st is not None:
+        s = st()
+        return s.data_ptr(), s.nbytes()
+    if hasattr(value, "ctypes"):  # numpy
+        base = value
+        while getattr(base, "base", None) is not None and hasattr(base.base, "ctypes"):
+            base = base.base
+        return base.ctypes.data, base.nbytes
+    raise NotEmulated(f"pointer argument of type {type(value).__name__}")
+
+
+def _address(value):
+    if hasattr(value, "data_ptr"):
+        return value.data_ptr()
+    if hasattr(value, "ctypes"):
+        return value.ctypes.data
+    raise NotEmulated(f"pointer argument of type {type(value).__name__}")
+
+
+def pack(signature, values, types):
+    """The 8-byte slots of the kernel's LLVM parameters (`types`) from the launch's values (one
+    per signature entry), and the storages of the pointer arguments."""
+    import struct
+    entries = split_signature(signature)
+    if len(entries) != len(values):
+        raise NotEmulated(f"{len(values)} values for the signature's {len(entries)} entries")
+    slots, storages = [], []
+    for entry, value in zip(entries, values):
+        if entry.startswith("*"):
+            if value is None:
+                slots.append(0)
+                continue
+            slots.append(_address(value))
+            storages.append(_storage(value))
+            continue
+        m = SCALAR.match(entry)
+        if not m:
+            if entry == "None" or "=" in entry or re.match(r"^-?[\d.]+$", entry) or entry in ("True", "False"):
+                continue  # dropped from the kernel's parameters (a constexpr, None, or 1)
+            raise NotEmulated(f"argument kind {entry!r}")
+        ty = m.group(1)
+        if ty in ("fp32",):
+            slots.append(struct.unpack("<I", struct.pack("<f", float(value)))[0])
+        elif ty == "fp64":
+            slots.append(struct.unpack("<Q", struct.pack("<d", float(value)))[0])
+        elif ty in ("fp16", "bf16"):
+            raise NotEmulated(f"scalar argument of type {ty}")
+        else:
+            bits = int(re.sub(r"\D", "", ty))
+            slots.append(int(value) & ((1 << 64) - 1 if bits == 64 else (1 << max(bits, 1)) - 1))
+    if len(slots) != len(types):
+        raise NotEmulated(f"{len(slots)} parameters from the signature, the IR has {len(types)}: {signature}")
+    return slots, storages
+
+
+# ---- running ----
+
+def launch(so, ll, signature, values, grid, num_warps, timeout=None):
+    """Runs the kernel of `so` (built from `ll`) on `values` (one per signature entry:
+    tensors, numpy arrays, ints, floats, None) over `grid` in a forked child; the pointer
+    arguments' storages come back in place."""
+    if timeout is None:
+        timeout = float(os.environ.get("TRITIUM_EMU_TIMEOUT", "600"))
+    _, types = kernel_params(ll)
+    slots, storages = pack(signature, values, types)
+    grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    if min(grid) <= 0:
+        return
+    storages = sorted(set(storages))
+    with tempfile.TemporaryDirectory(prefix="emu-run-") as d:
+        out_path, err_path = os.path.join(d, "out.bin"), os.path.join(d, "err.txt")
+        pid = os.fork()
+        if pid == 0:  # the child: run, then write every storage back
+            code = 4
+            try:
+                err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(err, 2)
+                lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
+                array = (ctypes.c_ulonglong * max(1, len(slots)))(*slots)
+                lib.emu_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+                lib.emu_launch(array, grid[0], grid[1], grid[2], 32 * int(num_warps))
+                with open(out_path, "wb") as f:
+                    for ptr, n in storages:
+                        f.write(ctypes.string_at(ptr, n))
+                code = 0
+            except BaseException as e:  # noqa: BLE001 - reported through the exit status
+                os.write(2, f"{type(e).__name__}: {e}\n".encode())
+            finally:
+                os._exit(code)
+        start = time.time()
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.time() - start > timeout:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                raise EmulationFailed(f"timed out after {timeout:.0f}s (a hang: a barrier some threads never reach?)")
+            time.sleep(0.002)
+        message = open(err_path, errors="replace").read().strip() if os.path.exists(err_path) else ""
+        if os.WIFSIGNALED(status):
+            raise EmulationFailed(f"the emulated kernel died on signal {os.WTERMSIG(status)} {message[-500:]}")
+        if os.WEXITSTATUS(status) != 0:
+            raise EmulationFailed(f"exit {os.WEXITSTATUS(status)}: {message[-1000:]}")
+        with open(out_path, "rb") as f:
+            for ptr, n in storages:
+                data = f.read(n)
+                ctypes.memmove(ptr, data, n)
+
+
+def emit_llvm(handle, sm):
+    o = handle._options
+    return handle._kernel.emit("llvm", handle.signature, int(o.get("num_warps", 4)), int(o.get("num_stages", 3)), sm,
+                               num_ctas=int(o.get("num_ctas", 1)), maxnreg=int(o.get("maxnreg", 0)),
+                               enable_fp_fusion=int(o.get("enable_fp_fusion", -1)), debug=bool(o.get("debug", False)))
+
+
+_BUILT = {}
+
+
+def run_handle(handle, values, grid, sm):
+    """One launch of a compiled handle (tritium.compiled.CompiledKernel) emulated."""
+    o = handle._options
+    if int(o.get("num_ctas", 1)) != 1:
+        raise NotEmulated("num_ctas > 1 (clusters)")
+    key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm)
+    if key not in _BUILT:
+        ll = emit_llvm(handle, sm)
+        try:
+            _BUILT[key] = (ll, build(ll), None)
+        except NotEmulated as e:
+            _BUILT[key] = (ll, None, e)
+    ll, so, error = _BUILT[key]
+    if error is not None:
+        raise NotEmulated(str(error))
+    launch(so, ll, handle.signature, values, grid, int(o.get("num_warps", 4)))
+
+
+# ---- every launch of the process ----
+
+LOG = []  # one dict per emulated launch: kernel, signature, options, grid, status, diffs
+
+
+def _config_text(handle):
+    o = handle._options
+    consts = [e for e in split_signature(handle.signature) if "=" in e]
+    return f"num_warps={o.get('num_warps')} num_stages={o.get('num_stages')} " + " ".join(consts)
+
+
+def _tensor_args(values):
+    return [(i, v) for i, v in enumerate(values) if hasattr(v, "untyped_storage") and v.is_floating_point()]
+
+
+def install(sm, check=False, atol=1e-5, rtol=5e-3):
+    """Every kernel[grid](...) / kernel.run(...) of tritium's JITFunction emulated for sm_<sm>.
+    check: the interpreter runs the launch first on the same inputs; LOG records the largest
+    difference of each floating-point tensor argument."""
+    import importlib
+    import torch
+    jit = importlib.import_module("tritium.jit")  # (the package's `jit` attribute is the decorator)
+
+    def emulated(fn, grid, args, kwargs):
+        kernel = fn._kernel or fn._build()
+        params = dict(kwargs)
+        options = jit._take_options(params, fn.arg_names)
+        handle = fn._named(kernel.warmup(args, params, options))
+        bound = kernel.bind(args, params)
+        if callable(grid):
+            grid = grid(bound)
+        values = [bound[name] for name in fn.arg_names]
+        rec = {"kernel": handle.name, "config": _config_text(handle), "grid": tuple(grid), "status": "ok"}
+        LOG.append(rec)
+        before = after_interp = None
+        if check:
+            storages = sorted({_storage(v) for v in values if hasattr(v, "untyped_storage")})
+            before = [ctypes.string_at(p, n) for p, n in storages]
+            kernel.launch(grid, args, params, options)
+            after_interp = [(i, v.detach().clone()) for i, v in _tensor_args(values)]
+            for (p, n), data in zip(storages, before):
+                ctypes.memmove(p, data, n)
+        try:
+            run_handle(handle, values, grid, sm)
+        except NotEmulated as e:
+            rec["status"] = f"not emulated: {e}"
+            raise
+        except EmulationFailed as e:
+            rec["status"] = f"failed: {e}"
+            raise
+        if check:
+            diffs = []
+            for i, ref in after_interp:
+                got = values[i]
+                if ref.shape != got.shape:
+                    continue
+                d = (got.double() - ref.double()).abs()
+                scale = ref.double().abs().max().item() if ref.numel() else 0.0
+                worst = d.max().item() if d.numel() else 0.0
+                nan = bool(torch.isnan(got).any().item()) and not bool(torch.isnan(ref).any().item())
+                if nan or worst > atol + rtol * scale:
+                    diffs.append((fn.arg_names[i], worst, scale, nan))
+            rec["diffs"] = diffs
+        return handle
+
+    class Launcher:
+        def __init__(self, fn, grid):
+            self.fn, self.grid = fn, grid
+
+        def __call__(self, *args, **kwargs):
+            return emulated(self.fn, self.grid, args, kwargs)
+
+    def getitem(self, grid):
+        return Launcher(self, grid)
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        if warmup:
+            return original_run(self, *args, grid=grid, warmup=True, **kwargs)
+        return emulated(self, grid, args, kwargs)
+
+    original_run = jit.JITFunction.run
+    jit.JITFunction.__getitem__ = getitem
+    jit.JITFunction.run = run
+
+
+def run(fn, grid, *args, sm=90, num_warps=4, num_stages=3, **kwargs):
+    """fn[grid](*args, **kwargs) emulated for sm_<sm> (tritium's interpreter compiles the
+    specialization; nothing runs there); returns the compiled handle."""
+    import importlib
+    jit = importlib.import_module("tritium.jit")
+    kernel = fn._kernel or fn._build()
+    params = dict(kwargs, num_warps=num_warps, num_stages=num_stages)
+    options = jit._take_options(params, fn.arg_names)
+    handle = kernel.warmup(args, params, options)
+    bound = kernel.bind(args, params)
+    if callable(grid):
+        grid = grid(bound)
+    run_handle(handle, [bound[name] for name in fn.arg_names], grid, sm)
+    return handle
