@@ -3,6 +3,7 @@
 #include "gpu/scratch.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "gpu/assign_layouts.h"
 #include "gpu/conversion.h"
@@ -58,6 +59,10 @@ ReduceMasks reduce_masks(const ir::Type* in_type, int64_t axis, const Layout& la
   m.warp = static_cast<int>(linear.mask_along(LinearLayout::kWarp, a) << 5);
   m.every_thread_valid = linear.free_mask(LinearLayout::kLane) == 0 && linear.free_mask(LinearLayout::kWarp) == 0;
   return m;
+}
+
+int64_t reduce_columns(const ReduceMasks& masks, int threads) {
+  return int64_t{threads} >> std::popcount(static_cast<uint32_t>(masks.lane));
 }
 
 std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64_t axis, const Layout& in,
@@ -187,9 +192,10 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
         int64_t keys = 0;
         for (int r = 0; r < layout.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
         int64_t per_key = 0;
-        for (int64_t b : bytes) per_key += round16(b * threads);
+        const int64_t columns = reduce_columns(masks, threads);
+        for (int64_t b : bytes) per_key += round16(b * columns);
         int64_t chunk = std::min(keys, std::max<int64_t>(1, kScratchChunk / per_key));
-        for (int64_t b : bytes) slots[kReduceAcrossWarps] += round16(chunk * threads * b);
+        for (int64_t b : bytes) slots[kReduceAcrossWarps] += round16(chunk * columns * b);
       }
       const ir::Type* out_type = op.result(0)->type();
       if (out_type->is_block()) {

@@ -38,6 +38,12 @@ struct ReduceMasks {
 };
 ReduceMasks reduce_masks(const ir::Type* in_type, int64_t axis, const nvptx::Layout& layout);
 
+// The slots a reduce's exchange across warps gives each key: one per value of the thread
+// bits that are neither reduced lane nor reduced warp bits, times the group of reduced warps
+// (only the threads with their reduced lane bits clear write; every lane of a warp holds
+// the same partial).
+int64_t reduce_columns(const ReduceMasks& masks, int threads);
+
 // For each register of a reduce's (block) result, the input register with the axis bits
 // clear (its key) whose combined value it is, when every thread already holds the results
 // it owns; nullopt when they go through shared memory.

@@ -207,9 +207,15 @@ void Emitter::emit_reduce(const ir::Op& op) {
   // 3. Across warps: each key's partial of every thread whose reduced lane bits are clear,
   // in the op's first buffer, then every thread reads its group's 2^popcount(warp_mask)
   // partials and combines them (a barrier between a chunk's reads and the next chunk's
-  // writes; none after the last). Slot (key, thread) sits at key * threads + the thread's
-  // index with its warp bits moved lowest, so a group's partials are consecutive and read
-  // by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads).
+  // writes; none after the last). Only the writers' slots exist: a key has one column per
+  // value of the thread bits that are neither reduced lane nor reduced warp bits, times the
+  // group (gpu::reduce_columns), and slot (key, writer) sits at key * columns + the writer's
+  // column: those bits above, its warp bits below, so a group's partials are consecutive
+  // and read by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads). A
+  // 128-row block reduced across 32 lanes and 4 warps so takes 16 bytes a key: all its keys
+  // in one round, every partial stored before any is read (a column per thread, 512 bytes a
+  // key, took four rounds of 32 keys, each round's reads live beside the partials of the
+  // rounds still to come).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
   std::vector<llvm::Type*> types;
@@ -218,17 +224,19 @@ void Emitter::emit_reduce(const ir::Op& op) {
   if (warp_mask != 0) {
     // A chunk of keys at a time, so the scratch stays small.
     int64_t per_key = 0;
-    for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * threads + 15) / 16 * 16;
+    const int64_t columns = gpu::reduce_columns(masks, threads);
+    for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * columns + 15) / 16 * 16;
     int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
     llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
     const int group_bits = std::popcount(static_cast<uint32_t>(warp_mask));
     const int64_t group = int64_t{1} << group_bits;
-    const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask);
+    const uint32_t other_mask =
+        static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask) & ~static_cast<uint32_t>(lane_mask);
     // The thread's slot column: its other bits above, its warp bits below (compressed into the
     // warp's index in its group, placed as said after `spread`).
     llvm::Value* group_warp = compress_bits(b_, tid, static_cast<uint32_t>(warp_mask));
     int64_t area_bytes = 0;
-    for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
+    for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * columns * type_bytes(types[i]) + 15) / 16 * 16;
     const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
     // Vector loads where every chunk's area is 16-byte aligned (a group's first slot is
     // aligned to the group's bytes: its index is a multiple of `group`). A thread reads its
@@ -239,7 +247,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
     std::vector<bool> vectorized(n);
     int64_t per_lane = group;  // partials each thread reads
     {
-      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * threads;
+      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * columns;
       for (size_t i = 0; i < n; ++i) {
         const int64_t bytes = type_bytes(types[i]);
         vectorized[i] = (bytes == 4 || bytes == 8) && (start + area + chunk_at) % 16 == 0;
@@ -288,7 +296,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
     for (int64_t first = 0; first < keys_n; first += chunk) {
       if (first > 0) barrier();
       int64_t last = std::min(keys_n, first + chunk);
-      int64_t slots = (last - first) * threads;
+      int64_t slots = (last - first) * columns;
       std::vector<int64_t> chunk_offsets;
       int64_t at = 0;
       for (size_t i = 0; i < n; ++i) {
@@ -296,15 +304,17 @@ void Emitter::emit_reduce(const ir::Op& op) {
         at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
       }
       auto slot = [&](size_t i, int64_t key, llvm::Value* column) {
-        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), column);
+        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * columns)), column);
         return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
-      guarded(writer, [&]() -> llvm::Value* {
-        for (int64_t k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, writer_column));
+      std::vector<llvm::Value*> ptrs, stored;
+      for (int64_t k = first; k < last; ++k) {
+        for (size_t i = 0; i < n; ++i) {
+          ptrs.push_back(slot(i, k, writer_column));
+          stored.push_back(to_storage(partial[k][i]));
         }
-        return nullptr;
-      });
+      }
+      shared_stores_if(writer, ptrs, stored);
       barrier();
       llvm::Value* first_column = lane_column();
       for (int64_t k = first; k < last; ++k) {
@@ -372,12 +382,12 @@ void Emitter::emit_reduce(const ir::Op& op) {
       llvm::Value* e_out = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(axis_len * inner))),
                                                      b_.getInt32(static_cast<uint32_t>(inner))),
                                         b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner))));
-      guarded(and_pred(representative, owns(layout, keys[k])), [&]() -> llvm::Value* {
-        for (size_t i = 0; i < n; ++i) {
-          b_.CreateStore(to_storage(partial[k][i]), shared_element_at(result_offsets[i], types[i], e_out, result_n));
-        }
-        return nullptr;
-      });
+      std::vector<llvm::Value*> ptrs, stored;
+      for (size_t i = 0; i < n; ++i) {
+        ptrs.push_back(shared_element_at(result_offsets[i], types[i], e_out, result_n));
+        stored.push_back(to_storage(partial[k][i]));
+      }
+      shared_stores_if(and_pred(representative, owns(layout, keys[k])), ptrs, stored);
     }
     barrier();
     for (int r = 0; r < result.num_regs(); ++r) {
