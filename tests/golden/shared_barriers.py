@@ -3,8 +3,9 @@
 # across warps and placement, the broadcasts of the row max and sum back over the row).
 # Neighbours are kept apart (the reductions reuse bytes with each other, never with the op
 # before), and the body's last round trip stays live from its first one (the back edge):
-# the second broadcast's bytes [1040, 1056) are apart from every other, the first
-# broadcast takes [1056, 1072). So insert_barriers marks none, and the PTX has exactly the
+# the second broadcast's bytes [48, 64) are apart from every other, the first broadcast
+# takes [64, 80). (A reduction's exchange has only its writers' slots: 2 row keys x 2
+# warps of the group x 2 other warps x 4 bytes = 32; a slot per thread took 1024 before.) So insert_barriers marks none, and the PTX has exactly the
 # round trips' own barriers, between their writes and their reads: 2 per reduction and 1
 # per broadcast, 6 (12 before the barriers were computed).
 #
@@ -13,10 +14,10 @@
 #
 # CHECK-LABEL: func @softmax_rows(
 # CHECK: for
-# CHECK: reduce {{%[0-9]+}} {axis = 1, shared_offsets = [0, 1024], shared_sizes = [1024, 16]}
-# CHECK: broadcast {{%[0-9]+}} {shared_offsets = [1056], shared_sizes = [16]}
-# CHECK: reduce {{%[0-9]+}} {axis = 1, shared_offsets = [0, 1024], shared_sizes = [1024, 16]}
-# CHECK: broadcast {{%[0-9]+}} {shared_offsets = [1040], shared_sizes = [16]}
+# CHECK: reduce {{%[0-9]+}} {axis = 1, shared_offsets = [0, 32], shared_sizes = [32, 16]}
+# CHECK: broadcast {{%[0-9]+}} {shared_offsets = [64], shared_sizes = [16]}
+# CHECK: reduce {{%[0-9]+}} {axis = 1, shared_offsets = [0, 32], shared_sizes = [32, 16]}
+# CHECK: broadcast {{%[0-9]+}} {shared_offsets = [48], shared_sizes = [16]}
 # CHECK-NOT: barrier
 # CHECK: return
 #
