@@ -65,6 +65,18 @@ int64_t reduce_columns(const ReduceMasks& masks, int threads) {
   return int64_t{threads} >> std::popcount(static_cast<uint32_t>(masks.lane));
 }
 
+bool reduce_reads_owned(const ir::Op& op, const Layout& in, const Layout& result, const ReduceMasks& masks) {
+  if (masks.warp == 0) return false;
+  const ir::Type* in_type = op.operand(0)->type();
+  if (reduce_local_keys(in_type, op.int_attr("axis"), in, result, masks)) return false;
+  int64_t keys = 0;
+  for (int r = 0; r < in.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
+  const int64_t columns = reduce_columns(masks, in.threads());
+  int64_t per_key = 0;
+  for (const ir::Value* v : op.operands()) per_key += round16(scratch_element_bytes(v->type()) * columns);
+  return kScratchChunk / per_key >= keys;
+}
+
 std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64_t axis, const Layout& in,
                                                   const Layout& result, const ReduceMasks& masks) {
   int64_t inner = 1, axis_len = 1;
@@ -200,7 +212,7 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       const ir::Type* out_type = op.result(0)->type();
       if (out_type->is_block()) {
         Layout result = flat_layout(out_type, widths, threads);
-        if (!reduce_local_keys(in_type, axis, layout, result, masks)) {
+        if (!reduce_local_keys(in_type, axis, layout, result, masks) && !reduce_reads_owned(op, layout, result, masks)) {
           int64_t at = 0;
           for (int64_t b : bytes) at = round16(at) + result.num_elements() * b;
           slots[kReducePlacement] = at;

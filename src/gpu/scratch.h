@@ -50,6 +50,12 @@ int64_t reduce_columns(const ReduceMasks& masks, int threads);
 std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64_t axis, const nvptx::Layout& in,
                                                   const nvptx::Layout& result, const ReduceMasks& masks);
 
+// Whether the threads that own a reduce's (block) results read their partials straight from
+// the exchange across warps: the results go through shared memory (reduce_local_keys finds
+// none held) and every key fits one round of it; the reduce then has no placement.
+bool reduce_reads_owned(const ir::Op& op, const nvptx::Layout& in, const nvptx::Layout& result,
+                        const ReduceMasks& masks);
+
 // A trans/join/split/cat result whose elements each thread already holds: per result
 // register, the operand and its register.
 struct LocalMove {

@@ -218,6 +218,12 @@ void Emitter::emit_reduce(const ir::Op& op) {
   // rounds still to come).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
+  const ir::Type* out_type = op.result(0)->type();
+  // Where the results go through shared memory to the threads that own them, and all the
+  // keys fit one round across warps, those threads read their results' partials straight
+  // from the round's slots instead (gpu::reduce_reads_owned): no placement round trip.
+  const bool read_owned = out_type->is_block() && gpu::reduce_reads_owned(op, layout, layout_of(out_type), masks);
+  std::vector<std::vector<llvm::Value*>> owned;  // read_owned: per result register
   std::vector<llvm::Type*> types;
   for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
   llvm::Value* tid = thread_id();
@@ -316,6 +322,46 @@ void Emitter::emit_reduce(const ir::Op& op) {
       }
       shared_stores_if(writer, ptrs, stored);
       barrier();
+      if (read_owned) {
+        // Result register r of this thread: its element's row in the input (the element at
+        // axis position 0), that element's key (its register, the axis bits clear, as an
+        // index among the keys) and its writers' column; the group's partials from there,
+        // in slot order, back in warp order (slot (w % L) * per_lane + w / L), combined as
+        // the butterfly above combines them.
+        const Layout result = layout_of(out_type);
+        const int v_bits = log2_exact(layout.vector());
+        const int vt_bits = log2_exact(int64_t{layout.vector()} * threads);
+        const uint32_t key_bits = static_cast<uint32_t>(layout.num_regs() - 1) & ~static_cast<uint32_t>(reg_mask);
+        const int64_t lanes_sharing = int64_t{1} << lane_share_bits;
+        for (int r = 0; r < result.num_regs(); ++r) {
+          llvm::Value* e = element_index(result, r);
+          llvm::Value* e_in = b_.CreateOr(
+              b_.CreateShl(b_.CreateLShr(e, static_cast<uint64_t>(axis.inner_bits)),
+                           static_cast<uint64_t>(axis.inner_bits + axis.axis_bits)),
+              b_.CreateAnd(e, b_.getInt32(static_cast<uint32_t>((int64_t{1} << axis.inner_bits) - 1))));
+          llvm::Value* t_in =
+              b_.CreateAnd(b_.CreateLShr(e_in, static_cast<uint64_t>(v_bits)), b_.getInt32(static_cast<uint32_t>(threads - 1)));
+          llvm::Value* reg_in = b_.CreateOr(b_.CreateShl(b_.CreateLShr(e_in, static_cast<uint64_t>(vt_bits)), static_cast<uint64_t>(v_bits)),
+                                            b_.CreateAnd(e_in, b_.getInt32(static_cast<uint32_t>(layout.vector() - 1))));
+          llvm::Value* at = b_.CreateAdd(b_.CreateMul(compress_bits(b_, reg_in, key_bits), b_.getInt32(static_cast<uint32_t>(columns))),
+                                         b_.CreateShl(compress_bits(b_, t_in, other_mask), static_cast<uint64_t>(group_bits)));
+          // A register past the block's end reads slot 0 (its value is never used).
+          if (llvm::Value* own = owns(result, r)) at = b_.CreateSelect(own, at, b_.getInt32(0));
+          std::vector<std::vector<llvm::Value*>> by_slot(static_cast<size_t>(group));
+          for (size_t i = 0; i < n; ++i) {
+            llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+            const int64_t bytes = type_bytes(types[i]);
+            const int64_t vec = vectorized[i] ? std::min<int64_t>(group, 16 / bytes) : 1;
+            read_shared_run(types[i], type, group, vec, [&](int64_t j) {
+              return slot(i, first, b_.CreateAdd(at, b_.getInt32(static_cast<uint32_t>(j))));
+            }, by_slot);
+          }
+          std::vector<std::vector<llvm::Value*>> by_warp(static_cast<size_t>(group));
+          for (int64_t w = 0; w < group; ++w) by_warp[w] = by_slot[(w % lanes_sharing) * per_lane + w / lanes_sharing];
+          owned.push_back(combine_strided(op, std::move(by_warp)));
+        }
+        break;
+      }
       llvm::Value* first_column = lane_column();
       for (int64_t k = first; k < last; ++k) {
         // Each thread reads `per_lane` consecutive partials of its group (a vector load of up
@@ -345,7 +391,14 @@ void Emitter::emit_reduce(const ir::Op& op) {
 
   // 4. Placement. Threads whose thread bits reach past the block hold no element and so no
   // result; everyone else holds the result of every (outer, inner) its keys stand for.
-  const ir::Type* out_type = op.result(0)->type();
+  if (read_owned) {
+    for (size_t i = 0; i < n; ++i) {
+      Regs out;
+      for (const auto& values : owned) out.values.push_back(values[i]);
+      set(op.result(static_cast<int>(i)), std::move(out));
+    }
+    return;
+  }
   if (!out_type->is_block()) {
     std::vector<llvm::Value*> values = partial[0];
     if (!masks.every_thread_valid) values = from_thread0(values, scratch(op, gpu::kReduceScalar, 8 * static_cast<int64_t>(n)));
