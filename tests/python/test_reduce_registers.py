@@ -15,9 +15,10 @@ was around the exchange across warps:
   across warps and the column sum into those conditional blocks (their only users), so
   their operands stayed live across everything before them.
 
-The emitter now gives a row only the writers' slots (16 bytes: one round for the 128 rows)
-and predicates those stores and the atomic (`@p st.shared`, `@p atom`, as Triton does): the
-loop body is one basic block. The PTX is assembled by ptxas -v where ptxas is found
+The emitter now gives a row only the writers' slots (16 bytes: one round for the 128 rows),
+predicates those stores and the atomic (`@p st.shared`, `@p atom`, as Triton does), and
+each thread reads the partials of the one row sum it owns from that round (no placement
+through thread 0): the loop body is one basic block with two barriers. The PTX is assembled by ptxas -v where ptxas is found
 (TRITIUM_SUITE_PTXAS, else PATH or CUDA's default place), skipped visibly otherwise.
 """
 
@@ -80,8 +81,9 @@ def test_the_loop_is_one_block_with_one_round_across_warps():
     # The row sums' partials by predicated stores, and the masked atomic predicated.
     assert re.search(r"@%p\d+ st\.shared\.b32", body)
     assert re.search(r"@%p\d+ atom\.global\.gpu\.acq_rel\.add\.f32", body)
-    # One round of the 128 rows' partials (before: four, a barrier after each).
-    assert body.count("bar.sync") <= 3
+    # One round of the 128 rows' partials and no placement (before: four rounds, then
+    # thread 0 placing the sums, 9 barriers in the loop).
+    assert body.count("bar.sync") <= 2
 
 
 def test_registers_without_spills(tmp_path):
