@@ -313,10 +313,13 @@ void Emitter::emit_reduce(const ir::Op& op) {
         llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * columns)), column);
         return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
-      std::vector<llvm::Value*> ptrs, stored;
+      // Each key's slot at a constant distance from the chunk's first one: one address
+      // register and immediate offsets (`[%rd+512]`), not an address per key.
+      std::vector<llvm::Value*> column_at, ptrs, stored;
+      for (size_t i = 0; i < n; ++i) column_at.push_back(slot(i, first, writer_column));
       for (int64_t k = first; k < last; ++k) {
         for (size_t i = 0; i < n; ++i) {
-          ptrs.push_back(slot(i, k, writer_column));
+          ptrs.push_back(b_.CreateConstGEP1_64(types[i], column_at[i], static_cast<uint64_t>((k - first) * columns)));
           stored.push_back(to_storage(partial[k][i]));
         }
       }
@@ -435,12 +438,16 @@ void Emitter::emit_reduce(const ir::Op& op) {
       llvm::Value* e_out = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(axis_len * inner))),
                                                      b_.getInt32(static_cast<uint32_t>(inner))),
                                         b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner))));
-      std::vector<llvm::Value*> ptrs, stored;
-      for (size_t i = 0; i < n; ++i) {
-        ptrs.push_back(shared_element_at(result_offsets[i], types[i], e_out, result_n));
-        stored.push_back(to_storage(partial[k][i]));
-      }
-      shared_stores_if(and_pred(representative, owns(layout, keys[k])), ptrs, stored);
+      // A branch around plain stores here: their addresses (the result's flat index) are
+      // no constant distance apart when they are made, and as operands of predicated
+      // inline PTX each would be one more live address (LLVM folds plain stores' into one
+      // base and immediate offsets).
+      guarded(and_pred(representative, owns(layout, keys[k])), [&]() -> llvm::Value* {
+        for (size_t i = 0; i < n; ++i) {
+          b_.CreateStore(to_storage(partial[k][i]), shared_element_at(result_offsets[i], types[i], e_out, result_n));
+        }
+        return nullptr;
+      });
     }
     barrier();
     for (int r = 0; r < result.num_regs(); ++r) {
