@@ -3,6 +3,7 @@
 #include "gpu/scratch.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "gpu/assign_layouts.h"
 #include "gpu/conversion.h"
@@ -58,6 +59,22 @@ ReduceMasks reduce_masks(const ir::Type* in_type, int64_t axis, const Layout& la
   m.warp = static_cast<int>(linear.mask_along(LinearLayout::kWarp, a) << 5);
   m.every_thread_valid = linear.free_mask(LinearLayout::kLane) == 0 && linear.free_mask(LinearLayout::kWarp) == 0;
   return m;
+}
+
+int64_t reduce_columns(const ReduceMasks& masks, int threads) {
+  return int64_t{threads} >> std::popcount(static_cast<uint32_t>(masks.lane));
+}
+
+bool reduce_reads_owned(const ir::Op& op, const Layout& in, const Layout& result, const ReduceMasks& masks) {
+  if (masks.warp == 0) return false;
+  const ir::Type* in_type = op.operand(0)->type();
+  if (reduce_local_keys(in_type, op.int_attr("axis"), in, result, masks)) return false;
+  int64_t keys = 0;
+  for (int r = 0; r < in.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
+  const int64_t columns = reduce_columns(masks, in.threads());
+  int64_t per_key = 0;
+  for (const ir::Value* v : op.operands()) per_key += round16(scratch_element_bytes(v->type()) * columns);
+  return kScratchChunk / per_key >= keys;
 }
 
 std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64_t axis, const Layout& in,
@@ -187,14 +204,15 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
         int64_t keys = 0;
         for (int r = 0; r < layout.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
         int64_t per_key = 0;
-        for (int64_t b : bytes) per_key += round16(b * threads);
+        const int64_t columns = reduce_columns(masks, threads);
+        for (int64_t b : bytes) per_key += round16(b * columns);
         int64_t chunk = std::min(keys, std::max<int64_t>(1, kScratchChunk / per_key));
-        for (int64_t b : bytes) slots[kReduceAcrossWarps] += round16(chunk * threads * b);
+        for (int64_t b : bytes) slots[kReduceAcrossWarps] += round16(chunk * columns * b);
       }
       const ir::Type* out_type = op.result(0)->type();
       if (out_type->is_block()) {
         Layout result = flat_layout(out_type, widths, threads);
-        if (!reduce_local_keys(in_type, axis, layout, result, masks)) {
+        if (!reduce_local_keys(in_type, axis, layout, result, masks) && !reduce_reads_owned(op, layout, result, masks)) {
           int64_t at = 0;
           for (int64_t b : bytes) at = round16(at) + result.num_elements() * b;
           slots[kReducePlacement] = at;

@@ -38,11 +38,23 @@ struct ReduceMasks {
 };
 ReduceMasks reduce_masks(const ir::Type* in_type, int64_t axis, const nvptx::Layout& layout);
 
+// The slots a reduce's exchange across warps gives each key: one per value of the thread
+// bits that are neither reduced lane nor reduced warp bits, times the group of reduced warps
+// (only the threads with their reduced lane bits clear write; every lane of a warp holds
+// the same partial).
+int64_t reduce_columns(const ReduceMasks& masks, int threads);
+
 // For each register of a reduce's (block) result, the input register with the axis bits
 // clear (its key) whose combined value it is, when every thread already holds the results
 // it owns; nullopt when they go through shared memory.
 std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64_t axis, const nvptx::Layout& in,
                                                   const nvptx::Layout& result, const ReduceMasks& masks);
+
+// Whether the threads that own a reduce's (block) results read their partials straight from
+// the exchange across warps: the results go through shared memory (reduce_local_keys finds
+// none held) and every key fits one round of it; the reduce then has no placement.
+bool reduce_reads_owned(const ir::Op& op, const nvptx::Layout& in, const nvptx::Layout& result,
+                        const ReduceMasks& masks);
 
 // A trans/join/split/cat result whose elements each thread already holds: per result
 // register, the operand and its register.

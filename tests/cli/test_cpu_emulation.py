@@ -329,7 +329,8 @@ int emu_shfl_idx(int mask, int value, int lane, int clamp) {
   (void)mask, (void)clamp;
   return emu_shfl_from(value, lane);
 }
-// Predicated stores (inline PTX `@p st.global.bN [a+off], {...}`), as calls.
+// Predicated stores (inline PTX `@p st.global.bN [a+off], {...}`, and st.shared: the host has
+// one address space), as calls.
 #define EMU_ST(bits, ctype) \
   void emu_st_b##bits##_x1(char* p, long off, _Bool pred, ctype a) { if (pred) ((ctype*)(p + off))[0] = a; } \
   void emu_st_b##bits##_x2(char* p, long off, _Bool pred, ctype a, ctype b) { \
@@ -410,12 +411,13 @@ def host_ir(ll):
 
 
 PREDICATED_STORE = re.compile(
-    r'call void asm sideeffect "@\$1 st\.global[.a-z_:0-9]*?(?:\.v(\d))?\.b(\d+) \[\$0(?:\+(\d+))?\], [^"]*", "[^"]*"'
-    r'\(ptr ([^,]+), i1 ([^,]+), ([^)]*)\)')
+    r'call void asm sideeffect "@\$1 st\.(?:global|shared)[.a-z_:0-9]*?(?:\.v(\d))?\.b(\d+) \[\$0(?:\+(\d+))?\], [^"]*", "[^"]*"'
+    r'\(ptr ((?:getelementptr[a-z ]*\([^()]*\))|[^,]+), i1 ([^,]+), ([^)]*)\)')
 
 
 def predicated_stores_as_calls(ll):
-    """`@p st.global` inline PTX (stores of replicated values) as calls to the driver's emu_st_*."""
+    """`@p st.global` inline PTX (stores of replicated values) and `@p st.shared` (a reduction's
+    partials and results) as calls to the driver's emu_st_*."""
     def call(m):
         count, bits, offset, ptr, pred, values = m.group(1) or "1", m.group(2), m.group(3) or "0", m.group(4), m.group(5), m.group(6)
         return f"call void @emu_st_b{bits}_x{count}(ptr {ptr}, i64 {offset}, i1 {pred}, {values})"

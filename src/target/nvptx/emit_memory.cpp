@@ -333,6 +333,48 @@ llvm::Value* Emitter::ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* 
   return b_.CreateBitCast(out, type);
 }
 
+void Emitter::shared_stores_if(llvm::Value* pred, const std::vector<llvm::Value*>& ptrs,
+                               const std::vector<llvm::Value*>& values) {
+  if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(pred)) {
+    if (c->isZero()) return;
+    pred = nullptr;
+  }
+  std::vector<size_t> branched;
+  for (size_t i = 0; i < values.size(); ++i) {
+    PtxWords w = ptx_words(values[i]->getType());
+    if (pred == nullptr) {
+      b_.CreateStore(values[i], ptrs[i]);
+      continue;
+    }
+    if (w.count == 0) {
+      branched.push_back(i);
+      continue;
+    }
+    llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(w.bits));
+    llvm::Type* words = w.count == 1 ? word : llvm::FixedVectorType::get(word, static_cast<unsigned>(w.count));
+    llvm::Value* value_words = b_.CreateBitCast(values[i], words);
+    // Operands: the address $0, the predicate $1, then the words.
+    auto [base, offset] = ptx_address(ptrs[i], module_.getDataLayout());
+    std::vector<llvm::Value*> args = {base, pred};
+    std::string constraints = "l,b";
+    for (int k = 0; k < w.count; ++k) {
+      args.push_back(w.count == 1 ? value_words : b_.CreateExtractElement(value_words, static_cast<uint64_t>(k)));
+      constraints += std::string(",") + ptx_constraint(w.bits);
+    }
+    std::string text = "@$1 st.shared" + ptx_access_type(w) + " [$0" + offset + "], " + ptx_register_list(2, w.count) + ";";
+    constraints += ",~{memory}";
+    std::vector<llvm::Type*> arg_types;
+    for (llvm::Value* v : args) arg_types.push_back(v->getType());
+    auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), arg_types, false);
+    b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+  }
+  if (branched.empty()) return;
+  guarded(pred, [&]() -> llvm::Value* {
+    for (size_t i : branched) b_.CreateStore(values[i], ptrs[i]);
+    return nullptr;
+  });
+}
+
 bool Emitter::ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value) {
   PtxWords w = ptx_words(value->getType());
   if (w.count == 0) return false;
@@ -375,12 +417,15 @@ void Emitter::emit_atomic(const ir::Op& op) {
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   auto one = [&](int r, llvm::Value* pred) {
     // Masked-off elements read as 0, as in the interpreter (also when the mask folds to false).
-    return guarded(
-        pred,
-        [&]() {
-          return cas ? atomic_cas(op, kind, ptr.at(r), a.at(r), b->at(r)) : atomic_rmw(op, kind, ptr.at(r), a.at(r));
-        },
-        llvm::Constant::getNullValue(a.at(r)->getType()));
+    llvm::Value* zero = llvm::Constant::getNullValue(a.at(r)->getType());
+    if (!cas) {
+      if (auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(pred)) {
+        if (c->isZero()) return zero;
+        pred = nullptr;
+      }
+      return atomic_rmw(op, kind, ptr.at(r), a.at(r), pred);
+    }
+    return guarded(pred, [&]() { return atomic_cas(op, kind, ptr.at(r), a.at(r), b->at(r)); }, zero);
   };
   if (!ptr_type->is_block()) {
     llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
@@ -412,23 +457,31 @@ std::string ptx_scope(const ir::Op& op) {
 }  // namespace
 
 llvm::Value* Emitter::atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
-                               const std::vector<llvm::Value*>& args, const ir::Op& op) {
+                               const std::vector<llvm::Value*>& args, const ir::Op& op, llvm::Value* pred) {
   // atom.global{.scope}{.sem}.op.type d, [a], b[, c] for read-modify-writes and
   // atom.global{.sem}{.scope}.cas.type for compare-and-swap: ptxas takes the qualifiers in
   // any order, and these are Triton's, which its tests search the PTX for. "~{memory}" keeps
   // LLVM from moving other memory accesses across it.
   const bool cas = op_and_type.rfind("cas.", 0) == 0;
+  // Under a predicate: `mov.bN $0, 0; @$p atom...` (the predicate last), 0 where it is false.
   std::string text = "atom.global" + (cas ? ptx_sem(op) + ptx_scope(op) : ptx_scope(op) + ptx_sem(op)) + "." +
                      op_and_type + " $0, [$1], $2";
   if (args.size() == 3) text += ", $3";
   text += ";";
+  std::vector<llvm::Value*> operands = args;
+  if (pred != nullptr) {
+    const unsigned bits = static_cast<unsigned>(type->getPrimitiveSizeInBits().getFixedValue());
+    text = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$" + std::to_string(args.size() + 1) + " " + text;
+    operands.push_back(pred);
+  }
   std::vector<llvm::Type*> arg_types;
-  for (llvm::Value* v : args) arg_types.push_back(v->getType());
+  for (llvm::Value* v : operands) arg_types.push_back(v->getType());
   std::string constraints = "=" + constraint + ",l";
   for (size_t i = 1; i < args.size(); ++i) constraints += "," + constraint;
+  if (pred != nullptr) constraints += ",b";
   constraints += ",~{memory}";
   auto* fn_type = llvm::FunctionType::get(type, arg_types, false);
-  return b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+  return b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), operands);
 }
 
 namespace {
@@ -461,7 +514,8 @@ static_assert(every_atomic_kind_has_ptx(), "a row of ir/atomics.def lacks the TR
 
 }  // namespace
 
-llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value) {
+llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value* ptr, llvm::Value* value,
+                                 llvm::Value* pred) {
   const ir::AtomicKind what = ir::AtomicRMWOp(op).kind();
   llvm::Type* type = value->getType();
   int bits = ir::bit_width(kind);
@@ -476,8 +530,12 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
   [[maybe_unused]] bool is_signed = ir::is_signed(kind);
   llvm::Value* address = b_.CreatePtrToInt(ptr, b_.getInt64Ty());
   llvm::Value* v = b_.CreateBitCast(value, int_type);  // floats travel as their bits
-  auto atom = [&](const std::string& text) { return atom_asm(text, int_type, constraint, {address, v}, op); };
-  [[maybe_unused]] auto exchange16 = [&]() -> llvm::Value* {
+  auto atom = [&](const std::string& text) { return atom_asm(text, int_type, constraint, {address, v}, op, pred); };
+  // A compare-and-swap loop runs in a branch where `pred` holds.
+  auto guard_loop = [&](const std::function<llvm::Value*()>& loop) {
+    return guarded(pred, loop, int_const(int_type, 0));
+  };
+  [[maybe_unused]] auto exchange16 = [&]() { return guard_loop([&]() -> llvm::Value* {
     // No 16-bit exch: a compare-and-swap loop until the swap happens on what was read.
     llvm::BasicBlock* from = b_.GetInsertBlock();
     llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
@@ -492,11 +550,12 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
     b_.SetInsertPoint(done);
     return seen;
-  };
+  }); };
   // bf16 add: native from sm_90 (PTX's atom.add.noftz.bf16), else a compare-and-swap loop of
   // the rounded fp32 sum (as LLVM expands it for Triton).
   [[maybe_unused]] auto bf16_add = [&]() -> llvm::Value* {
     if (sm_ >= 90) return atom("add.noftz.bf16");
+    return guard_loop([&]() -> llvm::Value* {
     llvm::BasicBlock* from = b_.GetInsertBlock();
     llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
     llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "add.bf16", kernel_);
@@ -513,6 +572,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
     b_.SetInsertPoint(done);
     return seen;
+    });
   };
   // fp16/bf16 max/min (tensor descriptors' reductions; Triton uses the TMA's, so sm_90 and
   // newer): PTX has no scalar atom.max.f16/bf16 (only the .v2/.v4/.v8 forms, on aligned
@@ -528,6 +588,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     const std::string combine = std::string(is_max ? "max" : "min") + (kind == ScalarKind::BF16 ? ".bf16" : ".f16") + " $0, $1, $2;";
     llvm::InlineAsm* arithmetic =
         llvm::InlineAsm::get(llvm::FunctionType::get(int_type, {int_type, int_type}, false), combine, "=h,h,h", false);
+    return guard_loop([&]() -> llvm::Value* {
     llvm::BasicBlock* from = b_.GetInsertBlock();
     llvm::Value* first = b_.CreateAlignedLoad(int_type, ptr, llvm::Align(2));
     llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, is_max ? "max16" : "min16", kernel_);
@@ -547,6 +608,7 @@ llvm::Value* Emitter::atomic_rmw(const ir::Op& op, ScalarKind kind, llvm::Value*
     b_.CreateCondBr(b_.CreateICmpEQ(seen, expected), done, loop);
     b_.SetInsertPoint(done);
     return seen;
+    });
   };
   [[maybe_unused]] auto float_max_min = [&](bool is_max) -> llvm::Value* {
     if (half) return half_max_min(is_max);

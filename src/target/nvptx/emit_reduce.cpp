@@ -207,28 +207,42 @@ void Emitter::emit_reduce(const ir::Op& op) {
   // 3. Across warps: each key's partial of every thread whose reduced lane bits are clear,
   // in the op's first buffer, then every thread reads its group's 2^popcount(warp_mask)
   // partials and combines them (a barrier between a chunk's reads and the next chunk's
-  // writes; none after the last). Slot (key, thread) sits at key * threads + the thread's
-  // index with its warp bits moved lowest, so a group's partials are consecutive and read
-  // by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads).
+  // writes; none after the last). Only the writers' slots exist: a key has one column per
+  // value of the thread bits that are neither reduced lane nor reduced warp bits, times the
+  // group (gpu::reduce_columns), and slot (key, writer) sits at key * columns + the writer's
+  // column: those bits above, its warp bits below, so a group's partials are consecutive
+  // and read by vector loads (a 16-warp row: 4 x ld.shared.v4 instead of 16 loads). A
+  // 128-row block reduced across 32 lanes and 4 warps so takes 16 bytes a key: all its keys
+  // in one round, every partial stored before any is read (a column per thread, 512 bytes a
+  // key, took four rounds of 32 keys, each round's reads live beside the partials of the
+  // rounds still to come).
   const int threads = layout.threads();
   const int64_t keys_n = static_cast<int64_t>(keys.size());
+  const ir::Type* out_type = op.result(0)->type();
+  // Where the results go through shared memory to the threads that own them, and all the
+  // keys fit one round across warps, those threads read their results' partials straight
+  // from the round's slots instead (gpu::reduce_reads_owned): no placement round trip.
+  const bool read_owned = out_type->is_block() && gpu::reduce_reads_owned(op, layout, layout_of(out_type), masks);
+  std::vector<std::vector<llvm::Value*>> owned;  // read_owned: per result register
   std::vector<llvm::Type*> types;
   for (size_t i = 0; i < n; ++i) types.push_back(stored_type(element_type(op.operand(static_cast<int>(i))->type())));
   llvm::Value* tid = thread_id();
   if (warp_mask != 0) {
     // A chunk of keys at a time, so the scratch stays small.
     int64_t per_key = 0;
-    for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * threads + 15) / 16 * 16;
+    const int64_t columns = gpu::reduce_columns(masks, threads);
+    for (size_t i = 0; i < n; ++i) per_key += (type_bytes(types[i]) * columns + 15) / 16 * 16;
     int64_t chunk = std::max<int64_t>(1, kScratchBytes / per_key);
     llvm::Value* writer = b_.CreateICmpEQ(b_.CreateAnd(tid, b_.getInt32(static_cast<uint32_t>(lane_mask))), b_.getInt32(0));
     const int group_bits = std::popcount(static_cast<uint32_t>(warp_mask));
     const int64_t group = int64_t{1} << group_bits;
-    const uint32_t other_mask = static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask);
+    const uint32_t other_mask =
+        static_cast<uint32_t>(threads - 1) & ~static_cast<uint32_t>(warp_mask) & ~static_cast<uint32_t>(lane_mask);
     // The thread's slot column: its other bits above, its warp bits below (compressed into the
     // warp's index in its group, placed as said after `spread`).
     llvm::Value* group_warp = compress_bits(b_, tid, static_cast<uint32_t>(warp_mask));
     int64_t area_bytes = 0;
-    for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * threads * type_bytes(types[i]) + 15) / 16 * 16;
+    for (size_t i = 0; i < n; ++i) area_bytes += (std::min(keys_n, chunk) * columns * type_bytes(types[i]) + 15) / 16 * 16;
     const int64_t area = scratch(op, gpu::kReduceAcrossWarps, area_bytes);
     // Vector loads where every chunk's area is 16-byte aligned (a group's first slot is
     // aligned to the group's bytes: its index is a multiple of `group`). A thread reads its
@@ -239,7 +253,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
     std::vector<bool> vectorized(n);
     int64_t per_lane = group;  // partials each thread reads
     {
-      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * threads;
+      int64_t chunk_at = 0, slots0 = std::min(keys_n, chunk) * columns;
       for (size_t i = 0; i < n; ++i) {
         const int64_t bytes = type_bytes(types[i]);
         vectorized[i] = (bytes == 4 || bytes == 8) && (start + area + chunk_at) % 16 == 0;
@@ -288,7 +302,7 @@ void Emitter::emit_reduce(const ir::Op& op) {
     for (int64_t first = 0; first < keys_n; first += chunk) {
       if (first > 0) barrier();
       int64_t last = std::min(keys_n, first + chunk);
-      int64_t slots = (last - first) * threads;
+      int64_t slots = (last - first) * columns;
       std::vector<int64_t> chunk_offsets;
       int64_t at = 0;
       for (size_t i = 0; i < n; ++i) {
@@ -296,16 +310,61 @@ void Emitter::emit_reduce(const ir::Op& op) {
         at += (slots * type_bytes(types[i]) + 15) / 16 * 16;
       }
       auto slot = [&](size_t i, int64_t key, llvm::Value* column) {
-        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * threads)), column);
+        llvm::Value* index = b_.CreateAdd(b_.getInt32(static_cast<uint32_t>((key - first) * columns)), column);
         return shared_element_at(area + chunk_offsets[i], types[i], index, slots);
       };
-      guarded(writer, [&]() -> llvm::Value* {
-        for (int64_t k = first; k < last; ++k) {
-          for (size_t i = 0; i < n; ++i) b_.CreateStore(to_storage(partial[k][i]), slot(i, k, writer_column));
+      // Each key's slot at a constant distance from the chunk's first one: one address
+      // register and immediate offsets (`[%rd+512]`), not an address per key.
+      std::vector<llvm::Value*> column_at, ptrs, stored;
+      for (size_t i = 0; i < n; ++i) column_at.push_back(slot(i, first, writer_column));
+      for (int64_t k = first; k < last; ++k) {
+        for (size_t i = 0; i < n; ++i) {
+          ptrs.push_back(b_.CreateConstGEP1_64(types[i], column_at[i], static_cast<uint64_t>((k - first) * columns)));
+          stored.push_back(to_storage(partial[k][i]));
         }
-        return nullptr;
-      });
+      }
+      shared_stores_if(writer, ptrs, stored);
       barrier();
+      if (read_owned) {
+        // Result register r of this thread: its element's row in the input (the element at
+        // axis position 0), that element's key (its register, the axis bits clear, as an
+        // index among the keys) and its writers' column; the group's partials from there,
+        // in slot order, back in warp order (slot (w % L) * per_lane + w / L), combined as
+        // the butterfly above combines them.
+        const Layout result = layout_of(out_type);
+        const int v_bits = log2_exact(layout.vector());
+        const int vt_bits = log2_exact(int64_t{layout.vector()} * threads);
+        const uint32_t key_bits = static_cast<uint32_t>(layout.num_regs() - 1) & ~static_cast<uint32_t>(reg_mask);
+        const int64_t lanes_sharing = int64_t{1} << lane_share_bits;
+        for (int r = 0; r < result.num_regs(); ++r) {
+          llvm::Value* e = element_index(result, r);
+          llvm::Value* e_in = b_.CreateOr(
+              b_.CreateShl(b_.CreateLShr(e, static_cast<uint64_t>(axis.inner_bits)),
+                           static_cast<uint64_t>(axis.inner_bits + axis.axis_bits)),
+              b_.CreateAnd(e, b_.getInt32(static_cast<uint32_t>((int64_t{1} << axis.inner_bits) - 1))));
+          llvm::Value* t_in =
+              b_.CreateAnd(b_.CreateLShr(e_in, static_cast<uint64_t>(v_bits)), b_.getInt32(static_cast<uint32_t>(threads - 1)));
+          llvm::Value* reg_in = b_.CreateOr(b_.CreateShl(b_.CreateLShr(e_in, static_cast<uint64_t>(vt_bits)), static_cast<uint64_t>(v_bits)),
+                                            b_.CreateAnd(e_in, b_.getInt32(static_cast<uint32_t>(layout.vector() - 1))));
+          llvm::Value* at = b_.CreateAdd(b_.CreateMul(compress_bits(b_, reg_in, key_bits), b_.getInt32(static_cast<uint32_t>(columns))),
+                                         b_.CreateShl(compress_bits(b_, t_in, other_mask), static_cast<uint64_t>(group_bits)));
+          // A register past the block's end reads slot 0 (its value is never used).
+          if (llvm::Value* own = owns(result, r)) at = b_.CreateSelect(own, at, b_.getInt32(0));
+          std::vector<std::vector<llvm::Value*>> by_slot(static_cast<size_t>(group));
+          for (size_t i = 0; i < n; ++i) {
+            llvm::Type* type = element_type(op.operand(static_cast<int>(i))->type());
+            const int64_t bytes = type_bytes(types[i]);
+            const int64_t vec = vectorized[i] ? std::min<int64_t>(group, 16 / bytes) : 1;
+            read_shared_run(types[i], type, group, vec, [&](int64_t j) {
+              return slot(i, first, b_.CreateAdd(at, b_.getInt32(static_cast<uint32_t>(j))));
+            }, by_slot);
+          }
+          std::vector<std::vector<llvm::Value*>> by_warp(static_cast<size_t>(group));
+          for (int64_t w = 0; w < group; ++w) by_warp[w] = by_slot[(w % lanes_sharing) * per_lane + w / lanes_sharing];
+          owned.push_back(combine_strided(op, std::move(by_warp)));
+        }
+        break;
+      }
       llvm::Value* first_column = lane_column();
       for (int64_t k = first; k < last; ++k) {
         // Each thread reads `per_lane` consecutive partials of its group (a vector load of up
@@ -335,7 +394,14 @@ void Emitter::emit_reduce(const ir::Op& op) {
 
   // 4. Placement. Threads whose thread bits reach past the block hold no element and so no
   // result; everyone else holds the result of every (outer, inner) its keys stand for.
-  const ir::Type* out_type = op.result(0)->type();
+  if (read_owned) {
+    for (size_t i = 0; i < n; ++i) {
+      Regs out;
+      for (const auto& values : owned) out.values.push_back(values[i]);
+      set(op.result(static_cast<int>(i)), std::move(out));
+    }
+    return;
+  }
   if (!out_type->is_block()) {
     std::vector<llvm::Value*> values = partial[0];
     if (!masks.every_thread_valid) values = from_thread0(values, scratch(op, gpu::kReduceScalar, 8 * static_cast<int64_t>(n)));
@@ -372,6 +438,10 @@ void Emitter::emit_reduce(const ir::Op& op) {
       llvm::Value* e_out = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(axis_len * inner))),
                                                      b_.getInt32(static_cast<uint32_t>(inner))),
                                         b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner))));
+      // A branch around plain stores here: their addresses (the result's flat index) are
+      // no constant distance apart when they are made, and as operands of predicated
+      // inline PTX each would be one more live address (LLVM folds plain stores' into one
+      // base and immediate offsets).
       guarded(and_pred(representative, owns(layout, keys[k])), [&]() -> llvm::Value* {
         for (size_t i = 0; i < n; ++i) {
           b_.CreateStore(to_storage(partial[k][i]), shared_element_at(result_offsets[i], types[i], e_out, result_n));

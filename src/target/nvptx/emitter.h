@@ -360,7 +360,12 @@ class Emitter {
   void emit_load(const ir::Op& op);
   void emit_store(const ir::Op& op);
   void emit_atomic(const ir::Op& op);
-  llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value);
+  // A read-modify-write where `pred` holds (null: always), 0 elsewhere: its atom
+  // instructions carry the predicate (`@p atom`, as Triton's), not a branch around them, so
+  // no conditional block splits the code around it (a loop body stays one block, and LLVM
+  // sinks nothing past it); a rule that loops on a compare-and-swap branches around its loop.
+  llvm::Value* atomic_rmw(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* value,
+                          llvm::Value* pred);
   llvm::Value* atomic_cas(const ir::Op& op, ir::ScalarKind kind, llvm::Value* ptr, llvm::Value* compare,
                           llvm::Value* value);
   // Loads the axis facts left scalar: the widest group a run-time test may make one vector
@@ -384,6 +389,13 @@ class Emitter {
   // `type` (a single byte, pointers): the caller branches then.
   llvm::Value* ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* ptr, llvm::Value* pred, llvm::Value* fallback);
   bool ptx_store(const ir::Op& op, llvm::Value* ptr, llvm::Value* pred, llvm::Value* value);
+  // Stores of `values` to shared memory at `ptrs` where `pred` holds (null: always): one
+  // `@p st.shared` each (inline PTX), not a branch around plain stores, so LLVM has no
+  // conditional block to sink the values' computation into (InstCombine, MachineSink), which
+  // would keep their operands live across everything before it (two or more registers per
+  // stored value instead of one). A value that PTX words cannot carry (a byte) is stored in
+  // a branch as before.
+  void shared_stores_if(llvm::Value* pred, const std::vector<llvm::Value*>& ptrs, const std::vector<llvm::Value*>& values);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
   // One global load of `w` (> 1) elements of `stored` at register r's address (`other`'s
@@ -391,7 +403,7 @@ class Emitter {
   void load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address, llvm::Value* pred,
                    const Regs* other, int r, int w, llvm::Align align, Regs& out);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
-                        const std::vector<llvm::Value*>& args, const ir::Op& op);
+                        const std::vector<llvm::Value*>& args, const ir::Op& op, llvm::Value* pred = nullptr);
 
   // ---- emit_convert.cpp: convert_layout, and accesses held in their slot's layout ----
   // (gpu/conversion.h: loads and conversions whose slot is not the flat rule keep their
