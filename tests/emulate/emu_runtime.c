@@ -74,7 +74,8 @@ int emu_launch(const unsigned long long* args, int gx, int gy, int gz, int threa
   return 0;
 }
 
-// ---- atom.global{.scope}{.sem}.op.type $0, [$1], $2{, $3}: slots address, operand(s) ----
+// ---- {mov $0, 0; @$p} atom.global{.scope}{.sem}.op.type $0, [$1], $2{, $3}: slots address, operand(s),
+//      and the predicate's slot (-1 without) ----
 // op: 0 add, 1 max, 2 min, 3 and, 4 or, 5 xor, 6 exch, 7 cas. type: 0 unsigned / bits,
 // 1 signed, 2 float (f16, bf16, f32, f64 by bits).
 static double float_of(unsigned long long bits, int width) {
@@ -119,7 +120,13 @@ static unsigned long long combine(int op, int type, int width, int bf16, unsigne
     default: return v;
   }
 }
-void emu_atom(const unsigned long long* in, unsigned long long* out, int op, int type, int width, int bf16) {
+void emu_atom(const unsigned long long* in, unsigned long long* out, int op, int type, int width, int bf16,
+              int pred_slot) {
+  // `@p atom` (a masked atomic): nothing where p is false, the result the preceding mov's 0.
+  if (pred_slot >= 0 && !(in[pred_slot] & 1)) {
+    out[0] = 0;
+    return;
+  }
   char* p = (char*)in[0];
   if ((uintptr_t)p % (width / 8)) emu_fail("atomic address misaligned", (unsigned)(uintptr_t)p);
   unsigned long long v = in[1], result = 0;

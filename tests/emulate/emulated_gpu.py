@@ -57,7 +57,8 @@ def available():
 
 # ---- the IR ----
 
-ATOM = re.compile(r"atom\.global(?:\.[a-z_]+)*?\.(add|max|min|and|or|xor|exch|cas)(\.noftz)?\.(u|s|b|f|bf)(16|32|64) "
+ATOM = re.compile(r"^(?:mov\.b\d+ \$0, 0;\s*@(\$\d+) )?"
+                  r"atom\.global(?:\.[a-z_]+)*?\.(add|max|min|and|or|xor|exch|cas)(\.noftz)?\.(u|s|b|f|bf)(16|32|64) "
                   r"\$0, \[\$1\], \$2(, \$3)?;$")
 LD_GLOBAL = re.compile(r"^((?:mov\.b\d+ \$\d+, (?:0x[0-9a-f]+|\$\d+);\s*)*)(?:@(\$\d+) )?ld\.(?:volatile\.)?global"
                        r"[.\w:]*?(?:\.v(\d))?\.b(\d+) (\{[^}]*\}|\$\d+), \[(\$\d+)(?:\+(-?\d+))?\];$")
@@ -69,10 +70,11 @@ def translate(st):
     t = st.text.strip()
     m = ATOM.match(t)
     if m:
-        op, _, kind, bits, _ = m.groups()
+        pred, op, _, kind, bits, _ = m.groups()
         if st.slot("$1") != 0 or st.slot("$2") != 1:
             return None
-        return "emu_atom", [ATOM_OPS[op], {"u": 0, "b": 0, "s": 1, "f": 2, "bf": 2}[kind], int(bits), int(kind == "bf")]
+        return "emu_atom", [ATOM_OPS[op], {"u": 0, "b": 0, "s": 1, "f": 2, "bf": 2}[kind], int(bits), int(kind == "bf"),
+                            st.slot(pred) if pred else -1]
     m = LD_GLOBAL.match(t)
     if m:
         count, bits = int(m.group(3) or 1), int(m.group(4))

@@ -213,13 +213,13 @@ def test_dot_of_a_dot_result_tf32_wgmma(kernels):
     np.testing.assert_array_equal(out, a.astype(np.float64) @ (x.astype(np.float64) @ x))  # exact in tf32
 
 
-@pytest.mark.xfail(reason="tritium bug (deepspeed.inference_attention_matmul, found by run_realk.py --emulate): the "
-                          "loop's last shared-memory reads (the row sums of p) and the next iteration's first "
-                          "writes (a conversion of the scores) have no barrier between them: a thread that "
-                          "starts the next iteration overwrites sums another has not read (a race, so the "
-                          "error varies from run to run)")
 @pytest.mark.parametrize("sm", [80, 90])
 def test_online_softmax_loop_with_fp32_scores(kernels, sm):
+    """deepspeed.inference_attention_matmul's loop (found by run_realk.py --emulate): the
+    carried accumulator, held in fragments and read flat too, was converted at the top of
+    the body before the back edge's pending reads (the last iteration's row sums of p)
+    counted, so with no barrier between a thread starting the next iteration overwrote sums
+    another had not read (a race: the error varied from run to run)."""
     rng = np.random.default_rng(7)
     BM, BN, D, S = 128, 64, 32, 128  # two iterations
     q, k, v = (rng.integers(-2, 3, (n, D)).astype(np.float16) for n in (BM, S, S))

@@ -239,6 +239,10 @@ void Emitter::emit_for(const ir::Op& op) {
 
   b_.SetInsertPoint(body_block);
   set(body.arg(0), Regs::one(narrow ? static_cast<llvm::Value*>(iv) : b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
+  // A carried fragment that the body also reads flat is converted here, before emit_region:
+  // what the back edge leaves pending (the last iteration's reads of planned buffers, as a
+  // row sum's) counts already, or its round trip would overwrite them unsynchronized.
+  dirty_ = dirty_ || holds_scratch(op);
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* arg = body.arg(static_cast<int>(i) + 1);
     if (frags_.layout(arg)) {
@@ -321,6 +325,9 @@ void Emitter::emit_for(const ir::Op& op) {
     for (const AsyncOperand* o : tma_operands) invalidate_tma_barriers(*o);
   }
   if (released > 0 && live_stage_ends_.empty()) barrier();
+  // The same for the results' conversions at the exit: reached from the body's end, or,
+  // with no iteration, from where the loop began.
+  dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {
