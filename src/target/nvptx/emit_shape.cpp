@@ -256,7 +256,7 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   // dot computed where its load is coalesced: gpu/coalesce.cpp), whose every register is
   // owned; and the register whose source element it shares in every thread.
   const bool slot = gpu::held_in_slot(op.result(), widths_, threads_);
-  const ir::LinearLayout slot_layout = gpu::held_layout(op.result(), widths_, threads_);
+  const ir::LinearLayout slot_layout = slot ? gpu::held_layout(op.result(), widths_, threads_) : ir::LinearLayout();
   llvm::Value* part = slot ? slot_thread_part(slot_layout) : nullptr;
   const int count = slot ? static_cast<int>(slot_layout.in_size(ir::LinearLayout::kRegister)) : result.num_regs();
   auto element = [&](int r) {
