@@ -61,6 +61,17 @@ ReduceMasks reduce_masks(const ir::Type* in_type, int64_t axis, const Layout& la
   return m;
 }
 
+namespace {
+
+// A thread's partial results of a reduction across warps: its registers outside the axis.
+int64_t reduce_keys(const Layout& in, const ReduceMasks& masks) {
+  int64_t keys = 0;
+  for (int r = 0; r < in.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
+  return keys;
+}
+
+}  // namespace
+
 int64_t reduce_columns(const ReduceMasks& masks, int threads) {
   return int64_t{threads} >> std::popcount(static_cast<uint32_t>(masks.lane));
 }
@@ -69,8 +80,7 @@ bool reduce_reads_owned(const ir::Op& op, const Layout& in, const Layout& result
   if (masks.warp == 0) return false;
   const ir::Type* in_type = op.operand(0)->type();
   if (reduce_local_keys(in_type, op.int_attr("axis"), in, result, masks)) return false;
-  int64_t keys = 0;
-  for (int r = 0; r < in.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
+  const int64_t keys = reduce_keys(in, masks);
   const int64_t columns = reduce_columns(masks, in.threads());
   int64_t per_key = 0;
   for (const ir::Value* v : op.operands()) per_key += round16(scratch_element_bytes(v->type()) * columns);
@@ -201,8 +211,7 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       std::vector<int64_t> slots(3, 0);
       if (masks.warp != 0) {
         // emit_reduce's chunks of keys; the first is the largest.
-        int64_t keys = 0;
-        for (int r = 0; r < layout.num_regs(); ++r) keys += (r & masks.reg) == 0 ? 1 : 0;
+        const int64_t keys = reduce_keys(layout, masks);
         int64_t per_key = 0;
         const int64_t columns = reduce_columns(masks, threads);
         for (int64_t b : bytes) per_key += round16(b * columns);
