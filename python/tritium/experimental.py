@@ -6,9 +6,10 @@ unconditionally) and define Gluon kernels only for some GPUs. So the import work
 does defining a kernel with ``@gluon.jit`` (the module that holds it may serve other GPUs
 too); launching, calling or compiling one raises NotImplementedError that names the kernel.
 ``gluon.language`` has tritium.language's ``constexpr`` and dtypes, which Gluon shares with
-Triton's language (for annotations such as ``BLOCK: gl.constexpr``), and its submodules
-(``extra``, ``nvidia``, ``amd``, imported at any depth) as namespaces whose names may be read
-but not called; any other name is an AttributeError saying Gluon is not supported.
+Triton's language (for annotations such as ``BLOCK: gl.constexpr``); its other names (Triton
+3.6's: ``gl.exp``, ``gl.BlockedLayout``, ...) and its submodules (``extra``, ``nvidia``,
+``amd``, imported at any depth) are placeholders that may be read (at a module's top: fla's
+``exp = gl.exp``) but not called; a name Gluon lacks is an AttributeError.
 """
 
 import importlib.abc as _importlib_abc
@@ -81,21 +82,35 @@ def _namespace(name):
     return module
 
 
-# gluon.language's submodules (Triton 3.6): namespaces; its other names besides constexpr
-# and the dtypes are AttributeErrors.
+# gluon.language's submodules and its other public names besides constexpr and the dtypes
+# (Triton 3.6): placeholders (namespaces); names outside these are AttributeErrors.
 _SUBMODULES = ("extra", "nvidia", "amd")
+_NAMES = frozenset("""
+    AutoLayout BlockedLayout CoalescedLayout DistributedLinearLayout DotOperandLayout
+    NVMMADistributedLayout NVMMASharedLayout PaddedSharedLayout SharedLinearLayout SliceLayout
+    SwizzledSharedLayout abs add allocate_shared_memory arange associative_scan assume
+    atomic_add atomic_and atomic_cas atomic_max atomic_min atomic_or atomic_xchg atomic_xor
+    bank_conflicts base_type base_value block_type broadcast cast cdiv ceil convert_layout cos
+    device_assert device_print distributed_type div_rn dot_fma dtype erf exp exp2 expand_dims
+    fdiv floor fma fp4_to_fp full full_like gather histogram inline_asm_elementwise join load
+    log log2 map_elementwise max max_constancy max_contiguous maximum min minimum mul
+    multiple_of num_ctas num_programs num_warps permute pointer_type program_id ravel reduce
+    reduce_or reshape rsqrt set_auto_layout shared_memory_descriptor
+    shared_memory_descriptor_type sin split sqrt sqrt_rn static_assert static_print
+    static_range store sub sum tensor thread_barrier to_linear_layout to_tensor tuple
+    tuple_type umulhi void warp_specialize where xor_sum zeros zeros_like""".split())
 _LANGUAGE = "tritium.experimental.gluon.language"
 
 
 class _GluonLanguage(_types.ModuleType):
-    """``triton.experimental.gluon.language``: constexpr, the dtypes and its submodules as
-    namespaces (_GluonNamespace), nothing else."""
+    """``triton.experimental.gluon.language``: constexpr, the dtypes, and its submodules and
+    other names as namespaces (_GluonNamespace), nothing else."""
 
     def __getattr__(self, name):
         from . import language as tl
         if name == "constexpr" or isinstance(getattr(tl, name, None), tl.dtype):
             return getattr(tl, name)
-        if name in _SUBMODULES:
+        if name in _SUBMODULES or name in _NAMES:
             return _namespace(f"{self.__name__}.{name}")
         raise AttributeError(f"triton.experimental.gluon.language.{name}: {_UNSUPPORTED}")
 

@@ -258,9 +258,14 @@ def test_gluon_imports_but_does_not_launch(as_triton):
     assert gl.float16 is tl.float16 and gl.constexpr is tl.constexpr
     assert gluon_kernel.arg_names == ["x", "BLOCK"]  # read by decorators (fla's autotuner)
     with pytest.raises(AttributeError, match="Gluon"):
-        gl.BlockedLayout
-    # Its submodules import and their names may be read at a module's top (fla on an NVIDIA
-    # GPU), but not used.
+        gl.no_such_name
+    # Its names and submodules may be read at a module's top (fla on an NVIDIA GPU: `exp =
+    # gl.exp`), and its submodules imported, but none used.
+    exp = gl.exp
+    with pytest.raises(NotImplementedError, match=r"gluon\.language\.exp"):
+        exp(1.0)
+    with pytest.raises(NotImplementedError, match="Gluon"):
+        gl.BlockedLayout([1], [32], [4], [0])
     from triton.experimental.gluon.language import extra
     from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
     tanh = extra.libdevice.tanh
