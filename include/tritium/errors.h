@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tritium {
 
@@ -49,6 +50,24 @@ class ArgumentTypeError : public LaunchError {
 class LaunchOptionError : public LaunchError {
  public:
   using LaunchError::LaunchError;
+};
+
+// A kernel needs more of a device resource than the device has (shared memory): Python's
+// tritium.errors.OutOfResources, as Triton's triton.runtime.errors.OutOfResources, which
+// autotuners catch to pass over a configuration.
+class OutOfResources : public LaunchError {
+ public:
+  OutOfResources(const std::string& message, std::string resource, long long required, long long limit)
+      : LaunchError(message), resource_(std::move(resource)), required_(required), limit_(limit) {}
+
+  const std::string& resource() const { return resource_; }
+  long long required() const { return required_; }
+  long long limit() const { return limit_; }
+
+ private:
+  std::string resource_;
+  long long required_;
+  long long limit_;
 };
 
 // A compiler bug: an invariant broke. Never the user's fault; the message names where.

@@ -1,7 +1,8 @@
 // tritium._C: the pybind11 module behind the `tritium` package. It binds the Kernel class
 // (kernel_binding.cpp) and turns tritium's C++ errors into the package's Python exceptions
 // (tritium/errors.py): CompileError -> CompilationError (with file, line, col, excerpt),
-// LaunchError -> LaunchError (a RuntimeError), InternalError -> InternalError.
+// LaunchError -> LaunchError (a RuntimeError), OutOfResources -> OutOfResources (a
+// LaunchError), InternalError -> InternalError.
 #include <pybind11/pybind11.h>
 
 #include <exception>
@@ -48,6 +49,10 @@ void translate(std::exception_ptr thrown) {
   } catch (const tritium::ArgumentTypeError& e) {
     raise_package_error("ArgumentTypeError", e.what(),
                         [&](const py::object& cls) { return cls(std::string(e.what())); });
+  } catch (const tritium::OutOfResources& e) {
+    raise_package_error("OutOfResources", e.what(), [&](const py::object& cls) {
+      return cls(e.required(), e.limit(), e.resource(), std::string(e.what()));
+    });
   } catch (const tritium::LaunchOptionError& e) {
     raise_package_error("LaunchOptionError", e.what(),
                         [&](const py::object& cls) { return cls(std::string(e.what())); });

@@ -282,13 +282,13 @@ std::string link_ptx(const std::string& ptx, const std::string& kernel) {
 
 LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, int shared_bytes,
                           const DeviceInfo& device, const std::string& kernel) {
-  const Api& api = driver(kernel).api;
-  if (shared_bytes > device.max_shared_optin) {
-    throw LaunchError(prefix(kernel) + "needs " + std::to_string(shared_bytes) +
-                      " bytes of shared memory; device " + std::to_string(device.ordinal) +
-                      " (" + device.name + ") allows at most " +
-                      std::to_string(device.max_shared_optin));
+  if (shared_bytes > device.max_shared_optin) {  // before the driver: Triton's check at load
+    throw OutOfResources(prefix(kernel) + "out of resource: shared memory, Required: " + std::to_string(shared_bytes) +
+                             ", Hardware limit: " + std::to_string(device.max_shared_optin) + " (device " +
+                             std::to_string(device.ordinal) + ", " + device.name + ")",
+                         "shared memory", shared_bytes, device.max_shared_optin);
   }
+  const Api& api = driver(kernel).api;
   LoadedFunction out;
   check(api.cuModuleLoadData(&out.module, cubin.data()), "cuModuleLoadData", kernel);
   Result result = api.cuModuleGetFunction(&out.function, out.module, entry.c_str());

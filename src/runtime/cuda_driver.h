@@ -228,8 +228,8 @@ struct LoadedFunction {
   Function function = nullptr;
 };
 // Loads `cubin` into the current context and looks up `entry`; raises the function's dynamic
-// shared memory limit when `shared_bytes` exceeds the default 48 KiB (LaunchError when the
-// device cannot give that much).
+// shared memory limit when `shared_bytes` exceeds the default 48 KiB (OutOfResources when the
+// device cannot give that much, checked before the driver is loaded).
 LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, int shared_bytes,
                           const DeviceInfo& device, const std::string& kernel);
 

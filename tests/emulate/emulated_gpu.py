@@ -390,24 +390,54 @@ def emit_llvm(handle, sm):
                                enable_fp_fusion=int(o.get("enable_fp_fusion", -1)), debug=bool(o.get("debug", False)))
 
 
+# The shared memory a block may opt in to (bytes): the H100's and the A100's, as the driver
+# reports them. A kernel over it does not load on such a GPU (tritium raises OutOfResources,
+# autotuners pass over the config), so it is not emulated either.
+SHARED_LIMIT = {90: 232448, 80: 166912}
+
+
+def shared_bytes(ll):
+    """The kernel's shared memory, from the module's !tritium.shared_bytes (codegen.cpp)."""
+    m = re.search(r"^!tritium\.shared_bytes = !\{!(\d+)\}", ll, re.M)
+    n = m and re.search(rf"^!{m.group(1)} = !\{{i64 (\d+)\}}", ll, re.M)
+    if not n:
+        raise NotEmulated("the module does not say its shared memory (!tritium.shared_bytes)")
+    return int(n.group(1))
+
+
 _BUILT = {}
 
 
-def run_handle(handle, values, grid, sm):
-    """One launch of a compiled handle (tritium.compiled.CompiledKernel) emulated."""
+def _built(handle, sm):
+    """(LLVM IR, the shared library or None, the NotEmulated error or None) of a handle."""
     o = handle._options
-    if int(o.get("num_ctas", 1)) != 1:
-        raise NotEmulated("num_ctas > 1 (clusters)")
     key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm)
     if key not in _BUILT:
         ll = emit_llvm(handle, sm)
         try:
-            _BUILT[key] = (ll, build(ll), None)
+            _BUILT[key] = (ll, None if shared_bytes(ll) > SHARED_LIMIT[sm] else build(ll), None)
         except NotEmulated as e:
             _BUILT[key] = (ll, None, e)
-    ll, so, error = _BUILT[key]
+    return _BUILT[key]
+
+
+def fits(handle, sm):
+    """Whether the kernel's shared memory fits the device's (else it would not load)."""
+    return shared_bytes(_built(handle, sm)[0]) <= SHARED_LIMIT[sm]
+
+
+def run_handle(handle, values, grid, sm):
+    """One launch of a compiled handle (tritium.compiled.CompiledKernel) emulated; a kernel
+    over the device's shared memory raises OutOfResources, as loading it on the GPU does."""
+    o = handle._options
+    if int(o.get("num_ctas", 1)) != 1:
+        raise NotEmulated("num_ctas > 1 (clusters)")
+    ll, so, error = _built(handle, sm)
     if error is not None:
         raise NotEmulated(str(error))
+    if so is None:
+        from tritium.errors import OutOfResources
+        raise OutOfResources(shared_bytes(ll), SHARED_LIMIT[sm], "shared memory")
     launch(so, ll, handle.signature, values, grid, int(o.get("num_warps", 4)))
 
 

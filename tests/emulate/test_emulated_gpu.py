@@ -230,3 +230,25 @@ def test_online_softmax_loop_with_fp32_scores(kernels, sm):
     p = np.exp2(s - s.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     np.testing.assert_allclose(out, p @ v.astype(np.float64), rtol=1e-2, atol=1e-2)  # (p rounded to fp16)
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+def test_a_kernel_over_the_devices_shared_memory_does_not_run(kernels, sm):
+    """As on the GPU (tritium raises OutOfResources when it loads such a kernel): a 128x256x64
+    fp32 matmul with 3 stages holds 288 KiB of stage buffers (mamba's `_bmm_chunk_fwd_kernel`
+    lists it), more than an H100 or A100 has; the module says how much it needs
+    (!tritium.shared_bytes) and the launch is refused."""
+    from tritium.errors import OutOfResources
+    M, N = 128, 256
+    K = 128
+    a = np.ones((M, K), dtype=np.float32)
+    b = np.ones((K, N), dtype=np.float32)
+    c = np.zeros((M, N), dtype=np.float32)
+    with pytest.raises(OutOfResources, match=f"shared memory, Required: \\d+, Hardware limit: {eg.SHARED_LIMIT[sm]}") as e:
+        eg.run(kernels.matmul, (1, 1), a, b, c, M, N, K, BM=128, BN=256, BK=64, sm=sm, num_warps=8, num_stages=3)
+    assert e.value.required > eg.SHARED_LIMIT[sm]
+    assert not c.any()  # nothing ran
+    # the small matmul's module states its (smaller) need the same way
+    handle = eg.run(kernels.matmul, (1, 1), a[:64, :32].copy(), b[:32, :32].copy(), np.zeros((64, 32), np.float32),
+                    64, 32, 32, BM=64, BN=32, BK=32, sm=sm)
+    assert 0 < eg.shared_bytes(eg.emit_llvm(handle, sm)) <= eg.SHARED_LIMIT[sm] and eg.fits(handle, sm)

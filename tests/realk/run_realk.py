@@ -30,7 +30,9 @@ imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below
                threads host threads (tests/emulate/emulated_gpu.py), so the case's comparison
                checks the GPU code path. fla is imported as on an H100 (sm_90) or A100 (sm_80)
                (_emulate_fla_device), so its autotune lists are the GPU's. A kernel the
-               emulator cannot run fails its case with "not emulated: ...".
+               emulator cannot run fails its case with "not emulated: ..."; autotuned
+               kernels pass over a config needing more shared memory than that GPU has
+               (the launch raises OutOfResources there), as the GPU's autotuner would.
 --emulate-check  (with --emulate) each launch also runs in the interpreter first, on the same
                inputs; the launches whose float outputs differ are listed under the case.
 --emulate-config N|all
@@ -799,12 +801,27 @@ def _(dev):
 
 # -------------------------------------------------------------------------------- vLLM cases
 
+def _vllm_custom_ops():
+    """What vLLM's Python asks of its compiled ops (`torch.ops._C`, which the corpus lacks) on
+    a CUDA machine before it runs a Triton kernel: whether CUTLASS kernels exist (no: the
+    cases test the Triton paths) and the device's shared memory per block."""
+    torch = torch_mod()
+    return dict(cutlass_scaled_mm_supports_fp8=lambda capability: False,
+                cutlass_scaled_mm_supports_block_fp8=lambda capability: False,
+                cutlass_group_gemm_supported=lambda capability: False,
+                get_max_shared_memory_per_block_device_attribute=(
+                    lambda gpu=0: torch.cuda.get_device_properties(gpu).shared_memory_per_block_optin))
+
+
 def _vllm_packages(src):
     if "vllm._C_stable_libtorch" not in sys.modules and not any((pathlib.Path(src) / "vllm").glob("_C_stable_libtorch*.so")):
         # On a CUDA machine vLLM's platform module imports its compiled ops at its top; the
         # corpus holds the Python files only, and no case calls those ops: an empty module
         # (a name looked up in it raises, so a case that needs one fails visibly).
         sys.modules["vllm._C_stable_libtorch"] = types.ModuleType("vllm._C_stable_libtorch")
+    if ARGS.device == "cuda" and "vllm._custom_ops" not in sys.modules:
+        # its functions call torch.ops._C; those asked before a Triton kernel answer here
+        _stub_modules(["vllm._custom_ops"], **_vllm_custom_ops())
     if ARGS.device == "cpu":
         # vLLM's platform without a GPU ("unspecified") names no device and counts no SMs;
         # its kernels' wrappers ask for both (config-file names, persistent grids)
@@ -913,7 +930,8 @@ def import_project_module(name):
                        fmoe + "moe_align_block_size", fmoe + "utils", "vllm._custom_ops"],
                       enable_swap_ab=lambda bm, bn: False,
                       warn_if_moe_use_td_ineffective=lambda *a, **k: None,
-                      resolve_moe_use_td=lambda: bool(int(os.environ.get("REALK_MOE_TD", "0"))))
+                      resolve_moe_use_td=lambda: bool(int(os.environ.get("REALK_MOE_TD", "0"))),
+                      **(_vllm_custom_ops() if ARGS.device == "cuda" else {}))
     if name in ("vllm.model_executor.layers.lightning_attn",
                 "vllm.model_executor.layers.mamba.ops.mamba_ssm") and \
             "vllm.v1.attention.backends.utils" not in sys.modules:
@@ -1774,7 +1792,9 @@ def _(dev):
         return compare_fwd_bwd(
             lambda x, dt, A, B, C, D, z, dtb: sc.mamba_chunk_scan_combined(x, dt, A, B, C, 32, D=D, z=z, dt_bias=dtb, dt_softplus=True),
             lambda x, dt, A, B, C, D, z, dtb: sc.ssd_chunk_scan_combined_ref(x, dt, A, B, C, 32, D=D, z=z, dt_bias=dtb, dt_softplus=True),
-            [x, dt, A, B, C, D, z, dtb], atol=5e-3, rtol=5e-3,  # tf32 dots
+            # tf32 dots: dx's largest error is 2.0-2.2e-2 under every config of mamba's lists
+            # (the interpreter's own; the H100's 2.0e-2), at elements near 0 for some configs
+            [x, dt, A, B, C, D, z, dtb], atol=3e-2, rtol=5e-3,
             names=["x", "dt", "A", "B", "C", "D", "z", "dt_bias"])
 
 
@@ -5555,6 +5575,8 @@ def _(dev):
 def run_case(name, fn, dev):
     t0 = time.time()
     try:
+        if name.startswith(("vllm.", "big.vllm.")):
+            _vllm_packages(ARGS.src)  # also for cases importing vLLM's modules directly
         comps, outs = fn(dev)
         ok = all(c[1] for c in comps)
         return {"case": name, "status": "ok" if ok else "wrong", "compare": comps,
@@ -5617,9 +5639,19 @@ _AUTOTUNERS = []
 
 def _install_config_choice():
     """tritium's Autotuner picks config ARGS.emulate_config_index (modulo the count) instead of
-    the interpreter's first; a config that fails a static_assert is passed over, as a GPU
-    autotuner times it infinite."""
+    the interpreter's first; a config that fails a static_assert, or (emulated) needs more
+    shared memory than the device has, is passed over, as a GPU autotuner times it infinite."""
     from tritium.autotuner import Autotuner
+
+    def runs(self, args, kwargs, config):
+        if self._asserts_in_interpreter(args, kwargs, config):
+            return False
+        if not ARGS.emulate:
+            return True
+        import emulated_gpu
+        call_kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        handle = self.fn.warmup(*args, **call_kwargs, **config.kwargs, **config.launch_options())
+        return emulated_gpu.fits(handle, int(ARGS.emulate[3:]))
 
     def choose(self, args, kwargs, tuning_key):
         configs = self.prune_configs(kwargs)
@@ -5631,7 +5663,7 @@ def _install_config_choice():
         start = ARGS.emulate_config_index % len(configs)
         for j in range(len(configs)):
             config = configs[(start + j) % len(configs)]
-            if not self._asserts_in_interpreter(args, kwargs, config):
+            if runs(self, args, kwargs, config):
                 return config, "chosen"
         return configs[start], "chosen"
 
@@ -5775,8 +5807,7 @@ def main():
         sm = int(ARGS.emulate[3:])
         emulated_gpu.install(sm, check=ARGS.emulate_check)
         _emulate_fla_device(sm)
-        if ARGS.emulate_config is not None:
-            _install_config_choice()
+        _install_config_choice()  # config 0 unless --emulate-config: the first that runs
     results = []
     for name, project, fn in CASES:
         if ARGS.k and not any(k in name for k in ARGS.k):

@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "runtime/cuda_driver.h"
 #include "runtime/kernel_impl.h"
 #include "runtime/specialize.h"
+#include "tritium/errors.h"
 
 using tritium::Arg;
 using tritium::ConstValue;
@@ -377,4 +379,22 @@ TEST_CASE("specializing again into the same buffer gives the same signature", "[
   rt::bind_args("k", p, {}, args, {}, &bound);
   rt::specialize("k", p, bound, &sig);
   CHECK(sig.str(p.names) == "tensordesc<fp16[64, 64],shape_div=[1, 16]>, *fp32:16, i32");
+}
+
+TEST_CASE("a kernel over the device's shared memory is OutOfResources, before the driver", "[specialize]") {
+  // Triton raises OutOfResources when it loads such a kernel, and autotuners catch it to pass
+  // over the configuration; tritium checks before touching the driver (so this runs anywhere).
+  tritium::cuda::DeviceInfo device;
+  device.ordinal = 0;
+  device.max_shared_optin = 232448;  // an H100's
+  device.name = "test device";
+  try {
+    tritium::cuda::load_cubin("", "k", 294912, device, "big");
+    FAIL("no error");
+  } catch (const tritium::OutOfResources& e) {
+    CHECK(e.resource() == "shared memory");
+    CHECK(e.required() == 294912);
+    CHECK(e.limit() == 232448);
+    CHECK(std::string(e.what()).find("kernel 'big': out of resource: shared memory, Required: 294912, Hardware limit: 232448") == 0);
+  }
 }

@@ -421,6 +421,12 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
     Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
+    // The kernel's shared memory in the module (`--emit llvm` shows it; the emulated GPU
+    // refuses a kernel over the device's, as the driver would): !tritium.shared_bytes.
+    llvm::LLVMContext& context = c.module->getContext();
+    c.module->getOrInsertNamedMetadata("tritium.shared_bytes")
+        ->addOperand(llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                                    llvm::Type::getInt64Ty(context), c.shared_bytes))));
     link_libdevice(c, function);
     std::string broken;
     llvm::raw_string_ostream out(broken);
