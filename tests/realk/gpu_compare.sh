@@ -3,11 +3,14 @@
 # then under tritium, each case checked against torch, and tritium's outputs compared with
 # Triton's case by case. Skips (exit 0, a SKIPPED line) without the fetched folder or CUDA.
 #
-#   bash tests/realk/gpu_compare.sh [SRC] [OUTDIR]
+#   [HALF=triton|tritium] [RESUME=1] [REALK_ARGS="-k vllm ..."] bash tests/realk/gpu_compare.sh [SRC] [OUTDIR]
 #
 # SRC: the fetched projects (default build-gpu/realk/src; build-gpu/realk/README says where
-# they come from). OUTDIR (default $OUT/realk, else /tmp/realk-gpu): triton.txt, tritium.txt,
-# their .json, and each case's outputs. tritium must be importable, else it is built and
+# they come from). OUTDIR (default /tmp/realk-gpu; copied to $OUT/realk at the end when $OUT
+# is set): triton.txt, tritium.txt, their .json, and each case's outputs. Both halves take
+# more than one 10-minute device command: HALF runs one of them; RESUME=1 appends to the
+# half's table and skips the cases it holds (run_realk.py --skip-done), so on a machine still
+# held the next command goes on where the last was cut off; REALK_ARGS go to both halves. tritium must be importable, else it is built and
 # installed from build-gpu/dist (as run_triton_suite.py --install does). On the device machine, carry
 # build-gpu/realk/src.tar.xz (below), build-gpu/realk/deps (the wheels the image lacks: pydantic
 # and pyzmq, which vLLM's fused_moe and fp8 modules import, and einops for mamba-ssm) and
@@ -15,23 +18,23 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC="${1:-build-gpu/realk/src}"
-DEST="${2:-${OUT:+$OUT/realk}}"
-DEST="${DEST:-/tmp/realk-gpu}"
+DEST="${2:-/tmp/realk-gpu}"
+HALF="${HALF:-both}"
+read -r -a EXTRA <<< "${REALK_ARGS:-}"
 PY="${PYTHON:-python3}"
 
 # The sources travel to the device machine packed (about 170 MB unpacked, over the 64 MiB a
 # command may carry with build-gpu/dist), without the parts no case imports (sglang's models
-# and tests, FlagGems' other vendors' backends, all of bitsandbytes, torchao and FlashInfer
-# but the files the cases import; FlashInfer's Python alone is 81 MB):
+# and tests, FlagGems' other vendors' backends, all of bitsandbytes and FlashInfer but the
+# files the cases import; FlashInfer's Python alone is 81 MB; torchao whole, 5.6 MB, which
+# unsloth imports on a CUDA machine):
 #   cd build-gpu/realk && F=src/flashinfer/experimental/b12x && S=src/flashinfer/fused_moe/cute_dsl/blackwell_sm12x \
 #     && tar -cf src.tar --exclude=__pycache__ --exclude=src/sglang/multimodal_gen \
 #     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models \
 #     --exclude='src/flag_gems/runtime/backend/_[a-mo-z]*' --exclude=src/bitsandbytes \
-#     --exclude=src/torchao --exclude=src/flashinfer src && tar -rf src.tar --exclude=__pycache__ \
+#     --exclude=src/flashinfer src && tar -rf src.tar --exclude=__pycache__ \
 #     src/bitsandbytes/__init__.py \
 #     src/bitsandbytes/backends/__init__.py src/bitsandbytes/backends/triton \
-#     src/torchao/kernel/blockwise_quantization.py src/torchao/kernel/intmm_triton.py \
-#     src/torchao/kernel/autotuner.py src/torchao/prototype/quantized_training/int8_mm.py \
 #     src/flashinfer/triton src/flashinfer/kda_kernels/ptx/recurrent_kernel.py $F/_lib/__init__.py \
 #     $F/_lib/runtime_control.py $F/attention/dsa_indexer/schedule_metadata.py \
 #     $F/gemm/blockscaled/_quantize.py $F/loader/_gds_kernels.py $F/moe/_shared/routing.py \
@@ -66,10 +69,27 @@ fi
 mkdir -p "$DEST"
 export PYTHONUNBUFFERED=1
 
-echo "== real Triton"
-"$PY" tests/realk/run_realk.py --src "$SRC" --device cuda --impl triton \
-  --save "$DEST/triton" --json "$DEST/triton.json" 2>&1 | grep -v '^W[0-9]' | tee "$DEST/triton.txt"
-echo "== tritium (vs torch, and vs Triton's outputs)"
-"$PY" tests/realk/run_realk.py --src "$SRC" --device cuda --impl tritium \
-  --save "$DEST/tritium" --compare "$DEST/triton" --json "$DEST/tritium.json" 2>&1 \
-  | grep -v '^W[0-9]' | tee "$DEST/tritium.txt"
+copy_out() {  # the tables and records where the device returns files
+  if [ -n "${OUT:-}" ]; then mkdir -p "$OUT/realk" && cp "$DEST"/*.txt "$DEST"/*.json "$OUT/realk/" 2>/dev/null; fi
+}
+trap copy_out EXIT
+run_half() {  # IMPL, then run_realk.py's other arguments
+  local impl="$1"; shift
+  local table="$DEST/$impl.txt" json="$DEST/$impl.json" resume=()
+  if [ "${RESUME:-0}" = 1 ] && [ -f "$table" ]; then
+    resume=(--skip-done "$table")
+    json="$DEST/$impl.$(date +%s).json"
+  else
+    : > "$table"
+  fi
+  "$PY" tests/realk/run_realk.py --src "$SRC" --device cuda --impl "$impl" --json "$json" \
+    "${resume[@]}" "$@" "${EXTRA[@]}" 2>&1 | grep -v '^W[0-9]' | tee -a "$table"
+}
+if [ "$HALF" != tritium ]; then
+  echo "== real Triton"
+  run_half triton --save "$DEST/triton"
+fi
+if [ "$HALF" != triton ]; then
+  echo "== tritium (vs torch, and vs Triton's outputs where that half ran)"
+  run_half tritium --save "$DEST/tritium" --compare "$DEST/triton"
+fi

@@ -13,7 +13,7 @@ imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below
 
     PYTHONPATH=python /work/tsuite-venv/bin/python tests/realk/run_realk.py \
         [--src build-gpu/realk/src] [--device cpu|cuda] [-k SUBSTR ...] \
-        [--gpu-compile sm_90,sm_80] [--json OUT] [--save DIR] [--compare DIR]
+        [--gpu-compile sm_90,sm_80] [--json OUT] [--save DIR] [--compare DIR] [--skip-done FILE ...]
 
 --device cpu   torch CPU tensors, kernels in tritium's interpreter (TRITIUM_INTERPRET=1);
                the driver names the target "cpu" (as run_triton_suite.py does), so code that
@@ -39,6 +39,10 @@ imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below
                (with --emulate) autotuned kernels launch their config N (modulo the count of
                their configs, after pruning) instead of the interpreter's first; `all` runs
                each case once per N, 0 .. the largest config count it met - 1.
+--skip-done FILE
+               skips the cases an earlier run printed (its table, or its --json): a run cut
+               by a device's time limit goes on in the next command. --json is rewritten
+               after each case, so a run cut short leaves the cases it finished.
 --save DIR     writes each case's outputs (torch.save) to DIR/<case>.pt; --compare DIR
                compares this run's outputs with a saved run's (e.g. tritium vs Triton).
 
@@ -5779,6 +5783,7 @@ def main():
     ap.add_argument("--emulate", default=None, choices=["sm_90", "sm_80"])
     ap.add_argument("--emulate-check", action="store_true")
     ap.add_argument("--emulate-config", default=None, metavar="N|all")
+    ap.add_argument("--skip-done", action="append", default=[], metavar="FILE")
     ap.add_argument("-v", action="store_true", help="print tracebacks")
     ARGS = ap.parse_args()
     ARGS.emulate_config_index = 0
@@ -5809,8 +5814,11 @@ def main():
         _emulate_fla_device(sm)
         _install_config_choice()  # config 0 unless --emulate-config: the first that runs
     results = []
+    done = _cases_done(ARGS.skip_done)
     for name, project, fn in CASES:
         if ARGS.k and not any(k in name for k in ARGS.k):
+            continue
+        if name in done:
             continue
         if not (src / {"liger": "liger_kernel"}.get(project, project)).exists():
             results.append({"case": name, "status": "skip", "reason": "project not fetched"})
@@ -5872,6 +5880,8 @@ def main():
         print(line, flush=True)
         if ARGS.v and rec["status"] == "error":
             print(rec["traceback"])
+        if ARGS.json:
+            _write_json(results)
     counts = {}
     for r in results:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
@@ -5880,9 +5890,31 @@ def main():
     print("cases: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) +
           (f"; compiles: {nok}/{ncomp} ok" if ARGS.gpu_compile else ""))
     if ARGS.json:
-        with open(ARGS.json, "w") as f:
-            json.dump(results, f, indent=1, default=str)
+        _write_json(results)
     return 0
+
+
+def _write_json(results):
+    with open(ARGS.json + ".part", "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    os.replace(ARGS.json + ".part", ARGS.json)
+
+
+def _cases_done(files):
+    """The case names in earlier runs' outputs (--skip-done): a --json list of records, or
+    the printed table (a case's line starts with its name and its status)."""
+    names = {c[0] for c in CASES}
+    done = set()
+    for path in files:
+        text = pathlib.Path(path).read_text()
+        if text.lstrip().startswith("["):
+            done |= {r["case"] for r in json.loads(text)}
+            continue
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] in names and parts[1] in ("ok", "wrong", "error", "skip"):
+                done.add(parts[0])
+    return done
 
 
 ARGS = None
