@@ -2032,12 +2032,15 @@ def _(dev):
 
 # ---------------------------------------------------------------------------------- sglang
 
-def _sglang(name):
+def _sglang(name, triton_only=False):
     """sglang's package __init__ starts its runtime (transformers, FlashInfer), its kernel
     groups' __init__s a registry (msgspec), and
     `sglang.srt.utils` imports its server stack (orjson, PIL, starlette, msgspec...); the
     attention kernels read five of its functions, given here (not HIP, no gfx; the CPU's
-    "core count" 4), and `sglang.srt.environ` (no heavy imports) as it is."""
+    "core count" 4), and `sglang.srt.environ` (no heavy imports) as it is. triton_only: the
+    module is imported as off CUDA (is_cuda() False while it imports), for modules that
+    route a function to sglang's own CUDA kernels there (built by nvcc at run time) instead
+    of the Triton kernel the case tests."""
     torch = torch_mod()
     parts = name.split(".")
     for p in ["sglang.srt"] + [".".join(parts[:i]) for i in range(1, len(parts))]:
@@ -2046,7 +2049,15 @@ def _sglang(name):
         _stub_modules(["sglang.srt.utils"], is_hip=lambda: False, is_cuda=lambda: torch.cuda.is_available(),
                       is_gfx95_supported=lambda: False, is_gfx1250_supported=lambda: False,
                       get_device_core_count=lambda *a, **k: 4)
-    return importlib.import_module(name)
+    if not triton_only or name in sys.modules:
+        return importlib.import_module(name)
+    utils = sys.modules["sglang.srt.utils"]
+    is_cuda = utils.is_cuda
+    utils.is_cuda = lambda: False
+    try:
+        return importlib.import_module(name)
+    finally:
+        utils.is_cuda = is_cuda
 
 
 def _paged_kv(dev, ntok, Hk, D, dtype, seed):
@@ -2317,7 +2328,7 @@ def _(dev):
 @case("sglang.int8_quant", "sglang")
 def _(dev):
     torch = torch_mod()
-    q8 = _sglang("sglang.kernels.ops.quantization.int8_kernel")
+    q8 = _sglang("sglang.kernels.ops.quantization.int8_kernel", triton_only=True)  # group quant: Triton's
     x = rnd(6, 256, dev=dev, scale=3.0)
     q, s_ = q8.per_token_quant_int8(x)
     rs = x.abs().amax(-1, keepdim=True) / 127.0
