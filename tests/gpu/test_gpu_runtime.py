@@ -127,6 +127,39 @@ def test_grid_out_of_range(gen, grid, what):
     assert out.isnan().all()
 
 
+@tritium.jit
+def big_matmul(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_over_the_shared_memory_is_out_of_resources(gen):
+    """A 128x256x64 fp32 matmul with 3 stages holds 288 KiB of stage buffers (one of mamba's
+    configs): more than the device lets a block have. As in Triton, loading it raises
+    OutOfResources (which autotuners catch); nothing is launched; an autotuner passes over it."""
+    a = torch.randn(128, 128, device="cuda", generator=gen)
+    b = torch.randn(128, 256, device="cuda", generator=gen)
+    c = poisoned(torch.empty(128, 256, device="cuda"))
+    with pytest.raises(tritium.OutOfResources, match=r"kernel 'big_matmul': out of resource: shared memory, "
+                                                      r"Required: \d+, Hardware limit: \d+") as e:
+        big_matmul[(1,)](a, b, c, 128, BM=128, BN=256, BK=64, num_warps=8, num_stages=3)
+    assert e.value.required > e.value.limit > 0
+    torch.cuda.synchronize()
+    assert c.isnan().all()
+    tuned = tritium.autotune([tritium.Config({"BK": 64}, num_warps=8, num_stages=3),
+                              tritium.Config({"BK": 32}, num_warps=4, num_stages=2)], key=[])(big_matmul)
+    tuned[(1,)](a, b, c, 128, BM=128, BN=256)
+    torch.testing.assert_close(c, a @ b, rtol=1e-2, atol=1e-1)  # tf32
+    assert tuned.best_config.kwargs["BK"] == 32
+
+
 # ---- the disk cache from new processes ------------------------------------------------
 
 CHILD = textwrap.dedent("""
