@@ -12,6 +12,7 @@
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/rebase_pointers.h"
+#include "gpu/speculate_ifs.h"
 #include "gpu/transpose_loads.h"
 #include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
@@ -25,6 +26,9 @@ namespace {
 void cse(ir::Function& function, const GpuOptions&) { transforms::eliminate_common_subexpressions(function); }
 
 const std::vector<GpuPass> kGpuPasses = {
+    // An `if` whose branches compute a few cheap elementwise ops on blocks: those ops run
+    // unconditionally and selects take the results (blocks held across a branch spill).
+    {"speculate_ifs", speculate_ifs, nullptr},
     // The rest of the kernel twice, behind a test of scalars' signs, where knowing them
     // non-negative widens an access (the tutorial matmul's `% N` columns).
     {"version_on_signs", version_on_signs, versions_on_signs},

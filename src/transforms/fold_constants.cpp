@@ -84,6 +84,18 @@ void fold_op(ir::Op& op) {
         replace(op, constant_before(op, type, r ? 1 : 0));
       }
       return;
+    case OpKind::Not:
+      // `if not FLAG:` on a flag assigned a literal (sglang's `SKIP_TILE = False`): the
+      // `if` then folds too, and the loop body it wrapped is flat again.
+      if (type->is_int() && int_constant_of(op.operand(0), &a)) {
+        int64_t folded;
+        if (type->is_bool()) {
+          replace(op, constant_before(op, type, a == 0 ? 1 : 0));
+        } else if (ir::eval_int_binary(OpKind::Xor, type->element()->scalar_kind(), a, -1, &folded)) {
+          replace(op, constant_before(op, type, folded));
+        }
+      }
+      return;
     case OpKind::Select:
       if (int_constant_of(op.operand(0), &a)) {
         ir::Value* chosen = op.operand(a != 0 ? 1 : 2);

@@ -187,6 +187,21 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def sum_but_one(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
+                    REVERSE: tl.constexpr):
+        # Row sums without the column `stride` where it is inside the block (unsloth's
+        # label): the `if`'s where runs on every element and a select on its condition
+        # takes it (gpu/speculate_ifs.h), a barrier apart from the row maximum before.
+        cols = tl.arange(0, BN)
+        at = tl.arange(0, BM)[:, None] * BN + cols[None, :]
+        x = tl.load(x_ptr + at)
+        x = x - tl.max(x, 1)[:, None]
+        if stride < BN:
+            x = tl.where(cols[None, :] == stride, 0, x)
+        tl.store(out_ptr + tl.arange(0, BM), tl.sum(x, 1))
+
+
+    @tritium.jit
     def row_max(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, AXIS: tl.constexpr,
                 REVERSE: tl.constexpr):
         # One column of each row (a different one per row) holds 120, above every input.
@@ -638,6 +653,18 @@ def test_row_reductions_across_many_warps(tmp_path, tile, warps):
     x = x.reshape(BM, BN)
     assert np.array_equal(out[:BM], x.sum(1))
     assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
+
+
+@pytest.mark.parametrize("stride", [0, 16, 1008, 4096])
+@pytest.mark.parametrize("tile,warps", [((1, 1024), 4), ((4, 256), 8), ((1, 4096), 32)])
+def test_an_if_around_a_where_taken_or_not(tmp_path, stride, tile, warps):
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "sum_but_one", "i32", tile, warps, BM * BN, BM, stride,
+                                  ", AXIS=1, REVERSE=False")
+    x = x.reshape(BM, BN).astype(np.int64) - x.reshape(BM, BN).max(1, keepdims=True)
+    if stride < BN:
+        x[:, stride] = 0
+    assert np.array_equal(out, x.sum(1).astype(np.int32))
 
 
 @pytest.mark.parametrize("ty", ["fp16", "i8"])
