@@ -670,6 +670,11 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::cerr << e.what() << "\n";
     return 1;
+  } catch (const tritium::OutOfResources& e) {  // located when the compiler found it
+    std::cout.flush();
+    const std::string what = e.what();
+    std::cerr << (what.find(": error: ") == std::string::npos ? "tritium: error: " : "") << what << "\n";
+    return 1;
   } catch (const tritium::LaunchError& e) {
     std::cout.flush();
     std::cerr << "tritium: error: " << e.what() << "\n";

@@ -1,5 +1,5 @@
 # RUN: --kernel kernel --signature "*fp32:16, *fp32:16, *fp32:16" --emit ptx --num-warps 8
-# ERROR: 13:9: staging this dot's operands needs 268288 bytes of shared memory, more than the 204800 tritium uses
+# ERROR: 13:9: staging this dot's operands: out of resource: shared memory, Required: 268288, Hardware limit: 232448 (sm_90)
 import tritium
 import tritium.language as tl
 

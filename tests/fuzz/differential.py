@@ -535,7 +535,7 @@ class Worker:
                 gpu = self.gpu.prepare(args)
                 kernel[grid](*gpu, **kwargs)
                 self.gpu.synchronize()
-            except tritium.CompilationError as error:
+            except (tritium.CompilationError, tritium.OutOfResources) as error:
                 findings.append(("GPU refused", str(error)))
                 return counts, findings, False
             except Exception as error:

@@ -122,6 +122,9 @@ Outcome run_one(const fuzz::Input& in, bool ptx, std::string* finding, std::stri
     }
     if (in_signature) return Outcome::BadSignature;
     *finding = std::string("unlocated CompileError: ") + e.what();
+  } catch (const OutOfResources& e) {  // a block too big for the architecture's shared memory
+    if (std::string(e.what()).rfind("fuzz.py:", 0) == 0) return Outcome::Located;
+    *finding = std::string("unlocated OutOfResources: ") + e.what();
   } catch (const InternalError& e) {
     *finding = std::string("InternalError: ") + e.what();
   } catch (const std::exception& e) {

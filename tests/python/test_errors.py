@@ -259,3 +259,27 @@ def test_recursion_is_located_at_the_call(kernel, marker):
     assert "recursion is not supported" in info.value.message
     assert info.value.line == line
     assert info.value.col == len(text) - len(text.lstrip()) + 1 + (len("return ") if "return" in text else 0)
+
+
+@tritium.jit
+def oversized_dot(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 256)
+    k = tl.arange(0, 128)
+    a = tl.load(a_ptr + r[:, None] * 128 + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * 256 + r[None, :])
+    c = tl.dot(a, b, input_precision="ieee")  # LINE: oversized
+    tl.store(c_ptr + r[:, None] * 256 + r[None, :], c)
+
+
+@pytest.mark.parametrize("arch, limit", [(90, 232448), (80, 166912)])
+def test_a_use_over_the_architectures_shared_memory_is_out_of_resources(arch, limit):
+    """Staging a 256x128 by 128x256 fp32 dot needs 262 KiB at once: Triton's OutOfResources
+    (caught by projects' own autotuners, `except triton.runtime.errors.OutOfResources`),
+    located at the dot, with the architecture's limit; a LaunchError, not a CompilationError."""
+    with pytest.raises(tritium.OutOfResources) as e:
+        oversized_dot.emit("ptx", signature="*fp32:16, *fp32:16, *fp32:16", num_warps=8, arch=arch)
+    assert e.value.required == 268288 and e.value.limit == limit
+    line, _ = marked_line(__file__, "oversized")
+    assert f":{line}:9: error: staging this dot's operands: out of resource: shared memory, " \
+           f"Required: 268288, Hardware limit: {limit} (sm_{arch})" in str(e.value)
+    assert isinstance(e.value, tritium.LaunchError) and not isinstance(e.value, tritium.CompilationError)

@@ -18,6 +18,21 @@ namespace tritium::nvptx {
 using ir::OpKind;
 using ir::ScalarKind;
 
+int64_t max_shared_optin(int sm) {
+  switch (sm) {
+    case 70:
+    case 72: return 96 * 1024;
+    case 75: return 64 * 1024;
+    case 80:
+    case 87: return 163 * 1024;
+    case 86:
+    case 89:
+    case 120:
+    case 121: return 99 * 1024;
+    default: return 227 * 1024;  // sm_90, sm_100 and later data-center parts
+  }
+}
+
 int blocks_per_sm(int64_t shared, int threads, int regs) {
   const int64_t warps = (threads + 31) / 32;
   const int64_t regs_per_warp = (int64_t{std::max(regs, 1)} * 32 + 255) / 256 * 256;

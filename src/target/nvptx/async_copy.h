@@ -28,9 +28,13 @@
 
 namespace tritium::nvptx {
 
-// Shared memory one conversion or one dot may use (the H200 allows 227 KiB per CTA; the
+// Shared memory the pipelining plan gives its buffers (the H200 allows 227 KiB per CTA; the
 // kernel's need is checked again at launch against the device's limit).
 inline constexpr int64_t kMaxSharedBytes = 200 * 1024;
+
+// The shared memory a block may opt in to on architecture `sm` (bytes): what no single use
+// may exceed (Emitter::check_shared_fits); the device's own limit is checked at load.
+int64_t max_shared_optin(int sm);
 
 // Thread blocks of `threads` threads one SM holds with `shared` bytes of shared memory each
 // (228 KiB per SM, 1 KiB of it reserved per block) and `regs` registers per thread (64K per

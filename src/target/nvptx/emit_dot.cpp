@@ -211,9 +211,13 @@ int64_t padded_stride(int64_t cols, int64_t element_bytes) { return cols + 16 / 
 }  // namespace
 
 void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what) {
-  if (bytes > kMaxSharedBytes) {
-    error_at(op.loc(), what + " needs " + std::to_string(bytes) + " bytes of shared memory, more than the " +
-                           std::to_string(kMaxSharedBytes) + " tritium uses; use smaller blocks");
+  const int64_t limit = max_shared_optin(sm_);
+  if (bytes > limit) {
+    // Triton's error for such a kernel (raised when it loads), located here.
+    const std::string message = what + ": out of resource: shared memory, Required: " + std::to_string(bytes) +
+                                ", Hardware limit: " + std::to_string(limit) + " (sm_" + std::to_string(sm_) +
+                                "); use smaller blocks or fewer stages";
+    throw OutOfResources(make_error(op.loc(), message).what(), "shared memory", bytes, limit);
   }
 }
 

@@ -235,7 +235,8 @@ class Emitter {
   // where the value is defined, so that the copy dominates every use).
   void set_fragment(const ir::Value* value, Regs regs);
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
-  // A located error when `what` (e.g. "staging this dot's operands") needs more shared memory than tritium uses.
+  // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
+  // shared memory than a block of the target architecture may have.
   void check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what);
   llvm::Value* lane_id();
   llvm::Value* warp_id();
