@@ -549,8 +549,13 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       int64_t bytes = align(operand->tile.bytes());
       // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the
       // dot kept in flight the one the previous iteration's dot still reads (unless the
-      // copies wait for that dot).
-      for (int stage = 0; stage <= operand->distance + (in_flight && !after_dot ? 1 : 0); ++stage) {
+      // copies wait for that dot). An operand read back (AsyncOperand::read_back) is done
+      // with its buffer once each thread has read its runs back, before the dot's barrier
+      // after which the next copies are issued: `distance` buffers, the copy of iteration
+      // i + distance going into iteration i's (as Triton's two for 3 stages).
+      const int buffers = operand->read_back ? operand->distance
+                                             : operand->distance + 1 + (in_flight && !after_dot ? 1 : 0);
+      for (int stage = 0; stage < buffers; ++stage) {
         operand->offset.push_back(plan.reserved_bytes);
         plan.reserved_bytes += bytes;
       }

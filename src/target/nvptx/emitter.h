@@ -30,7 +30,8 @@ std::string wgmma_fp8_types(const ir::Op& dot);  // "e4m3.e5m2": wgmma's atype.b
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
 
 // Where a dot's operands lie in shared memory (emit_dot.cpp): A's rows from byte 0, B's
-// from b_offset, `stride_*` elements of type `a` / `b` apart.
+// from b_offset (0 when A is not staged there: copied, hoisted or in registers), `stride_*`
+// elements of type `a` / `b` apart.
 struct DotStaging {
   llvm::Type* a = nullptr;
   llvm::Type* b = nullptr;
