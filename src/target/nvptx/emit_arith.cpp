@@ -388,6 +388,17 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
     if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
     return float_to_int(a, fk, tk, target);
   }
+  if (to_float && tk == ScalarKind::F16 && a->getType()->isIntegerTy(8)) {
+    // 8-bit integers to f16 without cvt (a quarter-rate conversion): the byte u (x + 128
+    // for a signed x) as the mantissa of 1024 (0x6400 | u is 1024 + u exactly), minus 1024
+    // + the bias: exact, as sitofp / uitofp (+0 for 0). A dequantizing matmul converts every
+    // weight so (w8a16: 32 cvt per thread and iteration against 4 wgmma).
+    const bool is_signed = ir::is_signed(fk);
+    // One xor makes both: the byte's high bit flipped (signed) and 0x64 above it.
+    llvm::Value* bits = b_.CreateXor(b_.CreateZExt(a, b_.getInt16Ty()), b_.getInt16(is_signed ? 0x6480 : 0x6400));
+    return b_.CreateFSub(b_.CreateBitCast(bits, b_.getHalfTy()),
+                         llvm::ConstantFP::get(b_.getHalfTy(), is_signed ? 1152.0 : 1024.0));
+  }
   if (to_float) return ir::is_signed(fk) ? b_.CreateSIToFP(a, target) : b_.CreateUIToFP(a, target);
   if (tk == ScalarKind::I1) return b_.CreateICmpNE(a, int_const(a->getType(), 0));
   return ir::is_signed(fk) ? b_.CreateSExtOrTrunc(a, target) : b_.CreateZExtOrTrunc(a, target);
