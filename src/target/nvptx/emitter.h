@@ -161,6 +161,7 @@ class Emitter {
   // A cast of a block from fp8 (e4m3/e5m2, sm_90) to f16, bf16 or f32 converting two of the
   // thread's registers per cvt.rn.f16x2 (Triton pairs them so); nullopt where it does not apply.
   std::optional<Regs> fp8_widened_in_pairs(const ir::Op& cast, const Regs& in);
+  std::optional<Regs> bytes_to_f16_in_pairs(const ir::Op& cast, const Regs& in);
   llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
   // A float cast with fp_downcast_rounding="rtz" (cvt.rz), fp8 excluded.
   llvm::Value* float_cast_toward_zero(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to);
