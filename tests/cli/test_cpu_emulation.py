@@ -652,10 +652,11 @@ def test_row_reductions_across_many_warps(tmp_path, tile, warps):
     assert np.array_equal(out[BM:], x.argmax(1))  # numpy's ties: the first
 
 
-@pytest.mark.parametrize("tile,warps", [((16, 16), 1), ((8, 32), 4), ((2, 128), 2)])
+@pytest.mark.parametrize("tile,warps", [((16, 16), 1), ((8, 32), 4), ((2, 128), 2), ((4, 64), 8)])
 def test_bytes_to_fp16_exactly(tmp_path, tile, warps):
     """int8 and uint8 to fp16 as 1024 + the byte (its sign bit flipped) minus 1152 or 1024, no
-    cvt (emit_arith.cpp): every one of the 256 values of each exact, 0 as +0."""
+    cvt (emit_arith.cpp): every one of the 256 values of each exact, 0 as +0. Two registers a
+    thread at a time, and one (8 warps: one register a thread)."""
     BM, BN = tile
     x, out, ll, ptx = run_on_host(tmp_path, "bytes_to_fp16", "i8", tile, warps, 1, 4 * BM * BN, 0)
     k = np.arange(BM * BN) + int(x[0])
