@@ -58,7 +58,7 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   const AsyncOperand& turning = lead != lockstep_.end() ? *lead->second.first : operand;
   llvm::Value* current = current_buffer(turning);
   llvm::Value* handle;
-  if (turning.read_back) {
+  if (turning.read_before_copies) {
     handle = current;  // read back into registers already (`distance` buffers: async_copy.cpp)
   } else if (turning.offset.size() == 2) {
     handle = b_.CreateSub(i32(turning.offset[0] + turning.offset[1]), current);
