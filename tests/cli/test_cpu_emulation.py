@@ -300,6 +300,18 @@ KERNELS = textwrap.dedent('''
         size: tl.constexpr = A if AXIS == 0 else B if AXIS == 1 else C
         idx = ((a * 5 + b * 3 + c * 11 + stride) % (size + 2) - 1).to(tl.int64)
         tl.store(out_ptr + a * (IB * IC) + b * IC + c, tl.gather(x, idx, AXIS))
+
+
+    @tritium.jit
+    def bytes_to_fp16(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+        # Every 8-bit integer (from x[0] on, wrapping) to fp16, signed and unsigned; the
+        # results' bits stored byte by byte: low bytes, then high bytes, then the same unsigned.
+        i = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        k = i + tl.load(x_ptr)
+        for signed in tl.static_range(2):
+            h = (k.to(tl.int8) if signed == 0 else k.to(tl.uint8)).to(tl.float16).to(tl.int16, bitcast=True)
+            tl.store(out_ptr + signed * 2 * BM * BN + i, (h & 0xFF).to(tl.int8))
+            tl.store(out_ptr + signed * 2 * BM * BN + BM * BN + i, (h >> 8).to(tl.int8))
 ''')
 
 DRIVER = r'''
@@ -665,6 +677,21 @@ def test_an_if_around_a_where_taken_or_not(tmp_path, stride, tile, warps):
     if stride < BN:
         x[:, stride] = 0
     assert np.array_equal(out, x.sum(1).astype(np.int32))
+
+
+@pytest.mark.parametrize("tile,warps", [((16, 16), 1), ((8, 32), 4), ((2, 128), 2), ((4, 64), 8)])
+def test_bytes_to_fp16_exactly(tmp_path, tile, warps):
+    """int8 and uint8 to fp16 as 1024 + the byte (its sign bit flipped) minus 1152 or 1024, no
+    cvt (emit_arith.cpp): every one of the 256 values of each exact, 0 as +0. Two registers a
+    thread at a time, and one (8 warps: one register a thread)."""
+    BM, BN = tile
+    x, out, ll, ptx = run_on_host(tmp_path, "bytes_to_fp16", "i8", tile, warps, 1, 4 * BM * BN, 0)
+    k = np.arange(BM * BN) + int(x[0])
+    for signed, values in enumerate([k.astype(np.uint8).view(np.int8), k.astype(np.uint8)]):
+        bits = values.astype(np.float16).view(np.uint16)
+        got = out[signed * 2 * BM * BN:(signed + 1) * 2 * BM * BN].view(np.uint8).astype(np.uint16)
+        assert np.array_equal(got[:BM * BN] | (got[BM * BN:] << 8), bits), signed
+    assert "cvt.rn.f16.s16" not in ptx and "cvt.rn.f16.u16" not in ptx
 
 
 @pytest.mark.parametrize("ty", ["fp16", "i8"])

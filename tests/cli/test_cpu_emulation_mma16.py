@@ -136,6 +136,26 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def read_back_after_dot(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # B is read back (a * 2 - 1 of it reaches the second dot) only after the first dot,
+        # which copies A and C in place and issues the next iteration's copies after its
+        # barrier: B's buffer of this iteration must not be among those it copies into.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, stride, BK):
+            kk = k0 + k
+            a = tl.load(x_ptr + m[:, None] * stride + kk[None, :], mask=kk[None, :] < stride, other=0.0)
+            b = tl.load(x_ptr + BM * stride + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride, other=0.0)
+            c = tl.load(x_ptr + BM * stride + stride * BN + kk[:, None] * BN + n[None, :], mask=kk[:, None] < stride,
+                        other=0.0)
+            acc = tl.dot(a, c, acc)
+            acc = tl.dot(a, b * 2.0 - 1.0, acc)
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+
+
+    @tritium.jit
     def masked_k_dequant(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                          A_MAJOR: tl.constexpr, B_MAJOR: tl.constexpr, ACC: tl.constexpr):
         # masked_k (row-major) with B reaching the dot through elementwise ops, as a
@@ -848,6 +868,31 @@ def test_operand_through_elementwise_ops_read_back(tmp_path, a_copied, defer_cop
     if stages > 1:
         loop = ptx[ptx.index("cp.async.commit_group"):]
         assert "ld.global" not in loop  # every load of the loop is a copy
+
+
+@pytest.mark.parametrize("defer_copies", [True, False])
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [2, 3])
+def test_operand_read_back_after_a_dot(tmp_path, defer_copies, sm, stages):
+    """A read-back operand (AsyncOperand::read_back) first used after a dot that issues the
+    loop's next copies keeps num_stages buffers (the copy goes to the one read an iteration
+    before); one read back before every dot has num_stages - 1 (the copy goes to the one just
+    read back: read_before_copies). Copies landing at once would overwrite a buffer still to be
+    read. Exact against numpy."""
+    BM, BN, BK, K = 64, 64, 32, 80
+    values = small_integers(BM * K + 2 * K * BN, 8, seed=stages + sm)
+    out, ptx = run_kernel(tmp_path, "read_back_after_dot", "fp16", "fp32", values, BM * BN, (BM, BN, BK), 4, stages,
+                          sm, K, "", defer_copies=defer_copies)
+    a = values[:BM * K].reshape(BM, K)
+    b = values[BM * K:BM * K + K * BN].reshape(K, BN)
+    c = values[BM * K + K * BN:].reshape(K, BN)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ c + a @ (b * 2 - 1))
+    gpu_ir = emitter(tmp_path, "read_back_after_dot", "fp16", "fp32", (BM, BN, BK), 4, stages, sm, "")("gpu-ir")
+    b_load = [line for line in gpu_ir.splitlines() if "read back into its registers" in line]
+    assert b_load and not any("the stage this iteration read back" in line for line in b_load), b_load
+    before = emitter(tmp_path, "masked_k_dequant", "fp16", "fp32", (BM, BN, BK), 4, stages, sm,
+                     ", A_MAJOR=True, B_MAJOR=True, ACC=tl.float32")("gpu-ir")
+    assert "the stage this iteration read back" in before
 
 
 @pytest.mark.parametrize("scale", [0, 1, 2])

@@ -142,6 +142,24 @@ def wrapped_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, 
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc)
 
 @triton.jit
+def w8a16(a_ptr, b_ptr, s_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # benchmarks/kernels_dequant.py's shape: B read back (int8), A copied in place.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    scale = tl.load(s_ptr + rn)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0)
+        acc += tl.dot(a, b.to(tl.float16) * scale[None, :])
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+@triton.jit
 def batched(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
     a = tl.load(a_ptr + rb * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
@@ -596,6 +614,28 @@ TEST_CASE("nvptx: a loop's round trips start after the live stage buffers, not e
   options.num_stages = 4;
   sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=128, BK=64";
   CHECK(nvptx::compile_to_ptx(*lower_dot("wrapped_rows", sig), options).shared_bytes <= 4 * 49152);
+}
+
+TEST_CASE("nvptx: a dequantized B staged by the dot takes no space for a copied A", "[nvptx][dot]") {
+  // w8a16 at 128 x 128 x 64, 8 warps: A copied in place (3 stage buffers of 16 KiB), the int8
+  // B copied and read back into registers (num_stages - 1 buffers of 8 KiB: each iteration's
+  // copy goes into the buffer its threads have just read back), B converted to f16 and staged
+  // by the dot (16 KiB) right after them: 80 KiB at 3 stages, Triton's. Before, the staging reserved A's
+  // 16 KiB in front of B and the read-back B had a third buffer (104 KiB).
+  nvptx::TargetOptions options;
+  options.num_warps = 8;
+  options.sm = 90;
+  const std::string sig = "*fp16:16, *i8:16, *fp16:16, *fp32:16, i32:16, BM=128, BN=128, BK=64";
+  for (int stages : {2, 3, 4}) {
+    options.num_stages = stages;
+    nvptx::CompiledPtx c = nvptx::compile_to_ptx(*lower_dot("w8a16", sig), options);
+    INFO("stages " << stages);
+    CHECK(count(c.ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") > 0);
+    // The epilogue's round trip of the fp32 accumulators (rows padded by 16 bytes) reuses
+    // those bytes after the loop: the larger of the two.
+    CHECK(c.shared_bytes == std::max(stages * 16384 + (stages - 1) * 8192 + 16384, 128 * (128 + 4) * 4));
+    CHECK(testing::ptxas_errors(c) == "");
+  }
 }
 
 TEST_CASE("shared tiles: tf32 fragments read down the rows hit 32 distinct banks", "[nvptx][dot]") {

@@ -139,6 +139,17 @@ bool only_tensor_core_operand(const ir::Value* arg, const FragmentPlan& fragment
 }
 
 // Both inputs f16, or both bf16 (ldmatrix's 16-bit elements).
+// Whether `op` is a dot or holds one in its regions.
+bool holds_dot(const ir::Op& op) {
+  if (op.kind() == OpKind::Dot) return true;
+  for (const auto& region : op.regions()) {
+    for (const auto& inner : region->ops()) {
+      if (holds_dot(*inner)) return true;
+    }
+  }
+  return false;
+}
+
 bool f16_or_bf16_dot(const ir::Op& dot) {
   ScalarKind a = dot.operand(0)->type()->element()->scalar_kind();
   ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
@@ -478,6 +489,17 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       if (next == nullptr) continue;
       std::unique_ptr<AsyncOperand> operand = operand_of(chain);
       operand->read_back = true;
+      {
+        size_t index = 0, first_use = body.ops().size(), first_dot = body.ops().size();
+        for (const auto& body_op : body.ops()) {
+          for (const ir::Use& use : uses) {
+            if (use.user == body_op.get()) first_use = std::min(first_use, index);
+          }
+          if (first_dot == body.ops().size() && holds_dot(*body_op)) first_dot = index;
+          ++index;
+        }
+        operand->read_before_copies = first_use < first_dot;
+      }
       const int64_t cols = arg->type()->shape().back();
       operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, 0);
       tma_layout.push_back(-1);
@@ -564,8 +586,14 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       int64_t bytes = align(operand->tile.bytes());
       // One buffer per iteration in flight: the dot's, the `distance` ahead, and with the
       // dot kept in flight the one the previous iteration's dot still reads (unless the
-      // copies wait for that dot).
-      for (int stage = 0; stage <= operand->distance + (in_flight && !after_dot ? 1 : 0); ++stage) {
+      // copies wait for that dot). An operand read back before the body's dots
+      // (AsyncOperand::read_before_copies) is done with its buffer once each thread has read
+      // its runs back, before the dot's barrier after which the next copies are issued:
+      // `distance` buffers, the copy of iteration i + distance going into iteration i's (as
+      // Triton's two for 3 stages).
+      const int buffers = operand->read_before_copies ? operand->distance
+                                             : operand->distance + 1 + (in_flight && !after_dot ? 1 : 0);
+      for (int stage = 0; stage < buffers; ++stage) {
         operand->offset.push_back(plan.reserved_bytes);
         plan.reserved_bytes += bytes;
       }

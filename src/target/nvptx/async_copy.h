@@ -73,6 +73,11 @@ struct AsyncOperand {
   // again only in the iteration after its reader's, so this needs no barrier of its own.
   // `dots` is empty.
   bool read_back = false;
+  // A read-back operand whose first use in the body comes before every op holding a dot (the
+  // dots issue the next copies, after their barrier): its threads have read the current
+  // buffer back before the copy of iteration i + distance is issued, which may then go into
+  // it: `distance` buffers, not distance + 1.
+  bool read_before_copies = false;
   std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.

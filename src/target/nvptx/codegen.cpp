@@ -552,6 +552,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       }
       int stage = copies.stage.at(op.result());
       std::string which = stage >= 0                ? ", stage " + std::to_string(stage)
+                          : a.read_before_copies ? ", the stage this iteration read back, after the dot's barrier"
                           : a.copies_after_dot   ? ", the stage the previous dot read, after the dot's wait for it and a barrier"
                           : a.offset.size() == 2 ? ", the other stage, after the dot's barrier"
                                                  : ", the stage read last, after the dot's barrier";

@@ -70,6 +70,7 @@ void Emitter::emit_elementwise(const ir::Op& op) {
   for (const ir::Value* v : op.operands()) inputs.push_back(&get(v));
   if (op.kind() == OpKind::Cast) {
     if (std::optional<Regs> widened = fp8_widened_in_pairs(op, *inputs[0])) return set(op.result(), std::move(*widened));
+    if (std::optional<Regs> halves = bytes_to_f16_in_pairs(op, *inputs[0])) return set(op.result(), std::move(*halves));
   }
   // A comparison the facts say is constant over aligned runs of w along the last dimension
   // (`cols < N` with N divisible by 16): in the flat layout registers r .. r + w - 1 (w | r,
@@ -137,6 +138,33 @@ void Emitter::emit_map_elementwise(const ir::Op& op) {
     outs[static_cast<size_t>(j)].uniform = uniform;
     set(op.result(j), std::move(outs[static_cast<size_t>(j)]));
   }
+}
+
+// 8-bit integers to fp16 two registers at a time, as `cast` does one (0x64 above the byte,
+// its sign bit flipped when signed, minus 1152 or 1024): both in one 32-bit word, one xor and
+// one packed subtraction (HADD2) for the pair.
+std::optional<Regs> Emitter::bytes_to_f16_in_pairs(const ir::Op& cast, const Regs& in) {
+  const ir::Type* type = cast.result()->type();
+  const ScalarKind from = cast.operand(0)->type()->element()->scalar_kind();
+  if (!type->is_block() || in.uniform || type->element()->scalar_kind() != ScalarKind::F16 ||
+      (from != ScalarKind::I8 && from != ScalarKind::U8) || is_bitcast(cast)) {
+    return std::nullopt;
+  }
+  const int n = layout_of(type).num_regs();
+  if (n < 2 || n % 2 != 0) return std::nullopt;
+  const bool is_signed = from == ScalarKind::I8;
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* half2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+  llvm::Value* bias = llvm::ConstantFP::get(half2, is_signed ? 1152.0 : 1024.0);
+  Regs out;
+  for (int r = 0; r < n; r += 2) {
+    llvm::Value* word = b_.CreateOr(b_.CreateZExt(in.at(r), i32), b_.CreateShl(b_.CreateZExt(in.at(r + 1), i32), 16));
+    word = b_.CreateXor(word, b_.getInt32(is_signed ? 0x64806480u : 0x64006400u));
+    llvm::Value* pair = b_.CreateFSub(b_.CreateBitCast(word, half2), bias);
+    out.values.push_back(b_.CreateExtractElement(pair, uint64_t{0}));
+    out.values.push_back(b_.CreateExtractElement(pair, uint64_t{1}));
+  }
+  return out;
 }
 
 Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
@@ -387,6 +415,17 @@ llvm::Value* Emitter::cast(const ir::Op& op, const ir::Type* from_type, const ir
   if (from_float) {
     if (tk == ScalarKind::I1) return b_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0));
     return float_to_int(a, fk, tk, target);
+  }
+  if (to_float && tk == ScalarKind::F16 && a->getType()->isIntegerTy(8)) {
+    // 8-bit integers to f16 without cvt (a quarter-rate conversion): the byte u (x + 128
+    // for a signed x) as the mantissa of 1024 (0x6400 | u is 1024 + u exactly), minus 1024
+    // + the bias: exact, as sitofp / uitofp (+0 for 0). A dequantizing matmul converts every
+    // weight so (w8a16: 32 cvt per thread and iteration against 4 wgmma).
+    const bool is_signed = ir::is_signed(fk);
+    // One xor makes both: the byte's high bit flipped (signed) and 0x64 above it.
+    llvm::Value* bits = b_.CreateXor(b_.CreateZExt(a, b_.getInt16Ty()), b_.getInt16(is_signed ? 0x6480 : 0x6400));
+    return b_.CreateFSub(b_.CreateBitCast(bits, b_.getHalfTy()),
+                         llvm::ConstantFP::get(b_.getHalfTy(), is_signed ? 1152.0 : 1024.0));
   }
   if (to_float) return ir::is_signed(fk) ? b_.CreateSIToFP(a, target) : b_.CreateUIToFP(a, target);
   if (tk == ScalarKind::I1) return b_.CreateICmpNE(a, int_const(a->getType(), 0));

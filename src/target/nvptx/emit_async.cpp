@@ -46,7 +46,8 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
     return;
   }
   // Iteration i + distance's copy goes to the buffer iteration i - 1 read (the one before
-  // the current one, cyclically; with two, simply the other one), or i - 2 when the dot
+  // the current one, cyclically; with two, simply the other one; an operand read back: the
+  // current one, which its threads read back before this iteration's dot), or i - 2 when the dot
   // stays in flight (iteration i - 1's may still read its buffer). Threads may still read
   // it until this iteration's dot meets them at its barrier (where every thread has also
   // waited for the dots of i - 2): the dot issues the copy right after
@@ -57,7 +58,9 @@ void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   const AsyncOperand& turning = lead != lockstep_.end() ? *lead->second.first : operand;
   llvm::Value* current = current_buffer(turning);
   llvm::Value* handle;
-  if (turning.offset.size() == 2) {
+  if (turning.read_before_copies) {
+    handle = current;  // read back into registers already (`distance` buffers: async_copy.cpp)
+  } else if (turning.offset.size() == 2) {
     handle = b_.CreateSub(i32(turning.offset[0] + turning.offset[1]), current);
   } else {
     const int64_t bytes = turning.offset[1] - turning.offset[0];

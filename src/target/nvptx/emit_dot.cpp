@@ -480,12 +480,15 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
                           : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
-  const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
-  s.b_offset = (s.tile_a.bytes() + align - 1) / align * align;
-  check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   const bool a_staged_here = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0;
+  // B follows A's tile when A is staged here, else it starts at byte 0 (A is in its stage
+  // or hoisted buffer, or in registers): reserving A's bytes there cost w8a16's 8-warp
+  // 128x128x64 tile 16 KiB of shared memory for nothing.
+  const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
+  s.b_offset = a_staged_here ? (s.tile_a.bytes() + align - 1) / align * align : 0;
+  check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
   if (a_staged_here || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
   // A B held transposed and in fragments is staged from its flat copy, made by a round trip
   // through shared memory from byte 0: made before A is staged there, not after (it would

@@ -30,7 +30,8 @@ std::string wgmma_fp8_types(const ir::Op& dot);  // "e4m3.e5m2": wgmma's atype.b
 llvm::Type* llvm_scalar_type(llvm::LLVMContext& context, ir::ScalarKind kind);
 
 // Where a dot's operands lie in shared memory (emit_dot.cpp): A's rows from byte 0, B's
-// from b_offset, `stride_*` elements of type `a` / `b` apart.
+// from b_offset (0 when A is not staged there: copied, hoisted or in registers), `stride_*`
+// elements of type `a` / `b` apart.
 struct DotStaging {
   llvm::Type* a = nullptr;
   llvm::Type* b = nullptr;
@@ -160,6 +161,7 @@ class Emitter {
   // A cast of a block from fp8 (e4m3/e5m2, sm_90) to f16, bf16 or f32 converting two of the
   // thread's registers per cvt.rn.f16x2 (Triton pairs them so); nullopt where it does not apply.
   std::optional<Regs> fp8_widened_in_pairs(const ir::Op& cast, const Regs& in);
+  std::optional<Regs> bytes_to_f16_in_pairs(const ir::Op& cast, const Regs& in);
   llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
   // A float cast with fp_downcast_rounding="rtz" (cvt.rz), fp8 excluded.
   llvm::Value* float_cast_toward_zero(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to);
