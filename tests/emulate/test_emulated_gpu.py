@@ -287,7 +287,8 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
     the loop (lightning attention's `k_trans * k_decay`): the dot stages it from the load's
     layout, into a transposed tile (A M-major, B K-major) where the instruction reads one (A:
     wgmma's 16-bit transpose, every mma.sync path; B: both), each 16-byte run of the load one
-    vector store; tf32's A on wgmma stays K-major, an element a store. Exact against numpy."""
+    vector store. tf32's A on wgmma is K-major only: there each thread holds 4 x 4 elements
+    (runs along M for the loads, along K for the stores). Exact against numpy."""
     rng = np.random.default_rng(11 + side)
     M, N, K, BK = 64 * max(1, warps // 4), 64, 96, 32
     a = rng.integers(-3, 4, (M, K)).astype(dtype)
@@ -304,13 +305,15 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
     assert ("wgmma.mma_async" in ll) == (sm == 90)
     bits = 16 if dtype == np.float16 else 32
     element = "half" if bits == 16 else "float"
-    # The staged operand's stores into shared memory (addrspace 3): 16-byte vectors, except
-    # tf32's A on wgmma (K-major only), whose slot runs along M: one element a store.
+    # The staged operand's stores into shared memory (addrspace 3): 16-byte vectors (a
+    # row-major B of tf32 on wgmma, staged K-major, is stored an element at a time).
     vectors = len(re.findall(rf"store <{128 // bits} x {element}> [^\n]*addrspace\(3\)", ll))
     scalars = len(re.findall(rf"store {element} [^\n]*addrspace\(3\)", ll))
     per_thread = (M if side == 0 else N) * BK // (32 * warps)  # elements of the scaled operand a thread holds
-    counts = f"{vectors} vector stores, {scalars} scalar ones"
+    assert vectors >= per_thread * bits // 128 and scalars < per_thread, f"{vectors} vector stores, {scalars} scalar ones"
     if bits == 32 and side == 0 and sm == 90:
-        assert scalars >= per_thread, counts
-    else:
-        assert vectors >= per_thread * bits // 128 and scalars < per_thread, counts
+        o = handle._options
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, int(o.get("num_warps", 4)), int(o.get("num_stages", 3)),
+                                     sm)
+        loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
+        assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads

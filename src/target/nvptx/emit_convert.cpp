@@ -147,29 +147,41 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
     llvm::Value* v = hi == 0 ? thread_offset : b_.CreateXor(thread_offset, b_.getInt32(static_cast<uint32_t>(hi)));
     return bases[hi] = v;
   };
-  for (int64_t r = 0; r < count;) {
+  // Registers by where they go: a run is `group` registers (any of them, in any order: a
+  // slot holding a few elements along each axis) at consecutive bytes from an aligned one.
+  std::map<std::pair<int64_t, int64_t>, int64_t> at_byte;  // (base, byte) -> register
+  for (int64_t r = 0; r < count; ++r) at_byte.emplace(split(r), r);
+  std::vector<bool> stored_yet(static_cast<size_t>(count), false);
+  for (int64_t r = 0; r < count; ++r) {
+    if (stored_yet[static_cast<size_t>(r)]) continue;
     const auto [hi, lo] = split(r);
-    // The widest run from r: consecutive bytes on one base, aligned for every thread.
     int64_t group = thread_align / bytes;
-    while (group > 1) {
-      bool ok = r % group == 0 && r + group <= count && lo % (group * bytes) == 0;
-      for (int64_t i = 1; ok && i < group; ++i) ok = split(r + i) == std::pair<int64_t, int64_t>{hi, lo + i * bytes};
-      if (ok) break;
-      group /= 2;
+    std::vector<int64_t> run;
+    for (; group > 1; group /= 2) {
+      run.clear();
+      const int64_t first = lo / (group * bytes) * (group * bytes);
+      for (int64_t i = 0; i < group; ++i) {
+        auto it = at_byte.find({hi, first + i * bytes});
+        if (it == at_byte.end() || stored_yet[static_cast<size_t>(it->second)]) break;
+        run.push_back(it->second);
+      }
+      if (static_cast<int64_t>(run.size()) == group) break;
     }
-    llvm::Value* at = b_.CreateAdd(base_of(hi), b_.getInt32(static_cast<uint32_t>(lo)));
+    if (group == 1) run = {r};
+    const int64_t start = split(run[0]).second;
+    llvm::Value* at = b_.CreateAdd(base_of(hi), b_.getInt32(static_cast<uint32_t>(start)));
     llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), at, tile.bytes());
+    for (int64_t reg : run) stored_yet[static_cast<size_t>(reg)] = true;
     if (group == 1) {
       b_.CreateAlignedStore(convert(regs.at(static_cast<int>(r))), ptr, llvm::Align(static_cast<uint64_t>(bytes)));
-    } else {
-      llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
-      for (int64_t i = 0; i < group; ++i) {
-        llvm::Value* v = convert(regs.at(static_cast<int>(r + i)));
-        vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
-      }
-      b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
+      continue;
     }
-    r += group;
+    llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
+    for (int64_t i = 0; i < group; ++i) {
+      llvm::Value* v = convert(regs.at(static_cast<int>(run[static_cast<size_t>(i)])));
+      vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
+    }
+    b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
   }
 }
 
