@@ -506,7 +506,7 @@ void convert_roots_once(ir::Region& region, const VectorWidths& widths, int thre
 
 }  // namespace
 
-const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads) {
+const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads, int across) {
   const int rank = static_cast<int>(shape.size());
   std::vector<int> order = {axis};
   for (int d = rank - 1; d >= 0; --d) {
@@ -516,6 +516,11 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
   spt[axis] = vector;
   std::vector<int64_t> left(shape);  // elements of each dimension not yet spread
   left[axis] /= vector;
+  if (across > 1) {
+    if (axis == rank - 1 || shape[rank - 1] % across != 0) return nullptr;
+    spt[rank - 1] = across;
+    left[rank - 1] /= across;
+  }
   auto fill = [&](int count, std::vector<int>& out) {
     for (int d : order) {
       int64_t take = std::min<int64_t>(count, std::max<int64_t>(1, left[d]));
@@ -578,7 +583,21 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
       ok = ok && recomputable_operand(ir::StoreOp(*op).mask());
     }
     if (!ok) continue;
-    const ir::Layout* layout = coalesced_layout(type->shape(), best_axis, static_cast<int>(vector), threads);
+    // tf32's A on wgmma is read K-major only (a tile whose rows run along K): a chain to it
+    // held in runs along M would be staged one element a store (stage_slot). Each thread
+    // then also holds as many consecutive elements along K, as many as along M, so that
+    // each of its K runs is one vector store, and each access is still a 16-byte run along M.
+    int across = 1;
+    if (!chain.ops.empty() && options.sm >= 90 && options.num_warps % 4 == 0 && best_axis == last - 1 &&
+        std::any_of(chain.dot_uses.begin(), chain.dot_uses.end(),
+                    [](const std::pair<Op*, int>& use) {
+                      return use.second == 0 && tf32_dot(*use.first) &&
+                             ir::DotOp(*use.first).input_precision() == ir::InputPrecision::Tf32;
+                    }) &&
+        vector * vector <= type->num_elements() / threads && type->shape()[last] % vector == 0) {
+      across = static_cast<int>(vector);
+    }
+    const ir::Layout* layout = coalesced_layout(type->shape(), best_axis, static_cast<int>(vector), threads, across);
     if (layout == nullptr) continue;
     if (chain.ops.empty()) {
       chosen.emplace_back(op, layout);

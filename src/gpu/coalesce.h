@@ -19,6 +19,9 @@ void coalesce(ir::Function& function, const GpuOptions& options);
 // The blocked layout Triton gives an access of `shape` contiguous along `axis` with
 // `vector` elements per thread: order = [axis, then the others from the last], lanes and
 // then warps filling the dimensions in that order. Null when it would replicate elements.
-const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads);
+// `across` > 1: also that many elements per thread along the last dimension (a 2-D tile of
+// registers; Triton's has 1).
+const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads,
+                                   int across = 1);
 
 }  // namespace tritium::gpu

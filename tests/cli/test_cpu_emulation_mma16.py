@@ -904,7 +904,7 @@ def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, w
     there, or a column-minus-row difference under a triangular mask) before the cast back: A
     is loaded along M in 16-byte runs (one vector load per 8 elements, not one load per element
     each with its own address) and the chain computed in that layout; the dot stages A from
-    it. Exact against numpy, copies landing at their wait."""
+    it, M-major (one vector store per run). Exact against numpy, copies landing at their wait."""
     BM, BN, _ = tile
     values = small_integers(BM * K + K * BN + K, 3, seed=K + BN + stages + sm)
     constexprs = f", SCALE={scale}"
@@ -925,6 +925,8 @@ def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, w
     # A's 16-byte loads; the 2-byte ones left are the vectors' (a few elements a thread).
     assert re.search(r"ld\.global(\.nc)?\.v4\.b32", ptx)
     assert len(re.findall(r"ld\.global(?:\.nc)?\.b16", ptx)) <= 2 * stages + 1
+    # Staged M-major (wgmma's transposed A, ldmatrix .trans), each 16-byte run one store.
+    assert "st.shared.b16" not in ptx
 
 
 @pytest.mark.parametrize("sm", [80, 90])

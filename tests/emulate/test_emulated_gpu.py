@@ -6,6 +6,7 @@ fsub in its IR) must give a different result, and an asm statement the emulator 
 know is NotEmulated. Skipped visibly without llc (LLVM) or a C compiler."""
 
 import os
+import re
 import sys
 import textwrap
 
@@ -102,6 +103,30 @@ KERNELS = textwrap.dedent('''
             l_i = l_i * alpha + tl.sum(p, 1)
             m_i = m_i_new
         tl.store(out_ptr + offs_m[:, None] * D + offs_d[None, :], acc / l_i[:, None])
+
+
+    @tritium.jit
+    def scaled_down_columns(a_ptr, b_ptr, s_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            SIDE: tl.constexpr):
+        # lightning attention's `tl.dot(k_trans * k_decay[None, :], v)`: one operand stored
+        # contiguous down its columns (A along M, SIDE 0; B along K, SIDE 1), scaled per k in
+        # the loop: loaded in 16-byte runs down the columns, scaled there, and staged by the
+        # dot from that layout.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            kk = k0 + k
+            s = tl.load(s_ptr + kk)
+            if SIDE == 0:
+                a = tl.load(a_ptr + m[:, None] + kk[None, :] * BM) * s[None, :]
+                b = tl.load(b_ptr + kk[:, None] * BN + n[None, :])
+            else:
+                a = tl.load(a_ptr + m[:, None] * K + kk[None, :])
+                b = tl.load(b_ptr + kk[:, None] + n[None, :] * K) * s[:, None]
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + m[:, None] * BN + n[None, :], acc)
 
 
     @tritium.jit
@@ -252,3 +277,43 @@ def test_a_kernel_over_the_devices_shared_memory_does_not_run(kernels, sm):
     handle = eg.run(kernels.matmul, (1, 1), a[:64, :32].copy(), b[:32, :32].copy(), np.zeros((64, 32), np.float32),
                     64, 32, 32, BM=64, BN=32, BK=32, sm=sm)
     assert 0 < eg.shared_bytes(eg.emit_llvm(handle, sm)) <= eg.SHARED_LIMIT[sm] and eg.fits(handle, sm)
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 8, 1), (80, 4, 3), (80, 2, 1)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("side", [0, 1])
+def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side):
+    """A dot operand loaded contiguous down its columns (A along M, B along K) and scaled in
+    the loop (lightning attention's `k_trans * k_decay`): the dot stages it from the load's
+    layout, into a transposed tile (A M-major, B K-major) where the instruction reads one (A:
+    wgmma's 16-bit transpose, every mma.sync path; B: both), each 16-byte run of the load one
+    vector store. tf32's A on wgmma is K-major only: there each thread holds 4 x 4 elements
+    (runs along M for the loads, along K for the stores). Exact against numpy."""
+    rng = np.random.default_rng(11 + side)
+    M, N, K, BK = 64 * max(1, warps // 4), 64, 96, 32
+    a = rng.integers(-3, 4, (M, K)).astype(dtype)
+    b = rng.integers(-3, 4, (K, N)).astype(dtype)
+    s = rng.integers(-2, 3, K).astype(dtype)
+    c = np.full((M, N), np.nan, dtype=np.float32)
+    a_in, b_in = (np.ascontiguousarray(a.T), b) if side == 0 else (a, np.ascontiguousarray(b.T))
+    handle = eg.run(kernels.scaled_down_columns, (1,), a_in, b_in, s, c, K, BM=M, BN=N, BK=BK, SIDE=side, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    a64, b64, s64 = a.astype(np.float64), b.astype(np.float64), s.astype(np.float64)
+    want = (a64 * s64[None, :]) @ b64 if side == 0 else a64 @ (b64 * s64[:, None])
+    np.testing.assert_array_equal(c, want)  # small integers: exact in fp16 and tf32
+    ll = eg.emit_llvm(handle, sm)
+    assert ("wgmma.mma_async" in ll) == (sm == 90)
+    bits = 16 if dtype == np.float16 else 32
+    element = "half" if bits == 16 else "float"
+    # The staged operand's stores into shared memory (addrspace 3): 16-byte vectors (a
+    # row-major B of tf32 on wgmma, staged K-major, is stored an element at a time).
+    vectors = len(re.findall(rf"store <{128 // bits} x {element}> [^\n]*addrspace\(3\)", ll))
+    scalars = len(re.findall(rf"store {element} [^\n]*addrspace\(3\)", ll))
+    per_thread = (M if side == 0 else N) * BK // (32 * warps)  # elements of the scaled operand a thread holds
+    assert vectors >= per_thread * bits // 128 and scalars < per_thread, f"{vectors} vector stores, {scalars} scalar ones"
+    if bits == 32 and side == 0 and sm == 90:
+        o = handle._options
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, int(o.get("num_warps", 4)), int(o.get("num_stages", 3)),
+                                     sm)
+        loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
+        assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads

@@ -4,6 +4,7 @@
 // registers of the slot's layout are V consecutive elements along its fastest axis, which
 // the axis facts say are consecutive and aligned in memory: one vector access each.
 #include <algorithm>
+#include <map>
 
 #include <llvm/IR/Constants.h>
 
@@ -58,31 +59,51 @@ bool Emitter::staged_by_dots(const ir::Op& convert) const {
   return true;
 }
 
+bool Emitter::slot_runs_down(const ir::Value* operand) const {
+  const ir::Op* def = operand->def();
+  if (def == nullptr || def->kind() != ir::OpKind::ConvertLayout || operand->type()->rank() != 2 ||
+      !staged_by_dots(*def)) {
+    return false;
+  }
+  const LinearLayout l = gpu::held_layout(def->operand(0), widths_, threads_);
+  return l.in_bits(LinearLayout::kRegister) > 0 && l.basis(LinearLayout::kRegister, 0) == operand->type()->shape().back();
+}
+
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                          const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
   // Element e of the block goes to row e / cols, column e % cols of the tile (stage_rows'
-  // rows, batches one after another); the slot holds consecutive elements of another axis
-  // in consecutive registers, so each is one store. A replicated element is written by each
-  // of its holders, the same bits.
+  // rows, batches one after another; `transposed`: row e % cols, column e / cols); the
+  // slot's registers are elements of any axis, each stored where it goes. A replicated
+  // element is written by each of its holders, the same bits.
   const ir::Value* source = value->def()->operand(0);
   const LinearLayout l = gpu::held_layout(source, widths_, threads_);
   const Regs& regs = get(source);
   const int64_t cols = value->type()->shape().back();
   const int64_t count = l.in_size(LinearLayout::kRegister);
   // Where the register bits and the lane and warp bits of the flat index are disjoint (a
-  // blocked slot), e = thread part + register part without carries, so with a power-of-two
-  // row length the tile index is one per-thread base plus a constant per register: the
-  // stores share one address register ([base+offset]) instead of each computing its own
-  // (which LLVM hoists out of a loop, one live register pair per element: a 1-warp dot's
-  // 16 x 64 operand held ~50 registers of addresses). Runs of registers at consecutive,
-  // aligned tile indices are one vector store.
+  // blocked slot), e = thread part | register part, and with power-of-two sides a tile's
+  // byte offset is the thread part's combined with the register part's: their sum in a
+  // padded tile (row and column each a sum), their exclusive or in a swizzled one (its
+  // offset is linear over the index bits, SharedTile::offset). So each store is one
+  // per-thread base plus a constant ([base+offset]) instead of an address of its own (which
+  // LLVM hoists out of a loop, one live register pair per element: a 1-warp dot's 16 x 64
+  // operand held ~50 registers of addresses). In a swizzled tile, the register part's bits
+  // that some thread part may also have are folded into the base (one base per value of
+  // them, few: the swizzle's 3 bits at most), the rest added. Runs of registers at
+  // consecutive, aligned bytes are one vector store (a swizzle keeps 16-byte chunks whole).
   int64_t reg_bits = 0, thread_bits = 0;
   for (int b = 0; b < l.in_bits(LinearLayout::kRegister); ++b) reg_bits |= l.basis(LinearLayout::kRegister, b);
+  std::vector<int64_t> thread_bases;
   for (auto dim : {LinearLayout::kLane, LinearLayout::kWarp}) {
-    for (int b = 0; b < l.in_bits(dim); ++b) thread_bits |= l.basis(dim, b);
+    for (int b = 0; b < l.in_bits(dim); ++b) {
+      thread_bits |= l.basis(dim, b);
+      if (l.basis(dim, b) != 0) thread_bases.push_back(l.basis(dim, b));
+    }
   }
-  const bool pow2 = cols > 0 && (cols & (cols - 1)) == 0;
-  if (tile.swizzle != 0 || !pow2 || (reg_bits & thread_bits) != 0) {
+  auto pow2 = [](int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
+  const bool swizzled = tile.swizzle != 0;
+  if (!pow2(cols) || !pow2(value->type()->num_elements()) || (reg_bits & thread_bits) != 0 ||
+      (swizzled && !pow2(tile.rows))) {
     llvm::Value* part = slot_thread_part(l);
     for (int64_t r = 0; r < count; ++r) {
       llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(l.apply(r, 0, 0))));
@@ -94,55 +115,73 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
     return;
   }
   const int shift = log2_exact(cols);
-  const int64_t stride = tile.stride();
-  // The tile (row, column) of a flat index, as a constant.
-  auto place = [&](int64_t e) {
+  const int64_t bytes = type_bytes(stored);
+  // The tile byte offset of a flat index, as a constant.
+  auto offset_of = [&](int64_t e) {
     int64_t row = e >> shift, col = e & (cols - 1);
     if (transposed) std::swap(row, col);
-    return std::pair<int64_t, int64_t>{row, col};
+    return tile.offset(row, col);
   };
+  // The bits a thread part's offset may have, and the alignment every one has.
+  int64_t thread_mask = 0, thread_align = 16;
+  for (int64_t basis : thread_bases) {
+    const int64_t o = offset_of(basis);
+    thread_mask |= o;
+    while (thread_align > bytes && o % thread_align != 0) thread_align /= 2;
+  }
+  while (thread_align > bytes && byte_offset % thread_align != 0) thread_align /= 2;
   llvm::Value* part = slot_thread_part(l);
   llvm::Value* row = b_.CreateLShr(part, b_.getInt32(static_cast<uint32_t>(shift)));
   llvm::Value* col = b_.CreateAnd(part, b_.getInt32(static_cast<uint32_t>(cols - 1)));
   if (transposed) std::swap(row, col);
-  llvm::Value* scaled = b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride)), "", true, true);
-  llvm::Value* base = b_.CreateAdd(scaled, col, "", true, true);
-  // The widest vector whose every run starts aligned: the threads' tile columns, the stride
-  // and the buffer's offset all multiples of it, at most 16 bytes.
-  const int64_t bytes = type_bytes(stored);
-  const int64_t thread_cols = place(thread_bits).second;  // the bits a thread's column may have
-  int64_t widest = 1;
-  while (widest * 2 * bytes <= 16 && (thread_cols & (widest * 2 - 1)) == 0 && stride % (widest * 2) == 0 &&
-         byte_offset % (widest * 2 * bytes) == 0) {
-    widest *= 2;
-  }
-  auto index_of = [&](int64_t r) {
-    auto [rr, rc] = place(l.apply(r, 0, 0));
-    return rr * stride + rc;
+  llvm::Value* thread_offset = tile_offset(tile, row, col);
+  // Register r's byte: base(hi) + lo, hi the bits shared with thread parts (swizzled only).
+  auto split = [&](int64_t r) {
+    const int64_t o = offset_of(l.apply(r, 0, 0));
+    return swizzled ? std::pair<int64_t, int64_t>{o & thread_mask, o & ~thread_mask} : std::pair<int64_t, int64_t>{0, o};
   };
-  const int64_t elements = tile.rows * stride;
-  for (int64_t r = 0; r < count;) {
-    const int64_t first = index_of(r);
-    int64_t group = widest;
-    while (group > 1) {
-      bool ok = r % group == 0 && r + group <= count && first % group == 0;
-      for (int64_t i = 1; ok && i < group; ++i) ok = index_of(r + i) == first + i;
-      if (ok) break;
-      group /= 2;
-    }
-    llvm::Value* index = b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(first)));
-    llvm::Value* ptr = shared_element_at(byte_offset, stored, index, elements);
-    if (group == 1) {
-      b_.CreateStore(convert(regs.at(static_cast<int>(r))), ptr);
-    } else {
-      llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
+  std::map<int64_t, llvm::Value*> bases;
+  auto base_of = [&](int64_t hi) {
+    auto it = bases.find(hi);
+    if (it != bases.end()) return it->second;
+    llvm::Value* v = hi == 0 ? thread_offset : b_.CreateXor(thread_offset, b_.getInt32(static_cast<uint32_t>(hi)));
+    return bases[hi] = v;
+  };
+  // Registers by where they go: a run is `group` registers (any of them, in any order: a
+  // slot holding a few elements along each axis) at consecutive bytes from an aligned one.
+  std::map<std::pair<int64_t, int64_t>, int64_t> at_byte;  // (base, byte) -> register
+  for (int64_t r = 0; r < count; ++r) at_byte.emplace(split(r), r);
+  std::vector<bool> stored_yet(static_cast<size_t>(count), false);
+  for (int64_t r = 0; r < count; ++r) {
+    if (stored_yet[static_cast<size_t>(r)]) continue;
+    const auto [hi, lo] = split(r);
+    int64_t group = thread_align / bytes;
+    std::vector<int64_t> run;
+    for (; group > 1; group /= 2) {
+      run.clear();
+      const int64_t first = lo / (group * bytes) * (group * bytes);
       for (int64_t i = 0; i < group; ++i) {
-        llvm::Value* v = convert(regs.at(static_cast<int>(r + i)));
-        vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
+        auto it = at_byte.find({hi, first + i * bytes});
+        if (it == at_byte.end() || stored_yet[static_cast<size_t>(it->second)]) break;
+        run.push_back(it->second);
       }
-      b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
+      if (static_cast<int64_t>(run.size()) == group) break;
     }
-    r += group;
+    if (group == 1) run = {r};
+    const int64_t start = split(run[0]).second;
+    llvm::Value* at = b_.CreateAdd(base_of(hi), b_.getInt32(static_cast<uint32_t>(start)));
+    llvm::Value* ptr = shared_element_at(byte_offset, b_.getInt8Ty(), at, tile.bytes());
+    for (int64_t reg : run) stored_yet[static_cast<size_t>(reg)] = true;
+    if (group == 1) {
+      b_.CreateAlignedStore(convert(regs.at(static_cast<int>(r))), ptr, llvm::Align(static_cast<uint64_t>(bytes)));
+      continue;
+    }
+    llvm::Value* vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, static_cast<unsigned>(group)));
+    for (int64_t i = 0; i < group; ++i) {
+      llvm::Value* v = convert(regs.at(static_cast<int>(run[static_cast<size_t>(i)])));
+      vec = b_.CreateInsertElement(vec, v, b_.getInt32(static_cast<uint32_t>(i)));
+    }
+    b_.CreateAlignedStore(vec, ptr, llvm::Align(static_cast<uint64_t>(group * bytes)));
   }
 }
 

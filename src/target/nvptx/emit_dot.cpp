@@ -474,8 +474,18 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   };
   // Staged here, A is row-major (read along its rows) and B too (tf32 reads it down them),
   // but for wgmma's tf32, fp8 and int8, which read B K-major only: then B is held transposed.
-  const bool b_transposed = wgmma && (gpu::tf32_dot(op) || gpu::int8_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)));
-  s.tile_a = tile(a_rows, K, type_bytes(s.a), 16);
+  // An operand staged from a slot whose registers run along M (A) or K (B) is held
+  // transposed where the instruction reads that (as the copies of such operands are,
+  // async_copy.h): A M-major on wgmma for 16-bit elements only (its transpose bit; tf32 and
+  // 8-bit A are K-major), on mma.sync for every tensor-core path (ldmatrix .trans, or
+  // element by element); B K-major on both. Each run of the slot is then one vector store
+  // (stage_slot). The fma dots (emit_flat_dot, DotPath::Fma) read row-major tiles only.
+  const bool tensor_cores = frags_.layout(op.result()) != nullptr && choose_path(op) != DotPath::Fma;
+  const bool b_transposed = (wgmma && (gpu::tf32_dot(op) || gpu::int8_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)))) ||
+                            (tensor_cores && slot_runs_down(b));
+  s.a_m_major = tensor_cores && !a_in_registers && (!wgmma || type_bytes(s.a) == 2) && slot_runs_down(a);
+  s.tile_a = s.a_m_major ? tile(K, a_rows, type_bytes(s.a), mma_tile_pad(type_bytes(s.a), true))
+                         : tile(a_rows, K, type_bytes(s.a), 16);
   s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
                           : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
   s.stride_a = s.tile_a.stride();
@@ -501,9 +511,10 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto hoisted = async_.hoisted_a.find(&op);
   if (hoisted != async_.hoisted_a.end()) {
     s.tile_a = hoisted->second->tile;  // written before the loop (emit_for)
+    s.a_m_major = false;
     s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(hoisted->second->offset)));
   } else if (copied_a == async_.carried.end()) {
-    if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka));
+    if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka), s.a_m_major);
     s.a_address = shared_address(0);
   } else {
     s.tile_a = copied_a->second->tile;

@@ -415,6 +415,10 @@ class Emitter {
   // A conversion out of a slot whose every reader is a dot staging it (gpu/coalesce.h's
   // loads that feed only dots): none is emitted, the dot stages from the slot (stage_slot).
   bool staged_by_dots(const ir::Op& convert) const;
+  // A 2-D dot operand staged from a slot (stage_slot) whose consecutive registers run down
+  // its columns (along M of A, K of B: the load contiguous there): staged transposed where
+  // the instruction reads that arrangement (stage_dot_operands), each run one vector store.
+  bool slot_runs_down(const ir::Value* operand) const;
   void stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                   const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
   void emit_slot_load(const ir::Op& op);
