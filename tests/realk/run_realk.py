@@ -919,6 +919,26 @@ def import_project_module(name):
         return _flashinfer(name)
     if name.startswith("deepspeed."):
         return _deepspeed(name)
+    if name.startswith("flag_gems."):
+        _flag_gems(dev)
+        return importlib.import_module(name)
+    if name.startswith("hopper."):  # FlagGems' per-architecture ops, imported by that name
+        # (the cases import them through flag_gems on an sm_90 device; here the one file
+        # is loaded under its name, without the package's other ops)
+        if name in sys.modules:
+            return sys.modules[name]
+        _flag_gems(dev)
+        path = os.path.join(ARGS.src, "flag_gems", "runtime", "backend", "_nvidia", *name.split("."))
+        for i, pkg in enumerate(name.split(".")[:-1]):
+            pkg_name = ".".join(name.split(".")[:i + 1])
+            if pkg_name not in sys.modules:
+                sys.modules[pkg_name] = types.ModuleType(pkg_name)
+                sys.modules[pkg_name].__path__ = []
+        spec = importlib.util.spec_from_file_location(name, path + ".py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
     if name.startswith("gemlite."):
         _gemlite(dev)
         return importlib.import_module(name)
