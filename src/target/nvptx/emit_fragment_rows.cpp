@@ -210,9 +210,9 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
     return;
   }
-  if (transposed) {  // from the flat copy (made here if nothing else needed one)
+  if (transposed || tile.evens_first) {  // from the flat copy (made here if nothing else needed one)
     if (values_.count(value) == 0) set(value, fragment_to_flat(value, *l, fragment_operand(value, *l, *value->users()[0])));
-    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, true);
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
     return;
   }
   // Registers c, c + 1 (c even) are columns col, col + 1 of one row: one pair, in one 16-byte
