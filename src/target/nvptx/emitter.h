@@ -422,6 +422,10 @@ class Emitter {
   bool slot_runs_down(const ir::Value* operand) const;
   void stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                   const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
+  // stage_slot's stores of `source`'s registers `regs`, in the layout it is held in (a slot,
+  // or the flat one): each a per-thread base plus a constant where the layout allows.
+  void stage_held(const ir::Value* source, const Regs& regs, int64_t byte_offset, const SharedTile& tile,
+                  llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed);
   void emit_slot_load(const ir::Op& op);
   void emit_slot_store(const ir::Op& op);
   // i32: the part of the flat element index of `l`'s registers this thread's lane and warp
