@@ -27,7 +27,7 @@ std::vector<llvm::Value*> Emitter::a_fragment(const ir::Value* a, int64_t k0, in
   // Registers c + 4 * (k0 / 8 + rep_n(A) * im) and of the next n-tile, two to a .b32.
   const int base = 4 * (static_cast<int>(k0 / 8) + la->rep_n * im);
   if (a->type()->element()->scalar_kind() == ir::ScalarKind::F32) {
-    // tf32's k8 fragment: a0 (g, k t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4) take
+    // tf32's k8 fragment: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4) take
     // columns 2t, 2t, 2t + 1, 2t + 1 of rows g, g + 8: K read in evens_first order.
     return {regs.at(base), regs.at(base + 2), regs.at(base + 1), regs.at(base + 3)};
   }
