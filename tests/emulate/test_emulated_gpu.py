@@ -290,17 +290,19 @@ def tf32_bits(x, rounding):
     return u.view(np.float32).astype(np.float64)
 
 
-@pytest.mark.parametrize("sm,warps,stages,precision", [(90, 4, 3, "tf32"), (90, 4, 1, "tf32"), (90, 8, 3, "tf32"),
-                                                       (80, 4, 3, "tf32"), (80, 2, 1, "tf32"), (80, 4, 3, "tf32x3"),
-                                                       (90, 1, 3, "tf32")])
-def test_tf32_attention_reads_p_from_registers(kernels, sm, warps, stages, precision):
+@pytest.mark.parametrize("sm,warps,stages,precision,BM", [(90, 4, 3, "tf32", 64), (90, 4, 1, "tf32", 64),
+                                                          (90, 8, 3, "tf32", 128), (90, 4, 1, "tf32", 128),
+                                                          (80, 4, 3, "tf32", 64), (80, 2, 1, "tf32", 64),
+                                                          (80, 4, 3, "tf32x3", 64), (80, 4, 1, "tf32", 128),
+                                                          (90, 1, 3, "tf32", 64)])
+def test_tf32_attention_reads_p_from_registers(kernels, sm, warps, stages, precision, BM):
     """fp32 attention's P·V with P, the first dot's fragments, the second dot's A in registers
     (wgmma's tf32 A from registers on sm_90, mma.sync m16n8k8 on sm_80 and below a warpgroup):
     the tf32 fragment's K (t, t + 4) is the accumulators' (2t, 2t + 1) permuted, and B is read
     (mma.sync) or held (wgmma: its copies and staging) in the same order. A wrong order of
     either gives wrong sums. P's low bits are rounded as the staged path rounded them."""
     rng = np.random.default_rng(11)
-    BM, BN, D, S = 64 * max(1, warps // 4), 64, 32, 192  # three iterations
+    BN, D, S = 64, 32, 192  # three iterations; BM 128 at 4 warps: two m-bands a warp
     q, k, v = (rng.integers(-3, 4, (n, D)).astype(np.float32) for n in (BM, S, S))
     out = np.full((BM, D), np.nan, dtype=np.float32)
     handle = eg.run(kernels.attention_tf32, (1,), q, k, v, out, S, BM=BM, BN=BN, D=D, PRECISION=precision, sm=sm,
