@@ -18,7 +18,8 @@
 //   of column l / 4).
 // - wgmma m64nNk16: warp w of the warpgroup holds rows 16w..16w+15; accumulator register
 //   4j + c (f32) is element c of its m16n8 tile j, in mma's C layout; f16: register 2j + h.
-//   An A in registers is mma's A fragment of the warp's 16 rows.
+//   An A in registers is mma's A fragment of the warp's 16 rows (tf32: m16n8k8's, one
+//   element a register: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)).
 // - wgmma operands in shared memory: a 64-bit descriptor (bits 0-13 start address >> 4,
 //   16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 swizzle: 0 none,
 //   1 128-byte, 2 64-byte, 3 32-byte). The layouts are in units of 16-byte chunks of 8 rows
@@ -177,6 +178,12 @@ static unsigned half_of(unsigned reg, int which) { return which ? reg >> 16 : re
 static unsigned a_fragment_bits(const unsigned long long* const* lanes, int first_slot, int row, int k) {
   int reg = (row >= 8) + 2 * (k >= 8), lane = (row % 8) * 4 + (k % 8) / 2;
   return half_of(slot_u32(lanes[lane], first_slot + reg), k % 2);
+}
+// The tf32 A fragment (m16 x k8, one element a register: a0 (g, t), a1 (g+8, t), a2 (g, t+4),
+// a3 (g+8, t+4)) of the warp's lanes: element (row, k).
+static unsigned a_fragment_bits_tf32(const unsigned long long* const* lanes, int first_slot, int row, int k) {
+  int reg = (row >= 8) + 2 * (k >= 4), lane = (row % 8) * 4 + k % 4;
+  return slot_u32(lanes[lane], first_slot + reg);
 }
 
 // ---- mma.sync.aligned.m16n8k16.row.col.{f32,f16}.{f16,bf16}.{f16,bf16}.{f32,f16} ----
@@ -345,7 +352,8 @@ void emu_wgmma(const unsigned long long* in, unsigned long long* out, int n, int
       isum = (int)reg;
     }
     for (int k = 0; k < K; ++k) {
-      unsigned abits = a_regs ? a_fragment_bits(warp_lanes, a, row - 16 * w, k)
+      unsigned abits = a_regs && atype == 4 ? a_fragment_bits_tf32(warp_lanes, a, row - 16 * w, k)
+                       : a_regs             ? a_fragment_bits(warp_lanes, a, row - 16 * w, k)
                               : read_operand(operand_address(desc_a, bytes_a, trans_a, row, k), bytes_a);
       unsigned bbits = read_operand(operand_address(desc_b, bytes_b, trans_b, col, k), bytes_b);
       sum += scale_a * element_value(atype, abits) * scale_b * element_value(btype, bbits);

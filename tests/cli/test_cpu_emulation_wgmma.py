@@ -148,10 +148,11 @@ def test_wgmma_with_f16_accumulators(tmp_path, stages, layout, tile, warps, K):
     assert ".f32.f16.f16" not in ptx
 
 
-@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("ty", ["fp16", "bf16", "fp32"])
 @pytest.mark.parametrize("tile,warps", [((64, 64, 32), 4), ((64, 128, 64), 4), ((128, 64, 16), 8)])
 def test_chained_dots_on_wgmma(tmp_path, ty, tile, warps):
-    """P @ V with P the first dot's accumulators: wgmma with A from registers."""
+    """P @ V with P the first dot's accumulators: wgmma with A from registers (fp32: tf32 k8,
+    A's four registers n-tile j's c0, c2, c1, c3 and V's tile in that K order)."""
     BM, BN, BK = tile
     values = mma16.small_integers(BM * BK + BK * BN + BN * BK, 4, seed=BM + BN + BK)
     out, ptx = mma16.run_kernel(tmp_path, "chained", ty, "fp32", values, BM * BK, tile, warps, 1, 90, 0,
@@ -159,8 +160,12 @@ def test_chained_dots_on_wgmma(tmp_path, ty, tile, warps):
     a = values[:BM * BK].reshape(BM, BK)
     b = values[BM * BK:BM * BK + BK * BN].reshape(BK, BN)
     v = values[BM * BK + BK * BN:].reshape(BN, BK)
-    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), mma16.round_to(a @ b, ty) @ v)
-    assert_wgmma(ptx, ty)
+    p = a @ b if ty == "fp32" else mma16.round_to(a @ b, ty)  # fp32: small integers, exact in tf32
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), p @ v)
+    if ty == "fp32":
+        assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32 \{[^}]*\}, \{%r", ptx)
+    else:
+        assert_wgmma(ptx, ty)
 
 
 def test_an_operand_overwritten_in_flight_is_caught(tmp_path):

@@ -79,6 +79,27 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def attention_tf32(q_ptr, k_ptr, v_ptr, out_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
+                       PRECISION: tl.constexpr):
+        # fp32 attention's two dots with a row reduction for a softmax (exact: no exp): O = sum
+        # over key blocks of (S - rowmax(S) + 2^-11) V, S = Q Kᵀ. P's fragments are the second
+        # dot's A, read from registers (the reduction splits the warps along M on sm_80 too);
+        # 2^-11 puts bits below tf32's in P (rounded by cvt.rna on mma.sync, ignored by wgmma).
+        offs_m = tl.arange(0, BM)
+        offs_n = tl.arange(0, BN)
+        offs_d = tl.arange(0, D)
+        q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+        acc = tl.zeros([BM, D], dtype=tl.float32)
+        for start_n in range(0, N_CTX, BN):
+            k = tl.load(k_ptr + (start_n + offs_n)[None, :] * D + offs_d[:, None])
+            v = tl.load(v_ptr + (start_n + offs_n)[:, None] * D + offs_d[None, :])
+            s = tl.dot(q, k, input_precision=PRECISION)
+            p = s - tl.max(s, 1)[:, None] + 0.00048828125
+            acc = tl.dot(p, v, acc, input_precision=PRECISION)
+        tl.store(out_ptr + offs_m[:, None] * D + offs_d[None, :], acc)
+
+
+    @tritium.jit
     def softmax_loop(q_ptr, k_ptr, v_ptr, m_ptr, out_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
         # DeepSpeed's _flash_packed_kernel with a key mask, reduced: scores an fp16 zero block
         # plus an fp32 row (so fp32), plus an fp16 dot; attention's online softmax.
@@ -255,6 +276,48 @@ def test_online_softmax_loop_with_fp32_scores(kernels, sm):
     p = np.exp2(s - s.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     np.testing.assert_allclose(out, p @ v.astype(np.float64), rtol=1e-2, atol=1e-2)  # (p rounded to fp16)
+
+
+def tf32_bits(x, rounding):
+    """fp32 values as a tf32 dot reads them: cvt.rna (to nearest, ties away: mma.sync's
+    staging and fragments), the low 13 bits ignored (wgmma), or as they are (tf32x3's split
+    products: exact for these values)."""
+    u = np.asarray(x, dtype=np.float32).view(np.uint32)
+    if rounding == "rna":
+        u = (u + np.uint32(0x1000)) & np.uint32(0xFFFFE000)
+    elif rounding == "truncate":
+        u = u & np.uint32(0xFFFFE000)
+    return u.view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("sm,warps,stages,precision,BM", [(90, 4, 3, "tf32", 64), (90, 4, 1, "tf32", 64),
+                                                          (90, 8, 3, "tf32", 128), (90, 4, 1, "tf32", 128),
+                                                          (80, 4, 3, "tf32", 64), (80, 2, 1, "tf32", 64),
+                                                          (80, 4, 3, "tf32x3", 64), (80, 4, 1, "tf32", 128),
+                                                          (90, 1, 3, "tf32", 64)])
+def test_tf32_attention_reads_p_from_registers(kernels, sm, warps, stages, precision, BM):
+    """fp32 attention's P·V with P, the first dot's fragments, the second dot's A in registers
+    (wgmma's tf32 A from registers on sm_90, mma.sync m16n8k8 on sm_80 and below a warpgroup):
+    the tf32 fragment's K (t, t + 4) is the accumulators' (2t, 2t + 1) permuted, and B is read
+    (mma.sync) or held (wgmma: its copies and staging) in the same order. A wrong order of
+    either gives wrong sums. P's low bits are rounded as the staged path rounded them."""
+    rng = np.random.default_rng(11)
+    BN, D, S = 64, 32, 192  # three iterations; BM 128 at 4 warps: two m-bands a warp
+    q, k, v = (rng.integers(-3, 4, (n, D)).astype(np.float32) for n in (BM, S, S))
+    out = np.full((BM, D), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.attention_tf32, (1,), q, k, v, out, S, BM=BM, BN=BN, D=D, PRECISION=precision, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    wgmma = sm == 90 and warps % 4 == 0
+    s = (q.astype(np.float64) @ k.astype(np.float64).T).reshape(BM, S // BN, BN)
+    p = (s - s.max(2, keepdims=True)).reshape(BM, S) + 2.0 ** -11  # exact in fp32
+    rounding = "exact" if precision == "tf32x3" else "truncate" if wgmma else "rna"
+    want = tf32_bits(p, rounding) @ v.astype(np.float64)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+    ll = eg.emit_llvm(handle, sm)
+    # wgmma's A operand is four registers ({$n, ...}), not a descriptor.
+    assert (re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32 \{[^}]*\}, \{\$", ll) is not None) == wgmma
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    assert "A read from its fragments' registers" in gpu_ir
 
 
 @pytest.mark.parametrize("sm", [90, 80])

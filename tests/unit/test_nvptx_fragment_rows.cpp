@@ -77,7 +77,7 @@ def attention(Q, K, V, Out, sm_scale, seq_len, HEAD: tl.constexpr, BLOCK_M: tl.c
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = tl.load(V + base + cols[:, None] * HEAD + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
-        acc = tl.dot(p.to(tl.float16), v, acc)
+        acc = tl.dot(p.to(V.dtype.element_ty), v, acc)
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(Out + base + offs_m[:, None] * HEAD + offs_d[None, :], acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
@@ -365,6 +365,36 @@ TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows 
       CHECK(testing::ptxas_errors(ptx).empty());
       if (sm == 90) CHECK((wgmma_register_a(ptx.ptx) > 0) == c.registers);
       if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == ldmatrix_a + ldmatrix_b);
+    }
+  }
+}
+
+TEST_CASE("fp32 attention: the tf32 P·V reads P from registers, K in evens_first order", "[nvptx][rows]") {
+  // P (fp32) is the second dot's A in registers, on mma.sync m16n8k8 (sm_80) and wgmma
+  // (sm_90) alike; only that dot reads K permuted (fragment_layout.h: k_evens_first).
+  const std::string signature = "*fp32:16, *fp32:16, *fp32:16, *fp32:16, fp32, i32:16, HEAD=64, BLOCK_M=64, "
+                                "BLOCK_N=64, CAUSAL=False";
+  auto f = lower_rows("attention", signature);
+  for (int sm : {80, 90}) {
+    INFO("sm_" << sm);
+    nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, sm);
+    std::vector<const ir::Op*> ops;
+    collect(f->body(), ops);
+    std::vector<bool> registers, evens_first;
+    for (const ir::Op* op : ops) {
+      if (op->kind() != ir::OpKind::Dot) continue;
+      registers.push_back(nvptx::a_in_registers(*op, plan));
+      evens_first.push_back(nvptx::k_evens_first(*op, plan));
+    }
+    CHECK(registers == std::vector<bool>{false, true});
+    CHECK(evens_first == std::vector<bool>{false, true});
+    for (int stages : {1, 3}) {
+      INFO(stages << " stages");
+      nvptx::CompiledPtx ptx = compile(*f, 4, sm, stages);
+      CHECK(testing::ptxas_errors(ptx).empty());
+      // One wgmma per k8 step of the 64 keys, A its four registers.
+      if (sm == 90) CHECK(wgmma_register_a(ptx.ptx) == 8);
+      if (sm == 80) CHECK(testing::count(ptx.ptx, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") == 2 * 8 * 8);
     }
   }
 }

@@ -397,6 +397,12 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       // so does an A of columns along M (its tile as it is, the copies dealt out along M, at
       // addresses computed from the element index: when they can be).
       if (wgmma && bytes == 4 && as_b && !operand->transposed) operand->transposed = operand->by_element = true;
+      // A tf32 B whose dots take A from registers is read in SharedTile::evens_first order:
+      // each element copied alone to its place (a 16-byte run along k would be split).
+      const bool evens_first = wgmma && bytes == 4 && as_b && std::all_of(dots.begin(), dots.end(), [&](const ir::Op* d) {
+        return k_evens_first(*d, fragments);
+      });
+      if (evens_first) operand->transposed = operand->by_element = true;
       if (wgmma && bytes == 4 && as_a && copies_transposed(*next->def(), axis) &&
           std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
             const ir::Op& load = *op->operand(c->index() + 2)->def();
@@ -425,6 +431,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                                                    : SharedTile::padded(shape[1], shape[0], bytes, pad))
                       : wgmma              ? SharedTile::swizzled(shape[0], shape[1], bytes)
                                            : SharedTile::padded(shape[0], shape[1], bytes, pad);
+      operand->tile.evens_first = evens_first;
       loop_wgmma = wgmma;
       for (const ir::Op* d : dots) {
         if (std::find(loop_dots.begin(), loop_dots.end(), d) == loop_dots.end()) loop_dots.push_back(d);

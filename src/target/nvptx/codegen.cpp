@@ -524,7 +524,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       for (int i = 0; i < 2; ++i) {
         if (fragments.layout(op.operand(i)) == nullptr) continue;
         bool registers = i == 0 && a_in_registers(op, fragments);
-        parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments"));
+        parts.push_back(std::string(i == 0 ? "A" : "B") + (registers ? " read from its fragments' registers" : " staged from its fragments") +
+                        (registers && k_evens_first(op, fragments) ? ", K in evens_first order" : ""));
       }
       auto hoisted = copies.hoisted_a.find(&op);
       if (hoisted != copies.hoisted_a.end()) {
@@ -564,7 +565,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                                            : " (" + std::to_string(a.tile.swizzle) + "-byte swizzle)") +
                       which + ", " +
                       (a.tma_map >= 0 ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
-                       : a.by_element && a.transposed ? std::string("4-byte copies of each element, held transposed (K-major)")
+                       : a.by_element && a.transposed ? std::string("4-byte copies of each element, held transposed (K-major)") +
+                                                            (a.tile.evens_first ? ", K in evens_first order" : "")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)

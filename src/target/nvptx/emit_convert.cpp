@@ -71,14 +71,19 @@ bool Emitter::slot_runs_down(const ir::Value* operand) const {
 
 void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                          const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
+  const ir::Value* source = value->def()->operand(0);
+  stage_held(source, get(source), byte_offset, tile, stored, convert, transposed);
+}
+
+void Emitter::stage_held(const ir::Value* source, const Regs& regs, int64_t byte_offset, const SharedTile& tile,
+                         llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
   // Element e of the block goes to row e / cols, column e % cols of the tile (stage_rows'
   // rows, batches one after another; `transposed`: row e % cols, column e / cols); the
-  // slot's registers are elements of any axis, each stored where it goes. A replicated
-  // element is written by each of its holders, the same bits.
-  const ir::Value* source = value->def()->operand(0);
+  // registers (of the layout `source` is held in: a slot, or the flat one) are elements of
+  // any axis, each stored where it goes. A replicated element is written by each of its
+  // holders, the same bits.
   const LinearLayout l = gpu::held_layout(source, widths_, threads_);
-  const Regs& regs = get(source);
-  const int64_t cols = value->type()->shape().back();
+  const int64_t cols = source->type()->shape().back();
   const int64_t count = l.in_size(LinearLayout::kRegister);
   // Where the register bits and the lane and warp bits of the flat index are disjoint (a
   // blocked slot), e = thread part | register part, and with power-of-two sides a tile's
@@ -102,7 +107,7 @@ void Emitter::stage_slot(const ir::Value* value, int64_t byte_offset, const Shar
   }
   auto pow2 = [](int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
   const bool swizzled = tile.swizzle != 0;
-  if (!pow2(cols) || !pow2(value->type()->num_elements()) || (reg_bits & thread_bits) != 0 ||
+  if (!pow2(cols) || !pow2(source->type()->num_elements()) || (reg_bits & thread_bits) != 0 ||
       (swizzled && !pow2(tile.rows))) {
     llvm::Value* part = slot_thread_part(l);
     for (int64_t r = 0; r < count; ++r) {

@@ -57,6 +57,10 @@ llvm::Value* Emitter::warp_id() {
 
 llvm::Value* Emitter::tile_offset(const SharedTile& tile, llvm::Value* row, llvm::Value* col) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (tile.evens_first) {  // SharedTile::stored_column
+    col = b_.CreateOr(b_.CreateOr(b_.CreateAnd(col, i32(~int64_t{7})), b_.CreateShl(b_.CreateAnd(col, i32(1)), i32(2))),
+                      b_.CreateLShr(b_.CreateAnd(col, i32(7)), i32(1)));
+  }
   if (tile.swizzle == 0) {
     return b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(tile.stride())), col), i32(tile.element_bytes));
   }
@@ -78,7 +82,7 @@ int64_t Emitter::stage_rows(const ir::Type* type, const Regs& source, int64_t by
   int64_t rows = type->num_elements() / cols;
   const int64_t stride = tile.stride();
   int group = layout.vector();
-  if (cols % group != 0 || transposed) group = 1;
+  if (cols % group != 0 || transposed || tile.evens_first) group = 1;
   // A swizzled group stays in one 16-byte chunk.
   if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   for (int r = 0; r < layout.num_regs(); r += group) {
@@ -117,7 +121,7 @@ Regs Emitter::load_flat_rows(const ir::Type* type, int64_t byte_offset, const Sh
   int64_t cols = type->shape().back();
   llvm::Type* element = element_type(type);
   int group = layout.vector();
-  if (cols % group != 0) group = 1;
+  if (cols % group != 0 || tile.evens_first) group = 1;
   // A swizzled group stays in one 16-byte chunk (as stage_rows writes them).
   if (tile.swizzle != 0 && group * type_bytes(stored) > 16) group = static_cast<int>(16 / type_bytes(stored));
   Regs out;
@@ -488,6 +492,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
                          : tile(a_rows, K, type_bytes(s.a), 16);
   s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
                           : tile(b_rows, b_shape.back(), type_bytes(s.b), mma_tile_pad(type_bytes(s.b), gpu::tf32_dot(op)));
+  // A tf32 dot with A in registers reads K in evens_first order: on wgmma, B's tile holds it
+  // so (mma.sync reads its elements in that order instead, emit_dot).
+  s.tile_b.evens_first = wgmma && k_evens_first(op, frags_);
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
   // An operand copied asynchronously is already in its stage buffer (async_copy.h).
@@ -527,6 +534,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.b_k_major = b_transposed;
     s.b_address = shared_address(s.b_offset);
   } else {
+    if (copied_b->second->tile.evens_first != s.tile_b.evens_first) {
+      internal_error("nvptx", "a copied B's K order is not its dot's (async_copy.cpp: evens_first)");
+    }
     s.tile_b = copied_b->second->tile;
     s.stride_b = s.tile_b.stride();
     s.b_k_major = copied_b->second->transposed;
@@ -784,8 +794,12 @@ void Emitter::emit_dot(const ir::Op& op) {
     auto linear = [&](llvm::Value* row, llvm::Value* col, int64_t stride) {
       return b_.CreateAdd(b_.CreateMul(row, i32(stride)), col);
     };
+    // A tf32 A from registers (k_evens_first) has K in evens_first order: B's fragment reads
+    // rows 2t and 2t + 1 of each 8 (b0, b1) instead of t and t + 4.
+    const bool evens_first = !i8 && a_registers;
+    llvm::Value* kb_lane = evens_first ? b_.CreateShl(t, i32(1)) : k_lane;
     llvm::Value* a_lane = a_t ? linear(k_lane, m_lane, stride_a) : linear(m_lane, k_lane, stride_a);
-    llvm::Value* b_lane = b_t ? linear(n_lane, k_lane, stride_b) : linear(k_lane, n_lane, stride_b);
+    llvm::Value* b_lane = b_t ? linear(n_lane, kb_lane, stride_b) : linear(kb_lane, n_lane, stride_b);
     auto a_at = [&](int64_t m, int64_t k) { return a_t ? k * stride_a + m : m * stride_a + k; };
     auto b_at = [&](int64_t k, int64_t n) { return b_t ? n * stride_b + k : k * stride_b + n; };
     const int64_t step = i8 ? 32 : 8, second_k = i8 ? 16 : 4;
@@ -816,7 +830,13 @@ void Emitter::emit_dot(const ir::Op& op) {
     for (int64_t batch = 0; batch < l.batch; ++batch) {
       for (int64_t k0 = 0; k0 < K; k0 += step) {
         std::vector<std::vector<llvm::Value*>> af(l.rep_m), bf(l.rep_n), as(l.rep_m), bs(l.rep_n);
-        for (int im = 0; im < l.rep_m; ++im) {
+        for (int im = 0; im < l.rep_m && evens_first; ++im) {
+          for (llvm::Value* x : a_fragment(op.operand(0), k0, im)) {  // batch 0 only (a_in_registers)
+            af[im].push_back(tf32(x));
+            as[im].push_back(small(x, af[im].back()));
+          }
+        }
+        for (int im = 0; im < l.rep_m && !evens_first; ++im) {
           const int64_t m = batch * l.m + l.tile_row(im, 0);
           for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, second_k}, {8, second_k}}) {
             const int64_t offset = a_at(m + dm, k0 + dk);
@@ -839,7 +859,7 @@ void Emitter::emit_dot(const ir::Op& op) {
         }
         for (int in = 0; in < l.rep_n; ++in) {
           const int64_t n = l.tile_col(in, 0);
-          for (int64_t k : {batch * K + k0, batch * K + k0 + second_k}) {
+          for (int64_t k : {batch * K + k0, batch * K + k0 + (evens_first ? 1 : second_k)}) {
             const int64_t offset = b_at(k, n);
             if (i8 && b_t) {  // four bytes along k: one aligned word of a K-major row
               bf[in].push_back(b_.CreateAlignedLoad(

@@ -9,6 +9,7 @@
 //   m[:, None] broadcast to [m, n']: register r of the fragment is rows register row_reg(r).
 #include <llvm/IR/Constants.h>
 
+#include "gpu/conversion.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -206,13 +207,22 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
     stage_slot(value, byte_offset, tile, stored, convert, transposed);
     return;
   }
+  // A flat value staged transposed (or K permuted, SharedTile::evens_first) is stored element
+  // by element: at a per-thread base plus constants (stage_held), not at an address per
+  // element (stage_rows; K and V of fp32 attention on wgmma kept ~30 such 64-bit addresses
+  // each live through the loop).
+  if (l == nullptr && (transposed || tile.evens_first) && value->type()->is_block() &&
+      !gpu::held_in_slot(value, widths_, threads_)) {
+    stage_held(value, materialize(get(value), value->type()), byte_offset, tile, stored, convert, transposed);
+    return;
+  }
   if (l == nullptr || l->rows) {
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
     return;
   }
-  if (transposed) {  // from the flat copy (made here if nothing else needed one)
+  if (transposed || tile.evens_first) {  // from the flat copy (made here if nothing else needed one)
     if (values_.count(value) == 0) set(value, fragment_to_flat(value, *l, fragment_operand(value, *l, *value->users()[0])));
-    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, true);
+    stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
     return;
   }
   // Registers c, c + 1 (c even) are columns col, col + 1 of one row: one pair, in one 16-byte

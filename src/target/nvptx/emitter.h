@@ -297,7 +297,8 @@ class Emitter {
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
   // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
   // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
-  // .b32 (mma.sync m16n8k16 and wgmma alike); and wgmma with A so.
+  // .b32 (mma.sync m16n8k16 and wgmma alike); fp32 (tf32, k8 steps): n-tile j's c0, c2, c1,
+  // c3, the fragment's K in SharedTile::evens_first order (k_evens_first). And wgmma with A so.
   std::vector<llvm::Value*> a_fragment(const ir::Value* a, int64_t k0, int im);
   void emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging,
                               const std::string& input, std::vector<llvm::Value*>& c);
@@ -421,6 +422,10 @@ class Emitter {
   bool slot_runs_down(const ir::Value* operand) const;
   void stage_slot(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                   const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
+  // stage_slot's stores of `source`'s registers `regs`, in the layout it is held in (a slot,
+  // or the flat one): each a per-thread base plus a constant where the layout allows.
+  void stage_held(const ir::Value* source, const Regs& regs, int64_t byte_offset, const SharedTile& tile,
+                  llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed);
   void emit_slot_load(const ir::Op& op);
   void emit_slot_store(const ir::Op& op);
   // i32: the part of the flat element index of `l`'s registers this thread's lane and warp

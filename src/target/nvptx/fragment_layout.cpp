@@ -373,18 +373,36 @@ bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warp
          k % (tf32 ? 8 : int8 ? 32 : 16) == 0;
 }
 
-bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
+namespace {
+// a_in_registers' conditions on the dot and its A.
+bool a_fragment_fits(const ir::Op& dot, const FragmentPlan& plan) {
   const FragmentLayout* l = plan.layout(dot.result());
   const FragmentLayout* a = plan.layout(dot.operand(0));
   if (l == nullptr || a == nullptr || a->rows || l->batch != 1) return false;
-  // The f16 / bf16 paths of both instructions (fp8 is widened from shared memory).
+  // The f16 / bf16 paths of both instructions (fp8 is widened from shared memory), and tf32.
   ir::ScalarKind kind = dot.operand(0)->type()->element()->scalar_kind();
   ir::ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
   ir::ScalarKind r = dot.result()->type()->element()->scalar_kind();
-  return (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && b == kind && r != ir::ScalarKind::F64 &&
-         a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 && l->warps_n == 1 &&
-         a->n % 16 == 0;
+  const bool half = (kind == ir::ScalarKind::F16 || kind == ir::ScalarKind::BF16) && b == kind && r != ir::ScalarKind::F64;
+  const bool tf32 = gpu::tf32_dot(dot);
+  return (half || tf32) && a->batch == 1 && a->m == l->m && a->warps_m == l->warps_m && a->warps_n == 1 &&
+         l->warps_n == 1 && a->n % (tf32 ? 8 : 16) == 0;
 }
+}  // namespace
+
+bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan) {
+  if (!a_fragment_fits(dot, plan)) return false;
+  if (!gpu::tf32_dot(dot)) return true;
+  // tf32 reads K in SharedTile::evens_first order, B's as well: every dot that reads this B
+  // reads it so (a copied B is one tile for all of them).
+  for (const ir::Use& use : dot.operand(1)->uses()) {
+    const ir::Op& user = *use.user;
+    if (user.kind() == OpKind::Dot && (use.index != 1 || !gpu::tf32_dot(user) || !a_fragment_fits(user, plan))) return false;
+  }
+  return true;
+}
+
+bool k_evens_first(const ir::Op& dot, const FragmentPlan& plan) { return gpu::tf32_dot(dot) && a_in_registers(dot, plan); }
 
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps) {
   std::vector<const ir::Op*> ops;

@@ -117,10 +117,18 @@ constexpr int kIndexComputeBudget = 16;
 // whole groups of 4 warps.
 bool uses_wgmma(const ir::Op& dot, const FragmentLayout& l, int sm, int num_warps);
 
-// Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16): A is an f16/bf16
-// fragment whose warps hold whole rows (warps_n = 1) with the result's warps_m and m, so that
-// the accumulators of its n-tiles 2j and 2j + 1 are the A fragment of k-step j (P of attention).
+// Whether `dot` reads A from registers (wgmma, or mma.sync m16n8k16 / m16n8k8): A is a
+// fragment whose warps hold whole rows (warps_n = 1) with the result's warps_m and m (P of
+// attention). f16/bf16: the accumulators of its n-tiles 2j and 2j + 1 are the k16 A fragment
+// of k-step j. tf32 (fp32 operands, tf32 or tf32x3): n-tile j is k-step j's k8 fragment with
+// the K order permuted (k_evens_first), which every dot reading the same B must share.
 bool a_in_registers(const ir::Op& dot, const FragmentPlan& plan);
+// Whether `dot` reads K in SharedTile::evens_first order: a tf32 dot with A in registers.
+// Its A fragment of k-step j is n-tile j's accumulators (c0, c2, c1, c3): k = t and t + 4 of
+// the fragment are columns 2t and 2t + 1. So its B is read in that order too: on wgmma B's
+// tile is held evens_first (its staging or copies write it so), on mma.sync its B fragment
+// reads rows 2t and 2t + 1 of each 8 instead of t and t + 4.
+bool k_evens_first(const ir::Op& dot, const FragmentPlan& plan);
 // Whether some dot of `function` does.
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 

@@ -12,6 +12,15 @@
 //   "rows x cols with cols contiguous"), and 8 threads writing one row's chunks, or 8 rows'
 //   first chunks, hit distinct banks. The permutation acts on address bits 4-9, so a swizzled
 //   tile starts on a 1024-byte boundary.
+//
+// `evens_first` permutes the columns within each group of 8: column c is stored as column
+// (c & ~7) | (c & 1) << 2 | (c & 7) >> 1, the group's even columns first, then its odd
+// ones. A K-major B of a tf32 dot whose A comes from a previous dot's accumulators
+// (fragment_layout.h, a_in_registers) is held so: the accumulators hold columns 2t and 2t + 1
+// of each 8 where the tf32 A fragment reads k = t and t + 4, so the dot reads its K in that
+// order, A's and B's alike (emit_wgmma_registers.cpp). The permutation rotates the column's
+// three low bits, so the offset stays linear over the index bits (stage_slot relies on it)
+// and a group of 8 starts where it did (the descriptors of k-steps are unchanged).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +31,7 @@ struct SharedTile {
   int64_t rows = 0, cols = 0, element_bytes = 2;
   int swizzle = 0;  // 0: padded rows; 32, 64 or 128: the swizzle width in bytes
   int64_t pad_bytes = 16;  // padded rows: the bytes after each row
+  bool evens_first = false;  // columns permuted within groups of 8 (above; swizzled tiles only)
 
   static constexpr int64_t kSwizzleAlign = 1024;
 
@@ -44,8 +54,13 @@ struct SharedTile {
     int64_t b = swizzle == 0 ? rows * stride() * element_bytes : rows * cols * element_bytes;
     return (b + 15) / 16 * 16;
   }
+  // Where column `col` is stored (evens_first's permutation, else col itself).
+  int64_t stored_column(int64_t col) const {
+    return evens_first ? (col & ~int64_t{7}) | (col & 1) << 2 | (col & 7) >> 1 : col;
+  }
   // The byte offset of element (row, col) from the tile's start.
   int64_t offset(int64_t row, int64_t col) const {
+    col = stored_column(col);
     if (swizzle == 0) return (row * stride() + col) * element_bytes;
     int64_t linear = col / block_cols() * rows * swizzle + row * swizzle + col % block_cols() * element_bytes;
     return linear ^ (((linear >> 7) & (swizzle / 16 - 1)) << 4);
