@@ -137,6 +137,31 @@ void collect_uses(const ir::Region& region, const analysis::AxisInfoAnalysis& ax
   }
 }
 
+// A join's result element 2e + s is element e of operand s, a split's the reverse. In the
+// flat rule with V registers of consecutive elements, a join of blocks of V elements a
+// thread into blocks of 2V, or a split of 2V into V, leaves every element in its thread (bit
+// 0 of the index becomes a register bit, the rest keep their places): register moves, no
+// shared memory. So a block size no access or other rule has given a V takes the one that
+// makes its join or split local, in program order (vLLM's AWQ unpacking, three interleaves
+// of a [32, 32] int32 load into the [32, 256] the store wants: three round trips through
+// shared memory before). Blocks smaller than the CTA hold copies in both (the flat rule
+// replicates what its lanes and warps do not cover), so the same holds for them.
+void follow_joins(const ir::Region& region, VectorWidths& out) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) follow_joins(*inner, out);
+    const bool join = op->kind() == ir::OpKind::Join, split = op->kind() == ir::OpKind::Split;
+    if (!join && !split) continue;
+    const ir::Type* in = op->operand(0)->type();
+    const ir::Type* result = op->result(0)->type();
+    if (!in->is_block() || !result->is_block()) continue;
+    const int64_t from = in->num_elements(), to = result->num_elements();
+    if (out.per_block.count(to) != 0) continue;
+    const int64_t v = out.vector(from);
+    const int64_t want = join ? 2 * v : v / 2;
+    if (want > 1 && want <= 16 && to % want == 0) out.per_block[to] = static_cast<int>(want);
+  }
+}
+
 }  // namespace
 
 bool has_dot(const ir::Region& region) {
@@ -237,6 +262,7 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
     while (n % vector != 0) vector /= 2;
     v = static_cast<int>(vector);
   }
+  follow_joins(function.body(), out);
   for (auto& [op, w] : out.per_access) w = std::min(w, out.vector(op->operand(0)->type()->num_elements()));
   for (auto& [op, w] : out.per_constant) w = std::min(w, out.vector(op->result()->type()->num_elements()));
   return out;

@@ -151,6 +151,30 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def awq_unpack(q_ptr, z_ptr, out_ptr, n_rows, n_cols, BY: tl.constexpr, BX: tl.constexpr):
+        # vLLM's AWQ dequantization in small: three interleaves of the packed words (joins
+        # whose results stay in their threads), a reshaped shift pattern, a replicated row of
+        # zeros interleaved the same way and broadcast down the rows.
+        ry = tl.program_id(1) * BY + tl.arange(0, BY)
+        rx = tl.program_id(0) * BX + tl.arange(0, BX)
+        q = tl.load(q_ptr + ry[:, None] * n_cols + rx[None, :],
+                    mask=(ry[:, None] < n_rows) & (rx[None, :] < n_cols), other=0)
+        q = tl.interleave(q, q)
+        q = tl.interleave(q, q)
+        q = tl.interleave(q, q)
+        order = ((tl.arange(0, 2) * 4)[None, :] + tl.arange(0, 4)[:, None]).reshape(8)
+        shifts = tl.reshape(tl.broadcast_to((order * 4)[None, :], (BY * BX, 8)), (BY, BX * 8))
+        z = tl.load(z_ptr + rx[None, :] + tl.arange(0, 1)[:, None], mask=rx[None, :] < n_cols, other=0)
+        z = tl.interleave(z, z)
+        z = tl.interleave(z, z)
+        z = tl.interleave(z, z)
+        w = ((q >> shifts) & 0xF) - ((tl.broadcast_to(z, (BY, BX * 8)) >> shifts) & 0xF)
+        ox = tl.program_id(0) * BX * 8 + tl.arange(0, BX * 8)
+        tl.store(out_ptr + ry[:, None] * (8 * n_cols) + ox[None, :], w.to(tl.float16),
+                 mask=(ry[:, None] < n_rows) & (ox[None, :] < 8 * n_cols))
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -380,3 +404,19 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
                                      sm)
         loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
         assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1), (90, 8)])
+def test_awq_unpacking_by_interleaves(kernels, sm, warps):
+    """Joins laid out so each stays in its threads (vector_widths' follow_joins): every
+    nibble lands in its column, in AWQ's order [0, 4, 1, 5, 2, 6, 3, 7]."""
+    rng = np.random.default_rng(9)
+    rows, cols = 40, 24  # neither a multiple of the block: masked edges
+    q = rng.integers(-2**31, 2**31, (rows, cols), dtype=np.int64).astype(np.int32)
+    z = rng.integers(-2**31, 2**31, (1, cols), dtype=np.int64).astype(np.int32)
+    out = np.full((rows, 8 * cols), 99.0, dtype=np.float16)
+    eg.run(kernels.awq_unpack, (1, 2), q, z, out, rows, cols, BY=32, BX=32, sm=sm, num_warps=warps)
+    shifts = np.array([0, 4, 1, 5, 2, 6, 3, 7]) * 4
+    nib = lambda a: (a.astype(np.int64)[:, :, None] >> shifts) & 0xF  # noqa: E731
+    want = (nib(q) - nib(z)).reshape(rows, 8 * cols).astype(np.float16)
+    np.testing.assert_array_equal(out, want)
