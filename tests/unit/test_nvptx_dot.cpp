@@ -39,6 +39,19 @@ def matmul(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.co
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(c_ptr.dtype.element_ty))
 
 @triton.jit
+def matmul_strided_b(a_ptr, b_ptr, c_ptr, K, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # matmul in tf32 with B's rows a runtime stride apart.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+@triton.jit
 def matmul_kmajor_b(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     # int8 with B K-major (column n of B contiguous along k).
     rm = tl.arange(0, BM)
@@ -510,6 +523,17 @@ TEST_CASE("nvptx: on sm_90 tf32 dots run on wgmma, both operands K-major", "[nvp
     std::string sig = "*fp32:16, *fp32:16, *fp32:16, i32:16, BM=64, BN=64, BK=32, PRECISION='tf32', OUT=tl.float32";
     CHECK(nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options).find("4-byte copies of each element, held transposed") !=
           std::string::npos);
+    // Its addresses follow from the element index: the copies dealt out 4 K rows x 8 N a warp
+    // (whole 32-byte sectors of B's rows, 32 banks), not along the load's 16-byte runs of N,
+    // whose 4 elements go to 4 rows of the tile (and 8 lanes share a bank).
+    CHECK(nvptx::emit_gpu_ir(*lower_dot("matmul", sig), options).find("held transposed (K-major), dealt out 4 K rows x 8 N a warp") !=
+          std::string::npos);
+    // Rows a runtime stride apart: dealt out by the index, each copy's address would be a
+    // register of its own (the load's layout keeps one pointer per 4 elements).
+    const std::string strided = nvptx::emit_gpu_ir(
+        *lower_dot("matmul_strided_b", "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, BM=64, BN=64, BK=32"), options);
+    CHECK(strided.find("4-byte copies of each element, held transposed (K-major)") != std::string::npos);
+    CHECK(strided.find("dealt out 4 K rows") == std::string::npos);
   }
   SECTION("pipelined M-major A: element copies dealt out along M") {
     options.num_stages = 3;

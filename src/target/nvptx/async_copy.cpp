@@ -104,6 +104,42 @@ bool addresses_recomputable(const ir::Op& load) {
   return gpu::recomputable(load.operand(0), &budget) && (mask == nullptr || gpu::recomputable(mask, &budget));
 }
 
+// How a block's elements differ: all the same and known (a constant), all the same (a value
+// of the program), by amounts known at compile time (linear in the index: ranges, added, and
+// scaled by constants), or otherwise (scaled by a value of the program: a runtime stride).
+enum class Spread { kConstant, kUniform, kLinear, kOther };
+
+Spread spread_of(const ir::Value* value) {
+  const ir::Op* def = value->def();
+  if (!value->type()->is_block()) return def != nullptr && def->kind() == OpKind::Constant ? Spread::kConstant : Spread::kUniform;
+  if (def == nullptr) return Spread::kOther;  // a block carried by a loop
+  switch (def->kind()) {
+    case OpKind::Constant: return Spread::kConstant;  // a splat constant (dense ones are not blocks of pointers' offsets)
+    case OpKind::MakeRange: return Spread::kLinear;
+    case OpKind::Splat:
+    case OpKind::ExpandDims:
+    case OpKind::Broadcast:
+    case OpKind::Reshape:
+    case OpKind::Trans:
+    case OpKind::ConvertLayout:
+    case OpKind::Cast: return spread_of(def->operand(0));
+    default: break;
+  }
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def)) return Spread::kOther;
+  std::vector<Spread> in;
+  for (const ir::Value* operand : def->operands()) in.push_back(spread_of(operand));
+  const Spread most = *std::max_element(in.begin(), in.end());
+  if (most == Spread::kOther || most != Spread::kLinear) return most;
+  switch (def->kind()) {
+    case OpKind::AddPtr:
+    case OpKind::Add:
+    case OpKind::Sub: return Spread::kLinear;
+    case OpKind::Mul: return in.size() == 2 && (in[0] == Spread::kConstant || in[1] == Spread::kConstant) ? Spread::kLinear : Spread::kOther;
+    case OpKind::Shl: return in.size() == 2 && in[1] == Spread::kConstant ? Spread::kLinear : Spread::kOther;
+    default: return Spread::kOther;
+  }
+}
+
 // The dot uses of a carried operand, when every use is one (on the tensor-core fp16/bf16
 // path, wgmma's fp8, or mma.sync's tf32 and int8), all of them on wgmma or all on mma.sync
 // (`*wgmma` says which).
@@ -611,9 +647,14 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         plan.carried[operand->chain[j]] = operand;
       }
       plan.loads[last_loads[h]] = operand;
-      if (operand->transposed != operand->by_element) {  // runs along axis 0, or A's elements
+      // Runs along axis 0, A's elements, or B's elements where each thread's addresses are
+      // one base plus constants (dealt out by the index, a runtime stride would make each of
+      // them a register of its own, where the load's layout keeps a pointer a group).
+      if (operand->transposed || operand->by_element) {
         for (const auto& [load, by] : plan.loads) {
-          if (by == operand && addresses_recomputable(*load->def())) plan.recomputed.insert(load);
+          if (by != operand || !addresses_recomputable(*load->def())) continue;
+          if (operand->transposed && operand->by_element && spread_of(load->def()->operand(0)) != Spread::kLinear) continue;
+          plan.recomputed.insert(load);
         }
       }
       plan.stage[last_loads[h]] = -1;
@@ -725,6 +766,12 @@ void plan_tma_blocks(const ir::Function& function, AsyncPlan& plan) {
 }
 
 }  // namespace
+
+bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, int threads) {
+  auto pow2 = [](int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
+  return tile.swizzle != 0 && shape.size() == 2 && pow2(shape[0]) && pow2(shape[1]) && pow2(threads) &&
+         shape[0] * shape[1] >= threads && 16 % tile.element_bytes == 0;
+}
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
                             bool tma, const std::string& inflight_copies) {

@@ -190,6 +190,11 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 // the extra buffer (copies_after_dots) where it would leave fewer thread blocks per SM
 // (blocks_per_sm, the registers estimated from the accumulator).
 
+// Whether the element copies of a B held transposed (AsyncOperand::by_element, its addresses
+// in AsyncPlan::recomputed) are dealt out in 4 K rows x 8 N elements a warp (emit_async.cpp,
+// issue_row_element_copies): a swizzled tile, sides powers of two, every thread a copy.
+bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, int threads);
+
 // `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma);
 // `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions).
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,

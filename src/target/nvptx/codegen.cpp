@@ -566,7 +566,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                       which + ", " +
                       (a.tma_map >= 0 ? std::string(a.transposed ? "the descriptor's block, held transposed (K-major)" : "the descriptor's block")
                        : a.by_element && a.transposed ? std::string("4-byte copies of each element, held transposed (K-major)") +
-                                                            (a.tile.evens_first ? ", K in evens_first order" : "")
+                                                            (a.tile.evens_first ? ", K in evens_first order" : "") +
+                                                            (copies.recomputed.count(op.result()) != 0 &&
+                                                                     deals_out_rows(a.tile, op.result()->type()->shape(), 32 * options.num_warps)
+                                                                 ? ", dealt out 4 K rows x 8 N a warp"
+                                                                 : "")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)

@@ -4,12 +4,15 @@
 // element at a time (ld.global, st.shared) when the test fails; in a cold copy
 // (gpu/version_on_signs.h) they are copied one element at a time untested, from addresses
 // computed where the copy is issued.
+#include <map>
+
 #include <llvm/IR/InlineAsm.h>
 
 #include "gpu/version_on_signs.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/layout.h"
 
 namespace tritium::nvptx {
 
@@ -175,6 +178,7 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
   }
   if (operand.transposed && !operand.by_element) return issue_transposed_copies(op, operand, handle);
   if (operand.by_element && !operand.transposed) return issue_column_element_copies(op, operand, handle);
+  if (operand.by_element && async_.recomputed.count(op.result()) != 0 && issue_row_element_copies(op, operand, handle)) return;
   const ir::Type* type = op.result()->type();
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   Layout layout = layout_of(type);
@@ -388,6 +392,82 @@ void Emitter::issue_column_element_copies(const ir::Op& op, const AsyncOperand& 
   }
   ptx_effect("cp.async.commit_group;", "", {});
   ++body_commits_;
+}
+
+bool Emitter::issue_row_element_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  // B is K x N (N contiguous in memory), its tile N rows of K (swizzled: within each group of
+  // `period` rows, a row's 16-byte chunks along K permuted by the row). The flat index's bits,
+  // most wanted by lanes first: K within a chunk (4 elements: a bank each), N within the
+  // swizzle's period (distinct permutations: distinct chunks), then N beyond it (whole 32-byte
+  // sectors of a memory row), then K's chunks and column blocks. Lanes take the first five,
+  // warps the next, registers the rest, so a warp's copy is 4 K rows x 8 consecutive N
+  // elements, in 32 distinct banks. A tile offset is the exclusive or of its bits' offsets
+  // (SharedTile::offset is linear over them): a register's bits that a thread's may share
+  // (a chunk bit under the permutation) pick one of a few per-thread bases, the rest is a
+  // constant added.
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  const std::vector<int64_t>& shape = op.result()->type()->shape();
+  const SharedTile& tile = operand.tile;
+  const int64_t K = shape[0], N = shape[1], eb = tile.element_bytes;
+  if (!deals_out_rows(tile, shape, threads_)) return false;
+  const int k_bits = log2_exact(K), n_bits = log2_exact(N);
+  const int chunk_bits = std::min(k_bits, log2_exact(16 / eb));
+  const int period_bits = std::min(n_bits, log2_exact(tile.swizzle / 16));
+  const int block_bits = std::min(k_bits, log2_exact(tile.block_cols()));
+  const int thread_bits = log2_exact(threads_);
+  // (axis: 0 K, 1 N; bit), lanes' first; the warps' next: K's chunks, which the permutation
+  // ties to the lanes' rows (so that registers hold as few of them as can be).
+  std::vector<std::pair<int, int>> bits;
+  int n_next = 0;
+  for (int b = 0; b < chunk_bits; ++b) bits.emplace_back(0, b);
+  for (; n_next < n_bits && (n_next < period_bits || static_cast<int>(bits.size()) < 5); ++n_next) bits.emplace_back(1, n_next);
+  for (int b = chunk_bits; b < block_bits; ++b) bits.emplace_back(0, b);
+  for (; n_next < n_bits; ++n_next) bits.emplace_back(1, n_next);
+  for (int b = block_bits; b < k_bits; ++b) bits.emplace_back(0, b);
+  auto element = [&](int64_t index) {  // (k, n) of the index's bits
+    int64_t k = 0, n = 0;
+    for (size_t i = 0; i < bits.size(); ++i) {
+      if (((index >> i) & 1) == 0) continue;
+      (bits[i].first == 0 ? k : n) |= int64_t{1} << bits[i].second;
+    }
+    return std::pair<int64_t, int64_t>{k, n};
+  };
+  auto offset_of = [&](int64_t index) {
+    auto [k, n] = element(index);
+    return tile.offset(n, k);
+  };
+  int64_t thread_mask = 0;
+  for (int b = 0; b < thread_bits; ++b) thread_mask |= offset_of(int64_t{1} << b);
+  llvm::Value* tid = thread_id();
+  llvm::Value* k_thread = i32(0);
+  llvm::Value* n_thread = i32(0);
+  for (int b = 0; b < thread_bits; ++b) {
+    auto [k, n] = element(int64_t{1} << b);
+    llvm::Value* bit = b_.CreateAnd(b_.CreateLShr(tid, i32(b)), i32(1));
+    if (k != 0) k_thread = b_.CreateOr(k_thread, b_.CreateMul(bit, i32(k)));
+    if (n != 0) n_thread = b_.CreateOr(n_thread, b_.CreateMul(bit, i32(n)));
+  }
+  llvm::Value* thread_offset = tile_offset(tile, n_thread, k_thread);
+  std::map<int64_t, llvm::Value*> bases;
+  const ir::Value* ptr_value = op.operand(0);
+  const ir::Value* mask_value = ir::load_mask(op);
+  const int64_t count = K * N / threads_;
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t index = r << thread_bits;
+    const auto [k_r, n_r] = element(index);
+    const int64_t o = offset_of(index), hi = o & thread_mask, lo = o & ~thread_mask;
+    auto it = bases.find(hi);
+    if (it == bases.end()) it = bases.emplace(hi, hi == 0 ? thread_offset : b_.CreateXor(thread_offset, i32(hi))).first;
+    llvm::Value* k = b_.CreateOr(k_thread, i32(k_r));
+    llvm::Value* n = b_.CreateOr(n_thread, i32(n_r));
+    std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at B's element (k, n)
+    llvm::Value* bit = nullptr;
+    if (mask_value != nullptr) bit = mask_value->type()->is_block() ? recompute_at(mask_value, {k, n}, memo) : get(mask_value).at(0);
+    cp_async(b_.CreateAdd(handle, b_.CreateAdd(it->second, i32(lo))), recompute_at(ptr_value, {k, n}, memo), static_cast<int>(eb), bit);
+  }
+  ptx_effect("cp.async.commit_group;", "", {});
+  ++body_commits_;
+  return true;
 }
 
 // ---- TMA copies ----

@@ -333,6 +333,12 @@ class Emitter {
   // along M (consecutive threads, consecutive addresses), each to its place in the K-major
   // tile, addresses computed from the element index.
   void issue_column_element_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // A tf32 B whose rows run along memory (N contiguous), for wgmma's K-major tile: 4-byte
+  // copies dealt out so that a warp's copies are 4 rows of 8 consecutive elements (whole
+  // 32-byte sectors) landing in 32 distinct banks, each thread's at one of a few per-thread
+  // bases plus constants; false where the block's sides are not powers of two or too small
+  // (the load's own layout copies it then).
+  bool issue_row_element_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // TMA copies (async_copy.h): the stage mbarriers armed once per loop entry, a stage's bulk
   // tensor copies into `handle` completing on mbarrier `index`, a dot's wait for its stage.
   void init_tma_barriers(const AsyncOperand& operand);
