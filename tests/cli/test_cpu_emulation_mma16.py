@@ -1266,24 +1266,25 @@ KEY_BIAS_KERNELS = KERNELS + textwrap.dedent('''
     def key_bias(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         # DeepSpeed's packed flash attention with a key mask, without the exponentials: per key
         # block j, S = Q @ trans(K_j) + bias_j[None, :] (a row loaded in the loop, broadcast down
-        # the scores' rows), its running row maximum, O += (S - max).to(x) @ V_j; O + max minus
-        # a loaded column (`lse[:, None]`, cut-cross-entropy's backward) stored. Q (BM x BK), K
-        # and V (stride x BK), the bias (stride), then the column (BM).
+        # the scores' rows) minus a column loaded before the loop (`lse[:, None]` as in
+        # cut-cross-entropy's backward, across the scores' columns), its running row maximum,
+        # O += (S - max).to(x) @ V_j. Q (BM x BK), K and V (stride x BK), the bias (stride),
+        # then the column (BM).
         m = tl.arange(0, BM)
         n = tl.arange(0, BN)
         k = tl.arange(0, BK)
         q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
         acc = tl.zeros((BM, BK), dtype=tl.float32)
         top = tl.full((BM,), -1000.0, dtype=tl.float32)
+        col = tl.load(x_ptr + BM * BK + 2 * stride * BK + stride + m).to(tl.float32)
         for j in range(0, stride, BN):
             kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
             vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
             bias = tl.load(x_ptr + BM * BK + 2 * stride * BK + j + n)
-            s = tl.dot(q, tl.trans(kb)) + bias[None, :].to(tl.float32)
+            s = tl.dot(q, tl.trans(kb)) + bias[None, :].to(tl.float32) - col[:, None]
             top = tl.maximum(top, tl.max(s, 1))
             acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
-        col = tl.load(x_ptr + BM * BK + 2 * stride * BK + stride + m).to(tl.float32)
-        tl.store(out_ptr + m[:, None] * BK + k[None, :], acc + top[:, None] - col[:, None])
+        tl.store(out_ptr + m[:, None] * BK + k[None, :], acc + top[:, None])
 ''')
 
 
@@ -1311,10 +1312,10 @@ def test_key_bias_added_in_fragments(tmp_path, sm, tile, warps, stages):
     col = values[BM * BK + 2 * L * BK + L:]
     acc, top = np.zeros((BM, BK)), np.full(BM, -1000.0)
     for j in range(0, L, BN):
-        s = q @ keys[j:j + BN].T + bias[j:j + BN][None, :]
+        s = q @ keys[j:j + BN].T + bias[j:j + BN][None, :] - col[:, None]
         top = np.maximum(top, s.max(axis=1))
         acc = acc + (s - top[:, None]) @ v[j:j + BN]
-    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), acc + top[:, None] - col[:, None])
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), acc + top[:, None])
     assert ("wgmma.mma_async" in ptx) == (sm == 90)
     # The column's broadcast too: each register reads the element at its row.
     column = re.search(r"= broadcast %\d+ : block<\d+x\d+xfp32[^\n]*\n[^\n]*= sub ", gpu_ir)

@@ -1,6 +1,7 @@
 // The accumulator layout of tensor-core dots and the plan of which values carry it.
 #include "target/nvptx/fragment_layout.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "gpu/int8_wgmma.h"
@@ -343,6 +344,19 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           keep = keep && read;
         }
         if (!keep) changed = drop(op->result()) || changed;
+      }
+      // An op of the candidates that reads a line broadcast's chain is worth its fragments only
+      // where something reads it so: one whose readers are all flat (mamba's `dx = acc *
+      // dt[:, None]` added to a loaded block) would be converted itself, besides the dot's
+      // result the flat readers of that already convert.
+      if (elementwise_candidate(*op) && line_side.count(op->result()) == 0 && in.count(op->result()) != 0 &&
+          std::any_of(op->operands().begin(), op->operands().end(),
+                      [&](const ir::Value* v) { return line_side.count(v) != 0 && in.count(v) != 0; })) {
+        bool read = false;
+        for (const ir::Use& use : op->result()->uses()) {
+          read = read || reads_in([&](const ir::Value* x) { return in.count(x) != 0; }, *use.user, use.index);
+        }
+        if (!read) changed = drop(op->result()) || changed;
       }
       if (op->num_results() == 1 && line_side.count(op->result()) != 0 && in.count(op->result()) != 0) {
         bool read = true;
