@@ -235,4 +235,14 @@ bool computes_cold_addresses(const ir::Op& load, int width) {
   return width == 1 && load.kind() == OpKind::Load && is_cold(load) && recomputable(load.operand(0), &budget);
 }
 
+bool loads_at_cold_addresses(const ir::Op& load, int width) {
+  if (!load.result()->type()->is_block()) return false;
+  bool in_loop = false;
+  for (const ir::Region* region = load.parent(); region != nullptr && region->parent() != nullptr && !in_loop;
+       region = region->parent()->parent()) {
+    in_loop = region->parent()->kind() == OpKind::For || region->parent()->kind() == OpKind::While;
+  }
+  return in_loop && computes_cold_addresses(load, width);
+}
+
 }  // namespace tritium::gpu

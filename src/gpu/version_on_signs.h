@@ -43,4 +43,11 @@ bool is_cold(const ir::Op& op);
 // need each group's addresses at once.
 bool computes_cold_addresses(const ir::Op& load, int width);
 
+// The same for a load that is not copied (a loop's dequantized weight, read into registers):
+// a cold block load inside a loop, `width` 1, its pointer recomputable. The emitter then
+// computes each element's address where it loads it, one element at a time, untested
+// (target/nvptx/emit_memory.cpp), rather than holding one pointer per element across the
+// loop (DeepSpeed's fp8 GEMM: 544 of 608 spilled bytes).
+bool loads_at_cold_addresses(const ir::Op& load, int width);
+
 }  // namespace tritium::gpu

@@ -297,6 +297,9 @@ static unsigned untag(unsigned reg, int* group) {
 }
 
 void emu_noop(const unsigned long long* in, unsigned long long* out) { (void)in, (void)out; }
+// `mov.u32 $0, %tid.x;` (an asm with a side effect: a cold copy's or load's addresses computed
+// where they are used, emit_async.cpp's cold_addresses).
+void emu_tid_x(const unsigned long long* in, unsigned long long* out) { (void)in, out[0] = (unsigned)emu_tid; }
 void emu_wgmma_commit(const unsigned long long* in, unsigned long long* out) { (void)in, (void)out, ++wgmma_groups; }
 // wgmma.wait_group N: the accumulators pass through (slots in = out).
 void emu_wgmma_wait(const unsigned long long* in, unsigned long long* out, int count, int pending) {

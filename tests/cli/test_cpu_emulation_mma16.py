@@ -374,6 +374,8 @@ class Statement:
 def translate(st):
     """(C function, its int constants) for a statement, or None if it is not known."""
     t = st.text.strip()
+    if t == "mov.u32 $0, %tid.x;":
+        return "emu_tid_x", []
     m = re.match(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared\.b16 (\{[^}]*\}), \[\$(\d+)\];$", t)
     if m:
         st.assert_results(m.group(3))
@@ -1256,3 +1258,65 @@ def test_tf32_attention_writes_q_once(tmp_path, tile, warps):
     want = sum((q @ keys[j:j + BN].T) @ v[j:j + BN] for j in range(0, L, BN))  # small integers: exact in tf32
     np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), want)
     assert "wgmma.mma_async" in ptx and "tf32" in ptx
+
+
+KEY_BIAS_KERNELS = KERNELS + textwrap.dedent('''
+
+    @tritium.jit
+    def key_bias(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # DeepSpeed's packed flash attention with a key mask, without the exponentials: per key
+        # block j, S = Q @ trans(K_j) + bias_j[None, :] (a row loaded in the loop, broadcast down
+        # the scores' rows) minus a column loaded before the loop (`lse[:, None]` as in
+        # cut-cross-entropy's backward, across the scores' columns), its running row maximum,
+        # O += (S - max).to(x) @ V_j. Q (BM x BK), K and V (stride x BK), the bias (stride),
+        # then the column (BM).
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        acc = tl.zeros((BM, BK), dtype=tl.float32)
+        top = tl.full((BM,), -1000.0, dtype=tl.float32)
+        col = tl.load(x_ptr + BM * BK + 2 * stride * BK + stride + m).to(tl.float32)
+        for j in range(0, stride, BN):
+            kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+            vb = tl.load(x_ptr + BM * BK + stride * BK + (j + n)[:, None] * BK + k[None, :])
+            bias = tl.load(x_ptr + BM * BK + 2 * stride * BK + j + n)
+            s = tl.dot(q, tl.trans(kb)) + bias[None, :].to(tl.float32) - col[:, None]
+            top = tl.maximum(top, tl.max(s, 1))
+            acc = tl.dot((s - top[:, None]).to(x_ptr.dtype.element_ty), vb, acc)
+        tl.store(out_ptr + m[:, None] * BK + k[None, :], acc + top[:, None])
+''')
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("tile,warps,stages", [((64, 32, 32), 4, 3), ((128, 64, 32), 4, 1)])
+def test_key_bias_added_in_fragments(tmp_path, sm, tile, warps, stages):
+    """A row broadcast down the columns of a dot's result (`bias[None, :]`) is read in the
+    fragment layout, each register taking the row's element at its column (a column across the
+    rows likewise, at its row), so the scores, their row maxima and P stay in registers (fragment_layout.cpp's line_broadcast). Before, the add
+    was flat: the scores went through shared memory, and the softmax with them (DeepSpeed's
+    packed flash attention with a key mask: 255 registers, 32 bytes spilled; Triton 168)."""
+    BM, BN, BK = tile
+    L = 3 * BN
+    gpu_ir = emitter(tmp_path, "key_bias", "fp16", "fp32", tile, warps, stages, sm, "", KEY_BIAS_KERNELS)("gpu-ir")
+    broadcast = re.search(r"= broadcast [^\n]*fp32[^\n]*", gpu_ir).group(0)
+    assert "fragments:" in broadcast, gpu_ir
+    assert not re.search(r"= (dot|reduce) [^\n]*also read flat", gpu_ir), gpu_ir
+    values = small_integers(BM * BK + 2 * L * BK + L + BM, 2, seed=BM + BN + sm)
+    out, ptx = run_kernel(tmp_path, "key_bias", "fp16", "fp32", values, BM * BK, tile, warps, stages, sm, L, "",
+                          defer_copies=stages > 1, kernels=KEY_BIAS_KERNELS)
+    q = values[:BM * BK].reshape(BM, BK)
+    keys = values[BM * BK:BM * BK + L * BK].reshape(L, BK)
+    v = values[BM * BK + L * BK:BM * BK + 2 * L * BK].reshape(L, BK)
+    bias = values[BM * BK + 2 * L * BK:BM * BK + 2 * L * BK + L]
+    col = values[BM * BK + 2 * L * BK + L:]
+    acc, top = np.zeros((BM, BK)), np.full(BM, -1000.0)
+    for j in range(0, L, BN):
+        s = q @ keys[j:j + BN].T + bias[j:j + BN][None, :] - col[:, None]
+        top = np.maximum(top, s.max(axis=1))
+        acc = acc + (s - top[:, None]) @ v[j:j + BN]
+    np.testing.assert_array_equal(out.reshape(BM, BK).astype(np.float64), acc + top[:, None])
+    assert ("wgmma.mma_async" in ptx) == (sm == 90)
+    # The column's broadcast too: each register reads the element at its row.
+    column = re.search(r"= broadcast %\d+ : block<\d+x\d+xfp32[^\n]*\n[^\n]*= sub ", gpu_ir)
+    assert column and "fragments:" in column.group(0), gpu_ir

@@ -284,3 +284,44 @@ def test_scaled_fp4_dot_on_emulated_wgmma(tmp_path, b_fmt, tile, warps, K, sm):
     c = out.reshape(BM, BN).astype(np.float64)
     assert np.isnan(c[3]).all() and np.isnan(c[:, 5]).all()
     np.testing.assert_array_equal(c, want)
+
+
+INT8_KEYS_KERNELS = mma16.KERNELS + textwrap.dedent('''
+
+    @tritium.jit
+    def int8_keys(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # SageAttention's Q @ K^T in int8: Q (BM x BK) loaded once before the loop, then the
+        # key blocks of K (stride x BK, row-major: trans(K_j) is a K-major B), summed in int32.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        q = tl.load(x_ptr + m[:, None] * BK + k[None, :])
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+        for j in range(0, stride, BN):
+            kb = tl.load(x_ptr + BM * BK + (j + n)[:, None] * BK + k[None, :])
+            acc += tl.dot(q, tl.trans(kb))
+        tl.store(out_ptr + m[:, None] * BN + n[None, :], acc)
+''')
+
+
+@pytest.mark.parametrize("tile,warps,stages", [((64, 64, 64), 4, 3), ((128, 64, 128), 8, 4)])
+def test_int8_loop_invariant_a_written_once(tmp_path, tile, warps, stages):
+    """A loop-invariant int8 A on wgmma (SageAttention's Q) is written into its own buffer once
+    before the loop, K-major as wgmma reads it, and the K-major B is copied by cp.async. Before,
+    an int8 dot whose A was not copied staged both operands itself in every iteration: Q held
+    in registers through the loop and each key block loaded a byte at a time (SageAttention's
+    head-128 forward: 253 registers, Triton 3.6 172)."""
+    BM, BN, BK = tile
+    L = 3 * BN
+    gpu_ir = mma16.emitter(tmp_path, "int8_keys", "i8", "i32", tile, warps, stages, 90, "",
+                           INT8_KEYS_KERNELS)("gpu-ir")
+    assert re.search(r"wgmma m64n\d+k32 s8.*A written once before the loop", gpu_ir), gpu_ir
+    assert "16-byte copies along K, held transposed (K-major)" in gpu_ir, gpu_ir
+    values = mma16.small_integers(BM * BK + L * BK, 7, seed=BM + BK)
+    out, ptx = mma16.run_kernel(tmp_path, "int8_keys", "i8", "i32", values, BM * BN, tile, warps, stages, 90, L, "",
+                                defer_copies=True, kernels=INT8_KEYS_KERNELS)
+    q = values[:BM * BK].reshape(BM, BK)
+    keys = values[BM * BK:].reshape(L, BK)
+    want = sum(q @ keys[j:j + BN].T for j in range(0, L, BN))
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), want)
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k32\.s32\.s8\.s8", ptx) and "cp.async" in ptx

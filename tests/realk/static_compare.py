@@ -121,6 +121,7 @@ def main():
                                                   "..", "..", "build-gpu", "realk", "src"))
     ap.add_argument("--json", default=None)
     ap.add_argument("-k", action="append", default=[], help="only cases whose name has this")
+    ap.add_argument("--keep-triton", default=None, help="keep Triton's PTX here (triton_N.ptx, N the row)")
     args = ap.parse_args()
     global PTXAS, CUOBJDUMP
     if args.ptxas:
@@ -141,7 +142,8 @@ def main():
     index = json.load(open(os.path.join(args.dir, "index.json")))
     rows = []
     seen = set()
-    tmp = tempfile.mkdtemp(prefix="realk-static-")
+    tmp = args.keep_triton or tempfile.mkdtemp(prefix="realk-static-")
+    os.makedirs(tmp, exist_ok=True)
     for rec in index:
         if rec["arch"] != "sm_90" or rec["module"] is None:
             continue
@@ -169,7 +171,8 @@ def main():
             if "error" in x:
                 return f"error: {x['error'][:60]}"
             return f"{x['regs']:3d} regs  spill {x['spill_st']:4d}/{x['spill_ld']:4d}  stack {x['stack']:4d}  sass {x.get('sass', 0):5d}"
-        print(f"{rec['case'][:34]:34s} {rec['kernel'][:36]:36s} w{row['num_warps']:<2d} tritium {fmt(t)} | triton {fmt(r)}",
+        print(f"{rec['case'][:34]:34s} {rec['kernel'][:36]:36s} w{row['num_warps']:<2d} tritium {fmt(t)} | triton {fmt(r)}"
+              + (f"  [{rec['ptx']} | triton_{len(rows) - 1}.ptx]" if args.keep_triton else ""),
               flush=True)
     if args.json:
         with open(args.json, "w") as f:

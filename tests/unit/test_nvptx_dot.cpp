@@ -75,6 +75,26 @@ def dot_bias(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, 
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
 
 @triton.jit
+def dot_bias_max(a_ptr, b_ptr, bias_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    c = tl.dot(a, b) * 2.0 + tl.load(bias_ptr + rn)[None, :]
+    tl.store(c_ptr + rm, tl.max(c, 1))
+
+@triton.jit
+def dot_residual(a_ptr, b_ptr, r_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    c = tl.dot(a, b) * 2.0 + tl.load(r_ptr + rm[:, None] * BN + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+
+@triton.jit
 def converted_under_if(a_ptr, b_ptr, c_ptr, flag_ptr):
     r = tl.arange(0, 16)
     a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
@@ -344,7 +364,7 @@ TEST_CASE("fragment plan: the accumulator stays in fragments through the loop", 
 }
 
 TEST_CASE("fragment plan: a non-uniform flat operand keeps the op flat", "[nvptx][dot]") {
-  auto f = lower_dot("dot_bias", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
+  auto f = lower_dot("dot_residual", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
   nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 80);
   std::vector<const ir::Op*> ops;
   collect(f->body(), ops);
@@ -356,11 +376,66 @@ TEST_CASE("fragment plan: a non-uniform flat operand keeps the op flat", "[nvptx
       REQUIRE(plan.needs_flat(op->result()));
     }
     if (op->kind() == ir::OpKind::Add && op->result()->type()->element()->is_float()) {
-      saw_add = true;  // + bias[None, :]: a broadcast block, so the add is flat
+      saw_add = true;  // + a loaded [BM, BN] block: the add is flat
       REQUIRE(plan.layout(op->result()) == nullptr);
     }
   }
   REQUIRE(saw_mul);
+  REQUIRE(saw_add);
+}
+
+TEST_CASE("fragment plan: a row broadcast down the columns keeps the op in fragments", "[nvptx][dot]") {
+  // `+ bias[None, :]` read by a row maximum: every row of the bias the same, so each fragment
+  // register reads the row's element at its column (Triton adds it in its mma layout too).
+  // Before, the add was flat and the dot's result went through shared memory to reach it.
+  auto f = lower_dot("dot_bias_max", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
+  for (int sm : {80, 90}) {
+    nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, sm);
+    std::vector<const ir::Op*> ops;
+    collect(f->body(), ops);
+    bool saw_mul = false, saw_add = false, saw_broadcast = false;
+    for (const ir::Op* op : ops) {
+      if (op->kind() == ir::OpKind::Mul && op->result()->type()->element()->is_float()) {
+        saw_mul = true;
+        REQUIRE(plan.layout(op->result()) != nullptr);
+        REQUIRE_FALSE(plan.needs_flat(op->result()));  // only the add reads it, in fragments
+      }
+      if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->element()->is_float()) {
+        saw_broadcast = true;
+        REQUIRE(plan.layout(op->result()) != nullptr);
+        REQUIRE_FALSE(plan.needs_flat(op->result()));
+      }
+      if (op->kind() == ir::OpKind::Add && op->result()->type()->element()->is_float()) {
+        saw_add = true;
+        REQUIRE(plan.layout(op->result()) != nullptr);
+        REQUIRE_FALSE(plan.needs_flat(op->result()));  // the reduction reads it in fragments
+      }
+    }
+    REQUIRE(saw_mul);
+    REQUIRE(saw_add);
+    REQUIRE(saw_broadcast);
+  }
+}
+
+TEST_CASE("fragment plan: a line broadcast's op read only flat stays flat", "[nvptx][dot]") {
+  // `dot * 2.0 + bias[None, :]` stored: in fragments the sum would be converted for the
+  // store instead of the product, nothing saved, and where the product has flat readers of its
+  // own (mamba's `dx = acc * dt[:, None]` added to a loaded block while acc is reduced with
+  // another) both would be converted. So the add stays flat, and the broadcast with it.
+  auto f = lower_dot("dot_bias", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, BM=32, BN=32, BK=16");
+  nvptx::FragmentPlan plan = nvptx::plan_fragments(*f, 4, 90);
+  std::vector<const ir::Op*> ops;
+  collect(f->body(), ops);
+  bool saw_add = false;
+  for (const ir::Op* op : ops) {
+    if (op->kind() == ir::OpKind::Add && op->result()->type()->element()->is_float()) {
+      saw_add = true;
+      REQUIRE(plan.layout(op->result()) == nullptr);
+    }
+    if (op->kind() == ir::OpKind::Broadcast && op->result()->type()->element()->is_float()) {
+      REQUIRE(plan.layout(op->result()) == nullptr);
+    }
+  }
   REQUIRE(saw_add);
 }
 

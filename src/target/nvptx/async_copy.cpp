@@ -265,17 +265,20 @@ const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const Fragme
   const ir::Value* a = dot.operand(0);
   const ir::Type* type = a->type();
   ScalarKind k = type->element()->scalar_kind();
-  // fp32 only as tf32 (uses_wgmma takes fp32 dots of that precision alone).
+  // fp32 only as tf32 (uses_wgmma takes fp32 dots of that precision alone), int8 only where
+  // it runs on wgmma (gpu/int8_wgmma.h): its tile K-major, as wgmma reads 8-bit operands.
   bool ok = uses_wgmma(dot, *fragments.layout(dot.result()), sm, num_warps) && type->rank() == 2 &&
             fragments.layout(a) == nullptr && plan.carried.count(a) == 0 && defined_outside(a, loop) &&
-            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k) || k == ScalarKind::F32);
+            (k == ScalarKind::F16 || k == ScalarKind::BF16 || ir::is_fp8(k) || k == ScalarKind::F32 ||
+             (k == ScalarKind::I8 && gpu::int8_dot(dot)));
   return ok ? a : nullptr;
 }
 
 // A new buffer for hoisting `a` at plan.reserved_bytes, or null when it does not fit.
 const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, AsyncPlan& plan) {
   const ir::Type* type = a->type();
-  const int64_t bytes = type->element()->scalar_kind() == ScalarKind::F32 ? 4 : 2;  // fp8 staged as f16
+  const ScalarKind k = type->element()->scalar_kind();
+  const int64_t bytes = k == ScalarKind::F32 ? 4 : k == ScalarKind::I8 ? 1 : 2;  // fp8 staged as f16
   SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], bytes);
   const int64_t a_align = SharedTile::kSwizzleAlign;
   int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
@@ -492,7 +495,10 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         if (b_regs != nullptr && *b_regs == ir::AttrValue(gpu::kInt8WgmmaBFromRegisters)) {
           return here[h]->carried == d->operand(0) && copied_as(d->operand(0), false);
         }
-        return copied_as(d->operand(0), false) && copied_as(d->operand(1), true);
+        // A loop-invariant int8 A (attention's Q) is written once before the loop instead
+        // (hoistable_a): then B's K-major copy stays.
+        const bool a_hoisted = gpu::int8_dot(*d) && hoistable_a(*d, *op, fragments, sm, num_warps, plan) == d->operand(0);
+        return (copied_as(d->operand(0), false) || a_hoisted) && copied_as(d->operand(1), true);
       });
       if (keep) continue;
       here.erase(here.begin() + static_cast<std::ptrdiff_t>(h));

@@ -577,6 +577,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
                                                               : transposed_text(a) + ", by the threads holding each run's first element"));
     }
+    if (op.kind() == ir::OpKind::Load && copy_it == copies.loads.end() && gpu::loads_at_cold_addresses(op, widths.width(op))) {
+      parts.push_back("addresses computed where loaded (cold)");
+    }
     for (int i = 0; i < op.num_results(); ++i) {
       std::string text = layout_text(op.result(i));
       if (!text.empty()) parts.push_back((op.num_results() > 1 ? "#" + std::to_string(i) + " " : "") + text);

@@ -81,6 +81,50 @@ Regs Emitter::rows_to_flat(const ir::Value* value, const FragmentLayout& l, cons
   return out;
 }
 
+Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
+  // A row [1, n] broadcast down the fragment's m rows, or a column [m, 1] across its n
+  // columns: register r holds the line's element at its column, tile_col(in, wn) + 2 (lane %
+  // 4) + c % 2, or at its row, tile_row(im, wm) + lane / 4 + 8 (c / 2).
+  const bool row = line->type()->shape()[0] == 1;
+  const int64_t count = row ? line->type()->shape()[1] : line->type()->shape()[0];
+  const Regs& flat_regs = get(line);
+  Regs out;
+  out.uniform = false;
+  if (flat_regs.uniform) {
+    out.values.assign(static_cast<size_t>(l.num_regs()), flat_regs.at(0));
+    return out;
+  }
+  llvm::Type* element = element_type(line->type());
+  llvm::Type* stored = stored_type(element);
+  Layout flat = layout_of(line->type());
+  Regs source = materialize(flat_regs, line->type());
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+  for (int r = 0; r < flat.num_regs(); ++r) {
+    llvm::Value* e = element_index(flat, r);
+    guarded(owns(flat, r), [&]() -> llvm::Value* {
+      b_.CreateStore(to_storage(source.at(r)), shared_element(stored, e, count));
+      return nullptr;
+    });
+  }
+  barrier();
+  // One read per column (2 rep_n) or row (2 rep_m) a thread holds, shared by its registers there.
+  llvm::Value* thread_part = row ? fragment_thread_col(l) : fragment_thread_row(l);
+  std::unordered_map<int64_t, llvm::Value*> by_index;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    const int64_t e = l.element(0, 0, r);
+    const int64_t c = row ? e % l.n : e / l.n % l.m;
+    auto it = by_index.find(c);
+    if (it == by_index.end()) {
+      llvm::Value* index = b_.CreateAdd(thread_part, b_.getInt32(static_cast<uint32_t>(c)));
+      llvm::Value* v = from_storage(b_.CreateLoad(stored, shared_element(stored, index, count)), element);
+      it = by_index.emplace(c, v).first;
+    }
+    out.values.push_back(it->second);
+  }
+  barrier();
+  return out;
+}
+
 Regs Emitter::flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat_regs) {
   llvm::Type* element = element_type(value->type());
   llvm::Type* stored = stored_type(element);
@@ -190,6 +234,11 @@ void Emitter::emit_fragment_view(const ir::Op& op) {
 }
 
 void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l) {
+  const ir::Type* from = op.operand(0)->type();
+  if (frags_.layout(op.operand(0)) == nullptr && from->rank() == 2 && (from->shape()[0] == 1 || from->shape()[1] == 1) &&
+      !l.rows && l.batch == 1) {
+    return set_fragment(op.result(), line_to_fragment(op.operand(0), l));
+  }
   const FragmentLayout* rows = frags_.layout(op.operand(0));
   if (rows == nullptr || !rows->rows || rows->warps_m != l.warps_m || rows->m != l.m) {
     internal_error("nvptx", "a fragment broadcast of a value not in matching fragment rows", op.loc());

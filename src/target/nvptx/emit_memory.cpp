@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "gpu/conversion.h"
+#include "gpu/version_on_signs.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -42,9 +43,17 @@ void Emitter::emit_load(const ir::Op& op) {
   llvm::Type* element = element_type(type);
   llvm::Type* stored = memory_type(pointee);
   llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
-  const Regs& ptr = get(op.operand(0));
   ir::Value* mask_value = ir::LoadOp(op).mask();
   ir::Value* other_value = ir::LoadOp(op).other();
+  // A cold load inside a loop whose groups the facts leave unproven (a versioned copy's
+  // `% N` columns, gpu::loads_at_cold_addresses): its addresses computed here, per element,
+  // as a cold dot operand's copy computes them (emit_async.cpp), rather than one pointer per
+  // element held across the loop; one element at a time, untested (a run-time test needs a
+  // group's addresses at once).
+  Regs cold_ptr;
+  const bool cold = gpu::loads_at_cold_addresses(op, widths_.width(op));
+  if (cold) cold_ptr = cold_addresses(op.operand(0), layout_of(type));
+  const Regs& ptr = cold ? cold_ptr : get(op.operand(0));
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
   const Regs* other = other_value ? &get(other_value) : nullptr;
   // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
@@ -66,7 +75,7 @@ void Emitter::emit_load(const ir::Op& op) {
   Layout layout = layout_of(type);
   int w = widths_.width(op);
   Regs out;
-  const bool test = w == 1 && !is_volatile && widths_.tests_at_run_time(op);
+  const bool test = w == 1 && !is_volatile && !cold && widths_.tests_at_run_time(op);
   int checked = test ? runtime_vector_width(type, layout, stored) : 1;
   for (int r = 0; r < layout.num_regs(); r += w) {
     // A group of w registers is w consecutive, aligned elements under one mask bit and one

@@ -295,6 +295,10 @@ class Emitter {
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
   Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
+  // A row [1, n] or a column [m, 1] (flat) broadcast over the fragment `l`: written once to
+  // shared memory, each thread reading the columns or rows it holds (fragment_layout.cpp's
+  // line_broadcast).
+  Regs line_to_fragment(const ir::Value* line, const FragmentLayout& l);
   // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
   // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
   // .b32 (mma.sync m16n8k16 and wgmma alike); fp32 (tf32, k8 steps): n-tile j's c0, c2, c1,

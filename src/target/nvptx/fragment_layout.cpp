@@ -1,6 +1,7 @@
 // The accumulator layout of tensor-core dots and the plan of which values carry it.
 #include "target/nvptx/fragment_layout.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "gpu/int8_wgmma.h"
@@ -139,13 +140,37 @@ bool rows_broadcast(const ir::Op& op) {
          fits_fragments(op.result()->type());
 }
 
+// A broadcast of a line, a row [1, n] down an [m, n] fragment (`mask[None, :]` added to a
+// dot's result) or a column [m, 1] across it (`lse[:, None]` subtracted from it), from a value
+// that is no fragment rows (a load: rows_broadcast covers reductions' rows): every register of
+// the fragment is the line's element at its column, or at its row (Emitter::line_to_fragment:
+// the line through shared memory once, each thread reading the 2 rep_n columns or 2 rep_m rows
+// it holds). Not inside an `if`: the round trip's barriers stay out of branches.
+bool line_broadcast(const ir::Op& op) {
+  if (op.kind() != OpKind::Broadcast || op.operand(0)->type()->rank() != 2 || op.result()->type()->rank() != 2 ||
+      !fits_fragments(op.result()->type()) || op.operand(0)->type()->element()->is_pointer()) {
+    return false;
+  }
+  const std::vector<int64_t>& from = op.operand(0)->type()->shape();
+  const std::vector<int64_t>& to = op.result()->type()->shape();
+  if (!((from[0] == 1 && from[1] == to[1]) || (from[1] == 1 && from[0] == to[0])) || (from[0] == 1 && from[1] == 1)) {
+    return false;
+  }
+  for (const ir::Op* parent = enclosing_op(op); parent != nullptr; parent = enclosing_op(*parent)) {
+    if (parent->kind() != OpKind::For && parent->kind() != OpKind::While) return false;
+  }
+  return true;
+}
+
 // Whether `user` reads its operand `operand` in the layout `is_fragment` gives it.
 bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
   // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
   if (user.kind() == OpKind::Dot) return operand <= 2 && is_fragment(user.operand(operand));
   // A conversion writes fragments into its round trip (emit_convert.cpp).
   if (user.kind() == OpKind::ConvertLayout) return is_fragment(user.operand(0));
-  if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user)) return is_fragment(user.result());
+  if (elementwise_candidate(user) || rows_view(user) || rows_broadcast(user) || line_broadcast(user)) {
+    return is_fragment(user.result());
+  }
   if (row_reduce(user)) return is_fragment(user.result(0));
   const ir::Op* loop = user.kind() == OpKind::Yield ? enclosing_op(user) : &user;
   // A branch yields its result's layout.
@@ -160,6 +185,32 @@ bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir
 bool index_computable(const ir::Value* value, int* budget) {
   return gpu::recomputable(value, budget);  // the allocator's rule, without blocks known uniform
 }
+
+namespace {
+
+// Whether `v`, an operand of a fragment's elementwise op or a dot's accumulator, is a line
+// broadcast or pure elementwise ops of line broadcasts, uniform and index-computable blocks
+// (at most `*budget` ops): then its fragment registers are computed where they are, the
+// broadcasts' lines read at each register's column or row. Collects those broadcasts and
+// ops in `chain`.
+bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& chain) {
+  int index_budget = kIndexComputeBudget;
+  if (uniform_block(v) || index_computable(v, &index_budget)) return true;
+  const ir::Op* def = v->def();
+  if (def == nullptr || --*budget < 0) return false;
+  if (line_broadcast(*def)) {
+    chain.push_back(v);
+    return true;
+  }
+  if (!elementwise_candidate(*def) || !fits_fragments(v->type()) || !ir::is_pure(*def)) return false;
+  for (const ir::Value* operand : def->operands()) {
+    if (operand->type()->shape() != v->type()->shape() || !line_chain(operand, budget, chain)) return false;
+  }
+  chain.push_back(v);
+  return true;
+}
+
+}  // namespace
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
   std::vector<const ir::Op*> ops;
@@ -199,6 +250,25 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
         for (int i = 0; i < user->num_operands(); ++i) {
           if (user->operand(i) == v) reach(loop->result(i));
         }
+      }
+    }
+  }
+  // The operands of candidates' elementwise ops that are computed from broadcast lines
+  // (line_chain) become candidates too, held as fragments only while every use reads them so
+  // (`line_side`): else the whole chain stays flat and its reader with it. A dot's accumulator
+  // likewise (`tl.dot(q, k) + bias[None, :]` folded into the dot).
+  std::unordered_set<const ir::Value*> line_side;
+  for (const ir::Op* op : ops) {
+    const bool dot = op->kind() == OpKind::Dot && in.count(op->result()) != 0 && op->num_operands() > 2;
+    if (!dot && (!elementwise_candidate(*op) || in.count(op->result()) == 0 || fits_rows(op->result()->type()))) continue;
+    for (int i = dot ? 2 : 0; i < op->num_operands(); ++i) {
+      const ir::Value* operand = op->operand(i);
+      if (in.count(operand) != 0) continue;
+      int budget = kIndexComputeBudget;
+      std::vector<const ir::Value*> chain;
+      if (!line_chain(operand, &budget, chain)) continue;
+      for (const ir::Value* c : chain) {
+        if (in.insert(c).second) line_side.insert(c);
       }
     }
   }
@@ -258,7 +328,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           for (int i = 0; i < op->num_results(); ++i) changed = drop(op->result(i)) || changed;
         }
       }
-      if ((rows_view(*op) || rows_broadcast(*op)) && in.count(op->result()) != 0) {
+      if ((rows_view(*op) || rows_broadcast(*op)) && in.count(op->result()) != 0 && line_side.count(op->result()) == 0) {
         const ir::Value* source = op->operand(0);
         bool keep = in.count(source) != 0;
         if (keep && rows_view(*op)) keep = agree(op->result(), warps_of(source)) && agree(source, warps_of(op->result()));
@@ -274,6 +344,26 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
           keep = keep && read;
         }
         if (!keep) changed = drop(op->result()) || changed;
+      }
+      // An op of the candidates that reads a line broadcast's chain is worth its fragments only
+      // where something reads it so: one whose readers are all flat (mamba's `dx = acc *
+      // dt[:, None]` added to a loaded block) would be converted itself, besides the dot's
+      // result the flat readers of that already convert.
+      if (elementwise_candidate(*op) && line_side.count(op->result()) == 0 && in.count(op->result()) != 0 &&
+          std::any_of(op->operands().begin(), op->operands().end(),
+                      [&](const ir::Value* v) { return line_side.count(v) != 0 && in.count(v) != 0; })) {
+        bool read = false;
+        for (const ir::Use& use : op->result()->uses()) {
+          read = read || reads_in([&](const ir::Value* x) { return in.count(x) != 0; }, *use.user, use.index);
+        }
+        if (!read) changed = drop(op->result()) || changed;
+      }
+      if (op->num_results() == 1 && line_side.count(op->result()) != 0 && in.count(op->result()) != 0) {
+        bool read = true;
+        for (const ir::Use& use : op->result()->uses()) {
+          read = read && reads_in([&](const ir::Value* x) { return in.count(x) != 0; }, *use.user, use.index);
+        }
+        if (!read) changed = drop(op->result()) || changed;
       }
       if (op->kind() == OpKind::If) {
         // Both branches must yield values readable in the layout without a round trip (a
