@@ -144,21 +144,29 @@ void collect_uses(const ir::Region& region, const analysis::AxisInfoAnalysis& ax
 // shared memory. So a block size no access or other rule has given a V takes the one that
 // makes its join or split local, in program order (vLLM's AWQ unpacking, three interleaves
 // of a [32, 32] int32 load into the [32, 256] the store wants: three round trips through
-// shared memory before). Blocks smaller than the CTA hold copies in both (the flat rule
-// replicates what its lanes and warps do not cover), so the same holds for them.
-void follow_joins(const ir::Region& region, VectorWidths& out) {
+// shared memory before). Blocks smaller than the CTA fill their first threads in both, so
+// the same holds for them.
+void follow_joins(const ir::Region& region, const VectorWidths& accesses, VectorWidths& out) {
   for (const auto& op : region.ops()) {
-    for (const auto& inner : op->regions()) follow_joins(*inner, out);
+    for (const auto& inner : op->regions()) follow_joins(*inner, accesses, out);
     const bool join = op->kind() == ir::OpKind::Join, split = op->kind() == ir::OpKind::Split;
     if (!join && !split) continue;
     const ir::Type* in = op->operand(0)->type();
     const ir::Type* result = op->result(0)->type();
     if (!in->is_block() || !result->is_block()) continue;
     const int64_t from = in->num_elements(), to = result->num_elements();
-    if (out.per_block.count(to) != 0) continue;
     const int64_t v = out.vector(from);
     const int64_t want = join ? 2 * v : v / 2;
-    if (want > 1 && want <= 16 && to % want == 0) out.per_block[to] = static_cast<int>(want);
+    if (want <= 1 || want > 16 || to % want != 0) continue;
+    auto given = out.per_block.find(to);
+    if (given == out.per_block.end()) {
+      out.per_block[to] = static_cast<int>(want);
+    } else if (given->second < want && want <= accesses.vector(to)) {
+      // The size's own accesses could move `want` elements at once but were capped at its
+      // share of the threads (a [1, 256] row of scales at 128 threads: 2): with `want`,
+      // fewer threads hold the row and the join stays local.
+      given->second = static_cast<int>(want);
+    }
   }
 }
 
@@ -252,6 +260,7 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
       }
     }
   }
+  const VectorWidths uncapped = out;  // the widest access per size, before the cap below
   for (auto& [n, v] : out.per_block) {
     // Every thread gets at least V elements when the block has them (Triton caps
     // sizePerThread at numElems / (32 * num_warps)); V divides N.
@@ -262,7 +271,7 @@ VectorWidths choose_vector_widths(const ir::Function& function, int threads, boo
     while (n % vector != 0) vector /= 2;
     v = static_cast<int>(vector);
   }
-  follow_joins(function.body(), out);
+  follow_joins(function.body(), uncapped, out);
   for (auto& [op, w] : out.per_access) w = std::min(w, out.vector(op->operand(0)->type()->num_elements()));
   for (auto& [op, w] : out.per_constant) w = std::min(w, out.vector(op->result()->type()->num_elements()));
   return out;
