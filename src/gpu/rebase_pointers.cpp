@@ -1,6 +1,7 @@
-// rebase_pointers (rebase_pointers.h). The offset is carried in i64 and each step's
-// increment sign-extended into it: p0 + (s1 + s2 + ...) is, modulo 2^64, the address that
-// adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
+// rebase_pointers (rebase_pointers.h). A pointer block's offset is carried in i64 and each
+// step's increment sign-extended into it: p0 + (s1 + s2 + ...) is, modulo 2^64, the address
+// that adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
+// An integer block's is carried in its own type: modulo 2^width, the same argument.
 #include "gpu/rebase_pointers.h"
 
 #include "gpu/scratch.h"
