@@ -1,6 +1,7 @@
-// rebase_pointers (rebase_pointers.h). The offset is carried in i64 and each step's
-// increment sign-extended into it: p0 + (s1 + s2 + ...) is, modulo 2^64, the address that
-// adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
+// rebase_pointers (rebase_pointers.h). A pointer block's offset is carried in i64 and each
+// step's increment sign-extended into it: p0 + (s1 + s2 + ...) is, modulo 2^64, the address
+// that adding s1, s2, ... one at a time gives, so nothing changes where the kernel reads.
+// An integer block's is carried in its own type: modulo 2^width, the same argument.
 #include "gpu/rebase_pointers.h"
 
 #include "gpu/scratch.h"
@@ -36,36 +37,49 @@ bool rebase(Op& loop, int k) {
   Value* p = body.arg(k);
   Value* p0 = loop.operand(k + 2);
   const Type* type = p->type();
-  if (!type->is_block() || !type->element()->is_pointer()) return false;
+  if (!type->is_block()) return false;
+  // Pointers move by addptr; integer offsets (`offsets_k += BLOCK_K`, a mask's index) by add,
+  // p either operand.
+  const bool pointers = type->element()->is_pointer();
+  if (!pointers && !(type->element()->is_scalar() && ir::is_integer(type->element()->scalar_kind()) &&
+                     type->element()->scalar_kind() != ScalarKind::I1)) {
+    return false;
+  }
   Value* next = yield.operand(k - 1);
   const Op* step = next->def();
-  if (step == nullptr || step->kind() != OpKind::AddPtr || step->parent() != &body || step->operand(0) != p) return false;
+  if (step == nullptr || step->parent() != &body) return false;
+  int p_at = -1;
+  if (pointers && step->kind() == OpKind::AddPtr && step->operand(0) == p) p_at = 0;
+  if (!pointers && step->kind() == OpKind::Add) p_at = step->operand(0) == p ? 0 : step->operand(1) == p ? 1 : -1;
+  if (p_at < 0) return false;
   int budget = kRecomputeBudget;
   if (!recomputable(p0, &budget)) return false;  // nothing to gain: p0 stays in registers either way
   ir::Builder in_body = ir::Builder::before(body.ops().front().get());
   ir::Builder at_step = ir::Builder::before(const_cast<Op*>(step));
-  Value* inc = uniform_increment(step->operand(1), at_step);
+  Value* inc = uniform_increment(step->operand(1 - p_at), at_step);
   if (inc == nullptr) return false;
 
-  const Type* i64 = Type::scalar(ScalarKind::I64);
-  const Type* offsets = type->with_element(i64);
+  // Pointers' offsets are carried in i64 (each increment sign-extended); integers' in their
+  // own type, whose sums wrap as the step-by-step adds do.
+  const Type* carried = pointers ? Type::scalar(ScalarKind::I64) : Type::scalar(type->element()->scalar_kind());
+  const Type* offsets = type->with_element(carried);
+  const OpKind move = pointers ? OpKind::AddPtr : OpKind::Add;
   ir::Builder before_loop = ir::Builder::before(&loop);
-  loop.add_operand(before_loop.int_constant(i64, 0, loop.loc()));
-  Value* o = body.add_arg(i64);
-  Value* o_final = loop.add_result(i64);
+  loop.add_operand(before_loop.int_constant(carried, 0, loop.loc()));
+  Value* o = body.add_arg(carried);
+  Value* o_final = loop.add_result(carried);
   // The current iteration's block, for every use of p in the body.
-  Value* q = in_body.create_value(OpKind::AddPtr, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())},
-                                  loop.loc());
+  Value* q = in_body.create_value(move, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())}, loop.loc());
   p->replace_all_uses_with(q);
-  Value* wide = inc->type()->scalar_kind() == ScalarKind::I64 ? inc : at_step.create_value(OpKind::Cast, i64, {inc}, step->loc());
-  yield.add_operand(at_step.create_value(OpKind::Add, i64, {o, wide}, step->loc()));
+  Value* wide = inc->type()->scalar_kind() == carried->scalar_kind() ? inc : at_step.create_value(OpKind::Cast, carried, {inc}, step->loc());
+  yield.add_operand(at_step.create_value(OpKind::Add, carried, {o, wide}, step->loc()));
   yield.set_operand(k - 1, p);  // p now passes through, unused
   // After the loop, the block the loop left.
   Value* result = loop.result(k - 1);
   if (result->has_uses()) {
     ir::Builder after = ir::Builder::after(&loop);
     Value* splat = after.create_value(OpKind::Splat, offsets, {o_final}, loop.loc());
-    Value* out = after.create_value(OpKind::AddPtr, type, {p0, splat}, loop.loc());
+    Value* out = after.create_value(move, type, {p0, splat}, loop.loc());
     result->replace_all_uses_with(out);
   }
   return true;

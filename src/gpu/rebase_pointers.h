@@ -7,7 +7,9 @@
 // again when p0's does (gpu::recomputable): the emitter deals cp.async copies of it out
 // evenly over the threads (target/nvptx/async_copy.h) instead of leaving them to the threads
 // that hold each run's first element, and coalesce (coalesce.h) may give an access through
-// it another axis's layout (a column-major read in a loop).
+// it another axis's layout (a column-major read in a loop). An integer block carried and
+// moved the same way (`offsets_k += BLOCK_K`, read by masks) becomes its initial block plus
+// a carried scalar of its own type: `add` in place of `addptr`.
 #pragma once
 
 #include "gpu/options.h"

@@ -108,6 +108,35 @@ def two_loops(a_ptr, kt_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: t
 # CARRIED: = addptr {{.*}} : block<64x64xptr<fp8e4nv>
 # CARRIED: = load {{.*}}  // cp.async {{.*}}, the stage read last, after the dot's barrier, 16-byte copies along K, held transposed (K-major), dealt out evenly
 # CARRIED: = dot {{.*}}  // wgmma m64n64k32 e4m3.e4m3, operands in swizzled shared memory (B K-major)
+# A carried index block as well (FlagGems' int8 scaled_mm: `offsets_k += TILE_K`, masks
+# `offsets_k < K`): rebase_pointers makes it too its initial block plus a carried scalar, so
+# the masks follow from the index and B's K-major copies are still dealt out evenly (before,
+# the mask vector went through shared memory every iteration and the few threads holding
+# each run's first element issued every copy: 255 registers, 12 bytes spilled; now 92).
+# RUN: --kernel int8_carried_mask --signature "*i8:16, *i8:16, *i32:16, i32:16, BM=64, BN=64, BK=256" --emit gpu-ir --arch sm_90 --check-prefix=MASKED
+# MASKED: = for {{.*}} -> {{.*}}, i64, i64, i64, block<64x256xi8
+# MASKED-NOT: shared_offsets
+# MASKED: = load {{.*}}  // cp.async {{.*}}, the stage the previous dot read, after the dot's wait for it and a barrier, 16-byte copies along K, held transposed (K-major), dealt out evenly
+# MASKED: = dot {{.*}}  // wgmma m64n64k32 s8
+@triton.jit
+def int8_carried_mask(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK).to(tl.int64)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] + rn[None, :] * K
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BK)):
+        mask_k = rk < K
+        a = tl.load(a_ptrs, mask=mask_k[None, :])
+        b = tl.load(b_ptrs, mask=mask_k[:, None])
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+        rk += BK
+        a_ptrs += BK
+        b_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
 @triton.jit
 def fp8_carried(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)
