@@ -44,25 +44,25 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
-// blocks are not worth it).
-bool reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+// blocks are not worth it). Returns the dot operand it reaches (null where it is none of these).
+const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
   const ir::Type* type = load.result()->type();
-  if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return false;
+  if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
   // operands only when all of them are TMA copies (target/nvptx/async_copy.h).
   const ir::Op* ptr = load.operand(0)->def();
-  if (ptr != nullptr && ptr->kind() == ir::OpKind::DescriptorTile) return false;
+  if (ptr != nullptr && ptr->kind() == ir::OpKind::DescriptorTile) return nullptr;
   const ir::Value* other = ir::load_other(load);
-  if (other != nullptr && !ir::is_zero_constant(other)) return false;
+  if (other != nullptr && !ir::is_zero_constant(other)) return nullptr;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
-  if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return false;
+  if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return nullptr;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
     if (use.user->parent() != load.parent() || ir::has_trait(use.user->kind(), ir::kTerminator) ||
         use.user->kind() == ir::OpKind::Dot) {
-      return false;
+      return nullptr;
     }
   }
   std::vector<const ir::Value*> stack = {load.result()};
@@ -74,12 +74,12 @@ bool reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalys
     for (const ir::Use& use : v->uses()) {
       const ir::Op* user = use.user;
       if (user->parent() != load.parent()) continue;
-      if (user->kind() == ir::OpKind::Dot && use.index < 2) return true;
+      if (user->kind() == ir::OpKind::Dot && use.index < 2) return v;
       if (!ir::is_pure(*user)) continue;
       for (const auto& result : user->results()) stack.push_back(result.get());
     }
   }
-  return false;
+  return nullptr;
 }
 
 }  // namespace
@@ -117,10 +117,11 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
 namespace {
 
 // Marks the loads of `region`'s loops (at any depth) that reach a dot through other ops and
-// are prefetched (kReadBackAttr): in body order, while the loop's stage buffers (every prefetched load's
-// bytes, num_stages + 1 times: the most buffers a copied operand gets) stay within
-// kReadBackStageBytes. Past it such a load stays as written (prefetched into registers it
-// would hold num_stages - 1 blocks in registers).
+// are prefetched (kReadBackAttr): in body order, while the loop's shared memory stays within
+// kReadBackSharedBytes, counting each prefetched load's block num_stages + 1 times (the most
+// buffers a copied operand gets) and, for each read-back load, the dot operand it becomes
+// (the dot stages that block once more). Past it such a load stays as written (prefetched
+// into registers it would hold num_stages - 1 blocks in registers).
 void choose_read_back(const ir::Region& region, const GpuOptions& options, const analysis::AxisInfoAnalysis& facts) {
   for (const auto& op : region.ops()) {
     for (const auto& inner : op->regions()) choose_read_back(*inner, options, facts);
@@ -128,21 +129,23 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
     const ir::AttrValue* attr = op->find_attr("num_stages");
     const int64_t stages = attr != nullptr && std::holds_alternative<int64_t>(*attr) ? std::get<int64_t>(*attr) : options.num_stages;
     if (stages < 2) continue;
-    auto bytes_of = [](const ir::Op& load) {
-      const ir::Type* type = load.result()->type();
+    auto bytes_of = [](const ir::Value& v) {
+      const ir::Type* type = v.type();
       return type->num_elements() * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
     };
     int64_t bytes = 0;
     for (const auto& inner : op->region(0)->ops()) {
-      if (inner->kind() == ir::OpKind::Load && copyable_operand_load(*inner, options.sm, facts)) bytes += bytes_of(*inner);
+      if (inner->kind() == ir::OpKind::Load && copyable_operand_load(*inner, options.sm, facts)) {
+        bytes += bytes_of(*inner->result()) * (stages + 1);
+      }
     }
     for (const auto& inner : op->region(0)->ops()) {
-      if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts) ||
-          !reaches_dot(*inner, 32 * options.num_warps, facts) ||
-          (bytes + bytes_of(*inner)) * (stages + 1) > kReadBackStageBytes) {
-        continue;
-      }
-      bytes += bytes_of(*inner);
+      if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts)) continue;
+      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts);
+      if (operand == nullptr) continue;
+      const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
+      if (bytes + more > kReadBackSharedBytes) continue;
+      bytes += more;
       inner->set_attr(kReadBackAttr, int64_t{1});
     }
   }

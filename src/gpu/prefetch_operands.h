@@ -23,10 +23,12 @@ void prefetch_operands(ir::Function& function, const GpuOptions& options);
 // copies those and reads them back (target/nvptx/async_copy.h), and no other.
 inline constexpr const char* kReadBackAttr = "read_back";
 
-// The most bytes a loop's stage buffers may take with loads that reach a dot through
-// elementwise ops among them (each prefetched load's block, num_stages + 1 times), so that
-// what the dot stages after them (such an operand, in registers) still fits.
-inline constexpr int64_t kReadBackStageBytes = 128 * 1024;
+// The most bytes of shared memory a loop's prefetched loads may take where some reach a dot
+// through elementwise ops (gpu/prefetch_operands.cpp's choose_read_back counts each
+// prefetched block num_stages + 1 times and each such dot operand once more, as the dot
+// stages it): under the emitter's kMaxSharedBytes for stage buffers (target/nvptx/async_copy.h),
+// with room for padding, alignment and the accumulator's reserved bytes under sm_90's 227 KiB.
+inline constexpr int64_t kReadBackSharedBytes = 192 * 1024;
 
 // An fp8 dot that Hopper's wgmma could run on its own 8-bit inputs: e4m3/e5m2, K a multiple
 // of 32, the default max_num_imprecise_acc (Triton's sm_90 default accumulates fp8 the

@@ -175,6 +175,21 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def w8a16(a_ptr, b_ptr, s_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # benchmarks/kernels_dequant.py's weight-only int8 matmul, one tile, K a multiple of BK
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        scale = tl.load(s_ptr + rn)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+            b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+            acc += tl.dot(a, b.to(tl.float16) * scale[None, :])
+        tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -420,3 +435,22 @@ def test_awq_unpacking_by_interleaves(kernels, sm, warps):
     nib = lambda a: (a.astype(np.int64)[:, :, None] >> shifts) & 0xF  # noqa: E731
     want = (nib(q) - nib(z)).reshape(rows, 8 * cols).astype(np.float16)
     np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+def test_w8a16_read_back_at_every_stage_count(kernels, stages):
+    """The 8-warp 128 x 256 x 64 weight-only int8 tile (test_gpu_dequant.py's largest): B is
+    copied ahead and read back at 3 and 4 stages (4 x 16 KiB of A and of B plus the staged
+    fp16 B fit the read-back budget, gpu/prefetch_operands.h); exact against numpy (small
+    integers, power-of-two scales), and the module's shared memory within sm_90's."""
+    rng = np.random.default_rng(23)
+    BM, BN, BK, K = 128, 256, 64, 320
+    a = rng.integers(-3, 4, (BM, K)).astype(np.float16)
+    b = rng.integers(-127, 128, (K, BN)).astype(np.int8)
+    s = (2.0 ** rng.integers(-8, -3, BN)).astype(np.float16)
+    c = np.full((BM, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.w8a16, (1,), a, b, s, c, K, BM=BM, BN=BN, BK=BK, sm=90, num_warps=8, num_stages=stages)
+    np.testing.assert_array_equal(c, a.astype(np.float64) @ (b.astype(np.float64) * s.astype(np.float64)[None, :]))
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 8, stages, 90)
+    assert "read back into its registers" in gpu_ir
+    assert 0 < eg.shared_bytes(eg.emit_llvm(handle, 90)) <= eg.SHARED_LIMIT[90]

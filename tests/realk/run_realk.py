@@ -4444,7 +4444,11 @@ def _(dev):
     splitmix arithmetic with constants above 2^63, `% rate`, shifts) into ring buffers
     claimed by atomic cursor with a capacity and drop count, sample copies, in-place
     unscaling of route rows, and the mid (w2-input) moments and samples. Sample slots are
-    claimed in launch order, so samples are compared sorted by their observation id."""
+    claimed in the order the programs run (on a GPU not the token order: with more samples
+    than slots, which of them are kept varies), so the kept tokens are read from the kernel's
+    slots, checked to be as many as the slots allow and among the sampled ones, and the
+    samples are compared sorted by their observation id (exactly, as offsets from the
+    epoch's: `close` compares in fp32)."""
     torch = torch_mod()
     cal = _flashinfer_sub("flashinfer.experimental.b12x.moe.calibration")
     res, outs = [], []
@@ -4488,7 +4492,9 @@ def _(dev):
                 r_cnt[e - eb] += 1
         if _mix64(epoch ^ t) % rate_h == 0:
             samples.append(t)
-    acc, dropped = samples[:cap], max(0, len(samples) - cap)
+    slots = buf.sample_slots.cpu()
+    acc = [t for t in range(T) if int(slots[t]) >= 0]  # the kept samples, in token order
+    dropped = max(0, len(samples) - cap)
     res += [close("epoch", buf.epoch, torch.tensor([5]), atol=0, rtol=0),
             close("epoch_counter", buf.epoch_counter, torch.tensor([6]), atol=0, rtol=0),
             close("tokens_routed", buf.tokens_routed, torch.tensor(r_tokens), atol=0, rtol=0),
@@ -4501,18 +4507,17 @@ def _(dev):
             close("sample_dropped", buf.sample_dropped, torch.tensor([dropped]), atol=0, rtol=0)]
     order = buf.sample_observation.cpu().argsort()
     obs = [(epoch << 32) | t for t in acc]
-    obs_i64 = [o - (1 << 64) if o >= 1 << 63 else o for o in obs]
     split = [int(_mix64(o ^ 0x6A09E667F3BCC909) % modulus == 0) for o in obs]
-    slots = buf.sample_slots.cpu()
-    res += [close("sample observations", buf.sample_observation.cpu()[order], torch.tensor(sorted(obs_i64)), atol=0,
-                  rtol=0),
+    res += [("sample slots kept", len(acc) == min(cap, len(samples)) and set(acc) <= set(samples), 0.0),
+            close("sample observations", buf.sample_observation.cpu()[order] - (epoch << 32),
+                  torch.tensor(sorted(obs)) - (epoch << 32), atol=0, rtol=0),
             close("sample split", buf.sample_split.cpu()[order], torch.tensor(split), atol=0, rtol=0),
             close("sample values", buf.sample_values.cpu()[order], x.cpu()[acc], atol=0, rtol=0),
             close("sample experts", buf.sample_experts.cpu()[order], ids.cpu()[acc], atol=0, rtol=0),
             close("sample gates", buf.sample_gates.cpu()[order], wts.cpu()[acc], atol=0, rtol=0),
             close("sample weight", buf.sample_weight.cpu()[order], (wts.cpu()[acc] ** 2).sum(-1), atol=1e-7),
-            close("sample slots", torch.tensor([int(slots[t] >= 0) for t in range(T)]),
-                  torch.tensor([int(t in acc) for t in range(T)]), atol=0, rtol=0)]
+            close("sample slots", torch.sort(slots[torch.tensor(acc, dtype=torch.long)]).values,
+                  torch.arange(len(acc), dtype=torch.int32), atol=0, rtol=0)]
     outs += [buf.tokens_routed, buf.gate_sum, buf.input_sq_sum, buf.sample_values]
     # unscale route rows in place (an expert map with one expert not local)
     vals = rnd(T * K, W, dev=dev, seed=5)
@@ -4551,11 +4556,13 @@ def _(dev):
             close("mid_weight_sum", mbuf.mid_weight_sum, torch.tensor(r_mws, dtype=torch.float64), atol=1e-6),
             close("mid_count", mbuf.mid_count, torch.tensor(r_mcnt), atol=0, rtol=0),
             close("mid sample_cursor", mbuf.sample_cursor, torch.tensor([len(msamples)]), atol=0, rtol=0)]
-    macc = msamples[:4]
-    mobs = sorted((epoch << 32) | (t << 8) | j for t, j in macc)
+    mslots = mbuf.sample_slots.cpu()
+    macc = [(t, j) for t in range(T) for j in range(K) if int(mslots[t * K + j]) >= 0]  # the kept samples
+    mobs = sorted((t << 8) | j for t, j in macc)
     morder = mbuf.sample_observation.cpu()[:len(macc)].argsort()
-    res.append(close("mid sample observations", mbuf.sample_observation.cpu()[:len(macc)][morder], torch.tensor(mobs),
-                     atol=0, rtol=0))
+    res += [("mid sample slots kept", len(macc) == min(4, len(msamples)) and set(macc) <= set(msamples), 0.0),
+            close("mid sample observations", mbuf.sample_observation.cpu()[:len(macc)][morder] - (epoch << 32),
+                  torch.tensor(mobs), atol=0, rtol=0)]
     outs += [V, mbuf.mid_sq_sum, mbuf.sample_observation]
     return res, outs
 

@@ -556,7 +556,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       here.push_back(std::move(operand));
     }
     // gpu/prefetch_operands.h kept the stage buffers of loops with read_back operands within
-    // kReadBackStageBytes; should padding and alignment take them past kMaxSharedBytes, the
+    // kReadBackSharedBytes; should padding and alignment take them past kMaxSharedBytes, the
     // last read_back operands are left out (their loads stay prefetched into registers).
     auto stage_bytes = [&]() {
       int64_t total = 0;
