@@ -1169,10 +1169,12 @@ def _(dev):
     torch = torch_mod()
     _vllm_packages(ARGS.src)
     from vllm.model_executor.layers.quantization.utils import fp8_utils as fu
-    x = rnd(4, 256, dev=dev, scale=3.0)
+    # (rows of a wider tensor: vLLM calls its compiled op for contiguous inputs on a CUDA
+    # machine and its Triton kernel otherwise)
+    x = rnd(4, 384, dev=dev, scale=3.0)[:, :256]
     q, s = fu.per_token_group_quant_fp8(x, 128)
     fmax = torch.finfo(torch.float8_e4m3fn).max
-    xs = x.view(4, 2, 128)
+    xs = x.reshape(4, 2, 128)
     rs = (xs.abs().amax(-1, keepdim=True).clamp(min=1e-10) / fmax)
     rq = (xs / rs).clamp(-fmax, fmax).to(torch.float8_e4m3fn).float().view(4, 256)
     return [close("scale", s.reshape(4, 2), rs.reshape(4, 2), rtol=1e-5),
@@ -3015,7 +3017,7 @@ def _fg_fused_moe(fg, dev, torch):
     wts = torch.softmax(rnd(T, topk, dev=dev, seed=9), -1)
 
     def ref_moe(x, w1, w2):
-        y = torch.zeros(T, H)
+        y = torch.zeros(T, H, device=x.device)
         for t in range(T):
             for j in range(topk):
                 e = int(ids[t, j])
@@ -3063,7 +3065,7 @@ def _fg_moe_routing(fg, dev, torch):
     padded = (counts + bs - 1) // bs * bs
     out.append(("align num_tokens_post_pad", npad[:1], padded.sum().reshape(1).to(torch.int32), 0))
     # each block holds one expert's tokens: the real ones and padding (numel)
-    exp_blocks = torch.repeat_interleave(torch.arange(E), padded // bs).to(torch.int32)
+    exp_blocks = torch.repeat_interleave(torch.arange(E, device=dev), padded // bs).to(torch.int32)
     out.append(("align expert_ids", expert_ids[:n // bs], exp_blocks, 0))
     s = sorted_ids[:n].long()
     real = s < flat.numel()
@@ -3197,7 +3199,8 @@ def _fg_reshape_and_cache(fg, dev, torch):
     kc = torch.zeros(blocks, H, D // x, bsz, x, device=dev)
     vc = torch.zeros(blocks, H, D, bsz, device=dev)
     slots = torch.tensor([3, 17, 9, -1, 30, 0], device=dev)
-    fg.reshape_and_cache(key, value, kc, vc, slots, "auto", torch.tensor(1.0), torch.tensor(1.0))
+    one = torch.tensor(1.0, device=dev)  # (k_scale, v_scale: device memory, as vLLM passes them)
+    fg.reshape_and_cache(key, value, kc, vc, slots, "auto", one, one)
     rk, rv = torch.zeros_like(kc), torch.zeros_like(vc)
     for t, s in enumerate(slots.tolist()):
         if s < 0:
@@ -3250,6 +3253,7 @@ def _fg_scaled_mm(fg, dev, torch):
 def _varlen_attn_ref(q, k, v, cu_q, cu_k, causal, window, softcap, torch):
     """Per sequence: softmax(q kᵀ · scale) v with the causal mask and window aligned to the
     bottom right (flash-attn's rule), GQA by repeating KV heads, optional tanh softcap."""
+    q, k, v = q.float().cpu(), k.float().cpu(), v.float().cpu()  # (on the host, as the masks are)
     out = torch.zeros(q.shape, dtype=torch.float32)
     rep = q.shape[1] // k.shape[1]
     scale = q.shape[-1] ** -0.5
@@ -3383,7 +3387,7 @@ def _bnb_4bit_ref(A, blocksize, quant_type):
     """Blockwise absmax, each value to its nearest code: the dequantized values."""
     torch = torch_mod()
     table = _bnb_4bit_table(quant_type)
-    flat = A.float().flatten()
+    flat = A.float().flatten().cpu()  # (on the host, as the code table is)
     n = flat.numel()
     pad = (-n) % blocksize
     blocks = torch.nn.functional.pad(flat, (0, pad)).view(-1, blocksize)
@@ -3395,9 +3399,9 @@ def _bnb_4bit_ref(A, blocksize, quant_type):
 
 def _bnb_4bit_unpack(packed, absmax, blocksize, quant_type, n):
     torch = torch_mod()
-    b = packed.flatten().to(torch.int64)
+    b = packed.flatten().cpu().to(torch.int64)  # (on the host, as the code table is)
     codes = torch.stack([b >> 4, b & 15], 1).flatten()[:n]
-    return _bnb_4bit_table(quant_type)[codes] * absmax.float().repeat_interleave(blocksize)[:n]
+    return _bnb_4bit_table(quant_type)[codes] * absmax.float().cpu().repeat_interleave(blocksize)[:n]
 
 
 @case("bnb.quantize_4bit", "bitsandbytes")
@@ -3450,7 +3454,7 @@ def _(dev):
         packed, absmax = ops.quantize_4bit(W, 64, "nf4", torch.uint8)
         out = ops.gemv_4bit(A, packed, (48, 64), absmax, code, 64)
     Wd = _bnb_4bit_unpack(packed, absmax, 64, "nf4", W.numel()).view(48, 64)
-    return [close("out", out, A @ Wd.T, atol=1e-5)], [out]
+    return [close("out", out, A.cpu() @ Wd.T, atol=1e-5)], [out]
 
 
 def _bnb_code8():
@@ -3794,14 +3798,14 @@ def _(dev):
     M, K, N = 40, 96, 72
     A = torch.randint(-128, 128, (M, K), generator=gen, dtype=torch.int8).to(dev)
     B = torch.randint(-128, 128, (K, N), generator=gen, dtype=torch.int8).to(dev)
-    exact = A.long() @ B.long()
+    exact = A.cpu().long() @ B.cpu().long()  # (int64 matmuls run on the host only)
     for label, dt, tol in (("fp32", torch.float32, 1e-6), ("bf16", torch.bfloat16, 8e-3),
                            ("fp16", torch.float16, 1e-3)):
         rs = (rnd(M, dev=dev, seed=1).abs() * 1e-3 + 1e-4).to(dt)
         cs = (rnd(N, dev=dev, seed=2).abs() * 1e-3 + 1e-4).to(dt)
         with _cuda_host(dev):
             got = mm.scaled_int8_mm_cuda(A, B, rs, cs)
-        ref = exact.double() * rs.double()[:, None] * cs.double()[None]
+        ref = exact.double() * rs.double().cpu()[:, None] * cs.double().cpu()[None]
         res.append(close(f"scaled_int8_mm {label}", got, ref.float(), atol=1e-6, rtol=tol))
         outs.append(got)
     cfg = im.triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=2, num_warps=4)
@@ -3813,7 +3817,7 @@ def _(dev):
     c2 = torch.empty(M, N, dtype=torch.float32, device=dev)
     with _cuda_host(dev):
         im.int_scaled_matmul_kernel(A, B, sc, c2, cfg)
-    res.append(close("int_scaled_matmul", c2, exact.float() * sc, atol=1e-6, rtol=1e-6))
+    res.append(close("int_scaled_matmul", c2, exact.float() * sc.cpu(), atol=1e-6, rtol=1e-6))
     outs += [c, c2]
     return res, outs
 
@@ -4614,7 +4618,7 @@ def _(dev):
         flat = ids.flatten().long()
         routed = flat >= 0
         counts = torch.bincount(flat[routed], minlength=E)
-        ref_off = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)])
+        ref_off = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0).cpu()])
         res.append(close(f"{label} offsets", offsets, ref_off, atol=0, rtol=0))
         # each routed pair has a row of its expert's segment, one pair per row
         rows_ok, maps_ok, q_ok = True, True, True
