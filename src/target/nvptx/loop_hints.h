@@ -3,9 +3,9 @@
 // its LLVM O3 runs without a target machine, so LLVM fully unrolls small loops of constant
 // trip count but never runtime-unrolls one, and ptxas then unrolls the loops it chooses.
 // tritium's O3 runs with the NVPTX target machine (its address-space inference, its costs),
-// whose unrolling preferences add runtime unrolling; and tritium's loop bodies, smaller than
-// Triton's (plain loads, no libdevice calls where PTX has an instruction), pass LLVM's full
-// unrolling threshold where Triton's do not, outer loops included. So every for and while
+// whose unrolling preferences add runtime unrolling; and tritium's loop bodies, cheaper to
+// LLVM than Triton's (whose loads are inline asm calls), pass LLVM's full unrolling
+// threshold where Triton's do not, outer loops included. So every for and while
 // loop's back edge carries an `llvm.loop` ID:
 //   - `llvm.loop.unroll.runtime.disable` always: the loop is unrolled by ptxas if at all
 //     (LLVM's runtime unrolling by 2 or 4, with a remainder loop, which ptxas unrolled again
