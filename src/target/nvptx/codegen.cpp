@@ -3,6 +3,7 @@
 // LLVM never aborts the process: its errors become InternalErrors (see fatal_handler).
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/libdevice.h"
+#include "target/nvptx/loop_hints.h"
 
 #include <algorithm>
 #include <mutex>
@@ -317,6 +318,7 @@ void optimize(Compilation& c) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(*c.module, mam);
+  release_outer_loops(*c.module);
   integer_narrow_stores(*c.module);
 }
 

@@ -8,6 +8,7 @@
 
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/loop_hints.h"
 
 namespace tritium::nvptx {
 
@@ -280,7 +281,7 @@ void Emitter::emit_for(const ir::Op& op) {
   iv->addIncoming(next, latch);
   if (trip != nullptr) trip->addIncoming(b_.CreateAdd(trip, b_.getInt32(1)), latch);
   carried.add_incoming(yields, latch);
-  b_.CreateBr(header);
+  set_loop_hints(b_.CreateBr(header), op);
 
   b_.SetInsertPoint(exit);
   // The last iterations' copies for iterations that do not run are masked off, but cp.async
@@ -372,7 +373,7 @@ void Emitter::emit_while(const ir::Op& op) {
     yields.push_back(materialize(get(yield->operand(i)), yield->operand(i)->type()));
   }
   carried.add_incoming(yields, b_.GetInsertBlock());
-  b_.CreateBr(before_block);
+  set_loop_hints(b_.CreateBr(before_block), op);
 
   b_.SetInsertPoint(exit);
   for (size_t i = 0; i < passed.size(); ++i) set(op.result(static_cast<int>(i)), passed[i]);
