@@ -337,8 +337,9 @@ DotChain chain_to_dots(Op& load, const ir::Function& function) {
 
 // The chain, its side and their broadcasts computed in the load's coalesced `layout` (its
 // other loads made there too) and marked so (conversion.h's kSlotAttr: the emitter holds
-// them there, broadcasts through emit_broadcast's slot case), converted back to the layout each dot read it in just
-// before the dot, which stages it from the slot (emit_convert.cpp's staged_by_dots).
+// them there, broadcasts through emit_broadcast's slot case), converted back to the layout
+// each dot read it in just before the dot, which stages it from the slot (emit_convert.cpp's
+// staged_by_dots).
 void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
   std::vector<std::pair<Op*, const ir::Type*>> before;  // the dots' operand types
   for (const auto& [dot, k] : chain.dot_uses) before.emplace_back(dot, dot->operand(k)->type());

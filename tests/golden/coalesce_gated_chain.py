@@ -5,7 +5,7 @@
 # elements a run, fp32 gk the same eight, two 16-byte loads), the chain computed there
 # (in_slot) and staged by the dot. Before, a second load in the chain refused it, and k and
 # gk were loaded an element at a time (fla's 1-warp kernel: 64 scalar loads, 145 registers;
-# now 16 vector loads, 107).
+# now 12 16-byte loads, 107).
 #
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=IR
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PTX
