@@ -243,14 +243,17 @@ bool move_conversions_forward(ir::Region& region, const VectorWidths& widths, in
 // contiguous along M), not one the emitter copies asynchronously (read_back): `ops` are the
 // chain's ops in program order, `side` the elementwise ops of the block's shape its ops
 // also read (a factor or a `tl.where` mask built from broadcasts: `tl.exp(dA_k[None, :] -
-// dA_m[:, None])`), both read by the chain and its side only, and `broadcasts` the
-// broadcasts they read (each read gets its own copy); `dot_uses` the dots' reads of the
-// chain. Empty when the load does not
-// qualify.
+// dA_m[:, None])`), both read by the chain and its side only, `broadcasts` the broadcasts
+// they read (each read gets its own copy), and `loads` the other loads of the body, of the
+// block's shape, that the side reads and nothing else does (fla's gate, `b_k *
+// exp2(b_gk_last[:, None] - b_gk)`: gk loaded as k is; coalesce makes them in the chain's
+// layout too where that is as wide for them, else the chain stays as it was); `dot_uses`
+// the dots' reads of the chain. Empty when the load does not qualify.
 struct DotChain {
   std::vector<Op*> ops;
   std::vector<Op*> side;
   std::vector<Op*> broadcasts;
+  std::vector<Op*> loads;
   std::vector<std::pair<Op*, int>> dot_uses;
 };
 
@@ -299,6 +302,9 @@ DotChain chain_to_dots(Op& load, const ir::Function& function) {
     if (def->kind() == OpKind::Broadcast) {
       if (!def->operand(0)->type()->is_block() || members.count(def->operand(0)) != 0) return {};
       chain.broadcasts.push_back(def);
+    } else if (def->kind() == OpKind::Load && def->parent() == body && !def->has_attr(kReadBackAttr) &&
+               def->result()->type()->shape() == shape) {
+      chain.loads.push_back(def);
     } else if (slot_elementwise(*def, shape)) {
       chain.side.push_back(def);
       for (ir::Value* operand : def->operands()) others.push_back(operand);
@@ -321,23 +327,30 @@ DotChain chain_to_dots(Op& load, const ir::Function& function) {
   for (const ir::Value* v : members) {
     if (!read_inside(v, true)) return {};
   }
-  for (const Op* op : chain.side) {
-    if (!read_inside(op->result(), false)) return {};
+  for (const std::vector<Op*>* ops : {&chain.side, &chain.loads}) {
+    for (const Op* op : *ops) {
+      if (!read_inside(op->result(), false)) return {};
+    }
   }
   return chain;
 }
 
-// The chain, its side and their broadcasts computed in the load's coalesced `layout` and
-// marked so (conversion.h's kSlotAttr: the emitter holds them there, broadcasts through
-// emit_broadcast's slot case), converted back to the layout each dot read it in just
-// before the dot, which stages it from the slot (emit_convert.cpp's staged_by_dots).
+// The chain, its side and their broadcasts computed in the load's coalesced `layout` (its
+// other loads made there too) and marked so (conversion.h's kSlotAttr: the emitter holds
+// them there, broadcasts through emit_broadcast's slot case), converted back to the layout
+// each dot read it in just before the dot, which stages it from the slot (emit_convert.cpp's
+// staged_by_dots).
 void rewrite_chain(Op& load, const DotChain& chain, const ir::Layout* layout) {
   std::vector<std::pair<Op*, const ir::Type*>> before;  // the dots' operand types
   for (const auto& [dot, k] : chain.dot_uses) before.emplace_back(dot, dot->operand(k)->type());
-  rewrite(load, layout);
-  Op* back = load.result()->users()[0];  // the conversion rewrite put after the load
-  back->result()->replace_all_uses_with(load.result());
-  back->parent()->erase(back);
+  std::vector<Op*> loads = {&load};
+  loads.insert(loads.end(), chain.loads.begin(), chain.loads.end());
+  for (Op* access : loads) {
+    rewrite(*access, layout);
+    Op* back = access->result()->users()[0];  // the conversion rewrite put after the load
+    back->result()->replace_all_uses_with(access->result());
+    back->parent()->erase(back);
+  }
   for (const std::vector<Op*>* ops : {&chain.side, &chain.ops}) {
     for (Op* op : *ops) {
       op->result()->set_type(op->result()->type()->with_layout(layout));
@@ -547,7 +560,17 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   collect(function.body(), accesses);
   std::vector<std::pair<Op*, const ir::Layout*>> chosen;
   std::vector<std::tuple<Op*, DotChain, const ir::Layout*>> chains;
+  std::unordered_set<const Op*> taken;  // the loads of the chains chosen so far
+  // The emitter computes an access's pointer, mask and `other` where its new layout wants them.
+  auto operands_recomputable = [](const Op& op) {
+    if (op.kind() == OpKind::Load) {
+      return recomputable_operand(op.operand(0)) && recomputable_operand(ir::LoadOp(op).mask()) &&
+             recomputable_operand(ir::LoadOp(op).other());
+    }
+    return recomputable_operand(op.operand(0)) && recomputable_operand(ir::StoreOp(op).mask());
+  };
   for (Op* op : options.vectorize ? accesses : std::vector<Op*>()) {
+    if (taken.count(op) != 0) continue;
     const ir::Value* ptr = op->operand(0);
     const ir::Type* type = ptr->type();
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
@@ -575,14 +598,20 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     // Triton's sizePerThread cap: every thread gets at least V elements.
     int64_t vector = floor_pow2(std::min<int64_t>(best, std::max<int64_t>(1, type->num_elements() / threads)));
     if (vector < 2 || vector <= widths.width(*op)) continue;
-    // The emitter computes the pointer, mask and `other` where the new layout wants them.
-    bool ok = recomputable_operand(ptr);
-    if (op->kind() == OpKind::Load) {
-      ok = ok && recomputable_operand(ir::LoadOp(*op).mask()) && recomputable_operand(ir::LoadOp(*op).other());
-    } else {
-      ok = ok && recomputable_operand(ir::StoreOp(*op).mask());
-    }
-    if (!ok) continue;
+    if (!operands_recomputable(*op)) continue;
+    // The chain's other loads are made in the same layout: each must be an access as wide
+    // along the axis (up to its 16 bytes) as the flat rule makes it, else the chain stays.
+    const bool others_ok = std::all_of(chain.loads.begin(), chain.loads.end(), [&](const Op* other) {
+      const ir::Value* p = other->operand(0);
+      if (taken.count(other) != 0 || !p->type()->is_block() || p->type()->layout() == nullptr || !facts.has(p) ||
+          ir::is_volatile(*other) || p->type()->element()->pointee()->is_pointer() || !operands_recomputable(*other)) {
+        return false;
+      }
+      const int64_t bytes = std::max(1, ir::bit_width(p->type()->element()->pointee()->scalar_kind()) / 8);
+      const int64_t along = std::min<int64_t>(access_width_along(*other, best_axis, facts), vector);
+      return along >= std::min<int64_t>(vector, 16 / bytes) && along >= widths.width(*other);
+    });
+    if (!others_ok) continue;
     // tf32's A on wgmma is read K-major only (a tile whose rows run along K): a chain to it
     // held in runs along M would be staged one element a store (stage_slot). Each thread
     // then also holds as many consecutive elements along K, as many as along M, so that
@@ -606,6 +635,8 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     // The emitter holds a chain in the slot register for register as the flat rule would.
     const ir::LinearLayout flat = ir::LinearLayout::flat(type->shape(), threads, widths.vector(type->num_elements()));
     if (layout->linear().in_size(ir::LinearLayout::kRegister) == flat.in_size(ir::LinearLayout::kRegister)) {
+      taken.insert(op);
+      taken.insert(chain.loads.begin(), chain.loads.end());
       chains.emplace_back(op, std::move(chain), layout);
     }
   }

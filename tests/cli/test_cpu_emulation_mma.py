@@ -67,6 +67,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gated_state_update(x_ptr, out_ptr, T, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # state_update with fla's gate (chunk_fwd_kernel_h with USE_GK: `b_k * exp2(b_gk_last[:,
+        # None] - b_gk)`, here without the exp2): h = sum over chunks of (k^T * (g^T - c[:, None]))
+        # @ v; k (T x BM) at x, g (T x BM) after it, both read transposed (contiguous along BM), c
+        # a per-row constant, v (T x BN) last.
+        rows = tl.arange(0, BM)
+        cols = tl.arange(0, BN)
+        h = tl.zeros((BM, BN), dtype=tl.float32)
+        for chunk in range(tl.cdiv(T, BK)):
+            t = chunk * BK + tl.arange(0, BK)
+            kt = tl.load(x_ptr + rows[:, None] + t[None, :] * BM)
+            gt = tl.load(x_ptr + T * BM + rows[:, None] + t[None, :] * BM)
+            vt = tl.load(x_ptr + 2 * T * BM + t[:, None] * BN + cols[None, :])
+            h += tl.dot(kt * (gt - (rows % 3).to(tl.float32)[:, None]), vt)
+        tl.store(out_ptr + rows[:, None] * BN + cols[None, :], h)
+
+
+    @tritium.jit
     def scaled_b(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         # A dequantizing matmul's shape: C = A @ (B * s[None, :]), B scaled per column inside
         # the loop; A (BM x K, K = stride) at x, B (K x BN) after it, s (BN) after B.
@@ -268,6 +286,43 @@ def test_transposed_operand_at_small_warps(tmp_path, sm, tile, warps, T):
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
     bases = set(re.findall(r"st\.shared(?:\.v\d)?\.b32\s+\[(%rd?\d+)", ptx))
     assert 0 < len(bases) <= 4, sorted(bases)
+
+
+def to_tf32(x):
+    """fp32 values rounded as cvt.rna.tf32.f32 rounds them (to nearest, ties away)."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+@pytest.mark.parametrize("sm", [80, 90])
+@pytest.mark.parametrize("stages", [1, 2])
+@pytest.mark.parametrize("tile,warps,T", [((16, 16, 64), 1, 128), ((32, 16, 32), 2, 96)])
+def test_transposed_operand_gated_by_a_second_load(tmp_path, sm, stages, tile, warps, T):
+    """fla's gated state update: kᵀ times a function of a second load of its shape, also
+    contiguous along M (its gate), before the dot. Both loads are made along M in 16-byte runs
+    (gpu/coalesce.cpp's chain_to_dots takes the gate as the chain's other load; before, the
+    chain was refused and both were loaded an element at a time), the product computed there
+    and staged by the dot. Against numpy, the product rounded to tf32 as the dot rounds it."""
+    BM, BN, BK = tile
+    nin, nout = 2 * T * BM + T * BN, BM * BN
+    x, out, ptx = run_mma(tmp_path, "gated_state_update", tile, warps, stages, sm, nin, nout, T, "")
+    k = x[:T * BM].reshape(T, BM)
+    g = x[T * BM:2 * T * BM].reshape(T, BM)
+    v = x[2 * T * BM:].reshape(T, BN)
+    a = to_tf32(k.T * (g.T - (np.arange(BM) % 3).astype(np.float32)[:, None]))
+    expected = a.astype(np.float64) @ to_tf32(v).astype(np.float64)
+    np.testing.assert_allclose(out.reshape(BM, BN), expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    signature = f"*fp32:16, *fp32:16, i32:16, BM={BM}, BN={BN}, BK={BK}"
+    ir = subprocess.run([emu.CLI, "compile", str(tmp_path / "kernels.py"), "--kernel", "gated_state_update",
+                         "--signature", signature, "--num-warps", str(warps), "--num-stages", str(stages), "--arch",
+                         f"sm_{sm}", "--emit", "gpu-ir"], capture_output=True, text=True, check=True).stdout
+    loads = [line for line in ir.splitlines() if "= load" in line and f"{BM}x{BK}xfp32" in line]
+    assert len(loads) == 2 and all("spt = [4, 1]" in line and "order = [0, 1]" in line for line in loads), loads
+    # k's and g's elements four to a load: 2 x BM x BK / 4 vector loads in all, no scalar one.
+    per_thread = BM * BK // (32 * warps)
+    assert len(re.findall(r"ld\.global(?:\.nc)?\.v4\.b32", ptx)) >= 2 * per_thread // 4
+    assert not re.search(r"ld\.global(?:\.nc)?\.b32", ptx)
 
 
 @pytest.mark.parametrize("sm", [80, 90])
