@@ -195,6 +195,21 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def branch_dots(a_ptr, b_ptr, c_ptr, d_ptr, n, BM: tl.constexpr):
+        r = tl.arange(0, BM)
+        at = r[:, None] * BM + r[None, :]
+        a = tl.load(a_ptr + at)
+        b = tl.load(b_ptr + at)
+        x = tl.zeros((BM, BM), tl.float32)
+        y = tl.zeros((BM, BM), tl.float32)
+        if n > 0:
+            x = tl.dot(a, b)
+            y = tl.dot(b, a)
+        tl.store(c_ptr + at, x)
+        tl.store(d_ptr + at, y)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -424,6 +439,22 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
                                      sm)
         loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
         assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads
+
+
+@pytest.mark.parametrize("sm,warps", [(80, 1), (90, 4)])
+@pytest.mark.parametrize("n", [1, 0])
+def test_branch_yielding_fragments_read_flat(kernels, sm, warps, n):
+    """An `if` yielding two dot results, both stored: every phi of the merge before the
+    fragments' flat copies (LLVM refused the module before)."""
+    rng = np.random.default_rng(22)
+    BM = 64
+    a, b = (rng.integers(-3, 4, (BM, BM)).astype(np.float16) for _ in range(2))
+    c = np.full((BM, BM), np.nan, dtype=np.float32)
+    d = np.full((BM, BM), np.nan, dtype=np.float32)
+    eg.run(kernels.branch_dots, (1,), a, b, c, d, n, BM=BM, sm=sm, num_warps=warps, num_stages=1)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    np.testing.assert_array_equal(c, a64 @ b64 if n > 0 else 0)
+    np.testing.assert_array_equal(d, b64 @ a64 if n > 0 else 0)
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])
