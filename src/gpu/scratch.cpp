@@ -173,6 +173,16 @@ std::optional<LocalMove> local_move(const ir::Op& op, int result, const Layout& 
   return m;
 }
 
+bool trans_staged_by_dots(const ir::Op& op) {
+  if (op.kind() != OpKind::Trans || op.result()->type()->rank() != 2 || !op.result()->has_uses()) return false;
+  const std::vector<int64_t>& order = op.ints_attr("order");
+  if (order.size() != 2 || order[0] != 1 || order[1] != 0) return false;
+  for (const ir::Use& use : op.result()->uses()) {
+    if (use.user->kind() != OpKind::Dot || use.index > 1) return false;
+  }
+  return true;
+}
+
 bool recomputable(const ir::Value* value, int* budget, const std::function<bool(const ir::Value*)>& uniform) {
   if (!value->type()->is_block()) return true;  // a scalar: every thread has it
   if (uniform && uniform(value)) return true;
@@ -252,6 +262,7 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
     case OpKind::Join:
     case OpKind::Split:
     case OpKind::Cat: {
+      if (trans_staged_by_dots(op)) return {};  // its dots stage the source
       const ir::Type* in_type = op.operand(0)->type();
       bool all_uniform = true;
       for (const ir::Value* v : op.operands()) all_uniform = all_uniform && is_uniform(v);

@@ -73,6 +73,15 @@ MoveMap move_map(const ir::Op& op, int result);
 std::optional<LocalMove> local_move(const ir::Op& op, int result, const nvptx::Layout& source,
                                     const nvptx::Layout& out);
 
+// Whether a 2-D `trans` is read only as dots' A and B operands (`tl.dot(a, tl.trans(b))`,
+// fla's `tl.dot(tl.trans(b_ds), b_q)`): then it moves nothing itself, and each dot stages
+// its source into the operand's tile, every element where the transposed one goes (the tile
+// held the other way round where the instruction reads that: Emitter::stage_operand), as
+// Triton reads a transposed view of the shared memory its operand is in (memdesc_trans).
+// Before, the source went through shared memory to the flat layout (a dot result's
+// fragments), through the trans's round trip, and into the dot's tile: three round trips.
+bool trans_staged_by_dots(const ir::Op& op);
+
 // Whether a broadcast's source elements follow from their index alone (ranges, constants,
 // splats, scalars, views and conversions, at most `budget` pure elementwise ops over them, and blocks
 // `uniform` says every thread holds whole): the emitter computes them where they are needed

@@ -190,6 +190,41 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def trans_operands(x_ptr, y_ptr, z_ptr, w_ptr, p_ptr, q_ptr, BT: tl.constexpr, BK: tl.constexpr,
+                       PRECISION: tl.constexpr):
+        # fla's chunk_bwd_kernel_dqkwg: a dot's B the trans of a block that is also another
+        # dot's A, and A the trans of a dot's result (masked, cast).
+        rt = tl.arange(0, BT)
+        rk = tl.arange(0, BK)
+        at = rt[:, None] * BK + rk[None, :]
+        x = tl.load(x_ptr + at)
+        y = tl.load(y_ptr + at)
+        z = tl.load(z_ptr + at)
+        w = tl.load(w_ptr + rk[:, None] * BK + rk[None, :])
+        s = tl.dot(x, tl.trans(y), input_precision=PRECISION)
+        s = tl.where(rt[:, None] >= rt[None, :], s, 0).to(x.dtype)
+        p = tl.dot(s, z, input_precision=PRECISION)
+        q = tl.dot(tl.trans(s), z, input_precision=PRECISION) + tl.dot(y, w, input_precision=PRECISION)
+        tl.store(p_ptr + at, p)
+        tl.store(q_ptr + at, q)
+
+
+    @tritium.jit
+    def branch_dots(a_ptr, b_ptr, c_ptr, d_ptr, n, BM: tl.constexpr):
+        r = tl.arange(0, BM)
+        at = r[:, None] * BM + r[None, :]
+        a = tl.load(a_ptr + at)
+        b = tl.load(b_ptr + at)
+        x = tl.zeros((BM, BM), tl.float32)
+        y = tl.zeros((BM, BM), tl.float32)
+        if n > 0:
+            x = tl.dot(a, b)
+            y = tl.dot(b, a)
+        tl.store(c_ptr + at, x)
+        tl.store(d_ptr + at, y)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -419,6 +454,46 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
                                      sm)
         loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
         assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads
+
+
+@pytest.mark.parametrize("sm,warps", [(80, 1), (90, 4)])
+@pytest.mark.parametrize("n", [1, 0])
+def test_branch_yielding_fragments_read_flat(kernels, sm, warps, n):
+    """An `if` yielding two dot results, both stored: every phi of the merge before the
+    fragments' flat copies (LLVM refused the module before)."""
+    rng = np.random.default_rng(22)
+    BM = 64
+    a, b = (rng.integers(-3, 4, (BM, BM)).astype(np.float16) for _ in range(2))
+    c = np.full((BM, BM), np.nan, dtype=np.float32)
+    d = np.full((BM, BM), np.nan, dtype=np.float32)
+    eg.run(kernels.branch_dots, (1,), a, b, c, d, n, BM=BM, sm=sm, num_warps=warps, num_stages=1)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    np.testing.assert_array_equal(c, a64 @ b64 if n > 0 else 0)
+    np.testing.assert_array_equal(d, b64 @ a64 if n > 0 else 0)
+
+
+@pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])
+@pytest.mark.parametrize("dtype,precision", [(np.float16, "tf32"), (np.float32, "tf32"), (np.float32, "ieee")])
+def test_trans_operands_staged_from_their_source(kernels, sm, warps, dtype, precision):
+    """Dot operands that are trans of a block (gpu::trans_staged_by_dots): each dot stages
+    the source into its tile (B K-major, A M-major on mma.sync, a fragment pair at a time;
+    wgmma's A and the fma dot's row-major tiles from the flat copy, transposed). Exact."""
+    rng = np.random.default_rng(21)
+    BT, BK = 64, 32
+    x, y, z = (rng.integers(-2, 3, (BT, BK)).astype(dtype) for _ in range(3))
+    w = rng.integers(-2, 3, (BK, BK)).astype(dtype)
+    p = np.full((BT, BK), np.nan, dtype=np.float32)
+    q = np.full((BT, BK), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.trans_operands, (1,), x, y, z, w, p, q, BT=BT, BK=BK, PRECISION=precision, sm=sm,
+                    num_warps=warps, num_stages=1)
+    x64, y64, z64, w64 = (a.astype(np.float64) for a in (x, y, z, w))
+    s = np.tril(x64 @ y64.T)  # small integers: exact in fp16, tf32 and fp32
+    np.testing.assert_array_equal(p, s @ z64)
+    np.testing.assert_array_equal(q, s.T @ z64 + y64 @ w64)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
+    trans = [line for line in gpu_ir.splitlines() if "= trans" in line]
+    assert len(trans) == 2 and all("moves nothing" in line and "shared_offsets" not in line for line in trans), trans
+    assert ("wgmma" in gpu_ir) == (sm == 90 and warps == 4 and precision == "tf32")
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1), (90, 8)])

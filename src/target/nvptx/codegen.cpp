@@ -36,6 +36,7 @@
 #include "target/nvptx/register_budget.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
+#include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "gpu/version_on_signs.h"
 
@@ -535,6 +536,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
         parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") + ", at byte " +
                         std::to_string(hoisted->second->offset));
       }
+    }
+    if (gpu::trans_staged_by_dots(op)) {
+      parts.push_back(std::string("moves nothing: its dots stage the source") +
+                      (reads_fragment(fragments, op, 0) ? " from its fragments" : ""));
     }
     if (op.kind() == ir::OpKind::Reduce && fragments.layout(op.result(0)) != nullptr) {
       const FragmentLayout* in = fragments.layout(op.operand(0));

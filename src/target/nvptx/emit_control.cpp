@@ -119,6 +119,11 @@ void Emitter::emit_if(const ir::Op& op) {
     b_.CreateBr(merge);
   }
   b_.SetInsertPoint(merge);
+  // Every result's phis first: set_fragment may emit a fragment's flat copy (a round trip),
+  // which must come after all of them (LLVM: "PHI nodes not grouped at top of basic block",
+  // an `if` yielding several fragments read flat, fla's kkt_solve with its one-trip loop
+  // written out).
+  std::vector<Regs> merged(static_cast<size_t>(op.num_results()));
   for (int k = 0; k < op.num_results(); ++k) {
     const ir::Type* type = op.result(k)->type();
     const bool fragment = frags_.layout(op.result(k)) != nullptr;
@@ -127,19 +132,20 @@ void Emitter::emit_if(const ir::Op& op) {
       a = materialize(a, type);
       b = materialize(b, type);
     }
-    Regs out;
-    out.uniform = a.uniform;
+    Regs& out = merged[static_cast<size_t>(k)];
+    out.uniform = a.uniform && !fragment;
     for (size_t r = 0; r < a.values.size(); ++r) {
       llvm::PHINode* phi = b_.CreatePHI(element_type(type), 2);
       phi->addIncoming(a.values[r], ends[0]);
       phi->addIncoming(b.values[r], ends[1]);
       out.values.push_back(phi);
     }
-    if (fragment) {
-      out.uniform = false;
-      set_fragment(op.result(k), std::move(out));
+  }
+  for (int k = 0; k < op.num_results(); ++k) {
+    if (frags_.layout(op.result(k)) != nullptr) {
+      set_fragment(op.result(k), std::move(merged[static_cast<size_t>(k)]));
     } else {
-      set(op.result(k), std::move(out));
+      set(op.result(k), std::move(merged[static_cast<size_t>(k)]));
     }
   }
   body_commits_ = commits;

@@ -12,6 +12,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include "gpu/prefetch_operands.h"
+#include "gpu/scratch.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -484,10 +485,15 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // 8-bit A are K-major), on mma.sync for every tensor-core path (ldmatrix .trans, or
   // element by element); B K-major on both. Each run of the slot is then one vector store
   // (stage_slot). The fma dots (emit_flat_dot, DotPath::Fma) read row-major tiles only.
+  // An operand that is a trans the dots stage themselves (gpu::trans_staged_by_dots) is held
+  // the other way round where the instruction reads that too: its source's rows are then the
+  // tile's (a dot result's fragments, pairs along its rows; a flat block's runs).
   const bool tensor_cores = frags_.layout(op.result()) != nullptr && choose_path(op) != DotPath::Fma;
+  auto staged_trans = [](const ir::Value* v) { return v->def() != nullptr && gpu::trans_staged_by_dots(*v->def()); };
   const bool b_transposed = (wgmma && (gpu::tf32_dot(op) || gpu::int8_dot(op) || (!fp8_as_f16 && ir::is_fp8(kb)))) ||
-                            (tensor_cores && slot_runs_down(b));
-  s.a_m_major = tensor_cores && !a_in_registers && (!wgmma || type_bytes(s.a) == 2) && slot_runs_down(a);
+                            (tensor_cores && (slot_runs_down(b) || staged_trans(b)));
+  s.a_m_major = tensor_cores && !a_in_registers && (!wgmma || type_bytes(s.a) == 2) &&
+                (slot_runs_down(a) || staged_trans(a));
   s.tile_a = s.a_m_major ? tile(K, a_rows, type_bytes(s.a), mma_tile_pad(type_bytes(s.a), true))
                          : tile(a_rows, K, type_bytes(s.a), 16);
   s.tile_b = b_transposed ? tile(b_shape.back(), b_rows, type_bytes(s.b), 16)
@@ -510,10 +516,15 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // A B held transposed and in fragments is staged from its flat copy, made by a round trip
   // through shared memory from byte 0: made before A is staged there, not after (it would
   // overwrite A).
-  if (copied_b == async_.carried.end() && b_transposed && values_.count(b) == 0) {
-    const FragmentLayout* lb = frags_.layout(b);
-    const bool slot = b->def() != nullptr && b->def()->kind() == ir::OpKind::ConvertLayout && staged_by_dots(*b->def());
-    if (lb != nullptr && !lb->rows && !slot) set(b, fragment_to_flat(b, *lb, fragment_operand(b, *lb, *b->users()[0])));
+  // (A trans's source is what is staged, transposed when B is not.)
+  const ir::Value* b_source = staged_trans(b) ? b->def()->operand(0) : b;
+  if (copied_b == async_.carried.end() && b_transposed != (b_source != b) && values_.count(b_source) == 0) {
+    const FragmentLayout* lb = frags_.layout(b_source);
+    const bool slot = b_source->def() != nullptr && b_source->def()->kind() == ir::OpKind::ConvertLayout &&
+                      staged_by_dots(*b_source->def());
+    if (lb != nullptr && !lb->rows && !slot) {
+      set(b_source, fragment_to_flat(b_source, *lb, fragment_operand(b_source, *lb, *b_source->users()[0])));
+    }
   }
   auto hoisted = async_.hoisted_a.find(&op);
   if (hoisted != async_.hoisted_a.end()) {

@@ -10,6 +10,7 @@
 #include <llvm/IR/Constants.h>
 
 #include "gpu/conversion.h"
+#include "gpu/scratch.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -251,6 +252,12 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
 
 void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                             const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed) {
+  // A trans read only by dots moved nothing (gpu::trans_staged_by_dots): its source's element
+  // (r, c) is its (c, r), staged where that goes.
+  if (value->def() != nullptr && gpu::trans_staged_by_dots(*value->def())) {
+    stage_operand(value->def()->operand(0), byte_offset, tile, stored, convert, !transposed);
+    return;
+  }
   const FragmentLayout* l = frags_.layout(value);
   if (value->def() != nullptr && value->def()->kind() == ir::OpKind::ConvertLayout && staged_by_dots(*value->def())) {
     stage_slot(value, byte_offset, tile, stored, convert, transposed);

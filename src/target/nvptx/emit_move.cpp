@@ -15,6 +15,7 @@ namespace tritium::nvptx {
 using ir::OpKind;
 
 void Emitter::emit_move(const ir::Op& op) {
+  if (gpu::trans_staged_by_dots(op)) return;  // each dot stages the source (stage_operand)
   const ir::Type* in_type = op.operand(0)->type();
   Layout source = layout_of(in_type);
   int64_t per_operand = source.num_elements();

@@ -423,6 +423,8 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     }
   }
   FragmentPlan plan;
+  plan.sm_ = sm;
+  plan.num_warps_ = num_warps;
   for (const ir::Value* v : in) {
     if (fits_rows(v->type())) {
       FragmentLayout l;
@@ -504,7 +506,32 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
   return false;
 }
 
+bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps) {
+  const FragmentLayout* l = dot.kind() == OpKind::Dot ? plan.layout(dot.result()) : nullptr;
+  if (l == nullptr || operand > 1) return false;
+  // The tensor-core paths (emit_dot's choose_path other than fma).
+  using ir::ScalarKind;
+  ScalarKind a = dot.operand(0)->type()->element()->scalar_kind();
+  ScalarKind b = dot.operand(1)->type()->element()->scalar_kind();
+  ScalarKind r = dot.result()->type()->element()->scalar_kind();
+  const bool half = ((a == ScalarKind::F16 && b == ScalarKind::F16) || (a == ScalarKind::BF16 && b == ScalarKind::BF16) ||
+                     (ir::is_fp8(a) && ir::is_fp8(b))) &&
+                    r != ScalarKind::F64;
+  if (!half && !gpu::tf32_dot(dot) && !gpu::int8_dot(dot)) return false;
+  const bool wgmma = uses_wgmma(dot, *l, sm, num_warps);
+  if (operand == 0) return !wgmma;
+  return !(wgmma && k_evens_first(dot, plan));  // an evens_first tile takes the flat copy
+}
+
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand) {
+  if (gpu::trans_staged_by_dots(user)) {
+    const FragmentLayout* source = plan.layout(user.operand(0));
+    if (source == nullptr || source->rows || source->batch != 1) return false;
+    for (const ir::Use& use : user.result()->uses()) {
+      if (!stages_trans_fragments(*use.user, use.index, plan, plan.sm_, plan.num_warps_)) return false;
+    }
+    return operand == 0;
+  }
   return reads_in([&](const ir::Value* v) { return plan.layout(v) != nullptr; }, user, operand);
 }
 

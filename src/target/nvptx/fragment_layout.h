@@ -91,8 +91,10 @@ class FragmentPlan {
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
+  friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
+  int sm_ = 0, num_warps_ = 0;
 };
 
 // Dot results get the fragment layout; it spreads forward through elementwise ops whose
@@ -132,7 +134,14 @@ bool k_evens_first(const ir::Op& dot, const FragmentPlan& plan);
 // Whether some dot of `function` does.
 bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, int num_warps);
 
-// Whether a `use` of a fragment value by `user` reads it in its fragment layout.
+// Whether a `use` of a fragment value by `user` reads it in its fragment layout. A trans the
+// dots stage (gpu::trans_staged_by_dots) does where each of them writes the fragments into a
+// tile held the other way round (stages_trans_fragments), a pair of registers at a time.
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
+// Whether `dot` stages its operand `operand`, a trans of a fragment value that it stages
+// itself, straight from the fragments: on the tensor-core paths B is then held K-major and,
+// on mma.sync, A M-major (Emitter::stage_dot_operands); wgmma's A (a hoisted one is K-major)
+// and an fma dot's row-major tiles read the flat copy, transposed.
+bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
 
 }  // namespace tritium::nvptx
