@@ -582,6 +582,14 @@ void AxisInfoAnalysis::visit_op(const ir::Op& op) {
         r = *cond.constant ? a : b;
         break;
       }
+      if (op.operand(1) == op.operand(2) && op.operand(1)->type() == type) {
+        r = a;  // either side, the same value
+        break;
+      }
+      if (a.constant && b.constant && *a.constant == *b.constant && type->is_int()) {
+        r = constant_info(type, *a.constant);
+        break;
+      }
       for (int d = 0; d < rank; ++d) {
         int64_t cc = cond.constancy[d];
         r.constancy[d] = std::min(gcd(a.constancy[d], cc), gcd(b.constancy[d], cc));

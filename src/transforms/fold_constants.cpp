@@ -100,6 +100,13 @@ void fold_op(ir::Op& op) {
       if (int_constant_of(op.operand(0), &a)) {
         ir::Value* chosen = op.operand(a != 0 ? 1 : 2);
         if (chosen->type() == type) replace(op, chosen);
+      } else if (op.operand(1)->type() == type && op.operand(2)->type() == type &&
+                 (op.operand(1) == op.operand(2) ||
+                  (int_constant_of(op.operand(1), &a) && int_constant_of(op.operand(2), &b) && a == b))) {
+        // Both sides alike, whatever the condition: xformers' tiled matmul picks a stride
+        // `tl.where(pid_m < grid_m1, stride_ak1, tl.where(..., stride_ak2, stride_ak3))` of
+        // three arguments specialized to 1 (MLIR folds such a select in Triton).
+        replace(op, op.operand(1));
       }
       return;
     case OpKind::AddPtr:
