@@ -840,6 +840,21 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   // trip = ceil((max(ub, lb) - lb) / step); the unrolled loop ends at lb + (trip - trip % N) * step.
   auto value = [](Value* v) { return LValue::tensor(v); };
   auto number = [&](int64_t n) { return value(constant(iv_kind, ConstValue::integer(n), iter.loc)); };
+  auto is_int = [](const LValue& v) { return v.is_const() && v.c.kind == ConstValue::Kind::Int; };
+  if (is_int(lb) && is_int(ub)) {
+    // Constant bounds: no loop that would not run.
+    __int128 span = ub.c.i > lb.c.i ? ub.c.i - lb.c.i : 0;
+    __int128 trip = (span + step_value - 1) / step_value;
+    __int128 whole = trip - trip % unroll_factor;
+    if (whole == 0) {
+      emit_loop(lbv, ubv, stepv, 1, attrs);
+      return false;
+    }
+    if (whole == trip) {
+      emit_loop(lbv, ubv, constant(iv_kind, ConstValue::integer(big_step), iter.loc), unroll_factor, attrs);
+      return false;
+    }
+  }
   Value* span = sub(value(min_max(ir::OpKind::Maximum, value(ubv), value(lbv), iter.loc)), value(lbv), iter.loc);
   Value* trip = int_div_rem(ir::OpKind::Div, value(add(value(span), number(step_value - 1), iter.loc)), number(step_value),
                             iter.loc);
