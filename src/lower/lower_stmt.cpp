@@ -714,7 +714,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   bool has_named[3] = {false, false, false};
   for (const auto& kw : iter.keywords) {
     static const std::set<std::string> known = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
-                                                "flatten", "warp_specialize"};
+                                                "flatten", "warp_specialize", "disable_licm"};
     int slot = kw.name == "arg1" ? 0 : kw.name == "arg2" ? 1 : kw.name == "step" ? 2 : -1;
     if (slot >= 0 && tl_form) {
       if (static_cast<int>(args.size()) > slot) error_at(kw.loc, "range got multiple values for '" + kw.name + "'");
@@ -780,7 +780,9 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
       bool is_int = v.is_const() && (v.c.kind == ConstValue::Kind::Int || v.c.kind == ConstValue::Kind::Bool);
       if (!is_int) error_at(kw.value->loc, "loop_unroll_factor must be an integer constant, got " + v.describe());
       __int128 n = v.c.kind == ConstValue::Kind::Bool ? (v.c.b ? 1 : 0) : v.c.i;
-      if (n < INT32_MIN || n > INT32_MAX) error_at(kw.value->loc, "loop_unroll_factor " + v.describe() + " does not fit in int32");
+      if (n < INT32_MIN || n > INT32_MAX) {
+        error_at(kw.value->loc, "loop_unroll_factor " + v.describe() + " does not fit in int32");
+      }
       unroll_factor = static_cast<int64_t>(n);
       continue;
     }
