@@ -654,7 +654,7 @@ def debug_barrier(): _outside_kernel("debug_barrier")
 # Loops: `for i in tl.range(...)` / `tl.static_range(...)` inside kernels.
 class range:
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False, disable_licm=False):
         _outside_kernel("range")
 
 

@@ -197,7 +197,8 @@ void register_core_builtins(BuiltinTable& t) {
   });
   for (const char* name : {"static_range", "range"}) {
     t.add(name, {"*args", "num_stages=", "loop_unroll_factor=", "disallow_acc_multi_buffer=", "flatten=",
-                 "warp_specialize="}, false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) -> LValue {
+                 "warp_specialize=", "disable_licm="},
+          false, [](Lowerer&, const BuiltinArgs& a, const Loc& loc) -> LValue {
       error_at(loc, "tl." + a.fn() + "() can only be used as the iterable of a for loop");
     });
   }

@@ -2,6 +2,7 @@
 // with branch merges, `for`/`while` with loop-carried values, `return` by continuation, and
 // the inlining of @jit callees.
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -713,7 +714,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   bool has_named[3] = {false, false, false};
   for (const auto& kw : iter.keywords) {
     static const std::set<std::string> known = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer",
-                                                "flatten", "warp_specialize"};
+                                                "flatten", "warp_specialize", "disable_licm"};
     int slot = kw.name == "arg1" ? 0 : kw.name == "arg2" ? 1 : kw.name == "step" ? 2 : -1;
     if (slot >= 0 && tl_form) {
       if (static_cast<int>(args.size()) > slot) error_at(kw.loc, "range got multiple values for '" + kw.name + "'");
@@ -766,35 +767,110 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
   ubv = cast(ubv, iv_kind, iter.loc);
   stepv = cast(stepv, iv_kind, iter.loc);
 
-  std::vector<std::string> carried;
-  std::vector<LValue> init_values;
-  collect_carried(stmt.body, stmt.target->name, loc, &carried, &init_values);
-  std::vector<Value*> inits;
-  for (const LValue& v : init_values) flatten_leaves(v, &inits);
-  std::vector<Value*> operands = {lbv, ubv, stepv};
-  operands.insert(operands.end(), inits.begin(), inits.end());
-  ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
+  // The loop's options: integer constants become attributes of the For op (num_stages is
+  // read by the load pipelining); loop_unroll_factor is applied here.
+  std::vector<std::pair<std::string, int64_t>> attrs;
+  int64_t unroll_factor = 1;
   for (const auto& kw : iter.keywords) {
     if (kw.name == "arg1" || kw.name == "arg2" || kw.name == "step") continue;
     LValue v = eval(*kw.value);
-    if (v.is_const() && v.c.kind == ConstValue::Kind::Int) op->set_attr(kw.name, static_cast<int64_t>(v.c.i));
+    if (kw.name == "loop_unroll_factor") {
+      // As Triton 3.6: an int32 (a bool counts as one), or None; at most 1 is no unrolling.
+      if (v.is_none()) continue;
+      bool is_int = v.is_const() && (v.c.kind == ConstValue::Kind::Int || v.c.kind == ConstValue::Kind::Bool);
+      if (!is_int) error_at(kw.value->loc, "loop_unroll_factor must be an integer constant, got " + v.describe());
+      __int128 n = v.c.kind == ConstValue::Kind::Bool ? (v.c.b ? 1 : 0) : v.c.i;
+      if (n < INT32_MIN || n > INT32_MAX) {
+        error_at(kw.value->loc, "loop_unroll_factor " + v.describe() + " does not fit in int32");
+      }
+      unroll_factor = static_cast<int64_t>(n);
+      continue;
+    }
+    if (v.is_const() && v.c.kind == ConstValue::Kind::Int) attrs.emplace_back(kw.name, static_cast<int64_t>(v.c.i));
   }
-  ir::Region* region = op->add_region();
-  Value* iv = region->add_arg(Type::scalar(iv_kind));
-  Scope before = scope_;
-  bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(region, inits)));
-  bind(stmt.target->name, LValue::tensor(iv));
-  ir::Region* outer = builder_.region();
-  builder_.set_region(region);
-  ++context_->loop_depth;
-  lower_stmts(stmt.body, 0, Continuation{});
-  --context_->loop_depth;
-  yield_carried(carried, init_values, loc);
-  builder_.set_region(outer);
-  scope_ = before;
-  std::vector<bool> kept;
-  op = drop_invariant_carried(op, inits, &kept);
-  bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
+  // One For op over [lo, hi) by `by`, whose body is the loop's body `copies` times, the
+  // k-th with the loop variable at iv + k * step.
+  auto emit_loop = [&](Value* lo, Value* hi, Value* by, int64_t copies,
+                       const std::vector<std::pair<std::string, int64_t>>& op_attrs) {
+    std::vector<std::string> carried;
+    std::vector<LValue> init_values;
+    collect_carried(stmt.body, stmt.target->name, loc, &carried, &init_values);
+    std::vector<Value*> inits;
+    for (const LValue& v : init_values) flatten_leaves(v, &inits);
+    std::vector<Value*> operands = {lo, hi, by};
+    operands.insert(operands.end(), inits.begin(), inits.end());
+    ir::Op* op = builder_.create(ir::OpKind::For, {}, operands, loc);
+    for (const auto& [name, value] : op_attrs) op->set_attr(name, value);
+    ir::Region* region = op->add_region();
+    Value* iv = region->add_arg(Type::scalar(iv_kind));
+    Scope before = scope_;
+    bind_carried(*this, carried, init_values, carry_const_pointers(inits, add_args(region, inits)));
+    ir::Region* outer = builder_.region();
+    builder_.set_region(region);
+    ++context_->loop_depth;
+    for (int64_t k = 0; k < copies; ++k) {
+      Value* at = iv;
+      if (k > 0) {
+        Value* offset = arith(ir::OpKind::Mul, LValue::tensor(stepv),
+                              LValue::tensor(constant(iv_kind, ConstValue::integer(k), iter.loc)), iter.loc);
+        at = add(LValue::tensor(iv), LValue::tensor(offset), iter.loc);
+      }
+      bind(stmt.target->name, LValue::tensor(at));
+      lower_stmts(stmt.body, 0, Continuation{});
+    }
+    --context_->loop_depth;
+    yield_carried(carried, init_values, loc);
+    builder_.set_region(outer);
+    scope_ = before;
+    std::vector<bool> kept;
+    op = drop_invariant_carried(op, inits, &kept);
+    bind_carried(*this, carried, init_values, carry_const_pointers(inits, loop_results(op, inits, kept)));
+  };
+  // loop_unroll_factor N > 1 (Triton's LoopUnroll pass, DESIGN.md "Loop unrolling"): a loop
+  // over the first trip - trip % N iterations by N * step whose body is N copies of the
+  // body, then the remaining iterations in a loop of its own, which is not pipelined
+  // (num_stages 1). Only for a constant positive step (Triton assumes a positive one).
+  bool constant_step = step.is_const() && step.c.kind == ConstValue::Kind::Int && step.c.i > 0 && step.c.i <= INT32_MAX;
+  int64_t step_value = constant_step ? static_cast<int64_t>(step.c.i) : 0;
+  __int128 big_step = static_cast<__int128>(step_value) * unroll_factor;
+  bool fits = ir::is_signed(iv_kind) ? big_step < (static_cast<__int128>(1) << (ir::bit_width(iv_kind) - 1))
+                                     : big_step < (static_cast<__int128>(1) << ir::bit_width(iv_kind));
+  if (unroll_factor <= 1 || step_value <= 0 || !fits) {
+    emit_loop(lbv, ubv, stepv, 1, attrs);
+    return false;
+  }
+  // trip = ceil((max(ub, lb) - lb) / step); the unrolled loop ends at lb + (trip - trip % N) * step.
+  auto value = [](Value* v) { return LValue::tensor(v); };
+  auto number = [&](int64_t n) { return value(constant(iv_kind, ConstValue::integer(n), iter.loc)); };
+  auto is_int = [](const LValue& v) { return v.is_const() && v.c.kind == ConstValue::Kind::Int; };
+  if (is_int(lb) && is_int(ub)) {
+    // Constant bounds: no loop that would not run.
+    __int128 span = ub.c.i > lb.c.i ? ub.c.i - lb.c.i : 0;
+    __int128 trip = (span + step_value - 1) / step_value;
+    __int128 whole = trip - trip % unroll_factor;
+    if (whole == 0) {
+      emit_loop(lbv, ubv, stepv, 1, attrs);
+      return false;
+    }
+    if (whole == trip) {
+      emit_loop(lbv, ubv, constant(iv_kind, ConstValue::integer(big_step), iter.loc), unroll_factor, attrs);
+      return false;
+    }
+  }
+  Value* span = sub(value(min_max(ir::OpKind::Maximum, value(ubv), value(lbv), iter.loc)), value(lbv), iter.loc);
+  Value* trip = int_div_rem(ir::OpKind::Div, value(add(value(span), number(step_value - 1), iter.loc)), number(step_value),
+                            iter.loc);
+  Value* whole = sub(value(trip), value(int_div_rem(ir::OpKind::Rem, value(trip), number(unroll_factor), iter.loc)),
+                     iter.loc);
+  Value* unrolled_end = add(value(lbv), value(arith(ir::OpKind::Mul, value(whole), value(stepv), iter.loc)), iter.loc);
+  emit_loop(lbv, unrolled_end, constant(iv_kind, ConstValue::integer(static_cast<int64_t>(big_step)), iter.loc),
+            unroll_factor, attrs);
+  std::vector<std::pair<std::string, int64_t>> rest_attrs;
+  for (const auto& attr : attrs) {
+    if (attr.first != "num_stages") rest_attrs.push_back(attr);
+  }
+  rest_attrs.emplace_back("num_stages", 1);
+  emit_loop(unrolled_end, ubv, stepv, 1, rest_attrs);
   return false;
 }
 

@@ -60,6 +60,22 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def matmul_unrolled(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                        U: tl.constexpr):
+        # matmul's K loop with tl.range(loop_unroll_factor=U): U dots an iteration, then the
+        # K / BK % U remaining ones in a loop of their own.
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in tl.range(0, K, BK, loop_unroll_factor=U):
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+    @tritium.jit
     def histogram(x_ptr, sum_ptr, max_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         x = tl.load(x_ptr + i, mask=i < n, other=0)
@@ -279,6 +295,28 @@ def test_dot_on_tensor_cores(kernels, sm, warps, stages):
     np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
     ll = eg.emit_llvm(handle, sm)
     assert ("wgmma.mma_async" in ll) == (sm == 90) and ("mma.sync" in ll) == (sm == 80)
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 3), (80, 2, 1)])
+@pytest.mark.parametrize("ksteps,unroll", [(7, 3), (2, 4), (6, 2), (5, 1), (5, -2)])
+def test_dot_loop_unrolled(kernels, sm, warps, stages, ksteps, unroll):
+    """tl.range(loop_unroll_factor=U) over a trip count that U need not divide (the rest in a
+    loop of its own), the unrolled loop's dots pipelined; U <= 1 is no unrolling (Triton)."""
+    rng = np.random.default_rng(12)
+    M, N, BK = 64, 32, 32
+    K = ksteps * BK
+    a = rng.integers(-4, 5, (M, K)).astype(np.float16)
+    b = rng.integers(-4, 5, (K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.matmul_unrolled, (1, 1), a, b, c, M, N, K, BM=64, BN=32, BK=BK, U=unroll, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+    ll = eg.emit_llvm(handle, sm)
+    mma = "wgmma.mma_async" if sm == 90 else "mma.sync"
+    single = eg.emit_llvm(eg.run(kernels.matmul_unrolled, (1, 1), a, b, c, M, N, K, BM=64, BN=32, BK=BK, U=1,
+                                 sm=sm, num_warps=warps, num_stages=stages), sm)
+    # U copies of the dot in the unrolled loop plus the one of the remainder loop.
+    assert ll.count(mma) == single.count(mma) * (unroll + 1 if unroll > 1 else 1)
 
 
 @pytest.mark.parametrize("sm", [90, 80])

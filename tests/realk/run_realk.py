@@ -1073,6 +1073,52 @@ def _(dev):
     return [close("o", o, torch.cat(refs), atol=3e-3, rtol=3e-3)], [o]  # tf32 dots
 
 
+@case("vllm.prefix_prefill", "vllm")
+def _(dev):
+    # Prefill over a paged KV cache (the context) plus the new tokens, causal: _fwd_kernel's
+    # context loop is tl.range(..., loop_unroll_factor=4) over BLOCK_SIZE (32) tokens a step;
+    # contexts of 37 and 150 tokens give 2 and 5 steps (none and one unrolled group).
+    torch = torch_mod()
+    from vllm.v1.attention.ops import prefix_prefill as pp
+    H, Hk, D, page, x = 4, 2, 64, 16, 8
+    ctx, new = [37, 150], [5, 20]
+    B = len(ctx)
+    pages = [(c + page - 1) // page for c in ctx]
+    nblocks = sum(pages) + 1
+    perm = torch.randperm(nblocks, generator=torch.Generator().manual_seed(5))
+    b_loc = torch.zeros(B, max(pages), dtype=torch.int32)
+    k_cache = torch.zeros(nblocks, Hk, D // x, page, x, dtype=torch.float16)
+    v_cache = torch.zeros(nblocks, Hk, D, page, dtype=torch.float16)
+    T = sum(new)
+    q = rnd(T, H, D, seed=1).half()
+    k, v = rnd(T, Hk, D, seed=2).half(), rnd(T, Hk, D, seed=3).half()
+    used, keys, values = 0, [], []
+    for b in range(B):
+        kc, vc = rnd(ctx[b], Hk, D, seed=10 + b).half(), rnd(ctx[b], Hk, D, seed=20 + b).half()
+        for t in range(ctx[b]):
+            if t % page == 0:
+                b_loc[b, t // page] = perm[used]
+                used += 1
+            blk, slot = int(b_loc[b, t // page]), t % page
+            k_cache[blk, :, :, slot, :] = kc[t].view(Hk, D // x, x)
+            v_cache[blk, :, :, slot] = vc[t]
+        keys.append(kc)
+        values.append(vc)
+    starts = torch.tensor([0, new[0], T], dtype=torch.int32)
+    seq = torch.tensor([c + n for c, n in zip(ctx, new)], dtype=torch.int32)
+    o = torch.zeros(T, H, D, dtype=torch.float16, device=dev)
+    one = torch.ones(1, dtype=torch.float32, device=dev)
+    pp.context_attention_fwd(q.to(dev), k.to(dev), v.to(dev), o, "auto", k_cache.to(dev), v_cache.to(dev),
+                             b_loc.to(dev), starts.to(dev), seq.to(dev), int(seq.max()), max(new), one, one)
+    refs = []
+    for b in range(B):
+        s = int(starts[b])
+        kk = torch.cat([keys[b], k[s:s + new[b]]]).transpose(0, 1).repeat_interleave(H // Hk, 0)
+        vv = torch.cat([values[b], v[s:s + new[b]]]).transpose(0, 1).repeat_interleave(H // Hk, 0)
+        refs.append(_ref_attention(q[s:s + new[b]].transpose(0, 1), kk, vv, D ** -0.5, True).transpose(0, 1))
+    return [close("o", o, torch.cat(refs), atol=2e-2, rtol=2e-2)], [o]
+
+
 @case("vllm.triton_unified_attention", "vllm")
 def _(dev):
     torch = torch_mod()
