@@ -808,6 +808,13 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
     ir::Region* outer = builder_.region();
     builder_.set_region(region);
     ++context_->loop_depth;
+    const int64_t outer_copies = unrolled_copies_;
+    if (copies > 1 && outer_copies * copies > kMaxUnrolledCopies) {
+      error_at(iter.loc, "loop_unroll_factor " + std::to_string(copies) + " makes " +
+                             std::to_string(outer_copies * copies) + " copies of the loop body; tritium unrolls at most " +
+                             std::to_string(kMaxUnrolledCopies));
+    }
+    unrolled_copies_ = outer_copies * copies;
     for (int64_t k = 0; k < copies; ++k) {
       Value* at = iv;
       if (k > 0) {
@@ -818,6 +825,7 @@ bool Lowerer::lower_for(const ast::Stmt& stmt, const ast::Body& body, size_t ind
       bind(stmt.target->name, LValue::tensor(at));
       lower_stmts(stmt.body, 0, Continuation{});
     }
+    unrolled_copies_ = outer_copies;
     --context_->loop_depth;
     yield_carried(carried, init_values, loc);
     builder_.set_region(outer);

@@ -76,6 +76,10 @@ struct FunctionContext {
   LValue checked_return;
 };
 
+// The most copies of a loop body that loop_unroll_factor may make, nested unrolled loops
+// multiplied (more is a located error, where Triton would spend minutes or run out of memory).
+inline constexpr int64_t kMaxUnrolledCopies = 1024;
+
 // The name the pending return value is bound to in the scope, so branch merges carry it.
 inline constexpr const char* kReturnSlot = "$return";
 
@@ -252,6 +256,9 @@ class Lowerer {
   const Globals& kernel_globals_;
   Scope scope_;
   FunctionContext* context_ = nullptr;
+  // Copies of the statement being lowered that enclosing loop_unroll_factor loops make
+  // (their product, bounded by kMaxUnrolledCopies).
+  int64_t unrolled_copies_ = 1;
   std::vector<std::unique_ptr<FunctionContext>> contexts_;
   std::map<const ast::Module*, std::unique_ptr<Scope>> module_scopes_;
   int inline_depth_ = 0;
