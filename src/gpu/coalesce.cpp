@@ -33,12 +33,38 @@ int64_t floor_pow2(int64_t n) {
 // A load whose every use is a dot's A or B: the dot stages it into shared memory from any
 // layout (target/nvptx emit_fragment_rows.cpp, stage_operand), so a coalesced layout costs
 // no conversion there.
-bool feeds_only_dots(const Op& op) {
-  if (op.kind() != OpKind::Load || !op.result()->has_uses()) return false;
-  const auto& uses = op.result()->uses();
+bool feeds_only_dots_value(const ir::Value* v) {
+  if (!v->has_uses()) return false;
+  const auto& uses = v->uses();
   return std::all_of(uses.begin(), uses.end(), [](const ir::Use& use) {
     return use.user->kind() == OpKind::Dot && use.index < 2;
   });
+}
+
+bool feeds_only_dots(const Op& op) { return op.kind() == OpKind::Load && feeds_only_dots_value(op.result()); }
+
+// A load yielded by a branch of an `if` whose one result only dots' A and B read (vLLM's
+// prefix prefill: `if last tile: k = tl.load(p, mask) else: k = tl.load(p)`, then
+// `tl.dot(q, k)`), the other branch yielding a load of the same type: both are made in one
+// layout, the `if` yields it, and the dots stage from it. The other branch's load, or null.
+Op* yielded_to_dots(const Op& op) {
+  if (op.kind() != OpKind::Load || op.result()->uses().size() != 1) return nullptr;
+  const ir::Use use = op.result()->uses()[0];
+  const ir::Region* branch = op.parent();
+  Op* owner = branch->parent();
+  if (use.user->kind() != OpKind::Yield || use.user->parent() != branch || owner == nullptr || owner->kind() != OpKind::If ||
+      owner->num_results() != 1 || owner->regions().size() != 2 || !feeds_only_dots_value(owner->result())) {
+    return nullptr;
+  }
+  const ir::Region* other = owner->region(0) == branch ? owner->region(1) : owner->region(0);
+  const Op* yield = other->ops().empty() ? nullptr : other->ops().back().get();
+  if (yield == nullptr || yield->kind() != OpKind::Yield || yield->num_operands() != 1) return nullptr;
+  Op* load = yield->operand(0)->def();
+  if (load == nullptr || load->kind() != OpKind::Load || load->parent() != other || load->result()->uses().size() != 1 ||
+      load->result()->type() != op.result()->type()) {
+    return nullptr;
+  }
+  return load;
 }
 
 // A load outside loops whose values reach nothing but dots' A and B, through ops without
@@ -111,6 +137,118 @@ void rewrite(Op& op, const ir::Layout* layout) {
   convert->add_operand(result);
   ir::Value* back = convert->add_result(before);
   op.parent()->insert(op.parent()->index_of(&op) + 1, std::move(convert));
+  for (const ir::Use& use : uses) use.user->set_operand(use.index, back);
+}
+
+// An access operand that is not recomputable from the element index (a paged cache's
+// offsets: `block[None, :] * stride + d[:, None]`, `block` loaded from a block table) is
+// computed in the access's layout instead: its elementwise ops of the block's shape again,
+// each marked as held in the slot (conversion.h's kSlotAttr), down to the broadcasts they
+// read (into the slot through emit_broadcast's slot case: the small source recomputed or
+// read back from shared memory), uniform values, and recomputable values (converted into
+// the slot, recomputed there). Whether `v` can be, within `depth` ops.
+constexpr int kSlotChainDepth = 12;
+bool slot_computable(const ir::Value* v, int depth) {
+  if (!v->type()->is_block() || is_uniform(v)) return true;
+  int budget = kRecomputeBudget;
+  if (recomputable(v, &budget)) return true;
+  const Op* def = v->def();
+  if (def == nullptr || depth == 0) return false;
+  if (def->kind() == OpKind::Broadcast) return true;
+  if (!has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def) || def->num_results() != 1 ||
+      !def->regions().empty() || def->find_attr("pack") != nullptr) {
+    return false;
+  }
+  for (const ir::Value* operand : def->operands()) {
+    if (operand->type()->is_block() && operand->type()->shape() != v->type()->shape()) return false;
+    if (!slot_computable(operand, depth - 1)) return false;
+  }
+  return true;
+}
+
+// `v` (slot_computable) in `layout`: each op made again right after its original (so it
+// stands where the original's operands do), once per value and layout (`made`).
+using SlotValues = std::unordered_map<const ir::Value*, std::unordered_map<const ir::Layout*, ir::Value*>>;
+ir::Value* compute_in_slot(ir::Value* v, const ir::Layout* layout, SlotValues& made) {
+  if (!v->type()->is_block() || is_uniform(v)) return v;
+  ir::Value*& done = made[v][layout];
+  if (done != nullptr) return done;
+  Op* def = v->def();
+  int budget = kRecomputeBudget;
+  const bool broadcast = def->kind() == OpKind::Broadcast;
+  const bool recompute = !broadcast && recomputable(v, &budget);
+  auto copy = std::make_unique<Op>(recompute ? OpKind::ConvertLayout : def->kind(), def->loc());
+  if (recompute || broadcast) {
+    copy->add_operand(recompute ? v : def->operand(0));
+  } else {
+    for (ir::Value* operand : def->operands()) copy->add_operand(compute_in_slot(operand, layout, made));
+    for (const ir::Attr& a : def->attrs()) copy->set_attr(a.name, a.value);
+  }
+  ir::Value* result = copy->add_result(v->type()->with_layout(layout));
+  copy->set_attr(kSlotAttr, int64_t{1});
+  ir::Region* region = def->parent();
+  region->insert(region->index_of(def) + 1, std::move(copy));
+  done = result;
+  return result;
+}
+
+// The ops of `candidates` nothing reads any more (pure, without regions), erased, and then
+// the ops only they read; found by walking the IR, so no erased op is looked at again.
+void erase_dead(ir::Region& region, std::unordered_set<const Op*>& candidates) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = region.ops().size(); i-- > 0;) {
+      Op* op = region.ops()[i].get();
+      for (const auto& r : op->regions()) erase_dead(*r, candidates);
+      if (candidates.count(op) == 0 || !ir::is_pure(*op) || !op->regions().empty() || op->num_results() != 1 ||
+          op->result()->has_uses()) {
+        continue;
+      }
+      candidates.erase(op);
+      for (ir::Value* v : op->operands()) {
+        if (v->def() != nullptr) candidates.insert(v->def());
+      }
+      region.erase(op);
+      changed = true;
+    }
+  }
+}
+
+// rewrite(), the operands that are not recomputable computed in the slot; the ops they
+// were computed by are `replaced` (erase_dead's candidates once every access is rewritten).
+void rewrite_in_slot(Op& op, const ir::Layout* layout, SlotValues& made, std::unordered_set<const Op*>& replaced) {
+  for (int i = 0; i < op.num_operands(); ++i) {
+    ir::Value* v = op.operand(i);
+    int budget = kRecomputeBudget;
+    const bool stored_value = op.kind() == OpKind::Store && v == ir::StoreOp(op).value();
+    if (stored_value || !v->type()->is_block() || is_uniform(v) || recomputable(v, &budget)) continue;
+    op.set_operand(i, compute_in_slot(v, layout, made));
+    replaced.insert(v->def());
+  }
+  rewrite(op, layout);
+}
+
+// A yielded_to_dots pair made in `layout`: each branch yields its load there, and so does
+// the `if` (marked as held in its slot), converted back after it for the dots, which stage
+// from the slot (staged_by_dots).
+void rewrite_yielded(Op& a, Op& b, const ir::Layout* layout, SlotValues& made, std::unordered_set<const Op*>& replaced) {
+  for (Op* load : {&a, &b}) {
+    rewrite_in_slot(*load, layout, made, replaced);
+    Op* back = load->result()->users()[0];  // the conversion rewrite put after the load
+    back->result()->replace_all_uses_with(load->result());
+    back->parent()->erase(back);
+  }
+  Op* owner = a.parent()->parent();
+  ir::Value* result = owner->result();
+  const std::vector<ir::Use> uses = result->uses();
+  const ir::Type* before = result->type();
+  result->set_type(before->with_layout(layout));
+  owner->set_attr(kSlotAttr, int64_t{1});
+  auto convert = std::make_unique<Op>(OpKind::ConvertLayout, owner->loc());
+  convert->add_operand(result);
+  ir::Value* back = convert->add_result(before);
+  owner->parent()->insert(owner->parent()->index_of(owner) + 1, std::move(convert));
   for (const ir::Use& use : uses) use.user->set_operand(use.index, back);
 }
 
@@ -561,6 +699,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   std::vector<std::pair<Op*, const ir::Layout*>> chosen;
   std::vector<std::tuple<Op*, DotChain, const ir::Layout*>> chains;
   std::unordered_set<const Op*> taken;  // the loads of the chains chosen so far
+  std::vector<std::tuple<Op*, Op*, const ir::Layout*>> yielded;  // yielded_to_dots pairs
   // The emitter computes an access's pointer, mask and `other` where its new layout wants them.
   auto operands_recomputable = [](const Op& op) {
     if (op.kind() == OpKind::Load) {
@@ -569,6 +708,11 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     }
     return recomputable_operand(op.operand(0)) && recomputable_operand(ir::StoreOp(op).mask());
   };
+  auto operands_slot_computable = [](const Op& op) {
+    auto ok = [](const ir::Value* v) { return v == nullptr || slot_computable(v, kSlotChainDepth); };
+    if (op.kind() == OpKind::Load) return ok(op.operand(0)) && ok(ir::LoadOp(op).mask()) && ok(ir::LoadOp(op).other());
+    return ok(op.operand(0)) && ok(ir::StoreOp(op).mask());
+  };
   for (Op* op : options.vectorize ? accesses : std::vector<Op*>()) {
     if (taken.count(op) != 0) continue;
     const ir::Value* ptr = op->operand(0);
@@ -576,10 +720,12 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     if (!type->is_block() || type->rank() < 2 || !layout_shape(type->shape()) || type->layout() == nullptr) continue;
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
     DotChain chain;
+    Op* partner = nullptr;  // yielded_to_dots
     if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
         !store_outside_loops(*op, function)) {
-      chain = chain_to_dots(*op, function);
-      if (chain.ops.empty()) continue;
+      partner = yielded_to_dots(*op);
+      if (partner == nullptr) chain = chain_to_dots(*op, function);
+      if (partner == nullptr && chain.ops.empty()) continue;
     }
     if (type->element()->pointee()->is_pointer()) continue;  // blocks of pointers in memory: as before
     // The last axis is the flat rule's: it keeps ties.
@@ -598,7 +744,8 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     // Triton's sizePerThread cap: every thread gets at least V elements.
     int64_t vector = floor_pow2(std::min<int64_t>(best, std::max<int64_t>(1, type->num_elements() / threads)));
     if (vector < 2 || vector <= widths.width(*op)) continue;
-    if (!operands_recomputable(*op)) continue;
+    const bool in_slot = !operands_recomputable(*op);
+    if (in_slot && !operands_slot_computable(*op)) continue;
     // The chain's other loads are made in the same layout: each must be an access as wide
     // along the axis (up to its 16 bytes) as the flat rule makes it, else the chain stays.
     const bool others_ok = std::all_of(chain.loads.begin(), chain.loads.end(), [&](const Op* other) {
@@ -628,10 +775,23 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     }
     const ir::Layout* layout = coalesced_layout(type->shape(), best_axis, static_cast<int>(vector), threads, across);
     if (layout == nullptr) continue;
+    if (partner != nullptr) {
+      // The other branch's load in the same layout: as wide along the axis.
+      if (taken.count(partner) != 0 || ir::is_volatile(*partner) || !facts.has(partner->operand(0)) ||
+          access_width_along(*partner, best_axis, facts) < vector ||
+          (!operands_recomputable(*partner) && !operands_slot_computable(*partner))) {
+        continue;
+      }
+      taken.insert(op);
+      taken.insert(partner);
+      yielded.emplace_back(op, partner, layout);
+      continue;
+    }
     if (chain.ops.empty()) {
       chosen.emplace_back(op, layout);
       continue;
     }
+    if (in_slot) continue;  // a chain's operands are recomputed (emit_slot_load)
     // The emitter holds a chain in the slot register for register as the flat rule would.
     const ir::LinearLayout flat = ir::LinearLayout::flat(type->shape(), threads, widths.vector(type->num_elements()));
     if (layout->linear().in_size(ir::LinearLayout::kRegister) == flat.in_size(ir::LinearLayout::kRegister)) {
@@ -640,7 +800,11 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
       chains.emplace_back(op, std::move(chain), layout);
     }
   }
-  for (auto& [op, layout] : chosen) rewrite(*op, layout);
+  SlotValues made;
+  std::unordered_set<const Op*> replaced;
+  for (auto& [op, layout] : chosen) rewrite_in_slot(*op, layout, made, replaced);
+  for (auto& [a, b, layout] : yielded) rewrite_yielded(*a, *b, layout, made, replaced);
+  erase_dead(function.body(), replaced);
   for (auto& [op, chain, layout] : chains) rewrite_chain(*op, chain, layout);
   // The rest of a dot kernel keeps its IR (no conversions inserted between its other ops).
   if (dots_only) return;

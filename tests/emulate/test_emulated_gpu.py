@@ -241,6 +241,37 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def paged_attention(q_ptr, k_cache, v_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kd, stride_vb,
+                        stride_vd, BM: tl.constexpr, D: tl.constexpr, BN: tl.constexpr, PBS: tl.constexpr,
+                        X: tl.constexpr):
+        # vLLM's prefix prefill: K cache [blocks, D // X, PBS, X] and V cache [blocks, D, PBS]
+        # read through a block table, the last tile masked in a branch of its own.
+        rm = tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        rn = tl.arange(0, BN)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+        acc = tl.zeros((BM, D), tl.float32)
+        for start in range(0, ctx_len, BN):
+            token = start + rn
+            block = tl.load(block_table + token // PBS).to(tl.int64)
+            slot = token % PBS
+            off_k = (block[None, :] * stride_kb + (rd[:, None] // X) * stride_kd + slot[None, :] * X
+                     + rd[:, None] % X)
+            off_v = block[:, None] * stride_vb + rd[None, :] * stride_vd + slot[:, None]
+            if start + BN > ctx_len:
+                k = tl.load(k_cache + off_k, mask=token[None, :] < ctx_len, other=0.0)
+            else:
+                k = tl.load(k_cache + off_k)
+            s = tl.dot(q, k).to(tl.float16)
+            if start + BN > ctx_len:
+                v = tl.load(v_cache + off_v, mask=token[:, None] < ctx_len, other=0.0)
+            else:
+                v = tl.load(v_cache + off_v)
+            acc = tl.dot(s, v, acc)
+        tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -567,3 +598,37 @@ def test_w8a16_read_back_at_every_stage_count(kernels, stages):
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 8, stages, 90)
     assert "read back into its registers" in gpu_ir
     assert 0 < eg.shared_bytes(eg.emit_llvm(handle, 90)) <= eg.SHARED_LIMIT[90]
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 4), (80, 1)])
+@pytest.mark.parametrize("ctx_len", [64, 45])
+def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
+    """K read from a paged cache through a block table (vLLM's prefix prefill): its offsets
+    are not recomputable from the element index (the table is loaded), so coalesce computes
+    them in the access's layout (runs of 8 fp16 along the head dimension); both branches of
+    the `if` around the last tile's masked load yield that layout and the dot stages from it.
+    Exact against numpy (small integers)."""
+    rng = np.random.default_rng(24)
+    BM, D, BN, PBS, X, blocks = 64, 64, 32, 16, 8, 9
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, D // X, PBS, X)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, D, PBS)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    out = np.full((BM, D), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.paged_attention, (1,), q, k_cache, v_cache, table, out, ctx_len, D * PBS, PBS * X,
+                    D * PBS, PBS, BM=BM, D=D, BN=BN, PBS=PBS, X=X, sm=sm, num_warps=warps, num_stages=1)
+    tiles = -(-ctx_len // BN) * BN
+    t = np.arange(tiles)
+    b = table[np.minimum(t // PBS, blocks - 1)]
+    k = k_cache[b, :, t % PBS, :].reshape(tiles, D).astype(np.float64)  # [token, d]
+    v = v_cache[b, :, t % PBS].astype(np.float64)  # [token, d]
+    k[t >= ctx_len] = 0
+    v[t >= ctx_len] = 0
+    want = np.zeros((BM, D))
+    for start in range(0, tiles, BN):
+        s = q.astype(np.float64) @ k[start:start + BN].T
+        want += s @ v[start:start + BN]
+    np.testing.assert_array_equal(out, want)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
+    k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
+    assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads

@@ -121,7 +121,7 @@ def main():
                                                   "..", "..", "build-gpu", "realk", "src"))
     ap.add_argument("--json", default=None)
     ap.add_argument("-k", action="append", default=[], help="only cases whose name has this")
-    ap.add_argument("--keep-triton", default=None, help="keep Triton's PTX here (triton_N.ptx, N the row)")
+    ap.add_argument("--keep-triton", default=None, help="keep Triton's PTX and TTGIR here (triton_N.ptx / .ttgir, N the row)")
     args = ap.parse_args()
     global PTXAS, CUOBJDUMP
     if args.ptxas:
@@ -161,6 +161,9 @@ def main():
             p = os.path.join(tmp, f"triton_{len(rows)}.ptx")
             with open(p, "w") as f:
                 f.write(k.asm["ptx"])
+            if args.keep_triton:  # Triton's layouts beside its PTX, to read against tritium's gpu-ir
+                with open(p[:-len(".ptx")] + ".ttgir", "w") as f:
+                    f.write(k.asm["ttgir"])
             row["triton"] = ptxas_stats(p)
         except Exception as e:  # noqa: BLE001 - recorded, the comparison goes on
             row["triton"] = {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[0][:160] if str(e).strip() else ''}"}
