@@ -62,7 +62,7 @@ RELEASES=(
   "index flash_attn==2.8.3 flash_attn-2.8.3.tar.gz flash_attn/"
   "wheel sglang==0.5.23 sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl sglang/*.py"
   "wheel unsloth==2026.10.9 unsloth-2026.10.9-py3-none-any.whl unsloth/"
-  "wheel unsloth_zoo==2026.10.9 unsloth_zoo-2026.10.9-py3-none-any.whl unsloth_zoo/"
+  "wheel unsloth_zoo==2026.10.9 unsloth_zoo-2026.10.9-py3-none-any.whl unsloth_zoo/ unsloth_zoo_downloads/"
   "wheel flag_gems==5.0.2 flag_gems-5.0.2-py3-none-any.whl flag_gems/ flag_gems-5.0.2.dist-info/"
   "wheel bitsandbytes==0.50.2 bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl bitsandbytes/*.py"
   "wheel torchao==0.18.0 torchao-0.18.0-cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl torchao/*.py torchao-0.18.0.dist-info/"
