@@ -211,7 +211,7 @@ finish() {  # with --update-manifest: the new manifest (the deps' lines kept wit
 # src.tar.xz: without sglang's models, tests and benchmarks, FlagGems' other vendors'
 # backends, and all of bitsandbytes and FlashInfer but the files the cases import
 # (FlashInfer's Python alone is 81 MB). Unpacked, the rest is about 170 MB, over the 64 MiB a
-# device command may carry; packed about 21 MB.
+# device command may carry; packed about 20 MB.
 S="$(basename "$SRC")"
 F="$S/flashinfer/experimental/b12x"
 M="$S/flashinfer/fused_moe/cute_dsl/blackwell_sm12x"
@@ -227,7 +227,7 @@ tar -C "$BASE" -rf "$BASE/src.tar" --exclude=__pycache__ \
   "$F/_lib/runtime_control.py" "$F/attention/dsa_indexer/schedule_metadata.py" \
   "$F/gemm/blockscaled/_quantize.py" "$F/loader/_gds_kernels.py" "$F/moe/_shared/routing.py" \
   "$F/moe/calibration.py" "$M/_moe_utils/moe_route_meta.py" "$M/moe_mxfp8_q0_route_triton.py"
-xz -T2 "$BASE/src.tar"
+xz -9 -T1 "$BASE/src.tar"  # (one thread: one block, 1.4 MB smaller than -T2 makes it)
 echo "  $(du -h "$BASE/src.tar.xz" | cut -f1)"
 
 echo "== $BASE/deps"
