@@ -5,8 +5,8 @@
 #
 #   [HALF=triton|tritium] [RESUME=1] [REALK_ARGS="-k vllm ..."] bash tests/realk/gpu_compare.sh [SRC] [OUTDIR]
 #
-# SRC: the fetched projects (default build-gpu/realk/src; build-gpu/realk/README says where
-# they come from). OUTDIR (default /tmp/realk-gpu; copied to $OUT/realk at the end when $OUT
+# SRC: the fetched projects (default build-gpu/realk/src; tests/realk/fetch_corpus.sh fetches
+# them). OUTDIR (default /tmp/realk-gpu; copied to $OUT/realk at the end when $OUT
 # is set): triton.txt, tritium.txt, their .json, and each case's outputs. Both halves take
 # more than one 10-minute device command: HALF runs one of them; RESUME=1 appends to the
 # half's table and skips the cases it holds (run_realk.py --skip-done), so on a machine still
@@ -27,7 +27,7 @@ PY="${PYTHON:-python3}"
 # command may carry with build-gpu/dist), without the parts no case imports (sglang's models
 # and tests, FlagGems' other vendors' backends, all of bitsandbytes and FlashInfer but the
 # files the cases import; FlashInfer's Python alone is 81 MB; torchao whole, 5.6 MB, which
-# unsloth imports on a CUDA machine):
+# unsloth imports on a CUDA machine); tests/realk/fetch_corpus.sh --pack does this:
 #   cd build-gpu/realk && F=src/flashinfer/experimental/b12x && S=src/flashinfer/fused_moe/cute_dsl/blackwell_sm12x \
 #     && tar -cf src.tar --exclude=__pycache__ --exclude=src/sglang/multimodal_gen \
 #     --exclude=src/sglang/test --exclude=src/sglang/benchmark --exclude=src/sglang/srt/models \

@@ -6,10 +6,10 @@ tritium, each against a torch reference written here, and compiles every special
 launched for sm_90 and sm_80 (PTX, then ptxas).
 
 This is a measurement, not one of tritium's tests: the projects' files are fetched into an
-ignored folder (default build-gpu/realk/src, see build-gpu/realk/README for where they come
-from) and never committed. `import triton` is answered by tritium (tritium.use_as_triton);
-no kernel body is edited. What the harness adds around the projects' code (their package
-imports that pull in unrelated modules, the CPU target) is in `_prepare_*` below.
+ignored folder (default build-gpu/realk/src, by tests/realk/fetch_corpus.sh) and never
+committed. `import triton` is answered by tritium (tritium.use_as_triton); no kernel body is
+edited. What the harness adds around the projects' code (their package imports that pull in
+unrelated modules, the CPU target) is in `_prepare_*` below.
 
     PYTHONPATH=python /work/tsuite-venv/bin/python tests/realk/run_realk.py \
         [--src build-gpu/realk/src] [--device cpu|cuda] [-k SUBSTR ...] \
