@@ -1329,7 +1329,11 @@ def _(dev):
     a = A.float() * As.repeat_interleave(blk, 1)
     b = B.float() * Bs.repeat_interleave(blk, 0).repeat_interleave(blk, 1)
     ref = a @ b.T
-    return [close("out", out, ref, atol=1e-2, rtol=1e-3)], [out]
+    # On a GPU, sm_90's fp8 wgmma adds its products in reduced precision: the error follows
+    # the partial sums' magnitude, not each output's (both JITs' kernels, the real Triton's
+    # too, missed atol 1e-2 by the same 0.15 on an H200, session 24).
+    atol = 2e-3 * float(ref.abs().max()) if dev == "cuda" else 1e-2
+    return [close("out", out, ref, atol=atol, rtol=1e-3)], [out]
 
 
 @case("vllm.merge_attn_states", "vllm")
