@@ -272,6 +272,22 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def paged_sum(k_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kd, D: tl.constexpr,
+                  BN: tl.constexpr, PBS: tl.constexpr, X: tl.constexpr):
+        # The same paged K read without a dot: its layout converted back for the sum.
+        rd = tl.arange(0, D)
+        rn = tl.arange(0, BN)
+        acc = tl.zeros((D, BN), tl.float32)
+        for start in range(0, ctx_len, BN):
+            token = start + rn
+            block = tl.load(block_table + token // PBS).to(tl.int64)
+            off_k = (block[None, :] * stride_kb + (rd[:, None] // X) * stride_kd + (token % PBS)[None, :] * X
+                     + rd[:, None] % X)
+            acc += tl.load(k_cache + off_k, mask=token[None, :] < ctx_len, other=0.0).to(tl.float32)
+        tl.store(out_ptr + rd[:, None] * BN + rn[None, :], acc)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -632,3 +648,24 @@ def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
     k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
     assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1)])
+def test_paged_cache_read_without_a_dot(kernels, sm, warps):
+    """The paged K read of test_paged_cache_read_along_head_dim in a kernel without a dot:
+    its offsets computed in the access's layout, the loaded tile converted back for the
+    sum. Exact."""
+    rng = np.random.default_rng(25)
+    D, BN, PBS, X, blocks, ctx_len = 64, 32, 16, 8, 9, 77
+    k_cache = rng.integers(-4, 5, (blocks, D // X, PBS, X)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    out = np.full((D, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.paged_sum, (1,), k_cache, table, out, ctx_len, D * PBS, PBS * X, D=D, BN=BN, PBS=PBS,
+                    X=X, sm=sm, num_warps=warps)
+    tiles = -(-ctx_len // BN) * BN
+    t = np.arange(tiles)
+    k = k_cache[table[t // PBS], :, t % PBS, :].reshape(tiles, D).astype(np.float64)
+    k[t >= ctx_len] = 0
+    np.testing.assert_array_equal(out, k.reshape(tiles // BN, BN, D).sum(0).T)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 3, sm)
+    assert any("= load" in line and "spt = [8, 1]" in line for line in gpu_ir.splitlines()), gpu_ir
