@@ -316,8 +316,8 @@ std::optional<Entry> decode(const std::string& bytes, const KeyInputs& inputs,
       if (!tensor_map) last_index = param.index;
       entry.params.push_back(std::move(param));
     }
-    if (entry.cubin.empty()) {
-      *error = "no cubin";
+    if (entry.cubin.empty() && entry.ptx.empty()) {  // PTX alone: the driver compiles it at load
+      *error = "no PTX or cubin";
       return std::nullopt;
     }
     return entry;

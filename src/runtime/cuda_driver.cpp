@@ -51,6 +51,7 @@ bool resolve(GetProcAddress get, Api* api, std::string* reason) {
       TRITIUM_ENTRY(cuLinkComplete),
       TRITIUM_ENTRY(cuLinkDestroy),
       TRITIUM_ENTRY(cuModuleLoadData),
+      TRITIUM_ENTRY(cuModuleLoadDataEx),
       TRITIUM_ENTRY(cuModuleUnload),
       TRITIUM_ENTRY(cuModuleGetFunction),
       TRITIUM_ENTRY(cuFuncSetAttribute),
@@ -280,8 +281,13 @@ std::string link_ptx(const std::string& ptx, const std::string& kernel) {
   return std::string(static_cast<const char*>(cubin), size);
 }
 
-LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, int shared_bytes,
-                          const DeviceInfo& device, const std::string& kernel) {
+namespace {
+
+// The shared-memory check, the module (made by `load`, which returns the driver's result),
+// the entry point and its dynamic shared memory limit: load_cubin and load_ptx.
+template <typename Load>
+LoadedFunction load_module(Load load, const std::string& entry, int shared_bytes,
+                           const DeviceInfo& device, const std::string& kernel) {
   if (shared_bytes > device.max_shared_optin) {  // before the driver: Triton's check at load
     throw OutOfResources(prefix(kernel) + "out of resource: shared memory, Required: " + std::to_string(shared_bytes) +
                              ", Hardware limit: " + std::to_string(device.max_shared_optin) + " (device " +
@@ -290,7 +296,7 @@ LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, in
   }
   const Api& api = driver(kernel).api;
   LoadedFunction out;
-  check(api.cuModuleLoadData(&out.module, cubin.data()), "cuModuleLoadData", kernel);
+  load(&out.module);
   Result result = api.cuModuleGetFunction(&out.function, out.module, entry.c_str());
   if (result == 0 && shared_bytes > 48 * 1024) {
     result = api.cuFuncSetAttribute(out.function, kFuncMaxDynamicSharedSize, shared_bytes);
@@ -304,6 +310,34 @@ LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, in
     throw_driver_error(result, "cuModuleGetFunction", kernel, "entry point: " + entry);
   }
   return out;
+}
+
+}  // namespace
+
+LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, int shared_bytes,
+                          const DeviceInfo& device, const std::string& kernel) {
+  auto load = [&](Module* module) {
+    check(driver(kernel).api.cuModuleLoadData(module, cubin.data()), "cuModuleLoadData", kernel);
+  };
+  return load_module(load, entry, shared_bytes, device, kernel);
+}
+
+LoadedFunction load_ptx(const std::string& ptx, const std::string& entry, int shared_bytes,
+                        const DeviceInfo& device, const std::string& kernel) {
+  auto load = [&](Module* module) {
+    std::vector<char> error_log(16384, '\0');
+    int options[2] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    // The size is passed by value in the pointer slot, as the driver API specifies.
+    void* values[2] = {error_log.data(), reinterpret_cast<void*>(error_log.size() - 1)};
+    // PTX is text: the driver reads it up to its terminating NUL (c_str()).
+    Result result = driver(kernel).api.cuModuleLoadDataEx(module, ptx.c_str(), 2, options, values);
+    if (result != 0) {
+      std::string log(error_log.data());
+      throw_driver_error(result, "cuModuleLoadDataEx", kernel,
+                         log.empty() ? std::string() : "the PTX JIT said:\n" + log);
+    }
+  };
+  return load_module(load, entry, shared_bytes, device, kernel);
 }
 
 }  // namespace tritium::cuda

@@ -103,6 +103,8 @@ struct Api {
   Result (*cuLinkComplete)(LinkState state, void** cubin, size_t* size);
   Result (*cuLinkDestroy)(LinkState state);
   Result (*cuModuleLoadData)(Module* module, const void* image);
+  Result (*cuModuleLoadDataEx)(Module* module, const void* image, unsigned count, int* options,
+                               void** values);
   Result (*cuModuleUnload)(Module module);
   Result (*cuModuleGetFunction)(Function* function, Module module, const char* name);
   Result (*cuFuncSetAttribute)(Function function, int attribute, int value);
@@ -218,7 +220,10 @@ PointerInfo query_pointer(DevicePtr ptr, const std::string& kernel);
 bool stream_capturing(Stream stream, const std::string& kernel);
 
 // PTX -> cubin through the driver's JIT linker, for the current context's device. On failure
-// a LaunchError with the linker's error log.
+// a LaunchError with the linker's error log. The linker compiles its inputs as relocatable
+// code (nvcc -rdc, ptxas -c): more registers than a whole-program compile for some kernels
+// (layer norm at 1024: 40 against 32), so kernels that run are loaded by load_ptx instead;
+// this one serves `--emit cubin` and the AOT export.
 std::string link_ptx(const std::string& ptx, const std::string& kernel);
 
 // A loaded module and its kernel function. The module stays loaded for the process (the
@@ -232,5 +237,11 @@ struct LoadedFunction {
 // device cannot give that much, checked before the driver is loaded).
 LoadedFunction load_cubin(const std::string& cubin, const std::string& entry, int shared_bytes,
                           const DeviceInfo& device, const std::string& kernel);
+// The same from PTX text, which the driver compiles for the current context's device as a
+// whole program (cuModuleLoadDataEx; ptxas without -c, as Triton's cubins are made; the
+// driver's own JIT cache keeps the result across processes). On failure a LaunchError with
+// the compiler's error log.
+LoadedFunction load_ptx(const std::string& ptx, const std::string& entry, int shared_bytes,
+                        const DeviceInfo& device, const std::string& kernel);
 
 }  // namespace tritium::cuda

@@ -243,11 +243,12 @@ cache::Entry build_entry(const GpuBuild& build) {
     cache::StageTimer timer(cache::Stage::Ptx);
     compiled = nvptx::compile_to_ptx(*function, target_options(build));
   }
+  // No cubin: the entry is PTX, which load_entry hands to the driver to compile as a whole
+  // program. The driver's JIT linker (cuda::link_ptx) would make a cubin to cache, but it
+  // compiles PTX as relocatable code, and that costs registers where occupancy decides the
+  // speed (layer norm 1024: 40 instead of 32, 12 CTAs per SM instead of 16; RESULTS.md,
+  // session 24 helper lnorm). Triton's cubins come from ptxas as whole programs.
   cache::Entry entry;
-  {
-    cache::StageTimer timer(cache::Stage::Cubin);
-    entry.cubin = cuda::link_ptx(compiled.ptx, build.kernel);
-  }
   entry.key = key;
   entry.inputs = build.inputs;
   entry.entry_name = compiled.kernel_name;
@@ -299,7 +300,9 @@ GpuKernel load_entry(const cache::Entry& entry, const cuda::DeviceInfo& device,
   }
   cache::StageTimer timer(cache::Stage::Load);
   cuda::LoadedFunction loaded =
-      cuda::load_cubin(entry.cubin, entry.entry_name, entry.shared_bytes, device, kernel);
+      entry.cubin.empty()
+          ? cuda::load_ptx(entry.ptx, entry.entry_name, entry.shared_bytes, device, kernel)
+          : cuda::load_cubin(entry.cubin, entry.entry_name, entry.shared_bytes, device, kernel);
   gpu.function = loaded.function;
   gpu.module = loaded.module;
   gpu.block_x = static_cast<unsigned>(32 * entry.num_warps);

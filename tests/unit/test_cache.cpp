@@ -256,6 +256,26 @@ TEST_CASE("a kernel's key covers its source, callees, globals, options and targe
   CHECK(kernel_key(*base, sig) == key);  // and nothing drifts between calls
 }
 
+TEST_CASE("an entry of PTX alone round-trips; one of neither is refused", "[cache]") {
+  // The runtime caches PTX without a cubin (the driver compiles it as a whole program at
+  // load; its JIT linker's cubin is relocatable code, with more registers).
+  TempDir dir;
+  cache::DiskCache disk(dir.path.string());
+  cache::KeyInputs in = sample_inputs();
+  cache::Entry entry = sample_entry(in);
+  entry.cubin.clear();
+  disk.store(entry);
+  std::optional<cache::Entry> back = disk.load(in);
+  REQUIRE(back);
+  CHECK(back->ptx == entry.ptx);
+  CHECK(back->cubin.empty());
+
+  entry.ptx.clear();
+  std::string error;
+  CHECK_FALSE(cache::decode(cache::encode(entry), in, &error));
+  CHECK(error.find("no PTX or cubin") != std::string::npos);
+}
+
 TEST_CASE("disk entries round-trip", "[cache]") {
   TempDir dir;
   cache::DiskCache disk(dir.path.string());
