@@ -243,12 +243,17 @@ cache::Entry build_entry(const GpuBuild& build) {
     cache::StageTimer timer(cache::Stage::Ptx);
     compiled = nvptx::compile_to_ptx(*function, target_options(build));
   }
-  // No cubin: the entry is PTX, which load_entry hands to the driver to compile as a whole
-  // program. The driver's JIT linker (cuda::link_ptx) would make a cubin to cache, but it
-  // compiles PTX as relocatable code, and that costs registers where occupancy decides the
-  // speed (layer norm 1024: 40 instead of 32, 12 CTAs per SM instead of 16; RESULTS.md,
-  // session 24 helper lnorm). Triton's cubins come from ptxas as whole programs.
+  // The driver's JIT linker (cuda::link_ptx) makes the cubin the entry keeps, but it compiles
+  // PTX as relocatable code, and that costs registers where occupancy decides the speed
+  // (statically, layer norm 1024: 40 instead of 32, 12 CTAs per SM instead of 16; RESULTS.md,
+  // session 24 helper lnorm; Triton's cubins come from ptxas as whole programs). With
+  // TRITIUM_LOAD_PTX=1 the entry is PTX only, which load_entry hands to the driver to compile
+  // as a whole program: opt-in until timed on a GPU (and its cost on disk-cache hits).
   cache::Entry entry;
+  if (cache::knob_value(build.inputs, "TRITIUM_LOAD_PTX") != "1") {
+    cache::StageTimer timer(cache::Stage::Cubin);
+    entry.cubin = cuda::link_ptx(compiled.ptx, build.kernel);
+  }
   entry.key = key;
   entry.inputs = build.inputs;
   entry.entry_name = compiled.kernel_name;

@@ -269,8 +269,8 @@ std::string Kernel::Impl::emit_gpu(Stage stage, const Signature& signature,
                       ") is sm_" + std::to_string(device->sm));
   }
   cuda::make_current(device->context, name_);
-  // The driver's JIT linker makes the cubin (relocatable code, cuda_driver.h: what runs is
-  // the same PTX compiled as a whole program at load, whose cubin the driver does not give).
+  // The driver's JIT linker's cubin (relocatable code), also where TRITIUM_LOAD_PTX=1 runs
+  // the PTX compiled as a whole program at load (whose cubin the driver does not give).
   cache::Entry entry = runtime::build_entry(build);
   return entry.cubin.empty() ? cuda::link_ptx(entry.ptx, name_) : entry.cubin;
 }
