@@ -80,6 +80,10 @@ class Assigner {
         const Layout* in = layout_of(op.operand(0));
         return in == nullptr ? anchor(type) : prefer_anchor(in->reshape(type->shape()), type);
       }
+      case OpKind::Flip: {
+        const Layout* in = layout_of(op.operand(0));
+        return in == nullptr ? anchor(type) : prefer_anchor(in, type);
+      }
       case OpKind::Trans: {
         const Layout* in = layout_of(op.operand(0));
         return in == nullptr ? anchor(type) : prefer_anchor(in->transpose(op.ints_attr("order")), type);

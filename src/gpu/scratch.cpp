@@ -112,7 +112,7 @@ std::optional<std::vector<int>> reduce_local_keys(const ir::Type* in_type, int64
 int64_t MoveMap::apply(int64_t e) const {
   int64_t s = constant;
   for (size_t k = 0; k < from.size(); ++k) s |= ((e >> k) & 1) << from[k];
-  return s;
+  return s ^ flip;
 }
 
 MoveMap move_map(const ir::Op& op, int result) {
@@ -131,6 +131,16 @@ MoveMap move_map(const ir::Op& op, int result) {
       }
       return m;
     }
+    case OpKind::Flip: {
+      // Every bit where it was; the axis's (a power of two) inverted: d -> n - 1 - d.
+      std::vector<int> sizes = dim_bits(in->shape());
+      const int64_t axis = op.int_attr("axis");
+      int low = 0;
+      for (int64_t d = in->rank() - 1; d > axis; --d) low += sizes[d];
+      for (int b = 0; b < in_bits; ++b) m.from.push_back(b);
+      m.flip = ((int64_t{1} << sizes[axis]) - 1) << low;
+      return m;
+    }
     case OpKind::Join:
       // Result bit 0 picks the operand; the others are the operand's index.
       m.from.push_back(in_bits);
@@ -145,6 +155,33 @@ MoveMap move_map(const ir::Op& op, int result) {
       return m;
     default: internal_error("gpu", std::string("'") + op.name() + "' does not move elements", op.loc());
   }
+}
+
+std::optional<ShuffleMove> shuffle_move(const ir::Op& op, const Layout& source, const Layout& out) {
+  if (op.num_operands() != 1 || op.num_results() != 1 || !op.result()->type()->is_block() ||
+      source.num_elements() != out.num_elements()) {
+    return std::nullopt;
+  }
+  const MoveMap map = move_map(op, 0);
+  ShuffleMove m;
+  m.reg.assign(out.num_regs(), -1);
+  m.lane_xor.assign(out.num_regs(), -1);
+  for (int r = 0; r < out.num_regs(); ++r) {
+    for (int t = 0; t < out.threads(); ++t) {
+      const int64_t e = out.element(t, r);
+      if (e >= out.num_elements()) return std::nullopt;  // every lane takes part
+      const int64_t s = map.apply(e);
+      const int lanes = source.owner(s) ^ t;
+      if (lanes >= 32) return std::nullopt;  // another warp's
+      if (m.reg[r] == -1) {
+        m.reg[r] = source.reg_of(s);
+        m.lane_xor[r] = lanes;
+      } else if (m.reg[r] != source.reg_of(s) || m.lane_xor[r] != lanes) {
+        return std::nullopt;
+      }
+    }
+  }
+  return m;
 }
 
 std::optional<LocalMove> local_move(const ir::Op& op, int result, const Layout& source, const Layout& out) {
@@ -259,6 +296,7 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       return {src->num_elements() * scratch_element_bytes(src)};
     }
     case OpKind::Trans:
+    case OpKind::Flip:
     case OpKind::Join:
     case OpKind::Split:
     case OpKind::Cat: {
@@ -271,7 +309,7 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       for (int r = 0; r < op.num_results(); ++r) {
         const ir::Type* out_type = op.result(r)->type();
         Layout out = flat_layout(out_type->is_block() ? out_type : in_type, widths, threads);
-        if (!local_move(op, r, source, out)) {
+        if (!local_move(op, r, source, out) && !shuffle_move(op, source, out)) {
           return {source.num_elements() * op.num_operands() * scratch_element_bytes(in_type)};
         }
       }

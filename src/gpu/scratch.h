@@ -67,11 +67,22 @@ struct LocalMove {
 struct MoveMap {
   std::vector<int> from;  // result bit k is source bit from[k]
   int64_t constant = 0;
+  int64_t flip = 0;  // then these bits inverted (flip: the axis's bits)
   int64_t apply(int64_t e) const;
 };
 MoveMap move_map(const ir::Op& op, int result);
 std::optional<LocalMove> local_move(const ir::Op& op, int result, const nvptx::Layout& source,
                                     const nvptx::Layout& out);
+// A one-operand move whose every result element is in another lane of the same warp, at a
+// lane distance (an exclusive or) and a source register that depend on the result register
+// only, every register of every thread an element: per result register, the source register
+// and the lanes' exclusive or (0: the thread's own), so a shuffle each (tl.flip and sort's
+// exchanges along a dimension whose bits are the flat layout's lane bits).
+struct ShuffleMove {
+  std::vector<int> reg;
+  std::vector<int> lane_xor;
+};
+std::optional<ShuffleMove> shuffle_move(const ir::Op& op, const nvptx::Layout& source, const nvptx::Layout& out);
 
 // Whether a 2-D `trans` is read only as dots' A and B operands (`tl.dot(a, tl.trans(b))`,
 // fla's `tl.dot(tl.trans(b_ds), b_q)`): then it moves nothing itself, and each dot stages

@@ -39,6 +39,12 @@ Source source_of(const ir::Op& op, int r, int64_t lane, const std::vector<const 
       }
       return {0, source};
     }
+    case ir::OpKind::Flip: {
+      // The coordinate along the axis reversed: lane's digit there, d, becomes n - 1 - d.
+      const int64_t n = perm.shape[0], inner = perm.source_stride[0];
+      const int64_t d = lane / inner % n;
+      return {0, lane + (n - 1 - 2 * d) * inner};
+    }
     case ir::OpKind::Join: return {static_cast<int>(lane % 2), lane / 2};
     case ir::OpKind::Split: return {0, lane * 2 + r};
     case ir::OpKind::Cat: {
@@ -60,6 +66,12 @@ void eval_move(const ir::Op& op, const std::vector<const Buffer*>& operands, con
       perm.shape.push_back(in_shape[d]);
       perm.source_stride.push_back(in_strides[d]);
     }
+  }
+  if (op.kind() == ir::OpKind::Flip) {  // the axis's size and the elements it steps over
+    const std::vector<int64_t>& in_shape = operands[0]->type->shape();
+    const int64_t axis = op.int_attr("axis");
+    perm.shape = {in_shape[axis]};
+    perm.source_stride = {strides_of(in_shape)[axis]};
   }
   for (int r = 0; r < static_cast<int>(results.size()); ++r) {
     Buffer& out = *results[r];

@@ -145,7 +145,7 @@ class Interpreter {
     for (const auto& result : op.results()) plan.results.push_back(buffer_id(result.get()));
     for (const auto& region : op.regions()) plan.regions.push_back(plan_region(*region));
     // Ops that reorder or combine lanes move their poison themselves.
-    static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Join, OpKind::Split, OpKind::Cat,
+    static const OpKind kOwnPoison[] = {OpKind::Trans, OpKind::Flip, OpKind::Join, OpKind::Split, OpKind::Cat,
                                         OpKind::Reduce, OpKind::Scan, OpKind::MapElementwise,
                                         OpKind::Histogram, OpKind::Gather,
                                         OpKind::Dot};
@@ -254,7 +254,7 @@ class Interpreter {
         eval_extern(op, ins, result(p));
         return true;
       }
-      case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: {
+      case OpKind::Trans: case OpKind::Flip: case OpKind::Join: case OpKind::Split: case OpKind::Cat: {
         std::vector<const Buffer*> ins;
         for (int id : p.operands) ins.push_back(&buffers_[id]);
         std::vector<Buffer*> outs;

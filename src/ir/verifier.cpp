@@ -257,6 +257,7 @@ class Verifier {
         return;
       }
       case OpKind::Trans: return check_trans(op);
+      case OpKind::Flip: return check_flip(op);
       case OpKind::Join: case OpKind::Cat: return check_join_cat(op);
       case OpKind::Split: return check_split(op);
       case OpKind::Reduce: case OpKind::Scan: return check_reduce_scan(op);
@@ -444,6 +445,17 @@ class Verifier {
       shape.push_back(in->shape()[d]);
     }
     expect_type(op, result_type(op), Type::block(in->element(), shape), "the result");
+  }
+
+  void check_flip(const Op& op) {
+    expect_results(op, 1);
+    expect_int_attr(op, "axis");
+    const Type* in = operand_type(op, 0);
+    const int64_t axis = op.int_attr("axis");
+    if (!in->is_block() || axis < 0 || axis >= in->rank()) fail(op, "axis " + std::to_string(axis) + " out of range for " + in->str());
+    const int64_t n = in->shape()[axis];
+    if ((n & (n - 1)) != 0) fail(op, "flip along a dimension of " + std::to_string(n) + ", not a power of two");
+    expect_type(op, result_type(op), in, "the result");
   }
 
   void check_join_cat(const Op& op) {

@@ -1,14 +1,15 @@
-// tl.flip, tl.sort and tl.topk the way Triton defines them in its language: the block is
-// viewed as a hypercube of dims of 2, elements are exchanged with `y ^ xor_sum(y, d)` on
-// their bits, and sorting is a bitonic network of compare-and-swaps (where). Only existing
-// ops (reshape, reduce, xor, cmp, select) result, so every target runs them.
+// tl.flip, tl.sort and tl.topk the way Triton defines them in its language: sorting is a
+// bitonic network of compare-and-swaps (where) over the block viewed as a hypercube of dims
+// of 2. Where Triton's language exchanges each pair along a dim as `y ^ xor_sum(y, d)` on the
+// bits (a reduction and a broadcast back), tritium has an op, `flip` along that dim of 2 (the
+// pair swapped; its own tl.flip too), which the GPU emitter makes a register move, a warp
+// shuffle, or one shared-memory round trip (emit_move.cpp) instead of the reduction's.
 #include "lower/builtin_registry.h"
 #include "lower/lowerer.h"
 #include "support/diagnostics.h"
 
 namespace tritium::lower {
 
-using ir::ScalarKind;
 using ir::Type;
 using ir::Value;
 
@@ -22,27 +23,16 @@ int log2_exact(int64_t n) {
 
 LValue int_const(int64_t v) { return LValue::constant(ConstValue::integer(v)); }
 
-// The signed integer kind of `kind`'s width (i1 stays i1): what the bits are xor-ed as.
-ScalarKind bits_kind(ScalarKind kind) {
-  switch (ir::bit_width(kind)) {
-    case 8: return ScalarKind::I8;
-    case 16: return ScalarKind::I16;
-    case 32: return ScalarKind::I32;
-    case 64: return ScalarKind::I64;
-    default: return kind;
-  }
-}
-
 Value* reshape(Lowerer& L, Value* x, const std::vector<int64_t>& shape, const Loc& loc) {
   if (x->type()->shape() == shape) return x;
   return L.emit(ir::OpKind::Reshape, Type::block(x->type()->element(), shape), {x}, loc);
 }
 
-// x with each pair along dim `d` (of size 2) swapped: x ^ xor_sum(x, d, keep_dims=True).
-Value* swap_pairs(Lowerer& L, Value* bits, int64_t d, const Loc& loc) {
-  LValue pair = L.call_builtin(LValue::builtin("tl.xor_sum"), {LValue::tensor(bits), int_const(d)},
-                               {{"keep_dims", LValue::constant(ConstValue::boolean(true))}}, loc);
-  return L.to_tensor(L.binary(ast::BinaryOp::BitXor, LValue::tensor(bits), pair, loc), loc);
+// x reversed along dim `d` (a power of two; for a dim of 2, each pair swapped).
+Value* flip_dim(Lowerer& L, Value* x, int64_t d, const Loc& loc) {
+  ir::Op* op = L.builder().create(ir::OpKind::Flip, {x->type()}, {x}, loc);
+  op->set_attr("axis", d);
+  return op->result();
 }
 
 // arange(0, 2) along dim n_dims - 1 - j of an n_dims hypercube (size 1 elsewhere).
@@ -56,9 +46,7 @@ LValue indicator(Lowerer& L, int n_dims, int j, const Loc& loc) {
 // One compare-and-swap along the i-th innermost dim of the hypercube `x`.
 Value* compare_and_swap(Lowerer& L, Value* x, const LValue& flip, int i, const Loc& loc) {
   int n_dims = x->type()->rank();
-  const Type* element = x->type()->element();
-  Value* ix = L.cast(x, Type::scalar(bits_kind(element->scalar_kind())), loc, /*bitcast=*/true);
-  Value* y = L.cast(swap_pairs(L, ix, n_dims - 1 - i, loc), element, loc, /*bitcast=*/true);
+  Value* y = flip_dim(L, x, n_dims - 1 - i, loc);
   LValue greater = LValue::tensor(L.cmp(ir::CmpPredicate::Gt, LValue::tensor(x), LValue::tensor(y), loc));
   LValue order = L.binary(ast::BinaryOp::BitXor, flip, indicator(L, n_dims, i, loc), loc);
   LValue swap = L.compare(ast::CompareOp::NotEq, greater, order, loc);
@@ -120,15 +108,7 @@ void register_sort_builtins(BuiltinTable& t) {
     int64_t n = shape[static_cast<size_t>(dim)];
     if (!is_power_of_two(n)) error_at(loc, "tl.flip needs a power-of-two dimension, got " + std::to_string(n));
     if (n == 1) return LValue::tensor(x);
-    const Type* element = x->type()->element();
-    Value* y = L.cast(x, Type::scalar(bits_kind(element->scalar_kind())), loc, /*bitcast=*/true);
-    std::vector<int64_t> cube(shape.begin(), shape.begin() + static_cast<int64_t>(dim));
-    int steps = log2_exact(n);
-    for (int i = 0; i < steps; ++i) cube.push_back(2);
-    cube.insert(cube.end(), shape.begin() + static_cast<int64_t>(dim) + 1, shape.end());
-    y = reshape(L, y, cube, loc);
-    for (int i = 0; i < steps; ++i) y = swap_pairs(L, y, static_cast<int64_t>(dim) + i, loc);
-    return LValue::tensor(L.cast(reshape(L, y, shape, loc), element, loc, /*bitcast=*/true));
+    return LValue::tensor(flip_dim(L, x, static_cast<int64_t>(dim), loc));
   });
   t.add("sort", {"x", "dim=", "descending="}, true, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     return sort_impl(L, a, -1, a.const_bool("descending", false), loc);

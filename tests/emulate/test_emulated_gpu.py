@@ -288,6 +288,20 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def sort_and_flip(x_ptr, sorted_ptr, top_ptr, rows_ptr, cols_ptr, N: tl.constexpr, R: tl.constexpr,
+                      C: tl.constexpr, K: tl.constexpr):
+        # tl.sort's bitonic exchanges and tl.flip: flip ops along register, lane and warp bits.
+        i = tl.arange(0, N)
+        x = tl.load(x_ptr + i)
+        tl.store(sorted_ptr + i, tl.sort(x))
+        tl.store(top_ptr + tl.arange(0, K), tl.topk(x, K))
+        at = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+        y = tl.load(x_ptr + at)
+        tl.store(rows_ptr + at, tl.flip(y, 0))
+        tl.store(cols_ptr + at, tl.flip(y, 1))
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -669,3 +683,31 @@ def test_paged_cache_read_without_a_dot(kernels, sm, warps):
     np.testing.assert_array_equal(out, k.reshape(tiles // BN, BN, D).sum(0).T)
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 3, sm)
     assert any("= load" in line and "spt = [8, 1]" in line for line in gpu_ir.splitlines()), gpu_ir
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1), (90, 8)])
+def test_sort_and_flip_exchange_without_reductions(kernels, sm, warps):
+    """tl.sort, tl.topk and tl.flip through the `flip` op: each exchange of the bitonic network
+    a register move, a warp shuffle or (across warps) one shared-memory round trip, where
+    Triton's language reduces and broadcasts back (liger's MoE router sort: 91 barriers ->
+    8). Exact against numpy, with duplicates and negative values."""
+    rng = np.random.default_rng(26)
+    N, R, C, K = 1024, 32, 32, 16
+    x = rng.integers(-50, 50, N).astype(np.int32)
+    sorted_, top = np.zeros(N, np.int32), np.zeros(K, np.int32)
+    rows, cols = np.zeros((R, C), np.int32), np.zeros((R, C), np.int32)
+    handle = eg.run(kernels.sort_and_flip, (1,), x, sorted_, top, rows, cols, N=N, R=R, C=C, K=K, sm=sm,
+                    num_warps=warps)
+    np.testing.assert_array_equal(sorted_, np.sort(x))
+    np.testing.assert_array_equal(top, np.sort(x)[::-1][:K])
+    y = x[:R * C].reshape(R, C)
+    np.testing.assert_array_equal(rows, y[::-1, :])
+    np.testing.assert_array_equal(cols, y[:, ::-1])
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 3, sm)
+    lines = gpu_ir.splitlines()
+    flips = [line for line in lines if "= flip" in line]
+    assert len(flips) >= 55, len(flips)  # sort's 55 exchanges at least
+    # Only the exchanges along warp bits go through shared memory.
+    through_shared = sum("shared_offsets" in line for line in flips)
+    assert through_shared < len(flips) // 2, (through_shared, len(flips))
+    assert all("xor_sum" not in line for line in lines)

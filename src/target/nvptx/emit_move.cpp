@@ -1,8 +1,9 @@
-// Ops that move elements to new flat positions: trans, join, split and cat, the
+// Ops that move elements to new flat positions: trans, flip, join, split and cat, the
 // histogram, and gather (its source written to its buffer at the flat index, a barrier, then
 // each result element read where its index points). Every size is a power of two, so each result element's source is a
 // permutation of the bits of its flat index (plus constant bits): register moves when each
-// thread already holds its results' sources (gpu::local_move), else one round trip through
+// thread already holds its results' sources (gpu::local_move), shuffles where each is in
+// another lane of the warp at a distance fixed per register (gpu::shuffle_move: flip), else one round trip through
 // shared memory (sources written at their flat index in the op's buffer, results read at
 // their source's; the barrier between, and insert_barriers' before the op if needed).
 #include "gpu/scratch.h"
@@ -44,6 +45,15 @@ void Emitter::emit_move(const ir::Op& op) {
       set(op.result(res), std::move(out));
       continue;
     }
+    if (std::optional<gpu::ShuffleMove> shuffle = gpu::shuffle_move(op, source, result)) {
+      Regs out;
+      for (int r = 0; r < result.num_regs(); ++r) {
+        llvm::Value* v = in[0].at(shuffle->reg[r]);
+        out.values.push_back(shuffle->lane_xor[r] == 0 ? v : shuffle_xor(v, shuffle->lane_xor[r]));
+      }
+      set(op.result(res), std::move(out));
+      continue;
+    }
     // Through shared memory: all sources at their flat index (once for both split results).
     int64_t sources = per_operand * op.num_operands();
     if (base < 0) {
@@ -75,6 +85,7 @@ void Emitter::emit_move(const ir::Op& op) {
         llvm::Value* bit = b_.CreateAnd(b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(k))), b_.getInt32(1));
         s = b_.CreateOr(s, b_.CreateShl(bit, b_.getInt32(static_cast<uint32_t>(map.from[k]))));
       }
+      if (map.flip != 0) s = b_.CreateXor(s, b_.getInt32(static_cast<uint32_t>(map.flip)));
       out.values.push_back(guarded(owns(result, r), [&]() -> llvm::Value* {
         return from_storage(b_.CreateLoad(stored, shared_element_at(base, stored, s, sources)), element);
       }));

@@ -165,7 +165,7 @@ void Emitter::dispatch(const ir::Op& op) {
       b_.CreateRetVoid();
       return;
     case OpKind::ConvertLayout: return emit_convert_layout(op);
-    case OpKind::Trans: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
+    case OpKind::Trans: case OpKind::Flip: case OpKind::Join: case OpKind::Split: case OpKind::Cat: return emit_move(op);
     case OpKind::Histogram: return emit_histogram(op);
     case OpKind::Smid:
       return set(op.result(), Regs::one(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_smid, llvm::ArrayRef<llvm::Value*>())));
