@@ -247,6 +247,57 @@ bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
 
+// A loop of several wgmma dots, all in its body itself, whose last one may stay in flight
+// into the next iteration, waited for by the first one there (attention's P.V, overlapping
+// the next Q.K^T as Triton's does): the body argument that carries its accumulator, or null.
+// The last dot's f32 (or i32) result goes to the yield alone; every use of the argument is
+// an op of the body after the first dot (the first dot's wait hands its registers over,
+// emit_wgmma.cpp); its fragments are never copied to the flat layout (that copy would read
+// them at the loop's top, before the wait); B sits in stage buffers (`copied`) and A too, or
+// in registers that only a value computed after the first dot's wait writes again.
+const ir::Value* last_dot_in_flight(const ir::Op& loop, const FragmentPlan& fragments, bool wgmma,
+                                    const std::function<bool(const ir::Value*)>& copied) {
+  const ir::Region& body = *loop.region(0);
+  std::vector<const ir::Op*> dots;
+  for (const auto& op : body.ops()) {
+    if (op->kind() == OpKind::Dot) {
+      dots.push_back(op.get());
+    } else if (holds_dot(*op)) {
+      return nullptr;
+    }
+  }
+  if (!wgmma || dots.size() < 2) return nullptr;
+  const ir::Op& first = *dots.front();
+  const ir::Op& last = *dots.back();
+  const ir::Value* result = last.result();
+  const ScalarKind kind = result->type()->element()->scalar_kind();
+  if ((kind != ScalarKind::F32 && kind != ScalarKind::I32) || result->num_uses() != 1 ||
+      result->users()[0] != body.terminator()) {
+    return nullptr;
+  }
+  int index = -1;
+  for (int i = 0; i < body.terminator()->num_operands(); ++i) {
+    if (body.terminator()->operand(i) == result) index = i;
+  }
+  if (index < 0) return nullptr;
+  const ir::Value* acc = body.arg(index + 1);
+  if (fragments.layout(acc) == nullptr || fragments.needs_flat(acc) || !copied(last.operand(1)) ||
+      !(copied(last.operand(0)) || a_in_registers(last, fragments))) {
+    return nullptr;
+  }
+  size_t first_at = 0;
+  std::unordered_map<const ir::Op*, size_t> position;
+  for (const auto& op : body.ops()) {
+    if (op.get() == &first) first_at = position.size();
+    position[op.get()] = position.size();
+  }
+  for (const ir::Use& use : acc->uses()) {
+    auto it = position.find(use.user);
+    if (it == position.end() || it->second <= first_at || use.user == body.terminator()) return nullptr;
+  }
+  return acc;
+}
+
 // Whether `value` is defined outside `loop` (so every iteration reads the same one).
 bool defined_outside(const ir::Value* value, const ir::Op& loop) {
   const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
@@ -589,21 +640,36 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     auto copied = [&](const ir::Value* v) {
       return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
     };
-    bool in_flight = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
-                     copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
-                     with_extra <= kMaxSharedBytes;
+    const ir::Op* flying = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
+                                   copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1))
+                               ? loop_dots[0]
+                               : nullptr;
+    // Several dots: the last one, waited for by the first (last_dot_in_flight).
+    const ir::Value* flying_acc = nullptr;
+    if (flying == nullptr && loop_dots.size() >= 2 && plan.inflight_copies != "single") {
+      flying_acc = last_dot_in_flight(*op, fragments, loop_wgmma, copied);
+      if (flying_acc != nullptr) flying = body.terminator()->operand(flying_acc->index() - 1)->def();
+    }
+    bool in_flight = flying != nullptr && with_extra <= kMaxSharedBytes;
     bool after_dot = false;
     if (in_flight) {
-      plan.in_flight_dots.insert(loop_dots[0]);
+      plan.in_flight_dots.insert(flying);
+      if (flying_acc != nullptr) {
+        for (const auto& body_op : body.ops()) {
+          if (body_op->kind() != OpKind::Dot) continue;
+          plan.in_flight_waits[body_op.get()] = flying_acc;
+          break;
+        }
+      }
       // Without the extra buffer where it costs a thread block per SM (128 x 128 x 64 at 8
       // warps, 3 stages: 4 buffers are 128 KiB, one block; 3 are 96 KiB, two, as Triton has).
       // Registers: the accumulators and about 64 more (ptxas decides; this estimates).
       int64_t without = with_extra;
       for (const auto& operand : here) without -= align(operand->tile.bytes());
-      const int regs = fragments.layout(loop_dots[0]->result())->num_regs() + 64;
+      const int regs = fragments.layout(flying->result())->num_regs() + 64;
       after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
-      if (!plan.inflight_copies.empty()) after_dot = plan.inflight_copies == "after";
-      if (after_dot) plan.copies_after_dots.insert(loop_dots[0]);
+      if (plan.inflight_copies == "before" || plan.inflight_copies == "after") after_dot = plan.inflight_copies == "after";
+      if (after_dot) plan.copies_after_dots.insert(flying);
     }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
     // box fits; a transposed block is then held K-major (its tile is the block as stored).

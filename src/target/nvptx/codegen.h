@@ -30,7 +30,8 @@ struct TargetOptions {
   bool tma = true;
   // Where a wgmma kept in flight has its loop's next copies issued (async_copy.h): "" as
   // blocks_per_sm decides, "before" (an extra stage buffer) or "after" (its wait and a
-  // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons.
+  // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons. "single": only a
+  // loop's one dot stays in flight, not the last of several (attention's P.V; session 24).
   std::string inflight_copies;
   // int8 dots in pipelined loops whose B runs along N (a row-major B) on wgmma too: A copied
   // by cp.async as for the other int8 wgmma dots, B loaded into registers and staged K-major
