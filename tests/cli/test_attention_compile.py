@@ -33,14 +33,17 @@ def compile_attention(source, emit, head_dim, block_n, warps, stages, causal):
                           capture_output=True, text=True, check=True).stdout
 
 
-@pytest.mark.parametrize("head_dim,block_n,expected_stages", [(64, 64, 3), (64, 128, 2), (128, 64, 2), (128, 128, 2)])
+@pytest.mark.parametrize("head_dim,block_n,expected_stages", [(64, 64, 4), (64, 128, 3), (128, 64, 2), (128, 128, 2)])
 def test_stage_buffers_fit(source, head_dim, block_n, expected_stages):
     gpu_ir = compile_attention(source, "gpu-ir", head_dim, block_n, 8, 3, True)
     total = int(re.search(r"stage buffers: (\d+) bytes", gpu_ir).group(1))
     assert total <= 200 * 1024
     # K's and V's buffers: num_stages (3) of them where they fit in 64 KiB (d=64 with 64-row
     # blocks: 3 x 16 KiB), else 2 (32 KiB a stage: three made d=128 attention 20% slower on
-    # the H200, one CTA per SM instead of two; benchmarks/RESULTS.md 2026-12-04).
+    # the H200, one CTA per SM instead of two; benchmarks/RESULTS.md 2026-12-04). At d=64 one
+    # more, for P.V kept in flight into the next iteration (async_copy.cpp's
+    # last_dot_in_flight), which costs no CTA per SM there; at d=128 it would, so the copies
+    # wait for that dot instead (2).
     buffers = re.findall(r"cp\.async into stage buffers at bytes ([\d, and]+) \(", gpu_ir)
     assert buffers and all(len(re.findall(r"\d+", b)) == expected_stages for b in buffers)
 
