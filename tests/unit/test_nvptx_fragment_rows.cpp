@@ -312,22 +312,13 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
   // is written into its own buffer once before it (async_copy.h's hoisted operands), so the
   // first dot stages nothing either and needs no barrier after it (1). The warps split m
   // first (4 x 1 on both targets), so the row reductions never cross warps. Outside the
-  // loop: the drain of the copies and the store's conversion (3). On sm_90 the second dot
-  // (P.V) stays in flight until the first one's wait in the next iteration (async_copy.cpp's
-  // last_dot_in_flight); a fourth buffer of K and V (80 KiB) would cost a block per SM here,
-  // so the copies go after it, behind a barrier of their own, as Triton's do (5; one more
-  // than with only the one dot of a loop kept in flight, "single").
+  // loop: the drain of the copies and the store's conversion (3).
   for (int sm : {80, 90}) {
     auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
     nvptx::CompiledPtx ptx = compile(*f, 4, sm, 3);
     INFO("sm_" << sm);
     CHECK(testing::ptxas_errors(ptx).empty());
-    CHECK(testing::count(ptx.ptx, "bar.sync") == 5);
-    CHECK(testing::count(ptx.ptx, "wgmma.wait_group.sync.aligned 1") == (sm == 90 ? 1 : 0));
-    if (sm == 90) {
-      CHECK(ptx.shared_bytes == 16384 + 3 * 16384);
-      CHECK(testing::count(compile(*f, 4, sm, 3, "single").ptx, "bar.sync") == 4);
-    }
+    CHECK(testing::count(ptx.ptx, "bar.sync") == (sm == 90 ? 4 : 5));
     CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 16);
     // wgmma with A in registers: {four .b32} after the accumulators, 4 k-steps x 2 bands.
     CHECK(wgmma_register_a(ptx.ptx) == (sm == 90 ? 8 : 0));
@@ -335,6 +326,32 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
     // and Kᵀ, copied K-major, read without .trans (4 k-steps x 4 pairs of n-tiles).
     if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8 + 16);
   }
+}
+
+TEST_CASE("nvptx: attention's P.V stays in flight over the next Q.K^T", "[nvptx][rows]") {
+  // async_copy.cpp's last_dot_in_flight: on sm_90 the loop's second dot (P.V) waits for
+  // nothing (wait_group 1); the first dot's wait_group 0 in the next iteration retires it,
+  // the loop's exit the last one. At 8 warps (128 x 64, d=64) a fourth buffer of K and V
+  // costs no block per SM (80 KiB): the copies go out after the first dot's barrier, two
+  // iterations back, so no barrier is added. At 4 warps the overlap would keep more than 128
+  // registers a thread live (P.V's 64 accumulators, Q.K^T's 64 and P): it waits as before.
+  // "single" (TRITIUM_INFLIGHT_COPIES) keeps only a loop's one dot in flight.
+  auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
+  nvptx::CompiledPtx eight = compile(*f, 8, 90, 3);
+  CHECK(testing::ptxas_errors(eight).empty());
+  CHECK(testing::count(eight.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+  CHECK(testing::count(eight.ptx, "wgmma.wait_group.sync.aligned 0") == 2);  // Q.K^T's, the exit's
+  CHECK(eight.shared_bytes == 16384 + 4 * 16384);
+  nvptx::CompiledPtx single = compile(*f, 8, 90, 3, "single");
+  CHECK(testing::count(single.ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+  CHECK(single.shared_bytes == 16384 + 3 * 16384);
+  CHECK(testing::count(single.ptx, "bar.sync") == testing::count(eight.ptx, "bar.sync"));
+  CHECK(testing::count(compile(*f, 4, 90, 3).ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+  // Copies after P.V (Triton's order): one barrier more.
+  nvptx::CompiledPtx after = compile(*f, 8, 90, 3, "after");
+  CHECK(testing::count(after.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+  CHECK(after.shared_bytes == 16384 + 3 * 16384);
+  CHECK(testing::count(after.ptx, "bar.sync") == testing::count(eight.ptx, "bar.sync") + 1);
 }
 
 TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows of it", "[nvptx][rows]") {

@@ -281,6 +281,15 @@ const ir::Value* last_dot_in_flight(const ir::Op& loop, const FragmentPlan& frag
   }
   if (index < 0) return nullptr;
   const ir::Value* acc = body.arg(index + 1);
+  // The overlap keeps the last dot's accumulators, its A (in registers: half as many, two
+  // 16-bit elements a register) and the first dot's accumulators live at once; past 128 a
+  // thread, ptxas spills (attention at 128 x 64 with 4 warps: d=128 80 -> 328 bytes, d=64
+  // 226 -> 252 registers), so such loops wait for it as before.
+  const FragmentLayout* first_acc = fragments.layout(first.result());
+  const FragmentLayout* last_acc = fragments.layout(result);
+  if (first_acc == nullptr || last_acc == nullptr || last_acc->num_regs() + first_acc->num_regs() * 3 / 2 > 128) {
+    return nullptr;
+  }
   if (fragments.layout(acc) == nullptr || fragments.needs_flat(acc) || !copied(last.operand(1)) ||
       !(copied(last.operand(0)) || a_in_registers(last, fragments))) {
     return nullptr;
