@@ -247,6 +247,31 @@ bool keeps_dot_in_flight(const ir::Op& loop, const ir::Op& dot, bool wgmma) {
          result->users()[0] == body.terminator() && body.terminator()->operand(acc->index() - 1) == result;
 }
 
+// Whether `value` is defined outside `loop` (so every iteration reads the same one).
+bool defined_outside(const ir::Value* value, const ir::Op& loop) {
+  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
+  for (const ir::Op* owner = region != nullptr ? region->parent() : nullptr; owner != nullptr;
+       owner = owner->parent() != nullptr ? owner->parent()->parent() : nullptr) {
+    if (owner == &loop) return false;
+  }
+  return true;
+}
+
+// Whether `value` is computed from `from` through ops of `body` (a data dependence, which
+// no reordering of the emitted code can break).
+bool computed_from(const ir::Value* value, const ir::Value* from, const ir::Region& body) {
+  std::vector<const ir::Value*> work = {value};
+  std::unordered_set<const ir::Value*> seen;
+  while (!work.empty()) {
+    const ir::Value* v = work.back();
+    work.pop_back();
+    if (v == from) return true;
+    if (!seen.insert(v).second || v->def() == nullptr || v->def()->parent() != &body) continue;
+    for (const ir::Value* operand : v->def()->operands()) work.push_back(operand);
+  }
+  return false;
+}
+
 // A loop of several wgmma dots, all in its body itself, whose last one may stay in flight
 // into the next iteration, waited for by the first one there (attention's P.V, overlapping
 // the next Q.K^T as Triton's does): the body argument that carries its accumulator, or null.
@@ -290,8 +315,13 @@ const ir::Value* last_dot_in_flight(const ir::Op& loop, const FragmentPlan& frag
   if (first_acc == nullptr || last_acc == nullptr || last_acc->num_regs() + first_acc->num_regs() * 3 / 2 > 128) {
     return nullptr;
   }
+  // A in registers: the next iteration may write them again only after the first dot's wait
+  // (P, computed from Q.K^T), or never (defined outside the loop).
+  const ir::Value* a = last.operand(0);
+  const bool a_registers = a_in_registers(last, fragments) &&
+                           (defined_outside(a, loop) || computed_from(a, first.result(), body));
   if (fragments.layout(acc) == nullptr || fragments.needs_flat(acc) || !copied(last.operand(1)) ||
-      !(copied(last.operand(0)) || a_in_registers(last, fragments))) {
+      !(copied(a) || a_registers)) {
     return nullptr;
   }
   size_t first_at = 0;
@@ -307,15 +337,6 @@ const ir::Value* last_dot_in_flight(const ir::Op& loop, const FragmentPlan& frag
   return acc;
 }
 
-// Whether `value` is defined outside `loop` (so every iteration reads the same one).
-bool defined_outside(const ir::Value* value, const ir::Op& loop) {
-  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
-  for (const ir::Op* owner = region != nullptr ? region->parent() : nullptr; owner != nullptr;
-       owner = owner->parent() != nullptr ? owner->parent()->parent() : nullptr) {
-    if (owner == &loop) return false;
-  }
-  return true;
-}
 
 // The A of a wgmma dot in `loop`'s body that is defined outside the loop, flat (not
 // fragments: P is read from registers) and not copied, or null: such an A can be hoisted.
