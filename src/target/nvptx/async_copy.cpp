@@ -676,7 +676,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                                : nullptr;
     // Several dots: the last one, waited for by the first (last_dot_in_flight).
     const ir::Value* flying_acc = nullptr;
-    if (flying == nullptr && loop_dots.size() >= 2 && plan.inflight_copies != "single") {
+    if (flying == nullptr && loop_dots.size() >= 2 && plan.last_dot_in_flight) {
       flying_acc = last_dot_in_flight(*op, fragments, loop_wgmma, copied);
       if (flying_acc != nullptr) flying = body.terminator()->operand(flying_acc->index() - 1)->def();
     }
@@ -698,7 +698,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       for (const auto& operand : here) without -= align(operand->tile.bytes());
       const int regs = fragments.layout(flying->result())->num_regs() + 64;
       after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
-      if (plan.inflight_copies == "before" || plan.inflight_copies == "after") after_dot = plan.inflight_copies == "after";
+      if (!plan.inflight_copies.empty()) after_dot = plan.inflight_copies == "after";
       if (after_dot) plan.copies_after_dots.insert(flying);
     }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
@@ -878,7 +878,10 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
                             bool tma, const std::string& inflight_copies) {
   AsyncPlan plan;
-  plan.inflight_copies = inflight_copies;
+  // "pv", "pv-before", "pv-after": the last of several dots in flight too, then the order.
+  plan.last_dot_in_flight = inflight_copies.rfind("pv", 0) == 0;
+  plan.inflight_copies = plan.last_dot_in_flight ? inflight_copies.substr(std::min<size_t>(3, inflight_copies.size()))
+                                                 : inflight_copies;
   if (sm >= 90 && tma) {
     const auto& params = function.params();
     for (size_t i = 0; i < params.size(); ++i) {
