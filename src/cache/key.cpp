@@ -184,7 +184,9 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_DISABLE_TMA", "0",
        "host-descriptor blocks moved by cp.async and pointer code instead of the TMA (for comparisons)"},
       {"TRITIUM_INFLIGHT_COPIES", "",
-       "before|after: where a wgmma kept in flight has the next copies issued (default: by occupancy)"},
+       "before|after: where a wgmma kept in flight has the next copies issued (default: by occupancy); "
+       "pv|pv-before|pv-after: the same, and the last of a loop's several wgmma dots (attention's P.V) "
+       "stays in flight into the next iteration too (opt-in until timed on a GPU)"},
       {"TRITIUM_REDUCE_EXPERIMENT", "",
        "reduction and scan emission variants for one A/B timing (comma-separated names; "
        "nvptx/codegen.h ReduceExperiments)"},

@@ -37,7 +37,9 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.tma = cache::knob_value(build.inputs, "TRITIUM_DISABLE_TMA") != "1";
   const std::string copies = cache::knob_value(build.inputs, "TRITIUM_INFLIGHT_COPIES");
-  if (copies == "before" || copies == "after") options.inflight_copies = copies;
+  for (const char* value : {"before", "after", "pv", "pv-before", "pv-after"}) {
+    if (copies == value) options.inflight_copies = copies;
+  }
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
   options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
   return options;

@@ -711,3 +711,39 @@ def test_sort_and_flip_exchange_without_reductions(kernels, sm, warps):
     through_shared = sum("shared_offsets" in line for line in flips)
     assert through_shared < len(flips) // 2, (through_shared, len(flips))
     assert all("xor_sum" not in line for line in lines)
+
+
+@pytest.mark.parametrize("head_dim,block_m,warps,copies", [(64, 128, 8, "pv"), (64, 64, 4, "pv"), (128, 128, 8, "pv"),
+                                                           (64, 128, 8, "")])
+def test_benchmark_attention_keeps_p_v_in_flight(monkeypatch, head_dim, block_m, warps, copies):
+    """benchmarks/kernels_attention.py's causal forward as bench_attention.py launches it (3
+    stages, BLOCK_N 64), with TRITIUM_INFLIGHT_COPIES=pv (opt-in): P.V stays in flight into
+    the next iteration of both loops (the off-band one and the diagonal band's), retired by
+    the next Q.Kᵀ's wait_group 0, which hands its accumulators over (async_copy.cpp's
+    last_dot_in_flight); K and V take a fourth buffer (d=64, 128 x 64) or are copied after it
+    (64 x 64 at 4 warps, d=128). The emulator tags in-flight accumulators as NaN until a wait
+    retires them and checks that no buffer a wgmma still reads is overwritten. Against
+    float64 numpy; "" (the knob unset) is the default, every dot waited for at once."""
+    monkeypatch.delenv("TRITIUM_INFLIGHT_COPIES", raising=False)
+    if copies:
+        monkeypatch.setenv("TRITIUM_INFLIGHT_COPIES", copies)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
+    try:
+        import kernels_attention
+    finally:
+        sys.path.pop(0)
+    fn = kernels_attention.load("tritium").attn_fwd
+    rng = np.random.default_rng(5)
+    n = 3 * block_m  # three query blocks: none, one and two off-band iterations of 64 x (block_m / 64)
+    q, k, v = (rng.standard_normal((1, 1, n, head_dim)).astype(np.float16) for _ in range(3))
+    out = np.full_like(q, np.nan)
+    scale = head_dim ** -0.5
+    handle = eg.run(fn, (n // block_m, 1), q, k, v, out, scale, n * head_dim, n * head_dim, head_dim, 1, n,
+                    HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=64, STAGE=3, sm=90, num_warps=warps, num_stages=3)
+    s = (q[0, 0].astype(np.float64) @ k[0, 0].astype(np.float64).T) * scale
+    s[np.triu_indices(n, 1)] = -np.inf
+    p = np.exp(s - s.max(1, keepdims=True))
+    want = (p / p.sum(1, keepdims=True)) @ v[0, 0].astype(np.float64)
+    np.testing.assert_allclose(out[0, 0].astype(np.float64), want, atol=2e-2, rtol=0)
+    ll = eg.emit_llvm(handle, 90)
+    assert ll.count("wgmma.wait_group.sync.aligned 1") == (2 if copies else 0)

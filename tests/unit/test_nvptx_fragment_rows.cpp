@@ -114,11 +114,13 @@ std::string attention_signature(int head, int block_m, int block_n, bool causal)
          ", CAUSAL=" + (causal ? "True" : "False");
 }
 
-nvptx::CompiledPtx compile(const ir::Function& f, int warps, int sm, int stages = 1) {
+nvptx::CompiledPtx compile(const ir::Function& f, int warps, int sm, int stages = 1,
+                           const std::string& inflight_copies = "") {
   nvptx::TargetOptions options;
   options.num_warps = warps;
   options.sm = sm;
   options.num_stages = stages;
+  options.inflight_copies = inflight_copies;
   return nvptx::compile_to_ptx(f, options);
 }
 
@@ -324,6 +326,37 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
     // and Kᵀ, copied K-major, read without .trans (4 k-steps x 4 pairs of n-tiles).
     if (sm == 80) CHECK(testing::count(ptx.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 8 + 16);
   }
+}
+
+TEST_CASE("nvptx: attention's P.V stays in flight over the next Q.K^T", "[nvptx][rows]") {
+  // async_copy.cpp's last_dot_in_flight, opt-in ("pv" in TargetOptions::inflight_copies,
+  // TRITIUM_INFLIGHT_COPIES): on sm_90 the loop's second dot (P.V) waits for nothing
+  // (wait_group 1); the first dot's wait_group 0 in the next iteration retires it, the loop's
+  // exit the last one. At 8 warps (128 x 64, d=64) a fourth buffer of K and V costs no block
+  // per SM (80 KiB): the copies go out after the first dot's barrier, two iterations back, so
+  // no barrier is added. At 4 warps the overlap would keep more than 128 registers a thread
+  // live (P.V's 64 accumulators, Q.K^T's 64 and P): it waits as before. Without "pv" (the
+  // default) every dot of the loop waits for its own wgmmas, three buffers.
+  auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
+  nvptx::CompiledPtx eight = compile(*f, 8, 90, 3, "pv");
+  CHECK(testing::ptxas_errors(eight).empty());
+  CHECK(testing::count(eight.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+  CHECK(testing::count(eight.ptx, "wgmma.wait_group.sync.aligned 0") == 2);  // Q.K^T's, the exit's
+  CHECK(eight.shared_bytes == 16384 + 4 * 16384);
+  nvptx::CompiledPtx plain = compile(*f, 8, 90, 3);
+  CHECK(testing::count(plain.ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+  CHECK(testing::count(plain.ptx, "wgmma.wait_group.sync.aligned 0") == 2);  // Q.K^T's, P.V's
+  CHECK(plain.shared_bytes == 16384 + 3 * 16384);
+  CHECK(testing::count(plain.ptx, "bar.sync") == testing::count(eight.ptx, "bar.sync"));
+  // Only the order, without "pv": as the default.
+  CHECK(compile(*f, 8, 90, 3, "after").ptx == plain.ptx);
+  CHECK(testing::count(compile(*f, 4, 90, 3, "pv").ptx, "wgmma.wait_group.sync.aligned 1") == 0);
+  // Copies after P.V (Triton's order): one barrier more.
+  nvptx::CompiledPtx after = compile(*f, 8, 90, 3, "pv-after");
+  CHECK(testing::count(after.ptx, "wgmma.wait_group.sync.aligned 1") == 1);
+  CHECK(after.shared_bytes == 16384 + 3 * 16384);
+  CHECK(testing::count(after.ptx, "bar.sync") == testing::count(eight.ptx, "bar.sync") + 1);
+  CHECK(compile(*f, 8, 90, 3, "pv-before").ptx == eight.ptx);
 }
 
 TEST_CASE("nvptx: A is read from registers only when each warp holds whole rows of it", "[nvptx][rows]") {

@@ -257,6 +257,87 @@ bool defined_outside(const ir::Value* value, const ir::Op& loop) {
   return true;
 }
 
+// Whether `value` is computed from `from` through ops of `body` (a data dependence, which
+// no reordering of the emitted code can break).
+bool computed_from(const ir::Value* value, const ir::Value* from, const ir::Region& body) {
+  std::vector<const ir::Value*> work = {value};
+  std::unordered_set<const ir::Value*> seen;
+  while (!work.empty()) {
+    const ir::Value* v = work.back();
+    work.pop_back();
+    if (v == from) return true;
+    if (!seen.insert(v).second || v->def() == nullptr || v->def()->parent() != &body) continue;
+    for (const ir::Value* operand : v->def()->operands()) work.push_back(operand);
+  }
+  return false;
+}
+
+// A loop of several wgmma dots, all in its body itself, whose last one may stay in flight
+// into the next iteration, waited for by the first one there (attention's P.V, overlapping
+// the next Q.K^T as Triton's does): the body argument that carries its accumulator, or null.
+// The last dot's f32 (or i32) result goes to the yield alone; every use of the argument is
+// an op of the body after the first dot (the first dot's wait hands its registers over,
+// emit_wgmma.cpp); its fragments are never copied to the flat layout (that copy would read
+// them at the loop's top, before the wait); B sits in stage buffers (`copied`) and A too, or
+// in registers that only a value computed after the first dot's wait writes again.
+const ir::Value* last_dot_in_flight(const ir::Op& loop, const FragmentPlan& fragments, bool wgmma,
+                                    const std::function<bool(const ir::Value*)>& copied) {
+  const ir::Region& body = *loop.region(0);
+  std::vector<const ir::Op*> dots;
+  for (const auto& op : body.ops()) {
+    if (op->kind() == OpKind::Dot) {
+      dots.push_back(op.get());
+    } else if (holds_dot(*op)) {
+      return nullptr;
+    }
+  }
+  if (!wgmma || dots.size() < 2) return nullptr;
+  const ir::Op& first = *dots.front();
+  const ir::Op& last = *dots.back();
+  const ir::Value* result = last.result();
+  const ScalarKind kind = result->type()->element()->scalar_kind();
+  if ((kind != ScalarKind::F32 && kind != ScalarKind::I32) || result->num_uses() != 1 ||
+      result->users()[0] != body.terminator()) {
+    return nullptr;
+  }
+  int index = -1;
+  for (int i = 0; i < body.terminator()->num_operands(); ++i) {
+    if (body.terminator()->operand(i) == result) index = i;
+  }
+  if (index < 0) return nullptr;
+  const ir::Value* acc = body.arg(index + 1);
+  // The overlap keeps the last dot's accumulators, its A (in registers: half as many, two
+  // 16-bit elements a register) and the first dot's accumulators live at once; past 128 a
+  // thread, ptxas spills (attention at 128 x 64 with 4 warps: d=128 80 -> 328 bytes, d=64
+  // 226 -> 252 registers), so such loops wait for it as before.
+  const FragmentLayout* first_acc = fragments.layout(first.result());
+  const FragmentLayout* last_acc = fragments.layout(result);
+  if (first_acc == nullptr || last_acc == nullptr || last_acc->num_regs() + first_acc->num_regs() * 3 / 2 > 128) {
+    return nullptr;
+  }
+  // A in registers: the next iteration may write them again only after the first dot's wait
+  // (P, computed from Q.K^T), or never (defined outside the loop).
+  const ir::Value* a = last.operand(0);
+  const bool a_registers = a_in_registers(last, fragments) &&
+                           (defined_outside(a, loop) || computed_from(a, first.result(), body));
+  if (fragments.layout(acc) == nullptr || fragments.needs_flat(acc) || !copied(last.operand(1)) ||
+      !(copied(a) || a_registers)) {
+    return nullptr;
+  }
+  size_t first_at = 0;
+  std::unordered_map<const ir::Op*, size_t> position;
+  for (const auto& op : body.ops()) {
+    if (op.get() == &first) first_at = position.size();
+    position[op.get()] = position.size();
+  }
+  for (const ir::Use& use : acc->uses()) {
+    auto it = position.find(use.user);
+    if (it == position.end() || it->second <= first_at || use.user == body.terminator()) return nullptr;
+  }
+  return acc;
+}
+
+
 // The A of a wgmma dot in `loop`'s body that is defined outside the loop, flat (not
 // fragments: P is read from registers) and not copied, or null: such an A can be hoisted.
 const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const FragmentPlan& fragments, int sm, int num_warps,
@@ -589,21 +670,36 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     auto copied = [&](const ir::Value* v) {
       return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
     };
-    bool in_flight = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
-                     copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1)) &&
-                     with_extra <= kMaxSharedBytes;
+    const ir::Op* flying = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
+                                   copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1))
+                               ? loop_dots[0]
+                               : nullptr;
+    // Several dots: the last one, waited for by the first (last_dot_in_flight).
+    const ir::Value* flying_acc = nullptr;
+    if (flying == nullptr && loop_dots.size() >= 2 && plan.last_dot_in_flight) {
+      flying_acc = last_dot_in_flight(*op, fragments, loop_wgmma, copied);
+      if (flying_acc != nullptr) flying = body.terminator()->operand(flying_acc->index() - 1)->def();
+    }
+    bool in_flight = flying != nullptr && with_extra <= kMaxSharedBytes;
     bool after_dot = false;
     if (in_flight) {
-      plan.in_flight_dots.insert(loop_dots[0]);
+      plan.in_flight_dots.insert(flying);
+      if (flying_acc != nullptr) {
+        for (const auto& body_op : body.ops()) {
+          if (body_op->kind() != OpKind::Dot) continue;
+          plan.in_flight_waits[body_op.get()] = flying_acc;
+          break;
+        }
+      }
       // Without the extra buffer where it costs a thread block per SM (128 x 128 x 64 at 8
       // warps, 3 stages: 4 buffers are 128 KiB, one block; 3 are 96 KiB, two, as Triton has).
       // Registers: the accumulators and about 64 more (ptxas decides; this estimates).
       int64_t without = with_extra;
       for (const auto& operand : here) without -= align(operand->tile.bytes());
-      const int regs = fragments.layout(loop_dots[0]->result())->num_regs() + 64;
+      const int regs = fragments.layout(flying->result())->num_regs() + 64;
       after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
       if (!plan.inflight_copies.empty()) after_dot = plan.inflight_copies == "after";
-      if (after_dot) plan.copies_after_dots.insert(loop_dots[0]);
+      if (after_dot) plan.copies_after_dots.insert(flying);
     }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
     // box fits; a transposed block is then held K-major (its tile is the block as stored).
@@ -782,7 +878,10 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
                             bool tma, const std::string& inflight_copies) {
   AsyncPlan plan;
-  plan.inflight_copies = inflight_copies;
+  // "pv", "pv-before", "pv-after": the last of several dots in flight too, then the order.
+  plan.last_dot_in_flight = inflight_copies.rfind("pv", 0) == 0;
+  plan.inflight_copies = plan.last_dot_in_flight ? inflight_copies.substr(std::min<size_t>(3, inflight_copies.size()))
+                                                 : inflight_copies;
   if (sm >= 90 && tma) {
     const auto& params = function.params();
     for (size_t i = 0; i < params.size(); ++i) {

@@ -149,7 +149,17 @@ struct AsyncPlan {
   std::unordered_set<const ir::Op*> in_flight_dots;
   // Those of them that issue their loop's copies after their wait (AsyncOperand::copies_after_dot).
   std::unordered_set<const ir::Op*> copies_after_dots;
-  std::string inflight_copies;  // the choice forced by TargetOptions::inflight_copies, or ""
+  // A loop of several dots whose last one stays in flight (attention's P.V; only with
+  // last_dot_in_flight): its first dot, which waits for it (wait_group 0), and the body
+  // argument carrying that dot's accumulator, whose registers go through that wait
+  // (emit_wgmma.cpp).
+  std::unordered_map<const ir::Op*, const ir::Value*> in_flight_waits;
+  // Whether a loop of several wgmma dots may keep its last one in flight: opt-in
+  // (TargetOptions::inflight_copies "pv", "pv-before", "pv-after") until timed on a GPU.
+  bool last_dot_in_flight = false;
+  // The order forced by TargetOptions::inflight_copies ("before" or "after", without "pv-"),
+  // or "".
+  std::string inflight_copies;
 
   // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
   // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
@@ -186,7 +196,10 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 // when the axis facts prove 16-byte runs along axis 0 but not along axis 1 and the mask is
 // constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
-// accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes; without
+// accumulator, nothing else reads it, and the extra buffers fit in kMaxSharedBytes (of several
+// wgmma dots, opt-in with "pv": the last one, until the first one's wait in the next
+// iteration, when the loop carries its accumulator and reads it only after that wait:
+// in_flight_waits); without
 // the extra buffer (copies_after_dots) where it would leave fewer thread blocks per SM
 // (blocks_per_sm, the registers estimated from the accumulator).
 
@@ -196,7 +209,9 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, int threads);
 
 // `tma`: whether host-descriptor operands may be TMA copies (TargetOptions::tma);
-// `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions).
+// `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions); "pv",
+// "pv-before" and "pv-after" the same, and a loop of several dots keeps its last one in
+// flight too (AsyncPlan::last_dot_in_flight; without "pv", none of them).
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
                             bool tma = true, const std::string& inflight_copies = "");
 

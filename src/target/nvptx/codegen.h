@@ -30,7 +30,9 @@ struct TargetOptions {
   bool tma = true;
   // Where a wgmma kept in flight has its loop's next copies issued (async_copy.h): "" as
   // blocks_per_sm decides, "before" (an extra stage buffer) or "after" (its wait and a
-  // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons.
+  // barrier first); TRITIUM_INFLIGHT_COPIES at run time, for comparisons. "pv", "pv-before",
+  // "pv-after": the last of a loop's several dots stays in flight too (attention's P.V;
+  // session 24, opt-in until timed on a GPU).
   std::string inflight_copies;
   // int8 dots in pipelined loops whose B runs along N (a row-major B) on wgmma too: A copied
   // by cp.async as for the other int8 wgmma dots, B loaded into registers and staged K-major

@@ -585,7 +585,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   const bool all_ready = body != nullptr && (copied_a == async_.carried.end() || ready(copied_a)) &&
                          (copied_b == async_.carried.end() || ready(copied_b));
   if (all_ready && !a_staged_here && copied_b != async_.carried.end()) {
-    issue_deferred_copies();  // none left: the earlier dot issued them after its barrier
+    // None left (the earlier dot issued them after its barrier), unless this dot issues
+    // them after its wait and a barrier (emit_dot).
+    if (async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
     s.in_place = true;
     return s;
   }
@@ -626,8 +628,9 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
                               (copied_a != async_.carried.end() && !tma(copied_a));
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
-  // A dot that issues them after its own wait does (emit_dot).
-  if (copied && async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
+  // A dot that issues them after its own wait does (emit_dot), and so does a loop's last
+  // dot kept in flight past its first (async_copy.cpp: last_dot_in_flight).
+  if (copied && !copies_after_loop_dot(op)) issue_deferred_copies();
   s.in_place = !a_staged_here && copied_b != async_.carried.end();
   return s;
 }

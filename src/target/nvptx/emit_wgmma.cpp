@@ -6,6 +6,8 @@
 // tile `im` and its warpgroup's columns, the order of wgmma's own output registers.
 #include <llvm/IR/InlineAsm.h>
 
+#include <algorithm>
+
 #include "ir/attrs.h"
 #include "target/nvptx/emitter.h"
 
@@ -134,9 +136,31 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
-  // A dot kept in flight (async_copy.h) waits only for the one before it.
-  wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, d);
+  wgmma_dot_wait(op, d);
   c = f16_acc ? unpack_half_pairs(d) : d;
+}
+
+void Emitter::wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d) {
+  // A dot kept in flight (async_copy.h) waits only for the one before it.
+  auto flying = async_.in_flight_waits.find(&op);
+  if (flying == async_.in_flight_waits.end()) {
+    wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, d);
+    return;
+  }
+  // The first dot of a loop whose last one stays in flight: its wait (for every group) ends
+  // that one too, whose accumulators the loop carries; they go through the wait, so nothing
+  // reads them before it (last_dot_in_flight: no use comes earlier in the body).
+  Regs& carried = fragments_.at(flying->second);
+  std::vector<llvm::Value*> all = d;
+  all.insert(all.end(), carried.values.begin(), carried.values.end());
+  wgmma_wait(0, all);
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(d.size()), d.begin());
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(d.size()), all.end(), carried.values.begin());
+}
+
+bool Emitter::copies_after_loop_dot(const ir::Op& dot) const {
+  return std::any_of(async_.copies_after_dots.begin(), async_.copies_after_dots.end(),
+                     [&](const ir::Op* d) { return d->parent() == dot.parent(); });
 }
 
 void Emitter::wgmma_wait(int pending, std::vector<llvm::Value*>& c) {

@@ -97,9 +97,10 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
     }
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
-  // Waited for at once, even where the loop keeps other dots in flight: A's registers must
-  // not be reused while the wgmma may still read them.
-  wgmma_wait(0, d);
+  // Waited for at once unless the plan keeps it in flight (attention's P.V: A's registers
+  // are written again only from the next iteration's first dot, after its wait for this
+  // one, async_copy.cpp's last_dot_in_flight).
+  wgmma_dot_wait(op, d);
   c = f16_acc ? unpack_half_pairs(d) : d;
 }
 

@@ -317,6 +317,12 @@ class Emitter {
                   std::vector<llvm::Value*>& c);
   // wgmma.wait_group `pending`, the accumulators `c` passed through it.
   void wgmma_wait(int pending, std::vector<llvm::Value*>& c);
+  // The wait that ends dot `op`'s wgmmas (emit_wgmma.cpp): 1 for a dot kept in flight, else
+  // 0, which also hands over the registers of a dot in flight since the previous iteration
+  // (AsyncPlan::in_flight_waits).
+  void wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d);
+  // Whether the loop of `dot` issues its copies after its last dot (AsyncPlan::copies_after_dots).
+  bool copies_after_loop_dot(const ir::Op& dot) const;
   // The 64-bit matrix descriptor of the sub-tile of `tile` at (row, col), `tile` at `address`.
   llvm::Value* wgmma_descriptor(llvm::Value* address, const SharedTile& tile, int64_t row, int64_t col, bool k_major);
   // B's descriptor at k-step k0, columns n0: N-major, or K-major when staged transposed.
