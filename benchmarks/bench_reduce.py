@@ -22,7 +22,8 @@ cache key), the chosen rows only, the settings interleaved over --rounds rounds,
 table of tritium / Triton per row and setting (best of the rounds, and the spread):
     python3 benchmarks/bench_reduce.py --experiments "default;chain;scanup;iv32;chain,scanup,iv32" \
         --only softmax,layer_norm,rms_norm,cross_entropy,cumsum_rows --rounds 2
-(--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
+A setting NAME=value[+NAME=value...] sets those environment variables instead
+(--experiments "default;TRITIUM_LOAD_PTX=1;TRITIUM_LOAD_PTX=1+TRITIUM_REDUCE_EXPERIMENT=iv32"). (--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
 GPU machine: BENCH_REDUCE=1 REDUCE_LIMIT=590 REDUCE_ARGS='--experiments default;chain;...
 --only ... --rounds 1' SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 """
@@ -292,7 +293,7 @@ def main():
 
 
 def compare_experiments(args):
-    """Each setting of TRITIUM_REDUCE_EXPERIMENT in a child process of this script (the rows
+    """Each setting of TRITIUM_REDUCE_EXPERIMENT (or NAME=value: that environment variable) in a child process of this script (the rows
     chosen by --only/--labels, no cold-compile row), interleaved over the rounds."""
     settings = [e.strip() for e in args.experiments.split(";") if e.strip()]
     ratios = {}  # (label, setting) -> [tritium / Triton per round]
@@ -303,7 +304,11 @@ def compare_experiments(args):
                 out = pathlib.Path(tmp) / "r.json"
                 env = dict(os.environ, TRITIUM_CACHE_DIR=str(pathlib.Path(tmp) / "cache"))
                 env.pop("TRITIUM_REDUCE_EXPERIMENT", None)
-                if setting != "default":
+                if "=" in setting:  # environment variables, e.g. TRITIUM_LOAD_PTX=1+TRITIUM_X=y
+                    for assignment in setting.split("+"):
+                        name, _, value = assignment.partition("=")
+                        env[name] = value
+                elif setting != "default":
                     env["TRITIUM_REDUCE_EXPERIMENT"] = setting
                 cmd = [sys.executable, __file__, "--json", str(out), "--rep", str(args.rep),
                        "--only", args.only or ",".join(NAMES)]

@@ -193,10 +193,10 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_INT8_ROWB_WGMMA", "0",
        "1: int8 dots of pipelined loops with a row-major B on wgmma, B staged from registers "
        "(default: mma.sync; for timing the two)"},
-      {"TRITIUM_LOAD_PTX", "0",
+      {"TRITIUM_LOAD_PTX", "1",
        "1: the cache entry keeps PTX only and the driver compiles it as a whole program at load "
-       "(cuModuleLoadDataEx; fewer registers than the JIT linker's relocatable code; default: "
-       "linked, until timed on a GPU)"},
+       "(cuModuleLoadDataEx; fewer registers than the JIT linker's relocatable code); 0: the "
+       "entry keeps the JIT linker's cubin (for comparisons)"},
       {"TRITIUM_F32_DEFAULT", "",
        "the input_precision of tl.dot on fp32 inputs when none is given (tf32, tf32x3, ieee)"},
       {"TRITON_F32_DEFAULT", "", "Triton's name for TRITIUM_F32_DEFAULT (read when that is unset)"},

@@ -248,11 +248,13 @@ cache::Entry build_entry(const GpuBuild& build) {
   // The driver's JIT linker (cuda::link_ptx) makes the cubin the entry keeps, but it compiles
   // PTX as relocatable code, and that costs registers where occupancy decides the speed
   // (statically, layer norm 1024: 40 instead of 32, 12 CTAs per SM instead of 16; RESULTS.md,
-  // session 24 helper lnorm; Triton's cubins come from ptxas as whole programs). With
-  // TRITIUM_LOAD_PTX=1 the entry is PTX only, which load_entry hands to the driver to compile
-  // as a whole program: opt-in until timed on a GPU (and its cost on disk-cache hits).
+  // session 24 helper lnorm; Triton's cubins come from ptxas as whole programs). So the entry
+  // is PTX only, which load_entry hands to the driver to compile as a whole program (the
+  // driver's JIT cache keeps the result for the next process); TRITIUM_LOAD_PTX=0 keeps the
+  // linker's cubin, for comparisons (session 25: norms and cross-entropy 0.97-0.99 -> 1.00-1.08
+  // of Triton with 32-bit loop counters, benchmarks/RESULTS.md).
   cache::Entry entry;
-  if (cache::knob_value(build.inputs, "TRITIUM_LOAD_PTX") != "1") {
+  if (cache::knob_value(build.inputs, "TRITIUM_LOAD_PTX") == "0") {
     cache::StageTimer timer(cache::Stage::Cubin);
     entry.cubin = cuda::link_ptx(compiled.ptx, build.kernel);
   }

@@ -328,13 +328,13 @@ def layer_norm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexp
 
 
 def test_kernels_are_compiled_as_whole_programs(monkeypatch):
-    """With TRITIUM_LOAD_PTX=1 the driver compiles the PTX at load as a whole program (ptxas
-    without -c, as Triton's cubins): benchmarks/kernels_reduce.py's layer norm at 1024 / 4
-    warps takes 32 registers (16 CTAs of 128 threads per SM). Through the driver's JIT linker
-    (cuLinkAddData, the default) PTX is relocatable code: 40 registers statically, 12 CTAs
-    per SM, and layer norm at 0.89 of Triton's bandwidth on an H200 (RESULTS.md, helper
-    lnorm). Opt-in until timed; the knob is part of the cache key, so this compiles anew."""
-    monkeypatch.setenv("TRITIUM_LOAD_PTX", "1")
+    """By default (TRITIUM_LOAD_PTX unset or 1) the driver compiles the PTX at load as a whole
+    program (ptxas without -c, as Triton's cubins): benchmarks/kernels_reduce.py's layer norm
+    at 1024 / 4 warps takes 32 registers (16 CTAs of 128 threads per SM). Through the
+    driver's JIT linker (cuLinkAddData, TRITIUM_LOAD_PTX=0, the default until session 25)
+    PTX is relocatable code: 40 registers statically, 12 CTAs per SM, and layer norm at 0.89
+    of Triton's bandwidth on an H200 (RESULTS.md, helper lnorm)."""
+    monkeypatch.delenv("TRITIUM_LOAD_PTX", raising=False)
     n = 1024
     x = torch.randn(4, n, device="cuda", dtype=torch.float16)
     w, b = torch.randn(2, n, device="cuda", dtype=torch.float16)

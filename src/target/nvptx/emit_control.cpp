@@ -161,11 +161,13 @@ void Emitter::emit_for(const ir::Op& op) {
       (facts_.diverges(op.operand(0)) || facts_.diverges(op.operand(1)) || facts_.diverges(op.operand(2)))) {
     bounds = from_thread0(bounds);
   }
-  // The loop counts in 64 bits, so a narrower iv never overflows on its way past `upper`
-  // (Python's range has no wrap-around); a 64-bit one stops when iv + step overflows.
-  // TRITIUM_REDUCE_EXPERIMENT=iv32: a 32-bit iv with a constant positive step counts in 32
-  // bits, as Triton's loops do, the next iteration running while upper - iv > step
-  // (unsigned: upper - iv is exact in 32 bits while iv < upper), so nothing wraps.
+  // A 32-bit iv with a constant positive step counts in 32 bits, as Triton's loops do, the
+  // next iteration running while upper - iv > step (unsigned: upper - iv is exact in 32 bits
+  // while iv < upper), so nothing wraps (Python's range has no wrap-around). A 64-bit counter
+  // there made ptxas's whole-program compile serialize an unaligned row's loads
+  // (codegen.h's iv32). Other loops count in 64 bits, so a narrower iv never overflows on its
+  // way past `upper`; a 64-bit one stops when iv + step overflows. TRITIUM_REDUCE_EXPERIMENT=
+  // noiv32: every loop in 64 bits, for comparisons.
   const auto* step_constant = llvm::dyn_cast<llvm::ConstantInt>(bounds[2]);
   const bool narrow = loop_iv32_ && width == 32 && step_constant != nullptr &&
                       (is_signed ? step_constant->getSExtValue() > 0 : !step_constant->isZero());

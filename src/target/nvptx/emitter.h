@@ -487,7 +487,7 @@ class Emitter {
   // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
   bool reduce_chain_ = true;    // in-thread reductions left to right (nochain: a tree)
   bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
-  bool loop_iv32_ = false;      // loops over a 32-bit range count in 32 bits
+  bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
