@@ -875,6 +875,25 @@ TEST_CASE("nvptx: on sm_90 fp16 and bf16 dots run on wgmma from swizzled shared 
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned 0") == 1);  // at the loop's exit
     CHECK(count(ptx, "bar.sync") == 4);
   }
+  SECTION("operands cp.async wrote are fenced for the async proxy, unless nofence") {
+    // The PTX ISA asks a fence.proxy.async between generic writes (cp.async is one) and a
+    // wgmma reading them; TRITIUM_REDUCE_EXPERIMENT=nofence drops it for cp.async copies
+    // (Triton's rule), for timing it.
+    nvptx::TargetOptions options;
+    options.num_warps = 4;
+    options.num_stages = 3;
+    std::string fenced = compile_matmul("fp16", "float32", "ieee", 64, 64, 32, options).ptx;
+    CHECK(count(fenced, "cp.async.wait_group 2") == 1);
+    CHECK(count(fenced, "fence.proxy.async.shared::cta") == 1);
+    options.reduce_experiment = "nofence";
+    std::string unfenced = compile_matmul("fp16", "float32", "ieee", 64, 64, 32, options).ptx;
+    CHECK(count(unfenced, "cp.async.wait_group 2") == 1);
+    CHECK(count(unfenced, "fence.proxy.async") == 0);
+    // A staged from registers keeps its fence either way.
+    options.num_stages = 1;
+    CHECK(count(compile_matmul("fp16", "float32", "ieee", 64, 64, 32, options).ptx,
+                "fence.proxy.async.shared::cta") == 1);
+  }
   SECTION("where a fourth buffer costs a block per SM, the copies wait for the dot instead") {
     // 128 x 128 x 64 at 8 warps, 3 stages: four 32 KiB buffers leave one block per SM,
     // three leave two (as Triton's). The loop then meets a second barrier, after the wait

@@ -52,6 +52,10 @@ struct TargetOptions {
   //            a 64-bit counter made the whole-program compile serialize them: cross-entropy
   //            at vocabulary 50257 0.41 -> 1.01 of Triton; the default since session 25)
   //   noiv32   64 bits
+  //   fence    a fence.proxy.async before a wgmma reads operands cp.async wrote (the PTX
+  //            ISA's rule; the default)
+  //   nofence  none for cp.async copies, only for operands staged from registers (Triton's
+  //            rule): for timing the fence in attention's and matmul's loops
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -622,10 +622,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     ptx_effect("cp.async.wait_group " + std::to_string(pending) + ";", "", {});
   }
   // wgmma reads shared memory through the async proxy: what this thread wrote through the
-  // generic one (st.shared, cp.async) is made visible to it before the barrier.
-  // Not needed when both operands are TMA copies (written through the async proxy).
-  const bool generic_writes = a_staged_here || copied_b == async_.carried.end() || !tma(copied_b) ||
-                              (copied_a != async_.carried.end() && !tma(copied_a));
+  // generic one (st.shared, cp.async) is made visible to it before the barrier, as the PTX
+  // ISA asks. Not needed when both operands are TMA copies (written through the async
+  // proxy). TRITIUM_REDUCE_EXPERIMENT=nofence: none for cp.async copies, only for operands
+  // staged from registers (Triton's rule, whose FenceInsertion fences register-to-shared
+  // copies only; for timing the fence in attention's loop, codegen.h).
+  const bool cp_async_writes = !tma(copied_b) || (copied_a != async_.carried.end() && !tma(copied_a));
+  const bool generic_writes = a_staged_here || copied_b == async_.carried.end() || (cp_async_fence_ && cp_async_writes);
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // A dot that issues them after its own wait does (emit_dot), and so does a loop's last

@@ -56,9 +56,11 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       scan_shfl_up_ = name == "scanup";
     } else if (name == "iv32" || name == "noiv32") {
       loop_iv32_ = name == "iv32";
+    } else if (name == "fence" || name == "nofence") {
+      cp_async_fence_ = name == "fence";
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
-                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32)");
+                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -488,6 +488,7 @@ class Emitter {
   bool reduce_chain_ = true;    // in-thread reductions left to right (nochain: a tree)
   bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
+  bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
