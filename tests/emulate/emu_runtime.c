@@ -7,6 +7,7 @@
 // and the NVVM intrinsics the emitter calls (emu_nvvm_*: the host's libm for the .approx ones,
 // which agree with the GPU's to a few ulps).
 #include <fenv.h>
+#include <limits.h>
 #include <signal.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -202,6 +203,19 @@ void emu_cvt_rzi(const unsigned long long* in, unsigned long long* out, int is_s
   out[0] = bits == 64 ? v : v & ((1ull << bits) - 1);
 }
 void emu_cvt_u16(const unsigned long long* in, unsigned long long* out) { out[0] = in[0] & 0xffffu; }
+// ---- max.NaN.xorsign.abs.f32: the larger magnitude, its sign the xor of both, NaN if either is ----
+void emu_max_xorsign_abs(const unsigned long long* in, unsigned long long* out) {
+  float a = slot_f32(in, 0), b = slot_f32(in, 1);
+  float m = fmaxf(fabsf(a), fabsf(b));
+  set_f32(out, 0, isnan(a) || isnan(b) ? NAN : (signbit(a) != 0) != (signbit(b) != 0) ? -m : m);  // canonical NaN
+}
+// ---- { mad.lo.cc.u32 $0, a, b, c; madc.hi.u32 $1, a, b, 0; }: a * b + c as 64 bits ----
+void emu_mad_wide_u32(const unsigned long long* in, unsigned long long* out) {
+  unsigned long long product = (in[0] & 0xffffffffull) * (in[1] & 0xffffffffull);
+  unsigned long long low = (product & 0xffffffffull) + (in[2] & 0xffffffffull);  // carry in bit 32
+  out[0] = low & 0xffffffffull;
+  out[1] = ((product >> 32) + (low >> 32)) & 0xffffffffull;
+}
 // ---- cvt.rz.{f32.f64, f16.f32, bf16.f32}: toward zero ----
 void emu_cvt_rz(const unsigned long long* in, unsigned long long* out, int which) {
   if (which == 0) {
@@ -377,6 +391,22 @@ float emu_nvvm_mul_rz_f(float x, float y) { return toward_zero((double)x * y); }
 float emu_nvvm_trunc_f(float x) { return truncf(x); }
 float emu_nvvm_floor_f(float x) { return floorf(x); }
 float emu_nvvm_ceil_f(float x) { return ceilf(x); }
+// f2i: float to a 32-bit integer (cvt.rni / rzi / rmi / rpi.s32.f32): rounded, NaN to 0,
+// clamped to the integer's range, as PTX's cvt does.
+static int float_to_i32(double x) {
+  if (x != x) return 0;
+  if (x <= -2147483648.0) return INT_MIN;
+  if (x >= 2147483647.0) return INT_MAX;
+  return (int)x;
+}
+int emu_nvvm_f2i_rn(float x) { return float_to_i32(nearbyint((double)x)); }
+int emu_nvvm_f2i_rn_ftz(float x) { return float_to_i32(nearbyint((double)x)); }
+int emu_nvvm_f2i_rz(float x) { return float_to_i32(trunc((double)x)); }
+int emu_nvvm_f2i_rz_ftz(float x) { return float_to_i32(trunc((double)x)); }
+int emu_nvvm_f2i_rm(float x) { return float_to_i32(floor((double)x)); }
+int emu_nvvm_f2i_rm_ftz(float x) { return float_to_i32(floor((double)x)); }
+int emu_nvvm_f2i_rp(float x) { return float_to_i32(ceil((double)x)); }
+int emu_nvvm_f2i_rp_ftz(float x) { return float_to_i32(ceil((double)x)); }
 int emu_nvvm_mulhi_i(int x, int y) { return (int)(((long long)x * y) >> 32); }
 unsigned emu_nvvm_mulhi_ui(unsigned x, unsigned y) { return (unsigned)(((unsigned long long)x * y) >> 32); }
 long long emu_nvvm_mulhi_ll(long long x, long long y) { return (long long)(((__int128)x * y) >> 64); }

@@ -111,6 +111,10 @@ def translate(st):
     m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
     if m:
         return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
+    if re.sub(r"\s+", " ", t) == "{ mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0; }":
+        return "emu_mad_wide_u32", []  # (libdevice's 64-bit products: a * b + c in two halves)
+    if re.sub(r"\s+", " ", t) in ("max.NaN.xorsign.abs.f32 $0, $1, $2;", "{ max.NaN.xorsign.abs.f32 $0, $1, $2; }"):
+        return "emu_max_xorsign_abs", []  # (triton_kernels' MX quantization)
     if t == "cvt.rna.tf32.f32 $0, $1;":
         return "emu_cvt_rna_tf32", []
     m = re.match(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
@@ -281,7 +285,28 @@ def _storage(value):
         while getattr(base, "base", None) is not None and hasattr(base.base, "ctypes"):
             base = base.base
         return base.ctypes.data, base.nbytes
+    inner = _wrapped_tensor(value)
+    if inner is not None:
+        return _storage(inner)
     raise NotEmulated(f"pointer argument of type {type(value).__name__}")
+
+
+def _wrapped_tensor(value, depth=2):
+    """A library's tensor wrapper that launches by data_ptr() alone (triton_kernels' Tensor,
+    whose torch tensor is .storage.data): the torch tensor among its attributes (`depth`
+    levels down) whose storage holds that address, else None."""
+    if not hasattr(value, "data_ptr") or not hasattr(value, "__dict__"):
+        return None
+    address = value.data_ptr()
+    level = [value]
+    for _ in range(depth):
+        level = [v for obj in level if hasattr(obj, "__dict__") for v in vars(obj).values()]
+        for v in level:
+            if hasattr(v, "untyped_storage"):
+                s = v.untyped_storage()
+                if s.data_ptr() <= address < s.data_ptr() + max(s.nbytes(), 1):
+                    return v
+    return None
 
 
 def _address(value):
@@ -453,7 +478,11 @@ def _config_text(handle):
 
 
 def _tensor_args(values):
-    return [(i, v) for i, v in enumerate(values) if hasattr(v, "untyped_storage") and v.is_floating_point()]
+    # torch tensors only: a library's stand-in that merely has a storage (FlagGems'
+    # StridedBuffer) is restored and run like one, but not compared (its case compares the
+    # tensor it wraps against torch).
+    import torch
+    return [(i, v) for i, v in enumerate(values) if isinstance(v, torch.Tensor) and v.is_floating_point()]
 
 
 def install(sm, check=False, atol=1e-5, rtol=5e-3):

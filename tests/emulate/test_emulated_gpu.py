@@ -23,6 +23,7 @@ pytestmark = pytest.mark.skipif(not eg.available(), reason="needs llc (LLVM) and
 KERNELS = textwrap.dedent('''
     import tritium
     import tritium.language as tl
+    from tritium import libdevice
 
 
     @tritium.jit
@@ -302,6 +303,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def known_asm(x_ptr, y_ptr, mag_ptr, lo_ptr, hi_ptr, rounded_ptr, BLOCK: tl.constexpr):
+        # Inline PTX the emulator runs (libraries' and libdevice's): a signed larger magnitude,
+        # a 32 x 32 + 32 product in two halves, and float2int_rn (llvm.nvvm.f2i.rn).
+        i = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + i)
+        y = tl.load(y_ptr + i)
+        tl.store(mag_ptr + i, tl.inline_asm_elementwise("max.NaN.xorsign.abs.f32 $0, $1, $2;", "=r,r,r", [x, y],
+                                                        dtype=tl.float32, is_pure=True, pack=1))
+        a = x.to(tl.uint32, bitcast=True)
+        b = y.to(tl.uint32, bitcast=True)
+        lo, hi = tl.inline_asm_elementwise(
+            "{\\n\\tmad.lo.cc.u32 $0, $2, $3, $4;\\n\\tmadc.hi.u32 $1, $2, $3, 0;\\n\\t}", "=r,=r,r,r,r",
+            [a, b, b ^ a], dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1)
+        tl.store(lo_ptr + i, lo)
+        tl.store(hi_ptr + i, hi)
+        tl.store(rounded_ptr + i, libdevice.float2int_rn(x * 1000.0))
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -410,6 +430,32 @@ def test_a_miscompiled_kernel_is_caught(kernels, monkeypatch):
     eg.run(kernels.axpy_2d, (1, 1), x, y, out, 32, 32, 1.0, BM=32, BN=32)
     np.testing.assert_allclose(out, np.exp(x) - y, rtol=2e-6, atol=1e-6)
     assert not np.allclose(out, np.exp(x) + y)
+
+
+def test_library_and_libdevice_asm(kernels):
+    rng = np.random.default_rng(9)
+    n = 64
+    x = rng.standard_normal(n).astype(np.float32) * 4
+    y = rng.standard_normal(n).astype(np.float32) * 4
+    x[:3] = [np.nan, 2.5e9, -0.0005]  # NaN, beyond int32 once scaled, a tie-free small value
+    y[3] = np.nan
+    mag, rounded = np.zeros(n, np.float32), np.zeros(n, np.int32)
+    lo, hi = np.zeros(n, np.uint32), np.zeros(n, np.uint32)
+    handle = eg.run(kernels.known_asm, (1,), x, y, mag, lo, hi, rounded, BLOCK=n)
+    both = np.fmax(np.abs(x), np.abs(y))
+    sign = np.where(np.signbit(x) != np.signbit(y), -1.0, 1.0).astype(np.float32)
+    nan = np.isnan(x) | np.isnan(y)
+    np.testing.assert_array_equal(np.isnan(mag), nan)
+    np.testing.assert_array_equal(mag[~nan], (sign * both)[~nan])
+    a, b = x.view(np.uint32).astype(np.uint64), y.view(np.uint32).astype(np.uint64)
+    wide = a * b + (a ^ b)  # < 2^64: (2^32 - 1)^2 + 2^32 - 1
+    np.testing.assert_array_equal(lo, (wide & 0xFFFFFFFF).astype(np.uint32))
+    np.testing.assert_array_equal(hi, (wide >> 32).astype(np.uint32))
+    with np.errstate(invalid="ignore"):
+        scaled = np.rint(x.astype(np.float32) * np.float32(1000.0)).astype(np.float64)
+    expect = np.where(np.isnan(scaled), 0, np.clip(scaled, -2**31, 2**31 - 1)).astype(np.int32)
+    np.testing.assert_array_equal(rounded, expect)
+    assert "llvm.nvvm.f2i.rn" in eg.emit_llvm(handle, 90)
 
 
 def test_unknown_asm_is_not_emulated(kernels):
@@ -747,3 +793,39 @@ def test_benchmark_attention_keeps_p_v_in_flight(monkeypatch, head_dim, block_m,
     np.testing.assert_allclose(out[0, 0].astype(np.float64), want, atol=2e-2, rtol=0)
     ll = eg.emit_llvm(handle, 90)
     assert ll.count("wgmma.wait_group.sync.aligned 1") == (2 if copies else 0)
+
+
+def test_wrapped_tensors_are_found_and_not_compared():
+    """A library's wrapper that launches by data_ptr() alone (triton_kernels' Tensor over
+    .storage.data) has its torch tensor's storage saved and restored; a stand-in with a
+    storage but no is_floating_point (FlagGems' StridedBuffer) is not compared."""
+    torch = pytest.importorskip("torch")
+    base = torch.arange(12, dtype=torch.float32)
+
+    class Storage:
+        def __init__(self, data):
+            self.data = data
+
+    class Wrapper:
+        def __init__(self, data):
+            self.storage = Storage(data)
+
+        def data_ptr(self):
+            return self.storage.data.data_ptr()
+
+    view = base[4:]
+    assert eg._storage(Wrapper(view)) == (base.untyped_storage().data_ptr(), 48)
+
+    class Opaque:  # an address and nothing that holds it
+        def data_ptr(self):
+            return base.data_ptr()
+    with pytest.raises(eg.NotEmulated, match="pointer argument of type Opaque"):
+        eg._storage(Opaque())
+
+    class StridedLike:
+        def __init__(self, t):
+            self.t = t
+
+        def untyped_storage(self):
+            return self.t.untyped_storage()
+    assert eg._tensor_args([StridedLike(base), base, 3]) == [(1, base)]
