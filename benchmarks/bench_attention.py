@@ -14,6 +14,9 @@ if a JIT is slow, but rows after --max-seconds (400) are reported as not run; th
     BENCH_ATTENTION=1 [QUICK_BENCH=1] SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 or, with tritium, Triton and torch importable:
     python3 benchmarks/bench_attention.py [--quick] [--skip-check] [--json results.json]
+    python3 benchmarks/bench_attention.py --experiments "default;nofence;TRITIUM_LOAD_PTX=0" [--rounds 2] [--quick]
+(the second: each setting in its own process, without the check, then tritium / Triton per
+row and setting; benchmarks/experiments.py)
 """
 
 import argparse
@@ -181,10 +184,25 @@ def main():
     parser.add_argument("--rep", type=int, default=50, help="do_bench milliseconds per timing")
     parser.add_argument("--max-seconds", type=float, default=400, help="rows after this are reported, not run")
     parser.add_argument("--json")
+    parser.add_argument("--experiments", help="';'-separated settings (benchmarks/experiments.py: 'default', "
+                        "a TRITIUM_REDUCE_EXPERIMENT value, or NAME=value[+NAME=value]), each in its own "
+                        "process, then one table of tritium / Triton per row and setting")
+    parser.add_argument("--rounds", type=int, default=1, help="with --experiments: rounds over the settings")
     args = parser.parse_args()
     reason = no_gpu_reason()
     if reason:
         print(f"bench_attention: skipped, no GPU: {reason}")
+        return 0
+    if args.experiments:
+        import experiments
+        child = ["--skip-check", "--rep", str(args.rep), "--max-seconds", str(args.max_seconds)]
+        child += ["--quick"] if args.quick else []
+
+        def ratios(result):
+            for row in result["rows"]:
+                if "ratio" in row:
+                    yield f"d{row['head_dim']} {'causal' if row['causal'] else 'non-causal'} {row['seq']}", row["ratio"]
+        experiments.compare(__file__, child, args.experiments, args.rounds, ratios, args.json)
         return 0
     import torch
     import triton

@@ -16,7 +16,8 @@ build-gpu/dist it carries), about 5 minutes:
 (BENCH_REDUCE=1 QUICK_BENCH=1 ...: a quick pass), or, with tritium and Triton importable:
     python3 benchmarks/bench_reduce.py [--quick] [--json results.json] [--only softmax,sum]
 
-A/B of the emitter's reduction variants (TRITIUM_REDUCE_EXPERIMENT, nvptx/codegen.h): each
+A/B of code-generation settings (benchmarks/experiments.py; TRITIUM_REDUCE_EXPERIMENT's names in
+nvptx/codegen.h): each
 setting in its own process (the variable is read when a kernel compiles; it is part of the
 cache key), the chosen rows only, the settings interleaved over --rounds rounds, then one
 table of tritium / Triton per row and setting (best of the rounds, and the spread):
@@ -246,10 +247,15 @@ def main():
     parser.add_argument("--only", help="comma-separated groups: " + ",".join(NAMES) + ",cold")
     parser.add_argument("--rep", type=int, default=100, help="do_bench milliseconds per timing")
     parser.add_argument("--labels", help="comma-separated substrings: keep the rows whose label has one")
-    parser.add_argument("--experiments", help="';'-separated TRITIUM_REDUCE_EXPERIMENT settings "
-                        "('default': unset), each run in its own process")
+    parser.add_argument("--experiments", help="';'-separated settings (benchmarks/experiments.py: 'default', "
+                        "a TRITIUM_REDUCE_EXPERIMENT value, or NAME=value[+NAME=value]), each in its own process")
     parser.add_argument("--rounds", type=int, default=1, help="with --experiments: rounds over the settings")
     args = parser.parse_args()
+    from bench_attention import no_gpu_reason
+    reason = no_gpu_reason()
+    if reason:
+        print(f"bench_reduce: skipped, no GPU: {reason}")
+        return 0
     if args.experiments:
         return compare_experiments(args)
 
@@ -293,52 +299,21 @@ def main():
 
 
 def compare_experiments(args):
-    """Each setting of TRITIUM_REDUCE_EXPERIMENT (or NAME=value: that environment variable) in a child process of this script (the rows
-    chosen by --only/--labels, no cold-compile row), interleaved over the rounds."""
-    settings = [e.strip() for e in args.experiments.split(";") if e.strip()]
-    ratios = {}  # (label, setting) -> [tritium / Triton per round]
-    order = []
-    for rnd in range(args.rounds):
-        for setting in settings:
-            with tempfile.TemporaryDirectory(prefix="bench-reduce-ab-") as tmp:
-                out = pathlib.Path(tmp) / "r.json"
-                env = dict(os.environ, TRITIUM_CACHE_DIR=str(pathlib.Path(tmp) / "cache"))
-                env.pop("TRITIUM_REDUCE_EXPERIMENT", None)
-                if "=" in setting:  # environment variables, e.g. TRITIUM_LOAD_PTX=1+TRITIUM_X=y
-                    for assignment in setting.split("+"):
-                        name, _, value = assignment.partition("=")
-                        env[name] = value
-                elif setting != "default":
-                    env["TRITIUM_REDUCE_EXPERIMENT"] = setting
-                cmd = [sys.executable, __file__, "--json", str(out), "--rep", str(args.rep),
-                       "--only", args.only or ",".join(NAMES)]
-                if args.labels:
-                    cmd += ["--labels", args.labels]
-                if args.quick:
-                    cmd.append("--quick")
-                print(f"round {rnd + 1}, {setting}:", flush=True)
-                proc = subprocess.run(cmd, env=env, text=True)
-                if proc.returncode != 0 or not out.exists():
-                    print(f"  {setting} failed (exit {proc.returncode})", flush=True)
-                    continue
-                for row in json.loads(out.read_text())["rows"]:
-                    g = row["gbps"]
-                    if "tritium" in g and "triton" in g:
-                        if row["label"] not in order:
-                            order.append(row["label"])
-                        ratios.setdefault((row["label"], setting), []).append(g["tritium"] / g["triton"])
-    print("\n| kernel | " + " | ".join(f"{s} (tritium/Triton)" for s in settings) + " |")
-    print("|---|" + "---|" * len(settings))
-    for label in order:
-        cells = []
-        for setting in settings:
-            v = ratios.get((label, setting))
-            cells.append("-" if not v else f"{max(v):.3f}" + (f" ({min(v):.3f}-{max(v):.3f})" if len(v) > 1 else ""))
-        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps(
-            {"experiments": settings, "ratios": [{"label": label, "setting": setting, "ratios": v}
-                                                 for (label, setting), v in ratios.items()]}, indent=2))
+    """The rows chosen by --only/--labels (no cold-compile row) under each setting of
+    --experiments, each in a child process of this script (benchmarks/experiments.py)."""
+    import experiments
+    child = ["--rep", str(args.rep), "--only", args.only or ",".join(NAMES)]
+    if args.labels:
+        child += ["--labels", args.labels]
+    if args.quick:
+        child.append("--quick")
+
+    def ratios(result):
+        for row in result["rows"]:
+            g = row["gbps"]
+            if "tritium" in g and "triton" in g:
+                yield row["label"], g["tritium"] / g["triton"]
+    experiments.compare(__file__, child, args.experiments, args.rounds, ratios, args.json)
 
 
 if __name__ == "__main__":
