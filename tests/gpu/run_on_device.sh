@@ -29,7 +29,9 @@
 #   BENCH_DEQUANT=1 runs benchmarks/bench_dequant.py (a weight-only int8 matmul, both JITs, ~2 min;
 #   QUICK_BENCH=1: 4096 only). BENCH_ATTENTION=1 runs
 #   benchmarks/bench_attention.py (flash-attention forward against Triton and torch SDPA, a
-#   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check). BENCH_COMPILE=1
+#   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check; ATTENTION_ARGS=
+#   '--experiments default;nofence --rounds 2' times settings against each other, each in its own
+#   process, as REDUCE_ARGS' --experiments does: benchmarks/experiments.py). BENCH_COMPILE=1
 #   runs benchmarks/bench_compile.py (cold first-call compile time of the matmul and
 #   attention kernels, fresh cache folders, a new process each; ~1.5 min, QUICK_BENCH=1 ~0.5).
 #   Each benchmark prints "skipped, no GPU: ..." and exits 0 on a machine without one.
