@@ -16,15 +16,16 @@ build-gpu/dist it carries), about 5 minutes:
 (BENCH_REDUCE=1 QUICK_BENCH=1 ...: a quick pass), or, with tritium and Triton importable:
     python3 benchmarks/bench_reduce.py [--quick] [--json results.json] [--only softmax,sum]
 
-A/B of code-generation settings (benchmarks/experiments.py; TRITIUM_REDUCE_EXPERIMENT's names in
-nvptx/codegen.h): each
-setting in its own process (the variable is read when a kernel compiles; it is part of the
-cache key), the chosen rows only, the settings interleaved over --rounds rounds, then one
-table of tritium / Triton per row and setting (best of the rounds, and the spread):
+A/B of code-generation settings (benchmarks/experiments.py; TRITIUM_REDUCE_EXPERIMENT's names
+in nvptx/codegen.h): each setting in its own process (the variable is read when a kernel
+compiles; it is part of the cache key), the chosen rows only, the settings interleaved over
+--rounds rounds, then one table of tritium / Triton per row and setting (best of the rounds,
+and the spread):
     python3 benchmarks/bench_reduce.py --experiments "default;chain;scanup;iv32;chain,scanup,iv32" \
         --only softmax,layer_norm,rms_norm,cross_entropy,cumsum_rows --rounds 2
 A setting NAME=value[+NAME=value...] sets those environment variables instead
-(--experiments "default;TRITIUM_LOAD_PTX=1;TRITIUM_LOAD_PTX=1+TRITIUM_REDUCE_EXPERIMENT=iv32"). (--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
+(--experiments "default;TRITIUM_LOAD_PTX=0;TRITIUM_LOAD_PTX=0+TRITIUM_REDUCE_EXPERIMENT=noiv32").
+(--labels "layer_norm,x1024,vocab 50257": only rows whose label contains one of these.) On the
 GPU machine: BENCH_REDUCE=1 REDUCE_LIMIT=590 REDUCE_ARGS='--experiments default;chain;...
 --only ... --rounds 1' SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 """

@@ -111,9 +111,10 @@ def translate(st):
     m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
     if m:
         return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
-    if re.sub(r"\s+", " ", t) == "{ mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0; }":
+    flat = re.sub(r"\s+", " ", t)  # (multi-line asm bodies with their tabs and newlines)
+    if flat == "{ mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0; }":
         return "emu_mad_wide_u32", []  # (libdevice's 64-bit products: a * b + c in two halves)
-    if re.sub(r"\s+", " ", t) in ("max.NaN.xorsign.abs.f32 $0, $1, $2;", "{ max.NaN.xorsign.abs.f32 $0, $1, $2; }"):
+    if flat in ("max.NaN.xorsign.abs.f32 $0, $1, $2;", "{ max.NaN.xorsign.abs.f32 $0, $1, $2; }"):
         return "emu_max_xorsign_abs", []  # (triton_kernels' MX quantization)
     if t == "cvt.rna.tf32.f32 $0, $1;":
         return "emu_cvt_rna_tf32", []
