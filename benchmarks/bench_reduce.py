@@ -252,6 +252,9 @@ def main():
                         "a TRITIUM_REDUCE_EXPERIMENT value, or NAME=value[+NAME=value]), each in its own process")
     parser.add_argument("--rounds", type=int, default=1, help="with --experiments: rounds over the settings")
     args = parser.parse_args()
+    unknown = set(args.only.split(",")) - set(NAMES) - {"cold"} if args.only else set()
+    if unknown:
+        parser.error(f"--only: no group {', '.join(sorted(unknown))} (groups: {','.join(NAMES)},cold)")
     from bench_attention import no_gpu_reason
     reason = no_gpu_reason()
     if reason:
