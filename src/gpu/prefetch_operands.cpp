@@ -90,7 +90,7 @@ bool native_fp8_candidate(const ir::Op& dot) {
   ScalarKind r = dot.result()->type()->element()->scalar_kind();
   return wgmma_fp8(dot.operand(0)->type()->element()->scalar_kind()) &&
          wgmma_fp8(dot.operand(1)->type()->element()->scalar_kind()) && r != ScalarKind::F64 &&
-         dot.operand(0)->type()->shape().back() % 32 == 0 && dot.int_attr("max_num_imprecise_acc") == 0;
+         dot.operand(0)->type()->shape().back() % 32 == 0 && dot.int_attr("max_num_imprecise_acc") != 0;
 }
 
 bool tf32_dot(const ir::Op& dot) {

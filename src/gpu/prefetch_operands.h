@@ -31,9 +31,10 @@ inline constexpr const char* kReadBackAttr = "read_back";
 inline constexpr int64_t kReadBackSharedBytes = 192 * 1024;
 
 // An fp8 dot that Hopper's wgmma could run on its own 8-bit inputs: e4m3/e5m2, K a multiple
-// of 32, the default max_num_imprecise_acc (Triton's sm_90 default accumulates fp8 the
-// hardware's way too). Whether it does depends on how its operands reach shared memory
-// (target/nvptx/async_copy.h's native_fp8); otherwise they are widened to f16.
+// of 32, max_num_imprecise_acc not 0 (0 asks for exact f32 accumulation: widened, as Triton
+// 3.6 does; at most K: partial accumulators, ir::DotOp::needs_partial_accumulator). Whether
+// it does depends on how its operands reach shared memory (target/nvptx/async_copy.h's
+// native_fp8); otherwise they are widened to f16.
 bool native_fp8_candidate(const ir::Op& dot);
 
 // A dot mma.sync runs on 32-bit or 8-bit inputs: fp32 with input_precision tf32 or tf32x3

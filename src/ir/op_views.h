@@ -83,6 +83,10 @@ class AtomicCASOp : public OpView<OpKind::AtomicCAS> {
   MemScope scope() const { return find_enum_attr<MemScope>(op_).value_or(MemScope::Gpu); }
 };
 
+// A dot's max_num_imprecise_acc when the kernel does not give one for fp8 inputs: Triton's
+// sm_90 default, more than any K (wgmma accumulates all of K in its own precision).
+inline constexpr int64_t kImpreciseAccAll = int64_t{1} << 30;
+
 class DotOp : public OpView<OpKind::Dot> {
  public:
   using OpView::OpView;
@@ -90,6 +94,16 @@ class DotOp : public OpView<OpKind::Dot> {
   TRITIUM_OPERAND(b, "b")
   TRITIUM_OPERAND(acc, "acc")
   InputPrecision input_precision() const { return enum_attr<InputPrecision>(op_); }
+  int64_t max_num_imprecise_acc() const { return op_.int_attr("max_num_imprecise_acc"); }
+  // fp8 on wgmma, as Triton's: an fp8 A, an f32 result and 0 < max_num_imprecise_acc <= K
+  // accumulate each run of max_num_imprecise_acc elements of K (one instruction at least) in
+  // a partial accumulator of their own, added into the result in f32. (0 is exact f32
+  // accumulation: such a dot is widened to f16, gpu::native_fp8_candidate.)
+  bool needs_partial_accumulator() const {
+    return is_fp8(a()->type()->element()->scalar_kind()) &&
+           result()->type()->element()->scalar_kind() == ScalarKind::F32 && max_num_imprecise_acc() > 0 &&
+           max_num_imprecise_acc() <= a()->type()->shape().back();
+  }
 };
 
 class CmpOp : public OpView<OpKind::Cmp> {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "lower/block_shape.h"
 #include "lower/builtin_args.h"
 #include "lower/builtin_registry.h"
@@ -150,7 +151,9 @@ LValue dot(Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
     acc = L.broadcast_to(L.constant(result, ConstValue::integer(0), loc), shape, loc);
   }
 
-  int64_t imprecise = 0;
+  // Not given: Triton's sm_90 default for fp8 x fp8 (2^30, more than any K: the tensor cores
+  // accumulate all of K in their own precision), 0 otherwise.
+  int64_t imprecise = both_fp8 ? ir::kImpreciseAccAll : 0;
   if (a.has("max_num_imprecise_acc")) {
     __int128 given = a.const_int("max_num_imprecise_acc");
     if (given < 0 || given > (int64_t{1} << 40)) {

@@ -304,7 +304,7 @@ void Lowerer::lower_stmts(const ast::Body& body, size_t first, Continuation cont
     return;
   }
   if (cont.at_function_end && !scope_.count(kReturnSlot)) {
-    bind(kReturnSlot, LValue::constant(ConstValue::none()));
+    bind(kReturnSlot, fell_off_end());
   }
 }
 
@@ -538,6 +538,28 @@ void Lowerer::merge_into(LValue& dest, const std::string& name, const LValue* be
                          std::vector<Value*>* then_yields, std::vector<Value*>* else_yields,
                          std::vector<std::pair<LValue*, size_t>>* fixups, const Loc& loc) {
   if (same_value(a, b)) return;
+  if (name == kReturnSlot && merging_if_ != nullptr && is_fell_off_end(a) != is_fell_off_end(b)) {
+    // One branch returns a number or a (non-pointer) tensor, the other reaches the end of the
+    // function: that path returns a zero of the same type (Triton's poison: any value will
+    // do, and nothing may rely on it).
+    const bool then_returns = is_fell_off_end(b);
+    const LValue& returned = then_returns ? a : b;
+    if ((returned.is_tensor() && !returned.value->type()->is_ptr()) || is_number(returned)) {
+      ir::Region* saved = builder_.region();
+      builder_.set_region(merging_if_->region(then_returns ? 0 : 1));
+      LValue value = returned.is_tensor() ? returned : LValue::tensor(to_tensor(returned, loc));
+      builder_.set_region(merging_if_->region(then_returns ? 1 : 0));
+      const ir::Type* type = value.value->type();
+      ir::Value* zero = constant(type->element()->scalar_kind(), ConstValue::integer(0), loc);
+      if (type->is_block()) zero = broadcast_to(zero, type->shape(), loc);
+      builder_.set_region(saved);
+      LValue stand_in = LValue::tensor(zero);
+      dest = value;
+      merge_into(dest, name, before, then_returns ? value : stand_in, then_returns ? stand_in : value, then_yields,
+                 else_yields, fixups, loc);
+      return;
+    }
+  }
   if (name == kReturnSlot && merging_if_ != nullptr && (is_number(a) || is_number(b)) &&
       (a.is_tensor() || is_number(a)) && (b.is_tensor() || is_number(b))) {
     // Returns that differ at compile time become runtime values (Triton: a constexpr is

@@ -82,6 +82,15 @@ inline constexpr int64_t kMaxUnrolledCopies = 1024;
 
 // The name the pending return value is bound to in the scope, so branch merges carry it.
 inline constexpr const char* kReturnSlot = "$return";
+// The return slot of a path that reaches the end of its function without a `return`: None,
+// marked (LValue::name) so that a dynamic `if` whose other branch returns a value can give
+// this path a stand-in of that value's type (Triton: a poison value).
+inline LValue fell_off_end() {
+  LValue v = LValue::constant(ConstValue::none());
+  v.name = "$fell-off";
+  return v;
+}
+inline bool is_fell_off_end(const LValue& v) { return v.is_none() && v.name == "$fell-off"; }
 
 class Lowerer {
  public:

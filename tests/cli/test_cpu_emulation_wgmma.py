@@ -137,6 +137,45 @@ def test_one_shot_fp8_dot_on_emulated_wgmma(tmp_path, ty, layout, tile, warps):
     assert f"k32.f32.{kind}.{kind}" in ptx and "cvt.rn.f16x2" not in ptx
 
 
+# check_matmul's loop with tl.dot(..., max_num_imprecise_acc=IMPRECISE).
+IMPRECISE_KERNELS = mma16.KERNELS.replace("ACC: tl.constexpr):", "ACC: tl.constexpr, IMPRECISE: tl.constexpr):", 1).replace(
+    "acc = tl.dot(a, b, acc, out_dtype=ACC)", "acc = tl.dot(a, b, acc, out_dtype=ACC, max_num_imprecise_acc=IMPRECISE)", 1)
+
+
+@pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("imprecise,run", [(None, None), (0, None), (32, 1), (48, 2), (64, 2), (128, 4)])
+@pytest.mark.parametrize("tile,warps,K", [((64, 64, 128), 4, 256), ((128, 64, 64), 8, 128)])
+def test_fp8_partial_accumulators_on_emulated_wgmma(tmp_path, ty, imprecise, run, tile, warps, K):
+    """max_num_imprecise_acc on native fp8 wgmma, as Triton's: each run of that many elements of
+    K (one k32 instruction at least, rounded up to whole instructions) accumulates in partial
+    accumulators of their own, waited for and added into the result (one add.f32 per
+    accumulator register and run); not given, wgmma accumulates all of K; 0 asks for exact
+    f32 accumulation: widened to f16 (k16), as Triton 3.6 does. Exact on the emulator, whose
+    wait checks that nothing reads the partials before it."""
+    BM, BN, BK = tile
+    if imprecise is not None and imprecise > BK:
+        pytest.skip("max_num_imprecise_acc > K is an error (tests/errors/dot_imprecise_acc_gt_k.py)")
+    values = mma16.small_integers(BM * K + K * BN, 4, seed=BM + BN + K)
+    constexprs = mma16.matmul_constexprs("matmul", "fp32", "k-major-b", False) + f", IMPRECISE={imprecise}"
+    out, ptx = mma16.run_kernel(tmp_path, "matmul", ty, "fp32", values, BM * BN, tile, warps, 3, 90, K, constexprs,
+                                defer_copies=True, kernels=IMPRECISE_KERNELS)
+    a, b = mma16.operands(values, BM, BN, K, True, False)
+    np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
+    if imprecise == 0:
+        assert "k16.f32.f16.f16" in ptx and "add.f32" not in ptx
+        return
+    kind = "e4m3" if ty == "fp8e4nv" else "e5m2"
+    instructions = ptx.count(f"k32.f32.{kind}.{kind}")
+    assert instructions > 0 and "cvt.rn.f16x2" not in ptx
+    per_dot = (BK // 32) * (BM // (16 * warps))  # k steps x m64 tiles of a warpgroup
+    dots = instructions // per_dot
+    regs = BM * BN // (32 * warps)
+    runs = 0 if run is None else -(-(BK // 32) // run)
+    assert ptx.count("add.f32") == dots * regs * runs
+    # A dot with partial accumulators is never left in flight across iterations.
+    assert ("wgmma.wait_group.sync.aligned 1" in ptx) == (run is None)
+
+
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("layout", mma16.LAYOUTS)
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 128), ((128, 128, 64), 8, 128)])

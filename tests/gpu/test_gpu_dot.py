@@ -134,7 +134,8 @@ def run_dot(which, gen, kind, M, N, K, num_warps=4, has_acc=False, trans_b=False
 SHAPES = [(16, 16, 16), (32, 64, 16), (64, 64, 64), (128, 128, 32), (128, 256, 64)]
 
 
-def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False, group=8, acc_dtype=None):
+def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False, group=8, acc_dtype=None,
+               imprecise=None):
     """The tutorial matmul (dot_kernels.matmul_kernel) over a (M x K) and b (K x N) into c,
     config = (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages or None for the default), then
     a device sync."""
@@ -144,7 +145,7 @@ def run_matmul(mod, a, b, c, config, acc_in_dot=True, prec=None, out_fp16=False,
     mod.matmul_kernel[dot_kernels.matmul_grid(M, N, BM, BN)](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
         BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=group, ACC_IN_DOT=acc_in_dot,
-        PREC=prec, OUT_FP16=out_fp16, ACC_DTYPE=acc_dtype or mod.tl.float32, **options)
+        PREC=prec, OUT_FP16=out_fp16, ACC_DTYPE=acc_dtype or mod.tl.float32, IMPRECISE=imprecise, **options)
     torch.cuda.synchronize()
 
 
@@ -307,6 +308,35 @@ def test_matmul_fp8_k_major(gen, which, M, N, K, config, a_dtype, b_dtype):
     assert not torch.isnan(c).any()
     error = torch.linalg.vector_norm((c.double() - ref).flatten())
     assert error <= 2e-3 * torch.linalg.vector_norm(ref.flatten()), float(error / torch.linalg.vector_norm(ref))
+
+
+@pytest.mark.parametrize("imprecise", [0, 32, 64])
+@pytest.mark.parametrize("config", [(128, 128, 64, 8, 3), (64, 64, 64, 4, 3), (128, 256, 128, 8, 3)])
+def test_fp8_max_num_imprecise_acc(gen, which, config, imprecise):
+    """fp8 e4m3 with B K-major over a long K (4096), the relative error against exact sums of
+    the same fp8 values: not given, wgmma accumulates all of K in its own precision (fewer
+    bits than f32: 1.3e-3 on an H100, Triton the same); 0 < max_num_imprecise_acc <= BLOCK_K
+    adds each run of that many elements of K into the f32 result (partial accumulators:
+    4.4e-5 at 32, 7.4e-5 at 64, Triton's numbers); 0 is exact f32 accumulation (widened to
+    f16, 6e-8, as Triton 3.6's)."""
+    if not fp8_supported():
+        pytest.skip("fp8 dot needs sm_89 or newer")
+    mod = module(which)
+    M, N, K = 256, 256, 4096
+    a = make(gen, "float8e4nv", (M, K))
+    b = make(gen, "float8e4nv", (N, K)).T
+    ref = torch.matmul(a.double(), b.double())
+    norm = torch.linalg.vector_norm(ref.flatten())
+    errors = {}
+    for given in (None, imprecise):
+        c = torch.full((M, N), float("nan"), device="cuda")
+        run_matmul(mod, a, b, c, config, imprecise=given)
+        assert not torch.isnan(c).any()
+        errors[given] = float(torch.linalg.vector_norm((c.double() - ref).flatten()) / norm)
+    print(f"relative error, {which} {config} max_num_imprecise_acc None / {imprecise}: "
+          f"{errors[None]:.3g} / {errors[imprecise]:.3g}")
+    assert errors[imprecise] <= (1e-6 if imprecise == 0 else 2e-4), errors
+    assert errors[imprecise] * 4 < errors[None], errors
 
 
 @pytest.mark.parametrize("kind", ["fp32-tf32", "fp32-tf32x3", "fp32-ieee", "bf16"])

@@ -73,10 +73,11 @@ def dot_bias_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M: tl.constexpr, N: tl.conste
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                   BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr, ACC_IN_DOT: tl.constexpr,
-                  PREC: tl.constexpr, OUT_FP16: tl.constexpr, ACC_DTYPE: tl.constexpr = tl.float32):
+                  PREC: tl.constexpr, OUT_FP16: tl.constexpr, ACC_DTYPE: tl.constexpr = tl.float32,
+                  IMPRECISE: tl.constexpr = None):
     """Triton's matmul tutorial: grouped program ordering, tl.cdiv, K-edge masks; the
-    accumulator passed to tl.dot (ACC_IN_DOT) or `acc += tl.dot(a, b)`; ACC_DTYPE int32
-    for int8 inputs."""
+    accumulator passed to tl.dot (ACC_IN_DOT, with max_num_imprecise_acc=IMPRECISE) or
+    `acc += tl.dot(a, b)`; ACC_DTYPE int32 for int8 inputs."""
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -96,7 +97,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
         if ACC_IN_DOT:
-            accumulator = tl.dot(a, b, accumulator, input_precision=PREC, out_dtype=ACC_DTYPE)
+            accumulator = tl.dot(a, b, accumulator, input_precision=PREC, out_dtype=ACC_DTYPE,
+                                 max_num_imprecise_acc=IMPRECISE)
         else:
             accumulator += tl.dot(a, b, input_precision=PREC)
         a_ptrs += BLOCK_SIZE_K * stride_ak

@@ -12,6 +12,7 @@
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
+#include "ir/op_views.h"
 
 namespace tritium::nvptx {
 
@@ -680,6 +681,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       flying_acc = last_dot_in_flight(*op, fragments, loop_wgmma, copied);
       if (flying_acc != nullptr) flying = body.terminator()->operand(flying_acc->index() - 1)->def();
     }
+    // A dot with partial accumulators (fp8 with max_num_imprecise_acc <= K) waits for its
+    // instructions to add them into its result: it is never in flight.
+    if (flying != nullptr && ir::DotOp(*flying).needs_partial_accumulator()) flying = nullptr;
     bool in_flight = flying != nullptr && with_extra <= kMaxSharedBytes;
     bool after_dot = false;
     if (in_flight) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ir/attrs.h"
+#include "ir/op_views.h"
 #include "target/nvptx/emitter.h"
 
 namespace tritium::nvptx {
@@ -95,45 +96,69 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   }
   // Operands the fence, the instructions and the wait all see: the accumulators are written
   // asynchronously, so every read of them goes through the wait's results.
-  ptx_effect("wgmma.fence.sync.aligned;", "", {});
-  for (int64_t k0 = 0; k0 < K; k0 += k_step) {
-    for (int im = 0; im < l.rep_m; ++im) {
-      const int64_t m0 = int64_t{im} * 16 * l.warps_m;
-      llvm::Value* desc_a = staging.a_m_major ? wgmma_descriptor(a_address, staging.tile_a, k0, m0, false)
-                                              : wgmma_descriptor(a_address, staging.tile_a, m0, k0, true);
-      for (int64_t n0 = 0; n0 < width; n0 += kMaxN) {
-        const int64_t n = std::min(kMaxN, width - n0);
-        const int regs = static_cast<int>(n / 2 / per_reg);
-        const int first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im)) / per_reg;
-        llvm::Value* desc_b = b_descriptor(group, k0, n0);
-        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
-                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
-                           acc_type + operand_types + " {";
-        std::string constraints;
-        std::vector<llvm::Type*> outs(regs, acc), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
-        std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(zero_acc && k0 == 0 ? 0 : 1)};
-        for (int i = 0; i < regs; ++i) {
-          text += (i ? ", $" : "$") + std::to_string(i);
-          constraints += f16_acc || int8 ? "=r," : "=f,";
-        }
-        // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
-        // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
-        text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + (int8 ? ", p" : ", p, 1, 1") +
-                (k_major_only ? std::string()
-                              : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
-                ";\n}";
-        constraints += "l,l,r";
-        for (int i = 0; i < regs; ++i) {
-          constraints += "," + std::to_string(i);
-          args.push_back(d[first + i]);
-          types.push_back(acc);
-        }
-        auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
-        llvm::Value* call =
-            b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
-        for (int i = 0; i < regs; ++i) d[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  // One instruction: the k0 step of m64 tile `im`, columns n0.., into `into` (accumulating,
+  // or scaling what is there by 0: D = A B).
+  auto issue = [&](std::vector<llvm::Value*>& into, int64_t k0, int im, int64_t n0, bool accumulate,
+                   llvm::Value* desc_a) {
+    const int64_t n = std::min(kMaxN, width - n0);
+    const int regs = static_cast<int>(n / 2 / per_reg);
+    const int first = static_cast<int>(4 * (n0 / 8 + l.rep_n * im)) / per_reg;
+    llvm::Value* desc_b = b_descriptor(group, k0, n0);
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(regs + 2) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
+                       acc_type + operand_types + " {";
+    std::string constraints;
+    std::vector<llvm::Type*> outs(regs, acc), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
+    std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(accumulate ? 1 : 0)};
+    for (int i = 0; i < regs; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += f16_acc || int8 ? "=r," : "=f,";
+    }
+    // Scale D = 1 (accumulate; 0 for a zero accumulator's first step), A and B not
+    // negated, A K-major or M-major (transposed), B N-major (transposed) or K-major.
+    text += "}, $" + std::to_string(regs) + ", $" + std::to_string(regs + 1) + (int8 ? ", p" : ", p, 1, 1") +
+            (k_major_only ? std::string()
+                          : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
+            ";\n}";
+    constraints += "l,l,r";
+    for (int i = 0; i < regs; ++i) {
+      constraints += "," + std::to_string(i);
+      args.push_back(into[first + i]);
+      types.push_back(acc);
+    }
+    auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
+    llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+    for (int i = 0; i < regs; ++i) into[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+  };
+  // The steps k0 in [from, to) of every tile into `into`, the first scaling it by 0 when
+  // `fresh`.
+  auto issue_steps = [&](std::vector<llvm::Value*>& into, int64_t from, int64_t to, bool fresh) {
+    for (int64_t k0 = from; k0 < to; k0 += k_step) {
+      for (int im = 0; im < l.rep_m; ++im) {
+        const int64_t m0 = int64_t{im} * 16 * l.warps_m;
+        llvm::Value* desc_a = staging.a_m_major ? wgmma_descriptor(a_address, staging.tile_a, k0, m0, false)
+                                                : wgmma_descriptor(a_address, staging.tile_a, m0, k0, true);
+        for (int64_t n0 = 0; n0 < width; n0 += kMaxN) issue(into, k0, im, n0, !(fresh && k0 == from), desc_a);
       }
     }
+  };
+  ptx_effect("wgmma.fence.sync.aligned;", "", {});
+  // fp8 with max_num_imprecise_acc <= K (ir::DotOp::needs_partial_accumulator): each run of
+  // that many elements of K (one instruction at least) goes into partial accumulators of its
+  // own, waited for and added into d in f32, as Triton's: wgmma's fp8 accumulation keeps
+  // fewer bits than f32.
+  if (fp8 && !f16_acc && ir::DotOp(op).needs_partial_accumulator()) {
+    const int64_t run = std::max<int64_t>(1, (ir::DotOp(op).max_num_imprecise_acc() + k_step - 1) / k_step) * k_step;
+    for (int64_t from = 0; from < K; from += run) {
+      if (from > 0) ptx_effect("wgmma.fence.sync.aligned;", "", {});
+      std::vector<llvm::Value*> partial(d.size(), llvm::UndefValue::get(acc));
+      issue_steps(partial, from, std::min(K, from + run), true);
+      ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
+      wgmma_wait(0, partial);
+      for (size_t i = 0; i < d.size(); ++i) d[i] = zero_acc && from == 0 ? partial[i] : b_.CreateFAdd(d[i], partial[i]);
+    }
+  } else {
+    issue_steps(d, 0, K, zero_acc);
   }
   ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   wgmma_dot_wait(op, d);
