@@ -297,6 +297,7 @@ class Interpreter {
       }
       case OpKind::Assert: exec_assert(op, operand(p, 0), program_); return true;
       case OpKind::DebugBarrier: return true;  // one program runs at a time: nothing to order
+      case OpKind::Assume: return true;        // a promise to the compiler, not checked (as Triton's)
       case OpKind::GdcWait:
       case OpKind::GdcLaunchDependents:
         return true;  // kernels run one after another: no launch to overlap with

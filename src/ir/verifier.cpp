@@ -386,6 +386,10 @@ class Verifier {
       case OpKind::GdcWait: case OpKind::GdcLaunchDependents:
         expect_results(op, 0);
         return;
+      case OpKind::Assume:
+        expect_results(op, 0);
+        expect_type(op, op.operand(0)->type(), Type::scalar(ScalarKind::I1), "the condition");
+        return;
       case OpKind::Smid: case OpKind::GlobalTimer:
         expect_results(op, 1);
         expect_type(op, result_type(op), Type::scalar(op.kind() == OpKind::Smid ? ScalarKind::I32 : ScalarKind::I64),

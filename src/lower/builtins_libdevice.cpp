@@ -105,9 +105,13 @@ void register_libdevice_builtins(BuiltinTable& t) {
     return LValue::tensor(L.min_max(ir::OpKind::Minimum, lower, a.get("max"), loc, nan));
   });
   t.add("assume", {"cond"}, false, [](Lowerer& L, const BuiltinArgs& a, const Loc& loc) {
-    // A promise to the compiler; tritium checks it is a condition and uses nothing from it.
+    // A promise to the compiler: a run-time scalar condition becomes an `assume` op (LLVM's
+    // llvm.assume on the GPU); a constant or a block is checked and dropped.
     const LValue& cond = a.get("cond");
-    if (!cond.is_const()) L.to_tensor(cond, loc);
+    if (cond.is_const()) return LValue::constant(ConstValue::none());
+    if (!L.to_tensor(cond, loc)->type()->is_block()) {
+      L.builder().create(ir::OpKind::Assume, {}, {L.to_bool_scalar(cond, loc, "tl.assume")}, loc);
+    }
     return LValue::constant(ConstValue::none());
   });
 }

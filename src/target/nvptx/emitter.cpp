@@ -186,6 +186,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::Print: return emit_print(op);
     case OpKind::Assert: return emit_assert(op);
     case OpKind::DebugBarrier: return barrier();
+    case OpKind::Assume: b_.CreateAssumption(get(op.operand(0)).at(0)); return;
     case OpKind::GdcWait: return grid_dep_control("griddepcontrol.wait;");
     case OpKind::GdcLaunchDependents: return grid_dep_control("griddepcontrol.launch_dependents;");
     default: break;  // the elementwise ops, emitted above
