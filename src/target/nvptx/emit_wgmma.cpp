@@ -108,7 +108,7 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
                        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k_step) +
                        acc_type + operand_types + " {";
     std::string constraints;
-    std::vector<llvm::Type*> outs(regs, acc), types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
+    std::vector<llvm::Type*> types = {b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt32Ty()};
     std::vector<llvm::Value*> args = {desc_a, desc_b, b_.getInt32(accumulate ? 1 : 0)};
     for (int i = 0; i < regs; ++i) {
       text += (i ? ", $" : "$") + std::to_string(i);
@@ -120,15 +120,7 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
             (k_major_only ? std::string()
                           : std::string(", ") + (staging.a_m_major ? "1" : "0") + ", " + (staging.b_k_major ? "0" : "1")) +
             ";\n}";
-    constraints += "l,l,r";
-    for (int i = 0; i < regs; ++i) {
-      constraints += "," + std::to_string(i);
-      args.push_back(into[first + i]);
-      types.push_back(acc);
-    }
-    auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
-    llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
-    for (int i = 0; i < regs; ++i) into[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+    wgmma_call(text, constraints + "l,l,r", types, args, into, first, regs);
   };
   // The steps k0 in [from, to) of every tile into `into`, the first scaling it by 0 when
   // `fresh`.
@@ -186,6 +178,19 @@ void Emitter::wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d) {
 bool Emitter::copies_after_loop_dot(const ir::Op& dot) const {
   return std::any_of(async_.copies_after_dots.begin(), async_.copies_after_dots.end(),
                      [&](const ir::Op* d) { return d->parent() == dot.parent(); });
+}
+
+void Emitter::wgmma_call(const std::string& text, std::string constraints, std::vector<llvm::Type*> types,
+                         std::vector<llvm::Value*> args, std::vector<llvm::Value*>& acc, int first, int count) {
+  for (int i = 0; i < count; ++i) {
+    constraints += "," + std::to_string(i);
+    args.push_back(acc[first + i]);
+    types.push_back(acc[first + i]->getType());
+  }
+  std::vector<llvm::Type*> outs(types.end() - count, types.end());
+  auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
+  llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+  for (int i = 0; i < count; ++i) acc[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
 }
 
 void Emitter::wgmma_wait(int pending, std::vector<llvm::Value*>& c) {

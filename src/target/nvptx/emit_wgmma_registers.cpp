@@ -42,7 +42,6 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
   // f16 accumulators two to a register, as emit_wgmma's.
   const bool f16_acc = c[0]->getType()->isHalfTy();
   std::vector<llvm::Value*> d = f16_acc ? pack_pairs(c) : c;
-  llvm::Type* acc = d[0]->getType();
   const int per_reg = f16_acc ? 2 : 1;
   // tf32: k8 steps, A's fp32 bits as they are (wgmma reads tf32 from them as from a staged
   // tile: the low 13 bits ignored), K in evens_first order (B's tile is held so), and no
@@ -78,21 +77,12 @@ void Emitter::emit_wgmma_registers_a(const ir::Op& op, const FragmentLayout& l, 
                 std::to_string(count + 2) + ", $" + std::to_string(count + 3) + "}, $" + std::to_string(count + 4) +
                 ", p, 1, 1" + (tf32 ? "" : staging.b_k_major ? ", 0" : ", 1") + ";\n}";
         // Scale D = 1 (accumulate), A and B not negated, B N-major (transposed) or K-major.
-        constraints += "r,r,r,r,l,r";
-        std::vector<llvm::Type*> outs(count, acc);
         std::vector<llvm::Type*> types = {b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(), b_.getInt32Ty(),
                                           b_.getInt64Ty(), b_.getInt32Ty()};
         std::vector<llvm::Value*> args = a_regs[static_cast<size_t>(k0 / k_step * l.rep_m + im)];
         args.push_back(desc_b);
         args.push_back(b_.getInt32(1));
-        for (int i = 0; i < count; ++i) {
-          constraints += "," + std::to_string(i);
-          args.push_back(d[first + i]);
-          types.push_back(acc);
-        }
-        auto* fn_type = llvm::FunctionType::get(llvm::StructType::get(context_, outs), types, false);
-        llvm::Value* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
-        for (int i = 0; i < count; ++i) d[first + i] = b_.CreateExtractValue(call, static_cast<unsigned>(i));
+        wgmma_call(text, constraints + "r,r,r,r,l,r", types, args, d, first, count);
       }
     }
   }

@@ -317,6 +317,11 @@ class Emitter {
                   std::vector<llvm::Value*>& c);
   // wgmma.wait_group `pending`, the accumulators `c` passed through it.
   void wgmma_wait(int pending, std::vector<llvm::Value*>& c);
+  // One wgmma.mma_async as inline asm: `constraints` and `types`/`args` name the outputs
+  // (the accumulators, $0 .. count-1) and then the other inputs; the accumulators
+  // acc[first .. first+count) are appended as inputs tied to the outputs and replaced by them.
+  void wgmma_call(const std::string& text, std::string constraints, std::vector<llvm::Type*> types,
+                  std::vector<llvm::Value*> args, std::vector<llvm::Value*>& acc, int first, int count);
   // The wait that ends dot `op`'s wgmmas (emit_wgmma.cpp): 1 for a dot kept in flight, else
   // 0, which also hands over the registers of a dot in flight since the previous iteration
   // (AsyncPlan::in_flight_waits).
