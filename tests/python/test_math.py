@@ -64,6 +64,8 @@ def mixed(x_ptr, y_ptr, out_ptr, hi_ptr, BLOCK: tl.constexpr):
     b = tl.div_rn(x, y) + tl.sqrt_rn(tl.abs(x)) + tl.fdiv(x, y) + tl.math.pow(tl.abs(x), 1.5)
     c = tl.clamp(x, -0.5, 0.5) + libdevice.atan2(x, y) + libdevice.fma(x, y, x)
     tl.assume(BLOCK > 0)
+    tl.assume(tl.program_id(0) >= 0)  # a run-time promise: the op `assume`, nothing computed
+    tl.assume(offs < BLOCK)  # a block: checked, dropped
     tl.store(out_ptr + offs, a + b + c)
     u = x.to(tl.uint32, bitcast=True)
     tl.store(hi_ptr + offs, tl.umulhi(u, u))
