@@ -130,6 +130,39 @@ void cap_to_shape(AxisInfo& info, const std::vector<int64_t>& shape) {
   }
 }
 
+// The values tl.assume promises non-negative: an `assume` at the top of the body (it runs on
+// every path, and a broken promise is undefined behaviour) of a signed integer compare
+// `x >= c` or `x > c - 1` with a constant c >= 0, either way round (`c <= x`).
+void add_promised_non_negative(const ir::Function& function, std::unordered_set<const Value*>& out) {
+  using ir::CmpPredicate;
+  auto constant = [](const Value* v) -> std::optional<int64_t> {
+    const ir::AttrValue* a = ir::constant_value(v);
+    if (a == nullptr || !std::holds_alternative<int64_t>(*a)) return std::nullopt;
+    return std::get<int64_t>(*a);
+  };
+  for (const auto& op : function.body().ops()) {
+    if (op->kind() != OpKind::Assume) continue;
+    const ir::Op* cmp = op->operand(0)->def();
+    if (cmp == nullptr || cmp->kind() != OpKind::Cmp) continue;
+    const Value* lhs = cmp->operand(0);
+    const Value* rhs = cmp->operand(1);
+    const Type* type = lhs->type();
+    if (type->is_block() || !type->is_scalar()) continue;
+    const ir::ScalarKind k = type->scalar_kind();
+    if (k != ir::ScalarKind::I8 && k != ir::ScalarKind::I16 && k != ir::ScalarKind::I32 && k != ir::ScalarKind::I64) {
+      continue;  // unsigned compares say nothing of the sign bit
+    }
+    CmpPredicate p = ir::enum_attr<CmpPredicate>(*cmp);
+    if (constant(lhs) && !constant(rhs)) {  // c <= x is x >= c
+      std::swap(lhs, rhs);
+      p = p == CmpPredicate::Le ? CmpPredicate::Ge : p == CmpPredicate::Lt ? CmpPredicate::Gt : CmpPredicate::Eq;
+    }
+    std::optional<int64_t> c = constant(rhs);
+    if (!c || constant(lhs)) continue;
+    if ((p == CmpPredicate::Ge && *c >= 0) || (p == CmpPredicate::Gt && *c >= -1)) out.insert(lhs);
+  }
+}
+
 }  // namespace
 
 AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function) : AxisInfoAnalysis(function, {}) {}
@@ -137,6 +170,7 @@ AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function) : AxisInfoAnaly
 AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& function,
                                    std::unordered_set<const ir::Value*> assumed_non_negative)
     : function_(function), assumed_non_negative_(std::move(assumed_non_negative)) {
+  add_promised_non_negative(function, assumed_non_negative_);
   for (const ir::Param& param : function.params()) {
     if (!param.arg) continue;
     AxisInfo info = bottom(param.arg->type());

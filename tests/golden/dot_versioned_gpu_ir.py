@@ -8,7 +8,7 @@
 # marked so, and B's, whose runs the facts cannot prove there, are copied one element at a
 # time from addresses computed where they are copied, not held per element across the loop.
 #
-# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=64, BK=32, GROUP_M=8" --emit gpu-ir --arch sm_90
+# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=64, BK=32, GROUP_M=8, PROMISE=False" --emit gpu-ir --arch sm_90
 #
 # CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3; stage buffers: 32768 bytes of shared memory
 # CHECK-LABEL: func @matmul(
@@ -29,13 +29,30 @@
 # CHECK: = load {{.*}} {cold = 1} : block<32x64xfp16, {{.*}}, the stage read last, after the dot's barrier, 2-byte copies, addresses computed where copied (cold)
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16
 # CHECK: return
+#
+# With `tl.assume(pid_n >= 0)` at the top of the kernel (Triton's newer tutorial has it) the
+# axis facts take pid_n as non-negative (analysis/axis_info.cpp: a promise on every path),
+# so the columns are proved in runs without a copy: one loop, no test, nothing cold.
+#
+# RUN: --kernel matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, BM=64, BN=64, BK=32, GROUP_M=8, PROMISE=True" --emit gpu-ir --arch sm_90 --check-prefix=PROMISED
+#
+# PROMISED-LABEL: func @matmul(
+# PROMISED: assume
+# PROMISED-NOT: maximum
+# PROMISED: = load {{.*}} : block<32x64xfp16, {{.*}}  // cp.async into stage buffers at bytes {{.*}}, stage 0, 16-byte copies
+# PROMISED-NOT: cold
+# PROMISED: = dot {{.*}}  // wgmma m64n64k16 f16
+# PROMISED-NOT: cold
+# PROMISED-NOT: = dot
+# PROMISED: return
 import triton
 import triton.language as tl
 
 
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+           PROMISE: tl.constexpr = False):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BM)
     num_pid_n = tl.cdiv(N, BN)
@@ -45,6 +62,9 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
     pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
+    if PROMISE:  # Triton's newer tutorial says so: the facts then need no second copy
+        tl.assume(pid_m >= 0)
+        tl.assume(pid_n >= 0)
     offs_am = (pid_m * BM + tl.arange(0, BM)) % M
     offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
     offs_k = tl.arange(0, BK)
