@@ -26,8 +26,10 @@
 #   TFLOP/s against Triton and torch, fp16/bf16 512-8192 and fp8 e4m3 4096/8192; ~6 min,
 #   QUICK_BENCH=1 ~2; MATMUL_ARGS=--skip-check skips the sweep; the *_ARGS are split on spaces
 #   without quote removal: `MATMUL_ARGS='--blocks 128,128,64,8;64,128,64,4'`, no inner quotes).
-#   BENCH_DEQUANT=1 runs benchmarks/bench_dequant.py (a weight-only int8 matmul, both JITs, ~2 min;
-#   QUICK_BENCH=1: 4096 only). BENCH_ATTENTION=1 runs
+#   BENCH_FP8_IMPRECISE=1 runs benchmarks/bench_fp8_imprecise.py (fp8 matmul with tl.dot's
+#   max_num_imprecise_acc, both JITs, ~1 min; QUICK_BENCH=1: one block, two values).
+#   BENCH_DEQUANT=1 runs benchmarks/bench_dequant.py (a weight-only int8 matmul, both JITs,
+#   ~2 min; QUICK_BENCH=1: 4096 only). BENCH_ATTENTION=1 runs
 #   benchmarks/bench_attention.py (flash-attention forward against Triton and torch SDPA, a
 #   check first; ~5 min, QUICK_BENCH=1 ~1.5; ATTENTION_ARGS=--skip-check; ATTENTION_ARGS=
 #   '--experiments default;nofence --rounds 2' times settings against each other, each in its own
@@ -207,6 +209,7 @@ run_benchmark() {
 # shellcheck disable=SC2086  # the *_ARGS are word lists
 [ "${BENCH_MATMUL:-0}" = "1" ] && run_benchmark "matmul benchmarks" bench_matmul 480 ${MATMUL_ARGS:-}
 [ "${BENCH_DEQUANT:-0}" = "1" ] && run_benchmark "weight-only int8 matmul (w8a16) benchmarks" bench_dequant 300
+[ "${BENCH_FP8_IMPRECISE:-0}" = "1" ] && run_benchmark "fp8 matmul with max_num_imprecise_acc" bench_fp8_imprecise 240
 # shellcheck disable=SC2086
 [ "${BENCH_ATTENTION:-0}" = "1" ] && run_benchmark "attention benchmarks" bench_attention 480 ${ATTENTION_ARGS:-}
 # shellcheck disable=SC2086
