@@ -153,9 +153,10 @@ void add_promised_non_negative(const ir::Function& function, std::unordered_set<
       continue;  // unsigned compares say nothing of the sign bit
     }
     CmpPredicate p = ir::enum_attr<CmpPredicate>(*cmp);
-    if (constant(lhs) && !constant(rhs)) {  // c <= x is x >= c
+    if (constant(lhs) && !constant(rhs)) {  // c <= x is x >= c, c < x is x > c
+      if (p != CmpPredicate::Le && p != CmpPredicate::Lt) continue;
       std::swap(lhs, rhs);
-      p = p == CmpPredicate::Le ? CmpPredicate::Ge : p == CmpPredicate::Lt ? CmpPredicate::Gt : CmpPredicate::Eq;
+      p = p == CmpPredicate::Le ? CmpPredicate::Ge : CmpPredicate::Gt;
     }
     std::optional<int64_t> c = constant(rhs);
     if (!c || constant(lhs)) continue;

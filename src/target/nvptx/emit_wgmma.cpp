@@ -94,10 +94,9 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
   if (zero_acc) {
     for (llvm::Value*& v : d) v = llvm::UndefValue::get(acc);
   }
-  // Operands the fence, the instructions and the wait all see: the accumulators are written
-  // asynchronously, so every read of them goes through the wait's results.
   // One instruction: the k0 step of m64 tile `im`, columns n0.., into `into` (accumulating,
-  // or scaling what is there by 0: D = A B).
+  // or scaling what is there by 0: D = A B). The accumulators are written asynchronously, so
+  // every read of them goes through a wait's results.
   auto issue = [&](std::vector<llvm::Value*>& into, int64_t k0, int im, int64_t n0, bool accumulate,
                    llvm::Value* desc_a) {
     const int64_t n = std::min(kMaxN, width - n0);
@@ -151,8 +150,8 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
     }
   } else {
     issue_steps(d, 0, K, zero_acc);
+    ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   }
-  ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   wgmma_dot_wait(op, d);
   c = f16_acc ? unpack_half_pairs(d) : d;
 }
