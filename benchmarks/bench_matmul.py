@@ -10,7 +10,7 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
     python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
-        [--dtypes fp16,bf16,tf32,int8,int8kb]
+        [--dtypes fp16,bf16,tf32,int8,int8kb,fp8,fp8kb]
       (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
 configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
@@ -193,7 +193,11 @@ def bench(kernels, quick, hinted=False):
 PER_BLOCK_DTYPES = {"fp16": ("float16", None, "float32", "float16"), "bf16": ("bfloat16", None, "float32", "float16"),
                     "tf32": ("float32", "tf32", "float32", "float32"), "int8": ("int8", None, "int32", "int32"),
                     # int8 with a K-major B (a transposed weight): wgmma on sm_90 (gpu/int8_wgmma.h).
-                    "int8kb": ("int8", None, "int32", "int32")}
+                    "int8kb": ("int8", None, "int32", "int32"),
+                    # fp8 e4m3 with a row-major B (staged K-major from registers on sm_90) and
+                    # with a K-major one (copied by cp.async); fp32 accumulation, fp16 out.
+                    "fp8": ("float8_e4m3fn", None, "float32", "float16"),
+                    "fp8kb": ("float8_e4m3fn", None, "float32", "float16")}
 
 
 def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
@@ -212,11 +216,15 @@ def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
             a, b = inputs(dtype, size, size, size)
             if key.endswith("kb"):
                 b = b.T.contiguous().T
-            ref = (a.cpu().long() @ b.cpu().long()).cuda() if dtype == torch.int8 else torch.matmul(a, b)
+            fp8 = key.startswith("fp8")
+            if dtype == torch.int8:
+                ref = (a.cpu().long() @ b.cpu().long()).cuda()
+            else:
+                ref = (a.float() @ b.float()).half() if fp8 else torch.matmul(a, b)
             for block in blocks:
                 row = {"dtype": key, "size": size, "block": block, "stages": stages}
                 def run(kernel, c):
-                    launch(kernel, a, b, c, block, precision, acc, out, num_stages=stages)
+                    launch(kernel, a, b, c, block, precision, acc, out, even_k=fp8, num_stages=stages)
                 for name, kernel in kernels.items():
                     c = torch.empty((size, size), device="cuda", dtype=getattr(torch, out))
                     try:
@@ -225,7 +233,7 @@ def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
                     except Exception as e:  # noqa: BLE001 - reported per case
                         row[name] = f"{type(e).__name__}: {str(e)[:80]}"
                         continue
-                    right = torch.equal(c.long(), ref.long()) if dtype == torch.int8 else close_enough(c, ref, False)
+                    right = torch.equal(c.long(), ref.long()) if dtype == torch.int8 else close_enough(c, ref, fp8)
                     if not right:
                         row[name] = "WRONG"
                         continue
