@@ -37,7 +37,7 @@ ARG_NAMES = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_ak",
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps): the benchmark's configurations with 8 warps and the
 # 4-warp 128x128x32.
-BLOCKS = [(128, 256, 64, 8), (128, 128, 64, 8), (128, 128, 32, 4), (64, 128, 64, 4), (64, 64, 32, 8)]
+BLOCKS = [(128, 256, 64, 8), (128, 128, 64, 8), (128, 128, 128, 8), (128, 128, 32, 4), (64, 128, 64, 4), (64, 64, 32, 8)]
 DTYPES = ["fp16", "bf16", "fp8e4nv", "fp32", "i8"]
 
 

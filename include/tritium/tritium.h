@@ -164,8 +164,11 @@ struct LaunchConfig {
   int num_stages = 3;
   Backend backend = Backend::Auto;
   void* stream = nullptr;  // a CUstream; null is the default stream
-  // The GPU target of Kernel::emit's Llvm, Ptx and Cubin stages as 10 * major + minor (80,
-  // 90); 0: the first GPU's, or sm_90 without one. Launches always target their device.
+  // The GPU target as 10 * major + minor (80, 90): of Kernel::emit's Llvm, Ptx and Cubin
+  // stages (0: the first GPU's, or sm_90 without one), and of launches (Triton's `arch`
+  // option; 0: TRITON_OVERRIDE_ARCH or TRITIUM_OVERRIDE_ARCH when set, else the device's).
+  // A launch may target an older architecture than its device's (the driver compiles that
+  // PTX for the device when it loads it), not a newer one (a LaunchError).
   int arch = 0;
   // Triton's other launch options. num_ctas > 1 launches each program as a thread-block
   // cluster of that many CTAs (sm_90+; results identical to num_ctas=1). maxnreg caps the

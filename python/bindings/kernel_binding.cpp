@@ -15,6 +15,7 @@
 
 #include "arg_convert.h"
 #include "globals_convert.h"
+#include "runtime/gpu_kernel.h"
 #include "runtime/kernel_impl.h"
 #include "support/diagnostics.h"
 
@@ -288,16 +289,23 @@ void set_option(const std::string& kernel, Option option, PyObject* value, Launc
                           "name -> path, got " + py::repr(py::handle(value)).cast<std::string>());
       }
       break;
-    case Option::Arch:
-      // Triton's CUDA option that overrides the compile target ("sm90a"); None (what
-      // triton_kernels' matmul passes when it picks none) is the default. tritium compiles
-      // for the GPU it launches on (or interprets), so another target is refused.
-      if (value != Py_None) {
-        throw LaunchError("kernel '" + kernel + "': launch option arch=" + py::repr(py::handle(value)).cast<std::string>() +
-                          " (a compile target other than the GPU's) is not supported: tritium compiles for the GPU "
-                          "it launches on");
+    case Option::Arch: {
+      // Triton's CUDA option that sets the compile target ("sm80"; runtime::parse_arch);
+      // None (what triton_kernels' matmul passes when it picks none) is the device's own.
+      // An older target runs on a newer GPU (the driver compiles its PTX at load); whether
+      // the GPU can run it is checked at launch (runtime::launch_target).
+      if (value == Py_None) {
+        config->arch = 0;
+        break;
       }
+      const int arch = PyUnicode_Check(value) ? runtime::parse_arch(py::str(value).cast<std::string>()) : 0;
+      if (arch == 0) {
+        throw LaunchError("kernel '" + kernel + "': launch option arch=" + py::repr(py::handle(value)).cast<std::string>() +
+                          " must have the form 'sm<NN>', such as 'sm80' or 'sm90'");
+      }
+      config->arch = runtime::checked_sm(arch, kernel);
       break;
+    }
     case Option::Count: break;
   }
 }
@@ -378,7 +386,7 @@ py::object PyKernel::handle_for(const Kernel::Impl::Launched& launched,
     return slot.compiled == launched.compiled && c.num_warps == config.num_warps &&
            c.num_stages == config.num_stages && c.num_ctas == config.num_ctas &&
            c.maxnreg == config.maxnreg && c.enable_fp_fusion == config.enable_fp_fusion &&
-           c.debug == config.debug &&
+           c.debug == config.debug && c.arch == config.arch &&
            c.launch_cooperative_grid == config.launch_cooperative_grid &&
            c.launch_pdl == config.launch_pdl;
   };
@@ -416,6 +424,7 @@ py::object PyKernel::handle_for(const Kernel::Impl::Launched& launched,
     info["n_max_threads"] = facts.n_max_threads;
   } else {
     info["backend"] = "interpreter";
+    if (config.arch != 0) info["sm"] = config.arch;  // what its asm shows
   }
   std::string signature = impl.signature_text(impl.specialize(bound));
   static PyObject* make = [] {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -126,6 +127,45 @@ int checked_sm(int sm, const std::string& kernel) {
                       " is too old (tritium needs sm_70 or newer)");
   }
   return sm;
+}
+
+int parse_arch(std::string_view text) {
+  if (text.substr(0, 2) != "sm") return 0;
+  text.remove_prefix(2);
+  if (!text.empty() && text.front() == '_') text.remove_prefix(1);
+  if (!text.empty() && text.back() == 'a') text.remove_suffix(1);
+  if (text.empty() || text.size() > 3) return 0;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+int launch_target(int arch, const cuda::DeviceInfo& device, const std::string& kernel) {
+  std::string from = "launch option arch";
+  if (arch == 0) {
+    for (const char* name : {"TRITIUM_OVERRIDE_ARCH", "TRITON_OVERRIDE_ARCH"}) {
+      const char* value = std::getenv(name);
+      if (value == nullptr || *value == '\0') continue;
+      arch = parse_arch(value);
+      if (arch == 0) {
+        throw LaunchError("kernel '" + kernel + "': " + name + "='" + value +
+                          "' must have the form sm<NN>, such as sm80 or sm90");
+      }
+      from = name;
+      break;
+    }
+  }
+  if (arch == 0) return device.sm;
+  checked_sm(arch, kernel);
+  if (arch > device.sm) {
+    throw LaunchError("kernel '" + kernel + "': " + from + " asks for sm_" + std::to_string(arch) +
+                      ", newer than device " + std::to_string(device.ordinal) + " (" + device.name +
+                      ", sm_" + std::to_string(device.sm) + "), which cannot run its code");
+  }
+  return arch;
 }
 
 PtxResult compile_ptx(const GpuBuild& build, bool want_llvm_ir) {
@@ -458,11 +498,13 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
 }
 
 uint64_t options_word(const LaunchConfig& config) {
-  // num_ctas <= 16 (5 bits), maxnreg <= 255 (8 bits), fp fusion -1/0/1 (2 bits), debug.
+  // num_ctas <= 16 (5 bits), maxnreg <= 255 (8 bits), fp fusion -1/0/1 (2 bits), debug,
+  // the arch option (its own 16 bits; 0: the device's).
   return static_cast<uint64_t>(config.num_ctas) |
          static_cast<uint64_t>(config.maxnreg) << 5 |
          static_cast<uint64_t>(config.enable_fp_fusion + 1) << 13 |
-         static_cast<uint64_t>(config.debug) << 15;
+         static_cast<uint64_t>(config.debug) << 15 |
+         static_cast<uint64_t>(static_cast<uint16_t>(config.arch)) << 16;
 }
 
 std::string options_text(const LaunchConfig& config) {

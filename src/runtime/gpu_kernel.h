@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cache/disk_cache.h"
@@ -122,5 +123,15 @@ void launch(const GpuKernel& gpu, const Grid& grid, const BoundArgs& bound, cuda
 
 // The GPU target for a device (sm) or an --arch value; checks that tritium can compile it.
 int checked_sm(int sm, const std::string& kernel);
+
+// Triton's `arch` launch option and TRITON_OVERRIDE_ARCH: "sm<NN>" ("sm80", "sm90"; tritium
+// also reads "sm_<NN>" and a trailing "a", "sm_90a") -> NN; 0 when `text` is not of that form.
+int parse_arch(std::string_view text);
+
+// The compile target of a launch on `device`: `arch` (the launch option) when given, else
+// TRITON_OVERRIDE_ARCH (or TRITIUM_OVERRIDE_ARCH), else the device's own. An older target's
+// PTX is compiled for the device by the driver when it is loaded; a newer one is refused
+// (its code cannot run there), as is text not of parse_arch's form.
+int launch_target(int arch, const cuda::DeviceInfo& device, const std::string& kernel);
 
 }  // namespace tritium::runtime

@@ -192,7 +192,11 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
                       "] is not compiled and loaded yet, and the stream is capturing a CUDA "
                       "graph; call warmup(...) with the same arguments before capturing");
   }
-  runtime::GpuBuild build = gpu_build(signature, config, device.sm);
+  const int sm = runtime::launch_target(config.arch, device, name_);
+  runtime::GpuBuild build = gpu_build(signature, config, sm);
+  // An older target's entry is its PTX, which the driver compiles for the device at load;
+  // TRITIUM_LOAD_PTX=0's entry is the device's cubin, so the device is part of its key.
+  if (sm != device.sm) build.inputs.options += "device=sm_" + std::to_string(device.sm) + ";";
   cache::Entry entry = runtime::build_entry(build);
   runtime::GpuKernel gpu = runtime::load_entry(entry, device, name_);
   gpu.cluster_x = static_cast<unsigned>(config.num_ctas);

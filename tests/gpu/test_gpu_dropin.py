@@ -5,6 +5,7 @@ tests/python/test_fp8.py (cvt on sm_90, software elsewhere), torch fp8 tensors a
 arguments, and `python -m tritium` running an unmodified Triton program on the GPU."""
 
 import math
+import re
 import os
 import pathlib
 import subprocess
@@ -158,3 +159,76 @@ def test_libdevice_math_on_the_gpu():
         o = torch.empty_like(v)
         tm.make_unary("tanh")[(1,)](v, o, 100, BLOCK=128)
         torch.testing.assert_close(o, torch.tanh(v))
+
+
+@tritium.jit
+def scale_shift(data, out):
+    offs = tl.arange(0, 128)
+    tl.store(out + offs, tl.load(data + offs) * 1.5 + 1.0)
+
+
+@pytest.mark.parametrize("arch", [70, 80, 90])
+@pytest.mark.parametrize("how", ["option", "TRITON_OVERRIDE_ARCH", "TRITIUM_OVERRIDE_ARCH"])
+def test_arch_option_compiles_for_an_older_target(monkeypatch, arch, how):
+    """Triton's `arch` launch option (and TRITON_OVERRIDE_ARCH): the kernel is compiled for
+    that target (its PTX's .target) and runs on this GPU, the driver compiling the PTX for it;
+    the option beats the variables. Each case a fresh kernel: the variables are read when a
+    specialization is compiled, not at every launch."""
+    if arch > sm():
+        pytest.skip(f"sm_{arch} code cannot run on this sm_{sm()} GPU")
+    kernel = tritium.jit(scale_shift.fn)
+    data = torch.randn(128, device="cuda")
+    out = torch.empty_like(data)
+    if how == "option":
+        monkeypatch.setenv("TRITON_OVERRIDE_ARCH", "sm999")  # ignored: the option is given
+        h = kernel[(1,)](data, out, arch=f"sm{arch}")
+    else:
+        monkeypatch.setenv(how, f"sm{arch}")
+        h = kernel[(1,)](data, out)
+    torch.testing.assert_close(out, data * 1.5 + 1.0)
+    assert h.metadata.target.arch == arch and h.backend == "cuda"
+    assert re.search(rf"\.target sm_{arch}a?\b", h.asm["ptx"])
+
+
+def test_arch_newer_than_the_gpu_or_malformed_is_an_error(monkeypatch):
+    data = torch.randn(128, device="cuda")
+    out = torch.empty_like(data)
+    with pytest.raises(tritium.LaunchError, match=r"kernel 'scale_shift': launch option arch asks for sm_999, "
+                                                  r"newer than device 0 \(.*\), which cannot run its code"):
+        scale_shift[(1,)](data, out, arch="sm999")
+    kernel = tritium.jit(scale_shift.fn)
+    monkeypatch.setenv("TRITON_OVERRIDE_ARCH", "ampere")
+    with pytest.raises(tritium.LaunchError, match="TRITON_OVERRIDE_ARCH='ampere' must have the form sm<NN>"):
+        kernel[(1,)](data, out)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
+def test_sm80_matmul_runs_on_a_newer_gpu(dtype):
+    """arch='sm80' on an sm_90 GPU compiles the sm_80 tensor-core path (cp.async pipeline,
+    ldmatrix, mma.sync) and the GPU runs it: the sm_80 code is checked on Hopper hardware."""
+    import dot_kernels
+    if sm() < 80:
+        pytest.skip("needs sm_80 or newer")
+    mod = dot_kernels.load("tritium")
+    M, N, K = 256, 192, 320
+    if dtype == "int8":
+        a = torch.randint(-8, 8, (M, K), device="cuda", dtype=torch.int8)
+        b = torch.randint(-8, 8, (K, N), device="cuda", dtype=torch.int8)
+        c = torch.empty((M, N), device="cuda", dtype=torch.int32)
+        acc, ref = mod.tl.int32, (a.cpu().long() @ b.cpu().long()).int()
+    else:
+        a = torch.randn((M, K), device="cuda", dtype=getattr(torch, dtype))
+        b = torch.randn((K, N), device="cuda", dtype=getattr(torch, dtype))
+        c = torch.empty((M, N), device="cuda", dtype=torch.float32)
+        acc, ref = mod.tl.float32, (a.double() @ b.double()).cpu()
+    h = mod.matmul_kernel[dot_kernels.matmul_grid(M, N, 64, 64)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACC_IN_DOT=True, PREC=None,
+        OUT_FP16=False, ACC_DTYPE=acc, IMPRECISE=None, num_warps=4, num_stages=3, arch="sm80")
+    torch.cuda.synchronize()
+    ptx = h.asm["ptx"]
+    assert ".target sm_80" in ptx and "mma.sync.aligned" in ptx and "cp.async" in ptx and "wgmma" not in ptx
+    if dtype == "int8":
+        assert torch.equal(c.cpu(), ref)
+    else:
+        torch.testing.assert_close(c.cpu().double(), ref, rtol=1e-2, atol=1e-2 * K ** 0.5)

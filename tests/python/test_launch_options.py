@@ -29,6 +29,9 @@ OPTIONS = [
     {"launch_pdl": True},
     {"debug": True},
     {"stream": None},
+    {"arch": None},
+    {"arch": "sm80"},
+    {"arch": "sm_90a"},
 ]
 
 
@@ -50,6 +53,10 @@ def test_option_is_accepted_and_results_do_not_change(rng, options, how):
             assert getattr(h.metadata, name) == value
     if "num_ctas" in options:
         assert h.metadata.cluster_dims == (options["num_ctas"], 1, 1)
+    if options.get("arch"):  # the target compiled for, here (interpreted) as on a GPU
+        sm = int(options["arch"].strip("sm_a"))
+        assert h.metadata.target.arch == sm
+        assert f".target sm_{sm}" in h.asm["ptx"]
 
 
 @pytest.mark.parametrize("options, message", [
@@ -58,6 +65,9 @@ def test_option_is_accepted_and_results_do_not_change(rng, options, how):
     ({"maxnreg": 7}, r"kernel 'axpy': maxnreg must be None or in \[16, 255\], got 7"),
     ({"num_warps": 3}, "kernel 'axpy': num_warps must be a power of 2"),
     ({"num_ctas": "two"}, "kernel 'axpy': launch option num_ctas must be an int"),
+    ({"arch": "hopper"}, "kernel 'axpy': launch option arch='hopper' must have the form 'sm<NN>'"),
+    ({"arch": 80}, "kernel 'axpy': launch option arch=80 must have the form 'sm<NN>'"),
+    ({"arch": "sm60"}, "kernel 'axpy': the GPU target sm_60 is too old"),
 ])
 def test_bad_option_values_name_the_kernel(rng, options, message):
     x = np.zeros(8, dtype=np.float32)
