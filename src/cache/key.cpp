@@ -197,6 +197,10 @@ const std::vector<Knob>& codegen_knobs() {
        "1: the cache entry keeps PTX only and the driver compiles it as a whole program at load "
        "(cuModuleLoadDataEx; fewer registers than the JIT linker's relocatable code); 0: the "
        "entry keeps the JIT linker's cubin (for comparisons)"},
+      {"TRITIUM_PTXAS", "",
+       "a ptxas to make the cache entry's cubin with (whole program, the PTX's .target) instead "
+       "of the driver compiling the PTX at load: the path is part of the key, not its version "
+       "(for comparing compilers on the same PTX; runtime/ptxas.h)"},
       {"TRITIUM_F32_DEFAULT", "",
        "the input_precision of tl.dot on fp32 inputs when none is given (tf32, tf32x3, ieee)"},
       {"TRITON_F32_DEFAULT", "", "Triton's name for TRITIUM_F32_DEFAULT (read when that is unset)"},

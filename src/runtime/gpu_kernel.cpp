@@ -15,6 +15,7 @@
 #include "cache/stats.h"
 #include "interp/values.h"
 #include "support/diagnostics.h"
+#include "runtime/ptxas.h"
 #include "runtime/tensor_map.h"
 #include "target/nvptx/codegen.h"
 
@@ -294,7 +295,11 @@ cache::Entry build_entry(const GpuBuild& build) {
   // linker's cubin, for comparisons (session 25: norms and cross-entropy 0.97-0.99 -> 1.00-1.08
   // of Triton with 32-bit loop counters, benchmarks/RESULTS.md).
   cache::Entry entry;
-  if (cache::knob_value(build.inputs, "TRITIUM_LOAD_PTX") == "0") {
+  // ("0": the knob unset, as cache::knob_value reports an empty default.)
+  if (const std::string ptxas = cache::knob_value(build.inputs, "TRITIUM_PTXAS"); !ptxas.empty() && ptxas != "0") {
+    cache::StageTimer timer(cache::Stage::Cubin);
+    entry.cubin = assemble_with_ptxas(ptxas, compiled.ptx, build.kernel);
+  } else if (cache::knob_value(build.inputs, "TRITIUM_LOAD_PTX") == "0") {
     cache::StageTimer timer(cache::Stage::Cubin);
     entry.cubin = cuda::link_ptx(compiled.ptx, build.kernel);
   }
