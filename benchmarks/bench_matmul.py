@@ -12,6 +12,8 @@ or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
         [--dtypes fp16,bf16,tf32,int8,int8kb,fp8,fp8kb]
       (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
+    python3 benchmarks/bench_matmul.py --experiments "default;TRITIUM_PTXAS=@triton-ptxas" [--rounds 2] ...
+      (each setting in its own process, one table of tritium / Triton ratios; experiments.py)
 Columns: TFLOP/s of tritium, of Triton, of torch; each with the best of the block
 configurations and num_stages=3 (Triton's default). Rows: fp16 and bf16 at M=N=K = 512 ...
 8192 (--quick: 1024, 4096), then fp8 e4m3 (torch.float8_e4m3fn inputs, B K-major as in
@@ -262,11 +264,29 @@ def main():
     parser.add_argument("--dtypes", default="fp16,bf16",
                         help="with --blocks: comma-separated, of " + ", ".join(PER_BLOCK_DTYPES))
     parser.add_argument("--json")
+    parser.add_argument("--experiments", help="';'-separated settings (benchmarks/experiments.py: 'default', "
+                        "NAME=value[+NAME=value], e.g. TRITIUM_PTXAS=@triton-ptxas), each in its own process, "
+                        "then one table of tritium / Triton per row and setting (with --skip-check)")
+    parser.add_argument("--rounds", type=int, default=1, help="with --experiments: rounds over the settings")
     args = parser.parse_args()
     from bench_attention import no_gpu_reason
     reason = no_gpu_reason()
     if reason:
         print(f"bench_matmul: skipped, no GPU: {reason}")
+        return
+    if args.experiments:
+        import experiments
+        child = ["--skip-check", "--sizes", args.sizes, "--stages", str(args.stages), "--dtypes", args.dtypes]
+        child += (["--blocks", args.blocks] if args.blocks else []) + (["--quick"] if args.quick else [])
+        child += ["--hinted"] if args.hinted else []
+
+        def ratios(result):
+            for row in result["rows"]:
+                both = [row.get("tritium"), row.get("triton")]
+                if all(isinstance(v, float) for v in both):
+                    block = f" {tuple(row['block'])}" if "block" in row else ""
+                    yield f"{row['dtype']} {row['size']}{block}", both[0] / both[1]
+        experiments.compare(__file__, child, args.experiments, args.rounds, ratios, args.json)
         return
     kernels = jits()
     if args.blocks:

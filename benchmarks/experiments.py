@@ -6,6 +6,8 @@ one table of tritium / Triton per row and setting: the best round, and the sprea
 
 A setting is `default` (the knob unset), NAME=value[+NAME=value...] (those environment
 variables), or anything else: the value of the script's own knob (TRITIUM_REDUCE_EXPERIMENT).
+The value `@triton-ptxas` is the ptxas Triton compiles with (TRITIUM_PTXAS=@triton-ptxas:
+tritium's PTX through Triton's ptxas instead of the driver's compiler).
 """
 
 import json
@@ -25,10 +27,17 @@ def setting_environment(setting, knob=DEFAULT_KNOB):
     if "=" in setting:
         for assignment in setting.split("+"):
             name, _, value = assignment.partition("=")
-            env[name.strip()] = value.strip()
+            value = value.strip()
+            env[name.strip()] = triton_ptxas() if value == "@triton-ptxas" else value
     elif setting != "default":
         env[knob] = setting
     return env
+
+
+def triton_ptxas():
+    """The path of the ptxas Triton 3.6 compiles with (its knobs.nvidia.ptxas)."""
+    from triton import knobs
+    return knobs.nvidia.ptxas.path
 
 
 def compare(script, child_args, settings_text, rounds, ratios_of, json_out=None):
