@@ -50,6 +50,19 @@ def test_wgmma_pipeline_with_copies_landing_at_once(tmp_path, ty, tile, warps, K
     assert "wgmma.wait_group.sync.aligned 1" in ptx
 
 
+@pytest.mark.parametrize("ty", ["fp16", "bf16"])
+@pytest.mark.parametrize("layout", mma16.LAYOUTS)
+@pytest.mark.parametrize("tile,warps,K,stages", [((128, 128, 128), 8, 384, 3), ((128, 256, 64), 8, 320, 4)])
+def test_wgmma_in_flight_without_the_extra_buffer(tmp_path, ty, layout, tile, warps, K, stages):
+    """A wgmma kept in flight with its stage buffers alone (the next copies issued after its
+    wait and a barrier) where the extra buffer would not fit: 128x128x128 fp16 at 3 stages
+    (192 KiB, 256 with the extra) and 128x256x64 at 4 (192 KiB, 240); before, such loops
+    waited for every wgmma (wait_group 0), where Triton keeps one in flight. The emulator's
+    waits check that no copy overwrote a buffer an unfinished wgmma reads."""
+    ptx = mma16.check_matmul(tmp_path, "matmul", ty, "fp32", layout, tile, warps, K, stages, 90, defer_copies=True)
+    assert "wgmma.wait_group.sync.aligned 1" in ptx
+
+
 @pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
 @pytest.mark.parametrize("layout", ["k-major-b", "both", "row-major", "m-major-a"])
 @pytest.mark.parametrize("stages", [1, 3])

@@ -684,7 +684,13 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     // A dot with partial accumulators (fp8 with max_num_imprecise_acc <= K) waits for its
     // instructions to add them into its result: it is never in flight.
     if (flying != nullptr && ir::DotOp(*flying).needs_partial_accumulator()) flying = nullptr;
-    bool in_flight = flying != nullptr && with_extra <= kMaxSharedBytes;
+    // In flight with the extra buffer where it fits, else with the copies after the dot's wait
+    // (the stage buffers alone: 128 x 128 x 128 fp16 at 3 stages is 192 KiB, 256 with the
+    // extra; before, such a loop waited for every wgmma, where Triton keeps one in flight).
+    int64_t without = with_extra;
+    for (const auto& operand : here) without -= align(operand->tile.bytes());
+    const bool extra_fits = with_extra <= kMaxSharedBytes;
+    bool in_flight = flying != nullptr && without <= kMaxSharedBytes;
     bool after_dot = false;
     if (in_flight) {
       plan.in_flight_dots.insert(flying);
@@ -698,11 +704,10 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       // Without the extra buffer where it costs a thread block per SM (128 x 128 x 64 at 8
       // warps, 3 stages: 4 buffers are 128 KiB, one block; 3 are 96 KiB, two, as Triton has).
       // Registers: the accumulators and about 64 more (ptxas decides; this estimates).
-      int64_t without = with_extra;
-      for (const auto& operand : here) without -= align(operand->tile.bytes());
       const int regs = fragments.layout(flying->result())->num_regs() + 64;
       after_dot = blocks_per_sm(without, 32 * num_warps, regs) > blocks_per_sm(with_extra, 32 * num_warps, regs);
       if (!plan.inflight_copies.empty()) after_dot = plan.inflight_copies == "after";
+      after_dot = after_dot || !extra_fits;
       if (after_dot) plan.copies_after_dots.insert(flying);
     }
     // TMA copies when every load of every copied operand is a host descriptor's block whose
