@@ -171,6 +171,24 @@ void emu_ldmatrix(const unsigned long long* in, unsigned long long* out, int cou
   pthread_barrier_wait(&warp[w]);
 }
 
+// ---- stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 [address], {registers} ----
+// The inverse of ldmatrix: lane l's register j holds row l / 4, elements 2 (l % 4) and +1 of
+// matrix j, whose row r goes to the 16-byte-aligned address lane 8j + r gives.
+void emu_stmatrix(const unsigned long long* in, unsigned long long* out, int count) {
+  (void)out;
+  int w = emu_tid / 32, lane = emu_tid & 31, base = emu_tid & ~31;
+  lane_address[emu_tid] = shared_offset(slot_u32(in, 0));
+  pthread_barrier_wait(&warp[w]);
+  for (int j = 0; j < count; ++j) {
+    unsigned row = lane_address[base + 8 * j + lane / 4];
+    if (row % 16) emu_fail("stmatrix row address not 16-byte aligned", row);
+    if (row + 16 > 262144u) emu_fail("stmatrix address out of range", row);
+    unsigned v = slot_u32(in, 1 + j);
+    memcpy(__tritium_shared + row + 4 * (lane % 4), &v, 4);
+  }
+  pthread_barrier_wait(&warp[w]);
+}
+
 // The two 16-bit halves of a .b32 register.
 static unsigned half_of(unsigned reg, int which) { return which ? reg >> 16 : reg & 0xffffu; }
 

@@ -381,6 +381,10 @@ def translate(st):
         st.assert_results(m.group(3))
         assert st.slot(m.group(4)) == 0
         return "emu_ldmatrix", [int(m.group(1)), int(bool(m.group(2)))]
+    m = re.match(r"stmatrix\.sync\.aligned\.m8n8\.x([124])\.shared\.b16 \[\$(\d+)\], (\{[^}]*\});$", t)
+    if m:
+        assert st.slot(m.group(2)) == 0 and st.slots(m.group(3)) == 1, t
+        return "emu_stmatrix", [int(m.group(1))]
     m = re.match(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.(f32|f16)\.(f16|bf16)\.(f16|bf16)\.(f32|f16) "
                  r"(\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\});$", t)
     if m:

@@ -178,8 +178,48 @@ int64_t fragment_offset(const FragmentLayout& l, int reg, int64_t stride) {
 }
 }  // namespace
 
+bool Emitter::stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset,
+                                     int64_t stride, llvm::Type* stored) {
+  if (sm_ < 90 || l.rows || type_bytes(stored) != 2 || (stride * 2) % 16 != 0 || byte_offset % 16 != 0) return false;
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  // Lane l gives the address of row l % 8 of matrix l / 8; matrix j is half j % 2 (rows 0-7
+  // or 8-15) of the group's tile j / 2. Without the tile: the warp's place and that row.
+  llvm::Value* lane = lane_id();
+  llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), i32(l.warps_m)), i32(l.warps_n));
+  llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, i32(16)),
+                                  b_.CreateAdd(b_.CreateAnd(lane, i32(7)), b_.CreateAnd(lane, i32(8))));
+  llvm::Value* base = b_.CreateAdd(b_.CreateMul(row, i32(stride)), b_.CreateMul(wn, i32(l.warp_col_step())));
+  llvm::Value* second_tile = b_.CreateLShr(lane, i32(4));  // lanes 16-31: the group's second tile
+  const int64_t elements = l.batch * l.m * stride;
+  auto word = [&](int r) {  // register pair r, r + 1 as one .b32 (the lower column low)
+    llvm::Value* lo = b_.CreateZExt(b_.CreateBitCast(to_storage(regs.at(r)), b_.getInt16Ty()), b_.getInt32Ty());
+    llvm::Value* hi = b_.CreateZExt(b_.CreateBitCast(to_storage(regs.at(r + 1)), b_.getInt16Ty()), b_.getInt32Ty());
+    return b_.CreateOr(lo, b_.CreateShl(hi, 16));
+  };
+  const int tiles = l.num_regs() / 4;
+  for (int t = 0; t < tiles; t += 2) {
+    const bool pair = t + 1 < tiles;
+    // fragment_offset of a tile's register 0 is its (0, 0): the row and column of the tile.
+    const int64_t first = fragment_offset(l, 4 * t, stride);
+    llvm::Value* index = b_.CreateAdd(base, i32(first));
+    if (pair) index = b_.CreateAdd(index, b_.CreateMul(second_tile, i32(fragment_offset(l, 4 * (t + 1), stride) - first)));
+    llvm::Value* address = b_.CreatePtrToInt(shared_element_at(byte_offset, stored, index, elements), b_.getInt32Ty());
+    std::vector<llvm::Value*> args = {address, word(4 * t), word(4 * t + 2)};
+    if (pair) {
+      args.push_back(word(4 * t + 4));
+      args.push_back(word(4 * t + 6));
+    }
+    ptx_effect(pair ? "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};"
+                    : "stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};",
+               pair ? "r,r,r,r,r,~{memory}" : "r,r,r,~{memory}", args);
+  }
+  return true;
+}
+
 void Emitter::store_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
                                   llvm::Type* stored) {
+  if (stmatrix_fragment_rows(l, regs, byte_offset, stride, stored)) return;
   llvm::Value* base = fragment_base(l, stride);
   llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
   int64_t elements = l.batch * l.m * stride;

@@ -266,8 +266,16 @@ class Emitter {
   // lane / 4 and wn * 8 + 2 * (lane % 4), with wm, wn the warp's place in the warp grid.
   llvm::Value* fragment_thread_row(const FragmentLayout& l);
   llvm::Value* fragment_thread_col(const FragmentLayout& l);
+  // Registers to the rows of a row-major tile of `stride` elements a row: a pair of columns
+  // a store; 16-bit elements on sm_90 by stmatrix (stmatrix_fragment_rows).
   void store_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
                            llvm::Type* stored);
+  // stmatrix.sync.aligned.m8n8.x4 (x2 for an odd last tile): each 16 x 8 tile's register pairs
+  // are two 8 x 8 matrices in ldmatrix's fragment layout, so one instruction writes four of
+  // them, each row a 16-byte store (a quarter of the pair stores). False (nothing emitted)
+  // where it does not apply: not sm_90, not 16-bit, or rows not 16-byte aligned.
+  bool stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
+                              llvm::Type* stored);
   Regs load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, int64_t stride, llvm::Type* stored,
                           llvm::Type* element);
   llvm::Value* shared_address(int64_t byte_offset);  // i32 .shared address, for inline PTX
