@@ -11,8 +11,9 @@
 # There: bash tests/gpu/run_on_device.sh   (carrying build-gpu/dist)
 #   SKIP_BENCH=1 skips the benchmarks; QUICK_BENCH=1 runs them small; GPU_TESTS="files..."
 #   (paths, or bare names such as test_gpu_dot) picks the GPU test files (default: every tests/gpu/test_*.py, which no longer fits the 420 s
-#   pytest limit in one process: run it in parts, or GPU_JOBS=4 to run the files in 4 pytest
-#   processes at once), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
+#   pytest limit in one process: run it in parts, or GPU_JOBS=5 to run the files in 5 pytest
+#   processes at once; GPU_JOB_TIMEOUT=S changes each process's limit, 420 s; at 4 jobs the
+#   one with test_gpu_dot reached it in session 27), GPU_TESTS_K="expr" pytest's -k; SKIP_INTERP=1 skips the
 #   interpreter suite; SKIP_GPU_TESTS=1 skips the GPU tests; BENCH_REDUCE=1 runs
 #   benchmarks/bench_reduce.py (reductions and scans against Triton; QUICK_BENCH=1: small;
 #   REDUCE_ARGS: its arguments, REDUCE_LIMIT: its time limit in seconds, default 480);
@@ -114,7 +115,7 @@ if [ "${SKIP_GPU_TESTS:-0}" != "1" ]; then
   for ((j = 0; j < jobs; j++)); do
     mine=$(echo "$files" | awk -v n="$jobs" -v j="$j" 'NR % n == j')
     [ -z "$mine" ] && continue
-    timeout 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
+    timeout "${GPU_JOB_TIMEOUT:-420}" python3 -m pytest -q -rfEs -p no:cacheprovider ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} $mine \
       > "$OUT/gpu_tests.$j.log" 2>&1 & job_pids+=($!)
   done
   for p in "${job_pids[@]}"; do wait "$p"; done
