@@ -56,6 +56,10 @@ struct TargetOptions {
   //            ISA's rule; the default)
   //   nofence  none for cp.async copies, only for operands staged from registers (Triton's
   //            rule): for timing the fence in attention's and matmul's loops
+  //   stmatrix 16-bit fragments go to the flat layout by stmatrix.x4 on sm_90 (a 128x128 fp16
+  //            epilogue at 8 warps: 8 instructions instead of 32 stores; statically ptxas
+  //            gave some attention kernels 19 more registers and already-spilling matmuls more
+  //            spills, session 27): opt-in until timed; nostmatrix the default
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

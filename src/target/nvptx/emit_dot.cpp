@@ -180,7 +180,9 @@ int64_t fragment_offset(const FragmentLayout& l, int reg, int64_t stride) {
 
 bool Emitter::stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset,
                                      int64_t stride, llvm::Type* stored) {
-  if (sm_ < 90 || l.rows || type_bytes(stored) != 2 || (stride * 2) % 16 != 0 || byte_offset % 16 != 0) return false;
+  if (!stmatrix_ || sm_ < 90 || l.rows || type_bytes(stored) != 2 || (stride * 2) % 16 != 0 || byte_offset % 16 != 0) {
+    return false;
+  }
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   // Lane l gives the address of row l % 8 of matrix l / 8; matrix j is half j % 2 (rows 0-7
   // or 8-15) of the group's tile j / 2. Without the tile: the warp's place and that row.
@@ -192,18 +194,27 @@ bool Emitter::stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, 
   llvm::Value* base = b_.CreateAdd(b_.CreateMul(row, i32(stride)), b_.CreateMul(wn, i32(l.warp_col_step())));
   llvm::Value* second_tile = b_.CreateLShr(lane, i32(4));  // lanes 16-31: the group's second tile
   const int64_t elements = l.batch * l.m * stride;
-  auto word = [&](int r) {  // register pair r, r + 1 as one .b32 (the lower column low)
-    llvm::Value* lo = b_.CreateZExt(b_.CreateBitCast(to_storage(regs.at(r)), b_.getInt16Ty()), b_.getInt32Ty());
-    llvm::Value* hi = b_.CreateZExt(b_.CreateBitCast(to_storage(regs.at(r + 1)), b_.getInt16Ty()), b_.getInt32Ty());
-    return b_.CreateOr(lo, b_.CreateShl(hi, 16));
+  // Register pair r, r + 1 as one .b32 (the lower column low), through a two-element vector
+  // as the pair stores do, so that a conversion to it stays one cvt of the pair (f16x2).
+  llvm::Type* pair_type = llvm::FixedVectorType::get(stored, 2);
+  auto word = [&](int r) {
+    llvm::Value* vec = llvm::PoisonValue::get(pair_type);
+    vec = b_.CreateInsertElement(vec, to_storage(regs.at(r)), b_.getInt32(0));
+    vec = b_.CreateInsertElement(vec, to_storage(regs.at(r + 1)), b_.getInt32(1));
+    return b_.CreateBitCast(vec, b_.getInt32Ty());
   };
   const int tiles = l.num_regs() / 4;
+  const int64_t common = tiles > 1 ? fragment_offset(l, 4, stride) - fragment_offset(l, 0, stride) : 0;
+  llvm::Value* lane_base = b_.CreateAdd(base, b_.CreateMul(second_tile, i32(common)));
   for (int t = 0; t < tiles; t += 2) {
     const bool pair = t + 1 < tiles;
     // fragment_offset of a tile's register 0 is its (0, 0): the row and column of the tile.
     const int64_t first = fragment_offset(l, 4 * t, stride);
-    llvm::Value* index = b_.CreateAdd(base, i32(first));
-    if (pair) index = b_.CreateAdd(index, b_.CreateMul(second_tile, i32(fragment_offset(l, 4 * (t + 1), stride) - first)));
+    const int64_t step = pair ? fragment_offset(l, 4 * (t + 1), stride) - first : 0;
+    // One lane base for the groups whose two tiles are `common` apart (adjacent n-tiles: all
+    // but a pair across a row of tiles), each group then a constant offset of it.
+    llvm::Value* index = step == common ? b_.CreateAdd(lane_base, i32(first))
+                                        : b_.CreateAdd(b_.CreateAdd(base, i32(first)), b_.CreateMul(second_tile, i32(step)));
     llvm::Value* address = b_.CreatePtrToInt(shared_element_at(byte_offset, stored, index, elements), b_.getInt32Ty());
     std::vector<llvm::Value*> args = {address, word(4 * t), word(4 * t + 2)};
     if (pair) {

@@ -58,9 +58,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       loop_iv32_ = name == "iv32";
     } else if (name == "fence" || name == "nofence") {
       cp_async_fence_ = name == "fence";
+    } else if (name == "stmatrix" || name == "nostmatrix") {
+      stmatrix_ = name == "stmatrix";
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
-                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence)");
+                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
+                          "nostmatrix)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -273,7 +273,8 @@ class Emitter {
   // stmatrix.sync.aligned.m8n8.x4 (x2 for an odd last tile): each 16 x 8 tile's register pairs
   // are two 8 x 8 matrices in ldmatrix's fragment layout, so one instruction writes four of
   // them, each row a 16-byte store (a quarter of the pair stores). False (nothing emitted)
-  // where it does not apply: not sm_90, not 16-bit, or rows not 16-byte aligned.
+  // where it does not apply: not sm_90, not 16-bit, rows not 16-byte aligned, or off (opt-in:
+  // TRITIUM_REDUCE_EXPERIMENT=stmatrix until timed; codegen.h).
   bool stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, int64_t stride,
                               llvm::Type* stored);
   Regs load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, int64_t stride, llvm::Type* stored,
@@ -502,6 +503,7 @@ class Emitter {
   bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
+  bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   struct DeferredCopy {
