@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -41,6 +40,21 @@ std::string first_lines(const std::string& text, int count) {
   return out;
 }
 
+// The architecture the PTX's `.target` directive names ("sm_90a"), or "" (no std::regex: GCC
+// 12's sanitizer builds warn inside it).
+std::string ptx_target(const std::string& ptx) {
+  for (size_t at = ptx.find(".target"); at != std::string::npos; at = ptx.find(".target", at + 1)) {
+    if (at > 0 && ptx[at - 1] != '\n') continue;
+    size_t start = ptx.find_first_not_of(" \t", at + 7);
+    if (start == std::string::npos || ptx.compare(start, 3, "sm_") != 0) continue;
+    size_t end = ptx.find_first_not_of("0123456789", start + 3);
+    if (end == start + 3) continue;
+    if (end != std::string::npos && ptx[end] == 'a') ++end;
+    return ptx.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+  return "";
+}
+
 // A folder under $TMPDIR (or /tmp) that only this call uses, removed when it goes.
 struct TempDir {
   std::filesystem::path path;
@@ -63,15 +77,15 @@ std::string assemble_with_ptxas(const std::string& ptxas, const std::string& ptx
   auto fail = [&](const std::string& why) -> LaunchError {
     return LaunchError("kernel '" + kernel + "': TRITIUM_PTXAS=" + ptxas + ": " + why);
   };
-  std::smatch target;
-  if (!std::regex_search(ptx, target, std::regex(R"(\.target\s+(sm_\d+a?))"))) throw fail("the PTX names no .target");
+  const std::string target = ptx_target(ptx);
+  if (target.empty()) throw fail("the PTX names no .target");
   TempDir dir;
   if (dir.path.empty()) throw fail(std::string("cannot make a temporary folder: ") + std::strerror(errno));
   const std::filesystem::path src = dir.path / "kernel.ptx", bin = dir.path / "kernel.cubin",
                               log = dir.path / "ptxas.log";
   std::ofstream(src, std::ios::binary) << ptx;
 
-  std::vector<std::string> args = {ptxas, "--gpu-name=" + target[1].str(), src.string(), "-o", bin.string()};
+  std::vector<std::string> args = {ptxas, "--gpu-name=" + target, src.string(), "-o", bin.string()};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
