@@ -116,9 +116,11 @@ def compile(src, target=None, options=None):
     debug. `target`: a ``GPUTarget("cuda", arch, 32)`` compiles for that NVIDIA
     architecture (80 for sm_80, 90, 100, ...) without needing that GPU: the PTX is made here,
     so the GPU back end's errors surface at this call, and ``handle.asm`` gives that
-    architecture's stages; None (or the interpreter's "cpu" target) compiles for the
-    interpreter, whose ``asm["ptx"]`` is for the GPU present, else sm_90. Other backends
-    (Triton's "hip") are a ValueError: tritium generates code for NVIDIA GPUs only."""
+    architecture's stages; None is the active driver's target as in Triton: the GPU present
+    (its back end's errors, such as an fp8 type it lacks, raised here), else the interpreter;
+    the interpreter's "cpu" target compiles for the interpreter, whose ``asm["ptx"]`` is for
+    the GPU present, else sm_90. Other backends (Triton's "hip") are a ValueError: tritium
+    generates code for NVIDIA GPUs only."""
     if not isinstance(src, ASTSource):
         raise NotImplementedError(
             "triton.compile is not supported by tritium for this input: tritium compiles @jit "
@@ -126,6 +128,11 @@ def compile(src, target=None, options=None):
             f"constexprs)), or a launch); Triton's MLIR text ({src!r}) has no meaning to it")
     options = dict(options or {})
     info = {"backend": "interpreter"}
+    if target is None:
+        from .driver import driver
+        current = driver.active.get_current_target()
+        if getattr(current, "backend", None) == "cuda" and getattr(current, "arch", 0):
+            target = current
     if target is not None:
         backend = getattr(target, "backend", None)
         arch = getattr(target, "arch", None)

@@ -12,6 +12,7 @@
 
 #include "cache/sha256.h"
 #include "cache/stats.h"
+#include "gpu/target_types.h"
 #include "runtime/kernel_impl.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/libdevice.h"
@@ -176,7 +177,11 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   build.num_ctas = config.num_ctas;
   build.maxnreg = config.maxnreg;
   build.enable_fp_fusion = config.enable_fp_fusion;
-  build.lower = [this, signature, debug = config.debug, warps = config.num_warps] { return lower(signature, debug, warps); };
+  build.lower = [this, signature, debug = config.debug, warps = config.num_warps, sm] {
+    std::unique_ptr<ir::Function> function = lower(signature, debug, warps);
+    gpu::check_target_types(*function, sm);  // before the passes: an unused value still counts
+    return function;
+  };
   build.optimize = [](ir::Function& function) { optimize(function); };
   build.params = runtime::expected_params(signature, params_.names);
   return build;

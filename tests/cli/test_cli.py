@@ -44,6 +44,16 @@ def main():
                 "    tl.store(c + rm[:, None] * BN + rn[None, :], acc)\n")
     matmul_sig = "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32"
 
+    # An fp8 value the optimizer deletes (unused) still counts against the target's fp8 set.
+    fp8 = os.path.join(tmp, "fp8.py")
+    with open(fp8, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                "def k(out, DT: tl.constexpr):\n"
+                "    _ = tl.full((256,), 0.0, DT)\n"
+                "    tl.store(out + tl.arange(0, 16), tl.arange(0, 16))\n\n"
+                "@triton.jit\ndef p(x, out):\n"
+                "    tl.store(out + tl.arange(0, 16), tl.load(x + tl.arange(0, 16)).to(tl.float32))\n")
+
     ir_good = os.path.join(tmp, "good.ir")
     with open(ir_good, "w") as f:
         f.write("func @k(%p: ptr<i32>) {\n  %0 = constant {value = 2} : i32\n"
@@ -160,6 +170,25 @@ def main():
             ("compile: gpu-ir notes the stage buffers",
              ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
               "--arch", "sm_80"], 0, "// cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), stage 0"),
+            ("compile: fnuz fp8 is AMD's",
+             ["compile", fp8, "--kernel", "k", "--signature", "*i32, DT=fp8e4b8", "--emit", "ptx",
+              "--arch", "sm_90"], 1,
+             "fp8.py:6:9: error: type fp8e4b8 not supported in this architecture. "
+             "The supported fp8 dtypes are ('fp8e4b15', 'fp8e4nv', 'fp8e5')"),
+            ("compile: fp8e4nv needs sm_89",
+             ["compile", fp8, "--kernel", "k", "--signature", "*i32, DT=fp8e4nv", "--emit", "ptx",
+              "--arch", "sm_80"], 1,
+             "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"),
+            ("compile: fp8e4nv on sm_90", ["compile", fp8, "--kernel", "k", "--signature", "*i32, DT=fp8e4nv",
+                                           "--emit", "ptx", "--arch", "sm_90"], 0, ".target sm_90"),
+            ("compile: fp8e5 on sm_80", ["compile", fp8, "--kernel", "k", "--signature", "*i32, DT=fp8e5",
+                                         "--emit", "ptx", "--arch", "sm_80"], 0, ".target sm_80"),
+            ("compile: an fp8 parameter the target lacks",
+             ["compile", fp8, "--kernel", "p", "--signature", "*fp8e5b16, *fp32", "--emit", "ptx",
+              "--arch", "sm_90"], 1, "fp8.py:10:1: error: parameter 'x': type fp8e5b16 not supported"),
+            ("compile: the interpreter's IR takes every fp8 type",
+             ["compile", fp8, "--kernel", "p", "--signature", "*fp8e5b16, *fp32", "--emit", "ir"], 0,
+             "ptr<fp8e5b16>"),
             ("compile: gpu-ir notes wgmma on sm_90",
              ["compile", matmul, "--kernel", "matmul", "--signature", matmul_sig, "--emit", "gpu-ir",
               "--arch", "sm_90"], 0, "// wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps"),

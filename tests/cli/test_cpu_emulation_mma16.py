@@ -785,10 +785,11 @@ def test_one_shot_dot_with_f16_accumulators(tmp_path):
     assert_mma_sync(ptx, "fp16", "fp16")
 
 
-@pytest.mark.parametrize("ty", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("ty", ["fp8e5"])
 @pytest.mark.parametrize("layout,stages", [("k-major-b", 3), ("m-major-a", 1)])
 def test_fp8_matmul_widened_for_mma16(tmp_path, ty, layout, stages):
-    """fp8 on sm_80: widened to f16 exactly (cvt.rn.f16x2.e4m3x2 / e5m2x2), then mma.sync."""
+    """fp8 on sm_80: widened to f16 exactly (by integer arithmetic: sm_80 has no fp8 cvt),
+    then mma.sync. fp8e4nv needs sm_89 as in Triton (test_cli.py pins that error)."""
     ptx = check_matmul(tmp_path, "matmul", ty, "fp32", layout, (64, 32, 32), 4, 64, stages, 80, defer_copies=True)
     assert_mma_sync(ptx, "fp16", "fp32")
 

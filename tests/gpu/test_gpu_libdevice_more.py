@@ -145,8 +145,11 @@ def test_special_functions_on_gpu(name, make, rtol32, rtol64, dtype):
 
 def test_fast_functions_on_gpu(rng):
     x = (rng.random(N) * 4 + 0.1).astype(F32)
-    for name, args, rtol in [("fast_exp10f", [x], 1e-5), ("fast_log10f", [x], 1e-5), ("fast_powf", [x, x], 2e-5)]:
+    # lg2.approx's error is absolute (about 2^-22 near 1), so log10 of x near 1 needs an atol
+    # (session 28's run met x = 0.9973: 1.6e-8 off, 1.4e-5 relative).
+    for name, args, rtol, atol in [("fast_exp10f", [x], 1e-5, 0), ("fast_log10f", [x], 1e-5, 1e-7),
+                                   ("fast_powf", [x, x], 2e-5, 0)]:
         host, gpu = both(name, args, F32)
-        np.testing.assert_allclose(gpu, host, rtol=rtol, err_msg=name)
+        np.testing.assert_allclose(gpu, host, rtol=rtol, atol=atol, err_msg=name)
     host, gpu = both("rcp64h", [x.astype(F64)], F64)  # an approximation of 1/x on the GPU
     np.testing.assert_allclose(gpu, host, rtol=1e-4)

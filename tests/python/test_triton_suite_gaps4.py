@@ -70,9 +70,38 @@ def test_compile_for_cuda_targets_in_sequence_keeps_each_architecture():
     assert "e5m2x2" not in k80.asm["ptx"]
 
 
-def test_compile_without_a_target_is_the_interpreters():
+def test_compile_without_a_target_is_the_active_drivers():
+    # Triton's default: the GPU present; with none (or TRITIUM_INTERPRET=1), the interpreter.
+    current = tritium.runtime.driver.active.get_current_target()
     k = tritium.compile(_ast(add_for_target, {"a": "*fp32", "b": "*fp32", "c": "*fp32"}))
-    assert k.backend == "interpreter" and k.metadata.target is None
+    if current.backend == "cuda" and current.arch:
+        assert k.backend == "cuda" and k.metadata.target == current
+    else:
+        assert k.backend == "interpreter" and k.metadata.target is None
+
+
+@tritium.jit
+def full_of_dtype(dtype: tl.constexpr):
+    _ = tl.full((256,), 0.0, dtype)  # unused: the optimizer deletes it, the check still sees it
+
+
+@pytest.mark.parametrize("dtype,arch,ok", [
+    ("float8e5", 80, True), ("float8e4b15", 80, True), ("float8e4nv", 80, False), ("float8e4nv", 89, True),
+    ("float8e4nv", 90, True), ("float8e4b8", 90, False), ("float8e5b16", 90, False), ("float8e5b16", 80, False)])
+def test_fp8_types_per_cuda_target_as_triton(dtype, arch, ok):
+    # Triton 3.6's NVIDIA backend: fp8e5 and fp8e4b15 everywhere, fp8e4nv from sm_89, the
+    # AMD "fnuz" types never; the interpreter takes them all.
+    from tritium.compiler import ASTSource, GPUTarget
+    src = ASTSource(fn=full_of_dtype, signature={"dtype": "constexpr"}, constexprs={"dtype": getattr(tl, dtype)})
+    tritium.compile(src, target=GPUTarget("cpu", 0, 32))
+    if ok:
+        tritium.compile(src, target=GPUTarget("cuda", arch, 32))
+        return
+    with pytest.raises(tritium.CompilationError, match="not supported in this architecture") as e:
+        tritium.compile(src, target=GPUTarget("cuda", arch, 32))
+    supported = "('fp8e4b15', 'fp8e4nv', 'fp8e5')" if arch >= 89 else "('fp8e4b15', 'fp8e5')"
+    assert f"type {getattr(tl, dtype)!s} not supported in this architecture. The supported fp8 dtypes are {supported}" in str(e.value)
+    assert "_ = tl.full((256,), 0.0, dtype)" in str(e.value)  # the kernel line, shown
 
 
 def test_compile_for_a_target_tritium_cannot_generate_code_for_is_a_value_error():
@@ -202,7 +231,7 @@ def test_dot_scaled_e4m3_scale_must_cover_16_elements():
                          np.zeros((16, 2), np.uint8), np.zeros((16, 16), np.float32), 16, 16, 64, 32, grid=(1,))
 
 
-@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+@pytest.mark.parametrize("arch", ["sm_90", "sm_89"])
 def test_dot_scaled_with_e4m3_scales_compiles_for_the_gpu(arch):
     ptx = nvfp4_dot.emit("ptx", signature="*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, M=64, N=64, K=128, GROUP=16",
                          arch=int(arch[3:]))
@@ -211,6 +240,13 @@ def test_dot_scaled_with_e4m3_scales_compiles_for_the_gpu(arch):
     from tritium.compiled import _assemble, _find_ptxas
     if _find_ptxas() is not None:
         assert _assemble(_find_ptxas(), ptx, "nvfp4_dot")[:4] == b"\x7fELF"
+
+
+def test_dot_scaled_with_e4m3_scales_is_refused_before_sm_89():
+    # The scales' fp8e4nv needs sm_89 as in Triton 3.6 (this test compiled sm_80 before).
+    with pytest.raises(tritium.CompilationError, match="type fp8e4nv not supported in this architecture"):
+        nvfp4_dot.emit("ptx", signature="*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, M=64, N=64, K=128, GROUP=16",
+                       arch=80)
 
 
 def test_import_triton_makes_triton_tools_an_attribute():
