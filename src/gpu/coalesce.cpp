@@ -98,6 +98,59 @@ bool store_outside_loops(const Op& op, const ir::Function& function) {
   return op.kind() == OpKind::Store && op.parent() == &function.body();
 }
 
+bool recomputable_operand(const ir::Value* v) {
+  if (v == nullptr || !v->type()->is_block()) return true;
+  int budget = kRecomputeBudget;
+  return recomputable(v, &budget);
+}
+
+// Whether `v` is a dot's result, what a loop carries as its accumulator, or elementwise ops
+// of those, of splats and constants, and of blocks computed from their element index (a
+// cast to the output type, a scale, an activation, a causal `tl.where`): values the fragment
+// plan keeps in the dot's fragments, which a store converts through shared memory in any
+// case. (An operand loaded in the flat layout may move the chain there, where a store in
+// another layout would cost a round trip of its own.)
+bool from_dot(const ir::Value* v, int depth) {
+  const Op* def = v->def();
+  if (depth == 0 || def == nullptr || !v->type()->is_block()) return false;
+  if (def->kind() == OpKind::Dot) return true;
+  if (def->kind() == OpKind::For) return from_dot(def->region(0)->terminator()->operand(v->index()), depth - 1);
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || def->num_results() != 1) return false;
+  bool any = false;
+  for (const ir::Value* x : def->operands()) {
+    if (!x->type()->is_block() ||
+        (x->def() != nullptr && (x->def()->kind() == OpKind::Splat || x->def()->kind() == OpKind::Constant))) {
+      continue;
+    }
+    if (x->def() != nullptr && x->def()->kind() != OpKind::Dot && x->def()->kind() != OpKind::For &&
+        recomputable_operand(x)) {
+      continue;
+    }
+    if (!from_dot(x, depth - 1)) return false;
+    any = true;
+  }
+  return any;
+}
+
+// A dot's result stored along the last axis where the flat rule gives each thread more than
+// 16 bytes of a row (another access of that block size set V: an fp8 operand's 16 elements
+// where the result is fp16): each thread's 16-byte stores then cover half of every 32-byte
+// sector a warp's instruction touches, the other half left to the next instruction, and the
+// L2 takes every sector twice (ncu: twice the compression input sectors, drain and
+// lg_throttle stalls; fp8 128x128x128 at 0.89 of Triton). Such a store gets 16-byte runs,
+// lanes along the row (Triton's layout for it); its value comes from the dot's fragments in
+// the one round trip through shared memory that the flat rule's store makes as well. The
+// layout, or null.
+const ir::Layout* dot_result_row_layout(const Op& op, const ir::Function& function, const VectorWidths& widths,
+                                        int64_t width, int threads) {
+  const ir::Type* type = op.operand(0)->type();
+  if (!store_outside_loops(op, function) || !from_dot(ir::StoreOp(op).value(), 6)) return nullptr;
+  const int64_t bytes = std::max(1, ir::bit_width(type->element()->pointee()->scalar_kind()) / 8);
+  const int64_t run = floor_pow2(std::min<int64_t>(width, 16 / bytes));
+  if (run < 2 || widths.vector(type->num_elements()) <= run || type->num_elements() / threads < run) return nullptr;
+  return coalesced_layout(type->shape(), type->rank() - 1, static_cast<int>(run), threads);
+}
+
 void collect(ir::Region& region, std::vector<Op*>& out) {
   for (auto& op : region.ops()) {
     for (const auto& r : op->regions()) collect(*r, out);
@@ -105,11 +158,6 @@ void collect(ir::Region& region, std::vector<Op*>& out) {
   }
 }
 
-bool recomputable_operand(const ir::Value* v) {
-  if (v == nullptr || !v->type()->is_block()) return true;
-  int budget = kRecomputeBudget;
-  return recomputable(v, &budget);
-}
 
 ir::Value* convert_before(Op& user, ir::Value* value, const ir::Layout* layout) {
   auto convert = std::make_unique<Op>(OpKind::ConvertLayout, user.loc());
@@ -740,7 +788,13 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
         best_axis = d;
       }
     }
-    if (best_axis == last) continue;
+    if (best_axis == last) {
+      const ir::Layout* rows = dots_only && op->kind() == OpKind::Store && operands_recomputable(*op)
+                                   ? dot_result_row_layout(*op, function, widths, today, threads)
+                                   : nullptr;
+      if (rows != nullptr) chosen.emplace_back(op, rows);
+      continue;
+    }
     // Triton's sizePerThread cap: every thread gets at least V elements.
     int64_t vector = floor_pow2(std::min<int64_t>(best, std::max<int64_t>(1, type->num_elements() / threads)));
     if (vector < 2 || vector <= widths.width(*op)) continue;

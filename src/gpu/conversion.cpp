@@ -170,6 +170,29 @@ LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int
   return flat_of(value->type(), widths, threads);
 }
 
+namespace {
+
+// The registers of `l` in runs of consecutive elements of a row: the longest power of two g
+// (at most 16 bytes of `bytes` each) whose first register bits step the element by 1, 2, ...,
+// with every other basis a multiple of g (each run starts aligned, wherever the thread is).
+int64_t row_run(const LinearLayout& l, int64_t bytes) {
+  int bits = 0;
+  while (bits < l.in_bits(LinearLayout::kRegister) && l.basis(LinearLayout::kRegister, bits) == (int64_t{1} << bits) &&
+         (int64_t{2} << bits) * bytes <= 16) {
+    ++bits;
+  }
+  const int64_t g = int64_t{1} << bits;
+  if (g == 1 || l.shape().back() % g != 0) return 1;
+  for (LinearLayout::InDim dim : {LinearLayout::kRegister, LinearLayout::kLane, LinearLayout::kWarp}) {
+    for (int b = dim == LinearLayout::kRegister ? bits : 0; b < l.in_bits(dim); ++b) {
+      if (l.basis(dim, b) % g != 0) return 1;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
 ConvertPlan plan_convert(const ir::Op& op, const VectorWidths& widths, int threads) {
   ConvertPlan plan;
   const ir::Value* in = op.operand(0);
@@ -198,13 +221,20 @@ ConvertPlan plan_convert(const ir::Op& op, const VectorWidths& widths, int threa
   plan.kind = ConvertPlan::Kind::kShared;
   const int64_t bytes = scratch_element_bytes(type);
   plan.row = type->shape().back();
-  int64_t best = -1;
-  for (int64_t pad : {0, 1, 2, 4, 8}) {
-    if (pad * bytes > 16) break;
-    int64_t cost = wavefronts(from, bytes, plan.row, pad) + wavefronts(to, bytes, plan.row, pad);
-    if (best < 0 || cost < best) {
-      best = cost;
-      plan.pad = pad;
+  if (held_in_slot(op.result(), widths, threads)) plan.read_run = row_run(to, bytes);
+  if (plan.read_run > 1) {
+    // Runs read as vectors stay aligned, and the 4-byte pairs of a dot's fragments (eight rows
+    // of a warp, four lanes each) fall in distinct banks.
+    plan.pad = 16 / bytes;
+  } else {
+    int64_t best = -1;
+    for (int64_t pad : {0, 1, 2, 4, 8}) {
+      if (pad * bytes > 16) break;
+      int64_t cost = wavefronts(from, bytes, plan.row, pad) + wavefronts(to, bytes, plan.row, pad);
+      if (best < 0 || cost < best) {
+        best = cost;
+        plan.pad = pad;
+      }
     }
   }
   int64_t n = type->num_elements();

@@ -52,6 +52,9 @@ struct ConvertPlan {
   int64_t row = 1;
   int64_t pad = 0;
   int64_t bytes = 0;
+  // kShared into a slot held in runs of `read_run` consecutive elements of a row (at most 16
+  // bytes, aligned): each run read back as one vector; rows then padded by 16 bytes.
+  int64_t read_run = 1;
   int64_t slot(int64_t e) const { return e + (e / row) * pad; }
 };
 

@@ -83,6 +83,31 @@ def test_fp8_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages, tile, warps,
     assert ("cp.async" in ptx) == native and ("cvt.rn.f16x2" in ptx) != native
 
 
+@pytest.mark.parametrize("ty,out,tile,warps,K", [("fp8e4nv", "fp16", (128, 128, 128), 8, 256),
+                                                 ("fp8e5", "fp16", (64, 64, 64), 4, 128),
+                                                 ("fp16", "fp32", (64, 64, 64), 4, 128),
+                                                 ("bf16", "fp32", (128, 64, 64), 8, 128)])
+def test_dot_result_stored_in_16_byte_runs(tmp_path, ty, out, tile, warps, K):
+    """A dot's result whose flat layout would give each thread more than 16 bytes of a row (an
+    fp8 A as large as the fp16 result: 16 elements a thread; fp16 operands, an fp32 result) is
+    stored in 16-byte runs with the lanes along the row (gpu/coalesce.cpp), converted from the
+    dot's fragments in one round trip: pairs written, each run read back as one vector. Before,
+    each thread's two 16-byte stores left half of every 32-byte sector to the other (session
+    28's ncu: the L2 took every sector twice; fp8 128x128x128 at 0.89 of Triton)."""
+    BM, BN, BK = tile
+    values = mma16.small_integers(BM * K + K * BN, 2, seed=BM + BN + K)
+    constexprs = mma16.matmul_constexprs("matmul", "fp32", "k-major-b")
+    got, ptx = mma16.run_kernel(tmp_path, "matmul", ty, out, values, BM * BN, tile, warps, 3, 90, K, constexprs,
+                                defer_copies=True)
+    a, b = mma16.operands(values, BM, BN, K, True, False)
+    np.testing.assert_array_equal(got.reshape(BM, BN).astype(np.float64), a @ b)
+    gpu_ir = mma16.emitter(tmp_path, "matmul", ty, out, tile, warps, 3, 90, constexprs)("gpu-ir")
+    run = 16 // (2 if out == "fp16" else 4)
+    store = re.search(r"convert_layout %\d+ \{shared_offsets[^\n]*", gpu_ir)
+    assert store is not None and f"spt = [1, {run}], tpw = [{32 * run // BN}, {BN // run}]" in store.group(0)
+    assert re.search(r"ld\.shared\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+
+
 @pytest.mark.parametrize("layout", mma16.LAYOUTS)
 @pytest.mark.parametrize("stages", [1, 3])
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 64, 16), 8, 64)])

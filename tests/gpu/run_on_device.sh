@@ -135,7 +135,7 @@ if [ "${SKIP_INTERP:-0}" != "1" ]; then
 fi
 
 # Nsight Compute on one warm launch of each JIT's kernel: speed of light, occupancy, warp
-# stalls, launch statistics and compute workload as CSV under $OUT. Arguments: the CSV's
+# stalls, launch statistics, compute and memory workload as CSV under $OUT. Arguments: the CSV's
 # name, the kernel-name regex, then the profiling script and its arguments (--jit is added).
 run_ncu() {
   local name=$1 kernel=$2
@@ -146,7 +146,7 @@ run_ncu() {
   for jit in tritium triton; do
     timeout 240 "$ncu" --clock-control none --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-      --section ComputeWorkloadAnalysis --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
       --csv python3 "$@" --jit "$jit" \
       > "$OUT/ncu_${name}_$jit.csv" 2> "$OUT/ncu_${name}_$jit.err"
     echo "$name $jit: rc $? $(grep -c . "$OUT/ncu_${name}_$jit.csv") lines"

@@ -266,12 +266,41 @@ void Emitter::emit_convert_layout(const ir::Op& op) {
     });
   };
   if (from_fragments) {
-    for (int r = 0; r < fragments->num_regs(); ++r) write(r, fragment_element(*fragments, r), nullptr);
+    // A fragment's pairs (two columns of a row, the first even) as one store where the slots
+    // of a row keep them aligned: a read in runs pads rows by 16 bytes (plan_convert).
+    const bool pairs = plan.read_run > 1 && (plan.row + plan.pad) % 2 == 0;
+    for (int r = 0; r < fragments->num_regs(); ++r) {
+      const int64_t e = fragments->element(0, 0, r);
+      if (!pairs || r + 1 >= fragments->num_regs() || e % 2 != 0 || fragments->element(0, 0, r + 1) != e + 1) {
+        write(r, fragment_element(*fragments, r), nullptr);
+        continue;
+      }
+      llvm::Value* pair = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, 2));
+      pair = b_.CreateInsertElement(pair, to_storage(source.at(r)), b_.getInt32(0));
+      pair = b_.CreateInsertElement(pair, to_storage(source.at(r + 1)), b_.getInt32(1));
+      llvm::Value* at = shared_element_at(base, stored, slot_of(fragment_element(*fragments, r)), slots);
+      b_.CreateAlignedStore(pair, at, llvm::Align(static_cast<uint64_t>(2 * type_bytes(stored))));
+      ++r;
+    }
   } else {
     each_register(from_slot, gpu::held_layout(in, widths_, threads_), write);
   }
   barrier();
   Regs out;
+  if (to_slot && plan.read_run > 1) {
+    // Runs of consecutive elements of a row (gpu/conversion.cpp's row_run), each one vector.
+    const int64_t g = plan.read_run;
+    auto* run_type = llvm::FixedVectorType::get(stored, static_cast<unsigned>(g));
+    llvm::Value* part = slot_thread_part(to);
+    for (int64_t r = 0; r < to.in_size(LinearLayout::kRegister); r += g) {
+      llvm::Value* e = b_.CreateXor(part, b_.getInt32(static_cast<uint32_t>(to.apply(r, 0, 0))));
+      llvm::Value* run = b_.CreateAlignedLoad(run_type, shared_element_at(base, stored, slot_of(e), slots),
+                                              llvm::Align(static_cast<uint64_t>(g * type_bytes(stored))));
+      for (int64_t i = 0; i < g; ++i) out.values.push_back(from_storage(b_.CreateExtractElement(run, static_cast<uint64_t>(i)), element));
+    }
+    set(op.result(), std::move(out));
+    return;
+  }
   each_register(to_slot, to, [&](int, llvm::Value* e, llvm::Value* owned) {
     out.values.push_back(guarded(owned, [&]() -> llvm::Value* {
       return from_storage(b_.CreateLoad(stored, shared_element_at(base, stored, slot_of(e), slots)), element);
