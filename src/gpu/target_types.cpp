@@ -27,8 +27,25 @@ void check(const ir::Type* type, int sm, const Loc& loc) {
                     supported_fp8_text(sm));
 }
 
+// A dot of fp8e4b15 operands: lowering widened them to fp16 right there (the casts carry the
+// dot's location); from sm_90 Triton 3.6 warns that the format is deprecated.
+bool widens_fp8e4b15(const ir::Op& dot) {
+  for (int i = 0; i < 2; ++i) {
+    const ir::Op* cast = dot.operand(i)->def();
+    if (cast != nullptr && cast->kind() == ir::OpKind::Cast && cast->loc().line == dot.loc().line && cast->loc().col == dot.loc().col &&
+        scalar_of(cast->operand(0)->type()) == ir::ScalarKind::F8E4B15) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void check_region(const ir::Region& region, int sm) {
   for (const auto& op : region.ops()) {
+    if (sm >= 90 && op->kind() == ir::OpKind::Dot && widens_fp8e4b15(*op)) {
+      warn_at(op->loc(), "the use of fp8e4b15 is deprecated on Hopper and later architectures and can cause "
+                         "significant slow down. It will be removed in a future triton release");
+    }
     for (const ir::Value* operand : op->operands()) check(operand->type(), sm, op->loc());
     for (const auto& result : op->results()) check(result->type(), sm, op->loc());
     for (const auto& inner : op->regions()) check_region(*inner, sm);

@@ -17,6 +17,8 @@ std::string supported_fp8_text(int sm);
 // Throws CompilationError at the first op (in program order) whose result or operand has an
 // fp8 element type `sm` does not support, or at the kernel for such a parameter:
 // "type fp8e4b8 not supported in this architecture. The supported fp8 dtypes are (...)".
+// From sm_90 a dot of fp8e4b15 operands is a warning (support/diagnostics.h warn_at), as
+// Triton 3.6 gives: the format is deprecated there.
 void check_target_types(const ir::Function& function, int sm);
 
 }  // namespace tritium::gpu

@@ -260,3 +260,29 @@ def test_import_triton_makes_triton_tools_an_attribute():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "tritium.tools"
+
+
+@tritium.jit
+def e4b15_dot(a_ptr, b_ptr, c_ptr):
+    i = tl.arange(0, 16)
+    a = tl.load(a_ptr + i[:, None] * 16 + i[None, :])
+    b = tl.load(b_ptr + i[:, None] * 16 + i[None, :])
+    tl.store(c_ptr + i[:, None] * 16 + i[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("arch,warns", [(90, True), (80, False)])
+def test_fp8e4b15_dot_is_deprecated_from_sm_90(arch, warns):
+    # Triton 3.6 warns at tl.dot of fp8e4b15 operands on Hopper and later (it widens them).
+    import warnings
+    from tritium.compiler import ASTSource, GPUTarget
+    src = ASTSource(fn=e4b15_dot, signature={"a_ptr": "*fp8e4b15", "b_ptr": "*fp8e4b15", "c_ptr": "*fp32"},
+                    constexprs={})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tritium.compile(src, target=GPUTarget("cuda", arch, 32))
+    found = [w for w in caught if "fp8e4b15 is deprecated on Hopper and later architectures" in str(w.message)]
+    assert len(found) == (1 if warns else 0)
+    if warns:  # at the kernel's tl.dot line
+        lines = open(__file__).read().splitlines()
+        assert found[0].filename == __file__
+        assert "tl.dot(a, b)" in lines[found[0].lineno - 1]
