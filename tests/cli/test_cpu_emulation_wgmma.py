@@ -83,6 +83,11 @@ def test_fp8_matmul_on_emulated_wgmma(tmp_path, ty, layout, stages, tile, warps,
     assert ("cp.async" in ptx) == native and ("cvt.rn.f16x2" in ptx) != native
 
 
+# check_matmul's loop with its store masked to the first MM rows and NN columns.
+MASKED_KERNELS = mma16.KERNELS.replace("ACC: tl.constexpr):", "ACC: tl.constexpr, MM: tl.constexpr, NN: tl.constexpr):", 1).replace(
+    "acc.to(out_ptr.dtype.element_ty))", "acc.to(out_ptr.dtype.element_ty), mask=(m[:, None] < MM) & (n[None, :] < NN))", 1)
+
+
 @pytest.mark.parametrize("ty,out,tile,warps,K", [("fp8e4nv", "fp16", (128, 128, 128), 8, 256),
                                                  ("fp8e5", "fp16", (64, 64, 64), 4, 128),
                                                  ("fp16", "fp32", (64, 64, 64), 4, 128),
@@ -106,6 +111,15 @@ def test_dot_result_stored_in_16_byte_runs(tmp_path, ty, out, tile, warps, K):
     store = re.search(r"convert_layout %\d+ \{shared_offsets[^\n]*", gpu_ir)
     assert store is not None and f"spt = [1, {run}], tpw = [{32 * run // BN}, {BN // run}]" in store.group(0)
     assert re.search(r"ld\.shared\.v4\.b32", ptx) and re.search(r"st\.global\.v4\.b32", ptx)
+    # Masked to MM rows and NN columns (16-byte runs: NN a multiple of 8 fp16 / 4 fp32): the
+    # mask is computed where each run is; elements outside keep the driver's NaN bytes.
+    MM, NN = BM - 3, BN - 16
+    got, ptx = mma16.run_kernel(tmp_path, "matmul", ty, out, values, BM * BN, tile, warps, 3, 90, K,
+                                constexprs + f", MM={MM}, NN={NN}", defer_copies=True, kernels=MASKED_KERNELS)
+    c = got.reshape(BM, BN).astype(np.float64)
+    np.testing.assert_array_equal(c[:MM, :NN], (a @ b)[:MM, :NN])
+    assert np.isnan(c[MM:]).all() and np.isnan(c[:, NN:]).all()
+    assert re.search(r"st\.global\.v4\.b32", ptx)
 
 
 @pytest.mark.parametrize("layout", mma16.LAYOUTS)
