@@ -232,3 +232,24 @@ def test_sm80_matmul_runs_on_a_newer_gpu(dtype):
         assert torch.equal(c.cpu(), ref)
     else:
         torch.testing.assert_close(c.cpu().double(), ref, rtol=1e-2, atol=1e-2 * K ** 0.5)
+
+
+@tritium.jit
+def fp8_to_fp32(src, out):
+    offs = tl.arange(0, 128)
+    tl.store(out + offs, tl.load(src + offs).to(tl.float32))
+
+
+def test_fp8_types_the_gpu_lacks_are_triton_s_compile_error():
+    # Triton 3.6's NVIDIA backend: AMD's fnuz types never, fp8e4nv from sm_89 (here through
+    # the arch option); the error names the kernel line and the supported types.
+    out = torch.empty(128, device="cuda")
+    fnuz = torch.zeros(128).to(torch.float8_e4m3fnuz).cuda()
+    with pytest.raises(tritium.CompilationError, match=r"type fp8e4b8 not supported in this architecture\. "
+                                                       r"The supported fp8 dtypes are \('fp8e4b15', 'fp8e4nv', 'fp8e5'\)"):
+        fp8_to_fp32[(1,)](fnuz, out)
+    e4m3 = (torch.arange(128, device="cuda") / 16).to(torch.float8_e4m3fn)
+    with pytest.raises(tritium.CompilationError, match=r"type fp8e4nv not supported in this architecture"):
+        fp8_to_fp32[(1,)](e4m3, out, arch="sm80")
+    fp8_to_fp32[(1,)](e4m3, out)  # the H100's own target takes it
+    torch.testing.assert_close(out, e4m3.float())
