@@ -240,7 +240,7 @@ def fp8_to_fp32(src, out):
     tl.store(out + offs, tl.load(src + offs).to(tl.float32))
 
 
-def test_fp8_types_the_gpu_lacks_are_triton_s_compile_error():
+def test_fp8_types_the_gpu_lacks_are_a_compile_error():
     # Triton 3.6's NVIDIA backend: AMD's fnuz types never, fp8e4nv from sm_89 (here through
     # the arch option); the error names the kernel line and the supported types.
     out = torch.empty(128, device="cuda")
