@@ -4,8 +4,10 @@
 // coalesce pass, and convert_layout ops where its operands and users hold other layouts;
 // redundant conversions (same layout, uniform sources, chains) are removed, conversions move
 // past elementwise ops into the access's layout, and chains over the same loads that each
-// leave it convert the loads once. Tests: tests/golden/passes/coalesce.ir,
-// tests/cli/test_cpu_emulation.py.
+// leave it convert the loads once. A dot's result stored along rows where the flat rule would
+// give each thread more than 16 bytes of a row gets Triton's 16-byte runs with lanes along
+// the row (coalesce.cpp's dot_result_row_layout). Tests: tests/golden/passes/coalesce.ir,
+// tests/cli/test_cpu_emulation.py, test_cpu_emulation_wgmma.py.
 #pragma once
 
 #include "gpu/options.h"
