@@ -118,14 +118,7 @@ bool from_dot(const ir::Value* v, int depth) {
   if (!ir::has_trait(def->kind(), ir::kElementwise) || def->num_results() != 1) return false;
   bool any = false;
   for (const ir::Value* x : def->operands()) {
-    if (!x->type()->is_block() ||
-        (x->def() != nullptr && (x->def()->kind() == OpKind::Splat || x->def()->kind() == OpKind::Constant))) {
-      continue;
-    }
-    if (x->def() != nullptr && x->def()->kind() != OpKind::Dot && x->def()->kind() != OpKind::For &&
-        recomputable_operand(x)) {
-      continue;
-    }
+    if (recomputable_operand(x)) continue;  // scalars, splats, constants, index computations
     if (!from_dot(x, depth - 1)) return false;
     any = true;
   }

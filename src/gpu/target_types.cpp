@@ -5,6 +5,10 @@
 
 namespace tritium::gpu {
 
+std::string supported_fp8_text(int sm) {
+  return sm >= 89 ? "('fp8e4b15', 'fp8e4nv', 'fp8e5')" : "('fp8e4b15', 'fp8e5')";
+}
+
 namespace {
 
 bool supported(ir::ScalarKind k, int sm) {
@@ -20,11 +24,15 @@ ir::ScalarKind scalar_of(const ir::Type* type) {
   return element->is_scalar() ? element->scalar_kind() : ir::ScalarKind::I32;
 }
 
+// Triton's words for a type the target lacks.
+std::string unsupported(ir::ScalarKind k, int sm) {
+  return "type " + ir::triton_dtype_name(k) + " not supported in this architecture. The supported fp8 dtypes are " +
+         supported_fp8_text(sm);
+}
+
 void check(const ir::Type* type, int sm, const Loc& loc) {
   const ir::ScalarKind k = scalar_of(type);
-  if (supported(k, sm)) return;
-  error_at(loc, "type " + ir::triton_dtype_name(k) + " not supported in this architecture. The supported fp8 dtypes are " +
-                    supported_fp8_text(sm));
+  if (!supported(k, sm)) error_at(loc, unsupported(k, sm));
 }
 
 // A dot of fp8e4b15 operands: lowering widened them to fp16 right there (the casts carry the
@@ -54,17 +62,11 @@ void check_region(const ir::Region& region, int sm) {
 
 }  // namespace
 
-std::string supported_fp8_text(int sm) {
-  return sm >= 89 ? "('fp8e4b15', 'fp8e4nv', 'fp8e5')" : "('fp8e4b15', 'fp8e5')";
-}
 
 void check_target_types(const ir::Function& function, int sm) {
   for (const ir::Param& param : function.params()) {
     if (param.arg != nullptr && !supported(scalar_of(param.arg->type()), sm)) {
-      error_at(function.loc(), "parameter '" + param.name + "': type " +
-                                   ir::triton_dtype_name(scalar_of(param.arg->type())) +
-                                   " not supported in this architecture. The supported fp8 dtypes are " +
-                                   supported_fp8_text(sm));
+      error_at(function.loc(), "parameter '" + param.name + "': " + unsupported(scalar_of(param.arg->type()), sm));
     }
   }
   check_region(function.body(), sm);

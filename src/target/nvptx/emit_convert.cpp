@@ -265,23 +265,12 @@ void Emitter::emit_convert_layout(const ir::Op& op) {
       return nullptr;
     });
   };
-  if (from_fragments) {
-    // A fragment's pairs (two columns of a row, the first even) as one store where the slots
-    // of a row keep them aligned: a read in runs pads rows by 16 bytes (plan_convert).
-    const bool pairs = plan.read_run > 1 && (plan.row + plan.pad) % 2 == 0;
-    for (int r = 0; r < fragments->num_regs(); ++r) {
-      const int64_t e = fragments->element(0, 0, r);
-      if (!pairs || r + 1 >= fragments->num_regs() || e % 2 != 0 || fragments->element(0, 0, r + 1) != e + 1) {
-        write(r, fragment_element(*fragments, r), nullptr);
-        continue;
-      }
-      llvm::Value* pair = llvm::PoisonValue::get(llvm::FixedVectorType::get(stored, 2));
-      pair = b_.CreateInsertElement(pair, to_storage(source.at(r)), b_.getInt32(0));
-      pair = b_.CreateInsertElement(pair, to_storage(source.at(r + 1)), b_.getInt32(1));
-      llvm::Value* at = shared_element_at(base, stored, slot_of(fragment_element(*fragments, r)), slots);
-      b_.CreateAlignedStore(pair, at, llvm::Align(static_cast<uint64_t>(2 * type_bytes(stored))));
-      ++r;
-    }
+  if (from_fragments && plan.read_run > 1) {
+    // Rows padded by 16 bytes (plan_convert): the slots of a row are a padded tile's, which
+    // takes a fragment's column pairs as one store each.
+    store_fragment_rows(*fragments, source, base, plan.row + plan.pad, stored);
+  } else if (from_fragments) {
+    for (int r = 0; r < fragments->num_regs(); ++r) write(r, fragment_element(*fragments, r), nullptr);
   } else {
     each_register(from_slot, gpu::held_layout(in, widths_, threads_), write);
   }
