@@ -83,7 +83,12 @@ def abs_codes(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.abs(tl.load(x_ptr + offs)))
 
 
-@pytest.mark.parametrize("name", list(fp8.FORMATS))
+# The fp8 formats an NVIDIA GPU compiles (Triton 3.6: not AMD's fnuz fp8e4b8 / fp8e5b16, whose
+# refusal test_fp8_types_the_gpu_lacks_are_a_compile_error checks; fp8e4nv from sm_89).
+NVIDIA_FP8 = [name for name in fp8.FORMATS if name not in ("float8e4b8", "float8e5b16")]
+
+
+@pytest.mark.parametrize("name", NVIDIA_FP8)
 def test_fp8_abs_clears_the_sign_bit_of_every_code(name):
     # Triton's test_abs_fp8: abs on the fp8 bits (NaN codes stay NaN, -0 becomes +0).
     dtype = getattr(tl, name)
@@ -93,7 +98,7 @@ def test_fp8_abs_clears_the_sign_bit_of_every_code(name):
     assert out.cpu().tolist() == [c & 0x7F for c in range(256)]
 
 
-@pytest.mark.parametrize("name", list(fp8.FORMATS))
+@pytest.mark.parametrize("name", NVIDIA_FP8)
 @pytest.mark.parametrize("rtz", [False, True])
 def test_fp8_casts_on_gpu_match_the_reference(name, rtz):
     rng = __import__("numpy").random.default_rng(0)
