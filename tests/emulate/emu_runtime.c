@@ -5,7 +5,9 @@
 // emu_entry (its parameters read from 8-byte slots, made by emulated_gpu.py), global atomics
 // (atom.global.*, as host atomics), mma.sync m16n8k8 tf32 and m16n8k32 s8, cvt.rna.tf32,
 // and the NVVM intrinsics the emitter calls (emu_nvvm_*: the host's libm for the .approx ones,
-// which agree with the GPU's to a few ulps).
+// which agree with the GPU's to a few ulps). And sm_90's TMA (below): mbarriers with their
+// phases, bulk tensor copies through the emulator's own tensor maps, the CTA barrier that
+// lets a deadlock show at once.
 #include <fenv.h>
 #include <limits.h>
 #include <signal.h>
@@ -20,6 +22,9 @@ void emu_entry(const unsigned long long* args);
 static const unsigned long long* launch_args;
 static long launch_ctas;
 static int launch_threads;
+static void tma_thread_end(void);
+static void tma_end_of_cta(void);
+void emu_cta_barrier(void);
 
 static void* emu_worker(void* tid) {
   emu_tid = (int)(long)tid;
@@ -30,9 +35,13 @@ static void* emu_worker(void* tid) {
     emu_entry(launch_args);
     if (copy_count) emu_fail("cp.async copies never waited for", (unsigned)copy_count);
     read_count = 0;
-    pthread_barrier_wait(&cta);  // every thread done with the CTA: fresh shared memory
-    if (emu_tid == 0) memset(__tritium_shared, 0x7f, 262144);
-    pthread_barrier_wait(&cta);
+    tma_thread_end();
+    emu_cta_barrier();  // every thread done with the CTA: fresh shared memory
+    if (emu_tid == 0) {
+      tma_end_of_cta();
+      memset(__tritium_shared, 0x7f, 262144);
+    }
+    emu_cta_barrier();
   }
   return NULL;
 }
@@ -295,6 +304,441 @@ void emu_mma_k8(const unsigned long long* in, unsigned long long* out, int s8, i
     }
   }
   pthread_barrier_wait(&warp[w]);
+}
+
+// ---- TMA (sm_90): mbarriers, bulk tensor copies, the CTA barrier ----
+//
+// Tensor maps. The kernel receives a tensor map per host descriptor whose blocks it copies
+// with the TMA (a 128-byte .param it passes by address to cp.async.bulk.tensor); on a GPU
+// the driver encodes it (cuTensorMapEncodeTiled, runtime/tensor_map.cpp). Here
+// emulated_gpu.py fills the 128 bytes with this layout instead (the kernel only hands the
+// address over, so only these functions read it): what the launcher asks the driver for,
+// dimensions innermost first.
+typedef struct {
+  unsigned long long magic;          // EMU_TENSOR_MAP: a map emulated_gpu.py made
+  unsigned long long address;        // the global address of element (0, ..., 0)
+  unsigned rank, element_bytes;      // 1-5; 1, 2, 4 or 8
+  unsigned long long dims[5];        // the tensor's extent per dimension
+  unsigned long long strides[4];     // the byte strides of dimensions 1 .. rank - 1 (dimension 0 is contiguous)
+  unsigned box[5];                   // the box a copy moves, per dimension
+  unsigned swizzle;                  // 0 (none), 32, 64 or 128 bytes
+  unsigned oob_nan;                  // elements outside the tensor read as NaN (1) or zero (0)
+  unsigned unused;
+} EmuTensorMap;
+#define EMU_TENSOR_MAP 0x50414d545f554d45ull  // "EMU_TMAP"
+_Static_assert(sizeof(EmuTensorMap) == 128, "a CUtensorMap's size");
+
+// Shared memory past the kernel's own (!tritium.shared_bytes) is not its: a copy there fails.
+static long emu_shared_bytes = 262144;
+void emu_set_shared_bytes(long bytes) { emu_shared_bytes = bytes; }
+
+// Every mbarrier and bulk-copy state change, the CTA barrier and the waits hold sync_lock.
+// Deadlock: every thread of the CTA blocked, at the CTA barrier or waiting on an mbarrier
+// phase, and at least one of them on an mbarrier (no thread is left to arrive, and copies
+// land within the waits) - the emulator says so at once instead of hanging.
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t barrier_done = PTHREAD_COND_INITIALIZER, mbarrier_changed = PTHREAD_COND_INITIALIZER;
+static int at_barrier;            // threads waiting at the CTA barrier (this generation)
+static unsigned barrier_generation;
+static int waiting;               // threads waiting on an mbarrier since its last change
+static unsigned change_generation;
+
+// An mbarrier: its phase (parity = phase & 1), the arrivals its phases expect and those the
+// current one still waits for, and the transaction bytes still to come (complete_tx counts
+// down; the driver's tx-count, signed).
+typedef struct { unsigned at; int live, expected, pending; unsigned phase; long tx; } Mbarrier;
+#define MAX_MBARRIERS 64
+static Mbarrier mbarriers[MAX_MBARRIERS];
+static int mbarrier_count;
+// Its 8 shared bytes hold this tag (its index in two bytes, then "EMUBAR") while live: a plain
+// store there shows.
+#define MBARRIER_TAG 0x524142554d450000ull
+
+static void tma_fail(const char* text) {
+  fprintf(stderr, "emulation: %s (thread %d, CTA %d,%d,%d)\n", text, emu_tid, emu_ctaid_x, emu_ctaid_y, emu_ctaid_z);
+  exit(3);
+}
+static unsigned long long mbarrier_tag(int index) { return MBARRIER_TAG | (unsigned)index; }
+
+// The live mbarrier at shared byte `at`, its 8 bytes intact; `what` names the instruction.
+static Mbarrier* live_mbarrier(unsigned at, const char* what) {
+  char text[200];
+  for (int i = 0; i < mbarrier_count; ++i) {
+    Mbarrier* b = &mbarriers[i];
+    if (b->at != at || !b->live) continue;
+    unsigned long long bytes;
+    memcpy(&bytes, __tritium_shared + at, 8);
+    if (bytes != mbarrier_tag(i)) {
+      snprintf(text, sizeof text, "%s: the mbarrier at shared byte %u was overwritten while live", what, at);
+      tma_fail(text);
+    }
+    return b;
+  }
+  snprintf(text, sizeof text, "%s: no live mbarrier at shared byte %u (not initialized, or invalidated)", what, at);
+  tma_fail(text);
+  return NULL;
+}
+
+static void mbarrier_changed_now(void) {
+  waiting = 0;  // every waiter re-checks (and counts itself again if still blocked)
+  ++change_generation;
+  pthread_cond_broadcast(&mbarrier_changed);
+}
+
+// The phase completes once its arrivals are in and its transaction bytes have landed.
+static void mbarrier_progress(Mbarrier* b) {
+  if (b->pending == 0 && b->tx < 0) tma_fail("mbarrier: more transaction bytes landed than its expect_tx announced");
+  if (b->pending == 0 && b->tx == 0) {
+    ++b->phase;
+    b->pending = b->expected;
+  }
+  mbarrier_changed_now();
+}
+
+static void deadlock_check(const char* where) {
+  if (at_barrier + waiting < launch_threads || waiting == 0) return;
+  char text[600];
+  int n = snprintf(text, sizeof text, "deadlock at %s: every thread waits (%d at the CTA barrier, %d on mbarriers);",
+                   where, at_barrier, waiting);
+  for (int i = 0; i < mbarrier_count && n < (int)sizeof text - 120; ++i) {
+    const Mbarrier* b = &mbarriers[i];
+    if (b->live)
+      n += snprintf(text + n, sizeof text - n, " mbarrier at byte %u: phase %u, %d of %d arrivals to come, %ld bytes;",
+                    b->at, b->phase, b->pending, b->expected, b->tx);
+  }
+  tma_fail(text);
+}
+
+// bar.sync 0 of the kernel (host_ir renames emu_barrier) and the CTA's end: all threads.
+void emu_cta_barrier(void) {
+  pthread_mutex_lock(&sync_lock);
+  unsigned generation = barrier_generation;
+  if (++at_barrier == launch_threads) {
+    at_barrier = 0;
+    ++barrier_generation;
+    pthread_cond_broadcast(&barrier_done);
+  } else {
+    deadlock_check("a CTA barrier");
+    while (generation == barrier_generation) pthread_cond_wait(&barrier_done, &sync_lock);
+  }
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// The predicate operand of a statement's instruction: -1 none, else 2 * slot + (1: `setp.ne
+// p, $slot, 0`, 0: `setp.eq p, $slot, 0`).
+static int predicate_on(const unsigned long long* in, int pred) {
+  if (pred < 0) return 1;
+  unsigned v = slot_u32(in, pred / 2);
+  return (pred & 1) ? v != 0 : v == 0;
+}
+static unsigned mbarrier_address(const unsigned long long* in, int slot, int offset) {
+  unsigned at = shared_offset(slot_u32(in, slot)) + (unsigned)offset;
+  if (at % 8) emu_fail("mbarrier address not 8-byte aligned", at);
+  return at;
+}
+
+// ---- mbarrier.init.shared::cta.b64 [$a+offset], count ----
+void emu_mbarrier_init(const unsigned long long* in, unsigned long long* out, int pred, int slot, int offset,
+                       int count) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  unsigned at = mbarrier_address(in, slot, offset);
+  pthread_mutex_lock(&sync_lock);
+  int index = -1;
+  for (int i = 0; i < mbarrier_count; ++i) {
+    if (mbarriers[i].at != at) continue;
+    if (mbarriers[i].live) tma_fail("mbarrier.init of a live mbarrier (not invalidated: undefined in PTX)");
+    index = i;
+  }
+  if (index < 0) {
+    if (mbarrier_count == MAX_MBARRIERS) tma_fail("more mbarriers than the emulator keeps");
+    index = mbarrier_count++;
+  }
+  if (count < 1) tma_fail("mbarrier.init with a count below 1");
+  mbarriers[index] = (Mbarrier){at, 1, count, count, 0, 0};
+  unsigned long long tag = mbarrier_tag(index);
+  memcpy(__tritium_shared + at, &tag, 8);
+  mbarrier_changed_now();
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// ---- mbarrier.inval.shared::cta.b64 [$a+offset]: its phase must be idle (no arrival, no bytes) ----
+// The memory is the mbarrier's until it is invalidated (PTX ISA): another thread's store there
+// must be ordered after the inval by a barrier. So the inval runs as late as the other
+// threads let it (until they all wait at the CTA barrier or on an mbarrier, or 50 ms): a
+// store they make before it shows as the mbarrier overwritten.
+static int queued_for(const Mbarrier* b);
+static void let_the_others_run(void) {
+  for (int i = 0; i < 500; ++i) {
+    pthread_mutex_lock(&sync_lock);
+    int blocked = at_barrier + waiting;
+    pthread_mutex_unlock(&sync_lock);
+    if (blocked >= launch_threads - 1) return;
+    usleep(100);
+  }
+}
+void emu_mbarrier_inval(const unsigned long long* in, unsigned long long* out, int pred, int slot, int offset) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  unsigned at = mbarrier_address(in, slot, offset);
+  let_the_others_run();
+  pthread_mutex_lock(&sync_lock);
+  Mbarrier* b = live_mbarrier(at, "mbarrier.inval");
+  if (b->pending != b->expected || b->tx != 0 || queued_for(b))
+    tma_fail("mbarrier.inval while a phase is under way (arrivals or copies still to come)");
+  b->live = 0;
+  mbarrier_changed_now();
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// ---- mbarrier.arrive.expect_tx.shared::cta.b64 state, [$a+offset], bytes ----
+void emu_mbarrier_arrive_expect_tx(const unsigned long long* in, unsigned long long* out, int pred, int slot,
+                                   int offset, int bytes) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  unsigned at = mbarrier_address(in, slot, offset);
+  pthread_mutex_lock(&sync_lock);
+  Mbarrier* b = live_mbarrier(at, "mbarrier.arrive.expect_tx");
+  b->tx += bytes;
+  if (b->pending == 0) tma_fail("mbarrier.arrive: more arrivals than its phase expects");
+  --b->pending;
+  mbarrier_progress(b);
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// ---- bulk tensor copies ----
+// Box element i (dimension 0 fastest) lies at byte i * element_bytes of the box in shared
+// memory, then the swizzle permutes the 16-byte chunks of each `swizzle`-byte row: chunk
+// bits 4 .. log2(swizzle) - 1 of the shared address XOR its bits 7.. (PTX ISA, tensor-map
+// swizzle modes: the pattern repeats every 8 rows, 1024 bytes at 128). As the hardware
+// does, on the address itself (a box not on its pattern's boundary gets the pattern's
+// phase there); tritium's tiles start on 1024-byte boundaries (shared_tile.h).
+static unsigned swizzled(unsigned at, unsigned swizzle) {
+  return swizzle ? at ^ (((at >> 7) & (swizzle / 16 - 1)) << 4) : at;
+}
+
+static const EmuTensorMap* tensor_map(const unsigned long long* in, int slot, int rank, const char* what) {
+  const EmuTensorMap* m = (const EmuTensorMap*)in[slot];
+  char text[200];
+  if (m == NULL || m->magic != EMU_TENSOR_MAP) {
+    snprintf(text, sizeof text, "%s: the tensor map operand is not one emulated_gpu.py made", what);
+    tma_fail(text);
+  }
+  if ((int)m->rank != rank) {
+    snprintf(text, sizeof text, "%s: a %dd copy through a tensor map of rank %u", what, rank, m->rank);
+    tma_fail(text);
+  }
+  return m;
+}
+
+// The box's bytes in shared memory, checked: 128-byte aligned (the CUDA programming guide's
+// requirement for a bulk tensor copy), inside the kernel's shared memory, clear of every live
+// mbarrier. A swizzled box's rows must be the swizzle's width (tritium's boxes are).
+static unsigned box_bytes(const EmuTensorMap* m) {
+  unsigned n = m->element_bytes;
+  for (unsigned d = 0; d < m->rank; ++d) n *= m->box[d];
+  return n;
+}
+static void check_box(const EmuTensorMap* m, unsigned at, const char* what) {
+  char text[240];
+  unsigned bytes = box_bytes(m);
+  if (at % 128) {
+    snprintf(text, sizeof text, "%s: shared address %u is not 128-byte aligned", what, at);
+    tma_fail(text);
+  }
+  if ((long)at + bytes > emu_shared_bytes) {
+    snprintf(text, sizeof text,
+             "%s: the box's %u bytes at shared byte %u overrun the kernel's %ld bytes of shared memory", what, bytes,
+             at, emu_shared_bytes);
+    tma_fail(text);
+  }
+  if (m->swizzle && m->box[0] * m->element_bytes != m->swizzle) {
+    snprintf(text, sizeof text, "%s: a box row of %u bytes under a %u-byte swizzle (not emulated)", what,
+             m->box[0] * m->element_bytes, m->swizzle);
+    tma_fail(text);
+  }
+  for (int i = 0; i < mbarrier_count; ++i) {
+    if (mbarriers[i].live && mbarriers[i].at + 8 > at && mbarriers[i].at < at + bytes) {
+      snprintf(text, sizeof text, "%s: the box at shared bytes %u..%u covers the live mbarrier at byte %u", what, at,
+               at + bytes, mbarriers[i].at);
+      tma_fail(text);
+    }
+  }
+}
+
+// Element `i` of the box at `coords`: its global address, or NULL outside the tensor.
+static const char* box_element(const EmuTensorMap* m, const int* coords, unsigned i) {
+  long long offset = 0;
+  for (unsigned d = 0; d < m->rank; ++d) {
+    long long c = (long long)coords[d] + i % m->box[d];
+    i /= m->box[d];
+    if (c < 0 || c >= (long long)m->dims[d]) return NULL;
+    offset += d == 0 ? c * m->element_bytes : c * (long long)m->strides[d - 1];
+  }
+  return (const char*)m->address + offset;
+}
+
+// A load's bytes land: the box into shared memory (zeros, or NaN, outside the tensor).
+static void copy_box_in(const EmuTensorMap* m, unsigned at, const int* coords) {
+  unsigned eb = m->element_bytes, count = box_bytes(m) / eb;
+  static const unsigned char nan_bytes[4][8] = {{0xff}, {0xff, 0x7f}, {0, 0, 0xc0, 0x7f},
+                                                {0, 0, 0, 0, 0, 0, 0xf8, 0x7f}};
+  for (unsigned i = 0; i < count; ++i) {
+    const char* src = box_element(m, coords, i);
+    char* dst = __tritium_shared + swizzled(at + i * eb, m->swizzle);
+    if (src) memcpy(dst, src, eb);
+    else if (m->oob_nan) memcpy(dst, nan_bytes[eb == 1 ? 0 : eb == 2 ? 1 : eb == 4 ? 2 : 3], eb);
+    else memset(dst, 0, eb);
+  }
+}
+// A store's bytes: the box from shared memory to the tensor, the elements outside it dropped.
+static void copy_box_out(const EmuTensorMap* m, unsigned at, const int* coords) {
+  unsigned eb = m->element_bytes, count = box_bytes(m) / eb;
+  for (unsigned i = 0; i < count; ++i) {
+    char* dst = (char*)box_element(m, coords, i);
+    if (dst) memcpy(dst, __tritium_shared + swizzled(at + i * eb, m->swizzle), eb);
+  }
+}
+
+// Loads in flight (EMU_DEFER_COPIES): they land in a wait on their mbarrier's phase, the
+// latest a GPU may take; a wait that passes before (a wrong parity) reads what was there.
+typedef struct { const EmuTensorMap* map; unsigned at; int coords[5]; Mbarrier* barrier; } PendingLoad;
+#define MAX_PENDING_LOADS 4096
+static PendingLoad pending_loads[MAX_PENDING_LOADS];
+static int pending_load_count;
+static int queued_for(const Mbarrier* b) {
+  for (int i = 0; i < pending_load_count; ++i)
+    if (pending_loads[i].barrier == b) return 1;
+  return 0;
+}
+static int land_queued(Mbarrier* b) {
+  int kept = 0, landed = 0;
+  for (int i = 0; i < pending_load_count; ++i) {
+    PendingLoad p = pending_loads[i];
+    if (p.barrier != b) {
+      pending_loads[kept++] = p;
+      continue;
+    }
+    copy_box_in(p.map, p.at, p.coords);
+    b->tx -= box_bytes(p.map);
+    landed = 1;
+  }
+  pending_load_count = kept;
+  if (landed) mbarrier_progress(b);
+  return landed;
+}
+
+// ---- cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes
+//      [dst], [map, {c...}], [bar+offset] ----
+void emu_tma_load(const unsigned long long* in, unsigned long long* out, int pred, int rank, int dst, int map, int bar,
+                  int bar_offset, int c0, int c1, int c2, int c3, int c4) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  const char* what = "cp.async.bulk.tensor (load)";
+  const EmuTensorMap* m = tensor_map(in, map, rank, what);
+  const int slots[5] = {c0, c1, c2, c3, c4};
+  PendingLoad p = {m, shared_offset(slot_u32(in, dst)), {0}, NULL};
+  for (int d = 0; d < rank; ++d) p.coords[d] = (int)slot_u32(in, slots[d]);
+  unsigned at = mbarrier_address(in, bar, bar_offset);
+  pthread_mutex_lock(&sync_lock);
+  p.barrier = live_mbarrier(at, what);
+  check_box(m, p.at, what);
+  if (EMU_DEFER_COPIES) {
+    if (pending_load_count == MAX_PENDING_LOADS) tma_fail("more bulk tensor loads in flight than the emulator keeps");
+    pending_loads[pending_load_count++] = p;
+  } else {
+    copy_box_in(m, p.at, p.coords);
+    p.barrier->tx -= box_bytes(m);
+    mbarrier_progress(p.barrier);
+  }
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// ---- { wait: mbarrier.try_wait.parity.shared::cta.b64 p, [$a+offset], parity; @!p bra wait; } ----
+// The parity names the current phase or the one before it (PTX ISA): the wait passes once
+// the phase of that parity is complete, i.e. when the current phase's parity differs. A
+// phase that does not complete is a deadlock (above), not a pass.
+void emu_mbarrier_wait_parity(const unsigned long long* in, unsigned long long* out, int slot, int offset,
+                              int parity_slot, int parity) {
+  (void)out;
+  unsigned at = mbarrier_address(in, slot, offset);
+  if (parity_slot >= 0) parity = (int)(slot_u32(in, parity_slot) & 1);
+  pthread_mutex_lock(&sync_lock);
+  Mbarrier* b = live_mbarrier(at, "mbarrier.try_wait.parity");
+  while ((int)(b->phase & 1) == parity) {
+    if (b->pending == 0 && land_queued(b)) continue;
+    unsigned generation = change_generation;
+    ++waiting;
+    deadlock_check("an mbarrier wait");
+    pthread_cond_wait(&mbarrier_changed, &sync_lock);
+    if (generation == change_generation) --waiting;  // woken without a change: still counted
+    b = live_mbarrier(at, "mbarrier.try_wait.parity");
+  }
+  pthread_mutex_unlock(&sync_lock);
+}
+
+// Bulk stores and their groups, per thread: done at issue, or (EMU_DEFER_COPIES) when the
+// wait_group that retires their group runs, reading shared memory then.
+typedef struct { const EmuTensorMap* map; unsigned at; int coords[5]; int group; } PendingStore;
+static __thread PendingStore* pending_stores;
+static __thread int pending_store_count, pending_store_capacity, bulk_groups;
+
+// ---- cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [map, {c...}], [src] ----
+void emu_tma_store(const unsigned long long* in, unsigned long long* out, int pred, int rank, int src, int map, int c0,
+                   int c1, int c2, int c3, int c4) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  const char* what = "cp.async.bulk.tensor (store)";
+  const EmuTensorMap* m = tensor_map(in, map, rank, what);
+  const int slots[5] = {c0, c1, c2, c3, c4};
+  PendingStore p = {m, shared_offset(slot_u32(in, src)), {0}, bulk_groups};
+  for (int d = 0; d < rank; ++d) p.coords[d] = (int)slot_u32(in, slots[d]);
+  pthread_mutex_lock(&sync_lock);
+  check_box(m, p.at, what);
+  pthread_mutex_unlock(&sync_lock);
+  if (!EMU_DEFER_COPIES) {
+    copy_box_out(m, p.at, p.coords);
+    return;
+  }
+  if (pending_store_count == pending_store_capacity) {
+    pending_store_capacity = pending_store_capacity ? 2 * pending_store_capacity : 16;
+    pending_stores = realloc(pending_stores, sizeof(PendingStore) * pending_store_capacity);
+  }
+  pending_stores[pending_store_count++] = p;
+}
+// ---- cp.async.bulk.commit_group ----
+void emu_bulk_commit(const unsigned long long* in, unsigned long long* out, int pred) {
+  (void)out;
+  if (predicate_on(in, pred)) ++bulk_groups;
+}
+// ---- cp.async.bulk.wait_group{.read} N: all but the N most recent groups done ----
+void emu_bulk_wait(const unsigned long long* in, unsigned long long* out, int pred, int pending) {
+  (void)out;
+  if (!predicate_on(in, pred)) return;
+  int kept = 0;
+  for (int i = 0; i < pending_store_count; ++i) {
+    PendingStore p = pending_stores[i];
+    if (p.group < bulk_groups - pending) copy_box_out(p.map, p.at, p.coords);
+    else pending_stores[kept++] = p;
+  }
+  pending_store_count = kept;
+}
+
+// Each thread at the CTA's end: no bulk store left behind.
+static void tma_thread_end(void) {
+  if (pending_store_count) tma_fail("bulk tensor stores never waited for (cp.async.bulk.wait_group)");
+  bulk_groups = 0;
+}
+// Thread 0, every thread done: no copy still landing, no phase half done; then the next CTA
+// starts without mbarriers.
+static void tma_end_of_cta(void) {
+  if (pending_load_count) tma_fail("bulk tensor loads never waited for (no wait on their mbarrier's phase)");
+  for (int i = 0; i < mbarrier_count; ++i) {
+    const Mbarrier* b = &mbarriers[i];
+    if (b->live && (b->pending != b->expected || b->tx != 0))
+      tma_fail("an mbarrier's phase left incomplete at the CTA's end (arrivals or bytes still to come)");
+  }
+  mbarrier_count = 0;
 }
 
 // ---- NVVM intrinsics (renamed llvm.nvvm.X -> emu_nvvm_X, dots as underscores) ----

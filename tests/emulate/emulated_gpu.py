@@ -5,14 +5,19 @@ layouts, shared memory, barriers, shuffles, tensor-core fragments, pipelining) c
 results, without a GPU.
 
 The host IR is tests/cli's (test_cpu_emulation.host_ir: address spaces dropped, shared memory
-one global array, %tid.x a thread-local, bar.sync a barrier of the CTA's threads, shuffles
-through per-warp slots; test_cpu_emulation_mma16: inline PTX as calls of emu_tensor_core.c),
-plus emu_runtime.c here (%ctaid / %nctaid, atomics, m16n8k8 tf32 and m16n8k32 s8 mma,
-cvt.rna.tf32, the NVVM intrinsics). What is not emulated (an unknown asm statement, TMA bulk
-copies, an intrinsic without a host version, an argument kind) raises NotEmulated naming it:
-never skipped silently. The kernel runs in a forked child (an emulator check or a wild
-address then fails the launch, not the caller; a hang times out); the child writes back the
-bytes of every tensor argument's storage.
+one global array, %tid.x a thread-local, shuffles through per-warp slots;
+test_cpu_emulation_mma16: inline PTX as calls of emu_tensor_core.c), plus emu_runtime.c here
+(%ctaid / %nctaid, bar.sync a barrier of the CTA's threads, atomics, m16n8k8 tf32 and
+m16n8k32 s8 mma, cvt.rna.tf32, the NVVM intrinsics, and sm_90's TMA: mbarriers with their
+phases, bulk tensor loads and stores through the swizzle, cp.async.bulk groups). A host
+TensorDescriptor argument is its base, shape and strides, as tritium's launcher passes them,
+and where the kernel copies its blocks with the TMA also a tensor map: the 128 bytes of
+emu_runtime.c's EmuTensorMap (tensor_map: what runtime/tensor_map.cpp asks the driver to
+encode), which only the emulated TMA instructions read. What is not emulated (an unknown asm
+statement, an intrinsic without a host version, an argument kind) raises NotEmulated naming
+it: never skipped silently. The kernel runs in a forked child (an emulator check, a wild
+address or a deadlock then fails the launch, not the caller; another hang times out); the
+child writes back the bytes of every tensor argument's storage.
 
     lib = build(ll)                       # cached by the IR's hash
     launch(lib, ll, signature, values, grid, num_warps)
@@ -65,9 +70,97 @@ LD_GLOBAL = re.compile(r"^((?:mov\.b\d+ \$\d+, (?:0x[0-9a-f]+|\$\d+);\s*)*)(?:@(
 ATOM_OPS = {"add": 0, "max": 1, "min": 2, "and": 3, "or": 4, "xor": 5, "exch": 6, "cas": 7}
 
 
-def translate(st):
-    """emu_runtime.c's asm statements, then emu_tensor_core.c's (mma16.translate)."""
+# The TMA statements of emit_async.cpp: `{ .reg ...; setp p; @p instruction; ... }` with the
+# instructions below, each an emu_runtime.c call; or the wait loop on an mbarrier's phase.
+BAR = r"\[(\$\d+)(?:\+(\d+))?\]"
+SETP = re.compile(r"setp\.(eq|ne)\.[bu]32 p, (\$\d+), 0;$")
+BULK = [
+    (re.compile(r"mbarrier\.init(?:\.shared(?:::cta)?)?\.b64 " + BAR + r", (\d+);$"), "emu_mbarrier_init"),
+    (re.compile(r"mbarrier\.inval(?:\.shared(?:::cta)?)?\.b64 " + BAR + r";$"), "emu_mbarrier_inval"),
+    (re.compile(r"mbarrier\.arrive\.expect_tx(?:\.release\.cta)?(?:\.shared(?:::cta)?)?\.b64 \w+, " + BAR
+                + r", (\d+);$"), "emu_mbarrier_arrive_expect_tx"),
+    (re.compile(r"cp\.async\.bulk\.tensor\.([1-5])d\.shared::(?:cluster|cta)\.global(?:\.tile)?"
+                r"\.mbarrier::complete_tx::bytes \[(\$\d+)\], \[(\$\d+), \{([^}]*)\}\], " + BAR + r";$"),
+     "emu_tma_load"),
+    (re.compile(r"cp\.async\.bulk\.tensor\.([1-5])d\.global\.shared::cta(?:\.tile)?\.bulk_group "
+                r"\[(\$\d+), \{([^}]*)\}\], \[(\$\d+)\];$"), "emu_tma_store"),
+    (re.compile(r"cp\.async\.bulk\.commit_group;$"), "emu_bulk_commit"),
+    (re.compile(r"cp\.async\.bulk\.wait_group(?:\.read)? (\d+);$"), "emu_bulk_wait"),
+    (re.compile(r"fence\.mbarrier_init\.release\.cluster;$|fence\.proxy\.async(?:\.shared::cta)?;$"), None),
+]
+WAIT_PARITY = re.compile(r"\{\s*\.reg \.pred p;\s*(\w+)_\$\{:uid\}:\s*"
+                         r"mbarrier\.try_wait\.parity(?:\.shared(?:::cta)?)?\.b64 p, " + BAR
+                         + r", (\$\d+|[01]);\s*@!p bra \1_\$\{:uid\};\s*\}$")
+
+
+def translate_bulk(st):
+    """A TMA statement (mbarriers, bulk tensor copies) as a list of emu_runtime.c calls, or
+    None if it has an instruction, form or operand the emulator does not know."""
     t = st.text.strip()
+    m = WAIT_PARITY.match(t)
+    if m:
+        parity = m.group(4)
+        return [("emu_mbarrier_wait_parity", [st.slot(m.group(2)), int(m.group(3) or 0),
+                                              st.slot(parity) if parity.startswith("$") else -1,
+                                              0 if parity.startswith("$") else int(parity)])]
+    if not (t.startswith("{") and t.endswith("}")):
+        t = "{" + t + "}"
+    pred, calls = None, []
+    for line in (x.strip() for x in t[1:-1].split("\n")):
+        if line in ("", ".reg .pred p;", ".reg .b64 state;"):
+            continue
+        m = SETP.match(line)
+        if m:
+            pred = 2 * st.slot(m.group(2)) + (m.group(1) == "ne")
+            continue
+        guard = -1
+        if line.startswith("@p "):
+            if pred is None:
+                return None
+            guard, line = pred, line[3:]
+        for pattern, callee in BULK:
+            m = pattern.match(line)
+            if m:
+                break
+        else:
+            return None
+        if callee is None:
+            continue  # the fences: the emulator's copies are in program order already
+        g = m.groups()
+
+        def coords(text):
+            regs = [x.strip() for x in text.split(",")]
+            if not all(re.fullmatch(r"\$\d+", x) for x in regs):
+                return None
+            return [st.slot(x) for x in regs] + [-1] * (5 - len(regs))
+        if callee in ("emu_mbarrier_init", "emu_mbarrier_arrive_expect_tx"):
+            consts = [st.slot(g[0]), int(g[1] or 0), int(g[2])]
+        elif callee == "emu_mbarrier_inval":
+            consts = [st.slot(g[0]), int(g[1] or 0)]
+        elif callee == "emu_tma_load":
+            at = coords(g[3])
+            if at is None or len(g[3].split(",")) != int(g[0]):
+                return None
+            consts = [int(g[0]), st.slot(g[1]), st.slot(g[2]), st.slot(g[4]), int(g[5] or 0)] + at
+        elif callee == "emu_tma_store":
+            at = coords(g[2])
+            if at is None or len(g[2].split(",")) != int(g[0]):
+                return None
+            consts = [int(g[0]), st.slot(g[3]), st.slot(g[1])] + at
+        elif callee == "emu_bulk_wait":
+            consts = [int(g[0])]
+        else:
+            consts = []
+        calls.append((callee, [guard] + consts))
+    return calls or [("emu_noop", [])]
+
+
+def translate(st):
+    """emu_runtime.c's asm statements, then emu_tensor_core.c's (mma16.translate). A TMA
+    statement is a list of calls (translate_bulk)."""
+    t = st.text.strip()
+    if "mbarrier." in t or "cp.async.bulk" in t:
+        return translate_bulk(st)
     m = ATOM.match(t)
     if m:
         pred, op, _, kind, bits, _ = m.groups()
@@ -152,18 +245,31 @@ def asm_as_calls(ll):
             raise NotEmulated(f"inline PTX: {st.text.strip()[:300]!r} ({e})") from None
         if found is None:
             raise NotEmulated(f"inline PTX: {st.text.strip()[:300]!r}")
-        callee, consts = found
-        key = (callee, tuple(consts), ret, tuple(st.arg_types), len(st.outputs))
+        calls = tuple((callee, tuple(consts)) for callee, consts in (found if isinstance(found, list) else [found]))
+        key = (calls, ret, tuple(st.arg_types), len(st.outputs))
         if key not in wrappers:
             wrappers[key] = f"emu_w{len(wrappers)}"
-            declared[callee] = len(consts)
+            for callee, consts in calls:
+                declared[callee] = len(consts)
         out.append(f"{indent}{lhs + ' = ' if lhs else ''}call {ret} @{wrappers[key]}({args})")
     text = "\n".join(out) + "\n"
-    for (callee, consts, ret, arg_types, outputs), name in wrappers.items():
-        text += mma16.wrapper(name, ret, arg_types, outputs, callee, consts)
+    for (calls, ret, arg_types, outputs), name in wrappers.items():
+        text += calls_wrapper(name, ret, arg_types, outputs, calls)
     for callee, count in declared.items():
         text += f"declare void @{callee}(ptr, ptr" + ", i32" * count + ")\n"
     return text
+
+
+def calls_wrapper(name, ret, arg_types, outputs, calls):
+    """mma16.wrapper of the first call; a statement of several instructions (a TMA block's,
+    without results) calls the others after it, on the same operand slots."""
+    text = mma16.wrapper(name, ret, arg_types, outputs, *calls[0])
+    if len(calls) == 1:
+        return text
+    assert ret == "void" and text.endswith("  ret void\n}\n"), name
+    more = "".join(f"  call void @{callee}(ptr %in, ptr %out" + "".join(f", i32 {c}" for c in consts) + ")\n"
+                   for callee, consts in calls[1:])
+    return text[:-len("  ret void\n}\n")] + more + "  ret void\n}\n"
 
 
 def _runtime_functions():
@@ -187,13 +293,16 @@ def kernel_params(ll):
 def host_ir(ll):
     """The kernel's NVPTX LLVM IR made runnable on the host, with `emu_entry(ptr slots)`
     calling the kernel on its parameters read from 8-byte slots."""
-    if "cp.async.bulk" in ll or "cp.reduce.async.bulk" in ll:
-        raise NotEmulated("TMA bulk copies (cp.async.bulk)")
     name, types = kernel_params(ll)
     if re.search(r"@llvm\.nvvm\.barrier[.a-z]*\(i32 [1-9]", ll):
         raise NotEmulated("named barriers")
     ll = re.sub(r"\.L[12]::[a-z_0-9]+", "", ll)  # cache hints of ld/st asm (nothing on the host)
+    # A tensor map parameter (a 128-byte grid constant the GPU passes by value): here the
+    # address of the emulator's map, which the kernel only hands to the TMA instructions.
+    ll = ll.replace('ptr byval([128 x i8]) align 64 "nvvm.grid_constant" ', "ptr ")
     host = emu.host_ir(ll)
+    # The CTA barrier of emu_runtime.c, which knows who waits (a deadlock on an mbarrier shows).
+    host = host.replace("@emu_barrier()", "@emu_cta_barrier()")
     host, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16",
                           r"\1, align 262144", host)
     if "@__tritium_shared" not in host:
@@ -318,15 +427,92 @@ def _address(value):
     raise NotEmulated(f"pointer argument of type {type(value).__name__}")
 
 
-def pack(signature, values, types):
+# ---- host tensor descriptors ----
+
+DESCRIPTOR = re.compile(r"^tensordesc<(\w+)\[([\d, ]+)\](.*)>$")
+
+
+def descriptor_type(entry):
+    """(element bytes, block shape) of a signature's `tensordesc<fp16[64, 64],...>`, or None."""
+    m = DESCRIPTOR.match(entry)
+    if not m:
+        return None
+    bits = int(re.match(r"^[a-z]+(\d+)", m.group(1)).group(1))
+    return max(1, bits // 8), [int(x) for x in m.group(2).split(",")]
+
+
+def tma_box(rows, cols, element_bytes):
+    """shared_tile.h's tma_box: (inner, outer, swizzle) - one column block of the swizzled
+    tile, as wide as the widest swizzle (128, 64 or 32 bytes) that divides a row."""
+    row = cols * element_bytes
+    swizzle = 128 if row % 128 == 0 else 64 if row % 64 == 0 else 32
+    return swizzle // element_bytes, rows, swizzle
+
+
+EMU_TENSOR_MAP = 0x50414d545f554d45  # emu_runtime.c's EmuTensorMap.magic: "EMU_TMAP"
+
+
+def tensor_map(desc, element_bytes):
+    """The 128 bytes of emu_runtime.c's EmuTensorMap for a host descriptor, holding what
+    runtime/tensor_map.cpp asks cuTensorMapEncodeTiled for: the base, the shape and the row
+    stride (innermost first), the box of tma_box, its swizzle, zeros outside the tensor
+    (OOB fill NONE, whatever the descriptor's padding: so does the launcher). What the
+    driver refuses is an EmulationFailed here."""
+    import struct
+    if len(desc.shape) != 2:
+        raise NotEmulated(f"a tensor map of a rank-{len(desc.shape)} descriptor (the launcher encodes 2-D ones)")
+    rows, cols = (int(x) for x in desc.block_shape)
+    inner, outer, swizzle = tma_box(rows, cols, element_bytes)
+    address = _address(desc.base)
+    dims = [int(desc.shape[1]), int(desc.shape[0])]
+    stride = int(desc.strides[0]) * element_bytes
+    refused = [why for bad, why in ((address % 16, "a global address not 16-byte aligned"),
+                                    (stride % 16 or not 0 < stride < 1 << 40, f"a row stride of {stride} bytes"),
+                                    (not all(0 < d <= 1 << 32 for d in dims), f"dimensions {dims}"),
+                                    (not (0 < inner <= 256 and 0 < outer <= 256), f"a box of {inner} x {outer}"),
+                                    (inner * element_bytes % 16, f"a box row of {inner * element_bytes} bytes")) if bad]
+    if refused:
+        raise EmulationFailed(f"cuTensorMapEncodeTiled would refuse {refused[0]} (descriptor block {rows} x {cols})")
+    return struct.pack("<QQII5Q4Q5IIII", EMU_TENSOR_MAP, address, 2, element_bytes, *dims, 0, 0, 0, stride, 0, 0, 0,
+                       inner, outer, 0, 0, 0, swizzle, 0, 0)
+
+
+def _map_params(ll):
+    """The indices of the kernel's tensor map parameters (128-byte grid constants)."""
+    m = re.search(r"^define [^@\n]*ptx_kernel [^@\n]*@[\w.$]+\((.*)\)[^()]*\{$", ll, re.M)
+    params = mma16.split_args(m.group(1)) if m else []
+    return [i for i, p in enumerate(params) if p.startswith("ptr byval([128 x i8])")]
+
+
+def tensor_map_sources(ll):
+    """The argument index (signature entry) of the host descriptor each tensor map parameter
+    of `ll` encodes, in parameter order: the module's !tritium.tensor_maps (codegen.cpp)."""
+    count = len(_map_params(ll))
+    m = re.search(r"^!tritium\.tensor_maps = !\{!(\d+)\}", ll, re.M)
+    node = m and re.search(rf"^!{m.group(1)} = !\{{(.*)\}}$", ll, re.M)
+    sources = [int(x) for x in re.findall(r"i64 (\d+)", node.group(1))] if node else []
+    if len(sources) != count:
+        raise NotEmulated(f"{count} tensor map parameters, !tritium.tensor_maps names {len(sources)}")
+    return sources
+
+
+def pack(signature, values, types, tensor_maps=()):
     """The 8-byte slots of the kernel's LLVM parameters (`types`) from the launch's values (one
-    per signature entry), and the storages of the pointer arguments."""
+    per signature entry), the storages of the pointer arguments (a descriptor's base
+    included), and the buffers of the tensor maps the slots point to (tensor_maps: the
+    signature index of each map parameter's descriptor), to be kept until the launch."""
     import struct
     entries = split_signature(signature)
     if len(entries) != len(values):
         raise NotEmulated(f"{len(values)} values for the signature's {len(entries)} entries")
-    slots, storages = [], []
+    slots, storages, buffers = [], [], []
     for entry, value in zip(entries, values):
+        desc = descriptor_type(entry)
+        if desc:  # the base, the shape (i32) and the strides but the last (i64), as lower_kernel makes them
+            slots.append(_address(value.base))
+            storages.append(_storage(value.base))
+            slots += [int(x) & 0xffffffff for x in value.shape] + [int(x) & (1 << 64) - 1 for x in value.strides[:-1]]
+            continue
         if entry.startswith("*"):
             if value is None:
                 slots.append(0)
@@ -349,21 +535,29 @@ def pack(signature, values, types):
         else:
             bits = int(re.sub(r"\D", "", ty))
             slots.append(int(value) & ((1 << 64) - 1 if bits == 64 else (1 << max(bits, 1)) - 1))
+    for i in tensor_maps:
+        buffer = ctypes.create_string_buffer(128 + 64)
+        at = (ctypes.addressof(buffer) + 63) // 64 * 64
+        ctypes.memmove(at, tensor_map(values[i], descriptor_type(entries[i])[0]), 128)
+        slots.append(at)
+        buffers.append(buffer)
     if len(slots) != len(types):
-        raise NotEmulated(f"{len(slots)} parameters from the signature, the IR has {len(types)}: {signature}")
-    return slots, storages
+        raise NotEmulated(f"{len(slots)} parameters from the signature and tensor maps, the IR has {len(types)}: "
+                          f"{signature}")
+    return slots, storages, buffers
 
 
 # ---- running ----
 
-def launch(so, ll, signature, values, grid, num_warps, timeout=None):
+def launch(so, ll, signature, values, grid, num_warps, timeout=None, tensor_maps=()):
     """Runs the kernel of `so` (built from `ll`) on `values` (one per signature entry:
-    tensors, numpy arrays, ints, floats, None) over `grid` in a forked child; the pointer
-    arguments' storages come back in place."""
+    tensors, numpy arrays, host tensor descriptors, ints, floats, None) over `grid` in a
+    forked child; the pointer arguments' storages come back in place. tensor_maps: the
+    signature index of the descriptor of each tensor map parameter (tensor_map_sources)."""
     if timeout is None:
         timeout = float(os.environ.get("TRITIUM_EMU_TIMEOUT", "600"))
     _, types = kernel_params(ll)
-    slots, storages = pack(signature, values, types)
+    slots, storages, _maps = pack(signature, values, types, tensor_maps)  # (the maps live until the child is done)
     grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
     if min(grid) <= 0:
         return
@@ -377,6 +571,7 @@ def launch(so, ll, signature, values, grid, num_warps, timeout=None):
                 err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(err, 2)
                 lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
+                lib.emu_set_shared_bytes(ctypes.c_long(shared_bytes(ll)))
                 array = (ctypes.c_ulonglong * max(1, len(slots)))(*slots)
                 lib.emu_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
                 lib.emu_launch(array, grid[0], grid[1], grid[2], 32 * int(num_warps))
@@ -409,9 +604,9 @@ def launch(so, ll, signature, values, grid, num_warps, timeout=None):
                 ctypes.memmove(ptr, data, n)
 
 
-def emit_llvm(handle, sm):
+def emit_llvm(handle, sm, stage="llvm"):
     o = handle._options
-    return handle._kernel.emit("llvm", handle.signature, int(o.get("num_warps", 4)), int(o.get("num_stages", 3)), sm,
+    return handle._kernel.emit(stage, handle.signature, int(o.get("num_warps", 4)), int(o.get("num_stages", 3)), sm,
                                num_ctas=int(o.get("num_ctas", 1)), maxnreg=int(o.get("maxnreg", 0)),
                                enable_fp_fusion=int(o.get("enable_fp_fusion", -1)), debug=bool(o.get("debug", False)))
 
@@ -432,18 +627,24 @@ def shared_bytes(ll):
 
 
 _BUILT = {}
+# When copies (cp.async, bulk tensor copies) land: at the wait that retires them (True, the
+# latest a GPU may take: a read before the wait sees what was there) or at issue (False: an
+# overwrite of a buffer still being read shows).
+DEFER_COPIES = True
 
 
 def _built(handle, sm):
-    """(LLVM IR, the shared library or None, the NotEmulated error or None) of a handle."""
+    """(LLVM IR, the shared library or None, the NotEmulated error or None, the descriptor of
+    each tensor map parameter) of a handle."""
     o = handle._options
-    key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm)
+    key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm, DEFER_COPIES)
     if key not in _BUILT:
         ll = emit_llvm(handle, sm)
         try:
-            _BUILT[key] = (ll, None if shared_bytes(ll) > SHARED_LIMIT[sm] else build(ll), None)
+            maps = tensor_map_sources(ll)
+            _BUILT[key] = (ll, None if shared_bytes(ll) > SHARED_LIMIT[sm] else build(ll, DEFER_COPIES), None, maps)
         except NotEmulated as e:
-            _BUILT[key] = (ll, None, e)
+            _BUILT[key] = (ll, None, e, [])
     return _BUILT[key]
 
 
@@ -458,13 +659,13 @@ def run_handle(handle, values, grid, sm):
     o = handle._options
     if int(o.get("num_ctas", 1)) != 1:
         raise NotEmulated("num_ctas > 1 (clusters)")
-    ll, so, error = _built(handle, sm)
+    ll, so, error, maps = _built(handle, sm)
     if error is not None:
         raise NotEmulated(str(error))
     if so is None:
         from tritium.errors import OutOfResources
         raise OutOfResources(shared_bytes(ll), SHARED_LIMIT[sm], "shared memory")
-    launch(so, ll, handle.signature, values, grid, int(o.get("num_warps", 4)))
+    launch(so, ll, handle.signature, values, grid, int(o.get("num_warps", 4)), tensor_maps=maps)
 
 
 # ---- every launch of the process ----
@@ -479,11 +680,16 @@ def _config_text(handle):
 
 
 def _tensor_args(values):
-    # torch tensors only: a library's stand-in that merely has a storage (FlagGems'
-    # StridedBuffer) is restored and run like one, but not compared (its case compares the
-    # tensor it wraps against torch).
+    # torch tensors only (a host descriptor's base too): a library's stand-in that merely has
+    # a storage (FlagGems' StridedBuffer) is restored and run like one, but not compared (its
+    # case compares the tensor it wraps against torch).
     import torch
-    return [(i, v) for i, v in enumerate(values) if isinstance(v, torch.Tensor) and v.is_floating_point()]
+    return [(i, v) for i, v in enumerate(_bases(values)) if isinstance(v, torch.Tensor) and v.is_floating_point()]
+
+
+def _bases(values):
+    """The launch's values with each host tensor descriptor as its base tensor."""
+    return [v.base if hasattr(v, "block_shape") and hasattr(v, "base") else v for v in values]
 
 
 def install(sm, check=False, atol=1e-5, rtol=5e-3):
@@ -507,7 +713,7 @@ def install(sm, check=False, atol=1e-5, rtol=5e-3):
         LOG.append(rec)
         before = after_interp = None
         if check:
-            storages = sorted({_storage(v) for v in values if hasattr(v, "untyped_storage")})
+            storages = sorted({_storage(v) for v in _bases(values) if hasattr(v, "untyped_storage")})
             before = [ctypes.string_at(p, n) for p, n in storages]
             kernel.launch(grid, args, params, options)
             after_interp = [(i, v.detach().clone()) for i, v in _tensor_args(values)]
@@ -524,7 +730,7 @@ def install(sm, check=False, atol=1e-5, rtol=5e-3):
         if check:
             diffs = []
             for i, ref in after_interp:
-                got = values[i]
+                got = _bases(values)[i]
                 if ref.shape != got.shape:
                     continue
                 d = (got.double() - ref.double()).abs()

@@ -1,9 +1,12 @@
 """tests/emulate/emulated_gpu.py against numpy: kernels compiled by tritium for sm_90 / sm_80
 (LLVM IR of the NVPTX emitter) run on the CPU, every CTA of the grid, on the arrays in place.
 Elementwise over a 2-D grid with masks, tl.dot on wgmma (sm_90) and mma.sync (sm_80) with a
-pipelined K loop, float and integer atomics across CTAs; a miscompiled kernel (an fadd made
-fsub in its IR) must give a different result, and an asm statement the emulator does not
-know is NotEmulated. Skipped visibly without llc (LLVM) or a C compiler."""
+pipelined K loop, float and integer atomics across CTAs; host tensor descriptors on sm_90's
+TMA (block copies across the tensor's edges, matmuls on wgmma, Triton's attention and
+persistent-matmul tutorials); a miscompiled kernel (an fadd made fsub in its IR, a wrong
+mbarrier parity, a missing arrive) or a mis-emulating runtime (a wrong swizzle, a wrong
+parity rule) must give a different result or fail the launch, and an asm statement the
+emulator does not know is NotEmulated. Skipped visibly without llc (LLVM) or a C compiler."""
 
 import os
 import re
@@ -319,6 +322,55 @@ KERNELS = textwrap.dedent('''
         tl.store(lo_ptr + i, lo)
         tl.store(hi_ptr + i, hi)
         tl.store(rounded_ptr + i, libdevice.float2int_rn(x * 1000.0))
+
+
+    @tritium.jit
+    def tma_copy(in_desc, big_desc, clip_desc, flat_ptr, SHIFT: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+        # The program's block of in_desc SHIFT rows and columns up and left (the first
+        # programs' cross the tensor's top and left edges, the last ones' its bottom and
+        # right), doubled plus one: stored at the program's block of big_desc, which holds
+        # every block whole (what the load read outside in_desc shows as 1), and back where it
+        # was read in clip_desc (in_desc's shape: the store is clipped to it). TMA block
+        # loads and stores on sm_90; flat gets big's elements through plain pointers (a tile
+        # the load lays out wrongly is not put right by the store's reading it back alike).
+        m = tl.program_id(0) * BM
+        n = tl.program_id(1) * BN
+        x = in_desc.load([m - SHIFT, n - SHIFT]) * 2 + 1
+        big_desc.store([m, n], x)
+        clip_desc.store([m - SHIFT, n - SHIFT], x)
+        rows = m + tl.arange(0, BM)
+        cols = n + tl.arange(0, BN)
+        tl.store(flat_ptr + rows[:, None] * (tl.num_programs(1) * BN) + cols[None, :], x)
+
+
+    @tritium.jit
+    def tma_matmul(a_desc, b_desc, c_desc, K, B_T: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr):
+        # C = A @ B through host descriptors: A [M, K], B [K, N] or (B_T) Bᵀ [N, K] read
+        # transposed; on sm_90 the K loop's operands are TMA copies into swizzled stage
+        # buffers (the last block past K zero-filled) read by wgmma, C a TMA store clipped to
+        # [M, N].
+        m = tl.program_id(0) * BM
+        n = tl.program_id(1) * BN
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([m, k])
+            if B_T:
+                b = b_desc.load([n, k]).T
+            else:
+                b = b_desc.load([k, n])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([m, n], acc.to(c_desc.dtype))
+
+
+    @tritium.jit
+    def tma_load_then_transpose(x_desc, y_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+        # A TMA block load (its tile at shared byte 0, the mbarrier right after it), then a
+        # 64 x 64 fp32 transpose whose round trip through shared memory covers that mbarrier.
+        x = x_desc.load([0, 0])
+        r = tl.arange(0, 64)
+        y = tl.load(y_ptr + r[:, None] * 64 + r[None, :])
+        tl.store(out_ptr + r[:, None] * 64 + r[None, :], tl.trans(y) + tl.sum(x.to(tl.float32)))
 
 
     @tritium.jit
@@ -829,3 +881,273 @@ def test_wrapped_tensors_are_found_and_not_compared():
         def untyped_storage(self):
             return self.t.untyped_storage()
     assert eg._tensor_args([StridedLike(base), base, 3]) == [(1, base)]
+
+
+# ---- TMA: host tensor descriptors on sm_90 ----
+
+def bf16_bits(x):
+    """Values rounded to bfloat16 (to nearest, ties to even), as uint16 bits."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def typed(array, dtype):
+    """A numpy array as the kernel's `dtype` ("bf16": uint16 bits seen as tl.bfloat16)."""
+    import tritium
+    import tritium.language as tl
+    return tritium.reinterpret(array, tl.bfloat16) if dtype == "bf16" else array
+
+
+def check_tma_copy(kernels, dtype, BM, BN, warps):
+    """Runs tma_copy on a 100 x 70 tensor in rows of 80 elements, its blocks SHIFT = 8
+    rows and columns off the program grid; asserts what reaches big_desc and clip_desc."""
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    rng = np.random.default_rng(13)
+    rows, cols, shift, pitch = 100, 70, 8, 80
+    x = np.zeros((rows + 1, pitch), dtype)  # a row and 10 columns past the tensor
+    x[:rows, :cols] = rng.integers(-50, 51, (rows, cols))
+    grid = (-(-(rows + shift) // BM), -(-(cols + shift) // BN))
+    big = np.full((grid[0] * BM, grid[1] * BN), 99, dtype)
+    clip = np.full((rows + 1, pitch), 99, dtype)
+    flat = np.full_like(big, 99)
+    descs = [TensorDescriptor(x, [rows, cols], [pitch, 1], [BM, BN]), TensorDescriptor.from_tensor(big, [BM, BN]),
+             TensorDescriptor(clip, [rows, cols], [pitch, 1], [BM, BN])]
+    handle = eg.run(kernels.tma_copy, grid, *descs, flat, SHIFT=shift, BM=BM, BN=BN, sm=90, num_warps=warps)
+    done = (x[:rows, :cols] * 2 + 1).astype(dtype)
+    want = np.ones_like(big)  # zeros read outside the tensor, doubled plus one
+    want[shift:shift + rows, shift:shift + cols] = done
+    np.testing.assert_array_equal(flat, want)
+    np.testing.assert_array_equal(big, want)
+    want = np.full_like(clip, 99)  # nothing written outside the tensor
+    want[:rows, :cols] = done
+    np.testing.assert_array_equal(clip, want)
+    return handle
+
+
+@pytest.mark.parametrize("dtype,BM,BN,warps", [(np.float16, 64, 64, 4), (np.float32, 32, 64, 4), (np.int8, 64, 32, 2),
+                                               (np.float16, 16, 32, 1)])
+def test_tma_copy_across_the_tensor_edges(kernels, dtype, BM, BN, warps):
+    """A host descriptor's block loads and stores on sm_90 are TMA copies through a swizzled
+    tile in shared memory (rows of 128, 256, 32 and 64 bytes: the 128-byte swizzle, two column
+    blocks of it, the 32- and the 64-byte one); the emulator's tensor maps are the launcher's.
+    A block crossing the tensor's edges (negative coordinates too) reads zeros outside it and
+    writes only inside it."""
+    handle = check_tma_copy(kernels, dtype, BM, BN, warps)
+    ll = eg.emit_llvm(handle, 90)
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ll and "cp.async.bulk.tensor.2d.global.shared::cta" in ll
+
+
+def check_tma_matmul(kernels, dtype, BM, BN, BK, warps, stages, b_t, ksteps=3):
+    """Runs tma_matmul with M, N and K past whole blocks (K = ksteps * BK - 16) on small
+    integers (exact sums) and asserts C, rounded to its type, and that C's row padding and
+    the row after it are untouched."""
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    rng = np.random.default_rng(14)
+    M, N, K = BM + 40, BN + 24, ksteps * BK - 16
+    a = rng.integers(-2, 3, (M, K)).astype(np.float32)
+    b = rng.integers(-2, 3, (K, N)).astype(np.float32)
+    bits = bf16_bits if dtype == "bf16" else (lambda v: np.asarray(v, np.float16))
+    c = np.full((M + 1, N + 8), 0x7fff, np.uint16).view(np.float16) if dtype == "fp16" else \
+        np.full((M + 1, N + 8), 0x7fff, np.uint16)
+    b_stored = np.ascontiguousarray(b.T) if b_t else b
+    descs = [TensorDescriptor.from_tensor(typed(bits(a), dtype), [BM, BK]),
+             TensorDescriptor.from_tensor(typed(bits(b_stored), dtype), [BN, BK] if b_t else [BK, BN]),
+             TensorDescriptor(typed(c, dtype), [M, N], [N + 8, 1], [BM, BN])]
+    handle = eg.run(kernels.tma_matmul, (-(-M // BM), -(-N // BN)), *descs, K, B_T=b_t, BM=BM, BN=BN, BK=BK, sm=90,
+                    num_warps=warps, num_stages=stages)
+    want = np.full(c.shape, 0x7fff, np.uint16)
+    want[:M, :N] = bits(a.astype(np.float64) @ b).view(np.uint16)
+    np.testing.assert_array_equal(c.view(np.uint16), want)
+    return handle
+
+
+@pytest.mark.parametrize("dtype,BM,BN,BK,warps,stages,b_t,late", [
+    ("fp16", 64, 64, 64, 4, 3, False, True), ("fp16", 64, 64, 64, 4, 3, False, False),
+    ("bf16", 128, 64, 32, 8, 3, True, True), ("fp16", 64, 128, 32, 4, 2, True, True),
+    ("bf16", 64, 32, 64, 4, 4, False, True)])
+def test_tma_matmul_on_wgmma(kernels, monkeypatch, dtype, BM, BN, BK, warps, stages, b_t, late):
+    """tl.dot of host-descriptor operands on sm_90: the pipelined loop's TMA copies (A, and B
+    as it is or Bᵀ held K-major) complete on the stage buffers' mbarriers, each wait on the
+    parity of its buffer's round; wgmma reads the swizzled tiles through its descriptors; C
+    goes out with a TMA store. The K tail is the TMA's zero fill, C's edge blocks are
+    clipped. Copies land at their wait (late) or at issue (an overwrite of a buffer a wgmma
+    still reads shows)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    handle = check_tma_matmul(kernels, dtype, BM, BN, BK, warps, stages, b_t)
+    ll = eg.emit_llvm(handle, 90)
+    assert "wgmma.mma_async" in ll and "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;" in ll
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ll and "cp.async.cg" not in ll
+
+
+@pytest.fixture(scope="module")
+def tutorials():
+    """Triton's attention (06) and persistent matmul (09) tutorials as tests/python runs
+    them (tests/python/triton_programs, `triton` resolving to tritium while they import)."""
+    import importlib
+    import tritium
+    from tritium import triton_alias
+    programs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "triton_programs")
+    if not tritium.use_as_triton(quiet=True):
+        pytest.skip("a real triton is imported in this process")
+    sys.path.insert(0, programs)
+    try:
+        yield {n: importlib.import_module(f"tutorial_{n}") for n in ("06_fused_attention", "09_persistent_matmul")}
+    finally:
+        sys.path.remove(programs)
+        triton_alias.stop_using_as_triton()
+
+
+def run_tutorial_attention(t6, BM, BN, warps, stages, causal):
+    """The tutorial's forward with host descriptors (Q, K, V, O over [Z * H * N_CTX, D]) at
+    one of its configs, the block shapes its pre_hook would set; against float64 numpy."""
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    rng = np.random.default_rng(15)
+    Z, H, N, D = 1, 2, 128, 64
+    q, k, v = (rng.standard_normal((Z, H, N, D)).astype(np.float16) * 0.5 for _ in range(3))
+    o = np.full_like(q, np.nan)
+    lse = np.zeros((Z, H, N), np.float32)
+    descs = [TensorDescriptor(t.reshape(Z * H * N, D), [Z * H * N, D], [D, 1], [rows, D])
+             for t, rows in ((q, BM), (k, BN), (v, BN), (o, BM))]
+    scale = D ** -0.5
+    handle = eg.run(t6.attention_forward.fn, (N // BM, Z * H, 1), scale, lse, Z, H, *descs, N, HEAD_DIM=D, BLOCK_M=BM,
+                    BLOCK_N=BN, FP8_OUTPUT=False, STAGE=3 if causal else 1, warp_specialize=False, sm=90,
+                    num_warps=warps, num_stages=stages)
+    s = np.einsum("zhnd,zhmd->zhnm", q.astype(np.float64), k.astype(np.float64)) * scale
+    if causal:
+        s = np.where(np.tril(np.ones((N, N), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64), atol=2e-3,
+                               rtol=0)
+    return handle
+
+
+@pytest.mark.parametrize("BM,BN,warps,stages,causal", [(64, 64, 4, 2, True), (128, 64, 8, 3, False)])
+def test_tutorial_attention_with_host_descriptors(tutorials, BM, BN, warps, stages, causal):
+    """Triton's attention tutorial as bench_tutorial_attention.py runs it, on tritium's TMA
+    path: Q a TMA block load, K (read transposed) and V the key loop's TMA copies (both
+    loops of the causal form), O a TMA store; four tensor maps."""
+    handle = run_tutorial_attention(tutorials["06_fused_attention"], BM, BN, warps, stages, causal)
+    ll = eg.emit_llvm(handle, 90)
+    assert len(eg._map_params(ll)) == 4 and "wgmma.mma_async" in ll
+
+
+@pytest.mark.parametrize("case", ["transpose", "attention"])
+def test_tma_block_load_mbarrier_outlives_its_barrier(kernels, tutorials, case):
+    """A TMA block load outside a loop retires its mbarrier (thread 0's inval) before the
+    next shared-memory user (a transpose's round trip, the attention key loop's cp.async
+    stage buffers from byte 0) may store over its 8 bytes: writing them while it is valid is
+    undefined in PTX. The emulator runs an inval as late as the other threads allow and
+    fails with "overwritten while live" when their stores come first (emit_tma_load had no
+    barrier after the inval before session 29)."""
+    if case == "attention":
+        run_tutorial_attention(tutorials["06_fused_attention"], 32, 32, 4, 2, True)
+        return
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    x = np.ones((16, 32), np.float16)
+    y = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    out = np.zeros((64, 64), np.float32)
+    eg.run(kernels.tma_load_then_transpose, (1,), TensorDescriptor.from_tensor(x, [16, 32]), y, out, BM=16, BN=32,
+           sm=90, num_warps=4)
+    np.testing.assert_array_equal(out, y.T + 16 * 32)
+
+
+@pytest.mark.parametrize("subtile", [False, True])
+def test_tutorial_persistent_matmul_with_host_descriptors(tutorials, subtile):
+    """Tutorial 09's matmul_tma_persistent: two programs walk four output tiles each in
+    grouped order, A and Bᵀ TMA copies in the K loop, C one TMA store a tile (or two of half
+    its columns, EPILOGUE_SUBTILE); the tensor maps stay the same across tiles."""
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    t9 = tutorials["09_persistent_matmul"]
+    rng = np.random.default_rng(16)
+    M, N, K, BM, BN, BK = 128, 256, 96, 64, 64, 32
+    a = rng.integers(-2, 3, (M, K)).astype(np.float16)
+    bt = rng.integers(-2, 3, (N, K)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    descs = [TensorDescriptor(a, [M, K], [K, 1], [BM, BK]), TensorDescriptor(bt, [N, K], [K, 1], [BN, BK]),
+             TensorDescriptor(c, [M, N], [N, 1], [BM, BN // 2 if subtile else BN])]
+    eg.run(t9.matmul_tma_persistent.fn, (2,), *descs, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK,
+           GROUP_SIZE_M=4, EPILOGUE_SUBTILE=subtile, NUM_SMS=2, FLATTEN=False, WARP_SPECIALIZE=False, sm=90,
+           num_warps=4, num_stages=3)
+    np.testing.assert_array_equal(c, (a.astype(np.float64) @ bt.T.astype(np.float64)).astype(np.float16))
+
+
+def flip_parity(ll):
+    """The pipelined waits' parity operand made 1 - parity (an off-by-one round)."""
+    out = []
+    for line in ll.splitlines():
+        m = re.search(r'mbarrier\.try_wait\.parity\.shared::cta\.b64 p, \[\$0\], \$1;[^"]*", "r,r"'
+                      r'\(i32 .*, i32 (%[\w.]+|\d)\)', line)
+        if m and m.group(1).startswith("%"):
+            flipped = f"%flipped.{len(out)}"
+            out.append(f"  {flipped} = xor i32 {m.group(1)}, 1")
+            line = line[:m.start(1)] + flipped + line[m.end(1):]
+        elif m:
+            line = line[:m.start(1)] + str(1 - int(m.group(1))) + line[m.end(1):]
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def corrupt_runtime(tmp_path, right, wrong):
+    """emu_runtime.c with `right` made `wrong`."""
+    with open(eg.RUNTIME_C) as f:
+        source = f.read()
+    assert right in source
+    path = tmp_path / "emu_runtime.c"
+    path.write_text(source.replace(right, wrong))
+    return str(path)
+
+
+@pytest.mark.parametrize("mutation", ["swizzle", "emulator_parity", "parity", "no_arrive", "unaligned", "overrun"])
+def test_tma_mistakes_are_caught(kernels, monkeypatch, tmp_path, mutation):
+    """Each TMA test can fail: an emulator whose swizzle is not the hardware's gives wrong
+    results (the copy's tile and wgmma's operands disagree with tritium's reads), one whose
+    waits pass on the wrong parity reads tiles before they land; tritium IR
+    waiting on the wrong parity passes the first round before its copies land (a GPU would
+    read stale bytes) and arrives again on a phase still waiting for them; IR without the
+    stage's arrive never completes a phase: a deadlock, reported at once; a copy to an address
+    off 128 bytes or past the kernel's shared memory fails the launch."""
+    original = eg.emit_llvm
+    edits = {
+        "parity": flip_parity,
+        "no_arrive": lambda ll: re.sub(r"@p mbarrier\.arrive\.expect_tx\.shared::cta\.b64 state, \[\$\d\], \d+;\\0A",
+                                       "", ll),
+        "unaligned": lambda ll: "\n".join(
+            line.replace("i32 ptrtoint (ptr addrspace(3) @__tritium_shared to i32)",
+                         "i32 add (i32 ptrtoint (ptr addrspace(3) @__tritium_shared to i32), i32 64)")
+            if "cp.async.bulk.tensor.2d.shared::cluster" in line else line for line in ll.splitlines()) + "\n",
+        "overrun": lambda ll: re.sub(r"^(!\d+ = !\{i64 )\d+\}", r"\g<1>4096}", ll, flags=re.M),
+    }
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        if stage != "llvm" or mutation not in edits:
+            return ll
+        changed = edits[mutation](ll)
+        assert changed != ll
+        return changed
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    if mutation == "swizzle":  # the row bits taken one bit too high
+        monkeypatch.setattr(eg, "RUNTIME_C", corrupt_runtime(tmp_path, "at ^ (((at >> 7) & (swizzle / 16 - 1)) << 4)",
+                                                             "at ^ (((at >> 8) & (swizzle / 16 - 1)) << 4)"))
+        with pytest.raises(AssertionError):
+            check_tma_copy(kernels, np.float16, 64, 64, 4)
+        with pytest.raises(AssertionError):
+            check_tma_matmul(kernels, "fp16", 64, 64, 64, 4, 3, True)
+        return
+    if mutation == "emulator_parity":  # a wait passing while the phase of its parity is under way
+        monkeypatch.setattr(eg, "RUNTIME_C", corrupt_runtime(tmp_path, "while ((int)(b->phase & 1) == parity) {",
+                                                             "while ((int)(b->phase & 1) != parity) {"))
+        with pytest.raises((AssertionError, eg.EmulationFailed)):
+            check_tma_copy(kernels, np.float16, 64, 64, 4)
+        with pytest.raises((AssertionError, eg.EmulationFailed)):
+            check_tma_matmul(kernels, "fp16", 64, 64, 64, 4, 3, False, ksteps=8)
+        return
+    expected = {"parity": "more arrivals than its phase expects", "no_arrive": "deadlock at an mbarrier wait",
+                "unaligned": "shared address 64 is not 128-byte aligned",
+                "overrun": "overrun the kernel's 4096 bytes of shared memory"}[mutation]
+    with pytest.raises(eg.EmulationFailed, match=expected):
+        if mutation in ("parity", "no_arrive"):
+            check_tma_matmul(kernels, "fp16", 64, 64, 64, 4, 3, False, ksteps=8)
+        else:
+            check_tma_copy(kernels, np.float16, 64, 64, 4)

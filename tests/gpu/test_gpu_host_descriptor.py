@@ -2,8 +2,8 @@
 tests/python/host_desc_kernels.py with torch CUDA tensors, through tritium (its own
 TensorDescriptor class and, where Triton is installed, Triton's) and, where `import triton`
 works, through real Triton 3.6 from the same source with Triton's class; results against
-torch. tritium lowers them to pointer code (no TMA yet, docs/DESIGN.md); Triton uses TMA on
-sm_90, so equal results also check the padding and masking of edge tiles against TMA's.
+torch. On sm_90 both JITs copy their blocks with the TMA (tritium: docs/DESIGN.md, "TMA"), so
+equal results also check the padding and masking of edge tiles.
 
   python3 -m pytest -q tests/gpu/test_gpu_host_descriptor.py       (on the GPU machine)
 """
@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import tritium  # noqa: E402
+import tritium.language as tl  # noqa: E402
 
 import host_desc_kernels  # noqa: E402  (tests/python, on sys.path through conftest.py)
 
@@ -184,3 +185,24 @@ def test_isinstance_tensor_descriptor(gen, which, host):
     kernels.maybe_desc_copy_kernel[(M // BM,)](*args, M, N, BM=BM, BN=BN)
     sync()
     assert torch.equal(dst, src)
+
+
+@tritium.jit
+def tma_load_then_transpose(x_desc, y_ptr, out_ptr):
+    # A TMA block load (its tile at shared byte 0, its mbarrier right after), then a 64 x 64
+    # fp32 transpose whose round trip through shared memory covers the mbarrier's bytes.
+    x = x_desc.load([0, 0])
+    r = tl.arange(0, 64)
+    y = tl.load(y_ptr + r[:, None] * 64 + r[None, :])
+    tl.store(out_ptr + r[:, None] * 64 + r[None, :], tl.trans(y) + tl.sum(x.to(tl.float32)))
+
+
+def test_block_load_then_a_round_trip_over_its_mbarrier():
+    # The emulated GPU's test_tma_block_load_mbarrier_outlives_its_barrier on hardware: the
+    # round trip waits for thread 0's mbarrier.inval (a barrier after it since session 29).
+    x = torch.ones((16, 32), dtype=torch.float16, device="cuda")
+    y = torch.arange(64 * 64, dtype=torch.float32, device="cuda").reshape(64, 64)
+    out = torch.zeros_like(y)
+    tma_load_then_transpose[(1,)](TRITIUM.TensorDescriptor.from_tensor(x, [16, 32]), y, out)
+    sync()
+    assert torch.equal(out, y.T + 16 * 32)

@@ -430,6 +430,18 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     c.module->getOrInsertNamedMetadata("tritium.shared_bytes")
         ->addOperand(llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
                                                     llvm::Type::getInt64Ty(context), c.shared_bytes))));
+    // Which argument each CUtensorMap parameter encodes, in parameter order (the launch packs
+    // them from c.params; the emulated GPU makes its own maps from the same):
+    // !tritium.tensor_maps, one argument index each.
+    std::vector<llvm::Metadata*> map_sources;
+    for (const PtxParam& p : c.params) {
+      if (p.part == ir::ArgPart::DescTensorMap) {
+        map_sources.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), p.index)));
+      }
+    }
+    if (!map_sources.empty()) {
+      c.module->getOrInsertNamedMetadata("tritium.tensor_maps")->addOperand(llvm::MDNode::get(context, map_sources));
+    }
     link_libdevice(c, function);
     std::string broken;
     llvm::raw_string_ostream out(broken);

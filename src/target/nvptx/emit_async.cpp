@@ -565,7 +565,7 @@ void Emitter::emit_tma_load(const ir::Op& op, const AsyncPlan::TmaBlock& load) {
   // The round trips before are read; thread 0 makes the mbarrier (one arrival) after the
   // tile and everyone sees it; thread 0 arms it with the block's bytes and copies each
   // column block; every thread waits for phase 0, reads its registers, and once all have,
-  // thread 0 retires the mbarrier (the memory is a round trip's again).
+  // thread 0 retires the mbarrier, after which the memory is a round trip's again.
   const SharedTile& tile = load.tile;
   const int64_t bar_offset = (tile.bytes() + 7) / 8 * 8;
   llvm::Value* bar = b_.CreatePtrToInt(shared_element_at(bar_offset, b_.getInt8Ty(), b_.getInt32(0), 8), b_.getInt32Ty());
@@ -587,6 +587,8 @@ void Emitter::emit_tma_load(const ir::Op& op, const AsyncPlan::TmaBlock& load) {
   barrier();
   ptx_effect("{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n@p mbarrier.inval.shared::cta.b64 [$1];\n}", "r,r",
              {thread_id(), bar});
+  // Its 8 bytes are the mbarrier's until the inval: no other thread writes them before.
+  barrier();
 }
 
 void Emitter::emit_tma_store(const ir::Op& op, const AsyncPlan::TmaBlock& store) {

@@ -333,7 +333,8 @@ void Emitter::emit_for(const ir::Op& op) {
     barrier();
     for (const AsyncOperand* o : tma_operands) invalidate_tma_barriers(*o);
   }
-  if (released > 0 && live_stage_ends_.empty()) barrier();
+  // After the invals too: until then the mbarriers' bytes are theirs, whatever else is live.
+  if (!tma_operands.empty() || (released > 0 && live_stage_ends_.empty())) barrier();
   // The same for the results' conversions at the exit: reached from the body's end, or,
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
