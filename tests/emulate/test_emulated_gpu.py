@@ -99,6 +99,24 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def dot_then_two_loops(a_ptr, b_ptr, c_ptr, e_ptr, out1_ptr, out2_ptr, D, BM: tl.constexpr, BD: tl.constexpr):
+        # cut-cross-entropy's backward: a dot's result d, in fragments, is the first loop's A
+        # (read from its fragments) and, transposed, the second loop's (staged from d's flat
+        # copy, which only the trans reads).
+        r = tl.arange(0, BM)
+        sq = r[:, None] * BM + r[None, :]
+        d = tl.dot(tl.load(a_ptr + sq), tl.load(b_ptr + sq)).to(tl.float16)
+        cols = tl.arange(0, BD)
+        for k in range(0, D, BD):
+            at = r[:, None] * D + k + cols[None, :]
+            tl.store(out1_ptr + at, tl.dot(d, tl.load(c_ptr + at)))
+        dt = tl.trans(d)
+        for k in range(0, D, BD):
+            at = r[:, None] * D + k + cols[None, :]
+            tl.store(out2_ptr + at, tl.dot(dt, tl.load(e_ptr + at)))
+
+
+    @tritium.jit
     def attention_tf32(q_ptr, k_ptr, v_ptr, out_ptr, N_CTX, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr,
                        PRECISION: tl.constexpr):
         # fp32 attention's two dots with a row reduction for a softmax (exact: no exp): O = sum
@@ -528,6 +546,30 @@ def test_dot_of_a_dot_result_tf32_wgmma(kernels):
     out = np.full((BT, BT), np.nan, dtype=np.float32)
     eg.run(kernels.dot_of_dot, (1,), a, x, out, BT=BT, sm=90, num_warps=4)
     np.testing.assert_array_equal(out, a.astype(np.float64) @ (x.astype(np.float64) @ x))  # exact in tf32
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+def test_flat_copy_made_where_first_needed(kernels, stages):
+    """A fragment value's flat copy is made at the first op of its region that needs it (here
+    the trans after the first loop), not where the value is defined: its registers are not
+    live across a loop that reads only the fragments (cut-cross-entropy's backward spilled
+    408 bytes so). The copy's round trip (the fragments' pairs, one st.shared.b32 each) comes
+    after the first loop's wgmma with A from registers (before: ahead of the loop)."""
+    rng = np.random.default_rng(11)
+    BM, BD, D = 64, 32, 96
+    a, b = (rng.integers(-2, 3, (BM, BM)).astype(np.float16) for _ in range(2))
+    c, e = (rng.integers(-2, 3, (BM, D)).astype(np.float16) for _ in range(2))
+    out1, out2 = (np.full((BM, D), np.nan, np.float32) for _ in range(2))
+    handle = eg.run(kernels.dot_then_two_loops, (1,), a, b, c, e, out1, out2, D, BM=BM, BD=BD, sm=90,
+                    num_warps=4, num_stages=stages)
+    d = a.astype(np.float64) @ b.astype(np.float64)  # exact in fp16: |d| <= 256
+    np.testing.assert_array_equal(out1, d @ c)
+    np.testing.assert_array_equal(out2, d.T @ e)
+    assert "also read flat" in eg.emit_llvm(handle, 90, "gpu-ir")
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    a_in_registers = re.search(r"wgmma\.mma_async[^;]*\}, \{", ptx)
+    pair_stores = re.search(r"st\.shared\.b32", ptx)
+    assert a_in_registers and pair_stores and a_in_registers.start() < pair_stores.start()
 
 
 @pytest.mark.parametrize("sm", [80, 90])

@@ -5,6 +5,7 @@
 // on fragments.
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -321,8 +322,39 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
 void Emitter::set_fragment(const ir::Value* value, Regs regs) {
   const FragmentLayout* l = frags_.layout(value);
   if (l == nullptr) internal_error("nvptx", "set_fragment on a value of the flat layout");
-  if (frags_.needs_flat(value)) set(value, fragment_to_flat(value, *l, regs));
+  if (frags_.needs_flat(value)) {
+    if (const ir::Op* at = flat_copy_point(value)) {
+      flat_copies_at_[at].push_back(value);
+    } else {
+      set(value, fragment_to_flat(value, *l, regs));
+    }
+  }
   fragments_[value] = std::move(regs);
+}
+
+const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
+  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
+  // The flat readers, each as the op of `region` that is or holds it.
+  std::unordered_set<const ir::Op*> readers;
+  for (const ir::Use& use : value->uses()) {
+    if (reads_fragment(frags_, *use.user, use.index)) continue;
+    const ir::Op* op = use.user;
+    while (op != nullptr && op->parent() != region) op = op->parent()->parent();
+    if (op == nullptr) return nullptr;
+    readers.insert(op);
+  }
+  bool after = value->def() == nullptr;
+  for (const auto& op : region->ops()) {
+    if (!after) {
+      after = op.get() == value->def();
+      continue;
+    }
+    if (readers.count(op.get()) != 0) return op.get();
+    const bool starts_buffers = op->kind() == OpKind::Load &&
+                                (async_.stage.count(op->result()) != 0 || async_.tma_loads.count(op.get()) != 0);
+    if (starts_buffers) return op.get();
+  }
+  return nullptr;
 }
 
 void Emitter::emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l) {

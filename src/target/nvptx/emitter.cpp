@@ -125,6 +125,13 @@ void Emitter::emit_region(const ir::Region& region) {
 }
 
 void Emitter::emit_op(const ir::Op& op) {
+  // The flat copies of fragment values first needed here (set_fragment).
+  if (auto it = flat_copies_at_.find(&op); it != flat_copies_at_.end()) {
+    for (const ir::Value* v : it->second) {
+      if (values_.count(v) == 0) set(v, fragment_to_flat(v, *frags_.layout(v), fragments_.at(v)));
+    }
+    flat_copies_at_.erase(it);
+  }
   // The barrier insert_barriers decided (uniformity.h counts it among the op's syncs).
   if (gpu::barrier_before(op)) barrier();
   const bool control = op.kind() == OpKind::If || op.kind() == OpKind::For || op.kind() == OpKind::While;

@@ -233,9 +233,16 @@ class Emitter {
   // `value` read in layout `l` for `user`: its fragment, a uniform value repeated, or the
   // flat value moved through shared memory.
   Regs fragment_operand(const ir::Value* value, const FragmentLayout& l, const ir::Op& user);
-  // Records a fragment value, and its flat copy when some use needs one (converted here,
-  // where the value is defined, so that the copy dominates every use).
+  // Records a fragment value, and its flat copy when some use needs one: converted at the
+  // op of the value's region that first needs it (flat_copy_point), which dominates every
+  // such use, so that the copy's registers are not live across loops that read only the
+  // fragments.
   void set_fragment(const ir::Value* value, Regs regs);
+  // The op of `value`'s region, after its definition, at whose start its flat copy is made:
+  // the first one that reads it flat or holds such a reader, or an earlier one that starts
+  // stage buffers (a prologue copy, a TMA block load: a round trip after it would start past
+  // them). Null when there is none (the copy is made at once).
+  const ir::Op* flat_copy_point(const ir::Value* value) const;
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
   // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
   // shared memory than a block of the target architecture may have.
@@ -506,6 +513,8 @@ class Emitter {
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
+  // Fragment values whose flat copy is made at the start of an op (flat_copy_point).
+  std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> flat_copies_at_;
   struct DeferredCopy {
     const ir::Op* op;
     const AsyncOperand* operand;
