@@ -334,27 +334,32 @@ void Emitter::set_fragment(const ir::Value* value, Regs regs) {
 
 const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
   const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
-  // The flat readers, each as the op of `region` that is or holds it.
-  std::unordered_set<const ir::Op*> readers;
+  // The readers of each layout, each as the op of `region` that is or holds it.
+  std::unordered_set<const ir::Op*> flat_readers, fragment_readers;
   for (const ir::Use& use : value->uses()) {
-    if (reads_fragment(frags_, *use.user, use.index)) continue;
     const ir::Op* op = use.user;
     while (op != nullptr && op->parent() != region) op = op->parent()->parent();
     if (op == nullptr) return nullptr;
-    readers.insert(op);
+    (reads_fragment(frags_, *use.user, use.index) ? fragment_readers : flat_readers).insert(op);
   }
-  bool after = value->def() == nullptr;
+  // Right after the last fragment reader before the first flat reader (or a copy into stage
+  // buffers): there the fragments may die as the copy is made, and the copy is not live
+  // beside them before. With no fragment reader before it, at once.
+  const ir::Op* point = nullptr;
+  bool after = value->def() == nullptr, next = false;
   for (const auto& op : region->ops()) {
     if (!after) {
       after = op.get() == value->def();
       continue;
     }
-    if (readers.count(op.get()) != 0) return op.get();
+    if (next) point = op.get();
+    next = false;
     const bool starts_buffers = op->kind() == OpKind::Load &&
                                 (async_.stage.count(op->result()) != 0 || async_.tma_loads.count(op.get()) != 0);
-    if (starts_buffers) return op.get();
+    if (flat_readers.count(op.get()) != 0 || starts_buffers) break;
+    next = fragment_readers.count(op.get()) != 0;
   }
-  return nullptr;
+  return point;
 }
 
 void Emitter::emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l) {

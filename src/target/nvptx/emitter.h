@@ -233,15 +233,15 @@ class Emitter {
   // `value` read in layout `l` for `user`: its fragment, a uniform value repeated, or the
   // flat value moved through shared memory.
   Regs fragment_operand(const ir::Value* value, const FragmentLayout& l, const ir::Op& user);
-  // Records a fragment value, and its flat copy when some use needs one: converted at the
-  // op of the value's region that first needs it (flat_copy_point), which dominates every
-  // such use, so that the copy's registers are not live across loops that read only the
-  // fragments.
+  // Records a fragment value, and its flat copy when some use needs one: converted before
+  // the first flat use, after the fragment uses before it (flat_copy_point; the copy still
+  // dominates every flat use), so that the copy's registers are not live beside the
+  // fragments, e.g. across a loop that reads only the fragments.
   void set_fragment(const ir::Value* value, Regs regs);
-  // The op of `value`'s region, after its definition, at whose start its flat copy is made:
-  // the first one that reads it flat or holds such a reader, or an earlier one that starts
-  // stage buffers (a prologue copy, a TMA block load: a round trip after it would start past
-  // them). Null when there is none (the copy is made at once).
+  // The op of `value`'s region at whose start its flat copy is made: the one after the last
+  // that reads its fragments (or holds such a reader) before the first that reads it flat or
+  // starts stage buffers (a prologue copy, a TMA block load: a round trip after it would
+  // start past them). Null when no fragment reader comes first (the copy is made at once).
   const ir::Op* flat_copy_point(const ir::Value* value) const;
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
   // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
