@@ -550,10 +550,10 @@ def test_dot_of_a_dot_result_tf32_wgmma(kernels):
 
 @pytest.mark.parametrize("stages", [1, 3])
 def test_flat_copy_made_where_first_needed(kernels, stages):
-    """A fragment value's flat copy is made at the first op of its region that needs it (here
-    the trans after the first loop), not where the value is defined: its registers are not
-    live across a loop that reads only the fragments (cut-cross-entropy's backward spilled
-    408 bytes so). The copy's round trip (the fragments' pairs, one st.shared.b32 each) comes
+    """A fragment value's flat copy is made after its last fragment reader before the first
+    flat one (here after the first loop, before the trans), not where the value is defined:
+    its registers are not live across a loop that reads only the fragments
+    (cut-cross-entropy's backward spilled 408 bytes so). The copy's round trip (the fragments' pairs, one st.shared.b32 each) comes
     after the first loop's wgmma with A from registers (before: ahead of the loop)."""
     rng = np.random.default_rng(11)
     BM, BD, D = 64, 32, 96
