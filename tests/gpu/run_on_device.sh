@@ -19,6 +19,9 @@
 #   REDUCE_ARGS: its arguments, REDUCE_LIMIT: its time limit in seconds, default 480);
 #   BENCH_TRANSPOSE=1 runs benchmarks/bench_transpose.py (4096^2 transposes and column-major
 #   reads, fp32/fp16, against Triton; ~1 min);
+#   BENCH_PROJECTS=1 runs benchmarks/bench_projects.py (real kernels of popular projects at their
+#   users' sizes, under both JITs; carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps too;
+#   PROJECTS_ARGS: its arguments, e.g. '--only cce,liger --kernels'; PROJECTS_LIMIT seconds, 560).
 #   BENCH_TUTORIAL_ATTENTION=1 runs benchmarks/bench_tutorial_attention.py (Triton's attention tutorial
 #   with host tensor descriptors, unmodified, under both JITs; ~3 min, QUICK_BENCH=1 ~1).
 #   BENCH_TUTORIAL_MATMUL=1 runs benchmarks/bench_tutorial_matmul.py (tutorial 09's three fp16
@@ -218,6 +221,12 @@ run_benchmark() {
   bench_tutorial_matmul 420
 [ "${BENCH_TUTORIAL_ATTENTION:-0}" = "1" ] && run_benchmark "the attention tutorial (host descriptors) under both JITs" \
   bench_tutorial_attention 540 ${TUTORIAL_ATTENTION_ARGS:-}
+if [ "${BENCH_PROJECTS:-0}" = "1" ]; then  # the fetched projects' sources and wheels are carried
+  # shellcheck source=tests/realk/device_env.sh
+  source tests/realk/device_env.sh
+  # shellcheck disable=SC2086
+  run_benchmark "real kernels of popular projects under both JITs" bench_projects "${PROJECTS_LIMIT:-560}" ${PROJECTS_ARGS:-}
+fi
 
 if [ "${BENCH_COMPILE:-0}" = "1" ]; then
   echo "== cold compile time of the dot kernels"
@@ -238,6 +247,7 @@ tail -2 "$OUT/cpp_api.log"
 [ -f "$OUT/python_tests.log" ] && tail -1 "$OUT/python_tests.log"
 [ -f "$OUT/bench.log" ] && grep -E "^\||torch.add" "$OUT/bench.log"
 [ -f "$OUT/bench_reduce.log" ] && grep -E "^\|" "$OUT/bench_reduce.log"
+[ -f "$OUT/bench_projects.log" ] && grep -E "^\||worker exited" "$OUT/bench_projects.log"
 [ -f "$OUT/bench_matmul.log" ] && grep -E "^\||check|FAIL" "$OUT/bench_matmul.log" | head -60
 [ -f "$OUT/bench_dequant.log" ] && grep -E "^\||WRONG|Error" "$OUT/bench_dequant.log" | head -20
 [ -f "$OUT/bench_attention.log" ] && grep -E "^\||check|FAIL|skipped" "$OUT/bench_attention.log" | head -60

@@ -41,9 +41,8 @@ PY="${PYTHON:-python3}"
 #     $F/moe/calibration.py $S/_moe_utils/moe_route_meta.py $S/moe_mxfp8_q0_route_triton.py \
 #     && rm -f src.tar.xz && xz -T2 src.tar
 # here, carry build-gpu/realk/src.tar.xz and build-gpu/realk/deps; unpacked there on first use.
-if [ ! -d "$SRC" ] && [ -f build-gpu/realk/src.tar.xz ] && [ "$SRC" = build-gpu/realk/src ]; then
-  tar -xJf build-gpu/realk/src.tar.xz -C build-gpu/realk
-fi
+# shellcheck source=tests/realk/device_env.sh
+source tests/realk/device_env.sh "$SRC" "$PY"
 if [ ! -d "$SRC/liger_kernel" ] && [ ! -d "$SRC/vllm" ] && [ ! -d "$SRC/fla" ] && [ ! -d "$SRC/mamba_ssm" ] \
     && [ ! -d "$SRC/sglang" ] && [ ! -d "$SRC/flash_attn" ] && [ ! -d "$SRC/unsloth" ]; then
   echo "SKIPPED: no fetched projects in $SRC (see tests/realk/RESULTS.md)"
@@ -52,10 +51,6 @@ fi
 if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
   echo "SKIPPED: torch sees no CUDA device"
   exit 0
-fi
-if [ -d build-gpu/realk/deps ] && ! "$PY" -c "import pydantic, zmq, einops" 2>/dev/null; then
-  "$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/realk-site \
-    build-gpu/realk/deps/*.whl && export PYTHONPATH="/tmp/realk-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 if ! "$PY" -c "import tritium" 2>/dev/null; then
   if [ -d build-gpu/dist ]; then  # the prebuilt libtritium.so: build and install the wheel
