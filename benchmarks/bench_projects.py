@@ -19,6 +19,7 @@ or, with tritium, Triton and torch importable and the projects unpacked:
 """
 
 import argparse
+import itertools
 import json
 import os
 import pathlib
@@ -129,8 +130,7 @@ def _(torch):
 
 
 def _mamba_scan(torch, dtype):
-    import run_realk
-    sc = run_realk._mamba("mamba_ssm.ops.triton.ssd_combined")
+    sc = project_module("mamba_ssm.ops.triton.ssd_combined")
     b, L, h, p, g, n = 4, 4096, 32, 64, 1, 128
     x = randn(torch, b, L, h, p, dtype=dtype, scale=0.5, seed=1)
     dt = torch.nn.functional.softplus(randn(torch, b, L, h, dtype=torch.float32, seed=2) - 2)
@@ -165,6 +165,82 @@ def _(torch):
     q, k = (torch.nn.functional.normalize(x.float(), dim=-1).to(torch.bfloat16) for x in (q, k))
     beta = torch.sigmoid(randn(torch, 4, 4096, 16, dtype=torch.bfloat16, seed=4))
     return fwd_bwd(torch, lambda q, k, v, beta: chunk_delta_rule(q, k, v, beta, scale=128 ** -0.5)[0], [q, k, v, beta])
+
+
+def project_module(name):
+    """A fetched project's module, imported with the corpus harness's stand-ins for what its
+    package imports around the kernels (vLLM's compiled ops and config, mamba's extensions)."""
+    import run_realk
+    return run_realk.import_project_module(name)
+
+
+def _unified_attention(torch, q_lens, kv_lens):
+    ua = project_module("vllm.v1.attention.ops.triton_unified_attention")
+    h, hk, d, page = 32, 8, 128, 16
+    t = sum(q_lens)
+    pages = [-(-n // page) for n in kv_lens]
+    q = randn(torch, t, h, d, dtype=torch.bfloat16, seed=1)
+    kc, vc = (randn(torch, sum(pages) + 1, page, hk, d, dtype=torch.bfloat16, seed=s) for s in (2, 3))
+    order = torch.randperm(sum(pages), generator=torch.Generator().manual_seed(4)).to(torch.int32) + 1
+    table = torch.zeros(len(pages), max(pages), dtype=torch.int32)
+    first = 0
+    for i, n in enumerate(pages):  # each sequence's pages scattered over the cache
+        table[i, :n] = order[first:first + n]
+        first += n
+    table = table.cuda()
+    cu = torch.tensor([0] + list(itertools.accumulate(q_lens)), device="cuda", dtype=torch.int32)
+    used = torch.tensor(kv_lens, device="cuda", dtype=torch.int32)
+    o = torch.empty_like(q)
+
+    def call():
+        ua.unified_attention(q=q, k=kc, v=vc, out=o, cu_seqlens_q=cu, max_seqlen_q=max(q_lens), seqused_k=used,
+                             max_seqlen_k=max(kv_lens), softmax_scale=d ** -0.5, causal=True, window_size=(-1, -1),
+                             block_table=table, softcap=0, q_descale=None, k_descale=None, v_descale=None)
+        return [o]
+    return call
+
+
+@entry("vllm.unified_attention decode bf16, 128 sequences of 4096, 32/8 heads of 128")
+def _(torch):
+    return _unified_attention(torch, [1] * 128, [4096] * 128)
+
+
+@entry("vllm.unified_attention prefill bf16, 4 sequences of 4096, 32/8 heads of 128")
+def _(torch):
+    return _unified_attention(torch, [4096] * 4, [4096] * 4)
+
+
+@entry("vllm.fused_moe kernel bf16, 2048 tokens top-2 of 8 experts, 4096 -> 14336")
+def _(torch):
+    fm = project_module("vllm.model_executor.layers.fused_moe.fused_moe")
+    import triton.language as tl
+    os.environ["REALK_MOE_TD"] = "0"  # the pointer path (VLLM_TRITON_USE_TD off, vLLM's default)
+    m, k, n, e, topk = 2048, 4096, 14336, 8, 2
+    a = randn(torch, m, k, dtype=torch.bfloat16, scale=0.5, seed=1)
+    w = randn(torch, e, n, k, dtype=torch.bfloat16, scale=0.02, seed=2)
+    ids = torch.rand(m, e, device="cuda", generator=torch.Generator(device="cuda").manual_seed(3)).topk(topk, -1).indices
+    config = fm.get_default_config(m, e, n, k, topk, None)
+    bm = config["BLOCK_SIZE_M"]
+    flat = ids.flatten().cpu()
+    sorted_ids, expert_ids = [], []
+    for x in range(e):  # the block alignment vLLM's moe_align_block_size (a CUDA op there) computes
+        idx = (flat == x).nonzero().flatten().tolist()
+        for first in range(0, len(idx), bm):
+            chunk = idx[first:first + bm]
+            sorted_ids += chunk + [flat.numel()] * (bm - len(chunk))
+            expert_ids.append(x)
+    sorted_ids = torch.tensor(sorted_ids, device="cuda", dtype=torch.int32)
+    expert_ids = torch.tensor(expert_ids, device="cuda", dtype=torch.int32)
+    ntp = torch.tensor([sorted_ids.numel()], device="cuda", dtype=torch.int32)
+    c = torch.empty(m, topk, n, device="cuda", dtype=torch.bfloat16)
+
+    def call():
+        fm.invoke_fused_moe_triton_kernel(a, w, c, None, None, None, sorted_ids, expert_ids, ntp, False, topk,
+                                          config, compute_type=tl.bfloat16, use_fp8_w8a8=False,
+                                          use_int8_w8a8=False, use_int8_w8a16=False, use_int4_w4a16=False,
+                                          per_channel_quant=False, block_shape=None)
+        return [c]
+    return call
 
 
 # ------------------------------------------------------------------------------- the workers
