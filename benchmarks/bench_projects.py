@@ -273,9 +273,25 @@ def kernel_times(torch, call):
     return out
 
 
-def worker(jit, src, only, want_kernels, save_dir, rounds):
+def autotune_choices():
+    """The config each autotuned kernel of this process chose, per tuning key (both JITs'
+    Autotuner keep `fn` and `cache`: key -> Config), as text."""
+    import gc
+    out = {}
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Autotuner" and isinstance(getattr(obj, "cache", None), dict) and obj.cache:
+            name = getattr(getattr(obj, "fn", None), "__name__", None) or str(getattr(obj, "fn", "?"))
+            out.setdefault(name, {}).update({str(k): str(v) for k, v in obj.cache.items()})
+    return out
+
+
+def worker(jit, src, only, want_kernels, save_dir, rounds, want_specs):
     prepare(src, jit)
     import torch
+    if want_specs and jit == "tritium":  # every specialization tritium compiles, by kernel
+        sys.path.insert(0, str(ROOT / "tests" / "triton_suite"))
+        import gpu_compile
+        gpu_compile.install()
     for index, (name, setup) in enumerate(ENTRIES):
         if only and not any(o in name for o in only):
             continue
@@ -306,10 +322,15 @@ def worker(jit, src, only, want_kernels, save_dir, rounds):
             row["spread"] = [min(times), max(times)]
             if want_kernels:
                 row["kernels"] = kernel_times(torch, call)
+            if want_specs:
+                row["autotuned"] = autotune_choices()
+                if jit == "tritium":
+                    row["specializations"] = [{"kernel": h.name, "signature": h.signature, "options": h._options}
+                                              for h in gpu_compile.take_pending()]
         except Exception as e:  # noqa: BLE001 - the row says what went wrong
             text = " / ".join(line.strip() for line in str(e).splitlines() if line.strip())
             row["error"] = f"{type(e).__name__}: {text[:400]}"
-        print(json.dumps(row), flush=True)
+        print(json.dumps(row, default=str), flush=True)
 
 
 def difference(a_path, b_path):
@@ -328,6 +349,8 @@ def main():
     ap.add_argument("--src", default=str(ROOT / "build-gpu" / "realk" / "src"))
     ap.add_argument("--only", default="", help="comma-separated substrings of the rows to run")
     ap.add_argument("--kernels", action="store_true", help="each Triton kernel's GPU time per call, per JIT")
+    ap.add_argument("--specs", action="store_true",
+                    help="record tritium's specializations (signature, options) and both JITs' autotune choices in --json")
     ap.add_argument("--json")
     ap.add_argument("--worker-timeout", type=float, default=270.0, help="seconds each JIT's process may take")
     ap.add_argument("--quick", action="store_true", help="three timed rounds instead of five")
@@ -336,7 +359,7 @@ def main():
     args = ap.parse_args()
     only = [o for o in args.only.split(",") if o]
     if args.worker:
-        worker(args.worker, args.src, only, args.kernels, args.save_dir, 3 if args.quick else 5)
+        worker(args.worker, args.src, only, args.kernels, args.save_dir, 3 if args.quick else 5, args.specs)
         return 0
     from bench_attention import no_gpu_reason
     reason = no_gpu_reason()
@@ -350,7 +373,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-projects-") as save_dir:
         for jit in ("tritium", "triton"):
             cmd = [sys.executable, __file__, "--worker", jit, "--src", args.src, "--only", args.only,
-                   "--save-dir", save_dir] + (["--kernels"] if args.kernels else []) + (["--quick"] if args.quick else [])
+                   "--save-dir", save_dir] + (["--kernels"] if args.kernels else []) + (["--quick"] if args.quick else []) \
+                + (["--specs"] if args.specs else [])
             try:
                 done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.worker_timeout)
                 stdout, failed = done.stdout, done.returncode != 0 and f"exited {done.returncode}: " \
