@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -29,6 +30,65 @@ bool writes_memory(const Region& region) {
     }
   }
   return false;
+}
+
+// The kernel's pointer arguments `ptr` (a pointer or a pointer block) is built from, through
+// addptr, views, selects and the values loops and branches carry; false where some part of it
+// comes from anywhere else (a pointer loaded from memory, an integer cast to one).
+bool pointer_bases(const Value* ptr, std::unordered_set<const Value*>& bases, std::unordered_set<const Value*>& seen) {
+  if (!seen.insert(ptr).second) return true;
+  if (ptr->is_region_arg()) {
+    const Op* owner = ptr->region()->parent();
+    if (owner == nullptr) {
+      bases.insert(ptr);  // an entry argument
+      return true;
+    }
+    if (owner->kind() != OpKind::For || ptr->index() == 0) return false;
+    return pointer_bases(owner->operand(ptr->index() + 2), bases, seen) &&
+           pointer_bases(owner->region(0)->terminator()->operand(ptr->index() - 1), bases, seen);
+  }
+  const Op& def = *ptr->def();
+  switch (def.kind()) {
+    case OpKind::AddPtr:
+    case OpKind::Splat:
+    case OpKind::Broadcast:
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Trans:
+    case OpKind::ConvertLayout:
+    case OpKind::DescriptorTile: return pointer_bases(def.operand(0), bases, seen);
+    case OpKind::Select: return pointer_bases(def.operand(1), bases, seen) && pointer_bases(def.operand(2), bases, seen);
+    case OpKind::For:
+      return pointer_bases(def.operand(ptr->index() + 3), bases, seen) &&
+             pointer_bases(def.region(0)->terminator()->operand(ptr->index()), bases, seen);
+    case OpKind::If:
+      return pointer_bases(def.region(0)->terminator()->operand(ptr->index()), bases, seen) &&
+             pointer_bases(def.region(1)->terminator()->operand(ptr->index()), bases, seen);
+    default: return false;
+  }
+}
+
+bool pointer_bases(const Value* ptr, std::unordered_set<const Value*>& bases) {
+  std::unordered_set<const Value*> seen;
+  return pointer_bases(ptr, bases, seen);
+}
+
+// The kernel arguments the memory writes of `region` go through (at any depth), where loads
+// of other arguments may be issued before them: every write is a store, or an atomic whose
+// old value nothing reads (no thread learns from it what another wrote: it synchronizes
+// nothing), through pointers built from known arguments. False where some write is not
+// (a return, an atomic read as a lock or counter, griddepcontrol, an unknown pointer).
+bool written_bases(const Region& region, std::unordered_set<const Value*>& bases) {
+  for (const auto& op : region.ops()) {
+    for (const auto& inner : op->regions()) {
+      if (!written_bases(*inner, bases)) return false;
+    }
+    if (op->kind() == OpKind::Return) return false;
+    if (!has_trait(op->kind(), ir::kWritesGlobal)) continue;
+    const bool plain = op->kind() == OpKind::Store || (op->kind() == OpKind::AtomicRMW && !op->result()->has_uses());
+    if (!plain || !pointer_bases(op->operand(0), bases)) return false;
+  }
+  return true;
 }
 
 // A pure op without regions can be computed again anywhere its operands are available.
@@ -257,7 +317,19 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
     // tl.range(num_stages=1) asks for the loop as written.
     const ir::AttrValue* stages = op.find_attr("num_stages");
     int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
-    if (!positive_step || loop_stages < 2 || writes_memory(body)) continue;
+    if (!positive_step || loop_stages < 2) continue;
+    // A loop that writes memory moves a load ahead of the writes of earlier iterations only
+    // where the load's pointer and every written one come from different kernel arguments
+    // (Triton's pipeliner moves them all: mamba's dB and dC loops add into a third buffer).
+    const bool writes = writes_memory(body);
+    std::unordered_set<const Value*> written;
+    if (writes && !written_bases(body, written)) continue;
+    auto apart = [&](const Op& load) {
+      if (!writes) return true;
+      std::unordered_set<const Value*> read;
+      if (!pointer_bases(load.operand(0), read)) return false;
+      return std::none_of(read.begin(), read.end(), [&](const Value* b) { return written.count(b) != 0; });
+    };
     Op* first_dot = nullptr;
     int dots = 0;
     std::vector<Op*> loads;
@@ -265,7 +337,7 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
       if (inner->kind() == OpKind::Dot) ++dots;
       if (inner->kind() == OpKind::Dot && first_dot == nullptr) first_dot = inner.get();
       if (inner->kind() == OpKind::Load && !ir::is_volatile(*inner) && inner->result()->type()->is_block() &&
-          (!which || which(*inner))) {
+          (!which || which(*inner)) && apart(*inner)) {
         loads.push_back(inner.get());
       }
     }

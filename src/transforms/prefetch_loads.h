@@ -3,9 +3,11 @@
 // of the body whose operands can be computed one iteration ahead is issued for iteration
 // i + 1 just before the first dot of iteration i and carried into the next iteration (the
 // first iteration's before the loop), masked off when that iteration does not run, so its
-// latency overlaps the dot. Only loops with a constant positive step that write no memory
-// are changed (a store could alias what the early load reads), and not a loop written
-// `tl.range(..., num_stages=1)` (its {num_stages} attribute). The GPU code generator runs
+// latency overlaps the dot. Only loops with a constant positive step are changed, and not a
+// loop written `tl.range(..., num_stages=1)` (its {num_stages} attribute). In a loop that
+// writes memory a load moves only where a store could not write what it reads: every write
+// is a store or an atomic whose old value nothing reads, and the load's pointer and every
+// written one are built from different kernel arguments (else the loop stays as written). The GPU code generator runs
 // it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
 #pragma once
 

@@ -99,21 +99,22 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
-    def dot_then_two_loops(a_ptr, b_ptr, c_ptr, e_ptr, out1_ptr, out2_ptr, D, BM: tl.constexpr, BD: tl.constexpr):
+    def dot_then_two_loops(a_ptr, b_ptr, out1_ptr, out2_ptr, D, BM: tl.constexpr, BD: tl.constexpr):
         # cut-cross-entropy's backward: a dot's result d, in fragments, is the first loop's A
         # (read from its fragments) and, transposed, the second loop's (staged from d's flat
-        # copy, which only the trans reads).
+        # copy, which only the trans reads). Each loop reads its B from the buffer it writes,
+        # in place (cce's add under a lock), so neither loop is pipelined (prefetch_loads).
         r = tl.arange(0, BM)
         sq = r[:, None] * BM + r[None, :]
         d = tl.dot(tl.load(a_ptr + sq), tl.load(b_ptr + sq)).to(tl.float16)
         cols = tl.arange(0, BD)
         for k in range(0, D, BD):
             at = r[:, None] * D + k + cols[None, :]
-            tl.store(out1_ptr + at, tl.dot(d, tl.load(c_ptr + at)))
+            tl.store(out1_ptr + at, tl.dot(d, tl.load(out1_ptr + at).to(tl.float16)))
         dt = tl.trans(d)
         for k in range(0, D, BD):
             at = r[:, None] * D + k + cols[None, :]
-            tl.store(out2_ptr + at, tl.dot(dt, tl.load(e_ptr + at)))
+            tl.store(out2_ptr + at, tl.dot(dt, tl.load(out2_ptr + at).to(tl.float16)))
 
 
     @tritium.jit
@@ -392,6 +393,37 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def heads_scaled_dots(x_ptr, w_ptr, b_ptr, s_ptr, t_ptr, out_ptr, sums_ptr, H, BM: tl.constexpr,
+                          BN: tl.constexpr, BK: tl.constexpr):
+        # mamba's dB / dC / dCB kernels in small: a loop over heads, each a dot scaled by a
+        # column of t, then by exp(min(s[:, None] - t[None, :], 0)) (rows of s against columns
+        # of t), multiplied by a block loaded once before the loop and summed along its rows into
+        # sums (tl.atomic_add, its old value unread), the scaled dots accumulated. Programs past
+        # the first store zeros and return early (dCB's upper triangle), so the loop is in an if.
+        pid = tl.program_id(0)
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        out = out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :]
+        if pid > 0:
+            tl.store(out, tl.zeros((BM, BN), dtype=tl.float32))
+            return
+        b = tl.load(b_ptr + rm[:, None] * BN + rn[None, :]).to(tl.float32)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(H):
+            x = tl.load(x_ptr + h * BM * BK + rm[:, None] * BK + rk[None, :])
+            w = tl.load(w_ptr + h * BK * BN + rk[:, None] * BN + rn[None, :])
+            d = tl.dot(x, w)
+            s = tl.load(s_ptr + h * BM + rm)
+            t = tl.load(t_ptr + h * BN + rn)
+            d *= t[None, :]
+            d *= tl.exp(tl.minimum(s[:, None] - t[None, :], 0.0))
+            tl.atomic_add(sums_ptr + h * BM + rm, tl.sum(d * b, axis=1))
+            acc += d
+        tl.store(out, acc)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -559,13 +591,14 @@ def test_flat_copy_made_where_first_needed(kernels, stages):
     BM, BD, D = 64, 32, 96
     a, b = (rng.integers(-2, 3, (BM, BM)).astype(np.float16) for _ in range(2))
     c, e = (rng.integers(-2, 3, (BM, D)).astype(np.float16) for _ in range(2))
-    out1, out2 = (np.full((BM, D), np.nan, np.float32) for _ in range(2))
-    handle = eg.run(kernels.dot_then_two_loops, (1,), a, b, c, e, out1, out2, D, BM=BM, BD=BD, sm=90,
+    out1, out2 = c.astype(np.float32), e.astype(np.float32)  # B of each loop, overwritten by its result
+    handle = eg.run(kernels.dot_then_two_loops, (1,), a, b, out1, out2, D, BM=BM, BD=BD, sm=90,
                     num_warps=4, num_stages=stages)
     d = a.astype(np.float64) @ b.astype(np.float64)  # exact in fp16: |d| <= 256
     np.testing.assert_array_equal(out1, d @ c)
     np.testing.assert_array_equal(out2, d.T @ e)
     assert "also read flat" in eg.emit_llvm(handle, 90, "gpu-ir")
+    assert "cp.async" not in eg.emit_llvm(handle, 90, "gpu-ir")
     ptx = eg.emit_llvm(handle, 90, "ptx")
     a_in_registers = re.search(r"wgmma\.mma_async[^;]*\}, \{", ptx)
     pair_stores = re.search(r"st\.shared\.b32", ptx)
@@ -709,6 +742,43 @@ def test_branch_yielding_fragments_read_flat(kernels, sm, warps, n):
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     np.testing.assert_array_equal(c, a64 @ b64 if n > 0 else 0)
     np.testing.assert_array_equal(d, b64 @ a64 if n > 0 else 0)
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+@pytest.mark.parametrize("BM,BN,stages", [(64, 64, 3), (32, 128, 3), (64, 32, 1)])
+def test_scaled_dots_of_heads_stay_in_fragments(kernels, sm, BM, BN, stages):
+    """mamba's dB / dC / dCB loops over heads (heads_scaled_dots): the operands are copied by
+    cp.async although the loop adds into `sums` (prefetch_loads: the loads and the writes go
+    through different arguments, the atomic's old value unread), the block read by every
+    iteration is moved into fragments once before the loop (FragmentPlan::invariant_copy), and
+    the row and column broadcasts, under the early return's `if`, are read in fragments: the
+    dot's result never goes to the flat layout. Against numpy (exp: to 1e-5)."""
+    rng = np.random.default_rng(31 + BM + BN)
+    H, BK = 5, 32
+    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
+    b = rng.integers(-3, 4, (BM, BN)).astype(np.float16)
+    s = rng.standard_normal((H, BM)).astype(np.float32)
+    t = rng.standard_normal((H, BN)).astype(np.float32)
+    out = np.full((2, BM, BN), np.nan, dtype=np.float32)
+    sums = np.zeros((H, BM), dtype=np.float32)
+    handle = eg.run(kernels.heads_scaled_dots, (2,), x, w, b, s, t, out, sums, H, BM=BM, BN=BN, BK=BK, sm=sm,
+                    num_warps=4, num_stages=stages)
+    want, want_sums = np.zeros((BM, BN)), np.zeros((H, BM))
+    for h in range(H):
+        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * t[h][None, :]
+        d = d * np.exp(np.minimum(s[h][:, None] - t[h][None, :], 0.0))
+        want_sums[h] = (d * b.astype(np.float64)).sum(1)
+        want += d
+    np.testing.assert_allclose(out[0], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(out[1], 0.0)
+    np.testing.assert_allclose(sums, want_sums, rtol=1e-5, atol=1e-4)
+    o = handle._options
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, stages, sm)
+    assert not re.search(r"= dot [^\n]*also read flat", gpu_ir), gpu_ir
+    assert re.search(r"= cast [^\n]*also copied into fragments here, once", gpu_ir), gpu_ir
+    assert all("fragments:" in line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*xfp32", line)), gpu_ir
+    assert (gpu_ir.count("cp.async into stage buffers") > 0) == (stages > 1), gpu_ir
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])

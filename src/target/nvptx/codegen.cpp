@@ -522,6 +522,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   };
   auto layout_text = [&](const ir::Value* v) -> std::string {
     const FragmentLayout* l = fragments.layout(v);
+    if (const FragmentLayout* copy = fragments.invariant_copy(v)) {
+      return "also copied into fragments here, once, for the loop that reads it so (" + std::to_string(copy->warps_m) + "x" +
+             std::to_string(copy->warps_n) + " warps)";
+    }
     if (l == nullptr) return "";
     if (l->rows) {
       return "fragment rows: " + std::to_string(l->warps_m) + " warps along m, " + std::to_string(l->num_regs()) +

@@ -307,9 +307,22 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
   // Masks and offsets built from ranges: computed where each register is (no round trip).
   if (Regs computed; fragment_from_index(value, l, computed)) return computed;
   if (l.rows) return flat_to_rows(value, l, flat);
+  if (auto it = invariant_fragments_.find(value); it != invariant_fragments_.end() && *frags_.invariant_copy(value) == l) {
+    return it->second;
+  }
+  return flat_to_fragment(value, l, user);
+}
+
+Regs Emitter::flat_to_fragment(const ir::Value* value, const FragmentLayout& l, const ir::Op& at) {
+  const Regs& flat = get(value);
+  if (flat.uniform) {
+    Regs out;
+    out.values.assign(l.num_regs(), flat.at(0));
+    return out;
+  }
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
-  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), user, "changing this block's layout");
+  check_shared_fits(l.batch * l.m * stride * type_bytes(stored), at, "changing this block's layout");
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   stage_rows(value->type(), flat, 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored,
              [this](llvm::Value* v) { return to_storage(v); });

@@ -77,6 +77,7 @@ bool Emitter::mark_fragment_barriers(const ir::Region& region) {
     for (const auto& inner : op->regions()) here = mark_fragment_barriers(*inner) || here;
     for (const auto& r : op->results()) here = here || frags_.layout(r.get()) != nullptr;
     for (const ir::Value* v : op->operands()) here = here || frags_.layout(v) != nullptr;
+    for (const auto& r : op->results()) here = here || frags_.invariant_copy(r.get()) != nullptr;
     for (const auto& inner : op->regions()) {
       for (const auto& arg : inner->args()) here = here || frags_.layout(arg.get()) != nullptr;
     }
@@ -149,6 +150,13 @@ void Emitter::emit_op(const ir::Op& op) {
   // regions may have left, or what was pending before (no iteration, or a branch without).
   if (has_scratch(op)) dirty_ = true;
   if (control) dirty_ = entry || holds_scratch(op);
+  // The fragment copies of blocks that loops read in fragments (FragmentPlan::invariant_copy),
+  // made once here rather than in every iteration.
+  for (const auto& result : op.results()) {
+    if (const FragmentLayout* l = frags_.invariant_copy(result.get())) {
+      invariant_fragments_[result.get()] = flat_to_fragment(result.get(), *l, op);
+    }
+  }
 }
 
 void Emitter::dispatch(const ir::Op& op) {

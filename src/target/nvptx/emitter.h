@@ -233,6 +233,8 @@ class Emitter {
   // `value` read in layout `l` for `user`: its fragment, a uniform value repeated, or the
   // flat value moved through shared memory.
   Regs fragment_operand(const ir::Value* value, const FragmentLayout& l, const ir::Op& user);
+  // A flat block moved into fragments through shared memory (`at`: the op errors name).
+  Regs flat_to_fragment(const ir::Value* value, const FragmentLayout& l, const ir::Op& at);
   // Records a fragment value, and its flat copy when some use needs one: converted before
   // the first flat use, after the fragment uses before it (flat_copy_point; the copy still
   // dominates every flat use), so that the copy's registers are not live beside the
@@ -513,6 +515,8 @@ class Emitter {
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
+  // The fragment copies of flat blocks that loops read in fragments (FragmentPlan::invariant_copy).
+  std::unordered_map<const ir::Value*, Regs> invariant_fragments_;
   // Fragment values whose flat copy is made at the start of an op (flat_copy_point).
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> flat_copies_at_;
   struct DeferredCopy {

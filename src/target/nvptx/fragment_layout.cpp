@@ -115,6 +115,30 @@ void collect_ops(const ir::Region& region, std::vector<const ir::Op*>& ops) {
 // The op whose region holds `op` (null at the function's top level).
 const ir::Op* enclosing_op(const ir::Op& op) { return op.parent() == nullptr ? nullptr : op.parent()->parent(); }
 
+// The innermost `for` or `while` that holds `op` (null where none does).
+const ir::Op* enclosing_loop(const ir::Op& op) {
+  for (const ir::Op* parent = enclosing_op(op); parent != nullptr; parent = enclosing_op(*parent)) {
+    if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) return parent;
+  }
+  return nullptr;
+}
+
+// Whether `v`, an operand of `user`, is a block defined by an op outside the innermost loop
+// that holds `user`, of `user`'s shape and at most kInvariantCopyElements a thread: one
+// fragment copy of it, made where it is defined, serves every iteration (invariant_copy).
+bool invariant_operand(const ir::Value* v, const ir::Op& user, int num_warps) {
+  const ir::Op* loop = enclosing_loop(user);
+  const ir::Op* def = v->def();
+  if (loop == nullptr || def == nullptr || v->type()->shape() != user.result()->type()->shape() ||
+      v->type()->element()->is_pointer() || v->type()->num_elements() > kInvariantCopyElements * 32 * num_warps) {
+    return false;
+  }
+  for (const ir::Op* parent = def; parent != nullptr; parent = enclosing_op(*parent)) {
+    if (parent == loop) return false;
+  }
+  return true;
+}
+
 bool elementwise_candidate(const ir::Op& op) {
   return has_trait(op.kind(), ir::kElementwise) && op.kind() != OpKind::AddPtr && op.num_results() == 1 &&
          (fits_fragments(op.result()->type()) || fits_rows(op.result()->type()));
@@ -145,7 +169,8 @@ bool rows_broadcast(const ir::Op& op) {
 // that is no fragment rows (a load: rows_broadcast covers reductions' rows): every register of
 // the fragment is the line's element at its column, or at its row (Emitter::line_to_fragment:
 // the line through shared memory once, each thread reading the 2 rep_n columns or 2 rep_m rows
-// it holds). Not inside an `if`: the round trip's barriers stay out of branches.
+// it holds). Inside an `if` too (an early return's else branch holds the rest of the kernel):
+// its condition is a scalar, and Emitter::mark_fragment_barriers makes it uniform.
 bool line_broadcast(const ir::Op& op) {
   if (op.kind() != OpKind::Broadcast || op.operand(0)->type()->rank() != 2 || op.result()->type()->rank() != 2 ||
       !fits_fragments(op.result()->type()) || op.operand(0)->type()->element()->is_pointer()) {
@@ -155,9 +180,6 @@ bool line_broadcast(const ir::Op& op) {
   const std::vector<int64_t>& to = op.result()->type()->shape();
   if (!((from[0] == 1 && from[1] == to[1]) || (from[1] == 1 && from[0] == to[0])) || (from[0] == 1 && from[1] == 1)) {
     return false;
-  }
-  for (const ir::Op* parent = enclosing_op(op); parent != nullptr; parent = enclosing_op(*parent)) {
-    if (parent->kind() != OpKind::For && parent->kind() != OpKind::While) return false;
   }
   return true;
 }
@@ -272,6 +294,18 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
       }
     }
   }
+  // Blocks defined outside a loop that a candidate elementwise op of the loop reads (neither
+  // candidates nor computed where each register is): each gets one fragment copy where it is
+  // defined, kept below only while some op of the plan reads it.
+  std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> invariant;
+  for (const ir::Op* op : ops) {
+    if (!elementwise_candidate(*op) || in.count(op->result()) == 0 || fits_rows(op->result()->type())) continue;
+    for (const ir::Value* operand : op->operands()) {
+      int budget = kIndexComputeBudget;
+      if (in.count(operand) != 0 || uniform_block(operand) || index_computable(operand, &budget)) continue;
+      if (invariant_operand(operand, *op, num_warps)) invariant[operand].push_back(op);
+    }
+  }
   // Then drop the candidates whose operands cannot all be read in their layout, until none
   // is left. Fragment rows also need one warps_m (the rows' placement) along each chain:
   // a reduction gives its input's, the rest inherit it, and a broadcast back to a fragment
@@ -292,6 +326,10 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     return in.count(v) != 0 || uniform_block(v) || index_computable(v, &budget);
   };
   auto drop = [&](const ir::Value* v) { return in.erase(v) != 0; };
+  auto reads_invariant = [&](const ir::Value* v, const ir::Op* op) {
+    auto it = invariant.find(v);
+    return it != invariant.end() && std::find(it->second.begin(), it->second.end(), op) != it->second.end();
+  };
   for (bool changed = true; changed;) {
     changed = false;
     // Agrees `v` (a rows candidate) with warps_m `w`; false on a conflict.
@@ -309,7 +347,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
         bool any = false, all = true;
         for (const ir::Value* operand : op->operands()) {
           any = any || in.count(operand) != 0;
-          all = all && ok(operand);
+          all = all && (ok(operand) || reads_invariant(operand, op));
         }
         if (all && any && fits_rows(op->result()->type())) {
           for (const ir::Value* operand : op->operands()) {
@@ -442,6 +480,10 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     for (const ir::Use& use : v->uses()) {
       if (!reads_fragment(plan, *use.user, use.index)) plan.needs_flat_.insert(v);
     }
+  }
+  for (const auto& [v, readers] : invariant) {
+    const bool read = std::any_of(readers.begin(), readers.end(), [&](const ir::Op* op) { return in.count(op->result()) != 0; });
+    if (read) plan.invariant_copies_.emplace(v, full(v));
   }
   return plan;
 }

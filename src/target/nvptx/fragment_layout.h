@@ -88,12 +88,19 @@ class FragmentPlan {
   }
   // Whether some use of a fragment value reads it in the flat layout.
   bool needs_flat(const ir::Value* value) const { return needs_flat_.count(value) != 0; }
+  // The layout of the fragment copy of `value`, a flat block defined outside a loop whose
+  // fragment ops read it (made once, right after its definition), or null where it has none.
+  const FragmentLayout* invariant_copy(const ir::Value* value) const {
+    auto it = invariant_copies_.find(value);
+    return it == invariant_copies_.end() ? nullptr : &it->second;
+  }
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
+  std::unordered_map<const ir::Value*, FragmentLayout> invariant_copies_;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -104,6 +111,10 @@ class FragmentPlan {
 // accumulator chosen by an `if` of them: a mask applied before the dot), and as fragment
 // rows through reductions along the last axis of 2-D fragments, expand_dims/reshape to
 // [m, 1] and broadcasts back to fragments whose rows are the same, until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).
+// An elementwise op of a loop may also read a block defined outside that loop (a loaded
+// [m, n] block the loop multiplies each dot result by): that block gets a fragment copy of
+// its own once, where it is defined (invariant_copy), at most kInvariantCopyElements a
+// thread, instead of the op's fragments going to the flat layout in every iteration.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
 
 // Whether every element of `value` follows from its flat index alone: ranges, constants,
@@ -112,6 +123,8 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
 // layout without moving elements between threads).
 bool index_computable(const ir::Value* value, int* budget);
 constexpr int kIndexComputeBudget = 16;
+// The most elements a thread holds of one invariant_copy: a 64 x 128 block at 4 warps.
+constexpr int64_t kInvariantCopyElements = 64;
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in a warpgroup layout (every
