@@ -38,12 +38,13 @@ std::vector<std::string> pass_list(const std::string& value) {
 }
 
 std::string run_opt(const std::string& path, const std::string& text, const std::vector<std::string>& passes,
-                    bool with_locs, int num_warps, int num_stages) {
+                    bool with_locs, int num_warps, int num_stages, bool prefetch_indices) {
   std::unique_ptr<ir::Function> function = ir::parse(text, path);
   ir::verify_input(*function);
   gpu::GpuOptions options;
   options.num_warps = num_warps;
   options.num_stages = num_stages;
+  options.prefetch_indices = prefetch_indices;
   bool assigned = false;
   for (const std::string& name : passes) {
     bool gpu_pass = false;

@@ -157,11 +157,20 @@ void prefetch_operands(ir::Function& function, const GpuOptions& options) {
   if (!pipelines_dots(function, options)) return;
   analysis::AxisInfoAnalysis facts(function);
   choose_read_back(function.body(), options, facts);
-  transforms::prefetch_loads(function,
-                             [&](const ir::Op& load) {
-                               return copyable_operand_load(load, options.sm, facts) || load.has_attr(kReadBackAttr);
-                             },
-                             options.num_stages);
+  auto copied = [&](const ir::Op& load) {
+    return copyable_operand_load(load, options.sm, facts) || load.has_attr(kReadBackAttr);
+  };
+  // The integer loads those copies' pointers read (a paged KV cache's block-table entries),
+  // prefetched into registers one iteration further ahead: at most one element a thread, so
+  // each iteration carried costs a register or so.
+  const int64_t threads = 32 * options.num_warps;
+  auto index = [&](const ir::Op& load) {
+    const ir::Type* type = load.result()->type();
+    return ir::is_integer(type->element()->scalar_kind()) && !copied(load) &&
+           (!type->is_block() || type->num_elements() <= threads);
+  };
+  transforms::prefetch_loads(function, copied, options.num_stages,
+                             options.prefetch_indices ? std::function<bool(const ir::Op&)>(index) : nullptr);
 }
 
 }  // namespace tritium::gpu

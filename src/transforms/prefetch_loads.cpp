@@ -6,6 +6,7 @@
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -300,15 +301,57 @@ class LoopPrefetcher {
 
 using LoadFilter = std::function<bool(const Op&)>;
 
+// The loads of `body` whose values the addresses or masks of `loads` read through ops
+// LoopPrefetcher can compute again (and through the values the loop carries): a paged
+// cache's block-table entries, from which a K or V tile's pointers are computed. Those
+// `index` accepts, of loads that depend on nothing else the prefetcher cannot recompute.
+std::vector<Op*> index_loads(const Region& body, const std::vector<Op*>& loads, const LoadFilter& index) {
+  std::vector<Op*> out;
+  const Op& yield = *body.terminator();
+  for (const Op* load : loads) {
+    std::vector<Op*> found;
+    std::vector<const Value*> stack(load->operands().begin(), load->operands().end());
+    std::unordered_set<const Value*> seen;
+    bool ok = true;
+    while (ok && !stack.empty()) {
+      const Value* v = stack.back();
+      stack.pop_back();
+      if (!seen.insert(v).second) continue;
+      if (v->is_region_arg()) {
+        if (v->region() == &body && v->index() > 0) stack.push_back(yield.operand(v->index() - 1));
+        continue;
+      }
+      Op* def = v->def();
+      if (def == nullptr || def->parent() != &body) continue;
+      if (def->kind() == OpKind::Load && !ir::is_volatile(*def) && index(*def)) {
+        found.push_back(def);
+      } else if (recomputable(*def)) {
+        for (const Value* o : def->operands()) stack.push_back(o);
+      } else {
+        ok = false;  // the load cannot run ahead whatever its indices do
+      }
+    }
+    if (!ok) continue;
+    for (Op* f : found) {
+      if (std::find(out.begin(), out.end(), f) == out.end() && std::find(loads.begin(), loads.end(), f) == loads.end()) {
+        out.push_back(f);
+      }
+    }
+  }
+  // In body order, as the loads before the loop are issued.
+  std::sort(out.begin(), out.end(), [&](const Op* a, const Op* b) { return body.index_of(a) < body.index_of(b); });
+  return out;
+}
+
 // Returns whether anything changed.
 // The stage buffers of a loop of several dots, at most (see prefetch_region).
 constexpr int64_t kMultiDotStageBytes = 64 * 1024;
 
-bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
+bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& index, int num_stages) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, num_stages) || changed;
+    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, index, num_stages) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     const Op* step = ir::ForOp(op).step()->def();
@@ -356,6 +399,17 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
       for (const Op* load : loads) stage_bytes += load->result()->type()->num_elements() * 2;  // f16/bf16
       while (distance > 1 && (distance + 1) * stage_bytes > kMultiDotStageBytes) --distance;
     }
+    // The loads the chosen ones' addresses read (a block table's entries) first, one
+    // iteration further ahead and carried in registers: the chosen loads of iteration
+    // i + distance then compute their pointers from a carried value, as Triton's pipeliner
+    // gives such a load an earlier stage than the copies that read it.
+    if (index) {
+      std::vector<Op*> indices = index_loads(body, loads, index);
+      if (!indices.empty()) {
+        LoopPrefetcher ahead(op, *first_dot, distance + 1);
+        changed = ahead.prefetch(indices) || changed;
+      }
+    }
     LoopPrefetcher prefetcher(op, *first_dot, distance);
     changed = prefetcher.prefetch(loads) || changed;
     // Ops inserted before the loop moved it: continue after it.
@@ -368,8 +422,8 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
 
 void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr, 2); }
 
-void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages) {
-  if (prefetch_region(function.body(), which, num_stages)) eliminate_dead_code(function);
+void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages, const LoadFilter& index) {
+  if (prefetch_region(function.body(), which, index, num_stages)) eliminate_dead_code(function);
 }
 
 }  // namespace tritium::transforms

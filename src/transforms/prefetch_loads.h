@@ -21,6 +21,10 @@ void prefetch_loads(ir::Function& function);
 // Only the loads `which` accepts (the GPU code generator picks those it can copy
 // asynchronously into shared memory), num_stages - 1 iterations ahead in a loop of one dot
 // (a loop's `tl.range(num_stages=...)` overrides num_stages; one ahead with several dots).
-void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages);
+// `index`, where given, accepts loads of the body that the chosen loads' pointers or masks
+// read (a block table's entries: `k_cache + table[j] * stride + ...`): those are loaded one
+// iteration further ahead, carried in registers, so the chosen loads can run ahead too.
+void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages,
+                    const std::function<bool(const ir::Op& load)>& index = nullptr);
 
 }  // namespace tritium::transforms

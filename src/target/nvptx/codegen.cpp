@@ -384,6 +384,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.sm = options.sm;
   gpu_options.vectorize = options.vectorize;
   gpu_options.int8_row_major_wgmma = options.int8_row_major_wgmma;
+  gpu_options.prefetch_indices = options.prefetch_indices;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too).
   gpu_options.in_registers = [options](const ir::Function& f) {
