@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -21,15 +22,86 @@ using ir::Value;
 
 namespace {
 
-bool writes_memory(const Region& region) {
-  for (const auto& op : region.ops()) {
-    if (has_trait(op->kind(), ir::kWritesGlobal) || op->kind() == OpKind::Return) return true;
-    for (const auto& inner : op->regions()) {
-      if (writes_memory(*inner)) return true;
+// The kernel arguments a pointer (or pointer block) is computed from, added to `bases`:
+// through pointer arithmetic, views, layout changes, selects, pointer casts and the values
+// loops and branches carry. False where some source is anything else (a pointer loaded from
+// memory, made from an integer): then it may point anywhere.
+bool pointer_bases(const Value* v, std::unordered_set<const Value*>& bases, std::unordered_set<const Value*>& seen) {
+  if (!seen.insert(v).second) return true;
+  if (v->is_region_arg()) {
+    const Region* region = v->region();
+    const Op* owner = region->parent();
+    if (owner == nullptr) {  // an argument of the kernel
+      bases.insert(v);
+      return true;
+    }
+    if (owner->kind() != OpKind::For || v->index() == 0) return false;
+    const Op* yield = region->terminator();
+    return yield != nullptr && pointer_bases(owner->operand(v->index() + 2), bases, seen) &&
+           pointer_bases(yield->operand(v->index() - 1), bases, seen);
+  }
+  const Op& op = *v->def();
+  switch (op.kind()) {
+    case OpKind::AddPtr:
+    case OpKind::Splat:
+    case OpKind::Broadcast:
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Trans:
+    case OpKind::ConvertLayout:
+    case OpKind::DescriptorTile:
+      return pointer_bases(op.operand(0), bases, seen);
+    case OpKind::Cast:
+      return op.operand(0)->type()->is_ptr() && pointer_bases(op.operand(0), bases, seen);
+    case OpKind::Select:
+      return pointer_bases(op.operand(1), bases, seen) && pointer_bases(op.operand(2), bases, seen);
+    case OpKind::Join:
+    case OpKind::Cat:
+      return pointer_bases(op.operand(0), bases, seen) && pointer_bases(op.operand(1), bases, seen);
+    case OpKind::For:
+    case OpKind::If:
+      for (const auto& region : op.regions()) {
+        const Op* yield = region->terminator();
+        if (yield == nullptr || yield->kind() != OpKind::Yield || !pointer_bases(yield->operand(v->index()), bases, seen)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+// What the ops of a loop body write: the kernel arguments their pointers come from, or
+// `anywhere` (a write through a pointer of unknown source, a return, an op that orders all
+// memory).
+struct Writes {
+  bool anywhere = false;
+  std::unordered_set<const Value*> bases;
+
+  void collect(const Region& region) {
+    for (const auto& op : region.ops()) {
+      if (op->kind() == OpKind::Return) anywhere = true;
+      if (has_trait(op->kind(), ir::kWritesGlobal)) {
+        std::unordered_set<const Value*> seen;
+        bool known = (op->kind() == OpKind::Store || op->kind() == OpKind::AtomicRMW || op->kind() == OpKind::AtomicCAS) &&
+                     pointer_bases(op->operand(0), bases, seen);
+        anywhere = anywhere || !known;
+      }
+      for (const auto& inner : op->regions()) collect(*inner);
     }
   }
-  return false;
-}
+  bool any() const { return anywhere || !bases.empty(); }
+
+  // Whether a load through `ptr`, issued iterations early, may read what the loop writes
+  // meanwhile: it may unless its pointer comes from kernel arguments the loop writes through
+  // none of. Distinct arguments are taken not to overlap within one loop (Triton's pipeliner
+  // moves loads above every store of the loop without asking).
+  bool may_reach(const Value* ptr) const {
+    if (anywhere) return true;
+    std::unordered_set<const Value*> read, seen;
+    if (!pointer_bases(ptr, read, seen)) return true;
+    return std::any_of(read.begin(), read.end(), [&](const Value* b) { return bases.count(b) != 0; });
+  }
+};
 
 // A pure op without regions can be computed again anywhere its operands are available.
 bool recomputable(const Op& op) {
@@ -257,7 +329,10 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
     // tl.range(num_stages=1) asks for the loop as written.
     const ir::AttrValue* stages = op.find_attr("num_stages");
     int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
-    if (!positive_step || loop_stages < 2 || writes_memory(body)) continue;
+    if (!positive_step || loop_stages < 2) continue;
+    Writes writes;
+    writes.collect(body);
+    if (writes.anywhere) continue;
     Op* first_dot = nullptr;
     int dots = 0;
     std::vector<Op*> loads;
@@ -265,7 +340,7 @@ bool prefetch_region(Region& region, const LoadFilter& which, int num_stages) {
       if (inner->kind() == OpKind::Dot) ++dots;
       if (inner->kind() == OpKind::Dot && first_dot == nullptr) first_dot = inner.get();
       if (inner->kind() == OpKind::Load && !ir::is_volatile(*inner) && inner->result()->type()->is_block() &&
-          (!which || which(*inner))) {
+          (!writes.any() || !writes.may_reach(inner->operand(0))) && (!which || which(*inner))) {
         loads.push_back(inner.get());
       }
     }
