@@ -3,9 +3,9 @@
 // of the body whose operands can be computed one iteration ahead is issued for iteration
 // i + 1 just before the first dot of iteration i and carried into the next iteration (the
 // first iteration's before the loop), masked off when that iteration does not run, so its
-// latency overlaps the dot. Only loops with a constant positive step are changed, and not
-// a loop written `tl.range(..., num_stages=1)` (its {num_stages} attribute). In a loop that
-// writes memory (fla's state recurrences store each chunk's state and new values) only the
+// latency overlaps the dot. Only loops with a constant step are changed (positive, or
+// negative on a signed iv: a loop over chunks last to first), and not a loop written
+// `tl.range(..., num_stages=1)` (its {num_stages} attribute). In a loop that writes memory (fla's state recurrences store each chunk's state and new values) only the
 // loads whose pointers come from kernel arguments that no store or atomic of the loop
 // writes through are moved (an early load could read what the loop writes before it); a
 // write through a pointer of unknown source, or a return, keeps the loop as written.

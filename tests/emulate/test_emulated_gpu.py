@@ -413,6 +413,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def one_operand_two_dots(a_ptr, c_ptr, b_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                             BK: tl.constexpr):
+        # fla's dhu: one loaded block (dO) is the B of two dots of the loop, one copied tile.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc1 = tl.zeros((BM, BN), dtype=tl.float32)
+        acc2 = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(K // BK - 1, -1, -1):
+            b = tl.load(b_ptr + (k0 * BK + rk)[:, None] * BN + rn[None, :])
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 * BK + rk)[None, :])
+            c = tl.load(c_ptr + rm[:, None] * K + (k0 * BK + rk)[None, :])
+            acc1 = tl.dot(a, b, acc1)
+            acc2 = tl.dot(c, b, acc2)
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc1)
+        tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
+
+
+    @tritium.jit
     def fed_back_operand(buf_ptr, b_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # Each iteration's A is what the one before stored through the same argument: that
         # load may not move ahead of the store.
@@ -542,6 +561,26 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
         gpu_ir = kernels.state_recurrence.emit("gpu-ir", k, v, w, vn, h, T, K=K, V=V, BT=BT, num_warps=warps,
                                                num_stages=stages, arch=sm)
         assert gpu_ir.count("cp.async into stage buffers") >= 6  # w, v and kT: before the loop and in it
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_one_copied_operand_of_two_dots(kernels, monkeypatch, sm, warps, stages, late):
+    """A load that is the B of two dots is copied ahead once and read by both (a loop over
+    K last to first, a negative step, as fla's backward recurrences run); exact."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(33)
+    BM, BN, BK, K = 64, 32, 32, 4 * 32
+    a, c = (rng.integers(-4, 5, (BM, K)).astype(np.float16) for _ in range(2))
+    b = rng.integers(-4, 5, (K, BN)).astype(np.float16)
+    out = np.full((2, BM, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.one_operand_two_dots, (1,), a, c, b, out, K, BM=BM, BN=BN, BK=BK, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    np.testing.assert_array_equal(out[0], a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_array_equal(out[1], c.astype(np.float64) @ b.astype(np.float64))
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    # a, c and b: num_stages - 1 iterations' before the loop, one in it
+    assert gpu_ir.count("cp.async into stage buffers") == 3 * stages
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (80, 2)])
