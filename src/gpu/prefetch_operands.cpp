@@ -18,14 +18,29 @@ namespace tritium::gpu {
 
 namespace {
 
-// A load that only feeds a 2-D fp16/bf16 dot operand (or an fp8 one of a dot wgmma may run
-// on fp8 inputs), masked-off elements zero. The operand of a tf32 or int8 dot (mma.sync)
-// too, when the axis facts prove 16-byte runs along its rows or its columns (then copied
-// transposed, async_copy.h): with neither its copies would move an element at a time.
+// A load that only feeds 2-D fp16/bf16 dot operands (or fp8 ones of dots wgmma may run on
+// fp8 inputs), masked-off elements zero: one dot's, or the same operand of several dots of
+// the body (fla's backward state recurrence multiplies each K block of q by one dO), which
+// read the one copied tile. The operand of a tf32 or int8 dot (mma.sync) too, when the axis
+// facts prove 16-byte runs along its rows or its columns (then copied transposed,
+// async_copy.h): with neither its copies would move an element at a time.
 bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoAnalysis& facts) {
   const ir::Value* v = load.result();
-  if (v->num_uses() != 1 || v->users()[0]->kind() != ir::OpKind::Dot || v->uses()[0].index > 1) return false;
-  const ir::Op& dot = *v->users()[0];
+  if (!v->has_uses()) return false;
+  const std::vector<ir::Use> uses = v->uses();
+  for (const ir::Use& use : uses) {
+    if (use.user->kind() != ir::OpKind::Dot || use.index != uses[0].index || use.index > 1 ||
+        use.user->parent() != load.parent()) {
+      return false;
+    }
+    if (!(use.user->operand(0)->type()->element() == uses[0].user->operand(0)->type()->element() &&
+          use.user->operand(1)->type()->element() == uses[0].user->operand(1)->type()->element() &&
+          use.user->result()->type()->element() == uses[0].user->result()->type()->element() &&
+          ir::DotOp(*use.user).input_precision() == ir::DotOp(*uses[0].user).input_precision())) {
+      return false;
+    }
+  }
+  const ir::Op& dot = *uses[0].user;
   ir::ScalarKind k = v->type()->element()->scalar_kind();
   bool fp8 = sm >= 90 && native_fp8_candidate(dot);
   if (v->type()->rank() != 2) return false;

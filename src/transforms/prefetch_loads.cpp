@@ -108,8 +108,8 @@ Value* copy_op(ir::Builder& builder, const Op& op, const std::vector<Value*>& op
 class LoopPrefetcher {
  public:
   // Loads run `distance` iterations ahead (num_stages - 1).
-  LoopPrefetcher(Op& loop, Op& first_dot, int distance)
-      : loop_(loop), body_(*loop.region(0)), yield_(*body_.terminator()), at_dot_(ir::Builder::before(&first_dot)),
+  LoopPrefetcher(Op& loop, Op& first_dot, int distance, bool descending)
+      : loop_(loop), descending_(descending), body_(*loop.region(0)), yield_(*body_.terminator()), at_dot_(ir::Builder::before(&first_dot)),
         before_loop_(ir::Builder::before(&loop)), distance_(distance), ahead_(distance + 1), first_(distance),
         ahead_iv_(distance + 1, nullptr), ahead_in_range_(distance + 1, nullptr), first_iv_(distance, nullptr),
         first_in_range_(distance, nullptr) {
@@ -224,7 +224,7 @@ class LoopPrefetcher {
     return out;
   }
 
-  // iv + d * step, as d additions (the step is a positive constant).
+  // iv + d * step, as d additions (the step is a constant, not 0).
   Value* ahead_iv(int d) {
     if (d == 0) return body_.arg(0);
     if (ahead_iv_[d] == nullptr) {
@@ -248,23 +248,30 @@ class LoopPrefetcher {
     return cmp->result();
   }
 
-  // Whether iteration i + d runs: iv + d * step < upper, and iv + d * step did not wrap.
+  // The loop's test (iv < upper; iv > upper for a negative step) and "past", the order of
+  // successive ivs (later > earlier; < for a negative step) that a wrap would break.
+  ir::CmpPredicate runs() const { return descending_ ? ir::CmpPredicate::Gt : ir::CmpPredicate::Lt; }
+  ir::CmpPredicate past() const { return descending_ ? ir::CmpPredicate::Lt : ir::CmpPredicate::Gt; }
+
+  // Whether iteration i + d runs: iv + d * step < upper (> for a negative step), and
+  // iv + d * step did not wrap.
   Value* ahead_in_range(int d) {
     if (ahead_in_range_[d] == nullptr) {
-      Value* in = compare(at_dot_, ir::CmpPredicate::Lt, ahead_iv(d), ir::ForOp(loop_).upper());
-      Value* no_wrap = compare(at_dot_, ir::CmpPredicate::Gt, ahead_iv(d), body_.arg(0));
+      Value* in = compare(at_dot_, runs(), ahead_iv(d), ir::ForOp(loop_).upper());
+      Value* no_wrap = compare(at_dot_, past(), ahead_iv(d), body_.arg(0));
       ahead_in_range_[d] = at_dot_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
     }
     return ahead_in_range_[d];
   }
 
-  // Whether iteration j runs: lower + j * step < upper (and, past the first, did not wrap).
+  // Whether iteration j runs: lower + j * step < upper (> for a negative step; and, past the
+  // first, did not wrap).
   Value* first_in_range(int j) {
     if (first_in_range_[j] == nullptr) {
       ir::ForOp loop(loop_);
-      Value* in = compare(before_loop_, ir::CmpPredicate::Lt, first_iv(j), loop.upper());
+      Value* in = compare(before_loop_, runs(), first_iv(j), loop.upper());
       if (j > 0) {
-        Value* no_wrap = compare(before_loop_, ir::CmpPredicate::Gt, first_iv(j), loop.lower());
+        Value* no_wrap = compare(before_loop_, past(), first_iv(j), loop.lower());
         in = before_loop_.create_value(OpKind::And, in->type(), {in, no_wrap}, loop_.loc());
       }
       first_in_range_[j] = in;
@@ -286,6 +293,7 @@ class LoopPrefetcher {
   }
 
   Op& loop_;
+  bool descending_;  // a negative step
   Region& body_;
   Op& yield_;
   ir::Builder at_dot_;
@@ -354,13 +362,19 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
     for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, index, num_stages) || changed;
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
+    // A constant step: positive, or negative on a signed iv (fla's backward recurrences run
+    // their chunks last to first, `range(NT - 1, -1, -1)`; an unsigned iv only counts up).
     const Op* step = ir::ForOp(op).step()->def();
-    bool positive_step = step != nullptr && step->kind() == OpKind::Constant && step->has_attr("value") &&
-                         std::holds_alternative<int64_t>(*step->find_attr("value")) && step->int_attr("value") > 0;
+    const int64_t step_value = step != nullptr && step->kind() == OpKind::Constant && step->has_attr("value") &&
+                                       std::holds_alternative<int64_t>(*step->find_attr("value"))
+                                   ? step->int_attr("value")
+                                   : 0;
+    const bool descending = step_value < 0;
+    bool constant_step = step_value > 0 || (descending && ir::is_signed(body.arg(0)->type()->scalar_kind()));
     // tl.range(num_stages=1) asks for the loop as written.
     const ir::AttrValue* stages = op.find_attr("num_stages");
     int64_t loop_stages = stages != nullptr && std::holds_alternative<int64_t>(*stages) ? std::get<int64_t>(*stages) : num_stages;
-    if (!positive_step || loop_stages < 2) continue;
+    if (!constant_step || loop_stages < 2) continue;
     // A loop that writes memory moves a load ahead of the writes of earlier iterations only
     // where the load's pointer and every written one come from different kernel arguments
     // (Triton's pipeliner moves them all: mamba's dB and dC loops add into a third buffer).
@@ -406,11 +420,11 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
     if (index) {
       std::vector<Op*> indices = index_loads(body, loads, index);
       if (!indices.empty()) {
-        LoopPrefetcher ahead(op, *first_dot, distance + 1);
+        LoopPrefetcher ahead(op, *first_dot, distance + 1, descending);
         changed = ahead.prefetch(indices) || changed;
       }
     }
-    LoopPrefetcher prefetcher(op, *first_dot, distance);
+    LoopPrefetcher prefetcher(op, *first_dot, distance, descending);
     changed = prefetcher.prefetch(loads) || changed;
     // Ops inserted before the loop moved it: continue after it.
     i = region.index_of(&op);

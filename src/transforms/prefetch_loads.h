@@ -3,11 +3,15 @@
 // of the body whose operands can be computed one iteration ahead is issued for iteration
 // i + 1 just before the first dot of iteration i and carried into the next iteration (the
 // first iteration's before the loop), masked off when that iteration does not run, so its
-// latency overlaps the dot. Only loops with a constant positive step are changed, and not a
-// loop written `tl.range(..., num_stages=1)` (its {num_stages} attribute). In a loop that
-// writes memory a load moves only where a store could not write what it reads: every write
-// is a store or an atomic whose old value nothing reads, and the load's pointer and every
-// written one are built from different kernel arguments (else the loop stays as written). The GPU code generator runs
+// latency overlaps the dot. Only loops with a constant step are changed (positive, or
+// negative on a signed iv: fla's backward recurrences run their chunks last to first), and
+// not a loop written `tl.range(..., num_stages=1)` (its {num_stages} attribute). In a loop
+// that writes memory (fla's state recurrences store each chunk's state, mamba's backward
+// adds row sums atomically) a load moves only where a store could not write what it reads:
+// every write is a store or an atomic whose old value nothing reads, and the load's pointer
+// and every written one are built from different kernel arguments (else the loop stays as
+// written). Distinct arguments are taken not to overlap within one loop, where Triton's
+// pipeliner moves its loads above every store of the loop unasked. The GPU code generator runs
 // it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
 #pragma once
 

@@ -424,6 +424,58 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def state_recurrence(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr,
+                         BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_fwd_kernel_h at one K block: a state carried over the
+        # chunks of T, stored every chunk with the new values, its operands loaded through the
+        # other arguments (prefetched past those stores); kT runs along M.
+        o_k = tl.arange(0, K)
+        o_v = tl.arange(0, V)
+        b_h = tl.zeros([K, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            tl.store(h_ptr + i_t * K * V + o_k[:, None] * V + o_v[None, :], b_h.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * K + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h.to(tl.float16))
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0) - b_v
+            tl.store(vn_ptr + o_t[:, None] * V + o_v[None, :], b_v.to(tl.float16), mask=m_t[:, None])
+            b_k = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * K, mask=m_t[None, :], other=0.0)
+            b_h = tl.dot(b_k, b_v.to(tl.float16), b_h)
+
+
+    @tritium.jit
+    def one_operand_two_dots(a_ptr, c_ptr, b_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                             BK: tl.constexpr):
+        # fla's dhu: one loaded block (dO) is the B of two dots of the loop, one copied tile.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc1 = tl.zeros((BM, BN), dtype=tl.float32)
+        acc2 = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(K // BK - 1, -1, -1):
+            b = tl.load(b_ptr + (k0 * BK + rk)[:, None] * BN + rn[None, :])
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 * BK + rk)[None, :])
+            c = tl.load(c_ptr + rm[:, None] * K + (k0 * BK + rk)[None, :])
+            acc1 = tl.dot(a, b, acc1)
+            acc2 = tl.dot(c, b, acc2)
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc1)
+        tl.store(out_ptr + BM * BN + rm[:, None] * BN + rn[None, :], acc2)
+
+
+    @tritium.jit
+    def fed_back_operand(buf_ptr, b_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
+        # Each iteration's A is what the one before stored through the same argument: that
+        # load may not move ahead of the store.
+        r = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+        b = tl.load(b_ptr + tl.arange(0, BN)[:, None] * BN + tl.arange(0, BN)[None, :])
+        for i in range(n):
+            a = tl.load(buf_ptr + i * BM * BN + r)
+            acc = tl.dot(a, b)
+            tl.store(buf_ptr + (i + 1) * BM * BN + r, acc.to(tl.float16))
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -500,6 +552,87 @@ def test_dot_loop_unrolled(kernels, sm, warps, stages, ksteps, unroll):
                                  sm=sm, num_warps=warps, num_stages=stages), sm)
     # U copies of the dot in the unrolled loop plus the one of the remainder loop.
     assert ll.count(mma) == single.count(mma) * (unroll + 1 if unroll > 1 else 1)
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (80, 4, 2), (80, 2, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, sm, warps, stages, late):
+    """fla's delta-rule state recurrence: the loop stores the state and the new values every
+    chunk, and its operands (w, v, kT) come through other arguments, so they are copied an
+    iteration ahead past those stores (transforms/prefetch_loads.h). Small integers, signed
+    one-hot rows of w and k: every sum exact, the state within fp16's integers, so the result
+    must equal numpy's; the last chunk is masked (T not a multiple of BT). Copies land at
+    their wait or at issue (emulated_gpu.DEFER_COPIES)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(31)
+    K, V, BT, T = 64, 32, 64, 3 * 64 + 20
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, K), one_hot_rows(T, K)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, K, V), np.nan, dtype=np.float16)
+    eg.run(kernels.state_recurrence, (1,), k, v, w, vn, h, T, K=K, V=V, BT=BT, sm=sm, num_warps=warps,
+           num_stages=stages)
+    state = np.zeros((K, V))
+    want_h, want_vn = np.zeros((nt, K, V)), np.zeros((T, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_h[i] = state
+        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
+        state = state + k[t].astype(np.float64).T @ want_vn[t]
+    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
+    np.testing.assert_array_equal(h.astype(np.float64), want_h)
+    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    if stages > 1:
+        gpu_ir = kernels.state_recurrence.emit("gpu-ir", k, v, w, vn, h, T, K=K, V=V, BT=BT, num_warps=warps,
+                                               num_stages=stages, arch=sm)
+        assert gpu_ir.count("cp.async into stage buffers") >= 6  # w, v and kT: before the loop and in it
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_one_copied_operand_of_two_dots(kernels, monkeypatch, sm, warps, stages, late):
+    """A load that is the B of two dots is copied ahead once and read by both (a loop over
+    K last to first, a negative step, as fla's backward recurrences run); exact."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(33)
+    BM, BN, BK, K = 64, 32, 32, 4 * 32
+    a, c = (rng.integers(-4, 5, (BM, K)).astype(np.float16) for _ in range(2))
+    b = rng.integers(-4, 5, (K, BN)).astype(np.float16)
+    out = np.full((2, BM, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.one_operand_two_dots, (1,), a, c, b, out, K, BM=BM, BN=BN, BK=BK, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    np.testing.assert_array_equal(out[0], a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_array_equal(out[1], c.astype(np.float64) @ b.astype(np.float64))
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    # a, c and b: num_stages - 1 iterations' before the loop, one in it
+    assert gpu_ir.count("cp.async into stage buffers") == 3 * stages
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 2)])
+@pytest.mark.parametrize("late", [True, False])
+def test_operand_stored_by_the_iteration_before_is_not_prefetched(kernels, monkeypatch, sm, warps, late):
+    """A loop whose A is what its previous iteration stored through the same argument: the
+    load stays after that store (a signed permutation for B keeps the values exact). Copies
+    landing at issue would show a load moved ahead of the store (it would read NaN)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(32)
+    BM, BN, n = 64, 32, 5
+    perm = np.zeros((BN, BN), dtype=np.float16)
+    perm[np.arange(BN), rng.permutation(BN)] = rng.choice([-1.0, 1.0], BN)
+    buf = np.full((n + 1, BM, BN), np.nan, dtype=np.float16)
+    buf[0] = rng.integers(-8, 9, (BM, BN))
+    eg.run(kernels.fed_back_operand, (1,), buf, perm, n, BM=BM, BN=BN, sm=sm, num_warps=warps, num_stages=3)
+    want = buf[0].astype(np.float64)
+    for i in range(n):
+        want = want @ perm.astype(np.float64)
+        np.testing.assert_array_equal(buf[i + 1].astype(np.float64), want)
 
 
 @pytest.mark.parametrize("sm", [90, 80])

@@ -355,11 +355,15 @@ const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
     if (op == nullptr) return nullptr;
     (reads_fragment(frags_, *use.user, use.index) ? fragment_readers : flat_readers).insert(op);
   }
-  // Right after the last fragment reader before the first flat reader (or a copy into stage
-  // buffers): there the fragments may die as the copy is made, and the copy is not live
-  // beside them before. With no fragment reader before it, at once.
+  // Right after the last fragment reader before the first flat reader: there the fragments
+  // may die as the copy is made, and the copy is not live beside them before. With no
+  // fragment reader before it, at once. Never while a loop's prologue copies are in flight
+  // (from the first to the loop, whose exit drains them: a round trip there would start past
+  // their buffers), so a fragment reader there ends the search, unless it is that loop (a
+  // first loop that reads the fragments and stores, pipelined past its stores, gets the copy
+  // after it); nor past a TMA block load.
   const ir::Op* point = nullptr;
-  bool after = value->def() == nullptr, next = false;
+  bool after = value->def() == nullptr, next = false, copies_in_flight = false;
   for (const auto& op : region->ops()) {
     if (!after) {
       after = op.get() == value->def();
@@ -367,10 +371,14 @@ const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
     }
     if (next) point = op.get();
     next = false;
-    const bool starts_buffers = op->kind() == OpKind::Load &&
-                                (async_.stage.count(op->result()) != 0 || async_.tma_loads.count(op.get()) != 0);
-    if (flat_readers.count(op.get()) != 0 || starts_buffers) break;
-    next = fragment_readers.count(op.get()) != 0;
+    if (flat_readers.count(op.get()) != 0) break;
+    if (op->kind() == OpKind::Load && async_.tma_loads.count(op.get()) != 0) break;
+    if (op->kind() == OpKind::Load && async_.stage.count(op->result()) != 0) copies_in_flight = true;
+    if (op->kind() == OpKind::For) copies_in_flight = false;
+    if (fragment_readers.count(op.get()) != 0) {
+      if (copies_in_flight) break;
+      next = true;
+    }
   }
   return point;
 }

@@ -241,9 +241,10 @@ class Emitter {
   // fragments, e.g. across a loop that reads only the fragments.
   void set_fragment(const ir::Value* value, Regs regs);
   // The op of `value`'s region at whose start its flat copy is made: the one after the last
-  // that reads its fragments (or holds such a reader) before the first that reads it flat or
-  // starts stage buffers (a prologue copy, a TMA block load: a round trip after it would
-  // start past them). Null when no fragment reader comes first (the copy is made at once).
+  // that reads its fragments (or holds such a reader) before the first that reads it flat,
+  // never between a loop's prologue copies and the loop's exit nor past a TMA block load (a
+  // round trip there would start past their buffers). Null when no fragment reader comes
+  // first (the copy is made at once).
   const ir::Op* flat_copy_point(const ir::Value* value) const;
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
   // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
