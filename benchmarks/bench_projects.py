@@ -16,6 +16,11 @@ build-gpu/realk/deps; tests/realk/fetch_corpus.sh fetches and packs the projects
     BENCH_PROJECTS=1 SKIP_GPU_TESTS=1 SKIP_BENCH=1 SKIP_INTERP=1 bash tests/gpu/run_on_device.sh
 or, with tritium, Triton and torch importable and the projects unpacked:
     python3 benchmarks/bench_projects.py [--src build-gpu/realk/src] [--only cce,liger] [--kernels] [--json F]
+A/B of tritium's settings (each setting a run of both JITs in its own process, as
+benchmarks/experiments.py does for bench_reduce.py; a table of tritium / Triton per row, and
+per kernel with --kernels):
+    python3 benchmarks/bench_projects.py --only vllm.unified --kernels \
+        --experiments "default;TRITIUM_PREFETCH_INDICES=1" [--rounds 2]
 """
 
 import argparse
@@ -344,6 +349,19 @@ def difference(a_path, b_path):
     return worst
 
 
+def experiment_ratios(rows):
+    """(label, tritium / Triton speed) of each row of a child's --json, and of each kernel
+    both JITs ran in it (GPU time, with --kernels)."""
+    for name, both in rows.items():
+        a, b = both.get("tritium", {}), both.get("triton", {})
+        if "ms" in a and "ms" in b:
+            yield name, b["ms"] / a["ms"]
+        ka, kb = a.get("kernels", {}), b.get("kernels", {})
+        for kernel in ka:
+            if ka[kernel] and kb.get(kernel):
+                yield f"{name}: {kernel}", kb[kernel] / ka[kernel]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default=str(ROOT / "build-gpu" / "realk" / "src"))
@@ -354,6 +372,9 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--worker-timeout", type=float, default=270.0, help="seconds each JIT's process may take")
     ap.add_argument("--quick", action="store_true", help="three timed rounds instead of five")
+    ap.add_argument("--experiments", help="settings timed against each other, each run of both JITs in a process "
+                    "of its own (benchmarks/experiments.py): 'default;TRITIUM_PREFETCH_INDICES=1'")
+    ap.add_argument("--rounds", type=int, default=1, help="(with --experiments) rounds over the settings")
     ap.add_argument("--worker", choices=["tritium", "triton"])
     ap.add_argument("--save-dir")
     args = ap.parse_args()
@@ -368,6 +389,12 @@ def main():
         return 0
     if not pathlib.Path(args.src).is_dir():
         print(f"skipped: the fetched projects are not in {args.src} (tests/realk/fetch_corpus.sh)")
+        return 0
+    if args.experiments:
+        import experiments
+        child = ["--src", args.src, "--only", args.only, "--worker-timeout", str(args.worker_timeout)] + \
+            (["--kernels"] if args.kernels else []) + (["--quick"] if args.quick else [])
+        experiments.compare(__file__, child, args.experiments, args.rounds, experiment_ratios, args.json)
         return 0
     rows = {}
     with tempfile.TemporaryDirectory(prefix="bench-projects-") as save_dir:
