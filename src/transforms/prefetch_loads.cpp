@@ -23,16 +23,6 @@ using ir::Value;
 
 namespace {
 
-bool writes_memory(const Region& region) {
-  for (const auto& op : region.ops()) {
-    if (has_trait(op->kind(), ir::kWritesGlobal) || op->kind() == OpKind::Return) return true;
-    for (const auto& inner : op->regions()) {
-      if (writes_memory(*inner)) return true;
-    }
-  }
-  return false;
-}
-
 // The kernel's pointer arguments `ptr` (a pointer or a pointer block) is built from, through
 // addptr, views, selects and the values loops and branches carry; false where some part of it
 // comes from anywhere else (a pointer loaded from memory, an integer cast to one).
@@ -378,11 +368,10 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
     // A loop that writes memory moves a load ahead of the writes of earlier iterations only
     // where the load's pointer and every written one come from different kernel arguments
     // (Triton's pipeliner moves them all: mamba's dB and dC loops add into a third buffer).
-    const bool writes = writes_memory(body);
     std::unordered_set<const Value*> written;
-    if (writes && !written_bases(body, written)) continue;
+    if (!written_bases(body, written)) continue;
     auto apart = [&](const Op& load) {
-      if (!writes) return true;
+      if (written.empty()) return true;  // the loop writes nothing
       std::unordered_set<const Value*> read;
       if (!pointer_bases(load.operand(0), read)) return false;
       return std::none_of(read.begin(), read.end(), [&](const Value* b) { return written.count(b) != 0; });
