@@ -476,6 +476,46 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def paged_attention_rows(q_ptr, k_ptr, v_ptr, table_ptr, o_ptr, n_tiles, q_len, seq_len, scale,
+                             BLOCK_M: tl.constexpr, TILE: tl.constexpr, D: tl.constexpr):
+        # vLLM's unified attention at BLOCK_M 16 (one 16-row tile: the warps split the columns):
+        # query rows masked by a chain of comparisons, each K/V tile found through a table, the
+        # causal mask, the online softmax, and `acc += tl.dot(P * p_scale, V) / p_scale` with
+        # p_scale 1.0 (the scale folds away: the dot accumulates into acc).
+        rm = tl.arange(0, BLOCK_M)
+        rd = tl.arange(0, D)
+        rt = tl.arange(0, TILE)
+        query_pos = rm // 4
+        query_mask_0 = tl.where(query_pos < q_len, 1, 0).to(tl.int1)
+        query_mask_1 = tl.where(rm % 4 < 4, 1, 0).to(tl.int1)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :], mask=query_mask_0[:, None], other=0.0)
+        M = tl.full([BLOCK_M], float("-inf"), tl.float32)
+        L = tl.full([BLOCK_M], 1.0, tl.float32)
+        acc = tl.zeros([BLOCK_M, D], tl.float32)
+        for j in range(n_tiles):
+            page = tl.load(table_ptr + j)
+            seq_offset = j * TILE + rt
+            k = tl.load(k_ptr + page * TILE * D + rt[None, :] * D + rd[:, None])
+            v = tl.load(v_ptr + page * TILE * D + rt[:, None] * D + rd[None, :])
+            seq_mask = seq_offset[None, :] <= seq_len - q_len + query_pos[:, None]
+            S = tl.zeros([BLOCK_M, TILE], tl.float32)
+            S += scale * tl.dot(q, k)
+            S = tl.where(query_mask_1[:, None] & query_mask_0[:, None] & seq_mask, S, float("-inf"))
+            m_j = tl.maximum(M, tl.max(S, axis=1))
+            m_j = tl.where(m_j > float("-inf"), m_j, 0.0)
+            P = tl.exp(S - m_j[:, None])
+            l_j = tl.sum(P, axis=1)
+            alpha = tl.exp(M - m_j)
+            acc = acc * alpha[:, None]
+            L = L * alpha + l_j
+            M = m_j
+            p_scale = 1.0
+            acc += tl.dot((P * p_scale).to(v.dtype), v) / p_scale
+        acc = acc / L[:, None]
+        tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc, mask=query_mask_0[:, None])
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -912,6 +952,42 @@ def test_scaled_dots_of_heads_stay_in_fragments(kernels, sm, BM, BN, stages):
     assert re.search(r"= cast [^\n]*also copied into fragments here, once", gpu_ir), gpu_ir
     assert all("fragments:" in line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*xfp32", line)), gpu_ir
     assert (gpu_ir.count("cp.async into stage buffers") > 0) == (stages > 1), gpu_ir
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
+    """vLLM's unified attention at BLOCK_M 16 (paged_attention_rows): the scores, their masks
+    (a chain of some 20 index ops), the row maxima and sums across the 4 warps that split the
+    columns, and the accumulator stay in the dots' fragments — `/ 1.0` folds (fold_constants)
+    so the dot accumulates into acc, and the mask is computed at each register. Against numpy."""
+    rng = np.random.default_rng(16)
+    BLOCK_M, TILE, D, n_tiles = 16, 32, 64, 3
+    q = rng.standard_normal((BLOCK_M, D)).astype(np.float16)
+    k = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    v = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    table = np.array([2, 0, 3], dtype=np.int32)
+    o = np.full((BLOCK_M, D), np.nan, dtype=np.float32)
+    q_len, seq_len, scale = 3, 80, 0.125
+    handle = eg.run(kernels.paged_attention_rows, (1,), q, k, v, table, o, n_tiles, q_len, seq_len, scale,
+                    BLOCK_M=BLOCK_M, TILE=TILE, D=D, sm=sm, num_warps=4, num_stages=3)
+    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
+    values = np.concatenate([v[p] for p in table]).astype(np.float64)
+    rows = np.arange(BLOCK_M) // 4 < q_len
+    s = q.astype(np.float64) @ keys.T * scale
+    allowed = np.arange(n_tiles * TILE)[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
+    s = np.where(allowed, s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = p @ values / p.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(o[rows], want[rows], rtol=2e-2, atol=2e-2)  # P rounded to fp16
+    assert np.isnan(o[~rows]).all()
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, 3, sm)
+    dots = [line for line in gpu_ir.splitlines() if "= dot " in line]
+    assert len(dots) == 2 and not any("also read flat" in line for line in dots), dots
+    acc = re.search(r"= dot %\w+, %\w+, (%\w+) ", dots[1]).group(1)  # acc * alpha, not a zero
+    assert re.search(rf"{acc} = mul ", gpu_ir), dots[1]
+    assert not re.search(r"= (div|mul|add|select|reduce) [^\n]*shared_offsets", gpu_ir), gpu_ir
+    reduces = [line for line in gpu_ir.splitlines() if "= reduce " in line]
+    assert len(reduces) == 2 and all("fragment rows" in line for line in reduces), reduces
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])

@@ -122,7 +122,10 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
 // (the emitter's `recomputable` accepts all these, so it can compute such an operand in any
 // layout without moving elements between threads).
 bool index_computable(const ir::Value* value, int* budget);
-constexpr int kIndexComputeBudget = 16;
+// 32: vLLM's unified attention masks its scores by a chain of some 20 ops (query masks of two
+// index comparisons each, the causal comparison): computed at each fragment register, where
+// the chain over 16 ops took the scores, their softmax and the accumulator to the flat layout.
+constexpr int kIndexComputeBudget = 32;
 // The most elements a thread holds of one invariant_copy: a 64 x 128 block at 4 warps.
 constexpr int64_t kInvariantCopyElements = 64;
 
