@@ -554,6 +554,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                         std::to_string(hoisted->second->offset));
       }
     }
+    if (op.kind() == ir::OpKind::Broadcast && fragments.layout(op.result()) != nullptr &&
+        fragments.layout(op.operand(0)) == nullptr && line_reloaded(op)) {
+      parts.push_back(std::string("the line computed again at the ") +
+                      (op.operand(0)->type()->shape()[0] == 1 ? "columns" : "rows") + " each thread holds, its loads with it");
+    }
     if (gpu::trans_staged_by_dots(op)) {
       parts.push_back(std::string("moves nothing: its dots stage the source") +
                       (reads_fragment(fragments, op, 0) ? " from its fragments" : ""));

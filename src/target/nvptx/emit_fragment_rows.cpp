@@ -82,10 +82,11 @@ Regs Emitter::rows_to_flat(const ir::Value* value, const FragmentLayout& l, cons
   return out;
 }
 
-Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
+Regs Emitter::line_to_fragment(const ir::Op& broadcast, const FragmentLayout& l) {
   // A row [1, n] broadcast down the fragment's m rows, or a column [m, 1] across its n
   // columns: register r holds the line's element at its column, tile_col(in, wn) + 2 (lane %
   // 4) + c % 2, or at its row, tile_row(im, wm) + lane / 4 + 8 (c / 2).
+  const ir::Value* line = broadcast.operand(0);
   const bool row = line->type()->shape()[0] == 1;
   const int64_t count = row ? line->type()->shape()[1] : line->type()->shape()[0];
   const Regs& flat_regs = get(line);
@@ -93,6 +94,25 @@ Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
   out.uniform = false;
   if (flat_regs.uniform) {
     out.values.assign(static_cast<size_t>(l.num_regs()), flat_regs.at(0));
+    return out;
+  }
+  llvm::Value* thread_part = row ? fragment_thread_col(l) : fragment_thread_row(l);
+  if (line_reloaded(broadcast)) {
+    // Each column (row) a thread holds computed there, its loads loaded again: no barrier.
+    std::unordered_map<int64_t, llvm::Value*> at;
+    for (int r = 0; r < l.num_regs(); ++r) {
+      const int64_t e = l.element(0, 0, r);
+      const int64_t c = row ? e % l.n : e / l.n % l.m;
+      auto it = at.find(c);
+      if (it == at.end()) {
+        llvm::Value* index = b_.CreateAdd(thread_part, b_.getInt32(static_cast<uint32_t>(c)));
+        std::unordered_map<const ir::Value*, llvm::Value*> memo;
+        std::vector<llvm::Value*> coords = row ? std::vector<llvm::Value*>{b_.getInt32(0), index}
+                                               : std::vector<llvm::Value*>{index, b_.getInt32(0)};
+        it = at.emplace(c, recompute_at(line, coords, memo)).first;
+      }
+      out.values.push_back(it->second);
+    }
     return out;
   }
   llvm::Type* element = element_type(line->type());
@@ -109,7 +129,6 @@ Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
   }
   barrier();
   // One read per column (2 rep_n) or row (2 rep_m) a thread holds, shared by its registers there.
-  llvm::Value* thread_part = row ? fragment_thread_col(l) : fragment_thread_row(l);
   std::unordered_map<int64_t, llvm::Value*> by_index;
   for (int r = 0; r < l.num_regs(); ++r) {
     const int64_t e = l.element(0, 0, r);
@@ -238,7 +257,7 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
   const ir::Type* from = op.operand(0)->type();
   if (frags_.layout(op.operand(0)) == nullptr && from->rank() == 2 && (from->shape()[0] == 1 || from->shape()[1] == 1) &&
       !l.rows && l.batch == 1) {
-    return set_fragment(op.result(), line_to_fragment(op.operand(0), l));
+    return set_fragment(op.result(), line_to_fragment(op, l));
   }
   const FragmentLayout* rows = frags_.layout(op.operand(0));
   if (rows == nullptr || !rows->rows || rows->warps_m != l.warps_m || rows->m != l.m) {

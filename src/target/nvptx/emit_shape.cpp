@@ -6,6 +6,7 @@
 
 #include "gpu/conversion.h"
 #include "gpu/scratch.h"
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -195,6 +196,7 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
       out = recompute_at(source, at, inner);
       break;
     }
+    case OpKind::Load: out = reload_at(*def, coords, memo); break;
     default: {
       std::vector<llvm::Value*> args;
       for (const ir::Value* operand : def->operands()) args.push_back(recompute_at(operand, coords, memo));
@@ -204,6 +206,21 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
   }
   memo[value] = out;
   return out;
+}
+
+llvm::Value* Emitter::reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
+                                std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  // The element emit_load's flat rule loads, here from this thread, under its mask bit
+  // (line_reloaded: nothing wrote to memory since).
+  const ir::Type* pointee = load.operand(0)->type()->element()->pointee();
+  llvm::Type* stored = memory_type(pointee);
+  const llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const ir::Value* mask = ir::LoadOp(load).mask();
+  const ir::Value* other = ir::LoadOp(load).other();
+  llvm::Value* ptr = recompute_at(load.operand(0), coords, memo);
+  llvm::Value* pred = mask != nullptr ? recompute_at(mask, coords, memo) : nullptr;
+  llvm::Value* fallback = other != nullptr ? to_storage(recompute_at(other, coords, memo)) : llvm::Constant::getNullValue(stored);
+  return from_storage(global_load(load, stored, ptr, pred, fallback, align), element_type(load.result()->type()));
 }
 
 namespace {

@@ -232,7 +232,82 @@ bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& 
   return true;
 }
 
+// Whether `op` may write global memory, or make other threads' writes visible (a barrier), at
+// any depth of its regions.
+bool may_write(const ir::Op& op) {
+  if (has_trait(op.kind(), ir::kWritesGlobal) || op.kind() == OpKind::DebugBarrier) return true;
+  if (op.kind() == OpKind::ExternElementwise && !ir::is_pure(op)) return true;
+  for (const auto& region : op.regions()) {
+    for (const auto& inner : region->ops()) {
+      if (may_write(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether no write to global memory may come between `load` and `at`, an op after it in its
+// region or nested in an op after it there (line_reloaded).
+bool no_write_between(const ir::Op& load, const ir::Op& at) {
+  for (const ir::Op* x = &at; x->parent() != nullptr;) {
+    const ir::Region& region = *x->parent();
+    const size_t end = region.index_of(x);
+    if (&region == load.parent()) {
+      for (size_t i = region.index_of(&load) + 1; i < end; ++i) {
+        if (may_write(*region.ops()[i])) return false;
+      }
+      return true;
+    }
+    const ir::Op* parent = region.parent();
+    if (parent == nullptr) return false;  // the load is in no region around `at`
+    if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) {
+      if (may_write(*parent)) return false;  // another iteration's writes come between too
+    } else {
+      for (size_t i = 0; i < end; ++i) {
+        if (may_write(*region.ops()[i])) return false;
+      }
+    }
+    x = parent;
+  }
+  return false;
+}
+
+// line_reloaded's rule for `v`, a value of the line's chain.
+bool reloadable(const ir::Value* v, const ir::Op& at, int* budget) {
+  if (!v->type()->is_block()) return true;  // a scalar: every thread has it
+  int index_budget = kIndexComputeBudget;
+  if (index_computable(v, &index_budget)) return true;
+  const ir::Op* def = v->def();
+  if (def == nullptr) return false;
+  switch (def->kind()) {
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::ConvertLayout:
+    case OpKind::Broadcast: return reloadable(def->operand(0), at, budget);
+    case OpKind::Load: {
+      if (ir::is_volatile(*def) || --*budget < 0 || !no_write_between(*def, at)) return false;
+      for (const ir::Value* operand : def->operands()) {
+        if (operand->type()->is_block() && !gpu::recomputable(operand, budget)) return false;
+      }
+      return true;
+    }
+    default: break;
+  }
+  if (!has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def) || def->num_results() != 1 || --*budget < 0) {
+    return false;
+  }
+  for (const ir::Value* operand : def->operands()) {
+    if (!reloadable(operand, at, budget)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool line_reloaded(const ir::Op& broadcast) {
+  if (!line_broadcast(broadcast)) return false;
+  int budget = kIndexComputeBudget;
+  return reloadable(broadcast.operand(0), broadcast, &budget);
+}
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
   std::vector<const ir::Op*> ops;

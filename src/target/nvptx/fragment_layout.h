@@ -117,6 +117,19 @@ class FragmentPlan {
 // thread, instead of the op's fragments going to the flat layout in every iteration.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
 
+// Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
+// a column [m, 1] across its columns), computes the line again at the columns or rows each
+// fragment register needs instead of moving the flat line there through shared memory
+// (Emitter::line_to_fragment): the line is index-computable ops (index_computable), scalars
+// and pure elementwise ops (at most kIndexComputeBudget in all) of loads, each load not
+// volatile, its pointer, mask and `other` index-computable, and no write to global memory
+// between the load and `broadcast` (none in the ops between them, at any depth, nor anywhere
+// in a loop that holds `broadcast` but not the load: an earlier iteration's write comes
+// between too). Each thread then loads the elements its registers hold itself, as Triton
+// loads such a vector in the slice of its mma layout; the flat load is dead where nothing
+// else reads it.
+bool line_reloaded(const ir::Op& broadcast);
+
 // Whether every element of `value` follows from its flat index alone: ranges, constants,
 // splats, scalars, views and broadcasts of them and at most `*budget` pure elementwise ops
 // (the emitter's `recomputable` accepts all these, so it can compute such an operand in any
