@@ -189,6 +189,11 @@ class Emitter {
                             std::unordered_map<const ir::Value*, llvm::Value*>& memo);
   llvm::Value* reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // A paired load (FragmentPlan::paired_loads) of a row line at its columns `coords[0]` and
+  // `coords[1]` (the line's, [0, c] and [0, c + 1], c even): one 2-element load, each element
+  // left in its column's memo for recompute_at.
+  void reload_pair(const ir::Op& load, const std::vector<std::vector<llvm::Value*>>& coords,
+                   std::vector<std::unordered_map<const ir::Value*, llvm::Value*>>& memos);
   // Row-major flat index `e` of a block of `shape` as coordinates (and back).
   std::vector<llvm::Value*> delinearize(const std::vector<int64_t>& shape, llvm::Value* e);
   llvm::Value* linearize(const std::vector<int64_t>& shape, const std::vector<llvm::Value*>& coords);

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
+#include "gpu/vector_widths.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 
@@ -301,6 +303,24 @@ bool reloadable(const ir::Value* v, const ir::Op& at, int* budget) {
   return true;
 }
 
+// The loads of a row line's chain (`v` a value of it, its last axis the row's) reached
+// through expand_dims to the row, conversions and same-shape elementwise ops only: the
+// index space where a thread's two adjacent columns share everything but the last index.
+void row_loads(const ir::Value* v, std::vector<const ir::Op*>& loads) {
+  const ir::Op* def = v->def();
+  if (def == nullptr || !v->type()->is_block()) return;
+  if (def->kind() == OpKind::Load) {
+    if (std::find(loads.begin(), loads.end(), def) == loads.end()) loads.push_back(def);
+    return;
+  }
+  const bool to_row = def->kind() == OpKind::ExpandDims && def->int_attr("axis") == 0 && v->type()->rank() == 2;
+  if (to_row || def->kind() == OpKind::ConvertLayout) return row_loads(def->operand(0), loads);
+  if (!has_trait(def->kind(), ir::kElementwise)) return;
+  for (const ir::Value* operand : def->operands()) {
+    if (operand->type()->is_block() && operand->type()->shape() == v->type()->shape()) row_loads(operand, loads);
+  }
+}
+
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
@@ -559,6 +579,21 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   for (const auto& [v, readers] : invariant) {
     const bool read = std::any_of(readers.begin(), readers.end(), [&](const ir::Op* op) { return in.count(op->result()) != 0; });
     if (read) plan.invariant_copies_.emplace(v, full(v));
+  }
+  // Row lines computed again at the fragment's columns: a thread's columns come in adjacent
+  // pairs (2 (lane % 4) + {0, 1}), loaded as one where the facts allow (paired_loads).
+  std::unique_ptr<analysis::AxisInfoAnalysis> facts;
+  for (const ir::Op* op : ops) {
+    if (op->kind() != OpKind::Broadcast || plan.layout(op->result()) == nullptr || plan.layout(op->operand(0)) != nullptr ||
+        op->operand(0)->type()->shape()[0] != 1 || !line_reloaded(*op)) {
+      continue;
+    }
+    std::vector<const ir::Op*> loads;
+    row_loads(op->operand(0), loads);
+    for (const ir::Op* load : loads) {
+      if (facts == nullptr) facts = std::make_unique<analysis::AxisInfoAnalysis>(function);
+      if (gpu::access_width(*load, *facts) >= 2) plan.paired_loads_[op].push_back(load);
+    }
   }
   return plan;
 }

@@ -94,6 +94,15 @@ class FragmentPlan {
     auto it = invariant_copies_.find(value);
     return it == invariant_copies_.end() ? nullptr : &it->second;
   }
+  // The loads of a row line that `broadcast` computes again (line_reloaded) which load two
+  // adjacent columns at once, a thread's columns 2j and 2j + 1 (the axis facts give aligned
+  // pairs of consecutive addresses under one mask bit), reached from the line through
+  // expand_dims, conversions and elementwise ops only; empty where none does.
+  const std::vector<const ir::Op*>& paired_loads(const ir::Op& broadcast) const {
+    static const std::vector<const ir::Op*> none;
+    auto it = paired_loads_.find(&broadcast);
+    return it == paired_loads_.end() ? none : it->second;
+  }
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
@@ -101,6 +110,7 @@ class FragmentPlan {
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
   std::unordered_map<const ir::Value*, FragmentLayout> invariant_copies_;
+  std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
   int sm_ = 0, num_warps_ = 0;
 };
 
