@@ -156,6 +156,19 @@ void Emitter::emit_op(const ir::Op& op) {
     if (const FragmentLayout* l = frags_.invariant_copy(result.get())) {
       invariant_fragments_[result.get()] = flat_to_fragment(result.get(), *l, op);
     }
+    // The lines that broadcasts read at their fragments (FragmentPlan::reloaded_broadcasts),
+    // loaded there now, once, before any loop that holds a broadcast; one set of registers
+    // per layout and pairing.
+    const std::vector<const ir::Op*>& broadcasts = frags_.reloaded_broadcasts(result.get());
+    for (size_t i = 0; i < broadcasts.size(); ++i) {
+      const ir::Op& b = *broadcasts[i];
+      const FragmentLayout& l = *frags_.layout(b.result());
+      auto same = std::find_if(broadcasts.begin(), broadcasts.begin() + static_cast<std::ptrdiff_t>(i), [&](const ir::Op* o) {
+        return *frags_.layout(o->result()) == l && frags_.paired_loads(*o) == frags_.paired_loads(b);
+      });
+      const bool done = same != broadcasts.begin() + static_cast<std::ptrdiff_t>(i);
+      reloaded_lines_[&b] = done ? reloaded_lines_.at(*same) : reload_line(b, l);
+    }
   }
 }
 

@@ -327,6 +327,9 @@ class Emitter {
   // holds: computed there again, its loads with them, where line_reloaded allows; else
   // written once to shared memory and read back there.
   Regs line_to_fragment(const ir::Op& broadcast, const FragmentLayout& l);
+  // The line of `broadcast` (line_reloaded) at the columns or rows each thread holds in `l`,
+  // computed here, its loads loaded again: made right after the line's definition.
+  Regs reload_line(const ir::Op& broadcast, const FragmentLayout& l);
   // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
   // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
   // .b32 (mma.sync m16n8k16 and wgmma alike); fp32 (tf32, k8 steps): n-tile j's c0, c2, c1,
@@ -527,6 +530,8 @@ class Emitter {
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   // The fragment copies of flat blocks that loops read in fragments (FragmentPlan::invariant_copy).
   std::unordered_map<const ir::Value*, Regs> invariant_fragments_;
+  // The lines computed at the fragments of their broadcasts (reload_line), by broadcast.
+  std::unordered_map<const ir::Op*, Regs> reloaded_lines_;
   // Fragment values whose flat copy is made at the start of an op (flat_copy_point).
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> flat_copies_at_;
   struct DeferredCopy {

@@ -324,9 +324,10 @@ void row_loads(const ir::Value* v, std::vector<const ir::Op*>& loads) {
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
-  if (!line_broadcast(broadcast)) return false;
+  const ir::Op* def = broadcast.operand(0)->def();
+  if (!line_broadcast(broadcast) || def == nullptr) return false;
   int budget = kIndexComputeBudget;
-  return reloadable(broadcast.operand(0), broadcast, &budget);
+  return reloadable(broadcast.operand(0), *def, &budget);
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
@@ -580,14 +581,17 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
     const bool read = std::any_of(readers.begin(), readers.end(), [&](const ir::Op* op) { return in.count(op->result()) != 0; });
     if (read) plan.invariant_copies_.emplace(v, full(v));
   }
-  // Row lines computed again at the fragment's columns: a thread's columns come in adjacent
-  // pairs (2 (lane % 4) + {0, 1}), loaded as one where the facts allow (paired_loads).
+  // Lines computed again at the fragments of their broadcasts (reloaded_broadcasts); a row's
+  // columns come in adjacent pairs for a thread (2 (lane % 4) + {0, 1}), loaded as one where
+  // the facts allow (paired_loads).
   std::unique_ptr<analysis::AxisInfoAnalysis> facts;
   for (const ir::Op* op : ops) {
     if (op->kind() != OpKind::Broadcast || plan.layout(op->result()) == nullptr || plan.layout(op->operand(0)) != nullptr ||
-        op->operand(0)->type()->shape()[0] != 1 || !line_reloaded(*op)) {
+        !line_reloaded(*op)) {
       continue;
     }
+    plan.reloaded_[op->operand(0)].push_back(op);
+    if (op->operand(0)->type()->shape()[0] != 1) continue;
     std::vector<const ir::Op*> loads;
     row_loads(op->operand(0), loads);
     for (const ir::Op* load : loads) {
