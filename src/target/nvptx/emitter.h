@@ -526,6 +526,7 @@ class Emitter {
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
+  bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   // The fragment copies of flat blocks that loops read in fragments (FragmentPlan::invariant_copy).
