@@ -424,6 +424,31 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def lines_at_fragments(x_ptr, w_ptr, s_ptr, t_ptr, out_ptr, n, H, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr, CLOBBER: tl.constexpr):
+        # mamba's dCB loop in small: each head's dot scaled by lines loaded beside it, a row of
+        # t (masked, `other` 2) and a column of s, through elementwise ops (t * 0.5,
+        # exp(min(s[:, None] - t[None, :], 0))), plus a column c loaded before the loop. With
+        # CLOBBER each iteration overwrites the t it loaded before its broadcasts (and so the
+        # loop writes memory): the lines must keep the values loaded first.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        c = tl.load(s_ptr + rm, mask=rm < n, other=-1.0)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(H):
+            x = tl.load(x_ptr + h * BM * BK + rm[:, None] * BK + rk[None, :])
+            w = tl.load(w_ptr + h * BK * BN + rk[:, None] * BN + rn[None, :])
+            d = tl.dot(x, w)
+            t = tl.load(t_ptr + h * BN + rn, mask=rn < n, other=2.0)
+            s = tl.load(s_ptr + (h + 1) * BM + rm, mask=rm < n, other=0.5)
+            if CLOBBER:
+                tl.store(t_ptr + h * BN + rn, t * 3.0, mask=rn < n)
+            d = d * (t * 0.5)[None, :] * tl.exp(tl.minimum(s[:, None] - t[None, :], 0.0)) + c[:, None]
+            acc += d
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+    @tritium.jit
     def state_recurrence(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr,
                          BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h at one K block: a state carried over the
@@ -988,6 +1013,65 @@ def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
     assert not re.search(r"= (div|mul|add|select|reduce) [^\n]*shared_offsets", gpu_ir), gpu_ir
     reduces = [line for line in gpu_ir.splitlines() if "= reduce " in line]
     assert len(reduces) == 2 and all("fragment rows" in line for line in reduces), reduces
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+@pytest.mark.parametrize("BM,BN,stages", [(64, 64, 3), (32, 128, 1), (64, 32, 3)])
+def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
+    """Line broadcasts into a dot's fragments whose lines are loads (and elementwise ops of
+    loads) with no write since (line_reloaded): each thread loads the columns or rows its
+    registers hold itself where the line is defined, no round trip through shared memory, so
+    the kernel meets fewer barriers than the same kernel whose loop stores between a load and
+    its line (CLOBBER: there those lines go through shared memory, as loaded). Masked edges
+    (`other`); a line defined before the loop is loaded at its fragments once, there, even
+    where the loop writes memory. Against numpy (exp: to 1e-5)."""
+    rng = np.random.default_rng(41 + BM + BN)
+    H, BK = 4, 32
+    n = min(BM, BN) - 5  # masked rows and columns
+    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
+    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
+    t = rng.standard_normal((H, BN)).astype(np.float32)
+    rm, rn = np.arange(BM), np.arange(BN)
+    c = np.where(rm < n, s[0], -1.0)
+    want = np.zeros((BM, BN))
+    for h in range(H):
+        th = np.where(rn < n, t[h], 2.0)
+        sh = np.where(rm < n, s[h + 1], 0.5)
+        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
+        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    bars = {}
+    for clobber in (False, True):
+        out = np.full((BM, BN), np.nan, dtype=np.float32)
+        tc = t.copy()
+        handle = eg.run(kernels.lines_at_fragments, (1,), x, w, s, tc, out, n, H, BM=BM, BN=BN, BK=BK, CLOBBER=clobber,
+                        sm=sm, num_warps=4, num_stages=stages)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+        if clobber:
+            np.testing.assert_array_equal(tc[:, :n], t[:, :n] * np.float32(3.0))
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, stages, sm)
+        lines = [line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*xfp32", line)]
+        assert lines and all("fragments:" in line for line in lines), gpu_ir
+        # The loop body's: indented past the `for`.
+        text = gpu_ir.splitlines()
+        at = next(i for i, line in enumerate(text) if " = for " in line)
+        indent = len(text[at]) - len(text[at].lstrip())
+        body = []
+        for line in text[at + 2:]:  # past the region's arguments
+            if len(line) - len(line.lstrip()) <= indent:
+                break
+            body.append(line)
+        in_loop = [line for line in body if re.search(r"= broadcast [^\n]*xfp32", line)]
+        assert in_loop, gpu_ir
+        # Without the store every line is loaded where its registers are (t's rows, s's and c's
+        # columns); with it, only the lines defined before the loop (c's, loaded at its
+        # fragments once there): t's and s's are defined after the store.
+        for line in lines:
+            source = re.search(r"= broadcast (%\w+)", line).group(1)
+            in_body = any(b.strip().startswith(source + " =") for b in body)
+            assert ("the line computed again" in line) == (not clobber or not in_body), gpu_ir
+        bars[clobber] = handle._kernel.emit("ptx", handle.signature, 4, stages, sm).count("bar.sync")
+    assert bars[False] < bars[True], bars
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])
