@@ -501,12 +501,10 @@ void Emitter::release_operand_tiles(const ir::Region& region, bool at_end) {
   }
   if (!any) return;
   // Round trips then start lower: what a planned op may still read above, and (at the end)
-  // the tiles' own readers, are waited for first.
-  if (unread) {
-    barrier();
-  } else {
-    sync_if_dirty();
-  }
+  // the tiles' own readers, are waited for first (not past a return: nothing follows it).
+  const bool returned = b_.GetInsertBlock()->getTerminator() != nullptr;
+  if (!returned && unread) barrier();
+  if (!returned) sync_if_dirty();
   operand_tiles_.erase(std::remove_if(operand_tiles_.begin(), operand_tiles_.end(),
                                       [&](const OperandTile& t) { return t.region == &region && (at_end || t.freed); }),
                        operand_tiles_.end());
