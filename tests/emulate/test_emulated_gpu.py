@@ -470,6 +470,34 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def state_recurrence_two_blocks(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, V: tl.constexpr, BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128: the state in two
+        # blocks of 64 rows, each stored every chunk and then the B of a dot (b_v = w1 h1 +
+        # w2 h2); the new values b_v stored and the B of the two dots that update the blocks.
+        o_k = tl.arange(0, 64)
+        o_v = tl.arange(0, V)
+        b_h1 = tl.zeros([64, V], dtype=tl.float32)
+        b_h2 = tl.zeros([64, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            p_h = h_ptr + i_t * 128 * V + o_k[:, None] * V + o_v[None, :]
+            tl.store(p_h, b_h1.to(tl.float16))
+            tl.store(p_h + 64 * V, b_h2.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h1.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h2.to(tl.float16), b_v)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0) - b_v
+            b_v = b_v.to(tl.float16)
+            tl.store(vn_ptr + o_t[:, None] * V + o_v[None, :], b_v, mask=m_t[:, None])
+            b_k1 = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_k2 = tl.load(k_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_h1 = tl.dot(b_k1, b_v, b_h1)
+            b_h2 = tl.dot(b_k2, b_v, b_h2)
+
+
+    @tritium.jit
     def one_operand_two_dots(a_ptr, c_ptr, b_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
                              BK: tl.constexpr):
         # fla's dhu: one loaded block (dO) is the B of two dots of the loop, one copied tile.
@@ -658,6 +686,47 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
         gpu_ir = kernels.state_recurrence.emit("gpu-ir", k, v, w, vn, h, T, K=K, V=V, BT=BT, num_warps=warps,
                                                num_stages=stages, arch=sm)
         assert gpu_ir.count("cp.async into stage buffers") >= 6  # w, v and kT: before the loop and in it
+
+
+@pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, None), (80, 4, 2, 8), (80, 2, 3, 8)])
+@pytest.mark.parametrize("late", [True, False])
+def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, stages, barriers, late):
+    """fla's state recurrence at K = 128 (emitter.h, operand tiles): each state block is
+    stored and then the B of a dot, staged once into that dot's tile (its flat copy for the
+    store read back from there, no round trip of its own); the new values are the B of two
+    dots, staged once for both. Small integers and signed one-hot rows as in
+    test_state_recurrence_stores_past_prefetched_operands: exact. Pipelined, the kernel has 8
+    barriers, 7 of them in the loop (15 before the tiles: a round trip to store each state
+    block, a second staging of the new values, the end of each dot's staging)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(34)
+    V, BT, T = 32, 64, 3 * 64 + 20
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, 128), one_hot_rows(T, 128)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    state = np.zeros((128, V))
+    want_h, want_vn = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_h[i] = state
+        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
+        state = state + k[t].astype(np.float64).T @ want_vn[t]
+    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
+    np.testing.assert_array_equal(h.astype(np.float64), want_h)
+    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    if barriers is not None:
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])

@@ -29,6 +29,8 @@ namespace {
 // f16 on the way into shared memory).
 enum class DotPath { F16, BF16, TF32, TF32x3, I8, Fma };
 
+DotPath choose_path(const ir::Op& dot);
+
 }  // namespace
 
 // ---- threads within a warp ----
@@ -284,6 +286,7 @@ Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, 
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at, "changing this block's layout");
+  make_room(l.batch * l.m * stride * type_bytes(stored));
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
@@ -323,6 +326,7 @@ Regs Emitter::flat_to_fragment(const ir::Value* value, const FragmentLayout& l, 
   llvm::Type* stored = stored_type(element_type(value->type()));
   int64_t stride = padded_stride(l.n, type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), at, "changing this block's layout");
+  make_room(l.batch * l.m * stride * type_bytes(stored));
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   stage_rows(value->type(), flat, 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored,
              [this](llvm::Value* v) { return to_storage(v); });
@@ -335,14 +339,175 @@ Regs Emitter::flat_to_fragment(const ir::Value* value, const FragmentLayout& l, 
 void Emitter::set_fragment(const ir::Value* value, Regs regs) {
   const FragmentLayout* l = frags_.layout(value);
   if (l == nullptr) internal_error("nvptx", "set_fragment on a value of the flat layout");
+  fragments_[value] = std::move(regs);
   if (frags_.needs_flat(value)) {
     if (const ir::Op* at = flat_copy_point(value)) {
       flat_copies_at_[at].push_back(value);
     } else {
-      set(value, fragment_to_flat(value, *l, regs));
+      set(value, flat_copy(value, *l, fragments_.at(value), nullptr));
     }
   }
-  fragments_[value] = std::move(regs);
+}
+
+Regs Emitter::flat_copy(const ir::Value* value, const FragmentLayout& l, const Regs& fragment, const ir::Op* at) {
+  // The op the copy comes before: `at`, or the one after the definition (a region's
+  // argument, converted before its region is emitted, takes the round trip).
+  const ir::Op* def = value->def();
+  if (at == nullptr && def != nullptr) {
+    const auto& ops = def->parent()->ops();
+    for (size_t i = 0; i + 1 < ops.size(); ++i) {
+      if (ops[i].get() == def) at = ops[i + 1].get();
+    }
+  }
+  std::vector<const ir::Op*> readers;
+  if (!l.rows && def != nullptr && at != nullptr && at->parent() == emitting_region_) {
+    readers = tile_readers(value, *at);
+  }
+  if (readers.empty()) return fragment_to_flat(value, l, fragment);
+  const SharedTile tile = *operand_tile_of(*readers[0]);
+  if (!operand_tile_fits(tile.bytes())) return fragment_to_flat(value, l, fragment);
+  // Staged as the dots read it, its flat registers read back from the same tile.
+  llvm::Type* stored = stored_type(element_type(value->type()));
+  sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+  stage_operand(value, 0, tile, stored, [this](llvm::Value* v) { return to_storage(v); });
+  // wgmma reads it through the async proxy (stage_dot_operands).
+  if (tile.swizzle != 0) ptx_effect("fence.proxy.async.shared::cta;", "", {});
+  barrier();
+  Regs flat = load_flat_rows(value->type(), 0, tile, stored);
+  keep_operand_tile(value, tile, readers);
+  return flat;
+}
+
+std::optional<SharedTile> Emitter::operand_tile_of(const ir::Op& dot) const {
+  const FragmentLayout* l = frags_.layout(dot.result());
+  const ir::Value* b = dot.operand(1);
+  auto half = [](const ir::Value* v) {
+    ScalarKind k = v->type()->element()->scalar_kind();
+    return k == ScalarKind::F16 || k == ScalarKind::BF16;
+  };
+  if (l == nullptr || !half(dot.operand(0)) || !half(b) || b->type()->shape().size() != 2) return std::nullopt;
+  const DotPath path = choose_path(dot);
+  if (path != DotPath::F16 && path != DotPath::BF16) return std::nullopt;
+  if (async_.carried.count(b) != 0 || async_.in_flight_dots.count(&dot) != 0) return std::nullopt;
+  if (b->def() != nullptr && gpu::trans_staged_by_dots(*b->def())) return std::nullopt;
+  if (slot_runs_down(b)) return std::nullopt;  // held transposed (stage_dot_operands)
+  const bool wgmma = uses_wgmma(dot, *l, sm_, threads_ / 32);
+  if (wgmma && k_evens_first(dot, frags_)) return std::nullopt;
+  const std::vector<int64_t>& shape = b->type()->shape();
+  return wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2, mma_tile_pad(2, false));
+}
+
+namespace {
+bool same_tile(const SharedTile& a, const SharedTile& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.element_bytes == b.element_bytes && a.swizzle == b.swizzle &&
+         a.pad_bytes == b.pad_bytes && a.evens_first == b.evens_first;
+}
+}  // namespace
+
+std::vector<const ir::Op*> Emitter::tile_readers(const ir::Value* value, const ir::Op& from) const {
+  std::vector<const ir::Op*> readers;
+  std::optional<SharedTile> tile;
+  bool started = false;
+  for (const auto& op : from.parent()->ops()) {
+    started = started || op.get() == &from;
+    if (!started) continue;
+    // What moves round trips' start or writes at fixed offsets of shared memory (a loop's
+    // stage and hoisted buffers, the TMA's tiles), and regions (which may not run).
+    if (!op->regions().empty() || op->kind() == OpKind::Return || async_.tma_loads.count(op.get()) != 0 ||
+        async_.tma_stores.count(op.get()) != 0 ||
+        (op->kind() == OpKind::Load && async_.stage.count(op->result()) != 0 && async_.stage.at(op->result()) >= 0)) {
+      break;
+    }
+    if (op->kind() != OpKind::Dot || op->operand(1) != value) continue;
+    std::optional<SharedTile> t = operand_tile_of(*op);
+    if (!t || (tile && !same_tile(*tile, *t))) continue;
+    tile = t;
+    readers.push_back(op.get());
+  }
+  return readers;
+}
+
+bool Emitter::operand_tile_fits(int64_t bytes) const { return round_trip_start() + bytes <= tile_budget_; }
+
+int64_t Emitter::shared_lower_bound(const ir::Region& region, int64_t start) const {
+  int64_t most = start;
+  for (const auto& op : region.ops()) {
+    for (const auto& r : op->results()) {
+      const FragmentLayout* l = frags_.layout(r.get());
+      if (l == nullptr || l->rows || !frags_.needs_flat(r.get())) continue;
+      const int64_t bytes = gpu::scratch_element_bytes(r->type());
+      most = std::max(most, start + l->batch * l->m * padded_stride(l->n, bytes) * bytes);
+    }
+    if (op->kind() == OpKind::Dot && frags_.layout(op->result()) != nullptr) {
+      // Each operand not copied nor hoisted, unpadded: at least that much.
+      int64_t bytes = 0;
+      if (async_.carried.count(op->operand(0)) == 0 && async_.hoisted_a.count(op.get()) == 0) {
+        bytes += op->operand(0)->type()->num_elements() * gpu::scratch_element_bytes(op->operand(0)->type());
+      }
+      if (async_.carried.count(op->operand(1)) == 0) {
+        bytes += op->operand(1)->type()->num_elements() * gpu::scratch_element_bytes(op->operand(1)->type());
+      }
+      most = std::max(most, start + bytes);
+    }
+    if (op->has_attr("shared_offsets")) {
+      const std::vector<int64_t>& offsets = op->ints_attr("shared_offsets");
+      const std::vector<int64_t>& sizes = op->ints_attr("shared_sizes");
+      for (size_t i = 0; i < offsets.size() && i < sizes.size(); ++i) most = std::max(most, start + offsets[i] + sizes[i]);
+    }
+    for (const auto& r : op->regions()) {
+      // A loop's round trips start after its stage buffers (round_trip_start).
+      int64_t inner = start;
+      for (const auto& o : async_.operands) {
+        if (o->carried->region() == r.get()) inner = std::max(inner, std::min(o->end(), async_.reserved_bytes));
+      }
+      most = std::max(most, shared_lower_bound(*r, inner));
+    }
+  }
+  return most;
+}
+
+void Emitter::make_room(int64_t bytes) {
+  bool done = false;
+  for (const OperandTile& t : operand_tiles_) done = done || (t.done && t.region == emitting_region_);
+  if (!done || round_trip_start() + bytes <= tile_budget_ || emitting_region_ == nullptr) return;
+  barrier();
+  release_operand_tiles(*emitting_region_, false);
+}
+
+void Emitter::keep_operand_tile(const ir::Value* value, const SharedTile& tile, const std::vector<const ir::Op*>& readers) {
+  OperandTile t;
+  t.value = value;
+  t.region = readers.back()->parent();
+  t.offset = round_trip_start();
+  t.tile = tile;
+  t.readers.insert(readers.begin(), readers.end());
+  t.last = readers.back();
+  operand_tiles_.push_back(std::move(t));
+}
+
+Emitter::OperandTile* Emitter::operand_tile(const ir::Op& dot) {
+  for (OperandTile& t : operand_tiles_) {
+    if (t.value == dot.operand(1) && !t.done && t.readers.count(&dot) != 0) return &t;
+  }
+  return nullptr;
+}
+
+void Emitter::release_operand_tiles(const ir::Region& region, bool at_end) {
+  bool any = false, unread = false;
+  for (const OperandTile& t : operand_tiles_) {
+    if (t.region != &region || (!at_end && !t.freed)) continue;
+    any = true;
+    unread = unread || !t.freed;
+  }
+  if (!any) return;
+  // Round trips then start lower: what a planned op may still read above, and (at the end)
+  // the tiles' own readers, are waited for first (not past a return: nothing follows it).
+  const bool returned = b_.GetInsertBlock()->getTerminator() != nullptr;
+  if (!returned && unread) barrier();
+  if (!returned) sync_if_dirty();
+  operand_tiles_.erase(std::remove_if(operand_tiles_.begin(), operand_tiles_.end(),
+                                      [&](const OperandTile& t) { return t.region == &region && (at_end || t.freed); }),
+                       operand_tiles_.end());
 }
 
 const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
@@ -612,22 +777,36 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   s.tile_b.evens_first = wgmma && k_evens_first(op, frags_);
   s.stride_a = s.tile_a.stride();
   s.stride_b = s.tile_b.stride();
-  // An operand copied asynchronously is already in its stage buffer (async_copy.h).
+  // An operand copied asynchronously is already in its stage buffer (async_copy.h); a B
+  // that an earlier op kept in its operand tile is there (emitter.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
   const bool a_staged_here = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0;
+  OperandTile* kept_b = copied_b == async_.carried.end() ? operand_tile(op) : nullptr;
+  const bool b_staged_here = copied_b == async_.carried.end() && kept_b == nullptr;
+  // A B staged here that later dots of the region read too, in the same tile, is kept in an
+  // operand tile (where round trips start now, so only when A is not staged there).
+  std::vector<const ir::Op*> b_readers;
+  if (b_staged_here && !a_staged_here && operand_tile_of(op)) {
+    b_readers = tile_readers(b, op);
+    if (b_readers.size() < 2 || b_readers[0] != &op || !operand_tile_fits(operand_tile_of(op)->bytes())) b_readers.clear();
+  }
   // B follows A's tile when A is staged here, else it starts at byte 0 (A is in its stage
   // or hoisted buffer, or in registers): reserving A's bytes there cost w8a16's 8-warp
   // 128x128x64 tile 16 KiB of shared memory for nothing.
   const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
   s.b_offset = a_staged_here ? (s.tile_a.bytes() + align - 1) / align * align : 0;
   check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
-  if (a_staged_here || copied_b == async_.carried.end()) sync_if_dirty();  // unplanned staging
+  if (a_staged_here || b_staged_here) {
+    make_room(s.b_offset + s.tile_b.bytes());
+    kept_b = copied_b == async_.carried.end() ? operand_tile(op) : nullptr;  // (tiles given back moved)
+    sync_if_dirty();  // unplanned staging
+  }
   // A B held transposed and in fragments is staged from its flat copy, made by a round trip
   // through shared memory from byte 0: made before A is staged there, not after (it would
   // overwrite A).
   // (A trans's source is what is staged, transposed when B is not.)
   const ir::Value* b_source = staged_trans(b) ? b->def()->operand(0) : b;
-  if (copied_b == async_.carried.end() && b_transposed != (b_source != b) && values_.count(b_source) == 0) {
+  if (b_staged_here && b_transposed != (b_source != b) && values_.count(b_source) == 0) {
     const FragmentLayout* lb = frags_.layout(b_source);
     const bool slot = b_source->def() != nullptr && b_source->def()->kind() == ir::OpKind::ConvertLayout &&
                       staged_by_dots(*b_source->def());
@@ -649,10 +828,20 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.a_m_major = copied_a->second->transposed;
     s.a_address = raw_shared_address(get(a).at(0));
   }
-  if (copied_b == async_.carried.end()) {
+  if (kept_b != nullptr) {
+    s.tile_b = kept_b->tile;
+    s.stride_b = s.tile_b.stride();
+    s.b_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(kept_b->offset)));
+  } else if (b_staged_here) {
     stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb), b_transposed);
     s.b_k_major = b_transposed;
     s.b_address = shared_address(s.b_offset);
+    if (!b_readers.empty()) {
+      if (!same_tile(s.tile_b, *operand_tile_of(op)) || s.b_offset != 0 || b_transposed) {
+        internal_error("nvptx", "an operand tile is not where its dot staged it", op.loc());
+      }
+      keep_operand_tile(b, s.tile_b, b_readers);
+    }
   } else {
     if (copied_b->second->tile.evens_first != s.tile_b.evens_first) {
       internal_error("nvptx", "a copied B's K order is not its dot's (async_copy.cpp: evens_first)");
@@ -693,7 +882,8 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto ready = [&](decltype(copied_a) it) { return it != async_.carried.end() && copies_ready_.count(it->first) != 0; };
   const bool all_ready = body != nullptr && (copied_a == async_.carried.end() || ready(copied_a)) &&
                          (copied_b == async_.carried.end() || ready(copied_b));
-  if (all_ready && !a_staged_here && copied_b != async_.carried.end()) {
+  // (A kept B was fenced and met at a barrier where it was staged.)
+  if (all_ready && !a_staged_here && !b_staged_here) {
     // None left (the earlier dot issued them after its barrier), unless this dot issues
     // them after its wait and a barrier (emit_dot).
     if (async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
@@ -737,13 +927,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // staged from registers (Triton's rule, whose FenceInsertion fences register-to-shared
   // copies only; for timing the fence in attention's loop, codegen.h).
   const bool cp_async_writes = !tma(copied_b) || (copied_a != async_.carried.end() && !tma(copied_a));
-  const bool generic_writes = a_staged_here || copied_b == async_.carried.end() || (cp_async_fence_ && cp_async_writes);
+  const bool generic_writes = a_staged_here || b_staged_here || (cp_async_fence_ && cp_async_writes);
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // A dot that issues them after its own wait does (emit_dot), and so does a loop's last
   // dot kept in flight past its first (async_copy.cpp: last_dot_in_flight).
   if (copied && !copies_after_loop_dot(op)) issue_deferred_copies();
-  s.in_place = !a_staged_here && copied_b != async_.carried.end();
+  s.in_place = !a_staged_here && (!b_staged_here || !b_readers.empty());
   return s;
 }
 
@@ -1033,9 +1223,11 @@ void Emitter::emit_dot(const ir::Op& op) {
     }
     emit_fma_dot(op, a_rows, b_cols, b_offset, stride_b, sa, sb, acc_type, c);
   }
-  // The end of this round trip, unless both operands were read in their stage buffers:
-  // the next copy into a buffer waits for the next dot's barrier instead.
+  // The end of this round trip, unless both operands were read in their stage buffers or
+  // operand tiles: the next copy into a buffer waits for the next dot's barrier instead, and
+  // a tile is given back after a barrier past its last reader (emitter.h).
   if (!staging.in_place) barrier();
+  if (OperandTile* t = operand_tile(op); t != nullptr && t->last == &op) t->done = true;
 
   Regs out;
   for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(op.result()->type())));

@@ -112,6 +112,14 @@ int64_t Emitter::emit() {
     if (args[i]->type()->is_bool()) arg = b_.CreateICmpNE(arg, b_.getInt32(0), "arg.bool");
     set(args[i].get(), Regs::one(arg));
   }
+  {
+    // Operand tiles may add shared memory up to what keeps as many blocks on an SM as the
+    // kernel's own needs allow (each block also takes 1 KiB of the SM's for the system).
+    const int64_t base = std::max(async_.reserved_bytes, shared_lower_bound(function_.body(), 0));
+    const int64_t per_sm = max_shared_optin(sm_) + 1024;
+    const int64_t blocks = per_sm / (base + 1024);
+    tile_budget_ = blocks < 1 ? base : std::min(max_shared_optin(sm_), per_sm / blocks - 1024);
+  }
   emit_region(function_.body());
   if (b_.GetInsertBlock()->getTerminator() == nullptr) b_.CreateRetVoid();
   return std::max(shared_bytes_, async_.reserved_bytes);
@@ -124,14 +132,19 @@ void Emitter::emit_region(const ir::Region& region) {
     if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) dirty_ = dirty_ || holds_scratch(*parent);
     if (parent->kind() == OpKind::If && &region == parent->region(1)) dirty_ = entry_dirty_[parent];
   }
+  const ir::Region* outer = emitting_region_;
+  emitting_region_ = &region;
   for (const auto& op : region.ops()) emit_op(*op);
+  release_operand_tiles(region, true);
+  emitting_region_ = outer;
 }
 
 void Emitter::emit_op(const ir::Op& op) {
+  if (op.parent() != nullptr) release_operand_tiles(*op.parent(), false);
   // The flat copies of fragment values first needed here (set_fragment).
   if (auto it = flat_copies_at_.find(&op); it != flat_copies_at_.end()) {
     for (const ir::Value* v : it->second) {
-      if (values_.count(v) == 0) set(v, fragment_to_flat(v, *frags_.layout(v), fragments_.at(v)));
+      if (values_.count(v) == 0) set(v, flat_copy(v, *frags_.layout(v), fragments_.at(v), &op));
     }
     flat_copies_at_.erase(it);
   }
@@ -363,10 +376,15 @@ int64_t Emitter::round_trip_start() const {
   int64_t end = 0;
   for (const auto& [buffer, last] : live_stage_ends_) end = std::max(end, last);
   for (const auto& [buffer, last] : live_hoisted_ends_) end = std::max(end, last);
-  if (end == 0) return 0;
   // Swizzled tiles start on kSwizzleAlign boundaries; the plan's total is aligned for them.
-  const int64_t aligned = (end + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign;
-  return std::min(aligned, async_.reserved_bytes);
+  const int64_t align = SharedTile::kSwizzleAlign;
+  int64_t start = end == 0 ? 0 : std::min((end + align - 1) / align * align, async_.reserved_bytes);
+  // The live operand tiles lie above (emitter.h): each starts where round trips started.
+  const int64_t tile_align = wgmma_ ? align : 16;
+  for (const OperandTile& t : operand_tiles_) {
+    start = std::max(start, (t.offset + t.tile.bytes() + tile_align - 1) / tile_align * tile_align);
+  }
+  return start;
 }
 
 llvm::Value* Emitter::shared_element(llvm::Type* type, llvm::Value* index, int64_t elements) {
@@ -399,6 +417,11 @@ void Emitter::barrier() {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
   dirty_ = false;
+  // Every thread is past its reads of the operand tiles whose last reader came before, when
+  // this barrier is one of their region's own (not in a nested region, which may not run).
+  for (OperandTile& t : operand_tiles_) {
+    if (t.done && t.region == emitting_region_) t.freed = true;
+  }
 }
 
 void Emitter::grid_dep_control(const char* text) {

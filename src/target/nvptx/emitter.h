@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -255,6 +256,54 @@ class Emitter {
   // first (the copy is made at once).
   const ir::Op* flat_copy_point(const ir::Value* value) const;
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
+  // The flat copy of a fragment value made at the start of `at` (null: right after its
+  // definition): staged once into the B tile of the dots after it that read it (operand_tiles_),
+  // its flat registers read from there, where such dots follow; else fragment_to_flat.
+  Regs flat_copy(const ir::Value* value, const FragmentLayout& l, const Regs& fragment, const ir::Op* at);
+
+  // ---- operand tiles (emit_dot.cpp) ----
+  // A B operand staged from registers that several dots of one region read (fla's b_v, the
+  // B of two consecutive dots), or whose flat copy a store also needs (fla's state h, stored
+  // and then the B of a dot), is written once into its own tile above where round trips
+  // start, which stays intact until the last of those dots has read it: the others read it
+  // there (no store, fence or barrier of their own), the flat copy reads its rows there.
+  // Round trips start after the live tiles (round_trip_start). Between the staging and the
+  // last reader, the region holds no op with regions, no copy into stage buffers before a
+  // loop and no TMA block access (which would move or clobber the bytes). The bytes are
+  // given back at the first op boundary of the region after a barrier of the region that
+  // follows the last reader (each thread's reads of the tile are done by then), or at the
+  // region's end (with a barrier then if none came since).
+  struct OperandTile {
+    const ir::Value* value = nullptr;
+    const ir::Region* region = nullptr;
+    int64_t offset = 0;  // bytes from the start of shared memory
+    SharedTile tile;
+    std::unordered_set<const ir::Op*> readers;  // the dots that read it here
+    const ir::Op* last = nullptr;
+    bool done = false;   // the last reader has read it
+    bool freed = false;  // and a barrier of the region has come since
+  };
+  // The B tile a tensor-core dot stages its operand 1 in when it is a 2-D f16/bf16 block
+  // staged from registers (not copied, transposed or K-permuted) and the dot's reads end
+  // within it (not a wgmma kept in flight); nullopt otherwise.
+  std::optional<SharedTile> operand_tile_of(const ir::Op& dot) const;
+  // The dots of `from`'s region, from `from` on, that read `value` as B in one tile
+  // (operand_tile_of), up to the first op that ends an operand tile's life there.
+  std::vector<const ir::Op*> tile_readers(const ir::Value* value, const ir::Op& from) const;
+  // Whether a tile of `bytes` fits above where round trips start now, within
+  // tile_budget_ (so that the tiles add no shared memory to the kernel's).
+  bool operand_tile_fits(int64_t bytes) const;
+  // A lower bound of the shared memory the kernel needs without operand tiles: the stage
+  // buffers, and each region's round trips (fragments to the flat layout, dots' staging,
+  // planned buffers) where round trips start there. Computed once, before the walk.
+  int64_t shared_lower_bound(const ir::Region& region, int64_t start) const;
+  // Before a round trip of `bytes`: where it would pass tile_budget_ above tiles whose last
+  // reader is done, a barrier first, and the tiles given back (the round trip starts lower).
+  void make_room(int64_t bytes);
+  void keep_operand_tile(const ir::Value* value, const SharedTile& tile, const std::vector<const ir::Op*>& readers);
+  OperandTile* operand_tile(const ir::Op& dot);  // the live tile `dot` reads its B in, or null
+  // Gives back the freed tiles of `region` at an op boundary (all of them at its end).
+  void release_operand_tiles(const ir::Region& region, bool at_end);
   // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
   // shared memory than a block of the target architecture may have.
   void check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what);
@@ -557,6 +606,11 @@ class Emitter {
   int64_t shared_bytes_ = 0;  // the most shared memory any use reached, from its start
   // Whether a planned op's shared-memory accesses may be pending (no barrier since).
   bool dirty_ = false;
+  std::vector<OperandTile> operand_tiles_;  // the live operand tiles, in staging order
+  // The shared memory operand tiles may bring the kernel to: as much as leaves the blocks an
+  // SM holds (by shared memory) what shared_lower_bound of the body gives.
+  int64_t tile_budget_ = 0;
+  const ir::Region* emitting_region_ = nullptr;  // the region whose ops are being emitted
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   // The live stage buffers of copied operands (from their first copy, emit_async.cpp, to
