@@ -386,15 +386,20 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.int8_row_major_wgmma = options.int8_row_major_wgmma;
   gpu_options.prefetch_indices = options.prefetch_indices;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
-  // ops whose every result it places (loops excepted: they may carry flat values too).
+  // ops whose every result it places (loops excepted: they may carry flat values too); nor
+  // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
   gpu_options.in_registers = [options](const ir::Function& f) {
     FragmentPlan plan = plan_fragments(f, options.num_warps, options.sm);
+    const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
+    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies)
+                             : AsyncPlan{};
     std::unordered_set<const ir::Op*> ops;
     std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
       for (const auto& op : region.ops()) {
         for (const auto& inner : op->regions()) walk(*inner);
         const bool control = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While || op->kind() == ir::OpKind::If;
         if (control || op->num_results() == 0) continue;
+        if (async.passes_handle(*op)) ops.insert(op.get());
         bool all = true;
         for (const auto& r : op->results()) all = all && plan.layout(r.get()) != nullptr;
         if (all) ops.insert(op.get());
