@@ -295,6 +295,29 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def paged_unified(q_ptr, k_cache, v_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kt, stride_vb,
+                      stride_vt, BM: tl.constexpr, D: tl.constexpr, BN: tl.constexpr, PBS: tl.constexpr):
+        # vLLM's unified attention: each tile's pages are block-table entries loaded in the
+        # loop body; K [D, BN] through them is contiguous along D (K-major), V [BN, D].
+        rm = tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        rn = tl.arange(0, BN)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+        acc = tl.zeros((BM, D), tl.float32)
+        for j in range(0, tl.cdiv(ctx_len, BN)):
+            token = j * BN + rn
+            block = tl.load(block_table + token // PBS).to(tl.int64)
+            live = token < ctx_len
+            k = tl.load(k_cache + block[None, :] * stride_kb + (token % PBS)[None, :] * stride_kt + rd[:, None],
+                        mask=live[None, :], other=0.0)
+            v = tl.load(v_cache + block[:, None] * stride_vb + (token % PBS)[:, None] * stride_vt + rd[None, :],
+                        mask=live[:, None], other=0.0)
+            s = tl.dot(q, k).to(tl.float16)
+            acc = tl.dot(s, v, acc)
+        tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
+
+
+    @tritium.jit
     def paged_sum(k_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kd, D: tl.constexpr,
                   BN: tl.constexpr, PBS: tl.constexpr, X: tl.constexpr):
         # The same paged K read without a dot: its layout converted back for the sum.
@@ -1005,6 +1028,42 @@ def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
     k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
     assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 3), (80, 1, 2)])
+@pytest.mark.parametrize("late", [True, False])
+def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, warps, stages, late):
+    """vLLM's unified attention: each KV tile's pages are block-table entries loaded in the
+    loop body. The entries are prefetched an iteration further ahead than the tiles (in
+    registers; gpu/prefetch_operands.h), so K and V are copied by cp.async too, and K, whose
+    runs go along the head dimension through the loaded entries, is made in its slot where
+    each thread holds whole 16-byte runs and copies its own (gpu/coalesce.h; in the flat
+    layout the threads holding each run's first element copied them all, 106 -> 158
+    registers in vLLM's kernel). The pages permuted, two a tile, the last tile masked; exact
+    against numpy (small integers). Copies land at their wait or at issue (DEFER_COPIES)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(27)
+    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    out = np.full((BM, D), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.paged_unified, (1,), q, k_cache, v_cache, table, out, ctx_len, PBS * D, D, PBS * D, D,
+                    BM=BM, D=D, BN=BN, PBS=PBS, sm=sm, num_warps=warps, num_stages=stages)
+    t = np.arange(ctx_len)
+    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
+    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
+    want = np.zeros((BM, D))
+    for start in range(0, ctx_len, BN):
+        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    np.testing.assert_array_equal(out, want)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
+    v_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BN}x{D}xfp16" in line]
+    assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
+    assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
+    assert all("cp.async" in line for line in v_loads), v_loads
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1)])

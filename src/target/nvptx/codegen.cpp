@@ -34,6 +34,7 @@
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/pass_gate.h"
 #include "target/nvptx/register_budget.h"
+#include "gpu/conversion.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
@@ -604,7 +605,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
-                                                              : transposed_text(a) + ", by the threads holding each run's first element"));
+                       : gpu::access_in_slot(op, widths, threads)
+                           ? transposed_text(a) + ", each thread its own runs (the load made in its slot)"
+                           : transposed_text(a) + ", by the threads holding each run's first element"));
     }
     if (op.kind() == ir::OpKind::Load && copy_it == copies.loads.end() && gpu::loads_at_cold_addresses(op, widths.width(op))) {
       parts.push_back("addresses computed where loaded (cold)");
