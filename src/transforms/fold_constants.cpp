@@ -3,8 +3,13 @@
 //   %1 = constant {value = 3} : i32    =>    %2 = constant {value = 6} : i32
 //   %2 = mul %0, %1 : i32                    (uses of %2 use the new constant)
 // Only integers fold: float folding would have to reproduce fp16/bf16 rounding exactly, and
-// the interpreter is the single place that does. Dead constants are left to eliminate_dead_code.
+// the interpreter is the single place that does. Of float ops only the exact identities
+// x * 1.0, 1.0 * x and x / 1.0 (MLIR's arith folders in Triton: vLLM's `tl.dot(p, v) /
+// p_scale` with p_scale = 1.0 then adds the dot to the accumulator, which combine_dot_add
+// folds into the dot). Dead constants are left to eliminate_dead_code.
 #include "transforms/fold_constants.h"
+
+#include <variant>
 
 #include "ir/builder.h"
 #include "ir/attrs.h"
@@ -60,10 +65,23 @@ ir::Value* cancelled(const ir::Op& op) {
   return nullptr;
 }
 
+// A float constant 1.0 (or a splat of one).
+bool float_one(const ir::Value* v) {
+  const ir::AttrValue* value = ir::constant_value(v);
+  const double* f = value != nullptr ? std::get_if<double>(value) : nullptr;
+  return f != nullptr && *f == 1.0 && ir::is_float(v->type()->element()->scalar_kind());
+}
+
 void fold_op(ir::Op& op) {
   if (op.num_results() != 1) return;
   const ir::Type* type = op.result()->type();
   int64_t a, b;
+  if ((op.kind() == OpKind::Mul || op.kind() == OpKind::Div) && !type->element()->is_pointer() &&
+      ir::is_float(type->element()->scalar_kind())) {
+    if (float_one(op.operand(1)) && op.operand(0)->type() == type) replace(op, op.operand(0));
+    else if (op.kind() == OpKind::Mul && float_one(op.operand(0)) && op.operand(1)->type() == type) replace(op, op.operand(1));
+    return;
+  }
   switch (op.kind()) {
     case OpKind::Splat:
     case OpKind::Broadcast:
