@@ -770,9 +770,10 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
   // In kernels with a dot, only the loads that feed nothing but dots (a column-major A or B
-  // outside a pipelined loop), directly or through ops outside loops, and the stores outside
-  // loops: pipelined operands are copied by cp.async from the flat layout
-  // (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
+  // outside a pipelined loop), directly or through ops outside loops, the stores outside
+  // loops, and the pipelined operands copied K-major through loaded addresses
+  // (pipelined_operand_load): the other pipelined operands are copied by cp.async from the
+  // flat layout (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
   const bool dots_only = has_dot(function.body());
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
