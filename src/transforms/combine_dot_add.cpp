@@ -1,6 +1,6 @@
 // combine_dot_add (combine_dot_add.h). Folded only where it cannot be observed otherwise:
 // the dot's accumulator is a zero constant (a uniform block, or a splat of a scalar zero),
-// the dot has no other use (but dead ops fold_constants left), the add has the dot's type, and for floats
+// the dot has no other use, the add has the dot's type, and for floats
 // max_num_imprecise_acc is 0 (Triton's conditions). The new dot is created where the add
 // stands, so `d` is defined before it; the old dot and add are left to eliminate_dead_code.
 #include "transforms/combine_dot_add.h"
@@ -16,17 +16,6 @@ namespace tritium::transforms {
 
 namespace {
 
-// The uses of `v` by ops that are alive: fold_constants leaves the ops it folds in place,
-// dead, for eliminate_dead_code (`tl.dot(p, v) / 1.0` folded to the dot still reads it).
-int live_uses(const ir::Value* v) {
-  int n = 0;
-  for (const ir::Use& use : v->uses()) {
-    const ir::Op* user = use.user;
-    const bool dead = ir::is_pure(*user) && user->regions().empty() && user->num_results() == 1 && !user->result()->has_uses();
-    n += dead ? 0 : 1;
-  }
-  return n;
-}
 
 // The operand index of the foldable dot among the add's operands, or -1.
 int foldable_dot(const ir::Op& add) {
@@ -34,7 +23,7 @@ int foldable_dot(const ir::Op& add) {
   for (int i = 0; i < 2; ++i) {
     const ir::Value* v = add.operand(i);
     const ir::Op* dot = v->def();
-    if (dot == nullptr || dot->kind() != ir::OpKind::Dot || live_uses(v) != 1) continue;
+    if (dot == nullptr || dot->kind() != ir::OpKind::Dot || v->num_uses() != 1) continue;
     if (add.operand(0) == add.operand(1)) continue;  // dot + dot: the same value twice
     if (v->type() != add.result()->type() || !ir::is_zero_constant(ir::DotOp(*dot).acc())) continue;
     if (v->type()->is_float() && dot->int_attr("max_num_imprecise_acc") != 0) continue;

@@ -2,13 +2,12 @@
 //   %0 = constant {value = 2} : i32          %0 = constant {value = 2} : i32
 //   %1 = constant {value = 3} : i32    =>    %2 = constant {value = 6} : i32
 //   %2 = mul %0, %1 : i32                    (uses of %2 use the new constant)
-// Only integers fold: float folding would have to reproduce fp16/bf16 rounding exactly, and
-// the interpreter is the single place that does. Of float ops only the exact identities
-// x * 1.0, 1.0 * x and x / 1.0 (MLIR's arith folders in Triton: vLLM's `tl.dot(p, v) /
-// p_scale` with p_scale = 1.0 then adds the dot to the accumulator, which combine_dot_add
-// folds into the dot). Dead constants are left to eliminate_dead_code.
+// Only integers fold, and the float identities that are exact (float_identity): float folding
+// would have to reproduce fp16/bf16 rounding exactly, and the interpreter is the single place
+// that does. Dead constants are left to eliminate_dead_code.
 #include "transforms/fold_constants.h"
 
+#include <cmath>
 #include <variant>
 
 #include "ir/builder.h"
@@ -65,23 +64,45 @@ ir::Value* cancelled(const ir::Op& op) {
   return nullptr;
 }
 
-// A float constant 1.0 (or a splat of one).
-bool float_one(const ir::Value* v) {
-  const ir::AttrValue* value = ir::constant_value(v);
-  const double* f = value != nullptr ? std::get_if<double>(value) : nullptr;
-  return f != nullptr && *f == 1.0 && ir::is_float(v->type()->element()->scalar_kind());
+// The float constant `value` is (a scalar, or a splat of one), or NaN when it is none.
+double float_constant_of(const ir::Value* value) {
+  const ir::AttrValue* attr = value->type()->is_float() ? ir::constant_value(value) : nullptr;
+  const double* f = attr != nullptr ? std::get_if<double>(attr) : nullptr;
+  return f != nullptr ? *f : std::nan("");
+}
+
+// The float operations that give their operand back exactly, in every float type and for
+// every x (signed zeros, infinities and NaNs included): x * 1, 1 * x, x / 1, x - (+0) and
+// x + (-0), (-0) + x — the ones MLIR's arith folds in Triton (x + (+0) is not among them:
+// -0 + 0 is +0). vLLM's unified attention writes `tl.dot(P * p_scale, V) / p_scale` with
+// p_scale 1.0 for 16-bit values; folded, `acc += ...` becomes the dot's accumulator
+// (combine_dot_add) and the accumulator stays in the dot's fragments. Null when none applies.
+ir::Value* float_identity(const ir::Op& op) {
+  if (op.num_operands() != 2 || op.operand(0)->type() != op.result()->type() ||
+      op.operand(1)->type() != op.result()->type()) {
+    return nullptr;
+  }
+  const double a = float_constant_of(op.operand(0)), b = float_constant_of(op.operand(1));
+  const bool neg_zero_b = b == 0.0 && std::signbit(b), pos_zero_b = b == 0.0 && !std::signbit(b);
+  switch (op.kind()) {
+    case OpKind::Mul:
+      if (b == 1.0) return op.operand(0);
+      if (a == 1.0) return op.operand(1);
+      return nullptr;
+    case OpKind::Div: return b == 1.0 ? op.operand(0) : nullptr;
+    case OpKind::Sub: return pos_zero_b ? op.operand(0) : nullptr;
+    case OpKind::Add:
+      if (neg_zero_b) return op.operand(0);
+      if (a == 0.0 && std::signbit(a)) return op.operand(1);
+      return nullptr;
+    default: return nullptr;
+  }
 }
 
 void fold_op(ir::Op& op) {
   if (op.num_results() != 1) return;
   const ir::Type* type = op.result()->type();
   int64_t a, b;
-  if ((op.kind() == OpKind::Mul || op.kind() == OpKind::Div) && !type->element()->is_pointer() &&
-      ir::is_float(type->element()->scalar_kind())) {
-    if (float_one(op.operand(1)) && op.operand(0)->type() == type) replace(op, op.operand(0));
-    else if (op.kind() == OpKind::Mul && float_one(op.operand(0)) && op.operand(1)->type() == type) replace(op, op.operand(1));
-    return;
-  }
   switch (op.kind()) {
     case OpKind::Splat:
     case OpKind::Broadcast:
@@ -131,6 +152,10 @@ void fold_op(ir::Op& op) {
       if (int_constant_of(op.operand(1), &b) && b == 0 && op.operand(0)->type() == type) replace(op, op.operand(0));
       return;
     default: break;
+  }
+  if (type->is_float()) {
+    if (ir::Value* x = float_identity(op)) replace(op, x);
+    return;
   }
   if (!is_binary_int(op.kind()) || !type->is_int()) return;
   bool lhs_const = int_constant_of(op.operand(0), &a);

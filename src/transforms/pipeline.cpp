@@ -21,6 +21,9 @@ const Pass kPipeline[] = {
     {"fold_constants", fold_constants},
     {"eliminate_common_subexpressions", eliminate_common_subexpressions},
     {"fold_constants", fold_constants},
+    // Folded ops stay until removed, and a dot read by one (`tl.dot(p, v) / 1.0`) would still
+    // count it among its uses: combine_dot_add folds a dot with one use only.
+    {"eliminate_dead_code", eliminate_dead_code},
     {"combine_dot_add", combine_dot_add},
     {"fold_masks", fold_masks},
     {"eliminate_dead_code", eliminate_dead_code},

@@ -482,6 +482,31 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def lines_at_fragments(x_ptr, w_ptr, s_ptr, t_ptr, out_ptr, n, H, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr, CLOBBER: tl.constexpr):
+        # mamba's dCB loop in small: each head's dot scaled by lines loaded beside it, a row of
+        # t (masked, `other` 2) and a column of s, through elementwise ops (t * 0.5,
+        # exp(min(s[:, None] - t[None, :], 0))), plus a column c loaded before the loop. With
+        # CLOBBER each iteration overwrites the t it loaded before its broadcasts (and so the
+        # loop writes memory): the lines must keep the values loaded first.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        c = tl.load(s_ptr + rm, mask=rm < n, other=-1.0)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(H):
+            x = tl.load(x_ptr + h * BM * BK + rm[:, None] * BK + rk[None, :])
+            w = tl.load(w_ptr + h * BK * BN + rk[:, None] * BN + rn[None, :])
+            d = tl.dot(x, w)
+            t = tl.load(t_ptr + h * BN + rn, mask=rn < n, other=2.0)
+            s = tl.load(s_ptr + (h + 1) * BM + rm, mask=rm < n, other=0.5)
+            if CLOBBER:
+                tl.store(t_ptr + h * BN + rn, t * 3.0, mask=rn < n)
+            d = d * (t * 0.5)[None, :] * tl.exp(tl.minimum(s[:, None] - t[None, :], 0.0)) + c[:, None]
+            acc += d
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+    @tritium.jit
     def state_recurrence(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr,
                          BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h at one K block: a state carried over the
@@ -531,6 +556,46 @@ KERNELS = textwrap.dedent('''
             a = tl.load(buf_ptr + i * BM * BN + r)
             acc = tl.dot(a, b)
             tl.store(buf_ptr + (i + 1) * BM * BN + r, acc.to(tl.float16))
+
+
+    @tritium.jit
+    def paged_attention_rows(q_ptr, k_ptr, v_ptr, table_ptr, o_ptr, n_tiles, q_len, seq_len, scale,
+                             BLOCK_M: tl.constexpr, TILE: tl.constexpr, D: tl.constexpr):
+        # vLLM's unified attention at BLOCK_M 16 (one 16-row tile: the warps split the columns):
+        # query rows masked by a chain of comparisons, each K/V tile found through a table, the
+        # causal mask, the online softmax, and `acc += tl.dot(P * p_scale, V) / p_scale` with
+        # p_scale 1.0 (the scale folds away: the dot accumulates into acc).
+        rm = tl.arange(0, BLOCK_M)
+        rd = tl.arange(0, D)
+        rt = tl.arange(0, TILE)
+        query_pos = rm // 4
+        query_mask_0 = tl.where(query_pos < q_len, 1, 0).to(tl.int1)
+        query_mask_1 = tl.where(rm % 4 < 4, 1, 0).to(tl.int1)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :], mask=query_mask_0[:, None], other=0.0)
+        M = tl.full([BLOCK_M], float("-inf"), tl.float32)
+        L = tl.full([BLOCK_M], 1.0, tl.float32)
+        acc = tl.zeros([BLOCK_M, D], tl.float32)
+        for j in range(n_tiles):
+            page = tl.load(table_ptr + j)
+            seq_offset = j * TILE + rt
+            k = tl.load(k_ptr + page * TILE * D + rt[None, :] * D + rd[:, None])
+            v = tl.load(v_ptr + page * TILE * D + rt[:, None] * D + rd[None, :])
+            seq_mask = seq_offset[None, :] <= seq_len - q_len + query_pos[:, None]
+            S = tl.zeros([BLOCK_M, TILE], tl.float32)
+            S += scale * tl.dot(q, k)
+            S = tl.where(query_mask_1[:, None] & query_mask_0[:, None] & seq_mask, S, float("-inf"))
+            m_j = tl.maximum(M, tl.max(S, axis=1))
+            m_j = tl.where(m_j > float("-inf"), m_j, 0.0)
+            P = tl.exp(S - m_j[:, None])
+            l_j = tl.sum(P, axis=1)
+            alpha = tl.exp(M - m_j)
+            acc = acc * alpha[:, None]
+            L = L * alpha + l_j
+            M = m_j
+            p_scale = 1.0
+            acc += tl.dot((P * p_scale).to(v.dtype), v) / p_scale
+        acc = acc / L[:, None]
+        tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc, mask=query_mask_0[:, None])
 
 
     @tritium.jit
@@ -970,6 +1035,101 @@ def test_scaled_dots_of_heads_stay_in_fragments(kernels, sm, BM, BN, stages):
     assert re.search(r"= cast [^\n]*also copied into fragments here, once", gpu_ir), gpu_ir
     assert all("fragments:" in line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*xfp32", line)), gpu_ir
     assert (gpu_ir.count("cp.async into stage buffers") > 0) == (stages > 1), gpu_ir
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
+    """vLLM's unified attention at BLOCK_M 16 (paged_attention_rows): the scores, their masks
+    (a chain of some 20 index ops), the row maxima and sums across the 4 warps that split the
+    columns, and the accumulator stay in the dots' fragments — `/ 1.0` folds (fold_constants)
+    so the dot accumulates into acc, and the mask is computed at each register. Against numpy."""
+    rng = np.random.default_rng(16)
+    BLOCK_M, TILE, D, n_tiles = 16, 32, 64, 3
+    q = rng.standard_normal((BLOCK_M, D)).astype(np.float16)
+    k = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    v = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    table = np.array([2, 0, 3], dtype=np.int32)
+    o = np.full((BLOCK_M, D), np.nan, dtype=np.float32)
+    q_len, seq_len, scale = 3, 80, 0.125
+    handle = eg.run(kernels.paged_attention_rows, (1,), q, k, v, table, o, n_tiles, q_len, seq_len, scale,
+                    BLOCK_M=BLOCK_M, TILE=TILE, D=D, sm=sm, num_warps=4, num_stages=3)
+    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
+    values = np.concatenate([v[p] for p in table]).astype(np.float64)
+    rows = np.arange(BLOCK_M) // 4 < q_len
+    s = q.astype(np.float64) @ keys.T * scale
+    allowed = np.arange(n_tiles * TILE)[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
+    s = np.where(allowed, s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = p @ values / p.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(o[rows], want[rows], rtol=2e-2, atol=2e-2)  # P rounded to fp16
+    assert np.isnan(o[~rows]).all()
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, 3, sm)
+    dots = [line for line in gpu_ir.splitlines() if "= dot " in line]
+    assert len(dots) == 2 and not any("also read flat" in line for line in dots), dots
+    acc = re.search(r"= dot %\w+, %\w+, (%\w+) ", dots[1]).group(1)  # acc * alpha, not a zero
+    assert re.search(rf"{acc} = mul ", gpu_ir), dots[1]
+    assert not re.search(r"= (div|mul|add|select|reduce) [^\n]*shared_offsets", gpu_ir), gpu_ir
+    reduces = [line for line in gpu_ir.splitlines() if "= reduce " in line]
+    assert len(reduces) == 2 and all("fragment rows" in line for line in reduces), reduces
+
+
+@pytest.mark.parametrize("sm", [90, 80])
+@pytest.mark.parametrize("BM,BN,stages", [(64, 64, 3), (32, 128, 1), (64, 32, 3)])
+def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
+    """Line broadcasts into a dot's fragments whose lines are loads (and elementwise ops of
+    loads) with no write since (line_reloaded): each thread loads the columns or rows its
+    registers hold itself where the line is defined, no round trip through shared memory, so
+    the kernel meets fewer barriers than the same kernel whose loop stores between a load and
+    its line (CLOBBER: there those lines go through shared memory, as loaded). Masked edges
+    (`other`); a line defined before the loop is loaded at its fragments once, there, even
+    where the loop writes memory. Against numpy (exp: to 1e-5)."""
+    rng = np.random.default_rng(41 + BM + BN)
+    H, BK = 4, 32
+    n = min(BM, BN) - 5  # masked rows and columns
+    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
+    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
+    t = rng.standard_normal((H, BN)).astype(np.float32)
+    rm, rn = np.arange(BM), np.arange(BN)
+    c = np.where(rm < n, s[0], -1.0)
+    want = np.zeros((BM, BN))
+    for h in range(H):
+        th = np.where(rn < n, t[h], 2.0)
+        sh = np.where(rm < n, s[h + 1], 0.5)
+        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
+        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    bars = {}
+    for clobber in (False, True):
+        out = np.full((BM, BN), np.nan, dtype=np.float32)
+        tc = t.copy()
+        handle = eg.run(kernels.lines_at_fragments, (1,), x, w, s, tc, out, n, H, BM=BM, BN=BN, BK=BK, CLOBBER=clobber,
+                        sm=sm, num_warps=4, num_stages=stages)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+        if clobber:
+            np.testing.assert_array_equal(tc[:, :n], t[:, :n] * np.float32(3.0))
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, stages, sm)
+        lines = [line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*xfp32", line)]
+        assert lines and all("fragments:" in line for line in lines), gpu_ir
+        # The loop body's: indented past the `for`.
+        text = gpu_ir.splitlines()
+        at = next(i for i, line in enumerate(text) if " = for " in line)
+        indent = len(text[at]) - len(text[at].lstrip())
+        body = []
+        for line in text[at + 2:]:  # past the region's arguments
+            if len(line) - len(line.lstrip()) <= indent:
+                break
+            body.append(line)
+        in_loop = [line for line in body if re.search(r"= broadcast [^\n]*xfp32", line)]
+        assert in_loop, gpu_ir
+        # Without the store every line is loaded where its registers are (t's rows, s's and c's
+        # columns); with it, only the lines defined before the loop (c's, loaded at its
+        # fragments once there): t's and s's are defined after the store.
+        for line in lines:
+            source = re.search(r"= broadcast (%\w+)", line).group(1)
+            in_body = any(b.strip().startswith(source + " =") for b in body)
+            assert ("the line computed again" in line) == (not clobber or not in_body), gpu_ir
+        bars[clobber] = handle._kernel.emit("ptx", handle.signature, 4, stages, sm).count("bar.sync")
+    assert bars[False] < bars[True], bars
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])

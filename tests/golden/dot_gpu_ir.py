@@ -3,7 +3,8 @@
 # stage buffers, two iterations ahead (num_stages 3; the loop carries their offsets), the
 # accumulator stays in mma fragments through the loop, the dot is mma.sync m16n8k16 on sm_80, `acc * 0.5` stays in fragments (a
 # uniform operand), the add of a broadcast bias row too (each register reads the row at its
-# column: a line broadcast) and the cast to fp16, which the store reads flat once. (Until
+# column: a line broadcast; the row a load, each thread loads its columns itself, since
+# session 31) and the cast to fp16, which the store reads flat once. (Until
 # session 22 the add was flat and `acc * 0.5` was read flat, in fp32.) On
 # sm_90 (the second RUN) the dot is wgmma, the fragments are the warpgroup layout (4 x 1 warps),
 # the stage buffers hold swizzled tiles on 1024-byte boundaries, and the dot stays in flight
@@ -32,7 +33,7 @@
 # CHECK: = load {{.*}}  // cp.async into stage buffers at bytes 0, 5120 and 10240 (rows of 40 elements), the stage read last, after the dot's barrier
 # CHECK: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each
 # CHECK: = mul {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each{{$}}
-# CHECK: = broadcast {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each{{$}}
+# CHECK: = broadcast {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // the line computed again at the columns each thread holds, its loads with it; fragments: 2x2 warps, 2x4 tiles of 16x8 each{{$}}
 # CHECK: = add {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each{{$}}
 # CHECK: = cast {{.*}} : block<64x64xfp16, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each, also read flat
 # CHECK-NOT: fragments

@@ -542,6 +542,14 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
            std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
            (fragments.needs_flat(v) ? ", also read flat" : "");
   };
+  // TargetOptions::reduce_experiment "noreload" (the emitter's parse; the last of a pair wins).
+  bool reload = true;
+  for (size_t at = 0; at <= options.reduce_experiment.size();) {
+    size_t end = std::min(options.reduce_experiment.find(',', at), options.reduce_experiment.size());
+    const std::string name = options.reduce_experiment.substr(at, end - at);
+    if (name == "reload" || name == "noreload") reload = name == "reload";
+    at = end + 1;
+  }
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps,
@@ -559,6 +567,11 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
         parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") + ", at byte " +
                         std::to_string(hoisted->second->offset));
       }
+    }
+    if (op.kind() == ir::OpKind::Broadcast && fragments.layout(op.result()) != nullptr &&
+        fragments.layout(op.operand(0)) == nullptr && line_reloaded(op) && reload) {
+      parts.push_back(std::string("the line computed again at the ") +
+                      (op.operand(0)->type()->shape()[0] == 1 ? "columns" : "rows") + " each thread holds, its loads with it");
     }
     if (gpu::trans_staged_by_dots(op)) {
       parts.push_back(std::string("moves nothing: its dots stage the source") +

@@ -67,6 +67,10 @@ struct TargetOptions {
   //            epilogue at 8 warps: 8 instructions instead of 32 stores; statically ptxas
   //            gave some attention kernels 19 more registers and already-spilling matmuls more
   //            spills, session 27): opt-in until timed; nostmatrix the default
+  //   noreload line broadcasts into fragments always move the flat line through shared memory
+  //            (two barriers each), as before session 31; reload (the default) loads a line of
+  //            loads again at the rows or columns each thread holds (fragment_layout.h's
+  //            line_reloaded): for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

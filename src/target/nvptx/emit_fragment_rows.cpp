@@ -82,10 +82,11 @@ Regs Emitter::rows_to_flat(const ir::Value* value, const FragmentLayout& l, cons
   return out;
 }
 
-Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
+Regs Emitter::line_to_fragment(const ir::Op& broadcast, const FragmentLayout& l) {
   // A row [1, n] broadcast down the fragment's m rows, or a column [m, 1] across its n
   // columns: register r holds the line's element at its column, tile_col(in, wn) + 2 (lane %
   // 4) + c % 2, or at its row, tile_row(im, wm) + lane / 4 + 8 (c / 2).
+  const ir::Value* line = broadcast.operand(0);
   const bool row = line->type()->shape()[0] == 1;
   const int64_t count = row ? line->type()->shape()[1] : line->type()->shape()[0];
   const Regs& flat_regs = get(line);
@@ -95,6 +96,7 @@ Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
     out.values.assign(static_cast<size_t>(l.num_regs()), flat_regs.at(0));
     return out;
   }
+  if (auto it = reloaded_lines_.find(&broadcast); it != reloaded_lines_.end()) return it->second;
   llvm::Type* element = element_type(line->type());
   llvm::Type* stored = stored_type(element);
   Layout flat = layout_of(line->type());
@@ -123,6 +125,41 @@ Regs Emitter::line_to_fragment(const ir::Value* line, const FragmentLayout& l) {
     out.values.push_back(it->second);
   }
   barrier();
+  return out;
+}
+
+Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
+  const ir::Value* line = broadcast.operand(0);
+  const bool row = line->type()->shape()[0] == 1;
+  Regs out;
+  out.uniform = false;
+  if (get(line).uniform) {
+    out.values.assign(static_cast<size_t>(l.num_regs()), get(line).at(0));
+    return out;
+  }
+  llvm::Value* thread_part = row ? fragment_thread_col(l) : fragment_thread_row(l);
+  // Each column (row) a thread holds computed there, its loads loaded again: no barrier.
+  // A row's columns c and c + 1 (c even) share their paired loads, one 2-element load each.
+  const std::vector<const ir::Op*>& paired = row ? frags_.paired_loads(broadcast) : std::vector<const ir::Op*>{};
+  std::unordered_map<int64_t, llvm::Value*> at;
+  for (int r = 0; r < l.num_regs(); ++r) {
+    const int64_t e = l.element(0, 0, r);
+    const int64_t c = row ? e % l.n : e / l.n % l.m;
+    if (at.count(c) == 0) {
+      const int64_t first = paired.empty() ? c : c - c % 2;
+      std::vector<std::unordered_map<const ir::Value*, llvm::Value*>> memos(paired.empty() ? 1 : 2);
+      std::vector<std::vector<llvm::Value*>> coords;
+      for (size_t i = 0; i < memos.size(); ++i) {
+        llvm::Value* index = b_.CreateAdd(thread_part, b_.getInt32(static_cast<uint32_t>(first + static_cast<int64_t>(i))));
+        coords.push_back(row ? std::vector<llvm::Value*>{b_.getInt32(0), index} : std::vector<llvm::Value*>{index, b_.getInt32(0)});
+      }
+      for (const ir::Op* load : paired) reload_pair(*load, coords, memos);
+      for (size_t i = 0; i < memos.size(); ++i) {
+        at.emplace(first + static_cast<int64_t>(i), recompute_at(line, coords[i], memos[i]));
+      }
+    }
+    out.values.push_back(at.at(c));
+  }
   return out;
 }
 
@@ -238,7 +275,7 @@ void Emitter::emit_fragment_broadcast(const ir::Op& op, const FragmentLayout& l)
   const ir::Type* from = op.operand(0)->type();
   if (frags_.layout(op.operand(0)) == nullptr && from->rank() == 2 && (from->shape()[0] == 1 || from->shape()[1] == 1) &&
       !l.rows && l.batch == 1) {
-    return set_fragment(op.result(), line_to_fragment(op.operand(0), l));
+    return set_fragment(op.result(), line_to_fragment(op, l));
   }
   const FragmentLayout* rows = frags_.layout(op.operand(0));
   if (rows == nullptr || !rows->rows || rows->warps_m != l.warps_m || rows->m != l.m) {

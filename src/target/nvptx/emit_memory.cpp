@@ -328,9 +328,10 @@ llvm::Value* Emitter::ptx_load(const ir::Op& op, llvm::Type* type, llvm::Value* 
   if (w.count > 1) result = llvm::StructType::get(context_, std::vector<llvm::Type*>(static_cast<size_t>(w.count), word));
   auto* fn_type = llvm::FunctionType::get(result, arg_types, false);
   llvm::CallInst* call = b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, is_volatile), args);
-  if (!is_volatile) {
+  if (!is_volatile) {  // removable where its result is unused (a line loaded again at its fragments)
     call->setOnlyReadsMemory();
     call->setDoesNotThrow();
+    call->addFnAttr(llvm::Attribute::WillReturn);
   }
   llvm::Value* out = call;
   if (w.count > 1) {

@@ -6,6 +6,7 @@
 
 #include "gpu/conversion.h"
 #include "gpu/scratch.h"
+#include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
 
@@ -195,6 +196,7 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
       out = recompute_at(source, at, inner);
       break;
     }
+    case OpKind::Load: out = reload_at(*def, coords, memo); break;
     default: {
       std::vector<llvm::Value*> args;
       for (const ir::Value* operand : def->operands()) args.push_back(recompute_at(operand, coords, memo));
@@ -204,6 +206,50 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
   }
   memo[value] = out;
   return out;
+}
+
+llvm::Value* Emitter::reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
+                                std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  // The element emit_load's flat rule loads, here from this thread, under its mask bit
+  // (line_reloaded: nothing wrote to memory since).
+  const ir::Type* pointee = load.operand(0)->type()->element()->pointee();
+  llvm::Type* stored = memory_type(pointee);
+  const llvm::Align align(module_.getDataLayout().getTypeAllocSize(stored));
+  const ir::Value* mask = ir::LoadOp(load).mask();
+  const ir::Value* other = ir::LoadOp(load).other();
+  llvm::Value* ptr = recompute_at(load.operand(0), coords, memo);
+  llvm::Value* pred = mask != nullptr ? recompute_at(mask, coords, memo) : nullptr;
+  llvm::Value* fallback = other != nullptr ? to_storage(recompute_at(other, coords, memo)) : llvm::Constant::getNullValue(stored);
+  return from_storage(global_load(load, stored, ptr, pred, fallback, align), element_type(load.result()->type()));
+}
+
+void Emitter::reload_pair(const ir::Op& load, const std::vector<std::vector<llvm::Value*>>& coords,
+                          std::vector<std::unordered_map<const ir::Value*, llvm::Value*>>& memos) {
+  // The load's own coordinates: the row's column last, and 0 for its leading axis where it
+  // has one ([1, n]; an [n] load is the row before expand_dims).
+  const ir::Type* type = load.result()->type();
+  auto own = [&](size_t i) {
+    return type->rank() == 2 ? std::vector<llvm::Value*>{b_.getInt32(0), coords[i][1]} : std::vector<llvm::Value*>{coords[i][1]};
+  };
+  const ir::Type* pointee = load.operand(0)->type()->element()->pointee();
+  llvm::Type* stored = memory_type(pointee);
+  llvm::Type* element = element_type(type);
+  const llvm::Align align(2 * module_.getDataLayout().getTypeAllocSize(stored));
+  const ir::Value* mask = ir::LoadOp(load).mask();
+  const ir::Value* other = ir::LoadOp(load).other();
+  // The facts (gpu::access_width >= 2) make the two addresses consecutive and 2-element
+  // aligned and give them one mask bit: the first column's address and bit serve both.
+  llvm::Value* ptr = recompute_at(load.operand(0), own(0), memos[0]);
+  llvm::Value* pred = mask != nullptr ? recompute_at(mask, own(0), memos[0]) : nullptr;
+  auto* pair = llvm::FixedVectorType::get(stored, 2);
+  llvm::Value* fallback = llvm::Constant::getNullValue(pair);
+  if (other != nullptr) {
+    for (unsigned i = 0; i < 2; ++i) {
+      fallback = b_.CreateInsertElement(fallback, to_storage(recompute_at(other, own(i), memos[i])), i);
+    }
+  }
+  llvm::Value* loaded = global_load(load, pair, ptr, pred, fallback, align);
+  for (unsigned i = 0; i < 2; ++i) memos[i][load.result()] = from_storage(b_.CreateExtractElement(loaded, i), element);
 }
 
 namespace {

@@ -60,10 +60,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       cp_async_fence_ = name == "fence";
     } else if (name == "stmatrix" || name == "nostmatrix") {
       stmatrix_ = name == "stmatrix";
+    } else if (name == "reload" || name == "noreload") {
+      reload_lines_ = name == "reload";
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix)");
+                          "nostmatrix, reload, noreload)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -155,6 +157,19 @@ void Emitter::emit_op(const ir::Op& op) {
   for (const auto& result : op.results()) {
     if (const FragmentLayout* l = frags_.invariant_copy(result.get())) {
       invariant_fragments_[result.get()] = flat_to_fragment(result.get(), *l, op);
+    }
+    // The lines that broadcasts read at their fragments (FragmentPlan::reloaded_broadcasts),
+    // loaded there now, once, before any loop that holds a broadcast; one set of registers
+    // per layout and pairing.
+    const std::vector<const ir::Op*>& broadcasts = frags_.reloaded_broadcasts(result.get());
+    for (size_t i = 0; i < broadcasts.size() && reload_lines_; ++i) {
+      const ir::Op& b = *broadcasts[i];
+      const FragmentLayout& l = *frags_.layout(b.result());
+      auto same = std::find_if(broadcasts.begin(), broadcasts.begin() + static_cast<std::ptrdiff_t>(i), [&](const ir::Op* o) {
+        return *frags_.layout(o->result()) == l && frags_.paired_loads(*o) == frags_.paired_loads(b);
+      });
+      const bool done = same != broadcasts.begin() + static_cast<std::ptrdiff_t>(i);
+      reloaded_lines_[&b] = done ? reloaded_lines_.at(*same) : reload_line(b, l);
     }
   }
 }

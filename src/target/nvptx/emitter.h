@@ -184,8 +184,16 @@ class Emitter {
   // The same at an element given by its coordinates (one i32 per axis of `value`): each
   // axis's index stays its own value, so elements sharing a row or a column share its
   // arithmetic (LLVM folds the constants and merges the rest).
+  // A load in the chain (line_reloaded's lines only) is loaded again at that element.
   llvm::Value* recompute_at(const ir::Value* value, const std::vector<llvm::Value*>& coords,
                             std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  llvm::Value* reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
+                         std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // A paired load (FragmentPlan::paired_loads) of a row line at its columns `coords[0]` and
+  // `coords[1]` (the line's, [0, c] and [0, c + 1], c even): one 2-element load, each element
+  // left in its column's memo for recompute_at.
+  void reload_pair(const ir::Op& load, const std::vector<std::vector<llvm::Value*>>& coords,
+                   std::vector<std::unordered_map<const ir::Value*, llvm::Value*>>& memos);
   // Row-major flat index `e` of a block of `shape` as coordinates (and back).
   std::vector<llvm::Value*> delinearize(const std::vector<int64_t>& shape, llvm::Value* e);
   llvm::Value* linearize(const std::vector<int64_t>& shape, const std::vector<llvm::Value*>& coords);
@@ -314,10 +322,14 @@ class Emitter {
   bool fragment_from_index(const ir::Value* value, const FragmentLayout& l, Regs& out);
   Regs rows_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& rows);
   Regs flat_to_rows(const ir::Value* value, const FragmentLayout& l, const Regs& flat);
-  // A row [1, n] or a column [m, 1] (flat) broadcast over the fragment `l`: written once to
-  // shared memory, each thread reading the columns or rows it holds (fragment_layout.cpp's
-  // line_broadcast).
-  Regs line_to_fragment(const ir::Value* line, const FragmentLayout& l);
+  // The line (a row [1, n] or a column [m, 1], flat) that `broadcast` spreads over the
+  // fragment `l` (fragment_layout.cpp's line_broadcast), at the columns or rows each thread
+  // holds: computed there again, its loads with them, where line_reloaded allows; else
+  // written once to shared memory and read back there.
+  Regs line_to_fragment(const ir::Op& broadcast, const FragmentLayout& l);
+  // The line of `broadcast` (line_reloaded) at the columns or rows each thread holds in `l`,
+  // computed here, its loads loaded again: made right after the line's definition.
+  Regs reload_line(const ir::Op& broadcast, const FragmentLayout& l);
   // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
   // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
   // .b32 (mma.sync m16n8k16 and wgmma alike); fp32 (tf32, k8 steps): n-tile j's c0, c2, c1,
@@ -516,10 +528,13 @@ class Emitter {
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
+  bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   // The fragment copies of flat blocks that loops read in fragments (FragmentPlan::invariant_copy).
   std::unordered_map<const ir::Value*, Regs> invariant_fragments_;
+  // The lines computed at the fragments of their broadcasts (reload_line), by broadcast.
+  std::unordered_map<const ir::Op*, Regs> reloaded_lines_;
   // Fragment values whose flat copy is made at the start of an op (flat_copy_point).
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> flat_copies_at_;
   struct DeferredCopy {

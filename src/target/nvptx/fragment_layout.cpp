@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
+#include "gpu/vector_widths.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 
@@ -232,7 +234,101 @@ bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& 
   return true;
 }
 
+// Whether `op` may write global memory, or make other threads' writes visible (a barrier), at
+// any depth of its regions.
+bool may_write(const ir::Op& op) {
+  if (has_trait(op.kind(), ir::kWritesGlobal) || op.kind() == OpKind::DebugBarrier) return true;
+  if (op.kind() == OpKind::ExternElementwise && !ir::is_pure(op)) return true;
+  for (const auto& region : op.regions()) {
+    for (const auto& inner : region->ops()) {
+      if (may_write(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether no write to global memory may come between `load` and `at`, an op after it in its
+// region or nested in an op after it there (line_reloaded).
+bool no_write_between(const ir::Op& load, const ir::Op& at) {
+  for (const ir::Op* x = &at; x->parent() != nullptr;) {
+    const ir::Region& region = *x->parent();
+    const size_t end = region.index_of(x);
+    if (&region == load.parent()) {
+      for (size_t i = region.index_of(&load) + 1; i < end; ++i) {
+        if (may_write(*region.ops()[i])) return false;
+      }
+      return true;
+    }
+    const ir::Op* parent = region.parent();
+    if (parent == nullptr) return false;  // the load is in no region around `at`
+    if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) {
+      if (may_write(*parent)) return false;  // another iteration's writes come between too
+    } else {
+      for (size_t i = 0; i < end; ++i) {
+        if (may_write(*region.ops()[i])) return false;
+      }
+    }
+    x = parent;
+  }
+  return false;
+}
+
+// line_reloaded's rule for `v`, a value of the line's chain.
+bool reloadable(const ir::Value* v, const ir::Op& at, int* budget) {
+  if (!v->type()->is_block()) return true;  // a scalar: every thread has it
+  int index_budget = kIndexComputeBudget;
+  if (index_computable(v, &index_budget)) return true;
+  const ir::Op* def = v->def();
+  if (def == nullptr) return false;
+  switch (def->kind()) {
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::ConvertLayout:
+    case OpKind::Broadcast: return reloadable(def->operand(0), at, budget);
+    case OpKind::Load: {
+      if (ir::is_volatile(*def) || --*budget < 0 || !no_write_between(*def, at)) return false;
+      for (const ir::Value* operand : def->operands()) {
+        if (operand->type()->is_block() && !gpu::recomputable(operand, budget)) return false;
+      }
+      return true;
+    }
+    default: break;
+  }
+  if (!has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def) || def->num_results() != 1 || --*budget < 0) {
+    return false;
+  }
+  for (const ir::Value* operand : def->operands()) {
+    if (!reloadable(operand, at, budget)) return false;
+  }
+  return true;
+}
+
+// The loads of a row line's chain (`v` a value of it, its last axis the row's) reached
+// through expand_dims to the row, conversions and same-shape elementwise ops only: the
+// index space where a thread's two adjacent columns share everything but the last index.
+void row_loads(const ir::Value* v, std::vector<const ir::Op*>& loads) {
+  const ir::Op* def = v->def();
+  if (def == nullptr || !v->type()->is_block()) return;
+  if (def->kind() == OpKind::Load) {
+    if (std::find(loads.begin(), loads.end(), def) == loads.end()) loads.push_back(def);
+    return;
+  }
+  const bool to_row = def->kind() == OpKind::ExpandDims && def->int_attr("axis") == 0 && v->type()->rank() == 2;
+  if (to_row || def->kind() == OpKind::ConvertLayout) return row_loads(def->operand(0), loads);
+  if (!has_trait(def->kind(), ir::kElementwise)) return;
+  for (const ir::Value* operand : def->operands()) {
+    if (operand->type()->is_block() && operand->type()->shape() == v->type()->shape()) row_loads(operand, loads);
+  }
+}
+
 }  // namespace
+
+bool line_reloaded(const ir::Op& broadcast) {
+  const ir::Op* def = broadcast.operand(0)->def();
+  if (!line_broadcast(broadcast) || def == nullptr) return false;
+  int budget = kIndexComputeBudget;
+  return reloadable(broadcast.operand(0), *def, &budget);
+}
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
   std::vector<const ir::Op*> ops;
@@ -488,6 +584,24 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   for (const auto& [v, readers] : invariant) {
     const bool read = std::any_of(readers.begin(), readers.end(), [&](const ir::Op* op) { return in.count(op->result()) != 0; });
     if (read) plan.invariant_copies_.emplace(v, full(v));
+  }
+  // Lines computed again at the fragments of their broadcasts (reloaded_broadcasts); a row's
+  // columns come in adjacent pairs for a thread (2 (lane % 4) + {0, 1}), loaded as one where
+  // the facts allow (paired_loads).
+  std::unique_ptr<analysis::AxisInfoAnalysis> facts;
+  for (const ir::Op* op : ops) {
+    if (op->kind() != OpKind::Broadcast || plan.layout(op->result()) == nullptr || plan.layout(op->operand(0)) != nullptr ||
+        !line_reloaded(*op)) {
+      continue;
+    }
+    plan.reloaded_[op->operand(0)].push_back(op);
+    if (op->operand(0)->type()->shape()[0] != 1) continue;
+    std::vector<const ir::Op*> loads;
+    row_loads(op->operand(0), loads);
+    for (const ir::Op* load : loads) {
+      if (facts == nullptr) facts = std::make_unique<analysis::AxisInfoAnalysis>(function);
+      if (gpu::access_width(*load, *facts) >= 2) plan.paired_loads_[op].push_back(load);
+    }
   }
   return plan;
 }

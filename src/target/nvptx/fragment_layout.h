@@ -94,6 +94,22 @@ class FragmentPlan {
     auto it = invariant_copies_.find(value);
     return it == invariant_copies_.end() ? nullptr : &it->second;
   }
+  // The loads of a row line that `broadcast` computes again (line_reloaded) which load two
+  // adjacent columns at once, a thread's columns 2j and 2j + 1 (the axis facts give aligned
+  // pairs of consecutive addresses under one mask bit), reached from the line through
+  // expand_dims, conversions and elementwise ops only; empty where none does.
+  const std::vector<const ir::Op*>& paired_loads(const ir::Op& broadcast) const {
+    static const std::vector<const ir::Op*> none;
+    auto it = paired_loads_.find(&broadcast);
+    return it == paired_loads_.end() ? none : it->second;
+  }
+  // The line broadcasts of the plan that read `line` and have it computed again at their
+  // fragments (line_reloaded): the emitter computes those right after `line`'s definition.
+  const std::vector<const ir::Op*>& reloaded_broadcasts(const ir::Value* line) const {
+    static const std::vector<const ir::Op*> none;
+    auto it = reloaded_.find(line);
+    return it == reloaded_.end() ? none : it->second;
+  }
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
@@ -101,6 +117,8 @@ class FragmentPlan {
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
   std::unordered_map<const ir::Value*, FragmentLayout> invariant_copies_;
+  std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
+  std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> reloaded_;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -117,12 +135,29 @@ class FragmentPlan {
 // thread, instead of the op's fragments going to the flat layout in every iteration.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
 
+// Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
+// a column [m, 1] across its columns), has the line computed again at the columns or rows
+// each fragment register needs instead of moving the flat line there through shared memory
+// (Emitter::line_to_fragment): the line is index-computable ops (index_computable), scalars
+// and pure elementwise ops (at most kIndexComputeBudget in all) of loads, each load not
+// volatile, its pointer, mask and `other` index-computable, and no write to global memory
+// between the load and the line's definition (none in the ops between them, at any depth,
+// nor anywhere in a loop that holds the definition but not the load: an earlier iteration's
+// write comes between too). Each thread then loads the elements its registers hold itself,
+// right where the line is defined (once, before a loop whose broadcast reads a line defined
+// outside it), as Triton loads such a vector in the slice of its mma layout; the flat load
+// is dead where nothing else reads it.
+bool line_reloaded(const ir::Op& broadcast);
+
 // Whether every element of `value` follows from its flat index alone: ranges, constants,
 // splats, scalars, views and broadcasts of them and at most `*budget` pure elementwise ops
 // (the emitter's `recomputable` accepts all these, so it can compute such an operand in any
 // layout without moving elements between threads).
 bool index_computable(const ir::Value* value, int* budget);
-constexpr int kIndexComputeBudget = 16;
+// 32: vLLM's unified attention masks its scores by a chain of some 20 ops (query masks of two
+// index comparisons each, the causal comparison): computed at each fragment register, where
+// the chain over 16 ops took the scores, their softmax and the accumulator to the flat layout.
+constexpr int kIndexComputeBudget = 32;
 // The most elements a thread holds of one invariant_copy: a 64 x 128 block at 4 warps.
 constexpr int64_t kInvariantCopyElements = 64;
 
