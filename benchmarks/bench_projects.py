@@ -20,7 +20,7 @@ A/B of tritium's settings (each setting a run of both JITs in its own process, a
 benchmarks/experiments.py does for bench_reduce.py; a table of tritium / Triton per row, and
 per kernel with --kernels):
     python3 benchmarks/bench_projects.py --only vllm.unified --kernels \
-        --experiments "default;TRITIUM_PREFETCH_INDICES=1" [--rounds 2]
+        --experiments "default;TRITIUM_PREFETCH_INDICES=0" [--rounds 2]
 """
 
 import argparse
@@ -373,7 +373,7 @@ def main():
     ap.add_argument("--worker-timeout", type=float, default=270.0, help="seconds each JIT's process may take")
     ap.add_argument("--quick", action="store_true", help="three timed rounds instead of five")
     ap.add_argument("--experiments", help="settings timed against each other, each run of both JITs in a process "
-                    "of its own (benchmarks/experiments.py): 'default;TRITIUM_PREFETCH_INDICES=1'")
+                    "of its own (benchmarks/experiments.py): 'default;TRITIUM_PREFETCH_INDICES=0'")
     ap.add_argument("--rounds", type=int, default=1, help="(with --experiments) rounds over the settings")
     ap.add_argument("--worker", choices=["tritium", "triton"])
     ap.add_argument("--save-dir")

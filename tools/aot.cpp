@@ -215,7 +215,7 @@ nvptx::TargetOptions target_options(const runtime::GpuBuild& build, int sm) {
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
   options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
-  options.prefetch_indices = cache::knob_value(build.inputs, "TRITIUM_PREFETCH_INDICES") == "1";
+  options.prefetch_indices = cache::knob_value(build.inputs, "TRITIUM_PREFETCH_INDICES") != "0";
   return options;
 }
 

@@ -52,7 +52,7 @@ const char* kUsage =
     "      target --arch (default: the GPU's, else sm_90); cubin needs the CUDA driver and a\n"
     "      GPU of that architecture, and is written to --output (or stdout); --debug 1\n"
     "      compiles device_assert and assert (Triton's debug option)\n"
-    "  tritium opt FILE.ir [--passes a,b,c] [--num-warps N] [--num-stages N] [--prefetch-indices 1]\n"
+    "  tritium opt FILE.ir [--passes a,b,c] [--num-warps N] [--num-stages N] [--prefetch-indices 0|1]\n"
     "      parse IR text (as --emit ir prints it; FILE may be - for stdin), verify it, run the\n"
     "      named passes in order, verifying after each, and print the result; an unknown\n"
     "      pass name lists the known ones (fold_constants, fold_masks, ...)\n"
@@ -238,7 +238,7 @@ int cmd_opt(int argc, char** argv) {
     text = read_file(options.file);
   }
   std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false, static_cast<int>(num_warps),
-                                     num_stages, options.get("prefetch-indices", "0") == "1");
+                                     num_stages, options.get("prefetch-indices", "1") == "1");
   return 0;
 }
 

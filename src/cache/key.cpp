@@ -193,10 +193,10 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_INT8_ROWB_WGMMA", "0",
        "1: int8 dots of pipelined loops with a row-major B on wgmma, B staged from registers "
        "(default: mma.sync; for timing the two)"},
-      {"TRITIUM_PREFETCH_INDICES", "0",
+      {"TRITIUM_PREFETCH_INDICES", "1",
        "1: pipelined loops whose dot operands' pointers read a block-table entry loaded in the "
        "body prefetch that entry into registers one iteration further ahead and copy the operands "
-       "by cp.async (default: those loads stay synchronous; for timing the two)"},
+       "by cp.async (the default); 0: those loads stay synchronous (for timing the two)"},
       {"TRITIUM_LOAD_PTX", "1",
        "1: the cache entry keeps PTX only and the driver compiles it as a whole program at load "
        "(cuModuleLoadDataEx; fewer registers than the JIT linker's relocatable code); 0: the "

@@ -15,6 +15,7 @@
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
+#include "ir/attrs.h"
 #include "ir/op_views.h"
 
 namespace tritium::gpu {
@@ -90,6 +91,47 @@ bool reaches_only_dot_operands(const ir::Value* v, int depth) {
 
 bool feeds_dots_outside_loops(const Op& op, const ir::Function& function) {
   return op.kind() == OpKind::Load && op.parent() == &function.body() && reaches_only_dot_operands(op.result(), 0);
+}
+
+// A load transforms/prefetch_loads made ahead of a loop's dot operand: an initial value of
+// the loop (before it) or the body's load for a later iteration (yielded), carried (down
+// the chain of later iterations' values, when it runs more than one ahead) to a value of
+// the body that only dots' A and B read, masked-off elements zero. The emitter copies such
+// a load into a stage buffer by cp.async (target/nvptx/async_copy.h) from the layout it is
+// made in; a K-major one whose addresses are not recomputable from the element index (a
+// paged cache's block numbers, loaded from a block table the loop prefetches too) is then
+// best made in its slot, each thread holding whole 16-byte runs along K and copying them
+// itself (in the flat rule the thread holding each run's first element copied it: four
+// lanes a warp, 32 copies each, every address of the block held).
+bool pipelined_operand_load(const Op& op) {
+  if (op.kind() != OpKind::Load || ir::is_volatile(op) || op.result()->num_uses() != 1) return false;
+  const ir::Value* other = ir::LoadOp(op).other();
+  if (other != nullptr && !ir::is_zero_constant(other)) return false;
+  const ir::Use use = op.result()->uses()[0];
+  const Op* loop = nullptr;
+  int index = -1;  // of the loop's carried value
+  if (use.user->kind() == OpKind::For && use.index >= 3) {
+    loop = use.user;
+    index = use.index - 3;
+  } else if (use.user->kind() == OpKind::Yield && use.user->parent() == op.parent() && op.parent()->parent() != nullptr &&
+             op.parent()->parent()->kind() == OpKind::For) {
+    loop = op.parent()->parent();
+    index = use.index;
+  }
+  if (loop == nullptr) return false;
+  const ir::Region& body = *loop->region(0);
+  const Op* yield = body.terminator();
+  const ir::Value* arg = body.arg(index + 1);
+  // Down the chain: an argument only the yield reads passes its value to the one it is
+  // yielded as.
+  for (int step = 0; step < 8 && arg->num_uses() == 1 && arg->uses()[0].user == yield; ++step) {
+    arg = body.arg(arg->uses()[0].index + 1);
+  }
+  if (!arg->has_uses()) return false;
+  for (const ir::Use& u : arg->uses()) {
+    if (u.user->kind() != OpKind::Dot || u.index >= 2 || u.user->parent() != &body) return false;
+  }
+  return true;
 }
 
 // A store outside loops (a dot's result stored column-major): its value is converted into
@@ -728,9 +770,10 @@ const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, 
 
 void coalesce(ir::Function& function, const GpuOptions& options) {
   // In kernels with a dot, only the loads that feed nothing but dots (a column-major A or B
-  // outside a pipelined loop), directly or through ops outside loops, and the stores outside
-  // loops: pipelined operands are copied by cp.async from the flat layout
-  // (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
+  // outside a pipelined loop), directly or through ops outside loops, the stores outside
+  // loops, and the pipelined operands copied K-major through loaded addresses
+  // (pipelined_operand_load): the other pipelined operands are copied by cp.async from the
+  // flat layout (target/nvptx/async_copy.h), and the fragment plan reads chains of ops in it.
   const bool dots_only = has_dot(function.body());
   const int threads = 32 * options.num_warps;
   VectorWidths widths = choose_vector_widths(function, threads, options.vectorize);
@@ -762,7 +805,8 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     if (!facts.has(ptr) || (op->kind() == OpKind::Load && ir::is_volatile(*op))) continue;
     DotChain chain;
     Op* partner = nullptr;  // yielded_to_dots
-    if (dots_only && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
+    const bool pipelined = dots_only && pipelined_operand_load(*op);
+    if (dots_only && !pipelined && !feeds_only_dots(*op) && !feeds_dots_outside_loops(*op, function) &&
         !store_outside_loops(*op, function)) {
       partner = yielded_to_dots(*op);
       if (partner == nullptr) chain = chain_to_dots(*op, function);
@@ -793,6 +837,13 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
     if (vector < 2 || vector <= widths.width(*op)) continue;
     const bool in_slot = !operands_recomputable(*op);
     if (in_slot && !operands_slot_computable(*op)) continue;
+    // A pipelined operand: only where its addresses come from loaded values (the copies of a
+    // recomputable one are dealt out evenly from the flat rule already), and only in whole
+    // 16-byte runs a thread (one cp.async each).
+    if (pipelined) {
+      const int64_t bytes = std::max(1, ir::bit_width(type->element()->pointee()->scalar_kind()) / 8);
+      if (!in_slot || vector * bytes < 16 || type->rank() != 2) continue;
+    }
     // The chain's other loads are made in the same layout: each must be an access as wide
     // along the axis (up to its 16 bytes) as the flat rule makes it, else the chain stays.
     const bool others_ok = std::all_of(chain.loads.begin(), chain.loads.end(), [&](const Op* other) {

@@ -6,7 +6,10 @@
 // past elementwise ops into the access's layout, and chains over the same loads that each
 // leave it convert the loads once. A dot's result stored along rows where the flat rule would
 // give each thread more than 16 bytes of a row gets Triton's 16-byte runs with lanes along
-// the row (coalesce.cpp's dot_result_row_layout). Tests: tests/golden/passes/coalesce.ir,
+// the row (coalesce.cpp's dot_result_row_layout). A pipelined dot operand whose runs go along
+// K through loaded values (a paged cache's K tile) is made in its slot too, each thread
+// holding whole 16-byte runs to copy (coalesce.cpp's pipelined_operand_load). Tests:
+// tests/golden/passes/coalesce.ir, tests/golden/coalesce_paged_pipelined.py,
 // tests/cli/test_cpu_emulation.py, test_cpu_emulation_wgmma.py.
 #pragma once
 

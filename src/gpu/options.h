@@ -17,7 +17,7 @@ struct GpuOptions {
   // nvptx TargetOptions::int8_row_major_wgmma (int8_wgmma.h).
   bool int8_row_major_wgmma = false;
   // nvptx TargetOptions::prefetch_indices (prefetch_operands.h).
-  bool prefetch_indices = false;
+  bool prefetch_indices = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

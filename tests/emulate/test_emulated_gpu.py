@@ -295,6 +295,64 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def paged_unified(q_ptr, k_cache, v_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kt, stride_vb,
+                      stride_vt, BM: tl.constexpr, D: tl.constexpr, BN: tl.constexpr, PBS: tl.constexpr):
+        # vLLM's unified attention: each tile's pages are block-table entries loaded in the
+        # loop body; K [D, BN] through them is contiguous along D (K-major), V [BN, D].
+        rm = tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        rn = tl.arange(0, BN)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+        acc = tl.zeros((BM, D), tl.float32)
+        for j in range(0, tl.cdiv(ctx_len, BN)):
+            token = j * BN + rn
+            block = tl.load(block_table + token // PBS).to(tl.int64)
+            live = token < ctx_len
+            k = tl.load(k_cache + block[None, :] * stride_kb + (token % PBS)[None, :] * stride_kt + rd[:, None],
+                        mask=live[None, :], other=0.0)
+            v = tl.load(v_cache + block[:, None] * stride_vb + (token % PBS)[:, None] * stride_vt + rd[None, :],
+                        mask=live[:, None], other=0.0)
+            s = tl.dot(q, k).to(tl.float16)
+            acc = tl.dot(s, v, acc)
+        tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc)
+
+
+    @tritium.jit
+    def query_masked_attention(q_ptr, k_ptr, v_ptr, out_ptr, n, qlen, qstart, hoff, BM: tl.constexpr, D: tl.constexpr,
+                               BN: tl.constexpr, P_SCALE: tl.constexpr):
+        # vLLM's unified attention at BLOCK_M 16: rows are (query, head) pairs, masked by both
+        # (`query_mask_1[:, None] & query_mask_0[:, None] & seq_mask`), and `tl.dot(p, v) /
+        # p_scale` added to the accumulator.
+        rm = tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        rn = tl.arange(0, BN)
+        qpos = qstart + rm // 4
+        qm_a = tl.where(qpos < qlen, 1, 0).to(tl.int1)
+        qm_b = tl.where(hoff + rm % 4 < 7, 1, 0).to(tl.int1)
+        q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+        acc = tl.zeros((BM, D), tl.float32)
+        M = tl.full([BM], float("-inf"), tl.float32)
+        L = tl.full([BM], 1.0, tl.float32)
+        for j in range(0, tl.cdiv(n, BN)):
+            tok = j * BN + rn
+            k = tl.load(k_ptr + tok[None, :] * D + rd[:, None])
+            v = tl.load(v_ptr + tok[:, None] * D + rd[None, :])
+            S = tl.zeros((BM, BN), tl.float32)
+            S += 0.5 * tl.dot(q, k)
+            seq_mask = tok[None, :] < n - qlen + qpos[:, None] + 1
+            S = tl.where(qm_a[:, None] & qm_b[:, None] & seq_mask, S, float("-inf"))
+            m_j = tl.maximum(M, tl.max(S, axis=1))
+            m_j = tl.where(m_j > float("-inf"), m_j, 0.0)
+            P = tl.exp(S - m_j[:, None])
+            alpha = tl.exp(M - m_j)
+            acc = acc * alpha[:, None]
+            L = L * alpha + tl.sum(P, axis=1)
+            M = m_j
+            acc += tl.dot((P * P_SCALE).to(v.dtype), v) / P_SCALE
+        tl.store(out_ptr + rm[:, None] * D + rd[None, :], acc / L[:, None])
+
+
+    @tritium.jit
     def paged_sum(k_cache, block_table, out_ptr, ctx_len, stride_kb, stride_kd, D: tl.constexpr,
                   BN: tl.constexpr, PBS: tl.constexpr, X: tl.constexpr):
         # The same paged K read without a dot: its layout converted back for the sum.
@@ -1234,6 +1292,74 @@ def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
     k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
     assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 3), (80, 1, 2)])
+@pytest.mark.parametrize("late", [True, False])
+def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, warps, stages, late):
+    """vLLM's unified attention: each KV tile's pages are block-table entries loaded in the
+    loop body. The entries are prefetched an iteration further ahead than the tiles (in
+    registers; gpu/prefetch_operands.h), so K and V are copied by cp.async too, and K, whose
+    runs go along the head dimension through the loaded entries, is made in its slot where
+    each thread holds whole 16-byte runs and copies its own (gpu/coalesce.h; in the flat
+    layout the threads holding each run's first element copied them all, 106 -> 158
+    registers in vLLM's kernel). The pages permuted, two a tile, the last tile masked; exact
+    against numpy (small integers). Copies land at their wait or at issue (DEFER_COPIES)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(27)
+    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    out = np.full((BM, D), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.paged_unified, (1,), q, k_cache, v_cache, table, out, ctx_len, PBS * D, D, PBS * D, D,
+                    BM=BM, D=D, BN=BN, PBS=PBS, sm=sm, num_warps=warps, num_stages=stages)
+    t = np.arange(ctx_len)
+    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
+    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
+    want = np.zeros((BM, D))
+    for start in range(0, ctx_len, BN):
+        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    np.testing.assert_array_equal(out, want)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
+    v_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BN}x{D}xfp16" in line]
+    assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
+    assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
+    assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
+def test_query_masked_softmax_stays_in_fragments(kernels, sm, warps, stages):
+    """vLLM's unified attention at BLOCK_M 16: S masked by `qm_a[:, None] & qm_b[:, None] &
+    seq_mask` (each side computable from the element index within the budget, the two
+    together not) stays in the dot's fragments through the softmax (the fragment plan had
+    dropped the mask's `and`, and with it S, the reductions and the accumulator's rescale to
+    the flat layout: round trips through shared memory every iteration), and `tl.dot(p, v) /
+    1.0` added to the accumulator folds into the dot (fold_constants, combine_dot_add).
+    Against numpy at bf16-of-P precision."""
+    rng = np.random.default_rng(28)
+    BM, D, BN, n, qlen, qstart, hoff = 16, 64, 32, 80, 3, 0, 4
+    q = rng.integers(-2, 3, (BM, D)).astype(np.float16)
+    k = rng.integers(-2, 3, (-(-n // BN) * BN, D)).astype(np.float16)
+    v = rng.integers(-2, 3, (-(-n // BN) * BN, D)).astype(np.float16)
+    out = np.full((BM, D), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.query_masked_attention, (1,), q, k, v, out, n, qlen, qstart, hoff, BM=BM, D=D, BN=BN,
+                    P_SCALE=1.0, sm=sm, num_warps=warps, num_stages=stages)
+    rm = np.arange(BM)
+    qpos = qstart + rm // 4
+    rows = (qpos < qlen) & (hoff + rm % 4 < 7)
+    s = 0.5 * q.astype(np.float64) @ k[:n].astype(np.float64).T
+    s[~((np.arange(n)[None, :] < n - qlen + qpos[:, None] + 1) & rows[:, None])] = -np.inf
+    live = rows.nonzero()[0]  # the other rows are 0 / 0, as in vLLM's kernel (never stored there)
+    p = np.exp(s[live] - s[live].max(1, keepdims=True))
+    np.testing.assert_allclose(out[live], (p / p.sum(1, keepdims=True)) @ v[:n].astype(np.float64), rtol=2e-2, atol=2e-2)
+    assert np.isnan(out[~rows]).all()
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    selects = [line for line in gpu_ir.splitlines() if " = select " in line and f"block<{BM}x{BN}xfp32" in line]
+    assert selects and all("fragments" in line for line in selects), selects
+    assert sum(" = div " in line and f"block<{BM}x{D}xfp32" in line for line in gpu_ir.splitlines()) == 1, gpu_ir
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (80, 1)])

@@ -47,6 +47,18 @@ namespace {
 
 }  // namespace
 
+const ir::Value* loaded_value(const ir::Value* v) {
+  const ir::Op* def = v->def();
+  if (def == nullptr || def->kind() != OpKind::ConvertLayout || v->num_uses() != 1) return v;
+  const ir::Value* in = def->operand(0);
+  const ir::Op* load = in->def();
+  return load != nullptr && load->kind() == OpKind::Load && in->num_uses() == 1 && load->parent() == def->parent() ? in : v;
+}
+
+bool AsyncPlan::passes_handle(const ir::Op& op) const {
+  return op.kind() == OpKind::ConvertLayout && loads.count(op.operand(0)) != 0;
+}
+
 const ir::Op* descriptor_tile_of(const ir::Op& load) {
   const ir::Op* def = load.operand(0)->def();
   return def != nullptr && def->kind() == OpKind::DescriptorTile ? def : nullptr;
@@ -73,11 +85,16 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load) {
 
 namespace {
 
-// A load used only here whose masked-off elements read as zero bits.
+// A load used only here whose masked-off elements read as zero bits (`v` is the load's
+// value: loaded_value has looked through the conversion of a load made in its slot).
 bool copyable_load(const ir::Value* v) {
   const ir::Op* def = v->def();
   if (def == nullptr || def->kind() != OpKind::Load || v->num_uses() != 1 || ir::is_volatile(*def)) return false;
   const ir::Value* other = ir::load_other(*def);
+  // A load made in its slot reads its `other` converted there (a constant all the same).
+  if (other != nullptr && other->def() != nullptr && other->def()->kind() == OpKind::ConvertLayout) {
+    other = other->def()->operand(0);
+  }
   return other == nullptr || ir::is_zero_constant(other);
 }
 
@@ -214,9 +231,10 @@ const ir::Value* load_chain(const ir::Op& loop, int k, const std::function<bool(
     chain.push_back(next);
     next = yield->operand(at - 1);
   }
+  next = loaded_value(next);
   if (!copyable(next) || next->def()->parent() != &body) return nullptr;
   for (const ir::Value* c : chain) {
-    const ir::Value* init = loop.operand(c->index() + 2);
+    const ir::Value* init = loaded_value(loop.operand(c->index() + 2));
     if (!copyable(init) || init->def()->parent() != loop.parent()) return nullptr;
   }
   return next;
@@ -512,7 +530,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       const bool transposable = wgmma ? as_b || (as_a && bytes == 2) : mma_sync_ok && (as_a || as_b);
       operand->transposed = transposable && copies_transposed(*next->def(), axis) &&
                             std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
-                              return copies_transposed(*op->operand(c->index() + 2)->def(), axis);
+                              return copies_transposed(*loaded_value(op->operand(c->index() + 2))->def(), axis);
                             });
       // wgmma reads tf32 K-major only: a B of rows along N goes there element by element, and
       // so does an A of columns along M (its tile as it is, the copies dealt out along M, at
@@ -526,7 +544,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       if (evens_first) operand->transposed = operand->by_element = true;
       if (wgmma && bytes == 4 && as_a && copies_transposed(*next->def(), axis) &&
           std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
-            const ir::Op& load = *op->operand(c->index() + 2)->def();
+            const ir::Op& load = *loaded_value(op->operand(c->index() + 2))->def();
             return copies_transposed(load, axis) && addresses_recomputable(load);
           }) &&
           addresses_recomputable(*next->def())) {
@@ -535,7 +553,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       int layout = -1;
       if (wgmma && sm >= 90 && !plan.descriptor_bases.empty()) {
         std::vector<const ir::Value*> loads = {next};
-        for (const ir::Value* c : chain) loads.push_back(op->operand(c->index() + 2));
+        for (const ir::Value* c : chain) loads.push_back(loaded_value(op->operand(c->index() + 2)));
         for (const ir::Value* l : loads) {
           const ir::Op* tile = descriptor_tile_of(*l->def());
           const int t = tile == nullptr || plan.descriptor_bases.count(tile->operand(1)) == 0 ? -2
@@ -752,7 +770,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         plan.reserved_bytes += bytes;
       }
       for (size_t j = 0; j < operand->chain.size(); ++j) {
-        const ir::Value* init = op->operand(operand->chain[j]->index() + 2);
+        const ir::Value* init = loaded_value(op->operand(operand->chain[j]->index() + 2));
         plan.loads[init] = operand;
         plan.stage[init] = static_cast<int>(j);
         plan.carried[operand->chain[j]] = operand;
@@ -804,7 +822,7 @@ void plan_region(const ir::Region& region, const FragmentPlan& fragments, const 
     size_t first = index.at(op.get());
     if (op->kind() == OpKind::For) {
       for (int j = 3; j < op->num_operands(); ++j) {
-        const ir::Op* def = op->operand(j)->def();
+        const ir::Op* def = loaded_value(op->operand(j))->def();
         // Only loads can be copies into its buffers (the others are values it carries).
         if (def != nullptr && def->kind() == OpKind::Load && def->parent() == &region) {
           first = std::min(first, index.at(def));

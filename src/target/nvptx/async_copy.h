@@ -133,8 +133,12 @@ struct AsyncPlan {
   std::unordered_map<const ir::Value*, const AsyncOperand*> carried;  // body args holding an offset
   // K-major loads whose every thread computes the address and mask bit of any element from
   // its index (gpu::recomputable): the runs are dealt out evenly. The others' runs are
-  // copied by the threads that hold their first element (a carried pointer block).
+  // copied by the threads that hold their first element (a carried pointer block), or, for a
+  // load made in its slot (gpu/coalesce.h: whole runs a thread), by each thread its own.
   std::unordered_set<const ir::Value*> recomputed;
+  // A convert_layout of a copied load (a load made in its slot, loaded_value): its value is
+  // the load's, the stage buffer's offset; it moves nothing and needs no buffer.
+  bool passes_handle(const ir::Op& op) const;
   // fp8 dots on wgmma's own 8-bit inputs: in a loop, A copied as it is and B K-major (both in
   // stage buffers); outside, both staged by the dot (B transposed). Other fp8 dots (an
   // operand copied or hoisted otherwise) widen their operands to f16 while staging them.
@@ -180,6 +184,12 @@ struct AsyncPlan {
   };
   std::unordered_map<const ir::Op*, TmaBlock> tma_stores, tma_loads;
 };
+
+// The load whose value `v` is, where gpu/coalesce.h made a pipelined operand's load in its
+// slot and converted it back to the layout the loop carries (`v` that conversion, the load
+// used by it alone): that load's value; else `v` itself. The chain's loads are looked up
+// through it, and such a conversion passes the copy's handle on (AsyncPlan::passes_handle).
+const ir::Value* loaded_value(const ir::Value* v);
 
 // The descriptor_tile op under a load's pointer, or null.
 const ir::Op* descriptor_tile_of(const ir::Op& load);

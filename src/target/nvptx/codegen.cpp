@@ -34,6 +34,7 @@
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/pass_gate.h"
 #include "target/nvptx/register_budget.h"
+#include "gpu/conversion.h"
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
@@ -386,15 +387,20 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.int8_row_major_wgmma = options.int8_row_major_wgmma;
   gpu_options.prefetch_indices = options.prefetch_indices;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
-  // ops whose every result it places (loops excepted: they may carry flat values too).
+  // ops whose every result it places (loops excepted: they may carry flat values too); nor
+  // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
   gpu_options.in_registers = [options](const ir::Function& f) {
     FragmentPlan plan = plan_fragments(f, options.num_warps, options.sm);
+    const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
+    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies)
+                             : AsyncPlan{};
     std::unordered_set<const ir::Op*> ops;
     std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
       for (const auto& op : region.ops()) {
         for (const auto& inner : op->regions()) walk(*inner);
         const bool control = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While || op->kind() == ir::OpKind::If;
         if (control || op->num_results() == 0) continue;
+        if (async.passes_handle(*op)) ops.insert(op.get());
         bool all = true;
         for (const auto& r : op->results()) all = all && plan.layout(r.get()) != nullptr;
         if (all) ops.insert(op.get());
@@ -612,7 +618,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
-                                                              : transposed_text(a) + ", by the threads holding each run's first element"));
+                       : gpu::access_in_slot(op, widths, threads)
+                           ? transposed_text(a) + ", each thread its own runs (the load made in its slot)"
+                           : transposed_text(a) + ", by the threads holding each run's first element"));
     }
     if (op.kind() == ir::OpKind::Load && copy_it == copies.loads.end() && gpu::loads_at_cold_addresses(op, widths.width(op))) {
       parts.push_back("addresses computed where loaded (cold)");

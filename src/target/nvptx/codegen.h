@@ -41,11 +41,11 @@ struct TargetOptions {
   bool int8_row_major_wgmma = false;
   // Pipelined loops whose copied operands' pointers read a block-table entry loaded in the
   // body (a paged KV cache): that load prefetched one iteration further ahead into registers,
-  // so the operands are copied by cp.async too (gpu/prefetch_operands.h). Off, they stay
-  // synchronous loads. TRITIUM_PREFETCH_INDICES=1 at run time, until a GPU run times it
-  // (the K-major copies of such a tile are made by the threads holding each run's first
-  // element: vLLM's unified attention 106 -> 158 registers; tests/realk/RESULTS.md, session 30).
-  bool prefetch_indices = false;
+  // so the operands are copied by cp.async too (gpu/prefetch_operands.h), a K-major tile from
+  // its slot (gpu/coalesce.h). Off (TRITIUM_PREFETCH_INDICES=0 at run time), they stay
+  // synchronous loads: for timing the two against each other (tests/realk/RESULTS.md,
+  // sessions 30 and 31).
+  bool prefetch_indices = true;
   // Reduction and scan emission variants, for timing them against each other on a GPU
   // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
   //   chain    combine a thread's registers left to right (Triton's order, so sums are

@@ -8,7 +8,9 @@
 
 #include <llvm/IR/InlineAsm.h>
 
+#include "gpu/conversion.h"
 #include "gpu/version_on_signs.h"
+#include "ir/layout.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -347,6 +349,9 @@ void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& oper
         return nullptr;
       });
     }
+  } else if (gpu::access_in_slot(op, widths_, threads_)) {
+    issue_slot_runs(op, operand, handle);
+    return;
   } else {
     // The thread holding a run's first element copies the run.
     const ir::Type* type = op.result()->type();
@@ -365,6 +370,54 @@ void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& oper
         return nullptr;
       });
     }
+  }
+  ptx_effect("cp.async.commit_group;", "", {});
+  ++body_commits_;
+}
+
+void Emitter::issue_slot_runs(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle) {
+  // A load made in its slot (gpu/coalesce.h), `run` consecutive registers of each thread
+  // the consecutive elements of one 16-byte run along K (axis 0): each thread copies its own
+  // runs, from its pointer and mask registers in the slot, to tile row n, column k. Where a
+  // run's tile offset is the first run's plus the same amount in every thread (a padded
+  // tile, a swizzled one whose permutation the register bits keep), that sum: the copies
+  // share one address register.
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  const ir::Type* type = op.result()->type();
+  const ir::LinearLayout& l = type->layout()->linear();
+  const int64_t N = type->shape()[1], run = run_of_16_bytes(type);
+  const int regs = static_cast<int>(l.in_size(ir::LinearLayout::kRegister));
+  const int64_t lanes = l.in_size(ir::LinearLayout::kLane), threads = lanes * l.in_size(ir::LinearLayout::kWarp);
+  auto element = [&](int64_t t, int r) { return l.apply(r, t % lanes, t / lanes); };
+  auto tile_at = [&](int64_t e) { return operand.tile.offset(e % N, e / N); };
+  for (int r = 0; r < regs; r += static_cast<int>(run)) {
+    for (int64_t t = 0; t < threads; ++t) {
+      bool whole = (element(t, r) / N) % run == 0;
+      for (int64_t i = 1; i < run && whole && r + i < regs; ++i) whole = element(t, r + static_cast<int>(i)) == element(t, r) + i * N;
+      if (!whole || r + run > regs) internal_error("nvptx", "a slot copy's registers are not whole 16-byte runs along K", op.loc());
+    }
+  }
+  const ir::Value* ptr_value = op.operand(0);
+  const ir::Value* mask_value = ir::load_mask(op);
+  const Regs ptr = materialize(slot_operand(op, ptr_value, l), ptr_value->type());
+  Regs mask;
+  if (mask_value != nullptr) mask = materialize(slot_operand(op, mask_value, l), mask_value->type());
+  llvm::Value* part = slot_thread_part(l);
+  llvm::Value* first_dst = nullptr;
+  for (int r = 0; r < regs; r += static_cast<int>(run)) {
+    llvm::Value* dst = nullptr;
+    if (first_dst != nullptr) {
+      const int64_t delta = tile_at(element(0, r)) - tile_at(element(0, 0));
+      bool constant = true;
+      for (int64_t t = 1; t < threads && constant; ++t) constant = tile_at(element(t, r)) - tile_at(element(t, 0)) == delta;
+      if (constant) dst = b_.CreateAdd(first_dst, i32(delta));
+    }
+    if (dst == nullptr) {
+      llvm::Value* e = b_.CreateXor(part, i32(l.apply(r, 0, 0)));
+      dst = b_.CreateAdd(handle, tile_offset(operand.tile, b_.CreateURem(e, i32(N)), b_.CreateUDiv(e, i32(N))));
+      if (r == 0) first_dst = dst;
+    }
+    cp_async(dst, ptr.at(r), 16, mask_value != nullptr ? mask.at(r) : nullptr);
   }
   ptx_effect("cp.async.commit_group;", "", {});
   ++body_commits_;

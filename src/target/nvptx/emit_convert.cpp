@@ -191,6 +191,8 @@ void Emitter::stage_held(const ir::Value* source, const Regs& regs, int64_t byte
 }
 
 void Emitter::emit_convert_layout(const ir::Op& op) {
+  // A copied load made in its slot: its value is the stage buffer's offset (async_copy.h).
+  if (async_.passes_handle(op)) return set(op.result(), get(op.operand(0)));
   if (staged_by_dots(op)) return;  // the dot stages the source (stage_slot)
   const ir::Value* in = op.operand(0);
   const ir::Type* type = in->type();

@@ -424,6 +424,8 @@ class Emitter {
   llvm::Value* current_buffer(const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   void issue_transposed_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
+  // A K-major operand's load made in its slot (gpu/coalesce.h): each thread its own runs.
+  void issue_slot_runs(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
   // A tf32 A whose columns run along memory (M-major), for wgmma: 4-byte copies dealt out
   // along M (consecutive threads, consecutive addresses), each to its place in the K-major
   // tile, addresses computed from the element index.

@@ -451,6 +451,10 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
             all = all && agree(op->result(), warps_of(operand)) && agree(operand, warps_of(op->result()));
           }
         }
+        // An op of a line chain may read index-computable blocks alone (vLLM's `q_mask[:, None]
+        // & seq_mask`, each side within the index budget, the two together not): line_chain
+        // took it, and each register is computed where it is.
+        if (!any && line_side.count(op->result()) != 0) any = true;
         if (!any || !all) changed = drop(op->result()) || changed;
       }
       if (row_reduce(*op) && in.count(op->result(0)) != 0) {
