@@ -705,6 +705,24 @@ def test_dot_loop_unrolled(kernels, sm, warps, stages, ksteps, unroll):
     assert ll.count(mma) == single.count(mma) * (unroll + 1 if unroll > 1 else 1)
 
 
+def check_state_recurrence(k, v, w, h, vn, BT):
+    """The kernels state_recurrence and state_recurrence_two_blocks against numpy, exactly:
+    h holds each chunk's state before the chunk, vn the new values (float64 reference; the
+    inputs keep every value an fp16 integer below 2048)."""
+    T, K, V = k.shape[0], k.shape[1], v.shape[1]
+    nt = -(-T // BT)
+    state = np.zeros((K, V))
+    want_h, want_vn = np.zeros((nt, K, V)), np.zeros((T, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_h[i] = state
+        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
+        state = state + k[t].astype(np.float64).T @ want_vn[t]
+    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
+    np.testing.assert_array_equal(h.astype(np.float64), want_h)
+    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+
+
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (80, 4, 2), (80, 2, 3)])
 @pytest.mark.parametrize("late", [True, False])
 def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, sm, warps, stages, late):
@@ -730,16 +748,7 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
     h = np.full((nt, K, V), np.nan, dtype=np.float16)
     eg.run(kernels.state_recurrence, (1,), k, v, w, vn, h, T, K=K, V=V, BT=BT, sm=sm, num_warps=warps,
            num_stages=stages)
-    state = np.zeros((K, V))
-    want_h, want_vn = np.zeros((nt, K, V)), np.zeros((T, V))
-    for i in range(nt):
-        t = slice(i * BT, min(T, (i + 1) * BT))
-        want_h[i] = state
-        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
-        state = state + k[t].astype(np.float64).T @ want_vn[t]
-    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
-    np.testing.assert_array_equal(h.astype(np.float64), want_h)
-    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    check_state_recurrence(k, v, w, h, vn, BT)
     if stages > 1:
         gpu_ir = kernels.state_recurrence.emit("gpu-ir", k, v, w, vn, h, T, K=K, V=V, BT=BT, num_warps=warps,
                                                num_stages=stages, arch=sm)
@@ -772,16 +781,7 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     h = np.full((nt, 128, V), np.nan, dtype=np.float16)
     handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=sm,
                     num_warps=warps, num_stages=stages)
-    state = np.zeros((128, V))
-    want_h, want_vn = np.zeros((nt, 128, V)), np.zeros((T, V))
-    for i in range(nt):
-        t = slice(i * BT, min(T, (i + 1) * BT))
-        want_h[i] = state
-        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
-        state = state + k[t].astype(np.float64).T @ want_vn[t]
-    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
-    np.testing.assert_array_equal(h.astype(np.float64), want_h)
-    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    check_state_recurrence(k, v, w, h, vn, BT)
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
