@@ -1143,6 +1143,43 @@ def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
 
 
 @pytest.mark.parametrize("sm", [90, 80])
+def test_loop_invariant_a_fragments_hoisted(kernels, monkeypatch, sm):
+    """TRITIUM_REDUCE_EXPERIMENT=hoista: the loop-invariant A of an mma.sync dot (Q of vLLM's
+    unified attention at BLOCK_M 16, paged_attention_rows) staged once before the loop, its
+    fragments loaded there by ldmatrix and held in registers: the loop reads Q's fragments
+    D / 16 ldmatrix fewer and meets fewer barriers than by default (Q staged and read in every
+    iteration). Against numpy, both ways."""
+    rng = np.random.default_rng(23)
+    BLOCK_M, TILE, D, n_tiles = 16, 32, 64, 3
+    q = rng.standard_normal((BLOCK_M, D)).astype(np.float16)
+    k = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    v = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
+    table = np.array([1, 3, 0], dtype=np.int32)
+    q_len, seq_len, scale = 4, 90, 0.125
+    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
+    values = np.concatenate([v[p] for p in table]).astype(np.float64)
+    rows = np.arange(BLOCK_M) // 4 < q_len
+    s = q.astype(np.float64) @ keys.T * scale
+    allowed = np.arange(n_tiles * TILE)[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
+    s = np.where(allowed, s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = p @ values / p.sum(axis=1, keepdims=True)
+    loops = {}
+    for experiment in ("nohoista", "hoista"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        o = np.full((BLOCK_M, D), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.paged_attention_rows, (1,), q, k, v, table, o, n_tiles, q_len, seq_len, scale,
+                        BLOCK_M=BLOCK_M, TILE=TILE, D=D, sm=sm, num_warps=4, num_stages=3)
+        np.testing.assert_allclose(o[rows], want[rows], rtol=2e-2, atol=2e-2)  # P rounded to fp16
+        ptx = handle._kernel.emit("ptx", handle.signature, 4, 3, sm)
+        loop = ptx[ptx.index("cp.async.wait_group"):]  # the loop body's first wait onwards
+        loops[experiment] = (len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared", loop)), loop.count("bar.sync"))
+    (plain_ld, plain_bar), (hoisted_ld, hoisted_bar) = loops["nohoista"], loops["hoista"]
+    assert hoisted_ld == plain_ld - D // 16, loops
+    assert hoisted_bar < plain_bar, loops
+
+
+@pytest.mark.parametrize("sm", [90, 80])
 @pytest.mark.parametrize("BM,BN,stages", [(64, 64, 3), (32, 128, 1), (64, 32, 3)])
 def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
     """Line broadcasts into a dot's fragments whose lines are loads (and elementwise ops of

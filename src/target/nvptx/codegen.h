@@ -71,6 +71,11 @@ struct TargetOptions {
   //            (two barriers each), as before session 31; reload (the default) loads a line of
   //            loads again at the rows or columns each thread holds (fragment_layout.h's
   //            line_reloaded): for timing the two
+  //   hoista   an mma.sync dot's loop-invariant flat A (Q of BLOCK_M 16 attention: vLLM's
+  //            unified attention) staged once before the loop and its fragments held in
+  //            registers through it (emitter.h's a_fragments_hoisted): no staging, ldmatrix
+  //            or barrier for it in the loop (2 fewer BAR a loop), but 96 -> 136 registers
+  //            there (4 -> 3 blocks an SM): opt-in until timed; nohoista the default
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

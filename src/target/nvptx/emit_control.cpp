@@ -203,6 +203,8 @@ void Emitter::emit_for(const ir::Op& op) {
   // Written through the generic proxy, read by wgmma (async proxy): the dots of a loop whose
   // operands are TMA copies fence nothing themselves.
   if (!hoisted.empty() && sm_ >= 90) ptx_effect("fence.proxy.async.shared::cta;", "", {});
+  // Loop-invariant mma.sync A operands: their fragments loaded once, held in registers.
+  hoist_a_fragments(op);
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);

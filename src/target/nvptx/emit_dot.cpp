@@ -441,7 +441,9 @@ int64_t Emitter::shared_lower_bound(const ir::Region& region, int64_t start) con
     if (op->kind() == OpKind::Dot && frags_.layout(op->result()) != nullptr) {
       // Each operand not copied nor hoisted, unpadded: at least that much.
       int64_t bytes = 0;
-      if (async_.carried.count(op->operand(0)) == 0 && async_.hoisted_a.count(op.get()) == 0) {
+      const bool a_held = op->parent() != nullptr && op->parent()->parent() != nullptr &&
+                          a_fragments_hoisted(*op, *op->parent()->parent());
+      if (async_.carried.count(op->operand(0)) == 0 && async_.hoisted_a.count(op.get()) == 0 && !a_held) {
         bytes += op->operand(0)->type()->num_elements() * gpu::scratch_element_bytes(op->operand(0)->type());
       }
       if (async_.carried.count(op->operand(1)) == 0) {
@@ -623,6 +625,85 @@ std::string describe_dot(const ir::Op& op, const FragmentLayout* fragments, int 
     case DotPath::Fma: return "fma";
   }
   return "fma";
+}
+
+namespace {
+// The most registers a thread holds of one dot's hoisted A fragments (a_fragments_hoisted):
+// 16 x 128 bf16, Q of vLLM's BLOCK_M 16 unified attention.
+constexpr int64_t kHoistedAFragmentRegs = 32;
+
+// Whether `value` is defined outside `loop` (every iteration reads the same one).
+bool invariant_in(const ir::Value* value, const ir::Op& loop) {
+  const ir::Region* region = value->def() != nullptr ? value->def()->parent() : value->region();
+  for (const ir::Op* owner = region != nullptr ? region->parent() : nullptr; owner != nullptr;
+       owner = owner->parent() != nullptr ? owner->parent()->parent() : nullptr) {
+    if (owner == &loop) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool Emitter::a_fragments_hoisted(const ir::Op& dot, const ir::Op& loop) const {
+  if (!hoist_a_fragments_ || loop.kind() != OpKind::For || dot.kind() != OpKind::Dot || dot.parent() != loop.region(0)) {
+    return false;
+  }
+  const FragmentLayout* l = frags_.layout(dot.result());
+  if (l == nullptr || l->batch != 1 || uses_wgmma(dot, *l, sm_, threads_ / 32) || a_in_registers(dot, frags_)) {
+    return false;
+  }
+  const DotPath path = choose_path(dot);
+  const ir::Value* a = dot.operand(0);
+  const ScalarKind k = a->type()->element()->scalar_kind();
+  if ((path != DotPath::F16 && path != DotPath::BF16) || (k != ScalarKind::F16 && k != ScalarKind::BF16) ||
+      a->type()->rank() != 2) {
+    return false;
+  }
+  // Flat, neither copied nor hoisted into shared memory, staged row-major (not M-major).
+  if (frags_.layout(a) != nullptr || async_.carried.count(a) != 0 || async_.hoisted_a.count(&dot) != 0 ||
+      !invariant_in(a, loop) || slot_runs_down(a) || (a->def() != nullptr && gpu::trans_staged_by_dots(*a->def()))) {
+    return false;
+  }
+  const int64_t K = a->type()->shape().back();
+  return K % 16 == 0 && l->rep_m * (K / 16) * 4 <= kHoistedAFragmentRegs;
+}
+
+void Emitter::hoist_a_fragments(const ir::Op& loop) {
+  for (const auto& op : loop.region(0)->ops()) {
+    if (!a_fragments_hoisted(*op, loop)) continue;
+    const ir::Value* a = op->operand(0);
+    const FragmentLayout& l = *frags_.layout(op->result());
+    const int64_t K = a->type()->shape().back();
+    const int64_t rows = a->type()->num_elements() / K;
+    // As stage_dot_operands stages a row-major A, at where round trips start: read by this
+    // thread's ldmatrix now, then given back (the barrier after).
+    const SharedTile tile = SharedTile::padded(rows, K, 2, 16);
+    check_shared_fits(tile.bytes(), *op, "staging this dot's loop-invariant A");
+    sync_if_dirty();
+    stage_operand(a, 0, tile, stored_type(scalar_type(a->type()->element()->scalar_kind())),
+                  [this](llvm::Value* v) { return to_storage(v); });
+    barrier();
+    auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+    // emit_dot's lane addresses of A's four 8 x 8 quarters (row-major tile).
+    llvm::Value* lane = lane_id();
+    llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+    llvm::Value* quarter = b_.CreateLShr(lane, i32(3));
+    llvm::Value* row8 = b_.CreateAnd(lane, i32(7));
+    llvm::Value* low = b_.CreateMul(b_.CreateAnd(quarter, i32(1)), i32(8));
+    llvm::Value* high = b_.CreateLShr(quarter, i32(1));
+    llvm::Value* a_row = b_.CreateAdd(b_.CreateAdd(b_.CreateMul(wm, i32(16)), row8), low);
+    llvm::Value* a_lane = b_.CreateAdd(b_.CreateMul(a_row, i32(tile.stride())), b_.CreateMul(high, i32(8)));
+    llvm::Value* a_base = b_.CreateAdd(shared_address(0), b_.CreateMul(a_lane, i32(2)));
+    std::vector<std::vector<std::vector<llvm::Value*>>> held;
+    for (int64_t k0 = 0; k0 < K; k0 += 16) {
+      held.emplace_back();
+      for (int im = 0; im < l.rep_m; ++im) {
+        const int64_t m = l.tile_row(im, 0);
+        held.back().push_back(ldmatrix(b_.CreateAdd(a_base, i32((m * tile.stride() + k0) * 2)), 4, false));
+      }
+    }
+    barrier();
+    hoisted_a_fragments_[op.get()] = std::move(held);
+  }
 }
 
 void Emitter::stage_hoisted(const HoistedOperand& h) {
@@ -1001,9 +1082,12 @@ void Emitter::emit_dot(const ir::Op& op) {
   for (int r = 0; r < l.num_regs(); ++r) c.push_back(convert_accumulator(b_, acc.at(r), acc_type));
   const bool wgmma = uses_wgmma(op, l, sm_, threads_ / 32);
   const bool a_registers = a_in_registers(op, frags_);
+  // A's fragments loaded before the loop (a_fragments_hoisted), by k-step and band.
+  auto hoisted_a = hoisted_a_fragments_.find(&op);
+  const bool a_hoisted = hoisted_a != hoisted_a_fragments_.end();
   // fp8 on wgmma's own 8-bit inputs (async_copy.h: both operands in stage buffers).
   const bool native_fp8 = wgmma && async_.native_fp8.count(&op) != 0;
-  DotStaging staging = stage_dot_operands(op, path == DotPath::F16 && !native_fp8, wgmma, a_registers);
+  DotStaging staging = stage_dot_operands(op, path == DotPath::F16 && !native_fp8, wgmma, a_registers || a_hoisted);
   const int64_t stride_a = staging.stride_a, stride_b = staging.stride_b, b_offset = staging.b_offset;
   llvm::Type* sa = staging.a;
   llvm::Type* sb = staging.b;
@@ -1078,8 +1162,9 @@ void Emitter::emit_dot(const ir::Op& op) {
         for (int im = 0; im < l.rep_m; ++im) {
           const int64_t m = batch * l.m + l.tile_row(im, 0);
           int64_t offset = (a_t ? k0 * stride_a + m : m * stride_a + k0) * 2;
-          af[im] = a_registers ? a_fragment(op.operand(0), k0, im)
-                               : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, a_t);
+          af[im] = a_hoisted     ? hoisted_a->second.at(static_cast<size_t>(k0 / 16)).at(static_cast<size_t>(im))
+                   : a_registers ? a_fragment(op.operand(0), k0, im)
+                                 : ldmatrix(b_.CreateAdd(a_base, i32(offset)), 4, a_t);
         }
         for (int in = 0; in < l.rep_n; in += 2) {
           const int64_t k = batch * K + k0;

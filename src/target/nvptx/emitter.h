@@ -391,6 +391,14 @@ class Emitter {
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                      const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
   void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
+  // Whether `dot`, an mma.sync dot (f16/bf16, no batch) directly in `loop`'s body, reads a
+  // loop-invariant flat A (Q of BLOCK_M 16 attention) whose fragments are loaded once before
+  // the loop and held in registers through it (kHoistedAFragmentRegs a thread at most),
+  // instead of staged and read by ldmatrix in every iteration (experiment "hoista"; opt-in:
+  // vLLM's unified attention 96 -> 136 registers, 4 -> 3 blocks an SM, untimed).
+  bool a_fragments_hoisted(const ir::Op& dot, const ir::Op& loop) const;
+  // Before `loop` (emit_for): each such dot's A staged once, its fragments loaded.
+  void hoist_a_fragments(const ir::Op& loop);
 
   // ---- emit_wgmma.cpp: Hopper's warpgroup MMA on operands in swizzled shared memory ----
   void emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotStaging& staging, const std::string& input,
@@ -578,6 +586,9 @@ class Emitter {
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
+  bool hoist_a_fragments_ = false;  // a_fragments_hoisted (experiment "hoista"; nohoista the default)
+  // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
+  std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
   std::unordered_map<const ir::Value*, Regs> fragments_;  // values the plan puts in fragments
   // The fragment copies of flat blocks that loops read in fragments (FragmentPlan::invariant_copy).
