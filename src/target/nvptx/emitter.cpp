@@ -62,10 +62,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       stmatrix_ = name == "stmatrix";
     } else if (name == "reload" || name == "noreload") {
       reload_lines_ = name == "reload";
+    } else if (name == "fragread" || name == "nofragread") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload)");
+                          "nostmatrix, reload, noreload, fragread, nofragread)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -420,6 +420,14 @@ class Emitter {
   // the iteration's copies and reads the thread's own elements back; the body argument then
   // holds them (its buffer's offset kept in read_back_offsets_).
   void read_back_before(const ir::Op& op);
+  // A read-back operand at the fragment positions of `l` (FragmentPlan::reads_back): each
+  // thread loads its pairs of adjacent columns from the iteration's stage buffer, which every
+  // thread's copies filled: after a dot of the body that waited for the iteration's batch and
+  // met a barrier (copies_ready_), else after that wait and a barrier of its own. Once per
+  // iteration (read_back_fragments_).
+  Regs read_back_fragment(const ir::Value* value, const FragmentLayout& l, const AsyncOperand& operand);
+  // Whether `use` of a read-back operand reads it at its fragments (read_back_fragment).
+  bool reads_back_fragments(const ir::Use& use) const;
   // The current buffer's offset of a copied operand of the loop being emitted.
   llvm::Value* current_buffer(const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
@@ -600,6 +608,8 @@ class Emitter {
   std::unordered_set<const ir::Value*> copies_ready_;
   // The buffer offsets of read_back operands whose body argument now holds registers.
   std::unordered_map<const ir::Value*, llvm::Value*> read_back_offsets_;
+  // Read-back operands read at their fragment positions, and the layout they were read in.
+  std::unordered_map<const ir::Value*, std::pair<FragmentLayout, Regs>> read_back_fragments_;
   // The iteration count (i32, from 0) of each loop body with TMA copies (emit_for).
   std::unordered_map<const ir::Region*, llvm::Value*> trips_;
   llvm::Value* thread_id_ = nullptr;
