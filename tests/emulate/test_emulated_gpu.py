@@ -556,6 +556,29 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gated_state_recurrence(k_ptr, v_ptr, g_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr):
+        # fla's chunk_fwd_kernel_h with a gate along K (gla's gk, exp2 left out): the state
+        # stored first thing every chunk (a round trip of the dot's accumulator), kT scaled by
+        # the gate's last row minus its own in the loads' K-contiguous layout (the last row
+        # broadcast through shared memory there), the state by that row in fragments.
+        o_k = tl.arange(0, K)
+        o_v = tl.arange(0, V)
+        b_h = tl.zeros([K, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            tl.store(h_ptr + i_t * K * V + o_k[:, None] * V + o_v[None, :], b_h.to(tl.float16))
+            b_k = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * K, mask=m_t[None, :], other=0.0)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            last = tl.minimum((i_t + 1) * BT, T) - 1
+            b_g_last = tl.load(g_ptr + last * K + o_k)
+            b_g = tl.load(g_ptr + o_k[:, None] + o_t[None, :] * K, mask=m_t[None, :], other=0.0)
+            b_h *= b_g_last[:, None]
+            b_k = (b_k * (b_g_last[:, None] - b_g)).to(b_k.dtype)
+            b_h = tl.dot(b_k, b_v, b_h)
+
+
+    @tritium.jit
     def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # A copied block read back (it reaches the dot's A through ops of the body) whose first
         # use, added to the carried dot result, comes before the loop's dot: read at the
@@ -804,6 +827,40 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=sm,
                     num_warps=warps, num_stages=stages)
     check_state_recurrence(k, v, w, h, vn, BT)
+    if barriers is not None:
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])
+@pytest.mark.parametrize("late", [True, False])
+def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late):
+    """fla's chunk_fwd_kernel_h (gla): a loop body that holds planned shared-memory ops (the
+    gate's last row broadcast in the loads' layout) starts with the state's round trip for its
+    store and ends at its dot's barrier: the emitter meets what is pending before the loop once
+    and at the body's end when the body leaves some, so the round trip needs no barrier of its
+    own before its writes. Small integers, signed one-hot rows of k, gates of +-1 and 0: exact
+    against numpy; copies landing at issue and at their wait."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(36)
+    K, V, BT, T = 64, 32, 64, 3 * 64 + 20
+    k = np.zeros((T, K))
+    k[np.arange(T), rng.integers(0, K, T)] = rng.choice([-1.0, 1.0], T)
+    k = k.astype(np.float16)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    g = rng.choice([-1.0, 0.0, 1.0], (T, K)).astype(np.float32)
+    nt = -(-T // BT)
+    h = np.full((nt, K, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.gated_state_recurrence, (1,), k, v, g, h, T, K=K, V=V, BT=BT, sm=sm, num_warps=warps,
+                    num_stages=stages)
+    state = np.zeros((K, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        np.testing.assert_array_equal(h[i].astype(np.float64), state)
+        last = g[t][-1].astype(np.float64)
+        kg = k[t].astype(np.float64).T * (last[:, None] - g[t].astype(np.float64).T)
+        state = state * last[:, None] + kg @ v[t].astype(np.float64)
+        assert np.abs(state).max() < 2048
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")

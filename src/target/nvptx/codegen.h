@@ -71,6 +71,11 @@ struct TargetOptions {
   //            (two barriers each), as before session 31; reload (the default) loads a line of
   //            loads again at the rows or columns each thread holds (fragment_layout.h's
   //            line_reloaded): for timing the two
+  //   nofragread a loop-carried block copied and read back (a load reaching a dot through
+  //            elementwise ops) is read flat, and a fragment op reading it goes flat with it,
+  //            as before session 32; fragread (the default) reads it at the fragment
+  //            positions from its stage buffer (fragment_layout.h's FragmentPlan::reads_back):
+  //            for timing the two (fla's delta-rule chunk_..._fwd_kernel_h)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -624,6 +624,14 @@ class Emitter {
   int64_t tile_budget_ = 0;
   const ir::Region* emitting_region_ = nullptr;  // the region whose ops are being emitted
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
+  // The `for` bodies being emitted that hold planned ops (emit_for): each is emitted as if it
+  // began with nothing pending; `synced` once a barrier of its own region came, `needed` when
+  // a sync_if_dirty came before that (then the loop makes the assumption hold).
+  struct CleanEntry {
+    const ir::Region* body = nullptr;
+    bool synced = false, needed = false;
+  };
+  std::vector<CleanEntry> clean_entries_;
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   // The live stage buffers of copied operands (from their first copy, emit_async.cpp, to
   // their loop's exit) and the live hoisted operands' buffers (emit_for), each with the end
