@@ -165,6 +165,15 @@ void fold_op(ir::Op& op) {
     replace(op, constant_before(op, type, folded));
     return;
   }
+  // x % 1, and x % -1 of a signed type: 0 whatever x is (MLIR's remsi / remui fold it in
+  // Triton). fla's chunk_fwd_kernel_h stores the state under `if i_t % NTS == 0` with NTS =
+  // BS // BT = 1: the comparison and the `if` then fold too, and the store sits in the loop
+  // body, where its flat copy can come from the dot operand's tile.
+  if (rhs_const && op.kind() == OpKind::Rem &&
+      (b == 1 || (b == -1 && ir::is_signed(type->element()->scalar_kind())))) {
+    replace(op, constant_before(op, type, 0));
+    return;
+  }
   // Identities: x + 0, 0 + x, x - 0, x * 1, 1 * x, x | 0, x ^ 0, x << 0, x >> 0.
   bool neutral_rhs = rhs_const && ((b == 0 && (op.kind() == OpKind::Add || op.kind() == OpKind::Sub ||
                                                op.kind() == OpKind::Or || op.kind() == OpKind::Xor ||

@@ -637,7 +637,9 @@ def _built(handle, sm):
     """(LLVM IR, the shared library or None, the NotEmulated error or None, the descriptor of
     each tensor map parameter) of a handle."""
     o = handle._options
-    key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm, DEFER_COPIES)
+    # The emitter's experiments (TRITIUM_REDUCE_EXPERIMENT) change the code of one handle.
+    key = (id(handle._kernel), handle.signature, tuple(sorted((k, str(v)) for k, v in o.items())), sm, DEFER_COPIES,
+           os.environ.get("TRITIUM_REDUCE_EXPERIMENT", ""))
     if key not in _BUILT:
         ll = emit_llvm(handle, sm)
         try:

@@ -556,6 +556,44 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gated_state_recurrence(k_ptr, v_ptr, g_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr):
+        # fla's chunk_fwd_kernel_h with a gate along K (gla's gk, exp2 left out): the state
+        # stored first thing every chunk (a round trip of the dot's accumulator), kT scaled by
+        # the gate's last row minus its own in the loads' K-contiguous layout (the last row
+        # broadcast through shared memory there), the state by that row in fragments.
+        o_k = tl.arange(0, K)
+        o_v = tl.arange(0, V)
+        b_h = tl.zeros([K, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            tl.store(h_ptr + i_t * K * V + o_k[:, None] * V + o_v[None, :], b_h.to(tl.float16))
+            b_k = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * K, mask=m_t[None, :], other=0.0)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            last = tl.minimum((i_t + 1) * BT, T) - 1
+            b_g_last = tl.load(g_ptr + last * K + o_k)
+            b_g = tl.load(g_ptr + o_k[:, None] + o_t[None, :] * K, mask=m_t[None, :], other=0.0)
+            b_h *= b_g_last[:, None]
+            b_k = (b_k * (b_g_last[:, None] - b_g)).to(b_k.dtype)
+            b_h = tl.dot(b_k, b_v, b_h)
+
+
+    @tritium.jit
+    def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
+        # A copied block read back (it reaches the dot's A through ops of the body) whose first
+        # use, added to the carried dot result, comes before the loop's dot: read at the
+        # fragment positions, after a wait and a barrier of its own (no dot has met one yet).
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for i in range(n):
+            x = tl.load(x_ptr + i * BM * BN + rm[:, None] * BN + rn[None, :])
+            b = tl.load(b_ptr + i * BN * BN + rn[:, None] * BN + rn[None, :])
+            acc = tl.dot((acc + x.to(tl.float32)).to(tl.float16), b)
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+    @tritium.jit
     def one_operand_two_dots(a_ptr, c_ptr, b_ptr, out_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
                              BK: tl.constexpr):
         # fla's dhu: one loaded block (dO) is the B of two dots of the loop, one copied tile.
@@ -755,17 +793,24 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
         assert gpu_ir.count("cp.async into stage buffers") >= 6  # w, v and kT: before the loop and in it
 
 
-@pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, None), (80, 4, 2, 8), (80, 2, 3, 8)])
+@pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 6), (90, 4, 1, None), (80, 4, 2, 6), (80, 2, 3, 6)])
 @pytest.mark.parametrize("late", [True, False])
-def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, stages, barriers, late):
+@pytest.mark.parametrize("fragread", [True, False])
+def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, stages, barriers, late, fragread):
     """fla's state recurrence at K = 128 (emitter.h, operand tiles): each state block is
     stored and then the B of a dot, staged once into that dot's tile (its flat copy for the
     store read back from there, no round trip of its own); the new values are the B of two
     dots, staged once for both. Small integers and signed one-hot rows as in
-    test_state_recurrence_stores_past_prefetched_operands: exact. Pipelined, the kernel has 8
-    barriers, 7 of them in the loop (15 before the tiles: a round trip to store each state
-    block, a second staging of the new values, the end of each dot's staging)."""
+    test_state_recurrence_stores_past_prefetched_operands: exact. Pipelined, the kernel has 6
+    barriers, 5 of them in the loop: v, copied and read back, is read at the fragment
+    positions of `v - w @ h` from its stage buffer (FragmentPlan::reads_back), so the
+    subtraction and the new values stay in fragments, staged once into the dots' tile from
+    there. TRITIUM_REDUCE_EXPERIMENT=nofragread: 8 (v read flat, the dot's result through a
+    round trip to meet it; 15 before the operand tiles of session 31)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if not fragread:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nofragread")
+        barriers = None if barriers is None else barriers + 2
     rng = np.random.default_rng(34)
     V, BT, T = 32, 64, 3 * 64 + 20
 
@@ -785,6 +830,73 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])
+@pytest.mark.parametrize("late", [True, False])
+def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late):
+    """fla's chunk_fwd_kernel_h (gla): a loop body that holds planned shared-memory ops (the
+    gate's last row broadcast in the loads' layout) starts with the state's round trip for its
+    store and ends at its dot's barrier: the emitter meets what is pending before the loop once
+    and at the body's end when the body leaves some, so the round trip needs no barrier of its
+    own before its writes. Small integers, signed one-hot rows of k, gates of +-1 and 0: exact
+    against numpy; copies landing at issue and at their wait."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(36)
+    K, V, BT, T = 64, 32, 64, 3 * 64 + 20
+    k = np.zeros((T, K))
+    k[np.arange(T), rng.integers(0, K, T)] = rng.choice([-1.0, 1.0], T)
+    k = k.astype(np.float16)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    g = rng.choice([-1.0, 0.0, 1.0], (T, K)).astype(np.float32)
+    nt = -(-T // BT)
+    h = np.full((nt, K, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.gated_state_recurrence, (1,), k, v, g, h, T, K=K, V=V, BT=BT, sm=sm, num_warps=warps,
+                    num_stages=stages)
+    state = np.zeros((K, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        np.testing.assert_array_equal(h[i].astype(np.float64), state)
+        last = g[t][-1].astype(np.float64)
+        kg = k[t].astype(np.float64).T * (last[:, None] - g[t].astype(np.float64).T)
+        state = state * last[:, None] + kg @ v[t].astype(np.float64)
+        assert np.abs(state).max() < 2048
+    if barriers is not None:
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 2), (80, 2, 3)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("fragread", [True, False])
+def test_read_back_at_fragments_before_dot(kernels, monkeypatch, sm, warps, stages, late, fragread):
+    """A read-back operand (async_copy.h) whose first use comes before the loop's dot, with
+    the carried dot result (FragmentPlan::reads_back): each thread reads its fragment
+    positions of the stage buffer after waiting for the iteration's copies and a barrier of
+    its own, the next copies going into that buffer only after the dot's barrier. x holds small
+    integers, each b a signed permutation: exact. With TRITIUM_REDUCE_EXPERIMENT=nofragread x
+    is read flat and goes to the fragments through shared memory (a round trip, one barrier
+    more)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if not fragread:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nofragread")
+    rng = np.random.default_rng(35)
+    BM, BN, n = 64, 32, 5
+    x = rng.integers(-3, 4, (n, BM, BN)).astype(np.float16)
+    b = np.zeros((n, BN, BN), dtype=np.float16)
+    for i in range(n):
+        b[i, np.arange(BN), rng.permutation(BN)] = rng.choice([-1.0, 1.0], BN)
+    out = np.full((BM, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.read_back_before_dot, (1,), x, b, out, n, BM=BM, BN=BN, sm=sm, num_warps=warps,
+                    num_stages=stages)
+    want = np.zeros((BM, BN))
+    for i in range(n):
+        want = (want + x[i]) @ b[i].astype(np.float64)
+    np.testing.assert_array_equal(out.astype(np.float64), want)
+    gpu_ir = kernels.read_back_before_dot.emit("gpu-ir", x, b, out, n, BM=BM, BN=BN, num_warps=warps,
+                                               num_stages=stages, arch=sm)
+    assert "read back" in gpu_ir
+    assert ("read at the fragment positions" in gpu_ir) == fragread
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])

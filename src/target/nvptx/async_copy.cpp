@@ -650,7 +650,11 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         operand->read_before_copies = first_use < first_dot;
       }
       const int64_t cols = arg->type()->shape().back();
-      operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, 0);
+      // Read at the fragment positions (FragmentPlan::reads_back: a quad's lanes read rows
+      // 8 apart): rows padded by 16 bytes, which keeps the copies' 16-byte runs aligned and
+      // puts those rows in distinct banks.
+      const bool padded = fragments.reads_back(arg) && cols * bytes % 16 == 0;
+      operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, padded ? 16 : 0);
       tma_layout.push_back(-1);
       last_loads.push_back(next);
       here.push_back(std::move(operand));

@@ -378,6 +378,24 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
 // operands loaded in a loop are loaded num_stages - 1 iterations ahead (and then copied to shared memory
 // asynchronously by the emitter); layouts and shared-memory offsets are assigned.
+// Whether TargetOptions::reduce_experiment turns `name` on ("name") or off ("noname"; the
+// last of a pair wins), `otherwise` where it names neither (the emitter's parse, emitter.cpp).
+bool experiment(const TargetOptions& options, const std::string& name, bool otherwise) {
+  bool on = otherwise;
+  for (size_t at = 0; at <= options.reduce_experiment.size();) {
+    size_t end = std::min(options.reduce_experiment.find(',', at), options.reduce_experiment.size());
+    const std::string part = options.reduce_experiment.substr(at, end - at);
+    if (part == name || part == "no" + name) on = part == name;
+    at = end + 1;
+  }
+  return on;
+}
+
+// The fragment plan under `options` (its "fragread" experiment: fragment_layout.h).
+FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
+  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true));
+}
+
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
   gpu::GpuOptions gpu_options;
   gpu_options.num_warps = options.num_warps;
@@ -390,7 +408,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
   gpu_options.in_registers = [options](const ir::Function& f) {
-    FragmentPlan plan = plan_fragments(f, options.num_warps, options.sm);
+    FragmentPlan plan = fragment_plan(f, options);
     const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
     AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies)
                              : AsyncPlan{};
@@ -421,7 +439,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
   try {
     std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
     const ir::Function& kernel_ir = gpu ? *gpu : function;
-    FragmentPlan fragments = plan_fragments(kernel_ir, options.num_warps, options.sm);
+    FragmentPlan fragments = fragment_plan(kernel_ir, options);
     bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
@@ -511,7 +529,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   validate(function, options);
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
-  FragmentPlan fragments = plan_fragments(gpu, options.num_warps, options.sm);
+  FragmentPlan fragments = fragment_plan(gpu, options);
   AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
@@ -542,14 +560,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
            std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
            (fragments.needs_flat(v) ? ", also read flat" : "");
   };
-  // TargetOptions::reduce_experiment "noreload" (the emitter's parse; the last of a pair wins).
-  bool reload = true;
-  for (size_t at = 0; at <= options.reduce_experiment.size();) {
-    size_t end = std::min(options.reduce_experiment.find(',', at), options.reduce_experiment.size());
-    const std::string name = options.reduce_experiment.substr(at, end - at);
-    if (name == "reload" || name == "noreload") reload = name == "reload";
-    at = end + 1;
-  }
+  const bool reload = experiment(options, "reload", true);
   auto note = [&](const ir::Op& op) -> std::string {
     std::vector<std::string> parts;
     if (op.kind() == ir::OpKind::Dot) parts.push_back(describe_dot(op, fragments.layout(op.result()), options.sm, options.num_warps,
@@ -615,12 +626,21 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                                                                  ? ", dealt out 4 K rows x 8 N a warp"
                                                                  : "")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
+                       : a.read_back && fragments.reads_back(a.carried)
+                           ? copy_text(op) + ", each thread's own runs, read at the fragment positions where the body first uses them"
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
                        : !a.transposed                            ? copy_text(op)
                        : copies.recomputed.count(op.result()) ? transposed_text(a) + ", dealt out evenly"
                        : gpu::access_in_slot(op, widths, threads)
                            ? transposed_text(a) + ", each thread its own runs (the load made in its slot)"
                            : transposed_text(a) + ", by the threads holding each run's first element"));
+    }
+    for (const ir::Value* operand : op.operands()) {
+      auto read = copies.carried.find(operand);
+      if (fragments.reads_back(operand) && read != copies.carried.end() && read->second->read_back &&
+          read->second->carried == operand && op.num_results() == 1 && fragments.layout(op.result()) != nullptr) {
+        parts.push_back("a copied operand read at the fragment positions from its stage buffer");
+      }
     }
     if (op.kind() == ir::OpKind::Load && copy_it == copies.loads.end() && gpu::loads_at_cold_addresses(op, widths.width(op))) {
       parts.push_back("addresses computed where loaded (cold)");

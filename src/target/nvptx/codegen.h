@@ -76,6 +76,11 @@ struct TargetOptions {
   //            registers through it (emitter.h's a_fragments_hoisted): no staging, ldmatrix
   //            or barrier for it in the loop (2 fewer BAR a loop), but 96 -> 136 registers
   //            there (4 -> 3 blocks an SM): opt-in until timed; nohoista the default
+  //   nofragread a loop-carried block copied and read back (a load reaching a dot through
+  //            elementwise ops) is read flat, and a fragment op reading it goes flat with it,
+  //            as before session 32; fragread (the default) reads it at the fragment
+  //            positions from its stage buffer (fragment_layout.h's FragmentPlan::reads_back):
+  //            for timing the two (fla's delta-rule chunk_..._fwd_kernel_h)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -137,11 +137,15 @@ void Emitter::read_back_before(const ir::Op& op) {
     const AsyncOperand& operand = *it->second;
     llvm::Value* handle = get(v).at(0);
     read_back_offsets_[v] = handle;
+    // Read only at the fragment positions (read_back_fragment): no flat registers.
+    const std::vector<ir::Use> uses = v->uses();
+    if (std::all_of(uses.begin(), uses.end(), [&](const ir::Use& use) { return reads_back_fragments(use); })) continue;
     // The iteration's whole batch, as a dot waits for it (emit_dot.cpp): the groups of the
     // later iterations, and those this body has committed so far, stay in flight.
     ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
-    // The thread's own runs, where issue_copies put them: element e at byte e * size (the tile
-    // is the block row-major, unpadded), runs of up to 16 bytes along the last axis.
+    // The thread's own runs, where issue_copies put them: element e at its row and column of
+    // the tile (the block row-major; its rows padded where it is also read at the fragment
+    // positions), runs of up to 16 bytes along the last axis.
     const ir::Type* type = v->type();
     const Layout layout = layout_of(type);
     llvm::Type* element = stored_type(element_type(type));
@@ -153,7 +157,12 @@ void Emitter::read_back_before(const ir::Op& op) {
     Regs out;
     out.values.assign(static_cast<size_t>(layout.num_regs()), nullptr);
     for (int r = 0; r < layout.num_regs(); r += g) {
-      llvm::Value* byte = b_.CreateAdd(handle, b_.CreateMul(element_index(layout, r), b_.getInt32(static_cast<uint32_t>(eb))));
+      llvm::Value* e = element_index(layout, r);
+      if (operand.tile.pad_bytes != 0) {
+        llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+        e = b_.CreateAdd(e, b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(operand.tile.stride() - cols))));
+      }
+      llvm::Value* byte = b_.CreateAdd(handle, b_.CreateMul(e, b_.getInt32(static_cast<uint32_t>(eb))));
       llvm::Value* run = guarded(owns(layout, r), [&]() -> llvm::Value* {
         return b_.CreateAlignedLoad(vector_type, raw_shared(byte), llvm::Align(static_cast<uint64_t>(eb * g)));
       }, llvm::Constant::getNullValue(vector_type));
@@ -161,6 +170,47 @@ void Emitter::read_back_before(const ir::Op& op) {
     }
     set(v, out);
   }
+}
+
+bool Emitter::reads_back_fragments(const ir::Use& use) const {
+  const ir::Op& user = *use.user;
+  if (!frags_.reads_back(user.operand(use.index)) || user.num_results() != 1 || frags_.layout(user.result()) == nullptr) {
+    return false;
+  }
+  return user.kind() == ir::OpKind::Dot ? use.index == 2 : ir::has_trait(user.kind(), ir::kElementwise);
+}
+
+Regs Emitter::read_back_fragment(const ir::Value* value, const FragmentLayout& l, const AsyncOperand& operand) {
+  auto known = read_back_fragments_.find(value);
+  if (known != read_back_fragments_.end() && known->second.first == l) return known->second.second;
+  // Other threads copied most of what this thread reads: their copies are complete and
+  // visible once every thread has waited for its iteration's batch and met a barrier, as a
+  // dot of this body before did (copies_ready_; then this thread's own wait was that dot's).
+  if (copies_ready_.count(operand.carried) == 0) {
+    ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
+    barrier();
+  }
+  llvm::Value* handle = read_back_offsets_.at(value);
+  const SharedTile& tile = operand.tile;
+  const ir::Type* type = value->type();
+  llvm::Type* element = element_type(type);
+  llvm::Type* stored = stored_type(element);
+  const int64_t eb = tile.element_bytes;
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  // Register pair (c, c + 1) of a tile: row r, columns 2 (lane % 4) + {0, 1}, adjacent in the
+  // row-major buffer: one load of both.
+  llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
+  llvm::Value* base = b_.CreateAdd(handle, b_.CreateMul(fragment_base(l, tile.stride()), i32(eb)));
+  Regs out;
+  for (int r = 0; r < l.num_regs(); r += 2) {
+    const int64_t e = l.element(0, 0, r);  // thread 0's element: the register's row and column
+    llvm::Value* byte = b_.CreateAdd(base, i32(tile.offset(e / l.n, e % l.n)));
+    llvm::Value* both = b_.CreateAlignedLoad(pair, raw_shared(byte), llvm::Align(static_cast<uint64_t>(2 * eb)));
+    out.values.push_back(from_storage(b_.CreateExtractElement(both, b_.getInt32(0)), element));
+    out.values.push_back(from_storage(b_.CreateExtractElement(both, b_.getInt32(1)), element));
+  }
+  read_back_fragments_[value] = {l, out};
+  return out;
 }
 
 void Emitter::issue_deferred_copies() {

@@ -5,6 +5,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
 #include "target/nvptx/emitter.h"
@@ -206,6 +207,16 @@ void Emitter::emit_for(const ir::Op& op) {
   // Loop-invariant mma.sync A operands: their fragments loaded once, held in registers.
   hoist_a_fragments(op);
 
+  // A body holding planned ops is emitted as if every iteration started with no accesses of
+  // theirs pending. Where an unplanned round trip then comes before the body's first barrier
+  // of its own (clean_entries_), that holds by a barrier before the loop (when some are
+  // pending there) and one at the body's end (when it leaves some): a body that ends at a
+  // barrier anyway (a dot's) needs none in the iteration (fla's chunk_fwd_kernel_h, whose state's
+  // round trip for its store began with one every chunk). Where none does, no barrier is
+  // needed at all.
+  const bool scratch_body = holds_scratch(op);
+  const bool pre_dirty = dirty_;
+
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context_, "for.header", kernel_);
   llvm::BasicBlock* body_block = llvm::BasicBlock::Create(context_, "for.body", kernel_);
@@ -250,10 +261,12 @@ void Emitter::emit_for(const ir::Op& op) {
 
   b_.SetInsertPoint(body_block);
   set(body.arg(0), Regs::one(narrow ? static_cast<llvm::Value*>(iv) : b_.CreateTrunc(iv, scalar_type(iv_type->scalar_kind()))));
-  // A carried fragment that the body also reads flat is converted here, before emit_region:
-  // what the back edge leaves pending (the last iteration's reads of planned buffers, as a
-  // row sum's) counts already, or its round trip would overwrite them unsynchronized.
-  dirty_ = dirty_ || holds_scratch(op);
+  // A carried fragment that the body also reads flat is converted here, before emit_region,
+  // under the same rule (a row sum's reads pending at the back edge).
+  if (scratch_body) {
+    dirty_ = false;
+    clean_entries_.push_back({&body, false, false});
+  }
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* arg = body.arg(static_cast<int>(i) + 1);
     if (frags_.layout(arg)) {
@@ -274,6 +287,17 @@ void Emitter::emit_for(const ir::Op& op) {
     const FragmentLayout* l = frags_.layout(body.arg(i + 1));
     yields.push_back(l ? fragment_operand(yield->operand(i), *l, *yield)
                        : materialize(get(yield->operand(i)), yield->operand(i)->type()));
+  }
+  if (scratch_body) {
+    const CleanEntry entry = clean_entries_.back();
+    clean_entries_.pop_back();
+    if (entry.needed && dirty_) barrier();  // the next iteration starts with none pending
+    if (entry.needed && pre_dirty) {
+      // The first iteration too: met once before the loop (where the loop began).
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(pre->getTerminator());
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
+    }
   }
   llvm::Value* next = nullptr;
   if (check_overflow) {

@@ -301,6 +301,13 @@ Regs Emitter::fragment_operand(const ir::Value* value, const FragmentLayout& l, 
     if (it == fragments_.end()) internal_error("nvptx", "a fragment is used before it was emitted", user.loc());
     return it->second;
   }
+  // A read-back operand read at its fragment positions from its stage buffer.
+  if (frags_.reads_back(value) && !l.rows && l.batch == 1) {
+    auto it = async_.carried.find(value);
+    if (it != async_.carried.end() && it->second->read_back && it->second->carried == value) {
+      return read_back_fragment(value, l, *it->second);
+    }
+  }
   const Regs& flat = get(value);
   if (flat.uniform || !value->type()->is_block()) {
     Regs out;

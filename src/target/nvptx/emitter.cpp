@@ -64,10 +64,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
+    } else if (name == "fragread" || name == "nofragread") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista)");
+                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -128,10 +130,12 @@ int64_t Emitter::emit() {
 }
 
 void Emitter::emit_region(const ir::Region& region) {
-  // What may be pending where the region starts: a loop's back edge brings what its body
-  // leaves; an else starts from where the if began (the then branch ran elsewhere).
+  // What may be pending where the region starts: a while loop's back edge brings what its
+  // body leaves (a `for` body starts with nothing pending: emit_for meets it before the loop
+  // and at the body's end); an else starts from where the if began (the then branch ran
+  // elsewhere).
   if (const ir::Op* parent = region.parent()) {
-    if (parent->kind() == OpKind::For || parent->kind() == OpKind::While) dirty_ = dirty_ || holds_scratch(*parent);
+    if (parent->kind() == OpKind::While) dirty_ = dirty_ || holds_scratch(*parent);
     if (parent->kind() == OpKind::If && &region == parent->region(1)) dirty_ = entry_dirty_[parent];
   }
   const ir::Region* outer = emitting_region_;
@@ -419,6 +423,9 @@ void Emitter::barrier() {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
   dirty_ = false;
+  // A barrier of a loop body's own region (not of a nested one, which may not run) meets
+  // whatever that iteration began with.
+  for (CleanEntry& c : clean_entries_) c.synced = c.synced || c.body == emitting_region_;
   // Every thread is past its reads of the operand tiles whose last reader came before, when
   // this barrier is one of their region's own (not in a nested region, which may not run).
   for (OperandTile& t : operand_tiles_) {
@@ -433,6 +440,8 @@ void Emitter::grid_dep_control(const char* text) {
 }
 
 void Emitter::sync_if_dirty() {
+  // A point that relies on what is pending where the loop bodies around it started (emit_for).
+  for (CleanEntry& c : clean_entries_) c.needed = c.needed || !c.synced;
   if (dirty_) barrier();
 }
 

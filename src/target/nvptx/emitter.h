@@ -428,6 +428,14 @@ class Emitter {
   // the iteration's copies and reads the thread's own elements back; the body argument then
   // holds them (its buffer's offset kept in read_back_offsets_).
   void read_back_before(const ir::Op& op);
+  // A read-back operand at the fragment positions of `l` (FragmentPlan::reads_back): each
+  // thread loads its pairs of adjacent columns from the iteration's stage buffer, which every
+  // thread's copies filled: after a dot of the body that waited for the iteration's batch and
+  // met a barrier (copies_ready_), else after that wait and a barrier of its own. Once per
+  // iteration (read_back_fragments_).
+  Regs read_back_fragment(const ir::Value* value, const FragmentLayout& l, const AsyncOperand& operand);
+  // Whether `use` of a read-back operand reads it at its fragments (read_back_fragment).
+  bool reads_back_fragments(const ir::Use& use) const;
   // The current buffer's offset of a copied operand of the loop being emitted.
   llvm::Value* current_buffer(const AsyncOperand& operand);
   void issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::Value* handle);
@@ -611,6 +619,8 @@ class Emitter {
   std::unordered_set<const ir::Value*> copies_ready_;
   // The buffer offsets of read_back operands whose body argument now holds registers.
   std::unordered_map<const ir::Value*, llvm::Value*> read_back_offsets_;
+  // Read-back operands read at their fragment positions, and the layout they were read in.
+  std::unordered_map<const ir::Value*, std::pair<FragmentLayout, Regs>> read_back_fragments_;
   // The iteration count (i32, from 0) of each loop body with TMA copies (emit_for).
   std::unordered_map<const ir::Region*, llvm::Value*> trips_;
   llvm::Value* thread_id_ = nullptr;
@@ -625,6 +635,14 @@ class Emitter {
   int64_t tile_budget_ = 0;
   const ir::Region* emitting_region_ = nullptr;  // the region whose ops are being emitted
   std::unordered_map<const ir::Op*, bool> entry_dirty_;    // dirty_ where an if/for/while began
+  // The `for` bodies being emitted that hold planned ops (emit_for): each is emitted as if it
+  // began with nothing pending; `synced` once a barrier of its own region came, `needed` when
+  // a sync_if_dirty came before that (then the loop makes the assumption hold).
+  struct CleanEntry {
+    const ir::Region* body = nullptr;
+    bool synced = false, needed = false;
+  };
+  std::vector<CleanEntry> clean_entries_;
   std::unordered_map<const ir::Op*, bool> holds_scratch_;  // memo of holds_scratch
   // The live stage buffers of copied operands (from their first copy, emit_async.cpp, to
   // their loop's exit) and the live hoisted operands' buffers (emit_for), each with the end

@@ -186,6 +186,44 @@ bool line_broadcast(const ir::Op& op) {
   return true;
 }
 
+// The load behind `v`, seen through the conversion of a load made in its slot (async_copy's
+// loaded_value), when it is one gpu/prefetch_operands.h marked to be read back.
+bool read_back_load(const ir::Value* v, const ir::Region* region) {
+  const ir::Op* def = v->def();
+  if (def != nullptr && def->kind() == OpKind::ConvertLayout && v->num_uses() == 1) def = def->operand(0)->def();
+  return def != nullptr && def->kind() == OpKind::Load && def->parent() == region && def->has_attr(gpu::kReadBackAttr);
+}
+
+// A block a `for` carries that gpu/prefetch_operands.h made a read-back operand
+// (target/nvptx/async_copy.h, AsyncOperand::read_back): its body argument, the yield passing
+// down to it the later iterations' arguments and then a load of the body marked kReadBackAttr,
+// the initial values loads so marked before the loop, and every use an op of the body
+// itself other than its yield or a dot (async_copy's rule). The copies put it into a stage
+// buffer, from which a thread can read any element, so an op of the plan may read it at its
+// fragment positions (FragmentPlan::reads_back).
+bool read_back_arg(const ir::Value* v) {
+  if (!v->is_region_arg() || v->index() == 0 || !fits_fragments(v->type()) || v->type()->rank() != 2) return false;
+  const ir::Region* body = v->region();
+  const ir::Op* loop = body->parent();
+  if (loop == nullptr || loop->kind() != OpKind::For || body->terminator() == nullptr) return false;
+  const ir::Op* yield = body->terminator();
+  for (const ir::Use& use : v->uses()) {
+    if (use.user->parent() != body || use.user == yield || use.user->kind() == OpKind::Dot) return false;
+  }
+  std::vector<const ir::Value*> chain = {v};
+  const ir::Value* next = yield->operand(v->index() - 1);
+  while (next->is_region_arg() && next->region() == body && next->index() > 0 && next->num_uses() == 1 &&
+         next->users()[0] == yield && chain.size() < 8) {
+    chain.push_back(next);
+    next = yield->operand(next->index() - 1);
+  }
+  if (!read_back_load(next, body)) return false;
+  for (const ir::Value* c : chain) {
+    if (!read_back_load(loop->operand(c->index() + 2), loop->parent())) return false;
+  }
+  return true;
+}
+
 // Whether `user` reads its operand `operand` in the layout `is_fragment` gives it.
 bool reads_in(const std::function<bool(const ir::Value*)>& is_fragment, const ir::Op& user, int operand) {
   // A dot reads its accumulator as fragments, and stages A and B from theirs (stage_operand).
@@ -217,9 +255,10 @@ namespace {
 // (at most `*budget` ops): then its fragment registers are computed where they are, the
 // broadcasts' lines read at each register's column or row. Collects those broadcasts and
 // ops in `chain`.
-bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& chain) {
+bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& chain, bool read_backs) {
   int index_budget = kIndexComputeBudget;
   if (uniform_block(v) || index_computable(v, &index_budget)) return true;
+  if (read_backs && read_back_arg(v)) return true;  // read at the fragments (FragmentPlan::reads_back)
   const ir::Op* def = v->def();
   if (def == nullptr || --*budget < 0) return false;
   if (line_broadcast(*def)) {
@@ -228,7 +267,7 @@ bool line_chain(const ir::Value* v, int* budget, std::vector<const ir::Value*>& 
   }
   if (!elementwise_candidate(*def) || !fits_fragments(v->type()) || !ir::is_pure(*def)) return false;
   for (const ir::Value* operand : def->operands()) {
-    if (operand->type()->shape() != v->type()->shape() || !line_chain(operand, budget, chain)) return false;
+    if (operand->type()->shape() != v->type()->shape() || !line_chain(operand, budget, chain, read_backs)) return false;
   }
   chain.push_back(v);
   return true;
@@ -330,7 +369,7 @@ bool line_reloaded(const ir::Op& broadcast) {
   return reloadable(broadcast.operand(0), *def, &budget);
 }
 
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm) {
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -384,7 +423,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
       if (in.count(operand) != 0) continue;
       int budget = kIndexComputeBudget;
       std::vector<const ir::Value*> chain;
-      if (!line_chain(operand, &budget, chain)) continue;
+      if (!line_chain(operand, &budget, chain, read_backs)) continue;
       for (const ir::Value* c : chain) {
         if (in.insert(c).second) line_side.insert(c);
       }
@@ -419,7 +458,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   };
   auto ok = [&](const ir::Value* v) {
     int budget = kIndexComputeBudget;
-    return in.count(v) != 0 || uniform_block(v) || index_computable(v, &budget);
+    return in.count(v) != 0 || uniform_block(v) || index_computable(v, &budget) || (read_backs && read_back_arg(v));
   };
   auto drop = [&](const ir::Value* v) { return in.erase(v) != 0; };
   auto reads_invariant = [&](const ir::Value* v, const ir::Op* op) {
@@ -579,6 +618,19 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm)
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
       if (!reads_fragment(plan, *use.user, use.index)) plan.needs_flat_.insert(v);
+    }
+  }
+  // Read-back operands that ops of the plan read (an elementwise op's operand, a dot's
+  // accumulator): read at their fragment positions from the stage buffer.
+  if (read_backs) {
+    for (const ir::Op* op : ops) {
+      const bool dot = op->kind() == OpKind::Dot && op->num_operands() > 2 && in.count(op->result()) != 0;
+      if (!dot && (!elementwise_candidate(*op) || in.count(op->result()) == 0)) continue;
+      for (int i = dot ? 2 : 0; i < (dot ? 3 : op->num_operands()); ++i) {
+        if (in.count(op->operand(i)) == 0 && read_back_arg(op->operand(i))) {
+          plan.read_back_.insert(op->operand(i));
+        }
+      }
     }
   }
   for (const auto& [v, readers] : invariant) {

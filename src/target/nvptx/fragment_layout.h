@@ -110,15 +110,23 @@ class FragmentPlan {
     auto it = reloaded_.find(line);
     return it == reloaded_.end() ? none : it->second;
   }
+  // Whether ops of the plan read `value`, a block a loop carries as a read-back operand
+  // (async_copy.h's AsyncOperand::read_back: copied into stage buffers, the body reading its
+  // iteration's buffer), at their fragment positions: each thread loads the pairs of adjacent
+  // columns its registers hold straight from the stage buffer (Emitter::read_back_fragment),
+  // as Triton's local_load into its mma layout, instead of a dot result going to the flat
+  // layout through shared memory to meet the flat registers.
+  bool reads_back(const ir::Value* value) const { return read_back_.count(value) != 0; }
 
  private:
-  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
+  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
   std::unordered_map<const ir::Value*, FragmentLayout> invariant_copies_;
   std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
   std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> reloaded_;
+  std::unordered_set<const ir::Value*> read_back_;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -133,7 +141,11 @@ class FragmentPlan {
 // [m, n] block the loop multiplies each dot result by): that block gets a fragment copy of
 // its own once, where it is defined (invariant_copy), at most kInvariantCopyElements a
 // thread, instead of the op's fragments going to the flat layout in every iteration.
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm);
+// A read-back operand of a loop (async_copy.h) that an elementwise op of the plan reads (`v
+// - tl.dot(w, h)` with v copied and read back: fla's delta-rule state recurrence), or that
+// is a dot's accumulator, is read at the fragment positions (reads_back) with `read_backs`
+// (TRITIUM_REDUCE_EXPERIMENT's default "fragread"); without, it is flat, and the op with it.
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
