@@ -391,9 +391,10 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
   return on;
 }
 
-// The fragment plan under `options` (its "fragread" experiment: fragment_layout.h).
+// The fragment plan under `options` (its "fragread" and "reloadguard" experiments: fragment_layout.h).
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
-  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true));
+  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
+                        experiment(options, "reloadguard", true));
 }
 
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
@@ -580,7 +581,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       }
     }
     if (op.kind() == ir::OpKind::Broadcast && fragments.layout(op.result()) != nullptr &&
-        fragments.layout(op.operand(0)) == nullptr && line_reloaded(op) && reload) {
+        fragments.layout(op.operand(0)) == nullptr && reload &&
+        std::count(fragments.reloaded_broadcasts(op.operand(0)).begin(), fragments.reloaded_broadcasts(op.operand(0)).end(), &op) != 0) {
       parts.push_back(std::string("the line computed again at the ") +
                       (op.operand(0)->type()->shape()[0] == 1 ? "columns" : "rows") + " each thread holds, its loads with it");
     }

@@ -81,6 +81,10 @@ struct TargetOptions {
   //            as before session 32; fragread (the default) reads it at the fragment
   //            positions from its stage buffer (fragment_layout.h's FragmentPlan::reads_back):
   //            for timing the two (fla's delta-rule chunk_..._fwd_kernel_h)
+  //   noreloadguard every line line_reloaded allows is reloaded, as in session 31; reloadguard
+  //            (the default) only while the fragments and reloaded lines a thread holds there
+  //            stay within fragment_layout.h's kReloadRegisterBudget (mamba's dcb at 64 x 128
+  //            spilled 328 bytes): for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -64,12 +64,14 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
-    } else if (name == "fragread" || name == "nofragread") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
+    } else if (name == "fragread" || name == "nofragread" || name == "reloadguard" || name == "noreloadguard") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
+      // reloaded lines within kReloadRegisterBudget
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread)");
+                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, reloadguard, "
+                          "noreloadguard)");
     }
   }
   mark_fragment_barriers(function.body());

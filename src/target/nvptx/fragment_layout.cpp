@@ -360,6 +360,40 @@ void row_loads(const ir::Value* v, std::vector<const ir::Op*>& loads) {
   }
 }
 
+// The loads of a line's chain (line_reloaded's), each once: what a thread holds per position.
+void line_loads(const ir::Value* v, std::vector<const ir::Op*>& loads) {
+  const ir::Op* def = v->def();
+  if (def == nullptr || !v->type()->is_block()) return;
+  if (def->kind() == OpKind::Load) {
+    if (std::find(loads.begin(), loads.end(), def) == loads.end()) loads.push_back(def);
+    return;
+  }
+  for (const ir::Value* operand : def->operands()) line_loads(operand, loads);
+}
+
+// The registers a thread holds of a reloaded line: its loads' values at each column (a row
+// line) or row (a column line) of `l` the thread holds.
+int reloaded_registers(const ir::Op& broadcast, const FragmentLayout& l) {
+  std::vector<const ir::Op*> loads;
+  line_loads(broadcast.operand(0), loads);
+  const bool row = broadcast.operand(0)->type()->shape()[0] == 1;
+  return static_cast<int>(loads.size()) * 2 * (row ? l.rep_n : l.rep_m) * static_cast<int>(l.batch);
+}
+
+// The fragment registers a thread holds where `op` runs: its result's and those its
+// innermost loop carries in fragments (a reloaded line is loaded among them).
+int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const FragmentLayout& l) {
+  int regs = l.num_regs();
+  for (const ir::Op* loop = enclosing_op(op); loop != nullptr; loop = enclosing_op(*loop)) {
+    if (loop->kind() != OpKind::For) continue;
+    for (const auto& arg : loop->region(0)->args()) {
+      if (const FragmentLayout* carried = plan.layout(arg.get())) regs += carried->num_regs();
+    }
+    break;
+  }
+  return regs;
+}
+
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
@@ -369,7 +403,7 @@ bool line_reloaded(const ir::Op& broadcast) {
   return reloadable(broadcast.operand(0), *def, &budget);
 }
 
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs) {
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool guard_reloads) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -639,13 +673,24 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   }
   // Lines computed again at the fragments of their broadcasts (reloaded_broadcasts); a row's
   // columns come in adjacent pairs for a thread (2 (lane % 4) + {0, 1}), loaded as one where
-  // the facts allow (paired_loads).
+  // the facts allow (paired_loads). Each thread holds a reloaded line's loaded values at all
+  // its positions at once (ptxas issues the loads early), among the fragments live there: a
+  // line is reloaded only while those stay within kReloadRegisterBudget, counting the lines
+  // reloaded before it in the same loop (mamba's dcb at 64 x 128: 66 registers of two column
+  // lines and a row line over 128 of fragments spilled 328 bytes; it takes the round trip).
   std::unique_ptr<analysis::AxisInfoAnalysis> facts;
+  std::unordered_map<const ir::Op*, int> reloaded_in;  // by innermost loop (null: none)
   for (const ir::Op* op : ops) {
     if (op->kind() != OpKind::Broadcast || plan.layout(op->result()) == nullptr || plan.layout(op->operand(0)) != nullptr ||
         !line_reloaded(*op)) {
       continue;
     }
+    const FragmentLayout& l = *plan.layout(op->result());
+    const ir::Op* loop = enclosing_op(*op);
+    while (loop != nullptr && loop->kind() != OpKind::For) loop = enclosing_op(*loop);
+    const int cost = reloaded_registers(*op, l);
+    if (guard_reloads && fragment_pressure(plan, *op, l) + reloaded_in[loop] + cost > kReloadRegisterBudget) continue;
+    reloaded_in[loop] += cost;
     plan.reloaded_[op->operand(0)].push_back(op);
     if (op->operand(0)->type()->shape()[0] != 1) continue;
     std::vector<const ir::Op*> loads;

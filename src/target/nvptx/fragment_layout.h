@@ -119,7 +119,8 @@ class FragmentPlan {
   bool reads_back(const ir::Value* value) const { return read_back_.count(value) != 0; }
 
  private:
-  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs);
+  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
+                                     bool guard_reloads);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
@@ -145,7 +146,8 @@ class FragmentPlan {
 // - tl.dot(w, h)` with v copied and read back: fla's delta-rule state recurrence), or that
 // is a dot's accumulator, is read at the fragment positions (reads_back) with `read_backs`
 // (TRITIUM_REDUCE_EXPERIMENT's default "fragread"); without, it is flat, and the op with it.
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true);
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
+                            bool guard_reloads = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
@@ -172,6 +174,11 @@ bool index_computable(const ir::Value* value, int* budget);
 constexpr int kIndexComputeBudget = 32;
 // The most elements a thread holds of one invariant_copy: a 64 x 128 block at 4 warps.
 constexpr int64_t kInvariantCopyElements = 64;
+// The most registers a thread may hold of fragments and reloaded lines where a line is
+// reloaded (plan_fragments; line_reloaded): past it the line takes the round trip through
+// shared memory (two barriers) instead of spilling. Calibrated on ptxas' counts (sm_90a) of
+// mamba's backward kernels: 64 x 128 dcb (194) spilled, 32 x 128 (84) and 64 x 64 (98) did not.
+constexpr int kReloadRegisterBudget = 150;
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in a warpgroup layout (every
