@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/axis_info.h"
+#include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
 #include "ir/op_views.h"
@@ -51,6 +52,28 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
   return access_width(load, facts) * bytes >= 16 || access_width_along(load, 0, facts) * bytes >= 16;
 }
 
+// A 2-D load whose 16-byte runs go down its columns (axis 0 contiguous: fla's `k` and `gk`
+// read [BK, BT] with K contiguous), as async_copy.h copies a read-back operand held
+// transposed: aligned 16-byte runs along axis 0 under one mask bit each, not along the last
+// axis, every element's address and mask bit computable from its index (the runs are dealt
+// out over the threads, gpu::recomputable), and a run for every thread.
+bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+  const ir::Type* type = load.result()->type();
+  if (type->rank() != 2) return false;
+  const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
+  const int64_t run = 16 / bytes;
+  const ir::Value* ptr = load.operand(0);
+  if (16 % bytes != 0 || type->shape()[0] % run != 0 || type->num_elements() < run * threads || !facts.has(ptr)) return false;
+  const analysis::AxisInfo& p = facts.get(ptr);
+  if (p.contiguity[0] < run || p.divisibility[0] < 16 || access_width(load, facts) >= run) return false;
+  const ir::Value* mask = ir::load_mask(load);
+  if (mask != nullptr && mask->type()->is_block() && (!facts.has(mask) || facts.get(mask).constancy[0] % run != 0)) {
+    return false;
+  }
+  int budget = 3 * kRecomputeBudget;
+  return recomputable(ptr, &budget) && (mask == nullptr || recomputable(mask, &budget));
+}
+
 // A load of the loop body that reaches a dot operand through pure ops of the body (as Triton
 // chooses the loads it pipelines): a dequantized weight, `b.to(tl.float16) * scale[None, :]`,
 // or AWQ's `tl.interleave`d, shifted and scaled nibbles. The emitter copies it into a stage
@@ -60,7 +83,7 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
 // blocks are not worth it). Returns the dot operand it reaches (null where it is none of these).
-const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
@@ -71,7 +94,8 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
   if (other != nullptr && !ir::is_zero_constant(other)) return nullptr;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
-  if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return nullptr;
+  const bool rows = width >= 2 && width * bytes >= 4 && width * bytes <= 16 && type->num_elements() >= width * threads;
+  if (!rows && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
@@ -156,7 +180,7 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
     }
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts)) continue;
-      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts);
+      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0);
       if (operand == nullptr) continue;
       const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
       if (bytes + more > kReadBackSharedBytes) continue;

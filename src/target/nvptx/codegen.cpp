@@ -391,9 +391,10 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
   return on;
 }
 
-// The fragment plan under `options` (its "fragread" experiment: fragment_layout.h).
+// The fragment plan under `options` (its "fragread" and "achain" experiments: fragment_layout.h).
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
-  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true));
+  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
+                        experiment(options, "achain", true));
 }
 
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
@@ -404,6 +405,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.vectorize = options.vectorize;
   gpu_options.int8_row_major_wgmma = options.int8_row_major_wgmma;
   gpu_options.prefetch_indices = options.prefetch_indices;
+  gpu_options.read_back_axis0 = experiment(options, "axis0copy", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
@@ -626,6 +628,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                                                                  ? ", dealt out 4 K rows x 8 N a warp"
                                                                  : "")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
+                       : a.read_back && a.transposed
+                           ? std::string("16-byte copies down the columns, held transposed, dealt out evenly, read back ") +
+                                 (fragments.reads_back(a.carried) ? "at the fragment positions" : "flat") +
+                                 " after the iteration's wait and a barrier"
                        : a.read_back && fragments.reads_back(a.carried)
                            ? copy_text(op) + ", each thread's own runs, read at the fragment positions where the body first uses them"
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"

@@ -64,12 +64,16 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
-    } else if (name == "fragread" || name == "nofragread") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
+    } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
+      // dots' A chains over them in fragments
+    } else if (name == "axis0copy" || name == "noaxis0copy") {
+      // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread)");
+                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
+                          "axis0copy, noaxis0copy)");
     }
   }
   mark_fragment_barriers(function.body());

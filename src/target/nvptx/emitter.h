@@ -434,6 +434,13 @@ class Emitter {
   // met a barrier (copies_ready_), else after that wait and a barrier of its own. Once per
   // iteration (read_back_fragments_).
   Regs read_back_fragment(const ir::Value* value, const FragmentLayout& l, const AsyncOperand& operand);
+  // A read-back operand held transposed (its runs down the columns, dealt out over the
+  // threads) read in its flat layout from the buffer at `handle`, an element a load.
+  Regs read_back_transposed(const ir::Value* v, const AsyncOperand& operand, llvm::Value* handle);
+  // Before a thread reads what other threads copied for a read-back operand: the iteration's
+  // wait and a barrier, unless a dot or read-back before met them (copies_ready_), which then
+  // holds every read-back operand of the loop.
+  void wait_for_read_backs(const AsyncOperand& operand);
   // Whether `use` of a read-back operand reads it at its fragments (read_back_fragment).
   bool reads_back_fragments(const ir::Use& use) const;
   // The current buffer's offset of a copied operand of the loop being emitted.
