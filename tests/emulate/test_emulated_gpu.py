@@ -900,7 +900,7 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (90, 8, 3), (80, 4, 2), (80, 2, 3)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "noachain", "noaxis0copy"])
+@pytest.mark.parametrize("experiment", ["", "noldmtrans", "noachain", "noaxis0copy"])
 def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages, late, experiment):
     """fla's gla state recurrence (chunk_fwd_kernel_h, USE_GK): k and the gate gk are [BK, BT]
     blocks contiguous along K (axis 0) that reach the dot's A through elementwise ops. They
@@ -909,7 +909,8 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
     iteration's wait and a barrier (gpu/prefetch_operands.h, async_copy.h). On sm_90 (warps
     along M only) the gated keys are computed in A's fragments, each thread reading its
     fragment positions of both buffers, the gate's last row loaded again at its rows, and
-    wgmma reads A from registers (FragmentPlan's A chains); elsewhere, and with
+    wgmma reads A from registers (FragmentPlan's A chains); k's 16-bit fragments by
+    ldmatrix.trans (noldmtrans: a load each); elsewhere, and with
     TRITIUM_REDUCE_EXPERIMENT=noachain, read back flat. noaxis0copy: loaded every chunk, as
     before. Signed one-hot rows of k, small-integer values, gates of 0 and 1 (exp2 exact):
     against numpy within fp16's rounding of the stored states; the last chunk masked."""
@@ -937,14 +938,15 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
     gpu_ir = kernels.gated_keys_state.emit("gpu-ir", k, v, g, h, T, K=K, V=V, BT=BT, BK=BK, num_warps=warps,
                                            num_stages=stages, arch=sm)
     assert ("copies down the columns" in gpu_ir) == (experiment != "noaxis0copy")
-    in_fragments = sm == 90 and warps == 4 and not experiment
+    in_fragments = sm == 90 and warps == 4 and experiment in ("", "noldmtrans")
     assert ("read back at the fragment positions" in gpu_ir) == in_fragments
     assert ("A read from its fragments' registers" in gpu_ir) == in_fragments
     if (sm, warps, stages) == (90, 4, 3):
         ptx = eg.emit_llvm(handle, sm, "ptx")
         # the iteration's wait for the read-backs, the dot's, the state's round trip for its
         # store (2), the loop's exit
-        assert ptx.count("bar.sync") == {"": 5, "noachain": 8, "noaxis0copy": 8}[experiment], ptx.count("bar.sync")
+        assert ptx.count("bar.sync") == (5 if in_fragments else 8), ptx.count("bar.sync")
+        assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (4 if experiment == "" else 0)
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 2), (80, 2, 3)])

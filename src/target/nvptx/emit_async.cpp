@@ -233,6 +233,38 @@ Regs Emitter::read_back_fragment(const ir::Value* value, const FragmentLayout& l
   llvm::Type* stored = stored_type(element);
   const int64_t eb = tile.element_bytes;
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (operand.transposed && eb == 2 && l.tile_col_step() == 8 && l.rep_n % 2 == 0 && tile.stride() * eb % 16 == 0 &&
+      ldmatrix_trans_reads_) {
+    // 16-bit elements held transposed: ldmatrix.x4.trans per 16 x 16 of the block (n-tiles in
+    // and in + 1 of m-tile im), as Triton reads k^T into its dot operand layout. Matrix q
+    // (lanes 8q..8q+7 give its rows' addresses) is tile rows (the block's columns) in * 8 +
+    // 8 (q / 2) + [0, 8) from column (the block's row) tile_row + 8 (q % 2): read transposed,
+    // lane l gets the block's row tile_row + 8 (q % 2) + l / 4, columns 2 (l % 4) + {0, 1} of
+    // that n-tile, i.e. registers c0 c1 (q even) or c2 c3 (q odd) of n-tile in + q / 2.
+    llvm::Value* lane = lane_id();
+    llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+    llvm::Value* t = b_.CreateAdd(b_.CreateAnd(lane, i32(7)), b_.CreateShl(b_.CreateLShr(lane, i32(4)), 3));
+    llvm::Value* k = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, i32(3)), i32(1)), 3));
+    llvm::Value* base = raw_shared_address(
+        b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(t, i32(tile.stride())), k), i32(eb))));
+    Regs out;
+    out.values.assign(static_cast<size_t>(l.num_regs()), nullptr);
+    llvm::Type* pair_type = llvm::FixedVectorType::get(stored, 2);
+    for (int im = 0; im < l.rep_m; ++im) {
+      for (int in = 0; in < l.rep_n; in += 2) {
+        const int64_t offset = (in * 8 * tile.stride() + l.tile_row(im, 0)) * eb;
+        std::vector<llvm::Value*> m = ldmatrix(b_.CreateAdd(base, i32(offset)), 4, true);
+        for (int q = 0; q < 4; ++q) {
+          const int reg = 2 * (q % 2) + 4 * (in + q / 2 + l.rep_n * im);
+          llvm::Value* both = b_.CreateBitCast(m[static_cast<size_t>(q)], pair_type);
+          out.values[static_cast<size_t>(reg)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(0)), element);
+          out.values[static_cast<size_t>(reg + 1)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(1)), element);
+        }
+      }
+    }
+    read_back_fragments_[value] = {l, out};
+    return out;
+  }
   if (operand.transposed) {
     // Held transposed (tile row n is the block's column n): a register pair's two columns are
     // two tile rows, one load each; the thread's first element (its row, its column) at
