@@ -82,7 +82,8 @@ bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysi
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
-// blocks are not worth it). Returns the dot operand it reaches (null where it is none of these).
+// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs).
+// Returns the dot operand it reaches (null where it is none of these).
 const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;

@@ -81,6 +81,16 @@ struct TargetOptions {
   //            as before session 32; fragread (the default) reads it at the fragment
   //            positions from its stage buffer (fragment_layout.h's FragmentPlan::reads_back):
   //            for timing the two (fla's delta-rule chunk_..._fwd_kernel_h)
+  //   noaxis0copy a load reaching a dot through elementwise ops whose 16-byte runs go down
+  //            its columns (fla's gla k and gk, K-contiguous) stays a load every iteration, as
+  //            before session 32; axis0copy (the default) prefetches it and copies it into a
+  //            stage buffer held transposed, read back after the iteration's wait and a barrier
+  //            (gpu/prefetch_operands.h, async_copy.h)
+  //   noachain a dot's A computed from read-back blocks is read back flat and staged by the
+  //            dot; achain (the default) computes it in A's fragments, reading the blocks at
+  //            their fragment positions, and the dot reads A from registers (fragment_layout.h)
+  //   noldmtrans 16-bit read-back blocks held transposed are read at fragment positions a
+  //            load an element; ldmtrans (the default) by ldmatrix.x4.trans
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };
