@@ -868,12 +868,12 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
     against numpy; copies landing at issue and at their wait. That is the kernel under
     TRITIUM_REDUCE_EXPERIMENT=noaxis0copy (k and the gate loaded every chunk); by default they
     are copied down their columns and read back (test_gated_keys_copied_down_columns): on sm_90
-    the gated keys are computed in A's fragments, the line reloaded there, 5 barriers."""
+    the gated keys are computed in A's fragments, the line reloaded there, 4 barriers."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
     if not axis0:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "noaxis0copy")
     elif (sm, stages) == (90, 3):
-        barriers = 5
+        barriers = 4
     rng = np.random.default_rng(36)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
     k = np.zeros((T, K))
@@ -898,19 +898,22 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
 
 
-@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (90, 8, 3), (80, 4, 2), (80, 2, 3)])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (90, 8, 3), (80, 4, 2), (80, 2, 3), (80, 1, 2)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "noldmtrans", "noachain", "noaxis0copy"])
+@pytest.mark.parametrize("experiment", ["", "noldmtrans", "norbmerge", "noachain", "noaxis0copy"])
 def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages, late, experiment):
     """fla's gla state recurrence (chunk_fwd_kernel_h, USE_GK): k and the gate gk are [BK, BT]
     blocks contiguous along K (axis 0) that reach the dot's A through elementwise ops. They
     are prefetched and copied by cp.async in 16-byte runs down their columns into stage
     buffers held transposed, the runs dealt out over the threads, and read back after the
-    iteration's wait and a barrier (gpu/prefetch_operands.h, async_copy.h). On sm_90 (warps
-    along M only) the gated keys are computed in A's fragments, each thread reading its
+    iteration's wait and a barrier (gpu/prefetch_operands.h, async_copy.h). Where a warp
+    holds whole rows of A (wgmma at 4 warps, mma.sync at 1) the gated keys are computed in A's
+    fragments, each thread reading its
     fragment positions of both buffers, the gate's last row loaded again at its rows, and
-    wgmma reads A from registers (FragmentPlan's A chains); k's 16-bit fragments by
-    ldmatrix.trans (noldmtrans: a load each); elsewhere, and with
+    the dot reads A from registers (FragmentPlan's A chains); k's 16-bit fragments by
+    ldmatrix.trans (noldmtrans: a load each); the read-backs' wait and barrier serve the dot
+    too (its B, v, copied: AsyncOperand::readies_loop; norbmerge: the dot waits and meets a
+    barrier of its own, and the copies go into the buffers just read); elsewhere, and with
     TRITIUM_REDUCE_EXPERIMENT=noachain, read back flat. noaxis0copy: loaded every chunk, as
     before. Signed one-hot rows of k, small-integer values, gates of 0 and 1 (exp2 exact):
     against numpy within fp16's rounding of the stored states; the last chunk masked."""
@@ -938,15 +941,17 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
     gpu_ir = kernels.gated_keys_state.emit("gpu-ir", k, v, g, h, T, K=K, V=V, BT=BT, BK=BK, num_warps=warps,
                                            num_stages=stages, arch=sm)
     assert ("copies down the columns" in gpu_ir) == (experiment != "noaxis0copy")
-    in_fragments = sm == 90 and warps == 4 and experiment in ("", "noldmtrans")
+    # A's fragments need whole rows a warp: wgmma's 4 warps along M, or mma.sync's one warp.
+    in_fragments = (sm, warps) in ((90, 4), (80, 1)) and experiment in ("", "noldmtrans", "norbmerge")
     assert ("read back at the fragment positions" in gpu_ir) == in_fragments
     assert ("A read from its fragments' registers" in gpu_ir) == in_fragments
     if (sm, warps, stages) == (90, 4, 3):
         ptx = eg.emit_llvm(handle, sm, "ptx")
-        # the iteration's wait for the read-backs, the dot's, the state's round trip for its
-        # store (2), the loop's exit
-        assert ptx.count("bar.sync") == (5 if in_fragments else 8), ptx.count("bar.sync")
-        assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (4 if experiment == "" else 0)
+        # the iteration's wait for the read-backs (the dot's too), the state's round trip for
+        # its store (2), the loop's exit
+        want = 8 if not in_fragments else 5 if experiment == "norbmerge" else 4
+        assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
+        assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 2), (80, 2, 3)])

@@ -773,6 +773,18 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
                            : SharedTile::swizzled(shape[0], shape[1], o.tile.element_bytes);
       }
     }
+    // A transposed read-back operand read before the dots: its barrier serves the loop
+    // (AsyncOperand::readies_loop), unless a dot stays in flight (its buffers' rule differs).
+    const bool merge = plan.merge_barriers && !in_flight && std::any_of(here.begin(), here.end(), [](const auto& o) {
+                         return o->read_back && o->transposed && o->read_before_copies;
+                       });
+    if (merge) {
+      for (const auto& o : here) {
+        if (!o->read_back) continue;
+        o->read_before_copies = false;
+        o->readies_loop = true;
+      }
+    }
     std::vector<int> later = later_in_batch(*op, here, last_loads);
     for (size_t h = 0; h < here.size(); ++h) {
       AsyncOperand* operand = here[h].get();
@@ -928,8 +940,9 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 }
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma, const std::string& inflight_copies) {
+                            bool tma, const std::string& inflight_copies, bool merge_barriers) {
   AsyncPlan plan;
+  plan.merge_barriers = merge_barriers;
   // "pv", "pv-before", "pv-after": the last of several dots in flight too, then the order.
   plan.last_dot_in_flight = inflight_copies.rfind("pv", 0) == 0;
   plan.inflight_copies = plan.last_dot_in_flight ? inflight_copies.substr(std::min<size_t>(3, inflight_copies.size()))

@@ -412,7 +412,8 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.in_registers = [options](const ir::Function& f) {
     FragmentPlan plan = fragment_plan(f, options);
     const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
-    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies)
+    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                                                 experiment(options, "rbmerge", true))
                              : AsyncPlan{};
     std::unordered_set<const ir::Op*> ops;
     std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
@@ -447,7 +448,8 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     AsyncPlan copies =
-        plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
+        plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                          experiment(options, "rbmerge", true));
     build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
     Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
@@ -532,7 +534,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = fragment_plan(gpu, options);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                                       experiment(options, "rbmerge", true));
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.

@@ -179,12 +179,18 @@ void Emitter::read_back_before(const ir::Op& op) {
 void Emitter::wait_for_read_backs(const AsyncOperand& operand) {
   if (copies_ready_.count(operand.carried) != 0) return;
   ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
+  // Serving the loop's dots too (AsyncOperand::readies_loop): the copies made visible to
+  // wgmma's async proxy, as a dot's wait would (emit_dot.cpp).
+  if (operand.readies_loop && wgmma_ && cp_async_fence_) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // The wait was for the iteration's whole batch: every read-back operand of the loop is in
-  // place for every thread now. (Not the dots' operands: a dot's own barrier also keeps the
-  // next copies, which may go into the buffers read here, behind every thread's reads.)
+  // place for every thread now. Not the dots' operands unless readies_loop: else a dot's own
+  // barrier also keeps the next copies, which may go into the buffers read here, behind
+  // every thread's reads.
   for (const auto& o : async_.operands) {
-    if (o->read_back && o->carried->region() == operand.carried->region()) copies_ready_.insert(o->carried);
+    if ((o->read_back || operand.readies_loop) && o->carried->region() == operand.carried->region()) {
+      copies_ready_.insert(o->carried);
+    }
   }
 }
 

@@ -67,6 +67,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
       // dots' A chains over them in fragments
+    } else if (name == "rbmerge" || name == "norbmerge") {
+      // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
     } else if (name == "axis0copy" || name == "noaxis0copy") {
@@ -75,7 +77,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
-                          "axis0copy, noaxis0copy, ldmtrans, noldmtrans)");
+                          "axis0copy, noaxis0copy, ldmtrans, noldmtrans, rbmerge, norbmerge)");
     }
   }
   mark_fragment_barriers(function.body());
