@@ -91,6 +91,9 @@ struct TargetOptions {
   //            their fragment positions, and the dot reads A from registers (fragment_layout.h)
   //   noldmtrans 16-bit read-back blocks held transposed are read at fragment positions a
   //            load an element; ldmtrans (the default) by ldmatrix.x4.trans
+  //   norbmerge the loop's dots wait and meet their own barrier after a transposed
+  //            read-back's; rbmerge (the default) lets that read-back's serve them
+  //            (async_copy.h's AsyncOperand::readies_loop)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };
