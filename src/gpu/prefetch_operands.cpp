@@ -84,7 +84,8 @@ bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysi
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
 // blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs).
 // Returns the dot operand it reaches (null where it is none of these).
-const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0) {
+const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0,
+                             bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
@@ -97,6 +98,7 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
   const int64_t width = access_width(load, facts);
   const bool rows = width >= 2 && width * bytes >= 4 && width * bytes <= 16 && type->num_elements() >= width * threads;
   if (!rows && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
+  if (down_columns != nullptr) *down_columns = !rows;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
@@ -114,7 +116,10 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
     for (const ir::Use& use : v->uses()) {
       const ir::Op* user = use.user;
       if (user->parent() != load.parent()) continue;
-      if (user->kind() == ir::OpKind::Dot && use.index < 2) return v;
+      if (user->kind() == ir::OpKind::Dot && use.index < 2) {
+        if (dot != nullptr) *dot = use.index == 0 ? user : nullptr;
+        return v;
+      }
       if (!ir::is_pure(*user)) continue;
       for (const auto& result : user->results()) stack.push_back(result.get());
     }
@@ -156,6 +161,23 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
 
 namespace {
 
+// Whether a load copied down its columns would reach `dot` (its A; null: a B) where the
+// NVPTX fragment plan computes A's chain in fragments (target/nvptx/fragment_layout.h, A
+// chains): an f16/bf16 dot on wgmma (sm_90, whole warpgroups) whose M gives every warp 16
+// rows of its own. Elsewhere the block would be read back flat, an element a load, and
+// staged by the dot: the load stays as it is (unless GpuOptions::read_back_axis0_flat).
+bool a_chain_candidate(const ir::Op* dot, const GpuOptions& options) {
+  if (dot == nullptr || options.sm < 90 || options.num_warps % 4 != 0) return false;
+  const ir::Type* a = dot->operand(0)->type();
+  const ir::ScalarKind k = a->element()->scalar_kind();
+  if (a->rank() != 2 || (k != ir::ScalarKind::F16 && k != ir::ScalarKind::BF16) ||
+      dot->operand(1)->type()->element()->scalar_kind() != k) {
+    return false;
+  }
+  const int64_t m = a->shape()[0];
+  return m % (16 * options.num_warps) == 0 && m / (16 * options.num_warps) >= 1 && a->shape()[1] % 16 == 0;
+}
+
 // Marks the loads of `region`'s loops (at any depth) that reach a dot through other ops and
 // are prefetched (kReadBackAttr): in body order, while the loop's shared memory stays within
 // kReadBackSharedBytes, counting each prefetched load's block num_stages + 1 times (the most
@@ -181,8 +203,13 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
     }
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts)) continue;
-      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0);
-      if (operand == nullptr) continue;
+      bool down_columns = false;
+      const ir::Op* a_of = nullptr;
+      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0,
+                                             &down_columns, &a_of);
+      if (operand == nullptr || (down_columns && !options.read_back_axis0_flat && !a_chain_candidate(a_of, options))) {
+        continue;
+      }
       const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
       if (bytes + more > kReadBackSharedBytes) continue;
       bytes += more;

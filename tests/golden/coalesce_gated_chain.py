@@ -10,21 +10,23 @@
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 1 --emit gpu-ir --arch sm_90 --check-prefix=IR
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 1 --emit ptx --arch sm_90 --check-prefix=PTX
 #
-# Pipelined (num_stages 2; session 32): both are read-back operands copied by cp.async in
-# 16-byte runs down their columns into stage buffers held transposed (gpu/prefetch_operands.h,
-# async_copy.h), the chain computed in A's fragments, each thread reading its positions of
-# both buffers (k by ldmatrix.trans), the last row loaded again at its rows, and mma.sync
-# reads A from registers: no ld.global of k or gk in the loop, no staging of A.
-# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=PIPE
-# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PIPEPTX
+# Pipelined on wgmma (num_stages 2, 4 warps along BK = 64; session 32): both are read-back
+# operands copied by cp.async in 16-byte runs down their columns into stage buffers held
+# transposed (gpu/prefetch_operands.h, async_copy.h), the chain computed in A's fragments,
+# each thread reading its positions of both buffers (k by ldmatrix.trans), the last row
+# loaded again at its rows, and wgmma reads A from registers: no ld.global of k or gk in the
+# loop, no staging of A. (At 1 warp, mma.sync, they stay as above: prefetch_operands copies
+# them only where the chain goes to A's fragments on wgmma.)
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=PIPE
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PIPEPTX
 #
 # The gate stored the other way (contiguous along BT, the flat rule's axis): made along BK it
 # would be read an element at a time, so the chain stays as it was (k in the flat rule too).
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=False" --num-warps 1 --num-stages 1 --emit gpu-ir --arch sm_90 --check-prefix=ACROSS
 #
 # PIPE-LABEL: func @gated(
-# PIPE: = load {{.*}} {read_back = 1} : block<16x64xbf16, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
-# PIPE: = load {{.*}} {read_back = 1} : block<16x64xfp32, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
+# PIPE: = load {{.*}} {read_back = 1} : block<64x64xbf16, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
+# PIPE: = load {{.*}} {read_back = 1} : block<64x64xfp32, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
 # PIPE: = for
 # PIPE: = sub {{.*}} a copied operand read at the fragment positions from its stage buffer
 # PIPE: = cast {{.*}} a copied operand read at the fragment positions from its stage buffer
@@ -35,7 +37,7 @@
 # PIPEPTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # PIPEPTX-NOT: ld.global.v4
 # PIPEPTX-NOT: ld.global.b16
-# PIPEPTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# PIPEPTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 # PIPEPTX: ret;
 #
 # IR-LABEL: func @gated(

@@ -71,13 +71,13 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
-    } else if (name == "axis0copy" || name == "noaxis0copy") {
+    } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
-                          "axis0copy, noaxis0copy, ldmtrans, noldmtrans, rbmerge, norbmerge)");
+                          "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge)");
     }
   }
   mark_fragment_barriers(function.body());
