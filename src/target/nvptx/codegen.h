@@ -85,7 +85,8 @@ struct TargetOptions {
   //            its columns (fla's gla k and gk, K-contiguous) stays a load every iteration, as
   //            before session 32; axis0copy (the default) prefetches it and copies it into a
   //            stage buffer held transposed, read back after the iteration's wait and a barrier
-  //            (gpu/prefetch_operands.h, async_copy.h)
+  //            (gpu/prefetch_operands.h, async_copy.h), where it reaches a wgmma A whose
+  //            chain goes to A's fragments; axis0flat (opt-in) everywhere
   //   noachain a dot's A computed from read-back blocks is read back flat and staged by the
   //            dot; achain (the default) computes it in A's fragments, reading the blocks at
   //            their fragment positions, and the dot reads A from registers (fragment_layout.h)
