@@ -18,6 +18,13 @@ struct GpuOptions {
   bool int8_row_major_wgmma = false;
   // nvptx TargetOptions::prefetch_indices (prefetch_operands.h).
   bool prefetch_indices = true;
+  // nvptx TargetOptions' reduce_experiment "axis0copy" (the default; "noaxis0copy" off):
+  // prefetch_operands also copies and reads back a load reaching a dot through other ops
+  // whose 16-byte runs go down its columns (prefetch_operands.h).
+  bool read_back_axis0 = true;
+  // "axis0flat" (opt-in): also where the block would be read back flat (no A chain in
+  // fragments: not wgmma, or warps not all along M): prefetch_operands.cpp's a_chain_candidate.
+  bool read_back_axis0_flat = false;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/axis_info.h"
+#include "gpu/scratch.h"
 #include "gpu/vector_widths.h"
 #include "ir/attrs.h"
 #include "ir/op_views.h"
@@ -51,6 +52,28 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
   return access_width(load, facts) * bytes >= 16 || access_width_along(load, 0, facts) * bytes >= 16;
 }
 
+// A 2-D load whose 16-byte runs go down its columns (axis 0 contiguous: fla's `k` and `gk`
+// read [BK, BT] with K contiguous), as async_copy.h copies a read-back operand held
+// transposed: aligned 16-byte runs along axis 0 under one mask bit each, not along the last
+// axis, every element's address and mask bit computable from its index (the runs are dealt
+// out over the threads, gpu::recomputable), and a run for every thread.
+bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+  const ir::Type* type = load.result()->type();
+  if (type->rank() != 2) return false;
+  const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
+  const int64_t run = 16 / bytes;
+  const ir::Value* ptr = load.operand(0);
+  if (16 % bytes != 0 || type->shape()[0] % run != 0 || type->num_elements() < run * threads || !facts.has(ptr)) return false;
+  const analysis::AxisInfo& p = facts.get(ptr);
+  if (p.contiguity[0] < run || p.divisibility[0] < 16 || access_width(load, facts) >= run) return false;
+  const ir::Value* mask = ir::load_mask(load);
+  if (mask != nullptr && mask->type()->is_block() && (!facts.has(mask) || facts.get(mask).constancy[0] % run != 0)) {
+    return false;
+  }
+  int budget = 3 * kRecomputeBudget;
+  return recomputable(ptr, &budget) && (mask == nullptr || recomputable(mask, &budget));
+}
+
 // A load of the loop body that reaches a dot operand through pure ops of the body (as Triton
 // chooses the loads it pipelines): a dequantized weight, `b.to(tl.float16) * scale[None, :]`,
 // or AWQ's `tl.interleave`d, shifted and scaled nibbles. The emitter copies it into a stage
@@ -59,8 +82,10 @@ bool copyable_operand_load(const ir::Op& load, int sm, const analysis::AxisInfoA
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
-// blocks are not worth it). Returns the dot operand it reaches (null where it is none of these).
-const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts) {
+// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs).
+// Returns the dot operand it reaches (null where it is none of these).
+const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0,
+                             bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
@@ -71,7 +96,9 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
   if (other != nullptr && !ir::is_zero_constant(other)) return nullptr;
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
-  if (width < 2 || width * bytes < 4 || width * bytes > 16 || type->num_elements() < width * threads) return nullptr;
+  const bool rows = width >= 2 && width * bytes >= 4 && width * bytes <= 16 && type->num_elements() >= width * threads;
+  if (!rows && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
+  if (down_columns != nullptr) *down_columns = !rows;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
@@ -89,7 +116,10 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
     for (const ir::Use& use : v->uses()) {
       const ir::Op* user = use.user;
       if (user->parent() != load.parent()) continue;
-      if (user->kind() == ir::OpKind::Dot && use.index < 2) return v;
+      if (user->kind() == ir::OpKind::Dot && use.index < 2) {
+        if (dot != nullptr) *dot = use.index == 0 ? user : nullptr;
+        return v;
+      }
       if (!ir::is_pure(*user)) continue;
       for (const auto& result : user->results()) stack.push_back(result.get());
     }
@@ -131,6 +161,23 @@ bool pipelines_dots(const ir::Function& function, const GpuOptions& options) {
 
 namespace {
 
+// Whether a load copied down its columns would reach `dot` (its A; null: a B) where the
+// NVPTX fragment plan computes A's chain in fragments (target/nvptx/fragment_layout.h, A
+// chains): an f16/bf16 dot on wgmma (sm_90, whole warpgroups) whose M gives every warp 16
+// rows of its own. Elsewhere the block would be read back flat, an element a load, and
+// staged by the dot: the load stays as it is (unless GpuOptions::read_back_axis0_flat).
+bool a_chain_candidate(const ir::Op* dot, const GpuOptions& options) {
+  if (dot == nullptr || options.sm < 90 || options.num_warps % 4 != 0) return false;
+  const ir::Type* a = dot->operand(0)->type();
+  const ir::ScalarKind k = a->element()->scalar_kind();
+  if (a->rank() != 2 || (k != ir::ScalarKind::F16 && k != ir::ScalarKind::BF16) ||
+      dot->operand(1)->type()->element()->scalar_kind() != k) {
+    return false;
+  }
+  const int64_t m = a->shape()[0];
+  return m % (16 * options.num_warps) == 0 && m / (16 * options.num_warps) >= 1 && a->shape()[1] % 16 == 0;
+}
+
 // Marks the loads of `region`'s loops (at any depth) that reach a dot through other ops and
 // are prefetched (kReadBackAttr): in body order, while the loop's shared memory stays within
 // kReadBackSharedBytes, counting each prefetched load's block num_stages + 1 times (the most
@@ -156,8 +203,13 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
     }
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts)) continue;
-      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts);
-      if (operand == nullptr) continue;
+      bool down_columns = false;
+      const ir::Op* a_of = nullptr;
+      const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0,
+                                             &down_columns, &a_of);
+      if (operand == nullptr || (down_columns && !options.read_back_axis0_flat && !a_chain_candidate(a_of, options))) {
+        continue;
+      }
       const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
       if (bytes + more > kReadBackSharedBytes) continue;
       bytes += more;

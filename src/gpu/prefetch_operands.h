@@ -3,8 +3,9 @@
 // whose only use is a dot operand; fp8 too where wgmma may take it as it is, fp32 of a tf32
 // dot and int8 of an int8 one, which run on mma.sync; and a load that reaches a dot operand
 // through other ops of the loop body, as a dequantized weight does, which the emitter copies
-// into a buffer each thread reads its own elements back from), and only with num_stages >= 2
-// in a kernel with a dot.
+// into a buffer each thread reads its own elements back from; one whose 16-byte runs go down
+// its columns too, held transposed there, GpuOptions::read_back_axis0), and only with
+// num_stages >= 2 in a kernel with a dot.
 #pragma once
 
 #include "gpu/options.h"

@@ -911,7 +911,9 @@ def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, w
     there, or a column-minus-row difference under a triangular mask) before the cast back: A
     is loaded along M in 16-byte runs (one vector load per 8 elements, not one load per element
     each with its own address) and the chain computed in that layout; the dot stages A from
-    it, M-major (one vector store per run). Exact against numpy, copies landing at their wait."""
+    it, M-major (one vector store per run). Pipelined on wgmma, A is copied instead and the
+    chain computed in A's fragments (read from registers). Exact against numpy, copies landing
+    at their wait."""
     BM, BN, _ = tile
     values = small_integers(BM * K + K * BN + K, 3, seed=K + BN + stages + sm)
     constexprs = f", SCALE={scale}"
@@ -928,6 +930,17 @@ def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, w
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     gpu_ir = emitter(tmp_path, "m_major_scaled", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
     a_load = [line for line in gpu_ir.splitlines() if "= load" in line and f"{BM}x{tile[2]}x{ty}" in line]
+    if sm == 90 and stages > 1:
+        # Pipelined on wgmma (session 32): A copied down its columns into a stage buffer held
+        # transposed, the chain computed in A's fragments (each thread reading its positions
+        # by ldmatrix.trans), wgmma reading A from registers: no staging of A.
+        assert len(a_load) == stages and all("copies down the columns" in line and
+                                             "read back at the fragment positions" in line for line in a_load), a_load
+        assert "A read from its fragments' registers" in gpu_ir
+        assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned.m8n8.x4.trans" in ptx
+        assert len(re.findall(r"ld\.global(?:\.nc)?\.b16", ptx)) <= 2 * stages + 1
+        assert "st.shared.b16" not in ptx
+        return
     assert len(a_load) == 1 and "spt = [8, 1]" in a_load[0] and "order = [0, 1]" in a_load[0], a_load
     # A's 16-byte loads; the 2-byte ones left are the vectors' (a few elements a thread).
     assert re.search(r"ld\.global(\.nc)?\.v4\.b32", ptx)

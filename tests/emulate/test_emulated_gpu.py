@@ -579,6 +579,30 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gated_keys_state(k_ptr, v_ptr, g_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr,
+                         BK: tl.constexpr):
+        # fla's chunk_fwd_kernel_h for gla (USE_GK) at K = 2 BK, one program per K block: k and
+        # gk read K-contiguous ([BK, BT] blocks, 16-byte runs down the columns), the keys
+        # gated by exp2 of the gate's last row minus its own before the state's dot.
+        i_k = tl.program_id(0)
+        o_k = i_k * BK + tl.arange(0, BK)
+        o_v = tl.arange(0, V)
+        b_h = tl.zeros([BK, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            tl.store(h_ptr + i_t * K * V + o_k[:, None] * V + o_v[None, :], b_h.to(tl.float16), mask=o_k[:, None] < K)
+            b_k = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * K, mask=(o_k[:, None] < K) & m_t[None, :], other=0.0)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            last = tl.minimum((i_t + 1) * BT, T) - 1
+            b_g_last = tl.load(g_ptr + last * K + o_k, mask=o_k < K, other=0.0)
+            b_g = tl.load(g_ptr + o_k[:, None] + o_t[None, :] * K, mask=(o_k[:, None] < K) & m_t[None, :], other=0.0)
+            b_h *= tl.math.exp2(b_g_last)[:, None]
+            b_k = (b_k * tl.math.exp2(b_g_last[:, None] - b_g)).to(b_k.dtype)
+            b_h = tl.dot(b_k, b_v, b_h)
+
+
+    @tritium.jit
     def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # A copied block read back (it reaches the dot's A through ops of the body) whose first
         # use, added to the carried dot result, comes before the loop's dot: read at the
@@ -834,14 +858,22 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
 
 @pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])
 @pytest.mark.parametrize("late", [True, False])
-def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late):
+@pytest.mark.parametrize("axis0", [True, False])
+def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late, axis0):
     """fla's chunk_fwd_kernel_h (gla): a loop body that holds planned shared-memory ops (the
     gate's last row broadcast in the loads' layout) starts with the state's round trip for its
     store and ends at its dot's barrier: the emitter meets what is pending before the loop once
     and at the body's end when the body leaves some, so the round trip needs no barrier of its
     own before its writes. Small integers, signed one-hot rows of k, gates of +-1 and 0: exact
-    against numpy; copies landing at issue and at their wait."""
+    against numpy; copies landing at issue and at their wait. That is the kernel under
+    TRITIUM_REDUCE_EXPERIMENT=noaxis0copy (k and the gate loaded every chunk); by default they
+    are copied down their columns and read back (test_gated_keys_copied_down_columns): on sm_90
+    the gated keys are computed in A's fragments, the line reloaded there, 4 barriers."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if not axis0:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "noaxis0copy")
+    elif (sm, stages) == (90, 3):
+        barriers = 4
     rng = np.random.default_rng(36)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
     k = np.zeros((T, K))
@@ -864,6 +896,66 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (90, 8, 3), (80, 4, 2), (80, 2, 3), (80, 1, 2)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "noldmtrans", "norbmerge", "noachain", "noaxis0copy", "axis0flat"])
+def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages, late, experiment):
+    """fla's gla state recurrence (chunk_fwd_kernel_h, USE_GK): k and the gate gk are [BK, BT]
+    blocks contiguous along K (axis 0) that reach the dot's A through elementwise ops. They
+    are prefetched (where the keys' chain goes to A's fragments on wgmma; anywhere with
+    TRITIUM_REDUCE_EXPERIMENT=axis0flat) and copied by cp.async in 16-byte runs down their
+    columns into stage buffers held transposed, the runs dealt out over the threads, and read back after the
+    iteration's wait and a barrier (gpu/prefetch_operands.h, async_copy.h). Where a warp
+    holds whole rows of A (wgmma at 4 warps, mma.sync at 1) the gated keys are computed in A's
+    fragments, each thread reading its
+    fragment positions of both buffers, the gate's last row loaded again at its rows, and
+    the dot reads A from registers (FragmentPlan's A chains); k's 16-bit fragments by
+    ldmatrix.trans (noldmtrans: a load each); the read-backs' wait and barrier serve the dot
+    too (its B, v, copied: AsyncOperand::readies_loop; norbmerge: the dot waits and meets a
+    barrier of its own, and the copies go into the buffers just read); elsewhere, and with
+    TRITIUM_REDUCE_EXPERIMENT=noachain, read back flat. noaxis0copy: loaded every chunk, as
+    before. Signed one-hot rows of k, small-integer values, gates of 0 and 1 (exp2 exact):
+    against numpy within fp16's rounding of the stored states; the last chunk masked."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(37)
+    K, BK, V, BT, T = 128, 64, 32, 64, 3 * 64 + 20
+    k = np.zeros((T, K))
+    k[np.arange(T), rng.integers(0, K, T)] = rng.choice([-1.0, 1.0], T)
+    k = k.astype(np.float16)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    g = rng.choice([0.0, 1.0], (T, K)).astype(np.float32)
+    nt = -(-T // BT)
+    h = np.full((nt, K, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.gated_keys_state, (K // BK,), k, v, g, h, T, K=K, V=V, BT=BT, BK=BK, sm=sm, num_warps=warps,
+                    num_stages=stages)
+    state = np.zeros((K, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        np.testing.assert_allclose(h[i].astype(np.float64), state, rtol=2e-3, atol=1e-3)
+        last = g[t][-1].astype(np.float64)
+        kg = k[t].astype(np.float64).T * np.exp2(last[:, None] - g[t].astype(np.float64).T)
+        state = state * np.exp2(last)[:, None] + kg @ v[t].astype(np.float64)
+    gpu_ir = kernels.gated_keys_state.emit("gpu-ir", k, v, g, h, T, K=K, V=V, BT=BT, BK=BK, num_warps=warps,
+                                           num_stages=stages, arch=sm)
+    # Copied where the gated keys go to A's fragments on wgmma (4 warps along M's 64 rows;
+    # gpu/prefetch_operands.cpp's a_chain_candidate), anywhere with axis0flat.
+    copies = experiment != "noaxis0copy" and ((sm, warps) == (90, 4) or experiment == "axis0flat")
+    assert ("copies down the columns" in gpu_ir) == copies
+    # A's fragments need whole rows a warp: wgmma's 4 warps along M, or mma.sync's one warp.
+    in_fragments = copies and (sm, warps) in ((90, 4), (80, 1)) and experiment != "noachain"
+    assert ("read back at the fragment positions" in gpu_ir) == in_fragments
+    assert ("A read from its fragments' registers" in gpu_ir) == in_fragments
+    if (sm, warps, stages) == (90, 4, 3):
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        # the iteration's wait for the read-backs (the dot's too), the state's round trip for
+        # its store (2), the loop's exit
+        want = 8 if not in_fragments else 5 if experiment == "norbmerge" else 4
+        assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
+        assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 2), (80, 2, 3)])

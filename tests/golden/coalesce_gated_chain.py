@@ -1,18 +1,44 @@
 # A dot operand computed in a loop from two loads of its shape (flash-linear-attention's
 # gated state update, chunk_fwd_kernel_h with USE_GK: `b_k * exp2(b_gk_last[:, None] - b_gk)`,
-# k and its gate gk both [BK, BT] and contiguous along BK). gpu/coalesce.cpp's chain_to_dots
-# takes gk as the chain's other load: both are made along BK in 16-byte runs (bf16 k eight
-# elements a run, fp32 gk the same eight, two 16-byte loads), the chain computed there
-# (in_slot) and staged by the dot. Before, a second load in the chain refused it, and k and
-# gk were loaded an element at a time (fla's 1-warp kernel: 64 scalar loads, 145 registers;
-# now 12 16-byte loads, 107).
+# k and its gate gk both [BK, BT] and contiguous along BK).
 #
-# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=IR
-# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PTX
+# Not pipelined (num_stages 1): gpu/coalesce.cpp's chain_to_dots takes gk as the chain's
+# other load: both are made along BK in 16-byte runs (bf16 k eight elements a run, fp32 gk
+# the same eight, two 16-byte loads), the chain computed there (in_slot) and staged by the
+# dot. Before, a second load in the chain refused it, and k and gk were loaded an element at
+# a time (fla's 1-warp kernel: 64 scalar loads, 145 registers; now 12 16-byte loads, 107).
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 1 --emit gpu-ir --arch sm_90 --check-prefix=IR
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=True" --num-warps 1 --num-stages 1 --emit ptx --arch sm_90 --check-prefix=PTX
+#
+# Pipelined on wgmma (num_stages 2, 4 warps along BK = 64; session 32): both are read-back
+# operands copied by cp.async in 16-byte runs down their columns into stage buffers held
+# transposed (gpu/prefetch_operands.h, async_copy.h), the chain computed in A's fragments,
+# each thread reading its positions of both buffers (k by ldmatrix.trans), the last row
+# loaded again at its rows, and wgmma reads A from registers: no ld.global of k or gk in the
+# loop, no staging of A. (At 1 warp, mma.sync, they stay as above: prefetch_operands copies
+# them only where the chain goes to A's fragments on wgmma.)
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=PIPE
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PIPEPTX
 #
 # The gate stored the other way (contiguous along BT, the flat rule's axis): made along BK it
 # would be read an element at a time, so the chain stays as it was (k in the flat rule too).
-# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=False" --num-warps 1 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=ACROSS
+# RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16, GATE_ALONG_K=False" --num-warps 1 --num-stages 1 --emit gpu-ir --arch sm_90 --check-prefix=ACROSS
+#
+# PIPE-LABEL: func @gated(
+# PIPE: = load {{.*}} {read_back = 1} : block<64x64xbf16, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
+# PIPE: = load {{.*}} {read_back = 1} : block<64x64xfp32, {{.*}} 16-byte copies down the columns, held transposed, dealt out evenly, read back at the fragment positions
+# PIPE: = for
+# PIPE: = sub {{.*}} a copied operand read at the fragment positions from its stage buffer
+# PIPE: = cast {{.*}} a copied operand read at the fragment positions from its stage buffer
+# PIPE: = dot {{.*}} A read from its fragments' registers
+#
+# PIPEPTX-LABEL: .entry gated(
+# PIPEPTX: cp.async.cg.shared.global
+# PIPEPTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# PIPEPTX-NOT: ld.global.v4
+# PIPEPTX-NOT: ld.global.b16
+# PIPEPTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+# PIPEPTX: ret;
 #
 # IR-LABEL: func @gated(
 # IR: = for
@@ -63,5 +89,5 @@ def gated(k_ptr, v_ptr, gk_ptr, h_ptr, T, BT: tl.constexpr, BK: tl.constexpr, BV
         state *= tl.exp2(decay_last)[:, None]
         kt = (kt * tl.exp2(decay_last[:, None] - decay)).to(kt.dtype)
         state += tl.dot(kt, vt)
-        # fla stores the state of every chunk (this store keeps the loop from being pipelined)
+        # fla stores the state of every chunk
         tl.store(h_ptr + chunk * BK * BV + rows[:, None] * BV + cols[None, :], state)

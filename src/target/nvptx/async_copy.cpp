@@ -628,16 +628,34 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         return use.user->parent() == &body && use.user != yield && use.user->kind() != OpKind::Dot;
       });
       if (!ok) continue;
-      // Each load's runs along the last axis, at least 4 bytes (cp.async's least) as proven.
+      // Each load's runs along the last axis, at least 4 bytes (cp.async's least) as proven;
+      // or, every load of the chain alike, 16-byte runs down the columns (axis 0: fla's k and
+      // gk read K-contiguous) whose addresses follow from the element index: then the tile
+      // holds the block transposed (tile row n is column n), the runs dealt out over the
+      // threads (AsyncPlan::recomputed), and a thread reads back what others copied, after
+      // the iteration's wait and a barrier (emit_async.cpp).
+      auto down_columns = [&](const ir::Value* load) {
+        return arg->type()->rank() == 2 && copies_transposed(*load->def(), axis) && addresses_recomputable(*load->def());
+      };
       auto runs = [&](const ir::Value* load) {
         return copyable_load(load) && load->def()->has_attr(gpu::kReadBackAttr) &&
-               gpu::access_width(*load->def(), axis) * bytes >= 4;
+               (gpu::access_width(*load->def(), axis) * bytes >= 4 || down_columns(load));
       };
       std::vector<const ir::Value*> chain;
       const ir::Value* next = load_chain(*op, k, runs, chain);
       if (next == nullptr) continue;
+      const bool transposed = down_columns(next) && std::all_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
+        return down_columns(loaded_value(op->operand(c->index() + 2)));
+      });
+      if (!transposed && (gpu::access_width(*next->def(), axis) * bytes < 4 ||
+                          std::any_of(chain.begin(), chain.end(), [&](const ir::Value* c) {
+                            return gpu::access_width(*loaded_value(op->operand(c->index() + 2))->def(), axis) * bytes < 4;
+                          }))) {
+        continue;
+      }
       std::unique_ptr<AsyncOperand> operand = operand_of(chain);
       operand->read_back = true;
+      operand->transposed = transposed;
       {
         size_t index = 0, first_use = body.ops().size(), first_dot = body.ops().size();
         for (const auto& body_op : body.ops()) {
@@ -655,6 +673,9 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       // puts those rows in distinct banks.
       const bool padded = fragments.reads_back(arg) && cols * bytes % 16 == 0;
       operand->tile = SharedTile::padded(arg->type()->num_elements() / cols, cols, bytes, padded ? 16 : 0);
+      // Transposed: rows of the block's columns, padded by 16 bytes (a fragment's quad reads
+      // two columns apart, its lanes consecutive rows: distinct banks for 2- and 4-byte elements).
+      if (transposed) operand->tile = SharedTile::padded(cols, arg->type()->shape()[0], bytes, 16);
       tma_layout.push_back(-1);
       last_loads.push_back(next);
       here.push_back(std::move(operand));
@@ -750,6 +771,18 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
         o.transposed = tma_layout[h] == 1;
         o.tile = o.transposed ? SharedTile::swizzled(shape[1], shape[0], o.tile.element_bytes)
                            : SharedTile::swizzled(shape[0], shape[1], o.tile.element_bytes);
+      }
+    }
+    // A transposed read-back operand read before the dots: its barrier serves the loop
+    // (AsyncOperand::readies_loop), unless a dot stays in flight (its buffers' rule differs).
+    const bool merge = plan.merge_barriers && !in_flight && std::any_of(here.begin(), here.end(), [](const auto& o) {
+                         return o->read_back && o->transposed && o->read_before_copies;
+                       });
+    if (merge) {
+      for (const auto& o : here) {
+        if (!o->read_back) continue;
+        o->read_before_copies = false;
+        o->readies_loop = true;
       }
     }
     std::vector<int> later = later_in_batch(*op, here, last_loads);
@@ -907,8 +940,9 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 }
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma, const std::string& inflight_copies) {
+                            bool tma, const std::string& inflight_copies, bool merge_barriers) {
   AsyncPlan plan;
+  plan.merge_barriers = merge_barriers;
   // "pv", "pv-before", "pv-after": the last of several dots in flight too, then the order.
   plan.last_dot_in_flight = inflight_copies.rfind("pv", 0) == 0;
   plan.inflight_copies = plan.last_dot_in_flight ? inflight_copies.substr(std::min<size_t>(3, inflight_copies.size()))

@@ -78,6 +78,15 @@ struct AsyncOperand {
   // buffer back before the copy of iteration i + distance is issued, which may then go into
   // it: `distance` buffers, not distance + 1.
   bool read_before_copies = false;
+  // A read-back operand read at other threads' positions before the loop's dots (held
+  // transposed: its wait and barrier come first, Emitter::wait_for_read_backs), in a loop
+  // where that barrier also serves the dots (plan_async_copies' `merge_barriers`): every
+  // read-back operand of the loop gets distance + 1 buffers (not read_before_copies), so
+  // that the copies of iteration i + distance go into iteration i - 1's buffers, which every
+  // thread is done with at this iteration's first barrier; the wait there fences the copies
+  // for wgmma and holds for the dots' operands too, which then need no wait or barrier of
+  // their own (fla's gla chunk_fwd_kernel_h: 3 barriers a chunk, as Triton's).
+  bool readies_loop = false;
   std::vector<const ir::Op*> dots;  // the dots reading it
   // Commit groups the dot may leave in flight when it waits for its own: those of the
   // `distance - 1` iterations after it, one group per copied operand of the loop.
@@ -164,6 +173,7 @@ struct AsyncPlan {
   // The order forced by TargetOptions::inflight_copies ("before" or "after", without "pv-"),
   // or "".
   std::string inflight_copies;
+  bool merge_barriers = true;  // plan_async_copies' `merge_barriers`
 
   // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
   // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
@@ -222,7 +232,8 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 // `inflight_copies`: "" (by blocks_per_sm), "before" or "after" (TargetOptions); "pv",
 // "pv-before" and "pv-after" the same, and a loop of several dots keeps its last one in
 // flight too (AsyncPlan::last_dot_in_flight; without "pv", none of them).
+// `merge_barriers`: AsyncOperand::readies_loop where it applies (experiment "rbmerge").
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma = true, const std::string& inflight_copies = "");
+                            bool tma = true, const std::string& inflight_copies = "", bool merge_barriers = true);
 
 }  // namespace tritium::nvptx

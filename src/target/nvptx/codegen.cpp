@@ -391,10 +391,11 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
   return on;
 }
 
-// The fragment plan under `options` (its "fragread" and "reloadguard" experiments: fragment_layout.h).
+// The fragment plan under `options` (its "fragread", "achain" and "reloadguard" experiments:
+// fragment_layout.h).
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
-                        experiment(options, "reloadguard", true));
+                        experiment(options, "achain", true), experiment(options, "reloadguard", true));
 }
 
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
@@ -405,13 +406,16 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.vectorize = options.vectorize;
   gpu_options.int8_row_major_wgmma = options.int8_row_major_wgmma;
   gpu_options.prefetch_indices = options.prefetch_indices;
+  gpu_options.read_back_axis0 = experiment(options, "axis0copy", true);
+  gpu_options.read_back_axis0_flat = experiment(options, "axis0flat", false);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
   gpu_options.in_registers = [options](const ir::Function& f) {
     FragmentPlan plan = fragment_plan(f, options);
     const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
-    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies)
+    AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                                                 experiment(options, "rbmerge", true))
                              : AsyncPlan{};
     std::unordered_set<const ir::Op*> ops;
     std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
@@ -446,7 +450,8 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     AsyncPlan copies =
-        plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
+        plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                          experiment(options, "rbmerge", true));
     build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
     Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
@@ -531,7 +536,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   std::unique_ptr<ir::Function> copy = gpu_passes(function, options);
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = fragment_plan(gpu, options);
-  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies);
+  AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
+                                       experiment(options, "rbmerge", true));
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.
@@ -628,6 +634,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                                                                  ? ", dealt out 4 K rows x 8 N a warp"
                                                                  : "")
                        : a.by_element                 ? std::string("4-byte copies of each element, dealt out along M")
+                       : a.read_back && a.transposed
+                           ? std::string("16-byte copies down the columns, held transposed, dealt out evenly, read back ") +
+                                 (fragments.reads_back(a.carried) ? "at the fragment positions" : "flat") +
+                                 " after the iteration's wait and a barrier"
                        : a.read_back && fragments.reads_back(a.carried)
                            ? copy_text(op) + ", each thread's own runs, read at the fragment positions where the body first uses them"
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"

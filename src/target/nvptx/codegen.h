@@ -85,6 +85,20 @@ struct TargetOptions {
   //            (the default) only while the fragments and reloaded lines a thread holds there
   //            stay within fragment_layout.h's kReloadRegisterBudget (mamba's dcb at 64 x 128
   //            spilled 328 bytes): for timing the two
+  //   noaxis0copy a load reaching a dot through elementwise ops whose 16-byte runs go down
+  //            its columns (fla's gla k and gk, K-contiguous) stays a load every iteration, as
+  //            before session 32; axis0copy (the default) prefetches it and copies it into a
+  //            stage buffer held transposed, read back after the iteration's wait and a barrier
+  //            (gpu/prefetch_operands.h, async_copy.h), where it reaches a wgmma A whose
+  //            chain goes to A's fragments; axis0flat (opt-in) everywhere
+  //   noachain a dot's A computed from read-back blocks is read back flat and staged by the
+  //            dot; achain (the default) computes it in A's fragments, reading the blocks at
+  //            their fragment positions, and the dot reads A from registers (fragment_layout.h)
+  //   noldmtrans 16-bit read-back blocks held transposed are read at fragment positions a
+  //            load an element; ldmtrans (the default) by ldmatrix.x4.trans
+  //   norbmerge the loop's dots wait and meet their own barrier after a transposed
+  //            read-back's; rbmerge (the default) lets that read-back's serve them
+  //            (async_copy.h's AsyncOperand::readies_loop)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -140,6 +140,10 @@ void Emitter::read_back_before(const ir::Op& op) {
     // Read only at the fragment positions (read_back_fragment): no flat registers.
     const std::vector<ir::Use> uses = v->uses();
     if (std::all_of(uses.begin(), uses.end(), [&](const ir::Use& use) { return reads_back_fragments(use); })) continue;
+    if (operand.transposed) {
+      set(v, read_back_transposed(v, operand, handle));
+      continue;
+    }
     // The iteration's whole batch, as a dot waits for it (emit_dot.cpp): the groups of the
     // later iterations, and those this body has committed so far, stay in flight.
     ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
@@ -172,6 +176,47 @@ void Emitter::read_back_before(const ir::Op& op) {
   }
 }
 
+void Emitter::wait_for_read_backs(const AsyncOperand& operand) {
+  if (copies_ready_.count(operand.carried) != 0) return;
+  ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
+  // Serving the loop's dots too (AsyncOperand::readies_loop): the copies made visible to
+  // wgmma's async proxy, as a dot's wait would (emit_dot.cpp).
+  if (operand.readies_loop && wgmma_ && cp_async_fence_) ptx_effect("fence.proxy.async.shared::cta;", "", {});
+  barrier();
+  // The wait was for the iteration's whole batch: every read-back operand of the loop is in
+  // place for every thread now. Not the dots' operands unless readies_loop: else a dot's own
+  // barrier also keeps the next copies, which may go into the buffers read here, behind
+  // every thread's reads.
+  for (const auto& o : async_.operands) {
+    if ((o->read_back || operand.readies_loop) && o->carried->region() == operand.carried->region()) {
+      copies_ready_.insert(o->carried);
+    }
+  }
+}
+
+Regs Emitter::read_back_transposed(const ir::Value* v, const AsyncOperand& operand, llvm::Value* handle) {
+  // The runs were dealt out over the threads (issue_transposed_copies): others copied most
+  // of this thread's elements. Element (row, col) of the block sits at tile row col, column
+  // row, one load each (its registers run along the rows, the tile's runs down them).
+  wait_for_read_backs(operand);
+  const ir::Type* type = v->type();
+  const Layout layout = layout_of(type);
+  llvm::Type* element = stored_type(element_type(type));
+  const int64_t eb = operand.tile.element_bytes;
+  const int64_t cols = type->shape().back();
+  Regs out;
+  for (int r = 0; r < layout.num_regs(); ++r) {
+    llvm::Value* e = element_index(layout, r);
+    llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(cols)));
+    llvm::Value* byte = b_.CreateAdd(handle, tile_offset(operand.tile, col, row));
+    out.values.push_back(guarded(owns(layout, r), [&]() -> llvm::Value* {
+      return b_.CreateAlignedLoad(element, raw_shared(byte), llvm::Align(static_cast<uint64_t>(eb)));
+    }, llvm::Constant::getNullValue(element)));
+  }
+  return out;
+}
+
 bool Emitter::reads_back_fragments(const ir::Use& use) const {
   const ir::Op& user = *use.user;
   if (!frags_.reads_back(user.operand(use.index)) || user.num_results() != 1 || frags_.layout(user.result()) == nullptr) {
@@ -186,10 +231,7 @@ Regs Emitter::read_back_fragment(const ir::Value* value, const FragmentLayout& l
   // Other threads copied most of what this thread reads: their copies are complete and
   // visible once every thread has waited for its iteration's batch and met a barrier, as a
   // dot of this body before did (copies_ready_; then this thread's own wait was that dot's).
-  if (copies_ready_.count(operand.carried) == 0) {
-    ptx_effect("cp.async.wait_group " + std::to_string(operand.pending_groups + body_commits_) + ";", "", {});
-    barrier();
-  }
+  wait_for_read_backs(operand);
   llvm::Value* handle = read_back_offsets_.at(value);
   const SharedTile& tile = operand.tile;
   const ir::Type* type = value->type();
@@ -197,6 +239,55 @@ Regs Emitter::read_back_fragment(const ir::Value* value, const FragmentLayout& l
   llvm::Type* stored = stored_type(element);
   const int64_t eb = tile.element_bytes;
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  if (operand.transposed && eb == 2 && l.tile_col_step() == 8 && l.rep_n % 2 == 0 && tile.stride() * eb % 16 == 0 &&
+      ldmatrix_trans_reads_) {
+    // 16-bit elements held transposed: ldmatrix.x4.trans per 16 x 16 of the block (n-tiles in
+    // and in + 1 of m-tile im), as Triton reads k^T into its dot operand layout. Matrix q
+    // (lanes 8q..8q+7 give its rows' addresses) is tile rows (the block's columns) in * 8 +
+    // 8 (q / 2) + [0, 8) from column (the block's row) tile_row + 8 (q % 2): read transposed,
+    // lane l gets the block's row tile_row + 8 (q % 2) + l / 4, columns 2 (l % 4) + {0, 1} of
+    // that n-tile, i.e. registers c0 c1 (q even) or c2 c3 (q odd) of n-tile in + q / 2.
+    llvm::Value* lane = lane_id();
+    llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+    llvm::Value* t = b_.CreateAdd(b_.CreateAnd(lane, i32(7)), b_.CreateShl(b_.CreateLShr(lane, i32(4)), 3));
+    llvm::Value* k = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, i32(3)), i32(1)), 3));
+    llvm::Value* base = raw_shared_address(
+        b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(t, i32(tile.stride())), k), i32(eb))));
+    Regs out;
+    out.values.assign(static_cast<size_t>(l.num_regs()), nullptr);
+    llvm::Type* pair_type = llvm::FixedVectorType::get(stored, 2);
+    for (int im = 0; im < l.rep_m; ++im) {
+      for (int in = 0; in < l.rep_n; in += 2) {
+        const int64_t offset = (in * 8 * tile.stride() + l.tile_row(im, 0)) * eb;
+        std::vector<llvm::Value*> m = ldmatrix(b_.CreateAdd(base, i32(offset)), 4, true);
+        for (int q = 0; q < 4; ++q) {
+          const int reg = 2 * (q % 2) + 4 * (in + q / 2 + l.rep_n * im);
+          llvm::Value* both = b_.CreateBitCast(m[static_cast<size_t>(q)], pair_type);
+          out.values[static_cast<size_t>(reg)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(0)), element);
+          out.values[static_cast<size_t>(reg + 1)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(1)), element);
+        }
+      }
+    }
+    read_back_fragments_[value] = {l, out};
+    return out;
+  }
+  if (operand.transposed) {
+    // Held transposed (tile row n is the block's column n): a register pair's two columns are
+    // two tile rows, one load each; the thread's first element (its row, its column) at
+    // tile row `col`, column `row`, every register a constant further.
+    llvm::Value* base = b_.CreateAdd(
+        handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(fragment_thread_col(l), i32(tile.stride())), fragment_thread_row(l)),
+                             i32(eb)));
+    Regs out;
+    for (int r = 0; r < l.num_regs(); ++r) {
+      const int64_t e = l.element(0, 0, r);
+      llvm::Value* byte = b_.CreateAdd(base, i32(tile.offset(e % l.n, e / l.n)));
+      out.values.push_back(from_storage(b_.CreateAlignedLoad(stored, raw_shared(byte), llvm::Align(static_cast<uint64_t>(eb))),
+                                        element));
+    }
+    read_back_fragments_[value] = {l, out};
+    return out;
+  }
   // Register pair (c, c + 1) of a tile: row r, columns 2 (lane % 4) + {0, 1}, adjacent in the
   // row-major buffer: one load of both.
   llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);

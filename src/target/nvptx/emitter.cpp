@@ -64,14 +64,22 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
-    } else if (name == "fragread" || name == "nofragread" || name == "reloadguard" || name == "noreloadguard") {
+    } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain" ||
+               name == "reloadguard" || name == "noreloadguard") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
-      // reloaded lines within kReloadRegisterBudget
+      // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
+    } else if (name == "rbmerge" || name == "norbmerge") {
+      // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
+    } else if (name == "ldmtrans" || name == "noldmtrans") {
+      ldmatrix_trans_reads_ = name == "ldmtrans";
+    } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat") {
+      // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, reloadguard, "
-                          "noreloadguard)");
+                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
+                          "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
+                          "reloadguard, noreloadguard)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -434,6 +434,13 @@ class Emitter {
   // met a barrier (copies_ready_), else after that wait and a barrier of its own. Once per
   // iteration (read_back_fragments_).
   Regs read_back_fragment(const ir::Value* value, const FragmentLayout& l, const AsyncOperand& operand);
+  // A read-back operand held transposed (its runs down the columns, dealt out over the
+  // threads) read in its flat layout from the buffer at `handle`, an element a load.
+  Regs read_back_transposed(const ir::Value* v, const AsyncOperand& operand, llvm::Value* handle);
+  // Before a thread reads what other threads copied for a read-back operand: the iteration's
+  // wait and a barrier, unless a dot or read-back before met them (copies_ready_), which then
+  // holds every read-back operand of the loop.
+  void wait_for_read_backs(const AsyncOperand& operand);
   // Whether `use` of a read-back operand reads it at its fragments (read_back_fragment).
   bool reads_back_fragments(const ir::Use& use) const;
   // The current buffer's offset of a copied operand of the loop being emitted.
@@ -595,6 +602,9 @@ class Emitter {
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   bool hoist_a_fragments_ = false;  // a_fragments_hoisted (experiment "hoista"; nohoista the default)
+  // 16-bit read-back operands held transposed read at their fragment positions by
+  // ldmatrix.trans (experiment "ldmtrans", the default; noldmtrans: a load per element).
+  bool ldmatrix_trans_reads_ = true;
   // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
   std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)

@@ -403,7 +403,8 @@ bool line_reloaded(const ir::Op& broadcast) {
   return reloadable(broadcast.operand(0), *def, &budget);
 }
 
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool guard_reloads) {
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
+                            bool guard_reloads) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -485,6 +486,37 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   auto full = [&](const ir::Value* v) {
     return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups, rows_first);
   };
+  // A dots' A computed from read-back operands (plan_fragments' `a_chains`, fragment_layout.h):
+  // its chain joins the line side when A's fragments are the ones the dot reads from
+  // registers (a_in_registers' rule: the result's m and warps_m, whole rows a warp, k16 steps).
+  if (read_backs && a_chains) {
+    for (const ir::Op* op : ops) {
+      if (op->kind() != OpKind::Dot || in.count(op->result()) == 0 || op->result()->type()->rank() != 2) continue;
+      const ir::Value* a = op->operand(0);
+      const ir::ScalarKind kind = a->type()->element()->scalar_kind();
+      if (in.count(a) != 0 || a->def() == nullptr || a->def()->parent() != op->parent() ||
+          (kind != ir::ScalarKind::F16 && kind != ir::ScalarKind::BF16) ||
+          op->operand(1)->type()->element()->scalar_kind() != kind || !fits_fragments(a->type())) {
+        continue;
+      }
+      const FragmentLayout la = full(a), lr = full(op->result());
+      if (la.batch != 1 || la.m != lr.m || la.warps_m != lr.warps_m || la.warps_n != 1 || lr.warps_n != 1 || la.n % 16 != 0) {
+        continue;
+      }
+      int budget = kIndexComputeBudget;
+      std::vector<const ir::Value*> chain;
+      if (!line_chain(a, &budget, chain, true)) continue;
+      bool reads = false;  // some op of the chain reads a read-back operand
+      for (const ir::Value* c : chain) {
+        if (c->def() == nullptr || line_broadcast(*c->def())) continue;
+        for (const ir::Value* operand : c->def()->operands()) reads = reads || read_back_arg(operand);
+      }
+      if (!reads) continue;
+      for (const ir::Value* c : chain) {
+        if (in.insert(c).second) line_side.insert(c);
+      }
+    }
+  }
   std::unordered_map<const ir::Value*, int> rows_warps;  // 0 or absent: not known yet
   auto warps_of = [&](const ir::Value* v) {
     auto it = rows_warps.find(v);

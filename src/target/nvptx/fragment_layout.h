@@ -120,7 +120,7 @@ class FragmentPlan {
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
-                                     bool guard_reloads);
+                                     bool a_chains, bool guard_reloads);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
@@ -146,8 +146,15 @@ class FragmentPlan {
 // - tl.dot(w, h)` with v copied and read back: fla's delta-rule state recurrence), or that
 // is a dot's accumulator, is read at the fragment positions (reads_back) with `read_backs`
 // (TRITIUM_REDUCE_EXPERIMENT's default "fragread"); without, it is flat, and the op with it.
+// With `a_chains` too ("achain", the default), a dot's f16/bf16 A computed from read-back
+// operands through pure elementwise ops and line broadcasts (fla's gated keys `(b_k *
+// exp2(b_gk_last[:, None] - b_gk)).to(bf16)`) is planned in A's fragments, where the dot
+// reads A from registers (a_in_registers): each read-back operand read at those positions,
+// the lines computed again at the rows (line_reloaded), as Triton computes such an operand in
+// its dot-operand layout; without, the chain is flat and the dot stages A.
+// `guard_reloads` ("reloadguard", the default) keeps reloaded lines within kReloadRegisterBudget.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
-                            bool guard_reloads = true);
+                            bool a_chains = true, bool guard_reloads = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
