@@ -18,6 +18,10 @@ struct GpuOptions {
   bool int8_row_major_wgmma = false;
   // nvptx TargetOptions::prefetch_indices (prefetch_operands.h).
   bool prefetch_indices = true;
+  // A loaded line broadcast into addresses held in the layout its broadcasts read
+  // (coalesce.cpp's lines_in_slot); off: through shared memory (TRITIUM_REDUCE_EXPERIMENT
+  // nolineslot, for the A/B).
+  bool lines_in_slot = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

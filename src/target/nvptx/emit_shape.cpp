@@ -294,6 +294,17 @@ void Emitter::emit_broadcast(const ir::Op& op) {
     set(op.result(), in);
     return;
   }
+  // A line held in the slot its broadcasts read (gpu/coalesce.cpp's lines_in_slot): each
+  // thread holds the elements its result registers need (allocate_shared the same).
+  if (!planned && gpu::held_in_slot(op.operand(0), widths_, threads_)) {
+    const std::vector<int> moves = gpu::broadcast_moves(gpu::held_layout(op.operand(0), widths_, threads_),
+                                                        gpu::held_layout(op.result(), widths_, threads_));
+    if (moves.empty()) internal_error("nvptx", "a broadcast from a slot its threads do not hold", op.loc());
+    Regs out;
+    for (int r : moves) out.values.push_back(in.at(r));
+    set(op.result(), std::move(out));
+    return;
+  }
   const std::vector<int64_t>& from = from_type->shape();
   const std::vector<int64_t>& to = to_type->shape();
   Layout source = layout_of(from_type);

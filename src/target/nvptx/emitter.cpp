@@ -66,10 +66,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       hoist_a_fragments_ = name == "hoista";
     } else if (name == "fragread" || name == "nofragread") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
+    } else if (name == "lineslot" || name == "nolineslot") {
+      // read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread)");
+                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, lineslot, nolineslot)");
     }
   }
   mark_fragment_barriers(function.body());
