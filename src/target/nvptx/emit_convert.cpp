@@ -317,7 +317,7 @@ void Emitter::emit_slot_load(const ir::Op& op) {
   // Registers whose elements share an aligned run over which the pointer and the mask are
   // constant (the same page's block-table entry) load once: their slot bases differ only
   // below the run.
-  const int64_t run = w == 1 && (other == nullptr || other->uniform) ? widths_.constant_load_width(op) : 1;
+  const int64_t run = line_slot_ && w == 1 && (other == nullptr || other->uniform) ? widths_.constant_load_width(op) : 1;
   Regs out;
   for (int r = 0; r < regs; r += w) {
     // The group's first element's mask bit holds for all of it (coalesce.cpp's width).

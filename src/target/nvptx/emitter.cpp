@@ -67,7 +67,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "fragread" || name == "nofragread") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments
     } else if (name == "lineslot" || name == "nolineslot") {
-      // read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
+      // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
+      line_slot_ = name == "lineslot";
     } else {
       error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "

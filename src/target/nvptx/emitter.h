@@ -595,6 +595,9 @@ class Emitter {
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   bool hoist_a_fragments_ = false;  // a_fragments_hoisted (experiment "hoista"; nohoista the default)
+  // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
+  // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
+  bool line_slot_ = true;
   // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
   std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
