@@ -296,10 +296,11 @@ void Emitter::emit_broadcast(const ir::Op& op) {
   }
   // A line held in the slot its broadcasts read (gpu/coalesce.cpp's lines_in_slot): each
   // thread holds the elements its result registers need (allocate_shared the same).
-  if (!planned && gpu::held_in_slot(op.operand(0), widths_, threads_)) {
-    const std::vector<int> moves = gpu::broadcast_moves(gpu::held_layout(op.operand(0), widths_, threads_),
-                                                        gpu::held_layout(op.result(), widths_, threads_));
-    if (moves.empty()) internal_error("nvptx", "a broadcast from a slot its threads do not hold", op.loc());
+  const std::vector<int> moves = !planned && gpu::held_in_slot(op.operand(0), widths_, threads_)
+                                     ? gpu::broadcast_moves(gpu::held_layout(op.operand(0), widths_, threads_),
+                                                            gpu::held_layout(op.result(), widths_, threads_))
+                                     : std::vector<int>();
+  if (!moves.empty()) {
     Regs out;
     for (int r : moves) out.values.push_back(in.at(r));
     set(op.result(), std::move(out));
