@@ -4,6 +4,9 @@
 #include "gpu/coalesce.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -738,6 +741,281 @@ void convert_roots_once(ir::Region& region, const VectorWidths& widths, int thre
   }
 }
 
+// A line loaded from memory ([n]: a paged cache's block-table entries) that reaches
+// broadcasts into addresses, `block[None, :] * stride + ...` into K's slot and
+// `block[:, None] * stride + ...` into V's flat layout, went through shared memory once per
+// broadcast (the flat line is one element a thread, on warp 0 at n = 32: no thread holds
+// what it needs). Where every such broadcast wants the same elements in the same registers
+// of each thread (`line_layout`: K's slot and V's layout both hold tokens lane / 16 +
+// 2 warp + 8 r in vLLM's unified attention), the line is loaded in that layout instead
+// (each thread its own entries) and carried so through the loops that prefetch it, every
+// op from it to the broadcasts held there too: each broadcast is then a register move
+// (conversion.h's broadcast_moves). Session 32 (helper vtable).
+
+// `to` without dimension `axis`, its register bits that moved only along it dropped: the
+// elements of a line broadcast along `axis` each thread needs for its registers of `to`,
+// each in one register.
+ir::LinearLayout line_layout(const ir::LinearLayout& to, int axis) {
+  const ir::LinearLayout sliced = to.slice(axis);
+  std::array<std::vector<int64_t>, ir::LinearLayout::kInDims> bases;
+  for (int d = 0; d < ir::LinearLayout::kInDims; ++d) {
+    const auto dim = static_cast<ir::LinearLayout::InDim>(d);
+    for (int b = 0; b < sliced.in_bits(dim); ++b) {
+      if (dim == ir::LinearLayout::kRegister && sliced.basis(dim, b) == 0) continue;
+      bases[static_cast<size_t>(d)].push_back(sliced.basis(dim, b));
+    }
+  }
+  return ir::LinearLayout(sliced.shape(), std::move(bases));
+}
+
+// The same placement with a dimension of 1 inserted at `axis` (expand_dims keeps the
+// row-major index).
+ir::LinearLayout with_unit_dim(const ir::LinearLayout& line, int axis) {
+  std::vector<int64_t> shape = line.shape();
+  shape.insert(shape.begin() + axis, 1);
+  std::array<std::vector<int64_t>, ir::LinearLayout::kInDims> bases;
+  for (int d = 0; d < ir::LinearLayout::kInDims; ++d) {
+    const auto dim = static_cast<ir::LinearLayout::InDim>(d);
+    for (int b = 0; b < line.in_bits(dim); ++b) bases[static_cast<size_t>(d)].push_back(line.basis(dim, b));
+  }
+  return ir::LinearLayout(shape, std::move(bases));
+}
+
+// Whether `v` reaches nothing but the pointers of loads and stores, through pure
+// elementwise ops (an address: never a dot fragment's operand).
+bool feeds_addresses(const ir::Value* v, int depth) {
+  if (depth == 0 || !v->has_uses()) return false;
+  for (const ir::Use& use : v->uses()) {
+    const Op* user = use.user;
+    if ((user->kind() == OpKind::Load || user->kind() == OpKind::Store) && use.index == 0) continue;
+    if (!has_trait(user->kind(), ir::kElementwise) || !ir::is_pure(*user) || user->num_results() != 1 ||
+        !user->regions().empty() || !feeds_addresses(user->result(), depth - 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// One step up a line's chain: the one operand of `op` (pure elementwise) that is neither
+// uniform nor recomputable from the element index (those are converted into the slot).
+ir::Value* line_operand(const Op& op) {
+  if (!has_trait(op.kind(), ir::kElementwise) || !ir::is_pure(op) || op.num_results() != 1 || !op.regions().empty() ||
+      op.kind() == OpKind::ExternElementwise) {
+    return nullptr;
+  }
+  ir::Value* line = nullptr;
+  for (ir::Value* v : op.operands()) {
+    if (!v->type()->is_block() || is_uniform(v)) continue;
+    if (v->type()->shape() != op.result()->type()->shape()) return nullptr;
+    int budget = kRecomputeBudget;
+    if (recomputable(v, &budget)) continue;
+    if (line != nullptr) return nullptr;
+    line = v;
+  }
+  return line;
+}
+
+struct LinePath {
+  Op* broadcast = nullptr;
+  int axis = 0;
+  std::vector<Op*> ops;  // the broadcast's operand's def up to expand_dims and on to the root
+  ir::Value* root = nullptr;  // a load of [n], or a loop's carried [n]
+};
+
+// A broadcast of a [1, n] or [n, 1] line into addresses whose chain goes up through pure
+// elementwise ops and expand_dims to a load or a loop-carried value.
+bool line_path(Op& broadcast, LinePath& path) {
+  const ir::Value* in = broadcast.operand(0);
+  const std::vector<int64_t>& from = in->type()->shape();
+  const std::vector<int64_t>& to = broadcast.result()->type()->shape();
+  int budget = kRecomputeBudget;
+  if (from.size() != 2 || to.size() != 2 || is_uniform(in) || recomputable(in, &budget)) return false;
+  int axis = -1;
+  for (int d = 0; d < 2; ++d) {
+    if (from[static_cast<size_t>(d)] == 1 && to[static_cast<size_t>(d)] > 1) axis = d;
+    else if (from[static_cast<size_t>(d)] != to[static_cast<size_t>(d)]) return false;
+  }
+  if (axis < 0 || !feeds_addresses(broadcast.result(), 8)) return false;
+  path = LinePath{&broadcast, axis, {}, nullptr};
+  ir::Value* v = broadcast.operand(0);
+  bool expanded = false;
+  for (int depth = 0; depth < kSlotChainDepth; ++depth) {
+    Op* def = v->def();
+    if (expanded && (def == nullptr || (def->kind() == OpKind::Load && !ir::is_volatile(*def)))) {
+      path.root = v;
+      return true;
+    }
+    if (def == nullptr) return false;
+    if (!expanded && def->kind() == OpKind::ExpandDims) {
+      if (def->int_attr("axis") != axis) return false;
+      path.ops.push_back(def);
+      v = def->operand(0);
+      expanded = true;
+      continue;
+    }
+    ir::Value* next = line_operand(*def);
+    if (next == nullptr) return false;
+    path.ops.push_back(def);
+    v = next;
+  }
+  return false;
+}
+
+// The values a line is carried through (its web): the loads and the loops' carried values
+// (initial value, body argument, yielded value, result) that meet. False where one is
+// something else (a loop-carried value yielded by an op, an `if`'s).
+bool line_web(ir::Value* root, std::vector<ir::Value*>& web, std::unordered_map<Op*, std::vector<int64_t>>& carried) {
+  std::unordered_set<ir::Value*> seen{root};
+  std::vector<ir::Value*> work{root};
+  auto add = [&](ir::Value* v) {
+    if (seen.insert(v).second) work.push_back(v);
+  };
+  auto carry = [&](Op* loop, int64_t k) {
+    std::vector<int64_t>& positions = carried[loop];
+    if (std::find(positions.begin(), positions.end(), k) != positions.end()) return;
+    positions.push_back(k);
+    ir::Region& body = *loop->region(0);
+    add(loop->operand(static_cast<int>(3 + k)));
+    add(body.arg(static_cast<int>(k + 1)));
+    add(body.terminator()->operand(static_cast<int>(k)));
+    add(loop->result(static_cast<int>(k)));
+  };
+  while (!work.empty()) {
+    ir::Value* v = work.back();
+    work.pop_back();
+    web.push_back(v);
+    if (v->type()->rank() != 1) return false;
+    if (Op* def = v->def()) {
+      if (def->kind() == OpKind::For) {
+        carry(def, v->index());
+      } else if (def->kind() != OpKind::Load || ir::is_volatile(*def)) {
+        return false;
+      }
+    } else {
+      Op* loop = v->region() != nullptr ? v->region()->parent() : nullptr;
+      if (loop == nullptr || loop->kind() != OpKind::For || v->index() < 1) return false;
+      carry(loop, v->index() - 1);
+    }
+    for (const ir::Use& use : v->uses()) {
+      if (use.user->kind() == OpKind::For && use.index >= 3) carry(use.user, use.index - 3);
+      if (use.user->kind() == OpKind::Yield) {
+        Op* loop = use.user->parent()->parent();
+        if (loop == nullptr || loop->kind() != OpKind::For) return false;
+        carry(loop, use.index);
+      }
+    }
+  }
+  return true;
+}
+
+void lines_in_slot(ir::Function& function, const VectorWidths& widths, int threads) {
+  std::vector<Op*> broadcasts;
+  std::function<void(ir::Region&)> walk = [&](ir::Region& region) {
+    for (auto& op : region.ops()) {
+      for (const auto& r : op->regions()) walk(*r);
+      if (op->kind() == OpKind::Broadcast) broadcasts.push_back(op.get());
+    }
+  };
+  walk(function.body());
+  std::vector<LinePath> paths;
+  for (Op* b : broadcasts) {
+    LinePath path;
+    if (line_path(*b, path)) paths.push_back(std::move(path));
+  }
+  std::unordered_set<const ir::Value*> done;  // roots of webs already judged
+  for (const LinePath& first : paths) {
+    if (done.count(first.root) != 0) continue;
+    std::vector<ir::Value*> web;
+    std::unordered_map<Op*, std::vector<int64_t>> carried;
+    const bool carriable = line_web(first.root, web, carried);
+    const std::unordered_set<const ir::Value*> members(web.begin(), web.end());
+    done.insert(web.begin(), web.end());
+    if (!carriable) continue;
+    // The broadcasts of this web, each wanting its line in one layout: all the same one.
+    std::vector<const LinePath*> mine;
+    std::unordered_set<const Op*> tree, ends;
+    for (const LinePath& p : paths) {
+      if (members.count(p.root) == 0) continue;
+      mine.push_back(&p);
+      tree.insert(p.ops.begin(), p.ops.end());
+      ends.insert(p.broadcast);
+    }
+    bool ok = true;
+    std::optional<ir::LinearLayout> line;
+    for (const LinePath* p : mine) {
+      ir::LinearLayout want = line_layout(held_layout(p->broadcast->result(), widths, threads), p->axis);
+      if (!want.injective_up_to_free() || want.in_size(ir::LinearLayout::kRegister) > 8) ok = false;
+      if (line && !(*line == want)) ok = false;
+      line = want;
+    }
+    // Loads whose operands the slot recomputes; every reader of the web and of the chains
+    // is theirs (dead pure readers, leftovers of earlier rewrites, are erased).
+    std::unordered_set<Op*> dead;
+    auto readers_ok = [&](const ir::Value* v) {
+      for (const ir::Use& use : v->uses()) {
+        Op* user = use.user;
+        if (tree.count(user) != 0 || ends.count(user) != 0) continue;
+        if (members.count(v) != 0 && ((user->kind() == OpKind::For && use.index >= 3) || user->kind() == OpKind::Yield)) {
+          continue;
+        }
+        if (ir::is_pure(*user) && user->regions().empty() && user->num_results() == 1 && !user->result()->has_uses()) {
+          dead.insert(user);
+          continue;
+        }
+        return false;
+      }
+      return true;
+    };
+    for (const ir::Value* v : web) {
+      ok = ok && readers_ok(v);
+      const Op* def = v->def();
+      if (def != nullptr && def->kind() == OpKind::Load) {
+        for (const ir::Value* operand : def->operands()) ok = ok && recomputable_operand(operand);
+      }
+    }
+    for (const Op* op : tree) ok = ok && readers_ok(op->result());
+    if (!ok || !line) continue;
+    // The rewrite: the web and the 1-D chain ops in the line's layout, the 2-D ones in it
+    // with the broadcast's unit dimension, each op marked as held there.
+    for (Op* op : dead) op->parent()->erase(op);
+    const ir::Layout* flat_line = ir::Layout::from_linear(*line);
+    for (ir::Value* v : web) {
+      v->set_type(v->type()->with_layout(flat_line));
+      Op* def = v->def();
+      if (def != nullptr && def->kind() == OpKind::Load) {
+        for (int i = 0; i < def->num_operands(); ++i) convert_operand(*def, i, flat_line);
+      }
+    }
+    for (auto& [loop, positions] : carried) {
+      std::vector<int64_t> all = loop->has_attr(kSlotCarriedAttr) ? loop->ints_attr(kSlotCarriedAttr) : std::vector<int64_t>();
+      for (int64_t k : positions) {
+        if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
+      }
+      std::sort(all.begin(), all.end());
+      loop->set_attr(kSlotCarriedAttr, all);
+    }
+    for (const LinePath* p : mine) {
+      const ir::Layout* unit = ir::Layout::from_linear(with_unit_dim(*line, p->axis));
+      for (Op* op : p->ops) {
+        if (op->has_attr(kSlotAttr)) continue;  // shared with an earlier path
+        const ir::Layout* layout = op->result()->type()->rank() == 1 ? flat_line : unit;
+        op->result()->set_type(op->result()->type()->with_layout(layout));
+        op->set_attr(kSlotAttr, int64_t{1});
+        for (int i = 0; i < op->num_operands(); ++i) {
+          ir::Value* v = op->operand(i);
+          if (!v->type()->is_block() || is_uniform(v) || members.count(v) != 0 ||
+              (v->def() != nullptr && tree.count(v->def()) != 0)) {
+            continue;
+          }
+          ir::Value* converted = convert_before(*op, v, layout);
+          converted->def()->set_attr(kSlotAttr, int64_t{1});
+          op->set_operand(i, converted);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads, int across) {
@@ -904,6 +1182,7 @@ void coalesce(ir::Function& function, const GpuOptions& options) {
   for (auto& [a, b, layout] : yielded) rewrite_yielded(*a, *b, layout, made, replaced);
   erase_dead(function.body(), replaced);
   for (auto& [op, chain, layout] : chains) rewrite_chain(*op, chain, layout);
+  if (dots_only && options.lines_in_slot) lines_in_slot(function, widths, threads);
   // The rest of a dot kernel keeps its IR (no conversions inserted between its other ops).
   if (dots_only) return;
   insert_conversions(function.body());

@@ -8,7 +8,11 @@
 // give each thread more than 16 bytes of a row gets Triton's 16-byte runs with lanes along
 // the row (coalesce.cpp's dot_result_row_layout). A pipelined dot operand whose runs go along
 // K through loaded values (a paged cache's K tile) is made in its slot too, each thread
-// holding whole 16-byte runs to copy (coalesce.cpp's pipelined_operand_load). Tests:
+// holding whole 16-byte runs to copy (coalesce.cpp's pipelined_operand_load). In a kernel
+// with dots, a loaded line ([n]: a paged cache's block-table entries) whose broadcasts into
+// addresses all want it in the same layout is loaded, carried through loops and computed in
+// that layout (coalesce.cpp's lines_in_slot; GpuOptions::lines_in_slot), each broadcast then
+// a register move. Tests:
 // tests/golden/passes/coalesce.ir, tests/golden/coalesce_paged_pipelined.py,
 // tests/cli/test_cpu_emulation.py, test_cpu_emulation_wgmma.py.
 #pragma once

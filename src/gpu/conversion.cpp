@@ -138,7 +138,26 @@ bool elementwise_in_slot(const ir::Op& op, const VectorWidths& widths, int threa
   return in_slot_within(op, widths, threads, 6);
 }
 
+namespace {
+
+// A value a `for` carries in a slot (kSlotCarriedAttr): its body argument or its result.
+bool carried_in_slot(const ir::Value* value) {
+  const ir::Op* loop = value->def();
+  int64_t position = value->index();
+  if (loop == nullptr) {
+    loop = value->region() != nullptr ? value->region()->parent() : nullptr;
+    position -= 1;  // argument 0 is the induction variable
+  }
+  if (loop == nullptr || loop->kind() != OpKind::For || position < 0) return false;
+  if (!loop->has_attr(kSlotCarriedAttr)) return false;
+  const std::vector<int64_t>& positions = loop->ints_attr(kSlotCarriedAttr);
+  return std::find(positions.begin(), positions.end(), position) != positions.end();
+}
+
+}  // namespace
+
 bool held_in_slot(const ir::Value* value, const VectorWidths& widths, int threads) {
+  if (carried_in_slot(value)) return true;
   const ir::Op* def = value->def();
   if (def == nullptr) return false;
   if (def->kind() == OpKind::Load) return access_in_slot(*def, widths, threads);
@@ -163,6 +182,34 @@ bool staged_by_dots(const ir::Op& convert, const VectorWidths& widths, int threa
   const auto& uses = result->uses();
   return std::all_of(uses.begin(), uses.end(),
                      [](const ir::Use& use) { return use.user->kind() == OpKind::Dot && use.index < 2; });
+}
+
+std::vector<int> broadcast_moves(const LinearLayout& from, const LinearLayout& to) {
+  const std::vector<int64_t>& from_shape = from.shape();
+  const std::vector<int64_t>& to_shape = to.shape();
+  if (from_shape.size() != to_shape.size() || lanes_warps(from) != lanes_warps(to)) return {};
+  // The source's flat index of a result element.
+  auto source = [&](int64_t e) {
+    std::vector<int64_t> at = to.coordinates(e);
+    int64_t flat = 0;
+    for (size_t d = 0; d < at.size(); ++d) flat = flat * from_shape[d] + (from_shape[d] == 1 ? 0 : at[d]);
+    return flat;
+  };
+  const int64_t lanes = from.in_size(LinearLayout::kLane);
+  std::vector<int> regs(static_cast<size_t>(to.in_size(LinearLayout::kRegister)), -1);
+  std::unordered_map<int64_t, int> held;  // element -> source register, of one thread
+  for (int64_t t = 0; t < lanes_warps(from); ++t) {
+    held.clear();
+    for (int64_t r = from.in_size(LinearLayout::kRegister); r-- > 0;) {
+      held[from.apply(r, t % lanes, t / lanes)] = static_cast<int>(r);  // the lowest register wins
+    }
+    for (size_t r = 0; r < regs.size(); ++r) {
+      auto it = held.find(source(to.apply(static_cast<int64_t>(r), t % lanes, t / lanes)));
+      if (it == held.end() || (regs[r] != -1 && regs[r] != it->second)) return {};
+      regs[r] = it->second;
+    }
+  }
+  return regs;
 }
 
 LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads) {

@@ -17,6 +17,10 @@ namespace tritium::gpu {
 // (coalesce.cpp's chain_to_dots: elementwise ops and the broadcasts they read), marked as
 // such: held in their slot whatever elementwise_in_slot would infer.
 inline constexpr const char* kSlotAttr = "in_slot";
+// On a `for`: the carried positions (0-based, as its results) held in a slot, each one's
+// initial value, body argument, yielded value and result alike (coalesce.cpp's
+// lines_in_slot: a block-table line carried in the layout its broadcasts read).
+inline constexpr const char* kSlotCarriedAttr = "slot_carried";
 
 // Whether a load or store is made in its own layout (a load's result, a store's pointer
 // converted there by gpu/coalesce.h) rather than the flat rule's.
@@ -35,6 +39,11 @@ bool elementwise_in_slot(const ir::Op& op, const VectorWidths& widths, int threa
 // the slot's registers (target/nvptx emit_convert.cpp's stage_slot), so it moves nothing
 // itself and needs no buffer.
 bool staged_by_dots(const ir::Op& convert, const VectorWidths& widths, int threads);
+// Per register of `to`, the register of `from` holding its broadcast source element (the
+// element with the coordinates along the source's size-1 dimensions zeroed) in every
+// thread; empty when some thread lacks it or the register would depend on the thread. A
+// broadcast from a line held in its slot (lines_in_slot) moves nothing between threads.
+std::vector<int> broadcast_moves(const ir::LinearLayout& from, const ir::LinearLayout& to);
 // The linear layout of the emitter's registers for `value` (its slot's or the flat rule's).
 ir::LinearLayout held_layout(const ir::Value* value, const VectorWidths& widths, int threads);
 

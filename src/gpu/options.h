@@ -25,6 +25,10 @@ struct GpuOptions {
   // "axis0flat" (opt-in): also where the block would be read back flat (no A chain in
   // fragments: not wgmma, or warps not all along M): prefetch_operands.cpp's a_chain_candidate.
   bool read_back_axis0_flat = false;
+  // A loaded line broadcast into addresses held in the layout its broadcasts read
+  // (coalesce.cpp's lines_in_slot); off: through shared memory (TRITIUM_REDUCE_EXPERIMENT
+  // nolineslot, for the A/B).
+  bool lines_in_slot = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

@@ -320,6 +320,11 @@ std::vector<int64_t> scratch_slots(const ir::Op& op, const VectorWidths& widths,
       const ir::Type* from = in->type();
       const ir::Type* to = op.result()->type();
       if (!from->is_block() || from->shape() == to->shape() || is_uniform(in)) return {};
+      // A line held in its broadcasts' slot (coalesce.cpp's lines_in_slot): in place.
+      if (held_in_slot(in, widths, threads) &&
+          !broadcast_moves(held_layout(in, widths, threads), held_layout(op.result(), widths, threads)).empty()) {
+        return {};
+      }
       Layout source = flat_layout(from, widths, threads);
       Layout result = flat_layout(to, widths, threads);
       // Into a slot (conversion.h): recomputed or through shared memory, never in place.

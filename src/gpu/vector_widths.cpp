@@ -70,6 +70,15 @@ void collect(const ir::Region& region, const analysis::AxisInfoAnalysis& axis, b
     if (!ptr_type->is_block()) continue;
     int w = access_width(*op, axis);
     out.per_access[op.get()] = w;
+    if (op->kind() == ir::OpKind::Load && !ir::is_volatile(*op) && axis.has(op->operand(0))) {
+      const int64_t last = ptr_type->shape().back();
+      int64_t c = std::min(axis.get(op->operand(0)).constancy.back(), last);
+      const ir::Value* mask = ir::LoadOp(*op).mask();
+      if (mask != nullptr && mask->type()->is_block()) c = axis.has(mask) ? std::min(c, axis.mask_constancy(mask)) : 1;
+      c = floor_power_of_two(std::max<int64_t>(1, c));
+      while (last % c != 0) c /= 2;
+      if (c > 1) out.load_constancy[op.get()] = static_cast<int>(c);
+    }
     if (w == 1 && axis.has(op->operand(0))) {
       const std::vector<int64_t>& contiguity = axis.get(op->operand(0)).contiguity;
       for (size_t d = 0; d + 1 < contiguity.size(); ++d) {
@@ -195,6 +204,11 @@ int VectorWidths::width(const ir::Op& op) const {
 int VectorWidths::constant_width(const ir::Op& op) const {
   auto it = per_constant.find(&op);
   return it == per_constant.end() ? 1 : it->second;
+}
+
+int VectorWidths::constant_load_width(const ir::Op& op) const {
+  auto it = load_constancy.find(&op);
+  return it == load_constancy.end() ? 1 : it->second;
 }
 
 int access_width(const ir::Op& op, const analysis::AxisInfoAnalysis& axis) {

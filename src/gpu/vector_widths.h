@@ -29,6 +29,12 @@ struct VectorWidths {
   // emitter compares the first register of each run only. Others: 1.
   std::unordered_map<const ir::Op*, int> per_constant;
 
+  // Per load whose pointer (and mask) the facts say is constant over aligned runs of w > 1
+  // along the last dimension: w (a power of two dividing it; not capped by the block's V).
+  // A load made in a slot layout whose registers fall in one such run loads once for them
+  // (a block-table line: 16 tokens a page, nvptx emit_convert.cpp's emit_slot_load).
+  std::unordered_map<const ir::Op*, int> load_constancy;
+
   // Scalar loads and stores (w = 1) whose pointer the facts prove contiguous along another
   // axis (a column of a row-major block: k^T in flash-linear-attention's chunk kernels): the
   // emitter makes no run-time contiguity test of their groups (which would keep every
@@ -39,6 +45,7 @@ struct VectorWidths {
   int width(const ir::Op& op) const;
   bool tests_at_run_time(const ir::Op& op) const { return untested.count(&op) == 0; }
   int constant_width(const ir::Op& op) const;
+  int constant_load_width(const ir::Op& op) const;
 };
 
 // Whether `region` (or a region nested in it) holds a dot.

@@ -1571,6 +1571,55 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert all("cp.async" in line for line in v_loads), v_loads
 
 
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (90, 8, 3), (80, 1, 2)])
+@pytest.mark.parametrize("prefetch", ["1", "0"])
+def test_block_table_line_held_in_slot(kernels, monkeypatch, sm, warps, stages, prefetch):
+    """vLLM's unified attention (paged_unified): the block-table line `block` reaches K's
+    addresses as `block[None, :]` (into K's slot) and V's as `block[:, None]` (into V's
+    layout), which hold the same tokens in each thread. By default (lineslot) the line is
+    loaded in that layout, each thread its own entries (one load per page: 16 tokens share
+    an entry), carried so through the loop that prefetches it (TRITIUM_PREFETCH_INDICES), and
+    both broadcasts are register moves (gpu/coalesce.cpp's lines_in_slot); nolineslot moves
+    the flat line through shared memory for each (2 barriers each). Exact against numpy both
+    ways; the loop meets at least 3 barriers fewer by default."""
+    monkeypatch.setenv("TRITIUM_PREFETCH_INDICES", prefetch)
+    rng = np.random.default_rng(31)
+    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    t = np.arange(ctx_len)
+    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
+    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
+    want = np.zeros((BM, D))
+    for start in range(0, ctx_len, BN):
+        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    seen = {}
+    for experiment in ("nolineslot", "lineslot"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BM, D), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.paged_unified, (1,), q, k_cache, v_cache, table, out, ctx_len, PBS * D, D, PBS * D, D,
+                        BM=BM, D=D, BN=BN, PBS=PBS, sm=sm, num_warps=warps, num_stages=stages)
+        np.testing.assert_array_equal(out, want)
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+        ptx = handle._kernel.emit("ptx", handle.signature, warps, stages, sm)
+        body = ptx[ptx.rindex("$L__BB0_", 0, ptx.index("mma.sync")):]  # from the loop body's label
+        seen[experiment] = (gpu_ir, body.count("bar.sync"))
+    plain_ir, plain_bar = seen["nolineslot"]
+    slot_ir, slot_bar = seen["lineslot"]
+    assert "slot_carried" not in plain_ir and "linear<" not in plain_ir, plain_ir
+    line_loads = [line for line in slot_ir.splitlines() if re.search(r"= load [^\n]*: block<32xi32", line)]
+    assert line_loads and all("linear<" in line for line in line_loads), line_loads
+    if warps == 4:
+        # Lanes 3 and 4 and the warps hold the tokens (K's slot: 8 lanes down D), 2 a thread.
+        assert all("linear<reg = [16], lane = [0, 0, 0, 1, 2], warp = [4, 8]>" in line for line in line_loads), line_loads
+    assert ("slot_carried" in slot_ir) == (prefetch == "1"), slot_ir
+    from_line = [line for line in slot_ir.splitlines() if re.search(r"= broadcast %\w+ [^\n]*xptr<fp16>", line)]
+    assert from_line and not any("shared_offsets" in line for line in from_line), from_line
+    assert slot_bar <= plain_bar - 3, (slot_bar, plain_bar)
+
+
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
 def test_query_masked_softmax_stays_in_fragments(kernels, sm, warps, stages):
     """vLLM's unified attention at BLOCK_M 16: S masked by `qm_a[:, None] & qm_b[:, None] &

@@ -17,12 +17,18 @@
 # IR-NEXT: [[C0:%[0-9]+]] = convert_layout [[K0]] : block<64x32xfp16, blocked<spt = [1, 8], tpw = [8, 4], wpc = [4, 1], order = [1, 0]>>{{$}}
 # IR: [[K1:%[0-9]+]] = load {{.*}} : block<64x32xfp16, blocked<spt = [8, 1], tpw = [8, 4], wpc = [1, 4], order = [0, 1]>>  // cp.async {{.*}}stage 1, {{.*}}each thread its own runs
 # IR-NEXT: [[C1:%[0-9]+]] = convert_layout [[K1]] : block<64x32xfp16, blocked<spt = [1, 8], tpw = [8, 4], wpc = [4, 1], order = [1, 0]>>{{$}}
-# IR: = for {{.*}}[[C0]], [[C1]]
-# IR: = load {{%[0-9]+}}, {{%[0-9]+}} : block<32xi32,
-# IR: = broadcast {{%[0-9]+}} {in_slot = 1{{.*}}} : block<64x32xptr<fp16>, blocked<spt = [8, 1]
+# IR: = for {{.*}}[[C0]], [[C1]]{{.*}} {slot_carried = [1, 2, 3]}
+# IR: = load {{%[0-9]+}}, {{%[0-9]+}} : block<32xi32, linear<reg = [16], lane = [0, 0, 0, 1, 2], warp = [4, 8]>>
+# IR: = broadcast {{%[0-9]+}} {in_slot = 1} : block<64x32xptr<fp16>, blocked<spt = [8, 1]
+# IR: = broadcast {{%[0-9]+}} : block<32x64xptr<fp16>, blocked<spt = [1, 8]
 # IR: [[K2:%[0-9]+]] = load {{.*}} : block<64x32xfp16, blocked<spt = [8, 1], tpw = [8, 4], wpc = [1, 4], order = [0, 1]>>  // cp.async {{.*}}after the dot's barrier, {{.*}}each thread its own runs
 # IR-NEXT: [[C2:%[0-9]+]] = convert_layout [[K2]] : block<64x32xfp16, blocked<spt = [1, 8], tpw = [8, 4], wpc = [4, 1], order = [1, 0]>>{{$}}
 # IR: yield {{.*}}[[C2]]
+#
+# The block-table entries (session 32, coalesce.cpp's lines_in_slot) are loaded, carried and
+# computed in the layout both broadcasts read (lanes 3-4 and the warps hold the tokens, 2 a
+# thread: K's slot and V's layout alike), so neither broadcast has a buffer (was 256 bytes,
+# a round trip and 2 barriers each).
 #
 # The conversions move nothing (no buffer: the lines end at their type). In the body, after
 # the wait for iteration i's copies and the barrier, each thread's 2 runs of K (64 x 32 over

@@ -99,6 +99,12 @@ struct TargetOptions {
   //   norbmerge the loop's dots wait and meet their own barrier after a transposed
   //            read-back's; rbmerge (the default) lets that read-back's serve them
   //            (async_copy.h's AsyncOperand::readies_loop)
+  //   nolineslot a loaded line broadcast into addresses (a paged cache's block-table entries:
+  //            K's slot and V's layout) goes through shared memory for each broadcast, as
+  //            before session 32; lineslot (the default) loads it in the layout the
+  //            broadcasts read and carries it so (gpu/coalesce.cpp's lines_in_slot): each
+  //            broadcast a register move (vLLM's unified attention: 2 barriers and 2 round
+  //            trips fewer an iteration): for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -10,6 +10,7 @@
 #include "support/diagnostics.h"
 #include "ir/op_views.h"
 #include "ir/float_format.h"
+#include "gpu/conversion.h"
 #include "gpu/default_layout.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/libdevice.h"
@@ -71,6 +72,23 @@ void Emitter::emit_elementwise(const ir::Op& op) {
   if (op.kind() == OpKind::Cast) {
     if (std::optional<Regs> widened = fp8_widened_in_pairs(op, *inputs[0])) return set(op.result(), std::move(*widened));
     if (std::optional<Regs> halves = bytes_to_f16_in_pairs(op, *inputs[0])) return set(op.result(), std::move(*halves));
+  }
+  // A line held in its broadcasts' slot (gpu/coalesce.cpp's lines_in_slot): the slot's
+  // registers, which may be more than the flat rule's (a line of 32 over 128 threads).
+  if (op.has_attr(gpu::kSlotAttr) && gpu::held_in_slot(op.result(), widths_, threads_)) {
+    const int64_t n = gpu::held_layout(op.result(), widths_, threads_).in_size(ir::LinearLayout::kRegister);
+    bool uniform = true;
+    for (const Regs* in : inputs) uniform = uniform && in->uniform;
+    if (!uniform && n != layout_of(op.result()->type()).num_regs()) {
+      ElementFn fn = element_fn(op);
+      Regs out;
+      std::vector<llvm::Value*> args(inputs.size());
+      for (int r = 0; r < static_cast<int>(n); ++r) {
+        for (size_t i = 0; i < inputs.size(); ++i) args[i] = inputs[i]->at(r);
+        out.values.push_back(fn(args));
+      }
+      return set(op.result(), std::move(out));
+    }
   }
   // A comparison the facts say is constant over aligned runs of w along the last dimension
   // (`cols < N` with N divisible by 16): in the flat layout registers r .. r + w - 1 (w | r,

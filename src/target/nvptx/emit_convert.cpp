@@ -314,10 +314,24 @@ void Emitter::emit_slot_load(const ir::Op& op) {
   const Regs* other = other_value ? &slot_operand(op, other_value, l) : nullptr;
   const int w = slot_vector(type->layout());
   const int regs = static_cast<int>(l.in_size(LinearLayout::kRegister));
+  // Registers whose elements share an aligned run over which the pointer and the mask are
+  // constant (the same page's block-table entry) load once: their slot bases differ only
+  // below the run.
+  const int64_t run = line_slot_ && w == 1 && (other == nullptr || other->uniform) ? widths_.constant_load_width(op) : 1;
   Regs out;
   for (int r = 0; r < regs; r += w) {
     // The group's first element's mask bit holds for all of it (coalesce.cpp's width).
     llvm::Value* pred = mask ? mask->at(r) : nullptr;
+    if (run > 1) {
+      int same = -1;
+      for (int p = 0; p < r && same < 0; ++p) {
+        if ((l.apply(r, 0, 0) ^ l.apply(p, 0, 0)) < run) same = p;
+      }
+      if (same >= 0) {
+        out.values.push_back(out.values[static_cast<size_t>(same)]);
+        continue;
+      }
+    }
     if (w == 1) {
       llvm::Value* fallback = other ? to_storage(other->at(r)) : llvm::Constant::getNullValue(stored);
       out.values.push_back(from_storage(global_load(op, stored, ptr.at(r), pred, fallback, align), element));

@@ -294,6 +294,18 @@ void Emitter::emit_broadcast(const ir::Op& op) {
     set(op.result(), in);
     return;
   }
+  // A line held in the slot its broadcasts read (gpu/coalesce.cpp's lines_in_slot): each
+  // thread holds the elements its result registers need (allocate_shared the same).
+  const std::vector<int> moves = !planned && gpu::held_in_slot(op.operand(0), widths_, threads_)
+                                     ? gpu::broadcast_moves(gpu::held_layout(op.operand(0), widths_, threads_),
+                                                            gpu::held_layout(op.result(), widths_, threads_))
+                                     : std::vector<int>();
+  if (!moves.empty()) {
+    Regs out;
+    for (int r : moves) out.values.push_back(in.at(r));
+    set(op.result(), std::move(out));
+    return;
+  }
   const std::vector<int64_t>& from = from_type->shape();
   const std::vector<int64_t>& to = to_type->shape();
   Layout source = layout_of(from_type);

@@ -605,6 +605,9 @@ class Emitter {
   // 16-bit read-back operands held transposed read at their fragment positions by
   // ldmatrix.trans (experiment "ldmtrans", the default; noldmtrans: a load per element).
   bool ldmatrix_trans_reads_ = true;
+  // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
+  // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
+  bool line_slot_ = true;
   // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
   std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
