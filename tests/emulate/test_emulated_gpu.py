@@ -1310,6 +1310,21 @@ def test_scaled_dots_of_heads_stay_in_fragments(kernels, sm, BM, BN, stages):
     assert (gpu_ir.count("cp.async into stage buffers") > 0) == (stages > 1), gpu_ir
 
 
+def paged_attention_reference(q, k, v, table, q_len, seq_len, scale):
+    """numpy's paged_attention_rows (kernels.py): the softmax of Q Kᵀ over the pages of `table`,
+    causal for the last q_len queries of a sequence of seq_len (4 rows a query), times V; and
+    which rows hold a query."""
+    BLOCK_M = q.shape[0]
+    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
+    values = np.concatenate([v[p] for p in table]).astype(np.float64)
+    rows = np.arange(BLOCK_M) // 4 < q_len
+    s = q.astype(np.float64) @ keys.T * scale
+    allowed = np.arange(keys.shape[0])[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
+    s = np.where(allowed, s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    return p @ values / p.sum(axis=1, keepdims=True), rows
+
+
 @pytest.mark.parametrize("sm", [90, 80])
 def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
     """vLLM's unified attention at BLOCK_M 16 (paged_attention_rows): the scores, their masks
@@ -1326,14 +1341,7 @@ def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
     q_len, seq_len, scale = 3, 80, 0.125
     handle = eg.run(kernels.paged_attention_rows, (1,), q, k, v, table, o, n_tiles, q_len, seq_len, scale,
                     BLOCK_M=BLOCK_M, TILE=TILE, D=D, sm=sm, num_warps=4, num_stages=3)
-    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
-    values = np.concatenate([v[p] for p in table]).astype(np.float64)
-    rows = np.arange(BLOCK_M) // 4 < q_len
-    s = q.astype(np.float64) @ keys.T * scale
-    allowed = np.arange(n_tiles * TILE)[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
-    s = np.where(allowed, s, -np.inf)
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    want = p @ values / p.sum(axis=1, keepdims=True)
+    want, rows = paged_attention_reference(q, k, v, table, q_len, seq_len, scale)
     np.testing.assert_allclose(o[rows], want[rows], rtol=2e-2, atol=2e-2)  # P rounded to fp16
     assert np.isnan(o[~rows]).all()
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, 4, 3, sm)
@@ -1360,14 +1368,7 @@ def test_loop_invariant_a_fragments_hoisted(kernels, monkeypatch, sm):
     v = rng.standard_normal((n_tiles + 1, TILE, D)).astype(np.float16)
     table = np.array([1, 3, 0], dtype=np.int32)
     q_len, seq_len, scale = 4, 90, 0.125
-    keys = np.concatenate([k[p] for p in table]).astype(np.float64)
-    values = np.concatenate([v[p] for p in table]).astype(np.float64)
-    rows = np.arange(BLOCK_M) // 4 < q_len
-    s = q.astype(np.float64) @ keys.T * scale
-    allowed = np.arange(n_tiles * TILE)[None, :] <= seq_len - q_len + (np.arange(BLOCK_M) // 4)[:, None]
-    s = np.where(allowed, s, -np.inf)
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    want = p @ values / p.sum(axis=1, keepdims=True)
+    want, rows = paged_attention_reference(q, k, v, table, q_len, seq_len, scale)
     loops = {}
     for experiment in ("nohoista", "hoista"):
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
