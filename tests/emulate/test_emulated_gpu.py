@@ -1248,6 +1248,14 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
     vectors = len(re.findall(rf"store <{128 // bits} x {element}> [^\n]*addrspace\(3\)", ll))
     scalars = len(re.findall(rf"store {element} [^\n]*addrspace\(3\)", ll))
     per_thread = (M if side == 0 else N) * BK // (32 * warps)  # elements of the scaled operand a thread holds
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    if "A read from its fragments' registers" in gpu_ir:
+        # Since session 32 (axis0copy, achain): a pipelined 16-bit A on wgmma at 4 warps is
+        # copied down its columns by cp.async, scaled in A's fragments and read from registers,
+        # as Triton does: nothing of it is staged from registers.
+        assert side == 0 and sm == 90 and bits == 16 and stages > 1, gpu_ir
+        assert vectors == 0 and scalars == 0, f"{vectors} vector stores, {scalars} scalar ones"
+        return
     assert vectors >= per_thread * bits // 128 and scalars < per_thread, f"{vectors} vector stores, {scalars} scalar ones"
     if bits == 32 and side == 0 and sm == 90:
         o = handle._options
