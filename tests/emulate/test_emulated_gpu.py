@@ -1222,7 +1222,8 @@ def test_a_kernel_over_the_devices_shared_memory_does_not_run(kernels, sm):
 @pytest.mark.parametrize("side", [0, 1])
 def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side):
     """A dot operand loaded contiguous down its columns (A along M, B along K) and scaled in
-    the loop (lightning attention's `k_trans * k_decay`): the dot stages it from the load's
+    the loop (lightning attention's `k_trans * k_decay`; a 16-bit A pipelined on wgmma is
+    copied and scaled in A's fragments instead, session 32): the dot stages it from the load's
     layout, into a transposed tile (A M-major, B K-major) where the instruction reads one (A:
     wgmma's 16-bit transpose, every mma.sync path; B: both), each 16-byte run of the load one
     vector store. tf32's A on wgmma is K-major only: there each thread holds 4 x 4 elements
@@ -1255,6 +1256,7 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
         # as Triton does: nothing of it is staged from registers.
         assert side == 0 and sm == 90 and bits == 16 and stages > 1, gpu_ir
         assert vectors == 0 and scalars == 0, f"{vectors} vector stores, {scalars} scalar ones"
+        assert "ldmatrix.sync.aligned.m8n8.x4.trans" in ll and "cp.async.cg" in ll
         return
     assert vectors >= per_thread * bits // 128 and scalars < per_thread, f"{vectors} vector stores, {scalars} scalar ones"
     if bits == 32 and side == 0 and sm == 90:
