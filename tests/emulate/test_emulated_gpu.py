@@ -1366,7 +1366,8 @@ def test_attention_rows_across_warps_stay_in_fragments(kernels, sm):
 
 @pytest.mark.parametrize("sm", [90, 80])
 def test_loop_invariant_a_fragments_hoisted(kernels, monkeypatch, sm):
-    """TRITIUM_REDUCE_EXPERIMENT=hoista: the loop-invariant A of an mma.sync dot (Q of vLLM's
+    """The default since session 33 (TRITIUM_REDUCE_EXPERIMENT=nohoista the old way): the
+    loop-invariant A of an mma.sync dot (Q of vLLM's
     unified attention at BLOCK_M 16, paged_attention_rows) staged once before the loop, its
     fragments loaded there by ldmatrix and held in registers: the loop reads Q's fragments
     D / 16 ldmatrix fewer and meets fewer barriers than by default (Q staged and read in every

@@ -71,11 +71,12 @@ struct TargetOptions {
   //            (two barriers each), as before session 31; reload (the default) loads a line of
   //            loads again at the rows or columns each thread holds (fragment_layout.h's
   //            line_reloaded): for timing the two
-  //   hoista   an mma.sync dot's loop-invariant flat A (Q of BLOCK_M 16 attention: vLLM's
-  //            unified attention) staged once before the loop and its fragments held in
-  //            registers through it (emitter.h's a_fragments_hoisted): no staging, ldmatrix
-  //            or barrier for it in the loop (2 fewer BAR a loop), but 96 -> 136 registers
-  //            there (4 -> 3 blocks an SM): opt-in until timed; nohoista the default
+  //   nohoista an mma.sync dot's loop-invariant flat A (Q of BLOCK_M 16 attention: vLLM's
+  //            unified attention) staged and read by ldmatrix in every iteration, as before
+  //            session 33; by default (hoista) it is staged once before the loop and its
+  //            fragments held in registers through it (emitter.h's a_fragments_hoisted): no
+  //            staging, ldmatrix or barrier for it in the loop, 80 -> 118 registers in vLLM's
+  //            kernel (4 blocks an SM still); timed: prefill 1.008 -> 1.047 of Triton (H100)
   //   nofragread a loop-carried block copied and read back (a load reaching a dot through
   //            elementwise ops) is read flat, and a fragment op reading it goes flat with it,
   //            as before session 32; fragread (the default) reads it at the fragment
