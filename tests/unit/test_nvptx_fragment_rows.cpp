@@ -312,8 +312,8 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
   // is written into its own buffer once before it (async_copy.h's hoisted operands), so the
   // first dot stages nothing either and needs no barrier after it (1). On sm_80 Q's
   // fragments are not held through the loop (Emitter::a_fragments_hoisted): the scores' 64
-  // registers, the accumulator's 64 and Q's 32 would pass kReloadRegisterBudget (vLLM's
-  // prefix_prefill, the same shape, spilled 132 -> 952 bytes that way). The warps split m
+  // registers, the accumulator's 64 and Q's 32 would pass kHoistedAPressureBudget (vLLM's
+  // prefix_prefill, the same shape, spilled 132 -> 1004 bytes that way). The warps split m
   // first (4 x 1 on both targets), so the row reductions never cross warps. Outside the
   // loop: the drain of the copies and the store's conversion (3).
   for (int sm : {80, 90}) {

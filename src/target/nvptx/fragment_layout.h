@@ -188,7 +188,7 @@ constexpr int64_t kInvariantCopyElements = 64;
 constexpr int kReloadRegisterBudget = 150;
 // The fragment registers a thread holds where `op` runs, `l` its result's layout: its
 // result's and those its innermost loop carries in fragments (what a reloaded line or a
-// hoisted operand is held among; both stay within kReloadRegisterBudget).
+// hoisted A is held among: plan_fragments and Emitter::a_fragments_hoisted bound it).
 int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const FragmentLayout& l);
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
