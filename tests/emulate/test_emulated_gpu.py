@@ -897,17 +897,19 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
-@pytest.mark.parametrize("onetrip", [True, False])
-def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip):
+@pytest.mark.parametrize("onetrip,keepb", [(True, True), (True, False), (False, True)])
+def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip, keepb):
     """fla's chunk_bwd_kernel_dqkwg at V == BV: its loop over V runs once, and is its body
     (gpu/inline_one_trip_loops.h), as under Triton, whose canonicalization folds it: no
     cp.async copies for a second iteration that never comes, no stage buffers (at K = V = 128
     they took 192 KiB, one block an SM where Triton's 96 KiB fit two). Kept as a loop
     (TRITIUM_REDUCE_EXPERIMENT=noonetrip), it is pipelined as before. Small integers, the
     last rows masked (T < BT): every sum exact in fp16 and fp32, so the results must equal
-    numpy's either way."""
-    if not onetrip:
-        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "noonetrip")
+    numpy's either way. Inlined, h is the K-major B of two dots (b_dq's and b_dw's) whose A
+    each stages: on wgmma it is staged once, into an operand tile the second dot reads too
+    (emitter.h, keepb), where it was staged by each (TRITIUM_REDUCE_EXPERIMENT=nokeepb)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("onetrip" if onetrip else "noonetrip") +
+                       ("" if keepb else ",nokeepb"))
     rng = np.random.default_rng(33)
     K = V = BT = 64
     T = 50
@@ -932,6 +934,10 @@ def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip)
     assert ("= for " in gpu_ir) == (not onetrip)
     assert ("cp.async" in gpu_ir) == (not onetrip)
     assert ("stage buffers: 0 bytes" in gpu_ir.splitlines()[0]) == onetrip, gpu_ir.splitlines()[0]
+    if sm == 90 and onetrip:
+        # 16-byte stores into shared memory: h (64 x 64 bf16) takes 4 a thread each time
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("st.shared.v4") == (36 if keepb else 40), ptx.count("st.shared.v4")
 
 
 @pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])
