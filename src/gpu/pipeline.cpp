@@ -8,6 +8,7 @@
 #include "gpu/assign_layouts.h"
 #include "gpu/coalesce.h"
 #include "gpu/hoist_invariants.h"
+#include "gpu/inline_one_trip_loops.h"
 #include "gpu/insert_barriers.h"
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
@@ -26,6 +27,9 @@ namespace {
 void cse(ir::Function& function, const GpuOptions&) { transforms::eliminate_common_subexpressions(function); }
 
 const std::vector<GpuPass> kGpuPasses = {
+    // A loop whose constant bounds run it once (fla's `range(tl.cdiv(V, BV))` at V == BV):
+    // its body, so no pass pipelines an iteration that never comes.
+    {"inline_one_trip_loops", inline_one_trip_loops, inlines_one_trip_loops},
     // An `if` whose branches compute a few cheap elementwise ops on blocks: those ops run
     // unconditionally and selects take the results (blocks held across a branch spill).
     {"speculate_ifs", speculate_ifs, nullptr},

@@ -528,6 +528,46 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def dqkwg_one_chunk(q, k, v, h, do, dh, dq, dk, dw, dv, scale, T, K: tl.constexpr, V: tl.constexpr,
+                        BT: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr):
+        # fla's chunk_bwd_kernel_dqkwg (delta rule, no gate) for one chunk: its loop over V
+        # runs once at V == BV (gpu/inline_one_trip_loops.h); h and dh run along K (K-major B).
+        o_t = tl.arange(0, BT)
+        m_t = o_t < T
+        o_k = tl.arange(0, BK)
+        m_qk = m_t[:, None] & (o_k < K)[None, :]
+        b_dq = tl.zeros([BT, BK], dtype=tl.float32)
+        b_dk = tl.zeros([BT, BK], dtype=tl.float32)
+        b_ds = tl.zeros([BT, BT], dtype=tl.float32)
+        b_dw = tl.zeros([BT, BK], dtype=tl.float32)
+        for i_v in range(tl.cdiv(V, BV)):
+            o_v = i_v * BV + tl.arange(0, BV)
+            m_hv = m_t[:, None] & (o_v < V)[None, :]
+            m_h = (o_v < V)[:, None] & (o_k < K)[None, :]
+            b_v = tl.load(v + o_t[:, None] * V + o_v[None, :], mask=m_hv, other=0.0)
+            b_do = tl.load(do + o_t[:, None] * V + o_v[None, :], mask=m_hv, other=0.0)
+            b_h = tl.load(h + o_v[:, None] + o_k[None, :] * V, mask=m_h, other=0.0)
+            b_dh = tl.load(dh + o_v[:, None] + o_k[None, :] * V, mask=m_h, other=0.0)
+            b_ds = tl.dot(b_do, tl.trans(b_v), b_ds)
+            b_dq = tl.dot(b_do, b_h.to(b_do.dtype), b_dq)
+            b_dk = tl.dot(b_v, b_dh.to(b_v.dtype), b_dk)
+            b_dv = tl.load(dv + o_t[:, None] * V + o_v[None, :], mask=m_hv, other=0.0)
+            b_dw = tl.dot(b_dv.to(b_v.dtype), b_h.to(b_v.dtype), b_dw)
+        tl.store(dw + o_t[:, None] * K + o_k[None, :], -b_dw.to(dw.dtype.element_ty), mask=m_qk)
+        tl.debug_barrier()
+        b_q = tl.load(q + o_t[:, None] * K + o_k[None, :], mask=m_qk, other=0.0)
+        b_k = tl.load(k + o_t[:, None] * K + o_k[None, :], mask=m_qk, other=0.0)
+        m_A = (o_t[:, None] >= o_t[None, :]) & (m_t[:, None] & m_t)
+        b_ds = tl.where(m_A, b_ds, 0)
+        b_ds = b_ds.to(b_k.dtype)
+        b_dq = tl.dot(b_ds, b_k, b_dq)
+        b_dk += tl.dot(tl.trans(b_ds), b_q) * scale
+        b_dq *= scale
+        tl.store(dq + o_t[:, None] * K + o_k[None, :], b_dq.to(dq.dtype.element_ty), mask=m_qk)
+        tl.store(dk + o_t[:, None] * K + o_k[None, :], b_dk.to(dk.dtype.element_ty), mask=m_qk)
+
+
+    @tritium.jit
     def state_recurrence_two_blocks(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, V: tl.constexpr, BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128: the state in two
         # blocks of 64 rows, each stored every chunk and then the B of a dot (b_v = w1 h1 +
@@ -854,6 +894,50 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
+@pytest.mark.parametrize("onetrip,keepb", [(True, True), (True, False), (False, True)])
+def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip, keepb):
+    """fla's chunk_bwd_kernel_dqkwg at V == BV: its loop over V runs once, and is its body
+    (gpu/inline_one_trip_loops.h), as under Triton, whose canonicalization folds it: no
+    cp.async copies for a second iteration that never comes, no stage buffers (at K = V = 128
+    they took 192 KiB, one block an SM where Triton's 96 KiB fit two). Kept as a loop
+    (TRITIUM_REDUCE_EXPERIMENT=noonetrip), it is pipelined as before. Small integers, the
+    last rows masked (T < BT): every sum exact in fp16 and fp32, so the results must equal
+    numpy's either way. Inlined, h is the K-major B of two dots (b_dq's and b_dw's) whose A
+    each stages: on wgmma it is staged once, into an operand tile the second dot reads too
+    (emitter.h, keepb), where it was staged by each (TRITIUM_REDUCE_EXPERIMENT=nokeepb)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("onetrip" if onetrip else "noonetrip") +
+                       ("" if keepb else ",nokeepb"))
+    rng = np.random.default_rng(33)
+    K = V = BT = 64
+    T = 50
+    small = lambda *shape: rng.integers(-2, 3, shape).astype(np.float16)
+    q, k, v, do, dv = (small(BT, 64) for _ in range(5))
+    h, dh = small(V, K), small(V, K)  # stored [K, V] row-major: h[k, v] at k * V + v
+    out = [np.full((BT, K), np.nan, dtype=np.float16) for _ in range(3)]
+    handle = eg.run(kernels.dqkwg_one_chunk, (1,), q, k, v, h, do, dh, *out, dv, 0.5, T, K=K, V=V, BT=BT, BK=K, BV=V,
+                    sm=sm, num_warps=warps, num_stages=stages)
+    f = lambda x: x[:T].astype(np.float64)
+    hv, dhv = h.astype(np.float64).T, dh.astype(np.float64).T  # [V, K], as the kernel loads them
+    ds = np.tril(f(do) @ f(v).T)
+    want_dq = (f(do) @ hv + ds @ f(k)) * 0.5
+    want_dk = f(v) @ dhv + ds.T @ f(q) * 0.5
+    want_dw = -(f(dv) @ hv)
+    dq, dk, dw = out
+    for got, want in ((dq, want_dq), (dk, want_dk), (dw, want_dw)):
+        assert np.abs(want).max() < 2048
+        np.testing.assert_array_equal(got[:T].astype(np.float64), want)
+        assert np.isnan(got[T:].astype(np.float32)).all()  # masked rows not written
+    gpu_ir = eg.emit_llvm(handle, sm, "gpu-ir")
+    assert ("= for " in gpu_ir) == (not onetrip)
+    assert ("cp.async" in gpu_ir) == (not onetrip)
+    assert ("stage buffers: 0 bytes" in gpu_ir.splitlines()[0]) == onetrip, gpu_ir.splitlines()[0]
+    if sm == 90 and onetrip:
+        # 16-byte stores into shared memory: h (64 x 64 bf16) takes 4 a thread each time
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("st.shared.v4") == (36 if keepb else 40), ptx.count("st.shared.v4")
 
 
 @pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])

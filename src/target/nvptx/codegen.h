@@ -107,6 +107,13 @@ struct TargetOptions {
   //            broadcasts read and carries it so (gpu/coalesce.cpp's lines_in_slot): each
   //            broadcast a register move (vLLM's unified attention: 2 barriers and 2 round
   //            trips fewer an iteration): for timing the two
+  //   noonetrip a loop whose constant bounds run it once stays a loop (pipelined as any); by
+  //            default (onetrip) it is its body (gpu/inline_one_trip_loops.h), as Triton's
+  //            canonicalization folds it: fla's chunk_bwd_kernel_dqkwg at V == BV, 208 -> 48
+  //            KiB of shared memory (1 -> 2 blocks an SM): for timing the two
+  //   nokeepb  a B several dots read is kept in an operand tile only where its dots' A is not
+  //            staged and it is not K-major, as before session 33; keepb (the default) also
+  //            there (emitter.h's OperandTile): for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -370,7 +370,7 @@ Regs Emitter::flat_copy(const ir::Value* value, const FragmentLayout& l, const R
   if (!l.rows && def != nullptr && at != nullptr && at->parent() == emitting_region_) {
     readers = tile_readers(value, *at);
   }
-  if (readers.empty()) return fragment_to_flat(value, l, fragment);
+  if (readers.empty() || slot_runs_down(value)) return fragment_to_flat(value, l, fragment);
   const SharedTile tile = *operand_tile_of(*readers[0]);
   if (!operand_tile_fits(tile.bytes())) return fragment_to_flat(value, l, fragment);
   // Staged as the dots read it, its flat registers read back from the same tile.
@@ -397,10 +397,14 @@ std::optional<SharedTile> Emitter::operand_tile_of(const ir::Op& dot) const {
   if (path != DotPath::F16 && path != DotPath::BF16) return std::nullopt;
   if (async_.carried.count(b) != 0 || async_.in_flight_dots.count(&dot) != 0) return std::nullopt;
   if (b->def() != nullptr && gpu::trans_staged_by_dots(*b->def())) return std::nullopt;
-  if (slot_runs_down(b)) return std::nullopt;  // held transposed (stage_dot_operands)
   const bool wgmma = uses_wgmma(dot, *l, sm_, threads_ / 32);
   if (wgmma && k_evens_first(dot, frags_)) return std::nullopt;
   const std::vector<int64_t>& shape = b->type()->shape();
+  // Held transposed (K-major) as stage_dot_operands stages it: on wgmma only, with keepb.
+  if (slot_runs_down(b)) {
+    if (!wgmma || !keep_b_widely_) return std::nullopt;
+    return SharedTile::swizzled(shape[1], shape[0], 2);
+  }
   return wgmma ? SharedTile::swizzled(shape[0], shape[1], 2) : SharedTile::padded(shape[0], shape[1], 2, mma_tile_pad(2, false));
 }
 
@@ -489,6 +493,7 @@ void Emitter::keep_operand_tile(const ir::Value* value, const SharedTile& tile, 
   t.region = readers.back()->parent();
   t.offset = round_trip_start();
   t.tile = tile;
+  t.transposed = slot_runs_down(value);
   t.readers.insert(readers.begin(), readers.end());
   t.last = readers.back();
   operand_tiles_.push_back(std::move(t));
@@ -881,20 +886,27 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   OperandTile* kept_b = copied_b == async_.carried.end() ? operand_tile(op) : nullptr;
   const bool b_staged_here = copied_b == async_.carried.end() && kept_b == nullptr;
   // A B staged here that later dots of the region read too, in the same tile, is kept in an
-  // operand tile (where round trips start now, so only when A is not staged there).
-  std::vector<const ir::Op*> b_readers;
-  if (b_staged_here && !a_staged_here && operand_tile_of(op)) {
-    b_readers = tile_readers(b, op);
-    if (b_readers.size() < 2 || b_readers[0] != &op || !operand_tile_fits(operand_tile_of(op)->bytes())) b_readers.clear();
-  }
-  // B follows A's tile when A is staged here, else it starts at byte 0 (A is in its stage
-  // or hoisted buffer, or in registers): reserving A's bytes there cost w8a16's 8-warp
-  // 128x128x64 tile 16 KiB of shared memory for nothing.
+  // operand tile (where round trips start now). Where A is staged here too, B is staged
+  // first, kept, and A after it (where round trips then start), with keepb; without, such
+  // a B is staged by each of its dots.
   const int64_t align = wgmma ? SharedTile::kSwizzleAlign : 16;
-  s.b_offset = a_staged_here ? (s.tile_a.bytes() + align - 1) / align * align : 0;
-  check_shared_fits(s.b_offset + s.tile_b.bytes(), op, "staging this dot's operands");
+  const int64_t a_bytes = a_staged_here ? (s.tile_a.bytes() + align - 1) / align * align : 0;
+  std::vector<const ir::Op*> b_readers;
+  if (b_staged_here && (!a_staged_here || keep_b_widely_) && operand_tile_of(op)) {
+    b_readers = tile_readers(b, op);
+    const int64_t kept_bytes = (operand_tile_of(op)->bytes() + align - 1) / align * align;
+    if (b_readers.size() < 2 || b_readers[0] != &op || !operand_tile_fits(kept_bytes + a_bytes)) b_readers.clear();
+  }
+  const bool b_kept_first = !b_readers.empty() && a_staged_here;
+  // B follows A's tile when A is staged here (and B not kept first), else it starts at byte
+  // 0 (A is in its stage or hoisted buffer, or in registers): reserving A's bytes there cost
+  // w8a16's 8-warp 128x128x64 tile 16 KiB of shared memory for nothing.
+  s.b_offset = a_staged_here && !b_kept_first ? a_bytes : 0;
+  const int64_t staged_bytes = b_kept_first ? (s.tile_b.bytes() + align - 1) / align * align + a_bytes
+                                            : s.b_offset + s.tile_b.bytes();
+  check_shared_fits(staged_bytes, op, "staging this dot's operands");
   if (a_staged_here || b_staged_here) {
-    make_room(s.b_offset + s.tile_b.bytes());
+    make_room(staged_bytes);
     kept_b = copied_b == async_.carried.end() ? operand_tile(op) : nullptr;  // (tiles given back moved)
     sync_if_dirty();  // unplanned staging
   }
@@ -910,6 +922,17 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     if (lb != nullptr && !lb->rows && !slot) {
       set(b_source, fragment_to_flat(b_source, *lb, fragment_operand(b_source, *lb, *b_source->users()[0])));
     }
+  }
+  // B kept first: staged and kept at byte 0 of where round trips start, which then start
+  // past it, where A goes.
+  if (b_kept_first && b_staged_here) {
+    stage_operand(b, 0, s.tile_b, s.b, converter(kb), b_transposed);
+    s.b_k_major = b_transposed;
+    s.b_address = shared_address(0);
+    if (!same_tile(s.tile_b, *operand_tile_of(op)) || b_transposed != slot_runs_down(b)) {
+      internal_error("nvptx", "an operand tile is not where its dot staged it", op.loc());
+    }
+    keep_operand_tile(b, s.tile_b, b_readers);
   }
   auto hoisted = async_.hoisted_a.find(&op);
   if (hoisted != async_.hoisted_a.end()) {
@@ -928,13 +951,16 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   if (kept_b != nullptr) {
     s.tile_b = kept_b->tile;
     s.stride_b = s.tile_b.stride();
+    s.b_k_major = kept_b->transposed;
     s.b_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(kept_b->offset)));
+  } else if (b_kept_first) {
+    s.stride_b = s.tile_b.stride();  // staged and kept above
   } else if (b_staged_here) {
     stage_operand(b, s.b_offset, s.tile_b, s.b, converter(kb), b_transposed);
     s.b_k_major = b_transposed;
     s.b_address = shared_address(s.b_offset);
     if (!b_readers.empty()) {
-      if (!same_tile(s.tile_b, *operand_tile_of(op)) || s.b_offset != 0 || b_transposed) {
+      if (!same_tile(s.tile_b, *operand_tile_of(op)) || s.b_offset != 0 || b_transposed != slot_runs_down(b)) {
         internal_error("nvptx", "an operand tile is not where its dot staged it", op.loc());
       }
       keep_operand_tile(b, s.tile_b, b_readers);

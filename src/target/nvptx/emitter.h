@@ -278,6 +278,9 @@ class Emitter {
     const ir::Region* region = nullptr;
     int64_t offset = 0;  // bytes from the start of shared memory
     SharedTile tile;
+    // A K-major B (a wgmma B staged from a slot whose registers run along K: slot_runs_down),
+    // held transposed as stage_dot_operands holds it; its flat copy is never read there.
+    bool transposed = false;
     std::unordered_set<const ir::Op*> readers;  // the dots that read it here
     const ir::Op* last = nullptr;
     bool done = false;   // the last reader has read it
@@ -609,6 +612,10 @@ class Emitter {
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
   // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
   bool line_slot_ = true;
+  // A B several dots read kept in an operand tile also where the dot stages its A (the B
+  // first, A after it) and where it is held K-major on wgmma (experiment "keepb", the
+  // default; nokeepb: only a row-major B of dots whose A is not staged, as before).
+  bool keep_b_widely_ = true;
   // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
   std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
