@@ -65,7 +65,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
     } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain" ||
-               name == "reloadguard" || name == "noreloadguard") {
+               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
       // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
     } else if (name == "rbmerge" || name == "norbmerge") {
