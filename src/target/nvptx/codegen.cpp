@@ -455,7 +455,10 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
-    c.gate.skip_lsr = !experiment(options, "lsr", true);
+    // LoopStrengthReduce: skipped where a line is reloaded in a loop (FragmentPlan::
+    // reloads_in_loop), unless the experiments say "lsr" (always run) or "nolsr" (never).
+    const bool lsr_named = experiment(options, "lsr", false) || !experiment(options, "lsr", true);
+    c.gate.skip_lsr = lsr_named ? !experiment(options, "lsr", true) : fragments.reloads_in_loop();
     AsyncPlan copies =
         plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
                           experiment(options, "rbmerge", true));

@@ -724,6 +724,9 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
     if (guard_reloads && fragment_pressure(plan, *op, l) + reloaded_in[loop] + cost > kReloadRegisterBudget) continue;
     reloaded_in[loop] += cost;
     plan.reloaded_[op->operand(0)].push_back(op);
+    for (const ir::Op* at = op->operand(0)->def(); at != nullptr && !plan.reloads_in_loop_; at = enclosing_op(*at)) {
+      plan.reloads_in_loop_ = at != op->operand(0)->def() && at->kind() == OpKind::For;
+    }
     if (op->operand(0)->type()->shape()[0] != 1) continue;
     std::vector<const ir::Op*> loads;
     row_loads(op->operand(0), loads);
