@@ -107,7 +107,7 @@ struct TargetOptions {
   //            broadcast a register move (vLLM's unified attention: 2 barriers and 2 round
   //            trips fewer an iteration): for timing the two
   //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
-  //            33) it is skipped in kernels whose loops reload a line at its fragments
+  //            33) it is skipped in kernels whose loops reload a row line at its fragments
   //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):
   //            there it made one 64-bit induction variable of each per-thread address
   //            (mamba's dCB at 64 x 32: 126 -> 94 registers without it, Triton 96; 32 x 32
