@@ -96,12 +96,17 @@ void validate(const ir::Function& function, const TargetOptions& options) {
 // Skips the straight-line passes (pass_gate.h) in the NVPTX backend's IR passes, which ask
 // the context's gate (FunctionPass::skipFunction) by their pass argument. The O3 pipeline
 // (new pass manager, no instrumentation) does not ask it and has neither pass.
+// It also skips LoopStrengthReduce where the kernel's experiments say so (pass_gate.h,
+// skips_loop_strength_reduction).
 struct StraightLineGate : llvm::OptPassGate {
   bool skip = false;
+  bool skip_lsr = false;
   bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) const override {
-    return !is_straight_line_pass(std::string_view(pass.data(), pass.size()));
+    const std::string_view name(pass.data(), pass.size());
+    if (skip_lsr && is_loop_strength_reduction(name)) return false;
+    return !skip || !is_straight_line_pass(name);
   }
-  bool isEnabled() const override { return skip; }
+  bool isEnabled() const override { return skip || skip_lsr; }
 };
 
 // One compilation's LLVM objects, in the order they must be destroyed.
@@ -451,6 +456,10 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);
     make_machine(c, function, options, wgmma);
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
+    // LoopStrengthReduce: skipped where a line is reloaded in a loop (FragmentPlan::
+    // reloads_in_loop), unless the experiments say "lsr" (always run) or "nolsr" (never).
+    const bool lsr_named = experiment(options, "lsr", false) || !experiment(options, "lsr", true);
+    c.gate.skip_lsr = lsr_named ? !experiment(options, "lsr", true) : fragments.reloads_in_loop();
     AsyncPlan copies =
         plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
                           experiment(options, "rbmerge", true));

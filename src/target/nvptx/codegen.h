@@ -114,6 +114,13 @@ struct TargetOptions {
   //   nokeepb  a B several dots read is kept in an operand tile only where its dots' A is not
   //            staged and it is not K-major, as before session 33; keepb (the default) also
   //            there (emitter.h's OperandTile): for timing the two
+  //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
+  //            33) it is skipped in kernels whose loops reload a row line at its fragments
+  //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):
+  //            there it made one 64-bit induction variable of each per-thread address
+  //            (mamba's dCB at 64 x 32: 126 -> 94 registers without it, Triton 96; 32 x 32
+  //            80 -> 64, Triton 64). `lsr` restores the pass for timing the two; `nolsr` skips
+  //            it everywhere (mixed statically: see tests/realk/RESULTS.md, session 33)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

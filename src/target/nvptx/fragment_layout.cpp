@@ -722,6 +722,12 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
     if (guard_reloads && fragment_pressure(plan, *op, l) + reloaded_in[loop] + cost > kReloadRegisterBudget) continue;
     reloaded_in[loop] += cost;
     plan.reloaded_[op->operand(0)].push_back(op);
+    // A row line ([1, n]) defined in a loop: its rep_n column pairs a thread loads there
+    // (FragmentPlan::reloads_in_loop).
+    const bool row_line = op->operand(0)->type()->shape()[0] == 1;
+    for (const ir::Op* at = op->operand(0)->def(); row_line && at != nullptr && !plan.reloads_in_loop_; at = enclosing_op(*at)) {
+      plan.reloads_in_loop_ = at != op->operand(0)->def() && at->kind() == OpKind::For;
+    }
     if (op->operand(0)->type()->shape()[0] != 1) continue;
     std::vector<const ir::Op*> loads;
     row_loads(op->operand(0), loads);

@@ -117,6 +117,16 @@ class FragmentPlan {
   // as Triton's local_load into its mma layout, instead of a dot result going to the flat
   // layout through shared memory to meet the flat registers.
   bool reads_back(const ir::Value* value) const { return read_back_.count(value) != 0; }
+  // Whether a row line ([1, n]) defined in a loop's body is reloaded (reloaded_broadcasts):
+  // its loads are then issued in every iteration at each thread's columns (2 (lane % 4) + 8 j,
+  // rep_n pairs), from addresses that are a per-thread part plus the loop's scalar advance.
+  // LLVM's LoopStrengthReduce turns each such address into a 64-bit induction variable of
+  // its own, live through the loop (mamba's dCB 64 x 32: 126 registers, 94 without it;
+  // Triton 96): codegen.cpp skips that pass for such kernels (experiments "lsr" / "nolsr"
+  // force it on / off). Column lines (2 rows a thread at 4 warps of wgmma: mamba's dB and
+  // dC) keep it: there skipping it gave as many registers or more (dB 128 x 64: 12 bytes
+  // spilled).
+  bool reloads_in_loop() const { return reloads_in_loop_; }
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
@@ -128,6 +138,7 @@ class FragmentPlan {
   std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
   std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> reloaded_;
   std::unordered_set<const ir::Value*> read_back_;
+  bool reloads_in_loop_ = false;
   int sm_ = 0, num_warps_ = 0;
 };
 

@@ -35,4 +35,11 @@ bool skips_straight_line_passes(const ir::Function& function, int num_warps) {
 // EarlyCSE) stay linear enough.
 bool is_straight_line_pass(std::string_view pass) { return pass == "slsr" || pass == "nary-reassociate"; }
 
+// The legacy LoopStrengthReduce (TargetPassConfig::addIRPasses adds it): a loop pass asks the
+// gate by its name (LoopPass::skipLoop), not by its argument ("loop-reduce") as the function
+// passes above do.
+bool is_loop_strength_reduction(std::string_view pass) {
+  return pass == "Loop Strength Reduction" || pass == "loop-reduce";
+}
+
 }  // namespace tritium::nvptx

@@ -28,4 +28,10 @@ bool skips_straight_line_passes(const ir::Function& function, int num_warps);
 // Whether `pass` (LLVM's pass argument, as an OptPassGate sees it) is one of those passes.
 bool is_straight_line_pass(std::string_view pass);
 
+// Whether `pass` is LLVM's LoopStrengthReduce (the gate skips it under the experiment "nolsr":
+// codegen.cpp). On tritium's loops it turns a scalar offset added to per-thread addresses
+// held through the loop into one 64-bit pointer induction variable per address, each live
+// through the loop (mamba's dCB at 64 x 32: 126 registers with it, 94 without; Triton 96).
+bool is_loop_strength_reduction(std::string_view pass);
+
 }  // namespace tritium::nvptx
