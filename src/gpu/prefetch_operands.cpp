@@ -82,10 +82,13 @@ bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysi
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
-// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs).
+// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs); or,
+// with `lines`, a line (a 1-D block of 4- to 16-byte elements, each one cp.async: mamba's
+// `dA_cs_k` and `dt_k`, whose `exp(dA_cs_last - dA_cs_k) * dt_k` scales an operand's rows),
+// which a thread may also read at any element (target/nvptx/async_copy.h, AsyncOperand::line).
 // Returns the dot operand it reaches (null where it is none of these).
 const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0,
-                             bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
+                             bool lines, bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
@@ -97,8 +100,9 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
   const bool rows = width >= 2 && width * bytes >= 4 && width * bytes <= 16 && type->num_elements() >= width * threads;
-  if (!rows && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
-  if (down_columns != nullptr) *down_columns = !rows;
+  const bool line = lines && type->rank() == 1 && bytes >= 4 && bytes <= 16 && width >= 1;
+  if (!rows && !line && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
+  if (down_columns != nullptr) *down_columns = !rows && !line;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
@@ -206,7 +210,7 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
       bool down_columns = false;
       const ir::Op* a_of = nullptr;
       const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0,
-                                             &down_columns, &a_of);
+                                             options.read_back_lines, &down_columns, &a_of);
       if (operand == nullptr || (down_columns && !options.read_back_axis0_flat && !a_chain_candidate(a_of, options))) {
         continue;
       }
