@@ -1002,11 +1002,12 @@ const AsyncOperand* AsyncPlan::copied_line(const ir::Value* v) const {
 
 namespace {
 
-bool line_of_copies(const AsyncPlan& plan, const ir::Value* v, int* budget, bool* any) {
+bool line_of_copies(const AsyncPlan& plan, const ir::Value* v, const ir::Region* at, int* budget, bool* any) {
   if (!v->type()->is_block()) return true;
   if (plan.copied_line(v) != nullptr) {
+    // Read at the line's loop body's top level (its barrier once for the iteration).
     *any = true;
-    return true;
+    return v->region() == at;
   }
   const ir::Op* def = v->def();
   if (def == nullptr || --*budget < 0) return false;
@@ -1016,12 +1017,12 @@ bool line_of_copies(const AsyncPlan& plan, const ir::Value* v, int* budget, bool
   switch (def->kind()) {
     case OpKind::ExpandDims:
     case OpKind::Reshape:
-    case OpKind::ConvertLayout: return line_of_copies(plan, def->operand(0), budget, any);
+    case OpKind::ConvertLayout: return line_of_copies(plan, def->operand(0), at, budget, any);
     default: break;
   }
   if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def) || def->num_results() != 1) return false;
   for (const ir::Value* operand : def->operands()) {
-    if (!line_of_copies(plan, operand, budget, any)) return false;
+    if (!line_of_copies(plan, operand, at, budget, any)) return false;
   }
   return true;
 }
@@ -1034,7 +1035,7 @@ bool AsyncPlan::reads_copied_lines(const ir::Op& broadcast) const {
   if (line->type()->shape() == broadcast.result()->type()->shape()) return false;
   int budget = 16;
   bool any = false;
-  return line_of_copies(*this, line, &budget, &any) && any;
+  return line_of_copies(*this, line, broadcast.parent(), &budget, &any) && any;
 }
 
 }  // namespace tritium::nvptx

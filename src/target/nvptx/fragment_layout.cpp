@@ -317,7 +317,9 @@ bool no_write_between(const ir::Op& load, const ir::Op& at) {
 bool reloadable(const ir::Value* v, const ir::Op& at, int* budget) {
   if (!v->type()->is_block()) return true;  // a scalar: every thread has it
   // A copied line (async_copy.h's AsyncOperand::line): read from its stage buffer at any element.
-  if (read_back_arg(v, true)) return --*budget >= 0;
+  // Read where the line is defined, at its loop body's top level (the barrier of the read,
+  // Emitter::wait_for_read_backs, once for the iteration: not inside a branch).
+  if (read_back_arg(v, true)) return at.parent() == v->region() && --*budget >= 0;
   int index_budget = kIndexComputeBudget;
   if (index_computable(v, &index_budget)) return true;
   const ir::Op* def = v->def();
