@@ -76,7 +76,8 @@ struct TargetOptions {
   //            session 33; by default (hoista) it is staged once before the loop and its
   //            fragments held in registers through it (emitter.h's a_fragments_hoisted): no
   //            staging, ldmatrix or barrier for it in the loop, 80 -> 118 registers in vLLM's
-  //            kernel (4 blocks an SM still); timed: prefill 1.008 -> 1.047 of Triton (H100)
+  //            kernel (4 blocks an SM still); timed: prefill 1.008 -> 1.047 of Triton (H100);
+  //            only within fragment_layout.h's kReloadRegisterBudget
   //   nofragread a loop-carried block copied and read back (a load reaching a dot through
   //            elementwise ops) is read flat, and a fragment op reading it goes flat with it,
   //            as before session 32; fragread (the default) reads it at the fragment

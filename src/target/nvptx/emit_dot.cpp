@@ -671,7 +671,11 @@ bool Emitter::a_fragments_hoisted(const ir::Op& dot, const ir::Op& loop) const {
     return false;
   }
   const int64_t K = a->type()->shape().back();
-  return K % 16 == 0 && l->rep_m * (K / 16) * 4 <= kHoistedAFragmentRegs;
+  const int64_t regs = l->rep_m * (K / 16) * 4;
+  // Held through the loop among its carried fragments: within the reload budget, past which
+  // ptxas spills (vLLM's prefix_prefill at 128 x 64, sm_80: 132 -> 952 spilled bytes).
+  return K % 16 == 0 && regs <= kHoistedAFragmentRegs &&
+         fragment_pressure(frags_, dot, *l) + regs <= kReloadRegisterBudget;
 }
 
 void Emitter::hoist_a_fragments(const ir::Op& loop) {

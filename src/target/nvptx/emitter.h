@@ -393,7 +393,8 @@ class Emitter {
   void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
   // Whether `dot`, an mma.sync dot (f16/bf16, no batch) directly in `loop`'s body, reads a
   // loop-invariant flat A (Q of BLOCK_M 16 attention) whose fragments are loaded once before
-  // the loop and held in registers through it (kHoistedAFragmentRegs a thread at most),
+  // the loop and held in registers through it (kHoistedAFragmentRegs a thread at most, and
+  // with the loop's fragments within kReloadRegisterBudget),
   // instead of staged and read by ldmatrix in every iteration (the default; "nohoista" stages
   // it in every iteration: vLLM's unified attention prefill 1.047 of Triton against 1.008).
   bool a_fragments_hoisted(const ir::Op& dot, const ir::Op& loop) const;

@@ -385,8 +385,15 @@ int reloaded_registers(const ir::Op& broadcast, const FragmentLayout& l) {
   return static_cast<int>(loads.size()) * 2 * (row ? l.rep_n : l.rep_m) * static_cast<int>(l.batch);
 }
 
-// The fragment registers a thread holds where `op` runs: its result's and those its
-// innermost loop carries in fragments (a reloaded line is loaded among them).
+}  // namespace
+
+bool line_reloaded(const ir::Op& broadcast) {
+  const ir::Op* def = broadcast.operand(0)->def();
+  if (!line_broadcast(broadcast) || def == nullptr) return false;
+  int budget = kIndexComputeBudget;
+  return reloadable(broadcast.operand(0), *def, &budget);
+}
+
 int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const FragmentLayout& l) {
   int regs = l.num_regs();
   for (const ir::Op* loop = enclosing_op(op); loop != nullptr; loop = enclosing_op(*loop)) {
@@ -397,15 +404,6 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
     break;
   }
   return regs;
-}
-
-}  // namespace
-
-bool line_reloaded(const ir::Op& broadcast) {
-  const ir::Op* def = broadcast.operand(0)->def();
-  if (!line_broadcast(broadcast) || def == nullptr) return false;
-  int budget = kIndexComputeBudget;
-  return reloadable(broadcast.operand(0), *def, &budget);
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,

@@ -186,6 +186,10 @@ constexpr int64_t kInvariantCopyElements = 64;
 // shared memory (two barriers) instead of spilling. Calibrated on ptxas' counts (sm_90a) of
 // mamba's backward kernels: 64 x 128 dcb (194) spilled, 32 x 128 (84) and 64 x 64 (98) did not.
 constexpr int kReloadRegisterBudget = 150;
+// The fragment registers a thread holds where `op` runs, `l` its result's layout: its
+// result's and those its innermost loop carries in fragments (what a reloaded line or a
+// hoisted operand is held among; both stay within kReloadRegisterBudget).
+int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const FragmentLayout& l);
 
 // Whether `dot`, whose result has layout `l`, runs on Hopper's wgmma (emit_wgmma.cpp):
 // sm_90, fp16/bf16 operands (fp8 widened to f16), a 2-D block in a warpgroup layout (every
