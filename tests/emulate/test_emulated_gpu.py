@@ -897,17 +897,15 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
     TRITIUM_REDUCE_EXPERIMENT=noaxis0copy (k and the gate loaded every chunk); by default they
     are copied down their columns and read back (test_gated_keys_copied_down_columns): on sm_90
     the gated keys are computed in A's fragments, the line reloaded there, 4 barriers. Since
-    session 33 the last row, a line, is copied too when pipelined (AsyncOperand::line) and its
-    broadcast computed from the stage buffer at each thread's elements: no round trip, 2
-    barriers fewer; TRITIUM_REDUCE_EXPERIMENT=nolinecopy keeps the round trip this test is about."""
+    session 33 the last row, a line, is copied too where the keys are (AsyncOperand::line),
+    read from their stage buffers; where they are not (here) it stays a load either way
+    (linecopy and nolinecopy alike)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
     names = ([] if axis0 else ["noaxis0copy"]) + ([] if linecopy else ["nolinecopy"])
     if names:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ",".join(names))
     if axis0 and (sm, stages) == (90, 3):
         barriers = 4
-    elif linecopy and stages >= 2:
-        barriers -= 2
     rng = np.random.default_rng(36)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
     k = np.zeros((T, K))
@@ -987,9 +985,10 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
         ptx = eg.emit_llvm(handle, sm, "ptx")
         # the iteration's wait for the read-backs (the dot's too), the state's round trip for
         # its store (2), the loop's exit
-        # (flat: the gate's last row is a copied line since session 33, its broadcast read
-        # from the stage buffer: 2 barriers fewer than its round trip)
-        want = 6 if not in_fragments else 5 if experiment == "norbmerge" else 4
+        # (copied but read back flat, noachain: the gate's last row is a copied line since
+        # session 33, its broadcast read from the stage buffer, 2 barriers fewer than its
+        # round trip; not copied, noaxis0copy: the line stays a load, as before)
+        want = (6 if copies else 8) if not in_fragments else 5 if experiment == "norbmerge" else 4
         assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
         assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
 
@@ -1317,8 +1316,10 @@ def test_lines_scaling_an_operand_copied(kernels, monkeypatch, sm, warps, stages
     a barrier: at A's fragment positions (side 0, wgmma: the line reloaded there,
     line_reloaded) or at the flat elements of B's scale broadcast (side 1:
     AsyncPlan::reads_copied_lines), with no round trip of its own. The last chunk is masked
-    (L = 80): masked-off copies read as zero. TRITIUM_REDUCE_EXPERIMENT=nolinecopy: loaded
-    every iteration, as before. Against numpy, the scaled operand rounded to fp16 as the
+    (L = 80): masked-off copies read as zero. A line is copied only where the operand it
+    scales reads a copied block too (gpu/prefetch_operands.cpp's reads_copied_block): not side
+    0 on sm_80, whose M-contiguous A is loaded every iteration there. TRITIUM_REDUCE_EXPERIMENT
+    =nolinecopy: loaded every iteration, as before. Against numpy, the scaled operand rounded to fp16 as the
     kernel rounds it."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
     if not linecopy:
@@ -1340,11 +1341,12 @@ def test_lines_scaling_an_operand_copied(kernels, monkeypatch, sm, warps, stages
         b64 = (b64 * scale[:, None]).astype(np.float16).astype(np.float64)
     np.testing.assert_allclose(c, a64 @ b64, rtol=2e-3, atol=2e-2)
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    copied = linecopy and (side == 1 or sm == 90)
     lines = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BK}xfp32" in line]
-    assert lines and all(("copies of each element of a line" in line) == linecopy for line in lines), lines
+    assert lines and all(("copies of each element of a line" in line) == copied for line in lines), lines
     ptx = eg.emit_llvm(handle, sm, "ptx")
     loads, barriers = ptx.count("ld.global"), ptx.count("bar.sync")
-    assert (ptx.count("cp.async.ca.shared.global") > 0) == linecopy
+    assert (ptx.count("cp.async.ca.shared.global") > 0) == copied
     computed = "the line computed at each thread's elements from the copied lines' stage buffers" in gpu_ir
     if (sm, side) == (90, 0):
         # Reloaded at A's fragment positions from the stage buffer: no global load left, and
