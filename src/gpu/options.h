@@ -25,6 +25,10 @@ struct GpuOptions {
   // "axis0flat" (opt-in): also where the block would be read back flat (no A chain in
   // fragments: not wgmma, or warps not all along M): prefetch_operands.cpp's a_chain_candidate.
   bool read_back_axis0_flat = false;
+  // prefetch_operands also copies a line (a 1-D load of 4- to 16-byte elements) reaching a
+  // dot through other ops, an element a cp.async; off: loaded every iteration
+  // (TRITIUM_REDUCE_EXPERIMENT nolinecopy, for the A/B).
+  bool read_back_lines = true;
   // A loaded line broadcast into addresses held in the layout its broadcasts read
   // (coalesce.cpp's lines_in_slot); off: through shared memory (TRITIUM_REDUCE_EXPERIMENT
   // nolineslot, for the A/B).

@@ -82,10 +82,13 @@ bool axis0_runs(const ir::Op& load, int threads, const analysis::AxisInfoAnalysi
 // must be an op of the body itself (not of a nested region, not its yield). Only where that
 // is cheap and safe: not a tensor descriptor's block, masked-off elements zero, runs of at least 4 bytes (the least cp.async
 // moves) along the last axis proven by the axis facts, and every thread a whole run (smaller
-// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs).
+// blocks are not worth it); or, with `axis0`, 16-byte runs down the columns (axis0_runs); or,
+// with `lines`, a line (a 1-D block of 4- to 16-byte elements, each one cp.async: mamba's
+// `dA_cs_k` and `dt_k`, whose `exp(dA_cs_last - dA_cs_k) * dt_k` scales an operand's rows),
+// which a thread may also read at any element (target/nvptx/async_copy.h, AsyncOperand::line).
 // Returns the dot operand it reaches (null where it is none of these).
 const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::AxisInfoAnalysis& facts, bool axis0,
-                             bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
+                             bool lines, bool* down_columns = nullptr, const ir::Op** dot = nullptr) {
   const ir::Type* type = load.result()->type();
   if (!type->is_block() || ir::is_volatile(load) || !facts.has(load.operand(0))) return nullptr;
   // A tensor descriptor's block stays as it is: the TMA copies the loop's other descriptor
@@ -97,8 +100,9 @@ const ir::Value* reaches_dot(const ir::Op& load, int threads, const analysis::Ax
   const int64_t bytes = std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
   const int64_t width = access_width(load, facts);
   const bool rows = width >= 2 && width * bytes >= 4 && width * bytes <= 16 && type->num_elements() >= width * threads;
-  if (!rows && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
-  if (down_columns != nullptr) *down_columns = !rows;
+  const bool line = lines && type->rank() == 1 && bytes >= 4 && bytes <= 16 && width >= 1;
+  if (!rows && !line && !(axis0 && axis0_runs(load, threads, facts))) return nullptr;
+  if (down_columns != nullptr) *down_columns = !rows && !line;
   // A dot operand itself is copyable_operand_load's (or is left in registers on purpose: an
   // int8 row-major B that gpu/int8_wgmma.h stages from registers).
   for (const ir::Use& use : load.result()->uses()) {
@@ -178,6 +182,31 @@ bool a_chain_candidate(const ir::Op* dot, const GpuOptions& options) {
   return m % (16 * options.num_warps) == 0 && m / (16 * options.num_warps) >= 1 && a->shape()[1] % 16 == 0;
 }
 
+// Whether dot operand `v` is computed in `body` through pure ops from a 2-D load of the body
+// marked to be read back (kReadBackAttr): mamba's `b * scale[:, None]` (chunk_state_fwd) and
+// `dout * tl.exp(dA_cs_k)[None, :]` (dstates), fla's gated keys. A line reaching such an
+// operand is copied too: its reads from the stage buffer join that block's, and where its
+// broadcast took a round trip they save its two barriers. Elsewhere (attention's backward,
+// `tl.exp(qk - lse[:, None])` on a dot's result) a line reloaded at the fragments from global
+// memory needs no barrier, which reading it from a stage buffer would add: it stays as it is.
+bool reads_copied_block(const ir::Value* v, const ir::Region& body) {
+  std::vector<const ir::Value*> stack = {v};
+  std::unordered_set<const ir::Value*> seen;
+  while (!stack.empty()) {
+    const ir::Value* x = stack.back();
+    stack.pop_back();
+    const ir::Op* def = x->def();
+    if (!seen.insert(x).second || def == nullptr || def->parent() != &body) continue;
+    if (def->kind() == ir::OpKind::Load) {
+      if (def->has_attr(kReadBackAttr) && x->type()->rank() == 2) return true;
+      continue;
+    }
+    if (!ir::is_pure(*def) || def->kind() == ir::OpKind::Dot) continue;
+    for (const ir::Value* operand : def->operands()) stack.push_back(operand);
+  }
+  return false;
+}
+
 // Marks the loads of `region`'s loops (at any depth) that reach a dot through other ops and
 // are prefetched (kReadBackAttr): in body order, while the loop's shared memory stays within
 // kReadBackSharedBytes, counting each prefetched load's block num_stages + 1 times (the most
@@ -201,15 +230,20 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
         bytes += bytes_of(*inner->result()) * (stages + 1);
       }
     }
+    // Blocks first, then lines: a line is copied only where its dot operand also reads a
+    // copied block of the body (reads_copied_block), whose read-back the line's reads join.
+    for (int lines = 0; lines < 2; ++lines)
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() != ir::OpKind::Load || copyable_operand_load(*inner, options.sm, facts)) continue;
+      if ((inner->result()->type()->rank() == 1) != (lines == 1)) continue;
       bool down_columns = false;
       const ir::Op* a_of = nullptr;
       const ir::Value* operand = reaches_dot(*inner, 32 * options.num_warps, facts, options.read_back_axis0,
-                                             &down_columns, &a_of);
+                                             options.read_back_lines, &down_columns, &a_of);
       if (operand == nullptr || (down_columns && !options.read_back_axis0_flat && !a_chain_candidate(a_of, options))) {
         continue;
       }
+      if (lines == 1 && !reads_copied_block(operand, *op->region(0))) continue;
       const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
       if (bytes + more > kReadBackSharedBytes) continue;
       bytes += more;

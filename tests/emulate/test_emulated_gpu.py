@@ -190,6 +190,33 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def scaled_by_lines(x_ptr, b_ptr, dA_ptr, dt_ptr, c_ptr, L, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, SIDE: tl.constexpr):
+        # mamba's chunk kernels in small: a dot over the chunk whose operand is scaled by lines
+        # loaded in the loop, x stored M-contiguous. SIDE 0: _chunk_scan_bwd_dstates_kernel's
+        # A scaled along K, `(dout * tl.exp(dA_cs_k)[None, :])`; SIDE 1: _chunk_state_fwd_kernel's
+        # B scaled along its rows, `b * (tl.exp(tl.minimum(dA_last - dA_cs_k, 0.0)) * dt_k)[:, None]`.
+        m = tl.arange(0, BM)
+        n = tl.arange(0, BN)
+        k = tl.arange(0, BK)
+        dA_last = tl.load(dA_ptr + L - 1)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, L, BK):
+            kk = k0 + k
+            dA = tl.load(dA_ptr + kk, mask=kk < L, other=0.0)
+            a = tl.load(x_ptr + m[:, None] + kk[None, :] * BM, mask=kk[None, :] < L, other=0.0)
+            b = tl.load(b_ptr + kk[:, None] * BN + n[None, :], mask=kk[:, None] < L, other=0.0)
+            if SIDE == 0:
+                a = (a.to(tl.float32) * tl.exp(dA)[None, :]).to(x_ptr.dtype.element_ty)
+            else:
+                dt = tl.load(dt_ptr + kk, mask=kk < L, other=0.0)
+                scale = tl.exp(tl.minimum(dA_last - dA, 0.0)) * dt
+                b = (b.to(tl.float32) * scale[:, None]).to(x_ptr.dtype.element_ty)
+            acc += tl.dot(a, b)
+        tl.store(c_ptr + m[:, None] * BN + n[None, :], acc)
+
+
+    @tritium.jit
     def awq_unpack(q_ptr, z_ptr, out_ptr, n_rows, n_cols, BY: tl.constexpr, BX: tl.constexpr):
         # vLLM's AWQ dequantization in small: three interleaves of the packed words (joins
         # whose results stay in their threads), a reshaped shift pattern, a replicated row of
@@ -943,7 +970,8 @@ def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip,
 @pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])
 @pytest.mark.parametrize("late", [True, False])
 @pytest.mark.parametrize("axis0", [True, False])
-def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late, axis0):
+@pytest.mark.parametrize("linecopy", [True, False])
+def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, stages, barriers, late, axis0, linecopy):
     """fla's chunk_fwd_kernel_h (gla): a loop body that holds planned shared-memory ops (the
     gate's last row broadcast in the loads' layout) starts with the state's round trip for its
     store and ends at its dot's barrier: the emitter meets what is pending before the loop once
@@ -952,11 +980,15 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
     against numpy; copies landing at issue and at their wait. That is the kernel under
     TRITIUM_REDUCE_EXPERIMENT=noaxis0copy (k and the gate loaded every chunk); by default they
     are copied down their columns and read back (test_gated_keys_copied_down_columns): on sm_90
-    the gated keys are computed in A's fragments, the line reloaded there, 4 barriers."""
+    the gated keys are computed in A's fragments, the line reloaded there, 4 barriers. Since
+    session 33 the last row, a line, is copied too where the keys are (AsyncOperand::line),
+    read from their stage buffers; where they are not (here) it stays a load either way
+    (linecopy and nolinecopy alike)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    if not axis0:
-        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "noaxis0copy")
-    elif (sm, stages) == (90, 3):
+    names = ([] if axis0 else ["noaxis0copy"]) + ([] if linecopy else ["nolinecopy"])
+    if names:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ",".join(names))
+    if axis0 and (sm, stages) == (90, 3):
         barriers = 4
     rng = np.random.default_rng(36)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
@@ -1037,7 +1069,10 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
         ptx = eg.emit_llvm(handle, sm, "ptx")
         # the iteration's wait for the read-backs (the dot's too), the state's round trip for
         # its store (2), the loop's exit
-        want = 8 if not in_fragments else 5 if experiment == "norbmerge" else 4
+        # (copied but read back flat, noachain: the gate's last row is a copied line since
+        # session 33, its broadcast read from the stage buffer, 2 barriers fewer than its
+        # round trip; not copied, noaxis0copy: the line stays a load, as before)
+        want = (6 if copies else 8) if not in_fragments else 5 if experiment == "norbmerge" else 4
         assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
         assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
 
@@ -1349,6 +1384,62 @@ def test_operand_scaled_down_its_columns(kernels, sm, warps, stages, dtype, side
                                      sm)
         loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"{M}x{BK}xfp32" in line]
         assert len(loads) == 1 and "spt = [4, 4]" in loads[0], loads
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 4), (90, 4, 2), (80, 4, 3)])
+@pytest.mark.parametrize("side", [0, 1])
+@pytest.mark.parametrize("L", [128, 80])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("linecopy", [True, False])
+def test_lines_scaling_an_operand_copied(kernels, monkeypatch, sm, warps, stages, side, L, late, linecopy):
+    """mamba's _chunk_scan_bwd_dstates_kernel (side 0) and _chunk_state_fwd_kernel (side 1):
+    the fp32 lines scaling a dot operand inside the loop (`dA_cs_k`, `dt_k`) are pipelined as
+    Triton pipelines them: prefetched and copied by cp.async, an element a 4-byte copy
+    (AsyncOperand::line), where before they were loaded every iteration. Each thread reads the
+    lines from the stage buffer at the rows or columns it holds, after the iteration's wait and
+    a barrier: at A's fragment positions (side 0, wgmma: the line reloaded there,
+    line_reloaded) or at the flat elements of B's scale broadcast (side 1:
+    AsyncPlan::reads_copied_lines), with no round trip of its own. The last chunk is masked
+    (L = 80): masked-off copies read as zero. A line is copied only where the operand it
+    scales reads a copied block too (gpu/prefetch_operands.cpp's reads_copied_block): not side
+    0 on sm_80, whose M-contiguous A is loaded every iteration there. TRITIUM_REDUCE_EXPERIMENT
+    =nolinecopy: loaded every iteration, as before. Against numpy, the scaled operand rounded to fp16 as the
+    kernel rounds it."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if not linecopy:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nolinecopy")
+    rng = np.random.default_rng(41 + side)
+    BM, BN, BK = 64, 128, 32
+    x = rng.integers(-3, 4, (L, BM)).astype(np.float16)  # stored M-contiguous: x[k, m]
+    b = rng.integers(-3, 4, (L, BN)).astype(np.float16)
+    dA = np.sort(rng.uniform(-1.0, 0.0, L)).astype(np.float32)[::-1].copy()
+    dt = rng.uniform(0.5, 1.5, L).astype(np.float32)
+    c = np.full((BM, BN), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.scaled_by_lines, (1,), x, b, dA, dt, c, L, BM=BM, BN=BN, BK=BK, SIDE=side, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    a64, b64 = x.T.astype(np.float64), b.astype(np.float64)
+    if side == 0:
+        a64 = (a64 * np.exp(dA.astype(np.float64))[None, :]).astype(np.float16).astype(np.float64)
+    else:
+        scale = np.exp(np.minimum(float(dA[L - 1]) - dA.astype(np.float64), 0.0)) * dt
+        b64 = (b64 * scale[:, None]).astype(np.float16).astype(np.float64)
+    np.testing.assert_allclose(c, a64 @ b64, rtol=2e-3, atol=2e-2)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+    copied = linecopy and (side == 1 or sm == 90)
+    lines = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BK}xfp32" in line]
+    assert lines and all(("copies of each element of a line" in line) == copied for line in lines), lines
+    ptx = eg.emit_llvm(handle, sm, "ptx")
+    loads, barriers = ptx.count("ld.global"), ptx.count("bar.sync")
+    assert (ptx.count("cp.async.ca.shared.global") > 0) == copied
+    computed = "the line computed at each thread's elements from the copied lines' stage buffers" in gpu_ir
+    if (sm, side) == (90, 0):
+        # Reloaded at A's fragment positions from the stage buffer: no global load left, and
+        # no barrier more than the loop's one (the transposed read-back's wait and barrier).
+        assert (loads, barriers) == ((0, 4) if linecopy else (4, 4)), (loads, barriers)
+    if side == 1:
+        # dA_last alone stays a load; the scale's round trip (2 barriers a chunk) is gone.
+        assert computed == linecopy
+        assert (loads, barriers) == ((1, 6) if linecopy else (3, 9)), (loads, barriers)
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (90, 4)])

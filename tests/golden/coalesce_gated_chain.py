@@ -16,7 +16,10 @@
 # each thread reading its positions of both buffers (k by ldmatrix.trans), the last row
 # loaded again at its rows, and wgmma reads A from registers: no ld.global of k or gk in the
 # loop, no staging of A. (At 1 warp, mma.sync, they stay as above: prefetch_operands copies
-# them only where the chain goes to A's fragments on wgmma.)
+# them only where the chain goes to A's fragments on wgmma.) Since session 33 the last row
+# (`decay_last`, a line) is copied too, 4 bytes an element (AsyncOperand::line), and read at
+# A's rows from its stage buffer: no ld.global left in the kernel, the barriers as before (4).
+# (LLVM places the loop's blocks so that its wgmma comes before the ldmatrix in the text.)
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit gpu-ir --arch sm_90 --check-prefix=PIPE
 # RUN: --kernel gated --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, i32, BT=64, BK=64, BV=64, GATE_ALONG_K=True" --num-warps 4 --num-stages 2 --emit ptx --arch sm_90 --check-prefix=PIPEPTX
 #
@@ -33,11 +36,15 @@
 # PIPE: = dot {{.*}} A read from its fragments' registers
 #
 # PIPEPTX-LABEL: .entry gated(
+# PIPEPTX-NOT: ld.global
 # PIPEPTX: cp.async.cg.shared.global
-# PIPEPTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-# PIPEPTX-NOT: ld.global.v4
-# PIPEPTX-NOT: ld.global.b16
+# PIPEPTX-NOT: ld.global
+# PIPEPTX: cp.async.ca.shared.global {{.*}}, 4,
+# PIPEPTX-NOT: ld.global
 # PIPEPTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+# PIPEPTX-NOT: ld.global
+# PIPEPTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# PIPEPTX-NOT: ld.global
 # PIPEPTX: ret;
 #
 # IR-LABEL: func @gated(

@@ -656,6 +656,7 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       std::unique_ptr<AsyncOperand> operand = operand_of(chain);
       operand->read_back = true;
       operand->transposed = transposed;
+      operand->line = arg->type()->rank() == 1;
       {
         size_t index = 0, first_use = body.ops().size(), first_dot = body.ops().size();
         for (const auto& body_op : body.ops()) {
@@ -665,7 +666,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
           if (first_dot == body.ops().size() && holds_dot(*body_op)) first_dot = index;
           ++index;
         }
-        operand->read_before_copies = first_use < first_dot;
+        // A line is read at other threads' elements too: its copies wait a barrier more.
+        operand->read_before_copies = first_use < first_dot && !operand->line;
       }
       const int64_t cols = arg->type()->shape().back();
       // Read at the fragment positions (FragmentPlan::reads_back: a quad's lanes read rows
@@ -688,10 +690,14 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       for (const auto& o : here) total += (o->distance + 2) * (o->tile.bytes() + SharedTile::kSwizzleAlign);
       return total;
     };
-    while (stage_bytes() > kMaxSharedBytes && !here.empty() && here.back()->read_back) {
-      here.pop_back();
-      last_loads.pop_back();
-      tma_layout.pop_back();
+    // Lines stay (fragment_layout.h's read_back_line_arg counted on them; a few hundred bytes).
+    while (stage_bytes() > kMaxSharedBytes) {
+      size_t drop = here.size();
+      while (drop > 0 && here[drop - 1]->read_back && here[drop - 1]->line) --drop;
+      if (drop == 0 || !here[drop - 1]->read_back) break;
+      here.erase(here.begin() + static_cast<std::ptrdiff_t>(drop - 1));
+      last_loads.erase(last_loads.begin() + static_cast<std::ptrdiff_t>(drop - 1));
+      tma_layout.erase(tma_layout.begin() + static_cast<std::ptrdiff_t>(drop - 1));
     }
     loop_dots.erase(std::remove_if(loop_dots.begin(), loop_dots.end(), [&](const ir::Op* d) {
                       return std::none_of(here.begin(), here.end(), [&](const auto& o) {
@@ -983,6 +989,53 @@ AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fr
                           SharedTile::kSwizzleAlign;
   }
   return plan;
+}
+
+}  // namespace tritium::nvptx
+
+namespace tritium::nvptx {
+
+const AsyncOperand* AsyncPlan::copied_line(const ir::Value* v) const {
+  auto it = carried.find(v);
+  return it != carried.end() && it->second->line && it->second->read_back && it->second->carried == v ? it->second : nullptr;
+}
+
+namespace {
+
+bool line_of_copies(const AsyncPlan& plan, const ir::Value* v, const ir::Region* at, int* budget, bool* any) {
+  if (!v->type()->is_block()) return true;
+  if (plan.copied_line(v) != nullptr) {
+    // Read at the line's loop body's top level (its barrier once for the iteration).
+    *any = true;
+    return v->region() == at;
+  }
+  const ir::Op* def = v->def();
+  if (def == nullptr || --*budget < 0) return false;
+  if (def->kind() == OpKind::Splat || def->kind() == OpKind::Constant) return true;
+  int index_budget = gpu::kRecomputeBudget;
+  if (gpu::recomputable(v, &index_budget)) return true;
+  switch (def->kind()) {
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::ConvertLayout: return line_of_copies(plan, def->operand(0), at, budget, any);
+    default: break;
+  }
+  if (!ir::has_trait(def->kind(), ir::kElementwise) || !ir::is_pure(*def) || def->num_results() != 1) return false;
+  for (const ir::Value* operand : def->operands()) {
+    if (!line_of_copies(plan, operand, at, budget, any)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool AsyncPlan::reads_copied_lines(const ir::Op& broadcast) const {
+  if (broadcast.kind() != OpKind::Broadcast || carried.empty()) return false;
+  const ir::Value* line = broadcast.operand(0);
+  if (line->type()->shape() == broadcast.result()->type()->shape()) return false;
+  int budget = 16;
+  bool any = false;
+  return line_of_copies(*this, line, broadcast.parent(), &budget, &any) && any;
 }
 
 }  // namespace tritium::nvptx

@@ -73,6 +73,13 @@ struct AsyncOperand {
   // again only in the iteration after its reader's, so this needs no barrier of its own.
   // `dots` is empty.
   bool read_back = false;
+  // A read-back line (a 1-D block: gpu/prefetch_operands.h's lines, mamba's `dA_cs_k`): each
+  // element one cp.async of its own (4 to 16 bytes), where the load's layout holds it. Besides
+  // each thread's own elements read back, a thread may read any element of it at any index
+  // (Emitter::read_line_at: a line broadcast computed again where each thread needs it, as
+  // Triton reads such a vector from its stage buffer in the slice of the layout that uses it),
+  // after the iteration's wait and a barrier: never read_before_copies.
+  bool line = false;
   // A read-back operand whose first use in the body comes before every op holding a dot (the
   // dots issue the next copies, after their barrier): its threads have read the current
   // buffer back before the copy of iteration i + distance is issued, which may then go into
@@ -148,6 +155,14 @@ struct AsyncPlan {
   // A convert_layout of a copied load (a load made in its slot, loaded_value): its value is
   // the load's, the stage buffer's offset; it moves nothing and needs no buffer.
   bool passes_handle(const ir::Op& op) const;
+  // The copied line (AsyncOperand::line) a loop body's argument `v` holds, or null.
+  const AsyncOperand* copied_line(const ir::Value* v) const;
+  // Whether `broadcast`, a broadcast outside the fragment plan, spreads a line computed from
+  // copied lines (at least one; through views, conversions and pure elementwise ops, with
+  // scalars, splats, constants and index-computable blocks): each thread computes the
+  // elements it holds there, reading the lines from their stage buffers at those indices
+  // (Emitter::read_line_at), with no round trip through shared memory of its own.
+  bool reads_copied_lines(const ir::Op& broadcast) const;
   // fp8 dots on wgmma's own 8-bit inputs: in a loop, A copied as it is and B K-major (both in
   // stage buffers); outside, both staged by the dot (B transposed). Other fp8 dots (an
   // operand copied or hoisted otherwise) widen their operands to f16 while staging them.

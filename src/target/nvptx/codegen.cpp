@@ -413,6 +413,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.prefetch_indices = options.prefetch_indices;
   gpu_options.read_back_axis0 = experiment(options, "axis0copy", true);
   gpu_options.read_back_axis0_flat = experiment(options, "axis0flat", false);
+  gpu_options.read_back_lines = experiment(options, "linecopy", true);
   gpu_options.lines_in_slot = experiment(options, "lineslot", true);
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
@@ -431,6 +432,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
         const bool control = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While || op->kind() == ir::OpKind::If;
         if (control || op->num_results() == 0) continue;
         if (async.passes_handle(*op)) ops.insert(op.get());
+        if (async.reads_copied_lines(*op) && plan.layout(op->result()) == nullptr) ops.insert(op.get());
         bool all = true;
         for (const auto& r : op->results()) all = all && plan.layout(r.get()) != nullptr;
         if (all) ops.insert(op.get());
@@ -649,6 +651,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
                            ? std::string("16-byte copies down the columns, held transposed, dealt out evenly, read back ") +
                                  (fragments.reads_back(a.carried) ? "at the fragment positions" : "flat") +
                                  " after the iteration's wait and a barrier"
+                       : a.line ? std::to_string(a.tile.element_bytes) +
+                                      "-byte copies of each element of a line, read back by its own thread and at any element "
+                                      "after the iteration's wait and a barrier"
                        : a.read_back && fragments.reads_back(a.carried)
                            ? copy_text(op) + ", each thread's own runs, read at the fragment positions where the body first uses them"
                        : a.read_back ? copy_text(op) + ", each thread's own runs, read back into its registers where the body first uses them"
@@ -664,6 +669,9 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
           read->second->carried == operand && op.num_results() == 1 && fragments.layout(op.result()) != nullptr) {
         parts.push_back("a copied operand read at the fragment positions from its stage buffer");
       }
+    }
+    if (copies.reads_copied_lines(op) && fragments.layout(op.result()) == nullptr) {
+      parts.push_back("the line computed at each thread's elements from the copied lines' stage buffers");
     }
     if (op.kind() == ir::OpKind::Load && copy_it == copies.loads.end() && gpu::loads_at_cold_addresses(op, widths.width(op))) {
       parts.push_back("addresses computed where loaded (cold)");

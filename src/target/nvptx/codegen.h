@@ -93,6 +93,12 @@ struct TargetOptions {
   //            stage buffer held transposed, read back after the iteration's wait and a barrier
   //            (gpu/prefetch_operands.h, async_copy.h), where it reaches a wgmma A whose
   //            chain goes to A's fragments; axis0flat (opt-in) everywhere
+  //   nolinecopy a line (a 1-D load of 4- to 16-byte elements) reaching a dot operand
+  //            through elementwise ops (mamba's dA_cs_k and dt_k scaling an operand's rows or
+  //            columns) is loaded every iteration, as before session 33; linecopy (the
+  //            default) prefetches it and copies each element by cp.async into a stage buffer,
+  //            from which the line's broadcasts read it at the elements each thread holds after
+  //            the iteration's wait and a barrier (async_copy.h's AsyncOperand::line)
   //   noachain a dot's A computed from read-back blocks is read back flat and staged by the
   //            dot; achain (the default) computes it in A's fragments, reading the blocks at
   //            their fragment positions, and the dot reads A from registers (fragment_layout.h)

@@ -194,6 +194,17 @@ void Emitter::wait_for_read_backs(const AsyncOperand& operand) {
   }
 }
 
+llvm::Value* Emitter::read_line_at(const ir::Value* v, llvm::Value* index) {
+  const AsyncOperand* operand = async_.copied_line(v);
+  if (operand == nullptr) internal_error("nvptx", "a line read at its elements that no copy filled", Loc{});
+  wait_for_read_backs(*operand);
+  llvm::Type* element = element_type(v->type());
+  llvm::Type* stored = stored_type(element);
+  const int64_t eb = operand->tile.element_bytes;
+  llvm::Value* byte = b_.CreateAdd(current_buffer(*operand), b_.CreateMul(index, b_.getInt32(static_cast<uint32_t>(eb))));
+  return from_storage(b_.CreateAlignedLoad(stored, raw_shared(byte), llvm::Align(static_cast<uint64_t>(eb))), element);
+}
+
 Regs Emitter::read_back_transposed(const ir::Value* v, const AsyncOperand& operand, llvm::Value* handle) {
   // The runs were dealt out over the threads (issue_transposed_copies): others copied most
   // of this thread's elements. Element (row, col) of the block sits at tile row col, column
@@ -383,6 +394,8 @@ void Emitter::issue_copies(const ir::Op& op, const AsyncOperand& operand, llvm::
         const int first = r - r % std::max(w, 1);
         llvm::Value* src = r == first ? ptr.at(r) : b_.CreateConstGEP1_64(b_.getInt8Ty(), ptr.at(first), (r - first) * eb);
         cp_async(dst, src, static_cast<int>(eb), mask_at(first));
+      } else if (g == 1 && operand.line && eb >= 4) {
+        cp_async(dst, ptr.at(r), static_cast<int>(eb), mask_at(r));  // a line's element: 4 to 16 bytes
       } else if (g == 1) {
         copy_element(r, dst);
       } else if (w > 1) {

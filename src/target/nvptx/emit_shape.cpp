@@ -155,6 +155,12 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
   if (auto it = memo.find(value); it != memo.end()) return it->second;
   const ir::Op* def = value->def();
   llvm::Value* out = nullptr;
+  if (def == nullptr && async_.copied_line(value) != nullptr) {
+    // A copied line (line_reloaded's, AsyncPlan::reads_copied_lines): read from its stage buffer.
+    out = read_line_at(value, coords.at(0));
+    memo[value] = out;
+    return out;
+  }
   switch (def->kind()) {
     case OpKind::MakeRange: {
       int64_t start = def->int_attr("start");
@@ -336,6 +342,24 @@ void Emitter::emit_broadcast(const ir::Op& op) {
       for (int r = 0; r < count; ++r) {
         std::unordered_map<const ir::Value*, llvm::Value*> memo;
         out.values.push_back(recompute(op.result(), element(r), memo));
+      }
+      set(op.result(), std::move(out));
+      return;
+    }
+    if (async_.reads_copied_lines(op)) {
+      // A line computed from copied lines (AsyncPlan::reads_copied_lines): each thread reads
+      // them from their stage buffers at the elements it holds, once a source element.
+      const std::vector<int> classes =
+          slot ? slot_broadcast_classes(from, to, slot_layout) : broadcast_classes(from, to, result);
+      Regs out;
+      for (int r = 0; r < count; ++r) {
+        const int c = classes[static_cast<size_t>(r)];
+        if (c != r) {
+          out.values.push_back(out.values[static_cast<size_t>(c)]);
+          continue;
+        }
+        std::unordered_map<const ir::Value*, llvm::Value*> memo;
+        out.values.push_back(recompute_at(op.result(), delinearize(to, element(r)), memo));
       }
       set(op.result(), std::move(out));
       return;

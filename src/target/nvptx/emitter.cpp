@@ -72,8 +72,9 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
-    } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat") {
-      // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0
+    } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
+               name == "linecopy" || name == "nolinecopy") {
+      // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
     } else if (name == "keepb" || name == "nokeepb") {
       keep_b_widely_ = name == "keepb";
     } else if (name == "onetrip" || name == "noonetrip") {
@@ -86,7 +87,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -445,6 +445,10 @@ class Emitter {
   // wait and a barrier, unless a dot or read-back before met them (copies_ready_), which then
   // holds every read-back operand of the loop.
   void wait_for_read_backs(const AsyncOperand& operand);
+  // Element `index` (i32) of a copied line (AsyncOperand::line) held by body argument `v`,
+  // read from the iteration's stage buffer, which other threads' copies filled: after the
+  // iteration's wait and a barrier (wait_for_read_backs).
+  llvm::Value* read_line_at(const ir::Value* v, llvm::Value* index);
   // Whether `use` of a read-back operand reads it at its fragments (read_back_fragment).
   bool reads_back_fragments(const ir::Use& use) const;
   // The current buffer's offset of a copied operand of the loop being emitted.

@@ -201,8 +201,9 @@ bool read_back_load(const ir::Value* v, const ir::Region* region) {
 // itself other than its yield or a dot (async_copy's rule). The copies put it into a stage
 // buffer, from which a thread can read any element, so an op of the plan may read it at its
 // fragment positions (FragmentPlan::reads_back).
-bool read_back_arg(const ir::Value* v) {
-  if (!v->is_region_arg() || v->index() == 0 || !fits_fragments(v->type()) || v->type()->rank() != 2) return false;
+bool read_back_arg(const ir::Value* v, bool line = false) {
+  if (!v->is_region_arg() || v->index() == 0) return false;
+  if (line ? v->type()->rank() != 1 : !fits_fragments(v->type()) || v->type()->rank() != 2) return false;
   const ir::Region* body = v->region();
   const ir::Op* loop = body->parent();
   if (loop == nullptr || loop->kind() != OpKind::For || body->terminator() == nullptr) return false;
@@ -315,6 +316,10 @@ bool no_write_between(const ir::Op& load, const ir::Op& at) {
 // line_reloaded's rule for `v`, a value of the line's chain.
 bool reloadable(const ir::Value* v, const ir::Op& at, int* budget) {
   if (!v->type()->is_block()) return true;  // a scalar: every thread has it
+  // A copied line (async_copy.h's AsyncOperand::line): read from its stage buffer at any element.
+  // Read where the line is defined, at its loop body's top level (the barrier of the read,
+  // Emitter::wait_for_read_backs, once for the iteration: not inside a branch).
+  if (read_back_arg(v, true)) return at.parent() == v->region() && --*budget >= 0;
   int index_budget = kIndexComputeBudget;
   if (index_computable(v, &index_budget)) return true;
   const ir::Op* def = v->def();
