@@ -1722,6 +1722,24 @@ def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
     assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads
 
 
+def paged_unified_inputs(seed, BM, D, BN, PBS, ctx_len, blocks=12):
+    """Inputs of kernels.paged_unified (small integers, so exact): q, the K and V caches of
+    `blocks` pages of PBS tokens, a permuted block table, and numpy's result: Q Kᵀ V summed
+    over the tiles of BN tokens (the tiles' P is Q Kᵀ itself, no softmax)."""
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    t = np.arange(ctx_len)
+    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
+    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
+    want = np.zeros((BM, D))
+    for start in range(0, ctx_len, BN):
+        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    return q, k_cache, v_cache, table, want
+
+
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 3), (80, 1, 2)])
 @pytest.mark.parametrize("late", [True, False])
 def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, warps, stages, late):
@@ -1734,21 +1752,11 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     registers in vLLM's kernel). The pages permuted, two a tile, the last tile masked; exact
     against numpy (small integers). Copies land at their wait or at issue (DEFER_COPIES)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    rng = np.random.default_rng(27)
-    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
-    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
-    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    table = rng.permutation(blocks).astype(np.int32)
+    BM, D, BN, PBS, ctx_len = 16, 64, 32, 16, 150
+    q, k_cache, v_cache, table, want = paged_unified_inputs(27, BM, D, BN, PBS, ctx_len)
     out = np.full((BM, D), np.nan, dtype=np.float32)
     handle = eg.run(kernels.paged_unified, (1,), q, k_cache, v_cache, table, out, ctx_len, PBS * D, D, PBS * D, D,
                     BM=BM, D=D, BN=BN, PBS=PBS, sm=sm, num_warps=warps, num_stages=stages)
-    t = np.arange(ctx_len)
-    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
-    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
-    want = np.zeros((BM, D))
-    for start in range(0, ctx_len, BN):
-        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
     np.testing.assert_array_equal(out, want)
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
     k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
@@ -1770,18 +1778,8 @@ def test_block_table_line_held_in_slot(kernels, monkeypatch, sm, warps, stages, 
     the flat line through shared memory for each (2 barriers each). Exact against numpy both
     ways; the loop meets at least 3 barriers fewer by default."""
     monkeypatch.setenv("TRITIUM_PREFETCH_INDICES", prefetch)
-    rng = np.random.default_rng(31)
-    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
-    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
-    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    table = rng.permutation(blocks).astype(np.int32)
-    t = np.arange(ctx_len)
-    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
-    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
-    want = np.zeros((BM, D))
-    for start in range(0, ctx_len, BN):
-        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    BM, D, BN, PBS, ctx_len = 16, 64, 32, 16, 150
+    q, k_cache, v_cache, table, want = paged_unified_inputs(31, BM, D, BN, PBS, ctx_len)
     seen = {}
     for experiment in ("nolineslot", "lineslot"):
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
