@@ -834,6 +834,21 @@ def test_dot_loop_unrolled(kernels, sm, warps, stages, ksteps, unroll):
     assert ll.count(mma) == single.count(mma) * (unroll + 1 if unroll > 1 else 1)
 
 
+def state_inputs(seed, K, V, T):
+    """Inputs of the state-recurrence kernels: w and k signed one-hot rows of K columns, v
+    small integers, so every sum the kernels make is exact in fp16 and fp32."""
+    rng = np.random.default_rng(seed)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, K), one_hot_rows(T, K)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    return w, k, v
+
+
 def check_state_recurrence(k, v, w, h, vn, BT):
     """The kernels state_recurrence and state_recurrence_two_blocks against numpy, exactly:
     h holds each chunk's state before the chunk, vn the new values (float64 reference; the
@@ -862,16 +877,8 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
     must equal numpy's; the last chunk is masked (T not a multiple of BT). Copies land at
     their wait or at issue (emulated_gpu.DEFER_COPIES)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    rng = np.random.default_rng(31)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
-
-    def one_hot_rows(rows, cols):
-        m = np.zeros((rows, cols))
-        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
-        return m.astype(np.float16)
-
-    w, k = one_hot_rows(T, K), one_hot_rows(T, K)
-    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    w, k, v = state_inputs(31, K, V, T)
     nt = -(-T // BT)
     vn = np.full((T, V), np.nan, dtype=np.float16)
     h = np.full((nt, K, V), np.nan, dtype=np.float16)
@@ -902,16 +909,8 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if not fragread:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nofragread")
         barriers = None if barriers is None else barriers + 2
-    rng = np.random.default_rng(34)
     V, BT, T = 32, 64, 3 * 64 + 20
-
-    def one_hot_rows(rows, cols):
-        m = np.zeros((rows, cols))
-        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
-        return m.astype(np.float16)
-
-    w, k = one_hot_rows(T, 128), one_hot_rows(T, 128)
-    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    w, k, v = state_inputs(34, 128, V, T)
     nt = -(-T // BT)
     vn = np.full((T, V), np.nan, dtype=np.float16)
     h = np.full((nt, 128, V), np.nan, dtype=np.float16)
@@ -921,6 +920,37 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("warps,stages", [(4, 3), (4, 2), (8, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_dots_leave_their_waits_to_the_next(kernels, monkeypatch, warps, stages, late):
+    """fla's state recurrence at K = 128 on wgmma (emitter.h, leaves_wait_to_next_dot): b_v =
+    w1 h1 + w2 h2 is a dot accumulating onto another, both operands of the second already
+    in shared memory (w2 copied, h2 in its operand tile), so the first leaves its wait to
+    the second, whose wgmmas take the accumulators in flight; h1 += k1 v and h2 += k2 v are
+    independent, the first read only after the second, so the second issues while the first
+    is in flight and one wait ends both. Two wgmma.wait_group fewer in the loop than with
+    TRITIUM_REDUCE_EXPERIMENT=nodotchain, where each dot waits for itself. h1's operand
+    tile, read last by the first dot, is given back only after the wait that ends it (8
+    warps: two warpgroups). The emulated wgmma hands out NaN tags until the wait that
+    retires a group and checks that nothing its operands were read from changes before
+    then; small integers, exact against numpy either way."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    V, BT, T = 32, 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    waits = {}
+    for experiment in ("nodotchain", "dotchain"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        vn = np.full((T, V), np.nan, dtype=np.float16)
+        h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+        handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90,
+                        num_warps=warps, num_stages=stages)
+        check_state_recurrence(k, v, w, h, vn, BT)
+        ptx = eg.emit_llvm(handle, 90, "ptx")
+        waits[experiment] = ptx.count("wgmma.wait_group")
+    assert waits["dotchain"] == waits["nodotchain"] - 2, waits
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])

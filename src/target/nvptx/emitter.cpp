@@ -75,6 +75,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
                name == "linecopy" || name == "nolinecopy") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
+    } else if (name == "dotchain" || name == "nodotchain") {
+      chain_dot_waits_ = name == "dotchain";
     } else if (name == "keepb" || name == "nokeepb") {
       keep_b_widely_ = name == "keepb";
     } else if (name == "onetrip" || name == "noonetrip") {
@@ -87,7 +89,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy, dotchain, nodotchain)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -184,6 +186,8 @@ void Emitter::emit_op(const ir::Op& op) {
     if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
   }
   read_back_before(op);
+  // A dot's wait left to this op, which does not take it over: waited for here.
+  if (!unwaited_.empty() && &op != unwaited_taker_) wait_unwaited_dot();
   dispatch(op);
   // A planned op leaves its last reads pending; after a branch or loop, whatever its
   // regions may have left, or what was pending before (no iteration, or a branch without).
