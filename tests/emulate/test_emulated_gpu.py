@@ -756,6 +756,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def layer_norm_affine(x_ptr, w_ptr, b_ptr, y_ptr, mean_ptr, rstd_ptr, n, eps, BLOCK: tl.constexpr):
+        # liger's layer-norm forward: the weight and bias converted to fp32 where loaded, at
+        # the top, and used only after both reductions (gpu/sink_casts.h).
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        x = tl.load(x_ptr + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=0) / n
+        xc = x - mean
+        var = tl.sum(tl.where(mask, xc * xc, 0.0), axis=0) / n
+        rstd = 1.0 / tl.sqrt(var + eps)
+        tl.store(mean_ptr + row, mean)
+        tl.store(rstd_ptr + row, rstd)
+        tl.store(y_ptr + row * n + cols, (xc * rstd * w + b).to(tl.float16), mask=mask)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -1256,6 +1275,40 @@ def test_dot_of_a_dot_result_tf32_wgmma(kernels):
     out = np.full((BT, BT), np.nan, dtype=np.float32)
     eg.run(kernels.dot_of_dot, (1,), a, x, out, BT=BT, sm=90, num_warps=4)
     np.testing.assert_array_equal(out, a.astype(np.float64) @ (x.astype(np.float64) @ x))  # exact in tf32
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 2)])
+@pytest.mark.parametrize("sink", [True, False])
+def test_widening_casts_sunk_to_their_use(kernels, monkeypatch, sm, warps, sink):
+    """A layer norm whose fp16 weight and bias are converted to fp32 where loaded (liger's)
+    but used only after both reductions: the conversions are computed after the reductions'
+    last barrier (gpu/sink_casts.h; the loads stay at the top), so the fp16 pairs, not the
+    fp32 values, are what stays live across them (liger's at 4096 / 8 warps: 62 -> 48
+    registers, as Triton 3.6). TRITIUM_REDUCE_EXPERIMENT=nosinkcasts keeps them at the loads.
+    Same results either way."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "sinkcasts" if sink else "nosinkcasts")
+    rng = np.random.default_rng(34)
+    rows, n, BLOCK = 3, 500, 512
+    x = rng.standard_normal((rows, n)).astype(np.float16)
+    w = rng.standard_normal(n).astype(np.float16)
+    b = rng.standard_normal(n).astype(np.float16)
+    y = np.full((rows, n + 1), 9.0, dtype=np.float16)[:, :n].copy()
+    mean = np.zeros(rows, dtype=np.float32)
+    rstd = np.zeros(rows, dtype=np.float32)
+    handle = eg.run(kernels.layer_norm_affine, (rows,), x, w, b, y, mean, rstd, n, 1e-5, BLOCK=BLOCK, sm=sm,
+                    num_warps=warps)
+    xf = x.astype(np.float64)
+    want_mean = xf.mean(1)
+    want_rstd = 1.0 / np.sqrt(((xf - want_mean[:, None]) ** 2).mean(1) + 1e-5)
+    want = (xf - want_mean[:, None]) * want_rstd[:, None] * w.astype(np.float64) + b.astype(np.float64)
+    np.testing.assert_allclose(mean, want_mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, want_rstd, rtol=1e-5)
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=2e-3, atol=4e-3)
+    ptx = eg.emit_llvm(handle, sm, "ptx")
+    after = ptx[ptx.rindex("bar.sync"):]
+    per_thread = BLOCK // (32 * warps)
+    # x's conversions come before the reductions; w's and b's after the last barrier when sunk.
+    assert after.count("cvt.f32.f16") == (2 * per_thread if sink else 0), after.count("cvt.f32.f16")
 
 
 @pytest.mark.parametrize("stages", [1, 3])

@@ -81,6 +81,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       keep_b_widely_ = name == "keepb";
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "sinkcasts" || name == "nosinkcasts") {
+      // read by gpu_passes (codegen.cpp): gpu/sink_casts
     } else if (name == "lineslot" || name == "nolineslot") {
       // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
       line_slot_ = name == "lineslot";
@@ -89,7 +91,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy, dotchain, nodotchain)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
+                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts)");
     }
   }
   mark_fragment_barriers(function.body());
