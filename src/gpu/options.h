@@ -36,6 +36,10 @@ struct GpuOptions {
   // A loop of constant trip count 0 or 1 becomes its body or its initial values
   // (inline_one_trip_loops.h); off: TRITIUM_REDUCE_EXPERIMENT noonetrip, for the A/B.
   bool inline_one_trip_loops = true;
+  // And then `add(d, dot(a, b, 0))` folded into `dot(a, b, d)` where inlining made the dot's
+  // accumulator a zero (transforms/combine_dot_add.h, as Triton's Combine after its
+  // canonicalization folded the loop); off: TRITIUM_REDUCE_EXPERIMENT norefold, for the A/B.
+  bool fold_inlined_dots = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.
