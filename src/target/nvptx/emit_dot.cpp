@@ -608,7 +608,6 @@ void Emitter::stage_at_definition(const ir::Op& op) {
         last = o.get();
       }
     }
-    if (getenv("DQK_DEBUG")) fprintf(stderr, "deftile %s ok %d first %d covered %zu uses %zu start %lld budget %lld\n", ir::op_name(op.kind()), ok, first.has_value(), covered, uses.size(), (long long)round_trip_start(), (long long)tile_budget_);
     if (!ok || !first || covered != uses.size()) continue;
     const int64_t bytes = (first->tile.bytes() + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
                           SharedTile::kSwizzleAlign;
@@ -650,8 +649,9 @@ void Emitter::stage_at_definition(const ir::Op& op) {
     stage_operand(x, t.offset - round_trip_start(), t.tile, stored_type(element_type(x->type())),
                   [this](llvm::Value* v) { return to_storage(v); }, t.transposed);
     shared_bytes_ = std::max(shared_bytes_, t.offset + t.tile.bytes());
-    // Its readers fence (wgmma reads it through the async proxy) and meet at a barrier
-    // before the first reads it (stage_dot_operands); no round trip reaches a live tile.
+    // wgmma reads it through the async proxy; its first reader meets a barrier past this
+    // fence (stage_dot_operands: not published yet). No round trip reaches a live tile.
+    ptx_effect("fence.proxy.async.shared::cta;", "", {});
     operand_tiles_.push_back(std::move(t));
   }
 }
@@ -1167,8 +1167,11 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto ready = [&](decltype(copied_a) it) { return it != async_.carried.end() && copies_ready_.count(it->first) != 0; };
   const bool all_ready = body != nullptr && (copied_a == async_.carried.end() || ready(copied_a)) &&
                          (copied_b == async_.carried.end() || ready(copied_b));
-  // (A kept B was fenced and met at a barrier where it was staged.)
-  if (all_ready && !a_staged_here && !b_staged_here) {
+  // (A kept B was fenced and met at a barrier where it was staged; a tile staged at its
+  // definition was fenced there, and is met at a barrier here unless one came since.)
+  const bool unpublished = (kept_a != nullptr && kept_a->at_definition && !kept_a->published) ||
+                           (kept_b != nullptr && kept_b->at_definition && !kept_b->published);
+  if (all_ready && !a_staged_here && !b_staged_here && !unpublished) {
     // None left (the earlier dot issued them after its barrier), unless this dot issues
     // them after its wait and a barrier (emit_dot).
     if (async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
@@ -1212,8 +1215,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // staged from registers (Triton's rule, whose FenceInsertion fences register-to-shared
   // copies only; for timing the fence in attention's loop, codegen.h).
   const bool cp_async_writes = !tma(copied_b) || (copied_a != async_.carried.end() && !tma(copied_a));
-  const bool def_tile = (kept_a != nullptr && kept_a->at_definition) || (kept_b != nullptr && kept_b->at_definition);
-  const bool generic_writes = a_staged_here || b_staged_here || def_tile || (cp_async_fence_ && cp_async_writes);
+  const bool generic_writes = a_staged_here || b_staged_here || (cp_async_fence_ && cp_async_writes);
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // A dot that issues them after its own wait does (emit_dot), and so does a loop's last

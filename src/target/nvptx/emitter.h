@@ -287,6 +287,7 @@ class Emitter {
     // the source's element (r, c) is the tile's (c, r); the dots that read it as A.
     bool at_definition = false;
     std::unordered_set<const ir::Op*> a_readers;
+    bool published = false;  // (at_definition) fenced, and a barrier of its region since
     const ir::Op* last = nullptr;
     bool done = false;   // the last reader has read it
     bool freed = false;  // and a barrier of the region has come since
