@@ -649,9 +649,9 @@ void Emitter::stage_at_definition(const ir::Op& op) {
     stage_operand(x, t.offset - round_trip_start(), t.tile, stored_type(element_type(x->type())),
                   [this](llvm::Value* v) { return to_storage(v); }, t.transposed);
     shared_bytes_ = std::max(shared_bytes_, t.offset + t.tile.bytes());
-    // wgmma reads it through the async proxy; its first reader meets a barrier past this
-    // fence (stage_dot_operands: not published yet). No round trip reaches a live tile.
-    ptx_effect("fence.proxy.async.shared::cta;", "", {});
+    // wgmma reads it through the async proxy: its first reader fences and meets a barrier
+    // unless both came since (stage_dot_operands; OperandTile::published). No round trip
+    // reaches a live tile.
     operand_tiles_.push_back(std::move(t));
   }
 }
@@ -1215,7 +1215,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // staged from registers (Triton's rule, whose FenceInsertion fences register-to-shared
   // copies only; for timing the fence in attention's loop, codegen.h).
   const bool cp_async_writes = !tma(copied_b) || (copied_a != async_.carried.end() && !tma(copied_a));
-  const bool generic_writes = a_staged_here || b_staged_here || (cp_async_fence_ && cp_async_writes);
+  const bool generic_writes = a_staged_here || b_staged_here || unpublished || (cp_async_fence_ && cp_async_writes);
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // A dot that issues them after its own wait does (emit_dot), and so does a loop's last

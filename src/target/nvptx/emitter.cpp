@@ -494,7 +494,7 @@ void Emitter::barrier() {
   // this barrier is one of their region's own (not in a nested region, which may not run).
   for (OperandTile& t : operand_tiles_) {
     if (t.done && t.region == emitting_region_) t.freed = true;
-    if (t.region == emitting_region_) t.published = true;
+    if (t.region == emitting_region_ && t.fenced) t.published = true;
   }
 }
 

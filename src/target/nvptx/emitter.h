@@ -287,7 +287,10 @@ class Emitter {
     // the source's element (r, c) is the tile's (c, r); the dots that read it as A.
     bool at_definition = false;
     std::unordered_set<const ir::Op*> a_readers;
-    bool published = false;  // (at_definition) fenced, and a barrier of its region since
+    // (at_definition) A fence for the async proxy of its region since it was staged
+    // (ptx_effect), and then a barrier of its region: wgmma may read it.
+    bool fenced = false;
+    bool published = false;
     const ir::Op* last = nullptr;
     bool done = false;   // the last reader has read it
     bool freed = false;  // and a barrier of the region has come since
