@@ -40,6 +40,9 @@ struct GpuOptions {
   // accumulator a zero (transforms/combine_dot_add.h, as Triton's Combine after its
   // canonicalization folded the loop); off: TRITIUM_REDUCE_EXPERIMENT norefold, for the A/B.
   bool fold_inlined_dots = true;
+  // Widening block casts moved down to their first user (sink_casts.h); off:
+  // TRITIUM_REDUCE_EXPERIMENT nosinkcasts, for the A/B.
+  bool sink_casts = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

@@ -75,6 +75,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
                name == "linecopy" || name == "nolinecopy") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
+    } else if (name == "dotchain" || name == "nodotchain") {
+      chain_dot_waits_ = name == "dotchain";
     } else if (name == "keepb" || name == "nokeepb") {
       keep_b_widely_ = name == "keepb";
     } else if (name == "deftile" || name == "nodeftile") {
@@ -83,6 +85,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "sinkcasts" || name == "nosinkcasts") {
+      // read by gpu_passes (codegen.cpp): gpu/sink_casts
     } else if (name == "lineslot" || name == "nolineslot") {
       // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
       line_slot_ = name == "lineslot";
@@ -91,7 +95,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy, deftile, nodeftile, refold, norefold)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
+                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, norefold)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -196,6 +201,8 @@ void Emitter::emit_op(const ir::Op& op) {
     if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
   }
   read_back_before(op);
+  // A dot's wait left to this op, which does not take it over: waited for here.
+  if (!unwaited_.empty() && &op != unwaited_taker_) wait_unwaited_dot();
   dispatch(op);
   // A planned op leaves its last reads pending; after a branch or loop, whatever its
   // regions may have left, or what was pending before (no iteration, or a branch without).
