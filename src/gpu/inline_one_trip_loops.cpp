@@ -6,6 +6,8 @@
 
 #include "ir/op_views.h"
 #include "ir/types.h"
+#include "transforms/combine_dot_add.h"
+#include "transforms/eliminate_dead_code.h"
 #include "transforms/rewrite.h"
 
 namespace tritium::gpu {
@@ -62,16 +64,29 @@ void inline_loop(Op* op, int64_t trips) {
 
 bool inlines_one_trip_loops(const ir::Function&, const GpuOptions& options) { return options.inline_one_trip_loops; }
 
-void inline_one_trip_loops(ir::Function& function, const GpuOptions&) {
+void inline_one_trip_loops(ir::Function& function, const GpuOptions& options) {
   // Innermost first: an inner loop inlined leaves its parent's body flat, and a loop inside
   // a loop that goes is moved with its body (the pointer stays valid).
   std::vector<Op*> loops;
   transforms::walk(function.body(), [&](Op& op) {
     if (op.kind() == OpKind::For) loops.push_back(&op);
   });
+  bool inlined = false;
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     const int64_t trips = small_trip_count(**it);
-    if (trips == 0 || trips == 1) inline_loop(*it, trips);
+    if (trips == 0 || trips == 1) {
+      inline_loop(*it, trips);
+      inlined = true;
+    }
+  }
+  // A dot that accumulated into a carried zero (`b_dk = tl.dot(v, dh, b_dk)` in the loop, then
+  // `b_dk += tl.dot(...)` after it) now has a zero accumulator: an add of it folds into the
+  // dot (combine_dot_add), which then stands at the add, as in Triton, where its canonicalizer
+  // folds the loop before its Combine patterns run: the accumulator is not live in between.
+  if (inlined && options.fold_inlined_dots) {
+    transforms::eliminate_dead_code(function);
+    transforms::combine_dot_add(function);
+    transforms::eliminate_dead_code(function);
   }
 }
 

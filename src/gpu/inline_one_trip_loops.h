@@ -10,6 +10,10 @@
 // 192 KiB of stage buffers, one block an SM where Triton's 96 KiB fit two), and a second
 // iteration's copies, masks and waits emitted though never run (DESIGN.md,
 // inline_one_trip_loops). Off: TRITIUM_REDUCE_EXPERIMENT=noonetrip.
+// Where a loop went, `add(d, dot(a, b, 0))` is folded into `dot(a, b, d)` again
+// (transforms/combine_dot_add.h): a dot that accumulated into a carried zero has a zero
+// accumulator once inlined (fla's dqkwg `b_dk`), as Triton's Combine sees it after its
+// canonicalizer folded the loop. Off: TRITIUM_REDUCE_EXPERIMENT=norefold.
 #pragma once
 
 #include "gpu/options.h"

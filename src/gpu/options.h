@@ -36,6 +36,10 @@ struct GpuOptions {
   // A loop of constant trip count 0 or 1 becomes its body or its initial values
   // (inline_one_trip_loops.h); off: TRITIUM_REDUCE_EXPERIMENT noonetrip, for the A/B.
   bool inline_one_trip_loops = true;
+  // And then `add(d, dot(a, b, 0))` folded into `dot(a, b, d)` where inlining made the dot's
+  // accumulator a zero (transforms/combine_dot_add.h, as Triton's Combine after its
+  // canonicalization folded the loop); off: TRITIUM_REDUCE_EXPERIMENT norefold, for the A/B.
+  bool fold_inlined_dots = true;
   // Widening block casts moved down to their first user (sink_casts.h); off:
   // TRITIUM_REDUCE_EXPERIMENT nosinkcasts, for the A/B.
   bool sink_casts = true;

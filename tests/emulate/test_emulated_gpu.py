@@ -984,8 +984,9 @@ def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip,
     numpy's either way. Inlined, h is the K-major B of two dots (b_dq's and b_dw's) whose A
     each stages: on wgmma it is staged once, into an operand tile the second dot reads too
     (emitter.h, keepb), where it was staged by each (TRITIUM_REDUCE_EXPERIMENT=nokeepb)."""
+    # (Operands staged where they are loaded, test_operands_staged_where_loaded, off here.)
     monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("onetrip" if onetrip else "noonetrip") +
-                       ("" if keepb else ",nokeepb"))
+                       ("" if keepb else ",nokeepb") + ",nodeftile,norefold")
     rng = np.random.default_rng(33)
     K = V = BT = 64
     T = 50
@@ -1014,6 +1015,53 @@ def test_one_trip_loop_inlined(kernels, monkeypatch, sm, warps, stages, onetrip,
         # 16-byte stores into shared memory: h (64 x 64 bf16) takes 4 a thread each time
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("st.shared.v4") == (36 if keepb else 40), ptx.count("st.shared.v4")
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
+@pytest.mark.parametrize("deftile,refold", [(True, True), (True, False), (False, True), (False, False)])
+def test_operands_staged_where_loaded(kernels, monkeypatch, sm, warps, stages, deftile, refold):
+    """fla's chunk_bwd_kernel_dqkwg, its loop inlined (test_one_trip_loop_inlined): each
+    loaded dot operand is staged into shared memory once, right where it is loaded
+    (emitter.h, stage_at_definition; Triton's local_alloc after each load): do (the A of two
+    dots), v (the A of one and, through its trans, the B of another), h, dh, dv, q and k,
+    4 16-byte stores a thread each (28), their registers dead from there; staged by each dot
+    (TRITIUM_REDUCE_EXPERIMENT=nodeftile), do and v twice (36, with h kept once for its two
+    dots). And `b_dk += tl.dot(tl.trans(b_ds), b_q) * scale` folds into the dk dot once the
+    loop is inlined (its accumulator a zero then: inline_one_trip_loops' combine_dot_add, as
+    Triton's Combine after its canonicalization), which then comes after the ds dots: its
+    accumulator is not live across the dw dot and the epilogue (off: norefold). Small
+    integers, the last rows masked: exact against numpy in every variant."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("deftile" if deftile else "nodeftile") + "," +
+                       ("refold" if refold else "norefold"))
+    rng = np.random.default_rng(35)
+    K = V = BT = 64
+    T = 53
+    small = lambda *shape: rng.integers(-2, 3, shape).astype(np.float16)
+    q, k, v, do, dv = (small(BT, 64) for _ in range(5))
+    h, dh = small(V, K), small(V, K)
+    out = [np.full((BT, K), np.nan, dtype=np.float16) for _ in range(3)]
+    handle = eg.run(kernels.dqkwg_one_chunk, (1,), q, k, v, h, do, dh, *out, dv, 0.5, T, K=K, V=V, BT=BT, BK=K, BV=V,
+                    sm=sm, num_warps=warps, num_stages=stages)
+    f = lambda x: x[:T].astype(np.float64)
+    hv, dhv = h.astype(np.float64).T, dh.astype(np.float64).T
+    ds = np.tril(f(do) @ f(v).T)
+    want_dq = (f(do) @ hv + ds @ f(k)) * 0.5
+    want_dk = f(v) @ dhv + ds.T @ f(q) * 0.5
+    want_dw = -(f(dv) @ hv)
+    dq, dk, dw = out
+    for got, want in ((dq, want_dq), (dk, want_dk), (dw, want_dw)):
+        assert np.abs(want).max() < 2048
+        np.testing.assert_array_equal(got[:T].astype(np.float64), want)
+        assert np.isnan(got[T:].astype(np.float32)).all()
+    gpu_ir = eg.emit_llvm(handle, sm, "gpu-ir")
+    dots = [line for line in gpu_ir.splitlines() if " = dot " in line]
+    assert len(dots) == 6
+    # Folded, the dk dot (A: v, loaded first) is the last, its accumulator the scaled dsᵀ·q.
+    v_load = next(line for line in gpu_ir.splitlines() if " = load " in line).split(" = ")[0].strip()
+    assert (dots[-1].split(" = dot ")[1].startswith(v_load + ",")) == refold, (v_load, dots)
+    if sm == 90:
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        assert ptx.count("st.shared.v4") == (28 if deftile else 36), ptx.count("st.shared.v4")
 
 
 @pytest.mark.parametrize("sm,warps,stages,barriers", [(90, 4, 3, 8), (90, 4, 1, 7), (80, 4, 2, 8), (80, 2, 3, 8)])

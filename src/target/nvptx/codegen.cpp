@@ -422,6 +422,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.read_back_lines = experiment(options, "linecopy", true);
   gpu_options.lines_in_slot = experiment(options, "lineslot", true);
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
+  gpu_options.fold_inlined_dots = experiment(options, "refold", true);
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor

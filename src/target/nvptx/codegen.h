@@ -120,6 +120,14 @@ struct TargetOptions {
   //   nokeepb  a B several dots read is kept in an operand tile only where its dots' A is not
   //            staged and it is not K-major, as before session 33; keepb (the default) also
   //            there (emitter.h's OperandTile): for timing the two
+  //   nodeftile a loaded 16-bit block that only wgmma dots read is staged by each dot that
+  //            reads it, as before session 34; deftile (the default) stages it once where it
+  //            is defined (emitter.h's stage_at_definition, as Triton's local_alloc), its
+  //            tile within a budget that counts the fragments' registers too (fla's dqkwg:
+  //            spills 264 -> 96 bytes with refold): for timing the two
+  //   norefold after a one-trip loop is inlined, `add(d, dot(a, b, 0))` stays an add, as
+  //            before session 34; refold (the default) folds it into the dot
+  //            (gpu/inline_one_trip_loops.h): for timing the two
   //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
   //            33) it is skipped in kernels whose loops reload a row line at its fragments
   //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):

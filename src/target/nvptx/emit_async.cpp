@@ -31,6 +31,13 @@ void Emitter::ptx_effect(const std::string& text, const std::string& constraints
   for (llvm::Value* a : args) types.push_back(a->getType());
   auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), types, false);
   b_.CreateCall(llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), args);
+  // What this thread wrote into tiles staged at their definition is now visible to the
+  // async proxy (after a barrier, to every thread's wgmma: OperandTile::published).
+  if (text.rfind("fence.proxy.async", 0) == 0) {
+    for (OperandTile& t : operand_tiles_) {
+      if (t.region == emitting_region_) t.fenced = true;
+    }
+  }
 }
 
 void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {

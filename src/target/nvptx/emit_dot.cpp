@@ -501,9 +501,159 @@ void Emitter::keep_operand_tile(const ir::Value* value, const SharedTile& tile, 
 
 Emitter::OperandTile* Emitter::operand_tile(const ir::Op& dot) {
   for (OperandTile& t : operand_tiles_) {
-    if (t.value == dot.operand(1) && !t.done && t.readers.count(&dot) != 0) return &t;
+    if (!t.done && t.readers.count(&dot) != 0 && (t.value == dot.operand(1) || t.at_definition)) return &t;
   }
   return nullptr;
+}
+
+Emitter::OperandTile* Emitter::operand_tile_a(const ir::Op& dot) {
+  for (OperandTile& t : operand_tiles_) {
+    if (!t.done && t.a_readers.count(&dot) != 0) return &t;
+  }
+  return nullptr;
+}
+
+std::optional<Emitter::SourceRead> Emitter::source_read(const ir::Op& dot, int index) const {
+  if (dot.kind() != OpKind::Dot) return std::nullopt;
+  const FragmentLayout* l = frags_.layout(dot.result());
+  auto half = [](const ir::Value* v) {
+    ScalarKind k = v->type()->element()->scalar_kind();
+    return k == ScalarKind::F16 || k == ScalarKind::BF16;
+  };
+  const ir::Value* a = dot.operand(0);
+  const ir::Value* b = dot.operand(1);
+  if (l == nullptr || l->batch != 1 || !half(a) || !half(b) || a->type()->shape().size() != 2 ||
+      b->type()->shape().size() != 2) {
+    return std::nullopt;
+  }
+  const DotPath path = choose_path(dot);
+  if (path != DotPath::F16 && path != DotPath::BF16) return std::nullopt;
+  if (!uses_wgmma(dot, *l, sm_, threads_ / 32) || k_evens_first(dot, frags_)) return std::nullopt;
+  if (async_.in_flight_dots.count(&dot) != 0) return std::nullopt;
+  const ir::Value* v = dot.operand(index);
+  if (async_.carried.count(v) != 0) return std::nullopt;
+  if (index == 0 && (a_in_registers(dot, frags_) || async_.hoisted_a.count(&dot) != 0 ||
+                     hoisted_a_fragments_.count(&dot) != 0)) {
+    return std::nullopt;
+  }
+  const bool trans = v->def() != nullptr && gpu::trans_staged_by_dots(*v->def());
+  const ir::Value* source = trans ? v->def()->operand(0) : v;
+  if (frags_.layout(source) != nullptr || frags_.layout(v) != nullptr) return std::nullopt;  // flat blocks only
+  // As stage_dot_operands stages it: A M-major and B K-major when its slot runs that way or it
+  // is a staged trans (whose source is then staged the other way round).
+  const bool flipped = slot_runs_down(v) || trans;
+  const std::vector<int64_t>& shape = v->type()->shape();
+  SourceRead r;
+  r.source = source;
+  r.tile = flipped ? SharedTile::swizzled(shape[1], shape[0], 2) : SharedTile::swizzled(shape[0], shape[1], 2);
+  r.transposed = trans ? !flipped : flipped;
+  return r;
+}
+
+void Emitter::stage_at_definition(const ir::Op& op) {
+  if (op.parent() == nullptr || op.parent() != emitting_region_ || op.kind() == OpKind::Dot) return;
+  const auto& ops = op.parent()->ops();
+  for (const auto& result : op.results()) {
+    const ir::Value* x = result.get();
+    if (!x->type()->is_block() || x->type()->shape().size() != 2 || frags_.layout(x) != nullptr) continue;
+    // The uses to cover: x's own, and those of each trans of it that the dots stage.
+    std::unordered_set<const ir::Op*> uses;
+    bool plain = true;
+    for (const ir::Op* u : x->users()) {
+      if (u->kind() == OpKind::Dot) {
+        uses.insert(u);
+      } else if (gpu::trans_staged_by_dots(*u)) {
+        for (const ir::Op* w : u->result()->users()) uses.insert(w);
+      } else {
+        plain = false;
+      }
+    }
+    if (!plain || uses.empty()) continue;
+    std::optional<SourceRead> first;
+    std::vector<const ir::Op*> b_readers, a_readers;
+    const ir::Op* last = nullptr;
+    size_t covered = 0;
+    bool started = false, ok = true;
+    for (const auto& o : ops) {
+      if (!started) {
+        started = o.get() == &op;
+        continue;
+      }
+      // What ends an operand tile's life (tile_readers).
+      if (!o->regions().empty() || o->kind() == OpKind::Return || async_.tma_loads.count(o.get()) != 0 ||
+          async_.tma_stores.count(o.get()) != 0 ||
+          (o->kind() == OpKind::Load && async_.stage.count(o->result()) != 0 && async_.stage.at(o->result()) >= 0)) {
+        break;
+      }
+      if (uses.count(o.get()) == 0) continue;
+      bool reads = false;
+      for (int i = 0; i < 2 && ok; ++i) {
+        const ir::Value* v = o->operand(i);
+        const bool mine = v == x || (v->def() != nullptr && gpu::trans_staged_by_dots(*v->def()) && v->def()->operand(0) == x);
+        if (!mine) continue;
+        std::optional<SourceRead> r = source_read(*o, i);
+        if (!r || r->source != x || (first && (!same_tile(first->tile, r->tile) || first->transposed != r->transposed))) {
+          ok = false;
+          break;
+        }
+        if (!first) first = r;
+        (i == 0 ? a_readers : b_readers).push_back(o.get());
+        reads = true;
+      }
+      if (!ok) break;
+      // Its accumulator may be x too (never for a 16-bit block and an f32 result).
+      if (o->operand(2) == x) ok = false;
+      if (reads) {
+        ++covered;
+        last = o.get();
+      }
+    }
+    if (!ok || !first || covered != uses.size()) continue;
+    const int64_t bytes = (first->tile.bytes() + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
+                          SharedTile::kSwizzleAlign;
+    // The lowest offset past the live stage and hoisted buffers where it overlaps no live
+    // tile (a hole that tiles given back left below where round trips start), within the
+    // budget.
+    const int64_t floor = [&] {
+      int64_t end = 0;
+      for (const auto& [buffer, last] : live_stage_ends_) end = std::max(end, last);
+      for (const auto& [buffer, last] : live_hoisted_ends_) end = std::max(end, last);
+      return end == 0 ? 0 : std::min((end + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign * SharedTile::kSwizzleAlign,
+                                     async_.reserved_bytes);
+    }();
+    int64_t at = floor;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const OperandTile& t : operand_tiles_) {
+        const int64_t end = (t.offset + t.tile.bytes() + SharedTile::kSwizzleAlign - 1) / SharedTile::kSwizzleAlign *
+                            SharedTile::kSwizzleAlign;
+        if (at < end && t.offset < at + bytes) {
+          at = end;
+          moved = true;
+        }
+      }
+    }
+    if (at + bytes > tile_budget_) continue;
+    sync_if_dirty();  // not planned by allocate_shared (emitter.h)
+    OperandTile t;
+    t.value = x;
+    t.region = op.parent();
+    t.offset = at;
+    t.tile = first->tile;
+    t.transposed = first->transposed;
+    t.at_definition = true;
+    t.readers.insert(b_readers.begin(), b_readers.end());
+    t.a_readers.insert(a_readers.begin(), a_readers.end());
+    t.last = last;
+    // (Offsets count from where round trips start: a hole below it is a negative one.)
+    stage_operand(x, t.offset - round_trip_start(), t.tile, stored_type(element_type(x->type())),
+                  [this](llvm::Value* v) { return to_storage(v); }, t.transposed);
+    shared_bytes_ = std::max(shared_bytes_, t.offset + t.tile.bytes());
+    // wgmma reads it through the async proxy: its first reader fences and meets a barrier
+    // unless both came since (stage_dot_operands; OperandTile::published). No round trip
+    // reaches a live tile.
+    operand_tiles_.push_back(std::move(t));
+  }
 }
 
 void Emitter::release_operand_tiles(const ir::Region& region, bool at_end) {
@@ -882,7 +1032,12 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // An operand copied asynchronously is already in its stage buffer (async_copy.h); a B
   // that an earlier op kept in its operand tile is there (emitter.h).
   auto copied_a = async_.carried.find(a), copied_b = async_.carried.find(b);
-  const bool a_staged_here = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0;
+  // An A staged where it was defined (stage_at_definition) is read in its tile.
+  OperandTile* kept_a = copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0
+                            ? operand_tile_a(op)
+                            : nullptr;
+  const bool a_staged_here =
+      copied_a == async_.carried.end() && !a_in_registers && async_.hoisted_a.count(&op) == 0 && kept_a == nullptr;
   OperandTile* kept_b = copied_b == async_.carried.end() ? operand_tile(op) : nullptr;
   const bool b_staged_here = copied_b == async_.carried.end() && kept_b == nullptr;
   // A B staged here that later dots of the region read too, in the same tile, is kept in an
@@ -935,7 +1090,10 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     keep_operand_tile(b, s.tile_b, b_readers);
   }
   auto hoisted = async_.hoisted_a.find(&op);
-  if (hoisted != async_.hoisted_a.end()) {
+  if (kept_a != nullptr) {
+    if (!same_tile(s.tile_a, kept_a->tile)) internal_error("nvptx", "an A tile is not how its dot stages it", op.loc());
+    s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(kept_a->offset)));
+  } else if (hoisted != async_.hoisted_a.end()) {
     s.tile_a = hoisted->second->tile;  // written before the loop (emit_for)
     s.a_m_major = false;
     s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(hoisted->second->offset)));
@@ -949,9 +1107,13 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.a_address = raw_shared_address(get(a).at(0));
   }
   if (kept_b != nullptr) {
+    if (kept_b->at_definition && !same_tile(s.tile_b, kept_b->tile)) {
+      internal_error("nvptx", "a B tile is not how its dot stages it", op.loc());
+    }
     s.tile_b = kept_b->tile;
     s.stride_b = s.tile_b.stride();
-    s.b_k_major = kept_b->transposed;
+    // (A tile staged at the definition holds its source: a trans read as B is K-major there.)
+    s.b_k_major = kept_b->at_definition ? b_transposed : kept_b->transposed;
     s.b_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(kept_b->offset)));
   } else if (b_kept_first) {
     s.stride_b = s.tile_b.stride();  // staged and kept above
@@ -1005,8 +1167,11 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   auto ready = [&](decltype(copied_a) it) { return it != async_.carried.end() && copies_ready_.count(it->first) != 0; };
   const bool all_ready = body != nullptr && (copied_a == async_.carried.end() || ready(copied_a)) &&
                          (copied_b == async_.carried.end() || ready(copied_b));
-  // (A kept B was fenced and met at a barrier where it was staged.)
-  if (all_ready && !a_staged_here && !b_staged_here) {
+  // (A kept B was fenced and met at a barrier where it was staged; a tile staged at its
+  // definition was fenced there, and is met at a barrier here unless one came since.)
+  const bool unpublished = (kept_a != nullptr && kept_a->at_definition && !kept_a->published) ||
+                           (kept_b != nullptr && kept_b->at_definition && !kept_b->published);
+  if (all_ready && !a_staged_here && !b_staged_here && !unpublished) {
     // None left (the earlier dot issued them after its barrier), unless this dot issues
     // them after its wait and a barrier (emit_dot).
     if (async_.copies_after_dots.count(&op) == 0) issue_deferred_copies();
@@ -1050,7 +1215,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
   // staged from registers (Triton's rule, whose FenceInsertion fences register-to-shared
   // copies only; for timing the fence in attention's loop, codegen.h).
   const bool cp_async_writes = !tma(copied_b) || (copied_a != async_.carried.end() && !tma(copied_a));
-  const bool generic_writes = a_staged_here || b_staged_here || (cp_async_fence_ && cp_async_writes);
+  const bool generic_writes = a_staged_here || b_staged_here || unpublished || (cp_async_fence_ && cp_async_writes);
   if (wgmma && generic_writes) ptx_effect("fence.proxy.async.shared::cta;", "", {});
   barrier();
   // A dot that issues them after its own wait does (emit_dot), and so does a loop's last
@@ -1199,7 +1364,10 @@ void Emitter::wait_unwaited_dot() {
 }
 
 void Emitter::end_operand_tile(const ir::Op& dot) {
-  if (OperandTile* t = operand_tile(dot); t != nullptr && t->last == &dot) t->done = true;
+  // Its B tile, and a tile staged at its definition that it reads as A (stage_at_definition).
+  for (OperandTile& t : operand_tiles_) {
+    if (!t.done && t.last == &dot && (t.readers.count(&dot) != 0 || t.a_readers.count(&dot) != 0)) t.done = true;
+  }
 }
 
 void Emitter::end_unwaited_tiles() {

@@ -79,6 +79,10 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       chain_dot_waits_ = name == "dotchain";
     } else if (name == "keepb" || name == "nokeepb") {
       keep_b_widely_ = name == "keepb";
+    } else if (name == "deftile" || name == "nodeftile") {
+      stage_at_def_ = name == "deftile";
+    } else if (name == "refold" || name == "norefold") {
+      // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
     } else if (name == "sinkcasts" || name == "nosinkcasts") {
@@ -92,7 +96,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
-                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts)");
+                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, norefold)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -144,7 +148,15 @@ int64_t Emitter::emit() {
     // kernel's own needs allow (each block also takes 1 KiB of the SM's for the system).
     const int64_t base = std::max(async_.reserved_bytes, shared_lower_bound(function_.body(), 0));
     const int64_t per_sm = max_shared_optin(sm_) + 1024;
-    const int64_t blocks = per_sm / (base + 1024);
+    int64_t blocks = per_sm / (base + 1024);
+    if (stage_at_def_ && blocks > 1) {
+      // Registers may allow fewer blocks than shared memory: the tiles may then take theirs.
+      // The fragments' registers, and 32 for what lives around them (pointers, indices,
+      // masks, the wgmma descriptors).
+      const int64_t fragments = live_fragment_registers(function_.body());
+      const int64_t regs = std::min<int64_t>(255, (fragments + 32 + 7) / 8 * 8);
+      if (fragments > 0) blocks = std::max<int64_t>(1, std::min(blocks, 65536 / (regs * threads_)));
+    }
     tile_budget_ = blocks < 1 ? base : std::min(max_shared_optin(sm_), per_sm / blocks - 1024);
   }
   emit_region(function_.body());
@@ -196,6 +208,7 @@ void Emitter::emit_op(const ir::Op& op) {
   // regions may have left, or what was pending before (no iteration, or a branch without).
   if (has_scratch(op)) dirty_ = true;
   if (control) dirty_ = entry || holds_scratch(op);
+  if (stage_at_def_ && !control) stage_at_definition(op);
   // The fragment copies of blocks that loops read in fragments (FragmentPlan::invariant_copy),
   // made once here rather than in every iteration.
   for (const auto& result : op.results()) {
@@ -403,6 +416,39 @@ llvm::GlobalVariable* Emitter::shared_base() {
   return shared_;
 }
 
+int64_t Emitter::live_fragment_registers(const ir::Region& region) const {
+  std::unordered_map<const ir::Op*, size_t> position;
+  const auto& ops = region.ops();
+  for (size_t i = 0; i < ops.size(); ++i) position[ops[i].get()] = i;
+  std::vector<int64_t> delta(ops.size() + 1, 0);
+  int64_t most = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const auto& inner : ops[i]->regions()) most = std::max(most, live_fragment_registers(*inner));
+    for (const auto& r : ops[i]->results()) {
+      const FragmentLayout* l = frags_.layout(r.get());
+      if (l == nullptr || !r->type()->is_block()) continue;
+      const int64_t bytes = std::max<int64_t>(1, type_bytes(element_type(r->type())));
+      const int64_t regs = (l->num_regs() * bytes + 3) / 4;
+      size_t last = i;
+      for (const ir::Op* u : r->users()) {
+        // The op of this region that is or holds the user.
+        const ir::Op* at = u;
+        while (at != nullptr && position.count(at) == 0) at = at->parent() ? at->parent()->parent() : nullptr;
+        if (at != nullptr) last = std::max(last, position.at(at));
+      }
+      // Live from its definition up to (not past) its last use.
+      delta[i] += regs;
+      delta[last] -= regs;
+    }
+  }
+  int64_t live = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    live += delta[i];
+    most = std::max(most, live);
+  }
+  return most;
+}
+
 int64_t Emitter::round_trip_start() const {
   int64_t end = 0;
   for (const auto& [buffer, last] : live_stage_ends_) end = std::max(end, last);
@@ -455,6 +501,7 @@ void Emitter::barrier() {
   // this barrier is one of their region's own (not in a nested region, which may not run).
   for (OperandTile& t : operand_tiles_) {
     if (t.done && t.region == emitting_region_) t.freed = true;
+    if (t.region == emitting_region_ && t.fenced) t.published = true;
   }
 }
 

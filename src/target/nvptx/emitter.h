@@ -281,7 +281,16 @@ class Emitter {
     // A K-major B (a wgmma B staged from a slot whose registers run along K: slot_runs_down),
     // held transposed as stage_dot_operands holds it; its flat copy is never read there.
     bool transposed = false;
-    std::unordered_set<const ir::Op*> readers;  // the dots that read it here
+    std::unordered_set<const ir::Op*> readers;  // the dots that read it here (as B)
+    // A tile staged where its value is defined (stage_at_definition): `value` is the
+    // staged source (a trans the dots stage is read through its source), `transposed` says
+    // the source's element (r, c) is the tile's (c, r); the dots that read it as A.
+    bool at_definition = false;
+    std::unordered_set<const ir::Op*> a_readers;
+    // (at_definition) A fence for the async proxy of its region since it was staged
+    // (ptx_effect), and then a barrier of its region: wgmma may read it.
+    bool fenced = false;
+    bool published = false;
     const ir::Op* last = nullptr;
     bool done = false;   // the last reader has read it
     bool freed = false;  // and a barrier of the region has come since
@@ -300,11 +309,35 @@ class Emitter {
   // buffers, and each region's round trips (fragments to the flat layout, dots' staging,
   // planned buffers) where round trips start there. Computed once, before the walk.
   int64_t shared_lower_bound(const ir::Region& region, int64_t start) const;
+  // A lower bound of the registers a thread needs: the most 32-bit registers of fragment
+  // values (dot results, their conversions) live at once in any region, each from its
+  // definition to its last use there. With deftile, tile_budget_ lets operand tiles take the
+  // shared memory of the blocks an SM those registers leave room for (fla's dqkwg: four
+  // accumulators, 224 registers, 2 blocks an SM whatever its shared memory).
+  int64_t live_fragment_registers(const ir::Region& region) const;
   // Before a round trip of `bytes`: where it would pass tile_budget_ above tiles whose last
   // reader is done, a barrier first, and the tiles given back (the round trip starts lower).
   void make_room(int64_t bytes);
   void keep_operand_tile(const ir::Value* value, const SharedTile& tile, const std::vector<const ir::Op*>& readers);
   OperandTile* operand_tile(const ir::Op& dot);  // the live tile `dot` reads its B in, or null
+  OperandTile* operand_tile_a(const ir::Op& dot);  // the live tile `dot` reads its A in, or null
+  // ---- operand tiles staged at the definition (emit_dot.cpp; experiment "nodeftile") ----
+  // A flat 16-bit block whose every use is a wgmma dot staging it from registers (as A, as B,
+  // or through a trans the dots stage) in one tile of one orientation, in its own region
+  // before anything that ends an operand tile's life there, is staged once right where it is
+  // defined (as Triton's local_alloc after a load): its registers die there instead of
+  // living until its last dot (fla's dqkwg: do, the A of two dots; v, the A of one and the
+  // transposed B of another; h and dh), and no dot stages it again.
+  struct SourceRead {
+    const ir::Value* source = nullptr;  // what is staged (a staged trans' source)
+    SharedTile tile;
+    bool transposed = false;  // the source's (r, c) at the tile's (c, r)
+  };
+  // How `dot` stages its operand `index` when that is a wgmma 16-bit operand staged from a
+  // flat block in registers; nullopt otherwise.
+  std::optional<SourceRead> source_read(const ir::Op& dot, int index) const;
+  // After `op` is emitted: its results staged at their definition where they qualify.
+  void stage_at_definition(const ir::Op& op);
   // Gives back the freed tiles of `region` at an op boundary (all of them at its end).
   void release_operand_tiles(const ir::Region& region, bool at_end);
   // OutOfResources, located, when `what` (e.g. "staging this dot's operands") needs more
@@ -644,6 +677,7 @@ class Emitter {
   // first, A after it) and where it is held K-major on wgmma (experiment "keepb", the
   // default; nokeepb: only a row-major B of dots whose A is not staged, as before).
   bool keep_b_widely_ = true;
+  bool stage_at_def_ = true;  // stage_at_definition (experiment "nodeftile")
   // Waits left to the next dot (experiment "dotchain", the default; nodotchain: every wgmma
   // dot waits for itself), and the result of the dot whose wait is left so now, if any.
   bool chain_dot_waits_ = true;
