@@ -670,6 +670,32 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def converted_a_down_columns(dout_ptr, a_ptr, res_ptr, db_ptr, CS, K, BM: tl.constexpr, BN: tl.constexpr,
+                                 BCS: tl.constexpr):
+        # mamba's _bmm_chunk_bwd_kernel (HAS_RESIDUAL): db = dout^T a + res, dout an fp32 [CS, CS]
+        # block read transposed ([BM, BCS] blocks contiguous along M: 16-byte runs down the
+        # columns) and converted to bf16 for the dot.
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        offs_m = pid_m * BM + tl.arange(0, BM)
+        offs_n = pid_n * BN + tl.arange(0, BN)
+        offs_cs = tl.arange(0, BCS)
+        dout_ptrs = dout_ptr + offs_m[:, None] + offs_cs[None, :] * CS
+        a_ptrs = a_ptr + offs_cs[:, None] * K + offs_n[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for cs in range(0, tl.cdiv(CS, BCS)):
+            dout = tl.load(dout_ptrs, mask=(offs_m[:, None] < CS) & (offs_cs[None, :] < CS - cs * BCS), other=0.0)
+            a = tl.load(a_ptrs, mask=(offs_cs[:, None] < CS - cs * BCS) & (offs_n[None, :] < K), other=0.0)
+            acc += tl.dot(dout.to(tl.bfloat16), a)
+            dout_ptrs += BCS * CS
+            a_ptrs += BCS * K
+        at = offs_m[:, None] * K + offs_n[None, :]
+        mask = (offs_m[:, None] < CS) & (offs_n[None, :] < K)
+        acc += tl.load(res_ptr + at, mask=mask)
+        tl.store(db_ptr + at, acc, mask=mask)
+
+
+    @tritium.jit
     def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # A copied block read back (it reaches the dot's A through ops of the body) whose first
         # use, added to the carried dot result, comes before the loop's dot: read at the
@@ -1075,6 +1101,44 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
         want = (6 if copies else 8) if not in_fragments else 5 if experiment == "norbmerge" else 4
         assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
         assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
+
+
+@pytest.mark.parametrize("sm,warps,stages,bm,bn", [(90, 2, 4, 64, 64), (80, 2, 4, 64, 64), (80, 4, 3, 64, 32),
+                                                   (90, 4, 4, 64, 128), (90, 2, 3, 32, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "noachainmma"])
+def test_converted_a_down_columns_on_mma_sync(kernels, monkeypatch, sm, warps, stages, bm, bn, late, experiment):
+    """mamba's _bmm_chunk_bwd_kernel: the dot's A an fp32 block contiguous along M converted to
+    bf16. On mma.sync (sm_80; sm_90 at 2 warps), where the fragments would put the 2 warps side
+    by side along N (64 x 64), the plan splits M first (as Triton's mma layout) so that each
+    warp holds whole rows of A: the block is then copied by cp.async down its columns into
+    the stage buffers and converted at A's fragment positions, the dot reading A from
+    registers (plan_fragments' a_chains_rows, prefetch_operands' a_chain_candidate), as on
+    wgmma (64 x 128 at 4 warps). TRITIUM_REDUCE_EXPERIMENT=noachainmma: loaded into registers
+    every iteration and staged by the dot, as before session 34; also where M gives a warp
+    fewer than 16 rows (32 x 64 at 2 warps: not copied either way). Small integers: exact."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(41)
+    CS, K, BCS = 80, bn * 2, 32  # the last CS block masked
+    dout = rng.integers(-3, 4, (CS, CS)).astype(np.float32)
+    a = rng.integers(-3, 4, (CS, K)).astype(np.float32)
+    res = rng.integers(-3, 4, (CS, K)).astype(np.float32)
+    db = np.full((CS, K), np.nan, dtype=np.float32)
+    args = (dout, typed(bf16_bits(a), "bf16"), res, db)
+    grid = (-(-CS // bm), K // bn)
+    gpu_ir = kernels.converted_a_down_columns.emit("gpu-ir", *args, CS, K, BM=bm, BN=bn, BCS=BCS, num_warps=warps,
+                                                    num_stages=stages, arch=sm)
+    in_fragments = experiment == "" and bm % (16 * warps) == 0
+    assert ("copies down the columns" in gpu_ir) == (in_fragments or (sm, warps) == (90, 4))
+    assert ("read back at the fragment positions" in gpu_ir) == (in_fragments or (sm, warps) == (90, 4))
+    assert ("A read from its fragments' registers" in gpu_ir) == (in_fragments or (sm, warps) == (90, 4))
+    if (sm, warps) != (90, 4):
+        assert ("mma.sync" in gpu_ir) and "wgmma" not in gpu_ir
+    eg.run(kernels.converted_a_down_columns, grid, *args, CS, K, BM=bm, BN=bn, BCS=BCS, sm=sm, num_warps=warps,
+           num_stages=stages)
+    np.testing.assert_array_equal(db.astype(np.float64), dout.T.astype(np.float64) @ a.astype(np.float64) + res)
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 2), (80, 2, 3)])

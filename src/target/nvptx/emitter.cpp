@@ -65,7 +65,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
     } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain" ||
-               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr") {
+               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr" ||
+               name == "achainmma" || name == "noachainmma") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
       // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
     } else if (name == "rbmerge" || name == "norbmerge") {
@@ -87,7 +88,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy, achainmma, noachainmma)");
     }
   }
   mark_fragment_barriers(function.body());
