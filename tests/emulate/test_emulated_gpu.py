@@ -1042,15 +1042,18 @@ def test_gated_state_loop_body_starts_clean(kernels, monkeypatch, sm, warps, sta
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (90, 8, 3), (80, 4, 2), (80, 2, 3), (80, 1, 2)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "noldmtrans", "norbmerge", "noachain", "noaxis0copy", "axis0flat"])
+@pytest.mark.parametrize("experiment", ["", "noldmtrans", "norbmerge", "noachain", "noaxis0copy", "axis0flat",
+                                        "noachainmma"])
 def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages, late, experiment):
     """fla's gla state recurrence (chunk_fwd_kernel_h, USE_GK): k and the gate gk are [BK, BT]
     blocks contiguous along K (axis 0) that reach the dot's A through elementwise ops. They
-    are prefetched (where the keys' chain goes to A's fragments on wgmma; anywhere with
-    TRITIUM_REDUCE_EXPERIMENT=axis0flat) and copied by cp.async in 16-byte runs down their
+    are prefetched (where the keys' chain goes to A's fragments: on wgmma, and since session 34
+    on mma.sync, its warps then splitting M first; anywhere with TRITIUM_REDUCE_EXPERIMENT=
+    axis0flat; noachainmma: on wgmma only, as before) and copied by cp.async in 16-byte runs down their
     columns into stage buffers held transposed, the runs dealt out over the threads, and read back after the
     iteration's wait and a barrier (gpu/prefetch_operands.h, async_copy.h). Where a warp
-    holds whole rows of A (wgmma at 4 warps, mma.sync at 1) the gated keys are computed in A's
+    holds whole rows of A (wgmma at 4 warps, mma.sync at 1, 2 and 4 warps along M's 64 rows;
+    noachainmma: at 1 only) the gated keys are computed in A's
     fragments, each thread reading its
     fragment positions of both buffers, the gate's last row loaded again at its rows, and
     the dot reads A from registers (FragmentPlan's A chains); k's 16-bit fragments by
@@ -1084,11 +1087,14 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
     gpu_ir = kernels.gated_keys_state.emit("gpu-ir", k, v, g, h, T, K=K, V=V, BT=BT, BK=BK, num_warps=warps,
                                            num_stages=stages, arch=sm)
     # Copied where the gated keys go to A's fragments on wgmma (4 warps along M's 64 rows;
-    # gpu/prefetch_operands.cpp's a_chain_candidate), anywhere with axis0flat.
-    copies = experiment != "noaxis0copy" and ((sm, warps) == (90, 4) or experiment == "axis0flat")
+    # gpu/prefetch_operands.cpp's a_chain_candidate) or on mma.sync (sm_80: M's 64 rows give
+    # each of 1, 2 or 4 warps 16 or more; not with noachainmma), anywhere with axis0flat.
+    mma_rows = sm == 80 and experiment != "noachainmma"
+    copies = experiment != "noaxis0copy" and ((sm, warps) == (90, 4) or mma_rows or experiment == "axis0flat")
     assert ("copies down the columns" in gpu_ir) == copies
-    # A's fragments need whole rows a warp: wgmma's 4 warps along M, or mma.sync's one warp.
-    in_fragments = copies and (sm, warps) in ((90, 4), (80, 1)) and experiment != "noachain"
+    # A's fragments need whole rows a warp: wgmma's 4 warps along M, or mma.sync's warps split
+    # along M first (noachainmma: its one warp only).
+    in_fragments = copies and ((sm, warps) in ((90, 4), (80, 1)) or mma_rows) and experiment != "noachain"
     assert ("read back at the fragment positions" in gpu_ir) == in_fragments
     assert ("A read from its fragments' registers" in gpu_ir) == in_fragments
     if (sm, warps, stages) == (90, 4, 3):
