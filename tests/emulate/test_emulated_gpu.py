@@ -696,6 +696,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def matmul_then_column_sums(a_ptr, b_ptr, c_ptr, x_ptr, s_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                                BK: tl.constexpr, SUMS: tl.constexpr):
+        # The matmul kernel's epilogue store, then (SUMS) a column sum of another block (a
+        # cross-warp reduction through shared memory) written after it.
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+        if SUMS:
+            x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+            tl.store(s_ptr + tl.program_id(0) * N + rn, tl.sum(x, axis=0))
+
+
+    @tritium.jit
     def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # A copied block read back (it reaches the dot's A through ops of the body) whose first
         # use, added to the carried dot result, comes before the loop's dot: read at the
@@ -836,6 +855,36 @@ def test_dot_on_tensor_cores(kernels, sm, warps, stages):
     np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
     ll = eg.emit_llvm(handle, sm)
     assert ("wgmma.mma_async" in ll) == (sm == 90) and ("mma.sync" in ll) == (sm == 80)
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (80, 4, 3), (80, 2, 2)])
+@pytest.mark.parametrize("sums", [False, True])
+def test_epilogue_round_trip_ends_lazily(kernels, monkeypatch, sm, warps, stages, sums):
+    """The accumulator's round trip to the flat layout for the kernel's last store (fragments
+    to shared memory, a barrier, flat registers back) leaves its ending barrier pending
+    (Emitter::end_round_trip, experiment "lazybar"): nothing after it but global stores, so
+    the kernel has one bar.sync fewer than with TRITIUM_REDUCE_EXPERIMENT=nolazybar, as
+    Triton's epilogue. An op after the store that may write shared memory (here a column sum
+    across warps, SUMS) gets that barrier first: as many as with nolazybar. Exact results."""
+    rng = np.random.default_rng(43)
+    # BN = 64: the accumulator's fragments go to the store's own layout (no convert_layout
+    # planned by allocate_shared between them: an unplanned round trip, fragment_to_flat).
+    M, N, K, BM, BN, BK = 128, 128, 96, 64, 64, 32
+    a = rng.integers(-4, 5, (M, K)).astype(np.float16)
+    b = rng.integers(-4, 5, (K, N)).astype(np.float16)
+    x = rng.integers(-4, 5, (M, N)).astype(np.float32)
+    bars = {}
+    for experiment in ("", "nolazybar"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        c = np.full((M, N), np.nan, dtype=np.float32)
+        sums_out = np.full((M // BM, N), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.matmul_then_column_sums, (M // BM, N // BN), a, b, c, x, sums_out, M, N, K, BM=BM,
+                        BN=BN, BK=BK, SUMS=sums, sm=sm, num_warps=warps, num_stages=stages)
+        np.testing.assert_array_equal(c, a.astype(np.float64) @ b.astype(np.float64))
+        if sums:
+            np.testing.assert_array_equal(sums_out, x.reshape(M // BM, BM, N).sum(1))
+        bars[experiment] = eg.emit_llvm(handle, sm, "ptx").count("bar.sync")
+    assert bars[""] == bars["nolazybar"] - (0 if sums else 1), bars
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 3), (80, 2, 1)])
