@@ -715,6 +715,23 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def dots_scaled_by_widened_block(x_ptr, y_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr,
+                                     BK: tl.constexpr):
+        # mamba's _chunk_state_bwd_db_kernel: a bf16 block widened to f32 before the loop and
+        # multiplied into each iteration's dot result (held in fragments: an invariant copy).
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        b = tl.load(b_ptr + rm[:, None] * BN + rn[None, :]).to(tl.float32)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(n):
+            x = tl.load(x_ptr + h * BM * BK + rm[:, None] * BK + rk[None, :])
+            y = tl.load(y_ptr + h * BK * BN + rk[:, None] * BN + rn[None, :])
+            acc += tl.dot(x, y) * b
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+    @tritium.jit
     def read_back_before_dot(x_ptr, b_ptr, out_ptr, n, BM: tl.constexpr, BN: tl.constexpr):
         # A copied block read back (it reaches the dot's A through ops of the body) whose first
         # use, added to the carried dot result, comes before the loop's dot: read at the
@@ -885,6 +902,35 @@ def test_epilogue_round_trip_ends_lazily(kernels, monkeypatch, sm, warps, stages
             np.testing.assert_array_equal(sums_out, x.reshape(M // BM, BM, N).sum(1))
         bars[experiment] = eg.emit_llvm(handle, sm, "ptx").count("bar.sync")
     assert bars[""] == bars["nolazybar"] - (0 if sums else 1), bars
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])
+def test_widened_invariant_block_copied_narrow(kernels, monkeypatch, sm, warps, stages):
+    """A bf16 block widened to f32 outside a loop whose dot results it scales gets one
+    fragment copy (FragmentPlan::invariant_copy). TRITIUM_REDUCE_EXPERIMENT=narrowcopy
+    (opt-in): the 16-bit block takes that round trip and each thread widens its registers
+    there, half the bytes through shared memory (fewer st.shared). Small integers: exact."""
+    rng = np.random.default_rng(47)
+    BM, BN, BK, n = 64, 64, 32, 3
+    x = rng.integers(-3, 4, (n, BM, BK)).astype(np.float16)
+    y = rng.integers(-3, 4, (n, BK, BN)).astype(np.float16)
+    b = rng.integers(-3, 4, (BM, BN)).astype(np.float32)
+    want = sum(x[h].astype(np.float64) @ y[h].astype(np.float64) for h in range(n)) * b
+    stores = {}
+    for experiment in ("", "narrowcopy"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BM, BN), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.dots_scaled_by_widened_block, (1,), x, y, typed(bf16_bits(b), "bf16"), out, n, BM=BM,
+                        BN=BN, BK=BK, sm=sm, num_warps=warps, num_stages=stages)
+        np.testing.assert_array_equal(out.astype(np.float64), want)
+        gpu_ir = kernels.dots_scaled_by_widened_block.emit("gpu-ir", x, y, typed(bf16_bits(b), "bf16"), out, n, BM=BM,
+                                                           BN=BN, BK=BK, num_warps=warps, num_stages=stages, arch=sm)
+        assert "also copied into fragments here, once" in gpu_ir
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        stores[experiment] = sum(ptx.count(f"st.shared.{w}") * nb for w, nb in (("b16", 2), ("b32", 4), ("v2.b32", 8),
+                                                                                  ("v4.b32", 16), ("v2.b16", 4),
+                                                                                  ("v4.b16", 8)))
+    assert stores["narrowcopy"] < stores[""], stores
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 3), (80, 2, 1)])
