@@ -41,6 +41,9 @@ struct GpuOptions {
   // A loop of constant trip count 0 or 1 becomes its body or its initial values
   // (inline_one_trip_loops.h); off: TRITIUM_REDUCE_EXPERIMENT noonetrip, for the A/B.
   bool inline_one_trip_loops = true;
+  // Widening block casts moved down to their first user (sink_casts.h); off:
+  // TRITIUM_REDUCE_EXPERIMENT nosinkcasts, for the A/B.
+  bool sink_casts = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

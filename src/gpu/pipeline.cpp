@@ -13,6 +13,7 @@
 #include "gpu/int8_wgmma.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/rebase_pointers.h"
+#include "gpu/sink_casts.h"
 #include "gpu/speculate_ifs.h"
 #include "gpu/transpose_loads.h"
 #include "gpu/version_on_signs.h"
@@ -51,6 +52,9 @@ const std::vector<GpuPass> kGpuPasses = {
     // the next iteration's pointers merged with the current ones.
     {"prefetch_operands", prefetch_operands, pipelines_dots},
     {"eliminate_common_subexpressions", cse, pipelines_dots},
+    // A cast widening a block's elements (bf16 -> fp32) computed just before its first
+    // user, not where it was written (the narrow block is what stays live until then).
+    {"sink_casts", sink_casts, sinks_casts},
     {"assign_layouts", assign_layouts, nullptr},
     // Accesses contiguous along another axis than the last: their own blocked layout, and
     // convert_layout ops around them.

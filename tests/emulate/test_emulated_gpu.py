@@ -818,6 +818,25 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def layer_norm_affine(x_ptr, w_ptr, b_ptr, y_ptr, mean_ptr, rstd_ptr, n, eps, BLOCK: tl.constexpr):
+        # liger's layer-norm forward: the weight and bias converted to fp32 where loaded, at
+        # the top, and used only after both reductions (gpu/sink_casts.h).
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        x = tl.load(x_ptr + row * n + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=0) / n
+        xc = x - mean
+        var = tl.sum(tl.where(mask, xc * xc, 0.0), axis=0) / n
+        rstd = 1.0 / tl.sqrt(var + eps)
+        tl.store(mean_ptr + row, mean)
+        tl.store(rstd_ptr + row, rstd)
+        tl.store(y_ptr + row * n + cols, (xc * rstd * w + b).to(tl.float16), mask=mask)
+
+
+    @tritium.jit
     def unknown_asm(x_ptr, out_ptr, BLOCK: tl.constexpr):
         i = tl.arange(0, BLOCK)
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
@@ -955,6 +974,21 @@ def test_dot_loop_unrolled(kernels, sm, warps, stages, ksteps, unroll):
     assert ll.count(mma) == single.count(mma) * (unroll + 1 if unroll > 1 else 1)
 
 
+def state_inputs(seed, K, V, T):
+    """Inputs of the state-recurrence kernels: w and k signed one-hot rows of K columns, v
+    small integers, so every sum the kernels make is exact in fp16 and fp32."""
+    rng = np.random.default_rng(seed)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, K), one_hot_rows(T, K)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    return w, k, v
+
+
 def check_state_recurrence(k, v, w, h, vn, BT):
     """The kernels state_recurrence and state_recurrence_two_blocks against numpy, exactly:
     h holds each chunk's state before the chunk, vn the new values (float64 reference; the
@@ -983,16 +1017,8 @@ def test_state_recurrence_stores_past_prefetched_operands(kernels, monkeypatch, 
     must equal numpy's; the last chunk is masked (T not a multiple of BT). Copies land at
     their wait or at issue (emulated_gpu.DEFER_COPIES)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    rng = np.random.default_rng(31)
     K, V, BT, T = 64, 32, 64, 3 * 64 + 20
-
-    def one_hot_rows(rows, cols):
-        m = np.zeros((rows, cols))
-        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
-        return m.astype(np.float16)
-
-    w, k = one_hot_rows(T, K), one_hot_rows(T, K)
-    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    w, k, v = state_inputs(31, K, V, T)
     nt = -(-T // BT)
     vn = np.full((T, V), np.nan, dtype=np.float16)
     h = np.full((nt, K, V), np.nan, dtype=np.float16)
@@ -1023,16 +1049,8 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if not fragread:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nofragread")
         barriers = None if barriers is None else barriers + 2
-    rng = np.random.default_rng(34)
     V, BT, T = 32, 64, 3 * 64 + 20
-
-    def one_hot_rows(rows, cols):
-        m = np.zeros((rows, cols))
-        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
-        return m.astype(np.float16)
-
-    w, k = one_hot_rows(T, 128), one_hot_rows(T, 128)
-    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    w, k, v = state_inputs(34, 128, V, T)
     nt = -(-T // BT)
     vn = np.full((T, V), np.nan, dtype=np.float16)
     h = np.full((nt, 128, V), np.nan, dtype=np.float16)
@@ -1042,6 +1060,37 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("warps,stages", [(4, 3), (4, 2), (8, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_dots_leave_their_waits_to_the_next(kernels, monkeypatch, warps, stages, late):
+    """fla's state recurrence at K = 128 on wgmma (emitter.h, leaves_wait_to_next_dot): b_v =
+    w1 h1 + w2 h2 is a dot accumulating onto another, both operands of the second already
+    in shared memory (w2 copied, h2 in its operand tile), so the first leaves its wait to
+    the second, whose wgmmas take the accumulators in flight; h1 += k1 v and h2 += k2 v are
+    independent, the first read only after the second, so the second issues while the first
+    is in flight and one wait ends both. Two wgmma.wait_group fewer in the loop than with
+    TRITIUM_REDUCE_EXPERIMENT=nodotchain, where each dot waits for itself. h1's operand
+    tile, read last by the first dot, is given back only after the wait that ends it (8
+    warps: two warpgroups). The emulated wgmma hands out NaN tags until the wait that
+    retires a group and checks that nothing its operands were read from changes before
+    then; small integers, exact against numpy either way."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    V, BT, T = 32, 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    waits = {}
+    for experiment in ("nodotchain", "dotchain"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        vn = np.full((T, V), np.nan, dtype=np.float16)
+        h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+        handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90,
+                        num_warps=warps, num_stages=stages)
+        check_state_recurrence(k, v, w, h, vn, BT)
+        ptx = eg.emit_llvm(handle, 90, "ptx")
+        waits[experiment] = ptx.count("wgmma.wait_group")
+    assert waits["dotchain"] == waits["nodotchain"] - 2, waits
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2)])
@@ -1394,6 +1443,40 @@ def test_dot_of_a_dot_result_tf32_wgmma(kernels):
     out = np.full((BT, BT), np.nan, dtype=np.float32)
     eg.run(kernels.dot_of_dot, (1,), a, x, out, BT=BT, sm=90, num_warps=4)
     np.testing.assert_array_equal(out, a.astype(np.float64) @ (x.astype(np.float64) @ x))  # exact in tf32
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 2)])
+@pytest.mark.parametrize("sink", [True, False])
+def test_widening_casts_sunk_to_their_use(kernels, monkeypatch, sm, warps, sink):
+    """A layer norm whose fp16 weight and bias are converted to fp32 where loaded (liger's)
+    but used only after both reductions: the conversions are computed after the reductions'
+    last barrier (gpu/sink_casts.h; the loads stay at the top), so the fp16 pairs, not the
+    fp32 values, are what stays live across them (liger's at 4096 / 8 warps: 62 -> 48
+    registers, as Triton 3.6). TRITIUM_REDUCE_EXPERIMENT=nosinkcasts keeps them at the loads.
+    Same results either way."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "sinkcasts" if sink else "nosinkcasts")
+    rng = np.random.default_rng(34)
+    rows, n, BLOCK = 3, 500, 512
+    x = rng.standard_normal((rows, n)).astype(np.float16)
+    w = rng.standard_normal(n).astype(np.float16)
+    b = rng.standard_normal(n).astype(np.float16)
+    y = np.full((rows, n + 1), 9.0, dtype=np.float16)[:, :n].copy()
+    mean = np.zeros(rows, dtype=np.float32)
+    rstd = np.zeros(rows, dtype=np.float32)
+    handle = eg.run(kernels.layer_norm_affine, (rows,), x, w, b, y, mean, rstd, n, 1e-5, BLOCK=BLOCK, sm=sm,
+                    num_warps=warps)
+    xf = x.astype(np.float64)
+    want_mean = xf.mean(1)
+    want_rstd = 1.0 / np.sqrt(((xf - want_mean[:, None]) ** 2).mean(1) + 1e-5)
+    want = (xf - want_mean[:, None]) * want_rstd[:, None] * w.astype(np.float64) + b.astype(np.float64)
+    np.testing.assert_allclose(mean, want_mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, want_rstd, rtol=1e-5)
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=2e-3, atol=4e-3)
+    ptx = eg.emit_llvm(handle, sm, "ptx")
+    after = ptx[ptx.rindex("bar.sync"):]
+    per_thread = BLOCK // (32 * warps)
+    # x's conversions come before the reductions; w's and b's after the last barrier when sunk.
+    assert after.count("cvt.f32.f16") == (2 * per_thread if sink else 0), after.count("cvt.f32.f16")
 
 
 @pytest.mark.parametrize("stages", [1, 3])
@@ -1893,6 +1976,24 @@ def test_paged_cache_read_along_head_dim(kernels, sm, warps, ctx_len):
     assert len(k_loads) == 2 and all("spt = [8, 1]" in line for line in k_loads), k_loads
 
 
+def paged_unified_inputs(seed, BM, D, BN, PBS, ctx_len, blocks=12):
+    """Inputs of kernels.paged_unified (small integers, so exact): q, the K and V caches of
+    `blocks` pages of PBS tokens, a permuted block table, and numpy's result: Q Kᵀ V summed
+    over the tiles of BN tokens (the tiles' P is Q Kᵀ itself, no softmax)."""
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
+    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
+    table = rng.permutation(blocks).astype(np.int32)
+    t = np.arange(ctx_len)
+    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
+    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
+    want = np.zeros((BM, D))
+    for start in range(0, ctx_len, BN):
+        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    return q, k_cache, v_cache, table, want
+
+
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 2), (80, 4, 3), (80, 1, 2)])
 @pytest.mark.parametrize("late", [True, False])
 def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, warps, stages, late):
@@ -1905,21 +2006,11 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     registers in vLLM's kernel). The pages permuted, two a tile, the last tile masked; exact
     against numpy (small integers). Copies land at their wait or at issue (DEFER_COPIES)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    rng = np.random.default_rng(27)
-    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
-    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
-    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    table = rng.permutation(blocks).astype(np.int32)
+    BM, D, BN, PBS, ctx_len = 16, 64, 32, 16, 150
+    q, k_cache, v_cache, table, want = paged_unified_inputs(27, BM, D, BN, PBS, ctx_len)
     out = np.full((BM, D), np.nan, dtype=np.float32)
     handle = eg.run(kernels.paged_unified, (1,), q, k_cache, v_cache, table, out, ctx_len, PBS * D, D, PBS * D, D,
                     BM=BM, D=D, BN=BN, PBS=PBS, sm=sm, num_warps=warps, num_stages=stages)
-    t = np.arange(ctx_len)
-    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
-    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
-    want = np.zeros((BM, D))
-    for start in range(0, ctx_len, BN):
-        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
     np.testing.assert_array_equal(out, want)
     gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
     k_loads = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{D}x{BN}xfp16" in line]
@@ -1941,18 +2032,8 @@ def test_block_table_line_held_in_slot(kernels, monkeypatch, sm, warps, stages, 
     the flat line through shared memory for each (2 barriers each). Exact against numpy both
     ways; the loop meets at least 3 barriers fewer by default."""
     monkeypatch.setenv("TRITIUM_PREFETCH_INDICES", prefetch)
-    rng = np.random.default_rng(31)
-    BM, D, BN, PBS, blocks, ctx_len = 16, 64, 32, 16, 12, 150
-    q = rng.integers(-1, 2, (BM, D)).astype(np.float16)
-    k_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    v_cache = rng.integers(-1, 2, (blocks, PBS, D)).astype(np.float16)
-    table = rng.permutation(blocks).astype(np.int32)
-    t = np.arange(ctx_len)
-    k = k_cache[table[t // PBS], t % PBS].astype(np.float64)  # [token, d]
-    v = v_cache[table[t // PBS], t % PBS].astype(np.float64)
-    want = np.zeros((BM, D))
-    for start in range(0, ctx_len, BN):
-        want += (q.astype(np.float64) @ k[start:start + BN].T) @ v[start:start + BN]
+    BM, D, BN, PBS, ctx_len = 16, 64, 32, 16, 150
+    q, k_cache, v_cache, table, want = paged_unified_inputs(31, BM, D, BN, PBS, ctx_len)
     seen = {}
     for experiment in ("nolineslot", "lineslot"):
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -380,13 +381,10 @@ void link_libdevice(Compilation& c, const ir::Function& function) {
   c.module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{1});
 }
 
-// The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
-// operands loaded in a loop are loaded num_stages - 1 iterations ahead (and then copied to shared memory
-// asynchronously by the emitter); layouts and shared-memory offsets are assigned.
 // Whether TargetOptions::reduce_experiment turns `name` on ("name") or off ("noname"; the
-// last of a pair wins), `otherwise` where it names neither (the emitter's parse, emitter.cpp).
-bool experiment(const TargetOptions& options, const std::string& name, bool otherwise) {
-  bool on = otherwise;
+// last of a pair wins); nullopt where it names neither (the emitter's parse, emitter.cpp).
+std::optional<bool> experiment_named(const TargetOptions& options, const std::string& name) {
+  std::optional<bool> on;
   for (size_t at = 0; at <= options.reduce_experiment.size();) {
     size_t end = std::min(options.reduce_experiment.find(',', at), options.reduce_experiment.size());
     const std::string part = options.reduce_experiment.substr(at, end - at);
@@ -394,6 +392,11 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
     at = end + 1;
   }
   return on;
+}
+
+// experiment_named, `otherwise` where the experiments name neither.
+bool experiment(const TargetOptions& options, const std::string& name, bool otherwise) {
+  return experiment_named(options, name).value_or(otherwise);
 }
 
 // The fragment plan under `options` (its "fragread", "achain" and "reloadguard" experiments:
@@ -404,6 +407,9 @@ FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& op
                         experiment(options, "achainmma", true));
 }
 
+// The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
+// operands loaded in a loop are loaded num_stages - 1 iterations ahead (and then copied to shared memory
+// asynchronously by the emitter); layouts and shared-memory offsets are assigned.
 std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const TargetOptions& options) {
   gpu::GpuOptions gpu_options;
   gpu_options.num_warps = options.num_warps;
@@ -418,6 +424,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.read_back_lines = experiment(options, "linecopy", true);
   gpu_options.lines_in_slot = experiment(options, "lineslot", true);
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
+  gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
@@ -462,8 +469,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     c.gate.skip = skips_straight_line_passes(kernel_ir, options.num_warps);
     // LoopStrengthReduce: skipped where a line is reloaded in a loop (FragmentPlan::
     // reloads_in_loop), unless the experiments say "lsr" (always run) or "nolsr" (never).
-    const bool lsr_named = experiment(options, "lsr", false) || !experiment(options, "lsr", true);
-    c.gate.skip_lsr = lsr_named ? !experiment(options, "lsr", true) : fragments.reloads_in_loop();
+    c.gate.skip_lsr = !experiment_named(options, "lsr").value_or(!fragments.reloads_in_loop());
     AsyncPlan copies =
         plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
                           experiment(options, "rbmerge", true));

@@ -137,6 +137,15 @@ struct TargetOptions {
   //            (mamba's dCB at 64 x 32: 126 -> 94 registers without it, Triton 96; 32 x 32
   //            80 -> 64, Triton 64). `lsr` restores the pass for timing the two; `nolsr` skips
   //            it everywhere (mixed statically: see tests/realk/RESULTS.md, session 33)
+  //   nodotchain every wgmma dot waits for its own wgmmas, as before session 34; dotchain (the
+  //            default) leaves a dot's wait to the next op where that is a wgmma dot staging
+  //            nothing that accumulates onto it or does not read it (emitter.h's
+  //            leaves_wait_to_next_dot: fla's delta-rule state loop 4 -> 2 waits a chunk,
+  //            Triton 4): for timing the two
+  //   nosinkcasts a cast widening a block's elements (bf16 -> fp32) is computed where it is
+  //            written, as before session 34; sinkcasts (the default) computes it just before
+  //            its first user (gpu/sink_casts.h): liger's layer norm 62 -> 48 registers (Triton
+  //            3.6: 48), 4 -> 5 CTAs an SM: for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

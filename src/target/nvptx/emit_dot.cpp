@@ -1107,8 +1107,111 @@ void Emitter::emit_flat_dot(const ir::Op& op) {
   set(op.result(), std::move(out));
 }
 
+const ir::Op* Emitter::leaves_wait_to_next_dot(const ir::Op& dot, bool in_place) const {
+  if (!chain_dot_waits_ || !in_place || dot.parent() == nullptr) return nullptr;
+  const ir::Value* result = dot.result();
+  const FragmentLayout* l = frags_.layout(result);
+  // f32 accumulators only (f16 ones are unpacked after the wait; int8's take no chain here),
+  // read in fragments only (a flat copy may be made right after the dot: set_fragment).
+  if (l == nullptr || result->type()->element()->scalar_kind() != ScalarKind::F32 || frags_.needs_flat(result)) {
+    return nullptr;
+  }
+  // The loop plans' dots keep their own waits; so does one that issues copies after its
+  // wait. (An operand tile this dot reads last is given back after the wait that ends it:
+  // tiles_ending_unwaited_.)
+  auto planned = [&](const ir::Op& d) {
+    return async_.in_flight_dots.count(&d) != 0 || async_.in_flight_waits.count(&d) != 0 ||
+           async_.copies_after_dots.count(&d) != 0 || ir::DotOp(d).needs_partial_accumulator();
+  };
+  if (planned(dot)) return nullptr;
+  // The next op: a wgmma dot. Either it accumulates onto this one in the same layout and
+  // instruction (wgmmas of one shape are ordered on their registers), this one's only
+  // reader; or it does not read this one, whose readers all come after it.
+  const auto& ops = dot.parent()->ops();
+  size_t at = ops.size();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].get() == &dot) at = i;
+  }
+  if (at + 1 >= ops.size()) return nullptr;
+  const ir::Op* next = ops[at + 1].get();
+  const FragmentLayout* ln = next->kind() == ir::OpKind::Dot ? frags_.layout(next->result()) : nullptr;
+  if (ln == nullptr || planned(*next) || !uses_wgmma(*next, *ln, sm_, threads_ / 32)) return nullptr;
+  auto element = [](const ir::Value* v) { return v->type()->element()->scalar_kind(); };
+  if (next->operand(2) == result) {
+    const bool same_shape = *ln == *l && element(next->result()) == ScalarKind::F32 &&
+                            element(next->operand(0)) == element(dot.operand(0)) &&
+                            element(next->operand(1)) == element(dot.operand(1)) &&
+                            choose_path(*next) == choose_path(dot) &&
+                            async_.native_fp8.count(next) == async_.native_fp8.count(&dot);
+    return same_shape && result->users().size() == 1 ? next : nullptr;
+  }
+  for (const ir::Use& use : result->uses()) {
+    const ir::Op* user = use.user;
+    while (user != nullptr && user->parent() != dot.parent()) user = user->parent()->parent();
+    if (user == nullptr || user == next) return nullptr;
+    for (size_t i = 0; i <= at + 1; ++i) {
+      if (ops[i].get() == user) return nullptr;
+    }
+  }
+  return next;
+}
+
+bool Emitter::takes_unwaited(const ir::Op& op, const FragmentLayout& l) {
+  if (unwaited_.empty() || &op != unwaited_taker_ || !uses_wgmma(op, l, sm_, threads_ / 32)) return false;
+  // Nothing staged first (it might reuse what the unwaited dots read) and no copies issued
+  // before the wgmmas (stage_dot_operands): both operands in their stage buffers, an operand
+  // tile, hoisted or registers, neither of them an unwaited result.
+  // (An accumulator in flight only from the dot that planned this chain: the last one.)
+  for (const ir::Value* v : unwaited_) {
+    if (op.operand(0) == v || op.operand(1) == v || (op.operand(2) == v && v != unwaited_.back())) return false;
+  }
+  const bool a_ready = async_.carried.count(op.operand(0)) != 0 || a_in_registers(op, frags_) ||
+                       async_.hoisted_a.count(&op) != 0;
+  const bool b_ready = async_.carried.count(op.operand(1)) != 0 || operand_tile(op) != nullptr;
+  return a_ready && b_ready && deferred_copies_.empty();
+}
+
+void Emitter::wait_with_unwaited(std::vector<llvm::Value*>& d, const std::vector<const ir::Value*>& also) {
+  std::vector<llvm::Value*> all = d;
+  for (const ir::Value* v : also) {
+    const Regs& regs = fragments_.at(v);
+    all.insert(all.end(), regs.values.begin(), regs.values.end());
+  }
+  wgmma_wait(0, all);
+  auto from = all.begin();
+  std::copy(from, from + static_cast<std::ptrdiff_t>(d.size()), d.begin());
+  from += static_cast<std::ptrdiff_t>(d.size());
+  for (const ir::Value* v : also) {
+    Regs& regs = fragments_.at(v);
+    std::copy(from, from + static_cast<std::ptrdiff_t>(regs.values.size()), regs.values.begin());
+    from += static_cast<std::ptrdiff_t>(regs.values.size());
+  }
+  end_unwaited_tiles();
+}
+
+void Emitter::wait_unwaited_dot() {
+  if (unwaited_.empty()) return;
+  std::vector<const ir::Value*> values;
+  values.swap(unwaited_);
+  unwaited_taker_ = nullptr;
+  std::vector<llvm::Value*> none;
+  wait_with_unwaited(none, values);
+}
+
+void Emitter::end_operand_tile(const ir::Op& dot) {
+  if (OperandTile* t = operand_tile(dot); t != nullptr && t->last == &dot) t->done = true;
+}
+
+void Emitter::end_unwaited_tiles() {
+  for (const ir::Op* dot : tiles_ending_unwaited_) end_operand_tile(*dot);
+  tiles_ending_unwaited_.clear();
+}
+
 void Emitter::emit_dot(const ir::Op& op) {
   const FragmentLayout* fragments = frags_.layout(op.result());
+  // The previous dot left its wait to this one (leaves_wait_to_next_dot): waited for here
+  // unless these wgmmas take its accumulators in flight.
+  if (fragments == nullptr || !takes_unwaited(op, *fragments)) wait_unwaited_dot();
   if (fragments == nullptr) return emit_flat_dot(op);
   const FragmentLayout& l = *fragments;
   ScalarKind kr = op.result()->type()->element()->scalar_kind();
@@ -1354,7 +1457,14 @@ void Emitter::emit_dot(const ir::Op& op) {
   // operand tiles: the next copy into a buffer waits for the next dot's barrier instead, and
   // a tile is given back after a barrier past its last reader (emitter.h).
   if (!staging.in_place) barrier();
-  if (OperandTile* t = operand_tile(op); t != nullptr && t->last == &op) t->done = true;
+  // A tile this dot reads last is given back after its wait: now, or where the wait it left
+  // to the next dot comes (a barrier before then must not free it: other warpgroups' wgmmas
+  // may still read it).
+  if (std::find(unwaited_.begin(), unwaited_.end(), op.result()) != unwaited_.end()) {
+    tiles_ending_unwaited_.push_back(&op);
+  } else {
+    end_operand_tile(op);
+  }
 
   Regs out;
   for (llvm::Value* v : c) out.values.push_back(convert_accumulator(b_, v, element_type(op.result()->type())));

@@ -152,15 +152,32 @@ void Emitter::emit_wgmma(const ir::Op& op, const FragmentLayout& l, const DotSta
     issue_steps(d, 0, K, zero_acc);
     ptx_effect("wgmma.commit_group.sync.aligned;", "", {});
   }
-  wgmma_dot_wait(op, d);
+  wgmma_dot_wait(op, d, staging.in_place);
   c = f16_acc ? unpack_half_pairs(d) : d;
 }
 
-void Emitter::wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d) {
+void Emitter::wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d, bool in_place) {
+  // Dots whose waits were left to this one (takes_unwaited): one that these wgmmas
+  // accumulate onto gave them its registers; the others' pass through this wait (or stay
+  // unwaited with this one's, left to the next dot).
+  std::vector<const ir::Value*> others;
+  for (const ir::Value* v : unwaited_) {
+    if (v != op.operand(2)) others.push_back(v);
+  }
+  unwaited_.clear();
+  unwaited_taker_ = nullptr;
+  if (const ir::Op* next = leaves_wait_to_next_dot(op, in_place)) {
+    unwaited_ = std::move(others);
+    unwaited_.push_back(op.result());
+    unwaited_taker_ = next;
+    return;
+  }
+  if (!others.empty()) return wait_with_unwaited(d, others);  // (not a loop plan's dot)
   // A dot kept in flight (async_copy.h) waits only for the one before it.
   auto flying = async_.in_flight_waits.find(&op);
   if (flying == async_.in_flight_waits.end()) {
     wgmma_wait(async_.in_flight_dots.count(&op) != 0 ? 1 : 0, d);
+    end_unwaited_tiles();
     return;
   }
   // The first dot of a loop whose last one stays in flight: its wait (for every group) ends

@@ -80,10 +80,14 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       narrow_invariant_copies_ = name == "narrowcopy";
     } else if (name == "lazybar" || name == "nolazybar") {
       lazy_trailing_ = name == "lazybar";
+    } else if (name == "dotchain" || name == "nodotchain") {
+      chain_dot_waits_ = name == "dotchain";
     } else if (name == "keepb" || name == "nokeepb") {
       keep_b_widely_ = name == "keepb";
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "sinkcasts" || name == "nosinkcasts") {
+      // read by gpu_passes (codegen.cpp): gpu/sink_casts
     } else if (name == "lineslot" || name == "nolineslot") {
       // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
       line_slot_ = name == "lineslot";
@@ -92,7 +96,9 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, linecopy, nolinecopy, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy)");
+                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
+                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, achainmma, noachainmma, "
+                          "lazybar, nolazybar, narrowcopy, nonarrowcopy)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -196,6 +202,8 @@ void Emitter::emit_op(const ir::Op& op) {
     if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
   }
   read_back_before(op);
+  // A dot's wait left to this op, which does not take it over: waited for here.
+  if (!unwaited_.empty() && &op != unwaited_taker_) wait_unwaited_dot();
   dispatch(op);
   // A planned op leaves its last reads pending; after a branch or loop, whatever its
   // regions may have left, or what was pending before (no iteration, or a branch without).

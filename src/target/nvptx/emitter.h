@@ -434,7 +434,31 @@ class Emitter {
   // The wait that ends dot `op`'s wgmmas (emit_wgmma.cpp): 1 for a dot kept in flight, else
   // 0, which also hands over the registers of a dot in flight since the previous iteration
   // (AsyncPlan::in_flight_waits).
-  void wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d);
+  // `in_place`: the dot staged nothing (DotStaging::in_place), so it may leave its wait to
+  // the next dot (leaves_wait_to_next_dot).
+  void wgmma_dot_wait(const ir::Op& op, std::vector<llvm::Value*>& d, bool in_place = false);
+  // Waits left to the next dot (experiment "dotchain", the default): a wgmma dot followed by
+  // another wgmma dot leaves its wait to that one, which issues while it is in flight and
+  // whose wait ends both: either the next dot accumulates onto it (the hardware orders
+  // wgmmas of one shape on the same registers: fla's state chunks `dot(w1, h1) + dot(w2,
+  // h2)`), or it does not read it and its readers come later (`h1 += dot(k1, v)` then
+  // `h2 += dot(k2, v)`: the accumulators pass through the later wait). The dot must have
+  // staged nothing (`in_place`), be read in fragments only, and stay out of the loop plans'
+  // in-flight dots (AsyncPlan). Returns the next dot, or null.
+  const ir::Op* leaves_wait_to_next_dot(const ir::Op& dot, bool in_place) const;
+  // Whether dot `op` (fragments `l`) issues with unwaited_ in flight: the dot they left their
+  // waits to, on wgmma, staging nothing and issuing no copies first, reading none of them
+  // but as its accumulator.
+  bool takes_unwaited(const ir::Op& op, const FragmentLayout& l);
+  // A wait_group 0 with accumulators `d` and those of the unwaited results `also` passed
+  // through it (their fragments updated), and their operand tiles ended.
+  void wait_with_unwaited(std::vector<llvm::Value*>& d, const std::vector<const ir::Value*>& also);
+  // The waits left to the next op (unwaited_) where that op does not take them over.
+  void wait_unwaited_dot();
+  // Marks the operand tile `dot` reads last as done (given back after the next barrier).
+  void end_operand_tile(const ir::Op& dot);
+  // end_operand_tile for the dots whose waits were left to a dot that has now waited.
+  void end_unwaited_tiles();
   // Whether the loop of `dot` issues its copies after its last dot (AsyncPlan::copies_after_dots).
   bool copies_after_loop_dot(const ir::Op& dot) const;
   // The 64-bit matrix descriptor of the sub-tile of `tile` at (row, col), `tile` at `address`.
@@ -643,6 +667,12 @@ class Emitter {
   // invariant_fragment_copy (experiment "narrowcopy", opt-in: mamba's dB 64 x 128 at 4 warps
   // went 250 -> 255 registers with it, 16 fewer 16-byte shared stores once a block).
   bool narrow_invariant_copies_ = false;
+  // Waits left to the next dot (experiment "dotchain", the default; nodotchain: every wgmma
+  // dot waits for itself), and the result of the dot whose wait is left so now, if any.
+  bool chain_dot_waits_ = true;
+  std::vector<const ir::Value*> unwaited_;
+  const ir::Op* unwaited_taker_ = nullptr;  // the dot they were left to
+  std::vector<const ir::Op*> tiles_ending_unwaited_;  // their operand tiles end at that wait
   // The A fragments a_fragments_hoisted loaded before the loop, by dot: [k0 / 16][im].
   std::unordered_map<const ir::Op*, std::vector<std::vector<std::vector<llvm::Value*>>>> hoisted_a_fragments_;
   std::unordered_map<const ir::Value*, Regs> values_;     // the flat layout (layout.h)
