@@ -25,6 +25,11 @@ struct GpuOptions {
   // "axis0flat" (opt-in): also where the block would be read back flat (no A chain in
   // fragments: not wgmma, or warps not all along M): prefetch_operands.cpp's a_chain_candidate.
   bool read_back_axis0_flat = false;
+  // "achainmma" (the default; "noachainmma" off): that A chain on mma.sync too (sm_80, or a
+  // dot too small for wgmma), where a fragment plan whose warps split m first gives every
+  // warp whole rows (prefetch_operands.cpp's a_chain_candidate; nvptx plan_fragments then
+  // splits m first: fragment_layout.h).
+  bool a_chains_mma = true;
   // prefetch_operands also copies a line (a 1-D load of 4- to 16-byte elements) reaching a
   // dot through other ops, an element a cp.async; off: loaded every iteration
   // (TRITIUM_REDUCE_EXPERIMENT nolinecopy, for the A/B).

@@ -167,11 +167,14 @@ namespace {
 
 // Whether a load copied down its columns would reach `dot` (its A; null: a B) where the
 // NVPTX fragment plan computes A's chain in fragments (target/nvptx/fragment_layout.h, A
-// chains): an f16/bf16 dot on wgmma (sm_90, whole warpgroups) whose M gives every warp 16
-// rows of its own. Elsewhere the block would be read back flat, an element a load, and
-// staged by the dot: the load stays as it is (unless GpuOptions::read_back_axis0_flat).
+// chains): an f16/bf16 dot whose M gives every warp 16 rows of its own, on wgmma (sm_90,
+// whole warpgroups) or, with GpuOptions::a_chains_mma, on mma.sync (sm_80 and up: the plan
+// then splits M first; mamba's bmm_chunk_bwd 64 x 64 at 2 warps, Triton's choice). Elsewhere
+// the block would be read back flat, an element a load, and staged by the dot: the load
+// stays as it is (unless GpuOptions::read_back_axis0_flat).
 bool a_chain_candidate(const ir::Op* dot, const GpuOptions& options) {
-  if (dot == nullptr || options.sm < 90 || options.num_warps % 4 != 0) return false;
+  if (dot == nullptr || options.sm < 80) return false;
+  if (!options.a_chains_mma && (options.sm < 90 || options.num_warps % 4 != 0)) return false;
   const ir::Type* a = dot->operand(0)->type();
   const ir::ScalarKind k = a->element()->scalar_kind();
   if (a->rank() != 2 || (k != ir::ScalarKind::F16 && k != ir::ScalarKind::BF16) ||

@@ -369,11 +369,23 @@ def test_state_update_gk_addresses_at_one_warp(ty):
     (64-bit compares of their addresses: 41 in fp32 before VectorWidths::untested), and the
     flat layout's per-register coordinates are the thread's plus constants (delinearize), not
     a shift of each register's own sum (30 shr.u32 in fp32 before; ptxas then counted 240
-    registers, 122 after, Triton 3.6 72)."""
+    registers, 122 after, Triton 3.6 72). Since session 34 the bf16 kᵀ is copied down its
+    columns by cp.async and its gated chain computed in A's fragments on mma.sync too
+    (achainmma: 8 -> 3 barriers, 90 -> 96 registers): the register path is checked with
+    TRITIUM_REDUCE_EXPERIMENT=noachainmma there."""
     signature = f"*{ty}:16, *{ty}:16, *fp32:16, *fp32:16, i32, BT=64, BK=16, BV=16"
-    ptx = subprocess.run([emu.CLI, "compile", REPRO, "--kernel", "state_update_gk", "--signature", signature,
-                          "--num-warps", "1", "--num-stages", "2", "--emit", "ptx", "--arch", "sm_90"],
-                         capture_output=True, text=True, check=True).stdout
+
+    def compile_ptx(experiment=""):
+        env = dict(os.environ, TRITIUM_REDUCE_EXPERIMENT=experiment) if experiment else None
+        return subprocess.run([emu.CLI, "compile", REPRO, "--kernel", "state_update_gk", "--signature", signature,
+                               "--num-warps", "1", "--num-stages", "2", "--emit", "ptx", "--arch", "sm_90"],
+                              capture_output=True, text=True, check=True, env=env).stdout
+    ptx = compile_ptx()
     assert "mma.sync.aligned.m16n8k" in ptx
+    assert ptx.count("bar.sync") == (3 if ty == "bf16" else 8)
+    if ty == "bf16":
+        assert "cp.async" in ptx
+        ptx = compile_ptx("noachainmma")
+        assert ptx.count("bar.sync") == 8
     assert len(re.findall(r"setp\.(?:eq|ne)\.b64", ptx)) <= 2
     assert len(re.findall(r"\bshr\.u32\b", ptx)) <= 8

@@ -930,10 +930,11 @@ def test_m_major_operand_scaled_in_loop(tmp_path, scale, sm, stages, ty, tile, w
     np.testing.assert_array_equal(out.reshape(BM, BN).astype(np.float64), a @ b)
     gpu_ir = emitter(tmp_path, "m_major_scaled", ty, "fp32", tile, warps, stages, sm, constexprs)("gpu-ir")
     a_load = [line for line in gpu_ir.splitlines() if "= load" in line and f"{BM}x{tile[2]}x{ty}" in line]
-    if sm == 90 and stages > 1:
-        # Pipelined on wgmma (session 32): A copied down its columns into a stage buffer held
+    if stages > 1 and (sm == 90 or BM % (16 * warps) == 0):
+        # Pipelined on wgmma (session 32), and on mma.sync where every warp gets 16 rows of M
+        # (session 34, achainmma): A copied down its columns into a stage buffer held
         # transposed, the chain computed in A's fragments (each thread reading its positions
-        # by ldmatrix.trans), wgmma reading A from registers: no staging of A.
+        # by ldmatrix.trans), the dot reading A from registers: no staging of A.
         assert len(a_load) == stages and all("copies down the columns" in line and
                                              "read back at the fragment positions" in line for line in a_load), a_load
         assert "A read from its fragments' registers" in gpu_ir

@@ -403,7 +403,8 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
 // fragment_layout.h).
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
-                        experiment(options, "achain", true), experiment(options, "reloadguard", true));
+                        experiment(options, "achain", true), experiment(options, "reloadguard", true),
+                        experiment(options, "achainmma", true));
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
@@ -419,6 +420,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.prefetch_indices = options.prefetch_indices;
   gpu_options.read_back_axis0 = experiment(options, "axis0copy", true);
   gpu_options.read_back_axis0_flat = experiment(options, "axis0flat", false);
+  gpu_options.a_chains_mma = experiment(options, "achainmma", true);
   gpu_options.read_back_lines = experiment(options, "linecopy", true);
   gpu_options.lines_in_slot = experiment(options, "lineslot", true);
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);

@@ -102,6 +102,16 @@ struct TargetOptions {
   //   noachain a dot's A computed from read-back blocks is read back flat and staged by the
   //            dot; achain (the default) computes it in A's fragments, reading the blocks at
   //            their fragment positions, and the dot reads A from registers (fragment_layout.h)
+  //   noachainmma that A chain (and the copy down the columns of a load reaching it) on wgmma
+  //            only; achainmma (the default) on mma.sync too, the kernel's warps splitting M
+  //            first where that gives each warp whole rows of A (fragment_layout.h)
+  //   nolazybar an unplanned round trip's ending barrier made at once also where only global
+  //            stores follow it (the epilogue's accumulator to the flat layout for its
+  //            store); lazybar (the default) leaves it pending there (Emitter::end_round_trip)
+  //   narrowcopy (opt-in) a loop-invariant block read in fragments (FragmentPlan::
+  //            invariant_copy) that widens f16/bf16 to f32 moves its 16-bit operand there and
+  //            widens at the fragments (mamba's dB: `b.to(tl.float32)`; 250 -> 255 registers
+  //            there); nonarrowcopy (the default) moves the f32 block
   //   noldmtrans 16-bit read-back blocks held transposed are read at fragment positions a
   //            load an element; ldmtrans (the default) by ldmatrix.x4.trans
   //   norbmerge the loop's dots wait and meet their own barrier after a transposed

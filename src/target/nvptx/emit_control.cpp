@@ -364,6 +364,9 @@ void Emitter::emit_for(const ir::Op& op) {
   // The same for the results' conversions at the exit: reached from the body's end, or,
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
+  // Copies made here to the flat layout (set_fragment) may leave their ending barrier
+  // pending in the kernel's top-level region (end_round_trip).
+  lazy_round_trips_ = lazy_trailing_ && op.parent() != nullptr && op.parent()->parent() == nullptr;
   for (size_t i = 0; i < init.size(); ++i) {
     const ir::Value* result = op.result(static_cast<int>(i));
     if (frags_.layout(result)) {
@@ -372,6 +375,7 @@ void Emitter::emit_for(const ir::Op& op) {
       set(result, std::move(results[i]));
     }
   }
+  lazy_round_trips_ = false;
 }
 
 void Emitter::emit_while(const ir::Op& op) {

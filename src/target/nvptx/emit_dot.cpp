@@ -291,7 +291,7 @@ Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, 
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
   Regs flat = load_flat_rows(value->type(), 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored);
-  barrier();
+  end_round_trip();
   return flat;
 }
 

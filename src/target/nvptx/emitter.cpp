@@ -65,7 +65,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "hoista" || name == "nohoista") {
       hoist_a_fragments_ = name == "hoista";
     } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain" ||
-               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr") {
+               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr" ||
+               name == "achainmma" || name == "noachainmma") {
       // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
       // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
     } else if (name == "rbmerge" || name == "norbmerge") {
@@ -75,6 +76,10 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
                name == "linecopy" || name == "nolinecopy") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
+    } else if (name == "narrowcopy" || name == "nonarrowcopy") {
+      narrow_invariant_copies_ = name == "narrowcopy";
+    } else if (name == "lazybar" || name == "nolazybar") {
+      lazy_trailing_ = name == "lazybar";
     } else if (name == "dotchain" || name == "nodotchain") {
       chain_dot_waits_ = name == "dotchain";
     } else if (name == "keepb" || name == "nokeepb") {
@@ -96,7 +101,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
-                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, norefold)");
+                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -181,12 +187,19 @@ void Emitter::emit_region(const ir::Region& region) {
 }
 
 void Emitter::emit_op(const ir::Op& op) {
+  // A round trip's ending barrier left pending (end_round_trip): made now unless the op
+  // writes no shared memory.
+  const bool store = op.kind() == OpKind::Store && writes_no_shared(op);
+  if (trailing_ && !writes_no_shared(op)) barrier();
   if (op.parent() != nullptr) release_operand_tiles(*op.parent(), false);
-  // The flat copies of fragment values first needed here (set_fragment).
+  // The flat copies of fragment values first needed here (set_fragment); those a store of
+  // the kernel's top-level region needs may leave their ending barrier pending.
   if (auto it = flat_copies_at_.find(&op); it != flat_copies_at_.end()) {
+    lazy_round_trips_ = lazy_trailing_ && store && op.parent() != nullptr && op.parent()->parent() == nullptr;
     for (const ir::Value* v : it->second) {
       if (values_.count(v) == 0) set(v, flat_copy(v, *frags_.layout(v), fragments_.at(v), &op));
     }
+    lazy_round_trips_ = false;
     flat_copies_at_.erase(it);
   }
   // The barrier insert_barriers decided (uniformity.h counts it among the op's syncs).
@@ -213,7 +226,7 @@ void Emitter::emit_op(const ir::Op& op) {
   // made once here rather than in every iteration.
   for (const auto& result : op.results()) {
     if (const FragmentLayout* l = frags_.invariant_copy(result.get())) {
-      invariant_fragments_[result.get()] = flat_to_fragment(result.get(), *l, op);
+      invariant_fragments_[result.get()] = invariant_fragment_copy(op, *l);
     }
     // The lines that broadcasts read at their fragments (FragmentPlan::reloaded_broadcasts),
     // loaded there now, once, before any loop that holds a broadcast; one set of registers
@@ -494,6 +507,7 @@ void Emitter::barrier() {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
   dirty_ = false;
+  trailing_ = false;
   // A barrier of a loop body's own region (not of a nested one, which may not run) meets
   // whatever that iteration began with.
   for (CleanEntry& c : clean_entries_) c.synced = c.synced || c.body == emitting_region_;
@@ -511,10 +525,71 @@ void Emitter::grid_dep_control(const char* text) {
   b_.CreateCall(llvm::InlineAsm::get(type, text, "~{memory}", /*hasSideEffects=*/true));
 }
 
+Regs Emitter::invariant_fragment_copy(const ir::Op& op, const FragmentLayout& l) {
+  // A block widened from f16/bf16 to f32 (mamba's dB: `b.to(tl.float32)`): the 16-bit
+  // operand goes to the fragments (half the bytes), each thread widening its own there.
+  const ir::Value* value = op.result();
+  if (narrow_invariant_copies_ && op.kind() == OpKind::Cast && op.num_operands() == 1) {
+    const ir::Value* source = op.operand(0);
+    const ScalarKind from = source->type()->element()->scalar_kind();
+    const ScalarKind to = value->type()->element()->scalar_kind();
+    if ((from == ScalarKind::F16 || from == ScalarKind::BF16) && to == ScalarKind::F32 && source->type()->is_block() &&
+        source->type()->shape() == value->type()->shape() && values_.count(source) != 0 && !get(source).uniform) {
+      Regs narrow = flat_to_fragment(source, l, op);
+      const ElementFn widen = element_fn(op);
+      Regs out;
+      for (int r = 0; r < l.num_regs(); ++r) out.values.push_back(widen({narrow.at(r)}));
+      return out;
+    }
+  }
+  return flat_to_fragment(value, l, op);
+}
+
+bool Emitter::writes_no_shared(const ir::Op& op) const {
+  if (!op.regions().empty() || has_scratch(op)) return false;
+  for (const auto& r : op.results()) {
+    if (frags_.layout(r.get()) != nullptr || frags_.invariant_copy(r.get()) != nullptr) return false;
+  }
+  // A store reads a fragment operand's flat copy (made before it: flat_copies_at_).
+  auto copied = [&](const ir::Value* v) {
+    if (op.kind() != OpKind::Store) return false;
+    if (values_.count(v) != 0) return true;
+    auto it = flat_copies_at_.find(&op);
+    return it != flat_copies_at_.end() && std::find(it->second.begin(), it->second.end(), v) != it->second.end();
+  };
+  for (const ir::Value* v : op.operands()) {
+    if (frags_.layout(v) != nullptr && !copied(v)) return false;
+  }
+  switch (op.kind()) {
+    case OpKind::Store: return async_.tma_stores.count(&op) == 0;
+    case OpKind::Load:
+      return async_.tma_loads.count(&op) == 0 && async_.loads.count(op.result()) == 0 && async_.stage.count(op.result()) == 0;
+    case OpKind::Return:
+    case OpKind::Constant:
+    case OpKind::ProgramId:
+    case OpKind::NumPrograms:
+    case OpKind::MakeRange:
+    case OpKind::Splat:
+    case OpKind::Broadcast:  // through shared memory only where allocate_shared planned it
+    case OpKind::ExpandDims:
+    case OpKind::Reshape: return true;
+    default: return ir::has_trait(op.kind(), ir::kElementwise);
+  }
+}
+
+void Emitter::end_round_trip() {
+  if (!lazy_round_trips_) {
+    barrier();
+    return;
+  }
+  trailing_ = true;
+  dirty_ = true;
+}
+
 void Emitter::sync_if_dirty() {
   // A point that relies on what is pending where the loop bodies around it started (emit_for).
   for (CleanEntry& c : clean_entries_) c.needed = c.needed || !c.synced;
-  if (dirty_) barrier();
+  if (dirty_ || trailing_) barrier();
 }
 
 bool Emitter::holds_scratch(const ir::Op& op) {

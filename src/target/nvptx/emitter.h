@@ -108,6 +108,23 @@ class Emitter {
   llvm::Type* stored_type(llvm::Type* type) const;
   int64_t type_bytes(llvm::Type* type) const;
   void barrier();
+  // The barrier that ends an unplanned round trip (its reads done before anyone writes the
+  // scratch again). For the flat copies of the kernel's top-level region made for a global
+  // store (emit_op's flat_copies_at_) or at a loop's exit (emit_for's results; experiment
+  // "lazybar", the default) left pending instead (trailing_, with dirty_) and made before the
+  // next op that may write shared memory (writes_no_shared; emit_op) or by the next round
+  // trip's sync_if_dirty: so an epilogue's accumulator on its way to the flat layout for its
+  // store meets 2 barriers, as Triton's, not 3 (a barrier with nothing after it but address
+  // arithmetic and global stores). Elsewhere at once.
+  void end_round_trip();
+  // Whether `op` is sure to write no shared memory: no regions, no planned buffer, no
+  // fragment operand or result, and an elementwise op, a constant, range, splat, view,
+  // unplanned broadcast, a global load or store that no copy plan moves, or the return.
+  bool writes_no_shared(const ir::Op& op) const;
+  // The fragment copy (FragmentPlan::invariant_copy) of `op`'s result, made once where `op`
+  // defines it: of a block widened from f16/bf16 to f32, the 16-bit operand's round trip
+  // and a widening at each register (experiment "narrowcopy", opt-in); else its own.
+  Regs invariant_fragment_copy(const ir::Op& op, const FragmentLayout& l);
   // tl.extra.cuda.gdc_wait / gdc_launch_dependents: the PTX instruction `text` on sm_90+
   // (a memory clobber, so no access moves across it); nothing before sm_90, which has no
   // programmatic dependent launch.
@@ -678,6 +695,12 @@ class Emitter {
   // default; nokeepb: only a row-major B of dots whose A is not staged, as before).
   bool keep_b_widely_ = true;
   bool stage_at_def_ = true;  // stage_at_definition (experiment "nodeftile")
+  bool lazy_trailing_ = true;  // end_round_trip (experiment "lazybar", the default; nolazybar: at once)
+  bool trailing_ = false;      // a round trip's ending barrier is pending (end_round_trip)
+  bool lazy_round_trips_ = false;  // end_round_trip may leave it pending (emit_op)
+  // invariant_fragment_copy (experiment "narrowcopy", opt-in: mamba's dB 64 x 128 at 4 warps
+  // went 250 -> 255 registers with it, 16 fewer 16-byte shared stores once a block).
+  bool narrow_invariant_copies_ = false;
   // Waits left to the next dot (experiment "dotchain", the default; nodotchain: every wgmma
   // dot waits for itself), and the result of the dot whose wait is left so now, if any.
   bool chain_dot_waits_ = true;

@@ -407,7 +407,7 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads) {
+                            bool guard_reloads, bool a_chains_rows) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -486,35 +486,47 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   // A kernel that reduces fragments along rows splits their m first (FragmentLayout::make).
   bool rows_first = false;
   for (const ir::Op* op : ops) rows_first = rows_first || (row_reduce(*op) && in.count(op->operand(0)) != 0);
-  auto full = [&](const ir::Value* v) {
-    return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups, rows_first);
+  auto make = [&](const ir::Value* v, bool rows) {
+    return FragmentLayout::make(v->type()->shape(), num_warps, warpgroups, rows);
   };
+  auto full = [&](const ir::Value* v) { return make(v, rows_first); };
   // A dots' A computed from read-back operands (plan_fragments' `a_chains`, fragment_layout.h):
   // its chain joins the line side when A's fragments are the ones the dot reads from
   // registers (a_in_registers' rule: the result's m and warps_m, whole rows a warp, k16 steps).
+  // The chain of each such A (empty where there is none), and whether A's and the result's
+  // layouts split m first (`rows`) allow it.
+  auto a_chain = [&](const ir::Op& op, bool rows, std::vector<const ir::Value*>& chain) {
+    chain.clear();
+    if (op.kind() != OpKind::Dot || in.count(op.result()) == 0 || op.result()->type()->rank() != 2) return false;
+    const ir::Value* a = op.operand(0);
+    const ir::ScalarKind kind = a->type()->element()->scalar_kind();
+    if (in.count(a) != 0 || a->def() == nullptr || a->def()->parent() != op.parent() ||
+        (kind != ir::ScalarKind::F16 && kind != ir::ScalarKind::BF16) ||
+        op.operand(1)->type()->element()->scalar_kind() != kind || !fits_fragments(a->type())) {
+      return false;
+    }
+    const FragmentLayout la = make(a, rows), lr = make(op.result(), rows);
+    if (la.batch != 1 || la.m != lr.m || la.warps_m != lr.warps_m || la.warps_n != 1 || lr.warps_n != 1 || la.n % 16 != 0) {
+      return false;
+    }
+    int budget = kIndexComputeBudget;
+    if (!line_chain(a, &budget, chain, true)) return false;
+    bool reads = false;  // some op of the chain reads a read-back operand
+    for (const ir::Value* c : chain) {
+      if (c->def() == nullptr || line_broadcast(*c->def())) continue;
+      for (const ir::Value* operand : c->def()->operands()) reads = reads || read_back_arg(operand);
+    }
+    return reads;
+  };
   if (read_backs && a_chains) {
+    std::vector<const ir::Value*> chain;
+    // A chain that fits only where the warps split m first (`a_chains_rows`): the kernel's
+    // fragments all split m first.
     for (const ir::Op* op : ops) {
-      if (op->kind() != OpKind::Dot || in.count(op->result()) == 0 || op->result()->type()->rank() != 2) continue;
-      const ir::Value* a = op->operand(0);
-      const ir::ScalarKind kind = a->type()->element()->scalar_kind();
-      if (in.count(a) != 0 || a->def() == nullptr || a->def()->parent() != op->parent() ||
-          (kind != ir::ScalarKind::F16 && kind != ir::ScalarKind::BF16) ||
-          op->operand(1)->type()->element()->scalar_kind() != kind || !fits_fragments(a->type())) {
-        continue;
-      }
-      const FragmentLayout la = full(a), lr = full(op->result());
-      if (la.batch != 1 || la.m != lr.m || la.warps_m != lr.warps_m || la.warps_n != 1 || lr.warps_n != 1 || la.n % 16 != 0) {
-        continue;
-      }
-      int budget = kIndexComputeBudget;
-      std::vector<const ir::Value*> chain;
-      if (!line_chain(a, &budget, chain, true)) continue;
-      bool reads = false;  // some op of the chain reads a read-back operand
-      for (const ir::Value* c : chain) {
-        if (c->def() == nullptr || line_broadcast(*c->def())) continue;
-        for (const ir::Value* operand : c->def()->operands()) reads = reads || read_back_arg(operand);
-      }
-      if (!reads) continue;
+      if (a_chains_rows && !rows_first && !a_chain(*op, false, chain) && a_chain(*op, true, chain)) rows_first = true;
+    }
+    for (const ir::Op* op : ops) {
+      if (!a_chain(*op, rows_first, chain)) continue;
       for (const ir::Value* c : chain) {
         if (in.insert(c).second) line_side.insert(c);
       }

@@ -130,7 +130,7 @@ class FragmentPlan {
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
-                                     bool a_chains, bool guard_reloads);
+                                     bool a_chains, bool guard_reloads, bool a_chains_rows);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
@@ -164,8 +164,14 @@ class FragmentPlan {
 // the lines computed again at the rows (line_reloaded), as Triton computes such an operand in
 // its dot-operand layout; without, the chain is flat and the dot stages A.
 // `guard_reloads` ("reloadguard", the default) keeps reloaded lines within kReloadRegisterBudget.
+// With `a_chains_rows` ("achainmma", the default) a kernel with such an A chain whose dot's
+// fragments would split n between warps (mma.sync: 64 x 64 at 2 warps is 1 x 2 warps) splits
+// m first instead (FragmentLayout::make's rows_first, as Triton's mma layout does there), so
+// that every warp holds whole rows of A and the chain is computed in A's fragments (mamba's
+// bmm_chunk_bwd: its fp32 `dout` copied by cp.async and converted at the fragments, not
+// loaded into registers each iteration and staged by the dot).
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
-                            bool a_chains = true, bool guard_reloads = true);
+                            bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
