@@ -1293,10 +1293,7 @@ const ir::Op* Emitter::leaves_wait_to_next_dot(const ir::Op& dot, bool in_place)
   // instruction (wgmmas of one shape are ordered on their registers), this one's only
   // reader; or it does not read this one, whose readers all come after it.
   const auto& ops = dot.parent()->ops();
-  size_t at = ops.size();
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops[i].get() == &dot) at = i;
-  }
+  const size_t at = dot.parent()->index_of(&dot);
   if (at + 1 >= ops.size()) return nullptr;
   const ir::Op* next = ops[at + 1].get();
   const FragmentLayout* ln = next->kind() == ir::OpKind::Dot ? frags_.layout(next->result()) : nullptr;
@@ -1313,10 +1310,7 @@ const ir::Op* Emitter::leaves_wait_to_next_dot(const ir::Op& dot, bool in_place)
   for (const ir::Use& use : result->uses()) {
     const ir::Op* user = use.user;
     while (user != nullptr && user->parent() != dot.parent()) user = user->parent()->parent();
-    if (user == nullptr || user == next) return nullptr;
-    for (size_t i = 0; i <= at + 1; ++i) {
-      if (ops[i].get() == user) return nullptr;
-    }
+    if (user == nullptr || dot.parent()->index_of(user) <= at + 1) return nullptr;
   }
   return next;
 }
