@@ -1062,6 +1062,63 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
 
 
+@pytest.mark.parametrize("warps,stages,V", [(4, 3, 64), (4, 3, 32), (4, 1, 64), (2, 3, 32), (8, 2, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "nostsmstage"])
+def test_state_staged_by_stmatrix(kernels, monkeypatch, warps, stages, V, late, experiment):
+    """fla's state recurrence at K = 128 on sm_90: the state blocks h1, h2 (fp32
+    accumulators) and the new values, each the B of the next dots, go from their fragments to
+    the dots' operand tiles by stmatrix.x4 (Emitter::stmatrix_stage: wgmma's swizzled tiles at
+    4 and 8 warps, 128-byte rows at V = 64, 64-byte at V = 32; mma.sync's padded tiles at 2
+    warps), two 16 x 8 tiles of a warp an instruction: V / 8 tiles of each block a thread at 4
+    warps, so 3 V / 16 stmatrix in the loop. Exact against numpy (small integers, one-hot w and
+    k). TRITIUM_REDUCE_EXPERIMENT=nostsmstage: pair stores, no stmatrix."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90,
+                    num_warps=warps, num_stages=stages)
+    check_state_recurrence(k, v, w, h, vn, BT)
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    count = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+    if experiment:
+        assert "stmatrix" not in ptx
+    else:
+        # A warp holds 64 V / (16 * 8 * warps) tiles of each block, at least two (x4: a pair);
+        # unpipelined, the new values are flat (v is not read back) and staged by stores.
+        per_block = max(1, 64 * V // (16 * 8 * warps) // 2)
+        assert count == (3 if stages > 1 else 2) * per_block, count
+
+
+def test_stmatrix_stage_with_its_matrices_swapped_is_caught(kernels, monkeypatch):
+    """The emulation can fail: with the first two registers of each staging stmatrix swapped
+    (rows 0-7 and 8-15 of a tile exchanged), the recurrence comes out wrong."""
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        ll, count = re.subn(r'(stmatrix\.sync[^"]*", "[^"]*"\(i32 [^,]+, )(i32 [^,]+), (i32 [^,)]+)',
+                            r"\1\3, \2", ll)
+        assert count >= 3
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    V, BT, T = 64, 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90, num_warps=4,
+           num_stages=3)
+    with pytest.raises(AssertionError):
+        check_state_recurrence(k, v, w, h, vn, BT)
+
+
 @pytest.mark.parametrize("warps,stages", [(4, 3), (4, 2), (8, 3)])
 @pytest.mark.parametrize("late", [True, False])
 def test_dots_leave_their_waits_to_the_next(kernels, monkeypatch, warps, stages, late):

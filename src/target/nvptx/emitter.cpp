@@ -60,6 +60,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       cp_async_fence_ = name == "fence";
     } else if (name == "stmatrix" || name == "nostmatrix") {
       stmatrix_ = name == "stmatrix";
+    } else if (name == "stsmstage" || name == "nostsmstage") {
+      stsm_stage_ = name == "stsmstage";
     } else if (name == "reload" || name == "noreload") {
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
@@ -102,7 +104,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage)");
     }
   }
   mark_fragment_barriers(function.body());
