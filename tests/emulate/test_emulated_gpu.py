@@ -1064,7 +1064,7 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
 
 @pytest.mark.parametrize("warps,stages,V", [(4, 3, 64), (4, 3, 32), (4, 1, 64), (2, 3, 32), (8, 2, 64)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "nostsmstage"])
+@pytest.mark.parametrize("experiment", ["", "nostsmstage", "noldmread"])
 def test_state_staged_by_stmatrix(kernels, monkeypatch, warps, stages, V, late, experiment):
     """fla's state recurrence at K = 128 on sm_90: the state blocks h1, h2 (fp32
     accumulators) and the new values, each the B of the next dots, go from their fragments to
@@ -1072,7 +1072,10 @@ def test_state_staged_by_stmatrix(kernels, monkeypatch, warps, stages, V, late, 
     4 and 8 warps, 128-byte rows at V = 64, 64-byte at V = 32; mma.sync's padded tiles at 2
     warps), two 16 x 8 tiles of a warp an instruction: V / 8 tiles of each block a thread at 4
     warps, so 3 V / 16 stmatrix in the loop. Exact against numpy (small integers, one-hot w and
-    k). TRITIUM_REDUCE_EXPERIMENT=nostsmstage: pair stores, no stmatrix."""
+    k). TRITIUM_REDUCE_EXPERIMENT=nostsmstage: pair stores, no stmatrix. Pipelined, v (copied,
+    read back at the fragments of `v - w @ h`) is read by ldmatrix.x4 from its padded stage
+    buffer, two tiles an instruction (Emitter::read_back_fragment; noldmread: a load per
+    register pair; at 2 warps mma.sync's operands are read by ldmatrix too: not counted)."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
     if experiment:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
@@ -1086,25 +1089,36 @@ def test_state_staged_by_stmatrix(kernels, monkeypatch, warps, stages, V, late, 
     check_state_recurrence(k, v, w, h, vn, BT)
     ptx = eg.emit_llvm(handle, 90, "ptx")
     count = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
-    if experiment:
+    # A warp holds 64 V / (16 * 8 * warps) tiles of each block, at least two (x4: a pair);
+    # unpipelined, the new values are flat (v is not read back) and staged by stores.
+    per_block = max(1, 64 * V // (16 * 8 * warps) // 2)
+    if experiment == "nostsmstage":
         assert "stmatrix" not in ptx
     else:
-        # A warp holds 64 V / (16 * 8 * warps) tiles of each block, at least two (x4: a pair);
-        # unpipelined, the new values are flat (v is not read back) and staged by stores.
-        per_block = max(1, 64 * V // (16 * 8 * warps) // 2)
         assert count == (3 if stages > 1 else 2) * per_block, count
+    if warps >= 4:
+        reads = len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+        assert reads == (per_block if stages > 1 and experiment != "noldmread" else 0), reads
 
 
-def test_stmatrix_stage_with_its_matrices_swapped_is_caught(kernels, monkeypatch):
+@pytest.mark.parametrize("mutation", ["stmatrix", "ldmatrix"])
+def test_stmatrix_stage_with_its_matrices_swapped_is_caught(kernels, monkeypatch, mutation):
     """The emulation can fail: with the first two registers of each staging stmatrix swapped
-    (rows 0-7 and 8-15 of a tile exchanged), the recurrence comes out wrong."""
+    (rows 0-7 and 8-15 of a tile exchanged), or the first two results of v's read-back
+    ldmatrix, the recurrence comes out wrong."""
     original = eg.emit_llvm
 
     def mutated(handle, sm, stage="llvm"):
         ll = original(handle, sm, stage)
-        ll, count = re.subn(r'(stmatrix\.sync[^"]*", "[^"]*"\(i32 [^,]+, )(i32 [^,]+), (i32 [^,)]+)',
-                            r"\1\3, \2", ll)
-        assert count >= 3
+        if mutation == "stmatrix":
+            ll, count = re.subn(r'(stmatrix\.sync[^"]*", "[^"]*"\(i32 [^,]+, )(i32 [^,]+), (i32 [^,)]+)',
+                                r"\1\3, \2", ll)
+        else:
+            ll, count = re.subn(r"(%\S+) = (tail )?(call \{ i32, i32, i32, i32 \} asm sideeffect \"ldmatrix\.sync\.aligned"
+                                r"\.m8n8\.x4\.shared[^\n]*\n\s*%\S+ = extractvalue \{ i32, i32, i32, i32 \} %\S+), 0\n"
+                                r"(\s*%\S+ = extractvalue \{ i32, i32, i32, i32 \} %\S+), 1\n",
+                                lambda m: f"{m.group(1)} = {m.group(2) or ''}{m.group(3)}, 1\n{m.group(4)}, 0\n", ll)
+        assert count >= (3 if mutation == "stmatrix" else 1)
         return ll
     monkeypatch.setattr(eg, "emit_llvm", mutated)
     monkeypatch.setattr(eg, "_BUILT", {})

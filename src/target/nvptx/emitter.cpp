@@ -75,6 +75,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
+    } else if (name == "ldmread" || name == "noldmread") {
+      ldmatrix_reads_ = name == "ldmread";
     } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
                name == "linecopy" || name == "nolinecopy") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
@@ -104,7 +106,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage, ldmread, noldmread)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -697,6 +697,9 @@ class Emitter {
   // 16-bit read-back operands held transposed read at their fragment positions by
   // ldmatrix.trans (experiment "ldmtrans", the default; noldmtrans: a load per element).
   bool ldmatrix_trans_reads_ = true;
+  // 16-bit read-back operands in padded rows read at their fragment positions by ldmatrix.x4
+  // on sm_90 (experiment "ldmread", the default; noldmread: a load per register pair).
+  bool ldmatrix_reads_ = true;
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
   // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
   bool line_slot_ = true;
