@@ -73,6 +73,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
     } else if (name == "rbmerge" || name == "norbmerge") {
       // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
+    } else if (name == "rbfit" || name == "norbfit") {
+      // read by prefetch_operands and plan_async_copies (codegen.cpp): read-back budgets
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
     } else if (name == "ldmread" || name == "noldmread") {
@@ -106,7 +108,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage, ldmread, noldmread)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage, ldmread, noldmread, rbfit, norbfit)");
     }
   }
   mark_fragment_barriers(function.body());
