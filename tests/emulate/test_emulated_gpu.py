@@ -595,6 +595,37 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def state_gradient_two_blocks(q_ptr, k_ptr, w_ptr, do_ptr, dv_ptr, dv2_ptr, dh_ptr, T, V: tl.constexpr,
+                                  BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_bwd_kernel_dhu_blockdim64 at K = 128 (no gates): the
+        # state gradient in two blocks of 64 rows carried backwards over the chunks, each stored
+        # and the B of a dot; dv = k dh + dv_in stored and the B of the two dots of the update.
+        o_k = tl.arange(0, 64)
+        o_v = tl.arange(0, V)
+        b_dh1 = tl.zeros([64, V], dtype=tl.float32)
+        b_dh2 = tl.zeros([64, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT) - 1, -1, -1):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            p_dh = dh_ptr + i_t * 128 * V + o_k[:, None] * V + o_v[None, :]
+            tl.store(p_dh, b_dh1.to(tl.float16))
+            tl.store(p_dh + 64 * V, b_dh2.to(tl.float16))
+            b_do = tl.load(do_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            b_k = tl.load(k_ptr + o_t[:, None] * 128 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_dv = tl.dot(b_k, b_dh1.to(tl.float16))
+            b_k = tl.load(k_ptr + o_t[:, None] * 128 + 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_dv = tl.dot(b_k, b_dh2.to(tl.float16), b_dv)
+            b_dv += tl.load(dv_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            tl.store(dv2_ptr + o_t[:, None] * V + o_v[None, :], b_dv.to(tl.float16), mask=m_t[:, None])
+            b_w = tl.load(w_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_q = tl.load(q_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_dh1 += tl.dot(b_q, b_do) * 0.5 - tl.dot(b_w, b_dv.to(tl.float16))
+            b_w = tl.load(w_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_q = tl.load(q_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_dh2 += tl.dot(b_q, b_do) * 0.5 - tl.dot(b_w, b_dv.to(tl.float16))
+
+
+    @tritium.jit
     def state_recurrence_two_blocks(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, V: tl.constexpr, BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128: the state in two
         # blocks of 64 rows, each stored every chunk and then the B of a dot (b_v = w1 h1 +
@@ -1060,6 +1091,55 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("stages,V", [(3, 32), (2, 32), (4, 32), (3, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "norbfit"])
+def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, experiment):
+    """fla's dhu (state gradient, two blocks of K = 128, backwards over the chunks) at 4
+    warps: k, w, q (six 64 x 64 blocks) and do are copied into stage buffers; dv, added to the
+    dots' result, is read back at its fragments where the read-back budget allows
+    (gpu/prefetch_operands.h): with "rbfit" (the default) it counts num_stages buffers a block
+    in a loop of several dots (no dot kept in flight with an extra one), so at V = 32 and 3
+    stages dv is copied too (norbfit: num_stages + 1, 208 KiB of blocks, over the 192 KiB:
+    loaded in place, the dots' result taken flat through shared memory to meet it). Exact
+    against numpy (small integers, signed one-hot rows of k, w and q)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 3 * 64 + 20
+    rng = np.random.default_rng(36)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
+    do = (2 * rng.integers(-2, 3, (T, V))).astype(np.float16)
+    dv = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    dv2 = np.full((T, V), np.nan, dtype=np.float16)
+    dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_gradient_two_blocks, (1,), q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, sm=90,
+                    num_warps=4, num_stages=stages)
+    state = np.zeros((128, V))
+    want_dh, want_dv2 = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in reversed(range(nt)):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_dh[i] = state
+        want_dv2[t] = k[t].astype(np.float64) @ state + dv[t]
+        state = state + 0.5 * q[t].astype(np.float64).T @ do[t] - w[t].astype(np.float64).T @ want_dv2[t]
+    assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
+    np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
+    np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
+    gpu_ir = kernels.state_gradient_two_blocks.emit("gpu-ir", q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, num_warps=4,
+                                                    num_stages=stages, arch=90)
+    copied = gpu_ir.count("cp.async into stage buffers")
+    # q, k, w (two blocks each) and do, before the loop and in it; dv too where read back.
+    read_back = V == 32 and stages <= (3 if not experiment else 2)
+    assert copied == 2 * (7 + read_back), copied
 
 
 @pytest.mark.parametrize("warps,stages,V", [(4, 3, 64), (4, 3, 32), (4, 1, 64), (2, 3, 32), (8, 2, 64)])
