@@ -842,6 +842,26 @@ KERNELS = textwrap.dedent('''
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
                                       is_pure=True, pack=1)
         tl.store(out_ptr + i, y)
+
+    @tritium.jit
+    def gathered_rows_matmul(e_ptr, c_ptr, order_ptr, out_ptr, D, V, BB: tl.constexpr, BV: tl.constexpr,
+                             BD: tl.constexpr):
+        # cut-cross-entropy's backward logits in small: the classifier's rows gathered through
+        # a loaded vocabulary ordering, read K-major (down D), the pointer block carried
+        # through the loop and moved by BD each step.
+        rb = tl.arange(0, BB)
+        rv = tl.load(order_ptr + tl.program_id(0) * BV + tl.arange(0, BV))
+        rd = tl.arange(0, BD)
+        e_ptrs = e_ptr + rb[:, None] * D + rd[None, :]
+        c_ptrs = c_ptr + rv[None, :] * D + rd[:, None]
+        acc = tl.zeros((BB, BV), dtype=tl.float32)
+        for d in range(0, tl.cdiv(D, BD)):
+            e = tl.load(e_ptrs)
+            c = tl.load(c_ptrs)
+            acc = tl.dot(e, c, acc)
+            e_ptrs += BD
+            c_ptrs += BD
+        tl.store(out_ptr + rb[:, None] * V + (tl.program_id(0) * BV + tl.arange(0, BV))[None, :], acc)
 ''')
 
 
@@ -2066,6 +2086,37 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
     assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
     assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 4), (90, 4, 2), (80, 4, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_gathered_operand_rebased_and_made_in_slot(kernels, monkeypatch, sm, warps, stages, late):
+    """cut-cross-entropy's backward: B's columns are classifier rows gathered through a loaded
+    ordering and read down D (K-major), the pointer block carried and moved by BD. By default
+    (rebaseload) rebase_pointers carries it as its initial block plus a scalar offset although
+    that block is not recomputable (the body only loads a dot operand through it), so the
+    loop's load is made in its slot like the prologue's: each thread copies its own runs
+    (norebaseload: the loop's load left to the threads holding each run's first element, 32
+    copies each where Triton's layout gives every thread 4). Exact both ways."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(53)
+    BB, BV, BD, D, V = 64, 64, 32, 160, 128
+    e = rng.integers(-3, 4, (BB, D)).astype(np.float16)
+    c = rng.integers(-3, 4, (V, D)).astype(np.float16)
+    order = rng.permutation(V).astype(np.int32)
+    want = e.astype(np.float64) @ c[order].astype(np.float64).T
+    seen = {}
+    for experiment in ("norebaseload", "rebaseload"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BB, V), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.gathered_rows_matmul, (V // BV,), e, c, order, out, D, V, BB=BB, BV=BV, BD=BD, sm=sm,
+                        num_warps=warps, num_stages=stages)
+        np.testing.assert_array_equal(out, want)
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+        seen[experiment] = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BD}x{BV}xfp16" in line]
+    assert len(seen["rebaseload"]) == stages, seen  # stages - 1 before the loop, one in it
+    assert all("each thread its own runs" in line for line in seen["rebaseload"]), seen["rebaseload"]
+    assert any("by the threads holding each run's first element" in line for line in seen["norebaseload"]), seen
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (90, 8, 3), (80, 1, 2)])

@@ -426,6 +426,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
   gpu_options.fold_inlined_dots = experiment(options, "refold", true);
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
+  gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).

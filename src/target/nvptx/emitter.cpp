@@ -90,6 +90,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "rebaseload" || name == "norebaseload") {
+      // read by gpu_passes (codegen.cpp): gpu/rebase_pointers
     } else if (name == "sinkcasts" || name == "nosinkcasts") {
       // read by gpu_passes (codegen.cpp): gpu/sink_casts
     } else if (name == "lineslot" || name == "nolineslot") {
@@ -102,7 +104,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, rebaseload, norebaseload)");
     }
   }
   mark_fragment_barriers(function.body());
