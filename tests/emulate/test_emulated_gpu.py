@@ -862,6 +862,23 @@ KERNELS = textwrap.dedent('''
             e_ptrs += BD
             c_ptrs += BD
         tl.store(out_ptr + rb[:, None] * V + (tl.program_id(0) * BV + tl.arange(0, BV))[None, :], acc)
+
+    @tritium.jit
+    def scaled_gram(k_ptr, beta_ptr, a_ptr, T, K: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr):
+        # fla's chunk_scaled_dot_kkt_fwd_kernel in small: beta (a column loaded before the K
+        # loop, masked) scales k kᵀ's rows, the strict lower triangle kept, rows masked.
+        o_t = tl.program_id(0) * BT + tl.arange(0, BT)
+        m_t = o_t < T
+        b_b = tl.load(beta_ptr + o_t, mask=m_t, other=0.0)
+        b_A = tl.zeros([BT, BT], dtype=tl.float32)
+        for i_k in range(tl.cdiv(K, BK)):
+            o_k = i_k * BK + tl.arange(0, BK)
+            b_k = tl.load(k_ptr + o_t[:, None] * K + o_k[None, :], mask=m_t[:, None] & (o_k < K)[None, :], other=0.0)
+            b_A = tl.dot(b_k, tl.trans(b_k), b_A)
+        b_A *= b_b[:, None]
+        m_A = (o_t[:, None] > o_t[None, :]) & (m_t[:, None] & m_t)
+        b_A = tl.where(m_A, b_A, 0)
+        tl.store(a_ptr + o_t[:, None] * BT + tl.arange(0, BT)[None, :], b_A, mask=m_t[:, None])
 ''')
 
 
@@ -2086,6 +2103,52 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
     assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
     assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])
+@pytest.mark.parametrize("trips", [1, 2])
+def test_scaling_line_loaded_before_the_dot(kernels, monkeypatch, sm, warps, trips):
+    """fla's chunk_scaled_dot_kkt_fwd_kernel: beta, loaded before the K loop, scales the dot's
+    rows after it. Its line is computed again at the rows each thread holds (line_reloaded);
+    by default (earlyline) right after its load, so its loads are issued before the dot's
+    operands are staged and the dot issued (FragmentPlan::reloaded_early), not after the
+    dot's wait (noearlyline). The masked A's flat copy for its store leaves its ending
+    barrier pending (lazycopy): one barrier fewer than nolazycopy. Exact (small integers)
+    against numpy every way, the last chunk masked."""
+    rng = np.random.default_rng(61 + trips)
+    BT, K = 64, 64
+    BK = K // trips
+    T = 2 * BT - 9
+    k = rng.integers(-3, 4, (T, K)).astype(np.float16)
+    beta = rng.integers(-2, 3, T).astype(np.float16)
+    want = np.zeros((2 * BT, BT))
+    for c in range(2):
+        rows = np.arange(c * BT, min((c + 1) * BT, T))
+        kc = k[rows].astype(np.float64)
+        a = kc @ kc.T * beta[rows].astype(np.float64)[:, None]
+        a = np.tril(a, -1)
+        want[rows, :len(rows)] = a
+    seen = {}
+    for experiment in ("noearlyline,nolazycopy", "earlyline,nolazycopy", "earlyline,lazycopy"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((2 * BT, BT), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.scaled_gram, (2,), k, beta, out, T, K=K, BT=BT, BK=BK, sm=sm, num_warps=warps,
+                        num_stages=2)
+        np.testing.assert_array_equal(out[:T], want[:T])
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 2, sm)
+        ptx = handle._kernel.emit("ptx", handle.signature, warps, 2, sm)
+        seen[experiment] = (gpu_ir, ptx)
+    mma = "wgmma.mma_async" if sm == 90 else "mma.sync"
+    for experiment, (gpu_ir, ptx) in seen.items():
+        scaled = [line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*64x64xfp32", line)]
+        assert scaled and all("the line computed again at the rows" in line for line in scaled), gpu_ir
+        early = experiment.startswith("earlyline")
+        assert all(("early" in line.split("//")[1]) == early for line in scaled), scaled
+        # beta's loads (16-bit) against the first dot instruction.
+        beta_at = ptx.index("ld.global.b16")
+        assert (beta_at < ptx.index(mma)) == early, experiment
+    bars = {e: ptx.count("bar.sync") for e, (_, ptx) in seen.items()}
+    assert bars["earlyline,lazycopy"] == bars["earlyline,nolazycopy"] - 1, bars
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 4), (90, 4, 2), (80, 4, 3)])

@@ -133,7 +133,9 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
   const bool row = line->type()->shape()[0] == 1;
   Regs out;
   out.uniform = false;
-  if (get(line).uniform) {
+  // (A line reloaded early, FragmentPlan::reloaded_early, has no registers yet: computed
+  // at each position.)
+  if (values_.count(line) != 0 && get(line).uniform) {
     out.values.assign(static_cast<size_t>(l.num_regs()), get(line).at(0));
     return out;
   }

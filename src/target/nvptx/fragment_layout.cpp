@@ -385,6 +385,34 @@ int reloaded_registers(const ir::Op& broadcast, const FragmentLayout& l) {
   return static_cast<int>(loads.size()) * 2 * (row ? l.rep_n : l.rep_m) * static_cast<int>(l.batch);
 }
 
+// The index in `region` of the op that holds `op` (itself, or an op of the region it is
+// nested in); -1 where `op` is outside the region (before it).
+int64_t position_in(const ir::Region& region, const ir::Op* op) {
+  for (; op != nullptr; op = enclosing_op(*op)) {
+    if (op->parent() == &region) return static_cast<int64_t>(region.index_of(op));
+  }
+  return -1;
+}
+
+// The latest position in `region` that the emitter's recompute_at of `v` (a value of a
+// reloaded line's chain) needs before it: its loads (no write may come between a load and
+// its value) and what it reads from registers (scalars, splats, constants); false where the
+// chain reads a value that has no definition (a copied line, a loop-carried block).
+bool chain_needs(const ir::Value* v, const ir::Region& region, std::unordered_set<const ir::Value*>& seen, int64_t* at) {
+  if (!seen.insert(v).second) return true;
+  const ir::Op* def = v->def();
+  if (def == nullptr) return !v->type()->is_block();  // a region's scalar argument: there from its start
+  if (!v->type()->is_block() || def->kind() == OpKind::Splat || def->kind() == OpKind::Constant) {
+    *at = std::max(*at, position_in(region, def));
+    return true;
+  }
+  if (def->kind() == OpKind::Load) *at = std::max(*at, position_in(region, def));
+  for (const ir::Value* operand : def->operands()) {
+    if (!chain_needs(operand, region, seen, at)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
@@ -407,7 +435,7 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads, bool a_chains_rows) {
+                            bool guard_reloads, bool a_chains_rows, bool early_reloads) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -752,6 +780,30 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
       if (facts == nullptr) facts = std::make_unique<analysis::AxisInfoAnalysis>(function);
       if (gpu::access_width(*load, *facts) >= 2) plan.paired_loads_[op].push_back(load);
     }
+  }
+  // Lines reloaded early (FragmentPlan::reloaded_early): after the last op their chains
+  // need, where ops of the line's region come between that and the line's definition.
+  // (In the kernel's order: lines anchored at one op are reloaded in that order.)
+  std::unordered_set<const ir::Value*> placed;
+  for (const ir::Op* op : ops) {
+    if (!early_reloads || op->kind() != OpKind::Broadcast || plan.reloaded_.count(op->operand(0)) == 0 ||
+        !placed.insert(op->operand(0)).second) {
+      continue;
+    }
+    const ir::Value* line = op->operand(0);
+    const std::vector<const ir::Op*>& broadcasts = plan.reloaded_.at(line);
+    const ir::Op* def = line->def();
+    if (def == nullptr || def->parent() == nullptr) continue;
+    const ir::Region& region = *def->parent();
+    int64_t at = -1;
+    std::unordered_set<const ir::Value*> seen;
+    if (!chain_needs(line, region, seen, &at) || at < 0 || at + 1 >= static_cast<int64_t>(region.index_of(def))) continue;
+    int regs = 0;
+    for (const ir::Op* b : broadcasts) regs += reloaded_registers(*b, *plan.layout(b->result()));
+    if (regs > kEarlyReloadRegisters) continue;
+    const ir::Op* anchor = region.ops()[static_cast<size_t>(at)].get();
+    plan.early_[line] = anchor;
+    plan.reloaded_after_[anchor].push_back(line);
   }
   return plan;
 }
