@@ -879,6 +879,28 @@ KERNELS = textwrap.dedent('''
         m_A = (o_t[:, None] > o_t[None, :]) & (m_t[:, None] & m_t)
         b_A = tl.where(m_A, b_A, 0)
         tl.store(a_ptr + o_t[:, None] * BT + tl.arange(0, BT)[None, :], b_A, mask=m_t[:, None])
+
+    @tritium.jit
+    def _all_true(a, b):
+        return a & b
+
+
+    @tritium.jit
+    def filtered_block(x_ptr, w_ptr, out_ptr, flags_ptr, eps, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr):
+        # cut-cross-entropy's `_block_is_filtered`: a block whose every |x w| < eps returns
+        # before its store; else the block, and the largest (integer) element, stored.
+        pid = tl.program_id(0)
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        x = tl.load(x_ptr + pid * BM * BK + rm[:, None] * BK + rk[None, :])
+        w = tl.load(w_ptr + rk[:, None] * BN + rn[None, :])
+        acc = tl.dot(x, w)
+        if tl.reduce(tl.abs(acc) < eps, None, _all_true):
+            return
+        tl.store(flags_ptr + pid, tl.max(tl.reshape(acc.to(tl.int32), [BM * BN]), 0))
+        tl.store(out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
 ''')
 
 
@@ -2103,6 +2125,43 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
     assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
     assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])
+def test_full_reduction_reads_fragments(kernels, monkeypatch, sm, warps):
+    """A dot's block reduced whole (reshape to 1-D, then a reduction to a scalar) by an exact
+    integer combine: by default (fragreduce) the reduction reads the fragments' registers as
+    its elements (FragmentPlan::reduces_fragments) instead of the block's flat copy through
+    shared memory (nofragreduce: two barriers more). Programs 1 and 3 are all small and
+    return before their stores; 0 and 2 store the block and its largest element. Exact."""
+    rng = np.random.default_rng(71)
+    G, BM, BN, BK = 4, 64, 64, 32
+    x = rng.integers(-3, 4, (G, BM, BK)).astype(np.float16)
+    x[1] = 0
+    x[3] = 0
+    x[3, 5, 7] = 1  # one product of 1 * w: |acc| <= 3 < eps
+    w = rng.integers(-3, 4, (BK, BN)).astype(np.float16)
+    acc = np.einsum("gmk,kn->gmn", x.astype(np.float64), w.astype(np.float64))
+    seen = {}
+    for experiment in ("nofragreduce", "fragreduce"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((G, BM, BN), np.nan, dtype=np.float32)
+        flags = np.full(G, -1, dtype=np.int32)
+        handle = eg.run(kernels.filtered_block, (G,), x, w, out, flags, 3.5, BM=BM, BN=BN, BK=BK, sm=sm,
+                        num_warps=warps, num_stages=1)
+        for g in range(G):
+            if g in (1, 3):
+                assert np.isnan(out[g]).all() and flags[g] == -1, g
+            else:
+                np.testing.assert_array_equal(out[g], acc[g])
+                assert flags[g] == int(acc[g].max()), (g, flags[g])
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
+        ptx = handle._kernel.emit("ptx", handle.signature, warps, 1, sm)
+        seen[experiment] = (gpu_ir, ptx.count("bar.sync"))
+    compared = [line for line in seen["fragreduce"][0].splitlines() if re.search(r"= cmp [^\n]*xi1", line)]
+    assert compared and not any("also read flat" in line for line in compared), compared
+    assert any("also read flat" in line for line in seen["nofragreduce"][0].splitlines() if re.search(r"= cmp [^\n]*xi1", line))
+    assert seen["fragreduce"][1] <= seen["nofragreduce"][1] - 2, (seen["fragreduce"][1], seen["nofragreduce"][1])
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])

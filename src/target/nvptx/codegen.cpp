@@ -404,7 +404,8 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
                         experiment(options, "achain", true), experiment(options, "reloadguard", true),
-                        experiment(options, "achainmma", true), experiment(options, "earlyline", true));
+                        experiment(options, "achainmma", true), experiment(options, "earlyline", true),
+                        experiment(options, "fragreduce", true));
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot

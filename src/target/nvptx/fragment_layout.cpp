@@ -413,6 +413,39 @@ bool chain_needs(const ir::Value* v, const ir::Region& region, std::unordered_se
   return true;
 }
 
+// Whether `reshape` flattens `l`'s block (every element in one register of one thread) to
+// 1-D for reductions of all its elements by an exact, order-free integer combine only
+// (FragmentPlan::reduces_fragments), its flat layout then as many registers a thread,
+// each holding an element (Layout::full for any vector width up to 16).
+bool full_reduce_view(const ir::Op& reshape, const FragmentLayout& l, int num_warps) {
+  const ir::Type* type = reshape.result()->type();
+  const int64_t n = type->num_elements();
+  const int64_t threads = int64_t{32} * num_warps;
+  if (reshape.kind() != OpKind::Reshape || type->rank() != 1 || l.rows || !type->element()->is_scalar() ||
+      !ir::is_integer(type->element()->scalar_kind()) || int64_t{l.num_regs()} * threads != n || n % (threads * 16) != 0 ||
+      !reshape.result()->has_uses()) {
+    return false;
+  }
+  for (const ir::Use& use : reshape.result()->uses()) {
+    const ir::Op& reduce = *use.user;
+    if (reduce.kind() != OpKind::Reduce || reduce.num_operands() != 1 || reduce.int_attr("axis") != 0) return false;
+    for (const auto& inner : reduce.region(0)->ops()) {
+      switch (inner->kind()) {
+        case OpKind::And:
+        case OpKind::Or:
+        case OpKind::Xor:
+        case OpKind::Add:
+        case OpKind::Mul:
+        case OpKind::Maximum:
+        case OpKind::Minimum:
+        case OpKind::Yield: break;
+        default: return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
@@ -435,7 +468,7 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads, bool a_chains_rows, bool early_reloads) {
+                            bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -724,6 +757,11 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
       plan.layouts_.emplace(v, full(v));
     }
   }
+  // Full reductions of a flattened block of fragments read the fragments (reduces_fragments).
+  for (const ir::Op* op : ops) {
+    const FragmentLayout* l = op->kind() == OpKind::Reshape ? plan.layout(op->operand(0)) : nullptr;
+    if (fragment_reduces && l != nullptr && full_reduce_view(*op, *l, num_warps)) plan.reduce_views_.insert(op);
+  }
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
       if (!reads_fragment(plan, *use.user, use.index)) plan.needs_flat_.insert(v);
@@ -886,6 +924,7 @@ bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& 
 }
 
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand) {
+  if (plan.reduces_fragments(&user)) return operand == 0;
   if (gpu::trans_staged_by_dots(user)) {
     const FragmentLayout* source = plan.layout(user.operand(0));
     if (source == nullptr || source->rows || source->batch != 1) return false;

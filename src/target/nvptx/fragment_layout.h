@@ -120,6 +120,13 @@ class FragmentPlan {
     auto it = early_.find(line);
     return it == early_.end() ? nullptr : it->second;
   }
+  // Whether `reshape` flattens a block of fragments to 1-D for reductions of all its
+  // elements to a scalar by an exact, order-free combine (integers: and, or, xor, add, mul,
+  // min, max): each reduction reads the fragments' registers as its thread's elements
+  // (Emitter::emit_reduce), so the block needs no flat copy (experiment "fragreduce", the
+  // default; cut-cross-entropy's `_block_is_filtered`: a 128 x 128 i1 block's round trip,
+  // 64 stores, 128 loads and 2 barriers a thread, gone).
+  bool reduces_fragments(const ir::Op* reshape) const { return reduce_views_.count(reshape) != 0; }
   // The lines whose broadcasts are reloaded right after `op` (reloaded_early).
   const std::vector<const ir::Value*>& lines_reloaded_after(const ir::Op* op) const {
     static const std::vector<const ir::Value*> none;
@@ -146,7 +153,8 @@ class FragmentPlan {
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
-                                     bool a_chains, bool guard_reloads, bool a_chains_rows, bool early_reloads);
+                                     bool a_chains, bool guard_reloads, bool a_chains_rows, bool early_reloads,
+                                     bool fragment_reduces);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
@@ -154,6 +162,7 @@ class FragmentPlan {
   std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
   std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> reloaded_;
   std::unordered_map<const ir::Value*, const ir::Op*> early_;
+  std::unordered_set<const ir::Op*> reduce_views_;
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> reloaded_after_;
   std::unordered_set<const ir::Value*> read_back_;
   bool reloads_in_loop_ = false;
@@ -193,7 +202,7 @@ class FragmentPlan {
 // (FragmentPlan::reloaded_early), within kEarlyReloadRegisters.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
                             bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true,
-                            bool early_reloads = true);
+                            bool early_reloads = true, bool fragment_reduces = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
