@@ -901,6 +901,21 @@ KERNELS = textwrap.dedent('''
             return
         tl.store(flags_ptr + pid, tl.max(tl.reshape(acc.to(tl.int32), [BM * BN]), 0))
         tl.store(out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+    @tritium.jit
+    def trans_of_dot_as_a(x_ptr, w_ptr, v_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          BD: tl.constexpr):
+        # cut-cross-entropy's dC: a dot's result, cast to f16, read transposed as the next
+        # dot's A (tl.trans(d_accum) @ e).
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        rd = tl.arange(0, BD)
+        x = tl.load(x_ptr + rm[:, None] * BK + rk[None, :])
+        w = tl.load(w_ptr + rk[:, None] * BN + rn[None, :])
+        d = (tl.dot(x, w) * 0.5).to(tl.float16)
+        v = tl.load(v_ptr + rm[:, None] * BD + rd[None, :])
+        tl.store(out_ptr + rn[:, None] * BD + rd[None, :], tl.dot(tl.trans(d), v))
 ''')
 
 
@@ -2125,6 +2140,34 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
     assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
     assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_trans_of_fragments_staged_as_wgmma_a(kernels, monkeypatch, warps):
+    """A wgmma A that is the trans of a dot's fragments: with TRITIUM_REDUCE_EXPERIMENT=
+    transafrag (opt-in) each register is written at its transposed position of A's tile
+    (stages_trans_fragments), so the fragments need no flat copy ("also read flat" gone,
+    fewer barriers); by default A is staged from the flat copy. Exact both ways."""
+    rng = np.random.default_rng(83)
+    BM, BN, BK, BD = 64, 64, 32, 64
+    x = rng.integers(-2, 3, (BM, BK)).astype(np.float16)
+    w = rng.integers(-2, 3, (BK, BN)).astype(np.float16)
+    v = rng.integers(-2, 3, (BM, BD)).astype(np.float16)
+    d = (x.astype(np.float64) @ w.astype(np.float64) * 0.5).astype(np.float16).astype(np.float64)
+    want = d.T @ v.astype(np.float64)
+    seen = {}
+    for experiment in ("notransafrag", "transafrag"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BN, BD), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.trans_of_dot_as_a, (1,), x, w, v, out, BM=BM, BN=BN, BK=BK, BD=BD, sm=90,
+                        num_warps=warps, num_stages=1)
+        np.testing.assert_array_equal(out, want)
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, 90)
+        cast = [line for line in gpu_ir.splitlines() if re.search(r"= cast [^\n]*64x64xfp16", line)]
+        seen[experiment] = (cast, handle._kernel.emit("ptx", handle.signature, warps, 1, 90).count("bar.sync"))
+    assert seen["notransafrag"][0] and all("also read flat" in line for line in seen["notransafrag"][0]), seen
+    assert seen["transafrag"][0] and not any("also read flat" in line for line in seen["transafrag"][0]), seen
+    assert seen["transafrag"][1] < seen["notransafrag"][1], seen
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])

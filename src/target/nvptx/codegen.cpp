@@ -405,7 +405,7 @@ FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& op
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
                         experiment(options, "achain", true), experiment(options, "reloadguard", true),
                         experiment(options, "achainmma", true), experiment(options, "earlyline", true),
-                        experiment(options, "fragreduce", true));
+                        experiment(options, "fragreduce", true), experiment(options, "transafrag", false));
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot

@@ -153,6 +153,10 @@ struct TargetOptions {
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)
+  //   transafrag (opt-in) a wgmma A that is the trans of fragments is written from them an
+  //            element at a time at its transposed position (fragment_layout.h's
+  //            stages_trans_fragments; cce's dC dot: no flat copy of d_accum, 3 barriers and
+  //            128 loads fewer, ~190 address instructions more); notransafrag the default
   //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
   //            33) it is skipped in kernels whose loops reload a row line at its fragments
   //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):

@@ -315,6 +315,19 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
     return;
   }
+  if (transposed && !tile.evens_first && l->batch == 1 && values_.count(value) == 0) {
+    // No flat copy (stages_trans_fragments: wgmma's A as a trans of fragments): each
+    // register's element (row, col) written at (col, row) of the tile, one at a time.
+    auto it = fragments_.find(value);
+    if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
+    for (int r = 0; r < l->num_regs(); ++r) {
+      llvm::Value* e = fragment_element(*l, r);
+      llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+      llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+      b_.CreateStore(convert(it->second.at(r)), tile_element(byte_offset, tile, stored, col, row));
+    }
+    return;
+  }
   if (transposed || tile.evens_first) {  // from the flat copy (made here if nothing else needed one)
     if (values_.count(value) == 0) set(value, fragment_to_flat(value, *l, fragment_operand(value, *l, *value->users()[0])));
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);

@@ -90,6 +90,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "transafrag" || name == "notransafrag") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): stages_trans_fragments
     } else if (name == "fragreduce" || name == "nofragreduce") {
       // read by plan_fragments (codegen.cpp's fragment_plan): FragmentPlan::reduces_fragments
     } else if (name == "lazycopy" || name == "nolazycopy") {
@@ -110,7 +112,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, rebaseload, norebaseload, earlyline, noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, rebaseload, norebaseload, earlyline, noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce, transafrag, notransafrag)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -468,7 +468,8 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces) {
+                            bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces,
+                            bool trans_a_fragments) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -744,6 +745,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   FragmentPlan plan;
   plan.sm_ = sm;
   plan.num_warps_ = num_warps;
+  plan.trans_a_fragments_ = trans_a_fragments;
   for (const ir::Value* v : in) {
     if (fits_rows(v->type())) {
       FragmentLayout l;
@@ -919,7 +921,7 @@ bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& 
                     r != ScalarKind::F64;
   if (!half && !gpu::tf32_dot(dot) && !gpu::int8_dot(dot)) return false;
   const bool wgmma = uses_wgmma(dot, *l, sm, num_warps);
-  if (operand == 0) return !wgmma;
+  if (operand == 0) return !wgmma || (plan.trans_a_fragments_ && !k_evens_first(dot, plan));
   return !(wgmma && k_evens_first(dot, plan));  // an evens_first tile takes the flat copy
 }
 
