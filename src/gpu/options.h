@@ -56,6 +56,12 @@ struct GpuOptions {
   // Widening block casts moved down to their first user (sink_casts.h); off:
   // TRITIUM_REDUCE_EXPERIMENT nosinkcasts, for the A/B.
   bool sink_casts = true;
+  // rebase_pointers also rebases a carried pointer block whose initial block is not
+  // recomputable from the index (cut-cross-entropy's classifier rows gathered through a
+  // loaded vocabulary ordering) where the body only loads dot operands through it: the body's
+  // load then reads the initial block, which coalesce can make in its slot as it does the
+  // loop's prologue loads (rebase_pointers.h); off: TRITIUM_REDUCE_EXPERIMENT norebaseload.
+  bool rebase_loaded = true;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,
   // elementwise ops on them): allocate_shared gives them no buffers. Unset: none.

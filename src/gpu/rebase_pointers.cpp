@@ -5,6 +5,7 @@
 #include "gpu/rebase_pointers.h"
 
 #include "gpu/scratch.h"
+#include "ir/attrs.h"
 #include "ir/builder.h"
 #include "transforms/eliminate_dead_code.h"
 
@@ -30,8 +31,38 @@ Value* uniform_increment(Value* inc, ir::Builder& b) {
   return nullptr;
 }
 
+// Whether `v` reaches only dots' A and B, through pure ops without regions.
+bool only_dot_operands(const Value* v, int depth) {
+  if (!v->has_uses() || depth > 8) return false;
+  for (const ir::Use& use : v->uses()) {
+    const Op* user = use.user;
+    if (user->kind() == OpKind::Dot) {
+      if (use.index >= 2) return false;
+      continue;
+    }
+    if (!ir::is_pure(*user) || !user->regions().empty() || user->num_results() != 1 ||
+        !only_dot_operands(user->result(0), depth + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether every use of `p`, a carried pointer block, is `step` (its advance) or a load in
+// the body whose value only dots' A and B read.
+bool only_loads_dot_operands(const Value* p, const Op* step) {
+  for (const ir::Use& use : p->uses()) {
+    if (use.user == step) continue;
+    if (use.user->kind() != OpKind::Load || use.index != 0 || use.user->parent() != step->parent() ||
+        !only_dot_operands(use.user->result(), 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Rebases the carried argument k (>= 1) of `loop` when it qualifies; returns whether it did.
-bool rebase(Op& loop, int k) {
+bool rebase(Op& loop, int k, bool loaded) {
   ir::Region& body = *loop.region(0);
   Op& yield = *body.terminator();
   Value* p = body.arg(k);
@@ -53,7 +84,10 @@ bool rebase(Op& loop, int k) {
   if (!pointers && step->kind() == OpKind::Add) p_at = step->operand(0) == p ? 0 : step->operand(1) == p ? 1 : -1;
   if (p_at < 0) return false;
   int budget = kRecomputeBudget;
-  if (!recomputable(p0, &budget)) return false;  // nothing to gain: p0 stays in registers either way
+  // p0 not recomputable stays in registers either way: nothing to gain, unless the body
+  // only loads dot operands through p (GpuOptions::rebase_loaded), those loads then made in
+  // their slot from p0 as the prologue's are (coalesce.h).
+  if (!recomputable(p0, &budget) && !(loaded && pointers && only_loads_dot_operands(p, step))) return false;
   ir::Builder in_body = ir::Builder::before(body.ops().front().get());
   ir::Builder at_step = ir::Builder::before(const_cast<Op*>(step));
   Value* inc = uniform_increment(step->operand(1 - p_at), at_step);
@@ -85,24 +119,24 @@ bool rebase(Op& loop, int k) {
   return true;
 }
 
-bool rebase_region(ir::Region& region) {
+bool rebase_region(ir::Region& region, bool loaded) {
   // rebase inserts ops around the loop: collect the ops first.
   std::vector<Op*> ops;
   for (const auto& op : region.ops()) ops.push_back(op.get());
   bool changed = false;
   for (Op* op : ops) {
-    for (const auto& inner : op->regions()) changed = rebase_region(*inner) || changed;
+    for (const auto& inner : op->regions()) changed = rebase_region(*inner, loaded) || changed;
     if (op->kind() != OpKind::For) continue;
     const int carried = op->num_results();  // the arguments added below are scalars
-    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k) || changed;
+    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k, loaded) || changed;
   }
   return changed;
 }
 
 }  // namespace
 
-void rebase_pointers(ir::Function& function, const GpuOptions&) {
-  if (rebase_region(function.body())) transforms::eliminate_dead_code(function);
+void rebase_pointers(ir::Function& function, const GpuOptions& options) {
+  if (rebase_region(function.body(), options.rebase_loaded)) transforms::eliminate_dead_code(function);
 }
 
 }  // namespace tritium::gpu

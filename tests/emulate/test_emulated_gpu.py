@@ -873,6 +873,80 @@ KERNELS = textwrap.dedent('''
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
                                       is_pure=True, pack=1)
         tl.store(out_ptr + i, y)
+
+    @tritium.jit
+    def gathered_rows_matmul(e_ptr, c_ptr, order_ptr, out_ptr, D, V, BB: tl.constexpr, BV: tl.constexpr,
+                             BD: tl.constexpr):
+        # cut-cross-entropy's backward logits in small: the classifier's rows gathered through
+        # a loaded vocabulary ordering, read K-major (down D), the pointer block carried
+        # through the loop and moved by BD each step.
+        rb = tl.arange(0, BB)
+        rv = tl.load(order_ptr + tl.program_id(0) * BV + tl.arange(0, BV))
+        rd = tl.arange(0, BD)
+        e_ptrs = e_ptr + rb[:, None] * D + rd[None, :]
+        c_ptrs = c_ptr + rv[None, :] * D + rd[:, None]
+        acc = tl.zeros((BB, BV), dtype=tl.float32)
+        for d in range(0, tl.cdiv(D, BD)):
+            e = tl.load(e_ptrs)
+            c = tl.load(c_ptrs)
+            acc = tl.dot(e, c, acc)
+            e_ptrs += BD
+            c_ptrs += BD
+        tl.store(out_ptr + rb[:, None] * V + (tl.program_id(0) * BV + tl.arange(0, BV))[None, :], acc)
+
+    @tritium.jit
+    def scaled_gram(k_ptr, beta_ptr, a_ptr, T, K: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr):
+        # fla's chunk_scaled_dot_kkt_fwd_kernel in small: beta (a column loaded before the K
+        # loop, masked) scales k kᵀ's rows, the strict lower triangle kept, rows masked.
+        o_t = tl.program_id(0) * BT + tl.arange(0, BT)
+        m_t = o_t < T
+        b_b = tl.load(beta_ptr + o_t, mask=m_t, other=0.0)
+        b_A = tl.zeros([BT, BT], dtype=tl.float32)
+        for i_k in range(tl.cdiv(K, BK)):
+            o_k = i_k * BK + tl.arange(0, BK)
+            b_k = tl.load(k_ptr + o_t[:, None] * K + o_k[None, :], mask=m_t[:, None] & (o_k < K)[None, :], other=0.0)
+            b_A = tl.dot(b_k, tl.trans(b_k), b_A)
+        b_A *= b_b[:, None]
+        m_A = (o_t[:, None] > o_t[None, :]) & (m_t[:, None] & m_t)
+        b_A = tl.where(m_A, b_A, 0)
+        tl.store(a_ptr + o_t[:, None] * BT + tl.arange(0, BT)[None, :], b_A, mask=m_t[:, None])
+
+    @tritium.jit
+    def _all_true(a, b):
+        return a & b
+
+
+    @tritium.jit
+    def filtered_block(x_ptr, w_ptr, out_ptr, flags_ptr, eps, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr):
+        # cut-cross-entropy's `_block_is_filtered`: a block whose every |x w| < eps returns
+        # before its store; else the block, and the largest (integer) element, stored.
+        pid = tl.program_id(0)
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        x = tl.load(x_ptr + pid * BM * BK + rm[:, None] * BK + rk[None, :])
+        w = tl.load(w_ptr + rk[:, None] * BN + rn[None, :])
+        acc = tl.dot(x, w)
+        if tl.reduce(tl.abs(acc) < eps, None, _all_true):
+            return
+        tl.store(flags_ptr + pid, tl.max(tl.reshape(acc.to(tl.int32), [BM * BN]), 0))
+        tl.store(out_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+    @tritium.jit
+    def trans_of_dot_as_a(x_ptr, w_ptr, v_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          BD: tl.constexpr):
+        # cut-cross-entropy's dC: a dot's result, cast to f16, read transposed as the next
+        # dot's A (tl.trans(d_accum) @ e).
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        rd = tl.arange(0, BD)
+        x = tl.load(x_ptr + rm[:, None] * BK + rk[None, :])
+        w = tl.load(w_ptr + rk[:, None] * BN + rn[None, :])
+        d = (tl.dot(x, w) * 0.5).to(tl.float16)
+        v = tl.load(v_ptr + rm[:, None] * BD + rd[None, :])
+        tl.store(out_ptr + rn[:, None] * BD + rd[None, :], tl.dot(tl.trans(d), v))
 ''')
 
 
@@ -2217,6 +2291,148 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
     assert len(k_loads) == stages and len(v_loads) == stages, gpu_ir  # stages - 1 before the loop, one in it
     assert all("spt = [8, 1]" in line and "each thread its own runs" in line for line in k_loads), k_loads
     assert all("cp.async" in line for line in v_loads), v_loads
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_trans_of_fragments_staged_as_wgmma_a(kernels, monkeypatch, warps):
+    """A wgmma A that is the trans of a dot's fragments: with TRITIUM_REDUCE_EXPERIMENT=
+    transafrag (opt-in) each register is written at its transposed position of A's tile
+    (stages_trans_fragments), so the fragments need no flat copy ("also read flat" gone,
+    fewer barriers); by default A is staged from the flat copy. Exact both ways."""
+    rng = np.random.default_rng(83)
+    BM, BN, BK, BD = 64, 64, 32, 64
+    x = rng.integers(-2, 3, (BM, BK)).astype(np.float16)
+    w = rng.integers(-2, 3, (BK, BN)).astype(np.float16)
+    v = rng.integers(-2, 3, (BM, BD)).astype(np.float16)
+    d = (x.astype(np.float64) @ w.astype(np.float64) * 0.5).astype(np.float16).astype(np.float64)
+    want = d.T @ v.astype(np.float64)
+    seen = {}
+    for experiment in ("notransafrag", "transafrag"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BN, BD), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.trans_of_dot_as_a, (1,), x, w, v, out, BM=BM, BN=BN, BK=BK, BD=BD, sm=90,
+                        num_warps=warps, num_stages=1)
+        np.testing.assert_array_equal(out, want)
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, 90)
+        cast = [line for line in gpu_ir.splitlines() if re.search(r"= cast [^\n]*64x64xfp16", line)]
+        seen[experiment] = (cast, handle._kernel.emit("ptx", handle.signature, warps, 1, 90).count("bar.sync"))
+    assert seen["notransafrag"][0] and all("also read flat" in line for line in seen["notransafrag"][0]), seen
+    assert seen["transafrag"][0] and not any("also read flat" in line for line in seen["transafrag"][0]), seen
+    assert seen["transafrag"][1] < seen["notransafrag"][1], seen
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])
+def test_full_reduction_reads_fragments(kernels, monkeypatch, sm, warps):
+    """A dot's block reduced whole (reshape to 1-D, then a reduction to a scalar) by an exact
+    integer combine: by default (fragreduce) the reduction reads the fragments' registers as
+    its elements (FragmentPlan::reduces_fragments) instead of the block's flat copy through
+    shared memory (nofragreduce: two barriers more). Programs 1 and 3 are all small and
+    return before their stores; 0 and 2 store the block and its largest element. Exact."""
+    rng = np.random.default_rng(71)
+    G, BM, BN, BK = 4, 64, 64, 32
+    x = rng.integers(-3, 4, (G, BM, BK)).astype(np.float16)
+    x[1] = 0
+    x[3] = 0
+    x[3, 5, 7] = 1  # one product of 1 * w: |acc| <= 3 < eps
+    w = rng.integers(-3, 4, (BK, BN)).astype(np.float16)
+    acc = np.einsum("gmk,kn->gmn", x.astype(np.float64), w.astype(np.float64))
+    seen = {}
+    for experiment in ("nofragreduce", "fragreduce"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((G, BM, BN), np.nan, dtype=np.float32)
+        flags = np.full(G, -1, dtype=np.int32)
+        handle = eg.run(kernels.filtered_block, (G,), x, w, out, flags, 3.5, BM=BM, BN=BN, BK=BK, sm=sm,
+                        num_warps=warps, num_stages=1)
+        for g in range(G):
+            if g in (1, 3):
+                assert np.isnan(out[g]).all() and flags[g] == -1, g
+            else:
+                np.testing.assert_array_equal(out[g], acc[g])
+                assert flags[g] == int(acc[g].max()), (g, flags[g])
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, sm)
+        ptx = handle._kernel.emit("ptx", handle.signature, warps, 1, sm)
+        seen[experiment] = (gpu_ir, ptx.count("bar.sync"))
+    compared = [line for line in seen["fragreduce"][0].splitlines() if re.search(r"= cmp [^\n]*xi1", line)]
+    assert compared and not any("also read flat" in line for line in compared), compared
+    assert any("also read flat" in line for line in seen["nofragreduce"][0].splitlines() if re.search(r"= cmp [^\n]*xi1", line))
+    assert seen["fragreduce"][1] <= seen["nofragreduce"][1] - 2, (seen["fragreduce"][1], seen["nofragreduce"][1])
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])
+@pytest.mark.parametrize("trips", [1, 2])
+def test_scaling_line_loaded_before_the_dot(kernels, monkeypatch, sm, warps, trips):
+    """fla's chunk_scaled_dot_kkt_fwd_kernel: beta, loaded before the K loop, scales the dot's
+    rows after it. Its line is computed again at the rows each thread holds (line_reloaded);
+    by default (earlyline) right after its load, so its loads are issued before the dot's
+    operands are staged and the dot issued (FragmentPlan::reloaded_early), not after the
+    dot's wait (noearlyline). The masked A's flat copy for its store leaves its ending
+    barrier pending (lazycopy): one barrier fewer than nolazycopy. Exact (small integers)
+    against numpy every way, the last chunk masked."""
+    rng = np.random.default_rng(61 + trips)
+    BT, K = 64, 64
+    BK = K // trips
+    T = 2 * BT - 9
+    k = rng.integers(-3, 4, (T, K)).astype(np.float16)
+    beta = rng.integers(-2, 3, T).astype(np.float16)
+    want = np.zeros((2 * BT, BT))
+    for c in range(2):
+        rows = np.arange(c * BT, min((c + 1) * BT, T))
+        kc = k[rows].astype(np.float64)
+        a = kc @ kc.T * beta[rows].astype(np.float64)[:, None]
+        a = np.tril(a, -1)
+        want[rows, :len(rows)] = a
+    seen = {}
+    for experiment in ("noearlyline,nolazycopy", "earlyline,nolazycopy", "earlyline,lazycopy"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((2 * BT, BT), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.scaled_gram, (2,), k, beta, out, T, K=K, BT=BT, BK=BK, sm=sm, num_warps=warps,
+                        num_stages=2)
+        np.testing.assert_array_equal(out[:T], want[:T])
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 2, sm)
+        ptx = handle._kernel.emit("ptx", handle.signature, warps, 2, sm)
+        seen[experiment] = (gpu_ir, ptx)
+    mma = "wgmma.mma_async" if sm == 90 else "mma.sync"
+    for experiment, (gpu_ir, ptx) in seen.items():
+        scaled = [line for line in gpu_ir.splitlines() if re.search(r"= broadcast [^\n]*64x64xfp32", line)]
+        assert scaled and all("the line computed again at the rows" in line for line in scaled), gpu_ir
+        early = experiment.startswith("earlyline")
+        assert all(("early" in line.split("//")[1]) == early for line in scaled), scaled
+        # beta's loads (16-bit) against the first dot instruction.
+        beta_at = ptx.index("ld.global.b16")
+        assert (beta_at < ptx.index(mma)) == early, experiment
+    bars = {e: ptx.count("bar.sync") for e, (_, ptx) in seen.items()}
+    assert bars["earlyline,lazycopy"] == bars["earlyline,nolazycopy"] - 1, bars
+
+
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 4), (90, 4, 2), (80, 4, 3)])
+@pytest.mark.parametrize("late", [True, False])
+def test_gathered_operand_rebased_and_made_in_slot(kernels, monkeypatch, sm, warps, stages, late):
+    """cut-cross-entropy's backward: B's columns are classifier rows gathered through a loaded
+    ordering and read down D (K-major), the pointer block carried and moved by BD. By default
+    (rebaseload) rebase_pointers carries it as its initial block plus a scalar offset although
+    that block is not recomputable (the body only loads a dot operand through it), so the
+    loop's load is made in its slot like the prologue's: each thread copies its own runs
+    (norebaseload: the loop's load left to the threads holding each run's first element, 32
+    copies each where Triton's layout gives every thread 4). Exact both ways."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    rng = np.random.default_rng(53)
+    BB, BV, BD, D, V = 64, 64, 32, 160, 128
+    e = rng.integers(-3, 4, (BB, D)).astype(np.float16)
+    c = rng.integers(-3, 4, (V, D)).astype(np.float16)
+    order = rng.permutation(V).astype(np.int32)
+    want = e.astype(np.float64) @ c[order].astype(np.float64).T
+    seen = {}
+    for experiment in ("norebaseload", "rebaseload"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BB, V), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.gathered_rows_matmul, (V // BV,), e, c, order, out, D, V, BB=BB, BV=BV, BD=BD, sm=sm,
+                        num_warps=warps, num_stages=stages)
+        np.testing.assert_array_equal(out, want)
+        gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, sm)
+        seen[experiment] = [line for line in gpu_ir.splitlines() if "= load" in line and f"block<{BD}x{BV}xfp16" in line]
+    assert len(seen["rebaseload"]) == stages, seen  # stages - 1 before the loop, one in it
+    assert all("each thread its own runs" in line for line in seen["rebaseload"]), seen["rebaseload"]
+    assert any("by the threads holding each run's first element" in line for line in seen["norebaseload"]), seen
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (90, 8, 3), (80, 1, 2)])

@@ -8,6 +8,7 @@
 # memory, the column line dA_m (2 rows a thread) is reloaded. Reloading all three (session
 # 31) made mamba's kernel spill 328 bytes at 64 x 128 (ptxas, sm_90a); now it spills none.
 # At BN = 64 (32 + 32 registers, 16 a row line) all three are reloaded.
+# dA_m's 2 registers are loaded early, before the head's dot (FragmentPlan::reloaded_early).
 #
 # RUN: --kernel scaled_sum --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, *fp32:16, i32, BM=64, BN=128, BK=64" --emit gpu-ir --arch sm_90
 # RUN: --kernel scaled_sum --signature "*bf16:16, *bf16:16, *fp32:16, *fp32:16, *fp32:16, i32, BM=64, BN=64, BK=64" --emit gpu-ir --arch sm_90 --check-prefix=SMALL
@@ -16,7 +17,7 @@
 # CHECK: = for
 # CHECK: = dot {{.*}}  // wgmma m64n128k16 bf16
 # CHECK: = broadcast {{.*}} : block<64x128xfp32, blocked<{{[^>]*}}>>  // fragments: 4x1 warps, 1x16 tiles of 16x8 each{{$}}
-# CHECK: = broadcast {{.*}} : block<64x128xfp32, blocked<{{[^>]*}}>>  // the line computed again at the rows each thread holds, its loads with it; fragments: 4x1 warps, 1x16 tiles of 16x8 each{{$}}
+# CHECK: = broadcast {{.*}} : block<64x128xfp32, blocked<{{[^>]*}}>>  // the line computed again at the rows each thread holds, its loads with it, early (right after the ops its chain needs); fragments: 4x1 warps, 1x16 tiles of 16x8 each{{$}}
 # CHECK: = broadcast {{.*}} : block<64x128xfp32, blocked<{{[^>]*}}>>  // fragments: 4x1 warps, 1x16 tiles of 16x8 each{{$}}
 # CHECK: return
 #

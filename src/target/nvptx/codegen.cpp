@@ -404,7 +404,8 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
                         experiment(options, "achain", true), experiment(options, "reloadguard", true),
-                        experiment(options, "achainmma", true));
+                        experiment(options, "achainmma", true), experiment(options, "earlyline", true),
+                        experiment(options, "fragreduce", true), experiment(options, "transafrag", false));
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
@@ -428,6 +429,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
   gpu_options.fold_inlined_dots = experiment(options, "refold", true);
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
+  gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
@@ -614,7 +616,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
         fragments.layout(op.operand(0)) == nullptr && reload &&
         std::count(fragments.reloaded_broadcasts(op.operand(0)).begin(), fragments.reloaded_broadcasts(op.operand(0)).end(), &op) != 0) {
       parts.push_back(std::string("the line computed again at the ") +
-                      (op.operand(0)->type()->shape()[0] == 1 ? "columns" : "rows") + " each thread holds, its loads with it");
+                      (op.operand(0)->type()->shape()[0] == 1 ? "columns" : "rows") + " each thread holds, its loads with it" +
+                      (fragments.reloaded_early(op.operand(0)) != nullptr ? ", early (right after the ops its chain needs)" : ""));
     }
     if (gpu::trans_staged_by_dots(op)) {
       parts.push_back(std::string("moves nothing: its dots stage the source") +

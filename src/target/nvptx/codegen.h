@@ -138,6 +138,25 @@ struct TargetOptions {
   //   norefold after a one-trip loop is inlined, `add(d, dot(a, b, 0))` stays an add, as
   //            before session 34; refold (the default) folds it into the dot
   //            (gpu/inline_one_trip_loops.h): for timing the two
+  //   noearlyline a line reloaded at its broadcasts' fragments is computed after its own
+  //            definition, as before session 35; earlyline (the default) right after the
+  //            last op its chain needs where that is earlier, within kEarlyReloadRegisters
+  //            (fragment_layout.h's FragmentPlan::reloaded_early: fla's kkt beta loaded
+  //            before the wgmma is issued, not after its wait)
+  //   nolazycopy the flat copy an elementwise op of the top-level region makes at once ends
+  //            with its barrier, as before session 35; lazycopy (the default) leaves it pending
+  //            as lazybar does a store's, also across an operand tile's release (kkt 3 -> 2)
+  //   norebaseload a carried pointer block whose initial block is not index-computable stays
+  //            carried, as before session 35; rebaseload (the default) rebases it where the
+  //            body only loads dot operands through it (gpu/rebase_pointers.h: cce backward's
+  //            loop copy of C made in its slot, 60 -> 32 cp.async a thread)
+  //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
+  //            session 35; fragreduce (the default) reads the fragments where the combine is
+  //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)
+  //   transafrag (opt-in) a wgmma A that is the trans of fragments is written from them an
+  //            element at a time at its transposed position (fragment_layout.h's
+  //            stages_trans_fragments; cce's dC dot: no flat copy of d_accum, 3 barriers and
+  //            128 loads fewer, ~190 address instructions more); notransafrag the default
   //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
   //            33) it is skipped in kernels whose loops reload a row line at its fragments
   //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):

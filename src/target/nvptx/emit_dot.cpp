@@ -351,7 +351,16 @@ void Emitter::set_fragment(const ir::Value* value, Regs regs) {
     if (const ir::Op* at = flat_copy_point(value)) {
       flat_copies_at_[at].push_back(value);
     } else {
+      // Made at once: an elementwise op's, in the kernel's top-level region, may leave its
+      // ending barrier pending too (end_round_trip; experiment "lazycopy", the default), as
+      // a store's copy does (emit_op): what follows up to the next op that writes shared
+      // memory only reads the copy (fla's kkt: the scaled, masked A's copy for its store).
+      const ir::Op* def = value->def();
+      const bool outer = lazy_round_trips_;
+      lazy_round_trips_ = outer || (lazy_trailing_ && lazy_copies_ && def != nullptr && def->parent() != nullptr &&
+                                    def->parent()->parent() == nullptr && ir::has_trait(def->kind(), ir::kElementwise));
       set(value, flat_copy(value, *l, fragments_.at(value), nullptr));
+      lazy_round_trips_ = outer;
     }
   }
 }
@@ -666,9 +675,11 @@ void Emitter::release_operand_tiles(const ir::Region& region, bool at_end) {
   if (!any) return;
   // Round trips then start lower: what a planned op may still read above, and (at the end)
   // the tiles' own readers, are waited for first (not past a return: nothing follows it).
+  // A round trip's ending barrier left pending (end_round_trip) stays pending with
+  // "lazycopy": whatever next writes shared memory meets it first (emit_op, sync_if_dirty).
   const bool returned = b_.GetInsertBlock()->getTerminator() != nullptr;
   if (!returned && unread) barrier();
-  if (!returned) sync_if_dirty();
+  if (!returned && !(lazy_copies_ && trailing_)) sync_if_dirty();
   operand_tiles_.erase(std::remove_if(operand_tiles_.begin(), operand_tiles_.end(),
                                       [&](const OperandTile& t) { return t.region == &region && (at_end || t.freed); }),
                        operand_tiles_.end());

@@ -133,7 +133,9 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
   const bool row = line->type()->shape()[0] == 1;
   Regs out;
   out.uniform = false;
-  if (get(line).uniform) {
+  // (A line reloaded early, FragmentPlan::reloaded_early, has no registers yet: computed
+  // at each position.)
+  if (values_.count(line) != 0 && get(line).uniform) {
     out.values.assign(static_cast<size_t>(l.num_regs()), get(line).at(0));
     return out;
   }
@@ -311,6 +313,19 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
   }
   if (l == nullptr || l->rows) {
     stage_rows(value->type(), get(value), byte_offset, tile, stored, convert, transposed);
+    return;
+  }
+  if (transposed && !tile.evens_first && l->batch == 1 && values_.count(value) == 0) {
+    // No flat copy (stages_trans_fragments: wgmma's A as a trans of fragments): each
+    // register's element (row, col) written at (col, row) of the tile, one at a time.
+    auto it = fragments_.find(value);
+    if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
+    for (int r = 0; r < l->num_regs(); ++r) {
+      llvm::Value* e = fragment_element(*l, r);
+      llvm::Value* row = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+      llvm::Value* col = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(l->n)));
+      b_.CreateStore(convert(it->second.at(r)), tile_element(byte_offset, tile, stored, col, row));
+    }
     return;
   }
   if (transposed || tile.evens_first) {  // from the flat copy (made here if nothing else needed one)

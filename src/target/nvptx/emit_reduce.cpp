@@ -164,7 +164,19 @@ void Emitter::emit_reduce(const ir::Op& op) {
   int64_t axis_dim = op.int_attr("axis");
   AxisBits axis = axis_bits(in_type, axis_dim);
   std::vector<Regs> in;
-  for (const ir::Value* v : op.operands()) in.push_back(materialize(get(v), in_type));
+  const ir::Op* view = op.operand(0)->def();
+  if (view != nullptr && frags_.reduces_fragments(view)) {
+    // A full reduction of a flattened block of fragments (FragmentPlan::reduces_fragments):
+    // the fragments' registers as the thread's elements, one each, the combine indifferent
+    // to which element sits where.
+    const FragmentLayout& l = *frags_.layout(view->operand(0));
+    if (!layout.full() || layout.num_regs() != l.num_regs()) {
+      internal_error("nvptx", "a reduction of fragments whose flat layout holds another count", op.loc());
+    }
+    in.push_back(fragment_operand(view->operand(0), l, op));
+  } else {
+    for (const ir::Value* v : op.operands()) in.push_back(materialize(get(v), in_type));
+  }
 
   // The input bits that move along the axis (lane and warp masks as thread-index bits).
   const gpu::ReduceMasks masks = gpu::reduce_masks(in_type, axis_dim, layout);

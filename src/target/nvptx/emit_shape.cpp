@@ -56,6 +56,8 @@ void Emitter::emit_splat(const ir::Op& op) {
 
 void Emitter::emit_view(const ir::Op& op) {
   if (frags_.layout(op.result()) != nullptr) return emit_fragment_view(op);
+  // Reductions read the source's fragments (FragmentPlan::reduces_fragments): no registers.
+  if (frags_.reduces_fragments(&op)) return;
   // Same number of elements, same row-major order: the same registers in the same threads.
   set(op.result(), get(op.operand(0)));
 }

@@ -96,6 +96,16 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
     } else if (name == "onetrip" || name == "noonetrip") {
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
+    } else if (name == "transafrag" || name == "notransafrag") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): stages_trans_fragments
+    } else if (name == "fragreduce" || name == "nofragreduce") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): FragmentPlan::reduces_fragments
+    } else if (name == "lazycopy" || name == "nolazycopy") {
+      lazy_copies_ = name == "lazycopy";
+    } else if (name == "earlyline" || name == "noearlyline") {
+      // read by plan_fragments (codegen.cpp's fragment_plan): FragmentPlan::reloaded_early
+    } else if (name == "rebaseload" || name == "norebaseload") {
+      // read by gpu_passes (codegen.cpp): gpu/rebase_pointers
     } else if (name == "sinkcasts" || name == "nosinkcasts") {
       // read by gpu_passes (codegen.cpp): gpu/sink_casts
     } else if (name == "lineslot" || name == "nolineslot") {
@@ -108,7 +118,9 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, nostsmstage, ldmread, noldmread, rbfit, norbfit)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, "
+                          "nostsmstage, ldmread, noldmread, rbfit, norbfit, rebaseload, norebaseload, earlyline, "
+                          "noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce, transafrag, notransafrag)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -235,18 +247,25 @@ void Emitter::emit_op(const ir::Op& op) {
       invariant_fragments_[result.get()] = invariant_fragment_copy(op, *l);
     }
     // The lines that broadcasts read at their fragments (FragmentPlan::reloaded_broadcasts),
-    // loaded there now, once, before any loop that holds a broadcast; one set of registers
-    // per layout and pairing.
-    const std::vector<const ir::Op*>& broadcasts = frags_.reloaded_broadcasts(result.get());
-    for (size_t i = 0; i < broadcasts.size() && reload_lines_; ++i) {
-      const ir::Op& b = *broadcasts[i];
-      const FragmentLayout& l = *frags_.layout(b.result());
-      auto same = std::find_if(broadcasts.begin(), broadcasts.begin() + static_cast<std::ptrdiff_t>(i), [&](const ir::Op* o) {
-        return *frags_.layout(o->result()) == l && frags_.paired_loads(*o) == frags_.paired_loads(b);
-      });
-      const bool done = same != broadcasts.begin() + static_cast<std::ptrdiff_t>(i);
-      reloaded_lines_[&b] = done ? reloaded_lines_.at(*same) : reload_line(b, l);
-    }
+    // loaded there now, once, before any loop that holds a broadcast, unless loaded earlier
+    // (FragmentPlan::reloaded_early).
+    if (frags_.reloaded_early(result.get()) == nullptr) reload_broadcasts(result.get());
+  }
+  // The lines reloaded right after this op, before their definitions.
+  for (const ir::Value* line : frags_.lines_reloaded_after(&op)) reload_broadcasts(line);
+}
+
+void Emitter::reload_broadcasts(const ir::Value* line) {
+  // One set of registers per layout and pairing.
+  const std::vector<const ir::Op*>& broadcasts = frags_.reloaded_broadcasts(line);
+  for (size_t i = 0; i < broadcasts.size() && reload_lines_; ++i) {
+    const ir::Op& b = *broadcasts[i];
+    const FragmentLayout& l = *frags_.layout(b.result());
+    auto same = std::find_if(broadcasts.begin(), broadcasts.begin() + static_cast<std::ptrdiff_t>(i), [&](const ir::Op* o) {
+      return *frags_.layout(o->result()) == l && frags_.paired_loads(*o) == frags_.paired_loads(b);
+    });
+    const bool done = same != broadcasts.begin() + static_cast<std::ptrdiff_t>(i);
+    reloaded_lines_[&b] = done ? reloaded_lines_.at(*same) : reload_line(b, l);
   }
 }
 

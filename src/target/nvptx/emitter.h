@@ -432,6 +432,10 @@ class Emitter {
   // The line of `broadcast` (line_reloaded) at the columns or rows each thread holds in `l`,
   // computed here, its loads loaded again: made right after the line's definition.
   Regs reload_line(const ir::Op& broadcast, const FragmentLayout& l);
+  // The registers of every broadcast of `line` that FragmentPlan::reloaded_broadcasts
+  // reloads (reload_line), one set per layout and pairing: after `line`'s definition, or
+  // after the op FragmentPlan::reloaded_early names.
+  void reload_broadcasts(const ir::Value* line);
   // The A operand of k-step k0, band im, from A's fragments (a_in_registers): m16n8
   // accumulators of n-tiles 2j and 2j + 1 are the A fragment of k-step j, two f16/bf16 per
   // .b32 (mma.sync m16n8k16 and wgmma alike); fp32 (tf32, k8 steps): n-tile j's c0, c2, c1,
@@ -709,6 +713,7 @@ class Emitter {
   bool keep_b_widely_ = true;
   bool stage_at_def_ = true;  // stage_at_definition (experiment "nodeftile")
   bool lazy_trailing_ = true;  // end_round_trip (experiment "lazybar", the default; nolazybar: at once)
+  bool lazy_copies_ = true;    // also an elementwise op's flat copy made at once (set_fragment; "nolazycopy": not)
   bool trailing_ = false;      // a round trip's ending barrier is pending (end_round_trip)
   bool lazy_round_trips_ = false;  // end_round_trip may leave it pending (emit_op)
   // invariant_fragment_copy (experiment "narrowcopy", opt-in: mamba's dB 64 x 128 at 4 warps

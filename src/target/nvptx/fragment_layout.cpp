@@ -385,6 +385,67 @@ int reloaded_registers(const ir::Op& broadcast, const FragmentLayout& l) {
   return static_cast<int>(loads.size()) * 2 * (row ? l.rep_n : l.rep_m) * static_cast<int>(l.batch);
 }
 
+// The index in `region` of the op that holds `op` (itself, or an op of the region it is
+// nested in); -1 where `op` is outside the region (before it).
+int64_t position_in(const ir::Region& region, const ir::Op* op) {
+  for (; op != nullptr; op = enclosing_op(*op)) {
+    if (op->parent() == &region) return static_cast<int64_t>(region.index_of(op));
+  }
+  return -1;
+}
+
+// The latest position in `region` that the emitter's recompute_at of `v` (a value of a
+// reloaded line's chain) needs before it: its loads (no write may come between a load and
+// its value) and what it reads from registers (scalars, splats, constants); false where the
+// chain reads a value that has no definition (a copied line, a loop-carried block).
+bool chain_needs(const ir::Value* v, const ir::Region& region, std::unordered_set<const ir::Value*>& seen, int64_t* at) {
+  if (!seen.insert(v).second) return true;
+  const ir::Op* def = v->def();
+  if (def == nullptr) return !v->type()->is_block();  // a region's scalar argument: there from its start
+  if (!v->type()->is_block() || def->kind() == OpKind::Splat || def->kind() == OpKind::Constant) {
+    *at = std::max(*at, position_in(region, def));
+    return true;
+  }
+  if (def->kind() == OpKind::Load) *at = std::max(*at, position_in(region, def));
+  for (const ir::Value* operand : def->operands()) {
+    if (!chain_needs(operand, region, seen, at)) return false;
+  }
+  return true;
+}
+
+// Whether `reshape` flattens `l`'s block (every element in one register of one thread) to
+// 1-D for reductions of all its elements by an exact, order-free integer combine only
+// (FragmentPlan::reduces_fragments), its flat layout then as many registers a thread,
+// each holding an element (Layout::full for any vector width up to 16).
+bool full_reduce_view(const ir::Op& reshape, const FragmentLayout& l, int num_warps) {
+  const ir::Type* type = reshape.result()->type();
+  const int64_t n = type->num_elements();
+  const int64_t threads = int64_t{32} * num_warps;
+  if (reshape.kind() != OpKind::Reshape || type->rank() != 1 || l.rows || !type->element()->is_scalar() ||
+      !ir::is_integer(type->element()->scalar_kind()) || int64_t{l.num_regs()} * threads != n || n % (threads * 16) != 0 ||
+      !reshape.result()->has_uses()) {
+    return false;
+  }
+  for (const ir::Use& use : reshape.result()->uses()) {
+    const ir::Op& reduce = *use.user;
+    if (reduce.kind() != OpKind::Reduce || reduce.num_operands() != 1 || reduce.int_attr("axis") != 0) return false;
+    for (const auto& inner : reduce.region(0)->ops()) {
+      switch (inner->kind()) {
+        case OpKind::And:
+        case OpKind::Or:
+        case OpKind::Xor:
+        case OpKind::Add:
+        case OpKind::Mul:
+        case OpKind::Maximum:
+        case OpKind::Minimum:
+        case OpKind::Yield: break;
+        default: return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool line_reloaded(const ir::Op& broadcast) {
@@ -407,7 +468,8 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 }
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads, bool a_chains_rows) {
+                            bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces,
+                            bool trans_a_fragments) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -683,6 +745,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   FragmentPlan plan;
   plan.sm_ = sm;
   plan.num_warps_ = num_warps;
+  plan.trans_a_fragments_ = trans_a_fragments;
   for (const ir::Value* v : in) {
     if (fits_rows(v->type())) {
       FragmentLayout l;
@@ -695,6 +758,11 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
     } else {
       plan.layouts_.emplace(v, full(v));
     }
+  }
+  // Full reductions of a flattened block of fragments read the fragments (reduces_fragments).
+  for (const ir::Op* op : ops) {
+    const FragmentLayout* l = op->kind() == OpKind::Reshape ? plan.layout(op->operand(0)) : nullptr;
+    if (fragment_reduces && l != nullptr && full_reduce_view(*op, *l, num_warps)) plan.reduce_views_.insert(op);
   }
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
@@ -752,6 +820,30 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
       if (facts == nullptr) facts = std::make_unique<analysis::AxisInfoAnalysis>(function);
       if (gpu::access_width(*load, *facts) >= 2) plan.paired_loads_[op].push_back(load);
     }
+  }
+  // Lines reloaded early (FragmentPlan::reloaded_early): after the last op their chains
+  // need, where ops of the line's region come between that and the line's definition.
+  // (In the kernel's order: lines anchored at one op are reloaded in that order.)
+  std::unordered_set<const ir::Value*> placed;
+  for (const ir::Op* op : ops) {
+    if (!early_reloads || op->kind() != OpKind::Broadcast || plan.reloaded_.count(op->operand(0)) == 0 ||
+        !placed.insert(op->operand(0)).second) {
+      continue;
+    }
+    const ir::Value* line = op->operand(0);
+    const std::vector<const ir::Op*>& broadcasts = plan.reloaded_.at(line);
+    const ir::Op* def = line->def();
+    if (def == nullptr || def->parent() == nullptr) continue;
+    const ir::Region& region = *def->parent();
+    int64_t at = -1;
+    std::unordered_set<const ir::Value*> seen;
+    if (!chain_needs(line, region, seen, &at) || at < 0 || at + 1 >= static_cast<int64_t>(region.index_of(def))) continue;
+    int regs = 0;
+    for (const ir::Op* b : broadcasts) regs += reloaded_registers(*b, *plan.layout(b->result()));
+    if (regs > kEarlyReloadRegisters) continue;
+    const ir::Op* anchor = region.ops()[static_cast<size_t>(at)].get();
+    plan.early_[line] = anchor;
+    plan.reloaded_after_[anchor].push_back(line);
   }
   return plan;
 }
@@ -829,11 +921,12 @@ bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& 
                     r != ScalarKind::F64;
   if (!half && !gpu::tf32_dot(dot) && !gpu::int8_dot(dot)) return false;
   const bool wgmma = uses_wgmma(dot, *l, sm, num_warps);
-  if (operand == 0) return !wgmma;
+  if (operand == 0) return !wgmma || (plan.trans_a_fragments_ && !k_evens_first(dot, plan));
   return !(wgmma && k_evens_first(dot, plan));  // an evens_first tile takes the flat copy
 }
 
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand) {
+  if (plan.reduces_fragments(&user)) return operand == 0;
   if (gpu::trans_staged_by_dots(user)) {
     const FragmentLayout* source = plan.layout(user.operand(0));
     if (source == nullptr || source->rows || source->batch != 1) return false;

@@ -110,6 +110,29 @@ class FragmentPlan {
     auto it = reloaded_.find(line);
     return it == reloaded_.end() ? none : it->second;
   }
+  // With `early_reloads` (experiment "earlyline", the default): the op of `line`'s region
+  // after which its reloaded broadcasts are computed instead of after `line`'s definition,
+  // where that is an earlier op (reload_anchor: right after the last op the line's chain
+  // needs, its loads among them), so that the loads are issued before what comes between (a
+  // dot's issue, its operands' staging and barrier: fla's kkt scales the dot's result by a
+  // loaded beta column, whose load came after the wgmma's wait); null where none.
+  const ir::Op* reloaded_early(const ir::Value* line) const {
+    auto it = early_.find(line);
+    return it == early_.end() ? nullptr : it->second;
+  }
+  // Whether `reshape` flattens a block of fragments to 1-D for reductions of all its
+  // elements to a scalar by an exact, order-free combine (integers: and, or, xor, add, mul,
+  // min, max): each reduction reads the fragments' registers as its thread's elements
+  // (Emitter::emit_reduce), so the block needs no flat copy (experiment "fragreduce", the
+  // default; cut-cross-entropy's `_block_is_filtered`: a 128 x 128 i1 block's round trip,
+  // 64 stores, 128 loads and 2 barriers a thread, gone).
+  bool reduces_fragments(const ir::Op* reshape) const { return reduce_views_.count(reshape) != 0; }
+  // The lines whose broadcasts are reloaded right after `op` (reloaded_early).
+  const std::vector<const ir::Value*>& lines_reloaded_after(const ir::Op* op) const {
+    static const std::vector<const ir::Value*> none;
+    auto it = reloaded_after_.find(op);
+    return it == reloaded_after_.end() ? none : it->second;
+  }
   // Whether ops of the plan read `value`, a block a loop carries as a read-back operand
   // (async_copy.h's AsyncOperand::read_back: copied into stage buffers, the body reading its
   // iteration's buffer), at their fragment positions: each thread loads the pairs of adjacent
@@ -130,15 +153,21 @@ class FragmentPlan {
 
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
-                                     bool a_chains, bool guard_reloads, bool a_chains_rows);
+                                     bool a_chains, bool guard_reloads, bool a_chains_rows, bool early_reloads,
+                                     bool fragment_reduces, bool trans_a_fragments);
+  friend bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
   std::unordered_set<const ir::Value*> needs_flat_;
   std::unordered_map<const ir::Value*, FragmentLayout> invariant_copies_;
   std::unordered_map<const ir::Op*, std::vector<const ir::Op*>> paired_loads_;
   std::unordered_map<const ir::Value*, std::vector<const ir::Op*>> reloaded_;
+  std::unordered_map<const ir::Value*, const ir::Op*> early_;
+  std::unordered_set<const ir::Op*> reduce_views_;
+  std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> reloaded_after_;
   std::unordered_set<const ir::Value*> read_back_;
   bool reloads_in_loop_ = false;
+  bool trans_a_fragments_ = false;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -170,8 +199,12 @@ class FragmentPlan {
 // that every warp holds whole rows of A and the chain is computed in A's fragments (mamba's
 // bmm_chunk_bwd: its fp32 `dout` copied by cp.async and converted at the fragments, not
 // loaded into registers each iteration and staged by the dot).
+// With `early_reloads` ("earlyline", the default) a reloaded line whose loads come before
+// other ops of its region is computed right after the last op its chain needs
+// (FragmentPlan::reloaded_early), within kEarlyReloadRegisters.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
-                            bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true);
+                            bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true,
+                            bool early_reloads = true, bool fragment_reduces = true, bool trans_a_fragments = false);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
@@ -203,6 +236,9 @@ constexpr int64_t kInvariantCopyElements = 64;
 // shared memory (two barriers) instead of spilling. Calibrated on ptxas' counts (sm_90a) of
 // mamba's backward kernels: 64 x 128 dcb (194) spilled, 32 x 128 (84) and 64 x 64 (98) did not.
 constexpr int kReloadRegisterBudget = 150;
+// The most registers a thread holds of a line reloaded early (FragmentPlan::reloaded_early):
+// they stay live across the ops between its loads and its definition (fla's kkt: beta's 2).
+constexpr int kEarlyReloadRegisters = 8;
 // The fragment registers a thread holds where `op` runs, `l` its result's layout: its
 // result's and those its innermost loop carries in fragments (what a reloaded line or a
 // hoisted A is held among: plan_fragments and Emitter::a_fragments_hoisted bound it).
@@ -235,8 +271,12 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
 // Whether `dot` stages its operand `operand`, a trans of a fragment value that it stages
 // itself, straight from the fragments: on the tensor-core paths B is then held K-major and,
-// on mma.sync, A M-major (Emitter::stage_dot_operands); wgmma's A (a hoisted one is K-major)
-// and an fma dot's row-major tiles read the flat copy, transposed.
+// on mma.sync, A M-major (Emitter::stage_dot_operands); an fma dot's row-major tiles read the
+// flat copy, transposed. wgmma's A (K-major) is written from the fragments an element at a
+// time at the transposed position with experiment "transafrag" (opt-in: cut-cross-entropy's
+// dC dot reads `tl.trans(d_accum)`: no flat copy of d_accum, 128 loads, 50 stores and 3
+// barriers fewer, 4 -> 0 spilled bytes, but ~190 more address instructions); by default
+// from the flat copy.
 bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
 
 }  // namespace tritium::nvptx
