@@ -842,6 +842,28 @@ KERNELS = textwrap.dedent('''
         y = tl.inline_asm_elementwise("brev.b32 $0, $1;", "=r,r", [tl.load(x_ptr + i)], dtype=tl.int32,
                                       is_pure=True, pack=1)
         tl.store(out_ptr + i, y)
+
+
+    @tritium.jit
+    def row_sum_atomic_loop(x_ptr, s_ptr, sc_ptr, b_ptr, acc_ptr, dd_ptr, H, BM: tl.constexpr, BN: tl.constexpr,
+                            BK: tl.constexpr):
+        # mamba's _chunk_state_bwd_db_kernel in small: per head, db = (x @ s) * scale[:, None];
+        # the row sums of db * b go out by atomics (rows 1..BM-1), and acc += db.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        b = tl.load(b_ptr + rm[:, None] * BN + rn[None, :]).to(tl.float32)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(H):
+            x = tl.load(x_ptr + h * BM * BK + rm[:, None] * BK + rk[None, :])
+            s = tl.load(s_ptr + h * BK * BN + rk[:, None] * BN + rn[None, :])
+            db = tl.dot(x, s)
+            scale = tl.load(sc_ptr + h * BM + rm)
+            db *= scale[:, None]
+            dd = tl.sum(db * b, axis=1)
+            tl.atomic_add(dd_ptr + h * BM + rm + 1, dd, mask=rm < BM - 1)
+            acc += db
+        tl.store(acc_ptr + rm[:, None] * BN + rn[None, :], acc)
 ''')
 
 
@@ -2528,3 +2550,40 @@ def test_tma_mistakes_are_caught(kernels, monkeypatch, tmp_path, mutation):
             check_tma_matmul(kernels, "fp16", 64, 64, 64, 4, 3, False, ksteps=8)
         else:
             check_tma_copy(kernels, np.float16, 64, 64, 4)
+
+
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("H", [0, 3])
+def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
+    """mamba's dB loop (64x128x64, 4 warps, sm_90): the row sums of the scaled dot go to the
+    atomic's flat layout through shared memory, a guard's blocks (the writers' stores, the
+    owners' loads) between the scaling and `acc += db`. With the late passes (late_passes.h,
+    experiments sinkfma and elidebar, the defaults) acc += db is one fma an element as
+    Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barriers that
+    end the round trips of b's fragment copy before the loop and of the row sums in the loop
+    are gone, the next barrier (the pipelined loop's wait at the top of the body, or at its
+    exit) covering them: 5 bar.sync instead of 7. Same results either way, also without an
+    iteration."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nosinkfma,noelidebar")
+    rng = np.random.default_rng(35)
+    BM, BN, BK = 64, 128, 64
+    x = rng.integers(-2, 3, (max(H, 1), BM, BK)).astype(np.float32)
+    s = rng.integers(-2, 3, (max(H, 1), BK, BN)).astype(np.float32)
+    sc = (2.0 ** rng.integers(-1, 2, (max(H, 1), BM))).astype(np.float32)
+    b = rng.integers(-3, 4, (BM, BN)).astype(np.float32)
+    bf = lambda a: typed(bf16_bits(a), "bf16")  # exact: small integers
+    acc = np.full((BM, BN), np.nan, dtype=np.float32)
+    dd = np.zeros(max(H, 1) * BM + 1, dtype=np.float32)
+    handle = eg.run(kernels.row_sum_atomic_loop, (1,), bf(x), bf(s), sc, bf(b), acc, dd, H, BM=BM, BN=BN, BK=BK,
+                    sm=90, num_warps=4, num_stages=3)
+    db = (x.astype(np.float64) @ s) * sc[:, :, None]  # exact in fp32
+    want_dd = np.zeros_like(dd)
+    if H:
+        sums = (db * b).sum(2)
+        for h in range(H):
+            want_dd[h * BM + 1:h * BM + BM] = sums[h, :BM - 1]
+    np.testing.assert_array_equal(acc, db.sum(0) if H else np.zeros((BM, BN)))
+    np.testing.assert_array_equal(dd, want_dd)
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    assert ptx.count("fma.rn.f32") == (126 if late else 62), ptx.count("fma.rn.f32")
+    assert ptx.count("bar.sync") == (5 if late else 7), ptx.count("bar.sync")
