@@ -2569,13 +2569,13 @@ def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
     """mamba's dB loop (64x128x64, 4 warps, sm_90): the row sums of the scaled dot go to the
     atomic's flat layout through shared memory, a guard's blocks (the writers' stores, the
     owners' loads) between the scaling and `acc += db`. With the late passes (late_passes.h,
-    experiments sinkfma and elidebar, the defaults) acc += db is one fma an element as
+    experiments hoistfadd and elidebar, the defaults) acc += db is one fma an element as
     Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barriers that
     end the round trips of b's fragment copy before the loop and of the row sums in the loop
     are gone, the next barrier (the pipelined loop's wait at the top of the body, or at its
     exit) covering them: 5 bar.sync instead of 7. Same results either way, also without an
     iteration."""
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nosinkfma,noelidebar")
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nohoistfadd,noelidebar")
     rng = np.random.default_rng(35)
     BM, BN, BK = 64, 128, 64
     x = rng.integers(-2, 3, (max(H, 1), BM, BK)).astype(np.float32)

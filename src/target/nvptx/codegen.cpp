@@ -332,7 +332,7 @@ void optimize(Compilation& c, const TargetOptions& options) {
   release_outer_loops(*c.module);
   integer_narrow_stores(*c.module);
   // late_passes.h: what the emitter's blocks and round trips kept from the backend.
-  if (options.enable_fp_fusion && experiment(options, "sinkfma", true)) contract_across_blocks(*c.module);
+  if (options.enable_fp_fusion && experiment(options, "hoistfadd", true)) contract_across_blocks(*c.module);
   if (experiment(options, "elidebar", true)) elide_barriers(*c.module);
 }
 

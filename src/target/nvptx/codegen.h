@@ -114,8 +114,9 @@ struct TargetOptions {
   //   noelidebar every barrier the emitter makes for its round trips stays; elidebar (the
   //            default) drops one after which every path meets another barrier or the end
   //            before any shared-memory access (late_passes.h's elide_barriers)
-  //   nosinkfma an fadd of an fmul that a guard's blocks separate stays two instructions;
-  //            sinkfma (the default, with fp fusion) makes it llvm.fma (late_passes.h)
+  //   nohoistfadd an fadd of an fmul that a guard's blocks separate stays where it is (two
+  //            instructions); hoistfadd (the default, with fp fusion) moves it up to the fmul's
+  //            block, where the backend contracts them into an fma (late_passes.h)
   //   narrowcopy (opt-in) a loop-invariant block read in fragments (FragmentPlan::
   //            invariant_copy) that widens f16/bf16 to f32 moves its 16-bit operand there and
   //            widens at the fragments (mamba's dB: `b.to(tl.float32)`; 250 -> 255 registers

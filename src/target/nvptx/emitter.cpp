@@ -93,7 +93,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
     } else if (name == "sinkcasts" || name == "nosinkcasts") {
       // read by gpu_passes (codegen.cpp): gpu/sink_casts
-    } else if (name == "sinkfma" || name == "nosinkfma" || name == "elidebar" || name == "noelidebar") {
+    } else if (name == "hoistfadd" || name == "nohoistfadd" || name == "elidebar" || name == "noelidebar") {
       // read by codegen.cpp's optimize (late_passes.h)
     } else if (name == "lineslot" || name == "nolineslot") {
       // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
@@ -105,7 +105,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, sinkfma, nosinkfma, elidebar, noelidebar)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, hoistfadd, nohoistfadd, elidebar, noelidebar)");
     }
   }
   mark_fragment_barriers(function.body());

@@ -21,13 +21,12 @@ void mark_elidable_barrier(llvm::CallInst* barrier) {
 }
 
 int contract_across_blocks(llvm::Module& module) {
-  int copied = 0;
+  int moved = 0;
   for (llvm::Function& f : module) {
     if (f.isDeclaration()) continue;
     llvm::DominatorTree dominators(f);
     llvm::LoopInfo loops(dominators);
-    std::vector<llvm::Instruction*> dead;
-    std::vector<llvm::Instruction*> muls;
+    std::vector<std::pair<llvm::Instruction*, llvm::Instruction*>> moves;  // (fadd, after)
     for (llvm::BasicBlock& block : f) {
       for (llvm::Instruction& inst : block) {
         if (inst.getOpcode() != llvm::Instruction::FAdd && inst.getOpcode() != llvm::Instruction::FSub) continue;
@@ -35,35 +34,32 @@ int contract_across_blocks(llvm::Module& module) {
         for (unsigned k = 0; k < 2; ++k) {
           auto* mul = llvm::dyn_cast<llvm::BinaryOperator>(inst.getOperand(k));
           if (mul == nullptr || mul->getOpcode() != llvm::Instruction::FMul || mul->getParent() == &block) continue;
-          // Not into a loop the fmul is outside of (its operands then live across it).
+          // Not out of a loop the fmul is in, nor into one it is outside of.
           if (loops.getLoopFor(mul->getParent()) != loops.getLoopFor(&block)) continue;
-          // llvm.fma itself: a copy of the fmul would be merged back into the original by the
-          // backend's own GVN (NVPTX's IR passes) before instruction selection.
-          llvm::IRBuilder<> b(&inst);
-          llvm::Value* x = mul->getOperand(0);
-          llvm::Value* y = mul->getOperand(1);
-          llvm::Value* z = inst.getOperand(1 - k);
-          if (inst.getOpcode() == llvm::Instruction::FSub) {
-            if (k == 0) z = b.CreateFNeg(z);  // x * y - z
-            else x = b.CreateFNeg(x);          // z - x * y
+          // The fadd moves up to the fmul (which dominates it: one of its operands), or to the
+          // other operand's definition where that comes later in the fmul's block; not where
+          // that operand is defined only below the fmul's block.
+          llvm::Instruction* after = mul;
+          if (auto* other = llvm::dyn_cast<llvm::Instruction>(inst.getOperand(1 - k))) {
+            if (llvm::isa<llvm::PHINode>(other) && other->getParent() == mul->getParent()) {
+              // a phi of the fmul's block comes before it
+            } else if (other->getParent() == mul->getParent()) {
+              if (mul->comesBefore(other)) after = other;
+            } else if (!dominators.dominates(other->getParent(), mul->getParent())) {
+              continue;
+            }
           }
-          llvm::Value* fma = b.CreateIntrinsic(llvm::Intrinsic::fma, {inst.getType()}, {x, y, z});
-          inst.replaceAllUsesWith(fma);
-          dead.push_back(&inst);
-          muls.push_back(mul);
-          ++copied;
+          moves.emplace_back(&inst, after);
           break;
         }
       }
     }
-    for (llvm::Instruction* inst : dead) inst->eraseFromParent();
-    std::sort(muls.begin(), muls.end());
-    muls.erase(std::unique(muls.begin(), muls.end()), muls.end());
-    for (llvm::Instruction* mul : muls) {
-      if (mul->use_empty()) mul->eraseFromParent();
+    for (auto [fadd, after] : moves) {
+      fadd->moveAfter(after);
+      ++moved;
     }
   }
-  return copied;
+  return moved;
 }
 
 namespace {
