@@ -34,6 +34,14 @@ struct GpuOptions {
   // dot through other ops, an element a cp.async; off: loaded every iteration
   // (TRITIUM_REDUCE_EXPERIMENT nolinecopy, for the A/B).
   bool read_back_lines = true;
+  // "rbfit" (the default; "norbfit" off): prefetch_operands' shared-memory budget for
+  // read-back operands counts each prefetched block num_stages times, plus once more only
+  // where the loop may keep a dot in flight with an extra buffer (one dot in its body, or
+  // `last_dot_in_flight`), as the emitter's plan allocates them (async_copy.cpp); off: always
+  // num_stages + 1 (fla's dhu at 3 stages then copies no read-back: its dv loaded in place).
+  bool read_back_fit = true;
+  // TargetOptions::inflight_copies asks for the last of several dots in flight ("pv...").
+  bool last_dot_in_flight = false;
   // A loaded line broadcast into addresses held in the layout its broadcasts read
   // (coalesce.cpp's lines_in_slot); off: through shared memory (TRITIUM_REDUCE_EXPERIMENT
   // nolineslot, for the A/B).

@@ -227,10 +227,15 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
       const ir::Type* type = v.type();
       return type->num_elements() * std::max(1, ir::bit_width(type->element()->scalar_kind()) / 8);
     };
+    // Each prefetched block in num_stages buffers, and one more where the emitter may keep a
+    // dot in flight with an extra buffer (options.read_back_fit; else always).
+    int dots = 0;
+    for (const auto& inner : op->region(0)->ops()) dots += inner->kind() == ir::OpKind::Dot ? 1 : 0;
+    const int64_t buffers = stages + (!options.read_back_fit || dots == 1 || options.last_dot_in_flight ? 1 : 0);
     int64_t bytes = 0;
     for (const auto& inner : op->region(0)->ops()) {
       if (inner->kind() == ir::OpKind::Load && copyable_operand_load(*inner, options.sm, facts)) {
-        bytes += bytes_of(*inner->result()) * (stages + 1);
+        bytes += bytes_of(*inner->result()) * buffers;
       }
     }
     // Blocks first, then lines: a line is copied only where its dot operand also reads a
@@ -247,7 +252,7 @@ void choose_read_back(const ir::Region& region, const GpuOptions& options, const
         continue;
       }
       if (lines == 1 && !reads_copied_block(operand, *op->region(0))) continue;
-      const int64_t more = bytes_of(*inner->result()) * (stages + 1) + bytes_of(*operand);
+      const int64_t more = bytes_of(*inner->result()) * buffers + bytes_of(*operand);
       if (bytes + more > kReadBackSharedBytes) continue;
       bytes += more;
       inner->set_attr(kReadBackAttr, int64_t{1});

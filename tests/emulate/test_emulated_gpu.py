@@ -595,6 +595,37 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def state_gradient_two_blocks(q_ptr, k_ptr, w_ptr, do_ptr, dv_ptr, dv2_ptr, dh_ptr, T, V: tl.constexpr,
+                                  BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_bwd_kernel_dhu_blockdim64 at K = 128 (no gates): the
+        # state gradient in two blocks of 64 rows carried backwards over the chunks, each stored
+        # and the B of a dot; dv = k dh + dv_in stored and the B of the two dots of the update.
+        o_k = tl.arange(0, 64)
+        o_v = tl.arange(0, V)
+        b_dh1 = tl.zeros([64, V], dtype=tl.float32)
+        b_dh2 = tl.zeros([64, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT) - 1, -1, -1):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            p_dh = dh_ptr + i_t * 128 * V + o_k[:, None] * V + o_v[None, :]
+            tl.store(p_dh, b_dh1.to(tl.float16))
+            tl.store(p_dh + 64 * V, b_dh2.to(tl.float16))
+            b_do = tl.load(do_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            b_k = tl.load(k_ptr + o_t[:, None] * 128 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_dv = tl.dot(b_k, b_dh1.to(tl.float16))
+            b_k = tl.load(k_ptr + o_t[:, None] * 128 + 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_dv = tl.dot(b_k, b_dh2.to(tl.float16), b_dv)
+            b_dv += tl.load(dv_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0)
+            tl.store(dv2_ptr + o_t[:, None] * V + o_v[None, :], b_dv.to(tl.float16), mask=m_t[:, None])
+            b_w = tl.load(w_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_q = tl.load(q_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_dh1 += tl.dot(b_q, b_do) * 0.5 - tl.dot(b_w, b_dv.to(tl.float16))
+            b_w = tl.load(w_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_q = tl.load(q_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_dh2 += tl.dot(b_q, b_do) * 0.5 - tl.dot(b_w, b_dv.to(tl.float16))
+
+
+    @tritium.jit
     def state_recurrence_two_blocks(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, V: tl.constexpr, BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128: the state in two
         # blocks of 64 rows, each stored every chunk and then the B of a dot (b_v = w1 h1 +
@@ -1086,6 +1117,126 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
     if barriers is not None:
         ptx = eg.emit_llvm(handle, sm, "ptx")
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("stages,V", [(3, 32), (2, 32), (4, 32), (3, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "norbfit"])
+def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, experiment):
+    """fla's dhu (state gradient, two blocks of K = 128, backwards over the chunks) at 4
+    warps: k, w, q (six 64 x 64 blocks) and do are copied into stage buffers; dv, added to the
+    dots' result, is read back at its fragments where the read-back budget allows
+    (gpu/prefetch_operands.h): with "rbfit" (the default) it counts num_stages buffers a block
+    in a loop of several dots (no dot kept in flight with an extra one), so at V = 32 and 3
+    stages dv is copied too (norbfit: num_stages + 1, 208 KiB of blocks, over the 192 KiB:
+    loaded in place, the dots' result taken flat through shared memory to meet it). Exact
+    against numpy (small integers, signed one-hot rows of k, w and q)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 3 * 64 + 20
+    rng = np.random.default_rng(36)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
+    do = (2 * rng.integers(-2, 3, (T, V))).astype(np.float16)
+    dv = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    dv2 = np.full((T, V), np.nan, dtype=np.float16)
+    dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_gradient_two_blocks, (1,), q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, sm=90,
+                    num_warps=4, num_stages=stages)
+    state = np.zeros((128, V))
+    want_dh, want_dv2 = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in reversed(range(nt)):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_dh[i] = state
+        want_dv2[t] = k[t].astype(np.float64) @ state + dv[t]
+        state = state + 0.5 * q[t].astype(np.float64).T @ do[t] - w[t].astype(np.float64).T @ want_dv2[t]
+    assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
+    np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
+    np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
+    gpu_ir = kernels.state_gradient_two_blocks.emit("gpu-ir", q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, num_warps=4,
+                                                    num_stages=stages, arch=90)
+    copied = gpu_ir.count("cp.async into stage buffers")
+    # q, k, w (two blocks each) and do, before the loop and in it; dv too where read back.
+    read_back = V == 32 and stages <= (3 if not experiment else 2)
+    assert copied == 2 * (7 + read_back), copied
+
+
+@pytest.mark.parametrize("warps,stages,V", [(4, 3, 64), (4, 3, 32), (4, 1, 64), (2, 3, 32), (8, 2, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "nostsmstage", "noldmread"])
+def test_state_staged_by_stmatrix(kernels, monkeypatch, warps, stages, V, late, experiment):
+    """fla's state recurrence at K = 128 on sm_90: the state blocks h1, h2 (fp32
+    accumulators) and the new values, each the B of the next dots, go from their fragments to
+    the dots' operand tiles by stmatrix.x4 (Emitter::stmatrix_stage: wgmma's swizzled tiles at
+    4 and 8 warps, 128-byte rows at V = 64, 64-byte at V = 32; mma.sync's padded tiles at 2
+    warps), two 16 x 8 tiles of a warp an instruction: V / 8 tiles of each block a thread at 4
+    warps, so 3 V / 16 stmatrix in the loop. Exact against numpy (small integers, one-hot w and
+    k). TRITIUM_REDUCE_EXPERIMENT=nostsmstage: pair stores, no stmatrix. Pipelined, v (copied,
+    read back at the fragments of `v - w @ h`) is read by ldmatrix.x4 from its padded stage
+    buffer, two tiles an instruction (Emitter::read_back_fragment; noldmread: a load per
+    register pair; at 2 warps mma.sync's operands are read by ldmatrix too: not counted)."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90,
+                    num_warps=warps, num_stages=stages)
+    check_state_recurrence(k, v, w, h, vn, BT)
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    count = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+    # A warp holds 64 V / (16 * 8 * warps) tiles of each block, at least two (x4: a pair);
+    # unpipelined, the new values are flat (v is not read back) and staged by stores.
+    per_block = max(1, 64 * V // (16 * 8 * warps) // 2)
+    if experiment == "nostsmstage":
+        assert "stmatrix" not in ptx
+    else:
+        assert count == (3 if stages > 1 else 2) * per_block, count
+    if warps >= 4:
+        reads = len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+        assert reads == (per_block if stages > 1 and experiment != "noldmread" else 0), reads
+
+
+@pytest.mark.parametrize("mutation", ["stmatrix", "ldmatrix"])
+def test_stmatrix_stage_with_its_matrices_swapped_is_caught(kernels, monkeypatch, mutation):
+    """The emulation can fail: with the first two registers of each staging stmatrix swapped
+    (rows 0-7 and 8-15 of a tile exchanged), or the first two results of v's read-back
+    ldmatrix, the recurrence comes out wrong."""
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        if mutation == "stmatrix":
+            ll, count = re.subn(r'(stmatrix\.sync[^"]*", "[^"]*"\(i32 [^,]+, )(i32 [^,]+), (i32 [^,)]+)',
+                                r"\1\3, \2", ll)
+        else:
+            ll, count = re.subn(r"(%\S+) = (tail )?(call \{ i32, i32, i32, i32 \} asm sideeffect \"ldmatrix\.sync\.aligned"
+                                r"\.m8n8\.x4\.shared[^\n]*\n\s*%\S+ = extractvalue \{ i32, i32, i32, i32 \} %\S+), 0\n"
+                                r"(\s*%\S+ = extractvalue \{ i32, i32, i32, i32 \} %\S+), 1\n",
+                                lambda m: f"{m.group(1)} = {m.group(2) or ''}{m.group(3)}, 1\n{m.group(4)}, 0\n", ll)
+        assert count >= (3 if mutation == "stmatrix" else 1)
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    V, BT, T = 64, 64, 3 * 64 + 20
+    w, k, v = state_inputs(35, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90, num_warps=4,
+           num_stages=3)
+    with pytest.raises(AssertionError):
+        check_state_recurrence(k, v, w, h, vn, BT)
 
 
 @pytest.mark.parametrize("warps,stages", [(4, 3), (4, 2), (8, 3)])

@@ -685,9 +685,12 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     // gpu/prefetch_operands.h kept the stage buffers of loops with read_back operands within
     // kReadBackSharedBytes; should padding and alignment take them past kMaxSharedBytes, the
     // last read_back operands are left out (their loads stay prefetched into registers).
+    // An extra buffer only where a dot may stay in flight with it (below: one dot reads the
+    // copies, or the last of several with last_dot_in_flight); with read_back_fit.
+    const int extra = !plan.read_back_fit || loop_dots.size() == 1 || plan.last_dot_in_flight ? 1 : 0;
     auto stage_bytes = [&]() {
       int64_t total = 0;
-      for (const auto& o : here) total += (o->distance + 2) * (o->tile.bytes() + SharedTile::kSwizzleAlign);
+      for (const auto& o : here) total += (o->distance + 1 + extra) * (o->tile.bytes() + SharedTile::kSwizzleAlign);
       return total;
     };
     // Lines stay (fragment_layout.h's read_back_line_arg counted on them; a few hundred bytes).
@@ -946,9 +949,10 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 }
 
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma, const std::string& inflight_copies, bool merge_barriers) {
+                            bool tma, const std::string& inflight_copies, bool merge_barriers, bool read_back_fit) {
   AsyncPlan plan;
   plan.merge_barriers = merge_barriers;
+  plan.read_back_fit = read_back_fit;
   // "pv", "pv-before", "pv-after": the last of several dots in flight too, then the order.
   plan.last_dot_in_flight = inflight_copies.rfind("pv", 0) == 0;
   plan.inflight_copies = plan.last_dot_in_flight ? inflight_copies.substr(std::min<size_t>(3, inflight_copies.size()))

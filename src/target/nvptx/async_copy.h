@@ -189,6 +189,7 @@ struct AsyncPlan {
   // or "".
   std::string inflight_copies;
   bool merge_barriers = true;  // plan_async_copies' `merge_barriers`
+  bool read_back_fit = true;   // plan_async_copies' `read_back_fit`
 
   // The kernel parameters (indices into ir::Function::params(), the DescBase entry of a 2-D
   // host descriptor) whose CUtensorMap the TMA copies read: the code generator adds one
@@ -248,7 +249,12 @@ bool deals_out_rows(const SharedTile& tile, const std::vector<int64_t>& shape, i
 // "pv-before" and "pv-after" the same, and a loop of several dots keeps its last one in
 // flight too (AsyncPlan::last_dot_in_flight; without "pv", none of them).
 // `merge_barriers`: AsyncOperand::readies_loop where it applies (experiment "rbmerge").
+// `read_back_fit` (experiment "rbfit"): a loop's stage buffers are checked against
+// kMaxSharedBytes (read-back operands left out past it) counting distance + 1 buffers an
+// operand, one more only where a dot may stay in flight with an extra buffer (one dot reads
+// the copies, or `last_dot_in_flight`), as allocated; off: distance + 2 always.
 AsyncPlan plan_async_copies(const ir::Function& function, const FragmentPlan& fragments, int sm, int num_warps,
-                            bool tma = true, const std::string& inflight_copies = "", bool merge_barriers = true);
+                            bool tma = true, const std::string& inflight_copies = "", bool merge_barriers = true,
+                            bool read_back_fit = true);
 
 }  // namespace tritium::nvptx

@@ -428,6 +428,8 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.read_back_axis0_flat = experiment(options, "axis0flat", false);
   gpu_options.a_chains_mma = experiment(options, "achainmma", true);
   gpu_options.read_back_lines = experiment(options, "linecopy", true);
+  gpu_options.read_back_fit = experiment(options, "rbfit", true);
+  gpu_options.last_dot_in_flight = options.inflight_copies.rfind("pv", 0) == 0;
   gpu_options.lines_in_slot = experiment(options, "lineslot", true);
   gpu_options.inline_one_trip_loops = experiment(options, "onetrip", true);
   gpu_options.fold_inlined_dots = experiment(options, "refold", true);
@@ -439,7 +441,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
     FragmentPlan plan = fragment_plan(f, options);
     const bool copies = options.num_stages >= 2 && gpu::has_dot(f.body());
     AsyncPlan async = copies ? plan_async_copies(f, plan, options.sm, options.num_warps, options.tma, options.inflight_copies,
-                                                 experiment(options, "rbmerge", true))
+                                                 experiment(options, "rbmerge", true), experiment(options, "rbfit", true))
                              : AsyncPlan{};
     std::unordered_set<const ir::Op*> ops;
     std::function<void(const ir::Region&)> walk = [&](const ir::Region& region) {
@@ -479,7 +481,7 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options, F bod
     c.gate.skip_lsr = !experiment_named(options, "lsr").value_or(!fragments.reloads_in_loop());
     AsyncPlan copies =
         plan_async_copies(kernel_ir, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
-                          experiment(options, "rbmerge", true));
+                          experiment(options, "rbmerge", true), experiment(options, "rbfit", true));
     build_kernel(c, function, options, copies.tma_params);  // a CUtensorMap parameter each
     Emitter emitter(kernel_ir, options, c.kernel, std::move(fragments), std::move(copies));
     c.shared_bytes = emitter.emit();
@@ -565,7 +567,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
   const ir::Function& gpu = copy ? *copy : function;
   FragmentPlan fragments = fragment_plan(gpu, options);
   AsyncPlan copies = plan_async_copies(gpu, fragments, options.sm, options.num_warps, options.tma, options.inflight_copies,
-                                       experiment(options, "rbmerge", true));
+                                       experiment(options, "rbmerge", true), experiment(options, "rbfit", true));
   const int threads = 32 * options.num_warps;
   gpu::VectorWidths widths = gpu::choose_vector_widths(gpu, threads, options.vectorize);
   // How a copied operand's groups move (emit_async.cpp's issue_copies): proved, tested, single.

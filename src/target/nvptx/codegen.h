@@ -163,6 +163,21 @@ struct TargetOptions {
   //            written, as before session 34; sinkcasts (the default) computes it just before
   //            its first user (gpu/sink_casts.h): liger's layer norm 62 -> 48 registers (Triton
   //            3.6: 48), 4 -> 5 CTAs an SM: for timing the two
+  //   nostsmstage a dot operand staged from its fragments (fla's state h, cast to bf16, the B
+  //            of the next dots) goes to its tile a register pair a store (st.shared.b32), as
+  //            before session 35; stsmstage (the default) by stmatrix.x4 on sm_90, two 16 x 8
+  //            tiles an instruction (emitter.h's stmatrix_stage, as Triton: fla's fwd_h loop
+  //            48 STS -> 12 STSM, 154 -> 140 registers): for timing the two
+  //   noldmread 16-bit read-back blocks in padded rows (fla's `v` of `v - dot(w, h)`) read at
+  //            their fragments a register pair a load, as before session 35; ldmread (the
+  //            default) by ldmatrix.x4 on sm_90 (emit_async.cpp's read_back_fragment: 16 LDS ->
+  //            4 LDSM a chunk): for timing the two
+  //   norbfit  the read-back budgets (gpu/prefetch_operands.cpp, async_copy.cpp) count an extra
+  //            in-flight buffer for every copied block, as before session 35; rbfit (the
+  //            default) only where a dot may stay in flight with it (one dot reads the copies,
+  //            or the last of several with TRITIUM_INFLIGHT_COPIES=pv...): fla's dhu at 3
+  //            stages then copies dv and reads it back (no synchronous load of it, no fp32
+  //            round trip of the dots' result a chunk): for timing the two
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

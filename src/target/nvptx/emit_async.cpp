@@ -306,6 +306,45 @@ Regs Emitter::read_back_fragment(const ir::Value* value, const FragmentLayout& l
     read_back_fragments_[value] = {l, out};
     return out;
   }
+  if (ldmatrix_reads_ && sm_ >= 90 && eb == 2 && tile.swizzle == 0 && tile.stride() * eb % 16 == 0 &&
+      l.num_regs() >= 8) {
+    // 16-bit elements in padded rows: ldmatrix.x4 per two 16 x 8 tiles t, t + 1 of the warp
+    // (x2 for an odd last one), as Triton reads such an operand into its mma layout
+    // (local_load). Matrix q is rows 8 (q % 2) + [0, 8) of tile t + q / 2, so lane l gives
+    // the address of row wm * 16 + (l & 15) of tile t + (l >> 4) and gets in register q the
+    // pair c = 2 (q % 2), c + 1 of that tile (its row l / 4 + 8 (q % 2), columns 2 (l % 4) +
+    // {0, 1}): stmatrix_stage's arrangement read back.
+    llvm::Value* lane = lane_id();
+    llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+    llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), i32(l.warps_m)), i32(l.warps_n));
+    llvm::Value* row = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateAnd(lane, i32(15)));
+    llvm::Value* col = b_.CreateMul(wn, i32(l.warp_col_step()));
+    llvm::Value* base = b_.CreateAdd(handle, b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, i32(tile.stride())), col), i32(eb)));
+    llvm::Value* second = b_.CreateLShr(lane, i32(4));
+    llvm::Type* pair_type = llvm::FixedVectorType::get(stored, 2);
+    Regs out;
+    out.values.assign(static_cast<size_t>(l.num_regs()), nullptr);
+    const int tiles = l.num_regs() / 4;
+    for (int t = 0; t < tiles; t += 2) {
+      const bool pair = t + 1 < tiles;
+      const int64_t row0 = l.tile_row(t / l.rep_n, 0), col0 = l.tile_col(t % l.rep_n, 0);
+      llvm::Value* byte = b_.CreateAdd(base, i32(tile.offset(row0, col0)));
+      if (pair) {
+        const int u = t + 1;
+        const int64_t step = tile.offset(l.tile_row(u / l.rep_n, 0), l.tile_col(u % l.rep_n, 0)) - tile.offset(row0, col0);
+        byte = b_.CreateAdd(byte, b_.CreateMul(second, i32(step)));
+      }
+      std::vector<llvm::Value*> m = ldmatrix(raw_shared_address(byte), pair ? 4 : 2, false);
+      for (int q = 0; q < (pair ? 4 : 2); ++q) {
+        const int reg = 4 * (t + q / 2) + 2 * (q % 2);
+        llvm::Value* both = b_.CreateBitCast(m[static_cast<size_t>(q)], pair_type);
+        out.values[static_cast<size_t>(reg)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(0)), element);
+        out.values[static_cast<size_t>(reg + 1)] = from_storage(b_.CreateExtractElement(both, b_.getInt32(1)), element);
+      }
+    }
+    read_back_fragments_[value] = {l, out};
+    return out;
+  }
   // Register pair (c, c + 1) of a tile: row r, columns 2 (lane % 4) + {0, 1}, adjacent in the
   // row-major buffer: one load of both.
   llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);

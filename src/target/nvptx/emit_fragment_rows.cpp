@@ -325,6 +325,7 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
   auto it = fragments_.find(value);
   if (it == fragments_.end()) internal_error("nvptx", "a dot operand's fragments are used before they were emitted");
   const Regs& regs = it->second;
+  if (stmatrix_stage(*l, regs, byte_offset, tile, stored, convert)) return;
   llvm::Type* pair = llvm::FixedVectorType::get(stored, 2);
   const llvm::Align align(static_cast<uint64_t>(2 * type_bytes(stored)));
   for (int r = 0; r < l->num_regs(); r += 2) {
@@ -336,6 +337,58 @@ void Emitter::stage_operand(const ir::Value* value, int64_t byte_offset, const S
     vec = b_.CreateInsertElement(vec, convert(regs.at(r + 1)), b_.getInt32(1));
     b_.CreateAlignedStore(vec, tile_element(byte_offset, tile, stored, row, col), align);
   }
+}
+
+bool Emitter::stmatrix_stage(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, const SharedTile& tile,
+                             llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert) {
+  if (!stsm_stage_ || sm_ < 90 || l.rows || l.batch != 1 || type_bytes(stored) != 2 || tile.evens_first ||
+      tile.rows != l.m || tile.cols != l.n) {
+    return false;
+  }
+  if (tile.swizzle == 0 && (tile.stride() * 2 % 16 != 0 || byte_offset % 16 != 0)) return false;
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  // Tile t (register 4t's) of the warp is tile (t % rep_n, t / rep_n): rows tile_row + [0,
+  // 16), columns tile_col + [0, 8). An instruction writes tiles t and t + 1: matrix q (lanes
+  // 8q .. 8q + 7 give its rows' addresses, register q of every lane holds its row lane / 4,
+  // columns 2 (lane % 4) + {0, 1}) is rows 8 (q % 2) + [0, 8) of tile t + q / 2, i.e.
+  // registers 4t + 2q, 4t + 2q + 1 (q < 2) and 4 (t + 1) + 2 (q - 2) ... (q >= 2). Lane l
+  // addresses row wm * 16 + (l & 15) of tile t + (l >> 4); x2 (an odd last tile) reads the
+  // addresses of lanes 0-15 only.
+  llvm::Value* lane = lane_id();
+  llvm::Value* wm = b_.CreateURem(warp_id(), i32(l.warps_m));
+  llvm::Value* wn = b_.CreateURem(b_.CreateUDiv(warp_id(), i32(l.warps_m)), i32(l.warps_n));
+  llvm::Value* lane_row = b_.CreateAdd(b_.CreateMul(wm, i32(16)), b_.CreateAnd(lane, i32(15)));
+  llvm::Value* lane_col = b_.CreateMul(wn, i32(l.warp_col_step()));
+  llvm::Value* second = b_.CreateLShr(lane, i32(4));
+  llvm::Type* pair_type = llvm::FixedVectorType::get(stored, 2);
+  auto word = [&](int r) {  // registers r, r + 1 as one .b32, the lower column low
+    llvm::Value* vec = llvm::PoisonValue::get(pair_type);
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r)), b_.getInt32(0));
+    vec = b_.CreateInsertElement(vec, convert(regs.at(r + 1)), b_.getInt32(1));
+    return b_.CreateBitCast(vec, b_.getInt32Ty());
+  };
+  const int tiles = l.num_regs() / 4;
+  for (int t = 0; t < tiles; t += 2) {
+    const bool pair = t + 1 < tiles;
+    const int64_t row0 = l.tile_row(t / l.rep_n, 0), col0 = l.tile_col(t % l.rep_n, 0);
+    llvm::Value* row = b_.CreateAdd(lane_row, i32(row0));
+    llvm::Value* col = b_.CreateAdd(lane_col, i32(col0));
+    if (pair) {
+      const int u = t + 1;
+      row = b_.CreateAdd(row, b_.CreateMul(second, i32(l.tile_row(u / l.rep_n, 0) - row0)));
+      col = b_.CreateAdd(col, b_.CreateMul(second, i32(l.tile_col(u % l.rep_n, 0) - col0)));
+    }
+    llvm::Value* address = b_.CreatePtrToInt(tile_element(byte_offset, tile, stored, row, col), b_.getInt32Ty());
+    std::vector<llvm::Value*> args = {address, word(4 * t), word(4 * t + 2)};
+    if (pair) {
+      args.push_back(word(4 * t + 4));
+      args.push_back(word(4 * t + 6));
+    }
+    ptx_effect(pair ? "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};"
+                    : "stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};",
+               pair ? "r,r,r,r,r,~{memory}" : "r,r,r,~{memory}", args);
+  }
+  return true;
 }
 
 }  // namespace tritium::nvptx

@@ -61,6 +61,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       cp_async_fence_ = name == "fence";
     } else if (name == "stmatrix" || name == "nostmatrix") {
       stmatrix_ = name == "stmatrix";
+    } else if (name == "stsmstage" || name == "nostsmstage") {
+      stsm_stage_ = name == "stsmstage";
     } else if (name == "reload" || name == "noreload") {
       reload_lines_ = name == "reload";
     } else if (name == "hoista" || name == "nohoista") {
@@ -72,8 +74,12 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
     } else if (name == "rbmerge" || name == "norbmerge") {
       // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
+    } else if (name == "rbfit" || name == "norbfit") {
+      // read by prefetch_operands and plan_async_copies (codegen.cpp): read-back budgets
     } else if (name == "ldmtrans" || name == "noldmtrans") {
       ldmatrix_trans_reads_ = name == "ldmtrans";
+    } else if (name == "ldmread" || name == "noldmread") {
+      ldmatrix_reads_ = name == "ldmread";
     } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
                name == "linecopy" || name == "nolinecopy") {
       // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
@@ -105,7 +111,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
                           "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, hoistfadd, nohoistfadd, elidebar, noelidebar)");
+                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, "
+                          "nostsmstage, ldmread, noldmread, rbfit, norbfit, hoistfadd, nohoistfadd, elidebar, noelidebar)");
     }
   }
   mark_fragment_barriers(function.body());

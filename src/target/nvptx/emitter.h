@@ -447,6 +447,15 @@ class Emitter {
   // attention: no round trip through the flat layout), else stage_rows.
   void stage_operand(const ir::Value* value, int64_t byte_offset, const SharedTile& tile, llvm::Type* stored,
                      const std::function<llvm::Value*(llvm::Value*)>& convert, bool transposed = false);
+  // stage_operand's fragments (`l`, 16-bit `stored`) written to `tile` (padded or swizzled,
+  // not transposed nor evens_first) by stmatrix.sync.aligned.m8n8.x4 on sm_90: two 16 x 8
+  // tiles of the warp an instruction, each lane the address of one 8-element (16-byte) row
+  // of one of its four 8 x 8 matrices, which stays contiguous under wgmma's swizzle (it
+  // permutes 16-byte chunks). A quarter of the pair stores, as Triton stages a dot result
+  // that is the operand of the next dot (fla's state h). False (nothing emitted) where it
+  // does not apply or with experiment "nostsmstage" (stsm_stage_).
+  bool stmatrix_stage(const FragmentLayout& l, const Regs& regs, int64_t byte_offset, const SharedTile& tile,
+                      llvm::Type* stored, const std::function<llvm::Value*(llvm::Value*)>& convert);
   void stage_hoisted(const HoistedOperand& h);  // a loop-invariant wgmma A, before its loop
   // Whether `dot`, an mma.sync dot (f16/bf16, no batch) directly in `loop`'s body, reads a
   // loop-invariant flat A (Q of BLOCK_M 16 attention) whose fragments are loaded once before
@@ -686,11 +695,15 @@ class Emitter {
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
+  bool stsm_stage_ = true;      // dot operands staged from fragments by stmatrix (experiment "nostsmstage": pair stores)
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   bool hoist_a_fragments_ = true;  // a_fragments_hoisted (the default since session 33; experiment "nohoista")
   // 16-bit read-back operands held transposed read at their fragment positions by
   // ldmatrix.trans (experiment "ldmtrans", the default; noldmtrans: a load per element).
   bool ldmatrix_trans_reads_ = true;
+  // 16-bit read-back operands in padded rows read at their fragment positions by ldmatrix.x4
+  // on sm_90 (experiment "ldmread", the default; noldmread: a load per register pair).
+  bool ldmatrix_reads_ = true;
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
   // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
   bool line_slot_ = true;
