@@ -295,8 +295,8 @@ TEST_CASE("nvptx: a row reduction of a dot is shuffles in quads, and barriers on
             CHECK(testing::count(ptx.ptx, "shfl.sync.bfly") == 2 * 2 * l.rep_m);
             // The dot's own two barriers (one on wgmma, M >= 64, whose operands are staged where
             // they are loaded: emitter.h's stage_at_definition), the warps along n (two), and
-            // the store's conversion (one: its ending barrier left pending to the kernel's end,
-            // experiment "lazycopy").
+            // the store's conversion (one: its ending barrier, followed only by the global
+            // store, left pending by "lazycopy" and dropped by late_passes.h's elide_barriers).
             const int dot_barriers = sm == 90 && m >= 64 ? 1 : 2;
             CHECK(testing::count(ptx.ptx, "bar.sync") == dot_barriers + 1 + (l.warps_n > 1 ? 2 : 0));
             CHECK(testing::ptxas_errors(ptx).empty());
@@ -319,8 +319,8 @@ TEST_CASE("nvptx: attention's loop meets fewer barriers with fragment rows", "[n
   // registers, the accumulator's 64 and Q's 32 would pass kHoistedAPressureBudget (vLLM's
   // prefix_prefill, the same shape, spilled 132 -> 1004 bytes that way). The warps split m
   // first (4 x 1 on both targets), so the row reductions never cross warps. Outside the
-  // loop: the drain of the copies and the store's conversion (2: its ending barrier left
-  // pending to the kernel's end, experiment "lazycopy").
+  // loop: the drain of the copies and the store's conversion (2: its ending barrier, with only
+  // the global stores after it, left pending by "lazycopy" and dropped by elide_barriers).
   for (int sm : {80, 90}) {
     auto f = lower_rows("attention", attention_signature(64, 128, 64, true));
     nvptx::CompiledPtx ptx = compile(*f, 4, sm, 3);

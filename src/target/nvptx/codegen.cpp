@@ -2,6 +2,7 @@
 // body through Emitter, the module verified, LLVM's O3 pipeline, then the NVPTX backend.
 // LLVM never aborts the process: its errors become InternalErrors (see fatal_handler).
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/late_passes.h"
 #include "target/nvptx/libdevice.h"
 #include "target/nvptx/loop_hints.h"
 
@@ -313,7 +314,9 @@ void integer_narrow_stores(llvm::Module& module) {
   }
 }
 
-void optimize(Compilation& c) {
+bool experiment(const TargetOptions& options, const std::string& name, bool otherwise);
+
+void optimize(Compilation& c, const TargetOptions& options) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -328,6 +331,9 @@ void optimize(Compilation& c) {
   passes.run(*c.module, mam);
   release_outer_loops(*c.module);
   integer_narrow_stores(*c.module);
+  // late_passes.h: what the emitter's blocks and round trips kept from the backend.
+  if (options.enable_fp_fusion && experiment(options, "hoistfadd", true)) contract_across_blocks(*c.module);
+  if (experiment(options, "elidebar", true)) elide_barriers(*c.module);
 }
 
 std::string print_module(const llvm::Module& module) {
@@ -541,7 +547,7 @@ int ptx_version_for(const TargetOptions& options) {
 
 CompiledPtx compile_to_ptx(const ir::Function& function, const TargetOptions& options) {
   return with_llvm(function, options, [&](Compilation& c) {
-    optimize(c);
+    optimize(c, options);
     c.check("optimization");
     CompiledPtx out;
     out.llvm_ir = print_module(*c.module);
@@ -714,7 +720,7 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
 std::string emit_llvm_ir(const ir::Function& function, const TargetOptions& options, bool optimize_ir) {
   return with_llvm(function, options, [&](Compilation& c) {
     if (optimize_ir) {
-      optimize(c);
+      optimize(c, options);
       c.check("optimization");
     }
     return print_module(*c.module);

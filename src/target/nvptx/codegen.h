@@ -49,7 +49,10 @@ struct TargetOptions {
   // Reduction and scan emission variants, for timing them against each other on a GPU
   // (TRITIUM_REDUCE_EXPERIMENT=name,name at run time; part of the cache key). Names:
   //   chain    combine a thread's registers left to right (Triton's order, so sums are
-  //            Triton's to the last bit; a * b + c chains contract into fma): the default
+  //            Triton's to the last bit; a * b + c chains contract into fma): the default;
+  //            since session 35 also a dot's row reductions in fragments (and their quad
+  //            shuffles the highest lane bit first), which were a tree (mamba's dB row sum:
+  //            32 -> 62 fma an iteration, Triton's 62)
   //   nochain  a tree
   //   scanup   a scan's levels across lanes by shfl.up (one combine per level and run;
   //            the default since session 12's A/B: cumsum 0.94-0.97 -> 1.00 of Triton)
@@ -108,6 +111,12 @@ struct TargetOptions {
   //   nolazybar an unplanned round trip's ending barrier made at once also where only global
   //            stores follow it (the epilogue's accumulator to the flat layout for its
   //            store); lazybar (the default) leaves it pending there (Emitter::end_round_trip)
+  //   noelidebar every barrier the emitter makes for its round trips stays; elidebar (the
+  //            default) drops one after which every path meets another barrier or the end
+  //            before any shared-memory access (late_passes.h's elide_barriers)
+  //   nohoistfadd an fadd of an fmul that a guard's blocks separate stays where it is (two
+  //            instructions); hoistfadd (the default, with fp fusion) moves it up to the fmul's
+  //            block, where the backend contracts them into an fma (late_passes.h)
   //   narrowcopy (opt-in) a loop-invariant block read in fragments (FragmentPlan::
   //            invariant_copy) that widens f16/bf16 to f32 moves its 16-bit operand there and
   //            widens at the fragments (mamba's dB: `b.to(tl.float32)`; 250 -> 255 registers

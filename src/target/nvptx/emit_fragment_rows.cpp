@@ -206,10 +206,12 @@ void Emitter::emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows)
         items.push_back(std::move(item));
       }
     }
-    partial[static_cast<size_t>(row)] = combine_tree(op, std::move(items));
+    partial[static_cast<size_t>(row)] = combine_ordered(op, std::move(items));
   }
-  // 2. The quad: lanes 4g .. 4g + 3 hold the columns 2 * (lane % 4) + {0, 1} of row g.
-  for (int mask : {1, 2}) {
+  // 2. The quad: lanes 4g .. 4g + 3 hold the columns 2 * (lane % 4) + {0, 1} of row g; the
+  // highest lane bit first under "chain" (Triton's order, as emit_reduce's butterflies).
+  const std::vector<int> masks = reduce_chain_ ? std::vector<int>{2, 1} : std::vector<int>{1, 2};
+  for (int mask : masks) {
     for (auto& values : partial) {
       std::vector<llvm::Value*> other;
       for (llvm::Value* v : values) other.push_back(shuffle_xor(v, mask));
@@ -257,7 +259,7 @@ void Emitter::emit_fragment_reduce(const ir::Op& op, const FragmentLayout& rows)
         }
         items.push_back(std::move(item));
       }
-      partial[static_cast<size_t>(row)] = combine_tree(op, std::move(items));
+      partial[static_cast<size_t>(row)] = combine_ordered(op, std::move(items));
     }
     barrier();
   }

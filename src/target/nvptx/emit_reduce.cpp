@@ -99,6 +99,14 @@ std::vector<llvm::Value*> Emitter::combine(const ir::Op& op, const std::vector<l
   return out;
 }
 
+std::vector<llvm::Value*> Emitter::combine_ordered(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items) {
+  if (!reduce_chain_) return combine_tree(op, std::move(items));
+  // Left to right (Triton's order): a sum of products contracts into one fma per element.
+  std::vector<llvm::Value*> acc = items[0];
+  for (size_t j = 1; j < items.size(); ++j) acc = combine(op, acc, items[j]);
+  return acc;
+}
+
 std::vector<llvm::Value*> Emitter::combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items) {
   while (items.size() > 1) {
     std::vector<std::vector<llvm::Value*>> next;

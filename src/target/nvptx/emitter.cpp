@@ -2,6 +2,7 @@
 // types, thread indices, ownership predicates, guarded code and shared-memory round trips.
 // The op families live in emit_arith/emit_shape/emit_memory/emit_control.cpp.
 #include "target/nvptx/emitter.h"
+#include "target/nvptx/late_passes.h"
 
 #include <algorithm>
 
@@ -108,6 +109,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       // read by gpu_passes (codegen.cpp): gpu/rebase_pointers
     } else if (name == "sinkcasts" || name == "nosinkcasts") {
       // read by gpu_passes (codegen.cpp): gpu/sink_casts
+    } else if (name == "hoistfadd" || name == "nohoistfadd" || name == "elidebar" || name == "noelidebar") {
+      // read by codegen.cpp's optimize (late_passes.h)
     } else if (name == "lineslot" || name == "nolineslot") {
       // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
       line_slot_ = name == "lineslot";
@@ -120,7 +123,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
                           "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
                           "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, "
                           "nostsmstage, ldmread, noldmread, rbfit, norbfit, rebaseload, norebaseload, earlyline, "
-                          "noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce, transafrag, notransafrag)");
+                          "noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce, transafrag, notransafrag, hoistfadd, nohoistfadd, elidebar, noelidebar)");
     }
   }
   mark_fragment_barriers(function.body());
@@ -313,7 +316,7 @@ void Emitter::dispatch(const ir::Op& op) {
     case OpKind::MapElementwise: return emit_map_elementwise(op);
     case OpKind::Print: return emit_print(op);
     case OpKind::Assert: return emit_assert(op);
-    case OpKind::DebugBarrier: return barrier();
+    case OpKind::DebugBarrier: return barrier(/*elidable=*/false);
     case OpKind::Assume: b_.CreateAssumption(get(op.operand(0)).at(0)); return;
     case OpKind::GdcWait: return grid_dep_control("griddepcontrol.wait;");
     case OpKind::GdcLaunchDependents: return grid_dep_control("griddepcontrol.launch_dependents;");
@@ -528,9 +531,11 @@ int64_t Emitter::type_bytes(llvm::Type* type) const {
   return static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(type));
 }
 
-void Emitter::barrier() {
+void Emitter::barrier(bool elidable) {
   // bar.sync 0: every thread of the CTA, in uniform control flow (uniformity.h).
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
+  llvm::CallInst* sync = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all,
+                                            llvm::ArrayRef<llvm::Value*>{b_.getInt32(0)});
+  if (elidable) mark_elidable_barrier(sync);  // late_passes.h's elide_barriers may drop it
   dirty_ = false;
   trailing_ = false;
   // A barrier of a loop body's own region (not of a nested one, which may not run) meets

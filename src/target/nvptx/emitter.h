@@ -107,7 +107,9 @@ class Emitter {
   // The type shared memory holds `type` as (i1 as i8) and its size in bytes.
   llvm::Type* stored_type(llvm::Type* type) const;
   int64_t type_bytes(llvm::Type* type) const;
-  void barrier();
+  // bar.sync 0. The emitter's own (elidable) are marked for late_passes.h's elide_barriers;
+  // tl.debug_barrier's is not (it may order global memory).
+  void barrier(bool elidable = true);
   // The barrier that ends an unplanned round trip (its reads done before anyone writes the
   // scratch again). For the flat copies of the kernel's top-level region made for a global
   // store (emit_op's flat_copies_at_) or at a loop's exit (emit_for's results; experiment
@@ -228,6 +230,8 @@ class Emitter {
                                     const std::vector<llvm::Value*>& rhs);
   // Pairwise in order: ((0, 1), (2, 3)), ... until one is left.
   std::vector<llvm::Value*> combine_tree(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
+  // Left to right under "chain" (reduce_chain_: Triton's order), else combine_tree.
+  std::vector<llvm::Value*> combine_ordered(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);
   // The same over 2^k items as a butterfly with the widest stride first combines them
   // (items[i] with items[i + n/2], then with + n/4, ...): Triton's order across warps.
   std::vector<llvm::Value*> combine_strided(const ir::Op& op, std::vector<std::vector<llvm::Value*>> items);

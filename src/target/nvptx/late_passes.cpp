@@ -1,0 +1,176 @@
+#include "target/nvptx/late_passes.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Metadata.h>
+
+namespace tritium::nvptx {
+
+void mark_elidable_barrier(llvm::CallInst* barrier) {
+  barrier->setMetadata(kElidableBarrier, llvm::MDNode::get(barrier->getContext(), {}));
+}
+
+int contract_across_blocks(llvm::Module& module) {
+  int moved = 0;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    llvm::DominatorTree dominators(f);
+    llvm::LoopInfo loops(dominators);
+    std::vector<std::pair<llvm::Instruction*, llvm::Instruction*>> moves;  // (fadd, after)
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& inst : block) {
+        if (inst.getOpcode() != llvm::Instruction::FAdd && inst.getOpcode() != llvm::Instruction::FSub) continue;
+        if (!inst.getType()->isFloatTy() && !inst.getType()->isDoubleTy()) continue;
+        for (unsigned k = 0; k < 2; ++k) {
+          auto* mul = llvm::dyn_cast<llvm::BinaryOperator>(inst.getOperand(k));
+          if (mul == nullptr || mul->getOpcode() != llvm::Instruction::FMul || mul->getParent() == &block) continue;
+          // Not out of a loop the fmul is in, nor into one it is outside of.
+          if (loops.getLoopFor(mul->getParent()) != loops.getLoopFor(&block)) continue;
+          // The fadd moves up to the fmul (which dominates it: one of its operands), or to the
+          // other operand's definition where that comes later in the fmul's block; not where
+          // that operand is defined only below the fmul's block.
+          llvm::Instruction* after = mul;
+          if (auto* other = llvm::dyn_cast<llvm::Instruction>(inst.getOperand(1 - k))) {
+            if (llvm::isa<llvm::PHINode>(other) && other->getParent() == mul->getParent()) {
+              // a phi of the fmul's block comes before it
+            } else if (other->getParent() == mul->getParent()) {
+              if (mul->comesBefore(other)) after = other;
+            } else if (!dominators.dominates(other->getParent(), mul->getParent())) {
+              continue;
+            }
+          }
+          moves.emplace_back(&inst, after);
+          break;
+        }
+      }
+    }
+    for (auto [fadd, after] : moves) {
+      fadd->moveAfter(after);
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+namespace {
+
+bool is_cta_barrier(const llvm::Instruction& inst) {
+  const auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  if (call == nullptr || call->getIntrinsicID() != llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all) return false;
+  const auto* id = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+  return id != nullptr && id->isZero();
+}
+
+bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+// Whether inline assembly `text` may access shared memory (or order it: barriers, fences).
+bool asm_may_touch_shared(const std::string& text) {
+  // One of cp.async's bookkeeping instructions alone: it waits for or groups the thread's own
+  // copies, which the barrier it would follow did not order either. Or a proxy fence alone:
+  // it orders the thread's own accesses for the async proxy, and the next barrier still
+  // comes after it (the order that wgmma's and TMA's operands need: writes, fence, barrier).
+  for (const char* alone : {"cp.async.wait_group", "cp.async.commit_group", "cp.async.wait_all", "fence.proxy.async"}) {
+    if (text.rfind(alone, 0) == 0 && text.find('\n') == std::string::npos && text.find(';') == text.size() - 1) {
+      return false;
+    }
+  }
+  static const char* const kMemory[] = {"ld.", "st.", "atom", "red.", "cp.", "wgmma", "ldmatrix", "stmatrix",
+                                        "mbarrier", "bar.", "barrier", "membar", "fence", "tensormap", "bulk",
+                                        "shared", "griddepcontrol", "prefetch", "tcgen", "elect", "setmaxnreg"};
+  bool memory = false;
+  for (const char* m : kMemory) memory = memory || contains(text, m);
+  if (!memory) return false;  // arithmetic, conversions, special registers
+  // Global loads, stores and atomics only.
+  const bool global_only = contains(text, ".global") && !contains(text, "shared") && !contains(text, "bar") &&
+                           !contains(text, "fence") && !contains(text, "cp.") && !contains(text, "bulk") &&
+                           !contains(text, "generic");
+  return !global_only;
+}
+
+bool pointer_may_be_shared(const llvm::Value* pointer) {
+  unsigned space = pointer->getType()->getPointerAddressSpace();
+  return space != 1 && space != 4 && space != 5;  // global, constant, local are not
+}
+
+bool may_touch_shared(const llvm::Instruction& inst) {
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) return pointer_may_be_shared(load->getPointerOperand());
+  if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) return pointer_may_be_shared(store->getPointerOperand());
+  if (const auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) return pointer_may_be_shared(rmw->getPointerOperand());
+  if (const auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) return pointer_may_be_shared(cas->getPointerOperand());
+  if (llvm::isa<llvm::FenceInst>(inst)) return true;
+  const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  if (call == nullptr) return false;
+  if (const auto* text = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand())) {
+    return asm_may_touch_shared(std::string(text->getAsmString()));
+  }
+  if (!call->mayReadOrWriteMemory() || call->onlyAccessesInaccessibleMemory()) return false;
+  if (call->onlyAccessesArgMemory()) {
+    for (const llvm::Value* arg : call->args()) {
+      if (arg->getType()->isPointerTy() && pointer_may_be_shared(arg)) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
+// Whether every path from just after `barrier` meets another barrier (not `barrier` itself)
+// or leaves the kernel before an instruction that may access shared memory.
+bool covered_by_next_barrier(llvm::Instruction* barrier) {
+  // Scans `block` from `it`: true where the scan stops at another barrier or a return, false
+  // at an access or `barrier` again; the successors to visit where it runs off the end.
+  std::vector<std::pair<llvm::BasicBlock*, llvm::BasicBlock::iterator>> work;
+  std::set<llvm::BasicBlock*> seen;
+  work.emplace_back(barrier->getParent(), std::next(barrier->getIterator()));
+  while (!work.empty()) {
+    auto [block, it] = work.back();
+    work.pop_back();
+    bool stopped = false;
+    for (; it != block->end(); ++it) {
+      llvm::Instruction& inst = *it;
+      if (&inst == barrier) return false;
+      if (is_cta_barrier(inst)) {
+        stopped = true;
+        break;
+      }
+      if (may_touch_shared(inst)) return false;
+    }
+    if (stopped) continue;
+    for (llvm::BasicBlock* next : llvm::successors(block)) {
+      if (seen.insert(next).second) work.emplace_back(next, next->begin());
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int elide_barriers(llvm::Module& module) {
+  int removed = 0;
+  for (llvm::Function& f : module) {
+    std::vector<llvm::Instruction*> marked;
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& inst : block) {
+        if (is_cta_barrier(inst) && inst.getMetadata(kElidableBarrier) != nullptr) marked.push_back(&inst);
+      }
+    }
+    // One at a time: a barrier removed no longer covers the ones after it.
+    for (llvm::Instruction* barrier : marked) {
+      if (!covered_by_next_barrier(barrier)) continue;
+      barrier->eraseFromParent();
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace tritium::nvptx
