@@ -40,6 +40,15 @@ void Emitter::ptx_effect(const std::string& text, const std::string& constraints
   }
 }
 
+void Emitter::stmatrix(llvm::Value* address, const std::vector<llvm::Value*>& words) {
+  const bool x4 = words.size() == 4;
+  std::vector<llvm::Value*> args = {address};
+  args.insert(args.end(), words.begin(), words.end());
+  ptx_effect(x4 ? "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};"
+                : "stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};",
+             x4 ? "r,r,r,r,r,~{memory}" : "r,r,r,~{memory}", args);
+}
+
 void Emitter::emit_async_load(const ir::Op& op, const AsyncOperand& operand) {
   auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
   int stage = async_.stage.at(op.result());

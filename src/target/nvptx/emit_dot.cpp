@@ -219,14 +219,12 @@ bool Emitter::stmatrix_fragment_rows(const FragmentLayout& l, const Regs& regs, 
     llvm::Value* index = step == common ? b_.CreateAdd(lane_base, i32(first))
                                         : b_.CreateAdd(b_.CreateAdd(base, i32(first)), b_.CreateMul(second_tile, i32(step)));
     llvm::Value* address = b_.CreatePtrToInt(shared_element_at(byte_offset, stored, index, elements), b_.getInt32Ty());
-    std::vector<llvm::Value*> args = {address, word(4 * t), word(4 * t + 2)};
+    std::vector<llvm::Value*> words = {word(4 * t), word(4 * t + 2)};
     if (pair) {
-      args.push_back(word(4 * t + 4));
-      args.push_back(word(4 * t + 6));
+      words.push_back(word(4 * t + 4));
+      words.push_back(word(4 * t + 6));
     }
-    ptx_effect(pair ? "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};"
-                    : "stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};",
-               pair ? "r,r,r,r,r,~{memory}" : "r,r,r,~{memory}", args);
+    stmatrix(address, words);
   }
   return true;
 }

@@ -394,14 +394,12 @@ bool Emitter::stmatrix_stage(const FragmentLayout& l, const Regs& regs, int64_t 
       col = b_.CreateAdd(col, b_.CreateMul(second, i32(l.tile_col(u % l.rep_n, 0) - col0)));
     }
     llvm::Value* address = b_.CreatePtrToInt(tile_element(byte_offset, tile, stored, row, col), b_.getInt32Ty());
-    std::vector<llvm::Value*> args = {address, word(4 * t), word(4 * t + 2)};
+    std::vector<llvm::Value*> words = {word(4 * t), word(4 * t + 2)};
     if (pair) {
-      args.push_back(word(4 * t + 4));
-      args.push_back(word(4 * t + 6));
+      words.push_back(word(4 * t + 4));
+      words.push_back(word(4 * t + 6));
     }
-    ptx_effect(pair ? "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};"
-                    : "stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};",
-               pair ? "r,r,r,r,r,~{memory}" : "r,r,r,~{memory}", args);
+    stmatrix(address, words);
   }
   return true;
 }

@@ -583,6 +583,9 @@ class Emitter {
   llvm::Value* raw_shared(llvm::Value* byte_offset);          // from the very start, stage buffers included
   llvm::Value* raw_shared_address(llvm::Value* byte_offset);  // the same as an i32 .shared address
   void ptx_effect(const std::string& text, const std::string& constraints, const std::vector<llvm::Value*>& args);
+  // One stmatrix.sync.aligned.m8n8 of `words` (2: .x2, 4: .x4; each a .b32 of two 16-bit
+  // elements) to the i32 .shared `address` of this lane's row.
+  void stmatrix(llvm::Value* address, const std::vector<llvm::Value*>& words);
 
   // ---- emit_memory.cpp: addptr, loads, stores, atomics ----
   llvm::Value* addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* offset);
