@@ -27,6 +27,54 @@ namespace {
 constexpr const char* kSharedName = "__tritium_shared";
 }  // namespace
 
+const std::vector<Emitter::Experiment>& Emitter::experiments() {
+  // No flag: another stage of codegen.cpp reads the name (experiment_named) before emission.
+  static const std::vector<Experiment> table = {
+      {"chain", &Emitter::reduce_chain_},
+      {"scanup", &Emitter::scan_shfl_up_},
+      {"iv32", &Emitter::loop_iv32_},
+      {"fence", &Emitter::cp_async_fence_},
+      {"stmatrix", &Emitter::stmatrix_},
+      {"stsmstage", &Emitter::stsm_stage_},
+      {"reload", &Emitter::reload_lines_},
+      {"hoista", &Emitter::hoist_a_fragments_},
+      {"ldmtrans", &Emitter::ldmatrix_trans_reads_},
+      {"ldmread", &Emitter::ldmatrix_reads_},
+      {"narrowcopy", &Emitter::narrow_invariant_copies_},
+      {"lazybar", &Emitter::lazy_trailing_},
+      {"lazycopy", &Emitter::lazy_copies_},
+      {"dotchain", &Emitter::chain_dot_waits_},
+      {"keepb", &Emitter::keep_b_widely_},
+      {"deftile", &Emitter::stage_at_def_},
+      {"lineslot", &Emitter::line_slot_},  // also coalesce's lines_in_slot (gpu_passes)
+      // plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments, A chains,
+      // reloaded lines, the trans of fragments as a wgmma A, full reductions of fragments
+      {"fragread", nullptr},
+      {"achain", nullptr},
+      {"achainmma", nullptr},
+      {"reloadguard", nullptr},
+      {"transafrag", nullptr},
+      {"fragreduce", nullptr},
+      {"earlyline", nullptr},
+      {"lsr", nullptr},  // optimize's LoopStrengthReduce gate
+      // plan_async_copies and prefetch_operands: read-backs, their budgets, lines copied
+      {"rbmerge", nullptr},
+      {"rbfit", nullptr},
+      {"axis0copy", nullptr},
+      {"axis0flat", nullptr},
+      {"linecopy", nullptr},
+      // gpu_passes: inline_one_trip_loops and its combine_dot_add, rebase_pointers, sink_casts
+      {"onetrip", nullptr},
+      {"refold", nullptr},
+      {"rebaseload", nullptr},
+      {"sinkcasts", nullptr},
+      // late_passes.h, after O3
+      {"hoistfadd", nullptr},
+      {"elidebar", nullptr},
+  };
+  return table;
+}
+
 Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llvm::Function* kernel,
                  FragmentPlan fragments, AsyncPlan copies)
     : function_(function),
@@ -43,7 +91,8 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
-  // TRITIUM_REDUCE_EXPERIMENT: comma-separated names ("0": the knob unset).
+  // TRITIUM_REDUCE_EXPERIMENT: comma-separated names ("0": the knob unset), each "name" (on)
+  // or "noname" (off); codegen.h lists what each does.
   std::string names = options.reduce_experiment == "0" ? std::string() : options.reduce_experiment;
   for (size_t at = 0; at <= names.size();) {
     size_t end = names.find(',', at);
@@ -51,80 +100,16 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
     std::string name = names.substr(at, end - at);
     at = end + 1;
     if (name.empty()) continue;
-    if (name == "chain" || name == "nochain") {
-      reduce_chain_ = name == "chain";
-    } else if (name == "scanup" || name == "noscanup") {
-      scan_shfl_up_ = name == "scanup";
-    } else if (name == "iv32" || name == "noiv32") {
-      loop_iv32_ = name == "iv32";
-    } else if (name == "fence" || name == "nofence") {
-      cp_async_fence_ = name == "fence";
-    } else if (name == "stmatrix" || name == "nostmatrix") {
-      stmatrix_ = name == "stmatrix";
-    } else if (name == "stsmstage" || name == "nostsmstage") {
-      stsm_stage_ = name == "stsmstage";
-    } else if (name == "reload" || name == "noreload") {
-      reload_lines_ = name == "reload";
-    } else if (name == "hoista" || name == "nohoista") {
-      hoist_a_fragments_ = name == "hoista";
-    } else if (name == "fragread" || name == "nofragread" || name == "achain" || name == "noachain" ||
-               name == "reloadguard" || name == "noreloadguard" || name == "lsr" || name == "nolsr" ||
-               name == "achainmma" || name == "noachainmma") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): read-back operands at fragments,
-      // dots' A chains over them in fragments, reloaded lines within kReloadRegisterBudget
-    } else if (name == "rbmerge" || name == "norbmerge") {
-      // read by plan_async_copies (codegen.cpp): AsyncOperand::readies_loop
-    } else if (name == "rbfit" || name == "norbfit") {
-      // read by prefetch_operands and plan_async_copies (codegen.cpp): read-back budgets
-    } else if (name == "ldmtrans" || name == "noldmtrans") {
-      ldmatrix_trans_reads_ = name == "ldmtrans";
-    } else if (name == "ldmread" || name == "noldmread") {
-      ldmatrix_reads_ = name == "ldmread";
-    } else if (name == "axis0copy" || name == "noaxis0copy" || name == "axis0flat" || name == "noaxis0flat" ||
-               name == "linecopy" || name == "nolinecopy") {
-      // read by gpu/prefetch_operands (codegen.cpp's gpu_passes): read-back loads along axis 0, lines
-    } else if (name == "narrowcopy" || name == "nonarrowcopy") {
-      narrow_invariant_copies_ = name == "narrowcopy";
-    } else if (name == "lazybar" || name == "nolazybar") {
-      lazy_trailing_ = name == "lazybar";
-    } else if (name == "dotchain" || name == "nodotchain") {
-      chain_dot_waits_ = name == "dotchain";
-    } else if (name == "keepb" || name == "nokeepb") {
-      keep_b_widely_ = name == "keepb";
-    } else if (name == "deftile" || name == "nodeftile") {
-      stage_at_def_ = name == "deftile";
-    } else if (name == "refold" || name == "norefold") {
-      // read by gpu_passes (codegen.cpp): inline_one_trip_loops' combine_dot_add
-    } else if (name == "onetrip" || name == "noonetrip") {
-      // read by gpu_passes (codegen.cpp): gpu/inline_one_trip_loops
-    } else if (name == "transafrag" || name == "notransafrag") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): stages_trans_fragments
-    } else if (name == "fragreduce" || name == "nofragreduce") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): FragmentPlan::reduces_fragments
-    } else if (name == "lazycopy" || name == "nolazycopy") {
-      lazy_copies_ = name == "lazycopy";
-    } else if (name == "earlyline" || name == "noearlyline") {
-      // read by plan_fragments (codegen.cpp's fragment_plan): FragmentPlan::reloaded_early
-    } else if (name == "rebaseload" || name == "norebaseload") {
-      // read by gpu_passes (codegen.cpp): gpu/rebase_pointers
-    } else if (name == "sinkcasts" || name == "nosinkcasts") {
-      // read by gpu_passes (codegen.cpp): gpu/sink_casts
-    } else if (name == "hoistfadd" || name == "nohoistfadd" || name == "elidebar" || name == "noelidebar") {
-      // read by codegen.cpp's optimize (late_passes.h)
-    } else if (name == "lineslot" || name == "nolineslot") {
-      // also read by gpu_passes (codegen.cpp): coalesce's lines_in_slot
-      line_slot_ = name == "lineslot";
-    } else {
-      error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name +
-                          "' (known: chain, nochain, scanup, noscanup, iv32, noiv32, fence, nofence, stmatrix, "
-                          "nostmatrix, reload, noreload, hoista, nohoista, fragread, nofragread, achain, noachain, "
-                          "axis0copy, noaxis0copy, axis0flat, noaxis0flat, ldmtrans, noldmtrans, rbmerge, norbmerge, "
-                          "reloadguard, noreloadguard, lineslot, nolineslot, onetrip, noonetrip, keepb, nokeepb, lsr, nolsr, "
-                          "linecopy, nolinecopy, dotchain, nodotchain, sinkcasts, nosinkcasts, deftile, nodeftile, refold, "
-                          "norefold, achainmma, noachainmma, lazybar, nolazybar, narrowcopy, nonarrowcopy, stsmstage, "
-                          "nostsmstage, ldmread, noldmread, rbfit, norbfit, rebaseload, norebaseload, earlyline, "
-                          "noearlyline, lazycopy, nolazycopy, fragreduce, nofragreduce, transafrag, notransafrag, hoistfadd, nohoistfadd, elidebar, noelidebar)");
+    const bool on = name.rfind("no", 0) != 0;
+    const std::string base = on ? name : name.substr(2);
+    const auto& table = experiments();
+    auto known = std::find_if(table.begin(), table.end(), [&](const Experiment& e) { return base == e.name; });
+    if (known == table.end()) {
+      std::string list;
+      for (const Experiment& e : table) list += std::string(list.empty() ? "" : ", ") + e.name + ", no" + e.name;
+      error_at(Loc{}, "TRITIUM_REDUCE_EXPERIMENT: unknown name '" + name + "' (known: " + list + ")");
     }
+    if (known->flag) this->*(known->flag) = on;
   }
   mark_fragment_barriers(function.body());
 }

@@ -70,6 +70,12 @@ class Emitter {
   using ElementFn = std::function<llvm::Value*(const std::vector<llvm::Value*>&)>;
 
   // ---- emitter.cpp: the walk, values, types, threads, shared memory ----
+  // A TRITIUM_REDUCE_EXPERIMENT name and the flag it sets (null: read by codegen.cpp).
+  struct Experiment {
+    const char* name;
+    bool Emitter::*flag;
+  };
+  static const std::vector<Experiment>& experiments();
   bool mark_fragment_barriers(const ir::Region& region);  // fills fragment_barriers_
   void emit_region(const ir::Region& region);
   void emit_op(const ir::Op& op);       // the barrier insert_barriers put before it, then dispatch
