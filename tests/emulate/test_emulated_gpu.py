@@ -1801,12 +1801,16 @@ def test_widening_casts_sunk_to_their_use(kernels, monkeypatch, sm, warps, sink)
 
 
 @pytest.mark.parametrize("stages", [1, 3])
-def test_flat_copy_made_where_first_needed(kernels, stages):
+@pytest.mark.parametrize("experiment", ["nostsmtrans", "stsmtrans"])
+def test_flat_copy_made_where_first_needed(kernels, monkeypatch, stages, experiment):
     """A fragment value's flat copy is made after its last fragment reader before the first
     flat one (here after the first loop, before the trans), not where the value is defined:
     its registers are not live across a loop that reads only the fragments
     (cut-cross-entropy's backward spilled 408 bytes so). The copy's round trip (the fragments' pairs, one st.shared.b32 each) comes
-    after the first loop's wgmma with A from registers (before: ahead of the loop)."""
+    after the first loop's wgmma with A from registers (before: ahead of the loop); with
+    nostsmtrans. By default (stsmtrans) the trans, the second loop's A, is staged M-major from
+    d's fragments by stmatrix (fragment_layout.h's trans_a_m_major): no flat copy at all."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
     rng = np.random.default_rng(11)
     BM, BD, D = 64, 32, 96
     a, b = (rng.integers(-2, 3, (BM, BM)).astype(np.float16) for _ in range(2))
@@ -1817,12 +1821,17 @@ def test_flat_copy_made_where_first_needed(kernels, stages):
     d = a.astype(np.float64) @ b.astype(np.float64)  # exact in fp16: |d| <= 256
     np.testing.assert_array_equal(out1, d @ c)
     np.testing.assert_array_equal(out2, d.T @ e)
-    assert "also read flat" in eg.emit_llvm(handle, 90, "gpu-ir")
+    cast = [line for line in eg.emit_llvm(handle, 90, "gpu-ir").splitlines() if re.search(r"= cast [^\n]*64x64xfp16", line)]
+    assert len(cast) == 1 and ("also read flat" in cast[0]) == (experiment == "nostsmtrans"), cast
     assert "cp.async" not in eg.emit_llvm(handle, 90, "gpu-ir")
     ptx = eg.emit_llvm(handle, 90, "ptx")
     a_in_registers = re.search(r"wgmma\.mma_async[^;]*\}, \{", ptx)
     pair_stores = re.search(r"st\.shared\.b32", ptx)
-    assert a_in_registers and pair_stores and a_in_registers.start() < pair_stores.start()
+    if experiment == "nostsmtrans":
+        assert a_in_registers and pair_stores and a_in_registers.start() < pair_stores.start()
+    else:
+        stmatrix = re.search(r"stmatrix\.sync\.aligned\.m8n8\.x4", ptx)
+        assert a_in_registers and stmatrix and a_in_registers.start() < stmatrix.start() and not pair_stores
 
 
 @pytest.mark.parametrize("sm", [80, 90])
