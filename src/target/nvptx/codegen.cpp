@@ -408,11 +408,16 @@ bool experiment(const TargetOptions& options, const std::string& name, bool othe
 // The fragment plan under `options` (its "fragread", "achain" and "reloadguard" experiments:
 // fragment_layout.h).
 FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& options) {
-  return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
-                        experiment(options, "achain", true), experiment(options, "reloadguard", true),
-                        experiment(options, "achainmma", true), experiment(options, "earlyline", true),
-                        experiment(options, "fragreduce", true), experiment(options, "transafrag", false),
-                        experiment(options, "stsmtrans", true));
+  FragmentOptions o;
+  o.read_backs = experiment(options, "fragread", o.read_backs);
+  o.a_chains = experiment(options, "achain", o.a_chains);
+  o.guard_reloads = experiment(options, "reloadguard", o.guard_reloads);
+  o.a_chains_rows = experiment(options, "achainmma", o.a_chains_rows);
+  o.early_reloads = experiment(options, "earlyline", o.early_reloads);
+  o.fragment_reduces = experiment(options, "fragreduce", o.fragment_reduces);
+  o.trans_a_fragments = experiment(options, "transafrag", o.trans_a_fragments);
+  o.trans_a_m_major = experiment(options, "stsmtrans", o.trans_a_m_major);
+  return plan_fragments(function, options.num_warps, options.sm, o);
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot

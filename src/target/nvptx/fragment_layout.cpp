@@ -467,9 +467,9 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
   return regs;
 }
 
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
-                            bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces,
-                            bool trans_a_fragments, bool trans_a_m_major) {
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, const FragmentOptions& options) {
+  const bool read_backs = options.read_backs, a_chains = options.a_chains, guard_reloads = options.guard_reloads;
+  const bool a_chains_rows = options.a_chains_rows, early_reloads = options.early_reloads;
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -745,8 +745,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   FragmentPlan plan;
   plan.sm_ = sm;
   plan.num_warps_ = num_warps;
-  plan.trans_a_fragments_ = trans_a_fragments;
-  plan.trans_a_m_major_ = trans_a_m_major;
+  plan.options_ = options;
   for (const ir::Value* v : in) {
     if (fits_rows(v->type())) {
       FragmentLayout l;
@@ -763,7 +762,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   // Full reductions of a flattened block of fragments read the fragments (reduces_fragments).
   for (const ir::Op* op : ops) {
     const FragmentLayout* l = op->kind() == OpKind::Reshape ? plan.layout(op->operand(0)) : nullptr;
-    if (fragment_reduces && l != nullptr && full_reduce_view(*op, *l, num_warps)) plan.reduce_views_.insert(op);
+    if (options.fragment_reduces && l != nullptr && full_reduce_view(*op, *l, num_warps)) plan.reduce_views_.insert(op);
   }
   for (const ir::Value* v : in) {
     for (const ir::Use& use : v->uses()) {
@@ -911,7 +910,7 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
 
 bool trans_a_m_major(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps) {
   const FragmentLayout* l = dot.kind() == OpKind::Dot ? plan.layout(dot.result()) : nullptr;
-  if (!plan.trans_a_m_major_ || l == nullptr || l->batch != 1 || !uses_wgmma(dot, *l, sm, num_warps)) return false;
+  if (!plan.options_.trans_a_m_major || l == nullptr || l->batch != 1 || !uses_wgmma(dot, *l, sm, num_warps)) return false;
   using ir::ScalarKind;
   const ir::Value* a = dot.operand(0);
   ScalarKind ka = a->type()->element()->scalar_kind();
@@ -937,7 +936,7 @@ bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& 
   if (!half && !gpu::tf32_dot(dot) && !gpu::int8_dot(dot)) return false;
   const bool wgmma = uses_wgmma(dot, *l, sm, num_warps);
   if (operand == 0) {
-    return !wgmma || trans_a_m_major(dot, plan, sm, num_warps) || (plan.trans_a_fragments_ && !k_evens_first(dot, plan));
+    return !wgmma || trans_a_m_major(dot, plan, sm, num_warps) || (plan.options_.trans_a_fragments && !k_evens_first(dot, plan));
   }
   return !(wgmma && k_evens_first(dot, plan));  // an evens_first tile takes the flat copy
 }

@@ -78,6 +78,19 @@ struct FragmentLayout {
   }
 };
 
+// What plan_fragments may do, each a TRITIUM_REDUCE_EXPERIMENT name (codegen.cpp's
+// fragment_plan; plan_fragments' comment says what each one does).
+struct FragmentOptions {
+  bool read_backs = true;         // "fragread"
+  bool a_chains = true;           // "achain"
+  bool guard_reloads = true;      // "reloadguard"
+  bool a_chains_rows = true;      // "achainmma"
+  bool early_reloads = true;      // "earlyline"
+  bool fragment_reduces = true;   // "fragreduce"
+  bool trans_a_fragments = false; // "transafrag" (opt-in)
+  bool trans_a_m_major = true;    // "stsmtrans"
+};
+
 // Which values live in a FragmentLayout, decided before code generation.
 class FragmentPlan {
  public:
@@ -152,9 +165,8 @@ class FragmentPlan {
   bool reloads_in_loop() const { return reloads_in_loop_; }
 
  private:
-  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
-                                     bool a_chains, bool guard_reloads, bool a_chains_rows, bool early_reloads,
-                                     bool fragment_reduces, bool trans_a_fragments, bool trans_a_m_major);
+  friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
+                                     const FragmentOptions& options);
   friend bool trans_a_m_major(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps);
   friend bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
@@ -168,8 +180,7 @@ class FragmentPlan {
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> reloaded_after_;
   std::unordered_set<const ir::Value*> read_back_;
   bool reloads_in_loop_ = false;
-  bool trans_a_fragments_ = false;
-  bool trans_a_m_major_ = true;
+  FragmentOptions options_;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -204,10 +215,7 @@ class FragmentPlan {
 // With `early_reloads` ("earlyline", the default) a reloaded line whose loads come before
 // other ops of its region is computed right after the last op its chain needs
 // (FragmentPlan::reloaded_early), within kEarlyReloadRegisters.
-FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
-                            bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true,
-                            bool early_reloads = true, bool fragment_reduces = true, bool trans_a_fragments = false,
-                            bool trans_a_m_major = true);
+FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, const FragmentOptions& options = {});
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
