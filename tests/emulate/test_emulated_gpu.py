@@ -948,7 +948,6 @@ KERNELS = textwrap.dedent('''
         v = tl.load(v_ptr + rm[:, None] * BD + rd[None, :])
         tl.store(out_ptr + rn[:, None] * BD + rd[None, :], tl.dot(tl.trans(d), v))
 
-
     @tritium.jit
     def trans_of_dot_as_hoisted_a(x_ptr, w_ptr, v_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr,
                                   BK: tl.constexpr, BD: tl.constexpr, ND: tl.constexpr):
