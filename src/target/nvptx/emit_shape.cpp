@@ -207,8 +207,9 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
     }
     case OpKind::Load: out = reload_at(*def, coords, memo); break;
     case OpKind::Cmp:
-      // A comparison of a moving value with one bound: against the bound moved (row_bound_parts).
-      if (row_bound_) {
+      // A comparison of a moving value with one bound: against the bound moved (row_bound_parts;
+      // opt-in, row_bound_recomputed_).
+      if (row_bound_ && row_bound_recomputed_) {
         out = row_bound_compare(*def, coords, std::vector<int64_t>(coords.size(), 0));
         if (out != nullptr) break;
       }

@@ -43,6 +43,8 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"dealsplit", &Emitter::deal_split_},
       {"copybase", &Emitter::copy_base_},
       {"rowbound", &Emitter::row_bound_},
+      {"rowboundrc", &Emitter::row_bound_recomputed_},
+      {"rowboundew", &Emitter::row_bound_elementwise_},
       {"narrowcopy", &Emitter::narrow_invariant_copies_},
       {"lazybar", &Emitter::lazy_trailing_},
       {"lazycopy", &Emitter::lazy_copies_},
