@@ -1587,8 +1587,8 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
 @pytest.mark.parametrize("sm,warps,stages,T", [(90, 4, 3, 3 * 64 + 20), (90, 4, 3, 2 * 64), (90, 4, 2, 64 + 1),
                                                (90, 8, 3, 3 * 64 + 63), (80, 4, 2, 3 * 64 + 20), (80, 2, 3, 100)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["dealsplit,copybase,rowbound", "dealsplit,rowbound,rowboundrc", "dealsplit,copybase",
-                                        "copybase,rowbound,rowboundrc,rowboundew", ""])
+@pytest.mark.parametrize("experiment", ["", "norowboundrc", "nocopybase", "norowbound", "nodealsplit,norowboundrc",
+                                        "nodealsplit,rowboundew", "nodealsplit,nocopybase,norowbound"])
 def test_gated_keys_rows_share_bounds(kernels, monkeypatch, sm, warps, stages, T, late, experiment):
     """fla's gla chunk_fwd_kernel_h with its 64-bit chunk offsets: the copies of k and gk
     dealt out over the threads in rounds (async_copy.h's AsyncPlan::recomputed) take their
@@ -1598,9 +1598,8 @@ def test_gated_keys_rows_share_bounds(kernels, monkeypatch, sm, warps, stages, T
     mask `o_t < T` as the thread's row in 32 bits against T - i_t * BT clamped once an
     iteration, minus the round's constant (Emitter::row_bound_compare: value ranges prove
     i_t * BT + row and T - i_t * BT never wrap; without rowbound: each row's 64-bit sum
-    compared with T). All opt-in experiments (session 36: mixed statically, not yet timed);
-    rowboundrc / rowboundew: the same comparison where recompute_at or emit_elementwise makes
-    it. Rows past T hold data and the final state is stored: the rows at the block's edge
+    compared with T); rowboundrc (the default) / rowboundew (opt-in): the same comparison where
+    recompute_at or emit_elementwise makes it (each knob no<name> turns it off). Rows past T hold data and the final state is stored: the rows at the block's edge
     (T not a multiple of BT, the prefetches past the last chunk) masked, exact against numpy
     (one-hot k rows, small integers, gates of 0 and 1); a bound one row too large fails here
     (checked by hand). In the PTX: with rowbound and dealsplit no 64-bit comparison of a row
@@ -1638,7 +1637,9 @@ def test_gated_keys_rows_share_bounds(kernels, monkeypatch, sm, warps, stages, T
         wide = len(re.findall(r"setp\.(lt|ge)\.s64", ptx))
         copies = len(re.findall(r"cp\.async\.cg", loop))
         assert copies == 14, copies  # k 4, v 2, gk 8 a thread an iteration
-        names = experiment.split(",")
+        names = {"dealsplit", "copybase", "rowbound", "rowboundrc"}
+        for name in filter(None, experiment.split(",")):
+            names = names - {name[2:]} if name.startswith("no") else names | {name}
         in_loop = len(re.findall(r"setp\.(lt|ge)\.s64", loop))
         if "rowbound" in names and "rowboundrc" in names:
             assert wide == 0, wide

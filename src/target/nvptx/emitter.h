@@ -788,21 +788,21 @@ class Emitter {
   // the first round's thread part plus constants (emit_async.cpp's dealt_coords), so that
   // rounds share their row compares and address bases (experiment "dealsplit", the default;
   // nodealsplit: each round divides its own index, as before session 36).
-  bool deal_split_ = false;
+  bool deal_split_ = true;
   // Such a copy's address is its first round's (the thread's coordinates) plus a constant
   // where shift_delta proves one: the rounds share one base register, `[r + imm]` or one
   // 64-bit add each (experiment "copybase", the default; nocopybase: each round's address
   // computed at its own coordinates, as before session 36).
-  bool copy_base_ = false;
+  bool copy_base_ = true;
   // shifted_mask's comparisons against per-round bounds (experiment "rowbound", the
-  // default; norowbound: each round's mask computed at its own coordinates).
-  bool row_bound_ = false;
+  // default; norowbound: each round's mask computed at its own coordinates, and none of
+  // rowboundrc / rowboundew).
+  bool row_bound_ = true;
   // Also where recompute_at makes a comparison (a mask at fragment positions, a broadcast's
-  // recomputed source; experiment "rowboundrc", opt-in: fla's gla loop 455 -> 450
-  // instructions, but dqkwg's spills 72 -> 112 bytes and kkt at 2 warps 96 -> 103 registers).
-  bool row_bound_recomputed_ = false;
+  // recomputed source: fla's gla v; experiment "rowboundrc", the default; norowboundrc: not).
+  bool row_bound_recomputed_ = true;
   // And where a block comparison is made in its registers (emit_elementwise; experiment
-  // "rowboundew").
+  // "rowboundew", opt-in: no gain seen in the corpus).
   bool row_bound_elementwise_ = false;
   std::unique_ptr<analysis::ValueRangeAnalysis> value_ranges_;  // value_ranges(), built once
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
