@@ -973,6 +973,24 @@ KERNELS = textwrap.dedent('''
         v = tl.load(v_ptr + rm[:, None] * BD + rd[None, :])
         tl.store(out_ptr + rn[:, None] * BD + rd[None, :], tl.dot(tl.trans(d), v))
 
+
+    @tritium.jit
+    def trans_of_dot_as_hoisted_a(x_ptr, w_ptr, v_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr,
+                                  BK: tl.constexpr, BD: tl.constexpr, ND: tl.constexpr):
+        # cut-cross-entropy's dC loop in small: trans(d_accum) is the A of every dot of a loop
+        # over D (hoisted: written once before the loop), v's chunks copied.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        rd = tl.arange(0, BD)
+        x = tl.load(x_ptr + rm[:, None] * BK + rk[None, :])
+        w = tl.load(w_ptr + rk[:, None] * BN + rn[None, :])
+        d = (tl.dot(x, w) * 0.5).to(tl.float16)
+        dt = tl.trans(d)
+        for j in range(ND):
+            v = tl.load(v_ptr + rm[:, None] * (BD * ND) + j * BD + rd[None, :])
+            tl.store(out_ptr + rn[:, None] * (BD * ND) + j * BD + rd[None, :], tl.dot(dt, v))
+
     @tritium.jit
     def row_sum_atomic_loop(x_ptr, s_ptr, sc_ptr, b_ptr, acc_ptr, dd_ptr, H, BM: tl.constexpr, BN: tl.constexpr,
                             BK: tl.constexpr):
@@ -1873,12 +1891,16 @@ def test_widening_casts_sunk_to_their_use(kernels, monkeypatch, sm, warps, sink)
 
 
 @pytest.mark.parametrize("stages", [1, 3])
-def test_flat_copy_made_where_first_needed(kernels, stages):
+@pytest.mark.parametrize("experiment", ["nostsmtrans", "stsmtrans"])
+def test_flat_copy_made_where_first_needed(kernels, monkeypatch, stages, experiment):
     """A fragment value's flat copy is made after its last fragment reader before the first
     flat one (here after the first loop, before the trans), not where the value is defined:
     its registers are not live across a loop that reads only the fragments
     (cut-cross-entropy's backward spilled 408 bytes so). The copy's round trip (the fragments' pairs, one st.shared.b32 each) comes
-    after the first loop's wgmma with A from registers (before: ahead of the loop)."""
+    after the first loop's wgmma with A from registers (before: ahead of the loop); with
+    nostsmtrans. By default (stsmtrans) the trans, the second loop's A, is staged M-major from
+    d's fragments by stmatrix (fragment_layout.h's trans_a_m_major): no flat copy at all."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
     rng = np.random.default_rng(11)
     BM, BD, D = 64, 32, 96
     a, b = (rng.integers(-2, 3, (BM, BM)).astype(np.float16) for _ in range(2))
@@ -1889,12 +1911,17 @@ def test_flat_copy_made_where_first_needed(kernels, stages):
     d = a.astype(np.float64) @ b.astype(np.float64)  # exact in fp16: |d| <= 256
     np.testing.assert_array_equal(out1, d @ c)
     np.testing.assert_array_equal(out2, d.T @ e)
-    assert "also read flat" in eg.emit_llvm(handle, 90, "gpu-ir")
+    cast = [line for line in eg.emit_llvm(handle, 90, "gpu-ir").splitlines() if re.search(r"= cast [^\n]*64x64xfp16", line)]
+    assert len(cast) == 1 and ("also read flat" in cast[0]) == (experiment == "nostsmtrans"), cast
     assert "cp.async" not in eg.emit_llvm(handle, 90, "gpu-ir")
     ptx = eg.emit_llvm(handle, 90, "ptx")
     a_in_registers = re.search(r"wgmma\.mma_async[^;]*\}, \{", ptx)
     pair_stores = re.search(r"st\.shared\.b32", ptx)
-    assert a_in_registers and pair_stores and a_in_registers.start() < pair_stores.start()
+    if experiment == "nostsmtrans":
+        assert a_in_registers and pair_stores and a_in_registers.start() < pair_stores.start()
+    else:
+        stmatrix = re.search(r"stmatrix\.sync\.aligned\.m8n8\.x4", ptx)
+        assert a_in_registers and stmatrix and a_in_registers.start() < stmatrix.start() and not pair_stores
 
 
 @pytest.mark.parametrize("sm", [80, 90])
@@ -2416,10 +2443,11 @@ def test_paged_tiles_pipelined_from_the_block_table(kernels, monkeypatch, sm, wa
 
 @pytest.mark.parametrize("warps", [4, 8])
 def test_trans_of_fragments_staged_as_wgmma_a(kernels, monkeypatch, warps):
-    """A wgmma A that is the trans of a dot's fragments: with TRITIUM_REDUCE_EXPERIMENT=
-    transafrag (opt-in) each register is written at its transposed position of A's tile
-    (stages_trans_fragments), so the fragments need no flat copy ("also read flat" gone,
-    fewer barriers); by default A is staged from the flat copy. Exact both ways."""
+    """A wgmma A that is the trans of a dot's fragments, staged by its dot: by default
+    (stsmtrans) and with nostsmtrans,transafrag its fragments need no flat copy ("also read
+    flat" gone, fewer barriers; fragment_layout.h's stages_trans_fragments): A's tile is
+    M-major either way here, written from the fragments as they are. With
+    nostsmtrans,notransafrag the flat copy is made as before. Exact every way."""
     rng = np.random.default_rng(83)
     BM, BN, BK, BD = 64, 64, 32, 64
     x = rng.integers(-2, 3, (BM, BK)).astype(np.float16)
@@ -2428,7 +2456,7 @@ def test_trans_of_fragments_staged_as_wgmma_a(kernels, monkeypatch, warps):
     d = (x.astype(np.float64) @ w.astype(np.float64) * 0.5).astype(np.float16).astype(np.float64)
     want = d.T @ v.astype(np.float64)
     seen = {}
-    for experiment in ("notransafrag", "transafrag"):
+    for experiment in ("nostsmtrans,notransafrag", "nostsmtrans,transafrag", "stsmtrans"):
         # noelidebar: the barriers counted are the emitter's own, before the late passes.
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment + ",noelidebar")
         out = np.full((BN, BD), np.nan, dtype=np.float32)
@@ -2438,9 +2466,81 @@ def test_trans_of_fragments_staged_as_wgmma_a(kernels, monkeypatch, warps):
         gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, 1, 90)
         cast = [line for line in gpu_ir.splitlines() if re.search(r"= cast [^\n]*64x64xfp16", line)]
         seen[experiment] = (cast, handle._kernel.emit("ptx", handle.signature, warps, 1, 90).count("bar.sync"))
-    assert seen["notransafrag"][0] and all("also read flat" in line for line in seen["notransafrag"][0]), seen
-    assert seen["transafrag"][0] and not any("also read flat" in line for line in seen["transafrag"][0]), seen
-    assert seen["transafrag"][1] < seen["notransafrag"][1], seen
+    old, afrag, m_major = (seen[e] for e in ("nostsmtrans,notransafrag", "nostsmtrans,transafrag", "stsmtrans"))
+    assert old[0] and all("also read flat" in line for line in old[0]), seen
+    for new in (afrag, m_major):
+        assert new[0] and not any("also read flat" in line for line in new[0]), seen
+        assert new[1] < old[1], seen
+
+
+@pytest.mark.parametrize("BM,BN,warps,stages", [(64, 64, 4, 2), (128, 128, 4, 3), (64, 128, 4, 3),
+                                                (128, 64, 8, 2), (128, 128, 8, 3)])
+@pytest.mark.parametrize("experiment", ["", "nostsmtrans", "nostsmtrans,transafrag", "nostsmstage"])
+def test_trans_of_fragments_hoisted_m_major(kernels, monkeypatch, BM, BN, warps, stages, experiment):
+    """cut-cross-entropy's dC loop in small: trans(d), d a dot's fragments cast to f16, is the
+    A of a wgmma dot in a loop, hoisted (written once before it). By default (stsmtrans:
+    fragment_layout.h's trans_a_m_major) its tile is M-major (K rows of M: d's own rows),
+    written from d's fragments by stmatrix.x4 (no flat copy of d, no stores of single
+    elements) and read with wgmma's transpose bit for A (one wgmma's imm-trans-a of 1);
+    nostsmtrans: K-major, from the flat copy, transposed (transafrag: from the fragments an
+    element at a time); nostsmstage: M-major by register pairs. Exact every way."""
+    BK, BD, ND = 32, 32, 3
+    rng = np.random.default_rng(89)
+    x = rng.integers(-2, 3, (BM, BK)).astype(np.float16)
+    w = rng.integers(-2, 3, (BK, BN)).astype(np.float16)
+    v = rng.integers(-2, 3, (BM, BD * ND)).astype(np.float16)
+    d = (x.astype(np.float64) @ w.astype(np.float64) * 0.5).astype(np.float16).astype(np.float64)
+    want = d.T @ v.astype(np.float64)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    out = np.full((BN, BD * ND), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.trans_of_dot_as_hoisted_a, (1,), x, w, v, out, BM=BM, BN=BN, BK=BK, BD=BD, ND=ND, sm=90,
+                    num_warps=warps, num_stages=stages)
+    np.testing.assert_array_equal(out, want)
+    gpu_ir = handle._kernel.emit("gpu-ir", handle.signature, warps, stages, 90)
+    hoisted = [line for line in gpu_ir.splitlines() if "A written once before the loop" in line]
+    cast = [line for line in gpu_ir.splitlines() if re.search(rf"= cast [^\n]*{BM}x{BN}xfp16", line)]
+    assert len(hoisted) == 1 and cast, gpu_ir
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    wgmma_a_m_major = re.findall(r"wgmma\.mma_async[^;]*p, 1, 1, 1, [01];", ptx)
+    stmatrix = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4", ptx))
+    if experiment in ("", "nostsmstage"):
+        assert "M-major" in hoisted[0] and wgmma_a_m_major, hoisted
+        assert "also read flat" not in cast[0], cast
+        # d's fragments: BM * BN / (128 warps) 16 x 8 tiles a warp, two an instruction.
+        assert stmatrix == (BM * BN // (128 * warps) // 2 if not experiment else 0), stmatrix
+    else:
+        assert "M-major" not in hoisted[0] and not wgmma_a_m_major and stmatrix == 0, hoisted
+        assert ("also read flat" in cast[0]) == (experiment == "nostsmtrans"), cast
+
+
+def test_trans_of_fragments_read_without_transpose_bit_is_caught(kernels, monkeypatch):
+    """The emulation can fail: the hoisted M-major A of test_trans_of_fragments_hoisted_m_major
+    read with wgmma's imm-trans-a of 0 (K-major) gives a different result (or reads bytes
+    outside the tile that a later round trip overwrites while the wgmma is in flight)."""
+    original = eg.emit_llvm
+    counts = []
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        ll, count = re.subn(r"(wgmma\.mma_async[^\n]*p, 1, 1, )1, ", r"\g<1>0, ", ll)
+        counts.append(count)
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    rng = np.random.default_rng(89)
+    BM = BN = 64
+    BK = BD = 32
+    x = rng.integers(-2, 3, (BM, BK)).astype(np.float16)
+    w = rng.integers(-2, 3, (BK, BN)).astype(np.float16)
+    v = rng.integers(-2, 3, (BM, 3 * BD)).astype(np.float16)
+    d = (x.astype(np.float64) @ w.astype(np.float64) * 0.5).astype(np.float16).astype(np.float64)
+    out = np.full((BN, 3 * BD), np.nan, dtype=np.float32)
+    with pytest.raises((AssertionError, eg.EmulationFailed)):
+        eg.run(kernels.trans_of_dot_as_hoisted_a, (1,), x, w, v, out, BM=BM, BN=BN, BK=BK, BD=BD, ND=3, sm=90,
+               num_warps=4, num_stages=3)
+        np.testing.assert_array_equal(out, d.T @ v.astype(np.float64))
+    assert counts and counts[0] >= 1, counts  # the M-major A's wgmmas were mutated
 
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4)])

@@ -50,7 +50,9 @@
 #   runs tests/gpu/sanitize.sh (compute-sanitizer over a sample of the GPU tests; see there).
 #   PROFILE_ATTENTION=1 runs Nsight Compute on one launch of tritium's and Triton's attention
 #   kernels (benchmarks/profile_attention.py; CSVs under $OUT); PROFILE_MATMUL=1 the same for
-#   the tutorial matmul (benchmarks/profile_matmul.py, fp16 4096^3 and 8192^3).
+#   the tutorial matmul (benchmarks/profile_matmul.py, fp16 4096^3 and 8192^3);
+#   PROFILE_PROJECTS="ROW:KERNEL ..." the same for a kernel of a bench_projects.py row
+#   (benchmarks/profile_projects.py; BENCH_PROJECTS' carried sources).
 #   One command each (10 minutes a command):
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 SANITIZE="memcheck racecheck" bash tests/gpu/run_on_device.sh
 #     SKIP_GPU_TESTS=1 SKIP_INTERP=1 SKIP_BENCH=1 DIFFERENTIAL=100000 bash tests/gpu/run_on_device.sh
@@ -90,6 +92,17 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
+if [ -n "${PROFILE_PROJECTS:-}" ]; then
+  # "ROW:KERNEL ...": one warm launch of the kernel named by the regex KERNEL in the
+  # bench_projects.py row ROW (benchmarks/profile_projects.py), e.g. "delta_rule:fwd_kernel_h".
+  # shellcheck source=tests/realk/device_env.sh
+  source tests/realk/device_env.sh
+  echo "== ncu: kernels of real projects, tritium and Triton"
+  for pair in $PROFILE_PROJECTS; do
+    run_ncu "${pair//[^A-Za-z0-9_]/_}" "${pair#*:}" benchmarks/profile_projects.py --only "${pair%%:*}"
+  done
+fi
+
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
   $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
     -Wl,-rpath,"$LIB" -o "$BIN/tritium_fuzz" & pids+=($!)

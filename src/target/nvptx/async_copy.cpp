@@ -374,17 +374,20 @@ const ir::Value* hoistable_a(const ir::Op& dot, const ir::Op& loop, const Fragme
   return ok ? a : nullptr;
 }
 
-// A new buffer for hoisting `a` at plan.reserved_bytes, or null when it does not fit.
-const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, AsyncPlan& plan) {
+// A new buffer for hoisting `a` at plan.reserved_bytes (M-major: K rows of M, where
+// `m_major`), or null when it does not fit.
+const HoistedOperand* reserve_hoisted(const ir::Value* a, const ir::Op& first, const ir::Op& last, bool m_major,
+                                      AsyncPlan& plan) {
   const ir::Type* type = a->type();
   const ScalarKind k = type->element()->scalar_kind();
   const int64_t bytes = k == ScalarKind::F32 ? 4 : k == ScalarKind::I8 ? 1 : 2;  // fp8 staged as f16
-  SharedTile tile = SharedTile::swizzled(type->shape()[0], type->shape()[1], bytes);
+  SharedTile tile = m_major ? SharedTile::swizzled(type->shape()[1], type->shape()[0], bytes)
+                            : SharedTile::swizzled(type->shape()[0], type->shape()[1], bytes);
   const int64_t a_align = SharedTile::kSwizzleAlign;
   int64_t offset = (plan.reserved_bytes + a_align - 1) / a_align * a_align;
   if (offset + tile.bytes() > kMaxSharedBytes) return nullptr;
   plan.reserved_bytes = offset + tile.bytes();
-  plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&first, a, offset, tile, &last}));
+  plan.hoisted.push_back(std::make_unique<HoistedOperand>(HoistedOperand{&first, a, offset, tile, &last, m_major}));
   return plan.hoisted.back().get();
 }
 
@@ -397,7 +400,7 @@ void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int
     if (a == nullptr || plan.hoisted_a.count(op.get()) != 0) continue;
     auto it = here.find(a);
     if (it == here.end()) {
-      const HoistedOperand* h = reserve_hoisted(a, loop, loop, plan);
+      const HoistedOperand* h = reserve_hoisted(a, loop, loop, trans_a_m_major(*op, fragments, sm, num_warps), plan);
       if (h == nullptr) continue;
       it = here.emplace(a, h).first;
     }
@@ -410,11 +413,14 @@ void plan_hoisted(const ir::Op& loop, const FragmentPlan& fragments, int sm, int
 // reuse), written before the first loop and released at the last one's exit.
 void plan_shared_hoisted(const ir::Region& region, const FragmentPlan& fragments, int sm, int num_warps, AsyncPlan& plan) {
   std::vector<std::pair<const ir::Value*, std::vector<const ir::Op*>>> readers;  // in program order
+  std::unordered_map<const ir::Value*, bool> m_major;  // every reader reads it M-major
   for (const auto& loop : region.ops()) {
     if (loop->kind() != OpKind::For) continue;
     for (const auto& op : loop->region(0)->ops()) {
       const ir::Value* a = hoistable_a(*op, *loop, fragments, sm, num_warps, plan);
       if (a == nullptr) continue;
+      const bool mine = trans_a_m_major(*op, fragments, sm, num_warps);
+      m_major[a] = m_major.count(a) == 0 ? mine : m_major[a] && mine;
       auto it = std::find_if(readers.begin(), readers.end(), [&](const auto& r) { return r.first == a; });
       if (it == readers.end()) it = readers.insert(readers.end(), {a, {}});
       if (it->second.empty() || it->second.back() != loop.get()) it->second.push_back(loop.get());
@@ -422,7 +428,7 @@ void plan_shared_hoisted(const ir::Region& region, const FragmentPlan& fragments
   }
   for (const auto& [a, loops] : readers) {
     if (loops.size() < 2) continue;
-    const HoistedOperand* h = reserve_hoisted(a, *loops.front(), *loops.back(), plan);
+    const HoistedOperand* h = reserve_hoisted(a, *loops.front(), *loops.back(), m_major.at(a), plan);
     if (h == nullptr) continue;
     for (const ir::Op* loop : loops) {
       for (const auto& op : loop->region(0)->ops()) {

@@ -137,6 +137,9 @@ struct HoistedOperand {
   int64_t offset = 0;  // bytes into shared memory
   SharedTile tile;
   const ir::Op* last_loop = nullptr;  // released at this loop's exit (`loop` unless shared)
+  // `tile` holds A M-major (K rows of M: a trans of fragments, its source's rows as they are;
+  // fragment_layout.h's trans_a_m_major), read with wgmma's transpose bit for A.
+  bool m_major = false;
 };
 
 struct AsyncPlan {

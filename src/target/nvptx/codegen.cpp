@@ -411,7 +411,8 @@ FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& op
   return plan_fragments(function, options.num_warps, options.sm, experiment(options, "fragread", true),
                         experiment(options, "achain", true), experiment(options, "reloadguard", true),
                         experiment(options, "achainmma", true), experiment(options, "earlyline", true),
-                        experiment(options, "fragreduce", true), experiment(options, "transafrag", false));
+                        experiment(options, "fragreduce", true), experiment(options, "transafrag", false),
+                        experiment(options, "stsmtrans", true));
 }
 
 // The GPU passes (gpu/pipeline.h), on a copy of the kernel: with num_stages >= 2 the dot
@@ -614,7 +615,8 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
       auto hoisted = copies.hoisted_a.find(&op);
       if (hoisted != copies.hoisted_a.end()) {
         const bool earlier = hoisted->second->loop != op.parent()->parent();
-        parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") + ", at byte " +
+        parts.push_back(std::string("A written once before ") + (earlier ? "an earlier loop" : "the loop") +
+                        (hoisted->second->m_major ? ", M-major" : "") + ", at byte " +
                         std::to_string(hoisted->second->offset));
       }
     }

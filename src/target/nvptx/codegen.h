@@ -162,10 +162,17 @@ struct TargetOptions {
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)
-  //   transafrag (opt-in) a wgmma A that is the trans of fragments is written from them an
-  //            element at a time at its transposed position (fragment_layout.h's
-  //            stages_trans_fragments; cce's dC dot: no flat copy of d_accum, 3 barriers and
-  //            128 loads fewer, ~190 address instructions more); notransafrag the default
+  //   nostsmtrans a hoisted wgmma A that is the trans of 16-bit fragments is held K-major and
+  //            written from their flat copy, transposed, as before session 36; stsmtrans (the
+  //            default) holds such an A M-major wherever it is staged (fragment_layout.h's
+  //            trans_a_m_major, async_copy.h's HoistedOperand::m_major): written from the
+  //            fragments by stmatrix.x4, read with wgmma's transpose bit for A, as Triton
+  //            (cce's dC dot: no flat copy of d_accum; SASS 4593 -> 4049, spills 4 -> 0 B)
+  //   transafrag (opt-in) a K-major wgmma A that is the trans of fragments (nostsmtrans, or
+  //            fp8) is written from them an element at a time at its transposed position
+  //            (fragment_layout.h's stages_trans_fragments; cce's dC dot under nostsmtrans: no
+  //            flat copy of d_accum, 3 barriers and 128 loads fewer, ~190 address
+  //            instructions more); notransafrag the default
   //   lsr / nolsr LLVM's LoopStrengthReduce always / never runs; by default (since session
   //            33) it is skipped in kernels whose loops reload a row line at its fragments
   //            (fragment_layout.h's FragmentPlan::reloads_in_loop; codegen.cpp's pass gate):

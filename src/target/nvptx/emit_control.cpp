@@ -196,7 +196,7 @@ void Emitter::emit_for(const ir::Op& op) {
   // that planned round trips before the loop may have used; live until the exit of the
   // last loop that reads them.
   const std::vector<const HoistedOperand*> hoisted = async_.hoisted_before(op);
-  if (!hoisted.empty()) sync_if_dirty();
+  if (!hoisted.empty()) sync_past_operand_tiles();
   for (const HoistedOperand* h : hoisted) {
     stage_hoisted(*h);
     live_hoisted_ends_[h] = h->offset + h->tile.bytes();

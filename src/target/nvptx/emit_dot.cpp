@@ -893,9 +893,13 @@ void Emitter::stage_hoisted(const HoistedOperand& h) {
   ScalarKind k = h.value->type()->element()->scalar_kind();
   // wgmma's inputs: f16 and bf16 as they are, fp8 widened exactly to f16 (as stage_dot_operands).
   llvm::Type* stored = ir::is_fp8(k) ? b_.getHalfTy() : stored_type(scalar_type(k));
-  stage_operand(h.value, h.offset - start, h.tile, stored, [this, k](llvm::Value* v) -> llvm::Value* {
-    return ir::is_fp8(k) ? b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy()) : to_storage(v);
-  });
+  // An M-major tile (a trans of fragments: trans_a_m_major) holds the source as it is.
+  stage_operand(
+      h.value, h.offset - start, h.tile, stored,
+      [this, k](llvm::Value* v) -> llvm::Value* {
+        return ir::is_fp8(k) ? b_.CreateFPTrunc(fp8_to_f32(v, k), b_.getHalfTy()) : to_storage(v);
+      },
+      h.m_major);
 }
 
 llvm::Value* Emitter::shared_address(int64_t byte_offset) {
@@ -1104,7 +1108,7 @@ DotStaging Emitter::stage_dot_operands(const ir::Op& op, bool fp8_as_f16, bool w
     s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(kept_a->offset)));
   } else if (hoisted != async_.hoisted_a.end()) {
     s.tile_a = hoisted->second->tile;  // written before the loop (emit_for)
-    s.a_m_major = false;
+    s.a_m_major = hoisted->second->m_major;
     s.a_address = raw_shared_address(b_.getInt32(static_cast<uint32_t>(hoisted->second->offset)));
   } else if (copied_a == async_.carried.end()) {
     if (!a_in_registers) stage_operand(a, 0, s.tile_a, s.a, converter(ka), s.a_m_major);

@@ -59,6 +59,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"achainmma", nullptr},
       {"reloadguard", nullptr},
       {"transafrag", nullptr},
+      {"stsmtrans", nullptr},  // also plan_async_copies' hoisted A (HoistedOperand::m_major)
       {"fragreduce", nullptr},
       {"earlyline", nullptr},
       {"lsr", nullptr},  // optimize's LoopStrengthReduce gate
@@ -219,10 +220,12 @@ void Emitter::emit_op(const ir::Op& op) {
   const bool entry = dirty_;
   if (control) entry_dirty_[&op] = dirty_;
   // The first copy into the stage buffers (async_copy.h) writes memory that planned round
-  // trips before the pipelined loop used.
+  // trips before the pipelined loop used, and the operand tiles whose last reader came
+  // before it (an earlier dot's, done but not freed: its wait is this warpgroup's, other
+  // warps' wgmmas may still read them).
   if (op.kind() == OpKind::Load && live_stage_ends_.empty() && live_hoisted_ends_.empty()) {
     auto stage = async_.stage.find(op.result());
-    if (stage != async_.stage.end() && stage->second == 0) sync_if_dirty();
+    if (stage != async_.stage.end() && stage->second == 0) sync_past_operand_tiles();
   }
   read_back_before(op);
   // A dot's wait left to this op, which does not take it over: waited for here.
@@ -604,6 +607,13 @@ void Emitter::end_round_trip() {
   }
   trailing_ = true;
   dirty_ = true;
+}
+
+void Emitter::sync_past_operand_tiles() {
+  const bool unfreed = std::any_of(operand_tiles_.begin(), operand_tiles_.end(),
+                                   [](const OperandTile& t) { return t.done && !t.freed; });
+  if (unfreed) return barrier();
+  sync_if_dirty();
 }
 
 void Emitter::sync_if_dirty() {

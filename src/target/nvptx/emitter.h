@@ -164,6 +164,11 @@ class Emitter {
   // decisions, scalar atomics) use the scratch area from its start: they begin with a
   // barrier when a planned op's accesses may still be pending (dirty_) and end with one.
   void sync_if_dirty();
+  // sync_if_dirty, and a barrier where operand tiles are done but not freed (their last
+  // reader's wgmmas may still read them in other warps): before memory they may overlap is
+  // written where round trips do not start (the first copy into the stage buffers, a
+  // hoisted operand's buffer).
+  void sync_past_operand_tiles();
   bool holds_scratch(const ir::Op& op);  // it or an op in its regions has buffers
   // Thread 0's `values` (scalars of at most 8 bytes) in every thread, via shared memory:
   // at `byte_offset` of the scratch area (an op's buffer: write, barrier, read), or, when

@@ -469,7 +469,7 @@ int fragment_pressure(const FragmentPlan& plan, const ir::Op& op, const Fragment
 
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs, bool a_chains,
                             bool guard_reloads, bool a_chains_rows, bool early_reloads, bool fragment_reduces,
-                            bool trans_a_fragments) {
+                            bool trans_a_fragments, bool trans_a_m_major) {
   std::vector<const ir::Op*> ops;
   collect_ops(function.body(), ops);
   const bool warpgroups = sm == 90;
@@ -746,6 +746,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
   plan.sm_ = sm;
   plan.num_warps_ = num_warps;
   plan.trans_a_fragments_ = trans_a_fragments;
+  plan.trans_a_m_major_ = trans_a_m_major;
   for (const ir::Value* v : in) {
     if (fits_rows(v->type())) {
       FragmentLayout l;
@@ -908,6 +909,20 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
   return false;
 }
 
+bool trans_a_m_major(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps) {
+  const FragmentLayout* l = dot.kind() == OpKind::Dot ? plan.layout(dot.result()) : nullptr;
+  if (!plan.trans_a_m_major_ || l == nullptr || l->batch != 1 || !uses_wgmma(dot, *l, sm, num_warps)) return false;
+  using ir::ScalarKind;
+  const ir::Value* a = dot.operand(0);
+  ScalarKind ka = a->type()->element()->scalar_kind();
+  ScalarKind kb = dot.operand(1)->type()->element()->scalar_kind();
+  ScalarKind r = dot.result()->type()->element()->scalar_kind();
+  if (!(ka == ScalarKind::F16 || ka == ScalarKind::BF16) || kb != ka || r == ScalarKind::F64) return false;
+  if (a->def() == nullptr || !gpu::trans_staged_by_dots(*a->def())) return false;
+  const FragmentLayout* source = plan.layout(a->def()->operand(0));
+  return source != nullptr && !source->rows && source->batch == 1;
+}
+
 bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps) {
   const FragmentLayout* l = dot.kind() == OpKind::Dot ? plan.layout(dot.result()) : nullptr;
   if (l == nullptr || operand > 1) return false;
@@ -921,7 +936,9 @@ bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& 
                     r != ScalarKind::F64;
   if (!half && !gpu::tf32_dot(dot) && !gpu::int8_dot(dot)) return false;
   const bool wgmma = uses_wgmma(dot, *l, sm, num_warps);
-  if (operand == 0) return !wgmma || (plan.trans_a_fragments_ && !k_evens_first(dot, plan));
+  if (operand == 0) {
+    return !wgmma || trans_a_m_major(dot, plan, sm, num_warps) || (plan.trans_a_fragments_ && !k_evens_first(dot, plan));
+  }
   return !(wgmma && k_evens_first(dot, plan));  // an evens_first tile takes the flat copy
 }
 

@@ -154,7 +154,8 @@ class FragmentPlan {
  private:
   friend FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs,
                                      bool a_chains, bool guard_reloads, bool a_chains_rows, bool early_reloads,
-                                     bool fragment_reduces, bool trans_a_fragments);
+                                     bool fragment_reduces, bool trans_a_fragments, bool trans_a_m_major);
+  friend bool trans_a_m_major(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps);
   friend bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
   friend bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
   std::unordered_map<const ir::Value*, FragmentLayout> layouts_;
@@ -168,6 +169,7 @@ class FragmentPlan {
   std::unordered_set<const ir::Value*> read_back_;
   bool reloads_in_loop_ = false;
   bool trans_a_fragments_ = false;
+  bool trans_a_m_major_ = true;
   int sm_ = 0, num_warps_ = 0;
 };
 
@@ -204,7 +206,8 @@ class FragmentPlan {
 // (FragmentPlan::reloaded_early), within kEarlyReloadRegisters.
 FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm, bool read_backs = true,
                             bool a_chains = true, bool guard_reloads = true, bool a_chains_rows = true,
-                            bool early_reloads = true, bool fragment_reduces = true, bool trans_a_fragments = false);
+                            bool early_reloads = true, bool fragment_reduces = true, bool trans_a_fragments = false,
+                            bool trans_a_m_major = true);
 
 // Whether `broadcast`, a line broadcast into a fragment layout (a row [1, n] down its rows or
 // a column [m, 1] across its columns), has the line computed again at the columns or rows
@@ -269,14 +272,24 @@ bool any_wgmma(const ir::Function& function, const FragmentPlan& plan, int sm, i
 // dots stage (gpu::trans_staged_by_dots) does where each of them writes the fragments into a
 // tile held the other way round (stages_trans_fragments), a pair of registers at a time.
 bool reads_fragment(const FragmentPlan& plan, const ir::Op& user, int operand);
+// Whether `dot`, a wgmma dot of f16 or bf16 operands, reads its A, a trans of fragments
+// (not rows, no batch) that the dots stage themselves (gpu::trans_staged_by_dots), M-major:
+// A's tile (K rows of M) is then the source's own rows, written from its fragments as they
+// are (Emitter::stmatrix_stage: stmatrix.x4, two 16 x 8 tiles an instruction), and the
+// wgmma's transpose bit for A set (PTX allows M-major A from shared memory for 16-bit types
+// only). So also where A is hoisted before its loop (async_copy.h's HoistedOperand::m_major:
+// cut-cross-entropy's dC dot reads `tl.trans(d_accum)` so), as Triton stages it. The plan's
+// experiment "stsmtrans" (the default; "nostsmtrans": a hoisted A K-major, written from the
+// flat copy, transposed, as before session 36).
+bool trans_a_m_major(const ir::Op& dot, const FragmentPlan& plan, int sm, int num_warps);
 // Whether `dot` stages its operand `operand`, a trans of a fragment value that it stages
 // itself, straight from the fragments: on the tensor-core paths B is then held K-major and,
 // on mma.sync, A M-major (Emitter::stage_dot_operands); an fma dot's row-major tiles read the
-// flat copy, transposed. wgmma's A (K-major) is written from the fragments an element at a
-// time at the transposed position with experiment "transafrag" (opt-in: cut-cross-entropy's
-// dC dot reads `tl.trans(d_accum)`: no flat copy of d_accum, 128 loads, 50 stores and 3
-// barriers fewer, 4 -> 0 spilled bytes, but ~190 more address instructions); by default
-// from the flat copy.
+// flat copy, transposed. wgmma's A: where trans_a_m_major, M-major from the fragments; else
+// (K-major: nostsmtrans, fp8) written from the fragments an element at a time at the
+// transposed position with experiment "transafrag" (opt-in: cut-cross-entropy's dC dot: no
+// flat copy of d_accum, 128 loads, 50 stores and 3 barriers fewer, 4 -> 0 spilled bytes, but
+// ~190 more address instructions), by default from the flat copy.
 bool stages_trans_fragments(const ir::Op& dot, int operand, const FragmentPlan& plan, int sm, int num_warps);
 
 }  // namespace tritium::nvptx
