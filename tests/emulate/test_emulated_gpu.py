@@ -701,6 +701,31 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def gated_keys_state_wide(k_ptr, v_ptr, g_ptr, h_ptr, ht_ptr, T, K: tl.constexpr, V: tl.constexpr,
+                              BT: tl.constexpr, BK: tl.constexpr):
+        # gated_keys_state with fla's 64-bit chunk offsets (`i_t.to(tl.int64)`): the rows'
+        # addresses and their mask `o_t < T` in 64 bits, as fla's chunk_fwd_kernel_h has them.
+        i_k = tl.program_id(0)
+        o_k = i_k * BK + tl.arange(0, BK)
+        o_v = tl.arange(0, V)
+        b_h = tl.zeros([BK, V], dtype=tl.float32)
+        for i_t in range(tl.cdiv(T, BT)):
+            i_t64 = i_t.to(tl.int64)
+            o_t = i_t64 * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            tl.store(h_ptr + i_t64 * K * V + o_k[:, None] * V + o_v[None, :], b_h.to(tl.float16), mask=o_k[:, None] < K)
+            b_k = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * K, mask=(o_k[:, None] < K) & m_t[None, :], other=0.0)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None] & (o_v < V)[None, :], other=0.0)
+            last = tl.minimum((i_t64 + 1) * BT, T) - 1
+            b_g_last = tl.load(g_ptr + last * K + o_k, mask=o_k < K, other=0.0)
+            b_g = tl.load(g_ptr + o_k[:, None] + o_t[None, :] * K, mask=(o_k[:, None] < K) & m_t[None, :], other=0.0)
+            b_h *= tl.math.exp2(b_g_last)[:, None]
+            b_k = (b_k * tl.math.exp2(b_g_last[:, None] - b_g)).to(b_k.dtype)
+            b_h = tl.dot(b_k, b_v, b_h)
+        tl.store(ht_ptr + o_k[:, None] * V + o_v[None, :], b_h, mask=o_k[:, None] < K)
+
+
+    @tritium.jit
     def converted_a_down_columns(dout_ptr, a_ptr, res_ptr, db_ptr, CS, K, BM: tl.constexpr, BN: tl.constexpr,
                                  BCS: tl.constexpr):
         # mamba's _bmm_chunk_bwd_kernel (HAS_RESIDUAL): db = dout^T a + res, dout an fp32 [CS, CS]
@@ -1574,6 +1599,71 @@ def test_gated_keys_copied_down_columns(kernels, monkeypatch, sm, warps, stages,
         want -= 2
         assert ptx.count("bar.sync") == want, ptx.count("bar.sync")
         assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans") == (0 if experiment == "noldmtrans" or not in_fragments else 4)
+
+
+@pytest.mark.parametrize("sm,warps,stages,T", [(90, 4, 3, 3 * 64 + 20), (90, 4, 3, 2 * 64), (90, 4, 2, 64 + 1),
+                                               (90, 8, 3, 3 * 64 + 63), (80, 4, 2, 3 * 64 + 20), (80, 2, 3, 100)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "norowboundrc", "nocopybase", "norowbound", "nodealsplit,norowboundrc",
+                                        "nodealsplit,rowboundew", "nodealsplit,nocopybase,norowbound"])
+def test_gated_keys_rows_share_bounds(kernels, monkeypatch, sm, warps, stages, T, late, experiment):
+    """fla's gla chunk_fwd_kernel_h with its 64-bit chunk offsets: the copies of k and gk
+    dealt out over the threads in rounds (async_copy.h's AsyncPlan::recomputed) take their
+    rows as the thread's plus a constant (Emitter::dealt_coords; nodealsplit: each round
+    divides its own index), their addresses as the first round's plus that row's constant
+    offset (Emitter::shift_delta; without copybase: each computed at its own row), and their
+    mask `o_t < T` as the thread's row in 32 bits against T - i_t * BT clamped once an
+    iteration, minus the round's constant (Emitter::row_bound_compare: value ranges prove
+    i_t * BT + row and T - i_t * BT never wrap; without rowbound: each row's 64-bit sum
+    compared with T); rowboundrc (the default) / rowboundew (opt-in): the same comparison where
+    recompute_at or emit_elementwise makes it (each knob no<name> turns it off). Rows past T hold data and the final state is stored: the rows at the block's edge
+    (T not a multiple of BT, the prefetches past the last chunk) masked, exact against numpy
+    (one-hot k rows, small integers, gates of 0 and 1); a bound one row too large fails here
+    (checked by hand). In the PTX: with rowbound and dealsplit no 64-bit comparison of a row
+    with T left in the copies of k and gk (v's, its mask recomputed past a broadcast, with
+    rowboundrc too), none with rowboundrc, one a copy without."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(43)
+    K, BK, V, BT = 128, 64, 32, 64
+    # Rows past T hold data too (a larger tensor's): a mask letting one of them in shows.
+    rows = T + 2 * BT
+    k = np.zeros((rows, K))
+    k[np.arange(rows), rng.integers(0, K, rows)] = rng.choice([-1.0, 1.0], rows)
+    k = k.astype(np.float16)
+    v = rng.integers(1, 4, (rows, V)).astype(np.float16)
+    g = rng.choice([0.0, 1.0], (rows, K)).astype(np.float32)
+    nt = -(-T // BT)
+    h = np.full((nt, K, V), np.nan, dtype=np.float16)
+    ht = np.full((K, V), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.gated_keys_state_wide, (K // BK,), k, v, g, h, ht, T, K=K, V=V, BT=BT, BK=BK, sm=sm,
+                    num_warps=warps, num_stages=stages)
+    state = np.zeros((K, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        np.testing.assert_array_equal(h[i].astype(np.float64), state)
+        last = g[t][-1].astype(np.float64)
+        kg = k[t].astype(np.float64).T * np.exp2(last[:, None] - g[t].astype(np.float64).T)
+        state = state * np.exp2(last)[:, None] + kg @ v[t].astype(np.float64)
+    np.testing.assert_array_equal(ht.astype(np.float64), state)
+    assert np.abs(state).max() < 2048
+    if (sm, warps, stages) == (90, 4, 3) and T % BT != 0:
+        ptx = eg.emit_llvm(handle, sm, "ptx")
+        loop = ptx[ptx.index("bra.uni"):]  # the loop and the exit
+        wide = len(re.findall(r"setp\.(lt|ge)\.s64", ptx))
+        copies = len(re.findall(r"cp\.async\.cg", loop))
+        assert copies == 14, copies  # k 4, v 2, gk 8 a thread an iteration
+        names = {"dealsplit", "copybase", "rowbound", "rowboundrc"}
+        for name in filter(None, experiment.split(",")):
+            names = names - {name[2:]} if name.startswith("no") else names | {name}
+        in_loop = len(re.findall(r"setp\.(lt|ge)\.s64", loop))
+        if "rowbound" in names and "rowboundrc" in names:
+            assert wide == 0, wide
+        elif "rowbound" in names and "dealsplit" in names:
+            assert in_loop <= 2, in_loop  # v's two rows (its mask recomputed past a broadcast)
+        else:
+            assert in_loop >= 8, in_loop
 
 
 @pytest.mark.parametrize("sm,warps,stages,bm,bn", [(90, 2, 4, 64, 64), (80, 2, 4, 64, 64), (80, 4, 3, 64, 32),

@@ -204,6 +204,22 @@ struct TargetOptions {
   //            or the last of several with TRITIUM_INFLIGHT_COPIES=pv...): fla's dhu at 3
   //            stages then copies dv and reads it back (no synchronous load of it, no fp32
   //            round trip of the dots' result a chunk): for timing the two
+  //   nodealsplit a copy dealt out over the threads (AsyncPlan::recomputed, column-element
+  //            copies) divides each round's index (tid + first) by the row length, as before
+  //            session 36; dealsplit (the default) takes the thread's row plus first / row
+  //            where the row divides the thread count (or its column plus first % row where
+  //            the thread count divides the row): rounds share rows (emitter.h's dealt_coords)
+  //   nocopybase each such round's address recomputed at its coordinates; copybase (the
+  //            default) the first round's plus the constant shift_delta proves (one base an
+  //            iteration, `[r + imm]`)
+  //   norowbound a mask `s + q < b` computed as it is written (fla's 64-bit `o_t < T`: a
+  //            64-bit sum and compare a copy); rowbound (the default) compares the thread's q
+  //            with b - s clamped once, in 32 bits where q's range fits, where value ranges
+  //            prove nothing wraps (emitter.h's row_bound_compare); norowboundrc: not where
+  //            recompute_at makes the comparison (fragment positions, past a broadcast);
+  //            rowboundew (opt-in): also comparisons made in registers (emit_elementwise).
+  //            fla's gla chunk_fwd_kernel_h (BK = BV = 64, 4 warps, 3 stages): loop 463 -> 450
+  //            instructions, 36 -> 25 ISETP, 38 -> 18 LEA; dhu 498 -> 487: for timing
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -67,6 +67,7 @@ void Emitter::emit_constant(const ir::Op& op) {
 void Emitter::emit_elementwise(const ir::Op& op) {
   if (op.kind() == OpKind::ExternElementwise && op.find_attr("pack") != nullptr) return emit_packed_asm(op);
   if (const FragmentLayout* l = frags_.layout(op.result())) return emit_fragment_elementwise(op, *l);
+  if (op.kind() == OpKind::Cmp && row_bound_elementwise_ && emit_row_bound_compare(op)) return;
   std::vector<const Regs*> inputs;
   for (const ir::Value* v : op.operands()) inputs.push_back(&get(v));
   if (op.kind() == OpKind::Cast) {

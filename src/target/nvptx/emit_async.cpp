@@ -495,6 +495,39 @@ Regs Emitter::cold_addresses(const ir::Value* ptr, const Layout& layout) {
   return out;
 }
 
+Emitter::DealtCoords Emitter::dealt_coords(int64_t first, int64_t row) {
+  // tid < threads and threads | first: where row | threads, row | first too and the row of
+  // tid + first is tid's plus first / row, its place in the row tid's; where threads | row,
+  // tid + first stays in the row first starts (first % row + tid < row). Computed so, every
+  // round's row is one per-thread value plus a constant: the rows' masks and addresses are
+  // shared with the other rounds and blocks dealt out alike (fla's gla k with v: 4 row
+  // compares a thread, not one a copy).
+  auto i32 = [this](int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); };
+  llvm::Value* tid = thread_id();
+  const int64_t threads = threads_;
+  DealtCoords out;
+  if (deal_split_ && row > 0 && first % threads == 0 && (threads % row == 0 || row % threads == 0)) {
+    out.split = true;
+    if (threads % row == 0) {
+      out.thread_row = row == 1 ? tid : b_.CreateUDiv(tid, i32(row));
+      out.thread_column = row == 1 ? i32(0) : b_.CreateURem(tid, i32(row));
+      out.row_shift = first / row;
+    } else {
+      out.thread_row = i32(0);
+      out.thread_column = tid;
+      out.row_shift = first / row;
+      out.column_shift = first % row;
+    }
+    out.row = out.row_shift == 0 ? out.thread_row : b_.CreateAdd(out.thread_row, i32(out.row_shift), "", true, true);
+    out.column = out.column_shift == 0 ? out.thread_column : b_.CreateAdd(out.thread_column, i32(out.column_shift), "", true, true);
+    return out;
+  }
+  llvm::Value* index = b_.CreateAdd(tid, i32(first));
+  out.row = b_.CreateUDiv(index, i32(row));
+  out.column = b_.CreateURem(index, i32(row));
+  return out;
+}
+
 void Emitter::cp_async(llvm::Value* dst, llvm::Value* address, int bytes, llvm::Value* bit) {
   // .cg (L2 only) is for 16 bytes alone.
   std::string text = std::string(bytes == 16 ? "cp.async.cg" : "cp.async.ca") + ".shared.global [$0], [$1], " +
@@ -535,8 +568,9 @@ void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& oper
     llvm::Value* first_dst = nullptr;
     for (int64_t first = 0; first < runs; first += threads_) {
       llvm::Value* run = b_.CreateAdd(tid, i32(first));
-      llvm::Value* n = b_.CreateUDiv(run, i32(runs_per_row));
-      llvm::Value* k = b_.CreateMul(b_.CreateURem(run, i32(runs_per_row)), i32(run_elements));
+      const DealtCoords nk = dealt_coords(first, runs_per_row);
+      llvm::Value* n = nk.row;
+      llvm::Value* k = b_.CreateMul(nk.column, i32(run_elements));
       llvm::Value* dst = nullptr;
       if (first_dst != nullptr && first + threads_ <= runs) {
         const int64_t delta = run_offset(first) - run_offset(0);
@@ -551,10 +585,23 @@ void Emitter::issue_transposed_copies(const ir::Op& op, const AsyncOperand& oper
       guarded(first + threads_ <= runs ? nullptr : b_.CreateICmpULT(run, i32(runs)), [&]() -> llvm::Value* {
         std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at B's element (k, n)
         llvm::Value* bit = nullptr;
-        if (mask_value != nullptr) {
-          bit = mask_value->type()->is_block() ? recompute_at(mask_value, {k, n}, memo) : get(mask_value).at(0);
+        llvm::Value* address = nullptr;
+        if (nk.split) {
+          // B's element (k, n): the first round's thread coordinates plus this round's shift.
+          const std::vector<llvm::Value*> thread = {b_.CreateMul(nk.thread_column, i32(run_elements)), nk.thread_row};
+          const std::vector<int64_t> shift = {nk.column_shift * run_elements, nk.row_shift};
+          std::unordered_map<const ir::Value*, llvm::Value*> base_memo;  // at the thread's coordinates
+          if (mask_value != nullptr) {
+            bit = mask_value->type()->is_block() ? shifted_mask(mask_value, thread, shift, memo) : get(mask_value).at(0);
+          }
+          address = shifted_address(ptr_value, thread, shift, base_memo, memo);
+        } else {
+          if (mask_value != nullptr) {
+            bit = mask_value->type()->is_block() ? recompute_at(mask_value, {k, n}, memo) : get(mask_value).at(0);
+          }
+          address = recompute_at(ptr_value, {k, n}, memo);
         }
-        copy_run(recompute_at(ptr_value, {k, n}, memo), bit, k, n, dst);
+        copy_run(address, bit, k, n, dst);
         return nullptr;
       });
     }
@@ -641,14 +688,20 @@ void Emitter::issue_column_element_copies(const ir::Op& op, const AsyncOperand& 
   llvm::Value* tid = thread_id();
   for (int64_t first = 0; first < count; first += threads_) {
     llvm::Value* j = b_.CreateAdd(tid, i32(first));
-    llvm::Value* m = b_.CreateURem(j, i32(M));
-    llvm::Value* k = b_.CreateUDiv(j, i32(M));
+    const DealtCoords km = dealt_coords(first, M);
+    llvm::Value* const k = km.row;
+    llvm::Value* const m = km.column;
     guarded(first + threads_ <= count ? nullptr : b_.CreateICmpULT(j, i32(count)), [&]() -> llvm::Value* {
       std::unordered_map<const ir::Value*, llvm::Value*> memo;  // at A's element (m, k)
+      std::unordered_map<const ir::Value*, llvm::Value*> base_memo;  // at the thread's coordinates
+      const std::vector<llvm::Value*> thread = {km.thread_column, km.thread_row};
+      const std::vector<int64_t> shift = {km.column_shift, km.row_shift};
       llvm::Value* bit = nullptr;
-      if (mask_value != nullptr) bit = mask_value->type()->is_block() ? recompute_at(mask_value, {m, k}, memo) : get(mask_value).at(0);
-      cp_async(b_.CreateAdd(handle, tile_offset(operand.tile, m, k)), recompute_at(ptr_value, {m, k}, memo),
-               static_cast<int>(eb), bit);
+      if (mask_value != nullptr && !mask_value->type()->is_block()) bit = get(mask_value).at(0);
+      else if (mask_value != nullptr) bit = km.split ? shifted_mask(mask_value, thread, shift, memo) : recompute_at(mask_value, {m, k}, memo);
+      llvm::Value* address = km.split ? shifted_address(ptr_value, thread, shift, base_memo, memo)
+                                      : recompute_at(ptr_value, {m, k}, memo);
+      cp_async(b_.CreateAdd(handle, tile_offset(operand.tile, m, k)), address, static_cast<int>(eb), bit);
       return nullptr;
     });
   }

@@ -8,6 +8,7 @@
 #include "gpu/scratch.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
+#include "ir/attrs.h"
 #include "target/nvptx/emitter.h"
 
 namespace tritium::nvptx {
@@ -205,6 +206,14 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
       break;
     }
     case OpKind::Load: out = reload_at(*def, coords, memo); break;
+    case OpKind::Cmp:
+      // A comparison of a moving value with one bound: against the bound moved (row_bound_parts;
+      // opt-in, row_bound_recomputed_).
+      if (row_bound_ && row_bound_recomputed_) {
+        out = row_bound_compare(*def, coords, std::vector<int64_t>(coords.size(), 0));
+        if (out != nullptr) break;
+      }
+      [[fallthrough]];
     default: {
       std::vector<llvm::Value*> args;
       for (const ir::Value* operand : def->operands()) args.push_back(recompute_at(operand, coords, memo));
@@ -214,6 +223,341 @@ llvm::Value* Emitter::recompute_at(const ir::Value* value, const std::vector<llv
   }
   memo[value] = out;
   return out;
+}
+
+llvm::Value* Emitter::shift_delta(const ir::Value* value, const std::vector<int64_t>& shift,
+                                  std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  if (auto it = memo.find(value); it != memo.end()) return it->second;
+  const ir::Type* type = value->type();
+  const ir::ScalarKind kind = type->element()->scalar_kind();
+  const bool pointer = type->element()->is_pointer();
+  if (!pointer && (!ir::is_integer(kind) || kind == ir::ScalarKind::I1)) return memo[value] = nullptr;
+  llvm::Type* delta_type = pointer ? b_.getInt64Ty() : llvm::Type::getIntNTy(context_, static_cast<unsigned>(ir::bit_width(kind)));
+  llvm::Value* zero = llvm::ConstantInt::get(delta_type, 0);
+  auto is_zero = [](llvm::Value* v) {
+    auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
+    return c != nullptr && c->isZero();
+  };
+  // A scalar, or a block every element of which is one value (a splat, a constant).
+  if (!type->is_block()) return memo[value] = zero;
+  if (auto it = values_.find(value); it != values_.end() && it->second.uniform) return memo[value] = zero;
+  if (std::all_of(shift.begin(), shift.end(), [](int64_t s) { return s == 0; })) return memo[value] = zero;
+  const ir::Op* def = value->def();
+  if (def == nullptr) return memo[value] = nullptr;
+  llvm::Value* out = nullptr;
+  // The block-uniform scalar of an operand (its one value), or null.
+  auto uniform = [this](const ir::Value* v) -> llvm::Value* {
+    if (!v->type()->is_block()) return get(v).at(0);
+    auto it = values_.find(v);
+    return it != values_.end() && it->second.uniform ? it->second.at(0) : nullptr;
+  };
+  switch (def->kind()) {
+    case OpKind::MakeRange: out = llvm::ConstantInt::get(delta_type, static_cast<uint64_t>(shift.at(0)), true); break;
+    case OpKind::ExpandDims: {
+      std::vector<int64_t> inner = shift;
+      inner.erase(inner.begin() + def->int_attr("axis"));
+      std::unordered_map<const ir::Value*, llvm::Value*> own;
+      out = shift_delta(def->operand(0), inner, own);
+      break;
+    }
+    case OpKind::Broadcast: {
+      const std::vector<int64_t>& from = def->operand(0)->type()->shape();
+      std::vector<int64_t> inner = shift;
+      for (size_t d = 0; d < from.size(); ++d) {
+        if (from[d] == 1) inner[d] = 0;
+      }
+      std::unordered_map<const ir::Value*, llvm::Value*> own;
+      out = shift_delta(def->operand(0), inner, own);
+      break;
+    }
+    case OpKind::ConvertLayout:
+    case OpKind::DescriptorTile: out = shift_delta(def->operand(0), shift, memo); break;
+    case OpKind::Trans: {
+      const std::vector<int64_t>& order = def->ints_attr("order");
+      std::vector<int64_t> at(shift.size());
+      for (size_t i = 0; i < order.size(); ++i) at[static_cast<size_t>(order[i])] = shift[i];
+      std::unordered_map<const ir::Value*, llvm::Value*> own;
+      out = shift_delta(def->operand(0), at, own);
+      break;
+    }
+    case OpKind::Add:
+    case OpKind::Sub: {
+      llvm::Value* a = shift_delta(def->operand(0), shift, memo);
+      llvm::Value* b = a == nullptr ? nullptr : shift_delta(def->operand(1), shift, memo);
+      if (a != nullptr && b != nullptr) out = def->kind() == OpKind::Add ? b_.CreateAdd(a, b) : b_.CreateSub(a, b);
+      break;
+    }
+    case OpKind::Mul: {
+      // (x + d) * s == x * s + d * s for a factor s the same in every element.
+      llvm::Value* a = shift_delta(def->operand(0), shift, memo);
+      llvm::Value* b = shift_delta(def->operand(1), shift, memo);
+      if (a != nullptr && b != nullptr && is_zero(a) && is_zero(b)) {
+        out = zero;
+      } else if (llvm::Value* s = uniform(def->operand(1)); a != nullptr && s != nullptr) {
+        out = b_.CreateMul(a, s);
+      } else if (llvm::Value* s0 = uniform(def->operand(0)); b != nullptr && s0 != nullptr) {
+        out = b_.CreateMul(b, s0);
+      }
+      break;
+    }
+    case OpKind::AddPtr: {
+      llvm::Value* p = shift_delta(def->operand(0), shift, memo);
+      const ir::Value* offset = def->operand(1);
+      llvm::Value* o = p == nullptr ? nullptr : shift_delta(offset, shift, memo);
+      if (o == nullptr) break;
+      const ir::ScalarKind offset_kind = offset->type()->element()->scalar_kind();
+      if (!is_zero(o) && ir::bit_width(offset_kind) < 64) {
+        // addptr widens the offset: the sum's only where the offset's values cannot wrap.
+        const ir::Op* od = offset->def();
+        if (od == nullptr || od->kind() != OpKind::MakeRange) break;
+      }
+      o = ir::is_signed(offset_kind) ? b_.CreateSExtOrTrunc(o, b_.getInt64Ty()) : b_.CreateZExtOrTrunc(o, b_.getInt64Ty());
+      const ir::Type* pointee = def->operand(0)->type()->element()->pointee();
+      const int64_t bytes = static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(memory_type(pointee)));
+      out = b_.CreateAdd(p, b_.CreateMul(o, b_.getInt64(static_cast<uint64_t>(bytes))));
+      break;
+    }
+    case OpKind::Cast: {
+      llvm::Value* a = shift_delta(def->operand(0), shift, memo);
+      if (a == nullptr || def->has_attr("bitcast")) break;
+      const ir::ScalarKind from = def->operand(0)->type()->element()->scalar_kind();
+      if (is_zero(a)) {
+        out = zero;
+        break;
+      }
+      // A range's values (start + coordinate, both inside it) never wrap: its widening is
+      // the same sum, signed or not. Anything else only where its delta is 0.
+      const ir::Op* od = def->operand(0)->def();
+      if (!ir::is_integer(from) || from == ir::ScalarKind::I1 || od == nullptr || od->kind() != OpKind::MakeRange ||
+          od->int_attr("start") < 0 || ir::bit_width(kind) < ir::bit_width(from)) {
+        break;
+      }
+      out = b_.CreateZExtOrTrunc(a, delta_type);
+      if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(a)) out = llvm::ConstantInt::get(delta_type, static_cast<uint64_t>(c->getSExtValue()), true);
+      break;
+    }
+    default: {
+      // A pure elementwise op of operands that do not move, nor does it.
+      if (!ir::has_trait(def->kind(), ir::kPure) || !ir::has_trait(def->kind(), ir::kElementwise)) break;
+      bool still = true;
+      for (const ir::Value* operand : def->operands()) {
+        if (!operand->type()->is_block()) continue;
+        llvm::Value* d = shift_delta(operand, shift, memo);
+        if (d == nullptr || !is_zero(d)) {
+          still = false;
+          break;
+        }
+      }
+      if (still) out = zero;
+      break;
+    }
+  }
+  return memo[value] = out;
+}
+
+llvm::Value* Emitter::shifted_address(const ir::Value* ptr, const std::vector<llvm::Value*>& thread,
+                                      const std::vector<int64_t>& shift,
+                                      std::unordered_map<const ir::Value*, llvm::Value*>& base_memo,
+                                      std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  if (copy_base_ && ptr->type()->is_block()) {
+    std::unordered_map<const ir::Value*, llvm::Value*> deltas;
+    if (llvm::Value* d = shift_delta(ptr, shift, deltas)) {
+      llvm::Value* base = recompute_at(ptr, thread, base_memo);
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(d);
+      if (c != nullptr && c->isZero()) return base;
+      return b_.CreateGEP(b_.getInt8Ty(), base, d);
+    }
+  }
+  std::vector<llvm::Value*> at(thread.size());
+  for (size_t i = 0; i < thread.size(); ++i) {
+    at[i] = shift[i] == 0 ? thread[i] : b_.CreateAdd(thread[i], b_.getInt32(static_cast<uint32_t>(shift[i])), "", true, true);
+  }
+  return recompute_at(ptr, at, memo);
+}
+
+const analysis::ValueRangeAnalysis& Emitter::value_ranges() {
+  if (value_ranges_ == nullptr) value_ranges_ = std::make_unique<analysis::ValueRangeAnalysis>(function_);
+  return *value_ranges_;
+}
+
+llvm::Value* Emitter::shifted_mask(const ir::Value* mask, const std::vector<llvm::Value*>& thread,
+                                   const std::vector<int64_t>& shift,
+                                   std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+  auto full = [&]() {
+    std::vector<llvm::Value*> at(thread.size());
+    for (size_t i = 0; i < thread.size(); ++i) {
+      at[i] = shift[i] == 0 ? thread[i] : b_.CreateAdd(thread[i], b_.getInt32(static_cast<uint32_t>(shift[i])), "", true, true);
+    }
+    return recompute_at(mask, at, memo);
+  };
+  if (!row_bound_ || !mask->type()->is_block()) return full();
+  if (auto it = values_.find(mask); it != values_.end() && it->second.uniform) return it->second.at(0);
+  const ir::Op* def = mask->def();
+  if (def == nullptr) return full();
+  switch (def->kind()) {
+    case OpKind::And: {
+      if (def->operand(0)->type()->element()->scalar_kind() != ir::ScalarKind::I1) break;
+      std::unordered_map<const ir::Value*, llvm::Value*> m0, m1;
+      llvm::Value* a = shifted_mask(def->operand(0), thread, shift, m0);
+      llvm::Value* b = shifted_mask(def->operand(1), thread, shift, m1);
+      return b_.CreateAnd(a, b);
+    }
+    case OpKind::ConvertLayout: return shifted_mask(def->operand(0), thread, shift, memo);
+    case OpKind::ExpandDims: {
+      std::vector<llvm::Value*> t = thread;
+      std::vector<int64_t> s = shift;
+      const int64_t axis = def->int_attr("axis");
+      t.erase(t.begin() + axis);
+      s.erase(s.begin() + axis);
+      std::unordered_map<const ir::Value*, llvm::Value*> inner;
+      return shifted_mask(def->operand(0), t, s, inner);
+    }
+    case OpKind::Broadcast: {
+      const std::vector<int64_t>& from = def->operand(0)->type()->shape();
+      std::vector<llvm::Value*> t = thread;
+      std::vector<int64_t> s = shift;
+      for (size_t d = 0; d < from.size(); ++d) {
+        if (from[d] == 1) {
+          t[d] = b_.getInt32(0);
+          s[d] = 0;
+        }
+      }
+      std::unordered_map<const ir::Value*, llvm::Value*> inner;
+      return shifted_mask(def->operand(0), t, s, inner);
+    }
+    case OpKind::Cmp:
+      if (llvm::Value* bit = row_bound_compare(*def, thread, shift)) return bit;
+      break;
+    default: break;
+  }
+  return full();
+}
+
+bool Emitter::row_bound_parts(const ir::Op& cmp, RowBound* out) {
+  // cmp(s + q, b) (or with its sides swapped) with s and b one value each in every element.
+  if (!row_bound_) return false;
+  const ir::Type* operand_type = cmp.operand(0)->type();
+  const ir::ScalarKind kind = operand_type->element()->scalar_kind();
+  if (!operand_type->is_block() || !ir::is_integer(kind) || !ir::is_signed(kind) || ir::bit_width(kind) > 64) return false;
+  auto uniform = [this](const ir::Value* v) -> llvm::Value* {
+    if (!v->type()->is_block()) return get(v).at(0);
+    auto it = values_.find(v);
+    return it != values_.end() && it->second.uniform ? it->second.at(0) : nullptr;
+  };
+  RowBound r;
+  r.pred = ir::enum_attr<ir::CmpPredicate>(cmp);
+  const ir::Value* moving = cmp.operand(0);
+  const ir::Value* bound = cmp.operand(1);
+  if (uniform(bound) == nullptr) {
+    std::swap(moving, bound);
+    switch (r.pred) {
+      case ir::CmpPredicate::Lt: r.pred = ir::CmpPredicate::Gt; break;
+      case ir::CmpPredicate::Le: r.pred = ir::CmpPredicate::Ge; break;
+      case ir::CmpPredicate::Gt: r.pred = ir::CmpPredicate::Lt; break;
+      case ir::CmpPredicate::Ge: r.pred = ir::CmpPredicate::Le; break;
+      default: break;
+    }
+  }
+  r.b = uniform(bound);
+  if (r.b == nullptr || uniform(moving) != nullptr) return false;
+  if (r.pred == ir::CmpPredicate::Eq || r.pred == ir::CmpPredicate::Ne) return false;
+  // moving = s + q, q + s, or q alone (s = 0).
+  r.q = moving;
+  const ir::Value* s_value = nullptr;
+  if (const ir::Op* d = moving->def(); d != nullptr && d->kind() == OpKind::Add) {
+    if (uniform(d->operand(0)) != nullptr) {
+      s_value = d->operand(0);
+      r.q = d->operand(1);
+    } else if (uniform(d->operand(1)) != nullptr) {
+      s_value = d->operand(1);
+      r.q = d->operand(0);
+    }
+  }
+  r.s = s_value != nullptr ? uniform(s_value) : nullptr;
+  // The ranges of q, s and b (analysis/value_range.h: they hold for every element in every
+  // program, the values as the program computes them, wrapped or not).
+  const analysis::ValueRangeAnalysis& ranges = value_ranges();
+  const analysis::ValueRange qr = ranges.get(r.q), br = ranges.get(bound);
+  const analysis::ValueRange sr = s_value != nullptr ? ranges.get(s_value) : analysis::ValueRange{0, 0};
+  if (!qr.lower || !qr.upper || !br.lower || !br.upper || !sr.lower || !sr.upper) return false;
+  const int bits = ir::bit_width(kind);
+  r.min = -(static_cast<__int128>(1) << (bits - 1));
+  r.max = (static_cast<__int128>(1) << (bits - 1)) - 1;
+  r.ql = *qr.lower;
+  r.qh = *qr.upper;
+  const __int128 sl = *sr.lower, sh = *sr.upper, bl = *br.lower, bh = *br.upper;
+  // s + q never wraps (the program's sum is the integer sum), nor does b - s: then
+  // s + q < b exactly where q < b - s, all integers inside the type.
+  if (!r.fits(sl + r.ql, sh + r.qh) || !r.fits(bl - sh, bh - sl)) return false;
+  // Against b - s clamped to [ql - 1, qh + 1] every value of q compares the same, and 32 bits
+  // hold them where q's range fits them.
+  r.narrow = bits > 32 && r.ql - 1 >= INT32_MIN && r.qh + 1 <= INT32_MAX;
+  r.lo = r.narrow ? r.ql - 1 : bl - sh;
+  r.hi = r.narrow ? r.qh + 1 : bh - sl;
+  *out = r;
+  return true;
+}
+
+llvm::Value* Emitter::row_bound_limit(const RowBound& r, __int128 c) {
+  // q(x) + c against the limit is q(x) against limit - c, which must not wrap either.
+  if (!r.fits(r.lo - c, r.hi - c) || (r.narrow && (r.lo - c < INT32_MIN || r.hi - c > INT32_MAX))) return nullptr;
+  llvm::Value* limit = r.b;
+  if (r.s != nullptr) limit = b_.CreateSub(limit, r.s);  // modular: the true value fits
+  if (r.narrow) {
+    llvm::Type* wide = limit->getType();
+    limit = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, limit, llvm::ConstantInt::get(wide, static_cast<uint64_t>(static_cast<int64_t>(r.ql - 1)), true));
+    limit = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, limit, llvm::ConstantInt::get(wide, static_cast<uint64_t>(static_cast<int64_t>(r.qh + 1)), true));
+    limit = b_.CreateTrunc(limit, b_.getInt32Ty());
+  }
+  if (c != 0) limit = b_.CreateSub(limit, llvm::ConstantInt::get(limit->getType(), static_cast<uint64_t>(static_cast<int64_t>(c)), true));
+  return limit;
+}
+
+llvm::Value* Emitter::row_bound_bit(const RowBound& r, llvm::Value* qx, llvm::Value* limit) {
+  if (r.narrow) qx = b_.CreateTrunc(qx, b_.getInt32Ty());  // inside q's range: exact
+  switch (r.pred) {
+    case ir::CmpPredicate::Lt: return b_.CreateICmpSLT(qx, limit);
+    case ir::CmpPredicate::Le: return b_.CreateICmpSLE(qx, limit);
+    case ir::CmpPredicate::Gt: return b_.CreateICmpSGT(qx, limit);
+    case ir::CmpPredicate::Ge: return b_.CreateICmpSGE(qx, limit);
+    default: internal_error("nvptx", "row_bound_bit: an equality");
+  }
+}
+
+bool Emitter::emit_row_bound_compare(const ir::Op& op) {
+  // Every register of the comparison is q's register against one limit (shift 0): q's
+  // registers must be the comparison's elements, one for one (the same layout).
+  RowBound r;
+  if (!row_bound_parts(op, &r)) return false;
+  const ir::Type* type = op.result()->type();
+  if (r.q->type()->layout() != type->layout() || r.q->type()->shape() != type->shape()) return false;
+  const Regs& q = get(r.q);
+  if (q.uniform) return false;
+  const int regs = layout_of(type).num_regs();
+  if (static_cast<int>(q.values.size()) != regs) return false;
+  llvm::Value* limit = row_bound_limit(r, 0);
+  if (limit == nullptr) return false;
+  Regs out;
+  for (int i = 0; i < regs; ++i) out.values.push_back(row_bound_bit(r, q.at(i), limit));
+  set(op.result(), std::move(out));
+  return true;
+}
+
+llvm::Value* Emitter::row_bound_compare(const ir::Op& cmp, const std::vector<llvm::Value*>& thread,
+                                        const std::vector<int64_t>& shift) {
+  // At x + shift, s + q(x + shift) = s + q(x) + c where q's shift_delta is the constant c and
+  // q(x) + c stays inside the type (then it is q(x + shift) itself).
+  RowBound r;
+  if (!row_bound_parts(cmp, &r)) return nullptr;
+  std::unordered_map<const ir::Value*, llvm::Value*> deltas;
+  auto* c_value = llvm::dyn_cast_or_null<llvm::ConstantInt>(shift_delta(r.q, shift, deltas));
+  if (c_value == nullptr) return nullptr;
+  const __int128 c = c_value->getSExtValue();
+  if (!r.fits(r.ql + c, r.qh + c)) return nullptr;
+  llvm::Value* limit = row_bound_limit(r, c);
+  if (limit == nullptr) return nullptr;
+  std::unordered_map<const ir::Value*, llvm::Value*> memo;
+  return row_bound_bit(r, recompute_at(r.q, thread, memo), limit);
 }
 
 llvm::Value* Emitter::reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,

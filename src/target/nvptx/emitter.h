@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,6 +13,8 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "analysis/value_range.h"
+#include "ir/attrs.h"
 #include "ir/ir.h"
 #include "ir/layout.h"
 #include "target/nvptx/async_copy.h"
@@ -89,6 +92,21 @@ class Emitter {
   Layout layout_of(const ir::Type* type) const;  // V from widths_ (vector_widths.h)
 
   llvm::Value* thread_id();                                // %tid.x, read once in the entry
+  // The coordinates (row, column) of index tid + first in rows of `row` elements, `first` a
+  // multiple of the thread count: tid / row + first / row and tid % row where `row` divides
+  // the thread count, first / row and tid + first % row where the thread count divides
+  // `row` (deal_split_), else the division of the sum.
+  // `thread` and `shift` hold the split where there is one: the first round's coordinates
+  // and this round's constant offsets from them (both coordinates' sums are the pair).
+  struct DealtCoords {
+    llvm::Value* row = nullptr;
+    llvm::Value* column = nullptr;
+    bool split = false;
+    llvm::Value* thread_row = nullptr;
+    llvm::Value* thread_column = nullptr;
+    int64_t row_shift = 0, column_shift = 0;
+  };
+  DealtCoords dealt_coords(int64_t first, int64_t row);
   llvm::Value* element_index(const Layout& layout, int reg);  // i32 flat index of a register
   llvm::Value* owns(const Layout& layout, int reg);        // i1, or null when always owned
   llvm::Value* and_pred(llvm::Value* a, llvm::Value* b);   // null means true
@@ -218,6 +236,54 @@ class Emitter {
   // A load in the chain (line_reloaded's lines only) is loaded again at that element.
   llvm::Value* recompute_at(const ir::Value* value, const std::vector<llvm::Value*>& coords,
                             std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // How `value` changes when every coordinate moves by `shift` (constants): d such that
+  // value(x + shift) == value(x) + d for every x with x and x + shift inside the block, a
+  // scalar of the value's integer type (bytes, i64, for pointers), or null where that is not
+  // proven: sums, products by block-uniform factors, views and pointer offsets pass it on,
+  // exactly in their width's modular arithmetic; a widening cast (or a pointer offset
+  // narrower than 64 bits) passes a non-zero one only from a range directly (its values
+  // never wrap), pure elementwise ops only a zero one. (copy_base_.)
+  llvm::Value* shift_delta(const ir::Value* value, const std::vector<int64_t>& shift,
+                           std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // `ptr` at coordinates thread + shift: its value at `thread` (computed once in `base_memo`
+  // for every shift) plus shift_delta's bytes where that is proven, else recomputed at the
+  // sum (memo `memo`).
+  llvm::Value* shifted_address(const ir::Value* ptr, const std::vector<llvm::Value*>& thread,
+                               const std::vector<int64_t>& shift,
+                               std::unordered_map<const ir::Value*, llvm::Value*>& base_memo,
+                               std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // A copy's mask bit at coordinates thread + shift. Where it is (a conjunction of) a
+  // comparison of `s + q` with `b` (s and b one value in every element, q's shift_delta a
+  // constant c) whose value ranges (analysis/value_range.h) prove that neither s + q nor
+  // b - s - c wraps, the comparison is q at the thread's coordinates against the one
+  // value b - s - c, clamped to q's range and made in 32 bits where that range fits them:
+  // the rounds share q and each compares it with a bound of its own (fla's gla: one
+  // 32-bit compare a row, not a 64-bit sum and compare a copy). Else recompute_at at the sum.
+  llvm::Value* shifted_mask(const ir::Value* mask, const std::vector<llvm::Value*>& thread,
+                            const std::vector<int64_t>& shift,
+                            std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  llvm::Value* row_bound_compare(const ir::Op& cmp, const std::vector<llvm::Value*>& thread,
+                                 const std::vector<int64_t>& shift);
+  // The parts of such a comparison (row_bound_parts: whether the ranges prove it), the
+  // bound its q is compared with where q moves by c (null where that could wrap), and the bit
+  // of one element q(x).
+  struct RowBound {
+    ir::CmpPredicate pred = ir::CmpPredicate::Lt;
+    const ir::Value* q = nullptr;
+    llvm::Value* s = nullptr;  // null: no s
+    llvm::Value* b = nullptr;
+    __int128 min = 0, max = 0;  // the type's
+    __int128 ql = 0, qh = 0;    // q's range
+    __int128 lo = 0, hi = 0;    // the limit's before c
+    bool narrow = false;        // compared in 32 bits, the limit clamped
+    bool fits(__int128 a, __int128 b) const { return a >= min && b <= max; }
+  };
+  bool row_bound_parts(const ir::Op& cmp, RowBound* out);
+  llvm::Value* row_bound_limit(const RowBound& r, __int128 c);
+  llvm::Value* row_bound_bit(const RowBound& r, llvm::Value* qx, llvm::Value* limit);
+  // A block comparison made so in every register (emit_elementwise), where it applies.
+  bool emit_row_bound_compare(const ir::Op& op);
+  const analysis::ValueRangeAnalysis& value_ranges();
   llvm::Value* reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
   // A paired load (FragmentPlan::paired_loads) of a row line at its columns `coords[0]` and
@@ -722,6 +788,28 @@ class Emitter {
   // 16-bit read-back operands in padded rows read at their fragment positions by ldmatrix.x4
   // on sm_90 (experiment "ldmread", the default; noldmread: a load per register pair).
   bool ldmatrix_reads_ = true;
+  // Copies dealt out evenly (a recomputed K-major block, a column-element one): where one
+  // axis's extent divides the thread count or is a multiple of it, a round's coordinates are
+  // the first round's thread part plus constants (emit_async.cpp's dealt_coords), so that
+  // rounds share their row compares and address bases (experiment "dealsplit", the default;
+  // nodealsplit: each round divides its own index, as before session 36).
+  bool deal_split_ = true;
+  // Such a copy's address is its first round's (the thread's coordinates) plus a constant
+  // where shift_delta proves one: the rounds share one base register, `[r + imm]` or one
+  // 64-bit add each (experiment "copybase", the default; nocopybase: each round's address
+  // computed at its own coordinates, as before session 36).
+  bool copy_base_ = true;
+  // shifted_mask's comparisons against per-round bounds (experiment "rowbound", the
+  // default; norowbound: each round's mask computed at its own coordinates, and none of
+  // rowboundrc / rowboundew).
+  bool row_bound_ = true;
+  // Also where recompute_at makes a comparison (a mask at fragment positions, a broadcast's
+  // recomputed source: fla's gla v; experiment "rowboundrc", the default; norowboundrc: not).
+  bool row_bound_recomputed_ = true;
+  // And where a block comparison is made in its registers (emit_elementwise; experiment
+  // "rowboundew", opt-in: no gain seen in the corpus).
+  bool row_bound_elementwise_ = false;
+  std::unique_ptr<analysis::ValueRangeAnalysis> value_ranges_;  // value_ranges(), built once
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
   // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
   bool line_slot_ = true;
