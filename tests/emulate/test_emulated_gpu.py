@@ -2303,6 +2303,48 @@ def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
     assert bars[False] < bars[True], bars
 
 
+@pytest.mark.parametrize("sm,BM,BN,n", [(90, 64, 32, 16), (90, 64, 32, 24), (90, 64, 32, 17), (90, 64, 64, 48),
+                                         (90, 64, 64, 40), (80, 64, 32, 16), (80, 64, 32, 23)])
+def test_reloaded_line_pairs_share_masks(kernels, monkeypatch, sm, BM, BN, n):
+    """mamba's dCB lines at fragment positions (reload_line): with a bound the specialization
+    makes divisible by 16 (n:16), `rn < n` is constant over aligned runs of 16 columns, so a
+    thread's columns c and c + 8 (rows r and r + 8 of `rm < n`) share one comparison
+    (experiment "pairmask", the default): fewer setp than nopairmask. With n not a multiple
+    of 16 (17, 23, 24, 40: an edge inside a run) nothing is shared, the PTX the same as
+    nopairmask's. Masked edges both ways: exact against numpy (exp: to 1e-5) either way."""
+    rng = np.random.default_rng(7 + n)
+    H, BK = 3, 32
+    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
+    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
+    t = rng.standard_normal((H, BN)).astype(np.float32)
+    rm, rn = np.arange(BM), np.arange(BN)
+    c = np.where(rm < n, s[0], -1.0)
+    want = np.zeros((BM, BN))
+    for h in range(H):
+        th = np.where(rn < n, t[h], 2.0)
+        sh = np.where(rm < n, s[h + 1], 0.5)
+        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
+        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    ptx = {}
+    for experiment in ("", "nopairmask"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((BM, BN), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.lines_at_fragments, (1,), x, w, s, t.copy(), out, n, H, BM=BM, BN=BN, BK=BK,
+                        CLOBBER=False, sm=sm, num_warps=4, num_stages=3)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+        ptx[experiment] = eg.emit_llvm(handle, sm, "ptx")
+    setp = {e: len(re.findall(r"\bsetp\.", p)) for e, p in ptx.items()}
+    # The predicates of the line loads: pairs of positions share one by default (under
+    # nopairmask only the same line position's do: c's and s's `rm < n`, LLVM's CSE).
+    loads = {e: re.findall(r"@(%p\d+) ld\.global", p) for e, p in ptx.items()}
+    assert len(loads[""]) == len(loads["nopairmask"]) and loads[""], loads
+    if n % 16 == 0:
+        assert len(set(loads[""])) < len(set(loads["nopairmask"])) and setp[""] < setp["nopairmask"], (loads, setp)
+    else:
+        assert ptx[""] == ptx["nopairmask"], setp
+
+
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])
 @pytest.mark.parametrize("dtype,precision", [(np.float16, "tf32"), (np.float32, "tf32"), (np.float32, "ieee")])
 def test_trans_operands_staged_from_their_source(kernels, sm, warps, dtype, precision):

@@ -143,6 +143,24 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
   // Each column (row) a thread holds computed there, its loads loaded again: no barrier.
   // A row's columns c and c + 1 (c even) share their paired loads, one 2-element load each.
   const std::vector<const ir::Op*>& paired = row ? frags_.paired_loads(broadcast) : std::vector<const ir::Op*>{};
+  auto index_of = [&](int64_t e) { return row ? e % l.n : e / l.n % l.m; };
+  // Position `first + i` of thread t is t's part plus it; the parts every thread adds.
+  std::vector<int64_t> parts;
+  for (int warp = 0; warp < l.warps_m * l.warps_n; ++warp) {
+    for (int lane = 0; lane < 32; ++lane) parts.push_back(index_of(l.element(warp, lane, 0)) - index_of(l.element(0, 0, 0)));
+  }
+  // A value of the line's index space whose facts make it constant over aligned runs of
+  // C positions holds at `first + i` what it holds at an earlier group's `p + i` where, in
+  // every thread, both fall in one run: that group's register serves (pair_mask_).
+  const std::unordered_map<const ir::Value*, int> space = pair_mask_ ? line_index_space(line) : std::unordered_map<const ir::Value*, int>{};
+  auto same_run = [&](int64_t p, int64_t f, int64_t run) {
+    if (run <= 1) return false;
+    for (int64_t t : parts) {
+      if ((t + p) / run != (t + f) / run) return false;
+    }
+    return true;
+  };
+  std::vector<std::pair<int64_t, std::vector<std::unordered_map<const ir::Value*, llvm::Value*>>>> groups;
   std::unordered_map<int64_t, llvm::Value*> at;
   for (int r = 0; r < l.num_regs(); ++r) {
     const int64_t e = l.element(0, 0, r);
@@ -150,6 +168,18 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
     if (at.count(c) == 0) {
       const int64_t first = paired.empty() ? c : c - c % 2;
       std::vector<std::unordered_map<const ir::Value*, llvm::Value*>> memos(paired.empty() ? 1 : 2);
+      for (const auto& [p, earlier] : groups) {
+        for (size_t i = 0; i < memos.size(); ++i) {
+          for (const auto& [v, reg] : earlier[i]) {
+            auto it = space.find(v);
+            if (it == space.end() || memos[i].count(v) != 0 || !axis_info().has(v)) continue;
+            const int64_t i64 = static_cast<int64_t>(i);
+            if (same_run(p + i64, first + i64, axis_info().get(v).constancy.at(static_cast<size_t>(it->second)))) {
+              memos[i][v] = reg;
+            }
+          }
+        }
+      }
       std::vector<std::vector<llvm::Value*>> coords;
       for (size_t i = 0; i < memos.size(); ++i) {
         llvm::Value* index = b_.CreateAdd(thread_part, b_.getInt32(static_cast<uint32_t>(first + static_cast<int64_t>(i))));
@@ -159,8 +189,42 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
       for (size_t i = 0; i < memos.size(); ++i) {
         at.emplace(first + static_cast<int64_t>(i), recompute_at(line, coords[i], memos[i]));
       }
+      if (!space.empty()) groups.emplace_back(first, std::move(memos));
     }
     out.values.push_back(at.at(c));
+  }
+  return out;
+}
+
+std::unordered_map<const ir::Value*, int> Emitter::line_index_space(const ir::Value* line) {
+  std::unordered_map<const ir::Value*, int> out;
+  std::vector<const ir::Value*> work{line};
+  while (!work.empty()) {
+    const ir::Value* v = work.back();
+    work.pop_back();
+    if (!v->type()->is_block() || out.count(v) != 0) continue;
+    // The one axis longer than 1 ([1, n], [n, 1], [n]): where the line's index goes.
+    const std::vector<int64_t>& shape = v->type()->shape();
+    int axis = -1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      if (axis != -1) return {};
+      axis = static_cast<int>(d);
+    }
+    if (axis == -1) return {};
+    out[v] = axis;
+    const ir::Op* def = v->def();
+    if (def == nullptr) continue;
+    switch (def->kind()) {
+      case ir::OpKind::MakeRange:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::Trans: break;  // a leaf, or another memo below it (recompute_at)
+      // Its source at other coordinates, in the same memo: nothing is shared.
+      case ir::OpKind::Reshape: return {};
+      default:
+        for (const ir::Value* operand : def->operands()) work.push_back(operand);
+        break;
+    }
   }
   return out;
 }

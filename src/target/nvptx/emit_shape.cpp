@@ -380,6 +380,11 @@ const analysis::ValueRangeAnalysis& Emitter::value_ranges() {
   return *value_ranges_;
 }
 
+const analysis::AxisInfoAnalysis& Emitter::axis_info() {
+  if (axis_info_ == nullptr) axis_info_ = std::make_unique<analysis::AxisInfoAnalysis>(function_);
+  return *axis_info_;
+}
+
 llvm::Value* Emitter::shifted_mask(const ir::Value* mask, const std::vector<llvm::Value*>& thread,
                                    const std::vector<int64_t>& shift,
                                    std::unordered_map<const ir::Value*, llvm::Value*>& memo) {

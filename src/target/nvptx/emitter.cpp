@@ -45,6 +45,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"rowbound", &Emitter::row_bound_},
       {"rowboundrc", &Emitter::row_bound_recomputed_},
       {"rowboundew", &Emitter::row_bound_elementwise_},
+      {"pairmask", &Emitter::pair_mask_},
       {"narrowcopy", &Emitter::narrow_invariant_copies_},
       {"lazybar", &Emitter::lazy_trailing_},
       {"lazycopy", &Emitter::lazy_copies_},

@@ -13,6 +13,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "analysis/axis_info.h"
 #include "analysis/value_range.h"
 #include "ir/attrs.h"
 #include "ir/ir.h"
@@ -284,6 +285,7 @@ class Emitter {
   // A block comparison made so in every register (emit_elementwise), where it applies.
   bool emit_row_bound_compare(const ir::Op& op);
   const analysis::ValueRangeAnalysis& value_ranges();
+  const analysis::AxisInfoAnalysis& axis_info();  // built once, on first use
   llvm::Value* reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
   // A paired load (FragmentPlan::paired_loads) of a row line at its columns `coords[0]` and
@@ -513,6 +515,11 @@ class Emitter {
   // The line of `broadcast` (line_reloaded) at the columns or rows each thread holds in `l`,
   // computed here, its loads loaded again: made right after the line's definition.
   Regs reload_line(const ir::Op& broadcast, const FragmentLayout& l);
+  // The values recompute_at computes in the memo of `line` at a position (the line's own
+  // index space: through elementwise ops, loads, expand_dims and layout conversions; not
+  // past a broadcast, trans or reshape), each with the axis along which its index is the
+  // line's.
+  std::unordered_map<const ir::Value*, int> line_index_space(const ir::Value* line);
   // The registers of every broadcast of `line` that FragmentPlan::reloaded_broadcasts
   // reloads (reload_line), one set per layout and pairing: after `line`'s definition, or
   // after the op FragmentPlan::reloaded_early names.
@@ -810,6 +817,12 @@ class Emitter {
   // "rowboundew", opt-in: no gain seen in the corpus).
   bool row_bound_elementwise_ = false;
   std::unique_ptr<analysis::ValueRangeAnalysis> value_ranges_;  // value_ranges(), built once
+  std::unique_ptr<analysis::AxisInfoAnalysis> axis_info_;       // axis_info(), built once
+  // A reloaded line's positions that the axis facts put in one aligned run of equal values
+  // for every thread (columns c and c + 8, rows r and r + 8, with a bound divisible by 16)
+  // share such values, its masks' comparisons among them (reload_line; experiment
+  // "pairmask", the default; nopairmask: each position compares for itself).
+  bool pair_mask_ = true;
   // Slot loads whose registers share a page load once (emit_slot_load), with coalesce's
   // lines_in_slot (experiment "lineslot", the default; nolineslot: neither).
   bool line_slot_ = true;
