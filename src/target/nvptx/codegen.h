@@ -220,6 +220,11 @@ struct TargetOptions {
   //            rowboundew (opt-in): also comparisons made in registers (emit_elementwise).
   //            fla's gla chunk_fwd_kernel_h (BK = BV = 64, 4 warps, 3 stages): loop 463 -> 450
   //            instructions, 36 -> 25 ISETP, 38 -> 18 LEA; dhu 498 -> 487: for timing
+  //   nopairmask each position of a line reloaded at the fragments (reload_line) computes
+  //            its own mask; pairmask (the default) lets a position take an earlier one's
+  //            values (its comparisons) where the axis facts make them constant over aligned
+  //            runs holding both positions in every thread (mamba's dCB: `offs_n < limit`
+  //            with limit:16, columns c and c + 8 one compare; 10 -> 5 setp): for timing
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };
