@@ -2244,6 +2244,24 @@ def test_loop_invariant_a_fragments_hoisted(kernels, monkeypatch, sm):
     assert hoisted_bar < plain_bar, loops
 
 
+def lines_at_fragments_case(rng, H, BM, BN, BK, n):
+    """Inputs of kernels.lines_at_fragments and its result by numpy (float64), rows and
+    columns from n on masked."""
+    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
+    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
+    t = rng.standard_normal((H, BN)).astype(np.float32)
+    rm, rn = np.arange(BM), np.arange(BN)
+    c = np.where(rm < n, s[0], -1.0)
+    want = np.zeros((BM, BN))
+    for h in range(H):
+        th = np.where(rn < n, t[h], 2.0)
+        sh = np.where(rm < n, s[h + 1], 0.5)
+        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
+        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    return x, w, s, t, want
+
+
 @pytest.mark.parametrize("sm", [90, 80])
 @pytest.mark.parametrize("BM,BN,stages", [(64, 64, 3), (32, 128, 1), (64, 32, 3)])
 def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
@@ -2257,18 +2275,7 @@ def test_lines_loaded_at_fragment_positions(kernels, sm, BM, BN, stages):
     rng = np.random.default_rng(41 + BM + BN)
     H, BK = 4, 32
     n = min(BM, BN) - 5  # masked rows and columns
-    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
-    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
-    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
-    t = rng.standard_normal((H, BN)).astype(np.float32)
-    rm, rn = np.arange(BM), np.arange(BN)
-    c = np.where(rm < n, s[0], -1.0)
-    want = np.zeros((BM, BN))
-    for h in range(H):
-        th = np.where(rn < n, t[h], 2.0)
-        sh = np.where(rm < n, s[h + 1], 0.5)
-        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
-        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    x, w, s, t, want = lines_at_fragments_case(rng, H, BM, BN, BK, n)
     bars = {}
     for clobber in (False, True):
         out = np.full((BM, BN), np.nan, dtype=np.float32)
@@ -2314,18 +2321,7 @@ def test_reloaded_line_pairs_share_masks(kernels, monkeypatch, sm, BM, BN, n):
     nopairmask's. Masked edges both ways: exact against numpy (exp: to 1e-5) either way."""
     rng = np.random.default_rng(7 + n)
     H, BK = 3, 32
-    x = rng.integers(-3, 4, (H, BM, BK)).astype(np.float16)
-    w = rng.integers(-3, 4, (H, BK, BN)).astype(np.float16)
-    s = rng.standard_normal((H + 1, BM)).astype(np.float32)
-    t = rng.standard_normal((H, BN)).astype(np.float32)
-    rm, rn = np.arange(BM), np.arange(BN)
-    c = np.where(rm < n, s[0], -1.0)
-    want = np.zeros((BM, BN))
-    for h in range(H):
-        th = np.where(rn < n, t[h], 2.0)
-        sh = np.where(rm < n, s[h + 1], 0.5)
-        d = x[h].astype(np.float64) @ w[h].astype(np.float64) * (th * 0.5)[None, :]
-        want += d * np.exp(np.minimum(sh[:, None] - th[None, :], 0.0)) + c[:, None]
+    x, w, s, t, want = lines_at_fragments_case(rng, H, BM, BN, BK, n)
     ptx = {}
     for experiment in ("", "nopairmask"):
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
