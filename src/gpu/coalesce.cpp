@@ -76,22 +76,6 @@ Op* yielded_to_dots(const Op& op) {
 // back at once (a shared-memory round trip of the loaded bytes, the narrowest point of the
 // chain), the chain itself as it was. Loops are left alone: their dot operands are copied
 // by cp.async from the layout they have (target/nvptx/async_copy.h).
-bool reaches_only_dot_operands(const ir::Value* v, int depth) {
-  if (!v->has_uses() || depth > 64) return false;
-  for (const ir::Use& use : v->uses()) {
-    const Op* user = use.user;
-    if (user->kind() == OpKind::Dot) {
-      if (use.index >= 2) return false;
-      continue;
-    }
-    if (!has_trait(user->kind(), ir::kPure) || !user->regions().empty() || user->num_results() == 0) return false;
-    for (int r = 0; r < user->num_results(); ++r) {
-      if (!reaches_only_dot_operands(user->result(r), depth + 1)) return false;
-    }
-  }
-  return true;
-}
-
 bool feeds_dots_outside_loops(const Op& op, const ir::Function& function) {
   return op.kind() == OpKind::Load && op.parent() == &function.body() && reaches_only_dot_operands(op.result(), 0);
 }
@@ -1017,6 +1001,22 @@ void lines_in_slot(ir::Function& function, const VectorWidths& widths, int threa
 }
 
 }  // namespace
+
+bool reaches_only_dot_operands(const ir::Value* v, int depth) {
+  if (!v->has_uses() || depth > 64) return false;
+  for (const ir::Use& use : v->uses()) {
+    const Op* user = use.user;
+    if (user->kind() == OpKind::Dot) {
+      if (use.index >= 2) return false;
+      continue;
+    }
+    if (!has_trait(user->kind(), ir::kPure) || !user->regions().empty() || user->num_results() == 0) return false;
+    for (int r = 0; r < user->num_results(); ++r) {
+      if (!reaches_only_dot_operands(user->result(r), depth + 1)) return false;
+    }
+  }
+  return true;
+}
 
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads, int across) {
   const int rank = static_cast<int>(shape.size());

@@ -33,4 +33,9 @@ void coalesce(ir::Function& function, const GpuOptions& options);
 const ir::Layout* coalesced_layout(const std::vector<int64_t>& shape, int axis, int vector, int threads,
                                    int across = 1);
 
+// Whether `v` has uses and reaches nothing but dots' A and B, through pure ops without
+// regions (at most 64 deep): a load whose value only dots read (coalesce's loads outside
+// loops, rebase_pointers' loop loads).
+bool reaches_only_dot_operands(const ir::Value* v, int depth = 0);
+
 }  // namespace tritium::gpu

@@ -4,6 +4,7 @@
 // An integer block's is carried in its own type: modulo 2^width, the same argument.
 #include "gpu/rebase_pointers.h"
 
+#include "gpu/coalesce.h"
 #include "gpu/scratch.h"
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -31,30 +32,13 @@ Value* uniform_increment(Value* inc, ir::Builder& b) {
   return nullptr;
 }
 
-// Whether `v` reaches only dots' A and B, through pure ops without regions.
-bool only_dot_operands(const Value* v, int depth) {
-  if (!v->has_uses() || depth > 8) return false;
-  for (const ir::Use& use : v->uses()) {
-    const Op* user = use.user;
-    if (user->kind() == OpKind::Dot) {
-      if (use.index >= 2) return false;
-      continue;
-    }
-    if (!ir::is_pure(*user) || !user->regions().empty() || user->num_results() != 1 ||
-        !only_dot_operands(user->result(0), depth + 1)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Whether every use of `p`, a carried pointer block, is `step` (its advance) or a load in
 // the body whose value only dots' A and B read.
 bool only_loads_dot_operands(const Value* p, const Op* step) {
   for (const ir::Use& use : p->uses()) {
     if (use.user == step) continue;
     if (use.user->kind() != OpKind::Load || use.index != 0 || use.user->parent() != step->parent() ||
-        !only_dot_operands(use.user->result(), 0)) {
+        !reaches_only_dot_operands(use.user->result())) {
       return false;
     }
   }
