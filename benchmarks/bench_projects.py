@@ -258,12 +258,14 @@ def prepare(src, jit):
     run_realk._prepare(src, "cuda", jit)
 
 
-def kernel_times(torch, call):
-    """GPU time per Triton-language kernel over one call (torch.profiler), in microseconds.
+def kernel_times(torch, call, calls=5):
+    """GPU time per Triton-language kernel in one call (torch.profiler), in microseconds: the
+    mean over `calls` calls (one call's kernel times move by 2-3 % from call to call).
     Kernels torch launches itself (names with "::" or torch's prefixes) are left out."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        call()
+        for _ in range(calls):
+            call()
         torch.cuda.synchronize()
     out = {}
     for ev in prof.key_averages():
@@ -274,7 +276,7 @@ def kernel_times(torch, call):
         if t is None:
             t = ev.cuda_time_total
         if t:
-            out[name] = out.get(name, 0.0) + t
+            out[name] = out.get(name, 0.0) + t / calls
     return out
 
 

@@ -20,12 +20,18 @@ def main():
     parser.add_argument("--src", default=str(bench_projects.ROOT / "build-gpu" / "realk" / "src"))
     parser.add_argument("--calls", type=int, default=5)
     args = parser.parse_args()
+    # `triton` is answered by tritium only when nothing imported the real Triton before:
+    # prepare() comes first (no_gpu_reason imports triton), and the answer is checked.
+    bench_projects.prepare(args.src, args.jit)
     reason = bench_attention.no_gpu_reason()
     if reason is not None:
         print(f"skipped, no GPU: {reason}")
         return 0
-    bench_projects.prepare(args.src, args.jit)
     import torch
+    import triton
+    if bool(getattr(triton, "__tritium__", False)) != (args.jit == "tritium"):
+        print(f"`import triton` gives {triton.__file__}, not the JIT asked for ({args.jit})")
+        return 2
     rows = [(name, setup) for name, setup in bench_projects.ENTRIES if args.only in name]
     if len(rows) != 1:
         print(f"--only {args.only!r} names {len(rows)} rows; want one of: "

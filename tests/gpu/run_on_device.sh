@@ -92,16 +92,6 @@ $CXX tests/gpu/cpp/gpu_api_test.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/gpu_api_test" & pids+=($!)
 $CXX benchmarks/bench_launch.cpp -L"$LIB" -ltritium -Wl,-rpath,"$LIB" \
   -o "$BIN/bench_launch" & pids+=($!)
-if [ -n "${PROFILE_PROJECTS:-}" ]; then
-  # "ROW:KERNEL ...": one warm launch of the kernel named by the regex KERNEL in the
-  # bench_projects.py row ROW (benchmarks/profile_projects.py), e.g. "delta_rule:fwd_kernel_h".
-  # shellcheck source=tests/realk/device_env.sh
-  source tests/realk/device_env.sh
-  echo "== ncu: kernels of real projects, tritium and Triton"
-  for pair in $PROFILE_PROJECTS; do
-    run_ncu "${pair//[^A-Za-z0-9_]/_}" "${pair#*:}" benchmarks/profile_projects.py --only "${pair%%:*}"
-  done
-fi
 
 if [ "${DIFFERENTIAL:-0}" != "0" ]; then  # the fuzzer's kernel generator, for tests/fuzz/differential.py
   $CXX tests/fuzz/fuzz_main.cpp tests/fuzz/generator.cpp tests/fuzz/mutator.cpp -L"$LIB" -ltritium \
@@ -185,6 +175,17 @@ if [ "${PROFILE_MATMUL:-0}" = "1" ]; then
   for n in ${PROFILE_MATMUL_SIZES:-4096 8192}; do
     # shellcheck disable=SC2086
     run_ncu "matmul_$n" matmul benchmarks/profile_matmul.py --size "$n" ${PROFILE_MATMUL_ARGS:-}
+  done
+fi
+
+if [ -n "${PROFILE_PROJECTS:-}" ]; then
+  # "ROW:KERNEL ...": one warm launch of the kernel named by the regex KERNEL in the
+  # bench_projects.py row ROW (benchmarks/profile_projects.py), e.g. "delta_rule:fwd_kernel_h".
+  # shellcheck source=tests/realk/device_env.sh
+  source tests/realk/device_env.sh
+  echo "== ncu: kernels of real projects, tritium and Triton"
+  for pair in $PROFILE_PROJECTS; do
+    run_ncu "${pair//[^A-Za-z0-9_]/_}" "${pair#*:}" benchmarks/profile_projects.py --only "${pair%%:*}"
   done
 fi
 
