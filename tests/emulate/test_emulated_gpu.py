@@ -3194,3 +3194,43 @@ def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
     ptx = eg.emit_llvm(handle, 90, "ptx")
     assert ptx.count("fma.rn.f32") == (126 if late else 62), ptx.count("fma.rn.f32")
     assert ptx.count("bar.sync") == (5 if late else 7), ptx.count("bar.sync")
+
+
+@pytest.mark.parametrize("rot", [True, False])
+@pytest.mark.parametrize("H", [0, 1, 4])
+def test_proxy_fence_rotated_before_the_atomics(kernels, monkeypatch, rot, H):
+    """mamba's dB loop in small (64x128x64, 4 warps, sm_90, 3 stages): the pipeline's wait and
+    proxy fence at the top of the body move back over the backedge to just before the row sums'
+    atomics (late_passes.h's rotate_proxy_fences, experiment fencerot, the default), with a copy
+    ahead of the loop, so the fence's membar no longer waits for the previous iteration's
+    atomics. The copies land at the wait that retires them (the emulator's DEFER_COPIES): a
+    wait that retired too little would feed the wgmma stale stages. Same results either way,
+    with no iteration, one (a constant: no loop), and more than the stages."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if rot else "nofencerot")
+    rng = np.random.default_rng(37)
+    BM, BN, BK = 64, 128, 64
+    x = rng.integers(-2, 3, (max(H, 1), BM, BK)).astype(np.float32)
+    s = rng.integers(-2, 3, (max(H, 1), BK, BN)).astype(np.float32)
+    sc = (2.0 ** rng.integers(-1, 2, (max(H, 1), BM))).astype(np.float32)
+    b = rng.integers(-3, 4, (BM, BN)).astype(np.float32)
+    bf = lambda a: typed(bf16_bits(a), "bf16")  # exact: small integers
+    acc = np.full((BM, BN), np.nan, dtype=np.float32)
+    dd = np.zeros(max(H, 1) * BM + 1, dtype=np.float32)
+    handle = eg.run(kernels.row_sum_atomic_loop, (1,), bf(x), bf(s), sc, bf(b), acc, dd, H, BM=BM, BN=BN, BK=BK,
+                    sm=90, num_warps=4, num_stages=3)
+    db = (x.astype(np.float64) @ s) * sc[:, :, None]  # exact in fp32
+    want_dd = np.zeros_like(dd)
+    if H:
+        sums = (db * b).sum(2)
+        for h in range(H):
+            want_dd[h * BM + 1:h * BM + BM] = sums[h, :BM - 1]
+    np.testing.assert_array_equal(acc, db.sum(0) if H else np.zeros((BM, BN)))
+    np.testing.assert_array_equal(dd, want_dd)
+    ptx = eg.emit_llvm(handle, 90, "ptx")
+    fence = "fence.proxy.async.shared::cta;"
+    # Ahead of the loop and before the atomics with fencerot; at the top of the body without.
+    # H = 1 is specialized (a constant): the one-trip loop is its body, with one fence.
+    moved = rot and H != 1
+    assert ptx.count(fence) == (2 if moved else 1), ptx.count(fence)
+    before_atom = ptx[:ptx.index("atom.global")]
+    assert (fence in before_atom[before_atom.rindex("bar.sync"):]) == moved

@@ -334,6 +334,7 @@ void optimize(Compilation& c, const TargetOptions& options) {
   // late_passes.h: what the emitter's blocks and round trips kept from the backend.
   if (options.enable_fp_fusion && experiment(options, "hoistfadd", true)) contract_across_blocks(*c.module);
   if (experiment(options, "elidebar", true)) elide_barriers(*c.module);
+  if (experiment(options, "fencerot", true)) rotate_proxy_fences(*c.module);
 }
 
 std::string print_module(const llvm::Module& module) {

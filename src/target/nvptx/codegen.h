@@ -114,6 +114,11 @@ struct TargetOptions {
   //   noelidebar every barrier the emitter makes for its round trips stays; elidebar (the
   //            default) drops one after which every path meets another barrier or the end
   //            before any shared-memory access (late_passes.h's elide_barriers)
+  //   nofencerot a pipelined loop's wait and proxy fence stay at the top of its body; fencerot
+  //            (the default) moves them back over the backedge to just before the latch's
+  //            trailing global writes (mamba's dB: the row sums' atomics), with a copy ahead of
+  //            the loop, so the fence's membar.cta does not wait for the previous iteration's
+  //            atomics at the top of each iteration (late_passes.h's rotate_proxy_fences)
   //   nohoistfadd an fadd of an fmul that a guard's blocks separate stays where it is (two
   //            instructions); hoistfadd (the default, with fp fusion) moves it up to the fmul's
   //            block, where the backend contracts them into an fma (late_passes.h)

@@ -78,6 +78,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       // late_passes.h, after O3
       {"hoistfadd", nullptr},
       {"elidebar", nullptr},
+      {"fencerot", nullptr},
   };
   return table;
 }

@@ -173,4 +173,78 @@ int elide_barriers(llvm::Module& module) {
   return removed;
 }
 
+namespace {
+
+// The text of `inst`'s inline assembly, or "" where it is none.
+std::string asm_text(const llvm::Instruction& inst) {
+  const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  if (call == nullptr) return "";
+  const auto* text = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand());
+  return text == nullptr ? "" : std::string(text->getAsmString());
+}
+
+// What a proxy fence and the wait before it may not cross: shared memory, barriers, fences,
+// and any cp.async instruction (a commit or copy would change what the wait retires).
+bool pins_fence(const llvm::Instruction& inst) {
+  return may_touch_shared(inst) || is_cta_barrier(inst) || contains(asm_text(inst), "cp.async") ||
+         contains(asm_text(inst), "fence") || contains(asm_text(inst), "membar");
+}
+
+bool writes_global(const llvm::Instruction& inst) {
+  auto global = [](const llvm::Value* pointer) { return pointer->getType()->getPointerAddressSpace() == 1; };
+  if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) return global(store->getPointerOperand());
+  if (const auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) return global(rmw->getPointerOperand());
+  if (const auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) return global(cas->getPointerOperand());
+  const std::string text = asm_text(inst);
+  return contains(text, ".global") && (contains(text, "st.") || contains(text, "atom") || contains(text, "red."));
+}
+
+}  // namespace
+
+int rotate_proxy_fences(llvm::Module& module) {
+  int moved = 0;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    llvm::DominatorTree dominators(f);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      llvm::BasicBlock* header = loop->getHeader();
+      llvm::BasicBlock* preheader = loop->getLoopPreheader();
+      llvm::BasicBlock* latch = loop->getLoopLatch();
+      if (preheader == nullptr || latch == nullptr) continue;
+      // The header's first instruction that pins a fence: the wait, the fence right after it.
+      llvm::Instruction* wait = nullptr;
+      bool crosses_write = false;
+      for (llvm::Instruction& inst : *header) {
+        if (llvm::isa<llvm::PHINode>(inst)) continue;
+        if (pins_fence(inst)) {
+          wait = &inst;
+          break;
+        }
+        crosses_write = crosses_write || writes_global(inst);
+      }
+      if (wait == nullptr || asm_text(*wait).rfind("cp.async.wait_group ", 0) != 0) continue;
+      llvm::Instruction* fence = wait->getNextNode();
+      if (fence == nullptr || asm_text(*fence) != "fence.proxy.async.shared::cta;") continue;
+      // The latch's tail after its last instruction that pins a fence (the whole latch after
+      // its phis where none does; in a one-block loop, the part after the header's own copies).
+      llvm::Instruction* last_pin = nullptr;
+      for (llvm::Instruction& inst : *latch) {
+        if (pins_fence(inst)) last_pin = &inst;
+      }
+      llvm::Instruction* at = last_pin != nullptr ? last_pin->getNextNode() : &*latch->getFirstInsertionPt();
+      for (llvm::Instruction* it = at; it != nullptr; it = it->getNextNode()) {
+        crosses_write = crosses_write || writes_global(*it);
+      }
+      if (!crosses_write) continue;  // nothing the fence would wait for less
+      for (llvm::Instruction* inst : {wait, fence}) inst->clone()->insertBefore(at->getIterator());
+      for (llvm::Instruction* inst : {wait, fence}) inst->clone()->insertBefore(preheader->getTerminator()->getIterator());
+      fence->eraseFromParent();
+      wait->eraseFromParent();
+      ++moved;
+    }
+  }
+  return moved;
+}
+
 }  // namespace tritium::nvptx

@@ -35,4 +35,15 @@ int contract_across_blocks(llvm::Module& module);
 // global-only loads, stores and atomics. Returns how many were removed.
 int elide_barriers(llvm::Module& module);
 
+// Experiment "fencerot" (the default; nofencerot turns it off): a loop whose header starts with
+// the pipeline's `cp.async.wait_group N` and proxy fence (its copies made visible to wgmma's
+// async proxy) and whose latch ends in global writes (mamba's dB: the row sums' atomics) has
+// the pair moved back over the backedge, to just after the latch's last instruction that may
+// touch shared memory (a copy at the end of the preheader for the first iteration). Only
+// global accesses and arithmetic cross it, and no cp.async issue or commit: the fence orders
+// the same shared-memory accesses, and the wait retires the same groups. The fence's
+// membar.cta then no longer waits for those writes (a global atomic's trip to L2) at the top
+// of every iteration; they are a whole iteration old at the next one. Returns how many moved.
+int rotate_proxy_fences(llvm::Module& module);
+
 }  // namespace tritium::nvptx
