@@ -335,6 +335,7 @@ void optimize(Compilation& c, const TargetOptions& options) {
   if (options.enable_fp_fusion && experiment(options, "hoistfadd", true)) contract_across_blocks(*c.module);
   if (experiment(options, "elidebar", true)) elide_barriers(*c.module);
   if (experiment(options, "fencerot", true)) rotate_proxy_fences(*c.module);
+  if (experiment(options, "fencesink", true)) sink_stores_past_fences(*c.module);
 }
 
 std::string print_module(const llvm::Module& module) {

@@ -119,6 +119,10 @@ struct TargetOptions {
   //            trailing global writes (mamba's dB: the row sums' atomics), with a copy ahead of
   //            the loop, so the fence's membar.cta does not wait for the previous iteration's
   //            atomics at the top of each iteration (late_passes.h's rotate_proxy_fences)
+  //   nofencesink plain global stores before a proxy fence (only shared-memory accesses,
+  //            cp.async waits and arithmetic between) stay there; fencesink (the default)
+  //            moves them to just after it, so its membar.cta does not wait for them (fla's
+  //            state h stored, then staged by stmatrix: late_passes.h's sink_stores_past_fences)
   //   nohoistfadd an fadd of an fmul that a guard's blocks separate stays where it is (two
   //            instructions); hoistfadd (the default, with fp fusion) moves it up to the fmul's
   //            block, where the backend contracts them into an fma (late_passes.h)

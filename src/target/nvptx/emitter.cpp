@@ -79,6 +79,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"hoistfadd", nullptr},
       {"elidebar", nullptr},
       {"fencerot", nullptr},
+      {"fencesink", nullptr},
   };
   return table;
 }

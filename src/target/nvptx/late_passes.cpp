@@ -73,6 +73,15 @@ bool is_cta_barrier(const llvm::Instruction& inst) {
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
+// Whether an instruction of inline assembly `text` starts with `op` (at the start, after a
+// predicate, a newline, a tab or a `;`): "red." in "red.global", not in "shared.b16".
+bool opcode_in(const std::string& text, const char* op) {
+  for (size_t at = text.find(op); at != std::string::npos; at = text.find(op, at + 1)) {
+    if (at == 0 || text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '\n' || text[at - 1] == ';') return true;
+  }
+  return false;
+}
+
 // Whether inline assembly `text` may access shared memory (or order it: barriers, fences).
 bool asm_may_touch_shared(const std::string& text) {
   // One of cp.async's bookkeeping instructions alone: it waits for or groups the thread's own
@@ -196,7 +205,7 @@ bool writes_global(const llvm::Instruction& inst) {
   if (const auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) return global(rmw->getPointerOperand());
   if (const auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) return global(cas->getPointerOperand());
   const std::string text = asm_text(inst);
-  return contains(text, ".global") && (contains(text, "st.") || contains(text, "atom") || contains(text, "red."));
+  return contains(text, ".global") && (opcode_in(text, "st.") || opcode_in(text, "atom") || opcode_in(text, "red."));
 }
 
 }  // namespace
@@ -242,6 +251,84 @@ int rotate_proxy_fences(llvm::Module& module) {
       fence->eraseFromParent();
       wait->eraseFromParent();
       ++moved;
+    }
+  }
+  return moved;
+}
+
+namespace {
+
+// A weak store to global memory with no result in use: an LLVM store to address space 1, or
+// inline assembly that is a (predicated) st.global alone.
+bool plain_global_store(const llvm::Instruction& inst) {
+  if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+    return store->isSimple() && store->getPointerOperand()->getType()->getPointerAddressSpace() == 1;
+  }
+  const std::string text = asm_text(inst);
+  if (text.empty() || !inst.use_empty()) return false;
+  std::string body = text;
+  if (body.rfind("@", 0) == 0) body = body.substr(std::min(body.size(), body.find(' ') + 1));  // "@$1 "
+  return body.rfind("st.global", 0) == 0 && body.find('\n') == std::string::npos &&
+         body.find(';') == body.size() - 1 && !contains(body, ".release") && !contains(body, ".volatile") &&
+         !contains(body, ".relaxed") && !contains(body, ".mmio");
+}
+
+// What a global store may be moved down past: arithmetic, shared memory (LLVM accesses to
+// address space 3, or inline assembly on shared memory only that reads no global memory),
+// cp.async's waits and commits. Not barriers, fences, global or generic accesses, copies
+// from global memory (cp.async reads it), other calls that touch memory.
+bool store_may_pass(const llvm::Instruction& inst) {
+  if (is_cta_barrier(inst) || llvm::isa<llvm::FenceInst>(inst)) return false;
+  auto shared = [](const llvm::Value* pointer) { return pointer->getType()->getPointerAddressSpace() == 3; };
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) return load->isSimple() && shared(load->getPointerOperand());
+  if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) return store->isSimple() && shared(store->getPointerOperand());
+  if (llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst)) return false;
+  const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  if (call == nullptr) return !inst.mayReadOrWriteMemory();
+  const std::string text = asm_text(inst);
+  if (llvm::isa<llvm::InlineAsm>(call->getCalledOperand())) {
+    for (const char* alone : {"cp.async.wait_group", "cp.async.commit_group"}) {
+      if (text.rfind(alone, 0) == 0 && text.find('\n') == std::string::npos) return true;
+    }
+    if (contains(text, "global") || contains(text, "generic") || contains(text, "cp.") || contains(text, "bar") ||
+        contains(text, "fence") || contains(text, "membar") || contains(text, "atom") || opcode_in(text, "red.") ||
+        contains(text, "bulk") || contains(text, "tensormap") || contains(text, "prefetch")) {
+      return false;
+    }
+    // Shared-memory instructions (stmatrix, ldmatrix, ld/st.shared) or none at all.
+    const bool memory = contains(text, "ld.") || contains(text, "st.") || contains(text, "matrix") ||
+                        contains(text, "wgmma") || contains(text, "mbarrier");
+    return !memory || (contains(text, "shared") && !contains(text, "wgmma") && !contains(text, "mbarrier"));
+  }
+  return !call->mayReadOrWriteMemory();
+}
+
+}  // namespace
+
+int sink_stores_past_fences(llvm::Module& module) {
+  int moved = 0;
+  for (llvm::Function& f : module) {
+    std::vector<llvm::Instruction*> fences;
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& inst : block) {
+        if (asm_text(inst) == "fence.proxy.async.shared::cta;") fences.push_back(&inst);
+      }
+    }
+    for (llvm::Instruction* fence : fences) {
+      std::vector<llvm::Instruction*> stores;  // last first
+      for (llvm::Instruction* it = fence->getPrevNode(); it != nullptr; it = it->getPrevNode()) {
+        if (plain_global_store(*it)) {
+          stores.push_back(it);
+        } else if (!store_may_pass(*it)) {
+          break;
+        }
+      }
+      llvm::Instruction* after = fence;
+      for (auto it = stores.rbegin(); it != stores.rend(); ++it) {
+        (*it)->moveAfter(after);
+        after = *it;
+        ++moved;
+      }
     }
   }
   return moved;

@@ -46,4 +46,12 @@ int elide_barriers(llvm::Module& module);
 // of every iteration; they are a whole iteration old at the next one. Returns how many moved.
 int rotate_proxy_fences(llvm::Module& module);
 
+// Experiment "fencesink" (the default; nofencesink turns it off): plain global stores that
+// come before a proxy fence in its block, with only shared-memory accesses, cp.async's waits
+// and commits and arithmetic between them (no global access, barrier or other fence), move to
+// just after it, in their order (fla's state h: stored to global, then staged by stmatrix for
+// the next dot, whose fence waited for the stores). Weak stores only, delayed past no
+// synchronization: no other thread can tell. Returns how many moved.
+int sink_stores_past_fences(llvm::Module& module);
+
 }  // namespace tritium::nvptx
