@@ -1389,6 +1389,50 @@ def test_recurrence_copies_run_stages_ahead(kernels, monkeypatch, V, stages, lat
     assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [5 * (ahead - 1)]
 
 
+@pytest.mark.parametrize("V,stages", [(32, 4), (32, 3), (64, 4)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "recurstages"])
+def test_state_gradient_copies_run_stages_ahead(kernels, monkeypatch, V, stages, late, experiment):
+    """fla's dhu (test_state_gradient_reads_dv_back's kernel: six 64 x 64 blocks of k, w, q
+    and do copied, dv read back where its budget allows, 52-64 KiB a chunk) under
+    recurstages: it goes as many chunks ahead as 160 KiB of stage buffers hold (two at V = 32
+    and 4 stages, where the default stays at one; at 3 stages, or V = 64, one either way).
+    Exact against numpy over 6 chunks backwards, copies landing at their wait or at issue;
+    the loop's wait_group depth is one chunk's groups per chunk left in flight."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 5 * 64 + 20
+    rng = np.random.default_rng(38)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
+    do = (2 * rng.integers(-1, 2, (T, V))).astype(np.float16)
+    dv = rng.integers(-2, 3, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    dv2 = np.full((T, V), np.nan, dtype=np.float16)
+    dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_gradient_two_blocks, (1,), q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, sm=90,
+                    num_warps=4, num_stages=stages)
+    state = np.zeros((128, V))
+    want_dh, want_dv2 = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in reversed(range(nt)):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_dh[i] = state
+        want_dv2[t] = k[t].astype(np.float64) @ state + dv[t]
+        state = state + 0.5 * q[t].astype(np.float64).T @ do[t] - w[t].astype(np.float64).T @ want_dv2[t]
+    assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
+    np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
+    np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
+    # Seven groups a chunk (dv is not read back at 4 stages: its budget, rbfit).
+    ahead = 2 if experiment and V == 32 and stages == 4 else 1
+    assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [7 * (ahead - 1)]
+
+
 @pytest.mark.parametrize("mutation", ["shallow_wait", "current_buffer"])
 @pytest.mark.parametrize("late", [True, False])
 def test_recurrence_copies_misplaced_are_caught(kernels, monkeypatch, mutation, late):
