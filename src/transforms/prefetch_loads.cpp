@@ -350,7 +350,9 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, index, num_stages, recurrence_stage_bytes) || changed;
+    for (const auto& inner : op.regions()) {
+      changed = prefetch_region(*inner, which, index, num_stages, recurrence_stage_bytes) || changed;
+    }
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     // A constant step: positive, or negative on a signed iv (fla's backward recurrences run
