@@ -279,7 +279,8 @@ void prefetch_operands(ir::Function& function, const GpuOptions& options) {
            (!type->is_block() || type->num_elements() <= threads);
   };
   transforms::prefetch_loads(function, copied, options.num_stages,
-                             options.prefetch_indices ? std::function<bool(const ir::Op&)>(index) : nullptr);
+                             options.prefetch_indices ? std::function<bool(const ir::Op&)>(index) : nullptr,
+                             options.recurrence_stages ? kRecurrenceStageBytes : 0);
 }
 
 }  // namespace tritium::gpu

@@ -30,6 +30,10 @@ inline constexpr const char* kReadBackAttr = "read_back";
 // stages it): under the emitter's kMaxSharedBytes for stage buffers (target/nvptx/async_copy.h),
 // with room for padding, alignment and the accumulator's reserved bytes under sm_90's 227 KiB.
 inline constexpr int64_t kReadBackSharedBytes = 192 * 1024;
+// The stage buffers of a loop of several dots that writes memory (a state recurrence) under
+// GpuOptions::recurrence_stages: fla's fwd_h (5 blocks of 8 KiB a chunk) two chunks ahead at
+// 3 stages (120 KiB, Triton 3.6's pick: 136 KiB with its staging) or three at 4 (160 KiB).
+inline constexpr int64_t kRecurrenceStageBytes = 160 * 1024;
 
 // An fp8 dot that Hopper's wgmma could run on its own 8-bit inputs: e4m3/e5m2, K a multiple
 // of 32, max_num_imprecise_acc not 0 (0 asks for exact f32 accumulation: widened, as Triton

@@ -345,11 +345,14 @@ std::vector<Op*> index_loads(const Region& body, const std::vector<Op*>& loads, 
 // The stage buffers of a loop of several dots, at most (see prefetch_region).
 constexpr int64_t kMultiDotStageBytes = 64 * 1024;
 
-bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& index, int num_stages) {
+bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& index, int num_stages,
+                     int64_t recurrence_stage_bytes) {
   bool changed = false;
   for (size_t i = 0; i < region.ops().size(); ++i) {
     Op& op = *region.ops()[i];
-    for (const auto& inner : op.regions()) changed = prefetch_region(*inner, which, index, num_stages) || changed;
+    for (const auto& inner : op.regions()) {
+      changed = prefetch_region(*inner, which, index, num_stages, recurrence_stage_bytes) || changed;
+    }
     if (op.kind() != OpKind::For) continue;
     Region& body = *op.region(0);
     // A constant step: positive, or negative on a signed iv (fla's backward recurrences run
@@ -396,11 +399,17 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
     // 64 KiB: d=128 attention (32 KiB a stage) at two stages keeps two CTAs on an SM; three
     // stages (96 KiB, 131 KiB with Q) left one and ran 20-25% slower on the H200
     // (benchmarks/RESULTS.md 2026-12-04); d=64 (16 KiB a stage) still goes two ahead.
+    // A loop of several dots that writes memory (a state recurrence: fla's fwd_h stores each
+    // chunk's state, 5 blocks of 8 KiB a stage) is no attention: with recurrence_stage_bytes
+    // its buffers may take that much instead, so its copies run as far ahead as Triton's
+    // (fwd_h at 3 stages: two chunks, 120 KiB; one CTA an SM either way at its grid).
     int distance = static_cast<int>(std::min<int64_t>(loop_stages, 5)) - 1;
     if (dots > 1) {
       int64_t stage_bytes = 0;
       for (const Op* load : loads) stage_bytes += load->result()->type()->num_elements() * 2;  // f16/bf16
-      while (distance > 1 && (distance + 1) * stage_bytes > kMultiDotStageBytes) --distance;
+      const int64_t budget =
+          recurrence_stage_bytes > 0 && !written.empty() ? recurrence_stage_bytes : kMultiDotStageBytes;
+      while (distance > 1 && (distance + 1) * stage_bytes > budget) --distance;
     }
     // The loads the chosen ones' addresses read (a block table's entries) first, one
     // iteration further ahead and carried in registers: the chosen loads of iteration
@@ -425,8 +434,9 @@ bool prefetch_region(Region& region, const LoadFilter& which, const LoadFilter& 
 
 void prefetch_loads(ir::Function& function) { prefetch_loads(function, nullptr, 2); }
 
-void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages, const LoadFilter& index) {
-  if (prefetch_region(function.body(), which, index, num_stages)) eliminate_dead_code(function);
+void prefetch_loads(ir::Function& function, const LoadFilter& which, int num_stages, const LoadFilter& index,
+                    int64_t recurrence_stage_bytes) {
+  if (prefetch_region(function.body(), which, index, num_stages, recurrence_stage_bytes)) eliminate_dead_code(function);
 }
 
 }  // namespace tritium::transforms

@@ -15,6 +15,7 @@
 // it on its copy of the kernel; `tritium opt --passes prefetch_loads` shows it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "ir/ir.h"
@@ -28,7 +29,12 @@ void prefetch_loads(ir::Function& function);
 // `index`, where given, accepts loads of the body that the chosen loads' pointers or masks
 // read (a block table's entries: `k_cache + table[j] * stride + ...`): those are loaded one
 // iteration further ahead, carried in registers, so the chosen loads can run ahead too.
+// `recurrence_stage_bytes`, where positive, bounds the stage buffers of a loop of several dots
+// that writes memory (a state recurrence storing each chunk's state: fla's fwd_h and dhu)
+// instead of the 64 KiB that keeps two CTAs of d=128 attention on an SM: such a loop then
+// goes num_stages - 1 iterations ahead within it, as Triton's pipeliner does (GpuOptions::
+// recurrence_stages, TRITIUM_REDUCE_EXPERIMENT recurstages).
 void prefetch_loads(ir::Function& function, const std::function<bool(const ir::Op& load)>& which, int num_stages,
-                    const std::function<bool(const ir::Op& load)>& index = nullptr);
+                    const std::function<bool(const ir::Op& load)>& index = nullptr, int64_t recurrence_stage_bytes = 0);
 
 }  // namespace tritium::transforms

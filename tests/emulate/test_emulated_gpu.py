@@ -1354,6 +1354,130 @@ def test_stmatrix_stage_with_its_matrices_swapped_is_caught(kernels, monkeypatch
         check_state_recurrence(k, v, w, h, vn, BT)
 
 
+def recurrence_copy_waits(ptx):
+    """The depths of the loop's cp.async.wait_group in the PTX (the exit's drain, 0, left out)."""
+    loop = ptx[ptx.index("$L__BB0_2:"):]
+    loop = loop[:loop.index("$L__BB0_3:")] if "$L__BB0_3:" in loop else loop
+    return sorted(int(n) for n in re.findall(r"cp\.async\.wait_group (\d+);", loop))
+
+
+@pytest.mark.parametrize("V,stages", [(64, 3), (64, 4), (32, 3), (64, 2)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "recurstages"])
+def test_recurrence_copies_run_stages_ahead(kernels, monkeypatch, V, stages, late, experiment):
+    """fla's delta-rule state recurrence at K = 128 on sm_90, 4 warps: a loop of four dots
+    that stores the state every chunk, its operands w1, w2, v, k1, k2 (36-40 KiB a chunk)
+    copied by cp.async, five groups a chunk. By default a loop of several dots keeps its
+    stage buffers within 64 KiB (attention's two CTAs an SM), so the copies run one chunk
+    ahead at any num_stages: the dots wait for everything (wait_group 0). With
+    TRITIUM_REDUCE_EXPERIMENT=recurstages a loop of several dots that writes memory goes
+    num_stages - 1 chunks ahead within 160 KiB (transforms/prefetch_loads.h), as Triton's
+    pipeliner: wait_group 5 (one chunk left in flight) at 3 stages, 10 at 4. Exact against
+    numpy over 6 chunks (the last masked), copies landing at their wait or at issue."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 5 * 64 + 20
+    w, k, v = state_inputs(37, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90, num_warps=4,
+                    num_stages=stages)
+    check_state_recurrence(k, v, w, h, vn, BT)
+    ahead = stages - 1 if experiment else 1
+    assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [5 * (ahead - 1)]
+
+
+@pytest.mark.parametrize("V,stages", [(32, 4), (32, 3), (64, 4)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "recurstages"])
+def test_state_gradient_copies_run_stages_ahead(kernels, monkeypatch, V, stages, late, experiment):
+    """fla's dhu (test_state_gradient_reads_dv_back's kernel: six 64 x 64 blocks of k, w, q
+    and do copied, dv read back where its budget allows, 52-64 KiB a chunk) under
+    recurstages: it goes as many chunks ahead as 160 KiB of stage buffers hold (two at V = 32
+    and 4 stages, where the default stays at one; at 3 stages, or V = 64, one either way).
+    Exact against numpy over 6 chunks backwards, copies landing at their wait or at issue;
+    the loop's wait_group depth is one chunk's groups per chunk left in flight."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    BT, T = 64, 5 * 64 + 20
+    rng = np.random.default_rng(38)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
+    do = (2 * rng.integers(-1, 2, (T, V))).astype(np.float16)
+    dv = rng.integers(-2, 3, (T, V)).astype(np.float16)
+    nt = -(-T // BT)
+    dv2 = np.full((T, V), np.nan, dtype=np.float16)
+    dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    handle = eg.run(kernels.state_gradient_two_blocks, (1,), q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, sm=90,
+                    num_warps=4, num_stages=stages)
+    state = np.zeros((128, V))
+    want_dh, want_dv2 = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in reversed(range(nt)):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_dh[i] = state
+        want_dv2[t] = k[t].astype(np.float64) @ state + dv[t]
+        state = state + 0.5 * q[t].astype(np.float64).T @ do[t] - w[t].astype(np.float64).T @ want_dv2[t]
+    assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
+    np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
+    np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
+    # Seven groups a chunk (dv is not read back at 4 stages: its budget, rbfit).
+    ahead = 2 if experiment and V == 32 and stages == 4 else 1
+    assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [7 * (ahead - 1)]
+
+
+@pytest.mark.parametrize("mutation", ["shallow_wait", "current_buffer"])
+@pytest.mark.parametrize("late", [True, False])
+def test_recurrence_copies_misplaced_are_caught(kernels, monkeypatch, mutation, late):
+    """The emulation can fail for test_recurrence_copies_run_stages_ahead's schedule (3
+    stages, two chunks ahead): with the loop's wait_group 5 made 10 (chunk i's copies not
+    waited for: copies landing at their wait leave chunk i - 3's data in the buffer), or with
+    chunk i + 2's copies sent into the buffer chunk i's dots read instead of the one chunk
+    i - 1's dots read (copies landing at once overwrite the dots' operands before the
+    wgmma reads them; landing at their wait, chunk i + 2 finds chunk i + 3's... the wrong
+    data), the recurrence comes out wrong."""
+    monkeypatch.setattr(eg, "DEFER_COPIES", late)
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "recurstages")
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        if mutation == "shallow_wait":
+            ll, count = re.subn(r"cp\.async\.wait_group 5;", "cp.async.wait_group 10;", ll)
+        else:
+            # The rotation of the first operands' buffers: next = current + step (mod 3
+            # buffers); the copies' base then takes the current one.
+            m = re.search(r"\n  (%\d+) = add i32 %\.v\d*, (%\d+)\n", ll)
+            assert m is not None
+            ll, count = re.subn(rf"= add i32 {m.group(1)}, ", rf"= add i32 {m.group(2)}, ", ll)
+        assert count >= 1
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    V, BT, T = 64, 64, 5 * 64 + 20
+    w, k, v = state_inputs(37, 128, V, T)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    if mutation == "shallow_wait" and not late:
+        pytest.skip("copies landing at issue need no wait")
+    try:
+        eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90, num_warps=4,
+               num_stages=3)
+    except eg.EmulationFailed as failure:  # an emulator check (an operand overwritten in flight)
+        assert "overwritten" in str(failure) or "wgmma" in str(failure), failure
+        return
+    with pytest.raises(AssertionError):
+        check_state_recurrence(k, v, w, h, vn, BT)
+
+
 @pytest.mark.parametrize("warps,stages", [(4, 3), (4, 2), (8, 3)])
 @pytest.mark.parametrize("late", [True, False])
 def test_dots_leave_their_waits_to_the_next(kernels, monkeypatch, warps, stages, late):

@@ -444,6 +444,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.fold_inlined_dots = experiment(options, "refold", true);
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
+  gpu_options.recurrence_stages = experiment(options, "recurstages", false);
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).

@@ -234,6 +234,11 @@ struct TargetOptions {
   //            values (its comparisons) where the axis facts make them constant over aligned
   //            runs holding both positions in every thread (mamba's dCB: `offs_n < limit`
   //            with limit:16, columns c and c + 8 one compare; 10 -> 5 setp): for timing
+  //   recurstages (opt-in) a loop of several dots that writes memory (a state recurrence:
+  //            fla's fwd_h, dhu) copies its operands num_stages - 1 iterations ahead within
+  //            gpu::kRecurrenceStageBytes, as Triton's pipeliner does, instead of the 64 KiB
+  //            cap of attention's loops (fwd_h at 3 stages: two chunks ahead, 120 KiB,
+  //            cp.async.wait_group 5 where it waited for everything): norecurstages the default
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

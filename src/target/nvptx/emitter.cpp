@@ -75,6 +75,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"refold", nullptr},
       {"rebaseload", nullptr},
       {"sinkcasts", nullptr},
+      {"recurstages", nullptr},  // prefetch_loads' stage budget of a recurrence
       // late_passes.h, after O3
       {"hoistfadd", nullptr},
       {"elidebar", nullptr},
