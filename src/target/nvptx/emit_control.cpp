@@ -364,6 +364,10 @@ void Emitter::emit_for(const ir::Op& op) {
   // The same for the results' conversions at the exit: reached from the body's end, or,
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
+  if (op.has_attr("cluster_sum")) {
+    const int acc = static_cast<int>(op.int_attr("cluster_sum"));
+    results[acc] = cluster_sum(std::move(results[acc]));
+  }
   // Copies made here to the flat layout (set_fragment) may leave their ending barrier
   // pending in the kernel's top-level region (end_round_trip).
   lazy_round_trips_ = lazy_trailing_ && op.parent() != nullptr && op.parent()->parent() == nullptr;
@@ -376,6 +380,50 @@ void Emitter::emit_for(const ir::Op& op) {
     }
   }
   lazy_round_trips_ = false;
+}
+
+Regs Emitter::cluster_sum(Regs acc) {
+  // Rank 1 writes its registers into its own shared memory (register r of thread t at word
+  // r * threads + t), both CTAs meet at a cluster barrier (arrive releases, wait acquires),
+  // rank 0 reads those words through distributed shared memory (mapa, ld.shared::cluster)
+  // and adds them to its own; rank 1 waits at a second cluster barrier until rank 0 has read
+  // them (its shared memory must outlive the reads), then ends. The loop's stage buffers
+  // were drained at its exit; the barrier first lets every thread finish with them.
+  barrier(false);
+  llvm::Value* rank = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, llvm::ArrayRef<llvm::Value*>());
+  llvm::Value* first = b_.CreateICmpEQ(rank, b_.getInt32(0));
+  const int n = static_cast<int>(acc.values.size());
+  llvm::Type* type = acc.values.at(0)->getType();
+  llvm::Value* tid = thread_id();
+  const int64_t words = static_cast<int64_t>(n) * threads_;
+  auto slot = [&](int r) { return shared_element(type, b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(r * threads_)), tid), words); };
+  auto* hand = llvm::BasicBlock::Create(context_, "ksplit.hand", kernel_);
+  auto* met = llvm::BasicBlock::Create(context_, "ksplit.met", kernel_);
+  b_.CreateCondBr(first, met, hand);
+  b_.SetInsertPoint(hand);
+  for (int r = 0; r < n; ++r) b_.CreateStore(acc.values[r], slot(r));
+  b_.CreateBr(met);
+  b_.SetInsertPoint(met);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
+  auto* add = llvm::BasicBlock::Create(context_, "ksplit.add", kernel_);
+  auto* done = llvm::BasicBlock::Create(context_, "ksplit.done", kernel_);
+  b_.CreateCondBr(first, add, done);
+  b_.SetInsertPoint(done);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateRetVoid();
+  b_.SetInsertPoint(add);
+  Regs out;
+  for (int r = 0; r < n; ++r) {
+    llvm::Value* remote = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mapa_shared_cluster, {}, {slot(r), b_.getInt32(1)});
+    llvm::Value* other = b_.CreateLoad(type, remote);
+    out.values.push_back(type->isFloatingPointTy() ? b_.CreateFAdd(acc.values[r], other) : b_.CreateAdd(acc.values[r], other));
+  }
+  out.uniform = acc.uniform && n == 1;
+  // Rank 1 may end now; rank 0 runs the rest alone (no wait: nothing of its own is read).
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  return out;
 }
 
 void Emitter::emit_while(const ir::Op& op) {
