@@ -4,6 +4,7 @@
 // On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <cstring>
@@ -205,6 +206,13 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
   cache::Entry entry = runtime::build_entry(build);
   runtime::GpuKernel gpu = runtime::load_entry(entry, device, name_);
   gpu.cluster_x = static_cast<unsigned>(config.num_ctas);
+  // A kernel the compiler made a cluster of CTAs on its own (a K loop split over the cluster,
+  // gpu/split_k_cluster.h) says so in its PTX: each program is launched as that cluster.
+  const size_t at = entry.ptx.find(".reqnctapercluster ");
+  if (at != std::string::npos) {
+    const unsigned n = static_cast<unsigned>(std::strtoul(entry.ptx.c_str() + at + 19, nullptr, 10));
+    if (n > gpu.cluster_x && n <= 16) gpu.cluster_x = n;
+  }
   return gpu;
 }
 
