@@ -225,6 +225,10 @@ struct TargetOptions {
   //            values (its comparisons) where the axis facts make them constant over aligned
   //            runs holding both positions in every thread (mamba's dCB: `offs_n < limit`
   //            with limit:16, columns c and c + 8 one compare; 10 -> 5 setp): for timing
+  //   ksplit   (opt-in, sm_90, num_ctas 1) an eligible matmul's K loop split over a cluster
+  //            of 2 CTAs (gpu/split_k_cluster.h): each program a cluster, rank 1 the second
+  //            half of the K iterations, its accumulator added into rank 0's through
+  //            distributed shared memory; for timing small matmuls whose grid leaves SMs idle
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };
