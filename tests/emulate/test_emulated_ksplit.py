@@ -156,7 +156,9 @@ def test_split_k_user_initialised_accumulator(kernels, monkeypatch, K, warps):
 
 @pytest.mark.xfail(strict=True, reason="session 37: on sm_90 with num_stages >= 2 an accumulator loaded before "
                    "the K loop reaches the wgmma fragments misplaced (columns past the first pair of each "
-                   "fragment row); main has it too, ksplit or not (sm_80 and num_stages=1 are right)")
+                   "fragment row); main has it too, ksplit or not (sm_80 and num_stages=1 are right): the loop "
+                   "carries the loaded accumulator flat, converting it to fragments and back each iteration, "
+                   "while its wgmma stays in flight into the next iteration (RESULTS, session 37 helper ksplit)")
 def test_loaded_accumulator_of_a_pipelined_wgmma_loop(kernels, monkeypatch):
     _matmul(kernels, monkeypatch, 64, 64, 64, np.float16, "fp32", True, 4, 3, split=False)
 
