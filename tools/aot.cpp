@@ -214,6 +214,15 @@ nvptx::TargetOptions target_options(const runtime::GpuBuild& build, int sm) {
   options.enable_fp_fusion = cache::knob_value(build.inputs, "TRITIUM_DEFAULT_FP_FUSION") != "0";
   options.vectorize = cache::knob_value(build.inputs, "TRITIUM_DISABLE_VECTORIZE") != "1";
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
+  // Not "ksplit" (gpu/split_k_cluster.h): the exported launcher launches one CTA a program.
+  std::string kept;
+  for (size_t at = 0; at <= options.reduce_experiment.size();) {
+    size_t end = std::min(options.reduce_experiment.find(',', at), options.reduce_experiment.size());
+    const std::string part = options.reduce_experiment.substr(at, end - at);
+    if (!part.empty() && part != "ksplit") kept += (kept.empty() ? "" : ",") + part;
+    at = end + 1;
+  }
+  options.reduce_experiment = kept;
   options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
   options.prefetch_indices = cache::knob_value(build.inputs, "TRITIUM_PREFETCH_INDICES") != "0";
   return options;

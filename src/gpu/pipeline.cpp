@@ -15,6 +15,7 @@
 #include "gpu/rebase_pointers.h"
 #include "gpu/sink_casts.h"
 #include "gpu/speculate_ifs.h"
+#include "gpu/split_k_cluster.h"
 #include "gpu/transpose_loads.h"
 #include "gpu/version_on_signs.h"
 #include "gpu/verify_gpu.h"
@@ -34,6 +35,9 @@ const std::vector<GpuPass> kGpuPasses = {
     // An `if` whose branches compute a few cheap elementwise ops on blocks: those ops run
     // unconditionally and selects take the results (blocks held across a branch spill).
     {"speculate_ifs", speculate_ifs, nullptr},
+    // A matmul's K loop split over a cluster of 2 CTAs (opt-in: experiment ksplit), before
+    // version_on_signs copies the loop.
+    {"split_k_cluster", split_k_cluster, splits_k},
     // The rest of the kernel twice, behind a test of scalars' signs, where knowing them
     // non-negative widens an access (the tutorial matmul's `% N` columns).
     {"version_on_signs", version_on_signs, versions_on_signs},

@@ -199,6 +199,7 @@ const DeviceInfo& device(int ordinal, const std::string& kernel) {
   info->sm = 10 * major + minor;
   check(d.api.cuDeviceGetAttribute(&info->max_shared_optin, kMaxSharedMemoryPerBlockOptin, handle),
         "cuDeviceGetAttribute", kernel);
+  check(d.api.cuDeviceGetAttribute(&info->sm_count, kMultiprocessorCount, handle), "cuDeviceGetAttribute", kernel);
   char name[256] = {};
   if (d.api.cuDeviceGetName(name, sizeof(name) - 1, handle) == 0) info->name = name;
   check(d.api.cuDevicePrimaryCtxRetain(&info->context, handle), "cuDevicePrimaryCtxRetain",

@@ -29,6 +29,7 @@ enum DeviceAttribute : int {
   kComputeCapabilityMajor = 75,         // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
   kComputeCapabilityMinor = 76,         // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
   kMaxSharedMemoryPerBlockOptin = 97,   // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  kMultiprocessorCount = 16,            // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 };
 enum PointerAttribute : int {
   kPointerMemoryType = 2,     // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
@@ -168,6 +169,7 @@ struct DeviceInfo {
   Context context = nullptr;
   int sm = 0;                  // 10 * major + minor: 90 for an H100/H200
   int max_shared_optin = 0;    // bytes of dynamic shared memory a block may opt in to
+  int sm_count = 0;            // streaming multiprocessors (132 on an H100 SXM)
   std::string name;
 };
 

@@ -43,6 +43,17 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
     if (copies == value) options.inflight_copies = copies;
   }
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
+  if (!build.split_k) {  // the variant without the K loop split over a cluster (GpuBuild::split_k)
+    std::string kept;
+    const std::string& all = options.reduce_experiment;
+    for (size_t at = 0; at <= all.size();) {
+      const size_t end = std::min(all.find(',', at), all.size());
+      const std::string part = all.substr(at, end - at);
+      if (!part.empty() && part != "ksplit") kept += (kept.empty() ? "" : ",") + part;
+      at = end + 1;
+    }
+    options.reduce_experiment = kept;
+  }
   options.int8_row_major_wgmma = cache::knob_value(build.inputs, "TRITIUM_INT8_ROWB_WGMMA") == "1";
   options.prefetch_indices = cache::knob_value(build.inputs, "TRITIUM_PREFETCH_INDICES") != "0";
   return options;

@@ -41,6 +41,10 @@ struct GpuKernel {
   std::string entry;  // the PTX entry's name
   std::string key;    // the disk cache key it was built under
   unsigned cluster_x = 1;  // num_ctas: CTAs per thread-block cluster (1: no cluster)
+  // The compiler made each program a cluster of cluster_x CTAs on its own (a K loop split
+  // over the cluster, gpu/split_k_cluster.h): a grid that fills the SMs without it launches
+  // the variant built without the split (Kernel::Impl::launch_gpu).
+  bool split_k = false;
   int sm = 0;              // the target it was compiled for
   int device = -1;         // the ordinal of the device it is loaded on
 };
@@ -69,6 +73,8 @@ struct GpuBuild {
   int num_ctas = 1;
   int maxnreg = 0;
   int enable_fp_fusion = -1;  // -1: the TRITIUM_DEFAULT_FP_FUSION knob decides
+  // false: the experiment "ksplit" is dropped (the variant for grids that fill the SMs).
+  bool split_k = true;
   // The parameters the compiled entry takes (expected_params): a disk entry that lists
   // others is bad, whatever its checksum says.
   std::vector<cache::CachedParam> params;

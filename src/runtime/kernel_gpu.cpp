@@ -4,6 +4,7 @@
 // On a hit the path is: specialize -> hash -> lookup -> pack -> launch; no strings are built.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <cstring>
@@ -138,7 +139,7 @@ std::string Kernel::Impl::globals_text() const {
 }
 
 runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const LaunchConfig& config,
-                                          int sm) const {
+                                          int sm, bool split_k) const {
   runtime::GpuBuild build;
   build.kernel = name_;
   cache::KeyInputs& in = build.inputs;
@@ -174,6 +175,8 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.num_warps = config.num_warps;
   in.num_stages = config.num_stages;
   in.options = runtime::options_text(config);
+  build.split_k = split_k;
+  if (!split_k) in.options += "ksplit=0;";
   build.num_ctas = config.num_ctas;
   build.maxnreg = config.maxnreg;
   build.enable_fp_fusion = config.enable_fp_fusion;
@@ -189,7 +192,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
 
 runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const LaunchConfig& config,
                                            const cuda::DeviceInfo& device,
-                                           cuda::Stream stream) const {
+                                           cuda::Stream stream, bool split_k) const {
   // Compiling or loading would put non-launch work into a graph being captured (and the
   // driver forbids some of it there): the user must warm up first.
   if (cuda::stream_capturing(stream, name_)) {
@@ -198,13 +201,23 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
                       "graph; call warmup(...) with the same arguments before capturing");
   }
   const int sm = runtime::launch_target(config.arch, device, name_);
-  runtime::GpuBuild build = gpu_build(signature, config, sm);
+  runtime::GpuBuild build = gpu_build(signature, config, sm, split_k);
   // An older target's entry is its PTX, which the driver compiles for the device at load;
   // TRITIUM_LOAD_PTX=0's entry is the device's cubin, so the device is part of its key.
   if (sm != device.sm) build.inputs.options += "device=sm_" + std::to_string(device.sm) + ";";
   cache::Entry entry = runtime::build_entry(build);
   runtime::GpuKernel gpu = runtime::load_entry(entry, device, name_);
   gpu.cluster_x = static_cast<unsigned>(config.num_ctas);
+  // A kernel the compiler made a cluster of CTAs on its own (a K loop split over the cluster,
+  // gpu/split_k_cluster.h) says so in its PTX: each program is launched as that cluster.
+  const size_t at = entry.ptx.find(".reqnctapercluster ");
+  if (at != std::string::npos) {
+    const unsigned n = static_cast<unsigned>(std::strtoul(entry.ptx.c_str() + at + 19, nullptr, 10));
+    if (n > gpu.cluster_x && n <= 16) {
+      gpu.cluster_x = n;
+      gpu.split_k = true;
+    }
+  }
   return gpu;
 }
 
@@ -245,6 +258,21 @@ const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
     cache::log(std::string(hit ? "memory hit" : "memory miss") + " kernel '" + name_ + "' [" +
                signature_text(signature) + "] device " + std::to_string(ordinal) +
                " num_warps=" + std::to_string(config.num_warps) + " key " + gpu->key);
+  }
+  if (gpu->split_k) [[unlikely]] {
+    // A K loop split over a cluster (gpu/split_k_cluster.h) pays off where the grid leaves
+    // SMs idle: a grid of more programs than half the SMs launches the variant built
+    // without the split (its own key: options bit 40, "ksplit=0;" in the disk key).
+    const uint64_t programs = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
+    if (programs * gpu->cluster_x > static_cast<uint64_t>(device.sm_count)) {
+      const uint64_t whole = options | (uint64_t{1} << 40);
+      const GpuKeyView plain{ordinal, config.num_warps, config.num_stages, whole, &signature};
+      gpu = gpu_cache_.peek(plain);
+      if (gpu == nullptr) {
+        GpuKey key{ordinal, config.num_warps, config.num_stages, whole, signature};
+        gpu = &gpu_cache_.get(key, [&] { return build_gpu(key.signature, config, device, stream, false); });
+      }
+    }
   }
   if (grid_empty(grid)) return gpu;  // warmup, or Triton's skipped empty launch
   if (grid.x * static_cast<uint64_t>(gpu->cluster_x) > INT32_MAX) [[unlikely]] {

@@ -107,8 +107,9 @@ struct Kernel::Impl {
                                        const LaunchConfig& config);
   // What building a GPU specialization for `sm` needs: the complete cache key inputs and the
   // lowering and optimization of this kernel.
+  // split_k false: the variant without the experiment "ksplit" (GpuBuild::split_k).
   runtime::GpuBuild gpu_build(const Signature& signature, const LaunchConfig& config,
-                              int sm) const;
+                              int sm, bool split_k = true) const;
 
   // The compiled (lowered + optimized) function for a signature; compiled once per key even
   // when several threads ask at the same time. `written` (if given) receives which
@@ -184,7 +185,8 @@ struct Kernel::Impl {
   // The canonical text of the globals and callee sources the kernel reads (cache key input).
   std::string globals_text() const;
   runtime::GpuKernel build_gpu(const Signature& signature, const LaunchConfig& config,
-                               const cuda::DeviceInfo& device, cuda::Stream stream) const;
+                               const cuda::DeviceInfo& device, cuda::Stream stream,
+                               bool split_k = true) const;
 
   std::string name_;
   std::shared_ptr<const ast::Module> module_;

@@ -19,6 +19,32 @@ int emu_nctaid_x = 1, emu_nctaid_y = 1, emu_nctaid_z = 1;
 
 void emu_entry(const unsigned long long* args);
 
+// Thread-block clusters (sm_90) of up to 2 CTAs along x (emu_set_cluster): the cluster's CTAs
+// run at once, each thread a host thread; emu_tid numbers the cluster's threads (rank *
+// threads + %tid.x: the warp and warpgroup slots stay distinct), emu_tidx is the kernel's
+// %tid.x. Each rank has its own shared memory: rank 1 runs a copy of the kernel whose
+// __tritium_shared is __tritium_shared__r1 (emulated_gpu.py's rank_copy), emu_smem the
+// rank's array for the emulator's own shared accesses. mapa maps an address of one rank's
+// array to the other's, and the cluster barrier counts the threads that ended as arrived.
+extern char __tritium_shared__r1[] __attribute__((weak));
+void emu_entry__r1(const unsigned long long* args) __attribute__((weak));
+static int emu_cluster = 1;
+void emu_set_cluster(int n) { emu_cluster = n; }
+static char* rank_smem(int rank) { return rank ? __tritium_shared__r1 : __tritium_shared; }
+#define MAX_CLUSTER_PHASES 64
+static pthread_mutex_t cluster_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cluster_changed = PTHREAD_COND_INITIALIZER;
+static int cluster_arrivals[MAX_CLUSTER_PHASES];   // arrivals at each phase of the cluster barrier
+static int cluster_exits[MAX_CLUSTER_PHASES + 1];  // threads that ended after this many arrivals
+static __thread int cluster_phase;                 // this thread's arrivals so far
+static pthread_barrier_t everyone;                 // every thread of the cluster, between clusters
+static void cluster_thread_end(void) {
+  pthread_mutex_lock(&cluster_lock);
+  ++cluster_exits[cluster_phase];
+  pthread_cond_broadcast(&cluster_changed);
+  pthread_mutex_unlock(&cluster_lock);
+}
+
 static const unsigned long long* launch_args;
 static long launch_ctas;
 static int launch_threads;
@@ -28,29 +54,84 @@ void emu_cta_barrier(void);
 
 static void* emu_worker(void* tid) {
   emu_tid = (int)(long)tid;
-  for (long c = 0; c < launch_ctas; ++c) {
+  emu_rank = emu_tid / launch_threads;
+  emu_tidx = emu_tid % launch_threads;
+  emu_smem = rank_smem(emu_rank);
+  for (long k = 0; k < launch_ctas / emu_cluster; ++k) {
+    const long c = k * emu_cluster + emu_rank;  // the clusters' CTAs are consecutive along x
     emu_ctaid_x = (int)(c % emu_nctaid_x);
     emu_ctaid_y = (int)((c / emu_nctaid_x) % emu_nctaid_y);
     emu_ctaid_z = (int)(c / ((long)emu_nctaid_x * emu_nctaid_y));
-    emu_entry(launch_args);
+    cluster_phase = 0;
+    (emu_rank ? emu_entry__r1 : emu_entry)(launch_args);
     if (copy_count) emu_fail("cp.async copies never waited for", (unsigned)copy_count);
     read_count = 0;
     tma_thread_end();
+    if (emu_cluster > 1) {
+      cluster_thread_end();
+      pthread_barrier_wait(&everyone);  // every CTA of the cluster done
+    }
     emu_cta_barrier();  // every thread done with the CTA: fresh shared memory
-    if (emu_tid == 0) {
-      tma_end_of_cta();
-      memset(__tritium_shared, 0x7f, 262144);
+    if (emu_tidx == 0) {
+      if (emu_rank == 0) tma_end_of_cta();
+      memset(emu_smem, 0x7f, 262144);
+    }
+    if (emu_tid == 0 && emu_cluster > 1) {
+      memset(cluster_arrivals, 0, sizeof cluster_arrivals);
+      memset(cluster_exits, 0, sizeof cluster_exits);
     }
     emu_cta_barrier();
+    if (emu_cluster > 1) pthread_barrier_wait(&everyone);
   }
   return NULL;
 }
+
+// barrier.cluster.arrive (release: the host's mutex orders the memory) and .wait (until every
+// thread of the cluster arrived at this phase or ended before it).
+void emu_nvvm_barrier_cluster_arrive(void) {
+  if (cluster_phase >= MAX_CLUSTER_PHASES) emu_fail("cluster barrier phases", (unsigned)cluster_phase);
+  pthread_mutex_lock(&cluster_lock);
+  ++cluster_arrivals[cluster_phase++];
+  pthread_cond_broadcast(&cluster_changed);
+  pthread_mutex_unlock(&cluster_lock);
+}
+void emu_nvvm_barrier_cluster_arrive_relaxed(void) { emu_nvvm_barrier_cluster_arrive(); }
+void emu_nvvm_barrier_cluster_arrive_aligned(void) { emu_nvvm_barrier_cluster_arrive(); }
+void emu_nvvm_barrier_cluster_arrive_relaxed_aligned(void) { emu_nvvm_barrier_cluster_arrive(); }
+void emu_nvvm_barrier_cluster_wait(void) {
+  if (cluster_phase == 0) emu_fail("barrier.cluster.wait without an arrive", 0);
+  const int phase = cluster_phase - 1;
+  pthread_mutex_lock(&cluster_lock);
+  for (;;) {
+    int done = cluster_arrivals[phase];
+    for (int m = 0; m <= phase; ++m) done += cluster_exits[m];
+    if (done >= emu_cluster * launch_threads) break;
+    pthread_cond_wait(&cluster_changed, &cluster_lock);
+  }
+  pthread_mutex_unlock(&cluster_lock);
+}
+void emu_nvvm_barrier_cluster_wait_aligned(void) { emu_nvvm_barrier_cluster_wait(); }
+// mapa.shared::cluster: the same byte of `rank`'s shared memory.
+char* emu_nvvm_mapa_shared_cluster(char* p, int rank) {
+  long off = p - emu_smem;
+  if (off < 0 || off >= 262144) emu_fail("mapa: not a shared address", (unsigned)off);
+  if (rank < 0 || rank >= emu_cluster) emu_fail("mapa: no such rank in the cluster", (unsigned)rank);
+  return rank_smem(rank) + off;
+}
+int emu_nvvm_read_ptx_sreg_cluster_ctarank(void) { return emu_rank; }
+int emu_nvvm_read_ptx_sreg_cluster_nctarank(void) { return emu_cluster; }
+int emu_nvvm_read_ptx_sreg_clusterid_x(void) { return emu_ctaid_x / emu_cluster; }
+int emu_nvvm_read_ptx_sreg_clusterid_y(void) { return emu_ctaid_y; }
+int emu_nvvm_read_ptx_sreg_clusterid_z(void) { return emu_ctaid_z; }
+int emu_nvvm_read_ptx_sreg_nclusterid_x(void) { return emu_nctaid_x / emu_cluster; }
+int emu_nvvm_read_ptx_sreg_nclusterid_y(void) { return emu_nctaid_y; }
+int emu_nvvm_read_ptx_sreg_nclusterid_z(void) { return emu_nctaid_z; }
 
 // A wild address: where it was (the kernel's shared memory or elsewhere), then exit 5.
 static void on_segv(int sig, siginfo_t* info, void* context) {
   (void)sig, (void)context;
   char text[200];
-  long off = (char*)info->si_addr - __tritium_shared;
+  long off = (char*)info->si_addr - (emu_smem ? emu_smem : __tritium_shared);
   int n = snprintf(text, sizeof text, "emulation: invalid memory access at %p (%s %ld of shared memory), thread %d\n",
                    info->si_addr, off >= 0 && off < 262144 ? "byte" : "not in: offset", off, emu_tid);
   if (write(2, text, (size_t)n) < 0) _exit(6);
@@ -60,6 +141,9 @@ static void on_segv(int sig, siginfo_t* info, void* context) {
 // Runs the grid (gx, gy, gz) of `threads` threads per CTA on the arguments' slots.
 int emu_launch(const unsigned long long* args, int gx, int gy, int gz, int threads) {
   if (threads < 32 || threads > 1024 || threads % 32) emu_fail("threads per CTA", (unsigned)threads);
+  if (emu_cluster < 1 || emu_cluster > 2 || gx % emu_cluster || threads * emu_cluster > 1024 ||
+      (emu_cluster > 1 && !emu_entry__r1))
+    emu_fail("cluster", (unsigned)emu_cluster);
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_sigaction = on_segv;
@@ -70,17 +154,19 @@ int emu_launch(const unsigned long long* args, int gx, int gy, int gz, int threa
   launch_args = args;
   launch_ctas = (long)gx * gy * gz;
   launch_threads = threads;
-  memset(__tritium_shared, 0x7f, 262144);
+  for (int r = 0; r < emu_cluster; ++r) memset(rank_smem(r), 0x7f, 262144);
+  const int all = threads * emu_cluster;
   pthread_barrier_init(&cta, NULL, threads);
-  for (int w = 0; w < threads / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
-  init_warpgroups(threads);
+  if (emu_cluster > 1) pthread_barrier_init(&everyone, NULL, (unsigned)all);
+  for (int w = 0; w < all / 32; ++w) pthread_barrier_init(&warp[w], NULL, 32);
+  init_warpgroups(all);
   static pthread_t t[1024];
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 1 << 22);
-  for (long i = 0; i < threads; ++i)
+  for (long i = 0; i < all; ++i)
     if (pthread_create(&t[i], &attr, emu_worker, (void*)i)) emu_fail("pthread_create", (unsigned)i);
-  for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+  for (int i = 0; i < all; ++i) pthread_join(t[i], NULL);
   return 0;
 }
 
@@ -338,8 +424,10 @@ void emu_set_shared_bytes(long bytes) { emu_shared_bytes = bytes; }
 // land within the waits) - the emulator says so at once instead of hanging.
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t barrier_done = PTHREAD_COND_INITIALIZER, mbarrier_changed = PTHREAD_COND_INITIALIZER;
-static int at_barrier;            // threads waiting at the CTA barrier (this generation)
-static unsigned barrier_generation;
+static int at_barrier_of[2];      // threads waiting at each rank's CTA barrier (this generation)
+static unsigned barrier_generation_of[2];
+#define at_barrier at_barrier_of[emu_rank]
+#define barrier_generation barrier_generation_of[emu_rank]
 static int waiting;               // threads waiting on an mbarrier since its last change
 static unsigned change_generation;
 
@@ -866,7 +954,7 @@ double emu_nvvm_lohi_i2d(int lo, int hi) {
   return d;
 }
 int emu_nvvm_read_ptx_sreg_laneid(void) { return emu_tid & 31; }
-int emu_nvvm_read_ptx_sreg_warpid(void) { return emu_tid / 32; }
+int emu_nvvm_read_ptx_sreg_warpid(void) { return emu_tidx / 32; }
 int emu_nvvm_read_ptx_sreg_ntid_x(void) { return launch_threads; }
 int emu_nvvm_read_ptx_sreg_nctaid_x(void) { return emu_nctaid_x; }
 int emu_nvvm_read_ptx_sreg_nctaid_y(void) { return emu_nctaid_y; }

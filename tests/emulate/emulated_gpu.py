@@ -301,6 +301,10 @@ def host_ir(ll):
     # address of the emulator's map, which the kernel only hands to the TMA instructions.
     ll = ll.replace('ptr byval([128 x i8]) align 64 "nvvm.grid_constant" ', "ptr ")
     host = emu.host_ir(ll)
+    # The kernel's %tid.x is emu_tidx (emu_tid numbers the threads of a whole cluster).
+    host = re.sub(r"load i32, ptr @emu_tid(?![\w.$])", "load i32, ptr @emu_tidx", host)
+    host = host.replace("@emu_tid = external thread_local global i32",
+                        "@emu_tid = external thread_local global i32\n@emu_tidx = external thread_local global i32")
     # The CTA barrier of emu_runtime.c, which knows who waits (a deadlock on an mbarrier shows).
     host = host.replace("@emu_barrier()", "@emu_cta_barrier()")
     host, found = re.subn(r"(@__tritium_shared = global \[262144 x i8\] zeroinitializer), align 16",
@@ -322,6 +326,8 @@ def host_ir(ll):
         raise NotEmulated("NVVM intrinsics without a host version: " + ", ".join(sorted(missing)))
     # The declarations of renamed intrinsics lose the intrinsics' attributes (memory(none)
     # of a read of %ctaid is true within a call, but keep nothing for the rest).
+    host = re.sub(r"^(declare [^\n]*@emu_nvvm_\w+\([^\n]*)$", lambda m: re.sub(r" captures\([^)]*\)", "", m.group(1)),
+                  host, flags=re.M)  # (mapa's `ptr captures(none)`)
     host = re.sub(r"^(declare [^\n]*@emu_nvvm_\w+\([^)]*\))[^\n]*$", r"\1", host, flags=re.M)
     host = re.sub(r"^declare ([^\n]*?)\b(noundef |range\([^)]*\) )+", r"declare \1", host, flags=re.M)
     if "bfloat" in host and "__truncsfbf2" not in host:
@@ -336,6 +342,32 @@ def host_ir(ll):
     return host + "\n".join(lines) + "\n"
 
 
+def cluster_size(ll):
+    """CTAs per cluster of the kernel (its "nvvm.cluster_dim" attribute: num_ctas, or a K loop
+    split over a cluster by gpu/split_k_cluster.h); 1 without."""
+    m = re.search(r'"nvvm\.cluster_dim"="(\d+),(\d+),(\d+)"', ll)
+    if not m:
+        return 1
+    x, y, z = (int(g) for g in m.groups())
+    if y != 1 or z != 1 or x > 2:
+        raise NotEmulated(f"a cluster of {x}x{y}x{z} CTAs (the emulator runs 1 or 2 along x)")
+    if x > 1 and ("mbarrier." in ll or "cp.async.bulk" in ll):
+        raise NotEmulated("the TMA in a cluster")
+    return x
+
+
+def rank_copy(host, rank):
+    """The host IR of the kernel as a cluster's CTA of `rank` runs it: every symbol it defines
+    renamed (NAME__r<rank>), so its shared memory is its own array (__tritium_shared__r1) and
+    its entry emu_entry__r1; what it declares (the emulator's functions) is shared."""
+    names = set(re.findall(r"^define [^@\n]*@([\w.$]+)\(", host, re.M))
+    names |= {n for n, rest in re.findall(r"^@([\w.$]+) = ([^\n]*)", host, re.M) if not rest.startswith("external")}
+    if not names:
+        return host
+    pattern = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w.$])")
+    return pattern.sub(lambda m: f"@{m.group(1)}__r{rank}", host)
+
+
 def _run(cmd):
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
@@ -348,15 +380,23 @@ def _driver_source(defer_copies):
         tensor_core = f.read()
     with open(RUNTIME_C) as f:
         runtime = f.read()
-    return f"#define EMU_DEFER_COPIES {int(defer_copies)}\n" + prefix + tensor_core + runtime
+    # The tensor cores' and cp.async's shared memory is the running CTA's (emu_runtime.c's
+    # clusters: emu_smem), and their %tid.x the kernel's.
+    tensor_core = tensor_core.replace("extern char __tritium_shared[];", "")
+    tensor_core = re.sub(r"\b__tritium_shared\b", "emu_smem", tensor_core)
+    tensor_core = tensor_core.replace("out[0] = (unsigned)emu_tid;", "out[0] = (unsigned)emu_tidx;")
+    cluster = ("extern char __tritium_shared[];\n__thread int emu_tidx, emu_rank;\n"
+               "__thread char* emu_smem = __tritium_shared;\n")
+    return f"#define EMU_DEFER_COPIES {int(defer_copies)}\n" + prefix + cluster + tensor_core + runtime
 
 
 def build(ll, defer_copies=True):
     """The path of a shared library running the kernel of `ll` (emu_launch), built once per
     IR and emulator source (CACHE)."""
     host = host_ir(ll)
+    ranks = cluster_size(ll)
     source = _driver_source(defer_copies)
-    key = hashlib.sha256((host + "\0" + source).encode()).hexdigest()[:24]
+    key = hashlib.sha256((host + "\0" + source + "\0" + str(ranks)).encode()).hexdigest()[:24]
     os.makedirs(CACHE, exist_ok=True)
     so = os.path.join(CACHE, key + ".so")
     if os.path.exists(so):
@@ -368,8 +408,15 @@ def build(ll, defer_copies=True):
             f.write(source)
         _run([LLC, "-O1", "-relocation-model=pic", "-filetype=obj", os.path.join(d, "k.ll"), "-o",
               os.path.join(d, "k.o")])
+        objects = [os.path.join(d, "k.o")]
+        for rank in range(1, ranks):  # a cluster's other CTAs: their own copy of the kernel
+            with open(os.path.join(d, f"k{rank}.ll"), "w") as f:
+                f.write(rank_copy(host, rank))
+            objects.append(os.path.join(d, f"k{rank}.o"))
+            _run([LLC, "-O1", "-relocation-model=pic", "-filetype=obj", os.path.join(d, f"k{rank}.ll"), "-o",
+                  objects[-1]])
         _run([CC, "-O1", "-fPIC", "-c", os.path.join(d, "driver.c"), "-o", os.path.join(d, "driver.o")])
-        _run([CC, "-shared", "-Wl,-z,defs", os.path.join(d, "driver.o"), os.path.join(d, "k.o"), "-o",
+        _run([CC, "-shared", "-Wl,-z,defs", os.path.join(d, "driver.o")] + objects + ["-o",
               os.path.join(d, "k.so"), "-lpthread", "-lm"])
         os.replace(os.path.join(d, "k.so"), so)
     return so
@@ -561,6 +608,9 @@ def launch(so, ll, signature, values, grid, num_warps, timeout=None, tensor_maps
     grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
     if min(grid) <= 0:
         return
+    # A program is a cluster (num_ctas, or a split K loop): its CTAs are consecutive along x.
+    ranks = cluster_size(ll)
+    grid = (grid[0] * ranks,) + grid[1:]
     storages = sorted(set(storages))
     with tempfile.TemporaryDirectory(prefix="emu-run-") as d:
         out_path, err_path = os.path.join(d, "out.bin"), os.path.join(d, "err.txt")
@@ -572,6 +622,7 @@ def launch(so, ll, signature, values, grid, num_warps, timeout=None, tensor_maps
                 os.dup2(err, 2)
                 lib = ctypes.CDLL(so, mode=ctypes.RTLD_LOCAL)
                 lib.emu_set_shared_bytes(ctypes.c_long(shared_bytes(ll)))
+                lib.emu_set_cluster(ctypes.c_int(ranks))
                 array = (ctypes.c_ulonglong * max(1, len(slots)))(*slots)
                 lib.emu_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
                 lib.emu_launch(array, grid[0], grid[1], grid[2], 32 * int(num_warps))
@@ -659,8 +710,6 @@ def run_handle(handle, values, grid, sm):
     """One launch of a compiled handle (tritium.compiled.CompiledKernel) emulated; a kernel
     over the device's shared memory raises OutOfResources, as loading it on the GPU does."""
     o = handle._options
-    if int(o.get("num_ctas", 1)) != 1:
-        raise NotEmulated("num_ctas > 1 (clusters)")
     ll, so, error, maps = _built(handle, sm)
     if error is not None:
         raise NotEmulated(str(error))

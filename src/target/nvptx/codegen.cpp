@@ -40,6 +40,7 @@
 #include "gpu/pipeline.h"
 #include "gpu/prefetch_operands.h"
 #include "gpu/scratch.h"
+#include "gpu/split_k_cluster.h"
 #include "gpu/vector_widths.h"
 #include "gpu/version_on_signs.h"
 
@@ -445,6 +446,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
   gpu_options.recurrence_stages = experiment(options, "recurstages", false);
+  gpu_options.split_k = options.num_ctas == 1 && experiment(options, "ksplit", false) ? 2 : 0;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
@@ -475,13 +477,16 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
 
 // Runs `body` on a fresh compilation, turning LLVM's fatal errors into InternalErrors.
 template <typename F>
-auto with_llvm(const ir::Function& function, const TargetOptions& options, F body) {
-  validate(function, options);
+auto with_llvm(const ir::Function& function, const TargetOptions& options_in, F body) {
+  validate(function, options_in);
   initialize_llvm();
   Compilation c;
   try {
-    std::unique_ptr<ir::Function> gpu = gpu_passes(function, options);
+    std::unique_ptr<ir::Function> gpu = gpu_passes(function, options_in);
     const ir::Function& kernel_ir = gpu ? *gpu : function;
+    // A K loop split over a cluster (gpu/split_k_cluster.h): each program a cluster of 2.
+    TargetOptions options = options_in;
+    if (gpu && gpu::has_split_k(*gpu)) options.num_ctas = 2;
     FragmentPlan fragments = fragment_plan(kernel_ir, options);
     bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);

@@ -239,6 +239,10 @@ struct TargetOptions {
   //            gpu::kRecurrenceStageBytes, as Triton's pipeliner does, instead of the 64 KiB
   //            cap of attention's loops (fwd_h at 3 stages: two chunks ahead, 120 KiB,
   //            cp.async.wait_group 5 where it waited for everything): norecurstages the default
+  //   ksplit   (opt-in, sm_90, num_ctas 1) an eligible matmul's K loop split over a cluster
+  //            of 2 CTAs (gpu/split_k_cluster.h): each program a cluster, rank 1 the second
+  //            half of the K iterations, its accumulator added into rank 0's through
+  //            distributed shared memory; for timing small matmuls whose grid leaves SMs idle
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

@@ -364,6 +364,10 @@ void Emitter::emit_for(const ir::Op& op) {
   // The same for the results' conversions at the exit: reached from the body's end, or,
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
+  if (op.has_attr("cluster_sum")) {
+    const int acc = static_cast<int>(op.int_attr("cluster_sum"));
+    results[acc] = cluster_sum(std::move(results[acc]));
+  }
   // Copies made here to the flat layout (set_fragment) may leave their ending barrier
   // pending in the kernel's top-level region (end_round_trip).
   lazy_round_trips_ = lazy_trailing_ && op.parent() != nullptr && op.parent()->parent() == nullptr;
@@ -376,6 +380,63 @@ void Emitter::emit_for(const ir::Op& op) {
     }
   }
   lazy_round_trips_ = false;
+}
+
+Regs Emitter::cluster_sum(Regs acc) {
+  // Rank 1 writes its registers into its own shared memory, rank 0 reads them through
+  // distributed shared memory (mapa of the buffer's start once, ld.shared::cluster) and adds
+  // them to its own. Registers go 4 at a time (a 16-byte access) where they come in fours:
+  // group g of thread t at bytes (g * threads + t) * 16, so a warp's accesses are
+  // consecutive. Both CTAs meet at a cluster barrier in between (arrive releases, wait
+  // acquires); rank 1 waits at a second one until rank 0 has read its memory (it must
+  // outlive the reads), then ends. The loop's stage buffers were drained at its exit; a CTA
+  // barrier first lets every thread finish with them.
+  barrier(false);
+  llvm::Value* rank = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, llvm::ArrayRef<llvm::Value*>());
+  llvm::Value* first = b_.CreateICmpEQ(rank, b_.getInt32(0));
+  const int n = static_cast<int>(acc.values.size());
+  llvm::Type* type = acc.values.at(0)->getType();
+  const int width = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+  llvm::Type* group = width == 1 ? type : static_cast<llvm::Type*>(llvm::FixedVectorType::get(type, width));
+  const int groups = n / width;
+  llvm::Value* tid = thread_id();
+  llvm::Value* base = shared_element(group, b_.getInt32(0), static_cast<int64_t>(groups) * threads_);
+  auto index = [&](int g) { return b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(g * threads_)), tid); };
+  auto* hand = llvm::BasicBlock::Create(context_, "ksplit.hand", kernel_);
+  auto* met = llvm::BasicBlock::Create(context_, "ksplit.met", kernel_);
+  b_.CreateCondBr(first, met, hand);
+  b_.SetInsertPoint(hand);
+  for (int g = 0; g < groups; ++g) {
+    llvm::Value* v = width == 1 ? acc.values[g] : llvm::PoisonValue::get(group);
+    for (int i = 0; i < width && width > 1; ++i) v = b_.CreateInsertElement(v, acc.values[g * width + i], i);
+    b_.CreateAlignedStore(v, b_.CreateGEP(group, base, index(g)), llvm::Align(4 * width));
+  }
+  b_.CreateBr(met);
+  b_.SetInsertPoint(met);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
+  auto* add = llvm::BasicBlock::Create(context_, "ksplit.add", kernel_);
+  auto* done = llvm::BasicBlock::Create(context_, "ksplit.done", kernel_);
+  b_.CreateCondBr(first, add, done);
+  b_.SetInsertPoint(done);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateRetVoid();
+  b_.SetInsertPoint(add);
+  llvm::Value* remote = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mapa_shared_cluster, {}, {base, b_.getInt32(1)});
+  Regs out;
+  for (int g = 0; g < groups; ++g) {
+    llvm::Value* other = b_.CreateAlignedLoad(group, b_.CreateGEP(group, remote, index(g)), llvm::Align(4 * width));
+    for (int i = 0; i < width; ++i) {
+      llvm::Value* o = width == 1 ? other : b_.CreateExtractElement(other, i);
+      llvm::Value* mine = acc.values[g * width + i];
+      out.values.push_back(type->isFloatingPointTy() ? b_.CreateFAdd(mine, o) : b_.CreateAdd(mine, o));
+    }
+  }
+  out.uniform = acc.uniform && n == 1;
+  // Rank 1 may end now; rank 0 runs the rest alone (no wait: nothing of its own is read).
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  return out;
 }
 
 void Emitter::emit_while(const ir::Op& op) {

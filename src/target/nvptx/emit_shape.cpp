@@ -6,6 +6,7 @@
 
 #include "gpu/conversion.h"
 #include "gpu/scratch.h"
+#include "gpu/split_k_cluster.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
 #include "ir/attrs.h"
@@ -23,6 +24,12 @@ void Emitter::emit_program_id(const ir::Op& op) {
                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
   int64_t axis = op.int_attr("axis");
+  if (op.kind() == OpKind::ProgramId && axis == gpu::kClusterRankAxis) {
+    // The CTA's rank in its cluster (gpu/split_k_cluster.h).
+    set(op.result(), Regs::one(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank,
+                                                  llvm::ArrayRef<llvm::Value*>())));
+    return;
+  }
   if (axis < 0 || axis > 2) internal_error("nvptx", "program axis " + std::to_string(axis), op.loc());
   // With clusters (num_ctas > 1) a program is a cluster: its id and count, as Triton.
   static const llvm::Intrinsic::ID kClusterid[] = {

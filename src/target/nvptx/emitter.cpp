@@ -13,6 +13,7 @@
 
 #include "gpu/insert_barriers.h"
 #include "gpu/scratch.h"
+#include "gpu/split_k_cluster.h"
 #include "support/diagnostics.h"
 
 namespace tritium::nvptx {
@@ -74,6 +75,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"onetrip", nullptr},
       {"refold", nullptr},
       {"rebaseload", nullptr},
+      {"ksplit", nullptr},
       {"sinkcasts", nullptr},
       {"recurstages", nullptr},  // prefetch_loads' stage budget of a recurrence
       // late_passes.h, after O3
@@ -100,6 +102,7 @@ Emitter::Emitter(const ir::Function& function, const TargetOptions& options, llv
       sm_(options.sm),
       ptx_version_(ptx_version_for(options)),
       num_ctas_(options.num_ctas),
+      split_k_(gpu::has_split_k(function)),
       wgmma_(any_wgmma(function, frags_, options.sm, options.num_warps)) {
   // TRITIUM_REDUCE_EXPERIMENT: comma-separated names ("0": the knob unset), each "name" (on)
   // or "noname" (off); codegen.h lists what each does.
@@ -145,9 +148,10 @@ bool Emitter::mark_fragment_barriers(const ir::Region& region) {
 int64_t Emitter::emit() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(context_, "entry", kernel_);
   b_.SetInsertPoint(entry);
-  if (num_ctas_ > 1) {
+  if (num_ctas_ > 1 && !split_k_) {
     // num_ctas > 1: each program is a cluster, and its first CTA does the program's work
-    // (tiles are not split across CTAs), so the results equal num_ctas=1's.
+    // (tiles are not split across CTAs), so the results equal num_ctas=1's. A K loop split
+    // over the cluster (gpu/split_k_cluster.h) has both CTAs work up to its exchange.
     llvm::Value* rank = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank,
                                            llvm::ArrayRef<llvm::Value*>());
     auto* work = llvm::BasicBlock::Create(context_, "cluster.leader", kernel_);
