@@ -1164,6 +1164,22 @@ def test_fragments_cast_in_pairs(kernels, monkeypatch, sm, warps, dtype, experim
     assert (stmatrix > 0) == (sm == 90 and "nostmatrix" not in experiment), stmatrix
 
 
+def test_pair_cvt_with_its_halves_swapped_is_caught(kernels, monkeypatch):
+    """The emulation can fail: with the two sources of each cvt.rn.bf16x2.f32 exchanged
+    (columns c and c + 1 of the negated product swapped), the stored values come out wrong."""
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        ll, count = re.subn(r'(asm "cvt\.rn\.bf16x2\.f32[^"]*", "[^"]*"\()(float [^,]+), (float [^,)]+)', r"\1\3, \2", ll)
+        assert count > 0
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        test_fragments_cast_in_pairs(kernels, monkeypatch, 90, 4, "bf16", "")
+
+
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])
 def test_widened_invariant_block_copied_narrow(kernels, monkeypatch, sm, warps, stages):
     """A bf16 block widened to f32 outside a loop whose dot results it scales gets one
