@@ -271,10 +271,11 @@ def test_chained_dots_on_wgmma(tmp_path, ty, tile, warps):
 @pytest.mark.parametrize("tile,warps,K", [((64, 64, 32), 4, 96), ((128, 128, 64), 8, 128), ((64, 32, 16), 4, 48),
                                           ((64, 128, 32), 8, 64)])
 def test_fragments_to_rows_by_stmatrix(tmp_path, monkeypatch, kernel, stages, layout, tile, warps, K):
-    """A 16-bit dot result read in the flat layout (here the f16 accumulators' store) goes to
-    shared memory by stmatrix on sm_90 (four 8 x 8 matrices an instruction; the emulator's
-    stmatrix is ldmatrix's inverse), exact on every warp grid: the default since session 37
-    (TRITIUM_REDUCE_EXPERIMENT=nostmatrix: a register pair a store)."""
+    """TRITIUM_REDUCE_EXPERIMENT=stmatrix (opt-in until timed): a 16-bit dot result read in the
+    flat layout (here the f16 accumulators' store) goes to shared memory by stmatrix on sm_90
+    (four 8 x 8 matrices an instruction; the emulator's stmatrix is ldmatrix's inverse), exact
+    on every warp grid."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "stmatrix")
     ptx = mma16.check_matmul(tmp_path, kernel, "fp16", "fp16", layout, tile, warps, K if kernel == "matmul" else tile[2],
                              stages, 90, defer_copies=stages > 1)
     assert "stmatrix.sync.aligned.m8n8.x" in ptx
@@ -282,11 +283,10 @@ def test_fragments_to_rows_by_stmatrix(tmp_path, monkeypatch, kernel, stages, la
 
 def test_stmatrix_with_its_matrices_swapped_is_caught(tmp_path, monkeypatch):
     """The emulation can fail: with stmatrix's first two registers swapped (rows 0-7 and 8-15
-    of a tile exchanged), the product comes out wrong. (With nostmatrix: no stmatrix.)"""
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "nostmatrix")
+    of a tile exchanged), the product comes out wrong. (Without the experiment: no stmatrix.)"""
     ptx = mma16.check_matmul(tmp_path, "dot_once", "fp16", "fp16", "row-major", (64, 64, 32), 4, 32, 1, 90)
     assert "stmatrix" not in ptx
-    monkeypatch.delenv("TRITIUM_REDUCE_EXPERIMENT")
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "stmatrix")
     def swapped(ll):  # the call's arguments (address, w0, w1, ...): w0 and w1 exchanged
         ll, count = re.subn(r'(stmatrix\.sync[^"]*", "[^"]*"\(i32 [^,]+, )(i32 [^,]+), (i32 [^,)]+)',
                             r"\1\3, \2", ll)

@@ -1118,13 +1118,13 @@ def bits_to_f32(bits, dtype):
 
 @pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4), (80, 2)])
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
-@pytest.mark.parametrize("experiment", ["", "nopaircvt", "nostmatrix", "nopaircvt,nostmatrix"])
+@pytest.mark.parametrize("experiment", ["", "nopaircvt", "stmatrix", "nopaircvt,stmatrix"])
 def test_fragments_cast_in_pairs(kernels, monkeypatch, sm, warps, dtype, experiment):
     """A dot's f32 fragments cast to 16 bits a register pair a cvt.rn.{bf16,f16}x2.f32
     (Emitter::f32_to_half_in_pairs; register r the low half), also where a 16-bit op follows
     the cast (fla dqkwg's `-b_dw.to(bf16)`), which left each conversion alone before (one
-    F2FP a value and a PRMT to pair them). The flat copies for the stores go to shared memory by
-    stmatrix.x4 on sm_90 (the default since session 37; nostmatrix: a register pair a store).
+    F2FP a value and a PRMT to pair them). With the opt-in "stmatrix" the flat copies for the
+    stores go to shared memory by stmatrix.x4 on sm_90 (else a register pair a store).
     Results rounded to nearest even as numpy rounds them, compared bit for bit; rows past T
     masked (T = 100 over two blocks of 64). An exchanged pair (columns c and c + 1) fails."""
     if experiment:
@@ -1161,7 +1161,7 @@ def test_fragments_cast_in_pairs(kernels, monkeypatch, sm, warps, dtype, experim
     else:
         assert single == 0 and paired > 0, (single, paired)
     stmatrix = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
-    assert (stmatrix > 0) == (sm == 90 and "nostmatrix" not in experiment), stmatrix
+    assert (stmatrix > 0) == (sm == 90 and "stmatrix" in experiment), stmatrix
 
 
 def test_pair_cvt_with_its_halves_swapped_is_caught(kernels, monkeypatch):

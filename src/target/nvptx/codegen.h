@@ -66,13 +66,14 @@ struct TargetOptions {
   //            ISA's rule; the default)
   //   nofence  none for cp.async copies, only for operands staged from registers (Triton's
   //            rule): for timing the fence in attention's and matmul's loops
-  //   nostmatrix 16-bit fragments go to the flat layout a register pair a store
-  //            (st.shared.b32), as before session 37; stmatrix (the default since session 37)
-  //            by stmatrix.x4 on sm_90 (a 128x128 fp16 epilogue at 8 warps: 8 instructions
-  //            instead of 32 stores; fla dqkwg's three epilogues 96 STS -> 24 STSM, as Triton's
-  //            24 STS.128; over the benchmark's 319 fla / mamba / vllm specializations no spill
-  //            grew, SASS 132728 -> 129752. Session 27 had found some attention kernels 19
-  //            registers more and already-spilling matmuls more spills): for timing the two
+  //   stmatrix 16-bit fragments go to the flat layout by stmatrix.x4 on sm_90 (a 128x128 fp16
+  //            epilogue at 8 warps: 8 instructions instead of 32 stores; fla dqkwg's three bf16
+  //            epilogues 96 STS -> 24 STSM, as Triton's 24 STS.128, spills 112 -> 104 B; over
+  //            the benchmark's 319 fla / mamba / vllm specializations no spill grew, SASS
+  //            132728 -> 129752; but statically ptxas gave some attention kernels 19 more
+  //            registers (session 27) and already-spilling FlagGems matmuls more spills (session
+  //            27; session 37: mm_kernel_general 6912 -> 7348 B over 42 configs)): opt-in until
+  //            timed; nostmatrix the default
   //   nopaircvt a fragment's f32 -> f16 / bf16 cast converts each register alone, as before
   //            session 37; paircvt (the default) a register pair a cvt.rn.{bf16,f16}x2.f32
   //            where an elementwise op reads the cast (Emitter::f32_to_half_in_pairs: fla

@@ -787,7 +787,7 @@ class Emitter {
   bool scan_shfl_up_ = true;    // scan levels across lanes by shfl.up (noscanup: butterflies)
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
-  bool stmatrix_ = true;        // 16-bit fragments to their rows by stmatrix (experiment "nostmatrix": pair stores)
+  bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   bool pair_cvt_ = true;         // f32 -> 16-bit casts of fragments a pair a cvt (experiment "nopaircvt")
   bool stsm_stage_ = true;      // dot operands staged from fragments by stmatrix (experiment "nostsmstage": pair stores)
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
