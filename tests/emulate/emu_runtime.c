@@ -350,6 +350,20 @@ void emu_cvt_fp8x2(const unsigned long long* in, unsigned long long* out, int e4
   out[0] = float_to_fp8(slot_f32(in, 0), e4m3) << 8 | float_to_fp8(slot_f32(in, 1), e4m3);
 }
 
+// ---- cvt.rn.{bf16,f16}x2.f32 $0, $1, $2: $1 in the upper half, each to nearest even ----
+static unsigned float_to_bf16_rn(float x) {
+  unsigned u;
+  memcpy(&u, &x, 4);
+  if (isnan(x)) return ((u >> 16) | 0x40u) & 0xffffu;
+  return ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16) & 0xffffu;
+}
+void emu_cvt_rn_x2(const unsigned long long* in, unsigned long long* out, int bf16) {
+  float hi = slot_f32(in, 0), lo = slot_f32(in, 1);
+  unsigned h = bf16 ? float_to_bf16_rn(hi) : float_to_half(hi) & 0xffffu;
+  unsigned l = bf16 ? float_to_bf16_rn(lo) : float_to_half(lo) & 0xffffu;
+  set_u32(out, 0, h << 16 | l);
+}
+
 // ---- cvt.rna.tf32.f32: 10 mantissa bits, to nearest, ties away from zero ----
 void emu_cvt_rna_tf32(const unsigned long long* in, unsigned long long* out) {
   unsigned u = slot_u32(in, 0);

@@ -204,6 +204,9 @@ def translate(st):
     m = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2;$", t)
     if m:
         return "emu_cvt_fp8x2", [int(m.group(1) == "e4m3")]
+    m = re.match(r"cvt\.rn\.(bf16|f16)x2\.f32 \$0, \$1, \$2;$", t)
+    if m:
+        return "emu_cvt_rn_x2", [int(m.group(1) == "bf16")]
     flat = re.sub(r"\s+", " ", t)  # (multi-line asm bodies with their tabs and newlines)
     if flat == "{ mad.lo.cc.u32 $0, $2, $3, $4; madc.hi.u32 $1, $2, $3, 0; }":
         return "emu_mad_wide_u32", []  # (libdevice's 64-bit products: a * b + c in two halves)

@@ -1010,6 +1010,21 @@ KERNELS = textwrap.dedent('''
             tl.atomic_add(dd_ptr + h * BM + rm + 1, dd, mask=rm < BM - 1)
             acc += db
         tl.store(acc_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+    @tritium.jit
+    def negated_products(a_ptr, b_ptr, c_ptr, d_ptr, T, scale, N: tl.constexpr, BT: tl.constexpr):
+        # fla's chunk_bwd_kernel_dqkwg epilogue: a dot's f32 result stored negated in 16 bits
+        # (`-b_dw.to(dw.dtype)`: the cast, then an op on the 16-bit values), another scaled and cast.
+        o_t = tl.program_id(0) * BT + tl.arange(0, BT)
+        m_t = o_t < T
+        o_k = tl.arange(0, 64)
+        o_n = tl.arange(0, N)
+        b_a = tl.load(a_ptr + o_t[:, None] * 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+        b_b = tl.load(b_ptr + o_k[:, None] * N + o_n[None, :])
+        acc = tl.dot(b_a, b_b)
+        tl.store(c_ptr + o_t[:, None] * N + o_n[None, :], -acc.to(c_ptr.dtype.element_ty), mask=m_t[:, None])
+        tl.store(d_ptr + o_t[:, None] * N + o_n[None, :], (acc * scale).to(d_ptr.dtype.element_ty), mask=m_t[:, None])
 ''')
 
 
@@ -1092,6 +1107,77 @@ def test_epilogue_round_trip_ends_lazily(kernels, monkeypatch, sm, warps, stages
         bars[experiment] = eg.emit_llvm(handle, sm, "ptx").count("bar.sync")
     assert bars["noelidebar"] == bars["nolazybar,noelidebar"] - (0 if sums else 1), bars
     assert bars["nolazybar"] == bars["noelidebar"], bars
+
+
+def bits_to_f32(bits, dtype):
+    """16-bit results (bf16 as uint16 bits, or float16) as float32 values."""
+    if dtype == "bf16":
+        return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return np.asarray(bits).astype(np.float32)
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (90, 8), (80, 4), (80, 2)])
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("experiment", ["", "nopaircvt", "stmatrix", "nopaircvt,stmatrix"])
+def test_fragments_cast_in_pairs(kernels, monkeypatch, sm, warps, dtype, experiment):
+    """A dot's f32 fragments cast to 16 bits a register pair a cvt.rn.{bf16,f16}x2.f32
+    (Emitter::f32_to_half_in_pairs; register r the low half), also where a 16-bit op follows
+    the cast (fla dqkwg's `-b_dw.to(bf16)`), which left each conversion alone before (one
+    F2FP a value and a PRMT to pair them). With the opt-in "stmatrix" the flat copies for the
+    stores go to shared memory by stmatrix.x4 on sm_90 (else a register pair a store).
+    Results rounded to nearest even as numpy rounds them, compared bit for bit; rows past T
+    masked (T = 100 over two blocks of 64). An exchanged pair (columns c and c + 1) fails."""
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(37)
+    T, N, BT = 100, 64, 64
+    a = rng.integers(-3, 4, (T, 64)).astype(np.float32) * 1.25
+    b = rng.integers(-3, 4, (64, N)).astype(np.float32) * 0.75
+    acc = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)  # exact in f32
+    if dtype == "bf16":
+        args = (typed(bf16_bits(a), "bf16"), typed(bf16_bits(b), "bf16"))
+        c = np.full((T + 1, N), 0x7fc0, dtype=np.uint16)
+        d = np.full((T + 1, N), 0x7fc0, dtype=np.uint16)
+        outs = (typed(c, "bf16"), typed(d, "bf16"))
+        want_c, want_d = bits_to_f32(bf16_bits(-acc), "bf16"), bits_to_f32(bf16_bits(acc * np.float32(0.5)), "bf16")
+    else:
+        args = (a.astype(np.float16), b.astype(np.float16))
+        c = np.full((T + 1, N), np.nan, dtype=np.float16)
+        d = np.full((T + 1, N), np.nan, dtype=np.float16)
+        outs = (c, d)
+        want_c, want_d = (-acc).astype(np.float16).astype(np.float32), (acc * np.float32(0.5)).astype(np.float16).astype(np.float32)
+    assert not np.array_equal(want_c[:, 0::2], want_c[:, 1::2])
+    handle = eg.run(kernels.negated_products, (2,), *args, *outs, T, 0.5, N=N, BT=BT, sm=sm, num_warps=warps,
+                    num_stages=1)
+    np.testing.assert_array_equal(bits_to_f32(c[:T], dtype), want_c)
+    np.testing.assert_array_equal(bits_to_f32(d[:T], dtype), want_d)
+    assert np.isnan(bits_to_f32(c[T], dtype)).all() and np.isnan(bits_to_f32(d[T], dtype)).all()
+    ptx = eg.emit_llvm(handle, sm, "ptx")
+    kind = "bf16" if dtype == "bf16" else "f16"
+    single = len(re.findall(rf"cvt\.rn\.{kind}\.f32", ptx))
+    paired = len(re.findall(rf"cvt\.rn\.{kind}x2\.f32", ptx))
+    if "nopaircvt" in experiment:
+        assert single > 0, (single, paired)
+    else:
+        assert single == 0 and paired > 0, (single, paired)
+    stmatrix = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+    assert (stmatrix > 0) == (sm == 90 and "stmatrix" in experiment), stmatrix
+
+
+def test_pair_cvt_with_its_halves_swapped_is_caught(kernels, monkeypatch):
+    """The emulation can fail: with the two sources of each cvt.rn.bf16x2.f32 exchanged
+    (columns c and c + 1 of the negated product swapped), the stored values come out wrong."""
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        ll = original(handle, sm, stage)
+        ll, count = re.subn(r'(asm "cvt\.rn\.bf16x2\.f32[^"]*", "[^"]*"\()(float [^,]+), (float [^,)]+)', r"\1\3, \2", ll)
+        assert count > 0
+        return ll
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        test_fragments_cast_in_pairs(kernels, monkeypatch, 90, 4, "bf16", "")
 
 
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (80, 4, 2), (80, 2, 3)])

@@ -67,9 +67,17 @@ struct TargetOptions {
   //   nofence  none for cp.async copies, only for operands staged from registers (Triton's
   //            rule): for timing the fence in attention's and matmul's loops
   //   stmatrix 16-bit fragments go to the flat layout by stmatrix.x4 on sm_90 (a 128x128 fp16
-  //            epilogue at 8 warps: 8 instructions instead of 32 stores; statically ptxas
-  //            gave some attention kernels 19 more registers and already-spilling matmuls more
-  //            spills, session 27): opt-in until timed; nostmatrix the default
+  //            epilogue at 8 warps: 8 instructions instead of 32 stores; fla dqkwg's three bf16
+  //            epilogues 96 STS -> 24 STSM, as Triton's 24 STS.128, spills 112 -> 104 B; over
+  //            the benchmark's 319 fla / mamba / vllm specializations no spill grew, SASS
+  //            132728 -> 129752; but statically ptxas gave some attention kernels 19 more
+  //            registers (session 27) and already-spilling FlagGems matmuls more spills (session
+  //            27; session 37: mm_kernel_general 6912 -> 7348 B over 42 configs)): opt-in until
+  //            timed; nostmatrix the default
+  //   nopaircvt a fragment's f32 -> f16 / bf16 cast converts each register alone, as before
+  //            session 37; paircvt (the default) a register pair a cvt.rn.{bf16,f16}x2.f32
+  //            where an elementwise op reads the cast (Emitter::f32_to_half_in_pairs: fla
+  //            dqkwg's `-b_dw.to(bf16)`, 64 F2FP + 47 PRMT -> 32 F2FP; stores already pair)
   //   noreload line broadcasts into fragments always move the flat line through shared memory
   //            (two barriers each), as before session 31; reload (the default) loads a line of
   //            loads again at the rows or columns each thread holds (fragment_layout.h's

@@ -186,6 +186,46 @@ std::optional<Regs> Emitter::bytes_to_f16_in_pairs(const ir::Op& cast, const Reg
   return out;
 }
 
+// f32 to f16 / bf16 (round to nearest) two registers at a time: one cvt.rn.{f16,bf16}x2.f32 a
+// pair, as Triton converts, where the elementwise ops after the cast (fla dqkwg's `-b_dw.to(..)`)
+// would otherwise leave each conversion alone (F2FP with a zero half, then a PRMT to pair them).
+// Any two registers are a valid pair (independent elements); a fragment's r, r + 1 are adjacent
+// columns, so the pair is also the word its stores and packed ops read. Experiment "nopaircvt".
+std::optional<Regs> Emitter::f32_to_half_in_pairs(const ir::Op& cast, const Regs& in, int n) {
+  if (!pair_cvt_ || sm_ < 80 || cast.kind() != OpKind::Cast || in.uniform || n < 2 || n % 2 != 0 ||
+      is_bitcast(cast) || !cast.result()->type()->is_block()) {
+    return std::nullopt;
+  }
+  const ScalarKind from = cast.operand(0)->type()->element()->scalar_kind();
+  const ScalarKind to = cast.result()->type()->element()->scalar_kind();
+  const ir::AttrValue* rounding = cast.find_attr("rounding");
+  const bool toward_zero = rounding && std::holds_alternative<int64_t>(*rounding) && std::get<int64_t>(*rounding) == 1;
+  if (from != ScalarKind::F32 || !is_half_kind(to) || toward_zero) return std::nullopt;
+  // Only where an op on the 16-bit values reads the cast (dqkwg's negation): stores and
+  // staging read the pairs as words already (store_fragment_rows' two-element vectors, one cvt
+  // of the pair), and converting ahead of them would keep the halves live longer.
+  bool op_reads = false;
+  for (const ir::Op* user : cast.result()->users()) {
+    op_reads = op_reads || (ir::has_trait(user->kind(), ir::kElementwise) && user->kind() != OpKind::Cast);
+  }
+  if (!op_reads) return std::nullopt;
+  const bool bf16 = to == ScalarKind::BF16;
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* f32 = b_.getFloatTy();
+  auto* cvt = llvm::InlineAsm::get(llvm::FunctionType::get(i32, {f32, f32}, false),
+                                   bf16 ? "cvt.rn.bf16x2.f32 $0, $1, $2;" : "cvt.rn.f16x2.f32 $0, $1, $2;", "=r,f,f",
+                                   /*hasSideEffects=*/false);
+  llvm::Type* half2 = llvm::FixedVectorType::get(element_type(cast.result()->type()), 2);
+  Regs out;
+  for (int r = 0; r < n; r += 2) {
+    // cvt's first source is the upper half: register r is the low element.
+    llvm::Value* pair = b_.CreateBitCast(b_.CreateCall(cvt, {in.at(r + 1), in.at(r)}), half2);
+    out.values.push_back(b_.CreateExtractElement(pair, uint64_t{0}));
+    out.values.push_back(b_.CreateExtractElement(pair, uint64_t{1}));
+  }
+  return out;
+}
+
 Emitter::ElementFn Emitter::element_fn(const ir::Op& op) {
   const ir::Type* result = op.result()->type();
   const ir::Type* first = op.operand(0)->type();

@@ -724,6 +724,9 @@ const ir::Op* Emitter::flat_copy_point(const ir::Value* value) const {
 void Emitter::emit_fragment_elementwise(const ir::Op& op, const FragmentLayout& l) {
   std::vector<Regs> inputs;
   for (const ir::Value* v : op.operands()) inputs.push_back(fragment_operand(v, l, op));
+  if (std::optional<Regs> pairs = f32_to_half_in_pairs(op, inputs[0], l.num_regs())) {
+    return set_fragment(op.result(), std::move(*pairs));
+  }
   ElementFn fn = element_fn(op);
   Regs out;
   std::vector<llvm::Value*> args(inputs.size());

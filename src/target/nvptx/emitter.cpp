@@ -37,6 +37,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"fence", &Emitter::cp_async_fence_},
       {"stmatrix", &Emitter::stmatrix_},
       {"stsmstage", &Emitter::stsm_stage_},
+      {"paircvt", &Emitter::pair_cvt_},
       {"reload", &Emitter::reload_lines_},
       {"hoista", &Emitter::hoist_a_fragments_},
       {"ldmtrans", &Emitter::ldmatrix_trans_reads_},

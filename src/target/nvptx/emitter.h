@@ -215,6 +215,8 @@ class Emitter {
   // thread's registers per cvt.rn.f16x2 (Triton pairs them so); nullopt where it does not apply.
   std::optional<Regs> fp8_widened_in_pairs(const ir::Op& cast, const Regs& in);
   std::optional<Regs> bytes_to_f16_in_pairs(const ir::Op& cast, const Regs& in);
+  // f32 -> f16 / bf16 a register pair a cvt.rn.*x2.f32 (experiment "nopaircvt"), n registers.
+  std::optional<Regs> f32_to_half_in_pairs(const ir::Op& cast, const Regs& in, int n);
   llvm::Value* f32_to_fp8(llvm::Value* value, ir::ScalarKind kind, bool toward_zero);
   // A float cast with fp_downcast_rounding="rtz" (cvt.rz), fp8 excluded.
   llvm::Value* float_cast_toward_zero(llvm::Value* a, ir::ScalarKind from, ir::ScalarKind to);
@@ -790,6 +792,7 @@ class Emitter {
   bool loop_iv32_ = true;       // loops over a 32-bit range count in 32 bits
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
+  bool pair_cvt_ = true;         // f32 -> 16-bit casts of fragments a pair a cvt (experiment "nopaircvt")
   bool stsm_stage_ = true;      // dot operands staged from fragments by stmatrix (experiment "nostsmstage": pair stores)
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   bool hoist_a_fragments_ = true;  // a_fragments_hoisted (the default since session 33; experiment "nohoista")
