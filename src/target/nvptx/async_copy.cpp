@@ -729,7 +729,11 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
     auto copied = [&](const ir::Value* v) {
       return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
     };
+    // The loop must carry the accumulator in fragments: one carried flat (a loaded initial
+    // value) is converted back from the dot's fragments each iteration, which an in-flight
+    // wgmma has not written yet.
     const ir::Op* flying = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
+                                   fragments.layout(loop_dots[0]->operand(2)) != nullptr &&
                                    copied(loop_dots[0]->operand(0)) && copied(loop_dots[0]->operand(1))
                                ? loop_dots[0]
                                : nullptr;
