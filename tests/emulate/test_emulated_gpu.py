@@ -1320,23 +1320,15 @@ def test_operands_staged_once_for_their_dots(kernels, monkeypatch, sm, warps, st
         assert ptx.count("bar.sync") == barriers, ptx.count("bar.sync")
 
 
-@pytest.mark.parametrize("stages,V", [(3, 32), (2, 32), (4, 32), (3, 64)])
-@pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "norbfit"])
-def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, experiment):
-    """fla's dhu (state gradient, two blocks of K = 128, backwards over the chunks) at 4
-    warps: k, w, q (six 64 x 64 blocks) and do are copied into stage buffers; dv, added to the
-    dots' result, is read back at its fragments where the read-back budget allows
-    (gpu/prefetch_operands.h): with "rbfit" (the default) it counts num_stages buffers a block
-    in a loop of several dots (no dot kept in flight with an extra one), so at V = 32 and 3
-    stages dv is copied too (norbfit: num_stages + 1, 208 KiB of blocks, over the 192 KiB:
-    loaded in place, the dots' result taken flat through shared memory to meet it). Exact
-    against numpy (small integers, signed one-hot rows of k, w and q)."""
+def run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, chunks, seed, small):
+    """fla's dhu shape (state_gradient_two_blocks) run backwards over `chunks` chunks of 64 (the
+    last one 20 rows), exact against numpy (signed one-hot rows of q, k and w; small integers
+    in do and dv, narrower where `small`): the handle and the inputs."""
     monkeypatch.setattr(eg, "DEFER_COPIES", late)
     if experiment:
         monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
-    BT, T = 64, 3 * 64 + 20
-    rng = np.random.default_rng(36)
+    BT, T = 64, (chunks - 1) * 64 + 20
+    rng = np.random.default_rng(seed)
 
     def one_hot_rows(rows, cols):
         m = np.zeros((rows, cols))
@@ -1344,8 +1336,9 @@ def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, exp
         return m.astype(np.float16)
 
     q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
-    do = (2 * rng.integers(-2, 3, (T, V))).astype(np.float16)
-    dv = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    d = 1 if small else 2
+    do = (2 * rng.integers(-d, d + 1, (T, V))).astype(np.float16)
+    dv = rng.integers(-d - 1, d + 2, (T, V)).astype(np.float16)
     nt = -(-T // BT)
     dv2 = np.full((T, V), np.nan, dtype=np.float16)
     dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
@@ -1361,7 +1354,24 @@ def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, exp
     assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
     np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
     np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
-    gpu_ir = kernels.state_gradient_two_blocks.emit("gpu-ir", q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, num_warps=4,
+    return handle, (q, k, w, do, dv, dv2, dh, T)
+
+
+@pytest.mark.parametrize("stages,V", [(3, 32), (2, 32), (4, 32), (3, 64)])
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("experiment", ["", "norbfit"])
+def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, experiment):
+    """fla's dhu (state gradient, two blocks of K = 128, backwards over the chunks) at 4
+    warps: k, w, q (six 64 x 64 blocks) and do are copied into stage buffers; dv, added to the
+    dots' result, is read back at its fragments where the read-back budget allows
+    (gpu/prefetch_operands.h): with "rbfit" (the default) it counts num_stages buffers a block
+    in a loop of several dots (no dot kept in flight with an extra one), so at V = 32 and 3
+    stages dv is copied too (norbfit: num_stages + 1, 208 KiB of blocks, over the 192 KiB:
+    loaded in place, the dots' result taken flat through shared memory to meet it). Exact
+    against numpy (small integers, signed one-hot rows of k, w and q)."""
+    _, (q, k, w, do, dv, dv2, dh, T) = run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, 4, 36,
+                                                          False)
+    gpu_ir = kernels.state_gradient_two_blocks.emit("gpu-ir", q, k, w, do, dv, dv2, dh, T, V=V, BT=64, num_warps=4,
                                                     num_stages=stages, arch=90)
     copied = gpu_ir.count("cp.async into stage buffers")
     # q, k, w (two blocks each) and do, before the loop and in it; dv too where read back.
@@ -1485,35 +1495,7 @@ def test_state_gradient_copies_run_stages_ahead(kernels, monkeypatch, V, stages,
     and 4 stages, where the default stays at one; at 3 stages, or V = 64, one either way).
     Exact against numpy over 6 chunks backwards, copies landing at their wait or at issue;
     the loop's wait_group depth is one chunk's groups per chunk left in flight."""
-    monkeypatch.setattr(eg, "DEFER_COPIES", late)
-    if experiment:
-        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
-    BT, T = 64, 5 * 64 + 20
-    rng = np.random.default_rng(38)
-
-    def one_hot_rows(rows, cols):
-        m = np.zeros((rows, cols))
-        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
-        return m.astype(np.float16)
-
-    q, k, w = one_hot_rows(T, 128), one_hot_rows(T, 128), one_hot_rows(T, 128)
-    do = (2 * rng.integers(-1, 2, (T, V))).astype(np.float16)
-    dv = rng.integers(-2, 3, (T, V)).astype(np.float16)
-    nt = -(-T // BT)
-    dv2 = np.full((T, V), np.nan, dtype=np.float16)
-    dh = np.full((nt, 128, V), np.nan, dtype=np.float16)
-    handle = eg.run(kernels.state_gradient_two_blocks, (1,), q, k, w, do, dv, dv2, dh, T, V=V, BT=BT, sm=90,
-                    num_warps=4, num_stages=stages)
-    state = np.zeros((128, V))
-    want_dh, want_dv2 = np.zeros((nt, 128, V)), np.zeros((T, V))
-    for i in reversed(range(nt)):
-        t = slice(i * BT, min(T, (i + 1) * BT))
-        want_dh[i] = state
-        want_dv2[t] = k[t].astype(np.float64) @ state + dv[t]
-        state = state + 0.5 * q[t].astype(np.float64).T @ do[t] - w[t].astype(np.float64).T @ want_dv2[t]
-    assert np.abs(want_dh).max() < 2048 and np.abs(want_dv2).max() < 2048
-    np.testing.assert_array_equal(dh.astype(np.float64), want_dh)
-    np.testing.assert_array_equal(dv2.astype(np.float64), want_dv2)
+    handle, _ = run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, 6, 38, True)
     # Seven groups a chunk (dv is not read back at 4 stages: its budget, rbfit).
     ahead = 2 if experiment and V == 32 and stages == 4 else 1
     assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [7 * (ahead - 1)]
