@@ -3351,20 +3351,10 @@ def test_tma_mistakes_are_caught(kernels, monkeypatch, tmp_path, mutation):
             check_tma_copy(kernels, np.float16, 64, 64, 4)
 
 
-@pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("H", [0, 3])
-def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
-    """mamba's dB loop (64x128x64, 4 warps, sm_90): the row sums of the scaled dot go to the
-    atomic's flat layout through shared memory, a guard's blocks (the writers' stores, the
-    owners' loads) between the scaling and `acc += db`. With the late passes (late_passes.h,
-    experiments hoistfadd and elidebar, the defaults) acc += db is one fma an element as
-    Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barriers that
-    end the round trips of b's fragment copy before the loop and of the row sums in the loop
-    are gone, the next barrier (the pipelined loop's wait at the top of the body, or at its
-    exit) covering them: 5 bar.sync instead of 7. Same results either way, also without an
-    iteration."""
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nohoistfadd,noelidebar")
-    rng = np.random.default_rng(35)
+def run_row_sum_atomic_loop(kernels, H, seed):
+    """mamba's dB loop in small (row_sum_atomic_loop: 64x128x64, 4 warps, sm_90, 3 stages)
+    over H iterations, exact against numpy (small integers, power-of-two scales): its PTX."""
+    rng = np.random.default_rng(seed)
     BM, BN, BK = 64, 128, 64
     x = rng.integers(-2, 3, (max(H, 1), BM, BK)).astype(np.float32)
     s = rng.integers(-2, 3, (max(H, 1), BK, BN)).astype(np.float32)
@@ -3383,7 +3373,23 @@ def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
             want_dd[h * BM + 1:h * BM + BM] = sums[h, :BM - 1]
     np.testing.assert_array_equal(acc, db.sum(0) if H else np.zeros((BM, BN)))
     np.testing.assert_array_equal(dd, want_dd)
-    ptx = eg.emit_llvm(handle, 90, "ptx")
+    return eg.emit_llvm(handle, 90, "ptx")
+
+
+@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("H", [0, 3])
+def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
+    """mamba's dB loop (64x128x64, 4 warps, sm_90): the row sums of the scaled dot go to the
+    atomic's flat layout through shared memory, a guard's blocks (the writers' stores, the
+    owners' loads) between the scaling and `acc += db`. With the late passes (late_passes.h,
+    experiments hoistfadd and elidebar, the defaults) acc += db is one fma an element as
+    Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barriers that
+    end the round trips of b's fragment copy before the loop and of the row sums in the loop
+    are gone, the next barrier (the pipelined loop's wait at the top of the body, or at its
+    exit) covering them: 5 bar.sync instead of 7. Same results either way, also without an
+    iteration."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nohoistfadd,noelidebar")
+    ptx = run_row_sum_atomic_loop(kernels, H, 35)
     assert ptx.count("fma.rn.f32") == (126 if late else 62), ptx.count("fma.rn.f32")
     assert ptx.count("bar.sync") == (5 if late else 7), ptx.count("bar.sync")
 
@@ -3399,26 +3405,7 @@ def test_proxy_fence_rotated_before_the_atomics(kernels, monkeypatch, rot, H):
     wait that retired too little would feed the wgmma stale stages. Same results either way,
     with no iteration, one (a constant: no loop), and more than the stages."""
     monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if rot else "nofencerot")
-    rng = np.random.default_rng(37)
-    BM, BN, BK = 64, 128, 64
-    x = rng.integers(-2, 3, (max(H, 1), BM, BK)).astype(np.float32)
-    s = rng.integers(-2, 3, (max(H, 1), BK, BN)).astype(np.float32)
-    sc = (2.0 ** rng.integers(-1, 2, (max(H, 1), BM))).astype(np.float32)
-    b = rng.integers(-3, 4, (BM, BN)).astype(np.float32)
-    bf = lambda a: typed(bf16_bits(a), "bf16")  # exact: small integers
-    acc = np.full((BM, BN), np.nan, dtype=np.float32)
-    dd = np.zeros(max(H, 1) * BM + 1, dtype=np.float32)
-    handle = eg.run(kernels.row_sum_atomic_loop, (1,), bf(x), bf(s), sc, bf(b), acc, dd, H, BM=BM, BN=BN, BK=BK,
-                    sm=90, num_warps=4, num_stages=3)
-    db = (x.astype(np.float64) @ s) * sc[:, :, None]  # exact in fp32
-    want_dd = np.zeros_like(dd)
-    if H:
-        sums = (db * b).sum(2)
-        for h in range(H):
-            want_dd[h * BM + 1:h * BM + BM] = sums[h, :BM - 1]
-    np.testing.assert_array_equal(acc, db.sum(0) if H else np.zeros((BM, BN)))
-    np.testing.assert_array_equal(dd, want_dd)
-    ptx = eg.emit_llvm(handle, 90, "ptx")
+    ptx = run_row_sum_atomic_loop(kernels, H, 37)
     fence = "fence.proxy.async.shared::cta;"
     # Ahead of the loop and before the atomics with fencerot; at the top of the body without.
     # H = 1 is specialized (a constant): the one-trip loop is its body, with one fence.
