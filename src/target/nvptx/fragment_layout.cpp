@@ -709,7 +709,13 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
           if (in.count(arg) == 0) continue;
           const ir::Value* init = op->operand(i + 3);
           const ir::Value* next = yield->operand(i);
-          bool keep = in.count(next) != 0 && ok(init);
+          // An initial value of the flat layout (`acc = tl.load(C)` before a K loop) goes to
+          // the fragments once, before the loop (emit_for's fragment_operand), with
+          // `any_inits` (experiment "accfrag", the default): the loop then carries the
+          // fragments as it does a zero one, not the flat block converted there and back
+          // around each iteration's dot.
+          bool keep = in.count(next) != 0 &&
+                      (ok(init) || (options.any_inits && !fits_rows(arg->type()) && init->type()->is_block()));
           if (keep && fits_rows(arg->type())) {
             for (const ir::Value* v : std::initializer_list<const ir::Value*>{init, next, op->result(i)}) {
               if (in.count(v) == 0) continue;
