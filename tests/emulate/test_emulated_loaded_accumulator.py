@@ -60,6 +60,41 @@ KERNELS = textwrap.dedent('''
         tl.store(c_ptrs, acc, mask=c_mask)
         if REDUCE:
             tl.store(r_ptr + rm, tl.sum(acc, 1), mask=rm < M)
+
+
+    @tritium.jit
+    def state_recurrence_from_h0(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, h0_ptr, ht_ptr, T, V: tl.constexpr,
+                                 BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128 with an initial
+        # state (USE_INITIAL_STATE: `b_h1 += tl.load(h0)`) and its final state stored
+        # (STORE_FINAL_STATE): the state in two blocks of 64 rows, each stored every chunk and
+        # the B of a dot; the new values stored and the B of the two dots that update them.
+        o_k = tl.arange(0, 64)
+        o_v = tl.arange(0, V)
+        b_h1 = tl.zeros([64, V], dtype=tl.float32)
+        b_h2 = tl.zeros([64, V], dtype=tl.float32)
+        b_h1 += tl.load(h0_ptr + o_k[:, None] * V + o_v[None, :])
+        b_h2 += tl.load(h0_ptr + 64 * V + o_k[:, None] * V + o_v[None, :])
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            p_h = h_ptr + i_t * 128 * V + o_k[:, None] * V + o_v[None, :]
+            tl.store(p_h, b_h1.to(tl.float16))
+            tl.store(p_h + 64 * V, b_h2.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h1.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h2.to(tl.float16), b_v)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0) - b_v
+            b_v = b_v.to(tl.float16)
+            tl.store(vn_ptr + o_t[:, None] * V + o_v[None, :], b_v, mask=m_t[:, None])
+            b_k1 = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_k2 = tl.load(k_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_h1 = tl.dot(b_k1, b_v, b_h1)
+            b_h2 = tl.dot(b_k2, b_v, b_h2)
+        p_ht = ht_ptr + o_k[:, None] * V + o_v[None, :]
+        tl.store(p_ht, b_h1)
+        tl.store(p_ht + 64 * V, b_h2)
 ''')
 
 
@@ -184,3 +219,40 @@ def test_loop_carries_loaded_accumulator_in_fragments(kernels, monkeypatch, sm, 
             assert waits == ["1"] and flat_waits == ["0"], counts
         elif sm == 90:
             assert waits == ["0"], counts
+
+
+@pytest.mark.parametrize("experiment", ["", "noaccfrag"])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (90, 8, 2), (80, 4, 2), (80, 2, 3)])
+def test_state_recurrence_from_an_initial_state(kernels, monkeypatch, sm, warps, stages, experiment):
+    """fla's delta-rule state recurrence started from a loaded state (h0) and its final state
+    stored: w and k signed one-hot rows, v and h0 small integers, so every sum is exact and
+    each stored state an fp16 integer; the last chunk masked (T = 3 * 64 + 20)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    V, BT, T = 32, 64, 3 * 64 + 20
+    rng = np.random.default_rng(61)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, 128), one_hot_rows(T, 128)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    h0 = rng.integers(-3, 4, (128, V)).astype(np.float32)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    ht = np.full((128, V), np.nan, dtype=np.float32)
+    eg.run(kernels.state_recurrence_from_h0, (1,), k, v, w, vn, h, h0, ht, T, V=V, BT=BT, sm=sm, num_warps=warps,
+           num_stages=stages)
+    state = h0.astype(np.float64)
+    want_h, want_vn = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_h[i] = state
+        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
+        state = state + k[t].astype(np.float64).T @ want_vn[t]
+    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
+    np.testing.assert_array_equal(h.astype(np.float64), want_h)
+    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    np.testing.assert_array_equal(ht.astype(np.float64), state)
