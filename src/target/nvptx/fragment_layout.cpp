@@ -792,6 +792,20 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
     const bool read = std::any_of(readers.begin(), readers.end(), [&](const ir::Op* op) { return in.count(op->result()) != 0; });
     if (read) plan.invariant_copies_.emplace(v, full(v));
   }
+  // A flat initial value of a loop that carries fragments (any_inits) goes to them right
+  // where it is defined (an invariant copy), not where the loop begins: there the loop's
+  // prologue copies are in flight and a round trip would start past their stage buffers
+  // (C += A @ B at 128 x 128 x 64, 4 warps, 4 stages: 231 KiB of shared memory instead of 194).
+  if (options.any_inits) {
+    for (const ir::Op* op : ops) {
+      if (op->kind() != OpKind::For) continue;
+      for (int i = 0; i < op->num_results(); ++i) {
+        const FragmentLayout* l = plan.layout(op->region(0)->arg(i + 1));
+        const ir::Value* init = op->operand(i + 3);
+        if (l != nullptr && !l->rows && init->def() != nullptr && !ok(init)) plan.invariant_copies_.emplace(init, *l);
+      }
+    }
+  }
   // Lines computed again at the fragments of their broadcasts (reloaded_broadcasts); a row's
   // columns come in adjacent pairs for a thread (2 (lane % 4) + {0, 1}), loaded as one where
   // the facts allow (paired_loads). Each thread holds a reloaded line's loaded values at all
