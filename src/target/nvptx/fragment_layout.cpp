@@ -710,7 +710,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
           const ir::Value* init = op->operand(i + 3);
           const ir::Value* next = yield->operand(i);
           // An initial value of the flat layout (`acc = tl.load(C)` before a K loop) goes to
-          // the fragments once, before the loop (emit_for's fragment_operand), with
+          // the fragments once (an invariant copy where it is defined, below), with
           // `any_inits` (experiment "accfrag", the default): the loop then carries the
           // fragments as it does a zero one, not the flat block converted there and back
           // around each iteration's dot.
