@@ -10,7 +10,8 @@ One command on the H200 (tests/gpu/run_on_device.sh builds what it needs):
 or, with tritium and Triton importable:
     python3 benchmarks/bench_matmul.py [--quick] [--check | --skip-check] [--json results.json]
     python3 benchmarks/bench_matmul.py --blocks "64,64,32,8;64,128,64,8" [--sizes 2048,4096] [--stages 3]
-        [--dtypes fp16,bf16,tf32,int8,int8kb,fp8,fp8kb]
+        [--dtypes fp16,bf16,tf32,int8,int8kb,fp8,fp8kb] [--accumulate]
+      (--accumulate: C += A @ B, the K loop's accumulator loaded from C)
       (each configuration timed alone, both JITs; MATMUL_ARGS='--blocks ...' on the device)
     python3 benchmarks/bench_matmul.py --experiments "default;TRITIUM_PTXAS=@triton-ptxas" [--rounds 2] ...
       (each setting in its own process, one table of tritium / Triton ratios; experiments.py)
@@ -45,7 +46,7 @@ def jits():
 
 
 def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16", even_k=False, num_stages=3,
-           hinted=False):
+           hinted=False, accumulate=False):
     """acc and out are dtype names, taken from the kernel's own language module."""
     import triton
     tl = kernel.__tl__
@@ -56,6 +57,7 @@ def launch(kernel, a, b, c, block, precision=None, acc="float32", out="float16",
     kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                  BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, INPUT_PRECISION=precision,
                  ACC_DTYPE=getattr(tl, acc), OUT_DTYPE=getattr(tl, out), EVEN_K=even_k, HINTED=hinted,
+                 ACCUMULATE=accumulate,
                  num_warps=warps, num_stages=num_stages)
 
 
@@ -202,10 +204,11 @@ PER_BLOCK_DTYPES = {"fp16": ("float16", None, "float32", "float16"), "bf16": ("b
                     "fp8kb": ("float8_e4m3fn", None, "float32", "float16")}
 
 
-def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
+def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16"), accumulate=False):
     """Each block configuration (BM, BN, BK, warps) timed alone, in each of `dtypes`
     (PER_BLOCK_DTYPES), both JITs with the same one: the speed of a configuration a user
-    fixes, where the best-of list hides it."""
+    fixes, where the best-of list hides it. `accumulate`: C += A @ B (the K loop's
+    accumulator loaded from C before it), checked from C's initial values."""
     import torch
     import triton.testing
     print("| dtype | size | block (m, n, k, warps), stages | tritium | Triton | tritium / Triton |")
@@ -223,12 +226,21 @@ def per_block(kernels, sizes, blocks, stages, dtypes=("fp16", "bf16")):
                 ref = (a.cpu().long() @ b.cpu().long()).cuda()
             else:
                 ref = (a.float() @ b.float()).half() if fp8 else torch.matmul(a, b)
+            c0 = None
+            if accumulate:
+                c0 = (torch.randint(-8, 8, (size, size), device="cuda") if dtype == torch.int8 else
+                      torch.randn((size, size), device="cuda")).to(getattr(torch, out))
+                ref = (ref.long() + c0.long()) if dtype == torch.int8 else (ref.float() + c0.float())
             for block in blocks:
                 row = {"dtype": key, "size": size, "block": block, "stages": stages}
+                if accumulate:
+                    row["accumulate"] = True
                 def run(kernel, c):
-                    launch(kernel, a, b, c, block, precision, acc, out, even_k=fp8, num_stages=stages)
+                    launch(kernel, a, b, c, block, precision, acc, out, even_k=fp8, num_stages=stages,
+                           accumulate=accumulate)
                 for name, kernel in kernels.items():
-                    c = torch.empty((size, size), device="cuda", dtype=getattr(torch, out))
+                    c = (c0.clone() if accumulate else
+                         torch.empty((size, size), device="cuda", dtype=getattr(torch, out)))
                     try:
                         run(kernel, c)
                         torch.cuda.synchronize()
@@ -261,6 +273,8 @@ def main():
                         "'BM,BN,BK,WARPS;...' (with --sizes, default 4096, and --stages, default 3)")
     parser.add_argument("--sizes", default="4096")
     parser.add_argument("--stages", type=int, default=3)
+    parser.add_argument("--accumulate", action="store_true",
+                        help="with --blocks: C += A @ B, the accumulator loaded from C before the K loop")
     parser.add_argument("--dtypes", default="fp16,bf16",
                         help="with --blocks: comma-separated, of " + ", ".join(PER_BLOCK_DTYPES))
     parser.add_argument("--json")
@@ -279,12 +293,14 @@ def main():
         child = ["--skip-check", "--sizes", args.sizes, "--stages", str(args.stages), "--dtypes", args.dtypes]
         child += (["--blocks", args.blocks] if args.blocks else []) + (["--quick"] if args.quick else [])
         child += ["--hinted"] if args.hinted else []
+        child += ["--accumulate"] if args.accumulate else []
 
         def ratios(result):
             for row in result["rows"]:
                 both = [row.get("tritium"), row.get("triton")]
                 if all(isinstance(v, float) for v in both):
                     block = f" {tuple(row['block'])}" if "block" in row else ""
+                    block += " C+=" if row.get("accumulate") else ""
                     yield f"{row['dtype']} {row['size']}{block}", both[0] / both[1]
         experiments.compare(__file__, child, args.experiments, args.rounds, ratios, args.json)
         return
@@ -292,7 +308,7 @@ def main():
     if args.blocks:
         blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks.split(";")]
         rows = per_block(kernels, [int(n) for n in args.sizes.split(",")], blocks, args.stages,
-                         [d for d in args.dtypes.split(",") if d])
+                         [d for d in args.dtypes.split(",") if d], args.accumulate)
         if args.json:
             pathlib.Path(args.json).write_text(json.dumps({"rows": rows}, indent=1))
         return

@@ -9,7 +9,8 @@ import triton.language as tl
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                   INPUT_PRECISION: tl.constexpr, ACC_DTYPE: tl.constexpr, OUT_DTYPE: tl.constexpr,
-                  EVEN_K: tl.constexpr = False, HINTED: tl.constexpr = False):
+                  EVEN_K: tl.constexpr = False, HINTED: tl.constexpr = False, ACCUMULATE: tl.constexpr = False):
+    # ACCUMULATE: C += A @ B, the accumulator starting from C's values (a GEMM's beta = 1).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -27,7 +28,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
+    if ACCUMULATE:
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        accumulator = tl.load(c_ptrs, mask=c_mask, other=0).to(ACC_DTYPE)
+    else:
+        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         if EVEN_K:
             a = tl.load(a_ptrs)

@@ -158,9 +158,11 @@ def test_split_k_user_initialised_accumulator(kernels, monkeypatch, K, warps):
 @pytest.mark.parametrize("split", [False, True])
 def test_loaded_accumulator_of_a_pipelined_wgmma_loop(kernels, monkeypatch, split):
     """An accumulator loaded before a pipelined (3-stage) wgmma K loop: the loop carries it in
-    the flat layout, converted back from the dot's fragments each iteration, so the dot may
-    not stay in flight into the next one (async_copy.cpp; session 37 found it wrong from the
-    third column of each fragment row on main, ksplit or not)."""
+    the dot's fragments (converted once where it is loaded, experiment "accfrag" since
+    session 38) and the dot stays in flight; carried flat (noaccfrag), converted back from
+    the dot's fragments each iteration, the dot may not stay in flight into the next one
+    (async_copy.cpp; session 37 found that wrong from the third column of each fragment row
+    on main, ksplit or not). tests/emulate/test_emulated_loaded_accumulator.py covers both."""
     _matmul(kernels, monkeypatch, 64, 64, 64, np.float16, "fp32", True, 4, 3, split=split)
 
 

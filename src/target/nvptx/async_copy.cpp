@@ -730,7 +730,8 @@ void plan_op(const ir::Op& op_ref, const FragmentPlan& fragments, const analysis
       return std::any_of(here.begin(), here.end(), [&](const auto& o) { return o->carried == v; });
     };
     // The loop must carry the accumulator in fragments: one carried flat (a loaded initial
-    // value) is converted back from the dot's fragments each iteration, which an in-flight
+    // value under experiment "noaccfrag"; by default it goes to the fragments before the
+    // loop) is converted back from the dot's fragments each iteration, which an in-flight
     // wgmma has not written yet.
     const ir::Op* flying = loop_dots.size() == 1 && keeps_dot_in_flight(*op, *loop_dots[0], loop_wgmma) &&
                                    fragments.layout(loop_dots[0]->operand(2)) != nullptr &&

@@ -235,7 +235,8 @@ std::vector<const ir::Value*> mask_scalar_tests(const ir::Op& load);
 // when the axis facts prove 16-byte runs along axis 0 but not along axis 1 and the mask is
 // constant over each run.
 // A loop's one wgmma dot stays in flight (in_flight_dots) when the loop carries its
-// accumulator in fragments (not flat, as a loaded initial value is), nothing else reads it, and the extra buffers fit in kMaxSharedBytes (of several
+// accumulator in fragments (not flat, as a loaded initial value was under experiment
+// "noaccfrag": fragment_layout.h's FragmentOptions::any_inits), nothing else reads it, and the extra buffers fit in kMaxSharedBytes (of several
 // wgmma dots, opt-in with "pv": the last one, until the first one's wait in the next
 // iteration, when the loop carries its accumulator and reads it only after that wait:
 // in_flight_waits); without

@@ -420,6 +420,7 @@ FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& op
   o.fragment_reduces = experiment(options, "fragreduce", o.fragment_reduces);
   o.trans_a_fragments = experiment(options, "transafrag", o.trans_a_fragments);
   o.trans_a_m_major = experiment(options, "stsmtrans", o.trans_a_m_major);
+  o.any_inits = experiment(options, "accfrag", o.any_inits);
   return plan_fragments(function, options.num_warps, options.sm, o);
 }
 

@@ -176,6 +176,12 @@ struct TargetOptions {
   //            carried, as before session 35; rebaseload (the default) rebases it where the
   //            body only loads dot operands through it (gpu/rebase_pointers.h: cce backward's
   //            loop copy of C made in its slot, 60 -> 32 cp.async a thread)
+  //   noaccfrag a loop carries a fragment value (a dot's accumulator) whose initial value is
+  //            a flat block (`acc = tl.load(C)` before a K loop) flat, converted to the
+  //            fragments before each dot and back after it, as before session 38; accfrag (the
+  //            default) converts the initial value once before the loop and carries the
+  //            fragments (fragment_layout.h's FragmentOptions::any_inits), so a wgmma dot may
+  //            stay in flight there (C += A @ B at 128x128x64 w8: loop 446 -> 334 SASS, 4 -> 2 BAR)
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)

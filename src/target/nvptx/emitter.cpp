@@ -65,6 +65,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"stsmtrans", nullptr},  // also plan_async_copies' hoisted A (HoistedOperand::m_major)
       {"fragreduce", nullptr},
       {"earlyline", nullptr},
+      {"accfrag", nullptr},
       {"lsr", nullptr},  // optimize's LoopStrengthReduce gate
       // plan_async_copies and prefetch_operands: read-backs, their budgets, lines copied
       {"rbmerge", nullptr},

@@ -89,6 +89,7 @@ struct FragmentOptions {
   bool fragment_reduces = true;   // "fragreduce"
   bool trans_a_fragments = false; // "transafrag" (opt-in)
   bool trans_a_m_major = true;    // "stsmtrans"
+  bool any_inits = true;          // "accfrag"
 };
 
 // Which values live in a FragmentLayout, decided before code generation.
@@ -102,7 +103,8 @@ class FragmentPlan {
   // Whether some use of a fragment value reads it in the flat layout.
   bool needs_flat(const ir::Value* value) const { return needs_flat_.count(value) != 0; }
   // The layout of the fragment copy of `value`, a flat block defined outside a loop whose
-  // fragment ops read it (made once, right after its definition), or null where it has none.
+  // fragment ops read it, or a flat initial value of a loop that carries fragments (any_inits)
+  // (made once, right after its definition), or null where it has none.
   const FragmentLayout* invariant_copy(const ir::Value* value) const {
     auto it = invariant_copies_.find(value);
     return it == invariant_copies_.end() ? nullptr : &it->second;
@@ -187,7 +189,8 @@ class FragmentPlan {
 // Dot results get the fragment layout; it spreads forward through elementwise ops whose
 // other block operands are fragments, uniform or computable from their index
 // (index_computable), through `for` loops that carry it (their initial value uniform or a
-// fragment), through `if` results whose branches both yield such values (and a dot's
+// fragment; with `any_inits`, "accfrag", the default, any block: a flat one goes to the
+// fragments once, where it is defined, as an invariant_copy), through `if` results whose branches both yield such values (and a dot's
 // accumulator chosen by an `if` of them: a mask applied before the dot), and as fragment
 // rows through reductions along the last axis of 2-D fragments, expand_dims/reshape to
 // [m, 1] and broadcasts back to fragments whose rows are the same, until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).

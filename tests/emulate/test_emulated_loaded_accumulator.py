@@ -1,0 +1,258 @@
+"""A K loop whose dot accumulator is loaded before it (a GEMM's `C += A @ B`: `acc =
+tl.load(C)`, then `acc = tl.dot(a, b, acc)` or `acc += tl.dot(a, b)`), run on the emulated
+GPU (emulated_gpu.py) against numpy, and the code its loop gets.
+
+The fragment plan (fragment_layout.h's plan_fragments, experiment "accfrag", the default)
+carries such an accumulator in the dot's fragments, the loaded block converted to them once
+before the loop, as a zero one is; TRITIUM_REDUCE_EXPERIMENT=noaccfrag carries it flat, the
+body converting it to the fragments before each dot and back after it through shared memory
+(st.shared, bar.sync, ld.shared), and the wgmma dot waiting for itself every iteration
+(async_copy.cpp keeps a dot in flight only with its accumulator in fragments). Results are
+exact (small integers: exact fp32 and int32 sums) for wgmma (sm_90, f16/bf16) and mma.sync
+(sm_80; int8 on both), 4 and 8 warps, 1 to 4 stages, odd trip counts and a masked K tail,
+the accumulator stored and also reduced after the loop."""
+
+import os
+import re
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TRITIUM_INTERPRET", "1")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import emulated_gpu as eg  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not eg.available(), reason="needs llc (LLVM) and a C compiler")
+
+KERNELS = textwrap.dedent('''
+    import tritium
+    import tritium.language as tl
+
+
+    @tritium.jit
+    def addmm(a_ptr, b_ptr, c_ptr, r_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+              ADD: tl.constexpr, REDUCE: tl.constexpr, MASK_K: tl.constexpr):
+        # C += A @ B of one BM x BN block a program; REDUCE: also the rows' sums of the result.
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        c_ptrs = c_ptr + rm[:, None] * N + rn[None, :]
+        c_mask = (rm[:, None] < M) & (rn[None, :] < N)
+        acc = tl.load(c_ptrs, mask=c_mask, other=0)
+        a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+        for k in range(0, tl.cdiv(K, BK)):
+            if MASK_K:
+                a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0)
+                b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0)
+            else:
+                a = tl.load(a_ptrs)
+                b = tl.load(b_ptrs)
+            if ADD:
+                acc += tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
+            else:
+                acc = tl.dot(a, b, acc, out_dtype=c_ptr.dtype.element_ty)
+            a_ptrs += BK
+            b_ptrs += BK * N
+        tl.store(c_ptrs, acc, mask=c_mask)
+        if REDUCE:
+            tl.store(r_ptr + rm, tl.sum(acc, 1), mask=rm < M)
+
+
+    @tritium.jit
+    def state_recurrence_from_h0(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, h0_ptr, ht_ptr, T, V: tl.constexpr,
+                                 BT: tl.constexpr):
+        # fla's chunk_gated_delta_rule_fwd_kernel_h_blockdim64 at K = 128 with an initial
+        # state (USE_INITIAL_STATE: `b_h1 += tl.load(h0)`) and its final state stored
+        # (STORE_FINAL_STATE): the state in two blocks of 64 rows, each stored every chunk and
+        # the B of a dot; the new values stored and the B of the two dots that update them.
+        o_k = tl.arange(0, 64)
+        o_v = tl.arange(0, V)
+        b_h1 = tl.zeros([64, V], dtype=tl.float32)
+        b_h2 = tl.zeros([64, V], dtype=tl.float32)
+        b_h1 += tl.load(h0_ptr + o_k[:, None] * V + o_v[None, :])
+        b_h2 += tl.load(h0_ptr + 64 * V + o_k[:, None] * V + o_v[None, :])
+        for i_t in range(tl.cdiv(T, BT)):
+            o_t = i_t * BT + tl.arange(0, BT)
+            m_t = o_t < T
+            p_h = h_ptr + i_t * 128 * V + o_k[:, None] * V + o_v[None, :]
+            tl.store(p_h, b_h1.to(tl.float16))
+            tl.store(p_h + 64 * V, b_h2.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h1.to(tl.float16))
+            b_w = tl.load(w_ptr + o_t[:, None] * 128 + 64 + o_k[None, :], mask=m_t[:, None], other=0.0)
+            b_v = tl.dot(b_w, b_h2.to(tl.float16), b_v)
+            b_v = tl.load(v_ptr + o_t[:, None] * V + o_v[None, :], mask=m_t[:, None], other=0.0) - b_v
+            b_v = b_v.to(tl.float16)
+            tl.store(vn_ptr + o_t[:, None] * V + o_v[None, :], b_v, mask=m_t[:, None])
+            b_k1 = tl.load(k_ptr + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_k2 = tl.load(k_ptr + 64 + o_k[:, None] + o_t[None, :] * 128, mask=m_t[None, :], other=0.0)
+            b_h1 = tl.dot(b_k1, b_v, b_h1)
+            b_h2 = tl.dot(b_k2, b_v, b_h2)
+        p_ht = ht_ptr + o_k[:, None] * V + o_v[None, :]
+        tl.store(p_ht, b_h1)
+        tl.store(p_ht + 64 * V, b_h2)
+''')
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("loaded_accumulator_kernels")
+    (folder / "loaded_accumulator_kernels.py").write_text(KERNELS)
+    sys.path.insert(0, str(folder))
+    import loaded_accumulator_kernels
+    yield loaded_accumulator_kernels
+    sys.path.remove(str(folder))
+
+
+def typed(array, dtype):
+    """A numpy array as the kernel's `dtype` ("bf16": the float32 values, exact in bf16, as
+    uint16 bits seen as tl.bfloat16)."""
+    if dtype != "bf16":
+        return array
+    import tritium
+    import tritium.language as tl
+    bits = (np.asarray(array, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return tritium.reinterpret(bits, tl.bfloat16)
+
+
+def run_addmm(kernels, monkeypatch, *, sm, warps, stages, dtype, BM, BN, BK, K, add=False, reduce=False,
+              mask_k=True, experiment="", programs=(2, 1)):
+    """C += A @ B (and C's row sums) on the emulated GPU, checked exactly against numpy;
+    returns the kernel's PTX."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    M, N = BM * programs[0], BN * programs[1]
+    rng = np.random.default_rng(M * 7 + N * 3 + K + warps + stages)
+    a = rng.integers(-4, 5, (M, K))
+    b = rng.integers(-4, 5, (K, N))
+    out = np.int32 if dtype == "i8" else np.float32
+    c0 = rng.integers(-50, 50, (M, N)).astype(out)
+    c = c0.copy()
+    sums = np.full(M, -1, dtype=out)
+    inputs = {"i8": np.int8, "f16": np.float16, "bf16": np.float32}[dtype]
+    handle = eg.run(kernels.addmm, programs, typed(a.astype(inputs), dtype), typed(b.astype(inputs), dtype), c, sums, M,
+                    N, K, BM=BM, BN=BN, BK=BK, ADD=add, REDUCE=reduce, MASK_K=mask_k, sm=sm, num_warps=warps,
+                    num_stages=stages)
+    ref = a.astype(np.int64) @ b.astype(np.int64) + c0.astype(np.int64)
+    np.testing.assert_array_equal(c, ref.astype(out))
+    if reduce:
+        np.testing.assert_array_equal(sums, ref.sum(1).astype(out))
+    return eg.emit_llvm(handle, sm, "ptx")
+
+
+# Block shapes per warps: 4 warps one warpgroup of 64 rows; 8 warps 128 rows (two warpgroups
+# along m) or 64 rows (side by side along n on sm_90).
+SHAPES = {4: [(64, 64, 32)], 8: [(128, 64, 32), (64, 128, 32)]}
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "i8"])
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("sm", [90, 80])
+def test_loaded_accumulator_k_loop(kernels, monkeypatch, sm, warps, dtype, stages):
+    """5 trips (odd), and 3 with a masked tail (K = 70); 8 warps in both shapes."""
+    for BM, BN, BK in SHAPES[warps]:
+        for K in (160, 70):
+            run_addmm(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, dtype=dtype, BM=BM, BN=BN, BK=BK, K=K)
+
+
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("sm", [90, 80])
+def test_loaded_accumulator_stored_and_reduced(kernels, monkeypatch, sm, warps, stages, add):
+    """The accumulator used twice after the loop (stored, and its rows summed), as
+    `tl.dot(a, b, acc)` and `acc += tl.dot(a, b)`; also K = 0 (no trip: C as loaded)."""
+    BM, BN, BK = SHAPES[warps][-1]
+    for K in (96, 100, 0):
+        for dtype in ("f16", "i8"):
+            run_addmm(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, dtype=dtype, BM=BM, BN=BN, BK=BK, K=K,
+                      add=add, reduce=True)
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+@pytest.mark.parametrize("sm", [90, 80])
+def test_loaded_accumulator_flat_without_the_experiment(kernels, monkeypatch, sm, stages):
+    """noaccfrag (the A/B knob) carries the accumulator flat, still right."""
+    for K in (160, 70):
+        run_addmm(kernels, monkeypatch, sm=sm, warps=4, stages=stages, dtype="f16", BM=64, BN=64, BK=32, K=K,
+                  reduce=True, experiment="noaccfrag")
+
+
+def loop_bodies(ptx):
+    """The PTX lines of each loop (a label to the branch back to it) that holds a dot."""
+    lines = ptx.splitlines()
+    labels, loops = {}, []
+    for i, line in enumerate(lines):
+        m = re.match(r"^(\$L__\w+):", line)
+        if m:
+            labels[m.group(1)] = i
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L__\w+);", line)
+        if m and m.group(1) in labels:
+            body = "\n".join(lines[labels[m.group(1)]:i + 1])
+            if "wgmma.mma_async" in body or "mma.sync" in body:
+                loops.append(body)
+    return loops
+
+
+@pytest.mark.parametrize("sm,stages", [(90, 1), (90, 3), (80, 1), (80, 3)])
+def test_loop_carries_loaded_accumulator_in_fragments(kernels, monkeypatch, sm, stages):
+    """The K loop's body (unmasked operands) reads nothing back from shared memory: no
+    ld.shared (the flat accumulator's way back to the fragments, under noaccfrag), fewer
+    barriers; on sm_90 pipelined, the wgmma stays in flight (wait_group 1, no wait_group 0
+    in the loop), where noaccfrag waits for it every iteration."""
+    counts = {}
+    for experiment in ("", "noaccfrag"):
+        ptx = run_addmm(kernels, monkeypatch, sm=sm, warps=4, stages=stages, dtype="f16", BM=64, BN=64, BK=32, K=160,
+                        mask_k=False, experiment=experiment)
+        loops = loop_bodies(ptx)
+        assert loops, "no K loop found in the PTX"
+        counts[experiment] = [(body.count("ld.shared"), body.count("bar.sync"),
+                               re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+)", body)) for body in loops]
+    for (loads, bars, waits), (flat_loads, flat_bars, flat_waits) in zip(counts[""], counts["noaccfrag"]):
+        assert loads == 0 and flat_loads > 0, counts
+        assert bars <= flat_bars - 2, counts
+        if sm == 90 and stages > 1:
+            assert waits == ["1"] and flat_waits == ["0"], counts
+        elif sm == 90:
+            assert waits == ["0"], counts
+
+
+@pytest.mark.parametrize("experiment", ["", "noaccfrag"])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (90, 8, 2), (80, 4, 2), (80, 2, 3)])
+def test_state_recurrence_from_an_initial_state(kernels, monkeypatch, sm, warps, stages, experiment):
+    """fla's delta-rule state recurrence started from a loaded state (h0) and its final state
+    stored: w and k signed one-hot rows, v and h0 small integers, so every sum is exact and
+    each stored state an fp16 integer; the last chunk masked (T = 3 * 64 + 20)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    V, BT, T = 32, 64, 3 * 64 + 20
+    rng = np.random.default_rng(61)
+
+    def one_hot_rows(rows, cols):
+        m = np.zeros((rows, cols))
+        m[np.arange(rows), rng.integers(0, cols, rows)] = rng.choice([-1.0, 1.0], rows)
+        return m.astype(np.float16)
+
+    w, k = one_hot_rows(T, 128), one_hot_rows(T, 128)
+    v = rng.integers(-3, 4, (T, V)).astype(np.float16)
+    h0 = rng.integers(-3, 4, (128, V)).astype(np.float32)
+    nt = -(-T // BT)
+    vn = np.full((T, V), np.nan, dtype=np.float16)
+    h = np.full((nt, 128, V), np.nan, dtype=np.float16)
+    ht = np.full((128, V), np.nan, dtype=np.float32)
+    eg.run(kernels.state_recurrence_from_h0, (1,), k, v, w, vn, h, h0, ht, T, V=V, BT=BT, sm=sm, num_warps=warps,
+           num_stages=stages)
+    state = h0.astype(np.float64)
+    want_h, want_vn = np.zeros((nt, 128, V)), np.zeros((T, V))
+    for i in range(nt):
+        t = slice(i * BT, min(T, (i + 1) * BT))
+        want_h[i] = state
+        want_vn[t] = v[t].astype(np.float64) - w[t].astype(np.float64) @ state
+        state = state + k[t].astype(np.float64).T @ want_vn[t]
+    assert np.abs(want_h).max() < 2048 and np.abs(want_vn).max() < 2048
+    np.testing.assert_array_equal(h.astype(np.float64), want_h)
+    np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
+    np.testing.assert_array_equal(ht.astype(np.float64), state)
