@@ -175,7 +175,7 @@ Value* cast_to(ir::Builder& b, Value* v, const Type* type, const Loc& loc) {
   return v->type() == type ? v : b.create_value(OpKind::Cast, type, {v}, loc);
 }
 
-void split(const Plan& plan) {
+void split(const Plan& plan, int size) {
   Op* loop = plan.loop;
   ir::ForOp view(*loop);
   const Loc& loc = loop->loc();
@@ -196,20 +196,22 @@ void split(const Plan& plan) {
                                          {b.create_value(OpKind::Add, t, {span, b.int_constant(t, s - 1, loc)}, loc),
                                           b.int_constant(t, s, loc)},
                                          loc);
-  // Rank 0 runs the first ceil(n / 2) iterations, rank 1 the rest.
-  Value* half = b.create_value(OpKind::Div, t,
-                               {b.create_value(OpKind::Add, t, {trips, b.int_constant(t, 1, loc)}, loc), b.int_constant(t, 2, loc)},
-                               loc);
-  Value* skipped = b.create_value(OpKind::Mul, t, {rank, half}, loc);
+  // Rank r runs iterations [r * h, min((r + 1) * h, n)) of the n, h = ceil(n / size).
+  Value* share = b.create_value(OpKind::Div, t,
+                                {b.create_value(OpKind::Add, t, {trips, b.int_constant(t, size - 1, loc)}, loc),
+                                 b.int_constant(t, size, loc)},
+                                loc);
+  Value* skipped = b.create_value(OpKind::Mul, t, {rank, share}, loc);
   Value* scaled = s == 1 ? skipped : b.create_value(OpKind::Mul, t, {skipped, b.int_constant(t, s, loc)}, loc);
   Value* new_lower = b.create_value(OpKind::Add, t, {lower, scaled}, loc);
-  Value* middle = b.create_value(OpKind::Add, t,
-                                 {lower, s == 1 ? half : b.create_value(OpKind::Mul, t, {half, b.int_constant(t, s, loc)}, loc)},
-                                 loc);
+  Value* ended = b.create_value(OpKind::Add, t, {skipped, share}, loc);
+  Value* end = b.create_value(OpKind::Add, t,
+                              {lower, s == 1 ? ended : b.create_value(OpKind::Mul, t, {ended, b.int_constant(t, s, loc)}, loc)},
+                              loc);
   Op* is_first = b.create(OpKind::Cmp, {Type::scalar(ScalarKind::I1)}, {rank32, b.int_constant(i32, 0, loc)}, loc);
   ir::set_enum_attr(*is_first, ir::CmpPredicate::Eq);
   Value* first = is_first->result();
-  Value* new_upper = b.create_value(OpKind::Select, t, {first, middle, upper}, loc);
+  Value* new_upper = b.create_value(OpKind::Minimum, t, {end, upper}, loc);
   loop->set_operand(0, new_lower);
   loop->set_operand(1, new_upper);
   std::unordered_map<const Value*, Value*> invariant_copies;
@@ -233,6 +235,24 @@ void split(const Plan& plan) {
     }
   }
   loop->set_attr("cluster_sum", static_cast<int64_t>(plan.acc));
+  loop->set_attr("cluster_ctas", static_cast<int64_t>(size));
+}
+
+// The split size for `requested` CTAs: where the loop's trip count is a constant, the
+// largest of requested, requested / 2, ..., 2 that leaves each rank at least
+// kMinTripsPerRank iterations (0: none does); else `requested`.
+int fitted_size(const Plan& plan, int requested, int64_t* constant_trips) {
+  ir::ForOp view(*plan.loop);
+  int64_t lo = 0, hi = 0, step = 1;
+  *constant_trips = -1;
+  if (!transforms::int_constant_of(view.lower(), &lo) || !transforms::int_constant_of(view.upper(), &hi)) return requested;
+  transforms::int_constant_of(view.step(), &step);
+  const int64_t n = hi > lo ? (hi - lo + step - 1) / step : 0;
+  *constant_trips = n;
+  for (int size = requested; size >= 2; size /= 2) {
+    if (n >= static_cast<int64_t>(size) * kMinTripsPerRank) return size;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -242,33 +262,51 @@ std::string split_k_reason(const ir::Function& function) {
   return analyse(function, &plan);
 }
 
-bool splits_k(const ir::Function&, const GpuOptions& options) { return options.split_k == 2 && options.sm >= 90; }
+bool splits_k(const ir::Function&, const GpuOptions& options) {
+  return (options.split_k == 2 || options.split_k == 4 || options.split_k == 8) && options.sm >= 90;
+}
 
-void split_k_cluster(ir::Function& function, const GpuOptions&) {
+void split_k_cluster(ir::Function& function, const GpuOptions& options) {
   Plan plan;
-  const std::string reason = analyse(function, &plan);
+  std::string reason = analyse(function, &plan);
+  // (The code generator runs the pass only where splits_k says so; `tritium opt` always,
+  // over 2 CTAs unless its options ask for 4 or 8.)
+  const int requested = options.split_k == 4 || options.split_k == 8 ? options.split_k : 2;
+  int size = requested;
+  int64_t trips = -1;
+  if (reason.empty()) {
+    size = fitted_size(plan, requested, &trips);
+    if (size == 0) {
+      reason = std::to_string(trips) + " iterations, fewer than " + std::to_string(2 * kMinTripsPerRank) +
+               " (each of 2 CTAs would run fewer than " + std::to_string(kMinTripsPerRank) + ")";
+    }
+  }
   if (debug()) {
     std::fprintf(stderr, "ksplit: kernel '%s': %s\n", function.name().c_str(),
-                 reason.empty() ? "K loop split over a cluster of 2" : ("not split: " + reason).c_str());
+                 reason.empty() ? ("K loop split over a cluster of " + std::to_string(size)).c_str()
+                                : ("not split: " + reason).c_str());
   }
-  // (The code generator runs the pass only where splits_k says so; `tritium opt` always.)
   if (!reason.empty()) return;
-  split(plan);
+  split(plan, size);
 }
 
 namespace {
-bool holds_split_loop(const Region& region) {
+int split_size_in(const Region& region) {
   for (const auto& op : region.ops()) {
-    if (op->kind() == OpKind::For && op->has_attr("cluster_sum")) return true;
+    if (op->kind() == OpKind::For && op->has_attr("cluster_sum")) {
+      return op->has_attr("cluster_ctas") ? static_cast<int>(op->int_attr("cluster_ctas")) : 2;
+    }
     for (const auto& inner : op->regions()) {
-      if (holds_split_loop(*inner)) return true;
+      if (const int size = split_size_in(*inner)) return size;
     }
   }
-  return false;
+  return 0;
 }
 }  // namespace
 
 // (version_on_signs may have moved the loop into both branches of an `if`.)
-bool has_split_k(const ir::Function& function) { return holds_split_loop(function.body()); }
+bool has_split_k(const ir::Function& function) { return split_k_size(function) > 0; }
+
+int split_k_size(const ir::Function& function) { return split_size_in(function.body()); }
 
 }  // namespace tritium::gpu

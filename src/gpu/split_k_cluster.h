@@ -1,16 +1,19 @@
-// split_k_cluster: a matmul's K loop split over a thread-block cluster of 2 CTAs (sm_90),
-// opt-in (TRITIUM_REDUCE_EXPERIMENT=ksplit). At 1024^3 and below the tutorial matmul's grid
-// leaves half of an H100's 132 SMs idle (64 programs of 128x128); each program made a
-// cluster of two CTAs, rank r runs its half of the K iterations:
+// split_k_cluster: a matmul's K loop split over a thread-block cluster of C = 2, 4 or 8 CTAs
+// (sm_90), opt-in (TRITIUM_REDUCE_EXPERIMENT=ksplit). At 1024^3 and below the tutorial
+// matmul's grid leaves SMs idle (64 programs of 128x128 on an H100's 132, 16 at 512^3); each
+// program made a cluster of C CTAs, rank r runs its share of the K iterations:
 //   for k in range(lo, hi, s): acc = tl.dot(a, b, acc); a_ptrs += sa; b_ptrs += sb
 // =>
 //   r = cluster rank (program_id {axis = 3}; program_id 0-2 are the cluster's id)
-//   n = cdiv(max(hi - lo, 0), s); h = cdiv(n, 2)
-//   for k in range(lo + r*h*s, r == 0 ? lo + h*s : hi, s) {cluster_sum = j}:
+//   n = cdiv(max(hi - lo, 0), s); h = cdiv(n, C)
+//   for k in range(lo + r*h*s, min(lo + (r+1)*h*s, hi), s) {cluster_sum = j, cluster_ctas = C}:
 //       (acc from r == 0 ? acc0 : 0; a_ptrs from a_ptrs0 + r*h*sa; ...)
 // The loop's `cluster_sum` attribute (the accumulator's index among the carried values) has
-// the emitter add rank 1's accumulator into rank 0's through distributed shared memory after
-// the loop (emit_control.cpp's exchange); rank 1 then ends, rank 0 runs the rest alone.
+// the emitter sum the ranks' accumulators into rank 0's through distributed shared memory
+// after the loop (emit_control.cpp's cluster_sum: a fixed tree, deterministic); the other
+// ranks then end, rank 0 runs the rest alone. Where the trip count is a constant, C halves
+// until each rank runs at least kMinTripsPerRank iterations (none fits: not split); where it
+// is not, the launch picks C (runtime/kernel_gpu.cpp, one compiled variant a size).
 //
 // Eligible (split_k_reason says why not): one top-level `for` in the kernel, a positive
 // constant step and a signed iteration variable; its carried values are one accumulator
@@ -32,15 +35,22 @@ namespace tritium::gpu {
 // here, on the GPU passes' clone (the verifier allows it on program_id alone).
 constexpr int64_t kClusterRankAxis = 3;
 
+// The fewest K iterations a rank should run for a split to pay (its own pipeline prologue,
+// the hand-over): the compile-time fit of a constant trip count and the launch's choice.
+constexpr int kMinTripsPerRank = 2;
+
 // Why the kernel cannot be split ("" when it can).
 std::string split_k_reason(const ir::Function& function);
 
-// Splits the kernel's K loop over a cluster of 2 when GpuOptions::split_k is 2 and the
-// kernel is eligible; with TRITIUM_KSPLIT_DEBUG=1 says on stderr which and why not.
+// Splits the kernel's K loop over a cluster of GpuOptions::split_k (2, 4 or 8; `tritium opt`:
+// 2 unless 4 or 8) CTAs where the kernel is eligible; with TRITIUM_KSPLIT_DEBUG=1 says on
+// stderr which and why not.
 void split_k_cluster(ir::Function& function, const GpuOptions& options);
 bool splits_k(const ir::Function& function, const GpuOptions& options);
 
 // Whether the (GPU-pass) function holds a loop split by split_k_cluster.
 bool has_split_k(const ir::Function& function);
+// The CTAs of its cluster (the loop's `cluster_ctas`), 0 without such a loop.
+int split_k_size(const ir::Function& function);
 
 }  // namespace tritium::gpu

@@ -139,7 +139,7 @@ std::string Kernel::Impl::globals_text() const {
 }
 
 runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const LaunchConfig& config,
-                                          int sm, bool split_k) const {
+                                          int sm, int split_k) const {
   runtime::GpuBuild build;
   build.kernel = name_;
   cache::KeyInputs& in = build.inputs;
@@ -176,7 +176,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.num_stages = config.num_stages;
   in.options = runtime::options_text(config);
   build.split_k = split_k;
-  if (!split_k) in.options += "ksplit=0;";
+  if (split_k >= 0) in.options += "ksplit=" + std::to_string(split_k) + ";";
   build.num_ctas = config.num_ctas;
   build.maxnreg = config.maxnreg;
   build.enable_fp_fusion = config.enable_fp_fusion;
@@ -192,7 +192,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
 
 runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const LaunchConfig& config,
                                            const cuda::DeviceInfo& device,
-                                           cuda::Stream stream, bool split_k) const {
+                                           cuda::Stream stream, int split_k) const {
   // Compiling or loading would put non-launch work into a graph being captured (and the
   // driver forbids some of it there): the user must warm up first.
   if (cuda::stream_capturing(stream, name_)) {
@@ -216,6 +216,8 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
     if (n > gpu.cluster_x && n <= 16) {
       gpu.cluster_x = n;
       gpu.split_k = true;
+      const std::string forced = cache::knob_value(build.inputs, "TRITIUM_KSPLIT");
+      gpu.split_k_forced = forced == "2" || forced == "4" || forced == "8" ? std::stoi(forced) : 0;
     }
   }
   return gpu;
@@ -261,16 +263,27 @@ const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
   }
   if (gpu->split_k) [[unlikely]] {
     // A K loop split over a cluster (gpu/split_k_cluster.h) pays off where the grid leaves
-    // SMs idle: a grid of more programs than half the SMs launches the variant built
-    // without the split (its own key: options bit 40, "ksplit=0;" in the disk key).
+    // SMs idle: the launch takes the largest split s of 8, 4 and 2 (TRITIUM_KSPLIT=s: that
+    // one only) with programs * s <= the SM count, and the variant built without the split
+    // where none fits. Each is its own compiled variant: options bits 40-42 (1: no split,
+    // 2/3/4: s = 2/4/8) and "ksplit=s;" in the disk key; the first build (bits 0) split as
+    // TRITIUM_KSPLIT says, else over 2, and told whether the kernel is eligible at all. (A
+    // constant trip count may have made the variant's cluster smaller: split_k_cluster.h.)
     const uint64_t programs = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
-    if (programs * gpu->cluster_x > static_cast<uint64_t>(device.sm_count)) {
-      const uint64_t whole = options | (uint64_t{1} << 40);
-      const GpuKeyView plain{ordinal, config.num_warps, config.num_stages, whole, &signature};
-      gpu = gpu_cache_.peek(plain);
+    const auto sms = static_cast<uint64_t>(device.sm_count);
+    int size = 0;
+    for (int s : {8, 4, 2}) {
+      if (size == 0 && programs * s <= sms && (gpu->split_k_forced == 0 || gpu->split_k_forced == s)) size = s;
+    }
+    const int first = gpu->split_k_forced != 0 ? gpu->split_k_forced : 2;
+    if (size != first) {
+      const uint64_t code = size == 0 ? 1 : size == 2 ? 2 : size == 4 ? 3 : 4;
+      const uint64_t variant = options | code << 40;
+      const GpuKeyView view_of{ordinal, config.num_warps, config.num_stages, variant, &signature};
+      gpu = gpu_cache_.peek(view_of);
       if (gpu == nullptr) {
-        GpuKey key{ordinal, config.num_warps, config.num_stages, whole, signature};
-        gpu = &gpu_cache_.get(key, [&] { return build_gpu(key.signature, config, device, stream, false); });
+        GpuKey key{ordinal, config.num_warps, config.num_stages, variant, signature};
+        gpu = &gpu_cache_.get(key, [&] { return build_gpu(key.signature, config, device, stream, size); });
       }
     }
   }
