@@ -1,12 +1,13 @@
-"""Thread-block clusters on the emulated GPU (emulated_gpu.py: a cluster's 2 CTAs run at once,
-each with its own shared memory; %cluster_ctarank, mapa, ld.shared::cluster and the cluster
-barrier), and the K loop of a matmul split over a cluster of 2 (gpu/split_k_cluster.h,
-TRITIUM_REDUCE_EXPERIMENT=ksplit): rank 1 runs the second half of the K iterations from a zero
-accumulator and hands it to rank 0 through distributed shared memory. Results must equal
-numpy's exactly (small integers: exact fp32 and int32 sums) for even and odd trip counts,
-masked K tails, one trip (rank 1 runs none) and a user-initialised accumulator; kernels the
-analysis rejects (a store in the loop, an accumulator scaled each iteration) are left alone
-and say why (TRITIUM_KSPLIT_DEBUG=1)."""
+"""Thread-block clusters on the emulated GPU (emulated_gpu.py: a cluster's 2, 4 or 8 CTAs run at
+once, each with its own shared memory; %cluster_ctarank, mapa, ld.shared::cluster and the
+cluster barrier), and the K loop of a matmul split over a cluster of 2, 4 or 8
+(gpu/split_k_cluster.h, TRITIUM_REDUCE_EXPERIMENT=ksplit, TRITIUM_KSPLIT=4|8): each rank runs
+its share of the K iterations, ranks > 0 from a zero accumulator, and the accumulators are
+summed into rank 0's by a tree through distributed shared memory, in chunks. Results must
+equal numpy's exactly (small integers: exact fp32 and int32 sums) for even, odd and uneven
+trip counts (ranks with fewer iterations, or none), masked K tails, one trip and none, and a
+user-initialised accumulator; kernels the analysis rejects (a store in the loop, an
+accumulator scaled each iteration) are left alone and say why (TRITIUM_KSPLIT_DEBUG=1)."""
 
 import os
 import sys
@@ -121,8 +122,13 @@ def test_num_ctas_two_runs_its_programs_on_the_first_cta(kernels):
     assert eg.cluster_size(eg.emit_llvm(handle, 90)) == 2
 
 
-def _matmul(kernels, monkeypatch, M, N, K, dtype, acc, init, warps, stages, BM=64, BN=64, BK=32, split=True):
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "ksplit" if split else "noksplit")
+def _matmul(kernels, monkeypatch, M, N, K, dtype, acc, init, warps, stages, BM=64, BN=64, BK=32, split=True, size=None,
+            experiments=""):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("ksplit" if split else "noksplit") + experiments)
+    if size is None:
+        monkeypatch.delenv("TRITIUM_KSPLIT", raising=False)
+    else:
+        monkeypatch.setenv("TRITIUM_KSPLIT", str(size))
     rng = np.random.default_rng(M * 7 + K)
     a = rng.integers(-4, 5, (M, K)).astype(dtype)
     b = rng.integers(-4, 5, (K, N)).astype(dtype)
@@ -168,6 +174,39 @@ def test_loaded_accumulator_of_a_pipelined_wgmma_loop(kernels, monkeypatch, spli
 def test_split_k_int8_matmul(kernels, monkeypatch, K):
     ll = _matmul(kernels, monkeypatch, 64, 64, K, np.int8, "int32", False, 4, 3)
     assert eg.cluster_size(ll) == 2
+
+
+# Clusters of 4 and 8 (TRITIUM_KSPLIT; at most 1024 emulated threads a cluster: 8 CTAs of 4
+# warps, 4 of 8). K / BK trips: 10 (4 ranks: 3, 3, 3, 1; 8 ranks: 2 each, the last three none),
+# 6 (2, 2, 2, 0; 1 each, two none), 5 with a masked tail (150), 1 (rank 0 alone), 0 (none:
+# the accumulator as it began).
+# The tiles hold 64 accumulators a thread (128x128 at 8 warps, 64x128 at 4): the hand-over
+# goes in two chunks.
+@pytest.mark.parametrize("size,warps,BM", [(4, 8, 128), (8, 4, 64)])
+@pytest.mark.parametrize("K", [320, 192, 150, 20, 0])
+def test_split_k_over_4_and_8_ctas(kernels, monkeypatch, size, warps, BM, K):
+    ll = _matmul(kernels, monkeypatch, 128, 128, K, np.float16, "fp32", False, warps, 3, BM=BM, BN=128, size=size)
+    assert eg.cluster_size(ll) == size
+    assert "cvt.rzi.s32.f32" in ll  # the chunks' dependence (emit_control.cpp's cluster_sum)
+
+
+@pytest.mark.parametrize("size,warps", [(4, 8), (8, 4)])
+def test_split_k_over_4_and_8_ctas_int8_and_loaded_accumulator(kernels, monkeypatch, size, warps):
+    """int8 -> int32 (the chunks' dependence through an integer min), and C += A @ B (rank 0
+    from C, the others from zeros: C added once), one stage and pipelined."""
+    ll = _matmul(kernels, monkeypatch, 128, 128, 224, np.int8, "int32", False, warps, 3, BM=128 if warps == 8 else 64,
+                 BN=128, size=size)
+    assert eg.cluster_size(ll) == size and "cvt.rzi.s32.f32" in ll
+    for stages in (1, 3):
+        ll = _matmul(kernels, monkeypatch, 64, 128, 288, np.float16, "fp32", True, warps, stages, BN=128, size=size)
+        assert eg.cluster_size(ll) == size
+
+
+def test_split_k_hand_over_whole(kernels, monkeypatch):
+    """Experiment ksplitwhole: the hand-over reads all registers, then adds (no chunks)."""
+    ll = _matmul(kernels, monkeypatch, 64, 128, 192, np.float16, "fp32", False, 4, 3, BN=128, size=4,
+                 experiments=",ksplitwhole")
+    assert eg.cluster_size(ll) == 4 and "cvt.rzi.s32.f32" not in ll
 
 
 def test_split_k_off_without_the_experiment(kernels, monkeypatch):
