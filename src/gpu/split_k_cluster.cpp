@@ -175,9 +175,68 @@ Value* cast_to(ir::Builder& b, Value* v, const Type* type, const Loc& loc) {
   return v->type() == type ? v : b.create_value(OpKind::Cast, type, {v}, loc);
 }
 
-void split(const Plan& plan, int size) {
+// The trip count's upper bound as the launch can compute it (runtime/kernel_gpu.cpp): one
+// integer kernel parameter (its index in *param) through ops with constants, as pairs
+// (opcode, constant) in *ops, applied in order: 1 x + c, 2 x - c, 3 c - x, 4 x * c, 5 x / c
+// (c > 0, truncating), 6 max(x, c), 7 min(x, c); integer casts pass through.
+bool trip_formula(const ir::Function& function, const Value* v, int depth, int64_t* param, std::vector<int64_t>* ops) {
+  if (depth > 8 || !v->type()->is_int() || v->type()->is_block()) return false;
+  if (v->is_region_arg()) {
+    const auto& params = function.params();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].arg == v && params[i].part == ir::ArgPart::Whole) {
+        *param = static_cast<int64_t>(params[i].source_index(i));
+        return true;
+      }
+    }
+    return false;
+  }
+  const Op* def = v->def();
+  if (def->kind() == OpKind::Cast) return trip_formula(function, def->operand(0), depth + 1, param, ops);
+  static const std::pair<OpKind, int64_t> kCodes[] = {{OpKind::Add, 1}, {OpKind::Sub, 2}, {OpKind::Mul, 4},
+                                                      {OpKind::Div, 5}, {OpKind::Maximum, 6}, {OpKind::Minimum, 7}};
+  int64_t code = 0;
+  for (const auto& [kind, c] : kCodes) {
+    if (def->kind() == kind) code = c;
+  }
+  if (code == 0 || def->num_operands() != 2) return false;
+  int64_t c = 0;
+  const bool right = transforms::int_constant_of(def->operand(1), &c);
+  if (!right && !transforms::int_constant_of(def->operand(0), &c)) return false;
+  if (!right && code == 2) code = 3;        // c - x
+  if (!right && code == 5) return false;    // c / x
+  if (code == 5 && c <= 0) return false;
+  if (!trip_formula(function, def->operand(right ? 0 : 1), depth + 1, param, ops)) return false;
+  ops->push_back(code);
+  ops->push_back(c);
+  return true;
+}
+
+// The split size for `requested` CTAs: where the loop's trip count is a constant, the
+// largest of requested, requested / 2, ..., 2 that leaves each rank at least
+// kMinTripsPerRank iterations (0: none does); else `requested`.
+int fitted_size(const Plan& plan, int requested, int64_t* constant_trips) {
+  ir::ForOp view(*plan.loop);
+  int64_t lo = 0, hi = 0, step = 1;
+  *constant_trips = -1;
+  if (!transforms::int_constant_of(view.lower(), &lo) || !transforms::int_constant_of(view.upper(), &hi)) return requested;
+  transforms::int_constant_of(view.step(), &step);
+  const int64_t n = hi > lo ? (hi - lo + step - 1) / step : 0;
+  *constant_trips = n;
+  for (int size = requested; size >= 2; size /= 2) {
+    if (n >= static_cast<int64_t>(size) * kMinTripsPerRank) return size;
+  }
+  return 0;
+}
+
+void split(const ir::Function& function, const Plan& plan, int size) {
   Op* loop = plan.loop;
   ir::ForOp view(*loop);
+  // What the launch needs to count the trips (trip_formula), before the bounds change.
+  int64_t param = -1, lower_constant = 0;
+  std::vector<int64_t> ops;
+  const bool formula = transforms::int_constant_of(view.lower(), &lower_constant) &&
+                       trip_formula(function, view.upper(), 0, &param, &ops);
   const Loc& loc = loop->loc();
   ir::Builder b = ir::Builder::before(loop);
   const Type* i32 = Type::scalar(ScalarKind::I32);
@@ -236,23 +295,11 @@ void split(const Plan& plan, int size) {
   }
   loop->set_attr("cluster_sum", static_cast<int64_t>(plan.acc));
   loop->set_attr("cluster_ctas", static_cast<int64_t>(size));
-}
-
-// The split size for `requested` CTAs: where the loop's trip count is a constant, the
-// largest of requested, requested / 2, ..., 2 that leaves each rank at least
-// kMinTripsPerRank iterations (0: none does); else `requested`.
-int fitted_size(const Plan& plan, int requested, int64_t* constant_trips) {
-  ir::ForOp view(*plan.loop);
-  int64_t lo = 0, hi = 0, step = 1;
-  *constant_trips = -1;
-  if (!transforms::int_constant_of(view.lower(), &lo) || !transforms::int_constant_of(view.upper(), &hi)) return requested;
-  transforms::int_constant_of(view.step(), &step);
-  const int64_t n = hi > lo ? (hi - lo + step - 1) / step : 0;
-  *constant_trips = n;
-  for (int size = requested; size >= 2; size /= 2) {
-    if (n >= static_cast<int64_t>(size) * kMinTripsPerRank) return size;
+  if (formula) {
+    loop->set_attr("trips_param", param);
+    loop->set_attr("trips_lower", lower_constant);
+    loop->set_attr("trips_ops", ops);
   }
-  return 0;
 }
 
 }  // namespace
@@ -287,7 +334,7 @@ void split_k_cluster(ir::Function& function, const GpuOptions& options) {
                                 : ("not split: " + reason).c_str());
   }
   if (!reason.empty()) return;
-  split(plan, size);
+  split(function, plan, size);
 }
 
 namespace {

@@ -13,7 +13,12 @@
 // after the loop (emit_control.cpp's cluster_sum: a fixed tree, deterministic); the other
 // ranks then end, rank 0 runs the rest alone. Where the trip count is a constant, C halves
 // until each rank runs at least kMinTripsPerRank iterations (none fits: not split); where it
-// is not, the launch picks C (runtime/kernel_gpu.cpp, one compiled variant a size).
+// is not, the launch picks C (runtime/kernel_gpu.cpp, one compiled variant a size), from the
+// trip count where the loop's upper bound is one integer parameter through ops with
+// constants (`cdiv(K, BLOCK_K)`, `K`; the lower bound a constant): the loop's attributes
+// trips_param (the kernel parameter's index), trips_lower and trips_ops (opcode, constant
+// pairs: trip_formula in the .cpp), which the emitter writes into the PTX as the comment
+// "// tritium.ksplit.trips P L S ops..." (S the step) for the launch to read.
 //
 // Eligible (split_k_reason says why not): one top-level `for` in the kernel, a positive
 // constant step and a signed iteration variable; its carried values are one accumulator

@@ -46,6 +46,11 @@ struct GpuKernel {
   // the variant built without the split (Kernel::Impl::launch_gpu).
   bool split_k = false;
   int split_k_forced = 0;  // TRITIUM_KSPLIT's size (2, 4, 8) when it was set, else 0
+  // The split loop's trip count from the arguments (gpu/split_k_cluster.h's trip formula,
+  // read from the PTX's "// tritium.ksplit.trips" comment): trips_param < 0 when unknown.
+  int trips_param = -1;
+  int64_t trips_lower = 0, trips_step = 1;
+  std::vector<int64_t> trips_ops;  // (opcode, constant) pairs
   int sm = 0;              // the target it was compiled for
   int device = -1;         // the ordinal of the device it is loaded on
 };

@@ -10,9 +10,11 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "cache/sha256.h"
 #include "cache/stats.h"
+#include "gpu/split_k_cluster.h"
 #include "gpu/target_types.h"
 #include "runtime/kernel_impl.h"
 #include "target/nvptx/codegen.h"
@@ -21,6 +23,36 @@
 namespace tritium {
 
 namespace {
+
+// The trip count of a split K loop from the launch's arguments (GpuKernel::trips_param), -1
+// where it is not known (no formula, an argument that is no integer, a product past 2^62).
+int64_t split_trips(const runtime::GpuKernel& gpu, const runtime::BoundArgs& bound) {
+  if (gpu.trips_param < 0 || static_cast<size_t>(gpu.trips_param) >= bound.size()) return -1;
+  const Arg* arg = bound[static_cast<size_t>(gpu.trips_param)].arg;
+  if (arg == nullptr || arg->kind() != Arg::Kind::Int) return -1;
+  constexpr int64_t kLimit = int64_t{1} << 62;
+  int64_t x = arg->int_value();
+  for (size_t i = 0; i + 1 < gpu.trips_ops.size(); i += 2) {
+    const int64_t c = gpu.trips_ops[i + 1];
+    if (x > kLimit || x < -kLimit || c > kLimit || c < -kLimit) return -1;
+    switch (gpu.trips_ops[i]) {
+      case 1: x += c; break;
+      case 2: x -= c; break;
+      case 3: x = c - x; break;
+      case 4:
+        if (c != 0 && (x > kLimit / (c < 0 ? -c : c) || x < -kLimit / (c < 0 ? -c : c))) return -1;
+        x *= c;
+        break;
+      case 5: x /= c; break;  // c > 0 (split_k_cluster's trip_formula)
+      case 6: x = std::max(x, c); break;
+      case 7: x = std::min(x, c); break;
+      default: return -1;
+    }
+  }
+  const int64_t span = x - gpu.trips_lower;
+  if (span > kLimit) return -1;
+  return span <= 0 ? 0 : (span + gpu.trips_step - 1) / gpu.trips_step;
+}
 
 void hash_combine(size_t* seed, size_t value) {
   *seed ^= value + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
@@ -218,6 +250,19 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
       gpu.split_k = true;
       const std::string forced = cache::knob_value(build.inputs, "TRITIUM_KSPLIT");
       gpu.split_k_forced = forced == "2" || forced == "4" || forced == "8" ? std::stoi(forced) : 0;
+      const size_t trips = entry.ptx.find("// tritium.ksplit.trips ");
+      if (trips != std::string::npos) {
+        std::istringstream in(entry.ptx.substr(trips + 24, entry.ptx.find('\n', trips) - trips - 24));
+        std::vector<int64_t> ops;
+        int64_t param = -1, v = 0;
+        if (in >> param >> gpu.trips_lower >> gpu.trips_step) {
+          while (in >> v) ops.push_back(v);
+          if (ops.size() % 2 == 0 && param >= 0 && gpu.trips_step > 0) {
+            gpu.trips_param = static_cast<int>(param);
+            gpu.trips_ops = std::move(ops);
+          }
+        }
+      }
     }
   }
   return gpu;
@@ -271,9 +316,11 @@ const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
     // constant trip count may have made the variant's cluster smaller: split_k_cluster.h.)
     const uint64_t programs = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
     const auto sms = static_cast<uint64_t>(device.sm_count);
+    const int64_t trips = split_trips(*gpu, bound);  // -1: not known from the arguments
     int size = 0;
     for (int s : {8, 4, 2}) {
-      if (size == 0 && programs * s <= sms && (gpu->split_k_forced == 0 || gpu->split_k_forced == s)) size = s;
+      const bool fits = programs * s <= sms && (trips < 0 || trips >= int64_t{s} * gpu::kMinTripsPerRank);
+      if (size == 0 && (gpu->split_k_forced == 0 ? fits : gpu->split_k_forced == s && programs * s <= sms)) size = s;
     }
     const int first = gpu->split_k_forced != 0 ? gpu->split_k_forced : 2;
     if (size != first) {

@@ -212,6 +212,8 @@ def translate(st):
         return "emu_mad_wide_u32", []  # (libdevice's 64-bit products: a * b + c in two halves)
     if flat in ("max.NaN.xorsign.abs.f32 $0, $1, $2;", "{ max.NaN.xorsign.abs.f32 $0, $1, $2; }"):
         return "emu_max_xorsign_abs", []  # (triton_kernels' MX quantization)
+    if flat.startswith("// tritium."):
+        return "emu_noop", []  # (a note for the runtime: the split K loop's trip formula)
     if flat == "{ .reg .f32 z; mul.rn.f32 z, $1, 0f00000000; cvt.rzi.s32.f32 $0, z; }":
         return "emu_zero_of_product", []  # (the split K loop's hand-over in chunks)
     if t == "cvt.rna.tf32.f32 $0, $1;":

@@ -150,6 +150,9 @@ def test_split_k_fp16_tutorial_matmul(kernels, monkeypatch, K):
     ll = _matmul(kernels, monkeypatch, 128, 64, K, np.float16, "fp32", False, 4, 3)
     assert eg.cluster_size(ll) == 2
     assert "llvm.nvvm.mapa.shared.cluster" in ll and "llvm.nvvm.barrier.cluster.wait" in ll
+    # The trip count for the launch's choice of the cluster size: parameter 5 (K) + 32 - 1,
+    # / 32, from 0 by 1 (split_k_cluster.h's trip formula; runtime/kernel_gpu.cpp reads it).
+    assert "// tritium.ksplit.trips 5 0 1 1 32 2 1 5 32" in ll
 
 
 @pytest.mark.parametrize("K,warps", [(160, 4), (100, 8), (96, 4)])

@@ -9,6 +9,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
+#include "transforms/rewrite.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/loop_hints.h"
 
@@ -366,6 +367,15 @@ void Emitter::emit_for(const ir::Op& op) {
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
   if (op.has_attr("cluster_sum")) {
+    if (op.has_attr("trips_param")) {
+      // For the launch's choice of the cluster size (gpu/split_k_cluster.h): how many trips.
+      int64_t step = 1;
+      transforms::int_constant_of(op.operand(2), &step);
+      std::string text = "// tritium.ksplit.trips " + std::to_string(op.int_attr("trips_param")) + " " +
+                         std::to_string(op.int_attr("trips_lower")) + " " + std::to_string(step);
+      for (int64_t v : op.ints_attr("trips_ops")) text += " " + std::to_string(v);
+      ptx_effect(text, "", {});
+    }
     const int acc = static_cast<int>(op.int_attr("cluster_sum"));
     results[acc] = cluster_sum(std::move(results[acc]));
   }
