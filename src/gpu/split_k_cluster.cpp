@@ -160,9 +160,8 @@ std::string analyse(const ir::Function& function, Plan* plan) {
     return carried_name(j) + " is neither the accumulator nor moved by a loop-invariant step";
   }
   if (plan->acc < 0) return "no dot accumulator carried by the loop";
-  for (int j = 0; j < carried; ++j) {
-    if (j != plan->acc && loop->result(j)->has_uses()) return carried_name(j) + " is used after the loop";
-  }
+  // A stepped value used after the loop gets its final value recomputed there (each rank's
+  // loop ends it after its own share); one passed through is the same in every rank.
   return "";
 }
 
@@ -292,6 +291,23 @@ void split(const ir::Function& function, const Plan& plan, int size) {
       const OpKind move = init->type()->element()->is_pointer() ? OpKind::AddPtr : OpKind::Add;
       loop->set_operand(3 + j, b.create_value(move, init->type(), {init, delta}, loc));
     }
+  }
+  // Stepped values used after the loop: init + n * step, as the unsplit loop ends them (each
+  // rank's loop ends them after its own share).
+  ir::Builder after = ir::Builder::after(loop);
+  for (int j = 0; j < static_cast<int>(plan.kinds.size()); ++j) {
+    Value* result = loop->result(j);
+    if (plan.kinds[j] != Carried::Stepped || !result->has_uses()) continue;
+    Value* init = loop->operand(3 + j);  // rank r's start: init + r * h * step
+    Value* original = init->def()->operand(0);
+    Value* step = before_loop(plan.steps[j], loop, invariant_copies);
+    const Type* st = step->type();
+    Value* k = cast_to(after, trips, st->element(), loc);
+    if (st->is_block()) k = after.create_value(OpKind::Splat, st, {k}, loc);
+    Value* delta = after.create_value(OpKind::Mul, st, {k, step}, loc);
+    const OpKind move = original->type()->element()->is_pointer() ? OpKind::AddPtr : OpKind::Add;
+    Value* final_value = after.create_value(move, original->type(), {original, delta}, loc);
+    result->replace_all_uses_with(final_value);
   }
   loop->set_attr("cluster_sum", static_cast<int64_t>(plan.acc));
   loop->set_attr("cluster_ctas", static_cast<int64_t>(size));

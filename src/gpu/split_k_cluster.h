@@ -24,9 +24,9 @@
 // constant step and a signed iteration variable; its carried values are one accumulator
 // (fp32 or int32) updated only as `acc = dot(a, b, acc)` (`acc += dot(a, b)` is that form
 // after combine_dot_add), values moved by a loop-invariant step (`p += s`, addptr or an
-// integer add: rank 1 starts from `init + h * s`), or values passed through unchanged; only
-// the accumulator is used after the loop; no store, atomic, print or assert before the loop
-// or in it (both ranks run those parts).
+// integer add: rank r starts from `init + r * h * s`; used after the loop, `init + n * s` is
+// computed there), or values passed through unchanged; no store, atomic, print or assert
+// before the loop or in it (every rank runs those parts).
 #pragma once
 
 #include <string>

@@ -93,6 +93,28 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def matmul_steps_used_after(a_ptr, b_ptr, c_ptr, t_ptr, n_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                                BK: tl.constexpr):
+        # The K offset and A's pointers, moved each iteration, used after the loop: A's block
+        # just past K (A is K + BK wide) and the offset reached.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_ptrs = a_ptr + rm[:, None] * (K + BK) + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        offset = 0
+        for k0 in range(0, K, BK):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            a_ptrs += BK
+            b_ptrs += BK * BN
+            offset += BK
+        tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+        tl.store(t_ptr + rm[:, None] * BK + rk[None, :], tl.load(a_ptrs))
+        tl.store(n_ptr, offset)
+
+
+    @tritium.jit
     def axpy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         x = tl.load(x_ptr + i, mask=i < n)
@@ -210,6 +232,27 @@ def test_split_k_hand_over_whole(kernels, monkeypatch):
     ll = _matmul(kernels, monkeypatch, 64, 128, 192, np.float16, "fp32", False, 4, 3, BN=128, size=4,
                  experiments=",ksplitwhole")
     assert eg.cluster_size(ll) == 4 and "cvt.rzi.s32.f32" not in ll
+
+
+@pytest.mark.parametrize("size,K", [(2, 96), (4, 160), (8, 96), (8, 0)])
+def test_split_k_stepped_values_used_after_the_loop(kernels, monkeypatch, size, K):
+    """A pointer block and an integer moved each iteration and used after the loop: rank 0
+    (which alone runs on after it) gets them as the whole loop ends them (init + n * step),
+    not as its own share does."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "ksplit")
+    monkeypatch.setenv("TRITIUM_KSPLIT", str(size))
+    BM, BN, BK = 64, 64, 32
+    rng = np.random.default_rng(K + size)
+    a = rng.integers(-4, 5, (BM, K + BK)).astype(np.float16)
+    b = rng.integers(-4, 5, (max(K, 1), BN)).astype(np.float16)
+    c = np.zeros((BM, BN), dtype=np.float32)
+    tail = np.zeros((BM, BK), dtype=np.float16)
+    n = np.full(1, -1, dtype=np.int32)
+    handle = eg.run(kernels.matmul_steps_used_after, (1,), a, b, c, tail, n, K, BM=BM, BN=BN, BK=BK)
+    np.testing.assert_array_equal(c, a[:, :K].astype(np.float64) @ b[:K].astype(np.float64))
+    np.testing.assert_array_equal(tail, a[:, K:K + BK])
+    assert n[0] == K
+    assert eg.cluster_size(eg.emit_llvm(handle, 90)) == size
 
 
 def test_split_k_off_without_the_experiment(kernels, monkeypatch):

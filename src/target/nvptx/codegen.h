@@ -255,6 +255,9 @@ struct TargetOptions {
   //            program a cluster, each rank a share of the K iterations, the accumulators
   //            summed into rank 0's through distributed shared memory; for timing small
   //            matmuls whose grid leaves SMs idle (the launch picks the size: kernel_gpu.cpp)
+  //   ksplitwhole (opt-in, with ksplit) the hand-over reads a rank's whole accumulator, then
+  //            adds it (session 37's), instead of 32 registers at a time ordered by a
+  //            dependence (emit_control.cpp's cluster_sum; 128x128x32, 4 warps: 255 / 183 regs)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };
