@@ -38,13 +38,14 @@ std::vector<std::string> pass_list(const std::string& value) {
 }
 
 std::string run_opt(const std::string& path, const std::string& text, const std::vector<std::string>& passes,
-                    bool with_locs, int num_warps, int num_stages, bool prefetch_indices) {
+                    bool with_locs, int num_warps, int num_stages, bool prefetch_indices, int split_k) {
   std::unique_ptr<ir::Function> function = ir::parse(text, path);
   ir::verify_input(*function);
   gpu::GpuOptions options;
   options.num_warps = num_warps;
   options.num_stages = num_stages;
   options.prefetch_indices = prefetch_indices;
+  options.split_k = split_k;  // split_k_cluster's cluster size (2, 4 or 8)
   bool assigned = false;
   for (const std::string& name : passes) {
     bool gpu_pass = false;

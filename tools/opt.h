@@ -16,6 +16,6 @@ std::vector<std::string> pass_list(const std::string& value);
 // gpu/verify_gpu.h), and returns the printed result. Bad or invalid text throws a
 // CompileError located in `path`; a pass that breaks the IR throws an InternalError naming it.
 std::string run_opt(const std::string& path, const std::string& text, const std::vector<std::string>& passes,
-                    bool with_locs, int num_warps = 4, int num_stages = 3, bool prefetch_indices = true);
+                    bool with_locs, int num_warps = 4, int num_stages = 3, bool prefetch_indices = true, int split_k = 2);
 
 }  // namespace tritium::cli

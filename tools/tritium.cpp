@@ -53,6 +53,7 @@ const char* kUsage =
     "      GPU of that architecture, and is written to --output (or stdout); --debug 1\n"
     "      compiles device_assert and assert (Triton's debug option)\n"
     "  tritium opt FILE.ir [--passes a,b,c] [--num-warps N] [--num-stages N] [--prefetch-indices 0|1]\n"
+    "              [--ksplit 2|4|8]\n"
     "      parse IR text (as --emit ir prints it; FILE may be - for stdin), verify it, run the\n"
     "      named passes in order, verifying after each, and print the result; an unknown\n"
     "      pass name lists the known ones (fold_constants, fold_masks, ...)\n"
@@ -217,7 +218,7 @@ int cmd_compile(int argc, char** argv) {
 // `tritium opt`
 
 int cmd_opt(int argc, char** argv) {
-  Options options = parse_options(argc, argv, 2, {"passes", "num-warps", "num-stages", "prefetch-indices"});
+  Options options = parse_options(argc, argv, 2, {"passes", "num-warps", "num-stages", "prefetch-indices", "ksplit"});
   int64_t num_warps = parse_int(options.get("num-warps", "4"), "--num-warps");
   int num_stages = num_stages_option(options);
   if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)) != 0) {
@@ -238,7 +239,8 @@ int cmd_opt(int argc, char** argv) {
     text = read_file(options.file);
   }
   std::cout << tritium::cli::run_opt(options.file == "-" ? "<stdin>" : options.file, text, passes, false, static_cast<int>(num_warps),
-                                     num_stages, options.get("prefetch-indices", "1") == "1");
+                                     num_stages, options.get("prefetch-indices", "1") == "1",
+                                     static_cast<int>(parse_int(options.get("ksplit", "2"), "--ksplit")));
   return 0;
 }
 

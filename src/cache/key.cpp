@@ -190,6 +190,10 @@ const std::vector<Knob>& codegen_knobs() {
       {"TRITIUM_REDUCE_EXPERIMENT", "",
        "reduction and scan emission variants for one A/B timing (comma-separated names; "
        "nvptx/codegen.h ReduceExperiments)"},
+      {"TRITIUM_KSPLIT", "",
+       "2|4|8: with TRITIUM_REDUCE_EXPERIMENT=ksplit, a K loop split over a cluster of that many "
+       "CTAs wherever programs * it <= the SM count (for timing the sizes; default: the launch "
+       "takes the largest of 8, 4, 2 that fits)"},
       {"TRITIUM_INT8_ROWB_WGMMA", "0",
        "1: int8 dots of pipelined loops with a row-major B on wgmma, B staged from registers "
        "(default: mma.sync; for timing the two)"},

@@ -68,8 +68,8 @@ struct GpuOptions {
   // load then reads the initial block, which coalesce can make in its slot as it does the
   // loop's prologue loads (rebase_pointers.h); off: TRITIUM_REDUCE_EXPERIMENT norebaseload.
   bool rebase_loaded = true;
-  // 2: the K loop of an eligible matmul split over a cluster of 2 CTAs (split_k_cluster.h;
-  // TRITIUM_REDUCE_EXPERIMENT ksplit, opt-in until timed); 0: not.
+  // 2, 4 or 8: the K loop of an eligible matmul split over a cluster of that many CTAs
+  // (split_k_cluster.h; TRITIUM_REDUCE_EXPERIMENT ksplit, opt-in until timed); 0: not.
   int split_k = 0;
   // The ops the target computes in registers without the flat layout's shared memory (the
   // NVPTX fragment plan: reductions of dot fragments along rows, broadcasts back to them,

@@ -160,9 +160,8 @@ std::string analyse(const ir::Function& function, Plan* plan) {
     return carried_name(j) + " is neither the accumulator nor moved by a loop-invariant step";
   }
   if (plan->acc < 0) return "no dot accumulator carried by the loop";
-  for (int j = 0; j < carried; ++j) {
-    if (j != plan->acc && loop->result(j)->has_uses()) return carried_name(j) + " is used after the loop";
-  }
+  // A stepped value used after the loop gets its final value recomputed there (each rank's
+  // loop ends it after its own share); one passed through is the same in every rank.
   return "";
 }
 
@@ -175,9 +174,68 @@ Value* cast_to(ir::Builder& b, Value* v, const Type* type, const Loc& loc) {
   return v->type() == type ? v : b.create_value(OpKind::Cast, type, {v}, loc);
 }
 
-void split(const Plan& plan) {
+// The trip count's upper bound as the launch can compute it (runtime/kernel_gpu.cpp): one
+// integer kernel parameter (its index in *param) through ops with constants, as pairs
+// (opcode, constant) in *ops, applied in order: 1 x + c, 2 x - c, 3 c - x, 4 x * c, 5 x / c
+// (c > 0, truncating), 6 max(x, c), 7 min(x, c); integer casts pass through.
+bool trip_formula(const ir::Function& function, const Value* v, int depth, int64_t* param, std::vector<int64_t>* ops) {
+  if (depth > 8 || !v->type()->is_int() || v->type()->is_block()) return false;
+  if (v->is_region_arg()) {
+    const auto& params = function.params();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].arg == v && params[i].part == ir::ArgPart::Whole) {
+        *param = static_cast<int64_t>(params[i].source_index(i));
+        return true;
+      }
+    }
+    return false;
+  }
+  const Op* def = v->def();
+  if (def->kind() == OpKind::Cast) return trip_formula(function, def->operand(0), depth + 1, param, ops);
+  static const std::pair<OpKind, int64_t> kCodes[] = {{OpKind::Add, 1}, {OpKind::Sub, 2}, {OpKind::Mul, 4},
+                                                      {OpKind::Div, 5}, {OpKind::Maximum, 6}, {OpKind::Minimum, 7}};
+  int64_t code = 0;
+  for (const auto& [kind, c] : kCodes) {
+    if (def->kind() == kind) code = c;
+  }
+  if (code == 0 || def->num_operands() != 2) return false;
+  int64_t c = 0;
+  const bool right = transforms::int_constant_of(def->operand(1), &c);
+  if (!right && !transforms::int_constant_of(def->operand(0), &c)) return false;
+  if (!right && code == 2) code = 3;        // c - x
+  if (!right && code == 5) return false;    // c / x
+  if (code == 5 && c <= 0) return false;
+  if (!trip_formula(function, def->operand(right ? 0 : 1), depth + 1, param, ops)) return false;
+  ops->push_back(code);
+  ops->push_back(c);
+  return true;
+}
+
+// The split size for `requested` CTAs: where the loop's trip count is a constant, the
+// largest of requested, requested / 2, ..., 2 that leaves each rank at least
+// kMinTripsPerRank iterations (0: none does); else `requested`.
+int fitted_size(const Plan& plan, int requested, int64_t* constant_trips) {
+  ir::ForOp view(*plan.loop);
+  int64_t lo = 0, hi = 0, step = 1;
+  *constant_trips = -1;
+  if (!transforms::int_constant_of(view.lower(), &lo) || !transforms::int_constant_of(view.upper(), &hi)) return requested;
+  transforms::int_constant_of(view.step(), &step);
+  const int64_t n = hi > lo ? (hi - lo + step - 1) / step : 0;
+  *constant_trips = n;
+  for (int size = requested; size >= 2; size /= 2) {
+    if (n >= static_cast<int64_t>(size) * kMinTripsPerRank) return size;
+  }
+  return 0;
+}
+
+void split(const ir::Function& function, const Plan& plan, int size) {
   Op* loop = plan.loop;
   ir::ForOp view(*loop);
+  // What the launch needs to count the trips (trip_formula), before the bounds change.
+  int64_t param = -1, lower_constant = 0;
+  std::vector<int64_t> ops;
+  const bool formula = transforms::int_constant_of(view.lower(), &lower_constant) &&
+                       trip_formula(function, view.upper(), 0, &param, &ops);
   const Loc& loc = loop->loc();
   ir::Builder b = ir::Builder::before(loop);
   const Type* i32 = Type::scalar(ScalarKind::I32);
@@ -196,20 +254,22 @@ void split(const Plan& plan) {
                                          {b.create_value(OpKind::Add, t, {span, b.int_constant(t, s - 1, loc)}, loc),
                                           b.int_constant(t, s, loc)},
                                          loc);
-  // Rank 0 runs the first ceil(n / 2) iterations, rank 1 the rest.
-  Value* half = b.create_value(OpKind::Div, t,
-                               {b.create_value(OpKind::Add, t, {trips, b.int_constant(t, 1, loc)}, loc), b.int_constant(t, 2, loc)},
-                               loc);
-  Value* skipped = b.create_value(OpKind::Mul, t, {rank, half}, loc);
+  // Rank r runs iterations [r * h, min((r + 1) * h, n)) of the n, h = ceil(n / size).
+  Value* share = b.create_value(OpKind::Div, t,
+                                {b.create_value(OpKind::Add, t, {trips, b.int_constant(t, size - 1, loc)}, loc),
+                                 b.int_constant(t, size, loc)},
+                                loc);
+  Value* skipped = b.create_value(OpKind::Mul, t, {rank, share}, loc);
   Value* scaled = s == 1 ? skipped : b.create_value(OpKind::Mul, t, {skipped, b.int_constant(t, s, loc)}, loc);
   Value* new_lower = b.create_value(OpKind::Add, t, {lower, scaled}, loc);
-  Value* middle = b.create_value(OpKind::Add, t,
-                                 {lower, s == 1 ? half : b.create_value(OpKind::Mul, t, {half, b.int_constant(t, s, loc)}, loc)},
-                                 loc);
+  Value* ended = b.create_value(OpKind::Add, t, {skipped, share}, loc);
+  Value* end = b.create_value(OpKind::Add, t,
+                              {lower, s == 1 ? ended : b.create_value(OpKind::Mul, t, {ended, b.int_constant(t, s, loc)}, loc)},
+                              loc);
   Op* is_first = b.create(OpKind::Cmp, {Type::scalar(ScalarKind::I1)}, {rank32, b.int_constant(i32, 0, loc)}, loc);
   ir::set_enum_attr(*is_first, ir::CmpPredicate::Eq);
   Value* first = is_first->result();
-  Value* new_upper = b.create_value(OpKind::Select, t, {first, middle, upper}, loc);
+  Value* new_upper = b.create_value(OpKind::Minimum, t, {end, upper}, loc);
   loop->set_operand(0, new_lower);
   loop->set_operand(1, new_upper);
   std::unordered_map<const Value*, Value*> invariant_copies;
@@ -232,7 +292,30 @@ void split(const Plan& plan) {
       loop->set_operand(3 + j, b.create_value(move, init->type(), {init, delta}, loc));
     }
   }
+  // Stepped values used after the loop: init + n * step, as the unsplit loop ends them (each
+  // rank's loop ends them after its own share).
+  ir::Builder after = ir::Builder::after(loop);
+  for (int j = 0; j < static_cast<int>(plan.kinds.size()); ++j) {
+    Value* result = loop->result(j);
+    if (plan.kinds[j] != Carried::Stepped || !result->has_uses()) continue;
+    Value* init = loop->operand(3 + j);  // rank r's start: init + r * h * step
+    Value* original = init->def()->operand(0);
+    Value* step = before_loop(plan.steps[j], loop, invariant_copies);
+    const Type* st = step->type();
+    Value* k = cast_to(after, trips, st->element(), loc);
+    if (st->is_block()) k = after.create_value(OpKind::Splat, st, {k}, loc);
+    Value* delta = after.create_value(OpKind::Mul, st, {k, step}, loc);
+    const OpKind move = original->type()->element()->is_pointer() ? OpKind::AddPtr : OpKind::Add;
+    Value* final_value = after.create_value(move, original->type(), {original, delta}, loc);
+    result->replace_all_uses_with(final_value);
+  }
   loop->set_attr("cluster_sum", static_cast<int64_t>(plan.acc));
+  loop->set_attr("cluster_ctas", static_cast<int64_t>(size));
+  if (formula) {
+    loop->set_attr("trips_param", param);
+    loop->set_attr("trips_lower", lower_constant);
+    loop->set_attr("trips_ops", ops);
+  }
 }
 
 }  // namespace
@@ -242,33 +325,51 @@ std::string split_k_reason(const ir::Function& function) {
   return analyse(function, &plan);
 }
 
-bool splits_k(const ir::Function&, const GpuOptions& options) { return options.split_k == 2 && options.sm >= 90; }
+bool splits_k(const ir::Function&, const GpuOptions& options) {
+  return (options.split_k == 2 || options.split_k == 4 || options.split_k == 8) && options.sm >= 90;
+}
 
-void split_k_cluster(ir::Function& function, const GpuOptions&) {
+void split_k_cluster(ir::Function& function, const GpuOptions& options) {
   Plan plan;
-  const std::string reason = analyse(function, &plan);
+  std::string reason = analyse(function, &plan);
+  // (The code generator runs the pass only where splits_k says so; `tritium opt` always,
+  // over 2 CTAs unless its options ask for 4 or 8.)
+  const int requested = options.split_k == 4 || options.split_k == 8 ? options.split_k : 2;
+  int size = requested;
+  int64_t trips = -1;
+  if (reason.empty()) {
+    size = fitted_size(plan, requested, &trips);
+    if (size == 0) {
+      reason = std::to_string(trips) + " iterations, fewer than " + std::to_string(2 * kMinTripsPerRank) +
+               " (each of 2 CTAs would run fewer than " + std::to_string(kMinTripsPerRank) + ")";
+    }
+  }
   if (debug()) {
     std::fprintf(stderr, "ksplit: kernel '%s': %s\n", function.name().c_str(),
-                 reason.empty() ? "K loop split over a cluster of 2" : ("not split: " + reason).c_str());
+                 reason.empty() ? ("K loop split over a cluster of " + std::to_string(size)).c_str()
+                                : ("not split: " + reason).c_str());
   }
-  // (The code generator runs the pass only where splits_k says so; `tritium opt` always.)
   if (!reason.empty()) return;
-  split(plan);
+  split(function, plan, size);
 }
 
 namespace {
-bool holds_split_loop(const Region& region) {
+int split_size_in(const Region& region) {
   for (const auto& op : region.ops()) {
-    if (op->kind() == OpKind::For && op->has_attr("cluster_sum")) return true;
+    if (op->kind() == OpKind::For && op->has_attr("cluster_sum")) {
+      return op->has_attr("cluster_ctas") ? static_cast<int>(op->int_attr("cluster_ctas")) : 2;
+    }
     for (const auto& inner : op->regions()) {
-      if (holds_split_loop(*inner)) return true;
+      if (const int size = split_size_in(*inner)) return size;
     }
   }
-  return false;
+  return 0;
 }
 }  // namespace
 
 // (version_on_signs may have moved the loop into both branches of an `if`.)
-bool has_split_k(const ir::Function& function) { return holds_split_loop(function.body()); }
+bool has_split_k(const ir::Function& function) { return split_k_size(function) > 0; }
+
+int split_k_size(const ir::Function& function) { return split_size_in(function.body()); }
 
 }  // namespace tritium::gpu

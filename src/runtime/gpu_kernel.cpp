@@ -43,7 +43,9 @@ nvptx::TargetOptions target_options(const GpuBuild& build) {
     if (copies == value) options.inflight_copies = copies;
   }
   options.reduce_experiment = cache::knob_value(build.inputs, "TRITIUM_REDUCE_EXPERIMENT");
-  if (!build.split_k) {  // the variant without the K loop split over a cluster (GpuBuild::split_k)
+  const std::string forced = cache::knob_value(build.inputs, "TRITIUM_KSPLIT");
+  options.ksplit = build.split_k > 0 ? build.split_k : forced == "4" ? 4 : forced == "8" ? 8 : 2;
+  if (build.split_k == 0) {  // the variant without the K loop split over a cluster (GpuBuild::split_k)
     std::string kept;
     const std::string& all = options.reduce_experiment;
     for (size_t at = 0; at <= all.size();) {

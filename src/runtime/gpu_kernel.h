@@ -45,6 +45,12 @@ struct GpuKernel {
   // over the cluster, gpu/split_k_cluster.h): a grid that fills the SMs without it launches
   // the variant built without the split (Kernel::Impl::launch_gpu).
   bool split_k = false;
+  int split_k_forced = 0;  // TRITIUM_KSPLIT's size (2, 4, 8) when it was set, else 0
+  // The split loop's trip count from the arguments (gpu/split_k_cluster.h's trip formula,
+  // read from the PTX's "// tritium.ksplit.trips" comment): trips_param < 0 when unknown.
+  int trips_param = -1;
+  int64_t trips_lower = 0, trips_step = 1;
+  std::vector<int64_t> trips_ops;  // (opcode, constant) pairs
   int sm = 0;              // the target it was compiled for
   int device = -1;         // the ordinal of the device it is loaded on
 };
@@ -73,8 +79,9 @@ struct GpuBuild {
   int num_ctas = 1;
   int maxnreg = 0;
   int enable_fp_fusion = -1;  // -1: the TRITIUM_DEFAULT_FP_FUSION knob decides
-  // false: the experiment "ksplit" is dropped (the variant for grids that fill the SMs).
-  bool split_k = true;
+  // -1: the experiment "ksplit" splits over TRITIUM_KSPLIT's CTAs, else 2; 0: "ksplit" is
+  // dropped (the variant for grids that fill the SMs); 2, 4, 8: it splits over that many.
+  int split_k = -1;
   // The parameters the compiled entry takes (expected_params): a disk entry that lists
   // others is bad, whatever its checksum says.
   std::vector<cache::CachedParam> params;

@@ -10,9 +10,11 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "cache/sha256.h"
 #include "cache/stats.h"
+#include "gpu/split_k_cluster.h"
 #include "gpu/target_types.h"
 #include "runtime/kernel_impl.h"
 #include "target/nvptx/codegen.h"
@@ -21,6 +23,36 @@
 namespace tritium {
 
 namespace {
+
+// The trip count of a split K loop from the launch's arguments (GpuKernel::trips_param), -1
+// where it is not known (no formula, an argument that is no integer, a product past 2^62).
+int64_t split_trips(const runtime::GpuKernel& gpu, const runtime::BoundArgs& bound) {
+  if (gpu.trips_param < 0 || static_cast<size_t>(gpu.trips_param) >= bound.size()) return -1;
+  const Arg* arg = bound[static_cast<size_t>(gpu.trips_param)].arg;
+  if (arg == nullptr || arg->kind() != Arg::Kind::Int) return -1;
+  constexpr int64_t kLimit = int64_t{1} << 62;
+  int64_t x = arg->int_value();
+  for (size_t i = 0; i + 1 < gpu.trips_ops.size(); i += 2) {
+    const int64_t c = gpu.trips_ops[i + 1];
+    if (x > kLimit || x < -kLimit || c > kLimit || c < -kLimit) return -1;
+    switch (gpu.trips_ops[i]) {
+      case 1: x += c; break;
+      case 2: x -= c; break;
+      case 3: x = c - x; break;
+      case 4:
+        if (c != 0 && (x > kLimit / (c < 0 ? -c : c) || x < -kLimit / (c < 0 ? -c : c))) return -1;
+        x *= c;
+        break;
+      case 5: x /= c; break;  // c > 0 (split_k_cluster's trip_formula)
+      case 6: x = std::max(x, c); break;
+      case 7: x = std::min(x, c); break;
+      default: return -1;
+    }
+  }
+  const int64_t span = x - gpu.trips_lower;
+  if (span > kLimit) return -1;
+  return span <= 0 ? 0 : (span + gpu.trips_step - 1) / gpu.trips_step;
+}
 
 void hash_combine(size_t* seed, size_t value) {
   *seed ^= value + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
@@ -139,7 +171,7 @@ std::string Kernel::Impl::globals_text() const {
 }
 
 runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const LaunchConfig& config,
-                                          int sm, bool split_k) const {
+                                          int sm, int split_k) const {
   runtime::GpuBuild build;
   build.kernel = name_;
   cache::KeyInputs& in = build.inputs;
@@ -176,7 +208,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
   in.num_stages = config.num_stages;
   in.options = runtime::options_text(config);
   build.split_k = split_k;
-  if (!split_k) in.options += "ksplit=0;";
+  if (split_k >= 0) in.options += "ksplit=" + std::to_string(split_k) + ";";
   build.num_ctas = config.num_ctas;
   build.maxnreg = config.maxnreg;
   build.enable_fp_fusion = config.enable_fp_fusion;
@@ -192,7 +224,7 @@ runtime::GpuBuild Kernel::Impl::gpu_build(const Signature& signature, const Laun
 
 runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const LaunchConfig& config,
                                            const cuda::DeviceInfo& device,
-                                           cuda::Stream stream, bool split_k) const {
+                                           cuda::Stream stream, int split_k) const {
   // Compiling or loading would put non-launch work into a graph being captured (and the
   // driver forbids some of it there): the user must warm up first.
   if (cuda::stream_capturing(stream, name_)) {
@@ -216,6 +248,21 @@ runtime::GpuKernel Kernel::Impl::build_gpu(const Signature& signature, const Lau
     if (n > gpu.cluster_x && n <= 16) {
       gpu.cluster_x = n;
       gpu.split_k = true;
+      const std::string forced = cache::knob_value(build.inputs, "TRITIUM_KSPLIT");
+      gpu.split_k_forced = forced == "2" || forced == "4" || forced == "8" ? std::stoi(forced) : 0;
+      const size_t trips = entry.ptx.find("// tritium.ksplit.trips ");
+      if (trips != std::string::npos) {
+        std::istringstream in(entry.ptx.substr(trips + 24, entry.ptx.find('\n', trips) - trips - 24));
+        std::vector<int64_t> ops;
+        int64_t param = -1, v = 0;
+        if (in >> param >> gpu.trips_lower >> gpu.trips_step) {
+          while (in >> v) ops.push_back(v);
+          if (ops.size() % 2 == 0 && param >= 0 && gpu.trips_step > 0) {
+            gpu.trips_param = static_cast<int>(param);
+            gpu.trips_ops = std::move(ops);
+          }
+        }
+      }
     }
   }
   return gpu;
@@ -261,16 +308,29 @@ const runtime::GpuKernel* Kernel::Impl::launch_gpu(const Grid& grid,
   }
   if (gpu->split_k) [[unlikely]] {
     // A K loop split over a cluster (gpu/split_k_cluster.h) pays off where the grid leaves
-    // SMs idle: a grid of more programs than half the SMs launches the variant built
-    // without the split (its own key: options bit 40, "ksplit=0;" in the disk key).
+    // SMs idle: the launch takes the largest split s of 8, 4 and 2 (TRITIUM_KSPLIT=s: that
+    // one only) with programs * s <= the SM count, and the variant built without the split
+    // where none fits. Each is its own compiled variant: options bits 40-42 (1: no split,
+    // 2/3/4: s = 2/4/8) and "ksplit=s;" in the disk key; the first build (bits 0) split as
+    // TRITIUM_KSPLIT says, else over 2, and told whether the kernel is eligible at all. (A
+    // constant trip count may have made the variant's cluster smaller: split_k_cluster.h.)
     const uint64_t programs = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
-    if (programs * gpu->cluster_x > static_cast<uint64_t>(device.sm_count)) {
-      const uint64_t whole = options | (uint64_t{1} << 40);
-      const GpuKeyView plain{ordinal, config.num_warps, config.num_stages, whole, &signature};
-      gpu = gpu_cache_.peek(plain);
+    const auto sms = static_cast<uint64_t>(device.sm_count);
+    const int64_t trips = split_trips(*gpu, bound);  // -1: not known from the arguments
+    int size = 0;
+    for (int s : {8, 4, 2}) {
+      const bool fits = programs * s <= sms && (trips < 0 || trips >= int64_t{s} * gpu::kMinTripsPerRank);
+      if (size == 0 && (gpu->split_k_forced == 0 ? fits : gpu->split_k_forced == s && programs * s <= sms)) size = s;
+    }
+    const int first = gpu->split_k_forced != 0 ? gpu->split_k_forced : 2;
+    if (size != first) {
+      const uint64_t code = size == 0 ? 1 : size == 2 ? 2 : size == 4 ? 3 : 4;
+      const uint64_t variant = options | code << 40;
+      const GpuKeyView view_of{ordinal, config.num_warps, config.num_stages, variant, &signature};
+      gpu = gpu_cache_.peek(view_of);
       if (gpu == nullptr) {
-        GpuKey key{ordinal, config.num_warps, config.num_stages, whole, signature};
-        gpu = &gpu_cache_.get(key, [&] { return build_gpu(key.signature, config, device, stream, false); });
+        GpuKey key{ordinal, config.num_warps, config.num_stages, variant, signature};
+        gpu = &gpu_cache_.get(key, [&] { return build_gpu(key.signature, config, device, stream, size); });
       }
     }
   }

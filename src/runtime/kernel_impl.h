@@ -107,9 +107,10 @@ struct Kernel::Impl {
                                        const LaunchConfig& config);
   // What building a GPU specialization for `sm` needs: the complete cache key inputs and the
   // lowering and optimization of this kernel.
-  // split_k false: the variant without the experiment "ksplit" (GpuBuild::split_k).
+  // split_k: GpuBuild::split_k (-1: as the knobs say; 0: the variant without the
+  // experiment "ksplit"; 2, 4, 8: the split over that many CTAs).
   runtime::GpuBuild gpu_build(const Signature& signature, const LaunchConfig& config,
-                              int sm, bool split_k = true) const;
+                              int sm, int split_k = -1) const;
 
   // The compiled (lowered + optimized) function for a signature; compiled once per key even
   // when several threads ask at the same time. `written` (if given) receives which
@@ -186,7 +187,7 @@ struct Kernel::Impl {
   std::string globals_text() const;
   runtime::GpuKernel build_gpu(const Signature& signature, const LaunchConfig& config,
                                const cuda::DeviceInfo& device, cuda::Stream stream,
-                               bool split_k = true) const;
+                               int split_k = -1) const;
 
   std::string name_;
   std::shared_ptr<const ast::Module> module_;

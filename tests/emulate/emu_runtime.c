@@ -19,18 +19,39 @@ int emu_nctaid_x = 1, emu_nctaid_y = 1, emu_nctaid_z = 1;
 
 void emu_entry(const unsigned long long* args);
 
-// Thread-block clusters (sm_90) of up to 2 CTAs along x (emu_set_cluster): the cluster's CTAs
-// run at once, each thread a host thread; emu_tid numbers the cluster's threads (rank *
-// threads + %tid.x: the warp and warpgroup slots stay distinct), emu_tidx is the kernel's
-// %tid.x. Each rank has its own shared memory: rank 1 runs a copy of the kernel whose
-// __tritium_shared is __tritium_shared__r1 (emulated_gpu.py's rank_copy), emu_smem the
-// rank's array for the emulator's own shared accesses. mapa maps an address of one rank's
-// array to the other's, and the cluster barrier counts the threads that ended as arrived.
-extern char __tritium_shared__r1[] __attribute__((weak));
-void emu_entry__r1(const unsigned long long* args) __attribute__((weak));
+// Thread-block clusters (sm_90) of up to 8 CTAs along x (emu_set_cluster), at most 1024
+// threads in all: the cluster's CTAs run at once, each thread a host thread; emu_tid numbers
+// the cluster's threads (rank * threads + %tid.x: the warp and warpgroup slots stay
+// distinct), emu_tidx is the kernel's %tid.x. Each rank has its own shared memory: rank r > 0
+// runs a copy of the kernel whose __tritium_shared is __tritium_shared__r<r>
+// (emulated_gpu.py's rank_copy), emu_smem the rank's array for the emulator's own shared
+// accesses. mapa maps an address of one rank's array to another's, and the cluster barrier
+// counts the threads that ended as arrived.
+#define MAX_CLUSTER 8
+typedef void (*EmuEntry)(const unsigned long long* args);
+#define RANK_SYMBOLS(r)                                                   \
+  extern char __tritium_shared__r##r[] __attribute__((weak));            \
+  void emu_entry__r##r(const unsigned long long* args) __attribute__((weak));
+RANK_SYMBOLS(1)
+RANK_SYMBOLS(2)
+RANK_SYMBOLS(3)
+RANK_SYMBOLS(4)
+RANK_SYMBOLS(5)
+RANK_SYMBOLS(6)
+RANK_SYMBOLS(7)
 static int emu_cluster = 1;
 void emu_set_cluster(int n) { emu_cluster = n; }
-static char* rank_smem(int rank) { return rank ? __tritium_shared__r1 : __tritium_shared; }
+static char* rank_smem(int rank) {
+  char* const smem[MAX_CLUSTER] = {__tritium_shared,     __tritium_shared__r1, __tritium_shared__r2,
+                                   __tritium_shared__r3, __tritium_shared__r4, __tritium_shared__r5,
+                                   __tritium_shared__r6, __tritium_shared__r7};
+  return smem[rank];
+}
+static EmuEntry rank_entry(int rank) {
+  const EmuEntry entry[MAX_CLUSTER] = {emu_entry,         emu_entry__r1, emu_entry__r2, emu_entry__r3,
+                                       emu_entry__r4,     emu_entry__r5, emu_entry__r6, emu_entry__r7};
+  return entry[rank];
+}
 #define MAX_CLUSTER_PHASES 64
 static pthread_mutex_t cluster_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cluster_changed = PTHREAD_COND_INITIALIZER;
@@ -63,7 +84,7 @@ static void* emu_worker(void* tid) {
     emu_ctaid_y = (int)((c / emu_nctaid_x) % emu_nctaid_y);
     emu_ctaid_z = (int)(c / ((long)emu_nctaid_x * emu_nctaid_y));
     cluster_phase = 0;
-    (emu_rank ? emu_entry__r1 : emu_entry)(launch_args);
+    rank_entry(emu_rank)(launch_args);
     if (copy_count) emu_fail("cp.async copies never waited for", (unsigned)copy_count);
     read_count = 0;
     tma_thread_end();
@@ -141,9 +162,10 @@ static void on_segv(int sig, siginfo_t* info, void* context) {
 // Runs the grid (gx, gy, gz) of `threads` threads per CTA on the arguments' slots.
 int emu_launch(const unsigned long long* args, int gx, int gy, int gz, int threads) {
   if (threads < 32 || threads > 1024 || threads % 32) emu_fail("threads per CTA", (unsigned)threads);
-  if (emu_cluster < 1 || emu_cluster > 2 || gx % emu_cluster || threads * emu_cluster > 1024 ||
-      (emu_cluster > 1 && !emu_entry__r1))
+  if (emu_cluster < 1 || emu_cluster > MAX_CLUSTER || gx % emu_cluster || threads * emu_cluster > 1024)
     emu_fail("cluster", (unsigned)emu_cluster);
+  for (int r = 1; r < emu_cluster; ++r)
+    if (!rank_entry(r) || !rank_smem(r)) emu_fail("cluster: no kernel copy for rank", (unsigned)r);
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_sigaction = on_segv;
@@ -298,6 +320,12 @@ void emu_cvt_rzi(const unsigned long long* in, unsigned long long* out, int is_s
   out[0] = bits == 64 ? v : v & ((1ull << bits) - 1);
 }
 void emu_cvt_u16(const unsigned long long* in, unsigned long long* out) { out[0] = in[0] & 0xffffu; }
+// ---- { .reg .f32 z; mul.rn.f32 z, $1, 0f00000000; cvt.rzi.s32.f32 $0, z; }: 0, whatever $1
+// is (+-0, or NaN that cvt.rzi makes 0; the hand-over's chunk order, emit_control.cpp) ----
+void emu_zero_of_product(const unsigned long long* in, unsigned long long* out) {
+  volatile float z = slot_f32(in, 0) * 0.0f;
+  out[0] = z != z ? 0 : (unsigned long long)(unsigned)(int)truncf(z);
+}
 // ---- max.NaN.xorsign.abs.f32: the larger magnitude, its sign the xor of both, NaN if either is ----
 void emu_max_xorsign_abs(const unsigned long long* in, unsigned long long* out) {
   float a = slot_f32(in, 0), b = slot_f32(in, 1);
@@ -438,8 +466,8 @@ void emu_set_shared_bytes(long bytes) { emu_shared_bytes = bytes; }
 // land within the waits) - the emulator says so at once instead of hanging.
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t barrier_done = PTHREAD_COND_INITIALIZER, mbarrier_changed = PTHREAD_COND_INITIALIZER;
-static int at_barrier_of[2];      // threads waiting at each rank's CTA barrier (this generation)
-static unsigned barrier_generation_of[2];
+static int at_barrier_of[MAX_CLUSTER];  // threads waiting at each rank's CTA barrier (this generation)
+static unsigned barrier_generation_of[MAX_CLUSTER];
 #define at_barrier at_barrier_of[emu_rank]
 #define barrier_generation barrier_generation_of[emu_rank]
 static int waiting;               // threads waiting on an mbarrier since its last change

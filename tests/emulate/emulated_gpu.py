@@ -212,6 +212,10 @@ def translate(st):
         return "emu_mad_wide_u32", []  # (libdevice's 64-bit products: a * b + c in two halves)
     if flat in ("max.NaN.xorsign.abs.f32 $0, $1, $2;", "{ max.NaN.xorsign.abs.f32 $0, $1, $2; }"):
         return "emu_max_xorsign_abs", []  # (triton_kernels' MX quantization)
+    if flat.startswith("// tritium."):
+        return "emu_noop", []  # (a note for the runtime: the split K loop's trip formula)
+    if flat == "{ .reg .f32 z; mul.rn.f32 z, $1, 0f00000000; cvt.rzi.s32.f32 $0, z; }":
+        return "emu_zero_of_product", []  # (the split K loop's hand-over in chunks)
     if t == "cvt.rna.tf32.f32 $0, $1;":
         return "emu_cvt_rna_tf32", []
     m = re.match(r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32 (\{[^}]*\}), (\{[^}]*\}), (\{[^}]*\}), "
@@ -352,8 +356,8 @@ def cluster_size(ll):
     if not m:
         return 1
     x, y, z = (int(g) for g in m.groups())
-    if y != 1 or z != 1 or x > 2:
-        raise NotEmulated(f"a cluster of {x}x{y}x{z} CTAs (the emulator runs 1 or 2 along x)")
+    if y != 1 or z != 1 or x > 8:
+        raise NotEmulated(f"a cluster of {x}x{y}x{z} CTAs (the emulator runs up to 8 along x)")
     if x > 1 and ("mbarrier." in ll or "cp.async.bulk" in ll):
         raise NotEmulated("the TMA in a cluster")
     return x

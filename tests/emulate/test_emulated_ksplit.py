@@ -1,12 +1,13 @@
-"""Thread-block clusters on the emulated GPU (emulated_gpu.py: a cluster's 2 CTAs run at once,
-each with its own shared memory; %cluster_ctarank, mapa, ld.shared::cluster and the cluster
-barrier), and the K loop of a matmul split over a cluster of 2 (gpu/split_k_cluster.h,
-TRITIUM_REDUCE_EXPERIMENT=ksplit): rank 1 runs the second half of the K iterations from a zero
-accumulator and hands it to rank 0 through distributed shared memory. Results must equal
-numpy's exactly (small integers: exact fp32 and int32 sums) for even and odd trip counts,
-masked K tails, one trip (rank 1 runs none) and a user-initialised accumulator; kernels the
-analysis rejects (a store in the loop, an accumulator scaled each iteration) are left alone
-and say why (TRITIUM_KSPLIT_DEBUG=1)."""
+"""Thread-block clusters on the emulated GPU (emulated_gpu.py: a cluster's 2, 4 or 8 CTAs run at
+once, each with its own shared memory; %cluster_ctarank, mapa, ld.shared::cluster and the
+cluster barrier), and the K loop of a matmul split over a cluster of 2, 4 or 8
+(gpu/split_k_cluster.h, TRITIUM_REDUCE_EXPERIMENT=ksplit, TRITIUM_KSPLIT=4|8): each rank runs
+its share of the K iterations, ranks > 0 from a zero accumulator, and the accumulators are
+summed into rank 0's by a tree through distributed shared memory, in chunks. Results must
+equal numpy's exactly (small integers: exact fp32 and int32 sums) for even, odd and uneven
+trip counts (ranks with fewer iterations, or none), masked K tails, one trip and none, and a
+user-initialised accumulator; kernels the analysis rejects (a store in the loop, an
+accumulator scaled each iteration) are left alone and say why (TRITIUM_KSPLIT_DEBUG=1)."""
 
 import os
 import sys
@@ -92,6 +93,28 @@ KERNELS = textwrap.dedent('''
 
 
     @tritium.jit
+    def matmul_steps_used_after(a_ptr, b_ptr, c_ptr, t_ptr, n_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                                BK: tl.constexpr):
+        # The K offset and A's pointers, moved each iteration, used after the loop: A's block
+        # just past K (A is K + BK wide) and the offset reached.
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_ptrs = a_ptr + rm[:, None] * (K + BK) + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        offset = 0
+        for k0 in range(0, K, BK):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            a_ptrs += BK
+            b_ptrs += BK * BN
+            offset += BK
+        tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+        tl.store(t_ptr + rm[:, None] * BK + rk[None, :], tl.load(a_ptrs))
+        tl.store(n_ptr, offset)
+
+
+    @tritium.jit
     def axpy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         x = tl.load(x_ptr + i, mask=i < n)
@@ -121,8 +144,13 @@ def test_num_ctas_two_runs_its_programs_on_the_first_cta(kernels):
     assert eg.cluster_size(eg.emit_llvm(handle, 90)) == 2
 
 
-def _matmul(kernels, monkeypatch, M, N, K, dtype, acc, init, warps, stages, BM=64, BN=64, BK=32, split=True):
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "ksplit" if split else "noksplit")
+def _matmul(kernels, monkeypatch, M, N, K, dtype, acc, init, warps, stages, BM=64, BN=64, BK=32, split=True, size=None,
+            experiments=""):
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ("ksplit" if split else "noksplit") + experiments)
+    if size is None:
+        monkeypatch.delenv("TRITIUM_KSPLIT", raising=False)
+    else:
+        monkeypatch.setenv("TRITIUM_KSPLIT", str(size))
     rng = np.random.default_rng(M * 7 + K)
     a = rng.integers(-4, 5, (M, K)).astype(dtype)
     b = rng.integers(-4, 5, (K, N)).astype(dtype)
@@ -144,6 +172,9 @@ def test_split_k_fp16_tutorial_matmul(kernels, monkeypatch, K):
     ll = _matmul(kernels, monkeypatch, 128, 64, K, np.float16, "fp32", False, 4, 3)
     assert eg.cluster_size(ll) == 2
     assert "llvm.nvvm.mapa.shared.cluster" in ll and "llvm.nvvm.barrier.cluster.wait" in ll
+    # The trip count for the launch's choice of the cluster size: parameter 5 (K) + 32 - 1,
+    # / 32, from 0 by 1 (split_k_cluster.h's trip formula; runtime/kernel_gpu.cpp reads it).
+    assert "// tritium.ksplit.trips 5 0 1 1 32 2 1 5 32" in ll
 
 
 @pytest.mark.parametrize("K,warps", [(160, 4), (100, 8), (96, 4)])
@@ -170,6 +201,60 @@ def test_loaded_accumulator_of_a_pipelined_wgmma_loop(kernels, monkeypatch, spli
 def test_split_k_int8_matmul(kernels, monkeypatch, K):
     ll = _matmul(kernels, monkeypatch, 64, 64, K, np.int8, "int32", False, 4, 3)
     assert eg.cluster_size(ll) == 2
+
+
+# Clusters of 4 and 8 (TRITIUM_KSPLIT; at most 1024 emulated threads a cluster: 8 CTAs of 4
+# warps, 4 of 8). K / BK trips: 10 (4 ranks: 3, 3, 3, 1; 8 ranks: 2 each, the last three none),
+# 6 (2, 2, 2, 0; 1 each, two none), 5 with a masked tail (150), 1 (rank 0 alone), 0 (none:
+# the accumulator as it began).
+# The tiles hold 64 accumulators a thread (128x128 at 8 warps, 64x128 at 4): the hand-over
+# goes in two chunks.
+@pytest.mark.parametrize("size,warps,BM", [(4, 8, 128), (8, 4, 64)])
+@pytest.mark.parametrize("K", [320, 192, 150, 20, 0])
+def test_split_k_over_4_and_8_ctas(kernels, monkeypatch, size, warps, BM, K):
+    ll = _matmul(kernels, monkeypatch, 128, 128, K, np.float16, "fp32", False, warps, 3, BM=BM, BN=128, size=size)
+    assert eg.cluster_size(ll) == size
+    assert "cvt.rzi.s32.f32" in ll  # the chunks' dependence (emit_control.cpp's cluster_sum)
+
+
+@pytest.mark.parametrize("size,warps", [(4, 8), (8, 4)])
+def test_split_k_over_4_and_8_ctas_int8_and_loaded_accumulator(kernels, monkeypatch, size, warps):
+    """int8 -> int32 (the chunks' dependence through an integer min), and C += A @ B (rank 0
+    from C, the others from zeros: C added once), one stage and pipelined."""
+    ll = _matmul(kernels, monkeypatch, 128, 128, 224, np.int8, "int32", False, warps, 3, BM=128 if warps == 8 else 64,
+                 BN=128, size=size)
+    assert eg.cluster_size(ll) == size and "cvt.rzi.s32.f32" in ll
+    for stages in (1, 3):
+        ll = _matmul(kernels, monkeypatch, 64, 128, 288, np.float16, "fp32", True, warps, stages, BN=128, size=size)
+        assert eg.cluster_size(ll) == size
+
+
+def test_split_k_hand_over_whole(kernels, monkeypatch):
+    """Experiment ksplitwhole: the hand-over reads all registers, then adds (no chunks)."""
+    ll = _matmul(kernels, monkeypatch, 64, 128, 192, np.float16, "fp32", False, 4, 3, BN=128, size=4,
+                 experiments=",ksplitwhole")
+    assert eg.cluster_size(ll) == 4 and "cvt.rzi.s32.f32" not in ll
+
+
+@pytest.mark.parametrize("size,K", [(2, 96), (4, 160), (8, 96), (8, 0)])
+def test_split_k_stepped_values_used_after_the_loop(kernels, monkeypatch, size, K):
+    """A pointer block and an integer moved each iteration and used after the loop: rank 0
+    (which alone runs on after it) gets them as the whole loop ends them (init + n * step),
+    not as its own share does."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "ksplit")
+    monkeypatch.setenv("TRITIUM_KSPLIT", str(size))
+    BM, BN, BK = 64, 64, 32
+    rng = np.random.default_rng(K + size)
+    a = rng.integers(-4, 5, (BM, K + BK)).astype(np.float16)
+    b = rng.integers(-4, 5, (max(K, 1), BN)).astype(np.float16)
+    c = np.zeros((BM, BN), dtype=np.float32)
+    tail = np.zeros((BM, BK), dtype=np.float16)
+    n = np.full(1, -1, dtype=np.int32)
+    handle = eg.run(kernels.matmul_steps_used_after, (1,), a, b, c, tail, n, K, BM=BM, BN=BN, BK=BK)
+    np.testing.assert_array_equal(c, a[:, :K].astype(np.float64) @ b[:K].astype(np.float64))
+    np.testing.assert_array_equal(tail, a[:, K:K + BK])
+    assert n[0] == K
+    assert eg.cluster_size(eg.emit_llvm(handle, 90)) == size
 
 
 def test_split_k_off_without_the_experiment(kernels, monkeypatch):

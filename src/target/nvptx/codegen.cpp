@@ -447,7 +447,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
   gpu_options.recurrence_stages = experiment(options, "recurstages", false);
-  gpu_options.split_k = options.num_ctas == 1 && experiment(options, "ksplit", false) ? 2 : 0;
+  gpu_options.split_k = options.num_ctas == 1 && experiment(options, "ksplit", false) ? options.ksplit : 0;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the
   // ops whose every result it places (loops excepted: they may carry flat values too); nor
   // does the conversion of a copied load made in its slot (AsyncPlan::passes_handle).
@@ -485,9 +485,10 @@ auto with_llvm(const ir::Function& function, const TargetOptions& options_in, F 
   try {
     std::unique_ptr<ir::Function> gpu = gpu_passes(function, options_in);
     const ir::Function& kernel_ir = gpu ? *gpu : function;
-    // A K loop split over a cluster (gpu/split_k_cluster.h): each program a cluster of 2.
+    // A K loop split over a cluster (gpu/split_k_cluster.h): each program a cluster of 2, 4
+    // or 8 CTAs.
     TargetOptions options = options_in;
-    if (gpu && gpu::has_split_k(*gpu)) options.num_ctas = 2;
+    if (gpu && gpu::has_split_k(*gpu)) options.num_ctas = gpu::split_k_size(*gpu);
     FragmentPlan fragments = fragment_plan(kernel_ir, options);
     bool wgmma = options.sm == 90 && gpu::has_dot(kernel_ir.body()) &&
                  any_wgmma(kernel_ir, fragments, options.sm, options.num_warps);

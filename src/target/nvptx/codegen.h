@@ -22,6 +22,9 @@ struct TargetOptions {
   // cluster's id, and only each cluster's first CTA works. maxnreg: PTX .maxnreg (0: none).
   int num_ctas = 1;
   int maxnreg = 0;
+  // The CTAs of the cluster the experiment "ksplit" splits a K loop over (2, 4 or 8;
+  // gpu/split_k_cluster.h): TRITIUM_KSPLIT, else the launch's choice, else 2.
+  int ksplit = 2;
   // Triton's num_stages: 2 or more copies the fp16/bf16 operands of a loop's tl.dot into
   // shared memory with cp.async, one iteration ahead (async_copy.h); 1 leaves loops as written.
   int num_stages = 3;
@@ -254,9 +257,13 @@ struct TargetOptions {
   //            cap of attention's loops (fwd_h at 3 stages: two chunks ahead, 120 KiB,
   //            cp.async.wait_group 5 where it waited for everything): norecurstages the default
   //   ksplit   (opt-in, sm_90, num_ctas 1) an eligible matmul's K loop split over a cluster
-  //            of 2 CTAs (gpu/split_k_cluster.h): each program a cluster, rank 1 the second
-  //            half of the K iterations, its accumulator added into rank 0's through
-  //            distributed shared memory; for timing small matmuls whose grid leaves SMs idle
+  //            of 2, 4 or 8 CTAs (TargetOptions::ksplit; gpu/split_k_cluster.h): each
+  //            program a cluster, each rank a share of the K iterations, the accumulators
+  //            summed into rank 0's through distributed shared memory; for timing small
+  //            matmuls whose grid leaves SMs idle (the launch picks the size: kernel_gpu.cpp)
+  //   ksplitwhole (opt-in, with ksplit) the hand-over reads a rank's whole accumulator, then
+  //            adds it (session 37's), instead of 32 registers at a time ordered by a
+  //            dependence (emit_control.cpp's cluster_sum; 128x128x32, 4 warps: 255 / 183 regs)
   // Unknown names are an error (a misspelt A/B would time the default twice).
   std::string reduce_experiment;
 };

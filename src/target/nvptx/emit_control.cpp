@@ -5,9 +5,11 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "support/diagnostics.h"
+#include "transforms/rewrite.h"
 #include "target/nvptx/emitter.h"
 #include "target/nvptx/loop_hints.h"
 
@@ -365,6 +367,15 @@ void Emitter::emit_for(const ir::Op& op) {
   // with no iteration, from where the loop began.
   dirty_ = dirty_ || entry_dirty_[&op] || holds_scratch(op);
   if (op.has_attr("cluster_sum")) {
+    if (op.has_attr("trips_param")) {
+      // For the launch's choice of the cluster size (gpu/split_k_cluster.h): how many trips.
+      int64_t step = 1;
+      transforms::int_constant_of(op.operand(2), &step);
+      std::string text = "// tritium.ksplit.trips " + std::to_string(op.int_attr("trips_param")) + " " +
+                         std::to_string(op.int_attr("trips_lower")) + " " + std::to_string(step);
+      for (int64_t v : op.ints_attr("trips_ops")) text += " " + std::to_string(v);
+      ptx_effect(text, "", {});
+    }
     const int acc = static_cast<int>(op.int_attr("cluster_sum"));
     results[acc] = cluster_sum(std::move(results[acc]));
   }
@@ -383,17 +394,22 @@ void Emitter::emit_for(const ir::Op& op) {
 }
 
 Regs Emitter::cluster_sum(Regs acc) {
-  // Rank 1 writes its registers into its own shared memory, rank 0 reads them through
-  // distributed shared memory (mapa of the buffer's start once, ld.shared::cluster) and adds
-  // them to its own. Registers go 4 at a time (a 16-byte access) where they come in fours:
-  // group g of thread t at bytes (g * threads + t) * 16, so a warp's accesses are
-  // consecutive. Both CTAs meet at a cluster barrier in between (arrive releases, wait
-  // acquires); rank 1 waits at a second one until rank 0 has read its memory (it must
-  // outlive the reads), then ends. The loop's stage buffers were drained at its exit; a CTA
-  // barrier first lets every thread finish with them.
+  // The accumulators of the cluster's C ranks (num_ctas_: 2, 4 or 8) summed into rank 0's by
+  // a fixed tree, log2(C) levels: at the level of distance d (1, 2, 4) a rank r with
+  // r % 2d == d writes its registers into its own shared memory, and rank r - d, after a
+  // cluster barrier, reads them through distributed shared memory (mapa of the buffer's
+  // start, ld.shared::cluster) and adds them to its own: rank 0 ends with
+  // ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)), the same order every run. Each rank
+  // writes once (its buffer holds until the end); the levels are one loop over d. Registers
+  // go 4 at a time (a 16-byte access) where they come in fours: group g of thread t at bytes
+  // (g * threads + t) * 16, so a warp's accesses are consecutive. A reader reads and adds in
+  // chunks of kChunk groups (below). After the last level every rank arrives at a final
+  // cluster barrier; the others wait at it until rank 0 has read (a rank's shared memory
+  // must outlive the reads of it) and end; rank 0 runs the rest alone. The loop's stage
+  // buffers were drained at its exit; a CTA barrier first lets every thread finish with them.
   barrier(false);
+  const int ctas = num_ctas_;
   llvm::Value* rank = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, llvm::ArrayRef<llvm::Value*>());
-  llvm::Value* first = b_.CreateICmpEQ(rank, b_.getInt32(0));
   const int n = static_cast<int>(acc.values.size());
   llvm::Type* type = acc.values.at(0)->getType();
   const int width = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
@@ -402,40 +418,108 @@ Regs Emitter::cluster_sum(Regs acc) {
   llvm::Value* tid = thread_id();
   llvm::Value* base = shared_element(group, b_.getInt32(0), static_cast<int64_t>(groups) * threads_);
   auto index = [&](int g) { return b_.CreateAdd(b_.getInt32(static_cast<uint32_t>(g * threads_)), tid); };
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* level = llvm::BasicBlock::Create(context_, "ksplit.level", kernel_);
   auto* hand = llvm::BasicBlock::Create(context_, "ksplit.hand", kernel_);
   auto* met = llvm::BasicBlock::Create(context_, "ksplit.met", kernel_);
-  b_.CreateCondBr(first, met, hand);
+  auto* add = llvm::BasicBlock::Create(context_, "ksplit.add", kernel_);
+  auto* next = llvm::BasicBlock::Create(context_, "ksplit.next", kernel_);
+  auto* last = llvm::BasicBlock::Create(context_, "ksplit.last", kernel_);
+  auto* done = llvm::BasicBlock::Create(context_, "ksplit.done", kernel_);
+  auto* rest = llvm::BasicBlock::Create(context_, "ksplit.rest", kernel_);
+  b_.CreateBr(level);
+  b_.SetInsertPoint(level);
+  llvm::PHINode* distance = b_.CreatePHI(b_.getInt32Ty(), 2);
+  distance->addIncoming(b_.getInt32(1), pre);
+  std::vector<llvm::PHINode*> mine(n);
+  for (int i = 0; i < n; ++i) {
+    mine[i] = b_.CreatePHI(type, 2);
+    mine[i]->addIncoming(acc.values[i], pre);
+  }
+  llvm::Value* offset = b_.CreateAnd(rank, b_.CreateSub(b_.CreateShl(distance, 1), b_.getInt32(1)));
+  b_.CreateCondBr(b_.CreateICmpEQ(offset, distance), hand, met);
   b_.SetInsertPoint(hand);
   for (int g = 0; g < groups; ++g) {
-    llvm::Value* v = width == 1 ? acc.values[g] : llvm::PoisonValue::get(group);
-    for (int i = 0; i < width && width > 1; ++i) v = b_.CreateInsertElement(v, acc.values[g * width + i], i);
+    llvm::Value* v = width == 1 ? static_cast<llvm::Value*>(mine[g]) : llvm::PoisonValue::get(group);
+    for (int i = 0; i < width && width > 1; ++i) v = b_.CreateInsertElement(v, mine[g * width + i], i);
     b_.CreateAlignedStore(v, b_.CreateGEP(group, base, index(g)), llvm::Align(4 * width));
   }
   b_.CreateBr(met);
   b_.SetInsertPoint(met);
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
-  auto* add = llvm::BasicBlock::Create(context_, "ksplit.add", kernel_);
-  auto* done = llvm::BasicBlock::Create(context_, "ksplit.done", kernel_);
-  b_.CreateCondBr(first, add, done);
-  b_.SetInsertPoint(done);
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
-  b_.CreateRetVoid();
+  b_.CreateCondBr(b_.CreateICmpEQ(offset, b_.getInt32(0)), add, next);
   b_.SetInsertPoint(add);
-  llvm::Value* remote = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mapa_shared_cluster, {}, {base, b_.getInt32(1)});
-  Regs out;
-  for (int g = 0; g < groups; ++g) {
-    llvm::Value* other = b_.CreateAlignedLoad(group, b_.CreateGEP(group, remote, index(g)), llvm::Align(4 * width));
-    for (int i = 0; i < width; ++i) {
-      llvm::Value* o = width == 1 ? other : b_.CreateExtractElement(other, i);
-      llvm::Value* mine = acc.values[g * width + i];
-      out.values.push_back(type->isFloatingPointTy() ? b_.CreateFAdd(mine, o) : b_.CreateAdd(mine, o));
+  llvm::Value* remote =
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mapa_shared_cluster, {}, {base, b_.CreateAdd(rank, distance)});
+  // The reads and adds go kHandoverChunk groups at a time (32 registers at v4), each
+  // chunk's loads after all of the previous chunk's adds: ptxas, left to itself, issues the
+  // loads first and the adds late (128 more live registers where a thread holds 128
+  // accumulators: 179 -> 255 at 128x128, 4 warps). Neither a fence (membar, bar.warp.sync:
+  // adds are no memory operations) nor a dependence on one sum keeps them apart; what does
+  // is a dependence on every sum of the chunk, which ptxas cannot see through: the next
+  // chunk's addresses add cvt.rzi(min(the chunk's sums) * 0), which is 0 (+-0, or NaN, which
+  // cvt.rzi turns to 0 alike), the product and conversion in inline PTX. Experiment
+  // "ksplitwhole": no chunks, as session 37 built it.
+  const int chunk = fused_handover_ ? groups : kHandoverChunk;
+  std::vector<llvm::Value*> sums(n);
+  llvm::Value* shift = nullptr;
+  const bool is_float = type->isFloatingPointTy();
+  for (int g0 = 0; g0 < groups; g0 += chunk) {
+    const int g1 = std::min(groups, g0 + chunk);
+    for (int g = g0; g < g1; ++g) {
+      llvm::Value* at = index(g);
+      if (shift != nullptr) at = b_.CreateAdd(at, shift);
+      llvm::Value* other = b_.CreateAlignedLoad(group, b_.CreateGEP(group, remote, at), llvm::Align(4 * width));
+      for (int i = 0; i < width; ++i) {
+        llvm::Value* o = width == 1 ? other : b_.CreateExtractElement(other, i);
+        llvm::Value* m = mine[g * width + i];
+        sums[g * width + i] = is_float ? b_.CreateFAdd(m, o) : b_.CreateAdd(m, o);
+      }
+    }
+    if (g1 < groups) {
+      std::vector<llvm::Value*> level(sums.begin() + g0 * width, sums.begin() + g1 * width);
+      while (level.size() > 1) {  // a tree: depth log2 of the chunk's registers
+        std::vector<llvm::Value*> halved;
+        for (size_t i = 0; i + 1 < level.size(); i += 2) {
+          halved.push_back(is_float ? b_.CreateMinNum(level[i], level[i + 1])
+                                    : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, level[i], level[i + 1]));
+        }
+        if (level.size() % 2) halved.push_back(level.back());
+        level = std::move(halved);
+      }
+      llvm::Value* x = level[0];
+      if (!type->isFloatTy()) x = is_float ? b_.CreateFPCast(x, b_.getFloatTy()) : b_.CreateSIToFP(x, b_.getFloatTy());
+      auto* fn = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getFloatTy()}, false);
+      shift = b_.CreateCall(
+          llvm::InlineAsm::get(fn, "{ .reg .f32 z; mul.rn.f32 z, $1, 0f00000000; cvt.rzi.s32.f32 $0, z; }", "=r,f",
+                               /*hasSideEffects=*/false),
+          {x});
     }
   }
-  out.uniform = acc.uniform && n == 1;
-  // Rank 1 may end now; rank 0 runs the rest alone (no wait: nothing of its own is read).
+  llvm::BasicBlock* added = b_.GetInsertBlock();
+  b_.CreateBr(next);
+  b_.SetInsertPoint(next);
+  Regs out;
+  for (int i = 0; i < n; ++i) {
+    llvm::PHINode* phi = b_.CreatePHI(type, 2);
+    phi->addIncoming(mine[i], met);
+    phi->addIncoming(sums[i], added);
+    mine[i]->addIncoming(phi, next);
+    out.values.push_back(phi);
+  }
+  llvm::Value* doubled = b_.CreateShl(distance, 1);
+  distance->addIncoming(doubled, next);
+  b_.CreateCondBr(b_.CreateICmpULT(doubled, b_.getInt32(static_cast<uint32_t>(ctas))), level, last);
+  b_.SetInsertPoint(last);
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_arrive, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateCondBr(b_.CreateICmpEQ(rank, b_.getInt32(0)), rest, done);
+  b_.SetInsertPoint(done);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cluster_wait, llvm::ArrayRef<llvm::Value*>());
+  b_.CreateRetVoid();
+  b_.SetInsertPoint(rest);
+  // Rank 0 runs the rest alone (no wait: nothing of its own is read).
+  out.uniform = acc.uniform && n == 1;
   return out;
 }
 

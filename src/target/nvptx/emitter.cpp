@@ -78,6 +78,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"refold", nullptr},
       {"rebaseload", nullptr},
       {"ksplit", nullptr},
+      {"ksplitwhole", &Emitter::fused_handover_},  // cluster_sum's reads not in chunks
       {"sinkcasts", nullptr},
       {"recurstages", nullptr},  // prefetch_loads' stage budget of a recurrence
       // late_passes.h, after O3

@@ -93,9 +93,13 @@ class Emitter {
   Layout layout_of(const ir::Type* type) const;  // V from widths_ (vector_widths.h)
 
   llvm::Value* thread_id();                                // %tid.x, read once in the entry
-  // The sum over a 2-CTA cluster of a split loop's accumulator (gpu/split_k_cluster.h), in
-  // rank 0; rank 1 hands its registers over through distributed shared memory and ends.
+  // The sum over the cluster (num_ctas_ CTAs) of a split loop's accumulator
+  // (gpu/split_k_cluster.h), in rank 0; the other ranks hand their registers over through
+  // distributed shared memory (a fixed tree) and end.
   Regs cluster_sum(Regs acc);
+  // Groups of registers (16 bytes each where they come in fours) cluster_sum reads and adds
+  // at a time.
+  static constexpr int kHandoverChunk = 8;
   // The coordinates (row, column) of index tid + first in rows of `row` elements, `first` a
   // multiple of the thread count: tid / row + first / row and tid % row where `row` divides
   // the thread count, first / row and tid + first % row where the thread count divides
@@ -784,6 +788,7 @@ class Emitter {
   int sm_ = 90;       // the target (fp8 conversions use cvt from sm_90)
   int ptx_version_ = 80;  // the PTX ISA emitted (codegen.h's ptx_version_for), 80 = 8.0
   int num_ctas_ = 1;  // CTAs per cluster: > 1 maps programs to clusters (emit_program_id)
+  bool fused_handover_ = false;  // experiment ksplitwhole: cluster_sum reads all, then adds
   bool split_k_ = false;  // a loop split over the cluster (gpu/split_k_cluster.h): both CTAs work
   bool wgmma_ = false;  // some dot runs on wgmma: shared memory starts 1024-byte aligned
   // TargetOptions::reduce_experiment, parsed (codegen.h lists the names).
