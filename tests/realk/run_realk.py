@@ -649,6 +649,32 @@ def _(dev):
     return compare_fwd_bwd(mine, ref, [q, k, v, g], atol=5e-3, rtol=5e-3, names=["q", "k", "v", "g"])  # tf32 dots
 
 
+@case("fla.gla.chunk_initial_state", "fla")
+def _(dev):
+    # the state recurrence started from a given state (`b_h += tl.load(h0)`: a K loop's
+    # accumulator loaded before it) and its final state returned; backward into h0 too
+    torch = torch_mod()
+    from fla.ops.gla import chunk_gla
+    B, T, H, K, V = 1, 150, 2, 16, 16  # three chunks of 64
+    q, k, v = (rnd(B, T, H, D, dev=dev, seed=s, scale=0.5) for s, D in ((1, K), (2, K), (3, V)))
+    g = torch.nn.functional.logsigmoid(rnd(B, T, H, K, dev=dev, seed=5)) * 0.2
+    h0 = rnd(B, H, K, V, dev=dev, seed=6, scale=0.5)
+    scale = K ** -0.5
+
+    def ref(q, k, v, g, h0):
+        S, outs = h0, []
+        for t in range(T):
+            S = S * g[:, t, :, :, None].exp() + k[:, t, :, :, None] * v[:, t, :, None, :]
+            outs.append((q[:, t, :, :, None] * S).sum(-2) * scale)
+        return torch.cat([torch.stack(outs, 1).flatten(), S.flatten()])
+
+    def mine(q, k, v, g, h0):
+        o, hT = chunk_gla(q, k, v, g, scale=scale, initial_state=h0, output_final_state=True)
+        return torch.cat([o.flatten(), hT.flatten()])
+    return compare_fwd_bwd(mine, ref, [q, k, v, g, h0], atol=5e-3, rtol=5e-3,  # tf32 dots
+                           names=["q", "k", "v", "g", "h0"])
+
+
 # fla's other ops, each against the project's own naive (recurrent or parallel) version
 
 def _first(x):
@@ -708,6 +734,28 @@ def _(dev):
     return _fla_case(lambda q, k, v, b: chunk_delta_rule(q, k, v, b),
                      lambda q, k, v, b: t(delta_rule_recurrence(t(q), t(k), t(v), t(b))[0]),
                      [q, k, v, beta], ["q", "k", "v", "beta"], atol=2e-2)
+
+
+@case("fla.delta_rule.chunk_initial_state", "fla")
+def _(dev):
+    # from a given state to the final one (fwd_h's `b_h += tl.load(h0)`: a K loop's
+    # accumulator loaded before it; dhu's final-state gradient `b_dh += tl.load(dht)`)
+    torch = torch_mod()
+    from fla.ops import chunk_delta_rule
+    from fla.ops.delta_rule.naive import delta_rule_recurrence
+    q, k, v = _fla_qkv(T=150, dev=dev, l2k=True, dtype=torch.bfloat16)  # three chunks of 64
+    beta = torch.sigmoid(rnd(1, 150, 2, dev=dev, seed=4)).to(torch.bfloat16)
+    h0 = rnd(1, 2, 32, 32, dev=dev, seed=6, scale=0.3)
+    t = lambda x: x.transpose(1, 2)  # noqa: E731 - the naive version is [B, H, T, D]
+
+    def both(o, hT):
+        return torch.cat([o.float().flatten(), hT.float().flatten()])
+    return _fla_case(
+        lambda q, k, v, b, h0: both(*chunk_delta_rule(q, k, v, b, initial_state=h0, output_final_state=True)),
+        lambda q, k, v, b, h0: both(*(lambda o, hT: (t(o), hT))(
+            *delta_rule_recurrence(t(q), t(k), t(v), t(b), initial_state=h0, output_final_state=True))),
+        # the final state's gradient reaches dk through dh stored in bf16 (k's dtype): 6e-2
+        [q, k, v, beta, h0], ["q", "k", "v", "beta", "h0"], atol=8e-2)
 
 
 @case("fla.kda.chunk", "fla")
