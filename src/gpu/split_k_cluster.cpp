@@ -1,10 +1,12 @@
 // split_k_cluster (split_k_cluster.h): the eligibility analysis and the loop split.
 #include "gpu/split_k_cluster.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -176,8 +178,8 @@ Value* cast_to(ir::Builder& b, Value* v, const Type* type, const Loc& loc) {
 
 // The trip count's upper bound as the launch can compute it (runtime/kernel_gpu.cpp): one
 // integer kernel parameter (its index in *param) through ops with constants, as pairs
-// (opcode, constant) in *ops, applied in order: 1 x + c, 2 x - c, 3 c - x, 4 x * c, 5 x / c
-// (c > 0, truncating), 6 max(x, c), 7 min(x, c); integer casts pass through.
+// (TripOp, constant) in *ops, applied in order (apply_trip_formula); integer casts pass
+// through.
 bool trip_formula(const ir::Function& function, const Value* v, int depth, int64_t* param, std::vector<int64_t>* ops) {
   if (depth > 8 || !v->type()->is_int() || v->type()->is_block()) return false;
   if (v->is_region_arg()) {
@@ -192,21 +194,22 @@ bool trip_formula(const ir::Function& function, const Value* v, int depth, int64
   }
   const Op* def = v->def();
   if (def->kind() == OpKind::Cast) return trip_formula(function, def->operand(0), depth + 1, param, ops);
-  static const std::pair<OpKind, int64_t> kCodes[] = {{OpKind::Add, 1}, {OpKind::Sub, 2}, {OpKind::Mul, 4},
-                                                      {OpKind::Div, 5}, {OpKind::Maximum, 6}, {OpKind::Minimum, 7}};
-  int64_t code = 0;
+  static const std::pair<OpKind, TripOp> kCodes[] = {{OpKind::Add, TripOp::Add}, {OpKind::Sub, TripOp::Sub},
+                                                     {OpKind::Mul, TripOp::Mul}, {OpKind::Div, TripOp::Div},
+                                                     {OpKind::Maximum, TripOp::Max}, {OpKind::Minimum, TripOp::Min}};
+  std::optional<TripOp> code;
   for (const auto& [kind, c] : kCodes) {
     if (def->kind() == kind) code = c;
   }
-  if (code == 0 || def->num_operands() != 2) return false;
+  if (!code || def->num_operands() != 2) return false;
   int64_t c = 0;
   const bool right = transforms::int_constant_of(def->operand(1), &c);
   if (!right && !transforms::int_constant_of(def->operand(0), &c)) return false;
-  if (!right && code == 2) code = 3;        // c - x
-  if (!right && code == 5) return false;    // c / x
-  if (code == 5 && c <= 0) return false;
+  if (!right && *code == TripOp::Sub) code = TripOp::SubFrom;  // c - x
+  if (!right && *code == TripOp::Div) return false;            // c / x
+  if (*code == TripOp::Div && c <= 0) return false;
   if (!trip_formula(function, def->operand(right ? 0 : 1), depth + 1, param, ops)) return false;
-  ops->push_back(code);
+  ops->push_back(static_cast<int64_t>(*code));
   ops->push_back(c);
   return true;
 }
@@ -319,6 +322,31 @@ void split(const ir::Function& function, const Plan& plan, int size) {
 }
 
 }  // namespace
+
+std::optional<int64_t> apply_trip_formula(int64_t x, const std::vector<int64_t>& ops) {
+  constexpr int64_t kLimit = int64_t{1} << 62;
+  for (size_t i = 0; i + 1 < ops.size(); i += 2) {
+    const int64_t c = ops[i + 1];
+    if (x > kLimit || x < -kLimit || c > kLimit || c < -kLimit) return std::nullopt;
+    switch (static_cast<TripOp>(ops[i])) {
+      case TripOp::Add: x += c; break;
+      case TripOp::Sub: x -= c; break;
+      case TripOp::SubFrom: x = c - x; break;
+      case TripOp::Mul:
+        if (c != 0 && (x > kLimit / (c < 0 ? -c : c) || x < -kLimit / (c < 0 ? -c : c))) return std::nullopt;
+        x *= c;
+        break;
+      case TripOp::Div:
+        if (c <= 0) return std::nullopt;
+        x /= c;
+        break;
+      case TripOp::Max: x = std::max(x, c); break;
+      case TripOp::Min: x = std::min(x, c); break;
+      default: return std::nullopt;
+    }
+  }
+  return x;
+}
 
 std::string split_k_reason(const ir::Function& function) {
   Plan plan;

@@ -29,7 +29,10 @@
 // before the loop or in it (every rank runs those parts).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gpu/options.h"
 #include "ir/ir.h"
@@ -43,6 +46,14 @@ constexpr int64_t kClusterRankAxis = 3;
 // The fewest K iterations a rank should run for a split to pay (its own pipeline prologue,
 // the hand-over): the compile-time fit of a constant trip count and the launch's choice.
 constexpr int kMinTripsPerRank = 2;
+
+// The ops of a trip formula (a loop's trips_ops: (op, constant) pairs applied in order to an
+// integer argument), shared by the pass that writes it and the launch that evaluates it.
+enum class TripOp : int64_t { Add = 1, Sub = 2, SubFrom = 3, Mul = 4, Div = 5, Max = 6, Min = 7 };
+
+// x through the (op, constant) pairs of `ops` (Div: c > 0, truncating; SubFrom: c - x);
+// nullopt for an unknown op or a value past 2^62 either side.
+std::optional<int64_t> apply_trip_formula(int64_t x, const std::vector<int64_t>& ops);
 
 // Why the kernel cannot be split ("" when it can).
 std::string split_k_reason(const ir::Function& function);

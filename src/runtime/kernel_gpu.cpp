@@ -31,24 +31,9 @@ int64_t split_trips(const runtime::GpuKernel& gpu, const runtime::BoundArgs& bou
   const Arg* arg = bound[static_cast<size_t>(gpu.trips_param)].arg;
   if (arg == nullptr || arg->kind() != Arg::Kind::Int) return -1;
   constexpr int64_t kLimit = int64_t{1} << 62;
-  int64_t x = arg->int_value();
-  for (size_t i = 0; i + 1 < gpu.trips_ops.size(); i += 2) {
-    const int64_t c = gpu.trips_ops[i + 1];
-    if (x > kLimit || x < -kLimit || c > kLimit || c < -kLimit) return -1;
-    switch (gpu.trips_ops[i]) {
-      case 1: x += c; break;
-      case 2: x -= c; break;
-      case 3: x = c - x; break;
-      case 4:
-        if (c != 0 && (x > kLimit / (c < 0 ? -c : c) || x < -kLimit / (c < 0 ? -c : c))) return -1;
-        x *= c;
-        break;
-      case 5: x /= c; break;  // c > 0 (split_k_cluster's trip_formula)
-      case 6: x = std::max(x, c); break;
-      case 7: x = std::min(x, c); break;
-      default: return -1;
-    }
-  }
+  const std::optional<int64_t> bound_value = gpu::apply_trip_formula(arg->int_value(), gpu.trips_ops);
+  if (!bound_value) return -1;
+  const int64_t x = *bound_value;
   const int64_t span = x - gpu.trips_lower;
   if (span > kLimit) return -1;
   return span <= 0 ? 0 : (span + gpu.trips_step - 1) / gpu.trips_step;

@@ -6,6 +6,7 @@
 #include "gpu/allocate_shared.h"
 #include "gpu/default_layout.h"
 #include "gpu/pipeline.h"
+#include "gpu/split_k_cluster.h"
 #include "gpu/verify_gpu.h"
 #include "ir/layout.h"
 #include "ir/parser.h"
@@ -169,4 +170,22 @@ TEST_CASE("run_gpu_passes lays out a parsed kernel and passes verify_gpu after e
     CHECK(laid->body().ops()[3]->result()->type()->layout()->linear() ==
           LinearLayout::flat({1024}, 32 * warps, std::min(4, 1024 / (32 * warps))));
   }
+}
+
+TEST_CASE("apply_trip_formula: a split K loop's bound from the launch's argument", "[gpu]") {
+  using gpu::TripOp;
+  auto op = [](TripOp o) { return static_cast<int64_t>(o); };
+  // tl.cdiv(K, 64) as the frontend writes it: (K + 63) / 64
+  const std::vector<int64_t> cdiv{op(TripOp::Add), 63, op(TripOp::Div), 64};
+  CHECK(gpu::apply_trip_formula(1000, cdiv) == 16);
+  CHECK(gpu::apply_trip_formula(1024, cdiv) == 16);
+  CHECK(gpu::apply_trip_formula(0, cdiv) == 0);
+  CHECK(gpu::apply_trip_formula(7, {op(TripOp::SubFrom), 10, op(TripOp::Mul), 3}) == 9);
+  CHECK(gpu::apply_trip_formula(7, {op(TripOp::Sub), 10, op(TripOp::Max), 0, op(TripOp::Min), 5}) == 0);
+  CHECK(gpu::apply_trip_formula(70, {op(TripOp::Min), 64}) == 64);
+  CHECK(gpu::apply_trip_formula(5, {}) == 5);
+  // what the launch cannot trust: unknown ops, division by <= 0, products past 2^62
+  CHECK_FALSE(gpu::apply_trip_formula(5, {99, 1}).has_value());
+  CHECK_FALSE(gpu::apply_trip_formula(5, {op(TripOp::Div), 0}).has_value());
+  CHECK_FALSE(gpu::apply_trip_formula(int64_t{1} << 40, {op(TripOp::Mul), int64_t{1} << 30}).has_value());
 }
