@@ -66,6 +66,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"fragreduce", nullptr},
       {"earlyline", nullptr},
       {"accfrag", nullptr},
+      {"accload", nullptr},
       {"lsr", nullptr},  // optimize's LoopStrengthReduce gate
       // plan_async_copies and prefetch_operands: read-backs, their budgets, lines copied
       {"rbmerge", nullptr},
