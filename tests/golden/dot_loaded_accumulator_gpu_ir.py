@@ -5,14 +5,18 @@
 # wgmma then stays in flight into the next iteration. Until session 38 the loop carried the
 # loaded block flat (no "fragments" on the loop, the dot's fragments "also read flat"),
 # converted to the fragments before each dot and back after it, and the wgmma waited for
-# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does).
+# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does). The load itself is in the
+# fragments, each thread loading its fragment elements from global memory (experiment
+# "accload", the default: FragmentPlan::loads_fragment), as Triton loads C into its mma /
+# wgmma layout; under noaccload (and before) it was loaded flat and "also copied into
+# fragments here" through shared memory (st.shared, 2 bar.sync, ld.shared).
 #
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_90
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_80 --check-prefix=SM80
 #
 # CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3
 # CHECK-LABEL: func @gemm_accumulate(
-# CHECK: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // also copied into fragments here, once, for the loop that reads it so (4x1 warps)
+# CHECK: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 4x1 warps, 1x8 tiles of 16x8 each, each thread's loaded from global memory
 # CHECK: stage 0
 # CHECK: = for {{.*}}  // #0 fragments: 4x1 warps, 1x8 tiles of 16x8 each, also read flat; carried #1
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 1x8 tiles of 16x8 each; in flight until the next iteration's dot is issued
@@ -21,7 +25,7 @@
 #
 # SM80: // gpu-ir: sm_80, 4 warps, num_stages 3
 # SM80-LABEL: func @gemm_accumulate(
-# SM80: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // also copied into fragments here, once, for the loop that reads it so (2x2 warps)
+# SM80: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 2x2 warps, 2x4 tiles of 16x8 each, each thread's loaded from global memory
 # SM80: stage 0
 # SM80: = for {{.*}}  // #0 fragments: 2x2 warps, 2x4 tiles of 16x8 each, also read flat; carried #1
 # SM80: = dot {{.*}}  // mma.sync m16n8k16 f16; fragments: 2x2 warps, 2x4 tiles of 16x8 each{{$}}

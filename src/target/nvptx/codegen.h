@@ -185,6 +185,10 @@ struct TargetOptions {
   //            default) converts the initial value once before the loop and carries the
   //            fragments (fragment_layout.h's FragmentOptions::any_inits), so a wgmma dot may
   //            stay in flight there (C += A @ B at 128x128x64 w8: loop 446 -> 334 SASS, 4 -> 2 BAR)
+  //   noaccload such a loaded initial value goes to the fragments through shared memory (an
+  //            invariant copy: 2 barriers); accload (the default) loads each thread's fragment
+  //            elements from global memory (FragmentPlan::loads_fragment), column pairs as one
+  //            2-element load: no round trip before the loop (registers: see RESULTS.md)
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)
