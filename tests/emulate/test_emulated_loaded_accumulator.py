@@ -335,6 +335,18 @@ def test_loaded_accumulator_masked_at_the_edge(kernels, monkeypatch, sm, warps, 
                        BN=BN, BK=BK, other=7)
 
 
+@pytest.mark.parametrize("c_dtype", ["f32", "i32"])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 8, 2), (80, 4, 2)])
+def test_loaded_accumulator_loaded_late(kernels, monkeypatch, sm, warps, stages, c_dtype):
+    """accloadlate (opt-in): the fragment load made where the loop begins, after its prologue
+    copies; still right, and still no round trip before the loop."""
+    BM, BN, BK = (64, 64, 32) if warps == 4 else (128, 64, 32)
+    for M, N in EDGES:
+        ptx = run_addmm_edge(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, c_dtype=c_dtype, M=M, N=N, K=70,
+                             BM=BM, BN=BN, BK=BK, other=7, experiment="accloadlate")
+        assert before_k_loop(ptx).count("ld.shared") == 0
+
+
 @pytest.mark.parametrize("c_dtype", ["f32", "i32", "f16"])
 @pytest.mark.parametrize("sm,stages", [(90, 3), (90, 1), (80, 3)])
 def test_loaded_accumulator_loaded_in_fragments(kernels, monkeypatch, sm, stages, c_dtype):

@@ -78,6 +78,11 @@ Regs Emitter::load_fragment(const ir::Op& load, const FragmentLayout& l) {
 
 void Emitter::emit_load(const ir::Op& op) {
   if (const FragmentLayout* l = frags_.layout(op.result()); l != nullptr && frags_.loads_fragment(op)) {
+    const std::vector<ir::Use> uses = op.result()->uses();
+    if (late_fragment_loads_ && uses.size() == 1 && uses[0].user->kind() == OpKind::For && uses[0].user->parent() == op.parent()) {
+      late_fragment_loads_pending_.push_back(&op);
+      return;
+    }
     return set_fragment(op.result(), load_fragment(op, *l));
   }
   auto copy = async_.loads.find(op.result());

@@ -856,6 +856,10 @@ class Emitter {
   // invariant_fragment_copy (experiment "narrowcopy", opt-in: mamba's dB 64 x 128 at 4 warps
   // went 250 -> 255 registers with it, 16 fewer 16-byte shared stores once a block).
   bool narrow_invariant_copies_ = false;
+  // Experiment "accloadlate" (opt-in): a fragment load (FragmentPlan::loads_fragment) that a
+  // loop takes as its initial value is made where the loop begins, after its prologue copies.
+  bool late_fragment_loads_ = false;
+  std::vector<const ir::Op*> late_fragment_loads_pending_;
   // Waits left to the next dot (experiment "dotchain", the default; nodotchain: every wgmma
   // dot waits for itself), and the result of the dot whose wait is left so now, if any.
   bool chain_dot_waits_ = true;

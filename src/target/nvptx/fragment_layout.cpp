@@ -769,7 +769,7 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
         }
         std::vector<const ir::Value*> chain;
         const ir::Value* v = init;
-        while (v->def() != nullptr && v->def()->parent() == op->parent() && v->uses().size() == 1 &&
+        while (v->def() != nullptr && v->def()->parent() == op->parent() && v->num_uses() == 1 &&
                v->type()->shape() == arg->type()->shape() && chain.size() < 4) {
           chain.push_back(v);
           const ir::Op* def = v->def();
