@@ -10,7 +10,13 @@ body converting it to the fragments before each dot and back after it through sh
 (async_copy.cpp keeps a dot in flight only with its accumulator in fragments). Results are
 exact (small integers: exact fp32 and int32 sums) for wgmma (sm_90, f16/bf16) and mma.sync
 (sm_80; int8 on both), 4 and 8 warps, 1 to 4 stages, odd trip counts and a masked K tail,
-the accumulator stored and also reduced after the loop."""
+the accumulator stored and also reduced after the loop.
+
+The loaded block itself is loaded in the fragments (experiment "accload", the default:
+FragmentPlan::loads_fragment), each thread's elements from global memory, column pairs as one
+2-element load, no round trip before the loop; TRITIUM_REDUCE_EXPERIMENT=noaccload loads it flat
+and converts it once through shared memory. `addmm_edge` checks it at masked tile edges, with
+`other`, for fp32, int32 and an fp16 C upcast by `.to(tl.float32)`."""
 
 import os
 import re
