@@ -189,6 +189,8 @@ struct TargetOptions {
   //            invariant copy: 2 barriers); accload (the default) loads each thread's fragment
   //            elements from global memory (FragmentPlan::loads_fragment), column pairs as one
   //            2-element load: no round trip before the loop (registers: see RESULTS.md)
+  //   accloadlate (opt-in) such a load that the loop takes directly is made where the loop
+  //            begins, after its prologue copies (Emitter::late_fragment_loads_)
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)
