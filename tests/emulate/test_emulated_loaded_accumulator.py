@@ -10,7 +10,13 @@ body converting it to the fragments before each dot and back after it through sh
 (async_copy.cpp keeps a dot in flight only with its accumulator in fragments). Results are
 exact (small integers: exact fp32 and int32 sums) for wgmma (sm_90, f16/bf16) and mma.sync
 (sm_80; int8 on both), 4 and 8 warps, 1 to 4 stages, odd trip counts and a masked K tail,
-the accumulator stored and also reduced after the loop."""
+the accumulator stored and also reduced after the loop.
+
+The loaded block is loaded flat and converted once through shared memory (as Triton 3.6
+does); experiment "accload" (opt-in: an fp32 C costs registers) loads it in the fragments
+(FragmentPlan::loads_fragment), each thread's elements from global memory, column pairs as one
+2-element load, no round trip before the loop. `addmm_edge` checks it at masked tile edges, with
+`other`, for fp32, int32 and an fp16 C upcast by `.to(tl.float32)`."""
 
 import os
 import re
@@ -95,6 +101,28 @@ KERNELS = textwrap.dedent('''
         p_ht = ht_ptr + o_k[:, None] * V + o_v[None, :]
         tl.store(p_ht, b_h1)
         tl.store(p_ht + 64 * V, b_h2)
+
+
+    @tritium.jit
+    def addmm_edge(a_ptr, b_ptr, c_ptr, r_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   OTHER: tl.constexpr, UPCAST: tl.constexpr):
+        # C += A @ B with C's rows and columns masked at the tile's edge, `other` where masked
+        # (it reaches the rows' sums of the masked columns); UPCAST: C fp16, `.to(tl.float32)`.
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        c_ptrs = c_ptr + rm[:, None] * N + rn[None, :]
+        c_mask = (rm[:, None] < M) & (rn[None, :] < N)
+        acc = tl.load(c_ptrs, mask=c_mask, other=OTHER)
+        if UPCAST:
+            acc = acc.to(tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            ok = k * BK + rk
+            a = tl.load(a_ptr + rm[:, None] * K + ok[None, :], mask=(rm[:, None] < M) & (ok[None, :] < K), other=0)
+            b = tl.load(b_ptr + ok[:, None] * N + rn[None, :], mask=(ok[:, None] < K) & (rn[None, :] < N), other=0)
+            acc = tl.dot(a, b, acc, out_dtype=acc.dtype)
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+        tl.store(r_ptr + rm, tl.sum(acc, 1), mask=rm < M)
 ''')
 
 
@@ -221,7 +249,7 @@ def test_loop_carries_loaded_accumulator_in_fragments(kernels, monkeypatch, sm, 
             assert waits == ["0"], counts
 
 
-@pytest.mark.parametrize("experiment", ["", "noaccfrag"])
+@pytest.mark.parametrize("experiment", ["", "noaccfrag", "accload"])
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (90, 8, 2), (80, 4, 2), (80, 2, 3)])
 def test_state_recurrence_from_an_initial_state(kernels, monkeypatch, sm, warps, stages, experiment):
     """fla's delta-rule state recurrence started from a loaded state (h0) and its final state
@@ -256,3 +284,95 @@ def test_state_recurrence_from_an_initial_state(kernels, monkeypatch, sm, warps,
     np.testing.assert_array_equal(h.astype(np.float64), want_h)
     np.testing.assert_array_equal(vn.astype(np.float64), want_vn)
     np.testing.assert_array_equal(ht.astype(np.float64), state)
+
+
+def run_addmm_edge(kernels, monkeypatch, *, sm, warps, stages, c_dtype, M, N, K, BM, BN, BK, other, experiment=""):
+    """C += A @ B on one column of programs, C masked at M rows and N (< BN) columns, checked
+    exactly; the rows' sums hold `other` for each masked column. Returns the PTX."""
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(M * 5 + N * 3 + K + warps + stages)
+    integer = c_dtype == "i32"
+    inputs = np.int8 if integer else np.float16
+    a = rng.integers(-4, 5, (M, K))
+    b = rng.integers(-4, 5, (K, N))
+    c0 = rng.integers(-50, 50, (M, N))
+    stored = {"i32": np.int32, "f32": np.float32, "f16": np.float16}[c_dtype]
+    c = c0.astype(stored)
+    sums = np.full(-(-M // BM) * BM, -1, dtype=np.int32 if integer else np.float32)
+    handle = eg.run(kernels.addmm_edge, (-(-M // BM), 1), a.astype(inputs), b.astype(inputs), c, sums, M, N, K, BM=BM,
+                    BN=BN, BK=BK, OTHER=other, UPCAST=c_dtype == "f16", sm=sm, num_warps=warps, num_stages=stages)
+    ref = a.astype(np.int64) @ b.astype(np.int64) + c0
+    np.testing.assert_array_equal(c.astype(np.int64), ref)
+    np.testing.assert_array_equal(sums[:M].astype(np.int64), ref.sum(1) + other * (BN - N))
+    return eg.emit_llvm(handle, sm, "ptx")
+
+
+def before_k_loop(ptx):
+    """The PTX lines before the first loop that holds a dot (its label)."""
+    lines = ptx.splitlines()
+    labels = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"^(\$L__\w+):", line)
+        if m:
+            labels[m.group(1)] = i
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L__\w+);", line)
+        if m and m.group(1) in labels:
+            body = "\n".join(lines[labels[m.group(1)]:i + 1])
+            if "wgmma.mma_async" in body or "mma.sync" in body:
+                return "\n".join(lines[:labels[m.group(1)]])
+    raise AssertionError("no K loop found in the PTX")
+
+
+# (M, N): rows masked at the last program's edge, N a multiple of 16 (each thread's column
+# pairs loaded as one, under one mask bit); N odd: one element at a time.
+EDGES = [(2 * 64 - 5, 48), (64 + 7, 61)]
+
+
+@pytest.mark.parametrize("experiment", ["", "accload"])
+@pytest.mark.parametrize("c_dtype", ["f32", "i32", "f16"])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 8, 1), (80, 4, 2), (80, 8, 3)])
+def test_loaded_accumulator_masked_at_the_edge(kernels, monkeypatch, sm, warps, stages, c_dtype, experiment):
+    """C loaded with its mask and `other` (7: the masked columns' part of the rows' sums),
+    fp32, int32 and fp16 upcast by `.to(tl.float32)`, rows and columns masked at the edge; 3
+    trips with a masked K tail."""
+    BM, BN, BK = (64, 64, 32) if warps == 4 else (128, 64, 32)
+    for M, N in EDGES:
+        run_addmm_edge(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, c_dtype=c_dtype, M=M, N=N, K=70, BM=BM,
+                       BN=BN, BK=BK, other=7)
+
+
+@pytest.mark.parametrize("c_dtype", ["f32", "i32"])
+@pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 8, 2), (80, 4, 2)])
+def test_loaded_accumulator_loaded_late(kernels, monkeypatch, sm, warps, stages, c_dtype):
+    """accloadlate (opt-in): the fragment load made where the loop begins, after its prologue
+    copies; still right, and still no round trip before the loop."""
+    BM, BN, BK = (64, 64, 32) if warps == 4 else (128, 64, 32)
+    for M, N in EDGES:
+        ptx = run_addmm_edge(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, c_dtype=c_dtype, M=M, N=N, K=70,
+                             BM=BM, BN=BN, BK=BK, other=7, experiment="accload,accloadlate")
+        assert before_k_loop(ptx).count("ld.shared") == 0
+
+
+@pytest.mark.parametrize("c_dtype", ["f32", "i32", "f16"])
+@pytest.mark.parametrize("sm,stages", [(90, 3), (90, 1), (80, 3)])
+def test_loaded_accumulator_loaded_in_fragments(kernels, monkeypatch, sm, stages, c_dtype):
+    """With experiment "accload" the loaded C reaches the fragments straight from global
+    memory: before the K loop no ld.shared and fewer barriers than by default (its
+    round trip: st.shared, bar.sync, ld.shared, bar.sync, the last one shared with the
+    loop's prologue on sm_80's fp16), C's column pairs loaded as one
+    2-element load (8 bytes of fp32 / int32, 4 of fp16) where N is a multiple of 16."""
+    found = {}
+    for experiment in ("accload", ""):
+        ptx = run_addmm_edge(kernels, monkeypatch, sm=sm, warps=4, stages=stages, c_dtype=c_dtype, M=2 * 64 - 5, N=48,
+                             K=70, BM=64, BN=64, BK=32, other=7, experiment=experiment)
+        before = before_k_loop(ptx)
+        pairs = re.findall(r"ld\.global(?:\.\w+)*\.v2\.(?:b32|f32|s32|u32)\b", before)
+        half_pairs = re.findall(r"ld\.global(?:\.\w+)*\.(?:b32|u32)\b", before)
+        found[experiment] = (before.count("ld.shared"), before.count("bar.sync"), len(pairs), len(half_pairs))
+    (loads, bars, pairs, words), (flat_loads, flat_bars, _, _) = found["accload"], found[""]
+    assert loads == 0 and flat_loads > 0, found
+    assert bars < flat_bars, found
+    if c_dtype == "f16":
+        assert words >= 16, found  # 32 fp16 elements a thread (64 x 64 / 128), 2 a load
+    else:
+        assert pairs == 16, found

@@ -5,7 +5,10 @@
 # wgmma then stays in flight into the next iteration. Until session 38 the loop carried the
 # loaded block flat (no "fragments" on the loop, the dot's fragments "also read flat"),
 # converted to the fragments before each dot and back after it, and the wgmma waited for
-# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does).
+# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does). The load is flat and "also copied
+# into fragments here" through shared memory (st.shared, 2 bar.sync, ld.shared), as Triton 3.6
+# converts C to its mma layout; experiment "accload" (opt-in; tests/emulate/test_emulated_loaded_accumulator.py)
+# loads each thread's fragment elements from global memory instead (FragmentPlan::loads_fragment).
 #
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_90
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_80 --check-prefix=SM80

@@ -421,6 +421,7 @@ FragmentPlan fragment_plan(const ir::Function& function, const TargetOptions& op
   o.trans_a_fragments = experiment(options, "transafrag", o.trans_a_fragments);
   o.trans_a_m_major = experiment(options, "stsmtrans", o.trans_a_m_major);
   o.any_inits = experiment(options, "accfrag", o.any_inits);
+  o.direct_loads = experiment(options, "accload", o.direct_loads);
   return plan_fragments(function, options.num_warps, options.sm, o);
 }
 
@@ -613,7 +614,10 @@ std::string emit_gpu_ir(const ir::Function& function, const TargetOptions& optio
     }
     return "fragments: " + std::to_string(l->warps_m) + "x" + std::to_string(l->warps_n) + " warps, " +
            std::to_string(l->rep_m) + "x" + std::to_string(l->rep_n) + " tiles of 16x8 each" +
-           (fragments.needs_flat(v) ? ", also read flat" : "");
+           (fragments.needs_flat(v) ? ", also read flat" : "") +
+           (v->def() != nullptr && v->def()->kind() == ir::OpKind::Load && fragments.loads_fragment(*v->def())
+                ? ", each thread's loaded from global memory"
+                : "");
   };
   const bool reload = experiment(options, "reload", true);
   auto note = [&](const ir::Op& op) -> std::string {

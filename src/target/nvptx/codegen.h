@@ -185,6 +185,14 @@ struct TargetOptions {
   //            default) converts the initial value once before the loop and carries the
   //            fragments (fragment_layout.h's FragmentOptions::any_inits), so a wgmma dot may
   //            stay in flight there (C += A @ B at 128x128x64 w8: loop 446 -> 334 SASS, 4 -> 2 BAR)
+  //   accload  (opt-in, untimed) such a loaded initial value is loaded as each thread's
+  //            fragment elements from global memory (FragmentPlan::loads_fragment), column
+  //            pairs as one 2-element load: no round trip before the loop, but an fp32 C costs
+  //            registers (128x128x64 w8: 148 -> 184; sm_80 64x128x32 w4 s4 spills 8 B); by
+  //            default it goes to the fragments through shared memory (an invariant copy: 2
+  //            barriers) as Triton 3.6 converts it
+  //   accloadlate (opt-in, with accload) such a load that the loop takes directly is made
+  //            where the loop begins, after its prologue copies (Emitter::late_fragment_loads_)
   //   nofragreduce a whole-block reduction of fragments reads their flat copy, as before
   //            session 35; fragreduce (the default) reads the fragments where the combine is
   //            an exact integer one (FragmentPlan::reduces_fragments: cce's filter test)

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "gpu/conversion.h"
+#include "gpu/vector_widths.h"
 #include "gpu/version_on_signs.h"
 #include "ir/op_views.h"
 #include "support/diagnostics.h"
@@ -32,7 +33,58 @@ llvm::Value* Emitter::addptr(const ir::Op& op, llvm::Value* ptr, llvm::Value* of
   return b_.CreateGEP(memory_type(pointee), ptr, index);
 }
 
+Regs Emitter::load_fragment(const ir::Op& load, const FragmentLayout& l) {
+  const ir::Type* type = load.result()->type();
+  const std::vector<int64_t>& shape = type->shape();
+  llvm::Type* stored = memory_type(load.operand(0)->type()->element()->pointee());
+  llvm::Type* element = element_type(type);
+  const int64_t bytes = module_.getDataLayout().getTypeAllocSize(stored);
+  const ir::Value* mask = ir::LoadOp(load).mask();
+  const ir::Value* other = ir::LoadOp(load).other();
+  const bool paired = !l.rows && gpu::access_width(load, axis_info()) >= 2;
+  Regs out;
+  out.uniform = false;
+  out.values.resize(static_cast<size_t>(l.num_regs()));
+  // Registers 2j and 2j + 1 hold columns c and c + 1 (c even) of one row (FragmentLayout).
+  for (int r = 0; r < l.num_regs(); r += paired ? 2 : 1) {
+    const int count = paired ? 2 : 1;
+    std::vector<std::unordered_map<const ir::Value*, llvm::Value*>> memos(static_cast<size_t>(count));
+    std::vector<std::vector<llvm::Value*>> coords;
+    for (int i = 0; i < count; ++i) coords.push_back(fragment_coords(l, r + i, shape));
+    if (coords[0].empty()) internal_error("nvptx", "a fragment load of an unsupported shape", load.loc());
+    llvm::Value* ptr = recompute_at(load.operand(0), coords[0], memos[0]);
+    llvm::Value* pred = mask != nullptr ? recompute_at(mask, coords[0], memos[0]) : nullptr;
+    if (!paired) {
+      llvm::Value* fallback = other != nullptr ? to_storage(recompute_at(other, coords[0], memos[0])) : llvm::Constant::getNullValue(stored);
+      out.values[static_cast<size_t>(r)] =
+          from_storage(global_load(load, stored, ptr, pred, fallback, llvm::Align(static_cast<uint64_t>(bytes))), element);
+      continue;
+    }
+    // The facts give both columns one mask bit and consecutive, 2-element aligned addresses.
+    auto* pair = llvm::FixedVectorType::get(stored, 2);
+    llvm::Value* fallback = llvm::Constant::getNullValue(pair);
+    if (other != nullptr) {
+      for (unsigned i = 0; i < 2; ++i) {
+        fallback = b_.CreateInsertElement(fallback, to_storage(recompute_at(other, coords[i], memos[i])), i);
+      }
+    }
+    llvm::Value* loaded = global_load(load, pair, ptr, pred, fallback, llvm::Align(static_cast<uint64_t>(2 * bytes)));
+    for (unsigned i = 0; i < 2; ++i) {
+      out.values[static_cast<size_t>(r) + i] = from_storage(b_.CreateExtractElement(loaded, i), element);
+    }
+  }
+  return out;
+}
+
 void Emitter::emit_load(const ir::Op& op) {
+  if (const FragmentLayout* l = frags_.layout(op.result()); l != nullptr && frags_.loads_fragment(op)) {
+    const std::vector<ir::Use> uses = op.result()->uses();
+    if (late_fragment_loads_ && uses.size() == 1 && uses[0].user->kind() == OpKind::For && uses[0].user->parent() == op.parent()) {
+      late_fragment_loads_pending_.push_back(&op);
+      return;
+    }
+    return set_fragment(op.result(), load_fragment(op, *l));
+  }
   auto copy = async_.loads.find(op.result());
   if (copy != async_.loads.end()) return emit_async_load(op, *copy->second);
   auto tma = async_.tma_loads.find(&op);

@@ -49,6 +49,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"rowboundew", &Emitter::row_bound_elementwise_},
       {"pairmask", &Emitter::pair_mask_},
       {"narrowcopy", &Emitter::narrow_invariant_copies_},
+      {"accloadlate", &Emitter::late_fragment_loads_},
       {"lazybar", &Emitter::lazy_trailing_},
       {"lazycopy", &Emitter::lazy_copies_},
       {"dotchain", &Emitter::chain_dot_waits_},
@@ -66,6 +67,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"fragreduce", nullptr},
       {"earlyline", nullptr},
       {"accfrag", nullptr},
+      {"accload", nullptr},
       {"lsr", nullptr},  // optimize's LoopStrengthReduce gate
       // plan_async_copies and prefetch_operands: read-backs, their budgets, lines copied
       {"rbmerge", nullptr},
@@ -237,6 +239,10 @@ void Emitter::emit_op(const ir::Op& op) {
   if (op.kind() == OpKind::Load && live_stage_ends_.empty() && live_hoisted_ends_.empty()) {
     auto stage = async_.stage.find(op.result());
     if (stage != async_.stage.end() && stage->second == 0) sync_past_operand_tiles();
+  }
+  if (op.kind() == OpKind::For && !late_fragment_loads_pending_.empty()) {
+    for (const ir::Op* load : late_fragment_loads_pending_) set_fragment(load->result(), load_fragment(*load, *frags_.layout(load->result())));
+    late_fragment_loads_pending_.clear();
   }
   read_back_before(op);
   // A dot's wait left to this op, which does not take it over: waited for here.

@@ -297,6 +297,12 @@ class Emitter {
   const analysis::AxisInfoAnalysis& axis_info();  // built once, on first use
   llvm::Value* reload_at(const ir::Op& load, const std::vector<llvm::Value*>& coords,
                          std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // A load of the fragment plan (FragmentPlan::loads_fragment): each thread loads its
+  // fragment elements from global memory, its pointers, mask and `other` computed at each
+  // register's coordinates; the two adjacent columns of a register pair as one 2-element
+  // load where the facts give them one mask bit and aligned consecutive addresses
+  // (gpu::access_width >= 2), else one element at a time. No shared memory, no barrier.
+  Regs load_fragment(const ir::Op& load, const FragmentLayout& l);
   // A paired load (FragmentPlan::paired_loads) of a row line at its columns `coords[0]` and
   // `coords[1]` (the line's, [0, c] and [0, c + 1], c even): one 2-element load, each element
   // left in its column's memo for recompute_at.
@@ -850,6 +856,10 @@ class Emitter {
   // invariant_fragment_copy (experiment "narrowcopy", opt-in: mamba's dB 64 x 128 at 4 warps
   // went 250 -> 255 registers with it, 16 fewer 16-byte shared stores once a block).
   bool narrow_invariant_copies_ = false;
+  // Experiment "accloadlate" (opt-in): a fragment load (FragmentPlan::loads_fragment) that a
+  // loop takes as its initial value is made where the loop begins, after its prologue copies.
+  bool late_fragment_loads_ = false;
+  std::vector<const ir::Op*> late_fragment_loads_pending_;
   // Waits left to the next dot (experiment "dotchain", the default; nodotchain: every wgmma
   // dot waits for itself), and the result of the dot whose wait is left so now, if any.
   bool chain_dot_waits_ = true;

@@ -748,7 +748,57 @@ FragmentPlan plan_fragments(const ir::Function& function, int num_warps, int sm,
       }
     }
   }
+  // A flat initial value of a loop that carries fragments which is a load, or pure
+  // elementwise ops of one load with index-computable other operands (a C upcast to f32),
+  // each read by the next alone, in the loop's region, the load's pointers, mask and `other`
+  // index-computable: the chain is planned in the fragments and the load loads each
+  // thread's fragment elements (FragmentPlan::loads_fragment, experiment "accload").
+  std::vector<const ir::Op*> direct_loads;
+  if (options.any_inits && options.direct_loads) {
+    auto computable = [&](const ir::Value* v) {
+      int budget = kIndexComputeBudget;
+      return v == nullptr || uniform_block(v) || index_computable(v, &budget);
+    };
+    for (const ir::Op* op : ops) {
+      if (op->kind() != OpKind::For) continue;
+      for (int i = 0; i < op->num_results(); ++i) {
+        const ir::Value* arg = op->region(0)->arg(i + 1);
+        const ir::Value* init = op->operand(i + 3);
+        if (in.count(arg) == 0 || fits_rows(arg->type()) || !init->type()->is_block() || in.count(init) != 0 || ok(init)) {
+          continue;
+        }
+        std::vector<const ir::Value*> chain;
+        const ir::Value* v = init;
+        while (v->def() != nullptr && v->def()->parent() == op->parent() && v->num_uses() == 1 &&
+               v->type()->shape() == arg->type()->shape() && chain.size() < 4) {
+          chain.push_back(v);
+          const ir::Op* def = v->def();
+          if (def->kind() == OpKind::Load) break;
+          if (!elementwise_candidate(*def) || !ir::is_pure(*def)) break;
+          const ir::Value* next = nullptr;
+          int moving = 0;
+          for (const ir::Value* operand : def->operands()) {
+            if (computable(operand)) continue;
+            ++moving;
+            next = operand;
+          }
+          if (moving != 1) break;
+          v = next;
+        }
+        if (chain.empty() || chain.back()->def()->kind() != OpKind::Load) continue;
+        const ir::Op& load = *chain.back()->def();
+        const ir::Type* ptr = load.operand(0)->type();
+        if (ir::is_volatile(load) || !ptr->is_block() || !ptr->element()->is_pointer() || !computable(load.operand(0)) ||
+            !computable(ir::LoadOp(load).mask()) || !computable(ir::LoadOp(load).other())) {
+          continue;
+        }
+        for (const ir::Value* c : chain) in.insert(c);
+        direct_loads.push_back(&load);
+      }
+    }
+  }
   FragmentPlan plan;
+  for (const ir::Op* load : direct_loads) plan.direct_loads_.insert(load);
   plan.sm_ = sm;
   plan.num_warps_ = num_warps;
   plan.options_ = options;

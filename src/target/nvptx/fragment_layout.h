@@ -90,6 +90,7 @@ struct FragmentOptions {
   bool trans_a_fragments = false; // "transafrag" (opt-in)
   bool trans_a_m_major = true;    // "stsmtrans"
   bool any_inits = true;          // "accfrag"
+  bool direct_loads = false;      // "accload" (opt-in)
 };
 
 // Which values live in a FragmentLayout, decided before code generation.
@@ -109,6 +110,13 @@ class FragmentPlan {
     auto it = invariant_copies_.find(value);
     return it == invariant_copies_.end() ? nullptr : &it->second;
   }
+  // Whether `load`, a load of the plan (layout(load.result()) is a fragment layout), loads
+  // each thread's fragment elements straight from global memory (Emitter::load_fragment):
+  // a loop's loaded initial accumulator (`acc = tl.load(C)`, maybe through pure elementwise
+  // ops such as `.to(tl.float32)`) whose pointers, mask and `other` are index-computable
+  // (experiment "accload", opt-in, with `any_inits`), instead of a flat load and an invariant
+  // copy through shared memory (st.shared, 2 bar.sync, ld.shared) as Triton 3.6 does.
+  bool loads_fragment(const ir::Op& load) const { return direct_loads_.count(&load) != 0; }
   // The loads of a row line that `broadcast` computes again (line_reloaded) which load two
   // adjacent columns at once, a thread's columns 2j and 2j + 1 (the axis facts give aligned
   // pairs of consecutive addresses under one mask bit), reached from the line through
@@ -181,6 +189,7 @@ class FragmentPlan {
   std::unordered_set<const ir::Op*> reduce_views_;
   std::unordered_map<const ir::Op*, std::vector<const ir::Value*>> reloaded_after_;
   std::unordered_set<const ir::Value*> read_back_;
+  std::unordered_set<const ir::Op*> direct_loads_;
   bool reloads_in_loop_ = false;
   FragmentOptions options_;
   int sm_ = 0, num_warps_ = 0;
@@ -190,7 +199,9 @@ class FragmentPlan {
 // other block operands are fragments, uniform or computable from their index
 // (index_computable), through `for` loops that carry it (their initial value uniform or a
 // fragment; with `any_inits`, "accfrag", the default, any block: a flat one goes to the
-// fragments once, where it is defined, as an invariant_copy), through `if` results whose branches both yield such values (and a dot's
+// fragments once, where it is defined, as an invariant_copy; with `direct_loads`, "accload",
+// opt-in, a loaded one whose addresses are index-computable is loaded in the fragments
+// instead: FragmentPlan::loads_fragment), through `if` results whose branches both yield such values (and a dot's
 // accumulator chosen by an `if` of them: a mask applied before the dot), and as fragment
 // rows through reductions along the last axis of 2-D fragments, expand_dims/reshape to
 // [m, 1] and broadcasts back to fragments whose rows are the same, until nothing changes. On sm_90 the layouts are the warpgroup ones (FragmentLayout::make).
