@@ -45,8 +45,28 @@ bool only_loads_dot_operands(const Value* p, const Op* step) {
   return true;
 }
 
+// `p0` moved by the carried offset o: where p0 is a chain of addptrs from a splat of one
+// pointer s (`splat(s) + a1 + ... + an`, each ai a block), the same chain from splat(s + o):
+// one scalar address an iteration and the blocks' offsets, loop-invariant and as narrow as
+// they were (32-bit offsets widened at each address, as Triton's `mad.wide`), where
+// `p0 + splat(o)` adds a 64-bit block to every element's 64-bit address. The same value
+// modulo 2^64 (each addptr adds its offset times the element size). Null where p0 is not
+// such a chain.
+Value* moved_chain(Value* p0, Value* o, ir::Builder& b, const Loc& loc) {
+  const Op* def = p0->def();
+  if (def == nullptr) return nullptr;
+  if (def->kind() == OpKind::Splat && def->operand(0)->type()->is_pointer()) {
+    Value* s = def->operand(0);
+    Value* moved = b.create_value(OpKind::AddPtr, s->type(), {s, o}, loc);
+    return b.create_value(OpKind::Splat, p0->type(), {moved}, loc);
+  }
+  if (def->kind() != OpKind::AddPtr || !def->operand(1)->type()->is_block()) return nullptr;
+  Value* inner = moved_chain(def->operand(0), o, b, loc);
+  return inner == nullptr ? nullptr : b.create_value(OpKind::AddPtr, p0->type(), {inner, def->operand(1)}, loc);
+}
+
 // Rebases the carried argument k (>= 1) of `loop` when it qualifies; returns whether it did.
-bool rebase(Op& loop, int k, bool loaded) {
+bool rebase(Op& loop, int k, bool loaded, bool scalar_base) {
   ir::Region& body = *loop.region(0);
   Op& yield = *body.terminator();
   Value* p = body.arg(k);
@@ -86,8 +106,10 @@ bool rebase(Op& loop, int k, bool loaded) {
   loop.add_operand(before_loop.int_constant(carried, 0, loop.loc()));
   Value* o = body.add_arg(carried);
   Value* o_final = loop.add_result(carried);
-  // The current iteration's block, for every use of p in the body.
-  Value* q = in_body.create_value(move, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())}, loop.loc());
+  // The current iteration's block, for every use of p in the body: p0's chain from its
+  // scalar moved by o where it is one (GpuOptions::rebase_scalar_base), else p0 + splat(o).
+  Value* q = pointers && scalar_base ? moved_chain(p0, o, in_body, loop.loc()) : nullptr;
+  if (q == nullptr) q = in_body.create_value(move, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())}, loop.loc());
   p->replace_all_uses_with(q);
   Value* wide = inc->type()->scalar_kind() == carried->scalar_kind() ? inc : at_step.create_value(OpKind::Cast, carried, {inc}, step->loc());
   yield.add_operand(at_step.create_value(OpKind::Add, carried, {o, wide}, step->loc()));
@@ -103,16 +125,16 @@ bool rebase(Op& loop, int k, bool loaded) {
   return true;
 }
 
-bool rebase_region(ir::Region& region, bool loaded) {
+bool rebase_region(ir::Region& region, bool loaded, bool scalar_base) {
   // rebase inserts ops around the loop: collect the ops first.
   std::vector<Op*> ops;
   for (const auto& op : region.ops()) ops.push_back(op.get());
   bool changed = false;
   for (Op* op : ops) {
-    for (const auto& inner : op->regions()) changed = rebase_region(*inner, loaded) || changed;
+    for (const auto& inner : op->regions()) changed = rebase_region(*inner, loaded, scalar_base) || changed;
     if (op->kind() != OpKind::For) continue;
     const int carried = op->num_results();  // the arguments added below are scalars
-    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k, loaded) || changed;
+    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k, loaded, scalar_base) || changed;
   }
   return changed;
 }
@@ -120,7 +142,7 @@ bool rebase_region(ir::Region& region, bool loaded) {
 }  // namespace
 
 void rebase_pointers(ir::Function& function, const GpuOptions& options) {
-  if (rebase_region(function.body(), options.rebase_loaded)) transforms::eliminate_dead_code(function);
+  if (rebase_region(function.body(), options.rebase_loaded, options.rebase_scalar_base)) transforms::eliminate_dead_code(function);
 }
 
 }  // namespace tritium::gpu

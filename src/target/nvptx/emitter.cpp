@@ -77,6 +77,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"onetrip", nullptr},
       {"refold", nullptr},
       {"rebaseload", nullptr},
+      {"scalarbase", nullptr},
       {"ksplit", nullptr},
       {"ksplitwhole", &Emitter::fused_handover_},  // cluster_sum's reads not in chunks
       {"sinkcasts", nullptr},
