@@ -45,24 +45,28 @@ bool only_loads_dot_operands(const Value* p, const Op* step) {
   return true;
 }
 
-// `p0` moved by the carried offset o: where p0 is a chain of addptrs from a splat of one
-// pointer s (`splat(s) + a1 + ... + an`, each ai a block), the same chain from splat(s + o):
-// one scalar address an iteration and the blocks' offsets, loop-invariant and as narrow as
-// they were (32-bit offsets widened at each address, as Triton's `mad.wide`), where
-// `p0 + splat(o)` adds a 64-bit block to every element's 64-bit address. The same value
-// modulo 2^64 (each addptr adds its offset times the element size). Null where p0 is not
-// such a chain.
-Value* moved_chain(Value* p0, Value* o, ir::Builder& b, const Loc& loc) {
+// The pointer s of `p0 = splat(s) + a` (one addptr of a block offset a, broadcasts and
+// expand_dims around it), or null. With two offsets or more, each would be its own 64-bit
+// add an address: p0 + splat(o), one, is no worse there.
+Value* splat_base(Value* p0, int offsets = 0) {
   const Op* def = p0->def();
   if (def == nullptr) return nullptr;
-  if (def->kind() == OpKind::Splat && def->operand(0)->type()->is_pointer()) {
-    Value* s = def->operand(0);
-    Value* moved = b.create_value(OpKind::AddPtr, s->type(), {s, o}, loc);
-    return b.create_value(OpKind::Splat, p0->type(), {moved}, loc);
-  }
-  if (def->kind() != OpKind::AddPtr || !def->operand(1)->type()->is_block()) return nullptr;
-  Value* inner = moved_chain(def->operand(0), o, b, loc);
-  return inner == nullptr ? nullptr : b.create_value(OpKind::AddPtr, p0->type(), {inner, def->operand(1)}, loc);
+  if (def->kind() == OpKind::Splat && def->operand(0)->type()->is_pointer()) return offsets == 1 ? def->operand(0) : nullptr;
+  if (def->kind() == OpKind::Broadcast || def->kind() == OpKind::ExpandDims) return splat_base(def->operand(0), offsets);
+  if (def->kind() != OpKind::AddPtr || !def->operand(1)->type()->is_block() || offsets > 0) return nullptr;
+  return splat_base(def->operand(0), offsets + 1);
+}
+
+// That chain from splat(s2) in place of splat(s), at `b`.
+Value* chain_from(Value* p0, Value* s2, ir::Builder& b, const Loc& loc) {
+  const Op* def = p0->def();
+  if (def->kind() == OpKind::Splat) return b.create_value(OpKind::Splat, p0->type(), {s2}, loc);
+  Value* inner = chain_from(def->operand(0), s2, b, loc);
+  if (def->kind() == OpKind::AddPtr) return b.create_value(OpKind::AddPtr, p0->type(), {inner, def->operand(1)}, loc);
+  // A broadcast or expand_dims, with its attributes.
+  Op* copy = b.create(def->kind(), {p0->type()}, {inner}, loc);
+  for (const ir::Attr& a : def->attrs()) copy->set_attr(a.name, a.value);
+  return copy->result();
 }
 
 // Rebases the carried argument k (>= 1) of `loop` when it qualifies; returns whether it did.
@@ -97,6 +101,26 @@ bool rebase(Op& loop, int k, bool loaded, bool scalar_base) {
   Value* inc = uniform_increment(step->operand(1 - p_at), at_step);
   if (inc == nullptr) return false;
 
+  // A chain from a splat of one pointer s (GpuOptions::rebase_scalar_base): the loop carries
+  // s itself, moved by each step's increment, and the body makes the chain from its splat:
+  // one scalar add an iteration, the blocks' offsets loop-invariant and as narrow as they
+  // were (32-bit offsets widened at each address, as Triton's `mad.wide`), where p0 + splat(o)
+  // adds a 64-bit block to every element's 64-bit address. The same addresses modulo 2^64
+  // (every addptr adds its offset, sign-extended, times the element size).
+  if (Value* s = pointers && scalar_base ? splat_base(p0) : nullptr) {
+    loop.add_operand(s);
+    Value* sp = body.add_arg(s->type());
+    Value* sp_final = loop.add_result(s->type());
+    p->replace_all_uses_with(chain_from(p0, sp, in_body, loop.loc()));
+    yield.add_operand(at_step.create_value(OpKind::AddPtr, s->type(), {sp, inc}, step->loc()));
+    yield.set_operand(k - 1, p);  // p now passes through, unused
+    Value* result = loop.result(k - 1);
+    if (result->has_uses()) {
+      ir::Builder after = ir::Builder::after(&loop);
+      result->replace_all_uses_with(chain_from(p0, sp_final, after, loop.loc()));
+    }
+    return true;
+  }
   // Pointers' offsets are carried in i64 (each increment sign-extended); integers' in their
   // own type, whose sums wrap as the step-by-step adds do.
   const Type* carried = pointers ? Type::scalar(ScalarKind::I64) : Type::scalar(type->element()->scalar_kind());
@@ -106,10 +130,8 @@ bool rebase(Op& loop, int k, bool loaded, bool scalar_base) {
   loop.add_operand(before_loop.int_constant(carried, 0, loop.loc()));
   Value* o = body.add_arg(carried);
   Value* o_final = loop.add_result(carried);
-  // The current iteration's block, for every use of p in the body: p0's chain from its
-  // scalar moved by o where it is one (GpuOptions::rebase_scalar_base), else p0 + splat(o).
-  Value* q = pointers && scalar_base ? moved_chain(p0, o, in_body, loop.loc()) : nullptr;
-  if (q == nullptr) q = in_body.create_value(move, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())}, loop.loc());
+  // The current iteration's block, for every use of p in the body.
+  Value* q = in_body.create_value(move, type, {p0, in_body.create_value(OpKind::Splat, offsets, {o}, loop.loc())}, loop.loc());
   p->replace_all_uses_with(q);
   Value* wide = inc->type()->scalar_kind() == carried->scalar_kind() ? inc : at_step.create_value(OpKind::Cast, carried, {inc}, step->loc());
   yield.add_operand(at_step.create_value(OpKind::Add, carried, {o, wide}, step->loc()));
