@@ -143,10 +143,21 @@ void ValueRangeAnalysis::visit_op(const ir::Op& op) {
     case OpKind::Div:
     case OpKind::Rem: {
       ValueRange a = operand(0), b = operand(1);
-      // Only by a positive divisor of a non-negative dividend, where C and floor agree.
-      if (!both(a) || !both(b) || *a.lower < 0 || *b.lower <= 0) break;
-      if (op.kind() == OpKind::Div) r = make(type, *a.lower / *b.upper, *a.upper / *b.lower);
-      else r = make(type, 0, std::min<__int128>(*a.upper, static_cast<__int128>(*b.upper) - 1));
+      if (!both(a) || !both(b)) break;
+      const bool signed_type = ir::is_signed(type->element()->scalar_kind());
+      if (*a.lower >= 0 && *b.lower > 0) {
+        // A positive divisor of a non-negative dividend, where C and floor agree.
+        if (op.kind() == OpKind::Div) r = make(type, *a.lower / *b.upper, *a.upper / *b.lower);
+        else r = make(type, 0, std::min<__int128>(*a.upper, static_cast<__int128>(*b.upper) - 1));
+      } else if (op.kind() == OpKind::Div && signed_type && *b.lower == *b.upper && *b.lower > 0) {
+        // A positive constant divisor: truncation toward zero is monotonic in the dividend.
+        r = make(type, *a.lower / *b.lower, *a.upper / *b.lower);
+      } else if (op.kind() == OpKind::Rem && signed_type && *a.lower >= 0) {
+        // C's remainder takes the dividend's sign and is smaller than the divisor in
+        // magnitude (a zero divisor is undefined): [0, min(a, max |b| - 1)].
+        const __int128 m = std::max<__int128>(-static_cast<__int128>(*b.lower), *b.upper);
+        if (m > 0) r = make(type, 0, std::min<__int128>(*a.upper, m - 1));
+      }
       if (!r.known()) r = full(type);
       break;
     }

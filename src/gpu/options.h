@@ -68,6 +68,13 @@ struct GpuOptions {
   // load then reads the initial block, which coalesce can make in its slot as it does the
   // loop's prologue loads (rebase_pointers.h); off: TRITIUM_REDUCE_EXPERIMENT norebaseload.
   bool rebase_loaded = true;
+  // A rebased pointer block whose initial block is a chain of addptrs from a splat of one
+  // pointer (`ptr + offs`) is, in the body, that chain from the pointer moved by the carried
+  // offset: one scalar 64-bit add an iteration and the blocks' loop-invariant 32-bit
+  // offsets, not a 64-bit block offset added to every element's 64-bit address
+  // (rebase_pointers.h); TRITIUM_REDUCE_EXPERIMENT scalarbase, opt-in until timed (mamba's
+  // dstates 64x128x32 w4: 128 -> 150 registers; dCB: 3 line loads after the wgmma wait).
+  bool rebase_scalar_base = false;
   // 2, 4 or 8: the K loop of an eligible matmul split over a cluster of that many CTAs
   // (split_k_cluster.h; TRITIUM_REDUCE_EXPERIMENT ksplit, opt-in until timed); 0: not.
   int split_k = 0;

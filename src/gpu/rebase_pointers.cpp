@@ -45,8 +45,32 @@ bool only_loads_dot_operands(const Value* p, const Op* step) {
   return true;
 }
 
+// The pointer s of `p0 = splat(s) + a` (one addptr of a block offset a, broadcasts and
+// expand_dims around it), or null. With two offsets or more, each would be its own 64-bit
+// add an address: p0 + splat(o), one, is no worse there.
+Value* splat_base(Value* p0, int offsets = 0) {
+  const Op* def = p0->def();
+  if (def == nullptr) return nullptr;
+  if (def->kind() == OpKind::Splat && def->operand(0)->type()->is_pointer()) return offsets == 1 ? def->operand(0) : nullptr;
+  if (def->kind() == OpKind::Broadcast || def->kind() == OpKind::ExpandDims) return splat_base(def->operand(0), offsets);
+  if (def->kind() != OpKind::AddPtr || !def->operand(1)->type()->is_block() || offsets > 0) return nullptr;
+  return splat_base(def->operand(0), offsets + 1);
+}
+
+// That chain from splat(s2) in place of splat(s), at `b`.
+Value* chain_from(Value* p0, Value* s2, ir::Builder& b, const Loc& loc) {
+  const Op* def = p0->def();
+  if (def->kind() == OpKind::Splat) return b.create_value(OpKind::Splat, p0->type(), {s2}, loc);
+  Value* inner = chain_from(def->operand(0), s2, b, loc);
+  if (def->kind() == OpKind::AddPtr) return b.create_value(OpKind::AddPtr, p0->type(), {inner, def->operand(1)}, loc);
+  // A broadcast or expand_dims, with its attributes.
+  Op* copy = b.create(def->kind(), {p0->type()}, {inner}, loc);
+  for (const ir::Attr& a : def->attrs()) copy->set_attr(a.name, a.value);
+  return copy->result();
+}
+
 // Rebases the carried argument k (>= 1) of `loop` when it qualifies; returns whether it did.
-bool rebase(Op& loop, int k, bool loaded) {
+bool rebase(Op& loop, int k, bool loaded, bool scalar_base) {
   ir::Region& body = *loop.region(0);
   Op& yield = *body.terminator();
   Value* p = body.arg(k);
@@ -77,6 +101,26 @@ bool rebase(Op& loop, int k, bool loaded) {
   Value* inc = uniform_increment(step->operand(1 - p_at), at_step);
   if (inc == nullptr) return false;
 
+  // A chain from a splat of one pointer s (GpuOptions::rebase_scalar_base): the loop carries
+  // s itself, moved by each step's increment, and the body makes the chain from its splat:
+  // one scalar add an iteration, the blocks' offsets loop-invariant and as narrow as they
+  // were (32-bit offsets widened at each address, as Triton's `mad.wide`), where p0 + splat(o)
+  // adds a 64-bit block to every element's 64-bit address. The same addresses modulo 2^64
+  // (every addptr adds its offset, sign-extended, times the element size).
+  if (Value* s = pointers && scalar_base ? splat_base(p0) : nullptr) {
+    loop.add_operand(s);
+    Value* sp = body.add_arg(s->type());
+    Value* sp_final = loop.add_result(s->type());
+    p->replace_all_uses_with(chain_from(p0, sp, in_body, loop.loc()));
+    yield.add_operand(at_step.create_value(OpKind::AddPtr, s->type(), {sp, inc}, step->loc()));
+    yield.set_operand(k - 1, p);  // p now passes through, unused
+    Value* result = loop.result(k - 1);
+    if (result->has_uses()) {
+      ir::Builder after = ir::Builder::after(&loop);
+      result->replace_all_uses_with(chain_from(p0, sp_final, after, loop.loc()));
+    }
+    return true;
+  }
   // Pointers' offsets are carried in i64 (each increment sign-extended); integers' in their
   // own type, whose sums wrap as the step-by-step adds do.
   const Type* carried = pointers ? Type::scalar(ScalarKind::I64) : Type::scalar(type->element()->scalar_kind());
@@ -103,16 +147,16 @@ bool rebase(Op& loop, int k, bool loaded) {
   return true;
 }
 
-bool rebase_region(ir::Region& region, bool loaded) {
+bool rebase_region(ir::Region& region, bool loaded, bool scalar_base) {
   // rebase inserts ops around the loop: collect the ops first.
   std::vector<Op*> ops;
   for (const auto& op : region.ops()) ops.push_back(op.get());
   bool changed = false;
   for (Op* op : ops) {
-    for (const auto& inner : op->regions()) changed = rebase_region(*inner, loaded) || changed;
+    for (const auto& inner : op->regions()) changed = rebase_region(*inner, loaded, scalar_base) || changed;
     if (op->kind() != OpKind::For) continue;
     const int carried = op->num_results();  // the arguments added below are scalars
-    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k, loaded) || changed;
+    for (int k = 1; k <= carried; ++k) changed = rebase(*op, k, loaded, scalar_base) || changed;
   }
   return changed;
 }
@@ -120,7 +164,7 @@ bool rebase_region(ir::Region& region, bool loaded) {
 }  // namespace
 
 void rebase_pointers(ir::Function& function, const GpuOptions& options) {
-  if (rebase_region(function.body(), options.rebase_loaded)) transforms::eliminate_dead_code(function);
+  if (rebase_region(function.body(), options.rebase_loaded, options.rebase_scalar_base)) transforms::eliminate_dead_code(function);
 }
 
 }  // namespace tritium::gpu

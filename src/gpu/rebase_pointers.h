@@ -10,6 +10,10 @@
 // it another axis's layout (a column-major read in a loop). An integer block carried and
 // moved the same way (`offsets_k += BLOCK_K`, read by masks) becomes its initial block plus
 // a carried scalar of its own type: `add` in place of `addptr`.
+// A pointer block whose initial block is `splat(s) + a` (one addptr of a block offset, views
+// around it) is rebased onto s instead (GpuOptions::rebase_scalar_base):
+//   for ... (p = p0, s_i = s) { q = splat(s_i) + a; load q ... ; yield p, addptr(s_i, inc) }
+// one uniform 64-bit base an iteration and a's loop-invariant (32-bit) offsets.
 #pragma once
 
 #include "gpu/options.h"

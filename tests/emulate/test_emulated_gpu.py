@@ -534,6 +534,36 @@ KERNELS = textwrap.dedent('''
         tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc)
 
     @tritium.jit
+    def carried_line_pointers(x_ptr, w_ptr, t_ptr, s_ptr, out_ptr, M, N, n, H, stride_xh, stride_wh, stride_th,
+                              stride_sh, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # mamba's dCB loop as its source writes it: pointer blocks the loop carries and moves
+        # by a head's stride (x, w, t), a scalar pointer moved the same way (s), and lines of
+        # t and s broadcast into the dot's fragments at `pid * B + arange` offsets.
+        npn = tl.cdiv(N, BN)
+        pid_m = tl.program_id(0) // npn
+        pid_n = tl.program_id(0) % npn
+        offs_m = pid_m * BM + tl.arange(0, BM)
+        offs_n = pid_n * BN + tl.arange(0, BN)
+        offs_k = tl.arange(0, BK)
+        x_ptrs = x_ptr + (offs_m[:, None] * BK + offs_k[None, :])
+        w_ptrs = w_ptr + (offs_k[:, None] * N + offs_n[None, :])
+        t_ptrs = t_ptr + offs_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for h in range(H):
+            x = tl.load(x_ptrs, mask=offs_m[:, None] < M, other=0.0)
+            w = tl.load(w_ptrs, mask=offs_n[None, :] < N, other=0.0)
+            d = tl.dot(x, w)
+            t = tl.load(t_ptrs, mask=offs_n < n, other=2.0)
+            s = tl.load(s_ptr + offs_m, mask=offs_m < n, other=0.5)
+            acc += d * t[None, :] * s[:, None]
+            x_ptrs += stride_xh
+            w_ptrs += stride_wh
+            t_ptrs += stride_th
+            s_ptr += stride_sh
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        tl.store(out_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=mask)
+
+    @tritium.jit
     def state_recurrence(k_ptr, v_ptr, w_ptr, vn_ptr, h_ptr, T, K: tl.constexpr, V: tl.constexpr,
                          BT: tl.constexpr):
         # fla's chunk_gated_delta_rule_fwd_kernel_h at one K block: a state carried over the
@@ -2531,6 +2561,63 @@ def test_reloaded_line_pairs_share_masks(kernels, monkeypatch, sm, BM, BN, n):
         assert len(set(loads[""])) < len(set(loads["nopairmask"])) and setp[""] < setp["nopairmask"], (loads, setp)
     else:
         assert ptx[""] == ptx["nopairmask"], setp
+
+
+def loop_body_ptx(ptx):
+    """The PTX lines of the kernel's loop that holds a dot (wgmma or mma): its label up to
+    the branch back to it."""
+    lines = ptx.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*@%p\d+ bra\s+(\$L__BB\d+_\d+);", line)
+        if not m:
+            continue
+        start = next((j for j in range(i) if lines[j].startswith(m.group(1) + ":")), None)
+        if start is not None and any("mma" in x for x in lines[start:i]):
+            return lines[start:i + 1]
+    return []
+
+
+@pytest.mark.parametrize("sm,BM,BN,stages", [(90, 64, 32, 3), (90, 64, 64, 3), (80, 32, 32, 3), (90, 64, 32, 1)])
+@pytest.mark.parametrize("M,N,n,H", [(128, 96, 80, 3), (64, 64, 40, 1), (128, 72, 67, 4)])
+def test_carried_pointers_moved_by_a_scalar_base(kernels, monkeypatch, sm, BM, BN, stages, M, N, n, H):
+    """mamba's dCB loop (carried_line_pointers): a carried pointer block `ptr + offs` moved by
+    a stride is, in the loop, the same chain from its scalar pointer moved (experiment
+    "scalarbase", opt-in): one scalar add an iteration and the loop-invariant 32-bit
+    offsets, not a 64-bit offset block added to every element's 64-bit address; and a line
+    reloaded at the fragments addresses its positions as the first one's plus the constant
+    the value ranges prove cannot wrap (`pid_n * BN + arange`: "shiftwrap"). Masked rows and
+    columns, several programs (pid_n > 0): exact against numpy with each knob on and off;
+    with both on fewer 64-bit integer instructions in the loop than with either off."""
+    rng = np.random.default_rng(5 + M + N + n + H)
+    BK = 32
+    x = rng.integers(-3, 4, (H, M, BK)).astype(np.float16)
+    w = rng.integers(-3, 4, (H, BK, N)).astype(np.float16)
+    t = rng.integers(-4, 5, (H, N)).astype(np.float32) * np.float32(0.25)
+    s = rng.integers(-4, 5, (H, M)).astype(np.float32) * np.float32(0.5)
+    rm, rn = np.arange(M), np.arange(N)
+    want = np.zeros((M, N))
+    for h in range(H):
+        th = np.where(rn < n, t[h], 2.0)
+        sh = np.where(rm < n, s[h], 0.5)
+        want += (x[h].astype(np.float64) @ w[h].astype(np.float64)) * th[None, :] * sh[:, None]
+    grid = ((M // BM) * ((N + BN - 1) // BN),)
+    wide = {}
+    for experiment in ("scalarbase", "", "scalarbase,noshiftwrap", "noshiftwrap"):
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+        out = np.full((M, N), np.nan, dtype=np.float32)
+        handle = eg.run(kernels.carried_line_pointers, grid, x, w, t, s, out, M, N, n, H, M * BK, BK * N, N, M,
+                        BM=BM, BN=BN, BK=BK, sm=sm, num_warps=4, num_stages=stages)
+        np.testing.assert_array_equal(out, want.astype(np.float32))
+        if H == 1:
+            continue  # a loop of one trip is its body (inline_one_trip_loops)
+        body = loop_body_ptx(eg.emit_llvm(handle, sm, "ptx"))
+        assert body, experiment
+        # 64-bit arithmetic and widenings (a truncation to 32 bits is a register's half: not).
+        wide[experiment] = sum(bool(re.match(r"\s*((add|sub|shl|mul|mad)\.\S*(s64|u64|b64|wide)|cvt\.[su]64\.)", x))
+                               for x in body)
+    if H > 1:
+        assert wide["scalarbase"] < wide["noshiftwrap"] and wide["scalarbase"] < wide["scalarbase,noshiftwrap"], wide
+        assert wide["scalarbase"] <= wide[""] < wide["noshiftwrap"], wide
 
 
 @pytest.mark.parametrize("sm,warps", [(80, 1), (80, 2), (90, 2), (80, 4), (90, 4)])

@@ -32,7 +32,8 @@ def arith(x_ptr, out_ptr, n, k, BLOCK: tl.constexpr):
     c = offs * k + k * 16 + (offs & 7) + (offs | 8) + (offs ^ k)
     d = tl.where(offs < k, offs, offs + 16) + (offs - 2 * k) % 32 + (offs - k) // 8
     e = (offs * 3) % 64 + offs % k + offs // (k + 1)
-    tl.store(out_ptr + offs, (a + b + c + d + e).to(tl.float32), mask=mask)
+    f = pid % ((k + 63) // 32) + (k - 5) // 4 + (n - 40) // 8 + (offs - 3 * k) // 16
+    tl.store(out_ptr + offs, (a + b + c + d + e + f).to(tl.float32), mask=mask)
     v = tl.load(x_ptr + offs + k, mask=mask & (offs + k < n) & (offs + k >= 0), other=0.0)
     tl.store(out_ptr + offs, v, mask=mask)
 

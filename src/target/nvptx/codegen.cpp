@@ -447,6 +447,7 @@ std::unique_ptr<ir::Function> gpu_passes(const ir::Function& function, const Tar
   gpu_options.fold_inlined_dots = experiment(options, "refold", true);
   gpu_options.sink_casts = experiment(options, "sinkcasts", true);
   gpu_options.rebase_loaded = experiment(options, "rebaseload", true);
+  gpu_options.rebase_scalar_base = experiment(options, "scalarbase", false);
   gpu_options.recurrence_stages = experiment(options, "recurstages", false);
   gpu_options.split_k = options.num_ctas == 1 && experiment(options, "ksplit", false) ? options.ksplit : 0;
   // What the fragment plan keeps in registers needs no planned round trip (emitter.h): the

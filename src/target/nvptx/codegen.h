@@ -259,6 +259,15 @@ struct TargetOptions {
   //            values (its comparisons) where the axis facts make them constant over aligned
   //            runs holding both positions in every thread (mamba's dCB: `offs_n < limit`
   //            with limit:16, columns c and c + 8 one compare; 10 -> 5 setp): for timing
+  //   scalarbase (opt-in, session 38, untimed) a carried pointer block `splat(s) + a` carries
+  //            s and makes splat(s_i) + a in the body: one uniform base an iteration, the
+  //            32-bit offsets loop-invariant (gpu/rebase_pointers.h), where by default it is
+  //            rebased as its initial block plus a carried i64 offset (p0 + splat(o): a 64-bit
+  //            add an element); mamba's dCB 96 -> 80 registers, dstates 128 -> 150
+  //   noshiftwrap shift_delta passes a non-zero delta through a widening only from a range;
+  //            shiftwrap (the default, session 38) also where value ranges leave the sum no
+  //            room to wrap, and reload_line addresses a line's positions as the first one's
+  //            plus that constant (mamba's dCB 64x32 loop 287 -> 274 with scalarbase)
   //   recurstages (opt-in) a loop of several dots that writes memory (a state recurrence:
   //            fla's fwd_h, dhu) copies its operands num_stages - 1 iterations ahead within
   //            gpu::kRecurrenceStageBytes, as Triton's pipeliner does, instead of the 64 KiB

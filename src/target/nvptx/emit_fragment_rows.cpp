@@ -162,6 +162,23 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
   };
   std::vector<std::pair<int64_t, std::vector<std::unordered_map<const ir::Value*, llvm::Value*>>>> groups;
   std::unordered_map<int64_t, llvm::Value*> at;
+  // The first position's addresses: every later position's load address is one of them plus
+  // the constant shift_delta proves (shift_wrap_): one base register a load, `[r + imm]`.
+  const std::unordered_map<const ir::Value*, int> ptr_space = shift_wrap_ ? line_index_space(line) : std::unordered_map<const ir::Value*, int>{};
+  int64_t anchor = -1;
+  std::unordered_map<const ir::Value*, llvm::Value*> anchor_memo;
+  auto seed_addresses = [&](int64_t position, std::unordered_map<const ir::Value*, llvm::Value*>& memo) {
+    for (const auto& [v, reg] : anchor_memo) {
+      auto it = ptr_space.find(v);
+      if (it == ptr_space.end() || !v->type()->is_block() || !v->type()->element()->is_pointer() || memo.count(v) != 0) continue;
+      std::vector<int64_t> shift(v->type()->shape().size(), 0);
+      shift[static_cast<size_t>(it->second)] = position - anchor;
+      std::unordered_map<const ir::Value*, llvm::Value*> deltas;
+      llvm::Value* d = shift_delta(v, shift, deltas);
+      if (d == nullptr || !llvm::isa<llvm::ConstantInt>(d)) continue;
+      memo[v] = llvm::cast<llvm::ConstantInt>(d)->isZero() ? reg : b_.CreateGEP(b_.getInt8Ty(), reg, d);
+    }
+  };
   for (int r = 0; r < l.num_regs(); ++r) {
     const int64_t e = l.element(0, 0, r);
     const int64_t c = row ? e % l.n : e / l.n % l.m;
@@ -180,6 +197,9 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
           }
         }
       }
+      if (anchor >= 0) {
+        for (size_t i = 0; i < memos.size(); ++i) seed_addresses(first + static_cast<int64_t>(i), memos[i]);
+      }
       std::vector<std::vector<llvm::Value*>> coords;
       for (size_t i = 0; i < memos.size(); ++i) {
         llvm::Value* index = b_.CreateAdd(thread_part, b_.getInt32(static_cast<uint32_t>(first + static_cast<int64_t>(i))));
@@ -188,6 +208,10 @@ Regs Emitter::reload_line(const ir::Op& broadcast, const FragmentLayout& l) {
       for (const ir::Op* load : paired) reload_pair(*load, coords, memos);
       for (size_t i = 0; i < memos.size(); ++i) {
         at.emplace(first + static_cast<int64_t>(i), recompute_at(line, coords[i], memos[i]));
+      }
+      if (anchor < 0 && !ptr_space.empty()) {
+        anchor = first;
+        anchor_memo = memos[0];
       }
       if (!space.empty()) groups.emplace_back(first, std::move(memos));
     }

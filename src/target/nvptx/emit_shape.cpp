@@ -313,12 +313,18 @@ llvm::Value* Emitter::shift_delta(const ir::Value* value, const std::vector<int6
       llvm::Value* o = p == nullptr ? nullptr : shift_delta(offset, shift, memo);
       if (o == nullptr) break;
       const ir::ScalarKind offset_kind = offset->type()->element()->scalar_kind();
+      bool by_range = false;
       if (!is_zero(o) && ir::bit_width(offset_kind) < 64) {
         // addptr widens the offset: the sum's only where the offset's values cannot wrap.
         const ir::Op* od = offset->def();
-        if (od == nullptr || od->kind() != OpKind::MakeRange) break;
+        by_range = (od == nullptr || od->kind() != OpKind::MakeRange) && shift_cannot_wrap(offset, o);
+        if ((od == nullptr || od->kind() != OpKind::MakeRange) && !by_range) break;
       }
-      o = ir::is_signed(offset_kind) ? b_.CreateSExtOrTrunc(o, b_.getInt64Ty()) : b_.CreateZExtOrTrunc(o, b_.getInt64Ty());
+      if (by_range) {
+        o = b_.getInt64(static_cast<uint64_t>(llvm::cast<llvm::ConstantInt>(o)->getSExtValue()));
+      } else {
+        o = ir::is_signed(offset_kind) ? b_.CreateSExtOrTrunc(o, b_.getInt64Ty()) : b_.CreateZExtOrTrunc(o, b_.getInt64Ty());
+      }
       const ir::Type* pointee = def->operand(0)->type()->element()->pointee();
       const int64_t bytes = static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(memory_type(pointee)));
       out = b_.CreateAdd(p, b_.CreateMul(o, b_.getInt64(static_cast<uint64_t>(bytes))));
@@ -335,8 +341,11 @@ llvm::Value* Emitter::shift_delta(const ir::Value* value, const std::vector<int6
       // A range's values (start + coordinate, both inside it) never wrap: its widening is
       // the same sum, signed or not. Anything else only where its delta is 0.
       const ir::Op* od = def->operand(0)->def();
-      if (!ir::is_integer(from) || from == ir::ScalarKind::I1 || od == nullptr || od->kind() != OpKind::MakeRange ||
-          od->int_attr("start") < 0 || ir::bit_width(kind) < ir::bit_width(from)) {
+      if (!ir::is_integer(from) || from == ir::ScalarKind::I1 || ir::bit_width(kind) < ir::bit_width(from)) break;
+      if (od == nullptr || od->kind() != OpKind::MakeRange || od->int_attr("start") < 0) {
+        // Else where the operand's value ranges leave its sum no room to wrap (shift_wrap_).
+        if (!shift_cannot_wrap(def->operand(0), a)) break;
+        out = llvm::ConstantInt::get(delta_type, static_cast<uint64_t>(llvm::cast<llvm::ConstantInt>(a)->getSExtValue()), true);
         break;
       }
       out = b_.CreateZExtOrTrunc(a, delta_type);
@@ -360,6 +369,22 @@ llvm::Value* Emitter::shift_delta(const ir::Value* value, const std::vector<int6
     }
   }
   return memo[value] = out;
+}
+
+bool Emitter::shift_cannot_wrap(const ir::Value* value, llvm::Value* delta) {
+  // value(x + shift) == value(x) + d modulo 2^w (shift_delta). Both lie in [lo, hi]
+  // (ValueRangeAnalysis: every value the block computes), so the integer value(x) + d lies
+  // within |d| of that span: where (hi - lo) + |d| < 2^w, no multiple of 2^w but 0 separates
+  // it from value(x + shift), and the sum did not wrap.
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(delta);
+  if (!shift_wrap_ || c == nullptr || !value->type()->element()->is_scalar()) return false;
+  const ir::ScalarKind kind = value->type()->element()->scalar_kind();
+  if (!ir::is_integer(kind) || kind == ir::ScalarKind::I1 || ir::bit_width(kind) >= 64) return false;
+  const analysis::ValueRange r = value_ranges().get(value);
+  if (!r.lower || !r.upper) return false;
+  const __int128 d = c->getSExtValue();
+  const __int128 span = static_cast<__int128>(*r.upper) - *r.lower + (d < 0 ? -d : d);
+  return span < (static_cast<__int128>(1) << ir::bit_width(kind));
 }
 
 llvm::Value* Emitter::shifted_address(const ir::Value* ptr, const std::vector<llvm::Value*>& thread,

@@ -44,6 +44,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"ldmread", &Emitter::ldmatrix_reads_},
       {"dealsplit", &Emitter::deal_split_},
       {"copybase", &Emitter::copy_base_},
+      {"shiftwrap", &Emitter::shift_wrap_},
       {"rowbound", &Emitter::row_bound_},
       {"rowboundrc", &Emitter::row_bound_recomputed_},
       {"rowboundew", &Emitter::row_bound_elementwise_},
@@ -79,6 +80,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"onetrip", nullptr},
       {"refold", nullptr},
       {"rebaseload", nullptr},
+      {"scalarbase", nullptr},
       {"ksplit", nullptr},
       {"ksplitwhole", &Emitter::fused_handover_},  // cluster_sum's reads not in chunks
       {"sinkcasts", nullptr},

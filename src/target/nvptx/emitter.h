@@ -255,6 +255,10 @@ class Emitter {
   // never wrap), pure elementwise ops only a zero one. (copy_base_.)
   llvm::Value* shift_delta(const ir::Value* value, const std::vector<int64_t>& shift,
                            std::unordered_map<const ir::Value*, llvm::Value*>& memo);
+  // Whether value(x) + delta (a constant: shift_delta's of `value`, an integer block narrower
+  // than 64 bits) cannot have wrapped: value's ranges span less than 2^w - |delta| (then a
+  // widening cast or addptr passes delta on; shift_wrap_).
+  bool shift_cannot_wrap(const ir::Value* value, llvm::Value* delta);
   // `ptr` at coordinates thread + shift: its value at `thread` (computed once in `base_memo`
   // for every shift) plus shift_delta's bytes where that is proven, else recomputed at the
   // sum (memo `memo`).
@@ -824,6 +828,13 @@ class Emitter {
   // 64-bit add each (experiment "copybase", the default; nocopybase: each round's address
   // computed at its own coordinates, as before session 36).
   bool copy_base_ = true;
+  // shift_delta also passes a constant delta through a widening cast or a narrower addptr
+  // offset whose value ranges leave the sum no room to wrap (shift_cannot_wrap), not only
+  // from a range directly; and a line reloaded at its fragments (reload_line) addresses
+  // each of its positions as the first one's plus that constant: one 64-bit base a line,
+  // its other loads `[r + imm]` (experiment "shiftwrap", the default; noshiftwrap: each
+  // position's address computed at its own index).
+  bool shift_wrap_ = true;
   // shifted_mask's comparisons against per-round bounds (experiment "rowbound", the
   // default; norowbound: each round's mask computed at its own coordinates, and none of
   // rowboundrc / rowboundew).
