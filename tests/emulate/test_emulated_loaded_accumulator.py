@@ -210,10 +210,11 @@ def test_loaded_accumulator_flat_without_the_experiment(kernels, monkeypatch, sm
                   reduce=True, experiment="noaccfrag")
 
 
-def loop_bodies(ptx):
-    """The PTX lines of each loop (a label to the branch back to it) that holds a dot."""
+def dot_loop_spans(ptx):
+    """(lines, [(first, last)]): the PTX lines and each loop (a label to the branch back to
+    it) that holds a dot, by line index."""
     lines = ptx.splitlines()
-    labels, loops = {}, []
+    labels, spans = {}, []
     for i, line in enumerate(lines):
         m = re.match(r"^(\$L__\w+):", line)
         if m:
@@ -222,8 +223,14 @@ def loop_bodies(ptx):
         if m and m.group(1) in labels:
             body = "\n".join(lines[labels[m.group(1)]:i + 1])
             if "wgmma.mma_async" in body or "mma.sync" in body:
-                loops.append(body)
-    return loops
+                spans.append((labels[m.group(1)], i))
+    return lines, spans
+
+
+def loop_bodies(ptx):
+    """The PTX lines of each loop that holds a dot."""
+    lines, spans = dot_loop_spans(ptx)
+    return ["\n".join(lines[first:last + 1]) for first, last in spans]
 
 
 @pytest.mark.parametrize("sm,stages", [(90, 1), (90, 3), (80, 1), (80, 3)])
@@ -309,18 +316,10 @@ def run_addmm_edge(kernels, monkeypatch, *, sm, warps, stages, c_dtype, M, N, K,
 
 def before_k_loop(ptx):
     """The PTX lines before the first loop that holds a dot (its label)."""
-    lines = ptx.splitlines()
-    labels = {}
-    for i, line in enumerate(lines):
-        m = re.match(r"^(\$L__\w+):", line)
-        if m:
-            labels[m.group(1)] = i
-        m = re.search(r"\bbra(?:\.uni)?\s+(\$L__\w+);", line)
-        if m and m.group(1) in labels:
-            body = "\n".join(lines[labels[m.group(1)]:i + 1])
-            if "wgmma.mma_async" in body or "mma.sync" in body:
-                return "\n".join(lines[:labels[m.group(1)]])
-    raise AssertionError("no K loop found in the PTX")
+    lines, spans = dot_loop_spans(ptx)
+    if not spans:
+        raise AssertionError("no K loop found in the PTX")
+    return "\n".join(lines[:spans[0][0]])
 
 
 # (M, N): rows masked at the last program's edge, N a multiple of 16 (each thread's column
