@@ -1399,14 +1399,19 @@ def test_state_gradient_reads_dv_back(kernels, monkeypatch, stages, V, late, exp
     stages dv is copied too (norbfit: num_stages + 1, 208 KiB of blocks, over the 192 KiB:
     loaded in place, the dots' result taken flat through shared memory to meet it). Exact
     against numpy (small integers, signed one-hot rows of k, w and q)."""
-    _, (q, k, w, do, dv, dv2, dh, T) = run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, 4, 36,
-                                                          False)
+    handle, (q, k, w, do, dv, dv2, dh, T) = run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, 4,
+                                                               36, False)
     gpu_ir = kernels.state_gradient_two_blocks.emit("gpu-ir", q, k, w, do, dv, dv2, dh, T, V=V, BT=64, num_warps=4,
                                                     num_stages=stages, arch=90)
     copied = gpu_ir.count("cp.async into stage buffers")
-    # q, k, w (two blocks each) and do, before the loop and in it; dv too where read back.
+    # q, k, w (two blocks each) and do, in the loop and before it for each chunk copied ahead
+    # (recurstages: as many as the stage budget holds, read from the loop's wait_group depth,
+    # one chunk's groups a chunk left in flight); dv too where read back.
     read_back = V == 32 and stages <= (3 if not experiment else 2)
-    assert copied == 2 * (7 + read_back), copied
+    groups = 7 + read_back
+    (depth,) = recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx"))
+    assert depth % groups == 0 and depth // groups <= stages - 2, depth
+    assert copied == (2 + depth // groups) * groups, copied
 
 
 @pytest.mark.parametrize("warps,stages,V", [(4, 3, 64), (4, 3, 32), (4, 1, 64), (2, 3, 32), (8, 2, 64)])
@@ -1489,14 +1494,14 @@ def recurrence_copy_waits(ptx):
 
 @pytest.mark.parametrize("V,stages", [(64, 3), (64, 4), (32, 3), (64, 2)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "recurstages"])
+@pytest.mark.parametrize("experiment", ["norecurstages", "recurstages"])
 def test_recurrence_copies_run_stages_ahead(kernels, monkeypatch, V, stages, late, experiment):
     """fla's delta-rule state recurrence at K = 128 on sm_90, 4 warps: a loop of four dots
     that stores the state every chunk, its operands w1, w2, v, k1, k2 (36-40 KiB a chunk)
-    copied by cp.async, five groups a chunk. By default a loop of several dots keeps its
-    stage buffers within 64 KiB (attention's two CTAs an SM), so the copies run one chunk
-    ahead at any num_stages: the dots wait for everything (wait_group 0). With
-    TRITIUM_REDUCE_EXPERIMENT=recurstages a loop of several dots that writes memory goes
+    copied by cp.async, five groups a chunk. Under norecurstages a loop of several dots keeps
+    its stage buffers within 64 KiB (attention's two CTAs an SM), so the copies run one chunk
+    ahead at any num_stages: the dots wait for everything (wait_group 0). By default
+    (recurstages, since session 39) a loop of several dots that writes memory goes
     num_stages - 1 chunks ahead within 160 KiB (transforms/prefetch_loads.h), as Triton's
     pipeliner: wait_group 5 (one chunk left in flight) at 3 stages, 10 at 4. Exact against
     numpy over 6 chunks (the last masked), copies landing at their wait or at issue."""
@@ -1511,23 +1516,23 @@ def test_recurrence_copies_run_stages_ahead(kernels, monkeypatch, V, stages, lat
     handle = eg.run(kernels.state_recurrence_two_blocks, (1,), k, v, w, vn, h, T, V=V, BT=BT, sm=90, num_warps=4,
                     num_stages=stages)
     check_state_recurrence(k, v, w, h, vn, BT)
-    ahead = stages - 1 if experiment else 1
+    ahead = stages - 1 if experiment == "recurstages" else 1
     assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [5 * (ahead - 1)]
 
 
 @pytest.mark.parametrize("V,stages", [(32, 4), (32, 3), (64, 4)])
 @pytest.mark.parametrize("late", [True, False])
-@pytest.mark.parametrize("experiment", ["", "recurstages"])
+@pytest.mark.parametrize("experiment", ["norecurstages", "recurstages"])
 def test_state_gradient_copies_run_stages_ahead(kernels, monkeypatch, V, stages, late, experiment):
     """fla's dhu (test_state_gradient_reads_dv_back's kernel: six 64 x 64 blocks of k, w, q
     and do copied, dv read back where its budget allows, 52-64 KiB a chunk) under
-    recurstages: it goes as many chunks ahead as 160 KiB of stage buffers hold (two at V = 32
-    and 4 stages, where the default stays at one; at 3 stages, or V = 64, one either way).
+    recurstages (the default): it goes as many chunks ahead as 160 KiB of stage buffers hold (two at V = 32
+    and 4 stages, where norecurstages stays at one; at 3 stages, or V = 64, one either way).
     Exact against numpy over 6 chunks backwards, copies landing at their wait or at issue;
     the loop's wait_group depth is one chunk's groups per chunk left in flight."""
     handle, _ = run_state_gradient(kernels, monkeypatch, late, experiment, V, stages, 6, 38, True)
     # Seven groups a chunk (dv is not read back at 4 stages: its budget, rbfit).
-    ahead = 2 if experiment and V == 32 and stages == 4 else 1
+    ahead = 2 if experiment == "recurstages" and V == 32 and stages == 4 else 1
     assert recurrence_copy_waits(eg.emit_llvm(handle, 90, "ptx")) == [7 * (ahead - 1)]
 
 

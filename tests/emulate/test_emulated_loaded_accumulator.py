@@ -12,10 +12,11 @@ exact (small integers: exact fp32 and int32 sums) for wgmma (sm_90, f16/bf16) an
 (sm_80; int8 on both), 4 and 8 warps, 1 to 4 stages, odd trip counts and a masked K tail,
 the accumulator stored and also reduced after the loop.
 
-The loaded block is loaded flat and converted once through shared memory (as Triton 3.6
-does); experiment "accload" (opt-in: an fp32 C costs registers) loads it in the fragments
-(FragmentPlan::loads_fragment), each thread's elements from global memory, column pairs as one
-2-element load, no round trip before the loop. `addmm_edge` checks it at masked tile edges, with
+Experiment "accload" (the default on sm_90 since session 39; sm_80 keeps it off: an fp32 C
+costs registers) loads the loaded block in the fragments (FragmentPlan::loads_fragment), each
+thread's elements from global memory, column pairs as one 2-element load, no round trip before
+the loop; "noaccload" (sm_80's default) loads it flat and converts it once through shared memory
+(as Triton 3.6 does). `addmm_edge` checks it at masked tile edges, with
 `other`, for fp32, int32 and an fp16 C upcast by `.to(tl.float32)`."""
 
 import os
@@ -256,7 +257,7 @@ def test_loop_carries_loaded_accumulator_in_fragments(kernels, monkeypatch, sm, 
             assert waits == ["0"], counts
 
 
-@pytest.mark.parametrize("experiment", ["", "noaccfrag", "accload"])
+@pytest.mark.parametrize("experiment", ["", "noaccfrag", "accload", "noaccload"])
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 4, 1), (90, 8, 2), (80, 4, 2), (80, 2, 3)])
 def test_state_recurrence_from_an_initial_state(kernels, monkeypatch, sm, warps, stages, experiment):
     """fla's delta-rule state recurrence started from a loaded state (h0) and its final state
@@ -327,7 +328,7 @@ def before_k_loop(ptx):
 EDGES = [(2 * 64 - 5, 48), (64 + 7, 61)]
 
 
-@pytest.mark.parametrize("experiment", ["", "accload"])
+@pytest.mark.parametrize("experiment", ["accload", "noaccload"])
 @pytest.mark.parametrize("c_dtype", ["f32", "i32", "f16"])
 @pytest.mark.parametrize("sm,warps,stages", [(90, 4, 3), (90, 8, 1), (80, 4, 2), (80, 8, 3)])
 def test_loaded_accumulator_masked_at_the_edge(kernels, monkeypatch, sm, warps, stages, c_dtype, experiment):
@@ -337,7 +338,7 @@ def test_loaded_accumulator_masked_at_the_edge(kernels, monkeypatch, sm, warps, 
     BM, BN, BK = (64, 64, 32) if warps == 4 else (128, 64, 32)
     for M, N in EDGES:
         run_addmm_edge(kernels, monkeypatch, sm=sm, warps=warps, stages=stages, c_dtype=c_dtype, M=M, N=N, K=70, BM=BM,
-                       BN=BN, BK=BK, other=7)
+                       BN=BN, BK=BK, other=7, experiment=experiment)
 
 
 @pytest.mark.parametrize("c_dtype", ["f32", "i32"])
@@ -356,19 +357,19 @@ def test_loaded_accumulator_loaded_late(kernels, monkeypatch, sm, warps, stages,
 @pytest.mark.parametrize("sm,stages", [(90, 3), (90, 1), (80, 3)])
 def test_loaded_accumulator_loaded_in_fragments(kernels, monkeypatch, sm, stages, c_dtype):
     """With experiment "accload" the loaded C reaches the fragments straight from global
-    memory: before the K loop no ld.shared and fewer barriers than by default (its
+    memory: before the K loop no ld.shared and fewer barriers than under "noaccload" (its
     round trip: st.shared, bar.sync, ld.shared, bar.sync, the last one shared with the
     loop's prologue on sm_80's fp16), C's column pairs loaded as one
     2-element load (8 bytes of fp32 / int32, 4 of fp16) where N is a multiple of 16."""
     found = {}
-    for experiment in ("accload", ""):
+    for experiment in ("accload", "noaccload"):
         ptx = run_addmm_edge(kernels, monkeypatch, sm=sm, warps=4, stages=stages, c_dtype=c_dtype, M=2 * 64 - 5, N=48,
                              K=70, BM=64, BN=64, BK=32, other=7, experiment=experiment)
         before = before_k_loop(ptx)
         pairs = re.findall(r"ld\.global(?:\.\w+)*\.v2\.(?:b32|f32|s32|u32)\b", before)
         half_pairs = re.findall(r"ld\.global(?:\.\w+)*\.(?:b32|u32)\b", before)
         found[experiment] = (before.count("ld.shared"), before.count("bar.sync"), len(pairs), len(half_pairs))
-    (loads, bars, pairs, words), (flat_loads, flat_bars, _, _) = found["accload"], found[""]
+    (loads, bars, pairs, words), (flat_loads, flat_bars, _, _) = found["accload"], found["noaccload"]
     assert loads == 0 and flat_loads > 0, found
     assert bars < flat_bars, found
     if c_dtype == "f16":

@@ -5,17 +5,18 @@
 # wgmma then stays in flight into the next iteration. Until session 38 the loop carried the
 # loaded block flat (no "fragments" on the loop, the dot's fragments "also read flat"),
 # converted to the fragments before each dot and back after it, and the wgmma waited for
-# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does). The load is flat and "also copied
-# into fragments here" through shared memory (st.shared, 2 bar.sync, ld.shared), as Triton 3.6
-# converts C to its mma layout; experiment "accload" (opt-in; tests/emulate/test_emulated_loaded_accumulator.py)
-# loads each thread's fragment elements from global memory instead (FragmentPlan::loads_fragment).
+# itself (TRITIUM_REDUCE_EXPERIMENT=noaccfrag still does). On sm_90 (experiment "accload", the
+# default there since session 39; tests/emulate/test_emulated_loaded_accumulator.py) the load
+# loads each thread's fragment elements from global memory (FragmentPlan::loads_fragment); on
+# sm_80 (and under noaccload) it is flat and "also copied into fragments here" through shared
+# memory (st.shared, 2 bar.sync, ld.shared), as Triton 3.6 converts C to its mma layout.
 #
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_90
 # RUN: --kernel gemm_accumulate --signature "*fp16:16, *fp16:16, *fp32:16, i32:16, BM=64, BN=64, BK=32" --emit gpu-ir --arch sm_80 --check-prefix=SM80
 #
 # CHECK: // gpu-ir: sm_90, 4 warps, num_stages 3
 # CHECK-LABEL: func @gemm_accumulate(
-# CHECK: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // also copied into fragments here, once, for the loop that reads it so (4x1 warps)
+# CHECK: = load {{.*}} : block<64x64xfp32, blocked<{{[^>]*}}>>  // fragments: 4x1 warps, 1x8 tiles of 16x8 each, each thread's loaded from global memory
 # CHECK: stage 0
 # CHECK: = for {{.*}}  // #0 fragments: 4x1 warps, 1x8 tiles of 16x8 each, also read flat; carried #1
 # CHECK: = dot {{.*}}  // wgmma m64n64k16 f16, operands in swizzled shared memory; fragments: 4x1 warps, 1x8 tiles of 16x8 each; in flight until the next iteration's dot is issued

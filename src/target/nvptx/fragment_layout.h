@@ -90,7 +90,7 @@ struct FragmentOptions {
   bool trans_a_fragments = false; // "transafrag" (opt-in)
   bool trans_a_m_major = true;    // "stsmtrans"
   bool any_inits = true;          // "accfrag"
-  bool direct_loads = false;      // "accload" (opt-in)
+  bool direct_loads = false;      // "accload" (codegen turns it on for sm_90)
 };
 
 // Which values live in a FragmentLayout, decided before code generation.
@@ -114,7 +114,7 @@ class FragmentPlan {
   // each thread's fragment elements straight from global memory (Emitter::load_fragment):
   // a loop's loaded initial accumulator (`acc = tl.load(C)`, maybe through pure elementwise
   // ops such as `.to(tl.float32)`) whose pointers, mask and `other` are index-computable
-  // (experiment "accload", opt-in, with `any_inits`), instead of a flat load and an invariant
+  // (experiment "accload", the default on sm_90, with `any_inits`), instead of a flat load and an invariant
   // copy through shared memory (st.shared, 2 bar.sync, ld.shared) as Triton 3.6 does.
   bool loads_fragment(const ir::Op& load) const { return direct_loads_.count(&load) != 0; }
   // The loads of a row line that `broadcast` computes again (line_reloaded) which load two
