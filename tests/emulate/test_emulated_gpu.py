@@ -1055,6 +1055,22 @@ KERNELS = textwrap.dedent('''
         acc = tl.dot(b_a, b_b)
         tl.store(c_ptr + o_t[:, None] * N + o_n[None, :], -acc.to(c_ptr.dtype.element_ty), mask=m_t[:, None])
         tl.store(d_ptr + o_t[:, None] * N + o_n[None, :], (acc * scale).to(d_ptr.dtype.element_ty), mask=m_t[:, None])
+
+
+    @tritium.jit
+    def rows_from_one_base(x_ptr, y_ptr, z_ptr, T, stride, S: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr,
+                           WIDE: tl.constexpr):
+        # fla dqkwg's loads and stores: rows o_t = i_t * BT + arange (i_t an i64 there) at a
+        # constant row stride, masked at T; then a run-time stride (no constant between rows).
+        i_t = tl.program_id(0)
+        if WIDE:
+            i_t = i_t.to(tl.int64)
+        o_t = i_t * BT + tl.arange(0, BT)
+        m_t = o_t < T
+        o_k = tl.arange(0, BK)
+        b_x = tl.load(x_ptr + o_t[:, None] * S + o_k[None, :], mask=m_t[:, None], other=0.0)
+        tl.store(y_ptr + o_t[:, None] * S + o_k[None, :], b_x * 2.0 + 1.0, mask=m_t[:, None])
+        tl.store(z_ptr + o_t[:, None] * stride + o_k[None, :], b_x - 1.0, mask=m_t[:, None])
 ''')
 
 
@@ -1192,6 +1208,68 @@ def test_fragments_cast_in_pairs(kernels, monkeypatch, sm, warps, dtype, experim
         assert single == 0 and paired > 0, (single, paired)
     stmatrix = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
     assert (stmatrix > 0) == (sm == 90 and "stmatrix" in experiment), stmatrix
+
+
+def _address_bases(ptx, access):
+    """The base registers of the PTX's `access` instructions (`[%rdN]` or `[%rdN+imm]`), in order."""
+    return re.findall(access + r"[.\w]* [^\[]*\[(%rd\d+)(?:\+-?\d+)?\]", ptx)
+
+
+@pytest.mark.parametrize("sm,warps", [(90, 4), (80, 2)])
+@pytest.mark.parametrize("BT,BK", [(64, 32), (4, 1024)])
+@pytest.mark.parametrize("wide", [True, False])
+@pytest.mark.parametrize("experiment", ["", "noflatbase"])
+def test_flat_groups_addressed_from_one_base(kernels, monkeypatch, sm, warps, BT, BK, wide, experiment):
+    """A flat-layout load or store addresses each of a thread's register groups as its first
+    group's pointer plus the constant shift_delta proves (Emitter::flat_address, experiment
+    "flatbase", the default): `[%rd + imm]` from one base register an access (fla dqkwg's 24
+    epilogue addresses held across its dots). Groups BT x BK: 64 x 32 f32 at 4 warps are
+    4-element groups 16 rows apart; 4 x 1024 are 512 columns (or a row) apart. With a
+    run-time row stride (z) no constant is proven: a base a group, as with noflatbase. Rows
+    past T masked (T = 100), padded rows (S = BK + 16) so that a wrong offset lands in
+    the padding or a wrong row; the values compared exactly. An i32 row index (WIDE off)
+    moves by a constant only where value ranges prove its offset cannot wrap: here only
+    within a row."""
+    if experiment:
+        monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", experiment)
+    rng = np.random.default_rng(39)
+    T = 100 if BT == 64 else 10
+    S = BK + 16
+    grid = (T + BT - 1) // BT
+    x = rng.integers(-8, 9, (grid * BT, S)).astype(np.float32)
+    y = np.full((grid * BT, S), np.nan, dtype=np.float32)
+    z = np.full((grid * BT, BK + 8), np.nan, dtype=np.float32)
+    handle = eg.run(kernels.rows_from_one_base, (grid,), x, y, z, T, BK + 8, S=S, BT=BT, BK=BK, WIDE=wide, sm=sm,
+                    num_warps=warps, num_stages=1)
+    np.testing.assert_array_equal(y[:T, :BK], x[:T, :BK] * 2 + 1)
+    np.testing.assert_array_equal(z[:T, :BK], x[:T, :BK] - 1)
+    assert np.isnan(y[T:]).all() and np.isnan(y[:, BK:]).all()
+    assert np.isnan(z[T:]).all() and np.isnan(z[:, BK:]).all()
+    ptx = eg.emit_llvm(handle, sm, "ptx")
+    loads, stores = _address_bases(ptx, "ld.global"), _address_bases(ptx, "st.global")
+    groups = len(loads)  # y is stored as x is loaded, z (run-time stride) after it
+    assert groups > 1 and len(stores) > groups, (loads, stores)
+    if experiment == "noflatbase":
+        assert len(set(loads)) == groups and len(set(stores)) == len(stores), (loads, stores)
+    elif wide:
+        assert len(set(loads)) == 1 and len(set(stores[:groups])) == 1, (loads, stores)
+        assert len(set(stores[groups:])) > 1, stores
+
+
+def test_flat_group_offsets_are_checked(kernels, monkeypatch):
+    """The emulation can fail: with flatbase's constant offsets halved in the LLVM IR (each
+    predicated access's `[$base+C]`), the loads and stores miss their rows."""
+    original = eg.emit_llvm
+
+    def mutated(handle, sm, stage="llvm"):
+        text = original(handle, sm, stage)
+        text, count = re.subn(r"(global\.v4\.b32 [^\[]*\[\$\d+\+)(\d+)\]", lambda m: f"{m.group(1)}{int(m.group(2)) // 2}]", text)
+        assert count > 0
+        return text
+    monkeypatch.setattr(eg, "emit_llvm", mutated)
+    monkeypatch.setattr(eg, "_BUILT", {})
+    with pytest.raises(AssertionError, match="Arrays are not equal"):
+        test_flat_groups_addressed_from_one_base(kernels, monkeypatch, 90, 4, 64, 32, True, "")
 
 
 def test_pair_cvt_with_its_halves_swapped_is_caught(kernels, monkeypatch):

@@ -270,6 +270,11 @@ struct TargetOptions {
   //            shiftwrap (the default, session 38) also where value ranges leave the sum no
   //            room to wrap, and reload_line addresses a line's positions as the first one's
   //            plus that constant (mamba's dCB 64x32 loop 287 -> 274 with scalarbase)
+  //   noflatbase each register group of a flat-layout global load or store addressed by its own
+  //            pointer register, as before session 39; flatbase (the default) group 0's pointer
+  //            plus the constant shift_delta proves where the groups' coordinates differ by one
+  //            shift in every thread (emitter.h's flat_address; fla dqkwg w4: 255 registers /
+  //            112 B spilled -> 202 / 0, Triton 255 / 68): for timing the two
   //   norecurstages a loop of several dots that writes memory (a state recurrence: fla's
   //            fwd_h, dhu) keeps attention's 64 KiB cap on its stage buffers, as before session
   //            39; recurstages (the default) copies its operands num_stages - 1 iterations

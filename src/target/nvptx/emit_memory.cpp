@@ -110,18 +110,18 @@ void Emitter::emit_load(const ir::Op& op) {
   const Regs* other = other_value ? &get(other_value) : nullptr;
   // volatile=True (spin-waiting on a flag): every access is made, none hoisted or merged.
   bool is_volatile = ir::is_volatile(op);
-  auto load = [&](int r, llvm::Value* pred) {
+  auto load = [&](int r, llvm::Value* pred, llvm::Value* address) {
     // No `other`: 0, also when the mask folds to false here (prefetch_loads' loads before
     // a loop that runs zero times): global_load() then returns the fallback alone.
     llvm::Value* fallback = other ? to_storage(other->at(r)) : llvm::Constant::getNullValue(stored);
-    return from_storage(global_load(op, stored, ptr.at(r), pred, fallback, align), element);
+    return from_storage(global_load(op, stored, address, pred, fallback, align), element);
   };
   bool one = !type->is_block() ||
              (ptr.uniform && (!mask || mask->uniform) && (!other || other->uniform));
   if (one) {
     // A scalar, or a block whose elements all read one address under one mask: every
     // thread loads it once (a block of equal elements stays uniform).
-    set(op.result(), Regs::one(load(0, mask ? mask->at(0) : nullptr), type->is_block()));
+    set(op.result(), Regs::one(load(0, mask ? mask->at(0) : nullptr, ptr.at(0)), type->is_block()));
     return;
   }
   Layout layout = layout_of(type);
@@ -140,13 +140,46 @@ void Emitter::emit_load(const ir::Op& op) {
       }
       continue;
     }
+    llvm::Value* address = cold ? ptr.at(r) : flat_address(op.operand(0), ptr, layout, r);
     if (w == 1) {
-      out.values.push_back(load(r, pred));
+      out.values.push_back(load(r, pred, address));
       continue;
     }
-    load_vector(op, stored, element, ptr.at(r), pred, other, r, w, align, out);
+    load_vector(op, stored, element, address, pred, other, r, w, align, out);
   }
   set(op.result(), std::move(out));
+}
+
+llvm::Value* Emitter::flat_address(const ir::Value* ptr_value, const Regs& ptr, const Layout& layout, int r) {
+  if (!flat_base_ || r == 0 || ptr.uniform || !ptr_value->type()->is_block() || !layout.full()) return ptr.at(r);
+  // Register r holds element reg_base(r) + t * V of thread t, register 0 element t * V: the
+  // coordinates' difference, where it is the same for every thread (no thread's row-major
+  // carry differs from thread 0's).
+  const std::vector<int64_t>& shape = ptr_value->type()->shape();
+  auto coords = [&shape](int64_t e) {
+    std::vector<int64_t> c(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+      c[d] = e % shape[d];
+      e /= shape[d];
+    }
+    return c;
+  };
+  const int64_t shift_elements = layout.reg_base(r) - layout.reg_base(0);
+  std::vector<int64_t> shift;
+  for (int t = 0; t < layout.threads(); ++t) {
+    const int64_t e = layout.element(t, 0);
+    std::vector<int64_t> from = coords(e), to = coords(e + shift_elements), s(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) s[d] = to[d] - from[d];
+    if (t == 0) {
+      shift = s;
+    } else if (s != shift) {
+      return ptr.at(r);
+    }
+  }
+  std::unordered_map<const ir::Value*, llvm::Value*> deltas;
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(shift_delta(ptr_value, shift, deltas));
+  if (c == nullptr || c->getSExtValue() > INT32_MAX || c->getSExtValue() < INT32_MIN) return ptr.at(r);
+  return b_.CreateGEP(b_.getInt8Ty(), ptr.at(0), c);
 }
 
 void Emitter::load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address,
@@ -229,22 +262,25 @@ void Emitter::emit_store(const ir::Op& op) {
   const Regs& value = get(ir::StoreOp(op).value());
   ir::Value* mask_value = ir::StoreOp(op).mask();
   const Regs* mask = mask_value ? &get(mask_value) : nullptr;
-  auto store = [&](int r, llvm::Value* pred) { global_store(op, ptr.at(r), pred, to_storage(value.at(r)), align); };
+  auto store = [&](int r, llvm::Value* pred, llvm::Value* address) {
+    global_store(op, address, pred, to_storage(value.at(r)), align);
+  };
   if (!ptr_type->is_block()) {
     // A scalar store is one store of the program: thread 0 makes it.
     llvm::Value* thread0 = b_.CreateICmpEQ(thread_id(), b_.getInt32(0));
-    store(0, and_pred(thread0, mask ? mask->at(0) : nullptr));
+    store(0, and_pred(thread0, mask ? mask->at(0) : nullptr), ptr.at(0));
     return;
   }
   Layout layout = layout_of(ptr_type);
   int w = widths_.width(op);
   for (int r = 0; r < layout.num_regs(); r += w) {
     llvm::Value* pred = and_pred(owns(layout, r), mask ? mask->at(r) : nullptr);  // as in emit_load
+    llvm::Value* address = flat_address(op.operand(0), ptr, layout, r);
     if (w == 1) {
-      store(r, pred);
+      store(r, pred, address);
       continue;
     }
-    global_store(op, ptr.at(r), pred, pack(value, r, w), llvm::Align(align.value() * w));
+    global_store(op, address, pred, pack(value, r, w), llvm::Align(align.value() * w));
   }
 }
 

@@ -45,6 +45,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"dealsplit", &Emitter::deal_split_},
       {"copybase", &Emitter::copy_base_},
       {"shiftwrap", &Emitter::shift_wrap_},
+      {"flatbase", &Emitter::flat_base_},
       {"rowbound", &Emitter::row_bound_},
       {"rowboundrc", &Emitter::row_bound_recomputed_},
       {"rowboundew", &Emitter::row_bound_elementwise_},

@@ -735,6 +735,12 @@ class Emitter {
   llvm::Value* pack(const Regs& regs, int first, int w);
   // One global load of `w` (> 1) elements of `stored` at register r's address (`other`'s
   // registers r.. where `pred` is false, else 0), appended to `out` as `element`s.
+  // The address of the register group starting at `r` of the flat pointer block `ptr_value`
+  // (registers `ptr`): where the coordinates of register r differ from register 0's by one
+  // constant shift in every thread (a full layout) and shift_delta proves the pointer moves
+  // by a constant there, register 0's pointer plus those bytes (`[base + imm]` in the PTX:
+  // one 64-bit base an access, not one a group; flat_base_), else ptr.at(r).
+  llvm::Value* flat_address(const ir::Value* ptr_value, const Regs& ptr, const Layout& layout, int r);
   void load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address, llvm::Value* pred,
                    const Regs* other, int r, int w, llvm::Align align, Regs& out);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
@@ -835,6 +841,11 @@ class Emitter {
   // its other loads `[r + imm]` (experiment "shiftwrap", the default; noshiftwrap: each
   // position's address computed at its own index).
   bool shift_wrap_ = true;
+  // A flat-layout global load or store addresses each register group as the first group's
+  // pointer plus the constant shift_delta proves (flat_address; experiment "flatbase", the
+  // default; noflatbase: each group through its own pointer register, as before session 39).
+  // fla's dqkwg: its 24 epilogue stores' 64-bit addresses were held across the dots.
+  bool flat_base_ = true;
   // shifted_mask's comparisons against per-round bounds (experiment "rowbound", the
   // default; norowbound: each round's mask computed at its own coordinates, and none of
   // rowboundrc / rowboundew).
