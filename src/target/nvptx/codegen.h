@@ -81,6 +81,11 @@ struct TargetOptions {
   //            session 37; paircvt (the default) a register pair a cvt.rn.{bf16,f16}x2.f32
   //            where an elementwise op reads the cast (Emitter::f32_to_half_in_pairs: fla
   //            dqkwg's `-b_dw.to(bf16)`, 64 F2FP + 47 PRMT -> 32 F2FP; stores already pair)
+  //   nopairpad a 4-byte fragment's round trip to the flat layout (an fp32 epilogue) pads its
+  //            rows by 16 bytes, as before session 39; pairpad (the default, 4 warps and more)
+  //            by 32 where that takes fewer shared-memory wavefronts (Emitter::round_trip_stride:
+  //            the pairs' 8-byte stores checked by half-warps; mamba bmm_chunk_fwd 128x128
+  //            epilogue 256 -> 128 store wavefronts a warp)
   //   noreload line broadcasts into fragments always move the flat line through shared memory
   //            (two barriers each), as before session 31; reload (the default) loads a line of
   //            loads again at the rows or columns each thread holds (fragment_layout.h's

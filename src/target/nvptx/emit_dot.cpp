@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_set>
+#include <vector>
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -264,8 +265,66 @@ Regs Emitter::load_fragment_rows(const FragmentLayout& l, int64_t byte_offset, i
 // ---- fragments <-> the flat layout ----
 
 namespace {
-int64_t padded_stride(int64_t cols, int64_t element_bytes) { return cols + 16 / element_bytes; }
+// The wavefronts one warp's shared-memory access takes: `first[lane]` the first 4-byte word
+// each lane touches (-1: none), `width` bytes each (4, 8 or 16). The lanes go in phases of
+// 128 bytes (32 lanes of 4 bytes, 16 of 8, 8 of 16); a phase takes as many wavefronts as
+// the most distinct words any one of the 32 banks holds.
+int64_t access_wavefronts(const std::vector<int64_t>& first, int64_t width) {
+  const int64_t words = width / 4, per_phase = 32 / words;
+  int64_t total = 0;
+  for (size_t start = 0; start < first.size(); start += static_cast<size_t>(per_phase)) {
+    std::vector<std::vector<int64_t>> banks(32);
+    int64_t worst = 0;
+    for (size_t lane = start; lane < std::min(first.size(), start + static_cast<size_t>(per_phase)); ++lane) {
+      if (first[lane] < 0) continue;
+      for (int64_t w = first[lane]; w < first[lane] + words; ++w) {
+        std::vector<int64_t>& held = banks[static_cast<size_t>(w % 32)];
+        if (std::find(held.begin(), held.end(), w) == held.end()) held.push_back(w);
+        worst = std::max<int64_t>(worst, static_cast<int64_t>(held.size()));
+      }
+    }
+    total += worst;
+  }
+  return total;
+}
 }  // namespace
+
+int64_t Emitter::round_trip_stride(const FragmentLayout& l, const ir::Type* type, int64_t bytes) const {
+  const int64_t narrow = l.n + 16 / bytes;
+  // Kernels of 4 warps and more: at 2 warps ptxas took the wider rows badly in the benchmark's
+  // specializations (fla's dhu at 2 warps spilled 368 -> 612 bytes, mamba's bmm_bwd 32x64
+  // 96 -> 126 registers; session 39), where at 4 and 8 warps nothing moved but the stores.
+  if (!pair_pad_ || bytes != 4 || l.rows || threads_ < 128) return narrow;
+  const Layout flat = layout_of(type);
+  const int64_t cols = type->shape().back(), n = type->num_elements();
+  int group = flat.vector();
+  if (cols % group != 0) group = 1;
+  const int64_t piece = std::min<int64_t>(group * bytes, 16);
+  // Warp 0's accesses on both sides of the round trip at row stride `stride`.
+  auto cost = [&](int64_t stride) {
+    int64_t total = 0;
+    std::vector<int64_t> first(32);
+    for (int r = 0; r < l.num_regs(); r += 2) {  // the fragments' column pairs (store_fragment_rows)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int64_t index = (lane >> 2) * stride + 2 * (lane & 3) + fragment_offset(l, r, stride);
+        first[static_cast<size_t>(lane)] = index * bytes / 4;
+      }
+      total += access_wavefronts(first, 2 * bytes);
+    }
+    for (int r = 0; r < flat.num_regs(); r += group) {  // the flat rows' runs (load_flat_rows, stage_rows)
+      for (int64_t part = 0; part < group * bytes; part += piece) {
+        for (int lane = 0; lane < 32; ++lane) {
+          const int64_t e = flat.element(lane, r);
+          first[static_cast<size_t>(lane)] = e >= n ? -1 : ((e / cols) * stride + e % cols) * bytes / 4 + part / 4;
+        }
+        total += access_wavefronts(first, piece);
+      }
+    }
+    return total;
+  };
+  const int64_t wide = l.n + 32 / bytes;
+  return cost(wide) < cost(narrow) ? wide : narrow;
+}
 
 void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::string& what) {
   const int64_t limit = max_shared_optin(sm_);
@@ -281,14 +340,16 @@ void Emitter::check_shared_fits(int64_t bytes, const ir::Op& op, const std::stri
 Regs Emitter::fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment) {
   if (l.rows) return rows_to_flat(value, l, fragment);
   llvm::Type* stored = stored_type(element_type(value->type()));
-  int64_t stride = padded_stride(l.n, type_bytes(stored));
+  int64_t stride = round_trip_stride(l, value->type(), type_bytes(stored));
   const ir::Op* at = value->def() != nullptr ? value->def() : value->region()->parent();
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), *at, "changing this block's layout");
   make_room(l.batch * l.m * stride * type_bytes(stored));
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
   store_fragment_rows(l, fragment, 0, stride, stored);
   barrier();
-  Regs flat = load_flat_rows(value->type(), 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored);
+  Regs flat = load_flat_rows(value->type(), 0,
+                             SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored), (stride - l.n) * type_bytes(stored)),
+                             stored);
   end_round_trip();
   return flat;
 }
@@ -329,11 +390,12 @@ Regs Emitter::flat_to_fragment(const ir::Value* value, const FragmentLayout& l, 
     return out;
   }
   llvm::Type* stored = stored_type(element_type(value->type()));
-  int64_t stride = padded_stride(l.n, type_bytes(stored));
+  int64_t stride = round_trip_stride(l, value->type(), type_bytes(stored));
   check_shared_fits(l.batch * l.m * stride * type_bytes(stored), at, "changing this block's layout");
   make_room(l.batch * l.m * stride * type_bytes(stored));
   sync_if_dirty();  // not planned by allocate_shared (emitter.h)
-  stage_rows(value->type(), flat, 0, SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored)), stored,
+  stage_rows(value->type(), flat, 0,
+             SharedTile::padded(l.batch * l.m, l.n, type_bytes(stored), (stride - l.n) * type_bytes(stored)), stored,
              [this](llvm::Value* v) { return to_storage(v); });
   barrier();
   Regs out = load_fragment_rows(l, 0, stride, stored, element_type(value->type()));
@@ -454,7 +516,7 @@ int64_t Emitter::shared_lower_bound(const ir::Region& region, int64_t start) con
       const FragmentLayout* l = frags_.layout(r.get());
       if (l == nullptr || l->rows || !frags_.needs_flat(r.get())) continue;
       const int64_t bytes = gpu::scratch_element_bytes(r->type());
-      most = std::max(most, start + l->batch * l->m * padded_stride(l->n, bytes) * bytes);
+      most = std::max(most, start + l->batch * l->m * round_trip_stride(*l, r->type(), bytes) * bytes);
     }
     if (op->kind() == OpKind::Dot && frags_.layout(op->result()) != nullptr) {
       // Each operand not copied nor hoisted, unpadded: at least that much.

@@ -38,6 +38,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"stmatrix", &Emitter::stmatrix_},
       {"stsmstage", &Emitter::stsm_stage_},
       {"paircvt", &Emitter::pair_cvt_},
+      {"pairpad", &Emitter::pair_pad_},
       {"reload", &Emitter::reload_lines_},
       {"hoista", &Emitter::hoist_a_fragments_},
       {"ldmtrans", &Emitter::ldmatrix_trans_reads_},

@@ -375,6 +375,12 @@ class Emitter {
   // first (the copy is made at once).
   const ir::Op* flat_copy_point(const ir::Value* value) const;
   Regs fragment_to_flat(const ir::Value* value, const FragmentLayout& l, const Regs& fragment);
+  // The row stride (elements) of the padded buffer a round trip between `l`'s fragments and
+  // `type`'s flat layout goes through, `bytes` an element: rows padded by 16 bytes, or by 32
+  // where that takes fewer shared-memory wavefronts on both sides (experiment "pairpad", the
+  // default: a 4-byte element's column pairs are 8-byte accesses, checked for bank conflicts
+  // by half-warps, whose four rows a 16-byte pad puts two to a bank; 32 bytes spreads them).
+  int64_t round_trip_stride(const FragmentLayout& l, const ir::Type* type, int64_t bytes) const;
   // The flat copy of a fragment value made at the start of `at` (null: right after its
   // definition): staged once into the B tile of the dots after it that read it (operand_tiles_),
   // its flat registers read from there, where such dots follow; else fragment_to_flat.
@@ -814,6 +820,7 @@ class Emitter {
   bool cp_async_fence_ = true;  // a proxy fence before wgmma reads what cp.async wrote (nofence: none)
   bool stmatrix_ = false;       // 16-bit fragments to their rows by stmatrix (experiment "stmatrix")
   bool pair_cvt_ = true;         // f32 -> 16-bit casts of fragments a pair a cvt (experiment "nopaircvt")
+  bool pair_pad_ = true;         // round trips of 4-byte fragments padded to spread banks (experiment "nopairpad")
   bool stsm_stage_ = true;      // dot operands staged from fragments by stmatrix (experiment "nostsmstage": pair stores)
   bool reload_lines_ = true;    // line_reloaded's lines loaded at their fragments (experiment "noreload": not)
   bool hoist_a_fragments_ = true;  // a_fragments_hoisted (the default since session 33; experiment "nohoista")
