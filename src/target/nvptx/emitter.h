@@ -739,14 +739,14 @@ class Emitter {
   void shared_stores_if(llvm::Value* pred, const std::vector<llvm::Value*>& ptrs, const std::vector<llvm::Value*>& values);
   // The vector of `w` registers from `first` of `regs`, each in its memory form (i1 as i8).
   llvm::Value* pack(const Regs& regs, int first, int w);
-  // One global load of `w` (> 1) elements of `stored` at register r's address (`other`'s
-  // registers r.. where `pred` is false, else 0), appended to `out` as `element`s.
   // The address of the register group starting at `r` of the flat pointer block `ptr_value`
   // (registers `ptr`): where the coordinates of register r differ from register 0's by one
   // constant shift in every thread (a full layout) and shift_delta proves the pointer moves
   // by a constant there, register 0's pointer plus those bytes (`[base + imm]` in the PTX:
   // one 64-bit base an access, not one a group; flat_base_), else ptr.at(r).
   llvm::Value* flat_address(const ir::Value* ptr_value, const Regs& ptr, const Layout& layout, int r);
+  // One global load of `w` (> 1) elements of `stored` at register r's address (`other`'s
+  // registers r.. where `pred` is false, else 0), appended to `out` as `element`s.
   void load_vector(const ir::Op& op, llvm::Type* stored, llvm::Type* element, llvm::Value* address, llvm::Value* pred,
                    const Regs* other, int r, int w, llvm::Align align, Regs& out);
   llvm::Value* atom_asm(const std::string& op_and_type, llvm::Type* type, const std::string& constraint,
