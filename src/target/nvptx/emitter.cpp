@@ -241,8 +241,16 @@ std::vector<const ir::Op*> Emitter::emission_order(const ir::Region& region) con
   for (size_t i = first; i < order.size(); ++i) {
     const ir::Op* op = order[i];
     bool invariant = false;
-    for (const auto& r : op->results()) invariant = invariant || frags_.invariant_copy(r.get()) != nullptr;
-    bool movable = invariant && op->regions().empty() && ir::has_trait(op->kind(), ir::kElementwise) &&
+    // Nothing else hangs on where it is: no lines reloaded after it (their chains may need
+    // ops not yet made), no broadcast of it reloaded, no dot reading it (a tile staged at
+    // its definition would be placed among the stage buffers).
+    bool alone = frags_.lines_reloaded_after(op).empty();
+    for (const auto& r : op->results()) {
+      invariant = invariant || frags_.invariant_copy(r.get()) != nullptr;
+      alone = alone && frags_.reloaded_broadcasts(r.get()).empty();
+      for (const ir::Op* user : r->users()) alone = alone && user->kind() != OpKind::Dot;
+    }
+    bool movable = invariant && alone && op->regions().empty() && ir::has_trait(op->kind(), ir::kElementwise) &&
                    !has_scratch(*op) && !gpu::barrier_before(*op);
     for (const ir::Value* v : op->operands()) {
       const ir::Op* def = v->def();
