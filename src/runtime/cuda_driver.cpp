@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -55,6 +57,7 @@ bool resolve(GetProcAddress get, Api* api, std::string* reason) {
       TRITIUM_ENTRY(cuModuleUnload),
       TRITIUM_ENTRY(cuModuleGetFunction),
       TRITIUM_ENTRY(cuFuncSetAttribute),
+      TRITIUM_ENTRY(cuFuncSetCacheConfig),
       TRITIUM_ENTRY(cuLaunchKernel),
       TRITIUM_ENTRY(cuLaunchKernelEx),
       TRITIUM_ENTRY(cuFuncGetAttribute),
@@ -284,6 +287,27 @@ std::string link_ptx(const std::string& ptx, const std::string& kernel) {
 
 namespace {
 
+// TRITIUM_SHARED_CARVEOUT (for timing; unset: nothing, the driver's choice): `triton` asks, as
+// Triton 3.6's loader does for a kernel over 48 KiB of shared memory, for
+// cuFuncSetCacheConfig(CU_FUNC_CACHE_PREFER_SHARED); a number 0..100 sets the function's
+// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent of the SM's shared memory; 0: the
+// most L1). Both are hints; a failure is ignored.
+void set_carveout(const Api& api, Function function, int shared_bytes) {
+  const char* v = std::getenv("TRITIUM_SHARED_CARVEOUT");
+  if (v == nullptr || *v == '\0') return;
+  if (std::strcmp(v, "triton") == 0) {
+    if (shared_bytes > 48 * 1024 && api.cuFuncSetCacheConfig != nullptr) {
+      api.cuFuncSetCacheConfig(function, kFuncCachePreferShared);
+    }
+    return;
+  }
+  char* end = nullptr;
+  const long percent = std::strtol(v, &end, 10);
+  if (*end == '\0' && percent >= 0 && percent <= 100) {
+    api.cuFuncSetAttribute(function, kFuncPreferredSharedCarveout, static_cast<int>(percent));
+  }
+}
+
 // The shared-memory check, the module (made by `load`, which returns the driver's result),
 // the entry point and its dynamic shared memory limit: load_cubin and load_ptx.
 template <typename Load>
@@ -310,6 +334,7 @@ LoadedFunction load_module(Load load, const std::string& entry, int shared_bytes
     api.cuModuleUnload(out.module);
     throw_driver_error(result, "cuModuleGetFunction", kernel, "entry point: " + entry);
   }
+  set_carveout(api, out.function, shared_bytes);
   return out;
 }
 

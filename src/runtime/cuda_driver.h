@@ -55,6 +55,8 @@ constexpr int kFuncNumRegs = 4;                    // CU_FUNC_ATTRIBUTE_NUM_REGS
 constexpr int kLaunchAttributeCooperative = 2;     // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
 constexpr int kLaunchAttributeClusterDimension = 4;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
 constexpr int kFuncMaxDynamicSharedSize = 8;       // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kFuncPreferredSharedCarveout = 9;    // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+constexpr int kFuncCachePreferShared = 1;          // CU_FUNC_CACHE_PREFER_SHARED
 constexpr int kStreamCaptureNone = 0;              // CU_STREAM_CAPTURE_STATUS_NONE
 constexpr Result kErrorInvalidValue = 1;           // CUDA_ERROR_INVALID_VALUE
 constexpr Result kErrorNoDevice = 100;             // CUDA_ERROR_NO_DEVICE
@@ -109,6 +111,7 @@ struct Api {
   Result (*cuModuleUnload)(Module module);
   Result (*cuModuleGetFunction)(Function* function, Module module, const char* name);
   Result (*cuFuncSetAttribute)(Function function, int attribute, int value);
+  Result (*cuFuncSetCacheConfig)(Function function, int config);
   Result (*cuLaunchKernel)(Function function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                            unsigned block_x, unsigned block_y, unsigned block_z,
                            unsigned shared_bytes, Stream stream, void** params, void** extra);

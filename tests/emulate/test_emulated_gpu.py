@@ -3546,22 +3546,25 @@ def run_row_sum_atomic_loop(kernels, H, seed):
     return eg.emit_llvm(handle, 90, "ptx")
 
 
-@pytest.mark.parametrize("late", [True, False])
+@pytest.mark.parametrize("late,early", [(True, True), (True, False), (False, True)])
 @pytest.mark.parametrize("H", [0, 3])
-def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, H):
+def test_row_sum_round_trip_in_a_pipelined_loop(kernels, monkeypatch, late, early, H):
     """mamba's dB loop (64x128x64, 4 warps, sm_90): the row sums of the scaled dot go to the
     atomic's flat layout through shared memory, a guard's blocks (the writers' stores, the
     owners' loads) between the scaling and `acc += db`. With the late passes (late_passes.h,
     experiments hoistfadd and elidebar, the defaults) acc += db is one fma an element as
-    Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barriers that
-    end the round trips of b's fragment copy before the loop and of the row sums in the loop
-    are gone, the next barrier (the pipelined loop's wait at the top of the body, or at its
-    exit) covering them: 5 bar.sync instead of 7. Same results either way, also without an
-    iteration."""
-    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", "" if late else "nohoistfadd,noelidebar")
+    Triton's (126 fma.rn: 62 in the row sums, 64 there; 62 without), and the barrier that
+    ends the round trip of the row sums in the loop is gone, the next barrier (the pipelined
+    loop's wait at the top of the body, or at its exit) covering it: 6 bar.sync instead of 7.
+    b's fragment copy is made before the prologue's copies, in their bytes (experiment
+    earlyinv, the default): its ending barrier orders its reads before them and stays; under
+    noearlyinv it comes after the prologue, above the stage buffers, and its ending barrier
+    goes too (5). Same results either way, also without an iteration."""
+    experiments = ([] if late else ["nohoistfadd", "noelidebar"]) + ([] if early else ["noearlyinv"])
+    monkeypatch.setenv("TRITIUM_REDUCE_EXPERIMENT", ",".join(experiments))
     ptx = run_row_sum_atomic_loop(kernels, H, 35)
     assert ptx.count("fma.rn.f32") == (126 if late else 62), ptx.count("fma.rn.f32")
-    assert ptx.count("bar.sync") == (5 if late else 7), ptx.count("bar.sync")
+    assert ptx.count("bar.sync") == (7 if not late else 6 if early else 5), ptx.count("bar.sync")
 
 
 @pytest.mark.parametrize("rot", [True, False])

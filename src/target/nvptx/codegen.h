@@ -146,6 +146,13 @@ struct TargetOptions {
   //            invariant_copy) that widens f16/bf16 to f32 moves its 16-bit operand there and
   //            widens at the fragments (mamba's dB: `b.to(tl.float32)`; 250 -> 255 registers
   //            there); nonarrowcopy (the default) moves the f32 block
+  //   noearlyinv a loop-invariant block's fragment copy (FragmentPlan::invariant_copy) is made
+  //            where the IR defines it, after the pipeline's prologue copies, its round trip
+  //            in bytes above the stage buffers; earlyinv (the default) makes an elementwise
+  //            definition whose operands precede the prologue (mamba's dB: `b.to(f32)`,
+  //            sunk to the loop) just before its first copy, the round trip in the stage
+  //            buffers' bytes, ordered before their copies by its ending barrier
+  //            (Emitter::emission_order; dB 108,544 -> 73,984 shared bytes, Triton's 73,984)
   //   noldmtrans 16-bit read-back blocks held transposed are read at fragment positions a
   //            load an element; ldmtrans (the default) by ldmatrix.x4.trans
   //   norbmerge the loop's dots wait and meet their own barrier after a transposed

@@ -52,6 +52,7 @@ const std::vector<Emitter::Experiment>& Emitter::experiments() {
       {"rowboundew", &Emitter::row_bound_elementwise_},
       {"pairmask", &Emitter::pair_mask_},
       {"narrowcopy", &Emitter::narrow_invariant_copies_},
+      {"earlyinv", &Emitter::early_invariant_copies_},
       {"accloadlate", &Emitter::late_fragment_loads_},
       {"lazybar", &Emitter::lazy_trailing_},
       {"lazycopy", &Emitter::lazy_copies_},
@@ -210,9 +211,58 @@ void Emitter::emit_region(const ir::Region& region) {
   }
   const ir::Region* outer = emitting_region_;
   emitting_region_ = &region;
-  for (const auto& op : region.ops()) emit_op(*op);
+  for (const ir::Op* op : emission_order(region)) emit_op(*op);
   release_operand_tiles(region, true);
   emitting_region_ = outer;
+}
+
+std::vector<const ir::Op*> Emitter::emission_order(const ir::Region& region) const {
+  std::vector<const ir::Op*> order;
+  order.reserve(region.ops().size());
+  for (const auto& op : region.ops()) order.push_back(op.get());
+  if (!early_invariant_copies_) return order;
+  // The first copy into the stage buffers before a pipelined loop (its prologue's stage j).
+  auto prologue_copy = [&](const ir::Op* op) {
+    return op->kind() == OpKind::Load && op->num_results() == 1 && async_.stage.count(op->result()) != 0 &&
+           async_.stage.at(op->result()) >= 0;
+  };
+  size_t first = order.size();
+  for (size_t i = 0; i < order.size() && first == order.size(); ++i) {
+    if (prologue_copy(order[i])) first = i;
+  }
+  if (first == order.size()) return order;
+  // An elementwise op after it whose block a loop reads in fragments (FragmentPlan::
+  // invariant_copy), all of whose operands are defined before it: made just before that
+  // copy, so its fragment copy's round trip (flat_to_fragment: a barrier after its reads)
+  // takes bytes of stage buffers not yet written rather than its own after them.
+  std::unordered_set<const ir::Op*> before(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first));
+  std::vector<const ir::Op*> moved;
+  std::vector<const ir::Op*> rest;
+  for (size_t i = first; i < order.size(); ++i) {
+    const ir::Op* op = order[i];
+    bool invariant = false;
+    // Nothing else hangs on where it is: no lines reloaded after it (their chains may need
+    // ops not yet made), no broadcast of it reloaded, no dot reading it (a tile staged at
+    // its definition would be placed among the stage buffers).
+    bool alone = frags_.lines_reloaded_after(op).empty();
+    for (const auto& r : op->results()) {
+      invariant = invariant || frags_.invariant_copy(r.get()) != nullptr;
+      alone = alone && frags_.reloaded_broadcasts(r.get()).empty();
+      for (const ir::Op* user : r->users()) alone = alone && user->kind() != OpKind::Dot;
+    }
+    bool movable = invariant && alone && op->regions().empty() && ir::has_trait(op->kind(), ir::kElementwise) &&
+                   !has_scratch(*op) && !gpu::barrier_before(*op);
+    for (const ir::Value* v : op->operands()) {
+      const ir::Op* def = v->def();
+      movable = movable && (def == nullptr || def->parent() != &region || before.count(def) != 0);
+    }
+    (movable ? moved : rest).push_back(op);
+  }
+  if (moved.empty()) return order;
+  order.resize(first);
+  order.insert(order.end(), moved.begin(), moved.end());
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
 }
 
 void Emitter::emit_op(const ir::Op& op) {
