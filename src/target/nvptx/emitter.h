@@ -87,7 +87,7 @@ class Emitter {
   // invariant_copy) and whose operands are all defined before the region's first prologue
   // copy into the stage buffers (async_copy.h) comes just before that copy: the copy's
   // round trip then reuses the stage buffers' bytes, whose first writer meets the barrier
-  // ending that round trip (mamba's dB: 108,544 -> 73,728 bytes, as Triton's 73,984).
+  // ending that round trip (mamba's dB: 108,544 -> 73,984 bytes, as Triton's).
   std::vector<const ir::Op*> emission_order(const ir::Region& region) const;
   void emit_op(const ir::Op& op);       // the barrier insert_barriers put before it, then dispatch
   void dispatch(const ir::Op& op);      // the op family's emit_*
